@@ -1,0 +1,75 @@
+# Pregão: the two commands a fresh machine with Go needs are `make run` and `make test`.
+GO       ?= go
+BIN      := bin/pregao
+CACHE    := .cache
+SEED     ?= 1
+SCALE    ?= 1
+ADDR     ?= 127.0.0.1:8080
+PREFIX   ?= /v2
+DEMO_DIR := $(CACHE)/demo-s$(SEED)-x$(SCALE)
+DEMO_SNAP := $(DEMO_DIR)/demo.snap
+KEYS     := $(CACHE)/keys.json
+DEMO_KEY := $(CACHE)/demo.key
+REAL_DIR := $(CACHE)/real
+FUZZTIME ?= 20s
+
+.PHONY: build run run-real test bench fuzz lint tidy clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/pregao
+
+# Generate and build the demo snapshot once (cached in .cache/, git-ignored).
+$(DEMO_SNAP): | build
+	@mkdir -p $(DEMO_DIR)
+	$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(DEMO_DIR)/bundle
+	$(BIN) build --from $(DEMO_DIR)/bundle --out $(DEMO_SNAP)
+
+# A demo API key: the keys file keeps only its SHA-256 digest; the key itself
+# is kept in .cache/demo.key so that `make run` can print it every time.
+$(DEMO_KEY): | build
+	@mkdir -p $(CACHE)
+	$(BIN) keys add --file $(KEYS) --name demo --plan delayed --quiet > $(DEMO_KEY)
+
+run: build $(DEMO_SNAP) $(DEMO_KEY)
+	@echo
+	@echo "API key (plan delayed): $$(cat $(DEMO_KEY))"
+	@echo "Try:"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5"
+	@echo
+	$(BIN) serve --snapshot $(DEMO_SNAP) --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot
+
+# Build a snapshot from the real official sample files in testdata/real and serve it.
+run-real: build $(DEMO_KEY)
+	@mkdir -p $(REAL_DIR)
+	$(BIN) import --real-testdata testdata/real --out $(REAL_DIR)/bundle
+	$(BIN) build --from $(REAL_DIR)/bundle --out $(REAL_DIR)/real.snap
+	@echo "API key (plan delayed): $$(cat $(DEMO_KEY))"
+	$(BIN) serve --snapshot $(REAL_DIR)/real.snap --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot
+
+# Every test: vet, all tests with the race detector, and every fuzz target's
+# seed corpus (go test runs seed corpora as ordinary tests).
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Run each fuzz target for FUZZTIME.
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+tidy:
+	$(GO) mod tidy
+	git diff --exit-code go.mod go.sum
+
+clean:
+	rm -rf bin $(CACHE)

@@ -1,0 +1,440 @@
+package engine
+
+import "time"
+
+// This file holds the source model: the entities a bundle carries, a
+// snapshot stores and a Dataset is built from. JSON tags are the bundle's
+// field names (docs/data-format.md). Times are UTC; a zero time.Time or
+// NoDate is absent and answers null.
+
+// Share classes (stock_type values).
+const (
+	ClassCS       = "CS"        // common (ON)
+	ClassPS       = "PS"        // preferred (PN)
+	ClassPSA      = "PSA"       // preferred A
+	ClassPSB      = "PSB"       // preferred B
+	ClassPSC      = "PSC"       // preferred C
+	ClassPSD      = "PSD"       // preferred D
+	ClassPSE      = "PSE"       // preferred E (API suffix _PSE; documented)
+	ClassUnit     = "UNIT"      // unit (certificate of several shares)
+	ClassBDR      = "BDR"       // depositary receipt of a foreign company
+	ClassFundUnit = "FUND_UNIT" // quota of a listed fund (FII, ETF)
+	ClassMacro    = "MACRO"     // macro series (SELIC, IPCA, USD): no company
+)
+
+// Company kinds.
+const (
+	KindCompany = "COMPANY" // Brazilian listed company
+	KindBDR     = "BDR"     // foreign issuer traded through BDRs
+	KindFII     = "FII"     // real-estate fund
+	KindETF     = "ETF"     // exchange-traded fund
+)
+
+// Sector is one node of the four-level taxonomy. Level 1 is the sector
+// (macro), 2 industry_group, 3 industry, 4 sub_industry (micro).
+type Sector struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Level    int    `json:"level"`     // 1..4
+	ParentID string `json:"parent_id"` // "" at level 1
+}
+
+// Address is a postal address.
+type Address struct {
+	Line1      string `json:"line1"`
+	Line2      string `json:"line2"`
+	City       string `json:"city"`
+	State      string `json:"state"`
+	PostalCode string `json:"postal_code"`
+	Country    string `json:"country"`
+}
+
+// Characteristic is a qualitative note on a company (type RISK or OPPORTUNITY...).
+type Characteristic struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description"`
+}
+
+// Company is an issuer: a Brazilian company, a foreign BDR issuer or a
+// listed fund. Share counts come from SharesPoint history (latest wins).
+type Company struct {
+	ID              string           `json:"company_id"` // CNPJ (14 digits) or CVM code
+	CVMCode         string           `json:"cvm_code"`
+	Symbol          string           `json:"symbol"` // root symbol, e.g. PETR
+	Name            string           `json:"name"`
+	TradingName     string           `json:"trading_name"`
+	Kind            string           `json:"kind"`          // KindCompany, KindBDR, KindFII, KindETF
+	BDRSponsored    bool             `json:"bdr_sponsored"` // BDR issuers: sponsored (full coverage)
+	SubIndustryID   string           `json:"sub_industry_id"`
+	Description     string           `json:"description"`
+	CEOName         string           `json:"ceo_name"`
+	Employees       int64            `json:"employee_count"` // -1 when unknown
+	FreeFloat       Num              `json:"free_float"`     // fraction 0..1
+	Website         string           `json:"website"`
+	LogoURL         string           `json:"logo_url"` // base address; sizes are derived
+	Address         Address          `json:"address"`
+	FoundingDate    Date             `json:"founding_date"`
+	IPODate         Date             `json:"ipo_date"`
+	Status          string           `json:"status"` // ACTIVE, CANCELLED, SUSPENDED
+	ListingSegment  string           `json:"listing_segment"`
+	Characteristics []Characteristic `json:"characteristics"`
+}
+
+// Security is one traded ticker of a company (or a macro series).
+type Security struct {
+	Ticker        string `json:"ticker"`
+	CompanyID     string `json:"company_id"` // "" for macro series
+	ISIN          string `json:"isin"`
+	StockType     string `json:"stock_type"` // Class* constant
+	Currency      string `json:"currency"`   // BRL
+	UnitFactor    Num    `json:"unit_factor"`    // UNIT: shares per unit; else Null
+	ListedFrom    Date   `json:"listed_from"`
+	ListedTo      Date   `json:"listed_to"` // NoDate while listed
+	LiquidityRank int    `json:"liquidity_rank"` // 1 = most liquid of the market; 0 unknown
+}
+
+// TickerRename joins two tickers' histories: From was renamed To on Date
+// (the first session traded as To).
+type TickerRename struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Date Date   `json:"date"`
+}
+
+// Series is the daily history of one ticker, column by column, sorted by
+// Date ascending with one row per session. All columns have equal length.
+// Prices are BRL per share, unadjusted; Volume is BRL traded.
+type Series struct {
+	Ticker   string
+	Dates    []Date
+	Open     []Num
+	High     []Num
+	Low      []Num
+	Close    []Num
+	Volume   []Num   // BRL
+	Quantity []int64 // shares traded
+	Trades   []int64 // number of trades
+}
+
+// Len returns the number of rows.
+func (s *Series) Len() int { return len(s.Dates) }
+
+// Intraday is the 1-minute history of one ticker, column by column, sorted
+// by Time ascending (unix seconds, UTC; each bar starts at Time).
+type Intraday struct {
+	Ticker   string
+	Times    []int64
+	Open     []Num
+	High     []Num
+	Low      []Num
+	Close    []Num
+	Volume   []Num // BRL
+	Quantity []int64
+}
+
+// Len returns the number of rows.
+func (s *Intraday) Len() int { return len(s.Times) }
+
+// Index is a market index and its current theoretical portfolio.
+type Index struct {
+	Symbol  string        `json:"symbol"` // IBOV, SMLL, IFIX...
+	Name    string        `json:"name"`
+	AsOf    Date          `json:"as_of"` // portfolio date
+	Members []IndexMember `json:"members"`
+}
+
+// IndexMember is one asset of an index portfolio.
+type IndexMember struct {
+	Ticker            string `json:"ticker"`
+	Weight            Num    `json:"weight"`             // fraction of the index, 0..1
+	TheoreticalQty    Num    `json:"theoretical_qty"`    // shares
+}
+
+// Source is the traceability metadata of an official document.
+type Source struct {
+	VisualizationURL string    `json:"visualization_url"`
+	DownloadURL      string    `json:"download_url"` // "" answers null
+	PublishedAt      time.Time `json:"published_at"`
+	RetrievedAt      time.Time `json:"retrieved_at"`
+	Name             string    `json:"name"`
+}
+
+// Statement acronyms of raw reports.
+var Statements = []string{"BPA", "BPP", "DRE", "DRA", "DVA", "DFC_MI", "DFC_MD"}
+
+// Aggregations.
+const (
+	AggIndividual   = "INDIVIDUAL"
+	AggConsolidated = "CONSOLIDATED"
+)
+
+// Report is one statement as filed with the regulator (CVM DFP or ITR),
+// one version of it. Balance sheets (BPA, BPP) have no StartDate.
+type Report struct {
+	CompanyID     string    `json:"company_id"`
+	Statement     string    `json:"statement"`   // BPA, BPP, DRE, DRA, DVA, DFC_MI, DFC_MD
+	Aggregation   string    `json:"aggregation"` // INDIVIDUAL or CONSOLIDATED
+	Form          string    `json:"form"`        // DFP (annual) or ITR (quarterly)
+	ReferenceDate Date      `json:"reference_date"`
+	StartDate     Date      `json:"start_date"` // NoDate for balance sheets
+	EndDate       Date      `json:"end_date"`
+	PublishDate   time.Time `json:"publish_date"`
+	RetrievalDate time.Time `json:"retrieval_date"`
+	Version       int       `json:"version"` // regulator version, 1..
+	Accounts      []Account `json:"accounts"`
+	Sources       []Source  `json:"sources"`
+}
+
+// Account is one line of a report. Code is the regulator's dotted code
+// ("1.01.02"); the tree follows the dots. Value is BRL (already scaled by
+// ESCALA_MOEDA), except per-share lines (3.99...) which are BRL per share.
+type Account struct {
+	Code  string `json:"code"`
+	Name  string `json:"name"`
+	Value Num    `json:"value"`
+	Fixed bool   `json:"fixed"` // ST_CONTA_FIXA: a standard line of the model
+}
+
+// SharesPoint is a company's share count from a date on (composicao_capital).
+type SharesPoint struct {
+	CompanyID string `json:"company_id"`
+	Date      Date   `json:"date"`
+	Common    int64  `json:"common_shares"`
+	Preferred int64  `json:"preferred_shares"`
+	Treasury  int64  `json:"treasury_shares"` // included in the counts above
+}
+
+// CashAction is one version of a cash distribution of one share class.
+// Values are BRL per share, unadjusted; adjusted values are derived.
+type CashAction struct {
+	ID                 string        `json:"id"`       // unique per version
+	EventID            string        `json:"event_id"` // shared by every version of one event
+	Version            int           `json:"version"`  // highest is current
+	CompanyID          string        `json:"company_id"`
+	Ticker             string        `json:"ticker"`
+	StockType          string        `json:"stock_type"`
+	ISIN               string        `json:"isin"`
+	ApprovalDate       Date          `json:"approval_date"`
+	PriorExDate        Date          `json:"prior_ex_date"`
+	PublishDate        time.Time     `json:"publish_date"`
+	PaymentDate        Date          `json:"payment_date"` // NoDate when not defined
+	Protocol           string        `json:"protocol"`
+	Name               string        `json:"name"` // DIVIDEND, INTEREST_ON_EQUITY, RESTITUTION, AMORTIZATION, RENDIMENTO
+	Code               string        `json:"code"`
+	DeclaredValue      Num           `json:"declared_value"`
+	MonetaryCorrection Num           `json:"monetary_correction"` // 0 when not applicable
+	CorrectionStart    Date          `json:"monetary_correction_start_date"`
+	CorrectionEnd      Date          `json:"monetary_correction_end_date"`
+	NetValue           Num           `json:"net_value"`
+	Currency           string        `json:"currency"`
+	Installments       []Installment `json:"installments"`
+	Source             Source        `json:"source"`
+}
+
+// Installment is one payment of a split distribution (BRL per share).
+type Installment struct {
+	DeclaredValue      Num    `json:"declared_value"`
+	MonetaryCorrection Num    `json:"monetary_correction"`
+	NetValue           Num    `json:"net_value"`
+	Currency           string `json:"currency"`
+	PaymentDate        Date   `json:"payment_date"`
+}
+
+// Share corporate action types.
+const (
+	ActStockBonus             = "STOCK_BONUS"
+	ActSpinOff                = "SPIN_OFF_CAPITAL_REDUCTION"
+	ActSpinOffQuantity        = "SPIN_OFF_CAPITAL_REDUCTION_QUANTITY"
+	ActStockSplit             = "STOCK_SPLIT"
+	ActReverseSplit           = "REVERSE_STOCK_SPLIT"
+	ActMerger                 = "MERGER_INCORPORATION"
+	ActTotalRedemption        = "TOTAL_EQUITY_REDEMPTION"
+	ActRestitutionInShares    = "CAPITAL_RESTITUTION_IN_SHARES"
+	ActRestitutionWithReduce  = "CAPITAL_RESTITUTION_WITH_SHARE_REDUCTION"
+	ActSubscription           = "SUBSCRIPTION"
+	LegOriginal               = "ORIGINAL_ASSET"
+	LegReceived               = "RECEIVED_ASSET"
+)
+
+// ShareAction is a share event of one asset (split, bonus, spin-off...).
+// Factor multiplies the holder's share count (split 1:10 = 10, reverse
+// 10:1 = 0.1, 5% bonus = 1.05); events with legs carry factors per leg.
+type ShareAction struct {
+	CompanyID   string `json:"company_id"`
+	ISIN        string `json:"isin"`
+	IssuedISIN  string `json:"issued_isin"`
+	Ticker      string `json:"ticker"` // ticker of ISIN, for convenience
+	ApprovalDate Date  `json:"approval_date"`
+	PriorExDate Date   `json:"prior_ex_date"` // last session "with"
+	Type        string `json:"type"`
+	Label       string `json:"label"`
+	Factor      Num    `json:"factor"` // Null on leg-bearing events
+	Legs        []Leg  `json:"legs"`
+	Remarks     string `json:"remarks"`
+}
+
+// Leg is one asset of a leg-bearing share event.
+type Leg struct {
+	LegType string `json:"leg_type"` // ORIGINAL_ASSET or RECEIVED_ASSET
+	ISIN    string `json:"isin"`
+	Ticker  string `json:"ticker"`
+	Factor  Num    `json:"factor"`
+}
+
+// FundReport is one monthly report of a listed fund (CVM inf_mensal_fii,
+// or an ETF's equivalent). Money is BRL.
+type FundReport struct {
+	FundID          string    `json:"fund_id"` // the fund Company's ID (CNPJ)
+	ReferenceDate   Date      `json:"reference_date"` // first day of the month, as CVM
+	Version         int       `json:"version"`
+	PublishDate     time.Time `json:"publish_date"`
+	RetrievalDate   time.Time `json:"retrieval_date"`
+	NetAssets       Num       `json:"net_assets"`        // Patrimonio_Liquido, BRL
+	SharesOut       Num       `json:"shares_outstanding"` // Cotas_Emitidas
+	NAVPerShare     Num       `json:"nav_per_share"`     // Valor_Patrimonial_Cotas, BRL
+	Investors       Num       `json:"investors"`         // Total_Numero_Cotistas
+	DividendYield   Num       `json:"dividend_yield"`    // month, fraction
+	MonthlyReturn   Num       `json:"monthly_return"`    // Rentabilidade_Efetiva_Mes, fraction
+	TotalAssets     Num       `json:"total_assets"`      // Ativo, BRL
+	Sources         []Source  `json:"sources"`
+}
+
+// InsiderReport is one monthly insider-trading filing (CVM VLMO) of a
+// company for one group aggregation.
+type InsiderReport struct {
+	CompanyID     string        `json:"company_id"`
+	ReferenceDate Date          `json:"reference_date"` // month
+	Aggregation   string        `json:"aggregation"`    // INDIVIDUAL (corporate structure) or CONSOLIDATED (statutory bodies)
+	Version       int           `json:"version"`
+	PublishDate   time.Time     `json:"publish_date"`
+	RetrievalDate time.Time     `json:"retrieval_date"`
+	Movements     []InsiderMove `json:"movements"`
+	Sources       []Source      `json:"sources"`
+}
+
+// InsiderMove is one movement in an insider report.
+type InsiderMove struct {
+	Group     string `json:"group"`     // CONTROLLER, BOARD, EXECUTIVE_BOARD, AUDIT_COUNCIL, TREASURY...
+	Operation string `json:"operation"` // BUY, SELL, ...
+	Ticker    string `json:"ticker"`
+	StockType string `json:"stock_type"`
+	Date      Date   `json:"date"`
+	Quantity  int64  `json:"quantity"`
+	Price     Num    `json:"price"`  // BRL per share
+	Volume    Num    `json:"volume"` // BRL
+}
+
+// Document is one regulatory document of a company (CVM IPE: material
+// facts, notices, filings).
+type Document struct {
+	ID            string    `json:"id"`
+	CompanyID     string    `json:"company_id"`
+	Category      string    `json:"category"`
+	Type          string    `json:"type"`
+	Title         string    `json:"title"`
+	ReferenceDate Date      `json:"reference_date"`
+	PublishDate   time.Time `json:"publish_date"`
+	RetrievalDate time.Time `json:"retrieval_date"`
+	Version       int       `json:"version"`
+	Source        Source    `json:"source"`
+}
+
+// Meta describes a source bundle or snapshot.
+type Meta struct {
+	AsOf        time.Time `json:"as_of"`       // the data's "now": end of the last session covered
+	Description string    `json:"description"` // where the data comes from
+	Attribution string    `json:"attribution"`
+}
+
+// Universe is every source entity of a dataset: what a bundle holds, what a
+// snapshot stores (with Derived filled) and what a Dataset is built from.
+// Slices are owned by the Universe and must not be modified after Build.
+type Universe struct {
+	Meta           Meta
+	Sectors        []Sector
+	Companies      []Company
+	Securities     []Security
+	Renames        []TickerRename
+	Daily          []Series
+	Intraday       []Intraday
+	Indexes        []Index
+	Reports        []Report
+	Shares         []SharesPoint
+	CashActions    []CashAction
+	ShareActions   []ShareAction
+	FundReports    []FundReport
+	InsiderReports []InsiderReport
+	Documents      []Document
+
+	// Derived is computed by Derive at build time and stored in the
+	// snapshot; a bundle never carries it.
+	Derived Derived
+}
+
+// Derived holds what is computed once per snapshot from the source
+// entities: the indicator catalog and every ratio point.
+type Derived struct {
+	Catalog    []Indicator
+	Ratios     []RatioPoint
+	FundRatios []FundRatioPoint
+}
+
+// Indicator kinds.
+const (
+	IndFundamental = "FUNDAMENTAL"
+	IndValuation   = "VALUATION"
+	IndFund        = "FUND"
+)
+
+// Indicator describes one ratio id of the catalog.
+type Indicator struct {
+	ID          string   `json:"id"` // base id, no class suffix: EBITDA_MARGIN
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"`        // FUNDAMENTAL, VALUATION, FUND
+	Format      string   `json:"format"`      // PERCENTAGE, MULTIPLE, BRL, SCORE
+	Formula     string   `json:"formula"`     // e.g. "EBITDA / NET_REVENUE"
+	Variables   []string `json:"variables"`   // variable ids in formula order
+	Frequencies []string `json:"frequencies"` // ANNUAL, QUARTERLY, TTM, YTD...
+	ByClass     bool     `json:"by_class"`    // one value per share class (suffixed ids)
+}
+
+// Frequencies.
+const (
+	FreqAnnual    = "ANNUAL"
+	FreqQuarterly = "QUARTERLY"
+	FreqTTM       = "TTM"
+	FreqYTD       = "YTD"
+	FreqDaily     = "DAILY"
+	FreqMonthly   = "MONTHLY"
+)
+
+// RatioPoint is one value of a company indicator. Class is "" for
+// company-level indicators and a Class* constant for class-specific ones
+// (the API suffixes the id when queried by symbol or company_id).
+// Vars are the values of Indicator.Variables, in order.
+type RatioPoint struct {
+	CompanyID     string
+	Indicator     uint16 // index into Derived.Catalog
+	Class         string
+	Ticker        string // class-specific points: the ticker priced
+	Frequency     string
+	ReferenceDate Date
+	PublishDate   time.Time
+	RetrievalDate time.Time
+	Value         Num
+	Vars          []Num
+}
+
+// FundRatioPoint is one value of a listed-fund indicator.
+type FundRatioPoint struct {
+	FundID        string
+	Indicator     uint16 // index into Derived.Catalog
+	Frequency     string
+	ReferenceDate Date
+	PublishDate   time.Time
+	RetrievalDate time.Time
+	Value         Num
+	Sources       []Source
+}
