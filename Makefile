@@ -28,7 +28,7 @@ $(DEMO_SNAP): | build
 # is kept in .cache/demo.key so that `make run` can print it every time.
 $(DEMO_KEY): | build
 	@mkdir -p $(CACHE)
-	$(BIN) keys add --file $(KEYS) --name demo --plan delayed --quiet > $(DEMO_KEY)
+	$(BIN) keys add --file $(KEYS) --name demo --plan delayed > $(DEMO_KEY)
 
 run: build $(DEMO_SNAP) $(DEMO_KEY)
 	@echo

@@ -87,11 +87,11 @@ type Security struct {
 	Ticker        string `json:"ticker"`
 	CompanyID     string `json:"company_id"` // "" for macro series
 	ISIN          string `json:"isin"`
-	StockType     string `json:"stock_type"` // Class* constant
-	Currency      string `json:"currency"`   // BRL
-	UnitFactor    Num    `json:"unit_factor"`    // UNIT: shares per unit; else Null
+	StockType     string `json:"stock_type"`  // Class* constant
+	Currency      string `json:"currency"`    // BRL
+	UnitFactor    Num    `json:"unit_factor"` // UNIT: shares per unit; else Null
 	ListedFrom    Date   `json:"listed_from"`
-	ListedTo      Date   `json:"listed_to"` // NoDate while listed
+	ListedTo      Date   `json:"listed_to"`      // NoDate while listed
 	LiquidityRank int    `json:"liquidity_rank"` // 1 = most liquid of the market; 0 unknown
 }
 
@@ -147,9 +147,9 @@ type Index struct {
 
 // IndexMember is one asset of an index portfolio.
 type IndexMember struct {
-	Ticker            string `json:"ticker"`
-	Weight            Num    `json:"weight"`             // fraction of the index, 0..1
-	TheoreticalQty    Num    `json:"theoretical_qty"`    // shares
+	Ticker         string `json:"ticker"`
+	Weight         Num    `json:"weight"`          // fraction of the index, 0..1
+	TheoreticalQty Num    `json:"theoretical_qty"` // shares
 }
 
 // Source is the traceability metadata of an official document.
@@ -244,35 +244,35 @@ type Installment struct {
 
 // Share corporate action types.
 const (
-	ActStockBonus             = "STOCK_BONUS"
-	ActSpinOff                = "SPIN_OFF_CAPITAL_REDUCTION"
-	ActSpinOffQuantity        = "SPIN_OFF_CAPITAL_REDUCTION_QUANTITY"
-	ActStockSplit             = "STOCK_SPLIT"
-	ActReverseSplit           = "REVERSE_STOCK_SPLIT"
-	ActMerger                 = "MERGER_INCORPORATION"
-	ActTotalRedemption        = "TOTAL_EQUITY_REDEMPTION"
-	ActRestitutionInShares    = "CAPITAL_RESTITUTION_IN_SHARES"
-	ActRestitutionWithReduce  = "CAPITAL_RESTITUTION_WITH_SHARE_REDUCTION"
-	ActSubscription           = "SUBSCRIPTION"
-	LegOriginal               = "ORIGINAL_ASSET"
-	LegReceived               = "RECEIVED_ASSET"
+	ActStockBonus            = "STOCK_BONUS"
+	ActSpinOff               = "SPIN_OFF_CAPITAL_REDUCTION"
+	ActSpinOffQuantity       = "SPIN_OFF_CAPITAL_REDUCTION_QUANTITY"
+	ActStockSplit            = "STOCK_SPLIT"
+	ActReverseSplit          = "REVERSE_STOCK_SPLIT"
+	ActMerger                = "MERGER_INCORPORATION"
+	ActTotalRedemption       = "TOTAL_EQUITY_REDEMPTION"
+	ActRestitutionInShares   = "CAPITAL_RESTITUTION_IN_SHARES"
+	ActRestitutionWithReduce = "CAPITAL_RESTITUTION_WITH_SHARE_REDUCTION"
+	ActSubscription          = "SUBSCRIPTION"
+	LegOriginal              = "ORIGINAL_ASSET"
+	LegReceived              = "RECEIVED_ASSET"
 )
 
 // ShareAction is a share event of one asset (split, bonus, spin-off...).
 // Factor multiplies the holder's share count (split 1:10 = 10, reverse
 // 10:1 = 0.1, 5% bonus = 1.05); events with legs carry factors per leg.
 type ShareAction struct {
-	CompanyID   string `json:"company_id"`
-	ISIN        string `json:"isin"`
-	IssuedISIN  string `json:"issued_isin"`
-	Ticker      string `json:"ticker"` // ticker of ISIN, for convenience
-	ApprovalDate Date  `json:"approval_date"`
-	PriorExDate Date   `json:"prior_ex_date"` // last session "with"
-	Type        string `json:"type"`
-	Label       string `json:"label"`
-	Factor      Num    `json:"factor"` // Null on leg-bearing events
-	Legs        []Leg  `json:"legs"`
-	Remarks     string `json:"remarks"`
+	CompanyID    string `json:"company_id"`
+	ISIN         string `json:"isin"`
+	IssuedISIN   string `json:"issued_isin"`
+	Ticker       string `json:"ticker"` // ticker of ISIN, for convenience
+	ApprovalDate Date   `json:"approval_date"`
+	PriorExDate  Date   `json:"prior_ex_date"` // last session "with"
+	Type         string `json:"type"`
+	Label        string `json:"label"`
+	Factor       Num    `json:"factor"` // Null on leg-bearing events
+	Legs         []Leg  `json:"legs"`
+	Remarks      string `json:"remarks"`
 }
 
 // Leg is one asset of a leg-bearing share event.
@@ -286,19 +286,19 @@ type Leg struct {
 // FundReport is one monthly report of a listed fund (CVM inf_mensal_fii,
 // or an ETF's equivalent). Money is BRL.
 type FundReport struct {
-	FundID          string    `json:"fund_id"` // the fund Company's ID (CNPJ)
-	ReferenceDate   Date      `json:"reference_date"` // first day of the month, as CVM
-	Version         int       `json:"version"`
-	PublishDate     time.Time `json:"publish_date"`
-	RetrievalDate   time.Time `json:"retrieval_date"`
-	NetAssets       Num       `json:"net_assets"`        // Patrimonio_Liquido, BRL
-	SharesOut       Num       `json:"shares_outstanding"` // Cotas_Emitidas
-	NAVPerShare     Num       `json:"nav_per_share"`     // Valor_Patrimonial_Cotas, BRL
-	Investors       Num       `json:"investors"`         // Total_Numero_Cotistas
-	DividendYield   Num       `json:"dividend_yield"`    // month, fraction
-	MonthlyReturn   Num       `json:"monthly_return"`    // Rentabilidade_Efetiva_Mes, fraction
-	TotalAssets     Num       `json:"total_assets"`      // Ativo, BRL
-	Sources         []Source  `json:"sources"`
+	FundID        string    `json:"fund_id"`        // the fund Company's ID (CNPJ)
+	ReferenceDate Date      `json:"reference_date"` // first day of the month, as CVM
+	Version       int       `json:"version"`
+	PublishDate   time.Time `json:"publish_date"`
+	RetrievalDate time.Time `json:"retrieval_date"`
+	NetAssets     Num       `json:"net_assets"`         // Patrimonio_Liquido, BRL
+	SharesOut     Num       `json:"shares_outstanding"` // Cotas_Emitidas
+	NAVPerShare   Num       `json:"nav_per_share"`      // Valor_Patrimonial_Cotas, BRL
+	Investors     Num       `json:"investors"`          // Total_Numero_Cotistas
+	DividendYield Num       `json:"dividend_yield"`     // month, fraction
+	MonthlyReturn Num       `json:"monthly_return"`     // Rentabilidade_Efetiva_Mes, fraction
+	TotalAssets   Num       `json:"total_assets"`       // Ativo, BRL
+	Sources       []Source  `json:"sources"`
 }
 
 // InsiderReport is one monthly insider-trading filing (CVM VLMO) of a

@@ -1,0 +1,186 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/snapshot/demo"
+)
+
+const benchKey = "pg_bench000000000000000000000000000"
+
+var (
+	once    sync.Once
+	api     *httpapi.API
+	ds      *engine.Dataset
+	loadErr error
+)
+
+// setup builds the scale-1 demo dataset and the API once.
+func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
+	b.Helper()
+	once.Do(func() {
+		u := demo.Generate(1, 1)
+		d, err := ratios.Derive(u)
+		if err != nil {
+			loadErr = err
+			return
+		}
+		u.Derived = d
+		ds, loadErr = engine.Build(u)
+		if loadErr != nil {
+			return
+		}
+		store := &engine.Store{}
+		store.Publish(ds)
+		var f httpapi.KeysFile
+		_, e, _ := httpapi.NewKey("bench", httpapi.PlanDelayed, ds.AsOf())
+		e.SHA256 = sha(benchKey)
+		f.Keys = append(f.Keys, e)
+		keys, err := httpapi.NewKeys(f)
+		if err != nil {
+			loadErr = err
+			return
+		}
+		api = httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	})
+	if loadErr != nil {
+		b.Fatal(loadErr)
+	}
+	return api, ds
+}
+
+// sink is a reusable http.ResponseWriter that counts the body.
+type sink struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (s *sink) Header() http.Header         { return s.h }
+func (s *sink) WriteHeader(code int)        { s.status = code }
+func (s *sink) Write(p []byte) (int, error) { s.n += len(p); return len(p), nil }
+
+// rereader is a request body that can be rewound without allocating.
+type rereader struct{ bytes.Reader }
+
+func (r *rereader) Close() error { return nil }
+
+// run serves the same request b.N times and reports the body size.
+func run(b *testing.B, method, path, body string) {
+	a, _ := setup(b)
+	req, err := http.NewRequest(method, path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+benchKey)
+	rb := &rereader{}
+	raw := []byte(body)
+	w := &sink{h: http.Header{}}
+	serve := func() {
+		if body != "" {
+			rb.Reset(raw)
+			req.Body = rb
+			req.ContentLength = int64(len(raw))
+		}
+		w.n, w.status = 0, 0
+		clear(w.h)
+		a.ServeHTTP(w, req)
+	}
+	serve()
+	if w.status != 200 {
+		rec := &sink{h: http.Header{}}
+		b.Fatalf("%s %s: status %d (body %d bytes)", method, path, w.status, rec.n)
+	}
+	b.SetBytes(int64(w.n))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		serve()
+	}
+}
+
+// tickers returns the n most liquid stock tickers of the dataset.
+func tickers(b *testing.B, n int) []string {
+	_, d := setup(b)
+	s := d.Screener()
+	var out []string
+	for _, r := range s.ByVolume {
+		out = append(out, s.Assets[r].Ticker)
+		if len(out) == n {
+			break
+		}
+	}
+	if len(out) < n {
+		for _, a := range d.Assets() {
+			if len(out) == n {
+				break
+			}
+			if a.StockType != engine.ClassMacro && !contains(out, a.Ticker) {
+				out = append(out, a.Ticker)
+			}
+		}
+	}
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quotesBody(b *testing.B, n int, extra string) string {
+	ts := tickers(b, n)
+	return `{"tickers":["` + strings.Join(ts, `","`) + `"]` + extra + `}`
+}
+
+func BenchmarkQuotesCurrent500(b *testing.B) {
+	run(b, "POST", "/v2/quotes", quotesBody(b, 500, `,"type":"current"`))
+}
+
+func BenchmarkQuotesHistorical500x1Y(b *testing.B) {
+	_, d := setup(b)
+	end := d.LastSession()
+	body := quotesBody(b, 500, fmt.Sprintf(`,"type":"historical","start_date":"%s","end_date":"%s"`, end-365, end))
+	run(b, "POST", "/v2/quotes", body)
+}
+
+func BenchmarkScreenerDefault(b *testing.B) {
+	run(b, "POST", "/v2/screener", `{}`)
+}
+
+func BenchmarkScreenerDropletFilterSort(b *testing.B) {
+	run(b, "POST", "/v2/screener", `{"primaryOnly":false,"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS","op":"between","min":0,"max":30}],"sort":[{"by":"droplet:DIVIDEND_YIELD","order":"desc"}]}`)
+}
+
+func BenchmarkIndexHighs(b *testing.B) {
+	run(b, "GET", "/v2/indexes/IBOV/highs", "")
+}
+
+func BenchmarkQuoteSingleCurrent(b *testing.B) {
+	t := tickers(b, 1)[0]
+	run(b, "GET", "/v2/quotes/"+t+"?type=current", "")
+}
+
+func BenchmarkCompanyDetail(b *testing.B) {
+	_, d := setup(b)
+	run(b, "GET", "/v2/companies/"+d.Screener().Assets[d.Screener().ByVolume[0]].Ticker, "")
+}
+
+var _ = io.Discard
+
+func sha(s string) string { return hexSHA(s) }

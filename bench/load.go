@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+)
+
+// LoadConfig describes a bounded load run against a loopback server.
+type LoadConfig struct {
+	URL         string        // full request URL; its host must be a loopback address
+	Method      string        // GET (default) or POST
+	Body        []byte        // request body (POST)
+	Key         string        // API key sent as Authorization: Bearer <Key>
+	Requests    int           // stop after this many requests (at most 1,000,000)
+	Duration    time.Duration // or after this long (at most 5 minutes)
+	Concurrency int           // parallel clients (default 4, at most 256)
+}
+
+// LoadResult summarizes a load run.
+type LoadResult struct {
+	Requests  int
+	Errors    int // transport errors and non-200 answers
+	Elapsed   time.Duration
+	P50, P99  time.Duration
+	Max       time.Duration
+	PerSecond float64
+}
+
+func (r LoadResult) String() string {
+	return fmt.Sprintf("%d requests (%d errors) in %v: %.0f req/s, p50 %v, p99 %v, max %v",
+		r.Requests, r.Errors, r.Elapsed.Round(time.Millisecond), r.PerSecond, r.P50, r.P99, r.Max)
+}
+
+// Load runs cfg: bounded by count and time, loopback only.
+func Load(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return LoadResult{}, err
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); !(host == "localhost" || ip != nil && ip.IsLoopback()) {
+		return LoadResult{}, errors.New("load: only loopback addresses are allowed")
+	}
+	if cfg.Requests <= 0 && cfg.Duration <= 0 {
+		return LoadResult{}, errors.New("load: set Requests or Duration")
+	}
+	if cfg.Requests <= 0 || cfg.Requests > 1_000_000 {
+		cfg.Requests = 1_000_000
+	}
+	if cfg.Duration <= 0 || cfg.Duration > 5*time.Minute {
+		cfg.Duration = 5 * time.Minute
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	cfg.Concurrency = min(cfg.Concurrency, 256)
+	if cfg.Method == "" {
+		cfg.Method = http.MethodGet
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Concurrency}, Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+
+	var (
+		mu    sync.Mutex
+		lats  []time.Duration
+		errs  int
+		next  int
+		wg    sync.WaitGroup
+		start = time.Now()
+	)
+	take := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= cfg.Requests || ctx.Err() != nil {
+			return false
+		}
+		next++
+		return true
+	}
+	for w := 0; w < cfg.Concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			local := make([]time.Duration, 0, 1024)
+			bad := 0
+			for take() {
+				req, _ := http.NewRequestWithContext(ctx, cfg.Method, cfg.URL, bytes.NewReader(cfg.Body))
+				if cfg.Key != "" {
+					req.Header.Set("Authorization", "Bearer "+cfg.Key)
+				}
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						bad++
+					}
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				local = append(local, time.Since(t0))
+				if resp.StatusCode != http.StatusOK {
+					bad++
+				}
+			}
+			mu.Lock()
+			lats = append(lats, local...)
+			errs += bad
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	res := LoadResult{Requests: len(lats), Errors: errs, Elapsed: time.Since(start)}
+	if len(lats) > 0 {
+		slices.Sort(lats)
+		res.P50 = lats[len(lats)/2]
+		res.P99 = lats[min(len(lats)-1, len(lats)*99/100)]
+		res.Max = lats[len(lats)-1]
+		res.PerSecond = float64(len(lats)) / res.Elapsed.Seconds()
+	}
+	return res, nil
+}

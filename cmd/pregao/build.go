@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/pregao/pregao/snapshot"
+)
+
+// runBuild validates a source bundle and writes a snapshot:
+// pregao build --from DIR --out FILE [--level N]. A bad bundle writes
+// nothing (an existing FILE is left untouched) and returns the
+// validation error.
+func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("from", "", "source bundle directory (required)")
+	out := fs.String("out", "", "snapshot file to write (required)")
+	level := fs.Int("level", snapshot.DefaultLevel, "zstd level, 1 (fastest) to 22 (smallest)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("build: unexpected argument %q", fs.Arg(0))
+	}
+	if *from == "" || *out == "" {
+		fs.Usage()
+		return errors.New("build: --from and --out are required")
+	}
+	if *level < 1 || *level > 22 {
+		return fmt.Errorf("build: --level must be between 1 and 22, got %d", *level)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := time.Now()
+	// A cancelled context (interrupt, SIGTERM) stops waiting at once; the
+	// snapshot is renamed into place only when complete, so out is never
+	// left half-written.
+	type result struct {
+		h   snapshot.Header
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		h, err := snapshot.BuildFromBundle(*from, *out, snapshot.WriteOptions{Level: *level})
+		done <- result{h, err}
+	}()
+	var h snapshot.Header
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("build: %w", ctx.Err())
+	case r := <-done:
+		if r.err != nil {
+			return fmt.Errorf("build: %w", r.err)
+		}
+		h = r.h
+	}
+	fmt.Fprintf(stdout, "wrote %s in %s\n", *out, time.Since(start).Round(time.Millisecond))
+	printHeader(stdout, h)
+	return nil
+}
+
+// runInspect prints a snapshot's header: pregao inspect [--json] FILE.
+// It reads and verifies only the header, not the sections.
+func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the header as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("inspect: want exactly one snapshot file")
+	}
+	h, err := snapshot.ReadHeader(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("inspect: %w", err)
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(h, "", "  ")
+		if err != nil {
+			return fmt.Errorf("inspect: %w", err)
+		}
+		_, err = stdout.Write(append(b, '\n'))
+		return err
+	}
+	printHeader(stdout, h)
+	return nil
+}
+
+// printHeader writes h as readable tables.
+func printHeader(w io.Writer, h snapshot.Header) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "magic\t%s\n", snapshot.Magic)
+	fmt.Fprintf(tw, "format version\t%d\n", h.FormatVersion)
+	fmt.Fprintf(tw, "id\t%s\n", h.ID)
+	fmt.Fprintf(tw, "build time\t%s\n", fmtTime(h.BuildTime))
+	fmt.Fprintf(tw, "as_of\t%s\n", fmtTime(h.AsOf))
+	fmt.Fprintf(tw, "source\t%s\n", h.Source)
+	if h.Attribution != "" {
+		fmt.Fprintf(tw, "attribution\t%s\n", h.Attribution)
+	}
+	fmt.Fprintf(tw, "zstd level\t%d\n", h.Level)
+	fmt.Fprintf(tw, "file size\t%s\n", fmtBytes(h.Size))
+	tw.Flush()
+
+	fmt.Fprintln(w, "\ncounts:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, name := range snapshot.CountNames() {
+		fmt.Fprintf(tw, "  %s\t%d\t\n", name, h.Counts[name])
+	}
+	tw.Flush()
+
+	// One row per kind: parts, items, raw and compressed bytes.
+	type agg struct {
+		parts, items int
+		raw, comp    int64
+	}
+	byKind := map[string]*agg{}
+	var names []string
+	var total agg
+	for _, s := range h.Sections {
+		a := byKind[s.Name]
+		if a == nil {
+			a = &agg{}
+			byKind[s.Name] = a
+			names = append(names, s.Name)
+		}
+		a.parts++
+		a.items += s.Items
+		a.raw += s.Raw
+		a.comp += s.Compressed
+		total.parts++
+		total.items += s.Items
+		total.raw += s.Raw
+		total.comp += s.Compressed
+	}
+	fmt.Fprintln(w, "\nsections:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  kind\tparts\titems\traw\tcompressed\tratio\t\n")
+	row := func(name string, a *agg) {
+		ratio := 0.0
+		if a.comp > 0 {
+			ratio = float64(a.raw) / float64(a.comp)
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%.1fx\t\n", name, a.parts, a.items, fmtBytes(a.raw), fmtBytes(a.comp), ratio)
+	}
+	for _, n := range names {
+		row(n, byKind[n])
+	}
+	row("total", &total)
+	tw.Flush()
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 10<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 10<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%d B", n)
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pregao/pregao/snapshot/bundle"
+	"github.com/pregao/pregao/snapshot/demo"
+)
+
+func tinyBundle(t *testing.T) string {
+	t.Helper()
+	u := demo.GenerateSize(5, demo.Size{Companies: 2, FIIs: 1, IntradayTickers: 1, IntradaySessions: 1, ReportsFrom: 2025, FundReportsFrom: 2025, EventsFrom: 2025})
+	dir := filepath.Join(t.TempDir(), "bundle")
+	if err := bundle.Write(dir, u, bundle.WriteOptions{Compression: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestBuildAndInspect(t *testing.T) {
+	dir := tinyBundle(t)
+	out := filepath.Join(t.TempDir(), "demo.snap")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"build", "--from", dir, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("build: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"wrote " + out, "PREGAOSN", "format version", "companies", "daily_rows", "sections:", "total"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("build output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+
+	stdout.Reset()
+	if err := run(context.Background(), []string{"inspect", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("inspect: %v", err)
+	}
+	for _, want := range []string{"magic", "PREGAOSN", "id", "build time", "as_of", "source", "report_accounts", "compressed"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+
+	stdout.Reset()
+	if err := run(context.Background(), []string{"inspect", "--json", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("inspect --json: %v", err)
+	}
+	var h struct {
+		ID            string         `json:"id"`
+		FormatVersion int            `json:"format_version"`
+		Counts        map[string]int `json:"counts"`
+		Sections      []struct {
+			Name string `json:"name"`
+			Raw  int64  `json:"raw"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &h); err != nil {
+		t.Fatalf("inspect --json output: %v\n%s", err, stdout.String())
+	}
+	if len(h.ID) != 16 || h.FormatVersion != 1 || h.Counts["companies"] == 0 || len(h.Sections) == 0 {
+		t.Errorf("inspect --json = %+v", h)
+	}
+}
+
+func TestBuildBadBundle(t *testing.T) {
+	dir := tinyBundle(t)
+	os.WriteFile(filepath.Join(dir, "securities.jsonl"), []byte("{\"ticker\": 12}\n"), 0o644)
+	os.Remove(filepath.Join(dir, "securities.jsonl.zst"))
+	out := filepath.Join(t.TempDir(), "x.snap")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"build", "--from", dir, "--out", out}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "securities") {
+		t.Fatalf("err = %v, want a validation error naming the file", err)
+	}
+	if _, serr := os.Stat(out); !os.IsNotExist(serr) {
+		t.Errorf("a bad bundle produced %s", out)
+	}
+	// An existing snapshot is left untouched.
+	os.WriteFile(out, []byte("old"), 0o644)
+	if err := run(context.Background(), []string{"build", "--from", dir, "--out", out}, &stdout, &stderr); err == nil {
+		t.Fatal("bad bundle: no error")
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old" {
+		t.Error("a bad bundle replaced the existing snapshot")
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 1 {
+		t.Errorf("leftover files: %v", ents)
+	}
+}
+
+func TestBuildInspectUsage(t *testing.T) {
+	f := func(args []string, want string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: err = %v, want %q", args, err, want)
+		}
+	}
+	f([]string{"build"}, "--from and --out are required")
+	f([]string{"build", "--from", "x", "--out", "y", "--level", "30"}, "--level")
+	f([]string{"build", "--from", "x", "--out", "y", "extra"}, "unexpected argument")
+	f([]string{"inspect"}, "exactly one snapshot file")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"build", "--from", "x", "--out", "y"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Errorf("cancelled build: err = %v", err)
+	}
+	f([]string{"inspect", filepath.Join(t.TempDir(), "none.snap")}, "no such file")
+	bad := filepath.Join(t.TempDir(), "bad.snap")
+	os.WriteFile(bad, []byte("PREGAOSN\x09\x00"), 0o644)
+	f([]string{"inspect", bad}, "newer than the supported")
+}

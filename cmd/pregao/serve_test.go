@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/snapshot"
+)
+
+// serveFixture builds a snapshot of the small bundle and a keys file with
+// one delayed key.
+func serveFixture(t *testing.T) (snap, keys, key string) {
+	t.Helper()
+	dir := t.TempDir()
+	snap = filepath.Join(dir, "small.snap")
+	if _, err := snapshot.BuildFromBundle("../../snapshot/bundle/testdata/small", snap, snapshot.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	keys = filepath.Join(dir, "keys.json")
+	var out, errb bytes.Buffer
+	if err := runKeys(context.Background(), []string{"add", "--file", keys, "--name", "test", "--plan", "delayed"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	return snap, keys, strings.TrimSpace(out.String())
+}
+
+func get(t *testing.T, url, key string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestServeReloadRefusesCorruptSnapshot(t *testing.T) {
+	snap, keys, key := serveFixture(t)
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
+	m, err := NewMain(cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	base := "http://" + m.Addr()
+
+	if code, body := get(t, base+"/readyz", ""); code != 200 {
+		t.Fatalf("readyz %d %s", code, body)
+	}
+	code, before := get(t, base+"/v2/companies/ENHZ", key)
+	if code != 200 {
+		t.Fatalf("company %d %s", code, before)
+	}
+	if code, _ := get(t, base+"/v2/companies/ENHZ", "pg_wrong"); code != 401 {
+		t.Errorf("wrong key: %d", code)
+	}
+
+	// A corrupt snapshot is refused; the previous one keeps serving.
+	good, _ := os.ReadFile(snap)
+	bad := append([]byte(nil), good...)
+	bad[len(bad)/2] ^= 0xFF
+	os.WriteFile(snap, bad, 0o644)
+	if err := m.Reload(); err == nil {
+		t.Fatal("corrupt snapshot accepted")
+	}
+	if code, after := get(t, base+"/v2/companies/ENHZ", key); code != 200 || after != before {
+		t.Errorf("after a refused reload: %d %s", code, after)
+	}
+	os.WriteFile(snap, good[:len(good)/3], 0o644)
+	if err := m.Reload(); err == nil {
+		t.Fatal("truncated snapshot accepted")
+	}
+	// A good file reloads.
+	os.WriteFile(snap, good, 0o644)
+	if err := m.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	_, metrics := get(t, base+"/metrics", "")
+	for _, want := range []string{`pregao_snapshot_reloads_total{result="error"} 2`, `pregao_snapshot_reloads_total{result="ok"} 1`, "pregao_snapshot_info{id=", "pregao_snapshot_entities{kind=\"companies\"} 4", "pregao_snapshot_load_duration_seconds", "pregao_snapshot_as_of_seconds 1.7116596e+09"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+
+	// Keys are reloaded too: a removed key stops working.
+	var out bytes.Buffer
+	if err := runKeys(context.Background(), []string{"remove", "--file", keys, "--name", "test"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	m.Reload()
+	if code, _ := get(t, base+"/v2/companies/ENHZ", key); code != 401 {
+		t.Errorf("removed key: %d", code)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no graceful shutdown")
+	}
+}
+
+func TestServeRefusesBadStart(t *testing.T) {
+	snap, keys, _ := serveFixture(t)
+	for name, cfg := range map[string]ServeConfig{
+		"no snapshot": {Keys: keys},
+		"missing":     {Snapshot: snap + ".missing", Keys: keys},
+		"no keys":     {Snapshot: snap, Keys: filepath.Join(t.TempDir(), "none.json")},
+		"bad clock":   {Snapshot: snap, Keys: keys, Clock: "moon"},
+	} {
+		if _, err := NewMain(cfg, io.Discard); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	var out bytes.Buffer
+	if err := runServe(context.Background(), []string{"--snapshot", snap}, &out, &out); err == nil {
+		t.Error("serve without --keys accepted")
+	}
+}
+
+func TestKeysCommand(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	run := func(args ...string) (string, error) {
+		var out, errb bytes.Buffer
+		err := runKeys(context.Background(), args, &out, &errb)
+		return out.String(), err
+	}
+	k1, err := run("add", "--file", file, "--name", "a", "--plan", "eod")
+	if err != nil || !strings.HasPrefix(k1, "pg_") {
+		t.Fatalf("add: %q %v", k1, err)
+	}
+	if _, err := run("add", "--file", file, "--name", "a"); err == nil {
+		t.Error("duplicate name accepted")
+	}
+	if _, err := run("add", "--file", file, "--name", "b", "--plan", "gold"); err == nil {
+		t.Error("bad plan accepted")
+	}
+	if _, err := run("add", "--file", file); err == nil {
+		t.Error("missing name accepted")
+	}
+	list, err := run("list", "--file", file)
+	if err != nil || !strings.Contains(list, "a ") || !strings.Contains(list, "eod") || strings.Contains(list, strings.TrimSpace(k1)) {
+		t.Errorf("list: %q %v", list, err)
+	}
+	raw, _ := os.ReadFile(file)
+	if strings.Contains(string(raw), strings.TrimSpace(k1)) {
+		t.Error("keys file holds the key")
+	}
+	if _, err := run("remove", "--file", file, "--name", "zz"); err == nil {
+		t.Error("removing a missing key succeeded")
+	}
+	if _, err := run("remove", "--file", file, "--name", "a"); err != nil {
+		t.Error(err)
+	}
+	if _, err := run("frob", "--file", file); err == nil {
+		t.Error("unknown subcommand accepted")
+	}
+	if _, err := run(); err == nil {
+		t.Error("no subcommand accepted")
+	}
+}
+
+func TestServeWatchReloadsKeys(t *testing.T) {
+	snap, keys, key := serveFixture(t)
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.Watch = snap, keys, "127.0.0.1:0", 20*time.Millisecond
+	m, err := NewMain(cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go m.Run(ctx)
+	base := "http://" + m.Addr()
+	if code, _ := get(t, base+"/v2/ratios/catalog", key); code != 200 {
+		t.Fatalf("catalog %d", code)
+	}
+	var out bytes.Buffer
+	if err := runKeys(context.Background(), []string{"remove", "--file", keys, "--name", "test"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	// Make the change visible to the size/mtime check even on coarse clocks.
+	os.Chtimes(keys, time.Now().Add(time.Hour), time.Now().Add(time.Hour))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if code, _ := get(t, base+"/v2/ratios/catalog", key); code == 401 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the keys file change was not picked up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

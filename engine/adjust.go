@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/pregao/pregao/index"
+)
+
+// steps is a cumulative-factor step function (see the package
+// documentation, "Adjustment factors").
+type steps struct {
+	dates []Date
+	cum   []Num
+}
+
+// at returns F(d).
+func (s *steps) at(d Date) Num {
+	k := index.FirstGE(s.dates, d)
+	if k == len(s.dates) {
+		return 1
+	}
+	return s.cum[k]
+}
+
+// AdjEvent is one adjustment event of an asset, as applied.
+type AdjEvent struct {
+	Date   Date         // prior_ex_date: the event adjusts sessions on or before it
+	Factor Num          // the event's factor (root or leg, times the spin-off value part)
+	Action *ShareAction // the source action
+}
+
+// AdjustmentFactor returns F(d): the cumulative adjustment factor of the
+// session d (1 when no event is on or after d); adjusted price = price /
+// F(d). The rules are in the package documentation ("Adjustment
+// factors"). It does not allocate.
+func (a *Asset) AdjustmentFactor(d Date) Num { return a.adj.at(d) }
+
+// AdjustmentEvents returns the asset's adjustment events, ascending by
+// date.
+func (a *Asset) AdjustmentEvents() []AdjEvent { return a.events }
+
+// AdjustmentSteps returns the step function of F: dates ascending and,
+// for each, F on every session after the previous date up to this one.
+func (a *Asset) AdjustmentSteps() (dates []Date, factors []Num) { return a.adj.dates, a.adj.cum }
+
+// AdjustmentFactor returns F(d) of a ticker (current or former).
+func (d *Dataset) AdjustmentFactor(ticker string, day Date) (Num, error) {
+	a, ok := d.Asset(ticker)
+	if !ok {
+		return Null, fmt.Errorf("ticker %q: %w", ticker, ErrNotFound)
+	}
+	return a.adj.at(day), nil
+}
+
+func isSpinOff(t string) bool { return t == ActSpinOff || t == ActSpinOffQuantity }
+
+// actionAsset finds the asset a share action adjusts.
+func (b *builder) actionAsset(sa *ShareAction) (int32, bool) {
+	if i, ok := b.assetOf(sa.Ticker, sa.ISIN); ok {
+		return i, true
+	}
+	if sa.Ticker == "" && sa.ISIN == "" {
+		for k := range sa.Legs {
+			if sa.Legs[k].LegType == LegOriginal {
+				return b.assetOf(sa.Legs[k].Ticker, sa.Legs[k].ISIN)
+			}
+		}
+	}
+	return 0, false
+}
+
+// eventFactor computes the factor of share action sa on asset ai.
+func (b *builder) eventFactor(sa *ShareAction, ai int32) (Num, error) {
+	switch sa.Type {
+	case ActStockSplit, ActReverseSplit, ActStockBonus:
+		if !sa.Factor.Valid() || sa.Factor <= 0 {
+			return 0, fmt.Errorf("share action %s %s on %s: factor %v must be positive: %w",
+				sa.Type, sa.Ticker, sa.PriorExDate, float64(sa.Factor), ErrInvalid)
+		}
+		return sa.Factor, nil
+	case ActSubscription, ActTotalRedemption:
+		return 1, nil
+	}
+	if len(sa.Legs) == 0 {
+		if sa.Factor.Valid() && sa.Factor > 0 {
+			return sa.Factor, nil
+		}
+		return 1, nil
+	}
+	a := &b.d.assets[ai]
+	orig := Num(1)
+	var origLeg *Leg
+	for k := range sa.Legs {
+		l := &sa.Legs[k]
+		if l.LegType != LegOriginal {
+			continue
+		}
+		if origLeg == nil || l.ISIN == a.ISIN && l.ISIN != "" || l.Ticker == a.Ticker {
+			origLeg = l
+		}
+	}
+	if origLeg != nil && origLeg.Factor.Valid() && origLeg.Factor > 0 {
+		orig = origLeg.Factor
+	}
+	if !isSpinOff(sa.Type) {
+		return orig, nil
+	}
+	return orig * b.spinOffValue(sa, a), nil
+}
+
+// spinOffValue returns P / (P - sum(r_i * P_i)) or 1 (see package notes).
+func (b *builder) spinOffValue(sa *ShareAction, a *Asset) Num {
+	j := index.LastLE(a.Daily.Dates, sa.PriorExDate)
+	if j < 0 {
+		return 1
+	}
+	p := a.Daily.Close[j]
+	if !p.Valid() || p <= 0 {
+		return 1
+	}
+	sum := Num(0)
+	n := 0
+	for k := range sa.Legs {
+		l := &sa.Legs[k]
+		if l.LegType != LegReceived {
+			continue
+		}
+		ri, ok := b.assetOf(l.Ticker, l.ISIN)
+		if !ok || !l.Factor.Valid() || l.Factor < 0 {
+			return 1
+		}
+		r := &b.d.assets[ri]
+		i := index.FirstGT(r.Daily.Dates, sa.PriorExDate)
+		if i >= r.Daily.Len() || !r.Daily.Close[i].Valid() {
+			return 1
+		}
+		sum += l.Factor * r.Daily.Close[i]
+		n++
+	}
+	if n == 0 || p-sum <= 0 {
+		return 1
+	}
+	return p / (p - sum)
+}
+
+// buildAdjust computes every asset's events and step function.
+func (b *builder) buildAdjust() error {
+	u := b.u
+	per := make([][]AdjEvent, len(b.d.assets))
+	for i := range u.ShareActions {
+		sa := &u.ShareActions[i]
+		ai, ok := b.actionAsset(sa)
+		if !ok {
+			continue // an asset without prices: nothing to adjust
+		}
+		if !sa.PriorExDate.Valid() {
+			return fmt.Errorf("share action %s of %s: prior_ex_date missing: %w", sa.Type, sa.Ticker, ErrInvalid)
+		}
+		f, err := b.eventFactor(sa, ai)
+		if err != nil {
+			return err
+		}
+		if f == 1 {
+			continue
+		}
+		per[ai] = append(per[ai], AdjEvent{Date: sa.PriorExDate, Factor: f, Action: sa})
+	}
+	for ai := range per {
+		ev := per[ai]
+		if len(ev) == 0 {
+			continue
+		}
+		sort.SliceStable(ev, func(i, j int) bool { return ev[i].Date < ev[j].Date })
+		var st steps
+		for _, e := range ev {
+			if n := len(st.dates); n > 0 && st.dates[n-1] == e.Date {
+				st.cum[n-1] *= e.Factor
+				continue
+			}
+			st.dates = append(st.dates, e.Date)
+			st.cum = append(st.cum, e.Factor)
+		}
+		for k := len(st.cum) - 2; k >= 0; k-- {
+			st.cum[k] *= st.cum[k+1]
+		}
+		a := &b.d.assets[ai]
+		a.adj = st
+		a.events = ev
+	}
+	return nil
+}

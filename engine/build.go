@@ -1,0 +1,741 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pregao/pregao/index"
+)
+
+// Build indexes u and computes every derived structure (joined histories,
+// adjustment factors, latest quotes, rankings, movers, screener columns)
+// once. The Dataset owns u: neither u nor anything it references may be
+// modified afterwards. Build never modifies u.
+//
+// Build checks the invariants it relies on and returns an error wrapping
+// ErrInvalid naming the offending entity when one is broken: empty or
+// duplicate ids, tickers, symbols or CVM codes; unknown company ids,
+// tickers or sector ids; series whose columns differ in length or whose
+// dates (times) are not strictly ascending; rename cycles; non-positive
+// split, reverse-split or bonus factors; ratio points outside the catalog.
+func Build(u *Universe) (d *Dataset, err error) {
+	if u == nil {
+		return nil, fmt.Errorf("build: nil universe: %w", ErrInvalid)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			d, err = nil, fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
+		}
+	}()
+	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1}
+	for _, step := range []func() error{
+		b.buildSectors, b.buildIssuers, b.buildRenames, b.buildAssets, b.buildDaily, b.buildIntraday,
+		b.buildAdjust, b.buildQuotes, b.buildIssuerLists, b.buildCash, b.buildCatalog, b.buildRatios,
+		b.buildIndexes,
+	} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	b.buildRankings()
+	b.buildScreener()
+	return b.d, nil
+}
+
+type builder struct {
+	u *Universe
+	d *Dataset
+
+	renameTo map[string]*TickerRename // former ticker -> its rename
+	preds    map[string][]*TickerRename
+	dailyOf  map[string]*Series
+	intraOf  map[string]*Intraday
+
+	lastIssuer int32 // issuerIdx's cache (inputs are grouped by company); -1 none
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, ErrInvalid)...)
+}
+
+func upper(s string) string { return strings.ToUpper(strings.TrimSpace(s)) }
+
+// cvmKey normalizes a CVM code: upper case, leading zeros dropped
+// ("009512" and "9512" are one code).
+func cvmKey(code string) string {
+	k := strings.TrimLeft(upper(code), "0")
+	if k == "" && strings.Contains(code, "0") {
+		return "0"
+	}
+	return k
+}
+
+func (b *builder) buildIssuers() error {
+	u, d := b.u, b.d
+	d.issuers = make([]Issuer, len(u.Companies))
+	for i := range u.Companies {
+		d.issuers[i].Company = &u.Companies[i]
+	}
+	slices.SortFunc(d.issuers, func(x, y Issuer) int { return strings.Compare(upper(x.ID), upper(y.ID)) })
+	var byID, bySym, byCVM index.Builder[int32]
+	for i := range d.issuers {
+		is := &d.issuers[i]
+		c := is.Company
+		id := upper(c.ID)
+		if id == "" {
+			return invalid("company %q: empty company_id", c.Name)
+		}
+		byID.Add(id, int32(i))
+		if c.Symbol != "" {
+			bySym.Add(upper(c.Symbol), int32(i))
+		}
+		if cvm := cvmKey(c.CVMCode); cvm != "" && cvm != id {
+			byCVM.Add(cvm, int32(i))
+		}
+		if c.SubIndustryID != "" {
+			p, ok := d.SectorPath(c.SubIndustryID)
+			if !ok {
+				return invalid("company %s: unknown sub_industry_id %q", c.ID, c.SubIndustryID)
+			}
+			is.Sector = p
+		}
+	}
+	var err error
+	if d.issuerByID, err = byID.Build(); err != nil {
+		return invalid("companies: company_id: %v", err)
+	}
+	if d.issuerBySymbol, err = bySym.Build(); err != nil {
+		return invalid("companies: symbol: %v", err)
+	}
+	if d.issuerByCVM, err = byCVM.Build(); err != nil {
+		return invalid("companies: cvm_code: %v", err)
+	}
+	return nil
+}
+
+// issuerIndex returns the issuer of a company id.
+func (b *builder) issuerIndex(id string) (int32, bool) {
+	i, ok := b.d.issuerByID.Get(id)
+	if !ok {
+		i, ok = b.d.issuerByID.Get(upper(id))
+	}
+	return i, ok
+}
+
+func (b *builder) buildRenames() error {
+	b.renameTo = make(map[string]*TickerRename, len(b.u.Renames))
+	b.preds = make(map[string][]*TickerRename)
+	for i := range b.u.Renames {
+		r := &b.u.Renames[i]
+		if r.From == "" || r.To == "" || r.From == r.To || r.From != upper(r.From) || r.To != upper(r.To) {
+			return invalid("rename %q -> %q: tickers must be non-empty, upper case and differ", r.From, r.To)
+		}
+		if !r.Date.Valid() {
+			return invalid("rename %s -> %s: date missing", r.From, r.To)
+		}
+		if _, dup := b.renameTo[r.From]; dup {
+			return invalid("rename %s: renamed twice", r.From)
+		}
+		b.renameTo[r.From] = r
+		b.preds[r.To] = append(b.preds[r.To], r)
+	}
+	for _, ps := range b.preds {
+		slices.SortFunc(ps, func(x, y *TickerRename) int { return cmp.Compare(x.Date, y.Date) })
+	}
+	// Reject cycles: every chain must end within len(Renames) steps.
+	for from := range b.renameTo {
+		t := from
+		for n := 0; ; n++ {
+			r, ok := b.renameTo[t]
+			if !ok {
+				break
+			}
+			if n > len(b.renameTo) {
+				return invalid("rename %s: cycle", from)
+			}
+			t = r.To
+		}
+	}
+	return nil
+}
+
+// current follows renames from t to the ticker it is traded as today.
+func (b *builder) current(t string) string {
+	for n := 0; n <= len(b.renameTo); n++ {
+		r, ok := b.renameTo[t]
+		if !ok {
+			return t
+		}
+		t = r.To
+	}
+	return t
+}
+
+func (b *builder) buildAssets() error {
+	u, d := b.u, b.d
+	for i := range u.Securities {
+		s := &u.Securities[i]
+		if s.Ticker == "" || s.Ticker != upper(s.Ticker) {
+			return invalid("security %q: ticker must be non-empty upper case", s.Ticker)
+		}
+		if _, former := b.renameTo[s.Ticker]; former {
+			continue // resolves to the ticker it was renamed to
+		}
+		d.assets = append(d.assets, Asset{Security: s})
+	}
+	slices.SortFunc(d.assets, func(x, y Asset) int { return strings.Compare(x.Ticker, y.Ticker) })
+	var byT index.Builder[int32]
+	for i := range d.assets {
+		a := &d.assets[i]
+		if i > 0 && d.assets[i-1].Ticker == a.Ticker {
+			return invalid("security %s: duplicate ticker", a.Ticker)
+		}
+		byT.Add(a.Ticker, int32(i))
+		if a.CompanyID == "" {
+			if a.StockType != ClassMacro {
+				return invalid("security %s: company_id missing (only %s series have none)", a.Ticker, ClassMacro)
+			}
+		} else {
+			ii, ok := b.issuerIndex(a.CompanyID)
+			if !ok {
+				return invalid("security %s: unknown company_id %q", a.Ticker, a.CompanyID)
+			}
+			a.Issuer = &d.issuers[ii]
+			a.Issuer.Assets = append(a.Issuer.Assets, a)
+		}
+	}
+	for from := range b.renameTo {
+		cur := b.current(from)
+		i, ok := slices.BinarySearchFunc(d.assets, cur, func(a Asset, t string) int { return strings.Compare(a.Ticker, t) })
+		if !ok {
+			return invalid("rename %s: target ticker %s is not a security", from, cur)
+		}
+		byT.Add(from, int32(i))
+	}
+	var err error
+	if d.assetByTicker, err = byT.Build(); err != nil {
+		return invalid("securities: %v", err)
+	}
+	for i := range d.assets {
+		a := &d.assets[i]
+		a.Former = b.formerOf(a.Ticker, nil)
+	}
+	d.assetByISIN = make(map[string]int32, len(u.Securities))
+	for i := range u.Securities {
+		s := &u.Securities[i]
+		if s.ISIN == "" {
+			continue
+		}
+		ai, _ := d.assetByTicker.Get(s.Ticker)
+		if prev, dup := d.assetByISIN[s.ISIN]; dup && prev != ai {
+			return invalid("security %s: ISIN %s already used by %s", s.Ticker, s.ISIN, d.assets[prev].Ticker)
+		}
+		d.assetByISIN[s.ISIN] = ai
+	}
+	return nil
+}
+
+// formerOf appends t's former tickers, oldest rename first.
+func (b *builder) formerOf(t string, dst []string) []string {
+	for _, r := range b.preds[t] {
+		dst = b.formerOf(r.From, dst)
+		dst = append(dst, r.From)
+	}
+	return dst
+}
+
+// assetOf finds an asset by ticker (renames resolved) or else by ISIN.
+func (b *builder) assetOf(ticker, isin string) (int32, bool) {
+	if ticker != "" {
+		if i, ok := b.d.assetByTicker.Get(ticker); ok {
+			return i, true
+		}
+	}
+	if isin != "" {
+		if i, ok := b.d.assetByISIN[isin]; ok {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func checkSeries(s *Series) error {
+	n := len(s.Dates)
+	if len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
+		len(s.Volume) != n || len(s.Quantity) != n || len(s.Trades) != n {
+		return invalid("daily series %s: columns of different lengths (dates %d, open %d, high %d, low %d, close %d, volume %d, quantity %d, trades %d)",
+			s.Ticker, n, len(s.Open), len(s.High), len(s.Low), len(s.Close), len(s.Volume), len(s.Quantity), len(s.Trades))
+	}
+	for i := 0; i < n; i++ {
+		if !s.Dates[i].Valid() {
+			return invalid("daily series %s: row %d: date missing", s.Ticker, i)
+		}
+		if i > 0 && s.Dates[i] <= s.Dates[i-1] {
+			return invalid("daily series %s: row %d: date %s not after %s", s.Ticker, i, s.Dates[i], s.Dates[i-1])
+		}
+	}
+	return nil
+}
+
+func checkIntraday(s *Intraday) error {
+	n := len(s.Times)
+	if len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
+		len(s.Volume) != n || len(s.Quantity) != n {
+		return invalid("intraday series %s: columns of different lengths (times %d, open %d, high %d, low %d, close %d, volume %d, quantity %d)",
+			s.Ticker, n, len(s.Open), len(s.High), len(s.Low), len(s.Close), len(s.Volume), len(s.Quantity))
+	}
+	for i := 1; i < n; i++ {
+		if s.Times[i] <= s.Times[i-1] {
+			return invalid("intraday series %s: row %d: time %d not after %d", s.Ticker, i, s.Times[i], s.Times[i-1])
+		}
+	}
+	return nil
+}
+
+func (b *builder) buildDaily() error {
+	u, d := b.u, b.d
+	b.dailyOf = make(map[string]*Series, len(u.Daily))
+	for i := range u.Daily {
+		s := &u.Daily[i]
+		if _, ok := d.assetByTicker.Get(s.Ticker); !ok {
+			return invalid("daily series %q: unknown ticker", s.Ticker)
+		}
+		if _, dup := b.dailyOf[s.Ticker]; dup {
+			return invalid("daily series %s: given twice", s.Ticker)
+		}
+		if err := checkSeries(s); err != nil {
+			return err
+		}
+		b.dailyOf[s.Ticker] = s
+	}
+	memo := make(map[string]*Series)
+	for i := range d.assets {
+		a := &d.assets[i]
+		a.Daily = b.joinDaily(a.Ticker, memo)
+	}
+	return nil
+}
+
+// joinDaily returns t's daily history with its former tickers' rows in
+// front: a former ticker contributes the rows before its rename date and
+// before t's own first row.
+func (b *builder) joinDaily(t string, memo map[string]*Series) *Series {
+	if s, ok := memo[t]; ok {
+		return s
+	}
+	own := b.dailyOf[t]
+	if own == nil {
+		own = &Series{Ticker: t}
+	}
+	preds := b.preds[t]
+	if len(preds) == 0 {
+		memo[t] = own
+		return own
+	}
+	firstOwn := Date(math.MaxInt32)
+	if own.Len() > 0 {
+		firstOwn = own.Dates[0]
+	}
+	type seg struct {
+		s      *Series
+		lo, hi int
+	}
+	var segs []seg
+	last := NoDate
+	rows := 0
+	for _, r := range preds {
+		ps := b.joinDaily(r.From, memo)
+		lo := index.FirstGT(ps.Dates, last)
+		hi := index.FirstGE(ps.Dates, min(r.Date, firstOwn))
+		if lo < hi {
+			segs = append(segs, seg{ps, lo, hi})
+			last = ps.Dates[hi-1]
+			rows += hi - lo
+		}
+	}
+	if rows == 0 {
+		memo[t] = own
+		return own
+	}
+	segs = append(segs, seg{own, 0, own.Len()})
+	rows += own.Len()
+	out := &Series{
+		Ticker: t, Dates: make([]Date, 0, rows),
+		Open: make([]Num, 0, rows), High: make([]Num, 0, rows), Low: make([]Num, 0, rows), Close: make([]Num, 0, rows),
+		Volume: make([]Num, 0, rows), Quantity: make([]int64, 0, rows), Trades: make([]int64, 0, rows),
+	}
+	for _, g := range segs {
+		s := g.s
+		out.Dates = append(out.Dates, s.Dates[g.lo:g.hi]...)
+		out.Open = append(out.Open, s.Open[g.lo:g.hi]...)
+		out.High = append(out.High, s.High[g.lo:g.hi]...)
+		out.Low = append(out.Low, s.Low[g.lo:g.hi]...)
+		out.Close = append(out.Close, s.Close[g.lo:g.hi]...)
+		out.Volume = append(out.Volume, s.Volume[g.lo:g.hi]...)
+		out.Quantity = append(out.Quantity, s.Quantity[g.lo:g.hi]...)
+		out.Trades = append(out.Trades, s.Trades[g.lo:g.hi]...)
+	}
+	memo[t] = out
+	return out
+}
+
+func (b *builder) buildIntraday() error {
+	u, d := b.u, b.d
+	b.intraOf = make(map[string]*Intraday, len(u.Intraday))
+	for i := range u.Intraday {
+		s := &u.Intraday[i]
+		if _, ok := d.assetByTicker.Get(s.Ticker); !ok {
+			return invalid("intraday series %q: unknown ticker", s.Ticker)
+		}
+		if _, dup := b.intraOf[s.Ticker]; dup {
+			return invalid("intraday series %s: given twice", s.Ticker)
+		}
+		if err := checkIntraday(s); err != nil {
+			return err
+		}
+		b.intraOf[s.Ticker] = s
+	}
+	memo := make(map[string]*Intraday)
+	for i := range d.assets {
+		a := &d.assets[i]
+		a.Intraday = b.joinIntraday(a.Ticker, memo)
+	}
+	return nil
+}
+
+// joinIntraday is joinDaily for 1-minute bars (the rename date's midnight
+// UTC is the cut).
+func (b *builder) joinIntraday(t string, memo map[string]*Intraday) *Intraday {
+	if s, ok := memo[t]; ok {
+		return s
+	}
+	own := b.intraOf[t]
+	if own == nil {
+		own = &Intraday{Ticker: t}
+	}
+	preds := b.preds[t]
+	if len(preds) == 0 {
+		memo[t] = own
+		return own
+	}
+	firstOwn := int64(math.MaxInt64)
+	if own.Len() > 0 {
+		firstOwn = own.Times[0]
+	}
+	type seg struct {
+		s      *Intraday
+		lo, hi int
+	}
+	var segs []seg
+	last := int64(math.MinInt64)
+	rows := 0
+	for _, r := range preds {
+		ps := b.joinIntraday(r.From, memo)
+		lo := index.FirstGT(ps.Times, last)
+		hi := index.FirstGE(ps.Times, min(int64(r.Date)*86400, firstOwn))
+		if lo < hi {
+			segs = append(segs, seg{ps, lo, hi})
+			last = ps.Times[hi-1]
+			rows += hi - lo
+		}
+	}
+	if rows == 0 {
+		memo[t] = own
+		return own
+	}
+	segs = append(segs, seg{own, 0, own.Len()})
+	rows += own.Len()
+	out := &Intraday{
+		Ticker: t, Times: make([]int64, 0, rows),
+		Open: make([]Num, 0, rows), High: make([]Num, 0, rows), Low: make([]Num, 0, rows), Close: make([]Num, 0, rows),
+		Volume: make([]Num, 0, rows), Quantity: make([]int64, 0, rows),
+	}
+	for _, g := range segs {
+		s := g.s
+		out.Times = append(out.Times, s.Times[g.lo:g.hi]...)
+		out.Open = append(out.Open, s.Open[g.lo:g.hi]...)
+		out.High = append(out.High, s.High[g.lo:g.hi]...)
+		out.Low = append(out.Low, s.Low[g.lo:g.hi]...)
+		out.Close = append(out.Close, s.Close[g.lo:g.hi]...)
+		out.Volume = append(out.Volume, s.Volume[g.lo:g.hi]...)
+		out.Quantity = append(out.Quantity, s.Quantity[g.lo:g.hi]...)
+	}
+	memo[t] = out
+	return out
+}
+
+func (b *builder) buildQuotes() error {
+	for i := range b.d.assets {
+		a := &b.d.assets[i]
+		a.buildRunAgg()
+		a.Latest = a.quoteAt(maxUnix)
+		switch {
+		case !a.Latest.Valid():
+			a.latestFrom = minUnix
+		case a.Latest.Intraday:
+			a.latestFrom = a.Latest.Time + 60
+		default:
+			a.latestFrom = int64(a.Latest.Date)*86400 + int64(SessionCloseUTC/time.Second)
+		}
+		if a.StockType != ClassMacro && a.Latest.Valid() && a.Latest.Date > b.d.lastSession {
+			b.d.lastSession = a.Latest.Date
+		}
+	}
+	return nil
+}
+
+// liquidityCmp orders a company's tickers: LiquidityRank ascending with 0
+// (unknown) last, then latest volume descending (missing last), then ticker.
+func liquidityCmp(x, y *Asset) int {
+	rx, ry := x.LiquidityRank, y.LiquidityRank
+	if rx <= 0 {
+		rx = math.MaxInt
+	}
+	if ry <= 0 {
+		ry = math.MaxInt
+	}
+	if c := cmp.Compare(rx, ry); c != 0 {
+		return c
+	}
+	vx, vy := x.Latest.Volume, y.Latest.Volume
+	switch {
+	case vx.Valid() && !vy.Valid():
+		return -1
+	case !vx.Valid() && vy.Valid():
+		return 1
+	case vx.Valid() && vx != vy:
+		return cmp.Compare(vy, vx)
+	}
+	return strings.Compare(x.Ticker, y.Ticker)
+}
+
+// issuerIdx returns the index of the issuer of company id; what names the
+// referencing entity in the error (formatted only on failure).
+func (b *builder) issuerIdx(id string, what func() string) (int32, error) {
+	if k := b.lastIssuer; k >= 0 && b.d.issuers[k].ID == id {
+		return k, nil
+	}
+	i, ok := b.issuerIndex(id)
+	if !ok {
+		return 0, invalid("%s: unknown company_id %q", what(), id)
+	}
+	b.lastIssuer = i
+	return i, nil
+}
+
+// issuerOf is issuerIdx returning the Issuer.
+func (b *builder) issuerOf(id string, what func() string) (*Issuer, error) {
+	i, err := b.issuerIdx(id, what)
+	if err != nil {
+		return nil, err
+	}
+	return &b.d.issuers[i], nil
+}
+
+func (b *builder) buildIssuerLists() error {
+	u, d := b.u, b.d
+	for i := range d.issuers {
+		slices.SortFunc(d.issuers[i].Assets, liquidityCmp)
+	}
+	for i := range u.Reports {
+		r := &u.Reports[i]
+		is, err := b.issuerOf(r.CompanyID, func() string { return fmt.Sprintf("report %s %s %s", r.Statement, r.Aggregation, r.ReferenceDate) })
+		if err != nil {
+			return err
+		}
+		is.Reports = append(is.Reports, r)
+	}
+	for i := range u.Shares {
+		p := &u.Shares[i]
+		is, err := b.issuerOf(p.CompanyID, func() string { return fmt.Sprintf("shares point %s", p.Date) })
+		if err != nil {
+			return err
+		}
+		is.Shares = append(is.Shares, p)
+	}
+	for i := range u.ShareActions {
+		a := &u.ShareActions[i]
+		is, err := b.issuerOf(a.CompanyID, func() string { return fmt.Sprintf("share action %s %s %s", a.Type, a.Ticker, a.PriorExDate) })
+		if err != nil {
+			return err
+		}
+		is.ShareActions = append(is.ShareActions, a)
+	}
+	for i := range u.InsiderReports {
+		r := &u.InsiderReports[i]
+		is, err := b.issuerOf(r.CompanyID, func() string { return fmt.Sprintf("insider report %s", r.ReferenceDate) })
+		if err != nil {
+			return err
+		}
+		is.Insider = append(is.Insider, r)
+	}
+	for i := range u.Documents {
+		doc := &u.Documents[i]
+		is, err := b.issuerOf(doc.CompanyID, func() string { return fmt.Sprintf("document %s", doc.ID) })
+		if err != nil {
+			return err
+		}
+		is.Documents = append(is.Documents, doc)
+	}
+	for i := range u.FundReports {
+		r := &u.FundReports[i]
+		is, err := b.issuerOf(r.FundID, func() string { return fmt.Sprintf("fund report %s", r.ReferenceDate) })
+		if err != nil {
+			return err
+		}
+		is.FundReports = append(is.FundReports, r)
+	}
+	for i := range d.issuers {
+		is := &d.issuers[i]
+		slices.SortStableFunc(is.Reports, func(x, y *Report) int {
+			return cmp.Or(cmp.Compare(x.ReferenceDate, y.ReferenceDate), strings.Compare(x.Statement, y.Statement),
+				strings.Compare(x.Aggregation, y.Aggregation), cmp.Compare(x.Version, y.Version))
+		})
+		slices.SortStableFunc(is.Shares, func(x, y *SharesPoint) int { return cmp.Compare(y.Date, x.Date) })
+		slices.SortStableFunc(is.ShareActions, func(x, y *ShareAction) int {
+			return cmp.Or(cmp.Compare(y.PriorExDate, x.PriorExDate), strings.Compare(x.ISIN, y.ISIN), strings.Compare(x.Type, y.Type))
+		})
+		slices.SortStableFunc(is.Insider, func(x, y *InsiderReport) int {
+			return cmp.Or(cmp.Compare(x.ReferenceDate, y.ReferenceDate), strings.Compare(x.Aggregation, y.Aggregation),
+				cmp.Compare(x.Version, y.Version))
+		})
+		slices.SortStableFunc(is.Documents, func(x, y *Document) int {
+			return cmp.Or(y.PublishDate.Compare(x.PublishDate), strings.Compare(x.ID, y.ID))
+		})
+		slices.SortStableFunc(is.FundReports, func(x, y *FundReport) int {
+			return cmp.Or(cmp.Compare(x.ReferenceDate, y.ReferenceDate), cmp.Compare(x.Version, y.Version))
+		})
+	}
+	return nil
+}
+
+func (b *builder) buildCatalog() error {
+	var bl index.Builder[int32]
+	for i, ind := range b.u.Derived.Catalog {
+		if ind.ID == "" {
+			return invalid("catalog entry %d: empty id", i)
+		}
+		bl.Add(upper(ind.Kind)+"/"+upper(ind.ID), int32(i))
+	}
+	if len(b.u.Derived.Catalog) > math.MaxUint16+1 {
+		return invalid("catalog: %d indicators (max %d)", len(b.u.Derived.Catalog), math.MaxUint16+1)
+	}
+	m, err := bl.Build()
+	if err != nil {
+		return invalid("catalog: %v", err)
+	}
+	b.d.catalogByID = m
+	return nil
+}
+
+func (b *builder) buildRatios() error {
+	u, d := b.u, b.d
+	ncat := len(u.Derived.Catalog)
+	owner := make([]int32, len(u.Derived.Ratios))
+	count := make([]int, len(d.issuers)+1)
+	for i := range u.Derived.Ratios {
+		p := &u.Derived.Ratios[i]
+		if int(p.Indicator) >= ncat {
+			return invalid("ratio point of %s: indicator %d outside the catalog (%d entries)", p.CompanyID, p.Indicator, ncat)
+		}
+		k, err := b.issuerIdx(p.CompanyID, func() string { return "ratio point " + u.Derived.Catalog[p.Indicator].ID })
+		if err != nil {
+			return err
+		}
+		owner[i] = k
+		count[k+1]++
+	}
+	for k := 1; k < len(count); k++ {
+		count[k] += count[k-1]
+	}
+	all := make([]*RatioPoint, len(u.Derived.Ratios))
+	next := slices.Clone(count[:len(d.issuers)])
+	for i := range u.Derived.Ratios {
+		k := owner[i]
+		all[next[k]] = &u.Derived.Ratios[i]
+		next[k]++
+	}
+	cmpPoint := func(x, y *RatioPoint) int {
+		return cmp.Or(cmp.Compare(x.Indicator, y.Indicator), strings.Compare(x.Class, y.Class),
+			strings.Compare(x.Frequency, y.Frequency), cmp.Compare(x.ReferenceDate, y.ReferenceDate),
+			x.PublishDate.Compare(y.PublishDate))
+	}
+	for i := range d.issuers {
+		is := &d.issuers[i]
+		ps := all[count[i]:count[i+1]:count[i+1]]
+		if !slices.IsSortedFunc(ps, cmpPoint) {
+			slices.SortStableFunc(ps, cmpPoint)
+		}
+		for lo := 0; lo < len(ps); {
+			hi := lo + 1
+			for hi < len(ps) && ps[hi].Indicator == ps[lo].Indicator && ps[hi].Class == ps[lo].Class && ps[hi].Frequency == ps[lo].Frequency {
+				hi++
+			}
+			is.Ratios = append(is.Ratios, RatioSeries{Indicator: ps[lo].Indicator, Class: ps[lo].Class, Frequency: ps[lo].Frequency, Points: ps[lo:hi:hi]})
+			lo = hi
+		}
+	}
+	fper := make(map[*Issuer][]*FundRatioPoint)
+	for i := range u.Derived.FundRatios {
+		p := &u.Derived.FundRatios[i]
+		if int(p.Indicator) >= ncat {
+			return invalid("fund ratio point of %s: indicator %d outside the catalog (%d entries)", p.FundID, p.Indicator, ncat)
+		}
+		is, err := b.issuerOf(p.FundID, func() string { return "fund ratio point " + u.Derived.Catalog[p.Indicator].ID })
+		if err != nil {
+			return err
+		}
+		fper[is] = append(fper[is], p)
+	}
+	for i := range d.issuers {
+		is := &d.issuers[i]
+		ps := fper[is]
+		slices.SortStableFunc(ps, func(x, y *FundRatioPoint) int {
+			return cmp.Or(cmp.Compare(x.Indicator, y.Indicator), strings.Compare(x.Frequency, y.Frequency),
+				cmp.Compare(x.ReferenceDate, y.ReferenceDate), x.PublishDate.Compare(y.PublishDate))
+		})
+		for lo := 0; lo < len(ps); {
+			hi := lo + 1
+			for hi < len(ps) && ps[hi].Indicator == ps[lo].Indicator && ps[hi].Frequency == ps[lo].Frequency {
+				hi++
+			}
+			is.FundRatios = append(is.FundRatios, FundRatioSeries{Indicator: ps[lo].Indicator, Frequency: ps[lo].Frequency, Points: ps[lo:hi:hi]})
+			lo = hi
+		}
+	}
+	return nil
+}
+
+func (b *builder) buildIndexes() error {
+	u, d := b.u, b.d
+	d.indexes = make([]IndexData, len(u.Indexes))
+	for i := range u.Indexes {
+		d.indexes[i].Index = &u.Indexes[i]
+	}
+	slices.SortFunc(d.indexes, func(x, y IndexData) int { return strings.Compare(upper(x.Symbol), upper(y.Symbol)) })
+	var bl index.Builder[int32]
+	for i := range d.indexes {
+		ix := &d.indexes[i]
+		if ix.Symbol == "" {
+			return invalid("index %q: empty symbol", ix.Name)
+		}
+		bl.Add(upper(ix.Symbol), int32(i))
+		for _, m := range ix.Index.Members {
+			ai, ok := d.assetByTicker.Get(m.Ticker)
+			if !ok {
+				return invalid("index %s: member %q: unknown ticker", ix.Symbol, m.Ticker)
+			}
+			ix.Members = append(ix.Members, &d.assets[ai])
+		}
+	}
+	m, err := bl.Build()
+	if err != nil {
+		return invalid("indexes: %v", err)
+	}
+	d.indexBySymbol = m
+	return nil
+}

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// CashEvent is one version of a cash action with what Build derives for
+// it. The embedded CashAction is the source and is never modified.
+type CashEvent struct {
+	*CashAction
+	// Issuer is the announcing company.
+	Issuer *Issuer
+	// Factor is the adjustment factor F(prior_ex_date) of the action's
+	// ticker (see AdjustmentFactor): adjusted value = value / Factor. It is
+	// 1 when the ticker has no later share event or no price history, and
+	// Null when prior_ex_date is missing.
+	Factor Num
+	// Current is true for the highest version of the event (EventID; an
+	// action without EventID is its own event).
+	Current bool
+}
+
+// Value returns the gross value per share, DeclaredValue +
+// MonetaryCorrection (a missing correction counts as 0), BRL.
+func (e *CashEvent) Value() Num { return grossValue(e.DeclaredValue, e.MonetaryCorrection) }
+
+// Adjust returns v / Factor: a BRL-per-share amount of this action in the
+// current share base (Null when v or Factor is missing).
+func (e *CashEvent) Adjust(v Num) Num { return Div(v, e.Factor) }
+
+// InstallmentValue returns an installment's gross value (declared +
+// correction), BRL per share.
+func InstallmentValue(in *Installment) Num {
+	return grossValue(in.DeclaredValue, in.MonetaryCorrection)
+}
+
+func grossValue(declared, correction Num) Num {
+	if !declared.Valid() {
+		return Null
+	}
+	if !correction.Valid() {
+		return declared
+	}
+	return declared + correction
+}
+
+func (b *builder) buildCash() error {
+	u, d := b.u, b.d
+	d.cash = make([]CashEvent, len(u.CashActions))
+	latest := make(map[string]int, len(u.CashActions)) // event -> highest version
+	for i := range u.CashActions {
+		ca := &u.CashActions[i]
+		is, err := b.issuerOf(ca.CompanyID, func() string { return "cash action " + ca.ID })
+		if err != nil {
+			return err
+		}
+		e := CashEvent{CashAction: ca, Issuer: is, Factor: 1}
+		if !ca.PriorExDate.Valid() {
+			e.Factor = Null
+		} else if ai, ok := b.assetOf(ca.Ticker, ca.ISIN); ok {
+			e.Factor = d.assets[ai].adj.at(ca.PriorExDate)
+		}
+		d.cash[i] = e
+		k := eventKey(ca)
+		if v, ok := latest[k]; !ok || ca.Version > v {
+			latest[k] = ca.Version
+		}
+	}
+	for i := range d.cash {
+		e := &d.cash[i]
+		e.Current = e.Version == latest[eventKey(e.CashAction)]
+	}
+	slices.SortFunc(d.cash, func(x, y CashEvent) int {
+		return cmp.Or(cmp.Compare(y.PriorExDate, x.PriorExDate), strings.Compare(x.CompanyID, y.CompanyID),
+			strings.Compare(x.Ticker, y.Ticker), strings.Compare(x.EventID, y.EventID),
+			cmp.Compare(y.Version, x.Version), strings.Compare(x.ID, y.ID))
+	})
+	for i := range d.cash {
+		e := &d.cash[i]
+		e.Issuer.CashActions = append(e.Issuer.CashActions, e)
+	}
+	return nil
+}
+
+func eventKey(ca *CashAction) string {
+	if ca.EventID == "" {
+		return "\x00" + ca.ID
+	}
+	return ca.EventID
+}

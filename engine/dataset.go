@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"strings"
+	"time"
+
+	"github.com/pregao/pregao/index"
+)
+
+// Dataset is the immutable, indexed, read-only view of one Universe,
+// made by Build. Every method is safe for concurrent use without locks;
+// the Dataset and everything it returns must not be modified. Slices and
+// pointers returned by accessors are owned by the Dataset.
+type Dataset struct {
+	u *Universe
+
+	sectors    []*Sector // sorted by ID
+	sectorByID *index.Map[int32]
+	sectorDesc [][]string // per sectors[i]: the ids of i and its descendants, sorted
+
+	issuers        []Issuer // sorted by company ID
+	issuerByID     *index.Map[int32]
+	issuerBySymbol *index.Map[int32]
+	issuerByCVM    *index.Map[int32]
+
+	assets        []Asset           // current tickers, sorted by ticker
+	assetByTicker *index.Map[int32] // current and former tickers
+	assetByISIN   map[string]int32
+
+	cash []CashEvent // every cash action, prior_ex_date desc
+
+	catalogByID *index.Map[int32] // upper-case "KIND/ID" -> Catalog index
+
+	indexes       []IndexData // sorted by symbol
+	indexBySymbol *index.Map[int32]
+
+	lastSession Date
+	gainers     []*Asset
+	losers      []*Asset
+
+	screener Screener
+}
+
+// Issuer is the derived view of one Company: its tickers and every
+// per-company list, sorted once at Build. It embeds the source Company.
+type Issuer struct {
+	*Company
+
+	// Assets are the company's tickers, most liquid first (LiquidityRank
+	// ascending with 0 = unknown last, then latest volume descending, then
+	// ticker).
+	Assets []*Asset
+	// Sector is the taxonomy path: Sector[0] level 1 (sector) ...
+	// Sector[3] level 4 (sub_industry); nil entries when unknown.
+	Sector [4]*Sector
+	// Reports sorted by reference_date, statement, aggregation, version.
+	Reports []*Report
+	// Shares is the share-count history, newest first.
+	Shares []*SharesPoint
+	// CashActions sorted by prior_ex_date descending (then ticker, event,
+	// version descending); every version is kept.
+	CashActions []*CashEvent
+	// ShareActions sorted by prior_ex_date descending (then ISIN, type).
+	ShareActions []*ShareAction
+	// Insider reports sorted by reference_date, aggregation, version.
+	Insider []*InsiderReport
+	// Documents sorted by publish_date descending, then id.
+	Documents []*Document
+	// Ratios groups the company's ratio points by indicator, class and
+	// frequency (in that order); points inside a group are sorted by
+	// reference_date then publish_date.
+	Ratios []RatioSeries
+	// FundReports (funds only) sorted by reference_date then version.
+	FundReports []*FundReport
+	// FundRatios (funds only) grouped by indicator and frequency; points
+	// sorted by reference_date then publish_date.
+	FundRatios []FundRatioSeries
+}
+
+// IsFund reports whether the issuer is a listed fund (FII or ETF).
+func (is *Issuer) IsFund() bool { return is.Kind == KindFII || is.Kind == KindETF }
+
+// LatestShares returns the newest share-count point and true, or false
+// when the company has no share history.
+func (is *Issuer) LatestShares() (SharesPoint, bool) {
+	if len(is.Shares) == 0 {
+		return SharesPoint{}, false
+	}
+	return *is.Shares[0], true
+}
+
+// Total returns Common + Preferred (treasury shares are included in both).
+func (p SharesPoint) Total() int64 { return p.Common + p.Preferred }
+
+// RatioSeries is one indicator of one company for one class and frequency.
+type RatioSeries struct {
+	Indicator uint16 // index into Catalog
+	Class     string // "" for company-level indicators
+	Frequency string
+	Points    []*RatioPoint // reference_date, then publish_date ascending
+}
+
+// FundRatioSeries is one indicator of one fund for one frequency.
+type FundRatioSeries struct {
+	Indicator uint16 // index into Catalog
+	Frequency string
+	Points    []*FundRatioPoint // reference_date, then publish_date ascending
+}
+
+// Asset is the derived view of one current ticker: its Security, joined
+// price history (former tickers' rows first), adjustment factors and
+// latest quote. It embeds the source Security.
+type Asset struct {
+	*Security
+
+	// Issuer is the company; nil for macro series.
+	Issuer *Issuer
+	// Former lists the tickers renamed into this one, oldest rename first.
+	Former []string
+	// Daily is the continuous daily history (never nil; may be empty).
+	Daily *Series
+	// Intraday is the continuous 1-minute history (never nil; may be empty).
+	Intraday *Intraday
+	// Latest is the quote of the last session (daily or intraday,
+	// whichever is newer); Latest.Valid() is false without data.
+	Latest Quote
+
+	// latestFrom is the earliest unix time from which QuoteAt answers
+	// Latest (every later bar is complete by then).
+	latestFrom int64
+
+	adj    steps      // cumulative adjustment factors
+	cum    runAgg     // per-minute running session aggregates of Intraday
+	events []AdjEvent // the factor events, ascending date
+}
+
+// Universe returns the source Universe. It must not be modified.
+func (d *Dataset) Universe() *Universe { return d.u }
+
+// Meta returns the dataset's metadata.
+func (d *Dataset) Meta() Meta { return d.u.Meta }
+
+// AsOf returns the data's "now": the end of the last session covered.
+func (d *Dataset) AsOf() time.Time { return d.u.Meta.AsOf }
+
+// LastSession returns the market's last session: the newest Latest.Date
+// of any non-macro asset (NoDate when there is none).
+func (d *Dataset) LastSession() Date { return d.lastSession }
+
+// Issuers returns every company and fund, sorted by company ID.
+func (d *Dataset) Issuers() []Issuer { return d.issuers }
+
+// Issuer returns the company with the given company ID (exact, or
+// upper-cased, or with punctuation stripped).
+func (d *Dataset) Issuer(companyID string) (*Issuer, bool) {
+	if i, ok := d.issuerByID.Get(companyID); ok {
+		return &d.issuers[i], true
+	}
+	if n := normID(companyID); n != companyID {
+		if i, ok := d.issuerByID.Get(n); ok {
+			return &d.issuers[i], true
+		}
+	}
+	return nil, false
+}
+
+// Assets returns every current ticker, sorted by ticker.
+func (d *Dataset) Assets() []Asset { return d.assets }
+
+// Asset returns the asset of a current or former ticker (case-insensitive).
+// It does not allocate when ticker is already upper-case.
+func (d *Dataset) Asset(ticker string) (*Asset, bool) {
+	if i, ok := d.assetByTicker.Get(ticker); ok {
+		return &d.assets[i], true
+	}
+	if n := strings.ToUpper(strings.TrimSpace(ticker)); n != ticker {
+		if i, ok := d.assetByTicker.Get(n); ok {
+			return &d.assets[i], true
+		}
+	}
+	return nil, false
+}
+
+// AssetByISIN returns the current asset of an ISIN.
+func (d *Dataset) AssetByISIN(isin string) (*Asset, bool) {
+	i, ok := d.assetByISIN[isin]
+	if !ok {
+		return nil, false
+	}
+	return &d.assets[i], true
+}
+
+// CashActions returns every cash action of every company with its
+// adjustment factor, sorted by prior_ex_date descending, then company,
+// ticker, event and version descending.
+func (d *Dataset) CashActions() []CashEvent { return d.cash }
+
+// Catalog returns the indicator catalog (Derived.Catalog); RatioPoint.Indicator
+// indexes it.
+func (d *Dataset) Catalog() []Indicator { return d.u.Derived.Catalog }
+
+// IndicatorIndex returns the catalog index of the indicator of the given
+// kind (IndFundamental, IndValuation, IndFund) and id, both matched
+// case-insensitively, id without class suffix (EBITDA_MARGIN). Catalog ids
+// are unique per kind only (DIVIDEND_YIELD is both VALUATION and FUND).
+// An empty kind looks for a company indicator: FUNDAMENTAL, then
+// VALUATION.
+func (d *Dataset) IndicatorIndex(kind, id string) (int, bool) {
+	if kind == "" {
+		if i, ok := d.IndicatorIndex(IndFundamental, id); ok {
+			return i, true
+		}
+		return d.IndicatorIndex(IndValuation, id)
+	}
+	var buf [64]byte
+	k := append(append(append(buf[:0], upper(kind)...), '/'), upper(id)...)
+	if i, ok := d.catalogByID.Get(string(k)); ok {
+		return int(i), true
+	}
+	return 0, false
+}
+
+// Indexes returns every market index, sorted by symbol.
+func (d *Dataset) Indexes() []IndexData { return d.indexes }
+
+// Index returns the market index with the given symbol (case-insensitive).
+func (d *Dataset) Index(symbol string) (*IndexData, bool) {
+	if i, ok := d.indexBySymbol.Get(symbol); ok {
+		return &d.indexes[i], true
+	}
+	if n := strings.ToUpper(strings.TrimSpace(symbol)); n != symbol {
+		if i, ok := d.indexBySymbol.Get(n); ok {
+			return &d.indexes[i], true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,101 @@
+// Package engine holds Pregão's domain model and its read-optimized,
+// immutable in-memory Dataset.
+//
+// The source model (model.go, num.go) is a Universe: every entity a bundle
+// carries plus the Derived ratio data. Build turns a Universe into a
+// Dataset once per snapshot: B-tree indexes (package index) by ticker,
+// symbol, company_id, CVM code and dates; former tickers joined into one
+// continuous history; adjustment factors; latest quotes, variations and
+// per-minute running session aggregates; index rankings and market movers;
+// the screener's column-wise table. Nothing of that is recomputed per
+// request: queries are lookups, binary searches and scans of precomputed
+// columns. A Store publishes Datasets through an atomic.Pointer: readers
+// never lock, and a request keeps one Dataset for its whole life.
+//
+// engine does no I/O and no HTTP. It imports only the standard library
+// and index; it must never import snapshot, httpapi, cmd or any importer.
+//
+// # Units and missing data
+//
+// Prices are BRL per share, volumes BRL, quantities shares, variations
+// decimal fractions (0.0621 = +6.21%). Num NaN (Null) is missing data and
+// answers null, never 0; Date NoDate is an absent date. Times are UTC.
+//
+// # Accessors
+//
+// Identification:
+//   - Dataset.Resolve(id) (Resolved, error): ticker (current or former),
+//     symbol, company_id (punctuation allowed) or CVM code in one call;
+//     allocation-free for upper-case input.
+//   - Dataset.ResolveFund(id): Resolve restricted to FII/ETF issuers.
+//   - Dataset.Issuer(companyID), Dataset.Issuers(): companies and funds.
+//   - Dataset.Asset(ticker), Dataset.AssetByISIN(isin), Dataset.Assets():
+//     current tickers (former tickers resolve to current ones).
+//
+// Per company (Issuer fields): Assets (most liquid first), Sector (4
+// levels), Reports, Shares (newest first; LatestShares, SharesPoint.Total),
+// CashActions,
+// ShareActions (prior_ex_date descending), Insider, Documents, Ratios
+// (RatioGroup(indicator, class, frequency)), FundReports, FundRatios;
+// IsFund.
+//
+// Per ticker (Asset fields and methods): Daily and Intraday (joined
+// histories), Former, Latest (Quote of the last session); DayIndex(d),
+// DayRange(from, to), MinuteRange(from, to) (allocation-free searches);
+// DailyBar(i, adjusted), AppendDaily(dst, lo, hi, adjusted),
+// AppendIntraday(dst, lo, hi, adjusted), AppendDailyBuckets and
+// AppendIntradayBuckets(dst, lo, hi, seconds, adjusted) and
+// Aggregate(bars, seconds) (caller-owned buffers, no per-row allocation); AdjustmentFactor(d), AdjustmentSteps(),
+// AdjustmentEvents(); QuoteAt(t) (the delayed quote: one binary search
+// per series), DailyQuote(i), QuoteBefore(d) (previous-day view).
+//
+// Market-wide:
+//   - Dataset.QuoteAt(ticker, t), Dataset.AdjustmentFactor(ticker, d).
+//   - Dataset.CashActions(): every cash action version (CashEvent: Factor,
+//     Current, Value(), Adjust(v)), prior_ex_date descending.
+//   - Dataset.Index(symbol), Dataset.Indexes(): IndexData with Members,
+//     precomputed Highs/Lows and UpdatedAt; IndexData.RankAt(t, lows, dst)
+//     ranks as of another time.
+//   - Dataset.Movers(): the last session's gainers and losers;
+//     Dataset.MoversOn(day): those of the last session on or before day.
+//   - Dataset.Screener(): column-wise screener table (Close, Volume,
+//     Employees, LiquidityRank, Primary, SectorID per level, Ratios per
+//     catalog indicator, ByVolume order).
+//   - Dataset.Sectors(), Sector(id), SectorDescendants(id), SectorPath(id).
+//   - Dataset.Catalog(), Dataset.IndicatorIndex(kind, id) (ids are unique
+//     per kind only), ClassSuffix(class), ScreenerClass(class).
+//   - Dataset.Meta(), AsOf(), LastSession(), Universe().
+//
+// # Adjustment factors
+//
+// Every share action of an asset (matched by its ticker, renames resolved,
+// else by its ISIN; the ORIGINAL_ASSET leg's ticker/ISIN when the action
+// names neither) is one event on its prior_ex_date p (the last session
+// "with") with a factor f:
+//
+//   - STOCK_SPLIT, REVERSE_STOCK_SPLIT, STOCK_BONUS: f is the root factor
+//     (split 1:10 = 10, reverse 10:1 = 0.1, 5% bonus = 1.05). A missing or
+//     non-positive factor is an error at Build.
+//   - leg-bearing events (SPIN_OFF_CAPITAL_REDUCTION[_QUANTITY],
+//     MERGER_INCORPORATION, CAPITAL_RESTITUTION_*): f = the ORIGINAL_ASSET
+//     leg's factor (the leg naming the asset, else the first one; 1 when
+//     absent or not positive). Spin-offs (both SPIN_OFF types) also remove
+//     the value of the RECEIVED_ASSET legs: f is multiplied by
+//     P / (P - sum(r_i * P_i)), where P is the original's close on the last
+//     session on or before p, r_i a received leg's factor and P_i the
+//     received asset's first close after p. When a price or leg factor is
+//     missing, or the denominator is not positive, the value part is 1.
+//     A leg-bearing type given without legs uses its root factor when
+//     positive, else 1.
+//   - SUBSCRIPTION and TOTAL_EQUITY_REDEMPTION do not adjust (f = 1).
+//
+// The cumulative factor of a session d is F(d) = product of f over the
+// asset's events with p >= d (1 after the last event). Adjusted price =
+// price / F(d); adjusted quantity = quantity * F(d); volumes in BRL are
+// never adjusted. A cash action's adjustment factor is F(prior_ex_date) of
+// its ticker, and its adjusted values are value / factor.
+//
+// F is stored per asset as a step function: the distinct event dates
+// ascending and, for each, the product of the factors of that date and
+// all later ones. F(d) is the value at the first event date >= d.
+package engine

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pregao/pregao/index"
+)
+
+// SessionCloseUTC is when a daily bar becomes visible to QuoteAt: a session
+// dated d counts as complete from d + SessionCloseUTC (17:00 in Brasília,
+// UTC-3, the end of B3's regular session). Intraday bars are visible once
+// complete (start + 60 s).
+const SessionCloseUTC = 20 * time.Hour
+
+// Quote is a ticker's quote at a point in time: the running aggregate of
+// the session so far (intraday) or a complete daily session. Prices are
+// BRL per share, unadjusted; Factor adjusts them like Bar.Factor.
+type Quote struct {
+	// Time is unix seconds, UTC: the start of the last 1-minute bar
+	// included (intraday) or midnight of the session (daily).
+	Time     int64
+	Date     Date // the session
+	Open     Num  // session open
+	High     Num  // session high so far
+	Low      Num  // session low so far
+	Close    Num  // last price
+	Volume   Num  // BRL traded in the session so far
+	Quantity Num  // shares traded in the session so far
+	// PrevClose is the previous session's close, expressed in this
+	// session's share base (divided by the adjustment factors of events
+	// between the two sessions), so splits do not show as variations.
+	PrevClose Num
+	// Variation is Close/PrevClose - 1 (decimal fraction); Null when the
+	// previous close is missing or zero.
+	Variation Num
+	// VariationValue is Close - PrevClose (BRL); Null likewise.
+	VariationValue Num
+	// Factor is the adjustment factor F(Date).
+	Factor Num
+	// Intraday is true when the quote comes from 1-minute bars.
+	Intraday bool
+}
+
+// Valid reports whether q holds a session.
+func (q Quote) Valid() bool { return q.Date.Valid() }
+
+// Adjusted returns q with prices divided and quantity multiplied by Factor.
+func (q Quote) Adjusted() Quote {
+	f := q.Factor
+	if !f.Valid() || f == 1 {
+		return q
+	}
+	q.Open /= f
+	q.High /= f
+	q.Low /= f
+	q.Close /= f
+	q.PrevClose /= f
+	q.VariationValue /= f
+	q.Quantity *= f
+	return q
+}
+
+// NullQuote is the quote of a ticker without data at the time asked.
+var NullQuote = Quote{
+	Date: NoDate, Open: Null, High: Null, Low: Null, Close: Null, Volume: Null, Quantity: Null,
+	PrevClose: Null, Variation: Null, VariationValue: Null, Factor: Null,
+}
+
+// runAgg holds, for every intraday bar, the session's running aggregates
+// up to and including that bar.
+type runAgg struct {
+	open, high, low, close, vol, qty []Num
+}
+
+func (a *Asset) buildRunAgg() {
+	s := a.Intraday
+	n := s.Len()
+	if n == 0 {
+		return
+	}
+	col := make([]Num, 6*n)
+	r := runAgg{
+		open: col[0:n:n], high: col[n : 2*n : 2*n], low: col[2*n : 3*n : 3*n],
+		close: col[3*n : 4*n : 4*n], vol: col[4*n : 5*n : 5*n], qty: col[5*n : 6*n : 6*n],
+	}
+	var day Date = NoDate
+	for i := 0; i < n; i++ {
+		d := dateOfUnix(s.Times[i])
+		if d != day {
+			day = d
+			r.open[i], r.high[i], r.low[i], r.close[i] = s.Open[i], s.High[i], s.Low[i], s.Close[i]
+			r.vol[i], r.qty[i] = s.Volume[i], Num(s.Quantity[i])
+			continue
+		}
+		p := i - 1
+		r.open[i] = r.open[p]
+		if !r.open[i].Valid() {
+			r.open[i] = s.Open[i]
+		}
+		r.high[i] = maxNum(r.high[p], s.High[i])
+		r.low[i] = minNum(r.low[p], s.Low[i])
+		r.close[i] = r.close[p]
+		if s.Close[i].Valid() {
+			r.close[i] = s.Close[i]
+		}
+		r.vol[i] = addNum(r.vol[p], s.Volume[i])
+		r.qty[i] = addNum(r.qty[p], Num(s.Quantity[i]))
+	}
+	a.cum = r
+}
+
+const (
+	minUnix = (int64(math.MinInt32) + 1) * 86400
+	maxUnix = (int64(math.MaxInt32) - 1) * 86400
+)
+
+// QuoteAt returns the quote as of t: the running aggregate of the 1-minute
+// bars complete by t (start + 60 s <= t) when their session is more recent
+// than the last daily session complete by t (see SessionCloseUTC), else
+// that daily session (a complete daily bar is authoritative). It returns NullQuote when there is no data by
+// t. It is a pair of binary searches and does not allocate.
+func (a *Asset) QuoteAt(t time.Time) Quote {
+	if ts := t.Unix(); ts >= a.latestFrom {
+		return a.Latest
+	}
+	return a.quoteAt(t.Unix())
+}
+
+// quoteAt is QuoteAt without the Latest shortcut (Build uses it to compute
+// Latest).
+func (a *Asset) quoteAt(ts int64) Quote {
+	ts = min(max(ts, minUnix), maxUnix)
+	dt := dateOfUnix(ts)
+	j := index.LastLE(a.Daily.Dates, dt)
+	if j >= 0 && a.Daily.Dates[j] == dt && ts < int64(dt)*86400+int64(SessionCloseUTC/time.Second) {
+		j--
+	}
+	if i := index.LastLE(a.Intraday.Times, ts-60); i >= 0 {
+		sd := dateOfUnix(a.Intraday.Times[i])
+		if j < 0 || sd > a.Daily.Dates[j] {
+			return a.intradayQuote(i, sd)
+		}
+	}
+	if j >= 0 {
+		return a.DailyQuote(j)
+	}
+	return NullQuote
+}
+
+func (a *Asset) intradayQuote(i int, sd Date) Quote {
+	c := &a.cum
+	q := Quote{
+		Time: a.Intraday.Times[i], Date: sd,
+		Open: c.open[i], High: c.high[i], Low: c.low[i], Close: c.close[i],
+		Volume: c.vol[i], Quantity: c.qty[i],
+		Factor: a.adj.at(sd), Intraday: true,
+	}
+	k := index.LastLT(a.Daily.Dates, sd)
+	q.PrevClose = a.prevClose(k, q.Factor)
+	q.setVariation()
+	return q
+}
+
+// DailyQuote returns the quote of daily row i (its previous close from row
+// i-1). i must be within [0, Daily.Len()).
+func (a *Asset) DailyQuote(i int) Quote {
+	s := a.Daily
+	d := s.Dates[i]
+	q := Quote{
+		Time: int64(d) * 86400, Date: d,
+		Open: s.Open[i], High: s.High[i], Low: s.Low[i], Close: s.Close[i],
+		Volume: s.Volume[i], Quantity: Num(s.Quantity[i]),
+		Factor: a.adj.at(d),
+	}
+	q.PrevClose = a.prevClose(i-1, q.Factor)
+	q.setVariation()
+	return q
+}
+
+// QuoteBefore returns the quote of the last daily session strictly before
+// d (the previous-day view), or NullQuote.
+func (a *Asset) QuoteBefore(d Date) Quote {
+	if j := index.LastLT(a.Daily.Dates, d); j >= 0 {
+		return a.DailyQuote(j)
+	}
+	return NullQuote
+}
+
+// prevClose returns daily row k's close in the share base of factor f.
+func (a *Asset) prevClose(k int, f Num) Num {
+	if k < 0 {
+		return Null
+	}
+	c := a.Daily.Close[k]
+	pf := a.adj.at(a.Daily.Dates[k])
+	if !c.Valid() || !pf.Valid() || pf == 0 {
+		return Null
+	}
+	return c * f / pf
+}
+
+func (q *Quote) setVariation() {
+	if !q.Close.Valid() || !q.PrevClose.Valid() || q.PrevClose == 0 {
+		q.Variation, q.VariationValue = Null, Null
+		return
+	}
+	q.Variation = q.Close/q.PrevClose - 1
+	q.VariationValue = q.Close - q.PrevClose
+}
+
+// QuoteAt returns the quote of a ticker (current or former) as of t; see
+// Asset.QuoteAt. An unknown ticker wraps ErrNotFound.
+func (d *Dataset) QuoteAt(ticker string, t time.Time) (Quote, error) {
+	a, ok := d.Asset(ticker)
+	if !ok {
+		return NullQuote, fmt.Errorf("ticker %q: %w", ticker, ErrNotFound)
+	}
+	return a.QuoteAt(t), nil
+}

@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// IndexData is the derived view of a market index.
+type IndexData struct {
+	*Index
+	// Members are the portfolio's assets (former tickers resolved to
+	// current ones), parallel to the source members: Members[i] is the
+	// asset of Index.Members[i] (weights and quantities; reach them as
+	// ix.Index.Members since this field shadows them).
+	Members []*Asset
+	// Highs ranks the members with a latest quote and a valid variation by
+	// variation descending (ties by ticker); Lows by variation ascending,
+	// most negative first (ties by ticker). Members without data are left
+	// out. Computed at Build from Asset.Latest.
+	Highs []RankEntry
+	Lows  []RankEntry
+	// UpdatedAt is the newest Quote.Time among the ranked entries (unix
+	// seconds); 0 when none.
+	UpdatedAt int64
+
+	stableFrom int64 // from this unix time on, RankAt answers Highs/Lows
+}
+
+// RankEntry is one ranked asset with the quote used.
+type RankEntry struct {
+	Asset *Asset
+	Quote Quote
+}
+
+func cmpHigh(a, b RankEntry) int {
+	if c := cmp.Compare(b.Quote.Variation, a.Quote.Variation); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Asset.Ticker, b.Asset.Ticker)
+}
+
+func cmpLow(a, b RankEntry) int {
+	if c := cmp.Compare(a.Quote.Variation, b.Quote.Variation); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Asset.Ticker, b.Asset.Ticker)
+}
+
+// RankAt appends to dst the members' quotes as of t (Asset.QuoteAt),
+// leaving out members without a valid variation, sorted for highs
+// (variation descending) or, when lows is true, for lows (most negative
+// first); ties by ticker. It allocates only when dst must grow.
+//
+// From the time every member's latest bar is complete on, it copies the
+// precomputed Highs or Lows.
+func (ix *IndexData) RankAt(t time.Time, lows bool, dst []RankEntry) []RankEntry {
+	start := len(dst)
+	if t.Unix() >= ix.stableFrom {
+		if lows {
+			return append(dst, ix.Lows...)
+		}
+		return append(dst, ix.Highs...)
+	}
+	for _, m := range ix.Members {
+		q := m.QuoteAt(t)
+		if q.Variation.Valid() {
+			dst = append(dst, RankEntry{Asset: m, Quote: q})
+		}
+	}
+	if lows {
+		slices.SortFunc(dst[start:], cmpLow)
+	} else {
+		slices.SortFunc(dst[start:], cmpHigh)
+	}
+	return dst
+}
+
+// UpdatedAt returns the newest Quote.Time among entries (unix seconds), or
+// 0 when entries is empty.
+func UpdatedAt(entries []RankEntry) int64 {
+	var t int64
+	for i := range entries {
+		t = max(t, entries[i].Quote.Time)
+	}
+	return t
+}
+
+// Movers returns the market's last session (LastSession) and every
+// non-macro asset whose latest quote is of that session with a valid
+// variation: gainers by variation descending, losers by variation
+// ascending (most negative first); ties by ticker in both. Precomputed.
+func (d *Dataset) Movers() (session Date, gainers, losers []*Asset) {
+	return d.lastSession, d.gainers, d.losers
+}
+
+// MoversOn is Movers for the last market session on or before day (the
+// previous session for a caller that may not see day itself): the assets
+// with a daily bar on that session and a valid variation. It answers from
+// the precomputed lists for the last session and computes (and allocates)
+// otherwise. session is NoDate when there is none.
+func (d *Dataset) MoversOn(day Date) (session Date, gainers, losers []*Asset) {
+	if day >= d.lastSession {
+		return d.Movers()
+	}
+	session = NoDate
+	for i := range d.assets {
+		a := &d.assets[i]
+		if a.StockType == ClassMacro {
+			continue
+		}
+		if j := a.DayIndex(day); j >= 0 && (!session.Valid() || a.Daily.Dates[j] > session) {
+			session = a.Daily.Dates[j]
+		}
+	}
+	if !session.Valid() {
+		return session, nil, nil
+	}
+	var es []RankEntry
+	for i := range d.assets {
+		a := &d.assets[i]
+		if a.StockType == ClassMacro {
+			continue
+		}
+		if j := a.DayIndex(session); j >= 0 && a.Daily.Dates[j] == session {
+			if q := a.DailyQuote(j); q.Variation.Valid() {
+				es = append(es, RankEntry{Asset: a, Quote: q})
+			}
+		}
+	}
+	gainers, losers = sortMovers(es)
+	return session, gainers, losers
+}
+
+func sortMovers(es []RankEntry) (gainers, losers []*Asset) {
+	slices.SortFunc(es, cmpHigh)
+	gainers = make([]*Asset, len(es))
+	for i := range es {
+		gainers[i] = es[i].Asset
+	}
+	slices.SortFunc(es, cmpLow)
+	losers = make([]*Asset, len(es))
+	for i := range es {
+		losers[i] = es[i].Asset
+	}
+	return gainers, losers
+}
+
+func (b *builder) buildRankings() {
+	d := b.d
+	for i := range d.indexes {
+		ix := &d.indexes[i]
+		ix.stableFrom = minUnix
+		for _, m := range ix.Members {
+			ix.stableFrom = max(ix.stableFrom, m.latestFrom)
+			if m.Latest.Variation.Valid() {
+				ix.Highs = append(ix.Highs, RankEntry{Asset: m, Quote: m.Latest})
+			}
+		}
+		slices.SortFunc(ix.Highs, cmpHigh)
+		ix.Lows = slices.Clone(ix.Highs)
+		slices.SortFunc(ix.Lows, cmpLow)
+		ix.UpdatedAt = UpdatedAt(ix.Highs)
+	}
+	var es []RankEntry
+	for i := range d.assets {
+		a := &d.assets[i]
+		if a.StockType == ClassMacro || a.Latest.Date != d.lastSession || !a.Latest.Variation.Valid() {
+			continue
+		}
+		es = append(es, RankEntry{Asset: a, Quote: a.Latest})
+	}
+	d.gainers, d.losers = sortMovers(es)
+}

@@ -1,0 +1,462 @@
+package ratios
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// companyWork gathers one company's inputs.
+type companyWork struct {
+	id      string
+	reports []*engine.Report
+	classes []*classSec // sorted by class
+	shares  []engine.SharesPoint
+}
+
+// Derive computes the indicator catalog and every ratio point of u (see
+// the package documentation for the rules). It reads u and does not modify
+// it; the result shares no memory with u except strings. Points are sorted
+// by company, indicator, class, frequency, reference date and publish date
+// (funds: fund, indicator, frequency, reference date, publish date).
+// It fails on a report without a reference date or with a form other than
+// DFP or ITR.
+func Derive(u *engine.Universe) (engine.Derived, error) {
+	out := engine.Derived{Catalog: Catalog()}
+	m := newMarket(u)
+
+	works := map[string]*companyWork{}
+	ids := make([]string, 0, len(u.Companies))
+	for i := range u.Companies {
+		id := u.Companies[i].ID
+		if _, dup := works[id]; !dup {
+			works[id] = &companyWork{id: id}
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for i := range u.Reports {
+		if w := works[u.Reports[i].CompanyID]; w != nil {
+			w.reports = append(w.reports, &u.Reports[i])
+		}
+	}
+	for _, s := range u.Shares {
+		if w := works[s.CompanyID]; w != nil {
+			w.shares = append(w.shares, s)
+		}
+	}
+	cash := map[string][]*engine.CashAction{}
+	for i := range u.CashActions {
+		a := &u.CashActions[i]
+		cash[a.CompanyID] = append(cash[a.CompanyID], a)
+	}
+	splits := map[string][]*engine.ShareAction{}
+	for i := range u.ShareActions {
+		a := &u.ShareActions[i]
+		if a.Factor.Valid() && a.Factor > 0 && len(a.Legs) == 0 {
+			splits[a.CompanyID] = append(splits[a.CompanyID], a)
+		}
+	}
+	secs := map[string][]*engine.Security{}
+	for i := range u.Securities {
+		s := &u.Securities[i]
+		if pricedClass(s.StockType) {
+			secs[s.CompanyID] = append(secs[s.CompanyID], s)
+		}
+	}
+	for _, id := range ids {
+		w := works[id]
+		slices.SortStableFunc(w.shares, func(a, b engine.SharesPoint) int { return cmp.Compare(a.Date, b.Date) })
+		best := map[string]*engine.Security{}
+		for _, s := range secs[id] {
+			if b := best[s.StockType]; b == nil || moreLiquid(s, b) < 0 {
+				best[s.StockType] = s
+			}
+		}
+		current := currentCash(cash[id])
+		for class, s := range best {
+			cs := &classSec{class: class, sec: s, factor: 1, aliases: m.aliases(s.Ticker)}
+			if class == engine.ClassUnit {
+				cs.factor = s.UnitFactor
+				if !cs.factor.Valid() || cs.factor <= 0 {
+					cs.factor = engine.Null
+				}
+			}
+			for _, a := range current {
+				if cs.matches(a.ISIN, a.Ticker) {
+					cs.cash = append(cs.cash, a)
+				}
+			}
+			for _, a := range splits[id] {
+				if cs.matches(a.ISIN, a.Ticker) {
+					cs.splits = append(cs.splits, a)
+				}
+			}
+			w.classes = append(w.classes, cs)
+		}
+		slices.SortFunc(w.classes, func(a, b *classSec) int { return strings.Compare(a.class, b.class) })
+	}
+
+	staticRet := u.Meta.AsOf
+	results := make([]*emitter, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], errs[i] = deriveCompany(works[ids[i]], m, staticRet)
+			}
+		}()
+	}
+	for i := range ids {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	total := 0
+	for i := range ids {
+		if errs[i] != nil {
+			return engine.Derived{}, errs[i]
+		}
+		if results[i] != nil {
+			total += results[i].finish()
+		}
+	}
+	out.Ratios = make([]engine.RatioPoint, 0, total)
+	for i, e := range results {
+		if e == nil {
+			continue
+		}
+		for _, b := range e.buckets {
+			out.Ratios = append(out.Ratios, b...)
+		}
+		results[i] = nil // let the buckets go
+	}
+	out.FundRatios = deriveFunds(u, m)
+	return out, nil
+}
+
+// emitter appends points of one company, carving Vars out of chunks.
+// Points go to buckets keyed by (indicator, class, frequency) so that the
+// generation order (reference date, then publication) is the output order
+// without sorting.
+type emitter struct {
+	company string
+	nClass  int // classes of the company + 1 (company level)
+	hint    int // initial capacity of a bucket
+	buckets [][]engine.RatioPoint
+	arena   []engine.Num
+	ctx     evalCtx
+}
+
+// freqIndex orders frequencies as strings.Compare does.
+func freqIndex(f string) int {
+	switch f {
+	case engine.FreqAnnual:
+		return 0
+	case engine.FreqQuarterly:
+		return 1
+	case engine.FreqTTM:
+		return 2
+	}
+	return 3
+}
+
+func newEmitter(company string, classes int) *emitter {
+	e := &emitter{company: company, nClass: classes + 1}
+	e.buckets = make([][]engine.RatioPoint, len(defs)*e.nClass*4)
+	return e
+}
+
+// finish sorts the buckets that generation left out of order (reports
+// dated after the last session put the last-session points before them)
+// and returns the number of points.
+func (e *emitter) finish() int {
+	n := 0
+	for _, b := range e.buckets {
+		n += len(b)
+		for i := 1; i < len(b); i++ {
+			if b[i].ReferenceDate < b[i-1].ReferenceDate {
+				slices.SortStableFunc(b, byRefPublish)
+				break
+			}
+		}
+	}
+	return n
+}
+
+func byRefPublish(a, b engine.RatioPoint) int {
+	return cmp.Or(cmp.Compare(a.ReferenceDate, b.ReferenceDate), a.PublishDate.Compare(b.PublishDate))
+}
+
+// evalCtx is what an indicator's rule reads.
+type evalCtx struct {
+	cur, prev vals
+	shares    engine.Num
+	factor    engine.Num
+	price     engine.Num
+	cash      engine.Num
+	mc        mcInputs
+	marketCap engine.Num
+}
+
+// emit evaluates indicator di for class index ci (-1: company level).
+func (e *emitter) emit(di, ci int, class, ticker, freq string, ref engine.Date, pub, ret time.Time) {
+	d := &defs[di]
+	k := len(d.Variables)
+	if len(e.arena) < k {
+		e.arena = make([]engine.Num, max(4096, k))
+	}
+	v := e.arena[:k:k]
+	e.arena = e.arena[k:]
+	val := d.eval(&e.ctx, v)
+	b := &e.buckets[(di*e.nClass+ci+1)*4+freqIndex(freq)]
+	if *b == nil {
+		c := e.hint
+		if freq == engine.FreqAnnual {
+			c = c/4 + 2
+		}
+		*b = make([]engine.RatioPoint, 0, c)
+	}
+	*b = append(*b, engine.RatioPoint{
+		CompanyID: e.company, Indicator: uint16(di), Class: class, Ticker: ticker, Frequency: freq,
+		ReferenceDate: ref, PublishDate: pub, RetrievalDate: ret, Value: val, Vars: v,
+	})
+}
+
+func (e *emitter) setClass(pc *priceCtx, i int, cs *classSec) {
+	e.ctx.shares, e.ctx.factor = engine.Null, engine.Null
+	e.ctx.price, e.ctx.cash = engine.Null, engine.Null
+	if pc != nil {
+		e.ctx.shares, e.ctx.price, e.ctx.cash = pc.shares, pc.prices[i], pc.cash[i]
+	}
+	if cs != nil {
+		e.ctx.factor = cs.factor
+	}
+}
+
+// emitValuation emits the valuation points of frequency f at ref.
+// withStatic also emits the report-independent ones (published at ref).
+func (e *emitter) emitValuation(w *companyWork, pc *priceCtx, f string, ref engine.Date, pub, ret time.Time, withStatic bool, staticRet time.Time) {
+	spub := ref.Time()
+	sret := staticRet
+	if sret.IsZero() {
+		sret = spub
+	}
+	e.ctx.mc, e.ctx.marketCap = pc.mc, pc.marketCap
+	for di := range defs {
+		d := &defs[di]
+		if (d.grp != grpValClass && d.grp != grpValCompany) || !slices.Contains(d.Frequencies, f) {
+			continue
+		}
+		if d.static && !withStatic {
+			continue
+		}
+		p, r := pub, ret
+		if d.static {
+			p, r = spub, sret
+		}
+		if d.grp == grpValCompany {
+			e.emit(di, -1, "", "", f, ref, p, r)
+			continue
+		}
+		for i, cs := range w.classes {
+			e.setClass(pc, i, cs)
+			e.emit(di, i, cs.class, cs.sec.Ticker, f, ref, p, r)
+		}
+	}
+}
+
+var valuationFreqs = map[string]bool{engine.FreqAnnual: true, engine.FreqTTM: true}
+
+func deriveCompany(w *companyWork, m *market, staticRet time.Time) (*emitter, error) {
+	if len(w.reports) == 0 {
+		return nil, nil
+	}
+	tl, err := buildTimeline(w.reports)
+	if err != nil {
+		return nil, err
+	}
+	e := newEmitter(w.id, len(w.classes))
+	e.hint = len(tl.mis) + len(tl.mis)/8 + 2
+	var uc, up usage
+	var all []time.Time
+	prices := map[engine.Date]*priceCtx{}
+	priceAt := func(d engine.Date) *priceCtx {
+		pc := prices[d]
+		if pc == nil {
+			pc = w.priceAt(m, d)
+			prices[d] = pc
+		}
+		return pc
+	}
+	valued := len(w.classes) > 0
+	for _, mi := range tl.mis {
+		for _, f := range fundFreqs {
+			prim := tl.primary(mi, f)
+			if prim == nil || len(prim.states) == 0 {
+				continue
+			}
+			first := prim.states[0].t
+			uc.reset(true)
+			up.reset(true)
+			tl.current(mi, f, forever, &uc)
+			tl.flows(mi-12, f, forever, &up)
+			all = times(all, append(uc.periods, up.periods...), first)
+			var pc *priceCtx
+			if valued {
+				pc = priceAt(prim.ref)
+			}
+			ref := prim.ref
+			staticDone := false
+			for _, T := range all {
+				uc.reset(false)
+				up.reset(false)
+				e.ctx.cur = tl.current(mi, f, T, &uc)
+				e.ctx.prev = tl.flows(mi-12, f, T, &up)
+				both := uc
+				both.merge(&up)
+				// One point per publication state actually used: a point is
+				// new at T only when its newest input was published at T.
+				curNew := uc.any && uc.pub.Equal(T)
+				bothNew := both.any && both.pub.Equal(T)
+				for di := range defs {
+					d := &defs[di]
+					switch {
+					case d.grp == grpFund && d.growth:
+						if bothNew {
+							e.emit(di, -1, "", "", f, ref, both.pub, both.ret)
+						}
+					case d.grp == grpFund && curNew:
+						e.emit(di, -1, "", "", f, ref, uc.pub, uc.ret)
+					case d.grp == grpFundClass && curNew:
+						for i, cs := range w.classes {
+							e.setClass(pc, i, cs)
+							e.emit(di, i, cs.class, cs.sec.Ticker, f, ref, uc.pub, uc.ret)
+						}
+					}
+				}
+				if valued && valuationFreqs[f] && curNew {
+					e.emitValuation(w, pc, f, ref, uc.pub, uc.ret, !staticDone, staticRet)
+					staticDone = true
+				}
+			}
+		}
+	}
+	// The latest valuation: newest TTM figures at the last session.
+	if valued && len(tl.mis) > 0 && m.last.Valid() {
+		for k := len(tl.mis) - 1; k >= 0; k-- {
+			mi := tl.mis[k]
+			prim := tl.primary(mi, engine.FreqTTM)
+			if prim == nil || prim.ref > m.last {
+				continue
+			}
+			if prim.ref < m.last {
+				pc := priceAt(m.last)
+				if pc.anyPrice {
+					uc.reset(false)
+					e.ctx.cur = tl.current(mi, engine.FreqTTM, forever, &uc)
+					e.emitValuation(w, pc, engine.FreqTTM, m.last, uc.pub, uc.ret, true, staticRet)
+				}
+			}
+			break
+		}
+	}
+	return e, nil
+}
+
+// deriveFunds computes the listed-fund points: one per indicator and
+// report version of the funds of u.Companies.
+func deriveFunds(u *engine.Universe, m *market) []engine.FundRatioPoint {
+	known := make(map[string]bool, len(u.Companies))
+	for i := range u.Companies {
+		known[u.Companies[i].ID] = true
+	}
+	byFund := map[string][]*engine.FundReport{}
+	var funds []string
+	for i := range u.FundReports {
+		r := &u.FundReports[i]
+		if !known[r.FundID] {
+			continue
+		}
+		if _, ok := byFund[r.FundID]; !ok {
+			funds = append(funds, r.FundID)
+		}
+		byFund[r.FundID] = append(byFund[r.FundID], r)
+	}
+	slices.Sort(funds)
+	ticker := map[string]*engine.Security{}
+	for i := range u.Securities {
+		s := &u.Securities[i]
+		if _, ok := byFund[s.CompanyID]; !ok {
+			continue
+		}
+		b := ticker[s.CompanyID]
+		// Prefer FUND_UNIT, then the most liquid.
+		if b == nil || (s.StockType == engine.ClassFundUnit) != (b.StockType == engine.ClassFundUnit) && s.StockType == engine.ClassFundUnit ||
+			(s.StockType == engine.ClassFundUnit) == (b.StockType == engine.ClassFundUnit) && moreLiquid(s, b) < 0 {
+			ticker[s.CompanyID] = s
+		}
+	}
+	var first uint16
+	for i := range defs {
+		if defs[i].grp == grpListedFund {
+			first = uint16(i)
+			break
+		}
+	}
+	var out []engine.FundRatioPoint
+	for _, id := range funds {
+		rs := byFund[id]
+		slices.SortStableFunc(rs, func(a, b *engine.FundReport) int {
+			return cmp.Or(cmp.Compare(a.ReferenceDate, b.ReferenceDate), a.PublishDate.Compare(b.PublishDate), cmp.Compare(a.Version, b.Version))
+		})
+		prices := make([]engine.Num, len(rs))
+		for i, r := range rs {
+			prices[i] = engine.Null
+			if s := ticker[id]; s != nil && r.ReferenceDate.Valid() {
+				y, mo, _ := r.ReferenceDate.Time().Date()
+				from := engine.MakeDate(y, mo, 1)
+				to := engine.MakeDate(y, mo+1, 1) - 1
+				prices[i] = m.closeIn(s.Ticker, from, to, 0)
+			}
+		}
+		for di := first; int(di) < len(defs); di++ {
+			for i, r := range rs {
+				var v engine.Num
+				switch defs[di].ID {
+				case "P_NAV":
+					v = engine.Div(prices[i], r.NAVPerShare)
+				case "DIVIDEND_YIELD":
+					v = r.DividendYield
+				case "NAV_PER_SHARE":
+					v = r.NAVPerShare
+				case "NET_ASSETS":
+					v = r.NetAssets
+				case "INVESTORS":
+					v = r.Investors
+				case "SHARES_OUTSTANDING":
+					v = r.SharesOut
+				case "MONTHLY_RETURN":
+					v = r.MonthlyReturn
+				default:
+					panic(fmt.Sprintf("BUG: fund indicator %s has no rule", defs[di].ID))
+				}
+				out = append(out, engine.FundRatioPoint{
+					FundID: id, Indicator: di, Frequency: engine.FreqMonthly, ReferenceDate: r.ReferenceDate,
+					PublishDate: r.PublishDate, RetrievalDate: r.RetrievalDate, Value: clean(v), Sources: r.Sources,
+				})
+			}
+		}
+	}
+	return out
+}

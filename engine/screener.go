@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Screener is the column-wise table the screener scans: one row per
+// (company, ticker) for CS/PS*/UNIT/BDR tickers of KindCompany and KindBDR
+// companies that have a latest quote. Row r of every column describes the
+// same ticker; rows are in ticker order. Built once at Build.
+type Screener struct {
+	Assets  []*Asset  // the row's ticker
+	Issuers []*Issuer // the row's company
+	Close   []Num     // BRL per share, latest session close (current_price)
+	Volume  []Num     // BRL traded in the latest session
+	// Employees is the company's employee count; Null when unknown.
+	Employees []Num
+	// LiquidityRank is the ticker's market liquidity rank (1 = most liquid,
+	// 0 unknown).
+	LiquidityRank []int32
+	// Primary marks the company's most liquid row (LiquidityRank
+	// ascending with 0 last, then volume descending, then ticker).
+	Primary []bool
+	// SectorID holds the taxonomy ids of the row's company per level
+	// (SectorID[0] level 1 ... SectorID[3] level 4); "" when unknown.
+	SectorID [4][]string
+	// Ratios[k][r] is the latest value of Catalog()[k] for row r: the
+	// point with the latest publish_date (then reference_date) of frequency
+	// TTM, else ANNUAL, of the row's class for by-class indicators or of
+	// the company otherwise; Null when none.
+	Ratios [][]Num
+	// RatioPublished[k][r] is that point's publish_date (zero when none).
+	RatioPublished [][]time.Time
+	// ByVolume lists the rows by Volume descending (missing last), then
+	// ticker: the default sort.
+	ByVolume []int32
+}
+
+// Len returns the number of rows.
+func (s *Screener) Len() int { return len(s.Assets) }
+
+// Screener returns the screener table.
+func (d *Dataset) Screener() *Screener { return &d.screener }
+
+// ScreenerClass reports whether tickers of class c are screener rows.
+func ScreenerClass(c string) bool {
+	switch c {
+	case ClassCS, ClassPS, ClassPSA, ClassPSB, ClassPSC, ClassPSD, ClassPSE, ClassUnit, ClassBDR:
+		return true
+	}
+	return false
+}
+
+// ClassSuffix returns the API suffix of class-specific indicator ids for a
+// share class ("_CS", "_PS", "_PSA" ..., "_UNIT", "_BDR"), or "" for
+// classes without one.
+func ClassSuffix(class string) string {
+	switch class {
+	case ClassCS, ClassPS, ClassPSA, ClassPSB, ClassPSC, ClassPSD, ClassPSE, ClassUnit, ClassBDR:
+		return "_" + class
+	}
+	return ""
+}
+
+// latestRatio returns the latest point (by publish_date, then
+// reference_date) of indicator k for class (TTM first, then ANNUAL).
+func latestRatio(is *Issuer, k uint16, class string) *RatioPoint {
+	for _, f := range [...]string{FreqTTM, FreqAnnual} {
+		g := is.RatioGroup(k, class, f)
+		if g == nil || len(g.Points) == 0 {
+			continue
+		}
+		best := g.Points[0]
+		for _, p := range g.Points[1:] {
+			if !p.PublishDate.Before(best.PublishDate) {
+				best = p // ascending reference_date: later ties win
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+// RatioGroup returns the issuer's series of indicator k for class and
+// frequency, or nil. It does not allocate.
+func (is *Issuer) RatioGroup(k uint16, class, freq string) *RatioSeries {
+	rs := is.Ratios
+	i, ok := slices.BinarySearchFunc(rs, RatioSeries{Indicator: k, Class: class, Frequency: freq}, cmpRatioSeries)
+	if !ok {
+		return nil
+	}
+	return &rs[i]
+}
+
+func cmpRatioSeries(a, b RatioSeries) int {
+	if c := cmp.Compare(a.Indicator, b.Indicator); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Class, b.Class); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Frequency, b.Frequency)
+}
+
+func (b *builder) buildScreener() {
+	d := b.d
+	s := &d.screener
+	for i := range d.assets {
+		a := &d.assets[i]
+		if a.Issuer == nil || !ScreenerClass(a.StockType) || !a.Latest.Valid() {
+			continue
+		}
+		if k := a.Issuer.Kind; k != KindCompany && k != KindBDR {
+			continue
+		}
+		s.Assets = append(s.Assets, a)
+	}
+	n := len(s.Assets)
+	s.Issuers = make([]*Issuer, n)
+	s.Close = make([]Num, n)
+	s.Volume = make([]Num, n)
+	s.Employees = make([]Num, n)
+	s.LiquidityRank = make([]int32, n)
+	s.Primary = make([]bool, n)
+	for l := range s.SectorID {
+		s.SectorID[l] = make([]string, n)
+	}
+	cat := d.u.Derived.Catalog
+	s.Ratios = make([][]Num, len(cat))
+	s.RatioPublished = make([][]time.Time, len(cat))
+	for k := range cat {
+		s.Ratios[k] = make([]Num, n)
+		s.RatioPublished[k] = make([]time.Time, n)
+	}
+	for r, a := range s.Assets {
+		is := a.Issuer
+		s.Issuers[r] = is
+		s.Close[r] = a.Latest.Close
+		s.Volume[r] = a.Latest.Volume
+		s.Employees[r] = Null
+		if is.Employees >= 0 {
+			s.Employees[r] = Num(is.Employees)
+		}
+		s.LiquidityRank[r] = int32(a.LiquidityRank)
+		for l, sec := range is.Sector {
+			if sec != nil {
+				s.SectorID[l][r] = sec.ID
+			}
+		}
+		// Issuer.Assets is in liquidity order: the first one with a row
+		// is the primary.
+		for _, o := range is.Assets {
+			if o.Latest.Valid() && ScreenerClass(o.StockType) {
+				s.Primary[r] = o == a
+				break
+			}
+		}
+		for k := range cat {
+			class := ""
+			if cat[k].ByClass {
+				class = a.StockType
+			}
+			s.Ratios[k][r] = Null
+			if p := latestRatio(is, uint16(k), class); p != nil {
+				s.Ratios[k][r] = p.Value
+				s.RatioPublished[k][r] = p.PublishDate
+			}
+		}
+	}
+	s.ByVolume = make([]int32, n)
+	for i := range s.ByVolume {
+		s.ByVolume[i] = int32(i)
+	}
+	slices.SortStableFunc(s.ByVolume, func(x, y int32) int {
+		vx, vy := s.Volume[x], s.Volume[y]
+		switch {
+		case vx.Valid() && !vy.Valid():
+			return -1
+		case !vx.Valid() && vy.Valid():
+			return 1
+		case vx.Valid() && vx != vy:
+			return cmp.Compare(vy, vx)
+		}
+		return cmp.Compare(s.Assets[x].Ticker, s.Assets[y].Ticker)
+	})
+}

@@ -1,0 +1,275 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/pregao/pregao/engine"
+)
+
+var cashClasses = []string{engine.ClassCS, engine.ClassPS, engine.ClassPSA, engine.ClassPSB, engine.ClassPSC, engine.ClassPSD, engine.ClassUnit, engine.ClassBDR}
+
+// cashActions serves GET /companies/cash-corporate-actions: cash events of
+// every company (not BDR issuers unless bdr=true), prior_ex_date descending.
+// start_date/end_date bound payment_date (inclusive, by day); events without
+// a payment date are left out when either bound is given.
+func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "current", "start_date", "end_date", "stock_type", "bdr")
+	if err != nil {
+		return nil, err
+	}
+	current, err := q.boolean("current", true)
+	if err != nil {
+		return nil, err
+	}
+	start, err := q.timestamp("start_date")
+	if err != nil {
+		return nil, err
+	}
+	end, err := q.timestamp("end_date")
+	if err != nil {
+		return nil, err
+	}
+	st, err := q.enum("stock_type", false, cashClasses...)
+	if err != nil {
+		return nil, err
+	}
+	bdr, err := q.boolean("bdr", false)
+	if err != nil {
+		return nil, err
+	}
+	from, to := engine.NoDate, engine.NoDate
+	if !start.IsZero() {
+		from = engine.DateOf(start)
+	}
+	if !end.IsZero() {
+		to = engine.DateOf(end)
+	}
+	if from.Valid() && to.Valid() && from > to {
+		return nil, badRequest("start_date is after end_date")
+	}
+	dst = append(dst, '[')
+	n := 0
+	evs := c.ds.CashActions()
+	for i := range evs {
+		e := &evs[i]
+		if current && !e.Current || st != "" && e.StockType != st {
+			continue
+		}
+		if !bdr && e.Issuer != nil && e.Issuer.Kind == engine.KindBDR {
+			continue
+		}
+		if (from.Valid() || to.Valid()) && (!e.PaymentDate.Valid() || from.Valid() && e.PaymentDate < from || to.Valid() && e.PaymentDate > to) {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = appendCashAction(dst, e)
+	}
+	return append(dst, ']'), nil
+}
+
+// appendCashAction appends one cash corporate action.
+func appendCashAction(dst []byte, e *engine.CashEvent) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = appendString(dst, e.ID)
+	dst = append(dst, `,"company_id":`...)
+	dst = appendString(dst, e.CompanyID)
+	dst = append(dst, `,"ticker":`...)
+	dst = appendString(dst, e.Ticker)
+	dst = append(dst, `,"stock_type":`...)
+	dst = appendString(dst, e.StockType)
+	dst = append(dst, `,"isin_code":`...)
+	dst = appendString(dst, e.ISIN)
+	dst = append(dst, `,"approval_date":`...)
+	dst = appendDateISO(dst, e.ApprovalDate)
+	dst = append(dst, `,"prior_ex_date":`...)
+	dst = appendDateISO(dst, e.PriorExDate)
+	dst = append(dst, `,"publish_date":`...)
+	dst = appendTime(dst, e.PublishDate)
+	dst = append(dst, `,"payment_date":`...)
+	dst = appendDateISO(dst, e.PaymentDate)
+	dst = append(dst, `,"protocol":`...)
+	dst = appendString(dst, e.Protocol)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, e.Name)
+	dst = append(dst, `,"code":`...)
+	dst = appendString(dst, e.Code)
+	dst = append(dst, `,"declared_value":`...)
+	dst = appendNum(dst, e.DeclaredValue)
+	dst = append(dst, `,"monetary_correction":`...)
+	dst = appendNum(dst, e.MonetaryCorrection)
+	dst = append(dst, `,"monetary_correction_start_date":`...)
+	dst = appendDateISO(dst, e.CorrectionStart)
+	dst = append(dst, `,"monetary_correction_end_date":`...)
+	dst = appendDateISO(dst, e.CorrectionEnd)
+	value := e.Value()
+	dst = append(dst, `,"value":`...)
+	dst = appendNum(dst, value)
+	dst = append(dst, `,"net_value":`...)
+	dst = appendNum(dst, e.NetValue)
+	dst = append(dst, `,"adjusted_declared_value":`...)
+	dst = appendNum(dst, e.Adjust(e.DeclaredValue))
+	dst = append(dst, `,"adjusted_monetary_correction":`...)
+	dst = appendNum(dst, e.Adjust(e.MonetaryCorrection))
+	dst = append(dst, `,"adjusted_value":`...)
+	dst = appendNum(dst, e.Adjust(value))
+	dst = append(dst, `,"adjusted_net_value":`...)
+	dst = appendNum(dst, e.Adjust(e.NetValue))
+	dst = append(dst, `,"adjustment_factor":`...)
+	dst = appendNum(dst, e.Factor)
+	dst = append(dst, `,"currency":`...)
+	dst = appendString(dst, currencyOr(e.Currency))
+	dst = append(dst, `,"installments":[`...)
+	for i := range e.Installments {
+		in := &e.Installments[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		iv := engine.InstallmentValue(in)
+		dst = append(dst, `{"declared_value":`...)
+		dst = appendNum(dst, in.DeclaredValue)
+		dst = append(dst, `,"monetary_correction":`...)
+		dst = appendNum(dst, in.MonetaryCorrection)
+		dst = append(dst, `,"value":`...)
+		dst = appendNum(dst, iv)
+		dst = append(dst, `,"net_value":`...)
+		dst = appendNum(dst, in.NetValue)
+		dst = append(dst, `,"adjusted_declared_value":`...)
+		dst = appendNum(dst, e.Adjust(in.DeclaredValue))
+		dst = append(dst, `,"adjusted_monetary_correction":`...)
+		dst = appendNum(dst, e.Adjust(in.MonetaryCorrection))
+		dst = append(dst, `,"adjusted_value":`...)
+		dst = appendNum(dst, e.Adjust(iv))
+		dst = append(dst, `,"adjusted_net_value":`...)
+		dst = appendNum(dst, e.Adjust(in.NetValue))
+		dst = append(dst, `,"currency":`...)
+		dst = appendString(dst, currencyOr(in.Currency))
+		dst = append(dst, `,"payment_date":`...)
+		dst = appendDateISO(dst, in.PaymentDate)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"source":`...)
+	dst = appendSource(dst, &e.Source)
+	return append(dst, '}')
+}
+
+func currencyOr(c string) string {
+	if c == "" {
+		return "BRL"
+	}
+	return c
+}
+
+var shareActionClasses = []string{engine.ClassCS, engine.ClassPS, engine.ClassPSB, engine.ClassPSC, engine.ClassPSD, engine.ClassUnit, engine.ClassBDR, engine.ClassFundUnit}
+
+// unitLike reports whether class is UNIT or FUND_UNIT (equivalent in the
+// corporate-actions filter).
+func unitLike(class string) bool { return class == engine.ClassUnit || class == engine.ClassFundUnit }
+
+// shareActions serves GET /companies/:id/corporate-actions: share events,
+// prior_ex_date descending. By ticker, only events of that ticker's class.
+func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "start_date", "end_date", "stock_type")
+	if err != nil {
+		return nil, err
+	}
+	start, err := q.timestamp("start_date")
+	if err != nil {
+		return nil, err
+	}
+	end, err := q.timestamp("end_date")
+	if err != nil {
+		return nil, err
+	}
+	st, err := q.enum("stock_type", false, shareActionClasses...)
+	if err != nil {
+		return nil, err
+	}
+	res, err := resolveCompany(c.ds, ps.ByName("id"))
+	if err != nil {
+		return nil, err
+	}
+	from, to := engine.NoDate, engine.NoDate
+	if !start.IsZero() {
+		from = engine.DateOf(start)
+	}
+	if !end.IsZero() {
+		to = engine.DateOf(end)
+	}
+	dst = append(dst, '[')
+	n := 0
+	for _, sa := range res.Issuer.ShareActions {
+		if from.Valid() && sa.PriorExDate < from || to.Valid() && sa.PriorExDate > to {
+			continue
+		}
+		class := a.isinClass(c.ds, sa.ISIN, sa.Ticker)
+		if st != "" && class != st && !(unitLike(st) && unitLike(class)) {
+			continue
+		}
+		if res.Kind == engine.ByTicker && class != res.Class && sa.ISIN != res.Asset.ISIN {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = appendShareAction(dst, sa)
+	}
+	return append(dst, ']'), nil
+}
+
+// isinClass returns the share class of an ISIN (from the asset holding it,
+// else from the ticker's asset), "" when unknown.
+func (a *API) isinClass(ds *engine.Dataset, isin, ticker string) string {
+	if as, ok := ds.AssetByISIN(isin); ok {
+		return as.StockType
+	}
+	if as, ok := ds.Asset(ticker); ok {
+		return as.StockType
+	}
+	return ""
+}
+
+// appendShareAction appends one share corporate action; the root factor is
+// absent on events with legs.
+func appendShareAction(dst []byte, sa *engine.ShareAction) []byte {
+	dst = append(dst, `{"approval_date":`...)
+	dst = appendDateISO(dst, sa.ApprovalDate)
+	dst = append(dst, `,"prior_ex_date":`...)
+	dst = appendDateISO(dst, sa.PriorExDate)
+	dst = append(dst, `,"isin_code":`...)
+	dst = appendString(dst, sa.ISIN)
+	dst = append(dst, `,"issued_asset_isin_code":`...)
+	dst = appendString(dst, sa.IssuedISIN)
+	dst = append(dst, `,"remarks":`...)
+	dst = appendString(dst, sa.Remarks)
+	if len(sa.Legs) == 0 {
+		dst = append(dst, `,"factor":`...)
+		dst = appendNum(dst, sa.Factor)
+	}
+	dst = append(dst, `,"legs":[`...)
+	for i := range sa.Legs {
+		l := &sa.Legs[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"leg_type":`...)
+		dst = appendString(dst, l.LegType)
+		dst = append(dst, `,"isin_code":`...)
+		dst = appendString(dst, l.ISIN)
+		dst = append(dst, `,"ticker":`...)
+		dst = appendString(dst, l.Ticker)
+		dst = append(dst, `,"factor":`...)
+		dst = appendNum(dst, l.Factor)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"type":`...)
+	dst = appendString(dst, sa.Type)
+	dst = append(dst, `,"label":`...)
+	dst = appendString(dst, sa.Label)
+	return append(dst, '}')
+}

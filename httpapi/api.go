@@ -1,0 +1,317 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// Config configures an API. DefaultConfig returns the defaults.
+type Config struct {
+	// Prefix is the path prefix of the API routes (default "/v2"). The
+	// operational routes /healthz, /readyz and /metrics are at the root.
+	Prefix string
+	// MaxBodyBytes caps request bodies (default 1 MiB); larger bodies are
+	// answered 413.
+	MaxBodyBytes int64
+}
+
+// DefaultConfig returns the default Config.
+func DefaultConfig() Config {
+	return Config{Prefix: "/v2", MaxBodyBytes: 1 << 20}
+}
+
+// Clock gives the API its "now": plan cut-offs (the 15-minute delay, the
+// previous session) are computed from it.
+type Clock interface {
+	Now() time.Time
+}
+
+// WallClock is the system clock.
+type WallClock struct{}
+
+// Now returns time.Now().
+func (WallClock) Now() time.Time { return time.Now() }
+
+// SnapshotClock is a clock stopped at the served snapshot's as_of, so that
+// answers are reproducible. Its Now is zero before a snapshot is published.
+type SnapshotClock struct{ Store *engine.Store }
+
+// Now returns the as_of of the Store's current Dataset.
+func (c SnapshotClock) Now() time.Time {
+	if ds := c.Store.Current(); ds != nil {
+		return datasetAsOf(ds)
+	}
+	return time.Time{}
+}
+
+// API is the HTTP handler of the service. It is safe for concurrent use.
+type API struct {
+	cfg    Config
+	store  *engine.Store
+	keys   atomic.Pointer[Keys]
+	clock  Clock
+	log    *slog.Logger
+	m      *metrics
+	router *httprouter.Router
+	calls  sync.Pool // *call
+	dsinfo atomic.Pointer[dsInfo]
+}
+
+// handler is a thin handler: it appends its JSON answer to dst, or returns
+// an error that the wrapper writes.
+type handler func(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error)
+
+// call is the per-request state the wrapper hands to a handler. It is
+// pooled: nothing in it may be kept after the handler returns.
+type call struct {
+	ds   *engine.Dataset // the one Dataset of this request
+	key  KeyEntry        // the authenticated key (zero on public routes)
+	now  time.Time       // the clock's now for this request
+	body []byte          // the request body (POST), read up to the cap
+	buf  []byte          // output buffer
+
+	quotes quotesRequest       // scratch of POST /quotes
+	bars   []engine.Bar        // scratch of bar series
+	bars2  []engine.Bar        // scratch of the second encoder of POST /quotes
+	buf2   []byte              // output of the second encoder of POST /quotes
+	items  []quoteItem         // scratch of POST /quotes
+	ranks  []engine.RankEntry  // scratch of rankings
+	rows   []int32             // scratch of the screener
+	keys   []sortKey           // scratch of the screener
+	seen   map[string]struct{} // scratch of POST /quotes (cleared after use)
+}
+
+// New returns the API serving store's current Dataset to the holders of
+// keys. clock gives "now" (SnapshotClock for reproducible answers). Metrics
+// are registered on reg (nil: none); when reg is also a prometheus.Gatherer
+// it is served on /metrics. log receives structured logs (never keys).
+func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheus.Registerer, log *slog.Logger) *API {
+	def := DefaultConfig()
+	if cfg.Prefix == "" {
+		cfg.Prefix = def.Prefix
+	}
+	cfg.Prefix = "/" + strings.Trim(cfg.Prefix, "/")
+	if cfg.Prefix == "/" {
+		cfg.Prefix = ""
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = def.MaxBodyBytes
+	}
+	if clock == nil {
+		clock = SnapshotClock{Store: store}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &API{cfg: cfg, store: store, clock: clock, log: log}
+	a.keys.Store(keys)
+	a.calls.New = func() any { return &call{buf: make([]byte, 0, 64<<10)} }
+	a.m = newMetrics(reg, func() time.Time {
+		if ds := store.Current(); ds != nil {
+			return datasetAsOf(ds)
+		}
+		return time.Time{}
+	}, time.Now)
+	var gatherer prometheus.Gatherer
+	if g, ok := reg.(prometheus.Gatherer); ok {
+		gatherer = g
+	}
+	a.router = a.routes(gatherer)
+	return a
+}
+
+// SetKeys replaces the keys (e.g. after the keys file changed).
+func (a *API) SetKeys(k *Keys) { a.keys.Store(k) }
+
+// RecordLoad records a published snapshot in the metrics.
+func (a *API) RecordLoad(info LoadInfo) { a.m.recordLoad(info) }
+
+// Warm computes, for the Store's current Dataset, what the API derives once
+// per Dataset (quote views of both plans at the clock's now, rankings,
+// catalog index), so that the first requests do not pay for it. Calling it
+// after each Publish is optional.
+func (a *API) Warm() {
+	ds := a.store.Current()
+	if ds == nil {
+		return
+	}
+	c := &call{ds: ds, now: a.clock.Now(), key: KeyEntry{Plan: PlanDelayed}}
+	a.view(c)
+	c.key.Plan = PlanEOD
+	a.view(c)
+}
+
+// RecordReload counts a reload attempt (ok false: the new snapshot was
+// refused and the previous one kept).
+func (a *API) RecordReload(ok bool) {
+	if ok {
+		a.m.reloads.WithLabelValues("ok").Inc()
+	} else {
+		a.m.reloads.WithLabelValues("error").Inc()
+	}
+}
+
+// ServeHTTP serves one request.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.router.ServeHTTP(w, r) }
+
+var (
+	ctJSON    = []string{"application/json"}
+	noSniff   = []string{"nosniff"}
+	bearerHdr = []string{`Bearer realm="pregao"`}
+)
+
+// routeOpts are the options of one route.
+type routeOpts struct {
+	public bool // no authentication, no dataset required
+}
+
+// wrap turns h into an httprouter.Handle: authentication, the dataset, the
+// body cap, pooled buffers, error writing, panic recovery and metrics.
+func (a *API) wrap(route string, opts routeOpts, h handler) httprouter.Handle {
+	rm := a.m.route(route)
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		start := time.Now()
+		a.m.inflight.Inc()
+		c := a.calls.Get().(*call)
+		status := 0
+		defer func() {
+			if p := recover(); p != nil {
+				a.m.panics.Inc()
+				a.log.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
+				status = http.StatusInternalServerError
+				a.writeError(w, c, route, status, "internal server error")
+				c = &call{buf: make([]byte, 0, 1024)} // do not reuse a call left in an unknown state
+			}
+			rm.observe(status, time.Since(start))
+			a.m.inflight.Dec()
+			clear(c.items) // drop references to assets and the body
+			clear(c.ranks)
+			*c = call{buf: c.buf[:0], body: c.body[:0], quotes: quotesRequest{Tickers: c.quotes.Tickers[:0]}, bars: c.bars[:0], bars2: c.bars2[:0], buf2: c.buf2[:0], items: c.items[:0], ranks: c.ranks[:0], rows: c.rows[:0], keys: c.keys[:0], seen: c.seen}
+			if cap(c.buf) <= 64<<20 {
+				a.calls.Put(c)
+			}
+		}()
+		status = a.serve(c, w, r, ps, route, opts, h)
+	}
+}
+
+func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprouter.Params, route string, opts routeOpts, h handler) int {
+	if !opts.public {
+		key, ok := a.authenticate(r)
+		if !ok {
+			w.Header()["Www-Authenticate"] = bearerHdr
+			return a.writeError(w, c, route, http.StatusUnauthorized, "unauthorized: send the header Authorization: Bearer <API key>")
+		}
+		c.key = key
+		c.ds = a.store.Current()
+		if c.ds == nil {
+			return a.writeError(w, c, route, http.StatusServiceUnavailable, "no snapshot loaded yet")
+		}
+		c.now = a.clock.Now()
+	}
+	if r.Method == http.MethodPost {
+		if err := a.readBody(c, r); err != nil {
+			st, msg := statusOf(err)
+			return a.writeError(w, c, route, st, msg)
+		}
+	}
+	body, err := h(c, c.buf[:0], r, ps)
+	if body != nil {
+		c.buf = body[:0]
+	}
+	if err != nil {
+		st, msg := statusOf(err)
+		if st >= 500 {
+			a.log.Error("request failed", "route", route, "method", r.Method, "path", r.URL.Path, "err", err.Error())
+		}
+		return a.writeError(w, c, route, st, msg)
+	}
+	hd := w.Header()
+	hd["Content-Type"] = ctJSON
+	hd["X-Content-Type-Options"] = noSniff
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+	return http.StatusOK
+}
+
+// authenticate checks the Authorization header.
+func (a *API) authenticate(r *http.Request) (KeyEntry, bool) {
+	h := r.Header["Authorization"]
+	if len(h) != 1 {
+		return KeyEntry{}, false
+	}
+	v := h[0]
+	const scheme = "Bearer "
+	if len(v) <= len(scheme) || !strings.EqualFold(v[:len(scheme)], scheme) {
+		return KeyEntry{}, false
+	}
+	return a.keys.Load().Lookup(strings.TrimSpace(v[len(scheme):]))
+}
+
+// readBody reads the request body into c.body, up to the cap.
+func (a *API) readBody(c *call, r *http.Request) error {
+	if r.ContentLength > a.cfg.MaxBodyBytes {
+		return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", a.cfg.MaxBodyBytes)
+	}
+	b := c.body[:0]
+	if r.Body == nil {
+		c.body = b
+		return nil
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > a.cfg.MaxBodyBytes {
+			c.body = b[:0]
+			return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", a.cfg.MaxBodyBytes)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			c.body = b[:0]
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return errorf(http.StatusRequestEntityTooLarge, "request body too large")
+			}
+			return badRequest("reading the request body: %v", err)
+		}
+	}
+	c.body = b
+	return nil
+}
+
+// writeError writes the JSON error body and returns status.
+func (a *API) writeError(w http.ResponseWriter, c *call, route string, status int, msg string) int {
+	c.buf = appendError(c.buf[:0], status, msg)
+	hd := w.Header()
+	hd["Content-Type"] = ctJSON
+	hd["X-Content-Type-Options"] = noSniff
+	w.WriteHeader(status)
+	w.Write(c.buf)
+	return status
+}
+
+// plainError writes a JSON error outside any route (router-level 404/405).
+func (a *API) plainError(w http.ResponseWriter, status int, msg string) {
+	hd := w.Header()
+	hd["Content-Type"] = ctJSON
+	hd["X-Content-Type-Options"] = noSniff
+	w.WriteHeader(status)
+	w.Write(appendError(nil, status, msg))
+}

@@ -1,0 +1,489 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+)
+
+// resolveCompany resolves a companyIdentifier to a company (404 when the
+// identifier is unknown or is a macro series).
+func resolveCompany(ds *engine.Dataset, id string) (engine.Resolved, error) {
+	res, err := ds.Resolve(id)
+	if err != nil {
+		if isInvalid(err) {
+			return res, badRequest("company identifier %q: want a ticker, symbol or company_id", id)
+		}
+		return res, notFound("company %q not found", id)
+	}
+	if res.Issuer == nil {
+		return res, notFound("company %q not found", id)
+	}
+	return res, nil
+}
+
+var sectorKeys = [4]string{"sector", "industry_group", "industry", "subindustry"}
+
+// company serves GET /companies/:id. Optional blocks are absent (not null)
+// when their flag is absent or false.
+func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "show_market_cap", "show_logo", "show_company_details", "show_sector")
+	if err != nil {
+		return nil, err
+	}
+	var flags [4]bool
+	for i, name := range []string{"show_market_cap", "show_logo", "show_company_details", "show_sector"} {
+		if flags[i], err = q.boolean(name, false); err != nil {
+			return nil, err
+		}
+	}
+	res, err := resolveCompany(c.ds, ps.ByName("id"))
+	if err != nil {
+		return nil, err
+	}
+	is := res.Issuer
+	dst = append(dst, '{')
+	dst = appendCompanyCore(dst, is)
+	dst = append(dst, `,"description":`...)
+	dst = appendString(dst, is.Description)
+	dst = append(dst, `,"ceo_name":`...)
+	dst = appendStringOrNull(dst, is.CEOName)
+	dst = append(dst, `,"employee_count":`...)
+	if is.Employees < 0 {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendInt(dst, is.Employees)
+	}
+	dst = append(dst, `,"free_float":{"value":`...)
+	dst = appendNum(dst, is.FreeFloat)
+	dst = append(dst, `,"format":"PERCENTAGE"}`...)
+	dst = append(dst, `,"characteristics":[`...)
+	for i, ch := range is.Characteristics {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"id":`...)
+		dst = appendString(dst, ch.ID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, ch.Name)
+		dst = append(dst, `,"type":`...)
+		dst = appendString(dst, ch.Type)
+		dst = append(dst, `,"description":`...)
+		dst = appendString(dst, ch.Description)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	if flags[3] {
+		dst = appendSectorBlocks(dst, is)
+	}
+	if flags[0] {
+		dst = appendMarketCap(dst, is)
+	}
+	if flags[1] {
+		dst = append(dst, `,"logo":`...)
+		dst = appendImages(dst, is.LogoURL, "logo")
+		dst = append(dst, `,"icon":`...)
+		dst = appendImages(dst, is.LogoURL, "icon")
+	}
+	if flags[2] {
+		dst = append(dst, `,"website":`...)
+		dst = appendStringOrNull(dst, is.Website)
+		ad := &is.Address
+		dst = append(dst, `,"address":{"line1":`...)
+		dst = appendString(dst, ad.Line1)
+		dst = append(dst, `,"line2":`...)
+		dst = appendString(dst, ad.Line2)
+		dst = append(dst, `,"city":`...)
+		dst = appendString(dst, ad.City)
+		dst = append(dst, `,"state":`...)
+		dst = appendString(dst, ad.State)
+		dst = append(dst, `,"postal_code":`...)
+		dst = appendString(dst, ad.PostalCode)
+		dst = append(dst, `,"country":`...)
+		dst = appendString(dst, ad.Country)
+		dst = append(dst, `},"founding_date":`...)
+		dst = appendDate(dst, is.FoundingDate)
+		dst = append(dst, `,"ipo_date":`...)
+		dst = appendDate(dst, is.IPODate)
+	}
+	return append(dst, '}'), nil
+}
+
+// appendCompanyCore appends the identity and share-count fields (no braces).
+func appendCompanyCore(dst []byte, is *engine.Issuer) []byte {
+	dst = append(dst, `"company_id":`...)
+	dst = appendString(dst, is.ID)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, is.Name)
+	dst = append(dst, `,"trading_name":`...)
+	dst = appendString(dst, is.TradingName)
+	dst = append(dst, `,"symbol":`...)
+	dst = appendString(dst, is.Symbol)
+	sh, ok := is.LatestShares()
+	if ok {
+		dst = append(dst, `,"common_shares":`...)
+		dst = appendInt(dst, sh.Common)
+		dst = append(dst, `,"preferred_shares":`...)
+		dst = appendInt(dst, sh.Preferred)
+		dst = append(dst, `,"total_shares":`...)
+		dst = appendInt(dst, sh.Common+sh.Preferred)
+	} else {
+		dst = append(dst, `,"common_shares":null,"preferred_shares":null,"total_shares":null`...)
+	}
+	return dst
+}
+
+// appendSectorBlocks appends the four taxonomy blocks {id, name} (null when
+// the level is unknown).
+func appendSectorBlocks(dst []byte, is *engine.Issuer) []byte {
+	for l, key := range sectorKeys {
+		dst = append(dst, ',')
+		dst = appendKey(dst, key)
+		s := is.Sector[l]
+		if s == nil {
+			dst = append(dst, "null"...)
+			continue
+		}
+		dst = append(dst, `{"id":`...)
+		dst = appendString(dst, s.ID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, s.Name)
+		dst = append(dst, '}')
+	}
+	return dst
+}
+
+// latestValue returns the latest company-level value of a valuation
+// indicator (latest reference_date, then publish_date), Null when none.
+func latestValue(is *engine.Issuer, id string) engine.Num {
+	k, ok := ratios.Lookup(engine.IndValuation, id)
+	if !ok {
+		return engine.Null
+	}
+	best := (*engine.RatioPoint)(nil)
+	for _, f := range []string{engine.FreqTTM, engine.FreqDaily, engine.FreqAnnual, engine.FreqQuarterly} {
+		g := is.RatioGroup(k, "", f)
+		if g == nil {
+			continue
+		}
+		for _, p := range g.Points {
+			if best == nil || p.ReferenceDate > best.ReferenceDate || (p.ReferenceDate == best.ReferenceDate && p.PublishDate.After(best.PublishDate)) {
+				best = p
+			}
+		}
+	}
+	if best == nil {
+		return engine.Null
+	}
+	return best.Value
+}
+
+// appendMarketCap appends market_cap and enterprise_value {value, format}.
+func appendMarketCap(dst []byte, is *engine.Issuer) []byte {
+	dst = append(dst, `,"market_cap":{"value":`...)
+	dst = appendNum(dst, latestValue(is, "MARKET_CAP"))
+	dst = append(dst, `,"format":"BRL"},"enterprise_value":{"value":`...)
+	dst = appendNum(dst, latestValue(is, "ENTERPRISE_VALUE"))
+	return append(dst, `,"format":"BRL"}`...)
+}
+
+// imageSizes are the PNG widths of logos and icons.
+var imageSizes = []string{"1024", "512", "256", "128", "64"}
+
+// appendImages appends {svg, png_1024 ... png_64} derived from the logo base
+// address: <base>/<kind>.svg and <base>/<kind>_<size>.png; null without a base.
+func appendImages(dst []byte, base, kind string) []byte {
+	if base == "" {
+		return append(dst, "null"...)
+	}
+	base = strings.TrimRight(base, "/")
+	dst = append(dst, `{"svg":`...)
+	dst = appendString(dst, base+"/"+kind+".svg")
+	for _, s := range imageSizes {
+		dst = append(dst, `,"png_`...)
+		dst = append(dst, s...)
+		dst = append(dst, `":`...)
+		dst = appendString(dst, base+"/"+kind+"_"+s+".png")
+	}
+	return append(dst, '}')
+}
+
+// companies serves GET /companies: Brazilian companies (kind COMPANY), plus
+// BDR issuers with bdr=true, sorted by company_id.
+func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "bdr", "show_sector", "show_market_cap")
+	if err != nil {
+		return nil, err
+	}
+	bdr, err := q.boolean("bdr", false)
+	if err != nil {
+		return nil, err
+	}
+	sec, err := q.boolean("show_sector", false)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := q.boolean("show_market_cap", false)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, '[')
+	n := 0
+	iss := c.ds.Issuers()
+	for i := range iss {
+		is := &iss[i]
+		if is.Kind != engine.KindCompany && !(bdr && is.Kind == engine.KindBDR) {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, '{')
+		dst = appendCompanyCore(dst, is)
+		dst = append(dst, `,"kind":`...)
+		dst = appendString(dst, is.Kind)
+		dst = append(dst, `,"tickers":[`...)
+		for j, as := range is.Assets {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"ticker":`...)
+			dst = appendString(dst, as.Ticker)
+			dst = append(dst, `,"stock_type":`...)
+			dst = appendString(dst, as.StockType)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+		if sec {
+			dst = appendSectorBlocks(dst, is)
+		}
+		if mc {
+			dst = appendMarketCap(dst, is)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+// sharesHistory serves GET /companies/:id/shares-history: the share counts,
+// newest first.
+func (a *API) sharesHistory(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	if _, err := parseQuery(r.URL.RawQuery); err != nil {
+		return nil, err
+	}
+	res, err := resolveCompany(c.ds, ps.ByName("id"))
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, '[')
+	for i, s := range res.Issuer.Shares {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"date":`...)
+		dst = appendDate(dst, s.Date)
+		dst = append(dst, `,"common_shares":`...)
+		dst = appendInt(dst, s.Common)
+		dst = append(dst, `,"preferred_shares":`...)
+		dst = appendInt(dst, s.Preferred)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+// appendSources appends a JSON array of source objects.
+func appendSources(dst []byte, ss []engine.Source) []byte {
+	dst = append(dst, '[')
+	for i := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendSource(dst, &ss[i])
+	}
+	return append(dst, ']')
+}
+
+// appendSource appends one source object (download_url null when absent).
+func appendSource(dst []byte, s *engine.Source) []byte {
+	dst = append(dst, `{"visualization_url":`...)
+	dst = appendString(dst, s.VisualizationURL)
+	dst = append(dst, `,"download_url":`...)
+	dst = appendStringOrNull(dst, s.DownloadURL)
+	dst = append(dst, `,"published_at":`...)
+	dst = appendTime(dst, s.PublishedAt)
+	dst = append(dst, `,"retrieved_at":`...)
+	dst = appendTime(dst, s.RetrievedAt)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, s.Name)
+	return append(dst, '}')
+}
+
+// insider serves GET /companies/:id/insider-transactions: the monthly
+// insider-trading reports (newest reference month first), filtered like
+// raw reports.
+func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "aggregation", "start_date", "end_date", "publish_date", "retrieval_date")
+	if err != nil {
+		return nil, err
+	}
+	agg, err := q.enum("aggregation", false, engine.AggIndividual, engine.AggConsolidated)
+	if err != nil {
+		return nil, err
+	}
+	start, err := q.date("start_date")
+	if err != nil {
+		return nil, err
+	}
+	end, err := q.date("end_date")
+	if err != nil {
+		return nil, err
+	}
+	pub, err := q.timestamp("publish_date")
+	if err != nil {
+		return nil, err
+	}
+	ret, err := q.timestamp("retrieval_date")
+	if err != nil {
+		return nil, err
+	}
+	res, err := resolveCompany(c.ds, ps.ByName("id"))
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, '[')
+	n := 0
+	rs := res.Issuer.Insider
+	for i := len(rs) - 1; i >= 0; i-- {
+		ir := rs[i]
+		if agg != "" && ir.Aggregation != agg ||
+			start.Valid() && ir.ReferenceDate < start || end.Valid() && ir.ReferenceDate > end ||
+			!pub.IsZero() && !ir.PublishDate.After(pub) || !ret.IsZero() && !ir.RetrievalDate.After(ret) {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, `{"reference_date":`...)
+		dst = appendDateISO(dst, ir.ReferenceDate)
+		dst = append(dst, `,"aggregation":`...)
+		dst = appendString(dst, ir.Aggregation)
+		dst = append(dst, `,"version":`...)
+		dst = appendInt(dst, int64(ir.Version))
+		dst = append(dst, `,"publish_date":`...)
+		dst = appendTime(dst, ir.PublishDate)
+		dst = append(dst, `,"retrieval_date":`...)
+		dst = appendTime(dst, ir.RetrievalDate)
+		dst = append(dst, `,"movements":[`...)
+		for j := range ir.Movements {
+			m := &ir.Movements[j]
+			if res.Kind == engine.ByTicker && m.Ticker != "" && m.Ticker != res.Asset.Ticker && m.StockType != res.Class {
+				continue
+			}
+			if dst[len(dst)-1] != '[' {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"group":`...)
+			dst = appendString(dst, m.Group)
+			dst = append(dst, `,"operation":`...)
+			dst = appendString(dst, m.Operation)
+			dst = append(dst, `,"ticker":`...)
+			dst = appendStringOrNull(dst, m.Ticker)
+			dst = append(dst, `,"stock_type":`...)
+			dst = appendStringOrNull(dst, m.StockType)
+			dst = append(dst, `,"date":`...)
+			dst = appendDateISO(dst, m.Date)
+			dst = append(dst, `,"quantity":`...)
+			dst = appendInt(dst, m.Quantity)
+			dst = append(dst, `,"price":`...)
+			dst = appendNum(dst, m.Price)
+			dst = append(dst, `,"volume":`...)
+			dst = appendNum(dst, m.Volume)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, `],"sources":`...)
+		dst = appendSources(dst, ir.Sources)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+// documents serves GET /companies/:id/documents: regulatory documents,
+// newest publication first, with limit (1..500, default 100) and offset.
+func (a *API) documents(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "category", "start_date", "end_date", "publish_date", "limit", "offset")
+	if err != nil {
+		return nil, err
+	}
+	cat, _ := q.str("category")
+	start, err := q.date("start_date")
+	if err != nil {
+		return nil, err
+	}
+	end, err := q.date("end_date")
+	if err != nil {
+		return nil, err
+	}
+	pub, err := q.timestamp("publish_date")
+	if err != nil {
+		return nil, err
+	}
+	limit, err := q.integer("limit", 100, 1, 500)
+	if err != nil {
+		return nil, err
+	}
+	offset, err := q.integer("offset", 0, 0, 1<<31-1)
+	if err != nil {
+		return nil, err
+	}
+	res, err := resolveCompany(c.ds, ps.ByName("id"))
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, '[')
+	n, skipped := 0, 0
+	for _, d := range res.Issuer.Documents {
+		pd := engine.DateOf(d.PublishDate)
+		if cat != "" && !strings.EqualFold(d.Category, cat) ||
+			start.Valid() && pd < start || end.Valid() && pd > end ||
+			!pub.IsZero() && !d.PublishDate.After(pub) {
+			continue
+		}
+		if skipped < offset {
+			skipped++
+			continue
+		}
+		if n == limit {
+			break
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, `{"id":`...)
+		dst = appendString(dst, d.ID)
+		dst = append(dst, `,"category":`...)
+		dst = appendString(dst, d.Category)
+		dst = append(dst, `,"type":`...)
+		dst = appendString(dst, d.Type)
+		dst = append(dst, `,"title":`...)
+		dst = appendString(dst, d.Title)
+		dst = append(dst, `,"reference_date":`...)
+		dst = appendDateISO(dst, d.ReferenceDate)
+		dst = append(dst, `,"publish_date":`...)
+		dst = appendTime(dst, d.PublishDate)
+		dst = append(dst, `,"retrieval_date":`...)
+		dst = appendTime(dst, d.RetrievalDate)
+		dst = append(dst, `,"version":`...)
+		dst = appendInt(dst, int64(d.Version))
+		dst = append(dst, `,"source":`...)
+		dst = appendSource(dst, &d.Source)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}

@@ -1,0 +1,217 @@
+package httpapi
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// dsInfo is what the API derives once per Dataset (on the first request
+// that sees it): work done once per snapshot, never per request.
+type dsInfo struct {
+	ds *engine.Dataset
+	// latestVisible is the unix time from which every asset's Latest quote
+	// is what QuoteAt answers.
+	latestVisible int64
+	// catalog indexes the indicator ids by kind.
+	catalog catalogIndex
+	// delayed and eod cache the quote view of the last cut-off seen: the
+	// current quote of every asset, encoded, and the index rankings.
+	delayed atomic.Pointer[quoteView]
+	eod     atomic.Pointer[quoteView]
+}
+
+func newDSInfo(ds *engine.Dataset) *dsInfo {
+	in := &dsInfo{ds: ds, catalog: newCatalogIndex(ds.Catalog())}
+	assets := ds.Assets()
+	for i := range assets {
+		q := &assets[i].Latest
+		if !q.Valid() {
+			continue
+		}
+		v := int64(q.Date)*86400 + int64(engine.SessionCloseUTC/time.Second)
+		if q.Intraday {
+			v = q.Time + 60
+		}
+		in.latestVisible = max(in.latestVisible, v)
+	}
+	return in
+}
+
+// info returns the dsInfo of ds, computing it on first use.
+func (a *API) info(ds *engine.Dataset) *dsInfo {
+	if in := a.dsinfo.Load(); in != nil && in.ds == ds {
+		return in
+	}
+	in := newDSInfo(ds)
+	a.dsinfo.Store(in)
+	return in
+}
+
+// brt is the B3 market's time zone (UTC-3, no daylight saving since 2019).
+var brt = time.FixedZone("BRT", -3*3600)
+
+// sessionDate returns the market date of t (its calendar day in UTC-3).
+func sessionDate(t time.Time) engine.Date {
+	y, m, d := t.In(brt).Date()
+	return engine.MakeDate(y, m, d)
+}
+
+// view is what a request's plan may see.
+type view struct {
+	eod bool
+	// cutoff (delayed plans): data complete by this unix time is visible.
+	cutoff int64
+	// before (eod plans): only sessions strictly before this date.
+	before engine.Date
+	// qv is the precomputed view when there is one (else nil: compute).
+	qv *quoteView
+}
+
+// quoteView is the current quote of every asset as seen at one cut-off,
+// with the encoded datapoints and the index rankings. Immutable.
+type quoteView struct {
+	key    int64 // cut-off (delayed) or before date (eod)
+	assets []engine.Asset
+	quotes []engine.Quote
+	raw    [][]byte // encoded current datapoint, unadjusted
+	adj    [][]byte // encoded current datapoint, adjusted
+	highs  [][]engine.RankEntry
+	lows   [][]engine.RankEntry
+	// movers: the last session of the view and its gainers and losers.
+	session        engine.Date
+	gainers, loser []engine.RankEntry
+}
+
+func (a *API) view(c *call) view {
+	in := a.info(c.ds)
+	if c.key.Plan == PlanEOD {
+		v := view{eod: true, before: sessionDate(c.now)}
+		v.qv = in.cached(&in.eod, int64(v.before), true, func(as *engine.Asset) engine.Quote { return as.QuoteBefore(v.before) })
+		return v
+	}
+	v := view{cutoff: c.now.Add(-QuoteDelay).Unix()}
+	key := min(v.cutoff, in.latestVisible)
+	// Cache the view of the cut-off of the snapshot clock and of every
+	// cut-off past the data (the steady state of the wall clock).
+	build := key == in.latestVisible || c.now.Equal(c.ds.AsOf())
+	v.qv = in.cached(&in.delayed, key, build, func(as *engine.Asset) engine.Quote {
+		if key == in.latestVisible {
+			return as.Latest
+		}
+		return as.QuoteAt(time.Unix(key, 0))
+	})
+	return v
+}
+
+// cached returns the quote view of key from slot, building it when build
+// is set and the slot holds another key; nil when it is not built.
+func (in *dsInfo) cached(slot *atomic.Pointer[quoteView], key int64, build bool, quote func(*engine.Asset) engine.Quote) *quoteView {
+	if qv := slot.Load(); qv != nil && qv.key == key {
+		return qv
+	}
+	if !build {
+		return nil
+	}
+	qv := newQuoteView(in.ds, key, quote)
+	slot.Store(qv)
+	return qv
+}
+
+func newQuoteView(ds *engine.Dataset, key int64, quote func(*engine.Asset) engine.Quote) *quoteView {
+	assets := ds.Assets()
+	qv := &quoteView{key: key, assets: assets, quotes: make([]engine.Quote, len(assets)),
+		raw: make([][]byte, len(assets)), adj: make([][]byte, len(assets)), session: engine.NoDate}
+	var buf []byte
+	for i := range assets {
+		q := quote(&assets[i])
+		qv.quotes[i] = q
+		start := len(buf)
+		buf = appendQuote(buf, &q, assets[i].Currency)
+		mid := len(buf)
+		aq := q.Adjusted()
+		buf = appendQuote(buf, &aq, assets[i].Currency)
+		qv.raw[i] = buf[start:mid:mid]
+		qv.adj[i] = buf[mid:len(buf):len(buf)]
+		if len(buf) > 1<<20 {
+			buf = nil // start a new block; the slices keep the old one
+		}
+		if assets[i].StockType != engine.ClassMacro && q.Valid() && q.Date > qv.session {
+			qv.session = q.Date
+		}
+	}
+	ixs := ds.Indexes()
+	qv.highs = make([][]engine.RankEntry, len(ixs))
+	qv.lows = make([][]engine.RankEntry, len(ixs))
+	for i := range ixs {
+		var es []engine.RankEntry
+		for _, m := range ixs[i].Members {
+			if q := qv.quotes[qv.index(m)]; q.Variation.Valid() {
+				es = append(es, engine.RankEntry{Asset: m, Quote: q})
+			}
+		}
+		sortRanks(es, false)
+		qv.highs[i] = es
+		qv.lows[i] = slices.Clone(es)
+		sortRanks(qv.lows[i], true)
+	}
+	for i := range assets {
+		q := qv.quotes[i]
+		if assets[i].StockType != engine.ClassMacro && q.Date == qv.session && q.Variation.Valid() {
+			qv.gainers = append(qv.gainers, engine.RankEntry{Asset: &assets[i], Quote: q})
+		}
+	}
+	sortRanks(qv.gainers, false)
+	qv.loser = slices.Clone(qv.gainers)
+	sortRanks(qv.loser, true)
+	return qv
+}
+
+var assetSize = unsafe.Sizeof(engine.Asset{})
+
+// index returns the position of as in the Dataset's assets (as points into
+// that slice).
+func (qv *quoteView) index(as *engine.Asset) int {
+	off := uintptr(unsafe.Pointer(as)) - uintptr(unsafe.Pointer(unsafe.SliceData(qv.assets)))
+	i := int(off / assetSize)
+	if i < 0 || i >= len(qv.assets) || &qv.assets[i] != as {
+		panic("BUG: asset outside the dataset")
+	}
+	return i
+}
+
+// quote returns the asset's quote in view v.
+func (v view) quote(as *engine.Asset) engine.Quote {
+	switch {
+	case v.qv != nil:
+		return v.qv.quotes[v.qv.index(as)]
+	case v.eod:
+		return as.QuoteBefore(v.before)
+	}
+	return as.QuoteAt(time.Unix(v.cutoff, 0))
+}
+
+// lastDate returns the last session date visible in v.
+func (v view) lastDate() engine.Date {
+	if v.eod {
+		return v.before - 1
+	}
+	d := engine.Date(v.cutoff / 86400)
+	if v.cutoff < int64(d)*86400+int64(engine.SessionCloseUTC/time.Second) {
+		d--
+	}
+	return d
+}
+
+// indexPos returns the position of ix in ixs (ix points into that slice).
+func indexPos(ixs []engine.IndexData, ix *engine.IndexData) int {
+	off := uintptr(unsafe.Pointer(ix)) - uintptr(unsafe.Pointer(unsafe.SliceData(ixs)))
+	i := int(off / unsafe.Sizeof(engine.IndexData{}))
+	if i < 0 || i >= len(ixs) || &ixs[i] != ix {
+		panic("BUG: index outside the dataset")
+	}
+	return i
+}

@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// fuzzServe serves one request and checks the answer is a 200 with valid
+// JSON or a JSON 4xx, never a 5xx or a panic.
+func fuzzServe(t *testing.T, ts *testServer, method, path, body string) {
+	path, rawQuery, _ := strings.Cut(path, "?")
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.URL.RawQuery = rawQuery // any bytes, as a client may send them
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	w := httptest.NewRecorder()
+	ts.api.ServeHTTP(w, r)
+	if w.Code >= 500 || (w.Code != 200 && w.Code < 400) {
+		t.Fatalf("%s %s %q: %d %s", method, path, body, w.Code, w.Body)
+	}
+	if !json.Valid(w.Body.Bytes()) {
+		t.Fatalf("%s %s %q: invalid JSON %s", method, path, body, w.Body)
+	}
+}
+
+func FuzzScreenerBody(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"limit":5,"primaryOnly":false}`,
+		`{"filters":[{"type":"close_price","op":"between","min":1,"max":50},{"type":"sector","in":["10"]}],"sort":[{"by":"volume","order":"asc"}]}`,
+		`{"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS_CS","op":">=","value":0}],"sort":[{"by":"droplet:NET_MARGIN","order":"desc"}]}`,
+		`{"filters":[{"type":"employee_count","op":"==","value":8420}]}`, `{"limit":1e3}`, `[]`, `{"filters":null}`,
+	} {
+		f.Add(s)
+	}
+	ts := newTestServer(f, true)
+	f.Fuzz(func(t *testing.T, body string) {
+		fuzzServe(t, ts, "POST", "/v2/screener", body)
+	})
+}
+
+func FuzzQuotesHandler(f *testing.F) {
+	for _, s := range []string{
+		`{"tickers":["ENHZ3","SELIC"],"type":"current"}`, `{"tickers":["ENHZ3"],"type":"chart"}`,
+		`{"tickers":["ENHZ3","MSAZ3"],"interval":120,"start_date":"2024-03-28","end_date":"2024-03-28","adjusted":true}`,
+		`{"tickers":["ENHZ3"],"interval":604800,"start_date":"1970-01-01","end_date":"2024-03-28"}`,
+		`{"tickers":["ENHZ3"],"interval":1099511627776,"start_date":"0001-01-01"}`,
+	} {
+		f.Add(s)
+	}
+	ts := newTestServer(f, true)
+	f.Fuzz(func(t *testing.T, body string) {
+		fuzzServe(t, ts, "POST", "/v2/quotes", body)
+	})
+}
+
+// FuzzGetQuery drives every GET operation with arbitrary query strings.
+func FuzzGetQuery(f *testing.F) {
+	paths := []string{
+		"/v2/indexes/IBOV/highs", "/v2/quotes/ENHZ3", "/v2/stocks/variations", "/v2/companies",
+		"/v2/companies/ENHZ", "/v2/companies/ENHZ3/ratios", "/v2/companies/ENHZ/ratios/valuation",
+		"/v2/companies/ENHZ/raw-reports", "/v2/companies/ENHZ/reports", "/v2/companies/cash-corporate-actions",
+		"/v2/companies/ENHZ/corporate-actions", "/v2/companies/ENHZ/insider-transactions",
+		"/v2/companies/ENHZ/documents", "/v2/companies/ENHZ/shares-history", "/v2/traded-funds/GSUL11/ratios",
+		"/v2/ratios/catalog",
+	}
+	for i, q := range []string{"limit=3", "type=chart", "limit=1", "bdr=true&show_sector=true", "show_market_cap=true&show_logo=true",
+		"ids=NET_MARGIN&show_calculation=true", "frequency=TTM&latest_by_reference_date=true", "flat=true&year=2023&quarter=4",
+		"section=CASH_FLOW", "current=false&start_date=2024-01-01", "stock_type=UNIT", "aggregation=INDIVIDUAL",
+		"limit=1&offset=1", "x=1", "id=P_NAV&reference_date=2024-02-01", "kind=FUND"} {
+		f.Add(uint8(i), q)
+	}
+	ts := newTestServer(f, true)
+	f.Fuzz(func(t *testing.T, which uint8, q string) {
+		path := paths[int(which)%len(paths)]
+		fuzzServe(t, ts, "GET", path+"?"+q, "")
+	})
+}

@@ -1,0 +1,217 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Plans.
+const (
+	// PlanDelayed sees same-session data with a 15-minute delay and every
+	// quote option.
+	PlanDelayed = "delayed"
+	// PlanEOD sees only sessions before the current one and may send only
+	// `adjusted` on quote operations.
+	PlanEOD = "eod"
+)
+
+// QuoteDelay is the delay of same-session data for PlanDelayed.
+const QuoteDelay = 15 * time.Minute
+
+// KeyPrefix starts every API key.
+const KeyPrefix = "pg_"
+
+// maxKeyLen bounds a presented key; longer keys are refused without hashing.
+const maxKeyLen = 128
+
+// KeyEntry is one API key in a keys file. Only the SHA-256 digest of the key
+// is stored; the key itself is shown once, when it is created.
+type KeyEntry struct {
+	Name      string    `json:"name"`
+	Plan      string    `json:"plan"`
+	SHA256    string    `json:"sha256"` // lowercase hex digest of the key
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// KeysFile is the JSON document of a keys file.
+type KeysFile struct {
+	Keys []KeyEntry `json:"keys"`
+}
+
+// Keys authenticates presented API keys. It is immutable after NewKeys and
+// safe for concurrent use.
+type Keys struct {
+	byDigest map[[sha256.Size]byte]KeyEntry
+}
+
+// NewKeys indexes the entries of f. It fails on an unknown plan, a malformed
+// digest or a duplicated name or digest.
+func NewKeys(f KeysFile) (*Keys, error) {
+	k := &Keys{byDigest: make(map[[sha256.Size]byte]KeyEntry, len(f.Keys))}
+	names := map[string]bool{}
+	for i, e := range f.Keys {
+		if err := validPlan(e.Plan); err != nil {
+			return nil, fmt.Errorf("key %d (%q): %w", i, e.Name, err)
+		}
+		if e.Name == "" {
+			return nil, fmt.Errorf("key %d: empty name", i)
+		}
+		if names[e.Name] {
+			return nil, fmt.Errorf("key %d: duplicate name %q", i, e.Name)
+		}
+		names[e.Name] = true
+		raw, err := hex.DecodeString(e.SHA256)
+		if err != nil || len(raw) != sha256.Size {
+			return nil, fmt.Errorf("key %d (%q): sha256 must be 64 hex digits", i, e.Name)
+		}
+		var d [sha256.Size]byte
+		copy(d[:], raw)
+		if _, dup := k.byDigest[d]; dup {
+			return nil, fmt.Errorf("key %d (%q): duplicate digest", i, e.Name)
+		}
+		k.byDigest[d] = e
+	}
+	return k, nil
+}
+
+// Lookup returns the entry of the presented key. The key is hashed and
+// looked up by digest, so the comparison does not depend on how many leading
+// bytes of a stored key match.
+func (k *Keys) Lookup(key string) (KeyEntry, bool) {
+	if k == nil || len(key) == 0 || len(key) > maxKeyLen {
+		return KeyEntry{}, false
+	}
+	var buf [maxKeyLen]byte
+	n := copy(buf[:], key)
+	e, ok := k.byDigest[sha256.Sum256(buf[:n])]
+	return e, ok
+}
+
+// Len returns the number of keys.
+func (k *Keys) Len() int {
+	if k == nil {
+		return 0
+	}
+	return len(k.byDigest)
+}
+
+func validPlan(p string) error {
+	if p != PlanDelayed && p != PlanEOD {
+		return fmt.Errorf("plan %q: want %s or %s", p, PlanDelayed, PlanEOD)
+	}
+	return nil
+}
+
+// ReadKeysFile reads a keys file. A missing file is an empty KeysFile.
+func ReadKeysFile(path string) (KeysFile, error) {
+	var f KeysFile
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := NewKeys(f); err != nil {
+		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// LoadKeys reads a keys file and indexes it. A missing file is an error.
+func LoadKeys(path string) (*Keys, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	f, err := ReadKeysFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return NewKeys(f)
+}
+
+// WriteKeysFile writes f to path atomically (temporary file and rename),
+// readable by its owner only.
+func WriteKeysFile(path string, f KeysFile) error {
+	sort.Slice(f.Keys, func(i, j int) bool { return f.Keys[i].Name < f.Keys[j].Name })
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".keys-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// NewKey returns a new random API key ("pg_" and 32 hex digits from
+// crypto/rand) and its entry for a keys file.
+func NewKey(name, plan string, now time.Time) (string, KeyEntry, error) {
+	if err := validPlan(plan); err != nil {
+		return "", KeyEntry{}, err
+	}
+	if strings.TrimSpace(name) == "" {
+		return "", KeyEntry{}, errors.New("key name is empty")
+	}
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", KeyEntry{}, err
+	}
+	key := KeyPrefix + hex.EncodeToString(raw[:])
+	d := sha256.Sum256([]byte(key))
+	return key, KeyEntry{Name: name, Plan: plan, SHA256: hex.EncodeToString(d[:]), CreatedAt: now.UTC().Truncate(time.Second)}, nil
+}
+
+// AddKey adds a new key named name to f and returns the key. Names are unique.
+func (f *KeysFile) AddKey(name, plan string, now time.Time) (string, error) {
+	for _, e := range f.Keys {
+		if e.Name == name {
+			return "", fmt.Errorf("a key named %q exists", name)
+		}
+	}
+	key, e, err := NewKey(name, plan, now)
+	if err != nil {
+		return "", err
+	}
+	f.Keys = append(f.Keys, e)
+	return key, nil
+}
+
+// RemoveKey removes the key named name; it fails when there is none.
+func (f *KeysFile) RemoveKey(name string) error {
+	for i, e := range f.Keys {
+		if e.Name == name {
+			f.Keys = append(f.Keys[:i], f.Keys[i+1:]...)
+			return nil
+		}
+	}
+	return fmt.Errorf("no key named %q", name)
+}

@@ -1,0 +1,156 @@
+package httpapi
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// latencyBuckets are the request latency histogram's upper bounds in
+// seconds, from 25 µs (sub-millisecond answers are the norm) to 10 s.
+var latencyBuckets = []float64{
+	0.000025, 0.00005, 0.0001, 0.00025, 0.0005,
+	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+}
+
+// metrics are the server's Prometheus metrics, registered on an injected
+// registerer (never the global one).
+type metrics struct {
+	requests *prometheus.CounterVec   // route, code
+	latency  *prometheus.HistogramVec // route
+	inflight prometheus.Gauge
+	panics   prometheus.Counter
+
+	snapshotInfo *prometheus.GaugeVec // id
+	asOf         prometheus.Gauge     // unix seconds
+	loadSeconds  prometheus.Gauge
+	loadedAt     prometheus.Gauge     // unix seconds
+	entities     *prometheus.GaugeVec // kind
+	reloads      *prometheus.CounterVec
+
+	mu     sync.Mutex
+	routes map[string]*routeMetrics
+}
+
+// routeMetrics caches one route's series for the common statuses so the hot
+// path does no label lookups.
+type routeMetrics struct {
+	ok      prometheus.Counter
+	latency prometheus.Observer
+	vec     *prometheus.CounterVec
+	route   string
+}
+
+func (rm *routeMetrics) observe(status int, d time.Duration) {
+	if status == 200 {
+		rm.ok.Inc()
+	} else {
+		rm.vec.WithLabelValues(rm.route, strconv.Itoa(status)).Inc()
+	}
+	rm.latency.Observe(d.Seconds())
+}
+
+func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() time.Time) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pregao_http_requests_total",
+			Help: "HTTP requests by route template and status code.",
+		}, []string{"route", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pregao_http_request_duration_seconds",
+			Help:    "HTTP request latency by route template, in seconds.",
+			Buckets: latencyBuckets,
+		}, []string{"route"}),
+		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pregao_http_requests_in_flight",
+			Help: "HTTP requests being served.",
+		}),
+		panics: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "pregao_http_panics_total",
+			Help: "Handler panics recovered and answered 500.",
+		}),
+		snapshotInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pregao_snapshot_info",
+			Help: "The snapshot being served (value 1, id in the label).",
+		}, []string{"id"}),
+		asOf: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pregao_snapshot_as_of_seconds",
+			Help: "The served snapshot's as_of, unix seconds.",
+		}),
+		loadSeconds: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pregao_snapshot_load_duration_seconds",
+			Help: "Time taken to read, verify and index the served snapshot, in seconds.",
+		}),
+		loadedAt: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pregao_snapshot_loaded_at_seconds",
+			Help: "When the served snapshot was published, unix seconds.",
+		}),
+		entities: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pregao_snapshot_entities",
+			Help: "Entities in the served snapshot by kind.",
+		}, []string{"kind"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pregao_snapshot_reloads_total",
+			Help: "Snapshot reload attempts by result (ok or error).",
+		}, []string{"result"}),
+		routes: map[string]*routeMetrics{},
+	}
+	age := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "pregao_snapshot_age_seconds",
+		Help: "Seconds between now (wall clock) and the served snapshot's as_of; 0 without a snapshot.",
+	}, func() float64 {
+		t := asOfFn()
+		if t.IsZero() {
+			return 0
+		}
+		return now().Sub(t).Seconds()
+	})
+	if reg != nil {
+		reg.MustRegister(m.requests, m.latency, m.inflight, m.panics, m.snapshotInfo, m.asOf,
+			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age,
+			collectors.NewGoCollector(),
+			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	return m
+}
+
+// route returns the cached series of a route template.
+func (m *metrics) route(route string) *routeMetrics {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if rm := m.routes[route]; rm != nil {
+		return rm
+	}
+	rm := &routeMetrics{
+		ok:      m.requests.WithLabelValues(route, "200"),
+		latency: m.latency.WithLabelValues(route),
+		vec:     m.requests,
+		route:   route,
+	}
+	m.routes[route] = rm
+	return rm
+}
+
+// LoadInfo describes a published snapshot for the metrics.
+type LoadInfo struct {
+	ID       string           // snapshot id (e.g. its checksum or build id)
+	AsOf     time.Time        // the data's as_of
+	Duration time.Duration    // read + verify + build time
+	Counts   map[string]int64 // entity counts by kind
+	At       time.Time        // when it was published (wall clock)
+}
+
+func (m *metrics) recordLoad(info LoadInfo) {
+	m.snapshotInfo.Reset()
+	m.snapshotInfo.WithLabelValues(info.ID).Set(1)
+	m.asOf.Set(float64(info.AsOf.Unix()))
+	m.loadSeconds.Set(info.Duration.Seconds())
+	m.loadedAt.Set(float64(info.At.Unix()))
+	m.entities.Reset()
+	for k, v := range info.Counts {
+		m.entities.WithLabelValues(k).Set(float64(v))
+	}
+}

@@ -1,0 +1,461 @@
+package httpapi
+
+import (
+	"net/http"
+	"runtime"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// Quote options.
+const (
+	dailyInterval   = 86400
+	maxIntradayDays = 5 // the intraday window with start_date and end_date
+	defaultDaysBack = 365
+)
+
+// quoteOpts is one validated quote request (batch or single).
+type quoteOpts struct {
+	typ      string
+	interval int64
+	start    engine.Date
+	end      engine.Date
+	adjusted bool
+	v        view
+}
+
+// quoteOptions validates a request's options against the plan and fills
+// defaults. used* report which restricted options the client sent.
+func (a *API) quoteOptions(c *call, typ string, interval int64, start, end engine.Date, adjusted bool) (quoteOpts, error) {
+	o := quoteOpts{typ: typ, interval: interval, start: start, end: end, adjusted: adjusted, v: a.view(c)}
+	if o.v.eod {
+		var used []string
+		if typ != "" {
+			used = append(used, "type")
+		}
+		if interval != 0 {
+			used = append(used, "interval")
+		}
+		if start.Valid() {
+			used = append(used, "start_date")
+		}
+		if end.Valid() {
+			used = append(used, "end_date")
+		}
+		if len(used) > 0 {
+			return o, errorf(http.StatusForbidden, "your plan (%s) does not include %s: it gives previous-session (D-1) quotes and accepts only adjusted", PlanEOD, joinAnd(used))
+		}
+		// eod: the previous session's quote.
+		o.typ = TypeCurrent
+		return o, nil
+	}
+	if o.typ == "" {
+		o.typ = TypeHistorical
+	}
+	if o.typ == TypeChart || o.typ == TypeCurrent {
+		return o, nil
+	}
+	if o.interval == 0 {
+		o.interval = dailyInterval
+	}
+	last := o.v.lastDate()
+	if o.interval < dailyInterval {
+		// Intraday: the window is at most 5 days.
+		today := engine.Date(o.v.cutoff / 86400)
+		if !o.end.Valid() {
+			o.end = today
+		}
+		if !o.start.Valid() {
+			o.start = o.end
+		}
+		if o.start > o.end {
+			return o, badRequest("start_date %s is after end_date %s", o.start, o.end)
+		}
+		if o.end-o.start > maxIntradayDays {
+			return o, badRequest("intraday window too long: with an interval under 86400 seconds, start_date to end_date may span at most %d days (got %s to %s, %d days)", maxIntradayDays, o.start, o.end, o.end-o.start)
+		}
+		return o, nil
+	}
+	if !o.end.Valid() {
+		o.end = last
+	}
+	if !o.start.Valid() {
+		o.start = o.end - defaultDaysBack
+	}
+	if o.start > o.end {
+		return o, badRequest("start_date %s is after end_date %s", o.start, o.end)
+	}
+	return o, nil
+}
+
+func joinAnd(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	out := ""
+	for i, x := range s {
+		switch {
+		case i == 0:
+		case i == len(s)-1:
+			out += " and "
+		default:
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// quotesBatch serves POST /quotes.
+func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	if r.URL.RawQuery != "" {
+		if _, err := parseQuery(r.URL.RawQuery); err != nil {
+			return nil, err
+		}
+	}
+	q := &c.quotes
+	if err := parseQuotesRequest(c.body, q); err != nil {
+		return nil, err
+	}
+	o, err := a.quoteOptions(c, q.Type, q.Interval, q.Start, q.End, q.Adjusted)
+	if err != nil {
+		return nil, err
+	}
+	if c.seen == nil {
+		c.seen = make(map[string]struct{}, MaxTickers)
+	}
+	defer clear(c.seen) // keys alias the request body
+	items := c.items[:0]
+	for _, t := range q.Tickers {
+		if _, dup := c.seen[t]; dup {
+			continue // each ticker answers once
+		}
+		c.seen[t] = struct{}{}
+		as, _ := c.ds.Asset(t)
+		items = append(items, quoteItem{ticker: t, asset: as})
+	}
+	c.items = items
+	dst = append(dst, '{')
+	if o.typ != TypeCurrent && len(items) >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
+		// Series answers are large: encode the second half concurrently.
+		mid := len(items) / 2
+		done := make(chan struct{})
+		o2 := o // only this branch pays for the copy escaping
+		go func() {
+			defer close(done)
+			c.buf2 = a.appendItems(&c.bars2, c.buf2[:0], items[mid:], &o2)
+		}()
+		dst = a.appendItems(&c.bars, dst, items[:mid], &o)
+		<-done
+		dst = append(dst, ',')
+		dst = append(dst, c.buf2...)
+	} else {
+		dst = a.appendItems(&c.bars, dst, items, &o)
+	}
+	return append(dst, '}'), nil
+}
+
+// parallelMin is the number of tickers from which series answers are
+// encoded by two goroutines.
+const parallelMin = 32
+
+// quoteItem is one distinct requested ticker and its asset (nil: unknown).
+type quoteItem struct {
+	ticker string
+	asset  *engine.Asset
+}
+
+// appendItems appends "ticker":answer pairs separated by commas.
+func (a *API) appendItems(bars *[]engine.Bar, dst []byte, items []quoteItem, o *quoteOpts) []byte {
+	for i, it := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, it.ticker)
+		dst = append(dst, ':')
+		if it.asset == nil {
+			dst = append(dst, tickerNotFound...)
+			continue
+		}
+		dst = a.appendTickerQuotes(bars, dst, it.asset, o)
+	}
+	return dst
+}
+
+const tickerNotFound = `{"error":{"status":404,"message":"Ticker not found"}}`
+
+// quoteSingle serves GET /quotes/:ticker: the same options as one item of
+// POST /quotes, as query parameters; the answer is the item's value.
+func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	qs, err := parseQuery(r.URL.RawQuery, "type", "interval", "start_date", "end_date", "adjusted")
+	if err != nil {
+		return nil, err
+	}
+	t := ps.ByName("ticker")
+	if !validTicker(t) {
+		return nil, badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", t)
+	}
+	typ, err := qs.enum("type", false, TypeCurrent, TypeHistorical, TypeChart)
+	if err != nil {
+		return nil, err
+	}
+	iv, err := qs.integer("interval", 0, 60, 1<<40)
+	if err != nil {
+		return nil, err
+	}
+	start, err := qs.date("start_date")
+	if err != nil {
+		return nil, err
+	}
+	end, err := qs.date("end_date")
+	if err != nil {
+		return nil, err
+	}
+	adj, err := qs.boolean("adjusted", false)
+	if err != nil {
+		return nil, err
+	}
+	o, err := a.quoteOptions(c, typ, int64(iv), start, end, adj)
+	if err != nil {
+		return nil, err
+	}
+	as, ok := c.ds.Asset(t)
+	if !ok {
+		return nil, notFound("Ticker not found")
+	}
+	return a.appendTickerQuotes(&c.bars, dst, as, &o), nil
+}
+
+// appendTickerQuotes appends one ticker's answer for o.
+func (a *API) appendTickerQuotes(bars *[]engine.Bar, dst []byte, as *engine.Asset, o *quoteOpts) []byte {
+	switch o.typ {
+	case TypeCurrent:
+		if qv := o.v.qv; qv != nil {
+			if o.adjusted {
+				return append(dst, qv.adj[qv.index(as)]...)
+			}
+			return append(dst, qv.raw[qv.index(as)]...)
+		}
+		q := o.v.quote(as)
+		if o.adjusted {
+			q = q.Adjusted()
+		}
+		return appendQuote(dst, &q, as.Currency)
+	case TypeChart:
+		return a.appendChart(bars, dst, as, o)
+	}
+	*bars = seriesBars((*bars)[:0], as, o)
+	return appendBars(dst, *bars, as, o)
+}
+
+// appendQuote appends a current quote datapoint.
+func appendQuote(dst []byte, q *engine.Quote, currency string) []byte {
+	dst = append(dst, `{"date":`...)
+	if !q.Valid() {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendUnix(dst, q.Time)
+	}
+	dst = append(dst, `,"open_price":`...)
+	dst = appendNum(dst, q.Open)
+	dst = append(dst, `,"close_price":`...)
+	dst = appendNum(dst, q.Close)
+	dst = append(dst, `,"highest_price":`...)
+	dst = appendNum(dst, q.High)
+	dst = append(dst, `,"lowest_price":`...)
+	dst = appendNum(dst, q.Low)
+	dst = append(dst, `,"volume":`...)
+	dst = appendNum(dst, q.Volume)
+	dst = append(dst, `,"currency":`...)
+	dst = appendStringOrNull(dst, currency)
+	dst = append(dst, `,"variation":`...)
+	dst = appendNum(dst, q.Variation)
+	dst = append(dst, `,"variation_value":`...)
+	dst = appendNum(dst, variationValue(q))
+	return append(dst, '}')
+}
+
+// variationValue returns q's absolute variation, exact in hundredths when
+// the close and the previous close are prices in hundredths.
+func variationValue(q *engine.Quote) engine.Num {
+	if !q.VariationValue.Valid() {
+		return engine.Null
+	}
+	return subNum(q.Close, q.PrevClose)
+}
+
+// seriesBars appends the bars of a historical request to dst: daily rows
+// (aggregated for intervals above a day) or 1-minute rows (aggregated to
+// the interval), restricted to what the plan sees.
+func seriesBars(dst []engine.Bar, as *engine.Asset, o *quoteOpts) []engine.Bar {
+	if o.interval >= dailyInterval {
+		end := min(o.end, o.v.lastDate())
+		lo, hi := as.DayRange(o.start, end)
+		dst = as.AppendDaily(dst, lo, hi, o.adjusted)
+		if o.interval > dailyInterval {
+			dst = aggregateDays(dst, o.interval)
+		}
+		return dst
+	}
+	from := int64(o.start) * 86400
+	to := int64(o.end)*86400 + 86399
+	to = min(to, o.v.cutoff-60)
+	lo, hi := as.MinuteRange(from, to)
+	dst = as.AppendIntraday(dst, lo, hi, o.adjusted)
+	if o.interval > 60 {
+		dst = engine.Aggregate(dst, o.interval)
+	}
+	return dst
+}
+
+// weekShift moves the unix epoch (a Thursday) to a Monday, so that buckets
+// of whole weeks start on Mondays.
+const weekShift = 3 * dailyInterval
+
+// aggregateDays merges daily bars into buckets of width seconds; buckets of
+// whole weeks start on Mondays, others on 1970-01-01.
+func aggregateDays(bars []engine.Bar, width int64) []engine.Bar {
+	if width%(7*dailyInterval) != 0 {
+		return engine.Aggregate(bars, width)
+	}
+	for i := range bars {
+		bars[i].Time += weekShift
+	}
+	bars = engine.Aggregate(bars, width)
+	for i := range bars {
+		bars[i].Time -= weekShift
+	}
+	return bars
+}
+
+// appendBars appends bars as an array of datapoints. Each datapoint's
+// variation is against the previous datapoint's close (for the first one,
+// the close of the session before it), expressed in the same share base.
+func appendBars(dst []byte, bars []engine.Bar, as *engine.Asset, o *quoteOpts) []byte {
+	var curBuf [64]byte
+	cur := appendStringOrNull(curBuf[:0], as.Currency) // encoded once per ticker
+	prev, prevF := engine.Null, engine.Null
+	if len(bars) > 0 {
+		// The session before the first datapoint (its bucket's start day).
+		first := engine.Date(bars[0].Time / 86400)
+		if bars[0].Time < 0 && bars[0].Time%86400 != 0 {
+			first--
+		}
+		if k := as.DayIndex(first - 1); k >= 0 {
+			b := as.DailyBar(k, o.adjusted)
+			prev, prevF = b.Close, b.Factor
+		}
+	}
+	dst = append(dst, '[')
+	for i := range bars {
+		b := &bars[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		ref := prev
+		if !o.adjusted && ref.Valid() && prevF.Valid() && prevF != 0 {
+			ref = ref * b.Factor / prevF
+		}
+		dst = appendBar(dst, b, ref, cur)
+		if o.interval >= dailyInterval || (i+1 < len(bars) && bars[i+1].Date != b.Date) {
+			// Daily series compare with the previous datapoint; intraday
+			// series with the previous session's close.
+			if o.interval >= dailyInterval || b.Close.Valid() {
+				prev, prevF = b.Close, b.Factor
+			}
+		}
+	}
+	return append(dst, ']')
+}
+
+// appendBar appends one historical datapoint; ref is the reference close
+// of its variation, currency the encoded currency (a JSON string or null).
+func appendBar(dst []byte, b *engine.Bar, ref engine.Num, currency []byte) []byte {
+	dst = append(dst, `{"date":`...)
+	dst = appendUnix(dst, b.Time)
+	dst = append(dst, `,"open_price":`...)
+	dst = appendNum(dst, b.Open)
+	dst = append(dst, `,"close_price":`...)
+	dst = appendNum(dst, b.Close)
+	dst = append(dst, `,"highest_price":`...)
+	dst = appendNum(dst, b.High)
+	dst = append(dst, `,"lowest_price":`...)
+	dst = appendNum(dst, b.Low)
+	dst = append(dst, `,"volume":`...)
+	dst = appendNum(dst, b.Volume)
+	dst = append(dst, `,"currency":`...)
+	dst = append(dst, currency...)
+	v, vv := engine.Null, engine.Null
+	if b.Close.Valid() && ref.Valid() && ref != 0 {
+		v, vv = b.Close/ref-1, subNum(b.Close, ref)
+	}
+	dst = append(dst, `,"variation":`...)
+	dst = appendNum(dst, v)
+	dst = append(dst, `,"variation_value":`...)
+	dst = appendNum(dst, vv)
+	dst = append(dst, `,"adjustment_factor":`...)
+	dst = appendNum(dst, b.Factor)
+	return append(dst, '}')
+}
+
+// chartPreset is one key of a chart answer.
+type chartPreset struct {
+	key      string
+	intraday bool
+	days     engine.Date // calendar days back from the last session (intraday: sessions)
+	interval int64       // bucket width in seconds
+}
+
+// chartPresets: 1d and 5d are intraday (5- and 30-minute buckets of the
+// last 1 and 5 sessions with 1-minute data); 1M, 6M and 1Y are daily
+// sessions of the last 31, 183 and 365 days; 5Y is weekly buckets of the
+// last 5 years. Elements are historical quote datapoints.
+var chartPresets = []chartPreset{
+	{"1d", true, 1, 300},
+	{"5d", true, 5, 1800},
+	{"1M", false, 31, dailyInterval},
+	{"6M", false, 183, dailyInterval},
+	{"1Y", false, 365, dailyInterval},
+	{"5Y", false, 5*365 + 1, 7 * dailyInterval}, // weeks from Monday
+}
+
+func (a *API) appendChart(bars *[]engine.Bar, dst []byte, as *engine.Asset, o *quoteOpts) []byte {
+	dst = append(dst, `{"chart":{`...)
+	for i, p := range chartPresets {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendKey(dst, p.key)
+		po := *o
+		po.interval = p.interval
+		if p.intraday {
+			// The last p.days sessions with 1-minute data, up to the cut-off.
+			_, hi := as.MinuteRange(-1<<40, o.v.cutoff-60)
+			if hi == 0 {
+				dst = append(dst, "[]"...)
+				continue
+			}
+			lastDay := engine.Date(as.Intraday.Times[hi-1] / 86400)
+			first := lastDay
+			for n := engine.Date(1); n < p.days; n++ {
+				_, h := as.MinuteRange(-1<<40, int64(first)*86400-1)
+				if h == 0 {
+					break
+				}
+				first = engine.Date(as.Intraday.Times[h-1] / 86400)
+			}
+			po.start, po.end = first, lastDay
+		} else {
+			po.end = o.v.lastDate()
+			po.start = po.end - p.days + 1
+		}
+		*bars = seriesBars((*bars)[:0], as, &po)
+		dst = appendBars(dst, *bars, as, &po)
+	}
+	return append(dst, "}}"...)
+}

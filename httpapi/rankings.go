@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// Rankings limit: default 10, at most MaxRankingLimit (a 400 beyond).
+const (
+	defaultRankingLimit = 10
+	MaxRankingLimit     = 100
+)
+
+func (a *API) indexHighs(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	return a.indexRanking(c, dst, r, ps, false)
+}
+
+func (a *API) indexLows(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	return a.indexRanking(c, dst, r, ps, true)
+}
+
+// indexRanking serves GET /indexes/:symbol/highs and /lows.
+func (a *API) indexRanking(c *call, dst []byte, r *http.Request, ps httprouter.Params, lows bool) ([]byte, error) {
+	limit := defaultRankingLimit
+	if r.URL.RawQuery != "" {
+		q, err := parseQuery(r.URL.RawQuery, "limit")
+		if err != nil {
+			return nil, err
+		}
+		if limit, err = q.integer("limit", defaultRankingLimit, 1, MaxRankingLimit); err != nil {
+			return nil, err
+		}
+	}
+	sym := ps.ByName("symbol")
+	ix, ok := c.ds.Index(sym)
+	if !ok {
+		var names []string
+		for _, x := range c.ds.Indexes() {
+			names = append(names, x.Symbol)
+		}
+		return nil, notFound("index %q not found (indexes: %s)", sym, strings.Join(names, ", "))
+	}
+	v := a.view(c)
+	var entries []engine.RankEntry
+	switch {
+	case v.qv != nil:
+		pos := indexPos(c.ds.Indexes(), ix)
+		entries = v.qv.highs[pos]
+		if lows {
+			entries = v.qv.lows[pos]
+		}
+	case v.eod:
+		c.ranks = c.ranks[:0]
+		for _, m := range ix.Members {
+			if q := m.QuoteBefore(v.before); q.Variation.Valid() {
+				c.ranks = append(c.ranks, engine.RankEntry{Asset: m, Quote: q})
+			}
+		}
+		sortRanks(c.ranks, lows)
+		entries = c.ranks
+	default:
+		c.ranks = ix.RankAt(time.Unix(v.cutoff, 0), lows, c.ranks[:0])
+		entries = c.ranks
+	}
+	if len(entries) == 0 {
+		return nil, notFound("index %q has no data", ix.Symbol)
+	}
+	entries = entries[:min(limit, len(entries))]
+	dst = append(dst, `{"updated_at":`...)
+	dst = appendUnix(dst, engine.UpdatedAt(entries))
+	dst = append(dst, `,"ranking":`...)
+	dst = appendRanking(dst, entries)
+	return append(dst, '}'), nil
+}
+
+// sortRanks sorts entries by variation descending (highs) or ascending
+// (lows, most negative first); ties by ticker.
+func sortRanks(es []engine.RankEntry, lows bool) {
+	slices.SortFunc(es, func(x, y engine.RankEntry) int {
+		c := cmp.Compare(y.Quote.Variation, x.Quote.Variation)
+		if lows {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+		return strings.Compare(x.Asset.Ticker, y.Asset.Ticker)
+	})
+}
+
+// appendRanking appends entries as a JSON array of ranking entries.
+func appendRanking(dst []byte, es []engine.RankEntry) []byte {
+	dst = append(dst, '[')
+	for i := range es {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendRankEntry(dst, i+1, es[i].Asset.Ticker, &es[i].Quote, es[i].Asset.Currency)
+	}
+	return append(dst, ']')
+}
+
+// appendRankEntry appends one index ranking entry.
+func appendRankEntry(dst []byte, pos int, ticker string, q *engine.Quote, currency string) []byte {
+	dst = append(dst, `{"position":`...)
+	dst = appendInt(dst, int64(pos))
+	dst = append(dst, `,"ticker":`...)
+	dst = appendString(dst, ticker)
+	dst = append(dst, `,"close_price":`...)
+	dst = appendNum(dst, q.Close)
+	dst = append(dst, `,"variation":`...)
+	dst = appendNum(dst, q.Variation)
+	dst = append(dst, `,"variation_value":`...)
+	dst = appendNum(dst, variationValue(q))
+	dst = append(dst, `,"highest_price":`...)
+	dst = appendNum(dst, q.High)
+	dst = append(dst, `,"lowest_price":`...)
+	dst = appendNum(dst, q.Low)
+	dst = append(dst, `,"negotiated_quantity":`...)
+	dst = appendNum(dst, q.Quantity)
+	dst = append(dst, `,"volume":`...)
+	dst = appendNum(dst, q.Volume)
+	dst = append(dst, `,"currency":`...)
+	dst = appendStringOrNull(dst, currency)
+	return append(dst, '}')
+}
+
+// variations serves GET /stocks/variations: the gainers and losers of the
+// last session the plan sees, among every listed ticker (macro series
+// excluded), as ranking entries.
+func (a *API) variations(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "limit")
+	if err != nil {
+		return nil, err
+	}
+	limit, err := q.integer("limit", defaultRankingLimit, 1, MaxRankingLimit)
+	if err != nil {
+		return nil, err
+	}
+	v := a.view(c)
+	var gain, lose []engine.RankEntry
+	session := engine.NoDate
+	if v.qv != nil {
+		session = v.qv.session
+		gain, lose = v.qv.gainers, v.qv.loser
+	} else {
+		c.ranks = c.ranks[:0]
+		assets := c.ds.Assets()
+		for i := range assets {
+			as := &assets[i]
+			if as.StockType == engine.ClassMacro {
+				continue
+			}
+			qt := v.quote(as)
+			if !qt.Valid() {
+				continue
+			}
+			if qt.Date > session {
+				session = qt.Date
+				c.ranks = c.ranks[:0]
+			}
+			if qt.Date == session && qt.Variation.Valid() {
+				c.ranks = append(c.ranks, engine.RankEntry{Asset: as, Quote: qt})
+			}
+		}
+		sortRanks(c.ranks, false)
+		gain = c.ranks
+		lose = slices.Clone(c.ranks)
+		sortRanks(lose, true)
+	}
+	gain, lose = gain[:min(limit, len(gain))], lose[:min(limit, len(lose))]
+	dst = append(dst, `{"session":`...)
+	dst = appendDate(dst, session)
+	dst = append(dst, `,"updated_at":`...)
+	if t := max(engine.UpdatedAt(gain), engine.UpdatedAt(lose)); t > 0 {
+		dst = appendUnix(dst, t)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"gainers":`...)
+	dst = appendRanking(dst, gain)
+	dst = append(dst, `,"losers":`...)
+	dst = appendRanking(dst, lose)
+	return append(dst, '}'), nil
+}

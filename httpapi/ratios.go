@@ -1,0 +1,441 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+)
+
+// catalogIndex maps kind -> upper-case id -> catalog index.
+type catalogIndex map[string]map[string]uint16
+
+func newCatalogIndex(cat []engine.Indicator) catalogIndex {
+	ci := catalogIndex{}
+	for i, ind := range cat {
+		m := ci[ind.Kind]
+		if m == nil {
+			m = map[string]uint16{}
+			ci[ind.Kind] = m
+		}
+		m[strings.ToUpper(ind.ID)] = uint16(i)
+	}
+	return ci
+}
+
+// ratioFilter is the validated parameters of the ratio endpoints.
+type ratioFilter struct {
+	ids       map[uint16][]string // indicator -> classes asked ("" = every class)
+	freq      string
+	refDate   engine.Date
+	pub, ret  time.Time
+	calc      bool
+	latestRef bool
+}
+
+var companyFreqs = []string{engine.FreqQuarterly, engine.FreqAnnual, engine.FreqTTM, engine.FreqYTD}
+
+func (a *API) ratiosFundamental(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	return a.companyRatios(c, dst, r, ps, engine.IndFundamental)
+}
+
+func (a *API) ratiosValuation(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	return a.companyRatios(c, dst, r, ps, engine.IndValuation)
+}
+
+// companyRatios serves endpoints 5 and 6. Without frequency every frequency
+// is returned; points are in reference_date then publish_date order.
+func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.Params, kind string) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "ids", "frequency", "reference_date", "publish_date", "retrieval_date", "show_calculation", "latest_by_reference_date")
+	if err != nil {
+		return nil, err
+	}
+	var f ratioFilter
+	if f.freq, err = q.enum("frequency", false, companyFreqs...); err != nil {
+		return nil, err
+	}
+	if f.refDate, err = q.date("reference_date"); err != nil {
+		return nil, err
+	}
+	if f.pub, err = q.timestamp("publish_date"); err != nil {
+		return nil, err
+	}
+	if f.ret, err = q.timestamp("retrieval_date"); err != nil {
+		return nil, err
+	}
+	if f.calc, err = q.boolean("show_calculation", false); err != nil {
+		return nil, err
+	}
+	if f.latestRef, err = q.boolean("latest_by_reference_date", false); err != nil {
+		return nil, err
+	}
+	ids, err := q.list("ids")
+	if err != nil {
+		return nil, err
+	}
+	ci := a.info(c.ds).catalog
+	if ids != nil {
+		f.ids = map[uint16][]string{}
+		for _, id := range ids {
+			base, class := ratios.SplitSuffixed(strings.ToUpper(id))
+			k, ok := ci[kind][base]
+			if !ok {
+				if _, other := ci[otherKind(kind)][base]; other {
+					return nil, badRequest("indicator %q is a %s indicator: use %s", id, strings.ToLower(otherKind(kind)), otherRoute(kind))
+				}
+				return nil, badRequest("unknown %s indicator id %q (see /ratios/catalog)", strings.ToLower(kind), id)
+			}
+			f.ids[k] = append(f.ids[k], class)
+		}
+	}
+	res, err := resolveCompany(c.ds, ps.ByName("id"))
+	if err != nil {
+		return nil, err
+	}
+	cat := c.ds.Catalog()
+	byTicker := res.Kind == engine.ByTicker
+	dst = append(dst, '{')
+	curKey := ""
+	open := false // an id object is open
+	for si := range res.Issuer.Ratios {
+		s := &res.Issuer.Ratios[si]
+		ind := &cat[s.Indicator]
+		if ind.Kind != kind || f.freq != "" && s.Frequency != f.freq {
+			continue
+		}
+		if byTicker && s.Class != "" && s.Class != res.Class {
+			continue
+		}
+		if f.ids != nil {
+			classes, ok := f.ids[s.Indicator]
+			if !ok || !classOK(classes, s.Class) {
+				continue
+			}
+		}
+		key := ind.ID
+		if !byTicker && s.Class != "" {
+			key += ratios.Suffix(s.Class)
+		}
+		mark := len(dst)
+		if key != curKey {
+			if open {
+				dst = append(dst, '}')
+			}
+			if dst[len(dst)-1] != '{' {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, key)
+			dst = append(dst, ":{"...)
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s.Frequency)
+		dst = append(dst, ":["...)
+		n := 0
+		for pi, p := range s.Points {
+			if f.refDate.Valid() && p.ReferenceDate != f.refDate ||
+				!f.pub.IsZero() && !p.PublishDate.After(f.pub) ||
+				!f.ret.IsZero() && !p.RetrievalDate.After(f.ret) {
+				continue
+			}
+			if f.latestRef && laterSameRef(s.Points[pi+1:], p.ReferenceDate, &f) {
+				continue
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = appendRatioPoint(dst, p, ind, f.calc)
+		}
+		if n == 0 {
+			dst = dst[:mark] // nothing kept: drop the frequency (and the new id)
+			continue
+		}
+		dst = append(dst, ']')
+		curKey, open = key, true
+	}
+	if open {
+		dst = append(dst, '}')
+	}
+	return append(dst, '}'), nil
+}
+
+// laterSameRef reports whether a later point (rest, ascending) with the
+// same reference date passes the filters.
+func laterSameRef(rest []*engine.RatioPoint, ref engine.Date, f *ratioFilter) bool {
+	for _, p := range rest {
+		if p.ReferenceDate != ref {
+			return false
+		}
+		if (f.pub.IsZero() || p.PublishDate.After(f.pub)) && (f.ret.IsZero() || p.RetrievalDate.After(f.ret)) {
+			return true
+		}
+	}
+	return false
+}
+
+func classOK(classes []string, class string) bool {
+	for _, c := range classes {
+		if c == "" || c == class {
+			return true
+		}
+	}
+	return false
+}
+
+func otherKind(kind string) string {
+	if kind == engine.IndFundamental {
+		return engine.IndValuation
+	}
+	return engine.IndFundamental
+}
+
+func otherRoute(kind string) string {
+	if kind == engine.IndFundamental {
+		return "/companies/{companyIdentifier}/ratios/valuation"
+	}
+	return "/companies/{companyIdentifier}/ratios"
+}
+
+// appendRatioPoint appends one ratio point.
+func appendRatioPoint(dst []byte, p *engine.RatioPoint, ind *engine.Indicator, calc bool) []byte {
+	dst = append(dst, `{"value":`...)
+	dst = appendNum(dst, p.Value)
+	dst = append(dst, `,"format":`...)
+	dst = appendString(dst, ind.Format)
+	dst = append(dst, `,"reference_date":`...)
+	dst = appendDateISO(dst, p.ReferenceDate)
+	dst = append(dst, `,"publish_date":`...)
+	dst = appendTime(dst, p.PublishDate)
+	dst = append(dst, `,"retrieval_date":`...)
+	dst = appendTime(dst, p.RetrievalDate)
+	if calc {
+		dst = append(dst, `,"calculation":`...)
+		dst = appendString(dst, ind.Formula)
+		dst = append(dst, `,"variables":[`...)
+		for i, v := range ind.Variables {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"id":`...)
+			dst = appendString(dst, v)
+			dst = append(dst, `,"value":`...)
+			val := engine.Null
+			if i < len(p.Vars) {
+				val = p.Vars[i]
+			}
+			dst = appendNum(dst, val)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+var fundFreqs = []string{engine.FreqDaily, engine.FreqMonthly, engine.FreqQuarterly, engine.FreqAnnual, "TRIAL_BALANCE", "CDA"}
+
+// fundRatios serves GET /traded-funds/:id/ratios. limit and offset count
+// points (documents) in answer order: indicator, frequency, reference_date.
+func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "ids", "id", "reference_date", "publish_date", "retrieval_date", "frequency", "latest_by_reference_date", "limit", "offset")
+	if err != nil {
+		return nil, err
+	}
+	ids, err := q.list("ids")
+	if err != nil {
+		return nil, err
+	}
+	if one, ok := q.str("id"); ok {
+		if ids != nil {
+			return nil, badRequest("send either id or ids, not both")
+		}
+		ids = []string{strings.TrimSpace(one)}
+	}
+	var ref engine.Date = engine.NoDate
+	if t, err := q.timestamp("reference_date"); err != nil {
+		return nil, err
+	} else if !t.IsZero() {
+		ref = engine.DateOf(t)
+	}
+	pub, err := q.timestamp("publish_date")
+	if err != nil {
+		return nil, err
+	}
+	ret, err := q.timestamp("retrieval_date")
+	if err != nil {
+		return nil, err
+	}
+	freq, err := q.enum("frequency", true, fundFreqs...)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := q.boolean("latest_by_reference_date", false)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := q.integer("limit", 500, 1, 500)
+	if err != nil {
+		return nil, err
+	}
+	offset, err := q.integer("offset", 0, 0, 1<<31-1)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.ds.ResolveFund(ps.ByName("id"))
+	if err != nil {
+		if isInvalid(err) {
+			return nil, badRequest("fund identifier %q: want a ticker, symbol or company_id", ps.ByName("id"))
+		}
+		return nil, notFound("fund %q not found", ps.ByName("id"))
+	}
+	ci := a.info(c.ds).catalog[engine.IndFund]
+	var want map[uint16]bool
+	if ids != nil {
+		want = map[uint16]bool{}
+		for _, id := range ids {
+			k, ok := ci[strings.ToUpper(id)]
+			if !ok {
+				return nil, notFound("fund indicator %q not found (see /ratios/catalog)", id)
+			}
+			want[k] = true
+		}
+	}
+	cat := c.ds.Catalog()
+	dst = append(dst, '{')
+	curKey := ""
+	open := false
+	seen, n := 0, 0
+	for si := range res.Issuer.FundRatios {
+		s := &res.Issuer.FundRatios[si]
+		if want != nil && !want[s.Indicator] || freq != "" && s.Frequency != freq {
+			continue
+		}
+		ind := &cat[s.Indicator]
+		mark := len(dst)
+		if ind.ID != curKey {
+			if open {
+				dst = append(dst, '}')
+			}
+			if dst[len(dst)-1] != '{' {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, ind.ID)
+			dst = append(dst, ":{"...)
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s.Frequency)
+		dst = append(dst, ":["...)
+		kept := 0
+		for pi, p := range s.Points {
+			if ref.Valid() && p.ReferenceDate != ref ||
+				!pub.IsZero() && !p.PublishDate.After(pub) || !ret.IsZero() && !p.RetrievalDate.After(ret) {
+				continue
+			}
+			if latest && pi+1 < len(s.Points) && laterFund(s.Points[pi+1:], p.ReferenceDate, pub, ret) {
+				continue
+			}
+			seen++
+			if seen <= offset || n >= limit {
+				continue
+			}
+			if kept > 0 {
+				dst = append(dst, ',')
+			}
+			kept++
+			n++
+			dst = append(dst, `{"value":`...)
+			dst = appendNum(dst, p.Value)
+			dst = append(dst, `,"reference_date":`...)
+			dst = appendDateISO(dst, p.ReferenceDate)
+			dst = append(dst, `,"publish_date":`...)
+			dst = appendTime(dst, p.PublishDate)
+			dst = append(dst, `,"retrieval_date":`...)
+			dst = appendTime(dst, p.RetrievalDate)
+			dst = append(dst, `,"sources":`...)
+			dst = appendSources(dst, p.Sources)
+			dst = append(dst, '}')
+		}
+		if kept == 0 {
+			dst = dst[:mark]
+			continue
+		}
+		dst = append(dst, ']')
+		curKey, open = ind.ID, true
+	}
+	if open {
+		dst = append(dst, '}')
+	}
+	if n == 0 {
+		return nil, notFound("no indicator found for fund %q with these parameters", ps.ByName("id"))
+	}
+	return append(dst, '}'), nil
+}
+
+func laterFund(rest []*engine.FundRatioPoint, ref engine.Date, pub, ret time.Time) bool {
+	for _, p := range rest {
+		if p.ReferenceDate != ref {
+			return false
+		}
+		if (pub.IsZero() || p.PublishDate.After(pub)) && (ret.IsZero() || p.RetrievalDate.After(ret)) {
+			return true
+		}
+	}
+	return false
+}
+
+// catalog serves GET /ratios/catalog: every indicator, optionally of one kind.
+func (a *API) catalog(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "kind")
+	if err != nil {
+		return nil, err
+	}
+	kind, err := q.enum("kind", true, engine.IndFundamental, engine.IndValuation, engine.IndFund)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, '[')
+	n := 0
+	for _, ind := range c.ds.Catalog() {
+		if kind != "" && ind.Kind != kind {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, `{"id":`...)
+		dst = appendString(dst, ind.ID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, ind.Name)
+		dst = append(dst, `,"kind":`...)
+		dst = appendString(dst, ind.Kind)
+		dst = append(dst, `,"format":`...)
+		dst = appendString(dst, ind.Format)
+		dst = append(dst, `,"formula":`...)
+		dst = appendString(dst, ind.Formula)
+		dst = append(dst, `,"variables":`...)
+		dst = appendStrings(dst, ind.Variables)
+		dst = append(dst, `,"frequencies":`...)
+		dst = appendStrings(dst, ind.Frequencies)
+		dst = append(dst, `,"by_class":`...)
+		dst = appendBool(dst, ind.ByClass)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+func appendStrings(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
+}

@@ -1,0 +1,388 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+)
+
+// statementNames are the report names of the raw statements.
+var statementNames = map[string]string{
+	"BPA":    "Balanço Patrimonial Ativo",
+	"BPP":    "Balanço Patrimonial Passivo",
+	"DRE":    "Demonstração do Resultado",
+	"DRA":    "Demonstração do Resultado Abrangente",
+	"DVA":    "Demonstração do Valor Adicionado",
+	"DFC_MI": "Demonstração do Fluxo de Caixa - Método Indireto",
+	"DFC_MD": "Demonstração do Fluxo de Caixa - Método Direto",
+}
+
+// reportFilter is the common filter of raw and standardized reports.
+type reportFilter struct {
+	statements []string // "" = every one
+	agg        string
+	ref        engine.Date
+	year       int
+	quarter    int
+	form       string
+	pub, ret   timeParam
+	latestRef  bool
+}
+
+type timeParam = struct {
+	set bool
+	t   int64 // unix nanoseconds
+}
+
+func (f *reportFilter) keep(r *engine.Report) bool {
+	if f.statements != nil && !contains(f.statements, r.Statement) {
+		return false
+	}
+	if f.agg != "" && r.Aggregation != f.agg || f.form != "" && r.Form != f.form {
+		return false
+	}
+	if f.ref.Valid() && r.ReferenceDate != f.ref {
+		return false
+	}
+	if f.year != 0 || f.quarter != 0 {
+		y, m, _ := r.ReferenceDate.Time().Date()
+		if f.year != 0 && y != f.year || f.quarter != 0 && (int(m)+2)/3 != f.quarter {
+			return false
+		}
+	}
+	if f.pub.set && r.PublishDate.UnixNano() <= f.pub.t || f.ret.set && r.RetrievalDate.UnixNano() <= f.ret.t {
+		return false
+	}
+	return true
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// superseded reports whether a later report of the same statement,
+// aggregation and reference date (reports are in reference_date,
+// statement, aggregation, version order) passes the filter.
+func superseded(rs []*engine.Report, i int, f *reportFilter) bool {
+	r := rs[i]
+	for _, o := range rs[i+1:] {
+		if o.ReferenceDate != r.ReferenceDate {
+			return false
+		}
+		if o.Statement == r.Statement && o.Aggregation == r.Aggregation && f.keep(o) && !o.PublishDate.Before(r.PublishDate) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseReportFilter reads the parameters shared by both report endpoints.
+func parseReportFilter(q query) (reportFilter, error) {
+	var f reportFilter
+	var err error
+	if f.agg, err = q.enum("aggregation", false, engine.AggIndividual, engine.AggConsolidated); err != nil {
+		return f, err
+	}
+	if f.ref, err = q.date("reference_date"); err != nil {
+		return f, err
+	}
+	if f.year, err = q.integer("year", 0, 1900, 2200); err != nil {
+		return f, err
+	}
+	if f.quarter, err = q.integer("quarter", 0, 1, 4); err != nil {
+		return f, err
+	}
+	pub, err := q.timestamp("publish_date")
+	if err != nil {
+		return f, err
+	}
+	ret, err := q.timestamp("retrieval_date")
+	if err != nil {
+		return f, err
+	}
+	f.pub = timeParam{!pub.IsZero(), pub.UnixNano()}
+	f.ret = timeParam{!ret.IsZero(), ret.UnixNano()}
+	if f.latestRef, err = q.boolean("latest_by_reference_date", false); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// rawReports serves GET /companies/:id/raw-reports: reports as filed, in
+// reference_date, statement, aggregation and version order.
+func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "report_type", "aggregation", "reference_date", "year", "quarter", "flat", "publish_date", "retrieval_date", "latest_by_reference_date")
+	if err != nil {
+		return nil, err
+	}
+	f, err := parseReportFilter(q)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := q.enum("report_type", false, engine.Statements...)
+	if err != nil {
+		return nil, err
+	}
+	if rt != "" {
+		f.statements = []string{rt}
+	}
+	flat, err := q.boolean("flat", false)
+	if err != nil {
+		return nil, err
+	}
+	res, err := resolveCompany(c.ds, ps.ByName("id"))
+	if err != nil {
+		return nil, err
+	}
+	rs := res.Issuer.Reports
+	dst = append(dst, '[')
+	n := 0
+	for i, rep := range rs {
+		if !f.keep(rep) || f.latestRef && superseded(rs, i, &f) {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, `{"report_type":{"name":`...)
+		dst = appendString(dst, statementNames[rep.Statement])
+		dst = append(dst, `,"acronym":`...)
+		dst = appendString(dst, rep.Statement)
+		dst = append(dst, `,"aggregation":`...)
+		dst = appendString(dst, rep.Aggregation)
+		dst = append(dst, '}')
+		dst = appendReportDates(dst, rep)
+		if flat {
+			dst = append(dst, `,"data":`...)
+			dst = appendFlat(dst, rep.Accounts)
+		} else {
+			dst = append(dst, `,"tree_data":`...)
+			dst = appendTree(dst, rep)
+		}
+		dst = append(dst, `,"sources":`...)
+		dst = appendSources(dst, rep.Sources)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+func appendReportDates(dst []byte, rep *engine.Report) []byte {
+	dst = append(dst, `,"reference_date":`...)
+	dst = appendDateISO(dst, rep.ReferenceDate)
+	dst = append(dst, `,"start_date":`...)
+	dst = appendDateISO(dst, rep.StartDate)
+	dst = append(dst, `,"end_date":`...)
+	dst = appendDateISO(dst, rep.EndDate)
+	dst = append(dst, `,"publish_date":`...)
+	dst = appendTime(dst, rep.PublishDate)
+	dst = append(dst, `,"retrieval_date":`...)
+	dst = appendTime(dst, rep.RetrievalDate)
+	dst = append(dst, `,"version":`...)
+	return appendInt(dst, int64(rep.Version))
+}
+
+// appendTree appends the account tree of rep. The node is the report's only
+// top-level account when there is one; otherwise a root named after the
+// report, with the top-level digit as code and value null, holds them. An
+// account whose parent code is absent hangs from the nearest present
+// ancestor (or is top-level). Children keep the report's order.
+func appendTree(dst []byte, rep *engine.Report) []byte {
+	acc := rep.Accounts
+	pos := make(map[string]int, len(acc))
+	for i := range acc {
+		pos[acc[i].Code] = i
+	}
+	children := make([][]int, len(acc))
+	var tops []int
+	for i := range acc {
+		parent := -1
+		for code := acc[i].Code; ; {
+			j := strings.LastIndexByte(code, '.')
+			if j < 0 {
+				break
+			}
+			code = code[:j]
+			if p, ok := pos[code]; ok {
+				parent = p
+				break
+			}
+		}
+		if parent < 0 {
+			tops = append(tops, i)
+		} else {
+			children[parent] = append(children[parent], i)
+		}
+	}
+	if len(tops) == 1 {
+		return appendNode(dst, acc, children, tops[0])
+	}
+	code := ""
+	if len(acc) > 0 {
+		code, _, _ = strings.Cut(acc[0].Code, ".")
+	}
+	dst = append(dst, `{"name":`...)
+	dst = appendString(dst, statementNames[rep.Statement])
+	dst = append(dst, `,"code":`...)
+	dst = appendString(dst, code)
+	dst = append(dst, `,"value":null,"children":[`...)
+	for j, i := range tops {
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendNode(dst, acc, children, i)
+	}
+	return append(dst, "]}"...)
+}
+
+// appendNode appends account i and its descendants.
+func appendNode(dst []byte, acc []engine.Account, children [][]int, i int) []byte {
+	a := &acc[i]
+	dst = append(dst, `{"name":`...)
+	dst = appendString(dst, a.Name)
+	dst = append(dst, `,"code":`...)
+	dst = appendString(dst, a.Code)
+	dst = append(dst, `,"value":`...)
+	dst = appendNum(dst, a.Value)
+	dst = append(dst, `,"children":[`...)
+	for n, j := range children[i] {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendNode(dst, acc, children, j)
+	}
+	return append(dst, "]}"...)
+}
+
+// appendFlat appends {"Name | Child | Grandchild": value, ...}: each
+// account keyed by the names of its path joined with " | ".
+func appendFlat(dst []byte, acc []engine.Account) []byte {
+	byCode := make(map[string]string, len(acc))
+	for i := range acc {
+		byCode[acc[i].Code] = acc[i].Name
+	}
+	dst = append(dst, '{')
+	seen := make(map[string]bool, len(acc))
+	for i := range acc {
+		a := &acc[i]
+		parts := strings.Split(a.Code, ".")
+		var names []string
+		for k := 1; k <= len(parts); k++ {
+			if n, ok := byCode[strings.Join(parts[:k], ".")]; ok {
+				names = append(names, n)
+			}
+		}
+		key := strings.Join(names, " | ")
+		if seen[key] {
+			key += " (" + a.Code + ")" // two accounts with the same path of names
+		}
+		seen[key] = true
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, key)
+		dst = append(dst, ':')
+		dst = appendNum(dst, a.Value)
+	}
+	return append(dst, '}')
+}
+
+// Standardized report sections and the statements they draw from.
+var sectionStatements = map[string][]string{
+	ratios.SectionBalanceSheet:        {"BPA", "BPP"},
+	ratios.SectionIncomeStatement:     {"DRE"},
+	ratios.SectionComprehensiveIncome: {"DRA"},
+	ratios.SectionCashFlow:            {"DFC_MI", "DFC_MD"},
+	ratios.SectionValueAdded:          {"DVA"},
+}
+
+// reports serves GET /companies/:id/reports: standardized statements, one
+// item per filed report, its values keyed by standardized line id.
+// frequency ANNUAL selects DFP filings, QUARTERLY ITR filings.
+func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(r.URL.RawQuery, "section", "frequency", "aggregation", "reference_date", "year", "quarter", "publish_date", "retrieval_date", "latest_by_reference_date")
+	if err != nil {
+		return nil, err
+	}
+	f, err := parseReportFilter(q)
+	if err != nil {
+		return nil, err
+	}
+	sec, err := q.enum("section", false, ratios.SectionBalanceSheet, ratios.SectionIncomeStatement, ratios.SectionComprehensiveIncome, ratios.SectionCashFlow, ratios.SectionValueAdded)
+	if err != nil {
+		return nil, err
+	}
+	if sec != "" {
+		f.statements = sectionStatements[sec]
+	}
+	freq, err := q.enum("frequency", false, engine.FreqAnnual, engine.FreqQuarterly)
+	if err != nil {
+		return nil, err
+	}
+	switch freq {
+	case engine.FreqAnnual:
+		f.form = "DFP"
+	case engine.FreqQuarterly:
+		f.form = "ITR"
+	}
+	res, err := resolveCompany(c.ds, ps.ByName("id"))
+	if err != nil {
+		return nil, err
+	}
+	rs := res.Issuer.Reports
+	dst = append(dst, '[')
+	n := 0
+	for i, rep := range rs {
+		if !f.keep(rep) || f.latestRef && superseded(rs, i, &f) {
+			continue
+		}
+		lines := ratios.LinesFor(rep.Statement)
+		if len(lines) == 0 {
+			continue
+		}
+		vals := ratios.Standardize(rep)
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, `{"section":`...)
+		dst = appendString(dst, lines[0].Section)
+		dst = append(dst, `,"statement":`...)
+		dst = appendString(dst, rep.Statement)
+		dst = append(dst, `,"aggregation":`...)
+		dst = appendString(dst, rep.Aggregation)
+		dst = append(dst, `,"frequency":`...)
+		if rep.Form == "DFP" {
+			dst = appendString(dst, engine.FreqAnnual)
+		} else {
+			dst = appendString(dst, engine.FreqQuarterly)
+		}
+		dst = appendReportDates(dst, rep)
+		dst = append(dst, `,"data":{`...)
+		for j, l := range lines {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, l.ID)
+			dst = append(dst, ':')
+			v := engine.Null
+			if j < len(vals) {
+				v = vals[j]
+			}
+			dst = appendNum(dst, v)
+		}
+		dst = append(dst, `},"sources":`...)
+		dst = appendSources(dst, rep.Sources)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}

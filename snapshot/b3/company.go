@@ -1,0 +1,236 @@
+package b3
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// SupplementCash is one cash distribution of a GetListedSupplementCompany
+// response (with its payment date, which GetListedCashDividends lacks).
+type SupplementCash struct {
+	ISIN        string
+	Name        string // CashName of the label ("" when unknown)
+	Label       string // as written ("JRS CAP PROPRIO")
+	Rate        engine.Num
+	Approval    engine.Date
+	PriorEx     engine.Date
+	PaymentDate engine.Date
+	RelatedTo   string
+}
+
+// Supplement is a GetListedSupplementCompany response.
+type Supplement struct {
+	Symbol       string // "ABEV"
+	CVMCode      string
+	TradingName  string
+	Common       int64 // numberCommonShares; -1 when absent
+	Preferred    int64 // numberPreferredShares; -1 when absent
+	Cash         []SupplementCash
+	ShareActions []engine.ShareAction // from stockDividends; CompanyID, Ticker left to the caller
+}
+
+// ReadSupplement reads a GetListedSupplementCompany response (a one-element
+// array). stockDividends become share actions: B3 states their factor as a
+// percentage; DESDOBRAMENTO (split) and BONIFICACAO (bonus) of f% multiply
+// the holding by 1+f/100, GRUPAMENTO (reverse split) of f% by f/100; other
+// labels are skipped.
+func ReadSupplement(data []byte, name string) (*Supplement, error) {
+	type cashIn struct {
+		AssetIssued   string `json:"assetIssued"`
+		PaymentDate   string `json:"paymentDate"`
+		Rate          string `json:"rate"`
+		RelatedTo     string `json:"relatedTo"`
+		ApprovedOn    string `json:"approvedOn"`
+		ISINCode      string `json:"isinCode"`
+		Label         string `json:"label"`
+		LastDatePrior string `json:"lastDatePrior"`
+	}
+	type stockIn struct {
+		AssetIssued   string `json:"assetIssued"`
+		Factor        string `json:"factor"`
+		ApprovedOn    string `json:"approvedOn"`
+		ISINCode      string `json:"isinCode"`
+		Label         string `json:"label"`
+		LastDatePrior string `json:"lastDatePrior"`
+		Remarks       string `json:"remarks"`
+	}
+	var in []struct {
+		TradingName           string    `json:"tradingName"`
+		NumberCommonShares    string    `json:"numberCommonShares"`
+		NumberPreferredShares string    `json:"numberPreferredShares"`
+		Code                  string    `json:"code"`
+		CodeCVM               string    `json:"codeCVM"`
+		CashDividends         []cashIn  `json:"cashDividends"`
+		StockDividends        []stockIn `json:"stockDividends"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(in) != 1 {
+		return nil, fmt.Errorf("%s: want one company, got %d", name, len(in))
+	}
+	c := in[0]
+	s := &Supplement{Symbol: strings.TrimSpace(c.Code), CVMCode: strings.TrimSpace(c.CodeCVM), TradingName: strings.TrimSpace(c.TradingName), Common: -1, Preferred: -1}
+	count := func(f, v string) (int64, error) {
+		if strings.TrimSpace(v) == "" {
+			return -1, nil
+		}
+		n, err := ParseNum(v)
+		if err != nil || n < 0 || n != engine.Num(int64(n)) {
+			return 0, fmt.Errorf("%s: %s: bad share count %q", name, f, v)
+		}
+		return int64(n), nil
+	}
+	var err error
+	if s.Common, err = count("numberCommonShares", c.NumberCommonShares); err != nil {
+		return nil, err
+	}
+	if s.Preferred, err = count("numberPreferredShares", c.NumberPreferredShares); err != nil {
+		return nil, err
+	}
+	for i, x := range c.CashDividends {
+		f := func(n string) string { return fmt.Sprintf("%s: cashDividends[%d].%s", name, i, n) }
+		sc := SupplementCash{ISIN: strings.TrimSpace(x.ISINCode), Label: strings.TrimSpace(x.Label), Name: CashName(x.Label), RelatedTo: x.RelatedTo}
+		if sc.Rate, err = ParseNum(x.Rate); err != nil {
+			return nil, fmt.Errorf("%s: %w", f("rate"), err)
+		}
+		if sc.Approval, err = ParseDate(x.ApprovedOn); err != nil {
+			return nil, fmt.Errorf("%s: %w", f("approvedOn"), err)
+		}
+		if sc.PriorEx, err = ParseDate(x.LastDatePrior); err != nil {
+			return nil, fmt.Errorf("%s: %w", f("lastDatePrior"), err)
+		}
+		if sc.PaymentDate, err = ParseDate(x.PaymentDate); err != nil {
+			return nil, fmt.Errorf("%s: %w", f("paymentDate"), err)
+		}
+		s.Cash = append(s.Cash, sc)
+	}
+	for i, x := range c.StockDividends {
+		f := func(n string) string { return fmt.Sprintf("%s: stockDividends[%d].%s", name, i, n) }
+		pct, err := ParseNum(x.Factor)
+		if err != nil || !pct.Valid() || pct <= 0 {
+			return nil, fmt.Errorf("%s: %v", f("factor"), orMissing(err))
+		}
+		var typ string
+		var factor engine.Num
+		switch l := fold(strings.TrimSpace(x.Label)); {
+		case strings.HasPrefix(l, "desdobramento"):
+			typ, factor = engine.ActStockSplit, 1+pct/100
+		case strings.HasPrefix(l, "bonificacao"):
+			typ, factor = engine.ActStockBonus, 1+pct/100
+		case strings.HasPrefix(l, "grupamento"):
+			typ, factor = engine.ActReverseSplit, pct/100
+			if factor >= 1 {
+				return nil, fmt.Errorf("%s: reverse split of %s%% does not reduce the holding", f("factor"), x.Factor)
+			}
+		default:
+			continue
+		}
+		approval, err := ParseDate(x.ApprovedOn)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f("approvedOn"), err)
+		}
+		prior, err := ParseDate(x.LastDatePrior)
+		if err != nil || !prior.Valid() {
+			return nil, fmt.Errorf("%s: %v", f("lastDatePrior"), orMissing(err))
+		}
+		s.ShareActions = append(s.ShareActions, engine.ShareAction{
+			ISIN: strings.TrimSpace(x.ISINCode), IssuedISIN: strings.TrimSpace(x.AssetIssued),
+			ApprovalDate: approval, PriorExDate: prior, Type: typ, Label: strings.TrimSpace(x.Label),
+			Factor: factor, Remarks: strings.TrimSpace(x.Remarks),
+		})
+	}
+	return s, nil
+}
+
+// ApplyPaymentDates fills the payment date of the cash actions that match
+// a supplement distribution (same ISIN, name, approval and prior-ex dates
+// and value within 1e-9 BRL), and returns how many it filled.
+func ApplyPaymentDates(cas []engine.CashAction, s *Supplement) int {
+	n := 0
+	for i := range cas {
+		ca := &cas[i]
+		if ca.PaymentDate.Valid() {
+			continue
+		}
+		for _, x := range s.Cash {
+			if x.Name == ca.Name && x.Approval == ca.ApprovalDate && x.PriorEx == ca.PriorExDate &&
+				(ca.ISIN == "" || x.ISIN == ca.ISIN) && x.Rate.Valid() && abs(float64(x.Rate-ca.DeclaredValue)) < 1e-9 {
+				ca.PaymentDate = x.PaymentDate
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+// Details is a GetDetailsCompany response.
+type Details struct {
+	Symbol      string // issuingCompany, "ABEV"
+	Name        string // companyName
+	TradingName string
+	CNPJ        string // 14 digits
+	CVMCode     string
+	Industry    []string // industryClassification split on " / " (sector, subsector, segment)
+	Website     string
+	Status      string            // ACTIVE for status "A", else "" (unknown)
+	Tickers     map[string]string // ticker -> ISIN (otherCodes)
+}
+
+// ReadDetails reads a GetDetailsCompany response.
+func ReadDetails(data []byte, name string) (*Details, error) {
+	var in struct {
+		IssuingCompany         string `json:"issuingCompany"`
+		CompanyName            string `json:"companyName"`
+		TradingName            string `json:"tradingName"`
+		CNPJ                   string `json:"cnpj"`
+		IndustryClassification string `json:"industryClassification"`
+		Website                string `json:"website"`
+		Status                 string `json:"status"`
+		CodeCVM                string `json:"codeCVM"`
+		OtherCodes             []struct {
+			Code string `json:"code"`
+			ISIN string `json:"isin"`
+		} `json:"otherCodes"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	d := &Details{Symbol: strings.TrimSpace(in.IssuingCompany), Name: strings.TrimSpace(in.CompanyName), TradingName: strings.TrimSpace(in.TradingName),
+		CVMCode: strings.TrimSpace(in.CodeCVM), Website: strings.TrimSpace(in.Website), Tickers: map[string]string{}}
+	if strings.TrimSpace(in.Status) == "A" {
+		d.Status = "ACTIVE"
+	}
+	for _, c := range in.CNPJ {
+		if c >= '0' && c <= '9' {
+			d.CNPJ += string(c)
+		}
+	}
+	if d.CNPJ != "" && len(d.CNPJ) != 14 {
+		return nil, fmt.Errorf("%s: cnpj: want 14 digits, got %q", name, in.CNPJ)
+	}
+	for _, p := range strings.Split(in.IndustryClassification, "/") {
+		if p = strings.TrimSpace(p); p != "" {
+			d.Industry = append(d.Industry, p)
+		}
+	}
+	for i, oc := range in.OtherCodes {
+		t := strings.TrimSpace(oc.Code)
+		if !validTicker(t) {
+			return nil, fmt.Errorf("%s: otherCodes[%d].code: bad ticker %q", name, i, oc.Code)
+		}
+		d.Tickers[t] = strings.TrimSpace(oc.ISIN)
+	}
+	return d, nil
+}

@@ -1,0 +1,754 @@
+package bundle
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// CSV headers of the columnar files. The header row must be exactly this.
+const (
+	DailyHeader    = "ticker,date,open,high,low,close,volume,quantity,trades"
+	IntradayHeader = "ticker,time,open,high,low,close,volume,quantity"
+)
+
+var dailyCols = []string{"ticker", "date", "open", "high", "low", "close", "volume", "quantity", "trades"}
+
+// column indexes shared by both layouts
+const (
+	colTicker = iota
+	colKey
+	colOpen
+	colHigh
+	colLow
+	colClose
+	colVolume
+	colQuantity
+	colTrades
+)
+
+// splitCSV splits line at commas into fields (at most len(fields)),
+// returning the number of fields found (which may exceed len(fields):
+// then only the first len(fields) are stored), or -1 when the line holds
+// a double quote. It does not allocate.
+func splitCSV(line []byte, fields [][]byte) int {
+	n, start := 0, 0
+	for i, ch := range line {
+		switch ch {
+		case ',':
+			if n < len(fields) {
+				fields[n] = line[start:i]
+			}
+			n++
+			start = i + 1
+		case '"':
+			return -1
+		}
+	}
+	if n < len(fields) {
+		fields[n] = line[start:]
+	}
+	return n + 1
+}
+
+// pow10 holds the powers of ten that are exact float64 values.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseNum parses a decimal number; an empty cell is Null. Plain decimals
+// of up to 15 digits take an exact fast path (an integer mantissa below
+// 2^53 divided by an exact power of ten is correctly rounded); anything
+// else goes through strconv.ParseFloat.
+func parseNum(b []byte) (engine.Num, bool) {
+	if len(b) == 0 {
+		return engine.Null, true
+	}
+	i, neg := 0, false
+	if b[0] == '-' {
+		neg, i = true, 1
+	}
+	var mant uint64
+	nd, frac, dot := 0, 0, false
+	for ; i < len(b); i++ {
+		ch := b[i]
+		if ch >= '0' && ch <= '9' {
+			mant = mant*10 + uint64(ch-'0')
+			nd++
+			if dot {
+				frac++
+			}
+			continue
+		}
+		if ch == '.' && !dot {
+			dot = true
+			continue
+		}
+		break
+	}
+	if i == len(b) && nd > 0 && nd <= 15 && (!dot || frac > 0) {
+		f := float64(mant) / pow10[frac]
+		if neg {
+			f = -f
+		}
+		return engine.Num(f), true
+	}
+	for _, ch := range b {
+		if !(ch >= '0' && ch <= '9' || ch == '.' || ch == '-' || ch == '+' || ch == 'e' || ch == 'E') {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return engine.Num(f), true
+}
+
+// parseInt parses a non-negative decimal integer; an empty cell is 0.
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	if len(b) > 18 {
+		v, err := strconv.ParseInt(string(b), 10, 64)
+		return v, err == nil && v >= 0 && b[0] != '+'
+	}
+	var v int64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(ch-'0')
+	}
+	return v, true
+}
+
+func digits(b []byte) (int, bool) {
+	v := 0
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		v = v*10 + int(ch-'0')
+	}
+	return v, true
+}
+
+// daysFromCivil returns the days since 1970-01-01 of y-m-d (proleptic
+// Gregorian).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// parseDateBytes parses YYYY-MM-DD without allocating.
+func parseDateBytes(b []byte) (engine.Date, bool) {
+	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
+		return engine.NoDate, false
+	}
+	y, ok1 := digits(b[0:4])
+	m, ok2 := digits(b[5:7])
+	d, ok3 := digits(b[8:10])
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+		return engine.NoDate, false
+	}
+	return engine.Date(daysFromCivil(y, m, d)), true
+}
+
+// parseTimeBytes parses an RFC 3339 timestamp to unix seconds. The form
+// YYYY-MM-DDTHH:MM:SSZ is parsed without allocating; other RFC 3339 forms
+// (offsets, fractions of zero) go through time.Parse.
+func parseTimeBytes(b []byte) (int64, bool) {
+	if len(b) == 20 && b[10] == 'T' && b[13] == ':' && b[16] == ':' && b[19] == 'Z' {
+		d, ok := parseDateBytes(b[:10])
+		hh, ok1 := digits(b[11:13])
+		mm, ok2 := digits(b[14:16])
+		ss, ok3 := digits(b[17:19])
+		if ok && ok1 && ok2 && ok3 && hh < 24 && mm < 60 && ss < 60 {
+			return int64(d)*86400 + int64(hh*3600+mm*60+ss), true
+		}
+		return 0, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if y := t.UTC().Year(); err != nil || t.Nanosecond() != 0 || y < 0 || y > 9999 {
+		return 0, false
+	}
+	return t.Unix(), true
+}
+
+// appendNum appends v in its shortest form that parses back to the same
+// float64: plain decimal for 1e-6 <= |v| < 1e21 (and 0), exponent form
+// otherwise. Null appends nothing (an empty CSV cell).
+func appendNum(dst []byte, v engine.Num) []byte {
+	if !v.Valid() {
+		return dst
+	}
+	f := float64(v)
+	if a := math.Abs(f); a == 0 || (a >= 1e-6 && a < 1e21) {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}
+
+// appendTime appends unix seconds t as YYYY-MM-DDTHH:MM:SSZ.
+func appendTime(dst []byte, t int64) []byte {
+	days := t / 86400
+	secs := t % 86400
+	if secs < 0 {
+		secs += 86400
+		days--
+	}
+	dst = engine.Date(days).AppendFormat(dst)
+	dst = append(dst, 'T')
+	dst = append2(dst, int(secs/3600))
+	dst = append(dst, ':')
+	dst = append2(dst, int(secs%3600/60))
+	dst = append(dst, ':')
+	dst = append2(dst, int(secs%60))
+	return append(dst, 'Z')
+}
+
+func append2(dst []byte, v int) []byte { return append(dst, byte('0'+v/10), byte('0'+v%10)) }
+
+// block is the run of rows of one ticker in a columnar file.
+type block struct {
+	ticker      string
+	line        int   // first line
+	start       int   // first row index
+	end         int   // row index after the last
+	first, last int64 // keys of the first and last row kept (last: math.MinInt64 when none)
+	negLine     int   // first line with a negative price (0: none); legal for MACRO series only
+	negField    string
+}
+
+// row is one parsed row of a columnar file.
+type row struct {
+	key                            int64 // Date or unix seconds
+	open, high, low, close, volume engine.Num
+	quantity, trades               int64
+}
+
+// columns holds the rows of a daily or intraday file, in file order, in
+// the chunks they were parsed in; the column arrays are built once at the
+// end.
+type columns struct {
+	intraday bool
+	chunks   [][]row
+	n        int
+	blocks   []block // row indexes are global
+}
+
+func (c *columns) rows() int { return c.n }
+
+// each calls f for every row in order.
+func (c *columns) each(f func(i int, r *row)) {
+	i := 0
+	for _, ch := range c.chunks {
+		for j := range ch {
+			f(i, &ch[j])
+			i++
+		}
+	}
+}
+
+// csvChunk is a run of lines of a columnar file parsed on its own.
+type csvChunk struct {
+	buf    []byte
+	ends   []int // end offset in buf of each line
+	lines  []int // line numbers
+	rows   []row
+	blocks []block // row indexes local to the chunk
+}
+
+// parseColumns reads a daily (intraday=false) or intraday CSV file.
+// Chunks of lines are parsed by up to GOMAXPROCS goroutines and merged in
+// order, checking the grouping and order of rows across chunk boundaries.
+// Problems go to col; the error is an I/O error.
+func parseColumns(r io.Reader, file string, intraday bool, col *collector) (*columns, error) {
+	return parseColumnsChunked(r, file, intraday, col, 1<<20)
+}
+
+// parseColumnsChunked is parseColumns with chunks of about chunkBytes
+// bytes of lines.
+func parseColumnsChunked(r io.Reader, file string, intraday bool, col *collector, chunkBytes int) (*columns, error) {
+	header := DailyHeader
+	if intraday {
+		header = IntradayHeader
+	}
+	var chunks []*csvChunk
+	work := make(chan *csvChunk)
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ch := range work {
+				parseChunk(ch, file, intraday, col)
+			}
+		}()
+	}
+	lr := newLineReader(r)
+	cur := &csvChunk{}
+	flush := func() {
+		if len(cur.ends) > 0 {
+			chunks = append(chunks, cur)
+			work <- cur
+			cur = &csvChunk{}
+		}
+	}
+	headerDone, badHeader := false, false
+	for {
+		line, n, ok := lr.next()
+		if !ok || col.stop() {
+			break
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if !headerDone {
+			headerDone = true
+			if string(line) != header {
+				col.addf(file, n, "", "bad header %q (want %q)", clip(line), header)
+				badHeader = true
+				break
+			}
+			continue
+		}
+		if cur.buf == nil {
+			cur.buf = make([]byte, 0, max(min(chunkBytes, 1<<20)+64<<10, len(line)))
+		}
+		cur.buf = append(cur.buf, line...)
+		cur.ends = append(cur.ends, len(cur.buf))
+		cur.lines = append(cur.lines, n)
+		if len(cur.buf) >= chunkBytes {
+			flush()
+		}
+	}
+	flush()
+	close(work)
+	wg.Wait()
+	if err := lr.err(); err != nil {
+		return nil, err
+	}
+	if badHeader || col.stop() {
+		return nil, nil
+	}
+	if !headerDone {
+		col.addf(file, 1, "", "missing header (want %q)", header)
+		return nil, nil
+	}
+	return mergeChunks(chunks, file, intraday, col), nil
+}
+
+// mergeChunks joins parsed chunks: a ticker's run may continue from one
+// chunk into the next, but a ticker may not come back after another.
+func mergeChunks(chunks []*csvChunk, file string, intraday bool, col *collector) *columns {
+	keyName := "date"
+	if intraday {
+		keyName = "time"
+	}
+	cs := &columns{intraday: intraday}
+	seen := make(map[string]int) // ticker -> first line
+	var all []block
+	for _, ch := range chunks {
+		off := cs.n
+		for _, b := range ch.blocks {
+			b.start += off
+			b.end += off
+			if k := len(all) - 1; k >= 0 && all[k].ticker == b.ticker {
+				last := &all[k]
+				if b.end > b.start && last.end > last.start && b.first <= last.last {
+					col.addf(file, b.line, keyName, "%s not after the previous row of %s: rows must be in strictly increasing order per ticker", fmtKey(b.first, intraday), b.ticker)
+				}
+				if last.end == last.start {
+					last.start, last.first = b.start, b.first
+				}
+				if b.end > b.start {
+					last.end, last.last = b.end, b.last
+				}
+				if last.negLine == 0 {
+					last.negLine, last.negField = b.negLine, b.negField
+				}
+				continue
+			}
+			if first, dup := seen[b.ticker]; dup {
+				col.addf(file, b.line, "ticker", "rows of %s are not contiguous (its first run starts at line %d): group rows by ticker", b.ticker, first)
+				continue
+			}
+			seen[b.ticker] = b.line
+			all = append(all, b)
+		}
+		cs.chunks = append(cs.chunks, ch.rows)
+		cs.n += len(ch.rows)
+	}
+	for _, b := range all {
+		if b.end > b.start {
+			cs.blocks = append(cs.blocks, b)
+		}
+	}
+	return cs
+}
+
+func fmtKey(k int64, intraday bool) string {
+	if intraday {
+		return string(appendTime(nil, k))
+	}
+	return engine.Date(k).String()
+}
+
+// parseChunk parses the lines of ch into ch.rows and ch.blocks.
+func parseChunk(ch *csvChunk, file string, intraday bool, col *collector) {
+	ncols := 9
+	keyName := "date"
+	if intraday {
+		ncols, keyName = 8, "time"
+	}
+	var fields [9][]byte
+	seen := make(map[string]int) // ticker -> index in ch.blocks
+	var cur *block
+	skip := "" // ticker whose rows are skipped after a problem reported once
+	start := 0
+	ch.rows = make([]row, 0, len(ch.ends))
+	for i, end := range ch.ends {
+		line := ch.buf[start:end]
+		start = end
+		n := ch.lines[i]
+		if col.stop() {
+			break
+		}
+		if got := splitCSV(line, fields[:ncols]); got != ncols {
+			if got < 0 {
+				col.addf(file, n, "", "quoted CSV fields are not supported")
+			} else {
+				col.addf(file, n, "", "want %d columns (%s), got %d", ncols, strings.Join(dailyCols[:ncols], ","), got)
+			}
+			continue
+		}
+		tk := fields[colTicker]
+		if cur == nil || string(tk) != cur.ticker {
+			if string(tk) == skip {
+				continue
+			}
+			ticker := string(tk)
+			if !reTicker.MatchString(ticker) && !reMacro.MatchString(ticker) {
+				col.addf(file, n, "ticker", "bad ticker %q", clip(tk))
+				cur, skip = nil, ticker
+				continue
+			}
+			if bi, dup := seen[ticker]; dup {
+				col.addf(file, n, "ticker", "rows of %s are not contiguous (its first run starts at line %d): group rows by ticker", ticker, ch.blocks[bi].line)
+				cur, skip = nil, ticker
+				continue
+			}
+			if cur != nil {
+				cur.end = len(ch.rows)
+			}
+			seen[ticker] = len(ch.blocks)
+			ch.blocks = append(ch.blocks, block{ticker: ticker, line: n, start: len(ch.rows), end: len(ch.rows), last: math.MinInt64})
+			cur = &ch.blocks[len(ch.blocks)-1]
+			skip = ""
+		}
+		var key int64
+		if intraday {
+			t, ok := parseTimeBytes(fields[colKey])
+			if !ok {
+				col.addf(file, n, "time", "bad timestamp %q (want RFC 3339 UTC, e.g. 2024-03-28T13:05:00Z)", clip(fields[colKey]))
+				continue
+			}
+			key = t
+		} else {
+			d, ok := parseDateBytes(fields[colKey])
+			if !ok {
+				col.addf(file, n, "date", "bad date %q (want YYYY-MM-DD)", clip(fields[colKey]))
+				continue
+			}
+			key = int64(d)
+		}
+		if key <= cur.last {
+			col.addf(file, n, keyName, "%s not after the previous row of %s: rows must be in strictly increasing order per ticker", fields[colKey], cur.ticker)
+			continue
+		}
+		var r row
+		r.key = key
+		bad := false
+		for j, dst := range [5]*engine.Num{&r.open, &r.high, &r.low, &r.close, &r.volume} {
+			v, ok := parseNum(fields[colOpen+j])
+			if !ok {
+				col.addf(file, n, dailyCols[colOpen+j], "bad number %q", clip(fields[colOpen+j]))
+				bad = true
+				continue
+			}
+			*dst = v
+		}
+		var ok bool
+		if r.quantity, ok = parseInt(fields[colQuantity]); !ok {
+			col.addf(file, n, "quantity", "bad quantity %q (want an integer >= 0)", clip(fields[colQuantity]))
+			bad = true
+		}
+		if !intraday {
+			if r.trades, ok = parseInt(fields[colTrades]); !ok {
+				col.addf(file, n, "trades", "bad trades %q (want an integer >= 0)", clip(fields[colTrades]))
+				bad = true
+			}
+		}
+		if bad {
+			continue
+		}
+		if r.volume.Valid() && r.volume < 0 {
+			col.addf(file, n, "volume", "want >= 0, got %s", fields[colVolume])
+			continue
+		}
+		if r.high.Valid() && r.low.Valid() && r.high < r.low {
+			col.addf(file, n, "high", "high %s below low %s", fields[colHigh], fields[colLow])
+			continue
+		}
+		if cur.negLine == 0 {
+			for j, v := range [4]engine.Num{r.open, r.high, r.low, r.close} {
+				if v.Valid() && v < 0 {
+					cur.negLine, cur.negField = n, dailyCols[colOpen+j]
+					break
+				}
+			}
+		}
+		if cur.end == cur.start {
+			cur.first = key
+		}
+		cur.last = key
+		ch.rows = append(ch.rows, r)
+		cur.end = len(ch.rows)
+	}
+	ch.buf, ch.ends, ch.lines = nil, nil, nil
+}
+
+// daily returns the columns as Series, one per block, sharing backing
+// arrays of exactly the row count (each Series' slices have capacity ==
+// length).
+func (c *columns) daily() []engine.Series {
+	n := c.n
+	dates := make([]engine.Date, n)
+	open, high, low, clo, vol := make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n)
+	qty, trades := make([]int64, n), make([]int64, n)
+	c.each(func(i int, r *row) {
+		dates[i] = engine.Date(r.key)
+		open[i], high[i], low[i], clo[i], vol[i] = r.open, r.high, r.low, r.close, r.volume
+		qty[i], trades[i] = r.quantity, r.trades
+	})
+	out := make([]engine.Series, len(c.blocks))
+	for i, b := range c.blocks {
+		s, e := b.start, b.end
+		out[i] = engine.Series{
+			Ticker: b.ticker, Dates: dates[s:e:e], Open: open[s:e:e], High: high[s:e:e], Low: low[s:e:e],
+			Close: clo[s:e:e], Volume: vol[s:e:e], Quantity: qty[s:e:e], Trades: trades[s:e:e],
+		}
+	}
+	return out
+}
+
+// intradayBars returns the columns as Intraday histories, one per block.
+func (c *columns) intradayBars() []engine.Intraday {
+	n := c.n
+	times := make([]int64, n)
+	open, high, low, clo, vol := make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n)
+	qty := make([]int64, n)
+	c.each(func(i int, r *row) {
+		times[i] = r.key
+		open[i], high[i], low[i], clo[i], vol[i] = r.open, r.high, r.low, r.close, r.volume
+		qty[i] = r.quantity
+	})
+	out := make([]engine.Intraday, len(c.blocks))
+	for i, b := range c.blocks {
+		s, e := b.start, b.end
+		out[i] = engine.Intraday{
+			Ticker: b.ticker, Times: times[s:e:e], Open: open[s:e:e], High: high[s:e:e], Low: low[s:e:e],
+			Close: clo[s:e:e], Volume: vol[s:e:e], Quantity: qty[s:e:e],
+		}
+	}
+	return out
+}
+
+// DailyWriter writes daily.csv rows. Series must be written grouped by
+// ticker with dates ascending; WriteSeries checks it. It is not safe for
+// concurrent use. Call Flush (or Close of the file) when done.
+type DailyWriter struct {
+	w    io.Writer
+	buf  []byte
+	seen map[string]bool
+	err  error
+}
+
+// NewDailyWriter writes the header to w and returns a writer of rows.
+func NewDailyWriter(w io.Writer) *DailyWriter {
+	d := &DailyWriter{w: w, buf: make([]byte, 0, 64<<10), seen: map[string]bool{}}
+	d.buf = append(d.buf, DailyHeader...)
+	d.buf = append(d.buf, '\n')
+	return d
+}
+
+// WriteSeries appends every row of s. A ticker may be written once.
+func (d *DailyWriter) WriteSeries(s *engine.Series) error {
+	if d.err != nil {
+		return d.err
+	}
+	if err := checkSeries(s.Ticker, d.seen, len(s.Dates), len(s.Open), len(s.High), len(s.Low), len(s.Close), len(s.Volume), len(s.Quantity), len(s.Trades)); err != nil {
+		return err
+	}
+	for i, dt := range s.Dates {
+		if i > 0 && dt <= s.Dates[i-1] {
+			return fmt.Errorf("bundle: daily %s: date %s not after %s", s.Ticker, dt, s.Dates[i-1])
+		}
+		b := d.buf
+		b = append(b, s.Ticker...)
+		b = append(b, ',')
+		b = dt.AppendFormat(b)
+		b = append(b, ',')
+		b = appendNum(b, s.Open[i])
+		b = append(b, ',')
+		b = appendNum(b, s.High[i])
+		b = append(b, ',')
+		b = appendNum(b, s.Low[i])
+		b = append(b, ',')
+		b = appendNum(b, s.Close[i])
+		b = append(b, ',')
+		b = appendNum(b, s.Volume[i])
+		b = append(b, ',')
+		b = strconv.AppendInt(b, s.Quantity[i], 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, s.Trades[i], 10)
+		b = append(b, '\n')
+		d.buf = b
+		if len(d.buf) >= 60<<10 {
+			if err := d.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Flush writes buffered rows to the underlying writer.
+func (d *DailyWriter) Flush() error {
+	if d.err != nil {
+		return d.err
+	}
+	if len(d.buf) > 0 {
+		if _, err := d.w.Write(d.buf); err != nil {
+			d.err = err
+			return err
+		}
+		d.buf = d.buf[:0]
+	}
+	return nil
+}
+
+func checkSeries(ticker string, seen map[string]bool, n int, others ...int) error {
+	if seen[ticker] {
+		return fmt.Errorf("bundle: ticker %s written twice", ticker)
+	}
+	seen[ticker] = true
+	for _, o := range others {
+		if o != n {
+			return fmt.Errorf("bundle: ticker %s: columns of unequal length", ticker)
+		}
+	}
+	return nil
+}
+
+// IntradayWriter writes intraday.csv rows, like DailyWriter.
+type IntradayWriter struct {
+	w    io.Writer
+	buf  []byte
+	seen map[string]bool
+	err  error
+}
+
+// NewIntradayWriter writes the header to w and returns a writer of rows.
+func NewIntradayWriter(w io.Writer) *IntradayWriter {
+	d := &IntradayWriter{w: w, buf: make([]byte, 0, 64<<10), seen: map[string]bool{}}
+	d.buf = append(d.buf, IntradayHeader...)
+	d.buf = append(d.buf, '\n')
+	return d
+}
+
+// WriteIntraday appends every bar of s. A ticker may be written once.
+func (d *IntradayWriter) WriteIntraday(s *engine.Intraday) error {
+	if d.err != nil {
+		return d.err
+	}
+	if err := checkSeries(s.Ticker, d.seen, len(s.Times), len(s.Open), len(s.High), len(s.Low), len(s.Close), len(s.Volume), len(s.Quantity)); err != nil {
+		return err
+	}
+	for i, t := range s.Times {
+		if i > 0 && t <= s.Times[i-1] {
+			return fmt.Errorf("bundle: intraday %s: time %d not after %d", s.Ticker, t, s.Times[i-1])
+		}
+		b := d.buf
+		b = append(b, s.Ticker...)
+		b = append(b, ',')
+		b = appendTime(b, t)
+		b = append(b, ',')
+		b = appendNum(b, s.Open[i])
+		b = append(b, ',')
+		b = appendNum(b, s.High[i])
+		b = append(b, ',')
+		b = appendNum(b, s.Low[i])
+		b = append(b, ',')
+		b = appendNum(b, s.Close[i])
+		b = append(b, ',')
+		b = appendNum(b, s.Volume[i])
+		b = append(b, ',')
+		b = strconv.AppendInt(b, s.Quantity[i], 10)
+		b = append(b, '\n')
+		d.buf = b
+		if len(d.buf) >= 60<<10 {
+			if err := d.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Flush writes buffered rows to the underlying writer.
+func (d *IntradayWriter) Flush() error {
+	if d.err != nil {
+		return d.err
+	}
+	if len(d.buf) > 0 {
+		if _, err := d.w.Write(d.buf); err != nil {
+			d.err = err
+			return err
+		}
+		d.buf = d.buf[:0]
+	}
+	return nil
+}

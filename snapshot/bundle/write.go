@@ -1,0 +1,346 @@
+package bundle
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	json "github.com/goccy/go-json"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pregao/pregao/engine"
+)
+
+// WriteOptions configures Write.
+type WriteOptions struct {
+	// Compression of every file but meta.json: "zstd" (the default when
+	// empty; level "fastest", about zstd level 1, suffix .zst), "gzip"
+	// (level 6, no name or time in the header, suffix .gz) or "none".
+	Compression string
+}
+
+func (o WriteOptions) compression() (string, error) {
+	switch o.Compression {
+	case "", CompressZstd:
+		return CompressZstd, nil
+	case CompressGzip, CompressNone:
+		return o.Compression, nil
+	}
+	return "", fmt.Errorf("bundle: unknown compression %q (want zstd, gzip or none)", o.Compression)
+}
+
+func suffix(comp string) string {
+	switch comp {
+	case CompressZstd:
+		return ".zst"
+	case CompressGzip:
+		return ".gz"
+	}
+	return ""
+}
+
+// Write writes u as a bundle into directory dir (created if needed). The
+// entities are written in canonical order (u itself is not modified);
+// u.Derived is not written. meta.json, companies and securities are always
+// written, other files only when they have rows. Files of a bundle already
+// in dir (any compression) are replaced; other files are left alone. Each
+// file is written to a temporary name and renamed. The output depends on
+// u only: the same Universe gives the same bytes.
+func Write(dir string, u *engine.Universe, opt WriteOptions) error {
+	comp, err := opt.compression()
+	if err != nil {
+		return err
+	}
+	if u == nil {
+		return errors.New("bundle: nil Universe")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	for _, base := range Files {
+		for _, s := range []string{"", ".zst", ".gz"} {
+			if err := os.Remove(filepath.Join(dir, base+s)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("bundle: %w", err)
+			}
+		}
+	}
+	c := canonicalCopy(u)
+
+	type job struct {
+		base  string
+		comp  string
+		write func(w io.Writer) error
+	}
+	var jobs []job
+	add := func(base string, n int, required bool, write func(w io.Writer) error) {
+		if n > 0 || required {
+			jobs = append(jobs, job{base, comp, write})
+		}
+	}
+	add(FileDaily, len(c.Daily), false, func(w io.Writer) error {
+		dw := NewDailyWriter(w)
+		for i := range c.Daily {
+			if err := dw.WriteSeries(&c.Daily[i]); err != nil {
+				return err
+			}
+		}
+		return dw.Flush()
+	})
+	add(FileReports, len(c.Reports), false, jsonlJob(c.Reports))
+	add(FileIntraday, len(c.Intraday), false, func(w io.Writer) error {
+		iw := NewIntradayWriter(w)
+		for i := range c.Intraday {
+			if err := iw.WriteIntraday(&c.Intraday[i]); err != nil {
+				return err
+			}
+		}
+		return iw.Flush()
+	})
+	add(FileFundReports, len(c.FundReports), false, jsonlJob(c.FundReports))
+	add(FileCashActions, len(c.CashActions), false, jsonlJob(c.CashActions))
+	add(FileInsiderReports, len(c.InsiderReports), false, jsonlJob(c.InsiderReports))
+	add(FileDocuments, len(c.Documents), false, jsonlJob(c.Documents))
+	add(FileShares, len(c.Shares), false, jsonlJob(c.Shares))
+	add(FileShareActions, len(c.ShareActions), false, jsonlJob(c.ShareActions))
+	add(FileIndexes, len(c.Indexes), false, jsonlJob(c.Indexes))
+	add(FileSecurities, len(c.Securities), true, jsonlJob(c.Securities))
+	add(FileCompanies, len(c.Companies), true, jsonlJob(c.Companies))
+	add(FileRenames, len(c.Renames), false, jsonlJob(c.Renames))
+	add(FileSectors, len(c.Sectors), false, jsonlJob(c.Sectors))
+	jobs = append(jobs, job{FileMeta, CompressNone, func(w io.Writer) error {
+		b, err := json.Marshal(&c.Meta)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	}})
+
+	work := make(chan job)
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				i := slices.IndexFunc(jobs, func(x job) bool { return x.base == j.base })
+				errs[i] = writeFile(dir, j.base, j.comp, j.write)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		work <- j
+	}
+	close(work)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// canonicalCopy returns a shallow copy of u whose entity slices are fresh
+// and in canonical order.
+func canonicalCopy(u *engine.Universe) *engine.Universe {
+	c := &engine.Universe{
+		Meta:           u.Meta,
+		Sectors:        slices.Clone(u.Sectors),
+		Companies:      slices.Clone(u.Companies),
+		Securities:     slices.Clone(u.Securities),
+		Renames:        slices.Clone(u.Renames),
+		Daily:          slices.Clone(u.Daily),
+		Intraday:       slices.Clone(u.Intraday),
+		Indexes:        slices.Clone(u.Indexes),
+		Reports:        slices.Clone(u.Reports),
+		Shares:         slices.Clone(u.Shares),
+		CashActions:    slices.Clone(u.CashActions),
+		ShareActions:   slices.Clone(u.ShareActions),
+		FundReports:    slices.Clone(u.FundReports),
+		InsiderReports: slices.Clone(u.InsiderReports),
+		Documents:      slices.Clone(u.Documents),
+	}
+	Canonicalize(c)
+	return c
+}
+
+func jsonlJob[T any](vs []T) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		jw := NewJSONLWriter(w)
+		for i := range vs {
+			if err := jw.Write(&vs[i]); err != nil {
+				return err
+			}
+		}
+		return jw.Flush()
+	}
+}
+
+// syncFiles makes Close sync each file before renaming it. Tests that
+// write many bundles turn it off.
+var syncFiles = true
+
+// writeFile writes dir/base+suffix through a temporary file.
+func writeFile(dir, base, comp string, write func(w io.Writer) error) error {
+	wc, err := Create(dir, base, comp)
+	if err != nil {
+		return err
+	}
+	if err := write(wc); err != nil {
+		wc.(*fileWriter).abort()
+		return fmt.Errorf("bundle: %s: %w", base, err)
+	}
+	return wc.Close()
+}
+
+// Create returns a writer of the bundle file base (one of Files) in dir,
+// compressed with comp ("zstd", "gzip" or "none"; "" is zstd) and named
+// with the matching suffix. The content goes to a hidden temporary file
+// that Close renames into place; without Close nothing appears. It lets an
+// importer stream a big file (see NewDailyWriter, NewJSONLWriter). Any
+// file of the same base name with another suffix is removed by Close.
+func Create(dir, base, comp string) (io.WriteCloser, error) {
+	if !slices.Contains(Files, base) {
+		return nil, fmt.Errorf("bundle: unknown file %q", base)
+	}
+	comp, err := WriteOptions{Compression: comp}.compression()
+	if err != nil {
+		return nil, err
+	}
+	name := base + suffix(comp)
+	f, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	fw := &fileWriter{f: f, dir: dir, base: base, name: name}
+	fw.bw = bufio.NewWriterSize(f, 1<<20)
+	switch comp {
+	case CompressZstd:
+		z, err := zstd.NewWriter(fw.bw, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			fw.abort()
+			return nil, err
+		}
+		fw.w, fw.close = z, z.Close
+	case CompressGzip:
+		g, err := gzip.NewWriterLevel(fw.bw, 6)
+		if err != nil {
+			fw.abort()
+			return nil, err
+		}
+		fw.w, fw.close = g, g.Close
+	default:
+		fw.w, fw.close = fw.bw, func() error { return nil }
+	}
+	return fw, nil
+}
+
+type fileWriter struct {
+	f         *os.File
+	bw        *bufio.Writer
+	w         io.Writer
+	close     func() error
+	dir, base string
+	name      string
+	done      bool
+}
+
+func (fw *fileWriter) Write(p []byte) (int, error) { return fw.w.Write(p) }
+
+func (fw *fileWriter) abort() {
+	if !fw.done {
+		fw.done = true
+		fw.f.Close()
+		os.Remove(fw.f.Name())
+	}
+}
+
+// Close finishes the compressed stream, syncs the file and renames it.
+func (fw *fileWriter) Close() error {
+	if fw.done {
+		return errors.New("bundle: file already closed")
+	}
+	err := fw.close()
+	if err == nil {
+		err = fw.bw.Flush()
+	}
+	if err == nil && syncFiles {
+		err = fw.f.Sync()
+	}
+	if err != nil {
+		fw.abort()
+		return fmt.Errorf("bundle: %s: %w", fw.name, err)
+	}
+	fw.done = true
+	if err := fw.f.Chmod(0o644); err != nil {
+		fw.f.Close()
+		os.Remove(fw.f.Name())
+		return fmt.Errorf("bundle: %s: %w", fw.name, err)
+	}
+	if err := fw.f.Close(); err != nil {
+		os.Remove(fw.f.Name())
+		return fmt.Errorf("bundle: %s: %w", fw.name, err)
+	}
+	for _, s := range []string{"", ".zst", ".gz"} {
+		if n := fw.base + s; n != fw.name {
+			if err := os.Remove(filepath.Join(fw.dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("bundle: %w", err)
+			}
+		}
+	}
+	if err := os.Rename(fw.f.Name(), filepath.Join(fw.dir, fw.name)); err != nil {
+		os.Remove(fw.f.Name())
+		return fmt.Errorf("bundle: %w", err)
+	}
+	return nil
+}
+
+// JSONLWriter writes entities as JSON Lines (one object per line, the
+// JSON tags of engine's model as field names). It is not safe for
+// concurrent use; call Flush when done.
+type JSONLWriter struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+// NewJSONLWriter returns a JSONLWriter writing to w.
+func NewJSONLWriter(w io.Writer) *JSONLWriter {
+	return &JSONLWriter{w: w, buf: make([]byte, 0, 64<<10)}
+}
+
+// Write appends v (a pointer to an entity, e.g. *engine.Company) as one
+// line.
+func (j *JSONLWriter) Write(v any) error {
+	if j.err != nil {
+		return j.err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		j.err = err
+		return err
+	}
+	j.buf = append(j.buf, b...)
+	j.buf = append(j.buf, '\n')
+	if len(j.buf) >= 60<<10 {
+		return j.Flush()
+	}
+	return nil
+}
+
+// Flush writes buffered lines to the underlying writer.
+func (j *JSONLWriter) Flush() error {
+	if j.err != nil {
+		return j.err
+	}
+	if len(j.buf) > 0 {
+		if _, err := j.w.Write(j.buf); err != nil {
+			j.err = err
+			return err
+		}
+		j.buf = j.buf[:0]
+	}
+	return nil
+}

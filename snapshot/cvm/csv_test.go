@@ -1,0 +1,322 @@
+package cvm
+
+import (
+	"errors"
+	"io"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// rows reads every row of in with a Reader and returns them as strings.
+func rows(tb testing.TB, in []byte) ([][]string, error) {
+	tb.Helper()
+	rd := NewReader(strings.NewReader(string(in)), "t.csv")
+	if err := rd.ReadHeader(); err != nil {
+		return nil, err
+	}
+	out := [][]string{rd.Header()}
+	for {
+		err := rd.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		var row []string
+		for i := 0; i < rd.NumFields(); i++ {
+			row = append(row, rd.String(i))
+		}
+		out = append(out, row)
+	}
+}
+
+func TestReaderFormats(t *testing.T) {
+	want := [][]string{{"A", "B"}, {"São", "1,5"}, {"x", ""}}
+	cases := []struct {
+		name string
+		in   []byte
+	}{
+		{"utf8 LF", []byte("A;B\nSão;1,5\nx;\n")},
+		{"utf8 CRLF", []byte("A;B\r\nSão;1,5\r\nx;\r\n")},
+		{"utf8 BOM", []byte("\xef\xbb\xbfA;B\nSão;1,5\nx;\n")},
+		{"latin1 CRLF", latin1("A;B\r\nSão;1,5\r\nx;\r\n")},
+		{"no final newline", []byte("A;B\nSão;1,5\nx;")},
+		{"blank lines", []byte("A;B\n\nSão;1,5\n\r\nx;\n\n")},
+		{"quoted", []byte("A;B\n\"São\";\"1,5\"\nx;\"\"\n")},
+		{"spaces trimmed", []byte(" A ; B\nSão ; 1,5\nx;  \n")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := rows(t, c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestReaderQuotes(t *testing.T) {
+	f := func(in string, want [][]string) {
+		t.Helper()
+		got, err := rows(t, []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+	// Quotes inside unquoted fields are literal (as in the registry).
+	f("A;B\nSCN QD 3 BL \"C\" SOBRELOJA;x\n", [][]string{{"A", "B"}, {`SCN QD 3 BL "C" SOBRELOJA`, "x"}})
+	// A leading quote that does not close the field is literal too.
+	f("A;B\n\"BOM\" PRECO;x\n", [][]string{{"A", "B"}, {`"BOM" PRECO`, "x"}})
+	// Quoted separators, escaped quotes and line breaks.
+	f("A;B\n\"a;b\";\"say \"\"hi\"\"\"\n", [][]string{{"A", "B"}, {"a;b", `say "hi"`}})
+	f("A;B\n\"line1\r\nline2\";x\ny;z\n", [][]string{{"A", "B"}, {"line1\r\nline2", "x"}, {"y", "z"}})
+}
+
+func TestReaderLatin1Switch(t *testing.T) {
+	// A file whose first 64 KiB are ASCII but which later holds ISO-8859-1.
+	var in []byte
+	in = append(in, "A;B\n"...)
+	for len(in) < 70000 {
+		in = append(in, "abc;def\n"...)
+	}
+	in = append(in, latin1("Açúcar;Álcool\n")...)
+	got, err := rows(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := got[len(got)-1]
+	if last[0] != "Açúcar" || last[1] != "Álcool" {
+		t.Errorf("got %q", last)
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	t.Run("field count", func(t *testing.T) {
+		_, err := rows(t, []byte("A;B;C\n1;2;3\n4;5\n"))
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 3 || pe.Column != "C" || pe.File != "t.csv" {
+			t.Fatalf("got %v", err)
+		}
+		if !strings.Contains(err.Error(), "t.csv:3: column C:") {
+			t.Errorf("message %q", err)
+		}
+	})
+	t.Run("too many fields", func(t *testing.T) {
+		_, err := rows(t, []byte("A;B\n1;2;3\n"))
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 2 {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("unterminated quote", func(t *testing.T) {
+		_, err := rows(t, []byte("A;B\n1;\"open\n"))
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != "B" {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("empty", func(t *testing.T) {
+		_, err := rows(t, nil)
+		if err == nil {
+			t.Fatal("no error")
+		}
+	})
+	t.Run("missing column", func(t *testing.T) {
+		rd := NewReader(strings.NewReader("A;B\n"), "m.csv")
+		if err := rd.ReadHeader(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rd.Require("A"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := rd.Require("C", "C2")
+		if !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), "column C:") {
+			t.Fatalf("got %v", err)
+		}
+		if i := rd.Col("X", "B"); i != 1 {
+			t.Errorf("alias lookup = %d", i)
+		}
+	})
+	t.Run("line numbers after multi-line record", func(t *testing.T) {
+		_, err := rows(t, []byte("A;B\n\"x\ny\";1\n2\n"))
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 4 {
+			t.Fatalf("got %v", err)
+		}
+	})
+}
+
+func TestParseNum(t *testing.T) {
+	cases := []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"1977997.0000000000", 1977997, true},
+		{"-693741.0000000000", -693741, true},
+		{"0.003795", 0.003795, true},
+		{"-4E-06", -4e-6, true},
+		{"8.3E-05", 8.3e-5, true},
+		{"1234,56", 1234.56, true},
+		{"1.234,56", 1234.56, true},
+		{"-1.234.567,5", -1234567.5, true},
+		{"1.234.567", 1234567, true},
+		{"1.234", 1.234, true},
+		{"1.234.500", 1234500, true},
+		{"1.200,500", 1200.5, true},
+		{".0", 0, true},
+		{"-.50", -0.5, true},
+		{"100", 100, true},
+		{"111551463.0000000000", 111551463, true},
+		{"0.0000000000", 0, true},
+		{" 42 ", 42, true},
+		{"0", 0, true},
+		{"1,2,3", 0, false},
+		{"abc", 0, false},
+		{"NaN", 0, false},
+		{"Inf", 0, false},
+		{"1e999", 0, false},
+		{"0x10", 0, false},
+		{"1_000", 0, false},
+		{"--1", 0, false},
+	}
+	for _, c := range cases {
+		got, err := ParseNum([]byte(c.in))
+		if (err == nil) != c.ok {
+			t.Errorf("%q: err %v", c.in, err)
+			continue
+		}
+		if c.ok && math.Abs(float64(got)-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
+			t.Errorf("%q = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if n, err := ParseNum([]byte("  ")); err != nil || n.Valid() {
+		t.Errorf("blank = %v, %v; want Null", n, err)
+	}
+}
+
+func TestParseDate(t *testing.T) {
+	cases := []struct {
+		in   string
+		want engine.Date
+		ok   bool
+	}{
+		{"2023-03-31", engine.MakeDate(2023, 3, 31), true},
+		{"31/03/2023", engine.MakeDate(2023, 3, 31), true},
+		{"1923-05-23", engine.MakeDate(1923, 5, 23), true},
+		{"2024-02-29", engine.MakeDate(2024, 2, 29), true},
+		{"1970-01-01", 0, true},
+		{"0001-01-01", engine.MakeDate(1, 1, 1), true},
+		{"2023-03-31 10:22:00", engine.MakeDate(2023, 3, 31), true},
+		{"", engine.NoDate, true},
+		{"2023-02-29", 0, false},
+		{"2023-13-01", 0, false},
+		{"2023-00-10", 0, false},
+		{"31/04/2023", 0, false},
+		{"2023/03/31", 0, false},
+		{"20230331", 0, false},
+		{"2023-3-31", 0, false},
+	}
+	for _, c := range cases {
+		got, err := ParseDate([]byte(c.in))
+		if (err == nil) != c.ok {
+			t.Errorf("%q: err %v", c.in, err)
+			continue
+		}
+		if c.ok && got != c.want {
+			t.Errorf("%q = %v, want %v", c.in, got, c.want)
+		}
+	}
+	// civil agrees with the engine over a wide range.
+	for d := engine.MakeDate(1899, 12, 1); d < engine.MakeDate(2101, 1, 1); d += 17 {
+		s := d.String()
+		got, err := ParseDate([]byte(s))
+		if err != nil || got != d {
+			t.Fatalf("%s: got %v, %v", s, got, err)
+		}
+	}
+}
+
+func TestParseInt(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"3", 3, true}, {"-12", -12, true}, {"1200.000", 1200, true}, {"1200.5", 0, false},
+		{"", 0, false}, {"x", 0, false}, {"1234567890123456789", 0, false},
+	}
+	for _, c := range cases {
+		got, err := ParseInt([]byte(c.in))
+		if (err == nil) != c.ok || (c.ok && got != c.want) {
+			t.Errorf("%q = %v, %v", c.in, got, err)
+		}
+	}
+}
+
+func TestDigitsAndCNPJ(t *testing.T) {
+	if got := Digits([]byte("00.416.968/0001-01")); got != "00416968000101" {
+		t.Errorf("Digits = %q", got)
+	}
+	if got, err := cnpj([]byte("416.968/0001-01")); err != nil || got != "00416968000101" {
+		t.Errorf("cnpj = %q, %v", got, err)
+	}
+	if _, err := cnpj([]byte("123456789012345")); err == nil {
+		t.Error("15 digits accepted")
+	}
+	if got := CVMCode([]byte("025496")); got != "25496" {
+		t.Errorf("CVMCode = %q", got)
+	}
+}
+
+func TestLenient(t *testing.T) {
+	in := "A;B\n1;2\nbad\n3;4\n"
+	var st Stats
+	opt := Options{Lenient: true, Stats: &st}
+	rd := NewReader(strings.NewReader(in), "l.csv")
+	if err := rd.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if err = opt.rowErr(err); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		n++
+	}
+	if n != 2 || st.Skipped != 1 {
+		t.Errorf("rows %d skipped %d", n, st.Skipped)
+	}
+}
+
+func TestReaderDetectCutRune(t *testing.T) {
+	// A first line longer than the detection window, with a UTF-8
+	// character across the window's end: still UTF-8.
+	col := strings.Repeat("x", 65536-2-1) + "é"
+	in := "A;" + col + "\n1;2\n"
+	rd := NewReader(strings.NewReader(in), "long.csv")
+	if err := rd.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	if rd.Latin1() || rd.Header()[1] != col {
+		t.Errorf("latin1=%v, header cut or converted", rd.Latin1())
+	}
+}

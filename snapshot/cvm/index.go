@@ -1,0 +1,252 @@
+package cvm
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// DocEntry is one row of a filing index (dfp_cia_aberta_YYYY.csv,
+// itr_cia_aberta_YYYY.csv, fca_cia_aberta_YYYY.csv): one version of one
+// filing.
+type DocEntry struct {
+	Form          string      // DFP, ITR... (from the file name)
+	CompanyID     string      // CNPJ digits
+	ReferenceDate engine.Date // DT_REFER
+	Version       int         // VERSAO
+	CompanyName   string      // DENOM_CIA
+	CVMCode       string      // CD_CVM without leading zeros
+	Category      string      // CATEG_DOC
+	DocID         string      // ID_DOC
+	Received      time.Time   // DT_RECEB at midnight UTC: publication at the CVM
+	Link          string      // LINK_DOC: the filing's page at the CVM
+}
+
+// ReadDocIndex reads a filing index file. The form is taken from the
+// file name prefix (dfp_, itr_, fca_...; upper-cased); rows are returned in
+// file order. Required columns: CNPJ_CIA, DT_REFER, VERSAO, DT_RECEB,
+// LINK_DOC.
+func ReadDocIndex(r io.Reader, name string, opt Options) ([]DocEntry, error) {
+	form := formOf(name)
+	rd := NewReader(r, name)
+	if err := rd.ReadHeader(); err != nil {
+		return nil, err
+	}
+	opt.add(func(s *Stats) { s.Files++ })
+	var c [5]int
+	for i, n := range []string{"CNPJ_CIA", "DT_REFER", "VERSAO", "DT_RECEB", "LINK_DOC"} {
+		var err error
+		if c[i], err = rd.Require(n); err != nil {
+			return nil, err
+		}
+	}
+	cName, cCode, cCat, cID := rd.Col("DENOM_CIA"), rd.Col("CD_CVM"), rd.Col("CATEG_DOC"), rd.Col("ID_DOC")
+	var out []DocEntry
+	for {
+		err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		opt.countRow()
+		if err == nil {
+			var e DocEntry
+			e, err = func() (DocEntry, error) {
+				e := DocEntry{Form: form}
+				var err error
+				if e.CompanyID, err = cnpj(rd.Field(c[0])); err != nil {
+					return e, rd.Errorf(c[0], "%v", err)
+				}
+				if e.ReferenceDate, err = reqDate(rd, c[1]); err != nil {
+					return e, err
+				}
+				v, err := ParseInt(rd.Field(c[2]))
+				if err != nil || v < 1 || v > 1<<20 {
+					return e, rd.Errorf(c[2], "bad version %q", rd.Field(c[2]))
+				}
+				e.Version = int(v)
+				recv, err := ParseDate(rd.Field(c[3]))
+				if err != nil {
+					return e, rd.Errorf(c[3], "%v: %q", err, rd.Field(c[3]))
+				}
+				if recv.Valid() {
+					e.Received = recv.Time()
+				}
+				e.Link = rd.String(c[4])
+				if e.Link != "" && !strings.HasPrefix(e.Link, "https://") && !strings.HasPrefix(e.Link, "http://") {
+					return e, rd.Errorf(c[4], "want an http(s) address, got %q", e.Link)
+				}
+				e.CompanyName = rd.String(cName)
+				e.CVMCode = CVMCode(rd.Field(cCode))
+				e.Category = rd.String(cCat)
+				e.DocID = rd.String(cID)
+				return e, nil
+			}()
+			if err == nil {
+				out = append(out, e)
+				continue
+			}
+		}
+		if err = opt.rowErr(err); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func formOf(name string) string {
+	base := []byte(baseName(name))
+	for i, c := range base {
+		if c == '_' {
+			base = base[:i]
+			break
+		}
+	}
+	for i, c := range base {
+		if c >= 'a' && c <= 'z' {
+			base[i] = c - 'a' + 'A'
+		}
+	}
+	return string(base)
+}
+
+func baseName(name string) string {
+	for i := len(name) - 1; i >= 0; i-- {
+		if name[i] == '/' || name[i] == '\\' || name[i] == ':' { // dir/file, archive:member
+			return name[i+1:]
+		}
+	}
+	return name
+}
+
+type docKey struct {
+	form, company string
+	ref           engine.Date
+	version       int
+}
+
+// AttachIndex completes reports from filing index entries of the same
+// form, company, reference date and version: PublishDate = DT_RECEB and
+// one Source {VisualizationURL: LINK_DOC, PublishedAt, RetrievedAt:
+// report's RetrievalDate, Name: "CVM <form> <ID_DOC>"}. It modifies
+// reports in place and returns how many found no entry (those keep a zero
+// PublishDate, which the API answers as null). When an index lists one
+// filing twice, the later DT_RECEB wins.
+func AttachIndex(reports []engine.Report, idx []DocEntry) (unmatched int) {
+	m := make(map[docKey]*DocEntry, len(idx))
+	for i := range idx {
+		e := &idx[i]
+		k := docKey{e.Form, e.CompanyID, e.ReferenceDate, e.Version}
+		if p, ok := m[k]; !ok || e.Received.After(p.Received) {
+			m[k] = e
+		}
+	}
+	for i := range reports {
+		r := &reports[i]
+		e, ok := m[docKey{r.Form, r.CompanyID, r.ReferenceDate, r.Version}]
+		if !ok {
+			unmatched++
+			continue
+		}
+		r.PublishDate = e.Received
+		r.Sources = []engine.Source{{
+			VisualizationURL: e.Link,
+			PublishedAt:      e.Received,
+			RetrievedAt:      r.RetrievalDate,
+			Name:             fmt.Sprintf("CVM %s %s", e.Form, e.DocID),
+		}}
+	}
+	return unmatched
+}
+
+// ReadCapital reads a composicao_capital table into share counts: one
+// point per company and DT_REFER, from its highest VERSAO, sorted by
+// company and date. Common = QT_ACAO_ORDIN_CAP_INTEGR, Preferred =
+// QT_ACAO_PREF_CAP_INTEGR, Treasury = QT_ACAO_TOTAL_TESOURO (blank counts
+// are 0; the spellings QT_ACAO_ORDINARIA_... and QT_ACAO_PREFERENCIAL_...
+// are accepted too). Required columns: CNPJ_CIA, DT_REFER, VERSAO and those
+// three.
+func ReadCapital(r io.Reader, name string, opt Options) ([]engine.SharesPoint, error) {
+	rd := NewReader(r, name)
+	if err := rd.ReadHeader(); err != nil {
+		return nil, err
+	}
+	opt.add(func(s *Stats) { s.Files++ })
+	names := [][]string{{"CNPJ_CIA"}, {"DT_REFER"}, {"VERSAO"},
+		{"QT_ACAO_ORDIN_CAP_INTEGR", "QT_ACAO_ORDINARIA_CAP_INTEGR"},
+		{"QT_ACAO_PREF_CAP_INTEGR", "QT_ACAO_PREFERENCIAL_CAP_INTEGR"},
+		{"QT_ACAO_TOTAL_TESOURO"}}
+	var c [6]int
+	for i, n := range names {
+		var err error
+		if c[i], err = rd.Require(n...); err != nil {
+			return nil, err
+		}
+	}
+	type key struct {
+		id  string
+		ref engine.Date
+	}
+	type point struct {
+		p       engine.SharesPoint
+		version int64
+	}
+	best := map[key]point{}
+	for {
+		err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		opt.countRow()
+		if err == nil {
+			err = func() error {
+				var p engine.SharesPoint
+				var err error
+				if p.CompanyID, err = cnpj(rd.Field(c[0])); err != nil {
+					return rd.Errorf(c[0], "%v", err)
+				}
+				if p.Date, err = reqDate(rd, c[1]); err != nil {
+					return err
+				}
+				v, err := ParseInt(rd.Field(c[2]))
+				if err != nil || v < 1 || v > 1<<20 {
+					return rd.Errorf(c[2], "bad version %q", rd.Field(c[2]))
+				}
+				dst := []*int64{&p.Common, &p.Preferred, &p.Treasury}
+				for j, d := range dst {
+					f := rd.Field(c[3+j])
+					if len(f) == 0 {
+						continue
+					}
+					n, err := ParseInt(f)
+					if err != nil || n < 0 {
+						return rd.Errorf(c[3+j], "bad share count %q", f)
+					}
+					*d = n
+				}
+				k := key{p.CompanyID, p.Date}
+				if old, ok := best[k]; !ok || v > old.version {
+					best[k] = point{p, v}
+				}
+				return nil
+			}()
+		}
+		if err = opt.rowErr(err); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]engine.SharesPoint, 0, len(best))
+	for _, p := range best {
+		out = append(out, p.p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].CompanyID != out[j].CompanyID {
+			return out[i].CompanyID < out[j].CompanyID
+		}
+		return out[i].Date < out[j].Date
+	})
+	return out, nil
+}

@@ -1,0 +1,54 @@
+// Package demo generates the deterministic, clearly fictional demo universe:
+// a B3-like market of invented companies, real-estate funds, ETFs and BDRs
+// with daily and intraday bars, CVM-shaped reports, corporate actions,
+// indexes, fund monthly reports, insider reports and documents.
+//
+// Every name, CNPJ, CVM code, ticker, ISIN, address and figure is invented
+// (CNPJs and ISINs carry valid check digits; URLs point at the reserved
+// ".invalid" and ".example" domains). The Universe's Meta says so.
+//
+// Determinism: Generate(seed, scale) returns the same Universe for the same
+// arguments on every run and machine. All randomness comes from
+// math/rand/v2 PCG generators seeded from the seed and an entity index;
+// nothing depends on map iteration order, the clock or scheduling (work
+// runs in parallel but every worker writes only its own slot).
+//
+// Conventions of the generated data:
+//   - Sector ids follow a GICS-like numbering: sectors "S10".."S60"
+//     (step 5), then ".10", ".20"... per level: industry group "S10.10",
+//     industry "S10.10.10", sub-industry "S10.10.10.10".
+//   - Tickers: ON ends in 3, PN in 4, PNA in 5, PNB in 6, units in 11;
+//     sponsored BDRs end in 32 (Level II) or 33 (Level III),
+//     unsponsored BDRs in 34 or 35; FIIs and ETFs end in 11.
+//   - Company ids are 14-digit CNPJs; BDR issuers, which have none, use
+//     their CVM-style code.
+//   - Macro series are securities of stock_type MACRO with no company:
+//     SELIC is the target rate in percent per year, one point per session;
+//     IPCA is a price index level (fictional values on the official
+//     index's scale) dated on the first day of its reference month, up to
+//     the last month published; USD is BRL per US dollar, one point per
+//     session. Their volume is null.
+//   - The market calendar is B3's: weekdays minus Brazilian national
+//     holidays (Carnival Monday and Tuesday, Good Friday and Corpus Christi
+//     from Easter), December 24 and December 31.
+//   - The last session is the last business day on or before 2026-11-20
+//     (2026-11-19: November 20 is a national holiday since 2024); as_of is
+//     its 18:30 (UTC-3) close expressed in UTC.
+//   - Daily bars start on 2000-01-03 or the listing day. Prices are
+//     unadjusted BRL: on an ex-date the price opens near the previous close
+//     minus the cash amount, divided by the split/bonus factor, or reduced
+//     by the value of shares handed over (spin-offs), so adjusted series are
+//     continuous. Share counts change by the same factors.
+//   - CVM reports run from Size.ReportsFrom (2016): DFP yearly and ITR for
+//     Q1-Q3, statements BPA, BPP, DRE, DRA, DVA and one of DFC_MI/DFC_MD,
+//     each CONSOLIDATED and INDIVIDUAL, with real CVM account codes and
+//     names. ITR DRE and DRA cover the quarter; ITR DVA and DFC are
+//     year-to-date, as filed. About 5% of filings have a version 2.
+//   - Intraday bars cover 10:00-17:00 local time (13:00-20:00 UTC) of the
+//     last Size.IntradaySessions sessions of the most liquid tickers and
+//     add up exactly to the daily bar (open, close, high, low, volume,
+//     quantity).
+//
+// It imports engine and the standard library only; it must not import any
+// other snapshot package, httpapi or cmd.
+package demo

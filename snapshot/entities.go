@@ -1,0 +1,1025 @@
+package snapshot
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// kind is the codec of one entity kind: a Universe slice stored in one or
+// more section parts named after it. enc writes items [lo,hi) of the
+// slice; dec reads them back into the already allocated slice.
+type kind struct {
+	name   string
+	min    int      // fewest raw bytes an item takes (bounds counts)
+	nests  []string // nested slice kinds, in the order of their totals
+	count  func(u *engine.Universe) int
+	alloc  func(u *engine.Universe, n int)
+	weight func(u *engine.Universe, i int) int // estimated raw bytes of item i
+	enc    func(e *penc, u *engine.Universe, lo, hi int)
+	dec    func(d *pdec, u *engine.Universe, lo, hi int) partStats
+}
+
+// partStats are row counts a part contributes to the header counts.
+type partStats struct {
+	dailyRows, intradayRows, accounts int
+}
+
+// Row counts stored in the header next to the entity counts.
+const (
+	countDailyRows    = "daily_rows"
+	countIntradayRows = "intraday_rows"
+	countAccounts     = "report_accounts"
+)
+
+// kinds lists every entity kind in file order. Changing it changes the
+// format: bump FormatVersion.
+var kinds = []kind{
+	{
+		name:   "sectors",
+		min:    4,
+		count:  func(u *engine.Universe) int { return len(u.Sectors) },
+		alloc:  func(u *engine.Universe, n int) { u.Sectors = make([]engine.Sector, n) },
+		weight: func(u *engine.Universe, i int) int { return 16 },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for _, s := range u.Sectors[lo:hi] {
+				e.str(s.ID)
+				e.str(s.Name)
+				e.iv(int64(s.Level))
+				e.str(s.ParentID)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			for i := lo; i < hi && d.err == nil; i++ {
+				s := &u.Sectors[i]
+				s.ID = d.str()
+				s.Name = d.str()
+				s.Level = d.integer()
+				s.ParentID = d.str()
+			}
+			return partStats{}
+		},
+	},
+	{
+		name:   "companies",
+		min:    25,
+		nests:  []string{"characteristics"},
+		count:  func(u *engine.Universe) int { return len(u.Companies) },
+		alloc:  func(u *engine.Universe, n int) { u.Companies = make([]engine.Company, n) },
+		weight: func(u *engine.Universe, i int) int { return 64 + 8*len(u.Companies[i].Characteristics) },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				c := &u.Companies[i]
+				e.str(c.ID)
+				e.str(c.CVMCode)
+				e.str(c.Symbol)
+				e.str(c.Name)
+				e.str(c.TradingName)
+				e.str(c.Kind)
+				e.boolean(c.BDRSponsored)
+				e.str(c.SubIndustryID)
+				e.str(c.Description)
+				e.str(c.CEOName)
+				e.iv(c.Employees)
+				e.num(c.FreeFloat)
+				e.str(c.Website)
+				e.str(c.LogoURL)
+				a := &c.Address
+				e.str(a.Line1)
+				e.str(a.Line2)
+				e.str(a.City)
+				e.str(a.State)
+				e.str(a.PostalCode)
+				e.str(a.Country)
+				e.date(c.FoundingDate)
+				e.date(c.IPODate)
+				e.str(c.Status)
+				e.str(c.ListingSegment)
+				e.slen(len(c.Characteristics), c.Characteristics == nil, 0)
+				for _, ch := range c.Characteristics {
+					e.str(ch.ID)
+					e.str(ch.Name)
+					e.str(ch.Type)
+					e.str(ch.Description)
+				}
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			chars := newPool[engine.Characteristic](d, "characteristics", 4)
+			for i := lo; i < hi && d.err == nil; i++ {
+				c := &u.Companies[i]
+				c.ID = d.str()
+				c.CVMCode = d.str()
+				c.Symbol = d.str()
+				c.Name = d.str()
+				c.TradingName = d.str()
+				c.Kind = d.str()
+				c.BDRSponsored = d.boolean()
+				c.SubIndustryID = d.str()
+				c.Description = d.str()
+				c.CEOName = d.str()
+				c.Employees = d.iv()
+				c.FreeFloat = d.num()
+				c.Website = d.str()
+				c.LogoURL = d.str()
+				a := &c.Address
+				a.Line1 = d.str()
+				a.Line2 = d.str()
+				a.City = d.str()
+				a.State = d.str()
+				a.PostalCode = d.str()
+				a.Country = d.str()
+				c.FoundingDate = d.date()
+				c.IPODate = d.date()
+				c.Status = d.str()
+				c.ListingSegment = d.str()
+				c.Characteristics = takeLen(d, &chars)
+				for j := range c.Characteristics {
+					ch := &c.Characteristics[j]
+					ch.ID = d.str()
+					ch.Name = d.str()
+					ch.Type = d.str()
+					ch.Description = d.str()
+				}
+			}
+			chars.check(d)
+			return partStats{}
+		},
+	},
+	{
+		name:   "securities",
+		min:    9,
+		count:  func(u *engine.Universe) int { return len(u.Securities) },
+		alloc:  func(u *engine.Universe, n int) { u.Securities = make([]engine.Security, n) },
+		weight: func(u *engine.Universe, i int) int { return 24 },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				s := &u.Securities[i]
+				e.str(s.Ticker)
+				e.str(s.CompanyID)
+				e.str(s.ISIN)
+				e.str(s.StockType)
+				e.str(s.Currency)
+				e.num(s.UnitFactor)
+				e.date(s.ListedFrom)
+				e.date(s.ListedTo)
+				e.iv(int64(s.LiquidityRank))
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			for i := lo; i < hi && d.err == nil; i++ {
+				s := &u.Securities[i]
+				s.Ticker = d.str()
+				s.CompanyID = d.str()
+				s.ISIN = d.str()
+				s.StockType = d.str()
+				s.Currency = d.str()
+				s.UnitFactor = d.num()
+				s.ListedFrom = d.date()
+				s.ListedTo = d.date()
+				s.LiquidityRank = d.integer()
+			}
+			return partStats{}
+		},
+	},
+	{
+		name:   "renames",
+		min:    3,
+		count:  func(u *engine.Universe) int { return len(u.Renames) },
+		alloc:  func(u *engine.Universe, n int) { u.Renames = make([]engine.TickerRename, n) },
+		weight: func(u *engine.Universe, i int) int { return 8 },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for _, r := range u.Renames[lo:hi] {
+				e.str(r.From)
+				e.str(r.To)
+				e.date(r.Date)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			for i := lo; i < hi && d.err == nil; i++ {
+				r := &u.Renames[i]
+				r.From = d.str()
+				r.To = d.str()
+				r.Date = d.date()
+			}
+			return partStats{}
+		},
+	},
+	{
+		name:   "daily",
+		min:    2,
+		nests:  []string{"rows"},
+		count:  func(u *engine.Universe) int { return len(u.Daily) },
+		alloc:  func(u *engine.Universe, n int) { u.Daily = make([]engine.Series, n) },
+		weight: func(u *engine.Universe, i int) int { return 8 + 16*u.Daily[i].Len() },
+		enc:    encDaily,
+		dec:    decDaily,
+	},
+	{
+		name:   "intraday",
+		min:    2,
+		nests:  []string{"rows"},
+		count:  func(u *engine.Universe) int { return len(u.Intraday) },
+		alloc:  func(u *engine.Universe, n int) { u.Intraday = make([]engine.Intraday, n) },
+		weight: func(u *engine.Universe, i int) int { return 8 + 14*u.Intraday[i].Len() },
+		enc:    encIntraday,
+		dec:    decIntraday,
+	},
+	{
+		name:   "indexes",
+		min:    4,
+		nests:  []string{"members"},
+		count:  func(u *engine.Universe) int { return len(u.Indexes) },
+		alloc:  func(u *engine.Universe, n int) { u.Indexes = make([]engine.Index, n) },
+		weight: func(u *engine.Universe, i int) int { return 16 + 8*len(u.Indexes[i].Members) },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				x := &u.Indexes[i]
+				e.str(x.Symbol)
+				e.str(x.Name)
+				e.date(x.AsOf)
+				e.slen(len(x.Members), x.Members == nil, 0)
+				for _, m := range x.Members {
+					e.str(m.Ticker)
+					e.num(m.Weight)
+					e.num(m.TheoreticalQty)
+				}
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			members := newPool[engine.IndexMember](d, "members", 3)
+			for i := lo; i < hi && d.err == nil; i++ {
+				x := &u.Indexes[i]
+				x.Symbol = d.str()
+				x.Name = d.str()
+				x.AsOf = d.date()
+				x.Members = takeLen(d, &members)
+				for j := range x.Members {
+					m := &x.Members[j]
+					m.Ticker = d.str()
+					m.Weight = d.num()
+					m.TheoreticalQty = d.num()
+				}
+			}
+			members.check(d)
+			return partStats{}
+		},
+	},
+	{
+		name:  "reports",
+		min:   13,
+		nests: []string{"accounts", "sources"},
+		count: func(u *engine.Universe) int { return len(u.Reports) },
+		alloc: func(u *engine.Universe, n int) { u.Reports = make([]engine.Report, n) },
+		weight: func(u *engine.Universe, i int) int {
+			return 32 + 8*len(u.Reports[i].Accounts) + 16*len(u.Reports[i].Sources)
+		},
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				r := &u.Reports[i]
+				e.str(r.CompanyID)
+				e.str(r.Statement)
+				e.str(r.Aggregation)
+				e.str(r.Form)
+				e.date(r.ReferenceDate)
+				e.date(r.StartDate)
+				e.date(r.EndDate)
+				e.time(r.PublishDate)
+				e.time(r.RetrievalDate)
+				e.iv(int64(r.Version))
+				e.slen(len(r.Accounts), r.Accounts == nil, 0)
+				for j := range r.Accounts {
+					a := &r.Accounts[j]
+					e.str(a.Code)
+					e.str(a.Name)
+					e.num(a.Value)
+					e.boolean(a.Fixed)
+				}
+				encSources(e, r.Sources, 1)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			accounts := newPool[engine.Account](d, "accounts", 4)
+			sources := newPool[engine.Source](d, "sources", 5)
+			for i := lo; i < hi && d.err == nil; i++ {
+				r := &u.Reports[i]
+				r.CompanyID = d.str()
+				r.Statement = d.str()
+				r.Aggregation = d.str()
+				r.Form = d.str()
+				r.ReferenceDate = d.date()
+				r.StartDate = d.date()
+				r.EndDate = d.date()
+				r.PublishDate = d.time()
+				r.RetrievalDate = d.time()
+				r.Version = d.integer()
+				r.Accounts = takeLen(d, &accounts)
+				for j := range r.Accounts {
+					a := &r.Accounts[j]
+					a.Code = d.str()
+					a.Name = d.str()
+					a.Value = d.num()
+					a.Fixed = d.boolean()
+				}
+				r.Sources = decSources(d, &sources)
+			}
+			accounts.check(d)
+			sources.check(d)
+			return partStats{accounts: len(accounts.s)}
+		},
+	},
+	{
+		name:   "shares",
+		min:    5,
+		count:  func(u *engine.Universe) int { return len(u.Shares) },
+		alloc:  func(u *engine.Universe, n int) { u.Shares = make([]engine.SharesPoint, n) },
+		weight: func(u *engine.Universe, i int) int { return 16 },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for _, s := range u.Shares[lo:hi] {
+				e.str(s.CompanyID)
+				e.date(s.Date)
+				e.iv(s.Common)
+				e.iv(s.Preferred)
+				e.iv(s.Treasury)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			for i := lo; i < hi && d.err == nil; i++ {
+				s := &u.Shares[i]
+				s.CompanyID = d.str()
+				s.Date = d.date()
+				s.Common = d.iv()
+				s.Preferred = d.iv()
+				s.Treasury = d.iv()
+			}
+			return partStats{}
+		},
+	},
+	{
+		name:   "cash_actions",
+		min:    26,
+		nests:  []string{"installments"},
+		count:  func(u *engine.Universe) int { return len(u.CashActions) },
+		alloc:  func(u *engine.Universe, n int) { u.CashActions = make([]engine.CashAction, n) },
+		weight: func(u *engine.Universe, i int) int { return 64 + 12*len(u.CashActions[i].Installments) },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				c := &u.CashActions[i]
+				e.str(c.ID)
+				e.str(c.EventID)
+				e.iv(int64(c.Version))
+				e.str(c.CompanyID)
+				e.str(c.Ticker)
+				e.str(c.StockType)
+				e.str(c.ISIN)
+				e.date(c.ApprovalDate)
+				e.date(c.PriorExDate)
+				e.time(c.PublishDate)
+				e.date(c.PaymentDate)
+				e.str(c.Protocol)
+				e.str(c.Name)
+				e.str(c.Code)
+				e.num(c.DeclaredValue)
+				e.num(c.MonetaryCorrection)
+				e.date(c.CorrectionStart)
+				e.date(c.CorrectionEnd)
+				e.num(c.NetValue)
+				e.str(c.Currency)
+				e.slen(len(c.Installments), c.Installments == nil, 0)
+				for _, in := range c.Installments {
+					e.num(in.DeclaredValue)
+					e.num(in.MonetaryCorrection)
+					e.num(in.NetValue)
+					e.str(in.Currency)
+					e.date(in.PaymentDate)
+				}
+				encSource(e, &c.Source)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			inst := newPool[engine.Installment](d, "installments", 5)
+			for i := lo; i < hi && d.err == nil; i++ {
+				c := &u.CashActions[i]
+				c.ID = d.str()
+				c.EventID = d.str()
+				c.Version = d.integer()
+				c.CompanyID = d.str()
+				c.Ticker = d.str()
+				c.StockType = d.str()
+				c.ISIN = d.str()
+				c.ApprovalDate = d.date()
+				c.PriorExDate = d.date()
+				c.PublishDate = d.time()
+				c.PaymentDate = d.date()
+				c.Protocol = d.str()
+				c.Name = d.str()
+				c.Code = d.str()
+				c.DeclaredValue = d.num()
+				c.MonetaryCorrection = d.num()
+				c.CorrectionStart = d.date()
+				c.CorrectionEnd = d.date()
+				c.NetValue = d.num()
+				c.Currency = d.str()
+				c.Installments = takeLen(d, &inst)
+				for j := range c.Installments {
+					in := &c.Installments[j]
+					in.DeclaredValue = d.num()
+					in.MonetaryCorrection = d.num()
+					in.NetValue = d.num()
+					in.Currency = d.str()
+					in.PaymentDate = d.date()
+				}
+				decSource(d, &c.Source)
+			}
+			inst.check(d)
+			return partStats{}
+		},
+	},
+	{
+		name:   "share_actions",
+		min:    11,
+		nests:  []string{"legs"},
+		count:  func(u *engine.Universe) int { return len(u.ShareActions) },
+		alloc:  func(u *engine.Universe, n int) { u.ShareActions = make([]engine.ShareAction, n) },
+		weight: func(u *engine.Universe, i int) int { return 32 + 8*len(u.ShareActions[i].Legs) },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				s := &u.ShareActions[i]
+				e.str(s.CompanyID)
+				e.str(s.ISIN)
+				e.str(s.IssuedISIN)
+				e.str(s.Ticker)
+				e.date(s.ApprovalDate)
+				e.date(s.PriorExDate)
+				e.str(s.Type)
+				e.str(s.Label)
+				e.num(s.Factor)
+				e.slen(len(s.Legs), s.Legs == nil, 0)
+				for _, l := range s.Legs {
+					e.str(l.LegType)
+					e.str(l.ISIN)
+					e.str(l.Ticker)
+					e.num(l.Factor)
+				}
+				e.str(s.Remarks)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			legs := newPool[engine.Leg](d, "legs", 4)
+			for i := lo; i < hi && d.err == nil; i++ {
+				s := &u.ShareActions[i]
+				s.CompanyID = d.str()
+				s.ISIN = d.str()
+				s.IssuedISIN = d.str()
+				s.Ticker = d.str()
+				s.ApprovalDate = d.date()
+				s.PriorExDate = d.date()
+				s.Type = d.str()
+				s.Label = d.str()
+				s.Factor = d.num()
+				s.Legs = takeLen(d, &legs)
+				for j := range s.Legs {
+					l := &s.Legs[j]
+					l.LegType = d.str()
+					l.ISIN = d.str()
+					l.Ticker = d.str()
+					l.Factor = d.num()
+				}
+				s.Remarks = d.str()
+			}
+			legs.check(d)
+			return partStats{}
+		},
+	},
+	{
+		name:   "fund_reports",
+		min:    13,
+		nests:  []string{"sources"},
+		count:  func(u *engine.Universe) int { return len(u.FundReports) },
+		alloc:  func(u *engine.Universe, n int) { u.FundReports = make([]engine.FundReport, n) },
+		weight: func(u *engine.Universe, i int) int { return 48 + 16*len(u.FundReports[i].Sources) },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				f := &u.FundReports[i]
+				e.str(f.FundID)
+				e.date(f.ReferenceDate)
+				e.iv(int64(f.Version))
+				e.time(f.PublishDate)
+				e.time(f.RetrievalDate)
+				e.num(f.NetAssets)
+				e.num(f.SharesOut)
+				e.num(f.NAVPerShare)
+				e.num(f.Investors)
+				e.num(f.DividendYield)
+				e.num(f.MonthlyReturn)
+				e.num(f.TotalAssets)
+				encSources(e, f.Sources, 0)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			sources := newPool[engine.Source](d, "sources", 5)
+			for i := lo; i < hi && d.err == nil; i++ {
+				f := &u.FundReports[i]
+				f.FundID = d.str()
+				f.ReferenceDate = d.date()
+				f.Version = d.integer()
+				f.PublishDate = d.time()
+				f.RetrievalDate = d.time()
+				f.NetAssets = d.num()
+				f.SharesOut = d.num()
+				f.NAVPerShare = d.num()
+				f.Investors = d.num()
+				f.DividendYield = d.num()
+				f.MonthlyReturn = d.num()
+				f.TotalAssets = d.num()
+				f.Sources = decSources(d, &sources)
+			}
+			sources.check(d)
+			return partStats{}
+		},
+	},
+	{
+		name:   "insider_reports",
+		min:    8,
+		nests:  []string{"movements", "sources"},
+		count:  func(u *engine.Universe) int { return len(u.InsiderReports) },
+		alloc:  func(u *engine.Universe, n int) { u.InsiderReports = make([]engine.InsiderReport, n) },
+		weight: func(u *engine.Universe, i int) int { return 32 + 16*len(u.InsiderReports[i].Movements) },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				r := &u.InsiderReports[i]
+				e.str(r.CompanyID)
+				e.date(r.ReferenceDate)
+				e.str(r.Aggregation)
+				e.iv(int64(r.Version))
+				e.time(r.PublishDate)
+				e.time(r.RetrievalDate)
+				e.slen(len(r.Movements), r.Movements == nil, 0)
+				for _, m := range r.Movements {
+					e.str(m.Group)
+					e.str(m.Operation)
+					e.str(m.Ticker)
+					e.str(m.StockType)
+					e.date(m.Date)
+					e.iv(m.Quantity)
+					e.num(m.Price)
+					e.num(m.Volume)
+				}
+				encSources(e, r.Sources, 1)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			moves := newPool[engine.InsiderMove](d, "movements", 8)
+			sources := newPool[engine.Source](d, "sources", 5)
+			for i := lo; i < hi && d.err == nil; i++ {
+				r := &u.InsiderReports[i]
+				r.CompanyID = d.str()
+				r.ReferenceDate = d.date()
+				r.Aggregation = d.str()
+				r.Version = d.integer()
+				r.PublishDate = d.time()
+				r.RetrievalDate = d.time()
+				r.Movements = takeLen(d, &moves)
+				for j := range r.Movements {
+					m := &r.Movements[j]
+					m.Group = d.str()
+					m.Operation = d.str()
+					m.Ticker = d.str()
+					m.StockType = d.str()
+					m.Date = d.date()
+					m.Quantity = d.iv()
+					m.Price = d.num()
+					m.Volume = d.num()
+				}
+				r.Sources = decSources(d, &sources)
+			}
+			moves.check(d)
+			sources.check(d)
+			return partStats{}
+		},
+	},
+	{
+		name:   "documents",
+		min:    14,
+		count:  func(u *engine.Universe) int { return len(u.Documents) },
+		alloc:  func(u *engine.Universe, n int) { u.Documents = make([]engine.Document, n) },
+		weight: func(u *engine.Universe, i int) int { return 64 },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				x := &u.Documents[i]
+				e.str(x.ID)
+				e.str(x.CompanyID)
+				e.str(x.Category)
+				e.str(x.Type)
+				e.str(x.Title)
+				e.date(x.ReferenceDate)
+				e.time(x.PublishDate)
+				e.time(x.RetrievalDate)
+				e.iv(int64(x.Version))
+				encSource(e, &x.Source)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			for i := lo; i < hi && d.err == nil; i++ {
+				x := &u.Documents[i]
+				x.ID = d.str()
+				x.CompanyID = d.str()
+				x.Category = d.str()
+				x.Type = d.str()
+				x.Title = d.str()
+				x.ReferenceDate = d.date()
+				x.PublishDate = d.time()
+				x.RetrievalDate = d.time()
+				x.Version = d.integer()
+				decSource(d, &x.Source)
+			}
+			return partStats{}
+		},
+	},
+	{
+		name:   "catalog",
+		min:    8,
+		nests:  []string{"strings"},
+		count:  func(u *engine.Universe) int { return len(u.Derived.Catalog) },
+		alloc:  func(u *engine.Universe, n int) { u.Derived.Catalog = make([]engine.Indicator, n) },
+		weight: func(u *engine.Universe, i int) int { return 64 },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				x := &u.Derived.Catalog[i]
+				e.str(x.ID)
+				e.str(x.Name)
+				e.str(x.Kind)
+				e.str(x.Format)
+				e.str(x.Formula)
+				e.slen(len(x.Variables), x.Variables == nil, 0)
+				for _, s := range x.Variables {
+					e.str(s)
+				}
+				e.slen(len(x.Frequencies), x.Frequencies == nil, 0)
+				for _, s := range x.Frequencies {
+					e.str(s)
+				}
+				e.boolean(x.ByClass)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			strs := newPool[string](d, "strings", 1)
+			for i := lo; i < hi && d.err == nil; i++ {
+				x := &u.Derived.Catalog[i]
+				x.ID = d.str()
+				x.Name = d.str()
+				x.Kind = d.str()
+				x.Format = d.str()
+				x.Formula = d.str()
+				x.Variables = takeLen(d, &strs)
+				for j := range x.Variables {
+					x.Variables[j] = d.str()
+				}
+				x.Frequencies = takeLen(d, &strs)
+				for j := range x.Frequencies {
+					x.Frequencies[j] = d.str()
+				}
+				x.ByClass = d.boolean()
+			}
+			strs.check(d)
+			return partStats{}
+		},
+	},
+	{
+		name:   "ratios",
+		min:    10,
+		nests:  []string{"vars"},
+		count:  func(u *engine.Universe) int { return len(u.Derived.Ratios) },
+		alloc:  func(u *engine.Universe, n int) { u.Derived.Ratios = make([]engine.RatioPoint, n) },
+		weight: func(u *engine.Universe, i int) int { return 24 + 4*len(u.Derived.Ratios[i].Vars) },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				p := &u.Derived.Ratios[i]
+				e.str(p.CompanyID)
+				e.uv(uint64(p.Indicator))
+				e.str(p.Class)
+				e.str(p.Ticker)
+				e.str(p.Frequency)
+				e.date(p.ReferenceDate)
+				e.time(p.PublishDate)
+				e.time(p.RetrievalDate)
+				e.num(p.Value)
+				e.slen(len(p.Vars), p.Vars == nil, 0)
+				for _, v := range p.Vars {
+					e.num(v)
+				}
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			vars := newPool[engine.Num](d, "vars", 1)
+			for i := lo; i < hi && d.err == nil; i++ {
+				p := &u.Derived.Ratios[i]
+				p.CompanyID = d.str()
+				p.Indicator = d.indicator()
+				p.Class = d.str()
+				p.Ticker = d.str()
+				p.Frequency = d.str()
+				p.ReferenceDate = d.date()
+				p.PublishDate = d.time()
+				p.RetrievalDate = d.time()
+				p.Value = d.num()
+				p.Vars = takeLen(d, &vars)
+				for j := range p.Vars {
+					p.Vars[j] = d.num()
+				}
+			}
+			vars.check(d)
+			return partStats{}
+		},
+	},
+	{
+		name:   "fund_ratios",
+		min:    8,
+		nests:  []string{"sources"},
+		count:  func(u *engine.Universe) int { return len(u.Derived.FundRatios) },
+		alloc:  func(u *engine.Universe, n int) { u.Derived.FundRatios = make([]engine.FundRatioPoint, n) },
+		weight: func(u *engine.Universe, i int) int { return 24 + 16*len(u.Derived.FundRatios[i].Sources) },
+		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				p := &u.Derived.FundRatios[i]
+				e.str(p.FundID)
+				e.uv(uint64(p.Indicator))
+				e.str(p.Frequency)
+				e.date(p.ReferenceDate)
+				e.time(p.PublishDate)
+				e.time(p.RetrievalDate)
+				e.num(p.Value)
+				encSources(e, p.Sources, 0)
+			}
+		},
+		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			sources := newPool[engine.Source](d, "sources", 5)
+			for i := lo; i < hi && d.err == nil; i++ {
+				p := &u.Derived.FundRatios[i]
+				p.FundID = d.str()
+				p.Indicator = d.indicator()
+				p.Frequency = d.str()
+				p.ReferenceDate = d.date()
+				p.PublishDate = d.time()
+				p.RetrievalDate = d.time()
+				p.Value = d.num()
+				p.Sources = decSources(d, &sources)
+			}
+			sources.check(d)
+			return partStats{}
+		},
+	},
+}
+
+// takeLen reads a nested slice length and takes that many items from p.
+func takeLen[T any](d *pdec, p *pool[T]) []T {
+	n, isNil := d.slen()
+	return take(d, p, n, isNil)
+}
+
+// indicator reads a catalog index; the range against the catalog is
+// checked once every part is decoded.
+func (d *pdec) indicator() uint16 {
+	v := d.uv()
+	if v > math.MaxUint16 {
+		d.fail("indicator index %d out of range", v)
+		return 0
+	}
+	return uint16(v)
+}
+
+func encSource(e *penc, s *engine.Source) {
+	e.str(s.VisualizationURL)
+	e.str(s.DownloadURL)
+	e.time(s.PublishedAt)
+	e.time(s.RetrievedAt)
+	e.str(s.Name)
+}
+
+func decSource(d *pdec, s *engine.Source) {
+	s.VisualizationURL = d.str()
+	s.DownloadURL = d.str()
+	s.PublishedAt = d.time()
+	s.RetrievedAt = d.time()
+	s.Name = d.str()
+}
+
+func encSources(e *penc, src []engine.Source, slot int) {
+	e.slen(len(src), src == nil, slot)
+	for i := range src {
+		encSource(e, &src[i])
+	}
+}
+
+func decSources(d *pdec, p *pool[engine.Source]) []engine.Source {
+	out := takeLen(d, p)
+	for j := range out {
+		decSource(d, &out[j])
+	}
+	return out
+}
+
+// Daily parts: a directory (ticker, rows+1 or 0 for nil columns) of every
+// series, then each series' columns in order.
+func encDaily(e *penc, u *engine.Universe, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		s := &u.Daily[i]
+		e.str(s.Ticker)
+		e.slen(s.Len(), s.Dates == nil, 0)
+	}
+	for i := lo; i < hi; i++ {
+		s := &u.Daily[i]
+		if s.Dates == nil {
+			continue
+		}
+		e.dateCol(s.Dates)
+		e.numCol(s.Open)
+		e.numCol(s.High)
+		e.numCol(s.Low)
+		e.numCol(s.Close)
+		e.numCol(s.Volume)
+		e.intCol(s.Quantity, false)
+		e.intCol(s.Trades, false)
+	}
+}
+
+// dailyMinRow is the fewest bytes a daily row takes: one per column.
+const dailyMinRow = 8
+
+func decDaily(d *pdec, u *engine.Universe, lo, hi int) partStats {
+	total := d.count(dailyMinRow)
+	if d.err != nil {
+		return partStats{}
+	}
+	dates := make([]engine.Date, total)
+	nums := make([]engine.Num, 5*total)
+	ints := make([]int64, 2*total)
+	type dir struct {
+		n     int
+		isNil bool
+	}
+	dirs := make([]dir, hi-lo)
+	sum := 0
+	for i := lo; i < hi && d.err == nil; i++ {
+		u.Daily[i].Ticker = d.str()
+		n, isNil := d.slen()
+		if n > total-sum {
+			d.fail("daily rows: %d rows beyond the declared total %d", sum+n, total)
+			break
+		}
+		dirs[i-lo] = dir{n, isNil}
+		sum += n
+	}
+	if d.err == nil && sum != total {
+		d.fail("daily rows: declared total %d, used %d", total, sum)
+	}
+	off := 0
+	col := func(c []engine.Num, k, n int) []engine.Num {
+		return c[k*total+off : k*total+off+n : k*total+off+n]
+	}
+	for i := lo; i < hi && d.err == nil; i++ {
+		s := &u.Daily[i]
+		dr := dirs[i-lo]
+		if dr.isNil {
+			continue
+		}
+		n := dr.n
+		s.Dates = dates[off : off+n : off+n]
+		s.Open = col(nums, 0, n)
+		s.High = col(nums, 1, n)
+		s.Low = col(nums, 2, n)
+		s.Close = col(nums, 3, n)
+		s.Volume = col(nums, 4, n)
+		s.Quantity = ints[off : off+n : off+n]
+		s.Trades = ints[total+off : total+off+n : total+off+n]
+		d.dateCol(s.Dates)
+		d.numCol(s.Open)
+		d.numCol(s.High)
+		d.numCol(s.Low)
+		d.numCol(s.Close)
+		d.numCol(s.Volume)
+		d.intCol(s.Quantity, false)
+		d.intCol(s.Trades, false)
+		off += n
+	}
+	return partStats{dailyRows: total}
+}
+
+// Intraday parts: like daily parts, with delta-coded unix-second times.
+func encIntraday(e *penc, u *engine.Universe, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		s := &u.Intraday[i]
+		e.str(s.Ticker)
+		e.slen(s.Len(), s.Times == nil, 0)
+	}
+	for i := lo; i < hi; i++ {
+		s := &u.Intraday[i]
+		if s.Times == nil {
+			continue
+		}
+		e.intCol(s.Times, true)
+		e.numCol(s.Open)
+		e.numCol(s.High)
+		e.numCol(s.Low)
+		e.numCol(s.Close)
+		e.numCol(s.Volume)
+		e.intCol(s.Quantity, false)
+	}
+}
+
+const intradayMinRow = 7
+
+func decIntraday(d *pdec, u *engine.Universe, lo, hi int) partStats {
+	total := d.count(intradayMinRow)
+	if d.err != nil {
+		return partStats{}
+	}
+	ints := make([]int64, 2*total)
+	nums := make([]engine.Num, 5*total)
+	type dir struct {
+		n     int
+		isNil bool
+	}
+	dirs := make([]dir, hi-lo)
+	sum := 0
+	for i := lo; i < hi && d.err == nil; i++ {
+		u.Intraday[i].Ticker = d.str()
+		n, isNil := d.slen()
+		if n > total-sum {
+			d.fail("intraday rows: %d rows beyond the declared total %d", sum+n, total)
+			break
+		}
+		dirs[i-lo] = dir{n, isNil}
+		sum += n
+	}
+	if d.err == nil && sum != total {
+		d.fail("intraday rows: declared total %d, used %d", total, sum)
+	}
+	off := 0
+	col := func(c []engine.Num, k, n int) []engine.Num {
+		return c[k*total+off : k*total+off+n : k*total+off+n]
+	}
+	for i := lo; i < hi && d.err == nil; i++ {
+		s := &u.Intraday[i]
+		dr := dirs[i-lo]
+		if dr.isNil {
+			continue
+		}
+		n := dr.n
+		s.Times = ints[off : off+n : off+n]
+		s.Open = col(nums, 0, n)
+		s.High = col(nums, 1, n)
+		s.Low = col(nums, 2, n)
+		s.Close = col(nums, 3, n)
+		s.Volume = col(nums, 4, n)
+		s.Quantity = ints[total+off : total+off+n : total+off+n]
+		d.intCol(s.Times, true)
+		d.numCol(s.Open)
+		d.numCol(s.High)
+		d.numCol(s.Low)
+		d.numCol(s.Close)
+		d.numCol(s.Volume)
+		d.intCol(s.Quantity, false)
+		off += n
+	}
+	return partStats{intradayRows: total}
+}
+
+// checkSeries reports column length mismatches, which the format cannot
+// represent (one row count per series).
+func checkSeries(u *engine.Universe) error {
+	for i := range u.Daily {
+		s := &u.Daily[i]
+		n := len(s.Dates)
+		if len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
+			len(s.Volume) != n || len(s.Quantity) != n || len(s.Trades) != n {
+			return fmt.Errorf("daily series %d (%q): columns have different lengths", i, s.Ticker)
+		}
+	}
+	for i := range u.Intraday {
+		s := &u.Intraday[i]
+		n := len(s.Times)
+		if len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
+			len(s.Volume) != n || len(s.Quantity) != n {
+			return fmt.Errorf("intraday series %d (%q): columns have different lengths", i, s.Ticker)
+		}
+	}
+	return nil
+}
+
+// checkIndicators reports ratio points whose indicator is not in the catalog.
+func checkIndicators(u *engine.Universe) error {
+	n := len(u.Derived.Catalog)
+	for i := range u.Derived.Ratios {
+		if p := &u.Derived.Ratios[i]; int(p.Indicator) >= n {
+			return fmt.Errorf("ratio point %d (%s): indicator %d beyond the catalog of %d", i, p.CompanyID, p.Indicator, n)
+		}
+	}
+	for i := range u.Derived.FundRatios {
+		if p := &u.Derived.FundRatios[i]; int(p.Indicator) >= n {
+			return fmt.Errorf("fund ratio point %d (%s): indicator %d beyond the catalog of %d", i, p.FundID, p.Indicator, n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,16 @@
+// Package fetch downloads the official B3 and CVM files for a date range
+// into a local folder that mirrors the official directory layout (the URL
+// path: InstDados/SerHist/COTAHIST_D26032021.ZIP,
+// dados/CIA_ABERTA/DOC/DFP/DADOS/dfp_cia_aberta_2023.zip...).
+//
+// Downloads are resumable (an interrupted file is kept as NAME.part and
+// continued with an HTTP Range request, guarded by If-Range), idempotent
+// (a manifest, .pregao-fetch.json, records the size and ETag of every
+// complete file: immutable files are then skipped without a request, the
+// others are revalidated with If-None-Match), and retried with exponential
+// backoff on network errors and 5xx/429 answers. A daily COTAHIST file that
+// answers 404 is a day without a session, not an error.
+//
+// It imports engine (for dates) and the standard library only; it must not
+// import the snapshot format, the bundle package or the importers.
+package fetch

@@ -1,0 +1,347 @@
+package fetch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ManifestName is the manifest file in the download folder.
+const ManifestName = ".pregao-fetch.json"
+
+// Entry records one complete file in the manifest.
+type Entry struct {
+	URL          string `json:"url"`
+	Size         int64  `json:"size"`
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+// Progress reports a download in progress.
+type Progress struct {
+	Path  string // Item.Path
+	Bytes int64  // bytes of the file on disk so far
+}
+
+// Result counts what FetchAll did.
+type Result struct {
+	Downloaded int // files (re)downloaded
+	Skipped    int // files already complete
+	Missing    int // optional files that answered 404
+}
+
+// Client downloads Items. The zero value uses http.DefaultClient, the
+// official hosts, 4 attempts and a 1 s initial backoff.
+type Client struct {
+	HTTP *http.Client
+	// BaseURL, when set, replaces the scheme and host of every Item.URL
+	// (a mirror, or a test server).
+	BaseURL string
+	// Attempts per file (default 4); Backoff is the first wait between
+	// attempts (default 1 s), doubled after each failure.
+	Attempts int
+	Backoff  time.Duration
+	// Progress, when set, is called as bytes arrive.
+	Progress func(Progress)
+}
+
+// ErrStatus is wrapped by errors for unexpected HTTP answers.
+var ErrStatus = errors.New("unexpected HTTP status")
+
+type statusError struct {
+	code int
+	url  string
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("%s: %d %s", e.url, e.code, http.StatusText(e.code))
+}
+func (e *statusError) Unwrap() error { return ErrStatus }
+
+func (c *Client) url(it Item) (string, error) {
+	if c.BaseURL == "" {
+		return it.URL, nil
+	}
+	u, err := url.Parse(it.URL)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(c.BaseURL, "/") + u.EscapedPath(), nil
+}
+
+// FetchAll downloads items into dir in order, recording each complete file
+// in dir's manifest. It stops at the first error (after retries).
+func (c *Client) FetchAll(ctx context.Context, dir string, items []Item) (Result, error) {
+	var res Result
+	man, err := readManifest(dir)
+	if err != nil {
+		return res, err
+	}
+	for _, it := range items {
+		st, err := c.fetch(ctx, dir, it, man)
+		if err != nil {
+			return res, err
+		}
+		switch st {
+		case stDownloaded:
+			res.Downloaded++
+			if err := writeManifest(dir, man); err != nil {
+				return res, err
+			}
+		case stSkipped:
+			res.Skipped++
+		case stMissing:
+			res.Missing++
+		}
+	}
+	return res, nil
+}
+
+type status int
+
+const (
+	stDownloaded status = iota
+	stSkipped
+	stMissing
+)
+
+func readManifest(dir string) (map[string]Entry, error) {
+	m := map[string]Entry{}
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if errors.Is(err, os.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
+	}
+	return m, nil
+}
+
+func writeManifest(dir string, m map[string]Entry) error {
+	b, err := json.MarshalIndent(m, "", "  ") // keys sorted: stable output
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, ManifestName+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, ManifestName))
+}
+
+// localPath returns the file's path under dir, refusing paths that would
+// leave it.
+func localPath(dir, p string) (string, error) {
+	clean := path.Clean("/" + p)[1:]
+	if clean == "" || clean != p || strings.HasPrefix(clean, "../") || strings.Contains(clean, "/../") {
+		return "", fmt.Errorf("bad item path %q", p)
+	}
+	return filepath.Join(dir, filepath.FromSlash(clean)), nil
+}
+
+func (c *Client) fetch(ctx context.Context, dir string, it Item, man map[string]Entry) (status, error) {
+	dst, err := localPath(dir, it.Path)
+	if err != nil {
+		return 0, err
+	}
+	u, err := c.url(it)
+	if err != nil {
+		return 0, err
+	}
+	old, known := man[it.Path]
+	if known {
+		if fi, err := os.Stat(dst); err != nil || fi.Size() != old.Size {
+			known = false // recorded but gone or changed locally: download again
+		}
+	}
+	if known && it.Immutable {
+		return stSkipped, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return 0, err
+	}
+	attempts := c.Attempts
+	if attempts <= 0 {
+		attempts = 4
+	}
+	wait := c.Backoff
+	if wait <= 0 {
+		wait = time.Second
+	}
+	var last error
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			case <-time.After(wait):
+			}
+			wait *= 2
+		}
+		st, e, retry := c.try(ctx, dst, u, it, old, known, man, func() error { return writeManifest(dir, man) })
+		if e == nil {
+			return st, nil
+		}
+		last = e
+		if !retry || ctx.Err() != nil {
+			break
+		}
+	}
+	return 0, fmt.Errorf("fetch %s: %w", it.Path, last)
+}
+
+// try makes one request. retry reports whether a failure is worth another
+// attempt.
+func (c *Client) try(ctx context.Context, dst, u string, it Item, old Entry, known bool, man map[string]Entry, save func() error) (st status, err error, retry bool) {
+	part := dst + ".part"
+	pending := man[it.Path+".part"] // validators of the partial download
+	var have int64
+	if fi, err := os.Stat(part); err == nil {
+		have = fi.Size()
+		if pending.ETag == "" && pending.LastModified == "" {
+			// Nothing proves the partial file is of the current version:
+			// start again rather than splice two versions.
+			os.Remove(part)
+			have = 0
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err, false
+	}
+	if have > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
+		if pending.ETag != "" {
+			req.Header.Set("If-Range", pending.ETag)
+		} else if pending.LastModified != "" {
+			req.Header.Set("If-Range", pending.LastModified)
+		}
+	} else if known && old.ETag != "" {
+		req.Header.Set("If-None-Match", old.ETag)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err, true
+	}
+	defer resp.Body.Close()
+	var f *os.File
+	switch {
+	case resp.StatusCode == http.StatusNotModified && known:
+		return stSkipped, nil, false
+	case resp.StatusCode == http.StatusNotFound && it.Optional:
+		return stMissing, nil, false
+	case resp.StatusCode == http.StatusPartialContent && have > 0:
+		start, total, ok := contentRange(resp.Header.Get("Content-Range"))
+		if !ok || start != have {
+			os.Remove(part)
+			return 0, fmt.Errorf("%s: bad Content-Range %q for a resume at %d", u, resp.Header.Get("Content-Range"), have), true
+		}
+		f, err = os.OpenFile(part, os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return 0, err, false
+		}
+		pending.Size = total
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+		os.Remove(part) // the file changed or shrank: start again
+		return 0, &statusError{resp.StatusCode, u}, true
+	case resp.StatusCode == http.StatusOK:
+		f, err = os.Create(part)
+		if err != nil {
+			return 0, err, false
+		}
+		have = 0
+		pending = Entry{URL: it.URL, Size: resp.ContentLength, ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
+		man[it.Path+".part"] = pending
+		if err := save(); err != nil {
+			f.Close()
+			return 0, err, false
+		}
+	default:
+		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
+		return 0, &statusError{resp.StatusCode, u}, retry
+	}
+	n, cerr := copyProgress(f, resp.Body, have, it.Path, c.Progress)
+	if err := f.Close(); err != nil && cerr == nil {
+		cerr = err
+	}
+	if cerr != nil {
+		return 0, fmt.Errorf("after %d bytes: %w", have+n, cerr), true
+	}
+	size := have + n
+	if pending.Size >= 0 && size != pending.Size {
+		return 0, fmt.Errorf("got %d bytes, want %d", size, pending.Size), true
+	}
+	if err := os.Rename(part, dst); err != nil {
+		return 0, err, false
+	}
+	delete(man, it.Path+".part")
+	man[it.Path] = Entry{URL: it.URL, Size: size, ETag: pending.ETag, LastModified: pending.LastModified}
+	return stDownloaded, nil, false
+}
+
+func copyProgress(w io.Writer, r io.Reader, have int64, p string, prog func(Progress)) (int64, error) {
+	buf := make([]byte, 256<<10)
+	var n int64
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			if _, werr := w.Write(buf[:k]); werr != nil {
+				return n, werr
+			}
+			n += int64(k)
+			if prog != nil {
+				prog(Progress{Path: p, Bytes: have + n})
+			}
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// contentRange parses "bytes START-END/TOTAL" (TOTAL may be "*": -1).
+func contentRange(s string) (start, total int64, ok bool) {
+	s, found := strings.CutPrefix(s, "bytes ")
+	if !found {
+		return 0, 0, false
+	}
+	rng, tot, found := strings.Cut(s, "/")
+	if !found {
+		return 0, 0, false
+	}
+	a, _, found := strings.Cut(rng, "-")
+	if !found {
+		return 0, 0, false
+	}
+	start, err := strconv.ParseInt(a, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	total = -1
+	if tot != "*" {
+		if total, err = strconv.ParseInt(tot, 10, 64); err != nil {
+			return 0, 0, false
+		}
+	}
+	return start, total, true
+}

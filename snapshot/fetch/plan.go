@@ -1,0 +1,93 @@
+package fetch
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// Sources are the names Plan accepts.
+var Sources = []string{"cotahist", "cad", "dfp", "itr", "fii"}
+
+// Official hosts.
+const (
+	B3Host  = "https://bvmf.bmfbovespa.com.br"
+	CVMHost = "https://dados.cvm.gov.br"
+)
+
+// Item is one file to download.
+type Item struct {
+	URL string // official address
+	// Path is the file's place under the download folder, slash-separated:
+	// the URL path without its leading slash.
+	Path string
+	// Optional items may answer 404 (a daily quote file of a day without a
+	// session): that is counted, not an error.
+	Optional bool
+	// Immutable items never change once published (past quote files): a
+	// complete copy is skipped without asking the server.
+	Immutable bool
+}
+
+// Plan returns the files of sources for the days from..to (inclusive).
+// cotahist: one daily file per weekday (or, when annual, one file per
+// year; the current and future years are not immutable); cad: the current
+// registry; dfp, itr, fii: one yearly archive per year of the range.
+func Plan(sources []string, from, to engine.Date, annual bool) ([]Item, error) {
+	if !from.Valid() || !to.Valid() || to < from {
+		return nil, fmt.Errorf("bad date range %s..%s", from, to)
+	}
+	if to-from > 366*40 {
+		return nil, fmt.Errorf("date range %s..%s too long", from, to)
+	}
+	thisYear := time.Now().UTC().Year()
+	fy, ty := from.Time().Year(), to.Time().Year()
+	var items []Item
+	seen := map[string]bool{}
+	for _, s := range sources {
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		switch s {
+		case "cotahist":
+			if annual {
+				for y := fy; y <= ty; y++ {
+					items = append(items, b3Item(fmt.Sprintf("COTAHIST_A%d.ZIP", y), false, y < thisYear))
+				}
+				continue
+			}
+			for d := from; d <= to; d++ {
+				t := d.Time()
+				if wd := t.Weekday(); wd == time.Saturday || wd == time.Sunday {
+					continue
+				}
+				items = append(items, b3Item("COTAHIST_D"+t.Format("02012006")+".ZIP", true, true))
+			}
+		case "cad":
+			items = append(items, cvmItem("dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv", false))
+		case "dfp", "itr":
+			for y := fy; y <= ty; y++ {
+				items = append(items, cvmItem(fmt.Sprintf("dados/CIA_ABERTA/DOC/%s/DADOS/%s_cia_aberta_%d.zip", strings.ToUpper(s), s, y), false))
+			}
+		case "fii":
+			for y := fy; y <= ty; y++ {
+				items = append(items, cvmItem(fmt.Sprintf("dados/FII/DOC/INF_MENSAL/DADOS/inf_mensal_fii_%d.zip", y), false))
+			}
+		default:
+			return nil, fmt.Errorf("unknown source %q (want %s)", s, strings.Join(Sources, ", "))
+		}
+	}
+	return items, nil
+}
+
+func b3Item(name string, optional, immutable bool) Item {
+	p := "InstDados/SerHist/" + name
+	return Item{URL: B3Host + "/" + p, Path: p, Optional: optional, Immutable: immutable}
+}
+
+func cvmItem(p string, immutable bool) Item {
+	return Item{URL: CVMHost + "/" + p, Path: p, Immutable: immutable}
+}

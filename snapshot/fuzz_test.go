@@ -1,0 +1,82 @@
+package snapshot
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// FuzzDecode feeds arbitrary files to Decode: it must never panic, and a
+// file it accepts must re-encode to the same bytes.
+func FuzzDecode(f *testing.F) {
+	seed, err := os.ReadFile(goldenPath)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add(seed[:len(seed)/2])
+	f.Add(mustWrite(f, &engine.Universe{}, WriteOptions{}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		u, h, err := Decode(b)
+		if err != nil {
+			return
+		}
+		again := mustWrite(t, u, WriteOptions{Level: h.Level, BuildTime: h.BuildTime})
+		if !bytes.Equal(again, b) {
+			t.Fatalf("accepted file re-encodes to different bytes (%d vs %d)", len(again), len(b))
+		}
+	})
+}
+
+// FuzzSection feeds arbitrary raw section bytes to a kind's decoder,
+// behind the checksums: byte 0 picks the kind, byte 1 the item count. It
+// must never panic; what decodes must re-encode stably.
+func FuzzSection(f *testing.F) {
+	u := handUniverse()
+	for ki, k := range kinds {
+		n := k.count(u)
+		if n == 0 || n > 255 {
+			continue
+		}
+		f.Add(append([]byte{byte(ki), byte(n)}, rawOf(u, k.name)...))
+	}
+	r := synthUniverse(2, 5, 1, 5, 2)
+	for _, name := range []string{"daily", "intraday", "reports", "ratios"} {
+		k := &kinds[kindIndex(name)]
+		f.Add(append([]byte{byte(kindIndex(name)), byte(k.count(r))}, rawOf(r, name)...))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 2 {
+			return
+		}
+		ki := int(b[0]) % len(kinds)
+		n := int(b[1])%16 + 1
+		k := &kinds[ki]
+		u := &engine.Universe{}
+		k.alloc(u, n)
+		if _, err := decodePart(b[2:], ki, u, 0, n); err != nil {
+			return
+		}
+		e := newPenc(len(k.nests))
+		k.enc(e, u, 0, n)
+		if e.err != nil {
+			t.Fatalf("decoded %s do not encode: %v", k.name, e.err)
+		}
+		raw := e.finish()
+		u2 := &engine.Universe{}
+		k.alloc(u2, n)
+		if _, err := decodePart(raw, ki, u2, 0, n); err != nil {
+			t.Fatalf("re-encoded %s do not decode: %v", k.name, err)
+		}
+		if d := diff(u, u2); d != "" {
+			t.Fatalf("%s: re-encoding changed %s", k.name, d)
+		}
+		e2 := newPenc(len(k.nests))
+		k.enc(e2, u2, 0, n)
+		if !bytes.Equal(e2.finish(), raw) {
+			t.Fatalf("%s: encoding is not stable", k.name)
+		}
+	})
+}
