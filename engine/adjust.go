@@ -26,7 +26,7 @@ func (s *steps) at(d Date) Num {
 // AdjEvent is one adjustment event of an asset, as applied.
 type AdjEvent struct {
 	Date   Date         // prior_ex_date: the event adjusts sessions on or before it
-	Factor Num          // the event's factor (root or leg, times the spin-off value part)
+	Factor Num          // the event's factor (root or leg, times the received-value part)
 	Action *ShareAction // the source action
 }
 
@@ -53,7 +53,14 @@ func (d *Dataset) AdjustmentFactor(ticker string, day Date) (Num, error) {
 	return a.adj.at(day), nil
 }
 
-func isSpinOff(t string) bool { return t == ActSpinOff || t == ActSpinOffQuantity }
+// removesReceivedValue reports whether an action type hands holders
+// another asset while they keep the original one, so the original's price
+// drops by the value received: both spin-off types and
+// CAPITAL_RESTITUTION_IN_SHARES. A merger is not one of them: holders
+// exchange the original for the received asset.
+func removesReceivedValue(t string) bool {
+	return t == ActSpinOff || t == ActSpinOffQuantity || t == ActRestitutionInShares
+}
 
 // actionAsset finds the asset a share action adjusts.
 func (b *builder) actionAsset(sa *ShareAction) (int32, bool) {
@@ -103,14 +110,14 @@ func (b *builder) eventFactor(sa *ShareAction, ai int32) (Num, error) {
 	if origLeg != nil && origLeg.Factor.Valid() && origLeg.Factor > 0 {
 		orig = origLeg.Factor
 	}
-	if !isSpinOff(sa.Type) {
+	if !removesReceivedValue(sa.Type) {
 		return orig, nil
 	}
-	return orig * b.spinOffValue(sa, a), nil
+	return orig * b.receivedValue(sa, a), nil
 }
 
-// spinOffValue returns P / (P - sum(r_i * P_i)) or 1 (see package notes).
-func (b *builder) spinOffValue(sa *ShareAction, a *Asset) Num {
+// receivedValue returns P / (P - sum(r_i * P_i)) or 1 (see package notes).
+func (b *builder) receivedValue(sa *ShareAction, a *Asset) Num {
 	j := index.LastLE(a.Daily.Dates, sa.PriorExDate)
 	if j < 0 {
 		return 1

@@ -55,7 +55,10 @@
 //     Current, Value(), Adjust(v)), prior_ex_date descending.
 //   - Dataset.Index(symbol), Dataset.Indexes(): IndexData with Members,
 //     precomputed Highs/Lows and UpdatedAt; IndexData.RankAt(t, lows, dst)
-//     ranks as of another time.
+//     ranks as of another time; both leave out stale members (a quote
+//     older than the market session before the newest among the members),
+//     and IndexData.KeepCurrent(entries) applies that rule to a caller's
+//     own ranking.
 //   - Dataset.Movers(): the last session's gainers and losers;
 //     Dataset.MoversOn(day): those of the last session on or before day.
 //   - Dataset.Screener(): column-wise screener table (Close, Volume,
@@ -79,8 +82,10 @@
 //   - leg-bearing events (SPIN_OFF_CAPITAL_REDUCTION[_QUANTITY],
 //     MERGER_INCORPORATION, CAPITAL_RESTITUTION_*): f = the ORIGINAL_ASSET
 //     leg's factor (the leg naming the asset, else the first one; 1 when
-//     absent or not positive). Spin-offs (both SPIN_OFF types) also remove
-//     the value of the RECEIVED_ASSET legs: f is multiplied by
+//     absent or not positive). Events where holders receive another asset
+//     and keep the original (both SPIN_OFF types and
+//     CAPITAL_RESTITUTION_IN_SHARES, as B3 adjusts them) also remove the
+//     value of the RECEIVED_ASSET legs: f is multiplied by
 //     P / (P - sum(r_i * P_i)), where P is the original's close on the last
 //     session on or before p, r_i a received leg's factor and P_i the
 //     received asset's first close after p. When a price or leg factor is

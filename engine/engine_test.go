@@ -372,7 +372,9 @@ func TestLegFactors(t *testing.T) {
 		want Num
 	}{
 		{"merger original leg", ShareAction{Type: ActMerger, Legs: []Leg{{LegType: LegOriginal, Ticker: "VALE3", Factor: 0.8}, {LegType: LegReceived, Ticker: "SPUN3", Factor: 2}}}, 0.8},
-		{"restitution without original leg", ShareAction{Type: ActRestitutionInShares, Legs: []Leg{{LegType: LegReceived, Ticker: "SPUN3", Factor: 2}}}, 1},
+		{"restitution in shares removes the received value", ShareAction{Type: ActRestitutionInShares, Legs: []Leg{{LegType: LegReceived, Ticker: "SPUN3", Factor: 2}}}, 30.0 / (30 - 2*10)},
+		{"restitution in shares with original leg", ShareAction{Type: ActRestitutionInShares, Legs: []Leg{{LegType: LegOriginal, Ticker: "VALE3", Factor: 1}, {LegType: LegReceived, Ticker: "SPUN3", Factor: 0.5}}}, 30.0 / (30 - 0.5*10)},
+		{"restitution with share reduction keeps the leg factor", ShareAction{Type: ActRestitutionWithReduce, Legs: []Leg{{LegType: LegOriginal, Ticker: "VALE3", Factor: 0.9}, {LegType: LegReceived, Ticker: "SPUN3", Factor: 0.5}}}, 0.9},
 		{"spin-off quantity", ShareAction{Type: ActSpinOffQuantity, Legs: []Leg{{LegType: LegOriginal, Ticker: "VALE3", Factor: 0.9}, {LegType: LegReceived, Ticker: "SPUN3", Factor: 1}}}, 0.9 * 30 / 20},
 		{"spin-off two legs", ShareAction{Type: ActSpinOff, Legs: []Leg{{LegType: LegReceived, Ticker: "SPUN3", Factor: 1}, {LegType: LegReceived, Ticker: "PETR3", Factor: 1}}}, 30.0 / (30 - 10 - 10)},
 		{"spin-off received without price", ShareAction{Type: ActSpinOff, Legs: []Leg{{LegType: LegReceived, Ticker: "SELIC", Factor: 1}, {LegType: LegReceived, Ticker: "NOPE3", Factor: 1}}}, 1},

@@ -224,6 +224,11 @@ func TestRankings(t *testing.T) {
 	// A member without data is left out.
 	u.Securities = append(u.Securities, Security{Ticker: "VALE5", CompanyID: valeID, StockType: ClassPSA, UnitFactor: Null})
 	u.Indexes[0].Members = append(u.Indexes[0].Members, IndexMember{Ticker: "VALE5"})
+	// A member that stopped trading after d1 (+100% then) is stale from d3
+	// on: left out of the latest rankings, ranked while current.
+	u.Securities = append(u.Securities, Security{Ticker: "GONE3", CompanyID: viaID, StockType: ClassCS, UnitFactor: Null})
+	u.Daily = append(u.Daily, mkSeries("GONE3", []int{0, 1}, []float64{10, 20}))
+	u.Indexes[0].Members = append(u.Indexes[0].Members, IndexMember{Ticker: "GONE3"})
 	ds := mustBuild(t, u)
 	ix, _ := ds.Index("IBOV")
 	tickers := func(es []RankEntry) []string {
@@ -233,13 +238,25 @@ func TestRankings(t *testing.T) {
 		}
 		return s
 	}
+	if es := ix.RankAt(at(1, 23, 0), false, nil); len(es) == 0 || es[0].Asset.Ticker != "GONE3" {
+		t.Errorf("RankAt on d1 = %v, want GONE3 first", tickers(es))
+	}
+	var latest []RankEntry
+	for _, m := range ix.Members {
+		if m.Latest.Variation.Valid() {
+			latest = append(latest, RankEntry{Asset: m, Quote: m.Latest})
+		}
+	}
+	if got := tickers(ix.KeepCurrent(latest)); slices.Contains(got, "GONE3") || len(got) != 5 {
+		t.Errorf("KeepCurrent = %v", got)
+	}
 	if got, want := tickers(ix.Highs), []string{"PETR4", "PETR3", "VALE3", "VIIA3", "SPUN3"}; !slices.Equal(got, want) {
 		t.Errorf("highs = %v, want %v", got, want)
 	}
 	if got, want := tickers(ix.Lows), []string{"SPUN3", "PETR3", "VALE3", "VIIA3", "PETR4"}; !slices.Equal(got, want) {
 		t.Errorf("lows = %v, want %v", got, want)
 	}
-	if ix.UpdatedAt != int64(d(4))*86400 || len(ix.Members) != 6 || ix.Members[3].Ticker != "VIIA3" {
+	if ix.UpdatedAt != int64(d(4))*86400 || len(ix.Members) != 7 || ix.Members[3].Ticker != "VIIA3" {
 		t.Errorf("updated %d members %d", ix.UpdatedAt, len(ix.Members))
 	}
 	// As of mid-session only PETR4 has intraday data (+0.83%); the others

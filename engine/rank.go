@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/pregao/pregao/index"
 )
 
 // IndexData is the derived view of a market index.
@@ -16,15 +18,18 @@ type IndexData struct {
 	Members []*Asset
 	// Highs ranks the members with a latest quote and a valid variation by
 	// variation descending (ties by ticker); Lows by variation ascending,
-	// most negative first (ties by ticker). Members without data are left
-	// out. Computed at Build from Asset.Latest.
+	// most negative first (ties by ticker). Members without data, or whose
+	// latest quote is older than the market session before the newest one
+	// among the members (stale: delisted, or renamed without a rename
+	// record), are left out. Computed at Build from Asset.Latest.
 	Highs []RankEntry
 	Lows  []RankEntry
 	// UpdatedAt is the newest Quote.Time among the ranked entries (unix
 	// seconds); 0 when none.
 	UpdatedAt int64
 
-	stableFrom int64 // from this unix time on, RankAt answers Highs/Lows
+	stableFrom int64  // from this unix time on, RankAt answers Highs/Lows
+	cal        []Date // every market session, ascending (shared)
 }
 
 // RankEntry is one ranked asset with the quote used.
@@ -48,7 +53,8 @@ func cmpLow(a, b RankEntry) int {
 }
 
 // RankAt appends to dst the members' quotes as of t (Asset.QuoteAt),
-// leaving out members without a valid variation, sorted for highs
+// leaving out members without a valid variation or whose quote is older
+// than the market session before the newest one among them, sorted for highs
 // (variation descending) or, when lows is true, for lows (most negative
 // first); ties by ticker. It allocates only when dst must grow.
 //
@@ -68,12 +74,88 @@ func (ix *IndexData) RankAt(t time.Time, lows bool, dst []RankEntry) []RankEntry
 			dst = append(dst, RankEntry{Asset: m, Quote: q})
 		}
 	}
+	dst = append(dst[:start], current(dst[start:], ix.cal)...)
 	if lows {
 		slices.SortFunc(dst[start:], cmpLow)
 	} else {
 		slices.SortFunc(dst[start:], cmpHigh)
 	}
 	return dst
+}
+
+// current keeps, in place, the entries whose quote is of the newest
+// session among them or of the market session just before it (cal: every
+// market session, ascending): a member that has not traded yet in the
+// newest session shows the previous one, but a member that stopped trading
+// (delisted, or renamed without a rename record) is not ranked with a
+// stale variation.
+func current(es []RankEntry, cal []Date) []RankEntry {
+	newest := NoDate
+	for i := range es {
+		if !newest.Valid() || es[i].Quote.Date > newest {
+			newest = es[i].Quote.Date
+		}
+	}
+	from := newest
+	if k := index.FirstGE(cal, newest); k > 0 {
+		from = cal[k-1]
+	}
+	out := es[:0]
+	for _, e := range es {
+		if e.Quote.Date >= from {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// KeepCurrent keeps, in place, the entries of es (quotes of ix's members
+// as seen at one time) that RankAt would rank: those whose quote is of the
+// newest session among them or of the market session just before it. It
+// lets a caller that ranks its own view of the quotes leave stale members
+// out the same way. It does not allocate.
+func (ix *IndexData) KeepCurrent(es []RankEntry) []RankEntry { return current(es, ix.cal) }
+
+// marketSessions returns every date with a daily bar of a non-macro
+// asset, ascending.
+func (b *builder) marketSessions() []Date {
+	lo, hi := NoDate, NoDate
+	for i := range b.d.assets {
+		a := &b.d.assets[i]
+		if a.StockType == ClassMacro || a.Daily.Len() == 0 {
+			continue
+		}
+		if f := a.Daily.Dates[0]; !lo.Valid() || f < lo {
+			lo = f
+		}
+		if l := a.Daily.Dates[a.Daily.Len()-1]; !hi.Valid() || l > hi {
+			hi = l
+		}
+	}
+	if !lo.Valid() {
+		return nil
+	}
+	seen := make([]bool, int(hi-lo)+1)
+	n := 0
+	for i := range b.d.assets {
+		a := &b.d.assets[i]
+		if a.StockType == ClassMacro {
+			continue
+		}
+		for _, d := range a.Daily.Dates {
+			if k := int(d - lo); k >= 0 && k < len(seen) && !seen[k] {
+				seen[k] = true
+				n++
+			}
+		}
+	}
+	cal := make([]Date, 0, n)
+	for k, ok := range seen {
+		if ok {
+			cal = append(cal, lo+Date(k))
+		}
+	}
+	return cal
 }
 
 // UpdatedAt returns the newest Quote.Time among entries (unix seconds), or
@@ -148,8 +230,13 @@ func sortMovers(es []RankEntry) (gainers, losers []*Asset) {
 
 func (b *builder) buildRankings() {
 	d := b.d
+	var cal []Date
+	if len(d.indexes) > 0 {
+		cal = b.marketSessions()
+	}
 	for i := range d.indexes {
 		ix := &d.indexes[i]
+		ix.cal = cal
 		ix.stableFrom = minUnix
 		for _, m := range ix.Members {
 			ix.stableFrom = max(ix.stableFrom, m.latestFrom)
@@ -157,6 +244,7 @@ func (b *builder) buildRankings() {
 				ix.Highs = append(ix.Highs, RankEntry{Asset: m, Quote: m.Latest})
 			}
 		}
+		ix.Highs = current(ix.Highs, cal)
 		slices.SortFunc(ix.Highs, cmpHigh)
 		ix.Lows = slices.Clone(ix.Highs)
 		slices.SortFunc(ix.Lows, cmpLow)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -11,7 +12,8 @@ import (
 var cashClasses = []string{engine.ClassCS, engine.ClassPS, engine.ClassPSA, engine.ClassPSB, engine.ClassPSC, engine.ClassPSD, engine.ClassUnit, engine.ClassBDR}
 
 // cashActions serves GET /companies/cash-corporate-actions: cash events of
-// every company (not BDR issuers unless bdr=true), prior_ex_date descending.
+// every Brazilian company (BDR issuers only with bdr=true; never listed
+// funds), prior_ex_date descending.
 // start_date/end_date bound payment_date (inclusive, by day); events without
 // a payment date are left out when either bound is given.
 func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
@@ -57,7 +59,7 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 		if current && !e.Current || st != "" && e.StockType != st {
 			continue
 		}
-		if !bdr && e.Issuer != nil && e.Issuer.Kind == engine.KindBDR {
+		if !cashIssuerListed(e.Issuer, bdr) {
 			continue
 		}
 		if (from.Valid() || to.Valid()) && (!e.PaymentDate.Valid() || from.Valid() && e.PaymentDate < from || to.Valid() && e.PaymentDate > to) {
@@ -157,6 +159,17 @@ func appendCashAction(dst []byte, e *engine.CashEvent) []byte {
 	return append(dst, '}')
 }
 
+// cashIssuerListed reports whether the events of is belong in the
+// cross-company cash list: Brazilian companies, plus BDR issuers when bdr
+// is set. Listed funds (FII, ETF) are not companies: their distributions
+// are not in it (the list's stock_type has no FUND_UNIT).
+func cashIssuerListed(is *engine.Issuer, bdr bool) bool {
+	if is == nil {
+		return true // an event whose company is unknown to the snapshot
+	}
+	return is.Kind == engine.KindCompany || bdr && is.Kind == engine.KindBDR
+}
+
 func currencyOr(c string) string {
 	if c == "" {
 		return "BRL"
@@ -222,14 +235,53 @@ func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.P
 	return append(dst, ']'), nil
 }
 
-// isinClass returns the share class of an ISIN (from the asset holding it,
-// else from the ticker's asset), "" when unknown.
+// isinClass returns the share class of an ISIN: that of the asset holding
+// it, else the one its B3 type code names (classFromISIN), else that of the
+// ticker's asset; "" when unknown.
 func (a *API) isinClass(ds *engine.Dataset, isin, ticker string) string {
 	if as, ok := ds.AssetByISIN(isin); ok {
 		return as.StockType
 	}
+	if c := classFromISIN(isin); c != "" {
+		return c
+	}
 	if as, ok := ds.Asset(ticker); ok {
 		return as.StockType
+	}
+	return ""
+}
+
+// classFromISIN reads the share class from a Brazilian ISIN's B3 type code
+// (BR + 4-letter issuer + code + check digits): ACNOR common, ACNPR
+// preferred, ACNPA..ACNPD preferred A..D, CDAM unit, CTF fund quota, BDR
+// depositary receipt. It returns "" for any other ISIN.
+func classFromISIN(isin string) string {
+	if len(isin) != 12 || isin[:2] != "BR" {
+		return ""
+	}
+	code := isin[6:11]
+	switch {
+	case strings.HasPrefix(code, "CDAM"):
+		return engine.ClassUnit
+	case strings.HasPrefix(code, "CTF"):
+		return engine.ClassFundUnit
+	case strings.HasPrefix(code, "BDR"):
+		return engine.ClassBDR
+	case strings.HasPrefix(code, "ACN"):
+		switch code[3:] {
+		case "OR":
+			return engine.ClassCS
+		case "PR":
+			return engine.ClassPS
+		case "PA":
+			return engine.ClassPSA
+		case "PB":
+			return engine.ClassPSB
+		case "PC":
+			return engine.ClassPSC
+		case "PD":
+			return engine.ClassPSD
+		}
 	}
 	return ""
 }

@@ -18,6 +18,8 @@ type dsInfo struct {
 	latestVisible int64
 	// catalog indexes the indicator ids by kind.
 	catalog catalogIndex
+	// daily caches the encoded recent daily datapoints of each asset.
+	daily *dailyCache
 	// delayed and eod cache the quote view of the last cut-off seen: the
 	// current quote of every asset, encoded, and the index rankings.
 	delayed atomic.Pointer[quoteView]
@@ -25,7 +27,7 @@ type dsInfo struct {
 }
 
 func newDSInfo(ds *engine.Dataset) *dsInfo {
-	in := &dsInfo{ds: ds, catalog: newCatalogIndex(ds.Catalog())}
+	in := &dsInfo{ds: ds, catalog: newCatalogIndex(ds.Catalog()), daily: newDailyCache(ds)}
 	assets := ds.Assets()
 	for i := range assets {
 		q := &assets[i].Latest
@@ -139,9 +141,6 @@ func newQuoteView(ds *engine.Dataset, key int64, quote func(*engine.Asset) engin
 		if len(buf) > 1<<20 {
 			buf = nil // start a new block; the slices keep the old one
 		}
-		if assets[i].StockType != engine.ClassMacro && q.Valid() && q.Date > qv.session {
-			qv.session = q.Date
-		}
 	}
 	ixs := ds.Indexes()
 	qv.highs = make([][]engine.RankEntry, len(ixs))
@@ -153,21 +152,54 @@ func newQuoteView(ds *engine.Dataset, key int64, quote func(*engine.Asset) engin
 				es = append(es, engine.RankEntry{Asset: m, Quote: q})
 			}
 		}
+		es = ixs[i].KeepCurrent(es) // stale members (delisted...) are not ranked
 		sortRanks(es, false)
 		qv.highs[i] = es
 		qv.lows[i] = slices.Clone(es)
 		sortRanks(qv.lows[i], true)
 	}
-	for i := range assets {
-		q := qv.quotes[i]
-		if assets[i].StockType != engine.ClassMacro && q.Date == qv.session && q.Variation.Valid() {
-			qv.gainers = append(qv.gainers, engine.RankEntry{Asset: &assets[i], Quote: q})
-		}
-	}
+	qv.session, qv.gainers = appendMovers(nil, assets, func(i int) engine.Quote { return qv.quotes[i] })
 	sortRanks(qv.gainers, false)
 	qv.loser = slices.Clone(qv.gainers)
 	sortRanks(qv.loser, true)
 	return qv
+}
+
+// completeQuote returns q when it is a complete daily session, else (a
+// session still running, from 1-minute bars) the asset's previous daily
+// session.
+func completeQuote(as *engine.Asset, q engine.Quote) engine.Quote {
+	if q.Valid() && q.Intraday {
+		return as.QuoteBefore(q.Date)
+	}
+	return q
+}
+
+// appendMovers appends to dst the movers of the previous session: the last
+// complete session among the non-macro assets' quotes (quote(i) is asset
+// i's quote in the view), and every such asset whose complete quote is of
+// that session with a valid variation, unsorted.
+func appendMovers(dst []engine.RankEntry, assets []engine.Asset, quote func(i int) engine.Quote) (engine.Date, []engine.RankEntry) {
+	session := engine.NoDate
+	start := len(dst)
+	for i := range assets {
+		as := &assets[i]
+		if as.StockType == engine.ClassMacro {
+			continue
+		}
+		q := completeQuote(as, quote(i))
+		if !q.Valid() || q.Date < session {
+			continue
+		}
+		if q.Date > session {
+			session = q.Date
+			dst = dst[:start]
+		}
+		if q.Variation.Valid() {
+			dst = append(dst, engine.RankEntry{Asset: as, Quote: q})
+		}
+	}
+	return session, dst
 }
 
 var assetSize = unsafe.Sizeof(engine.Asset{})

@@ -39,7 +39,8 @@ func TestErrorPaths(t *testing.T) {
 		{"GET", "/v2/quotes/ENHZ3?type=historical", e, "", 403, "does not include type"},
 		{"GET", "/v2/quotes/ENHZ3?end_date=2024-01-01", e, "", 403, "end_date"},
 		{"GET", "/v2/quotes/NOPE3", d, "", 404, "Ticker not found"},
-		{"GET", "/v2/quotes/petr4", d, "", 400, "petr4"},
+		{"GET", "/v2/quotes/petr4", d, "", 404, "Ticker not found"}, // path tickers ignore case
+		{"GET", "/v2/quotes/pe-r4", d, "", 400, "pe-r4"},
 		{"GET", "/v2/quotes/ENHZ3?interval=59", d, "", 400, "interval=59"},
 		{"GET", "/v2/quotes/ENHZ3?adjusted=1", d, "", 400, "want true or false"},
 		{"GET", "/v2/stocks/variations?limit=1000", d, "", 400, "want 1 to 100"},

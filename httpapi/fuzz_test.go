@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -74,5 +75,59 @@ func FuzzGetQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, q string) {
 		path := paths[int(which)%len(paths)]
 		fuzzServe(t, ts, "GET", path+"?"+q, "")
+	})
+}
+
+// FuzzRouter drives the whole router with arbitrary methods, paths, query
+// strings and bodies (authenticated): every answer is a 2xx with valid JSON
+// or a JSON 4xx, never a 5xx or a panic.
+func FuzzRouter(f *testing.F) {
+	methods := []string{"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"}
+	for _, s := range []struct {
+		m                 uint8
+		path, query, body string
+	}{
+		{0, "indexes/IBOV/highs", "limit=5", ""},
+		{0, "indexes/%00/lows", "", ""},
+		{0, "quotes/enhz3", "type=chart", ""},
+		{1, "quotes", "", `{"tickers":["ENHZ3","SELIC"],"type":"current"}`},
+		{1, "screener", "", `{"filters":[{"type":"sector","in":["10"]}]}`},
+		{0, "companies/cash-corporate-actions", "stock_type=UNIT&bdr=true", ""},
+		{0, "companies/ENHZ/ratios/valuation", "ids=price_to_earnings_ps", ""},
+		{0, "companies/ENHZ3/raw-reports", "flat=true", ""},
+		{0, "companies/../..//ENHZ", "", ""},
+		{0, "traded-funds/gsul11/ratios", "id=P_NAV", ""},
+		{2, "companies/ENHZ", "", "{}"},
+		{4, "companies", "", ""},
+		{0, "companies/ENHZ/corporate-actions", "start_date=2024-13-01", ""},
+		{0, "stocks/variations", "limit=0", ""},
+		{0, "ratios/catalog", "kind=fund", ""},
+	} {
+		f.Add(s.m, s.path, s.query, s.body)
+	}
+	ts := newTestServer(f, true)
+	f.Fuzz(func(t *testing.T, m uint8, path, query, body string) {
+		method := methods[int(m)%len(methods)]
+		u := "/v2/" + strings.TrimLeft(path, "/")
+		r, err := http.NewRequest(method, "http://pregao.test/", strings.NewReader(body))
+		if err != nil {
+			t.Skip()
+		}
+		r.URL.Path = u
+		r.URL.RawPath = ""
+		r.URL.RawQuery = query
+		r.RequestURI = u
+		r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		w := httptest.NewRecorder()
+		ts.api.ServeHTTP(w, r)
+		if w.Code >= 500 || w.Code < 200 || (w.Code >= 300 && w.Code < 400) {
+			t.Fatalf("%s %s?%s %q: %d %s", method, u, query, body, w.Code, w.Body)
+		}
+		if method != "HEAD" && !json.Valid(w.Body.Bytes()) {
+			t.Fatalf("%s %s?%s %q: invalid JSON %s", method, u, query, body, w.Body)
+		}
+		if w.Code >= 400 && w.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("%s %s: %d with Content-Type %q", method, u, w.Code, w.Header().Get("Content-Type"))
+		}
 	})
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"runtime"
+	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -24,12 +25,13 @@ type quoteOpts struct {
 	end      engine.Date
 	adjusted bool
 	v        view
+	daily    *dailyCache // the Dataset's encoded daily datapoints (nil: none)
 }
 
 // quoteOptions validates a request's options against the plan and fills
 // defaults. used* report which restricted options the client sent.
 func (a *API) quoteOptions(c *call, typ string, interval int64, start, end engine.Date, adjusted bool) (quoteOpts, error) {
-	o := quoteOpts{typ: typ, interval: interval, start: start, end: end, adjusted: adjusted, v: a.view(c)}
+	o := quoteOpts{typ: typ, interval: interval, start: start, end: end, adjusted: adjusted, v: a.view(c), daily: a.info(c.ds).daily}
 	if o.v.eod {
 		var used []string
 		if typ != "" {
@@ -196,9 +198,9 @@ func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 	if err != nil {
 		return nil, err
 	}
-	t := ps.ByName("ticker")
+	t := strings.ToUpper(ps.ByName("ticker")) // path identifiers ignore case
 	if !validTicker(t) {
-		return nil, badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", t)
+		return nil, badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", ps.ByName("ticker"))
 	}
 	typ, err := qs.enum("type", false, TypeCurrent, TypeHistorical, TypeChart)
 	if err != nil {
@@ -248,6 +250,21 @@ func (a *API) appendTickerQuotes(bars *[]engine.Bar, dst []byte, as *engine.Asse
 		return appendQuote(dst, &q, as.Currency)
 	case TypeChart:
 		return a.appendChart(bars, dst, as, o)
+	}
+	return appendSeries(bars, dst, as, o)
+}
+
+// appendSeries appends the historical datapoints of o (a series request)
+// as an array. Daily datapoints are the same in every answer, so those the
+// Dataset's daily cache holds are copied from it.
+func appendSeries(bars *[]engine.Bar, dst []byte, as *engine.Asset, o *quoteOpts) []byte {
+	if o.interval == dailyInterval && o.daily != nil {
+		lo, hi := as.DayRange(o.start, min(o.end, o.v.lastDate()))
+		if r := o.daily.get(as, o.adjusted); r != nil {
+			if out, ok := r.appendRange(append(dst, '['), lo, hi); ok {
+				return append(out, ']')
+			}
+		}
 	}
 	*bars = seriesBars((*bars)[:0], as, o)
 	return appendBars(dst, *bars, as, o)
@@ -454,8 +471,7 @@ func (a *API) appendChart(bars *[]engine.Bar, dst []byte, as *engine.Asset, o *q
 			po.end = o.v.lastDate()
 			po.start = po.end - p.days + 1
 		}
-		*bars = seriesBars((*bars)[:0], as, &po)
-		dst = appendBars(dst, *bars, as, &po)
+		dst = appendSeries(bars, dst, as, &po)
 	}
 	return append(dst, "}}"...)
 }

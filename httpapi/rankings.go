@@ -63,6 +63,7 @@ func (a *API) indexRanking(c *call, dst []byte, r *http.Request, ps httprouter.P
 				c.ranks = append(c.ranks, engine.RankEntry{Asset: m, Quote: q})
 			}
 		}
+		c.ranks = ix.KeepCurrent(c.ranks) // stale members (delisted...) are not ranked
 		sortRanks(c.ranks, lows)
 		entries = c.ranks
 	default:
@@ -72,12 +73,33 @@ func (a *API) indexRanking(c *call, dst []byte, r *http.Request, ps httprouter.P
 	if len(entries) == 0 {
 		return nil, notFound("index %q has no data", ix.Symbol)
 	}
+	at := updatedAt(entries) // of every ranked member, whatever the limit
 	entries = entries[:min(limit, len(entries))]
 	dst = append(dst, `{"updated_at":`...)
-	dst = appendUnix(dst, engine.UpdatedAt(entries))
+	dst = appendUnix(dst, at)
 	dst = append(dst, `,"ranking":`...)
 	dst = appendRanking(dst, entries)
 	return append(dst, '}'), nil
+}
+
+// dataTime returns the unix time up to which q's data is complete: the
+// close of a daily session (SessionCloseUTC on its date), or the end of the
+// last 1-minute bar of a running session.
+func dataTime(q *engine.Quote) int64 {
+	if q.Intraday {
+		return q.Time + 60
+	}
+	return int64(q.Date)*86400 + int64(engine.SessionCloseUTC/time.Second)
+}
+
+// updatedAt returns the newest dataTime among entries (0 when none): the
+// updated_at of rankings and variations.
+func updatedAt(es []engine.RankEntry) int64 {
+	var t int64
+	for i := range es {
+		t = max(t, dataTime(&es[i].Quote))
+	}
+	return t
 }
 
 // sortRanks sorts entries by variation descending (highs) or ascending
@@ -151,36 +173,20 @@ func (a *API) variations(c *call, dst []byte, r *http.Request, _ httprouter.Para
 		session = v.qv.session
 		gain, lose = v.qv.gainers, v.qv.loser
 	} else {
-		c.ranks = c.ranks[:0]
 		assets := c.ds.Assets()
-		for i := range assets {
-			as := &assets[i]
-			if as.StockType == engine.ClassMacro {
-				continue
-			}
-			qt := v.quote(as)
-			if !qt.Valid() {
-				continue
-			}
-			if qt.Date > session {
-				session = qt.Date
-				c.ranks = c.ranks[:0]
-			}
-			if qt.Date == session && qt.Variation.Valid() {
-				c.ranks = append(c.ranks, engine.RankEntry{Asset: as, Quote: qt})
-			}
-		}
+		session, c.ranks = appendMovers(c.ranks[:0], assets, func(i int) engine.Quote { return v.quote(&assets[i]) })
 		sortRanks(c.ranks, false)
 		gain = c.ranks
 		lose = slices.Clone(c.ranks)
 		sortRanks(lose, true)
 	}
+	at := updatedAt(gain)
 	gain, lose = gain[:min(limit, len(gain))], lose[:min(limit, len(lose))]
 	dst = append(dst, `{"session":`...)
 	dst = appendDate(dst, session)
 	dst = append(dst, `,"updated_at":`...)
-	if t := max(engine.UpdatedAt(gain), engine.UpdatedAt(lose)); t > 0 {
-		dst = appendUnix(dst, t)
+	if at > 0 {
+		dst = appendUnix(dst, at)
 	} else {
 		dst = append(dst, "null"...)
 	}

@@ -195,7 +195,9 @@ func appendReportDates(dst []byte, rep *engine.Report) []byte {
 // top-level account when there is one; otherwise a root named after the
 // report, with the top-level digit as code and value null, holds them. An
 // account whose parent code is absent hangs from the nearest present
-// ancestor (or is top-level). Children keep the report's order.
+// ancestor (or is top-level). Children keep the report's order. As the
+// specification's tree node says, aggregating nodes (with children) have
+// value null; leaves carry the reported value.
 func appendTree(dst []byte, rep *engine.Report) []byte {
 	acc := rep.Accounts
 	pos := make(map[string]int, len(acc))
@@ -252,7 +254,11 @@ func appendNode(dst []byte, acc []engine.Account, children [][]int, i int) []byt
 	dst = append(dst, `,"code":`...)
 	dst = appendString(dst, a.Code)
 	dst = append(dst, `,"value":`...)
-	dst = appendNum(dst, a.Value)
+	if len(children[i]) > 0 {
+		dst = append(dst, "null"...) // an aggregating node; its reported total is in the flat data
+	} else {
+		dst = appendNum(dst, a.Value)
+	}
 	dst = append(dst, `,"children":[`...)
 	for n, j := range children[i] {
 		if n > 0 {

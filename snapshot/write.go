@@ -45,7 +45,7 @@ type encoded struct {
 // Write encodes u as a snapshot to w. The output depends only on u and
 // opt (byte-identical for equal inputs). u is not modified.
 func Write(w io.Writer, u *engine.Universe, opt WriteOptions) error {
-	enc, err := encode(u, opt)
+	enc, err := encode(u, opt, false)
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func Write(w io.Writer, u *engine.Universe, opt WriteOptions) error {
 // the same directory is written, synced and renamed over path, so readers
 // see the old file or the new one, never a partial one.
 func WriteFile(path string, u *engine.Universe, opt WriteOptions) error {
-	enc, err := encode(u, opt)
+	enc, err := encode(u, opt, false)
 	if err != nil {
 		return err
 	}
@@ -120,9 +120,11 @@ type job struct {
 	k, lo, hi int
 }
 
-func splitParts(u *engine.Universe) []job {
+// splitParts cuts the kinds of index from..to-1 into parts.
+func splitParts(u *engine.Universe, from, to int) []job {
 	var jobs []job
-	for ki, k := range kinds {
+	for ki := from; ki < to; ki++ {
+		k := &kinds[ki]
 		n := k.count(u)
 		lo, w := 0, 0
 		for i := 0; i < n; i++ {
@@ -139,7 +141,13 @@ func splitParts(u *engine.Universe) []job {
 	return jobs
 }
 
-func encode(u *engine.Universe, opt WriteOptions) (*encoded, error) {
+// encoder compresses section parts of one snapshot.
+type encoder struct {
+	level int
+	zw    *zstd.Encoder
+}
+
+func newEncoder(opt WriteOptions) (*encoder, error) {
 	level := opt.Level
 	if level == 0 {
 		level = DefaultLevel
@@ -147,27 +155,28 @@ func encode(u *engine.Universe, opt WriteOptions) (*encoded, error) {
 	if level < 1 || level > 22 {
 		return nil, fmt.Errorf("snapshot: zstd level %d out of range 1..22", opt.Level)
 	}
-	if err := checkSeries(u); err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	if err := checkIndicators(u); err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	workers := runtime.GOMAXPROCS(0)
 	zw, err := zstd.NewWriter(nil,
 		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
 		zstd.WithEncoderCRC(false),
-		zstd.WithEncoderConcurrency(workers),
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
 		zstd.WithConcurrentBlocks(false))
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: zstd: %w", err)
 	}
-	defer zw.Close()
+	return &encoder{level: level, zw: zw}, nil
+}
 
-	jobs := splitParts(u)
-	out := &encoded{parts: make([][]byte, len(jobs))}
+// run encodes and compresses jobs in parallel and returns their bytes
+// and sections in job order. done(k), when not nil, is called once all
+// the jobs of kinds[k] are finished.
+func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([][]byte, []Section, error) {
+	left := make([]atomic.Int64, len(kinds)) // jobs of each kind not yet finished
+	for _, j := range jobs {
+		left[j.k].Add(1)
+	}
+	parts := make([][]byte, len(jobs))
 	secs := make([]Section, len(jobs))
-	err = parallel(len(jobs), func(i int) error {
+	err := parallel(len(jobs), func(i int) error {
 		j := jobs[i]
 		k := &kinds[j.k]
 		e := newPenc(len(k.nests))
@@ -184,31 +193,65 @@ func encode(u *engine.Universe, opt WriteOptions) (*encoded, error) {
 		if len(raw) > maxSectionRaw {
 			return fmt.Errorf("snapshot: %s items %d..%d: section of %d bytes exceeds the limit %d", k.name, j.lo, j.hi-1, len(raw), maxSectionRaw)
 		}
-		comp := zw.EncodeAll(raw, make([]byte, 0, len(raw)/3+64))
-		out.parts[i] = comp
+		comp := c.zw.EncodeAll(raw, make([]byte, 0, len(raw)/3+64))
+		parts[i] = comp
 		secs[i] = Section{
 			Name: k.name, Items: j.hi - j.lo,
 			Compressed: int64(len(comp)), Raw: int64(len(raw)),
 			Checksum: xxhash.Sum64(comp), RawChecksum: xxhash.Sum64(raw),
 		}
+		if left[j.k].Add(-1) == 0 && done != nil {
+			done(j.k)
+		}
 		return nil
 	})
 	if err != nil {
+		return nil, nil, err
+	}
+	return parts, secs, nil
+}
+
+// encode encodes u. With drop, u belongs to the caller no more: each
+// kind's slice is set to nil as soon as all its parts are encoded.
+func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
+	c, err := newEncoder(opt)
+	if err != nil {
 		return nil, err
 	}
+	defer c.zw.Close()
+	if err := checkSeries(u); err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	if err := checkIndicators(u); err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	jobs := splitParts(u, 0, len(kinds))
+	counts := countsOf(u)
+	var done func(k int)
+	if drop {
+		done = func(k int) { dropKind(u, kinds[k].name) }
+	}
+	parts, secs, err := c.run(u, jobs, done)
+	if err != nil {
+		return nil, err
+	}
+	return assemble(u.Meta, opt, c.level, counts, parts, secs)
+}
 
+// assemble returns the snapshot of the given sections (in file order).
+func assemble(meta engine.Meta, opt WriteOptions, level int, counts map[string]int, parts [][]byte, secs []Section) (*encoded, error) {
 	bt := opt.BuildTime
 	if bt.IsZero() {
-		bt = u.Meta.AsOf
+		bt = meta.AsOf
 	}
 	h := Header{
 		FormatVersion: FormatVersion,
 		BuildTime:     bt.UTC(),
-		AsOf:          u.Meta.AsOf,
-		Source:        u.Meta.Description,
-		Attribution:   u.Meta.Attribution,
+		AsOf:          meta.AsOf,
+		Source:        meta.Description,
+		Attribution:   meta.Attribution,
 		Level:         level,
-		Counts:        countsOf(u),
+		Counts:        counts,
 		Sections:      secs,
 	}
 	var rel int64
@@ -220,7 +263,7 @@ func encode(u *engine.Universe, opt WriteOptions) (*encoded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: header: %w", err)
 	}
-	out.header = assembleHeader(body)
+	out := &encoded{header: assembleHeader(body), parts: parts}
 	off := int64(len(out.header))
 	h.DataOffset = off
 	for i := range h.Sections {
@@ -231,6 +274,45 @@ func encode(u *engine.Universe, opt WriteOptions) (*encoded, error) {
 	h.ID = contentID(&h)
 	out.h = h
 	return out, nil
+}
+
+// dropKind sets u's slice of the named kind to nil (the catalog, small
+// and read by the checks of other kinds, is kept).
+func dropKind(u *engine.Universe, name string) {
+	switch name {
+	case "sectors":
+		u.Sectors = nil
+	case "companies":
+		u.Companies = nil
+	case "securities":
+		u.Securities = nil
+	case "renames":
+		u.Renames = nil
+	case "daily":
+		u.Daily = nil
+	case "intraday":
+		u.Intraday = nil
+	case "indexes":
+		u.Indexes = nil
+	case "reports":
+		u.Reports = nil
+	case "shares":
+		u.Shares = nil
+	case "cash_actions":
+		u.CashActions = nil
+	case "share_actions":
+		u.ShareActions = nil
+	case "fund_reports":
+		u.FundReports = nil
+	case "insider_reports":
+		u.InsiderReports = nil
+	case "documents":
+		u.Documents = nil
+	case "ratios":
+		u.Derived.Ratios = nil
+	case "fund_ratios":
+		u.Derived.FundRatios = nil
+	}
 }
 
 func countsOf(u *engine.Universe) map[string]int {

@@ -43,6 +43,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	memoryDefaults() // see build.go
 	t0 := time.Now()
 	u := demo.Generate(*seed, *scale)
 	tGen := time.Since(t0)

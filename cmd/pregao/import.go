@@ -81,9 +81,10 @@ compressed (.zst, .gz); a missing name also finds NAME.zst or NAME.gz.
 //  3. B3 company details (--details: CNPJ and tickers of an issuer);
 //  4. shares and units only: the COTAHIST short name (NOMRES) against the
 //     registry's trading and legal names (upper-case ASCII letters and
-//     digits): the one company whose name equals it, else the one whose
-//     name starts with it; active companies win; anything ambiguous is
-//     left unlinked;
+//     digits): the one company whose name equals it, else equals it plus
+//     "SA", else starts with it, else (5 characters or more) contains its
+//     words as whole words (nameIndex.find); active companies win;
+//     anything ambiguous is left unlinked;
 //  5. otherwise a minimal issuer is created from the quote file: name
 //     NOMRES, symbol the ticker's 4-character root, kind COMPANY, BDR (DR1,
 //     DR2, DR3 sponsored; DRN not) or, for fund quotas, FII (board 12 or a
@@ -91,19 +92,25 @@ compressed (.zst, .gz); a missing name also finds NAME.zst or NAME.gz.
 //
 // A link is used only when the company's kind fits the security (BDR
 // issuers have BDRs, funds have fund quotas, companies have shares).
+// FCA geral rows (--fca) fill a company's website, description and founding
+// date where empty; the head-office address of its latest FCA (endereco)
+// replaces the registry's.
 // Tickers the bundle format does not accept (odd-lot "F" and receipt
 // suffixes such as BBFI11B) are skipped and listed. Companies without a
 // sector hang from a four-level "unclassified" chain (UNCLASSIFIED...).
 // Index members that are not among the quoted tickers are dropped and
-// counted; per index symbol the latest portfolio wins (a weighted one over a
-// membership list of the same day). The as-of time is 21:00 UTC (18:00 in
-// São Paulo) of the last COTAHIST session unless --as-of says otherwise,
-// and stamps the retrieval time of CVM data unless --retrieved does, so the
-// same inputs give the same bundle. B3's listed-company responses carry no
+// counted; per index symbol the latest portfolio dated on or before the
+// last COTAHIST session wins (a weighted one over a membership list of the
+// same day), else the latest one. The as-of time is 21:00 UTC (18:00 in
+// São Paulo) of the latest day the data speaks of (the last COTAHIST
+// session, a report's reference date, a fund report's month end) unless
+// --as-of says otherwise, and stamps the retrieval time of CVM data unless
+// --retrieved does, so the same inputs give the same bundle. B3's listed-company responses carry no
 // date: the share counts of --supplement are dated the as-of day, and a
 // GetTheoricalPortfolio response (--index SYMBOL=FILE) is dated as of too.
-// FII monthly figures the bundle format rejects (negative dividend yields,
-// total assets, shares or investors, as some filings report) are imported as
+// FII monthly money and rates keep their sign as filed (negative dividend
+// yields, returns, net assets and total assets are real data); a negative
+// share or investor count, which the bundle format rejects, is imported as
 // missing and counted.
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg importConfig
@@ -117,7 +124,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.StringVar(&cfg.Compression, "compression", bundle.CompressZstd, "bundle file compression: zstd, gzip or none")
 	fl.Var(&cfg.Cotahist, "cotahist", "B3 COTAHIST files (.TXT or .ZIP; daily, monthly or annual)")
 	fl.StringVar(&cfg.Cad, "cad", "", "CVM company registry cad_cia_aberta.csv")
-	fl.Var(&cfg.FCA, "fca", "CVM FCA fca_cia_aberta_valor_mobiliario_YYYY.csv (ticker to company map)")
+	fl.Var(&cfg.FCA, "fca", "CVM FCA: fca_cia_aberta_YYYY.zip archives or their valor_mobiliario (ticker to company map), geral (website, description, founding date) and endereco (address) tables")
 	fl.Var(&cfg.DFP, "dfp", "CVM DFP dfp_cia_aberta_YYYY.zip or its CSV tables")
 	fl.Var(&cfg.ITR, "itr", "CVM ITR itr_cia_aberta_YYYY.zip or its CSV tables")
 	fl.Var(&cfg.FII, "fii", "CVM FII monthly reports inf_mensal_fii_* (CSV, ZIP or a directory)")
@@ -340,7 +347,11 @@ func isCotahist(b string) bool {
 func isDFP(b string) bool { return strings.HasPrefix(b, "dfp_cia_aberta") }
 func isITR(b string) bool { return strings.HasPrefix(b, "itr_cia_aberta") }
 func isFII(b string) bool { return strings.HasPrefix(b, "inf_mensal_fii") }
-func isFCA(b string) bool { return strings.HasPrefix(b, "fca_cia_aberta_valor_mobiliario") }
+func isFCA(b string) bool {
+	rest, ok := strings.CutPrefix(b, "fca_cia_aberta_")
+	return ok && (strings.HasPrefix(rest, "valor_mobiliario") || strings.HasPrefix(rest, "geral") ||
+		strings.HasPrefix(rest, "endereco") || strings.HasSuffix(rest, ".zip"))
+}
 func isIndex(b string) bool {
 	return strings.HasSuffix(b, ".csv") && strings.Contains(b, "dia_") || strings.HasPrefix(b, "getstockindex") || strings.HasPrefix(b, "stockindexinfo")
 }
@@ -363,31 +374,34 @@ func plainName(path string) string {
 
 // assembler builds a Universe from the inputs.
 type assembler struct {
-	cfg       *importConfig
-	rep       *importReport
-	opt       cvm.Options
-	asOf      engine.Date
-	quotes    cotahist.Result
-	companies map[string]*engine.Company
-	sectors   []engine.Sector
-	tickerCo  map[string]string // FCA: ticker -> company
-	fcaSecs   map[string]engine.Security
-	fcaLists  []cvm.Listing
-	isinFund  map[string]string // ISIN -> fund company
-	details   []*b3.Details
-	etfSyms   map[string]bool
-	fiiCodes  map[string]bool
-	u         engine.Universe
+	cfg         *importConfig
+	rep         *importReport
+	opt         cvm.Options
+	asOf        engine.Date
+	lastSession engine.Date // the last COTAHIST session (NoDate: no quotes)
+	quotes      cotahist.Result
+	companies   map[string]*engine.Company
+	sectors     []engine.Sector
+	tickerCo    map[string]string // FCA: ticker -> company
+	fcaSecs     map[string]engine.Security
+	fcaLists    []cvm.Listing
+	fcaGeneral  []cvm.GeneralRow  // FCA geral: website, description, founding date
+	fcaAddr     []cvm.AddressRow  // FCA endereco: head-office addresses
+	isinFund    map[string]string // ISIN -> fund company
+	details     []*b3.Details
+	etfSyms     map[string]bool
+	fiiCodes    map[string]bool
+	u           engine.Universe
 }
 
 // importUniverse reads every input of cfg into a Universe.
 func importUniverse(ctx context.Context, cfg *importConfig, prog progressFunc) (*engine.Universe, *importReport, error) {
 	a := &assembler{cfg: cfg, rep: &importReport{}, companies: map[string]*engine.Company{}, isinFund: map[string]string{},
-		etfSyms: map[string]bool{}, fiiCodes: map[string]bool{}, asOf: engine.NoDate}
+		etfSyms: map[string]bool{}, fiiCodes: map[string]bool{}, asOf: engine.NoDate, lastSession: engine.NoDate}
 	a.opt = cvm.Options{Lenient: cfg.Lenient, Stats: &a.rep.cvm}
 	steps := []func(context.Context, progressFunc) error{
 		a.readQuotes, a.readDates, a.readCad, a.readFCA, a.readDetails, a.readListings, a.readFII,
-		a.linkSecurities, a.readReports, a.readIndexes, a.readCash, a.finish,
+		a.linkSecurities, a.readReports, a.settleAsOf, a.readIndexes, a.readCash, a.finish,
 	}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
@@ -429,8 +443,14 @@ func (a *assembler) readQuotes(ctx context.Context, prog progressFunc) error {
 	return nil
 }
 
-// readDates fixes as-of and the retrieval time.
+// readDates fixes as-of (provisionally: see settleAsOf) and the retrieval
+// time.
 func (a *assembler) readDates(context.Context, progressFunc) error {
+	for _, s := range a.quotes.Securities {
+		if !a.lastSession.Valid() || s.Last > a.lastSession {
+			a.lastSession = s.Last
+		}
+	}
 	if a.cfg.AsOf != "" {
 		d, err := engine.ParseDate(a.cfg.AsOf)
 		if err != nil {
@@ -457,6 +477,61 @@ func (a *assembler) readDates(context.Context, progressFunc) error {
 			return fmt.Errorf("--retrieved: %w", err)
 		}
 		a.opt.Retrieved = t.UTC()
+	}
+	return nil
+}
+
+// settleAsOf moves the as-of day, unless --as-of is given, to the latest
+// day the imported data speaks of: the last COTAHIST session, a report's
+// reference date or the last day of a fund report's month (a snapshot of
+// 2023 reports is not "as of" an earlier quote day). Unless --retrieved is
+// given, the retrieval stamps of what was read so far move with it.
+func (a *assembler) settleAsOf(context.Context, progressFunc) error {
+	if a.cfg.AsOf != "" {
+		return nil
+	}
+	d := a.asOf
+	for i := range a.u.Reports {
+		if r := a.u.Reports[i].ReferenceDate; r.Valid() && r > d {
+			d = r
+		}
+	}
+	for i := range a.u.FundReports {
+		if r := a.u.FundReports[i].ReferenceDate; r.Valid() {
+			if end := engine.DateOf(r.Time().AddDate(0, 1, -1)); end > d {
+				d = end
+			}
+		}
+	}
+	if d == a.asOf {
+		return nil
+	}
+	old := a.u.Meta.AsOf
+	a.asOf = d
+	a.u.Meta.AsOf = d.Time().Add(21 * time.Hour)
+	a.rep.notef("as of %s, the latest reference date of the reports (last COTAHIST session %s)", d, a.lastSession)
+	if a.cfg.Retrieved != "" {
+		return nil
+	}
+	a.opt.Retrieved = a.u.Meta.AsOf
+	restamp := func(t *time.Time) {
+		if t.Equal(old) {
+			*t = a.u.Meta.AsOf
+		}
+	}
+	for i := range a.u.Reports {
+		r := &a.u.Reports[i]
+		restamp(&r.RetrievalDate)
+		for k := range r.Sources {
+			restamp(&r.Sources[k].RetrievedAt)
+		}
+	}
+	for i := range a.u.FundReports {
+		r := &a.u.FundReports[i]
+		restamp(&r.RetrievalDate)
+		for k := range r.Sources {
+			restamp(&r.Sources[k].RetrievedAt)
+		}
 	}
 	return nil
 }
@@ -497,16 +572,39 @@ func (a *assembler) readFCA(context.Context, progressFunc) error {
 	}
 	var all []cvm.Listing
 	for _, f := range files {
+		base := strings.ToLower(datafile.BaseName(f))
+		if strings.HasSuffix(base, ".zip") {
+			z, err := cvm.ReadFCAZip(f, a.opt)
+			if err != nil {
+				return err
+			}
+			all = append(all, z.Listings...)
+			a.fcaGeneral = append(a.fcaGeneral, z.General...)
+			a.fcaAddr = append(a.fcaAddr, z.Addresses...)
+			continue
+		}
 		rc, err := datafile.Open(f)
 		if err != nil {
 			return err
 		}
-		ls, err := cvm.ReadValorMobiliario(rc, plainName(f), a.opt)
+		switch rest := strings.TrimPrefix(base, "fca_cia_aberta_"); {
+		case strings.HasPrefix(rest, "geral"):
+			var gs []cvm.GeneralRow
+			gs, err = cvm.ReadFCAGeral(rc, plainName(f), a.opt)
+			a.fcaGeneral = append(a.fcaGeneral, gs...)
+		case strings.HasPrefix(rest, "endereco"):
+			var as []cvm.AddressRow
+			as, err = cvm.ReadEndereco(rc, plainName(f), a.opt)
+			a.fcaAddr = append(a.fcaAddr, as...)
+		default:
+			var ls []cvm.Listing
+			ls, err = cvm.ReadValorMobiliario(rc, plainName(f), a.opt)
+			all = append(all, ls...)
+		}
 		rc.Close()
 		if err != nil {
 			return err
 		}
-		all = append(all, ls...)
 	}
 	if len(all) == 0 {
 		return nil
@@ -602,16 +700,17 @@ func (a *assembler) readFII(context.Context, progressFunc) error {
 	for id, isin := range m.ISIN {
 		a.isinFund[isin] = id
 	}
-	// The bundle format takes shares, investors, total assets and dividend
-	// yields >= 0; some filings report negative ones (reversals, typing
-	// errors): they are imported as missing, and counted.
+	// Money and rates keep their sign as filed (negative yields, returns,
+	// net and total assets are real); the bundle format takes counts >= 0
+	// only, so a negative share or investor count is imported as missing,
+	// and counted.
 	neg := map[string]int{}
 	for i := range m.Reports {
 		r := &m.Reports[i]
 		for _, f := range []struct {
 			name string
 			v    *engine.Num
-		}{{"dividend yield", &r.DividendYield}, {"total assets", &r.TotalAssets}, {"shares outstanding", &r.SharesOut}, {"investors", &r.Investors}} {
+		}{{"shares outstanding", &r.SharesOut}, {"investors", &r.Investors}} {
 			if f.v.Valid() && *f.v < 0 {
 				*f.v = engine.Null
 				neg[f.name]++
@@ -704,9 +803,10 @@ func syntheticID(root, st string) string {
 // nameIndex finds the one registry company whose trading or legal name
 // matches a COTAHIST short name (NOMRES, 12 characters at most).
 type nameIndex struct {
-	keys [][2]string // normalized trading name, legal name
-	ids  []string
-	act  []bool
+	keys  [][2]string // normalized trading name, legal name
+	words [][]string  // each name's words, normalized (trading name's, then legal name's)
+	ids   []string
+	act   []bool
 }
 
 func newNameIndex(cos map[string]*engine.Company) *nameIndex {
@@ -721,41 +821,89 @@ func newNameIndex(cos map[string]*engine.Company) *nameIndex {
 	for _, id := range ids {
 		c := cos[id]
 		ix.keys = append(ix.keys, [2]string{normName(c.TradingName), normName(c.Name)})
+		ix.words = append(ix.words, append(nameWords(c.TradingName), nameWords(c.Name)...))
 		ix.ids = append(ix.ids, id)
 		ix.act = append(ix.act, c.Status == "ACTIVE")
 	}
 	return ix
 }
 
-// find returns the company whose name equals short (normalized), else the
-// only one (preferring active companies) whose name starts with it, else "".
+// nameWords splits a name into normalized words ("Construtora Tenda
+// S/A" -> CONSTRUTORA, TENDA, S, A).
+func nameWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if n := normName(w); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// find returns, first rule that applies, the one company (active ones
+// preferred) whose name (normalized):
+//  1. equals short;
+//  2. equals short followed by the corporate form "SA" ("RAIZEN" ->
+//     "Raízen S.A.", not "Raízen Energia S.A.");
+//  3. starts with short;
+//  4. for a short name of 5 characters or more, has its words as a run of
+//     whole words ("TENDA" -> "Construtora Tenda S/A"; "VIA" is too short
+//     to tell "Via S.A." from "Via Brasil BR 163 Concessionária");
+//
+// else "" (nothing or ambiguous).
 func (ix *nameIndex) find(short, root string) string {
 	n := normName(short)
 	if len(n) < 3 {
 		return ""
 	}
 	pick := func(match func(k string) bool) string {
-		var all, active []string
-		for i, k := range ix.keys {
-			if match(k[0]) || match(k[1]) {
-				all = append(all, ix.ids[i])
-				if ix.act[i] {
-					active = append(active, ix.ids[i])
-				}
-			}
-		}
-		switch {
-		case len(active) == 1:
-			return active[0]
-		case len(active) == 0 && len(all) == 1:
-			return all[0]
-		}
-		return ""
+		return ix.pickBy(func(i int) bool { return match(ix.keys[i][0]) || match(ix.keys[i][1]) })
 	}
 	if id := pick(func(k string) bool { return k == n }); id != "" {
 		return id
 	}
-	return pick(func(k string) bool { return k != "" && strings.HasPrefix(k, n) })
+	if id := pick(func(k string) bool { return k == n+"SA" }); id != "" {
+		return id
+	}
+	if id := pick(func(k string) bool { return k != "" && strings.HasPrefix(k, n) }); id != "" {
+		return id
+	}
+	sw := nameWords(short)
+	if len(n) < 5 || len(sw) == 0 {
+		return ""
+	}
+	return ix.pickBy(func(i int) bool { return hasRun(ix.words[i], sw) })
+}
+
+// hasRun reports whether run occurs in words as consecutive elements.
+func hasRun(words, run []string) bool {
+	for i := 0; i+len(run) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
+}
+
+// pickBy returns the one active company matching, else the one company
+// matching when none is active, else "".
+func (ix *nameIndex) pickBy(match func(i int) bool) string {
+	var all, active []string
+	for i := range ix.keys {
+		if match(i) {
+			all = append(all, ix.ids[i])
+			if ix.act[i] {
+				active = append(active, ix.ids[i])
+			}
+		}
+	}
+	switch {
+	case len(active) == 1:
+		return active[0]
+	case len(active) == 0 && len(all) == 1:
+		return all[0]
+	}
+	return ""
 }
 
 // linkSecurities turns the quote files' tickers into securities of
@@ -862,9 +1010,11 @@ func (a *assembler) linkSecurities(context.Context, progressFunc) error {
 		a.u.Securities = append(a.u.Securities, sec)
 		a.u.Daily = append(a.u.Daily, a.quotes.Series[i])
 	}
-	if len(a.fcaLists) > 0 {
+	if len(a.fcaLists)+len(a.fcaGeneral)+len(a.fcaAddr) > 0 {
 		cos := a.companyList()
 		cvm.ApplyListings(cos, a.fcaLists)
+		cvm.ApplyGeneral(cos, a.fcaGeneral)
+		cvm.ApplyAddresses(cos, a.fcaAddr, true)
 		for i := range cos {
 			*a.companies[cos[i].ID] = cos[i]
 		}
@@ -1052,11 +1202,20 @@ func (a *assembler) readIndexes(context.Context, progressFunc) error {
 		weighted bool
 	}
 	best := map[string]cand{}
+	// A portfolio dated after the last session of the quotes cannot be
+	// ranked with them: one dated on or before it wins over any later one.
+	quoted := func(d engine.Date) bool { return !a.lastSession.Valid() || d <= a.lastSession }
 	offer := func(x engine.Index, weighted bool) {
 		old, ok := best[x.Symbol]
-		if !ok || x.AsOf > old.x.AsOf || x.AsOf == old.x.AsOf && weighted && !old.weighted {
-			best[x.Symbol] = cand{x, weighted}
+		switch {
+		case !ok, quoted(x.AsOf) && !quoted(old.x.AsOf):
+		case quoted(x.AsOf) != quoted(old.x.AsOf):
+			return
+		case x.AsOf > old.x.AsOf, x.AsOf == old.x.AsOf && weighted && !old.weighted:
+		default:
+			return
 		}
+		best[x.Symbol] = cand{x, weighted}
 	}
 	for _, v := range a.cfg.Index {
 		sym, p := symbolPath(v)

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
 	"github.com/pregao/pregao/snapshot/b3/datafile"
 	"github.com/pregao/pregao/snapshot/bundle"
 )
@@ -33,8 +38,16 @@ func TestImportReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := engine.MakeDate(2022, 2, 4); engine.DateOf(u.Meta.AsOf) != want {
+	// As of the latest day the data speaks of: the DFP year ending
+	// 2023-06-30 (BrasilAgro, Pettenati), after the last COTAHIST session
+	// 2022-02-04; CVM data is stamped retrieved then.
+	if want := engine.MakeDate(2023, 6, 30); engine.DateOf(u.Meta.AsOf) != want || u.Meta.AsOf.Hour() != 21 {
 		t.Errorf("as of %v", u.Meta.AsOf)
+	}
+	for _, r := range u.Reports {
+		if !r.RetrievalDate.Equal(u.Meta.AsOf) {
+			t.Fatalf("report %s %s retrieved %v", r.CompanyID, r.ReferenceDate, r.RetrievalDate)
+		}
 	}
 	sec := map[string]engine.Security{}
 	for _, s := range u.Securities {
@@ -83,6 +96,185 @@ func TestImportReal(t *testing.T) {
 	if len(u.Reports) == 0 || len(u.FundReports) == 0 {
 		t.Errorf("%d reports, %d fund reports", len(u.Reports), len(u.FundReports))
 	}
+	checkRealFundSigns(t, u)
+	checkRealDataset(t, u)
+}
+
+// checkRealFundSigns checks that FII money and rates keep their sign as
+// filed (inf_mensal_fii_complemento 2020 and 2021).
+func checkRealFundSigns(t *testing.T, u *engine.Universe) {
+	t.Helper()
+	var negDY, negAssets int
+	for _, f := range u.FundReports {
+		if f.DividendYield < 0 {
+			negDY++
+		}
+		if f.TotalAssets < 0 {
+			negAssets++
+		}
+		switch {
+		case f.FundID == "15348117000138" && f.ReferenceDate == engine.MakeDate(2020, 1, 1):
+			if f.TotalAssets != -10613973.85 || f.NetAssets != -10653973.85 || f.NAVPerShare != -10653.97385 || f.SharesOut != 1000 {
+				t.Errorf("15.348.117/0001-38 2020-01: %+v", f)
+			}
+		case f.FundID == "01964775000140" && f.ReferenceDate == engine.MakeDate(2021, 3, 1) && f.Version == 1:
+			if f.DividendYield != -0.000207 || f.MonthlyReturn != -3.114659 {
+				t.Errorf("01.964.775/0001-40 2021-03: %+v", f)
+			}
+		}
+	}
+	// 617 negative monthly yields and 10 negative total assets, as filed.
+	if negDY != 617 || negAssets != 10 {
+		t.Errorf("negative dividend yields %d, total assets %d", negDY, negAssets)
+	}
+}
+
+// checkRealDataset derives the ratios of the imported universe, builds
+// the engine's Dataset and checks facts read from the sample files
+// through it, the way the API answers them.
+func checkRealDataset(t *testing.T, u *engine.Universe) {
+	t.Helper()
+	der, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = der
+	ds, err := engine.Build(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// PETR4: last session 2022-02-04, close 32,63; 2021-03-26 close 23,46.
+	p, ok := ds.Asset("PETR4")
+	if !ok {
+		t.Fatal("no PETR4")
+	}
+	if q := p.Latest; q.Date != engine.MakeDate(2022, 2, 4) || q.Close != 32.63 || q.PrevClose != 32.07 {
+		t.Errorf("PETR4 latest %+v", q)
+	}
+	if i := p.DayIndex(engine.MakeDate(2021, 3, 26)); i < 0 || p.Daily.Close[i] != 23.46 || p.Daily.Volume[i] != 1433177694 {
+		t.Errorf("PETR4 2021-03-26 row %d", i)
+	}
+	for id, want := range map[string]string{"PETR4": "33000167000101", "PETR": "33000167000101", "33.000.167/0001-01": "33000167000101",
+		"RAIZ4": "33453598000123", "TEND3": "71476527000135", "JALL3": "02635522000195", "ABEV3": "07526557000100"} {
+		if r, err := ds.Resolve(id); err != nil || r.Company.ID != want {
+			t.Errorf("Resolve(%q) = %v, %v; want %s", id, r.Company, err, want)
+		}
+	}
+	// IBOV: the portfolio of 2021-03-26 (82 members, every one quoted that
+	// day) is preferred to the 2024 one, which postdates the quotes.
+	ix, ok := ds.Index("IBOV")
+	if !ok || ix.AsOf != engine.MakeDate(2021, 3, 26) || len(ix.Members) != 82 {
+		t.Fatalf("IBOV %v members %d", ok, len(ix.Members))
+	}
+	day := engine.MakeDate(2021, 3, 26)
+	var quoted int
+	for _, m := range ix.Members {
+		if m.DayIndex(day) >= 0 && m.Daily.Dates[m.DayIndex(day)] == day {
+			quoted++
+		}
+	}
+	if quoted != 82 {
+		t.Errorf("IBOV members quoted on %s: %d", day, quoted)
+	}
+	ranked := ix.RankAt(day.Time().Add(23*time.Hour), false, nil)
+	if len(ranked) != 82 || ranked[0].Quote.Date != day || ranked[0].Quote.Variation < ranked[81].Quote.Variation {
+		t.Errorf("IBOV ranked on %s: %d", day, len(ranked))
+	}
+	// Latest rankings leave out the members that stopped trading before
+	// 2022-02-03 (HGTX3 last traded on 2021-06-25; BTOW3 became AMER3).
+	for _, e := range ix.Highs {
+		if e.Quote.Date < engine.MakeDate(2022, 2, 3) {
+			t.Errorf("stale member ranked: %s %s", e.Asset.Ticker, e.Quote.Date)
+		}
+	}
+	if len(ix.Highs) == 0 || len(ix.Highs) > 82 {
+		t.Errorf("IBOV highs %d", len(ix.Highs))
+	}
+	// Ambev: the 29 cash events of GetListedCashDividends.
+	if am, ok := ds.Issuer("07526557000100"); !ok || len(am.CashActions) != 29 {
+		t.Errorf("Ambev cash actions")
+	}
+	// HGLG11: March 2021 P/NAV = close of 2021-03-26 (169,70) / NAV per
+	// share of the 2021-03 report (146,936763778988).
+	h, err := ds.Resolve("HGLG11")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pnav := fundPoint(t, ds, h.Issuer, "P_NAV", engine.MakeDate(2021, 3, 1))
+	if want := 169.70 / 146.936763778988; math.Abs(float64(pnav)-want) > 1e-12 {
+		t.Errorf("HGLG11 P_NAV 2021-03 = %v, want %v", pnav, want)
+	}
+	if v := fundPoint(t, ds, h.Issuer, "P_NAV", engine.MakeDate(2021, 4, 1)); v.Valid() {
+		t.Errorf("HGLG11 P_NAV 2021-04 = %v without a price that month", v)
+	}
+	// Jalles Machado (DFP, year ending 2023-03-31): NET_REVENUE ANNUAL is
+	// DRE 3.01 of the consolidated statement, and margins compute.
+	j, err := ds.Resolve("JALL3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := engine.MakeDate(2023, 3, 31)
+	var dre301 engine.Num = engine.Null
+	for _, r := range j.Issuer.Reports {
+		if r.Statement == "DRE" && r.Aggregation == engine.AggConsolidated && r.ReferenceDate == ref {
+			for _, a := range r.Accounts {
+				if a.Code == "3.01" {
+					dre301 = a.Value
+				}
+			}
+		}
+	}
+	if !dre301.Valid() || dre301 <= 0 {
+		t.Fatalf("JALL3 DRE 3.01 = %v", dre301)
+	}
+	if v := ratioPoint(t, ds, j.Issuer, "NET_REVENUE", ref); v != dre301 {
+		t.Errorf("JALL3 NET_REVENUE = %v, want DRE 3.01 %v", v, dre301)
+	}
+	for _, id := range []string{"GROSS_MARGIN", "NET_MARGIN", "RETURN_ON_EQUITY"} {
+		if v := ratioPoint(t, ds, j.Issuer, id, ref); !v.Valid() {
+			t.Errorf("JALL3 %s null", id)
+		}
+	}
+}
+
+// fundPoint returns the MONTHLY value of fund indicator id at ref.
+func fundPoint(t *testing.T, ds *engine.Dataset, is *engine.Issuer, id string, ref engine.Date) engine.Num {
+	t.Helper()
+	k, ok := ds.IndicatorIndex(engine.IndFund, id)
+	if !ok {
+		t.Fatalf("no fund indicator %s", id)
+	}
+	for _, g := range is.FundRatios {
+		if int(g.Indicator) == k && g.Frequency == engine.FreqMonthly {
+			for _, p := range g.Points {
+				if p.ReferenceDate == ref {
+					return p.Value
+				}
+			}
+		}
+	}
+	return engine.Null
+}
+
+// ratioPoint returns the company-level ANNUAL value of indicator id at ref
+// (the last point published for it).
+func ratioPoint(t *testing.T, ds *engine.Dataset, is *engine.Issuer, id string, ref engine.Date) engine.Num {
+	t.Helper()
+	k, ok := ds.IndicatorIndex("", id)
+	if !ok {
+		t.Fatalf("no indicator %s", id)
+	}
+	v := engine.Null
+	for _, g := range is.Ratios {
+		if int(g.Indicator) == k && g.Class == "" && g.Frequency == engine.FreqAnnual {
+			for _, p := range g.Points {
+				if p.ReferenceDate == ref {
+					v = p.Value
+				}
+			}
+		}
+	}
+	return v
 }
 
 func TestImportErrors(t *testing.T) {
@@ -120,6 +312,40 @@ func TestNormName(t *testing.T) {
 	for in, want := range map[string]string{"Ambev S.A.": "AMBEVSA", "ITAÚ UNIBANCO": "ITAUUNIBANCO", "Cia. Ça": "CIACA"} {
 		if got := normName(in); got != want {
 			t.Errorf("normName(%q) = %q", in, got)
+		}
+	}
+}
+
+// TestNameIndexFind checks the rules of nameIndex.find on registry names
+// as CVM spells them.
+func TestNameIndexFind(t *testing.T) {
+	cos := map[string]*engine.Company{}
+	for _, c := range []engine.Company{
+		{ID: "33453598000123", Name: "RAÍZEN S.A.", TradingName: "RAÍZEN S.A.", Status: "ACTIVE"},
+		{ID: "08070508000178", Name: "RAÍZEN ENERGIA S.A.", Status: "ACTIVE"},
+		{ID: "71476527000135", Name: "CONSTRUTORA TENDA S/A", TradingName: "CONSTRUTORA TENDA S/A", Status: "ACTIVE"},
+		{ID: "11111111000111", Name: "CONCESSIONARIA VIA LAGOS S.A.", Status: "ACTIVE"},
+		{ID: "07526557000100", Name: "AMBEV S.A.", TradingName: "AMBEV", Status: "ACTIVE"},
+		{ID: "22222222000122", Name: "BANCO DO BRASIL S.A.", Status: "ACTIVE"},
+		{ID: "33333333000133", Name: "BRASIL AGRO S.A.", Status: "ACTIVE"},
+		{ID: "55555555000155", Name: "BRASIL TELECOM S.A.", Status: "ACTIVE"},
+		{ID: "44444444000144", Name: "ANTIGA TENDA S.A.", Status: "CANCELLED"},
+	} {
+		c.Kind = engine.KindCompany
+		cos[c.ID] = &c
+	}
+	ix := newNameIndex(cos)
+	for short, want := range map[string]string{
+		"AMBEV":        "07526557000100", // equal trading name
+		"RAIZEN":       "33453598000123", // name plus "SA" beats the longer prefix match
+		"TENDA":        "71476527000135", // whole word, the active one
+		"VIA":          "",               // too short for a word match
+		"BRASIL":       "",               // ambiguous
+		"BANCO DO BRA": "22222222000122", // prefix
+		"XY":           "",
+	} {
+		if got := ix.find(short, ""); got != want {
+			t.Errorf("find(%q) = %q, want %q", short, got, want)
 		}
 	}
 }
@@ -250,6 +476,69 @@ func TestImportFCA(t *testing.T) {
 	for _, c := range u.Companies {
 		if c.ID == "07526557000100" && (c.Symbol != "ABEV" || c.ListingSegment != "Tradicional") {
 			t.Errorf("Ambev %+v", c)
+		}
+	}
+}
+
+// TestImportFCAGeneralAddress completes a registry company from FCA geral
+// and endereco tables (the official headers, one synthetic row each).
+func TestImportFCAGeneralAddress(t *testing.T) {
+	dir, _ := datafile.RealDir()
+	tmp := t.TempDir()
+	write := func(table, row string) string {
+		head, err := datafile.ReadFile(filepath.Join(dir, "cvm-headers/fca_cia_aberta_"+table+"_header.csv.zst"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(tmp, "fca_cia_aberta_"+table+"_2021.csv")
+		if err := os.WriteFile(p, append(bytes.TrimRight(head, "\r\n"), append([]byte("\n"), row...)...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	geral := write("geral", "07.526.557/0001-00;2021-01-01;1;1;AMBEV S.A.;;;2005-07-08;23264;;;;;;Brasil;Brasil;Bebidas;Fabricação de cervejas;;;;;31;12;;https://ri.ambev.com.br\n")
+	end := write("endereco", "07.526.557/0001-00;2021-01-01;1;1;AMBEV S.A.;Sede;Rua Exemplo, 1;Sala 2;Centro;SÃO PAULO;SP;Brasil;01001-000;;;;;;;;ri@example.com\n")
+	// The same tables in a yearly archive.
+	zp := filepath.Join(tmp, "fca_cia_aberta_2021.zip")
+	zf, err := os.Create(zp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(zf)
+	for _, p := range []string{geral, end} {
+		b, _ := os.ReadFile(p)
+		w, _ := zw.Create(filepath.Base(p))
+		w.Write(b)
+	}
+	if err := errors.Join(zw.Close(), zf.Close()); err != nil {
+		t.Fatal(err)
+	}
+	for _, fca := range []string{geral + "," + end, zp} {
+		out := t.TempDir()
+		var so, se bytes.Buffer
+		args := []string{"--out", out, "--fca", fca,
+			"--cad", filepath.Join(dir, "cvm-cad/cad_cia_aberta.csv.zst"),
+			"--cotahist", filepath.Join(dir, "b3-cotahist/pedrosampaiomatias__Project-Ibovespa/COTAHIST_D26032021.TXT.zst")}
+		if err := runImport(context.Background(), args, &so, &se); err != nil {
+			t.Fatalf("%v\n%s", err, se.String())
+		}
+		u, err := bundle.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, c := range u.Companies {
+			if c.ID != "07526557000100" {
+				continue
+			}
+			found = true
+			if c.Website != "https://ri.ambev.com.br" || c.Description != "Fabricação de cervejas" ||
+				c.Address.Line1 != "Rua Exemplo, 1" || c.Address.PostalCode != "01001-000" {
+				t.Errorf("--fca %s: Ambev %+v", fca, c)
+			}
+		}
+		if !found {
+			t.Fatalf("--fca %s: Ambev not imported", fca)
 		}
 	}
 }

@@ -111,7 +111,7 @@ func BenchmarkReadDaily(b *testing.B) {
 		if cs.rows() != rows {
 			b.Fatalf("rows %d", cs.rows())
 		}
-		_ = cs.daily()
+		_ = cs.daily(false)
 	}
 	reportCPU(b, c0, rows)
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")

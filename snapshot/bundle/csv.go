@@ -270,17 +270,6 @@ type columns struct {
 
 func (c *columns) rows() int { return c.n }
 
-// each calls f for every row in order.
-func (c *columns) each(f func(i int, r *row)) {
-	i := 0
-	for _, ch := range c.chunks {
-		for j := range ch {
-			f(i, &ch[j])
-			i++
-		}
-	}
-}
-
 // csvChunk is a run of lines of a columnar file parsed on its own.
 type csvChunk struct {
 	buf    []byte
@@ -550,49 +539,101 @@ func parseChunk(ch *csvChunk, file string, intraday bool, col *collector) {
 	ch.buf, ch.ends, ch.lines = nil, nil, nil
 }
 
-// daily returns the columns as Series, one per block, sharing backing
-// arrays of exactly the row count (each Series' slices have capacity ==
-// length).
-func (c *columns) daily() []engine.Series {
-	n := c.n
-	dates := make([]engine.Date, n)
-	open, high, low, clo, vol := make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n)
-	qty, trades := make([]int64, n), make([]int64, n)
-	c.each(func(i int, r *row) {
-		dates[i] = engine.Date(r.key)
-		open[i], high[i], low[i], clo[i], vol[i] = r.open, r.high, r.low, r.close, r.volume
-		qty[i], trades[i] = r.quantity, r.trades
-	})
-	out := make([]engine.Series, len(c.blocks))
-	for i, b := range c.blocks {
-		s, e := b.start, b.end
-		out[i] = engine.Series{
-			Ticker: b.ticker, Dates: dates[s:e:e], Open: open[s:e:e], High: high[s:e:e], Low: low[s:e:e],
-			Close: clo[s:e:e], Volume: vol[s:e:e], Quantity: qty[s:e:e], Trades: trades[s:e:e],
+// eachBlock calls f for every block in order with the block's rows,
+// which may span chunks. With drop, each chunk is released once the
+// blocks have moved past it, so that the parsed rows and the columns
+// built from them are never all held at once (at scale 10 each is
+// several GiB); c has no rows left afterwards.
+func (c *columns) eachBlock(drop bool, f func(i int, b *block, segs [][]row)) {
+	ci, base := 0, 0 // current chunk and the global index of its first row
+	var segs [][]row
+	for bi := range c.blocks {
+		b := &c.blocks[bi]
+		for ci < len(c.chunks) && base+len(c.chunks[ci]) <= b.start {
+			base += len(c.chunks[ci])
+			if drop {
+				c.chunks[ci] = nil
+			}
+			ci++
 		}
+		segs = segs[:0]
+		for i, cj, cb := b.start, ci, base; i < b.end && cj < len(c.chunks); {
+			ch := c.chunks[cj]
+			hi := min(len(ch), b.end-cb)
+			if lo := i - cb; lo < hi {
+				segs = append(segs, ch[lo:hi])
+			}
+			i = cb + hi
+			if hi == len(ch) {
+				cb += len(ch)
+				cj++
+			}
+		}
+		f(bi, b, segs)
 	}
+	if drop {
+		c.chunks, c.n = nil, 0
+	}
+}
+
+// daily returns the columns as Series, one per block, each with its own
+// arrays of exactly its row count (capacity == length). With drop, the
+// parsed rows are released as they are copied.
+func (c *columns) daily(drop bool) []engine.Series {
+	out := make([]engine.Series, len(c.blocks))
+	c.eachBlock(drop, func(bi int, b *block, segs [][]row) {
+		n := b.end - b.start
+		// Dates and closes, which the ratios read, have arrays of their
+		// own, so that the other columns can be released without them.
+		dates := make([]engine.Date, n)
+		clo := make([]engine.Num, n)
+		nums := make([]engine.Num, 4*n)
+		ints := make([]int64, 2*n)
+		open, high, low, vol := nums[:n:n], nums[n:2*n:2*n], nums[2*n:3*n:3*n], nums[3*n:]
+		qty, trades := ints[:n:n], ints[n:]
+		i := 0
+		for _, seg := range segs {
+			for j := range seg {
+				r := &seg[j]
+				dates[i] = engine.Date(r.key)
+				open[i], high[i], low[i], clo[i], vol[i] = r.open, r.high, r.low, r.close, r.volume
+				qty[i], trades[i] = r.quantity, r.trades
+				i++
+			}
+		}
+		out[bi] = engine.Series{
+			Ticker: b.ticker, Dates: dates, Open: open, High: high, Low: low,
+			Close: clo, Volume: vol, Quantity: qty, Trades: trades,
+		}
+	})
 	return out
 }
 
-// intradayBars returns the columns as Intraday histories, one per block.
-func (c *columns) intradayBars() []engine.Intraday {
-	n := c.n
-	times := make([]int64, n)
-	open, high, low, clo, vol := make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n), make([]engine.Num, n)
-	qty := make([]int64, n)
-	c.each(func(i int, r *row) {
-		times[i] = r.key
-		open[i], high[i], low[i], clo[i], vol[i] = r.open, r.high, r.low, r.close, r.volume
-		qty[i] = r.quantity
-	})
+// intradayBars returns the columns as Intraday histories, one per block,
+// like daily.
+func (c *columns) intradayBars(drop bool) []engine.Intraday {
 	out := make([]engine.Intraday, len(c.blocks))
-	for i, b := range c.blocks {
-		s, e := b.start, b.end
-		out[i] = engine.Intraday{
-			Ticker: b.ticker, Times: times[s:e:e], Open: open[s:e:e], High: high[s:e:e], Low: low[s:e:e],
-			Close: clo[s:e:e], Volume: vol[s:e:e], Quantity: qty[s:e:e],
+	c.eachBlock(drop, func(bi int, b *block, segs [][]row) {
+		n := b.end - b.start
+		times := make([]int64, n)
+		nums := make([]engine.Num, 5*n)
+		qty := make([]int64, n)
+		open, high, low, clo, vol := nums[:n:n], nums[n:2*n:2*n], nums[2*n:3*n:3*n], nums[3*n:4*n:4*n], nums[4*n:]
+		i := 0
+		for _, seg := range segs {
+			for j := range seg {
+				r := &seg[j]
+				times[i] = r.key
+				open[i], high[i], low[i], clo[i], vol[i] = r.open, r.high, r.low, r.close, r.volume
+				qty[i] = r.quantity
+				i++
+			}
 		}
-	}
+		out[bi] = engine.Intraday{
+			Ticker: b.ticker, Times: times, Open: open, High: high, Low: low,
+			Close: clo, Volume: vol, Quantity: qty,
+		}
+	})
 	return out
 }
 

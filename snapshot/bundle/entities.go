@@ -265,6 +265,9 @@ func convCompany(c *engine.Company, l *lineCtx) engine.Company {
 	for i, ch := range c.Characteristics {
 		l.required(fmt.Sprintf("characteristics[%d].name", i), ch.Name)
 	}
+	t := l.in
+	c.Kind, c.Status, c.SubIndustryID, c.ListingSegment = t.s(c.Kind), t.s(c.Status), t.s(c.SubIndustryID), t.s(c.ListingSegment)
+	c.Address.City, c.Address.State, c.Address.Country = t.s(c.Address.City), t.s(c.Address.State), t.s(c.Address.Country)
 	return *c
 }
 
@@ -295,6 +298,7 @@ func convSecurity(s *engine.Security, l *lineCtx) engine.Security {
 	if s.LiquidityRank < 0 {
 		l.errf("liquidity_rank", "want >= 0, got %d", s.LiquidityRank)
 	}
+	s.CompanyID, s.StockType, s.Currency = l.in.s(s.CompanyID), l.in.s(s.StockType), l.in.s(s.Currency)
 	return *s
 }
 
@@ -346,7 +350,7 @@ func convIndex(x *indexIn, l *lineCtx) engine.Index {
 		w, q := m.Weight.get(), m.TheoreticalQty.get()
 		l.fraction(f+".weight", w)
 		l.nonNeg(f+".theoretical_qty", q)
-		out.Members[i] = engine.IndexMember{Ticker: m.Ticker, Weight: w, TheoreticalQty: q}
+		out.Members[i] = engine.IndexMember{Ticker: l.in.s(m.Ticker), Weight: w, TheoreticalQty: q}
 	}
 	return out
 }
@@ -391,7 +395,9 @@ func convReport(r *reportIn, l *lineCtx) engine.Report {
 		l.order("start_date", r.StartDate, "end_date", r.EndDate)
 	}
 	l.version("version", r.Version)
+	t := l.in
 	out := r.Report
+	out.CompanyID, out.Statement, out.Aggregation, out.Form = t.s(out.CompanyID), t.s(out.Statement), t.s(out.Aggregation), t.s(out.Form)
 	l.ts("publish_date", &out.PublishDate)
 	l.ts("retrieval_date", &out.RetrievalDate)
 	out.Accounts = makeLike[engine.Account](r.Accounts)
@@ -403,7 +409,7 @@ func convReport(r *reportIn, l *lineCtx) engine.Report {
 		if i > 0 && a.Code <= r.Accounts[i-1].Code {
 			increasing = false
 		}
-		out.Accounts[i] = engine.Account{Code: a.Code, Name: a.Name, Value: a.Value.get(), Fixed: a.Fixed}
+		out.Accounts[i] = engine.Account{Code: t.s(a.Code), Name: t.s(a.Name), Value: a.Value.get(), Fixed: a.Fixed}
 	}
 	if !increasing { // codes in file order are usually increasing: then no duplicate is possible
 		seen := make(map[string]struct{}, len(r.Accounts))
@@ -414,6 +420,7 @@ func convReport(r *reportIn, l *lineCtx) engine.Report {
 			seen[a.Code] = struct{}{}
 		}
 	}
+	out.Sources = t.sources(out.Sources)
 	l.sources("sources", out.Sources)
 	return out
 }
@@ -441,6 +448,7 @@ func convShares(s *engine.SharesPoint, l *lineCtx) engine.SharesPoint {
 	} else if s.Common >= 0 && s.Preferred >= 0 && s.Treasury > s.Common+s.Preferred {
 		l.errf("treasury_shares", "%d exceeds common + preferred shares (%d)", s.Treasury, s.Common+s.Preferred)
 	}
+	s.CompanyID = l.in.s(s.CompanyID)
 	return *s
 }
 
@@ -490,7 +498,11 @@ func convCashAction(c *cashActionIn, l *lineCtx) engine.CashAction {
 	l.nonNeg("monetary_correction", c.MonetaryCorrection)
 	l.nonNeg("net_value", c.NetValue)
 	l.optPattern("currency", c.Currency, reCurrency, "an ISO 4217 code, e.g. BRL")
+	t := l.in
 	out := c.CashAction
+	out.CompanyID, out.Ticker, out.StockType, out.ISIN = t.s(out.CompanyID), t.s(out.Ticker), t.s(out.StockType), t.s(out.ISIN)
+	out.Name, out.Code, out.Currency = t.s(out.Name), t.s(out.Code), t.s(out.Currency)
+	t.source(&out.Source)
 	l.ts("publish_date", &out.PublishDate)
 	out.Installments = makeLike[engine.Installment](c.Installments)
 	for i, in := range c.Installments {
@@ -499,7 +511,7 @@ func convCashAction(c *cashActionIn, l *lineCtx) engine.CashAction {
 			DeclaredValue:      in.DeclaredValue.get(),
 			MonetaryCorrection: in.MonetaryCorrection.get(),
 			NetValue:           in.NetValue.get(),
-			Currency:           in.Currency,
+			Currency:           t.s(in.Currency),
 			PaymentDate:        in.PaymentDate.get(),
 		}
 		l.nonNeg(f+".declared_value", v.DeclaredValue)
@@ -545,6 +557,7 @@ func convShareAction(s *shareActionIn, l *lineCtx) engine.ShareAction {
 	l.date("prior_ex_date", s.PriorExDate)
 	l.order("approval_date", s.ApprovalDate, "prior_ex_date", s.PriorExDate)
 	out := s.ShareAction
+	out.CompanyID, out.Ticker, out.ISIN, out.Type = l.in.s(out.CompanyID), l.in.s(out.Ticker), l.in.s(out.ISIN), l.in.s(out.Type)
 	out.Legs = makeLike[engine.Leg](s.Legs)
 	for i, g := range s.Legs {
 		f := fmt.Sprintf("legs[%d]", i)
@@ -555,7 +568,7 @@ func convShareAction(s *shareActionIn, l *lineCtx) engine.ShareAction {
 		if !fac.Valid() || fac < 0 {
 			l.errf(f+".factor", "required (number >= 0)")
 		}
-		out.Legs[i] = engine.Leg{LegType: g.LegType, ISIN: g.ISIN, Ticker: g.Ticker, Factor: fac}
+		out.Legs[i] = engine.Leg{LegType: l.in.s(g.LegType), ISIN: l.in.s(g.ISIN), Ticker: l.in.s(g.Ticker), Factor: fac}
 	}
 	if slices.Contains(LegActions, s.Type) {
 		if len(s.Legs) == 0 {
@@ -607,14 +620,16 @@ func convFundReport(f *engine.FundReport, l *lineCtx) engine.FundReport {
 		}
 	}
 	l.version("version", f.Version)
+	// Counts are never negative. Money and rates may be, as filed: a
+	// month's yield or return below zero (reversals, losses), a negative
+	// net worth, and total assets a few funds report with a negative sign.
 	l.nonNeg("shares_outstanding", f.SharesOut)
 	l.nonNeg("investors", f.Investors)
-	l.nonNeg("total_assets", f.TotalAssets)
-	l.nonNeg("dividend_yield", f.DividendYield)
 	l.ts("publish_date", &f.PublishDate)
 	l.ts("retrieval_date", &f.RetrievalDate)
 	out := *f
-	out.Sources = slices.Clone(f.Sources)
+	out.FundID = l.in.s(out.FundID)
+	out.Sources = l.in.sources(f.Sources)
 	l.sources("sources", out.Sources)
 	return out
 }
@@ -647,7 +662,9 @@ func convInsider(r *insiderIn, l *lineCtx) engine.InsiderReport {
 	l.date("reference_date", r.ReferenceDate)
 	l.enum("aggregation", r.Aggregation, Aggregations)
 	l.version("version", r.Version)
+	t := l.in
 	out := r.InsiderReport
+	out.CompanyID, out.Aggregation = t.s(out.CompanyID), t.s(out.Aggregation)
 	l.ts("publish_date", &out.PublishDate)
 	l.ts("retrieval_date", &out.RetrievalDate)
 	out.Movements = makeLike[engine.InsiderMove](r.Movements)
@@ -657,7 +674,7 @@ func convInsider(r *insiderIn, l *lineCtx) engine.InsiderReport {
 		l.required(f+".operation", m.Operation)
 		l.optPattern(f+".ticker", m.Ticker, reTicker, "a ticker")
 		l.optEnum(f+".stock_type", m.StockType, StockTypes)
-		v := engine.InsiderMove{Group: m.Group, Operation: m.Operation, Ticker: m.Ticker, StockType: m.StockType,
+		v := engine.InsiderMove{Group: t.s(m.Group), Operation: t.s(m.Operation), Ticker: t.s(m.Ticker), StockType: t.s(m.StockType),
 			Date: m.Date.get(), Price: m.Price.get(), Volume: m.Volume.get()}
 		if m.Quantity == nil || *m.Quantity < 0 {
 			l.errf(f+".quantity", "required (integer >= 0)")
@@ -668,7 +685,7 @@ func convInsider(r *insiderIn, l *lineCtx) engine.InsiderReport {
 		l.nonNeg(f+".volume", v.Volume)
 		out.Movements[i] = v
 	}
-	out.Sources = slices.Clone(r.Sources)
+	out.Sources = t.sources(r.Sources)
 	l.sources("sources", out.Sources)
 	return out
 }
@@ -688,5 +705,7 @@ func convDocument(d *engine.Document, l *lineCtx) engine.Document {
 	l.ts("publish_date", &d.PublishDate)
 	l.ts("retrieval_date", &d.RetrievalDate)
 	l.source("source", &d.Source)
+	d.CompanyID, d.Category, d.Type = l.in.s(d.CompanyID), l.in.s(d.Category), l.in.s(d.Type)
+	l.in.source(&d.Source)
 	return *d
 }

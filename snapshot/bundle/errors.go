@@ -130,7 +130,8 @@ type lineCtx struct {
 	c    *collector
 	file string
 	line int
-	bad  bool // a problem was reported for this line
+	bad  bool      // a problem was reported for this line
+	in   *interner // shares repeated strings; nil: none
 }
 
 func (l *lineCtx) errf(field, format string, args ...any) {

@@ -164,6 +164,10 @@ func TestErrors(t *testing.T) {
 			[]string{`fund_reports.jsonl:1: field "reference_date": want the first day of the month`}},
 		{"fund kind", FileFundReports, 1, repl(`"fund_id":"11222333000181"`, `"fund_id":"12345678000195"`),
 			[]string{`fund_reports.jsonl:1: field "fund_id": company 12345678000195 is of kind COMPANY, want FII or ETF`}},
+		{"fund negative shares", FileFundReports, 1, repl(`"shares_outstanding":13750000`, `"shares_outstanding":-13750000`),
+			[]string{`fund_reports.jsonl:1: field "shares_outstanding"`}},
+		{"fund negative investors", FileFundReports, 1, repl(`"investors":58213`, `"investors":-1`),
+			[]string{`fund_reports.jsonl:1: field "investors"`}},
 		{"insider quantity", FileInsiderReports, 1, repl(`"quantity":12000,`, ``),
 			[]string{`insider_reports.jsonl:1: field "movements[0].quantity": required`}},
 		{"insider aggregation", FileInsiderReports, 1, repl(`"aggregation":"CONSOLIDATED"`, `"aggregation":"TOTAL"`),
@@ -253,4 +257,35 @@ func TestIgnoredFiles(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
 	}
 	mustRead(t, dir)
+}
+
+// TestFundNegativeMoney checks that a fund report's money and rates keep
+// their sign (CVM files carry negative yields, returns, net assets and
+// total assets), while counts stay non-negative (see TestErrors).
+func TestFundNegativeMoney(t *testing.T) {
+	dir := copyDir(t, smallDir)
+	edit(t, dir, FileFundReports, 1, func(s string) string {
+		for _, r := range [][2]string{
+			{`"net_assets":1421330250.55`, `"net_assets":-10653973.85`},
+			{`"nav_per_share":103.3695`, `"nav_per_share":-10653.97385`},
+			{`"dividend_yield":0.0083`, `"dividend_yield":-0.001426`},
+			{`"monthly_return":0.0112`, `"monthly_return":-0.999988`},
+			{`"total_assets":1502117300.1`, `"total_assets":-10613973.85`},
+		} {
+			s = repl(r[0], r[1])(s)
+		}
+		return s
+	})
+	u := mustRead(t, dir)
+	for _, f := range u.FundReports {
+		if f.FundID != "11222333000181" || f.ReferenceDate.String() != "2024-02-01" {
+			continue
+		}
+		if f.NetAssets != -10653973.85 || f.NAVPerShare != -10653.97385 || f.DividendYield != -0.001426 ||
+			f.MonthlyReturn != -0.999988 || f.TotalAssets != -10613973.85 {
+			t.Errorf("negative values not kept: %+v", f)
+		}
+		return
+	}
+	t.Fatal("fund report not found")
 }

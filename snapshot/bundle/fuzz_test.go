@@ -41,15 +41,15 @@ func FuzzDailyCSV(f *testing.F) {
 			return
 		}
 		if intraday {
-			if d := diff(cs.intradayBars(), cs2.intradayBars()); d != "" {
+			if d := diff(cs.intradayBars(false), cs2.intradayBars(false)); d != "" {
 				t.Fatalf("chunked parse differs at %s", d)
 			}
-		} else if d := diff(cs.daily(), cs2.daily()); d != "" {
+		} else if d := diff(cs.daily(false), cs2.daily(false)); d != "" {
 			t.Fatalf("chunked parse differs at %s", d)
 		}
 		var buf bytes.Buffer
 		if intraday {
-			bars := cs.intradayBars()
+			bars := cs.intradayBars(false)
 			w := NewIntradayWriter(&buf)
 			for i := range bars {
 				if err := w.WriteIntraday(&bars[i]); err != nil {
@@ -62,12 +62,12 @@ func FuzzDailyCSV(f *testing.F) {
 			if err != nil || c3.count() > 0 {
 				t.Fatalf("rewritten input fails: %v %v\n%s", err, c3.err(fileOrder), buf.Bytes())
 			}
-			if d := diff(bars, cs3.intradayBars()); d != "" {
+			if d := diff(bars, cs3.intradayBars(false)); d != "" {
 				t.Fatalf("round trip differs at %s", d)
 			}
 			return
 		}
-		series := cs.daily()
+		series := cs.daily(false)
 		w := NewDailyWriter(&buf)
 		for i := range series {
 			if err := w.WriteSeries(&series[i]); err != nil {
@@ -80,7 +80,7 @@ func FuzzDailyCSV(f *testing.F) {
 		if err != nil || c3.count() > 0 {
 			t.Fatalf("rewritten input fails: %v %v\n%s", err, c3.err(fileOrder), buf.Bytes())
 		}
-		if d := diff(series, cs3.daily()); d != "" {
+		if d := diff(series, cs3.daily(false)); d != "" {
 			t.Fatalf("round trip differs at %s", d)
 		}
 	})

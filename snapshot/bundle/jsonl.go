@@ -46,6 +46,7 @@ func readJSONL[In, Out any](r io.Reader, file string, c *collector, def func(*In
 		go func() {
 			defer wg.Done()
 			var in In
+			it := &interner{}
 			for b := range work {
 				out := make([]rec[Out], 0, len(b.ends))
 				start := 0
@@ -56,7 +57,7 @@ func readJSONL[In, Out any](r io.Reader, file string, c *collector, def func(*In
 						break
 					}
 					def(&in)
-					l := lineCtx{c: c, file: file, line: b.lines[i]}
+					l := lineCtx{c: c, file: file, line: b.lines[i], in: it}
 					if field, msg := decodeLine(line, &in); msg != "" {
 						l.errf(field, "%s", msg)
 						continue
@@ -115,8 +116,9 @@ func readJSONL[In, Out any](r io.Reader, file string, c *collector, def func(*In
 		n += len(r)
 	}
 	out := make([]rec[Out], 0, n)
-	for _, r := range results {
+	for i, r := range results {
 		out = append(out, r...)
+		results[i] = nil
 	}
 	return out, nil
 }

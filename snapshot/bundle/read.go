@@ -169,23 +169,27 @@ func assemble(p *parsed) *engine.Universe {
 	if len(p.meta) > 0 {
 		u.Meta = p.meta[0].v
 	}
-	u.Sectors = values(p.sectors)
-	u.Companies = values(p.companies)
-	u.Securities = values(p.securities)
-	u.Renames = values(p.renames)
-	u.Indexes = values(p.indexes)
-	u.Reports = values(p.reports)
-	u.Shares = values(p.shares)
-	u.CashActions = values(p.cashActions)
-	u.ShareActions = values(p.shareActions)
-	u.FundReports = values(p.fundReports)
-	u.InsiderReports = values(p.insiderReports)
-	u.Documents = values(p.documents)
+	// Each kind's records are dropped once copied, so that the two copies
+	// of every kind are not all alive at once.
+	u.Sectors, p.sectors = values(p.sectors), nil
+	u.Companies, p.companies = values(p.companies), nil
+	u.Securities, p.securities = values(p.securities), nil
+	u.Renames, p.renames = values(p.renames), nil
+	u.Indexes, p.indexes = values(p.indexes), nil
+	u.Reports, p.reports = values(p.reports), nil
+	u.Shares, p.shares = values(p.shares), nil
+	u.CashActions, p.cashActions = values(p.cashActions), nil
+	u.ShareActions, p.shareActions = values(p.shareActions), nil
+	u.FundReports, p.fundReports = values(p.fundReports), nil
+	u.InsiderReports, p.insiderReports = values(p.insiderReports), nil
+	u.Documents, p.documents = values(p.documents), nil
 	if p.daily != nil {
-		u.Daily = p.daily.daily()
+		u.Daily = p.daily.daily(true)
+		p.daily = nil
 	}
 	if p.intraday != nil {
-		u.Intraday = p.intraday.intradayBars()
+		u.Intraday = p.intraday.intradayBars(true)
+		p.intraday = nil
 	}
 	Canonicalize(u)
 	return u

@@ -492,11 +492,20 @@ func TestDailyChunks(t *testing.T) {
 					if got != nil {
 						t.Fatalf("size %d: %v", size, got)
 					}
-					s := cs.daily()
+					s := cs.daily(false)
 					if ref == nil {
 						ref = s
 					} else if d := diff(ref, s); d != "" {
 						t.Fatalf("size %d differs at %s", size, d)
+					}
+					// daily(true) releases the rows chunk by chunk and
+					// must give the same series.
+					dropped := cs.daily(true)
+					if d := diff(ref, dropped); d != "" {
+						t.Fatalf("size %d: daily(true) differs at %s", size, d)
+					}
+					if cs.chunks != nil || cs.n != 0 {
+						t.Fatalf("size %d: rows kept after daily(true)", size)
 					}
 					continue
 				}

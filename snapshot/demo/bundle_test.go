@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -106,7 +107,7 @@ func TestEngineBuild(t *testing.T) {
 // that adjusted prices stay continuous across every share event of the
 // demo universe.
 func TestAdjustedContinuity(t *testing.T) {
-	u := demo.GenerateSize(9, demo.Size{Companies: 30, FIIs: 6, ETFs: 2, HistoryFrom: 2014, ReportsFrom: 2026, FundReportsFrom: 2026, EventsFrom: 2026})
+	u := demo.GenerateSize(9, demo.Size{Companies: 120, FIIs: 6, ETFs: 2, HistoryFrom: 2014, ReportsFrom: 2026, FundReportsFrom: 2026, EventsFrom: 2026})
 	bundle.Canonicalize(u)
 	d, err := engine.Build(u)
 	if err != nil {
@@ -117,11 +118,8 @@ func TestAdjustedContinuity(t *testing.T) {
 		ser[u.Daily[i].Ticker] = &u.Daily[i]
 	}
 	checked := map[string]int{}
+	drift := map[string]float64{} // sum of log(adjusted open / adjusted close)
 	for _, a := range u.ShareActions {
-		if a.Type == engine.ActRestitutionInShares {
-			// The engine adjusts by received-share value only for spin-offs.
-			continue
-		}
 		s := ser[a.Ticker]
 		i := -1
 		for j, x := range s.Dates {
@@ -143,10 +141,19 @@ func TestAdjustedContinuity(t *testing.T) {
 			t.Errorf("%s %s on %s: adjusted close %.4f then open %.4f (factors %v, %v)", a.Type, a.Ticker, s.Dates[i+1], before, after, f0, f1)
 		}
 		checked[a.Type]++
+		drift[a.Type] += math.Log(after / before)
 	}
-	for _, typ := range []string{engine.ActStockSplit, engine.ActReverseSplit, engine.ActStockBonus, engine.ActSpinOff} {
+	for _, typ := range []string{engine.ActStockSplit, engine.ActReverseSplit, engine.ActStockBonus, engine.ActSpinOff, engine.ActRestitutionInShares} {
 		if checked[typ] == 0 {
 			t.Errorf("no %s checked", typ)
+		}
+	}
+	// Per type, the adjusted overnight moves average out to about zero: an
+	// unadjusted value transfer (3% to 12% of the price for a restitution
+	// in shares) would show as a systematic drop.
+	for typ, n := range checked {
+		if m := drift[typ] / float64(n); math.Abs(m) > 0.025 {
+			t.Errorf("%s: mean adjusted overnight move %.4f over %d events", typ, math.Exp(m)-1, n)
 		}
 	}
 }

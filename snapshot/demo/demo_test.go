@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"github.com/pregao/pregao/engine/ratios"
 	"math"
 	"os"
 	"path/filepath"
@@ -396,6 +397,15 @@ func TestReportIdentities(t *testing.T) {
 			eq(r, "3.03", nzNum(m["3.03"]), nzNum(m["3.01"])+nzNum(m["3.02"]))
 			eq(r, "3.05", nzNum(m["3.05"]), nzNum(m["3.03"])+nzNum(m["3.04"]))
 			eq(r, "3.07", nzNum(m["3.07"]), nzNum(m["3.05"])+nzNum(m["3.06"]))
+			if isBankDRE(r) {
+				// Financial institutions: 3.05 pre-tax, 3.06 taxes, 3.07
+				// continuing, 3.09 the period's result; no 3.10/3.11.
+				eq(r, "3.09", nzNum(m["3.09"]), nzNum(m["3.07"])+nzNum(m["3.08"]))
+				if _, ok := m["3.11"]; ok {
+					t.Errorf("%s %s: bank DRE with 3.11", r.CompanyID, r.ReferenceDate)
+				}
+				break
+			}
 			eq(r, "3.09", nzNum(m["3.09"]), nzNum(m["3.07"])+nzNum(m["3.08"]))
 			eq(r, "3.11", nzNum(m["3.11"]), nzNum(m["3.09"]))
 		case "DVA":
@@ -583,6 +593,82 @@ func TestDailyBars(t *testing.T) {
 			if math.Round(float64(c)*100) != float64(c)*100 && math.Abs(math.Round(float64(c)*100)-float64(c)*100) > 1e-6 {
 				t.Fatalf("%s %s: close %v is not in cents", s.Ticker, s.Dates[i], c)
 			}
+		}
+	}
+}
+
+// isBankDRE reports whether r is an income statement in CVM's model of
+// financial institutions (3.01 "Receitas da Intermediação Financeira").
+func isBankDRE(r *engine.Report) bool {
+	return r.Statement == "DRE" && len(r.Accounts) > 0 && r.Accounts[0].Code == "3.01" &&
+		r.Accounts[0].Name == "Receitas da Intermediação Financeira"
+}
+
+// TestBankRatios checks that the banks' income statements, in CVM's model
+// of financial institutions, are read by the ratio engine with that
+// model's codes: net income from 3.09, no EBIT.
+func TestBankRatios(t *testing.T) {
+	u := small(t)
+	der, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ind := map[string]uint16{}
+	for i, c := range der.Catalog {
+		if c.Kind == engine.IndFundamental {
+			ind[c.ID] = uint16(i)
+		}
+	}
+	type key struct {
+		id  string
+		ref engine.Date
+	}
+	// The latest version of each bank's consolidated annual DRE.
+	want := map[key]float64{}
+	ver := map[key]int{}
+	for i := range u.Reports {
+		r := &u.Reports[i]
+		if !isBankDRE(r) || r.Form != "DFP" || r.Aggregation != engine.AggConsolidated {
+			continue
+		}
+		k := key{r.CompanyID, r.ReferenceDate}
+		if r.Version < ver[k] {
+			continue
+		}
+		m := accountMap(r)
+		if _, ok := m["3.05"]; !ok || r.Accounts[0].Value == 0 {
+			t.Fatalf("bank DRE without 3.05: %+v", r.Accounts)
+		}
+		ver[k] = r.Version
+		want[k] = float64(m["3.09"]) / float64(m["3.01"])
+	}
+	if len(want) == 0 {
+		t.Fatal("no bank DFP in the universe")
+	}
+	got := map[key][]engine.Num{}
+	for _, p := range der.Ratios {
+		k := key{p.CompanyID, p.ReferenceDate}
+		if _, ok := want[k]; !ok || p.Frequency != engine.FreqAnnual || p.Class != "" {
+			continue
+		}
+		switch p.Indicator {
+		case ind["NET_MARGIN"]:
+			got[k] = append(got[k], p.Value)
+		case ind["EBIT_MARGIN"]:
+			if p.Value.Valid() {
+				t.Errorf("%s %s: EBIT_MARGIN %v for a bank", k.id, k.ref, p.Value)
+			}
+		}
+	}
+	for k, w := range want {
+		found := false
+		for _, v := range got[k] {
+			if math.Abs(float64(v)-w) < 1e-9 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s %s: NET_MARGIN %v, want 3.09/3.01 = %v", k.id, k.ref, got[k], w)
 		}
 	}
 }

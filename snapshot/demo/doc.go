@@ -37,12 +37,16 @@
 //   - Daily bars start on 2000-01-03 or the listing day. Prices are
 //     unadjusted BRL: on an ex-date the price opens near the previous close
 //     minus the cash amount, divided by the split/bonus factor, or reduced
-//     by the value of shares handed over (spin-offs), so adjusted series are
-//     continuous. Share counts change by the same factors.
+//     by the value of shares handed over (spin-offs and capital restitutions
+//     in shares, as the engine adjusts them: see package engine,
+//     "Adjustment factors"), so adjusted series are continuous. Share
+//     counts change by the same factors.
 //   - CVM reports run from Size.ReportsFrom (2016): DFP yearly and ITR for
 //     Q1-Q3, statements BPA, BPP, DRE, DRA, DVA and one of DFC_MI/DFC_MD,
 //     each CONSOLIDATED and INDIVIDUAL, with real CVM account codes and
-//     names. ITR DRE and DRA cover the quarter; ITR DVA and DFC are
+//     names. Banks file their DRE in CVM's model of financial institutions
+//     (3.01 "Receitas da Intermediação Financeira", pre-tax income 3.05,
+//     taxes 3.06, continuing result 3.07, the period's result 3.09). ITR DRE and DRA cover the quarter; ITR DVA and DFC are
 //     year-to-date, as filed. About 5% of filings have a version 2.
 //   - Intraday bars cover 10:00-17:00 local time (13:00-20:00 UTC) of the
 //     last Size.IntradaySessions sessions of the most liquid tickers and

@@ -471,44 +471,59 @@ func dre(f flows, cons, bank bool, common, pfd int64, hasPN bool) []engine.Accou
 	pre := ebit + fin
 	tax := f[fTaxCur] + f[fTaxDef]
 	ni := pre + tax
+	ctrl := ni
+	if cons {
+		ctrl = ni - f[fMinority]
+	}
 	if bank {
+		// CVM's model of financial institutions: no EBIT or financial
+		// result lines; pre-tax income 3.05, taxes 3.06, net income 3.09.
 		a.add("3.01", "Receitas da Intermediação Financeira", f[fRev])
 		a.add("3.02", "Despesas da Intermediação Financeira", f[fCogs])
 		a.add("3.03", "Resultado Bruto Intermediação Financeira", gross)
+		a.add("3.04", "Outras Despesas/Receitas Operacionais", ops+fin)
+		a.add("3.04.03", "Outras Despesas Administrativas", nz(f[fSell])+f[fGA])
+		a.add("3.04.05", "Outras Receitas Operacionais", f[fOthInc]+nz(f[fFinInc]))
+		a.add("3.04.06", "Outras Despesas Operacionais", f[fOthExp]+nz(f[fFinExp]))
+		a.add("3.04.07", "Resultado da Equivalência Patrimonial", f[fEqRes])
+		a.add("3.05", "Resultado Antes dos Tributos sobre o Lucro", pre)
+		a.add("3.06", "Imposto de Renda e Contribuição Social sobre o Lucro", tax)
+		a.add("3.06.01", "Corrente", f[fTaxCur])
+		a.add("3.06.02", "Diferido", f[fTaxDef])
+		a.add("3.07", "Resultado Líquido das Operações Continuadas", ni)
+		if cons {
+			a.add("3.09", "Lucro/Prejuízo Consolidado do Período", ni)
+			a.add("3.09.01", "Atribuído a Sócios da Empresa Controladora", ctrl)
+			a.add("3.09.02", "Atribuído a Sócios Não Controladores", f[fMinority])
+		} else {
+			a.add("3.09", "Lucro/Prejuízo do Período", ni)
+		}
 	} else {
 		a.add("3.01", "Receita de Venda de Bens e/ou Serviços", f[fRev])
 		a.add("3.02", "Custo dos Bens e/ou Serviços Vendidos", f[fCogs])
 		a.add("3.03", "Resultado Bruto", gross)
-	}
-	a.add("3.04", "Despesas/Receitas Operacionais", ops)
-	a.add("3.04.01", "Despesas com Vendas", f[fSell])
-	a.add("3.04.02", "Despesas Gerais e Administrativas", f[fGA])
-	a.add("3.04.04", "Outras Receitas Operacionais", f[fOthInc])
-	a.add("3.04.05", "Outras Despesas Operacionais", f[fOthExp])
-	a.add("3.04.06", "Resultado de Equivalência Patrimonial", f[fEqRes])
-	a.add("3.05", "Resultado Antes do Resultado Financeiro e dos Tributos", ebit)
-	if bank {
-		a.add("3.06", "Resultado Financeiro", math.NaN())
-		a.add("3.06.01", "Receitas Financeiras", math.NaN())
-		a.add("3.06.02", "Despesas Financeiras", math.NaN())
-	} else {
+		a.add("3.04", "Despesas/Receitas Operacionais", ops)
+		a.add("3.04.01", "Despesas com Vendas", f[fSell])
+		a.add("3.04.02", "Despesas Gerais e Administrativas", f[fGA])
+		a.add("3.04.04", "Outras Receitas Operacionais", f[fOthInc])
+		a.add("3.04.05", "Outras Despesas Operacionais", f[fOthExp])
+		a.add("3.04.06", "Resultado de Equivalência Patrimonial", f[fEqRes])
+		a.add("3.05", "Resultado Antes do Resultado Financeiro e dos Tributos", ebit)
 		a.add("3.06", "Resultado Financeiro", fin)
 		a.add("3.06.01", "Receitas Financeiras", f[fFinInc])
 		a.add("3.06.02", "Despesas Financeiras", f[fFinExp])
-	}
-	a.add("3.07", "Resultado Antes dos Tributos sobre o Lucro", pre)
-	a.add("3.08", "Imposto de Renda e Contribuição Social sobre o Lucro", tax)
-	a.add("3.08.01", "Corrente", f[fTaxCur])
-	a.add("3.08.02", "Diferido", f[fTaxDef])
-	a.add("3.09", "Resultado Líquido das Operações Continuadas", ni)
-	ctrl := ni
-	if cons {
-		a.add("3.11", "Lucro/Prejuízo Consolidado do Período", ni)
-		ctrl = ni - f[fMinority]
-		a.add("3.11.01", "Atribuído a Sócios da Empresa Controladora", ctrl)
-		a.add("3.11.02", "Atribuído a Sócios Não Controladores", f[fMinority])
-	} else {
-		a.add("3.11", "Lucro/Prejuízo do Período", ni)
+		a.add("3.07", "Resultado Antes dos Tributos sobre o Lucro", pre)
+		a.add("3.08", "Imposto de Renda e Contribuição Social sobre o Lucro", tax)
+		a.add("3.08.01", "Corrente", f[fTaxCur])
+		a.add("3.08.02", "Diferido", f[fTaxDef])
+		a.add("3.09", "Resultado Líquido das Operações Continuadas", ni)
+		if cons {
+			a.add("3.11", "Lucro/Prejuízo Consolidado do Período", ni)
+			a.add("3.11.01", "Atribuído a Sócios da Empresa Controladora", ctrl)
+			a.add("3.11.02", "Atribuído a Sócios Não Controladores", f[fMinority])
+		} else {
+			a.add("3.11", "Lucro/Prejuízo do Período", ni)
+		}
 	}
 	// Earnings per share (BRL per share): header lines carry no value.
 	eps := math.NaN()

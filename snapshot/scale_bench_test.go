@@ -1,0 +1,173 @@
+package snapshot
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/bundle"
+	"github.com/pregao/pregao/snapshot/demo"
+)
+
+// BenchmarkScalePipeline measures the whole pipeline at the demo scale of
+// the environment variable PREGAO_SCALE (skipped when unset): generate
+// and write the bundle (demo.Generate + bundle.Write), build the snapshot
+// (BuildFromBundle), load it (ReadFile + engine.Build) and the memory the
+// loaded dataset keeps. It runs once whatever -benchtime says; reproduce
+// with
+//
+//	PREGAO_SCALE=1 go test -run '^$' -bench ScalePipeline -benchtime 1x ./snapshot/
+//
+// Metrics: generate-s, build-s, load-s (wall seconds), build-peak-rss-MiB
+// (the process's resident high-water mark during the build, Linux only),
+// file-MiB, heap-inuse-MiB and rss-MiB after the load and a collection,
+// raw-MiB (the raw bytes of every column: 8 per number or integer, 4 per
+// date, 8 per timestamp, 1 per bool, the bytes of each string) and
+// heap-per-raw (heap-inuse over raw, target <= 2). Scale 10 needs about
+// 12 GiB of memory.
+func BenchmarkScalePipeline(b *testing.B) {
+	env := os.Getenv("PREGAO_SCALE")
+	if env == "" {
+		b.Skip("set PREGAO_SCALE (e.g. 1 or 10) to run")
+	}
+	scale, err := strconv.Atoi(env)
+	if err != nil || scale < 1 {
+		b.Fatalf("PREGAO_SCALE=%q: want an integer >= 1", env)
+	}
+	dir := b.TempDir()
+	bdir, snap := filepath.Join(dir, "bundle"), filepath.Join(dir, "demo.snap")
+	for b.Loop() {
+		t0 := time.Now()
+		u := demo.Generate(1, scale)
+		if err := bundle.Write(bdir, u, bundle.WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		u = nil
+		genS := time.Since(t0).Seconds()
+		debug.FreeOSMemory()
+		resetPeakRSS()
+
+		t0 = time.Now()
+		if _, err := BuildFromBundle(bdir, snap, WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		buildS := time.Since(t0).Seconds()
+		peak := procStatusKiB("VmHWM")
+		debug.FreeOSMemory()
+
+		t0 = time.Now()
+		lu, _, err := ReadFile(snap)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ds, err := engine.Build(lu)
+		if err != nil {
+			b.Fatal(err)
+		}
+		loadS := time.Since(t0).Seconds()
+		raw := rawColumnBytes(lu)
+		lu = nil
+		debug.FreeOSMemory()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		rss := procStatusKiB("VmRSS")
+		runtime.KeepAlive(ds)
+
+		st, err := os.Stat(snap)
+		if err != nil {
+			b.Fatal(err)
+		}
+		const mib = 1 << 20
+		b.ReportMetric(genS, "generate-s")
+		b.ReportMetric(buildS, "build-s")
+		b.ReportMetric(loadS, "load-s")
+		if peak > 0 {
+			b.ReportMetric(float64(peak)/1024, "build-peak-rss-MiB")
+		}
+		b.ReportMetric(float64(st.Size())/mib, "file-MiB")
+		b.ReportMetric(float64(m.HeapInuse)/mib, "heap-inuse-MiB")
+		if rss > 0 {
+			b.ReportMetric(float64(rss)/1024, "rss-MiB")
+		}
+		b.ReportMetric(float64(raw)/mib, "raw-MiB")
+		b.ReportMetric(float64(m.HeapInuse)/float64(raw), "heap-per-raw")
+	}
+}
+
+// rawColumnBytes sums the raw size of every value of u: 8 bytes per
+// number or 64-bit integer, 4 per Date, 2 per uint16, 1 per bool, 8 per
+// timestamp and the bytes of each string (every occurrence: the raw data,
+// not its in-memory sharing). Slice headers and struct padding are not
+// counted.
+func rawColumnBytes(u *engine.Universe) int64 {
+	timeType := reflect.TypeFor[time.Time]()
+	var walk func(v reflect.Value) int64
+	walk = func(v reflect.Value) int64 {
+		if v.Type() == timeType {
+			return 8
+		}
+		switch v.Kind() {
+		case reflect.String:
+			return int64(v.Len())
+		case reflect.Bool, reflect.Uint8, reflect.Int8:
+			return 1
+		case reflect.Uint16, reflect.Int16:
+			return 2
+		case reflect.Int32, reflect.Uint32, reflect.Float32:
+			return 4
+		case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Float64:
+			return 8
+		case reflect.Slice:
+			switch e := v.Type().Elem(); e.Kind() {
+			case reflect.Float64, reflect.Int64, reflect.Int32, reflect.Uint16, reflect.Uint8:
+				return int64(v.Len()) * int64(e.Size())
+			}
+			var n int64
+			for i := 0; i < v.Len(); i++ {
+				n += walk(v.Index(i))
+			}
+			return n
+		case reflect.Struct:
+			var n int64
+			for i := 0; i < v.NumField(); i++ {
+				n += walk(v.Field(i))
+			}
+			return n
+		}
+		return 0
+	}
+	return walk(reflect.ValueOf(u).Elem())
+}
+
+// procStatusKiB returns a kB field of /proc/self/status (VmRSS, VmHWM),
+// or 0 where there is none.
+func procStatusKiB(field string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// resetPeakRSS resets the process's resident high-water mark (VmHWM), so
+// that the next reading covers only what follows (Linux; a no-op where
+// it is not supported).
+func resetPeakRSS() {
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
