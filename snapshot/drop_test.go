@@ -60,3 +60,28 @@ func TestBuildReleasesSameBytes(t *testing.T) {
 		t.Error("WriteFile released the caller's Universe")
 	}
 }
+
+// TestDeriveInGroups checks that deriving groups of companies in turn
+// gives exactly the points of one Derive, for every number of groups.
+func TestDeriveInGroups(t *testing.T) {
+	u, err := bundle.Read(smallBundle(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Ratios) == 0 || len(want.FundRatios) == 0 || len(u.Companies) < 3 {
+		t.Fatalf("bundle too small: %d companies, %d ratio points, %d fund ratio points", len(u.Companies), len(want.Ratios), len(want.FundRatios))
+	}
+	for n := 1; n <= len(u.Companies)+1; n++ {
+		segs, err := deriveInGroups(u, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diff(want, joinDerived(segs)); d != "" {
+			t.Fatalf("%d groups: differs at %s", n, d)
+		}
+	}
+}
