@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -45,7 +44,7 @@ func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 		store.Publish(ds)
 		var f httpapi.KeysFile
 		_, e, _ := httpapi.NewKey("bench", httpapi.PlanDelayed, ds.AsOf())
-		e.SHA256 = sha(benchKey)
+		e.SHA256 = hexSHA(benchKey)
 		f.Keys = append(f.Keys, e)
 		keys, err := httpapi.NewKeys(f)
 		if err != nil {
@@ -99,8 +98,7 @@ func run(b *testing.B, method, path, body string) {
 	}
 	serve()
 	if w.status != 200 {
-		rec := &sink{h: http.Header{}}
-		b.Fatalf("%s %s: status %d (body %d bytes)", method, path, w.status, rec.n)
+		b.Fatalf("%s %s: status %d (body %d bytes)", method, path, w.status, w.n)
 	}
 	b.SetBytes(int64(w.n))
 	b.ReportAllocs()
@@ -181,6 +179,27 @@ func BenchmarkCompanyDetail(b *testing.B) {
 	run(b, "GET", "/v2/companies/"+d.Screener().Assets[d.Screener().ByVolume[0]].Ticker, "")
 }
 
-var _ = io.Discard
+func BenchmarkQuoteSingleChart(b *testing.B) {
+	t := tickers(b, 1)[0]
+	run(b, "GET", "/v2/quotes/"+t+"?type=chart", "")
+}
 
-func sha(s string) string { return hexSHA(s) }
+func BenchmarkCompanies(b *testing.B) {
+	for _, q := range []string{"", "?bdr=true&show_sector=true&show_market_cap=true"} {
+		b.Run("query="+q, func(b *testing.B) { run(b, "GET", "/v2/companies"+q, "") })
+	}
+}
+
+func BenchmarkCashActions(b *testing.B) {
+	run(b, "GET", "/v2/companies/cash-corporate-actions", "")
+}
+
+func BenchmarkCatalog(b *testing.B) {
+	run(b, "GET", "/v2/ratios/catalog", "")
+}
+
+func BenchmarkCashActionsMonth(b *testing.B) {
+	_, d := setup(b)
+	end := d.LastSession()
+	run(b, "GET", fmt.Sprintf("/v2/companies/cash-corporate-actions?start_date=%s&end_date=%s", end-30, end), "")
+}

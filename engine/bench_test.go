@@ -167,3 +167,18 @@ func BenchmarkBuild(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkAggregate(b *testing.B) {
+	ds := benchDataset(b)
+	a, _ := ds.Asset("C0003") // 10 sessions of 1-minute bars
+	buf := make([]Bar, 0, a.Intraday.Len())
+	for _, width := range []int64{300, 1800} {
+		b.Run(fmt.Sprintf("intraday_10d_%ds", width), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = a.AppendIntradayBuckets(buf[:0], 0, a.Intraday.Len(), width, false)
+			}
+			sinkInt += len(buf)
+		})
+	}
+}

@@ -12,7 +12,7 @@ import (
 )
 
 // Build indexes u and computes every derived structure (joined histories,
-// adjustment factors, latest quotes, rankings, movers, screener columns)
+// adjustment factors, latest quotes, rankings, screener columns)
 // once. The Dataset owns u: neither u nor anything it references may be
 // modified afterwards. Build never modifies u.
 //
@@ -501,16 +501,20 @@ func liquidityCmp(x, y *Asset) int {
 	if c := cmp.Compare(rx, ry); c != 0 {
 		return c
 	}
-	vx, vy := x.Latest.Volume, y.Latest.Volume
+	return cmp.Or(cmpDescMissingLast(x.Latest.Volume, y.Latest.Volume), strings.Compare(x.Ticker, y.Ticker))
+}
+
+// cmpDescMissingLast orders valid values descending before missing ones.
+func cmpDescMissingLast(x, y Num) int {
 	switch {
-	case vx.Valid() && !vy.Valid():
+	case x.Valid() && !y.Valid():
 		return -1
-	case !vx.Valid() && vy.Valid():
+	case !x.Valid() && y.Valid():
 		return 1
-	case vx.Valid() && vx != vy:
-		return cmp.Compare(vy, vx)
+	case x.Valid():
+		return cmp.Compare(y, x)
 	}
-	return strings.Compare(x.Ticker, y.Ticker)
+	return 0
 }
 
 // issuerIdx returns the index of the issuer of company id; what names the

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"cmp"
+	"math"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -80,8 +82,36 @@ func (b *builder) buildCash() error {
 	for i := range d.cash {
 		e := &d.cash[i]
 		e.Issuer.CashActions = append(e.Issuer.CashActions, e)
+		if e.PaymentDate.Valid() {
+			d.cashByPay = append(d.cashByPay, int32(i))
+		}
 	}
+	slices.SortFunc(d.cashByPay, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(d.cash[x].PaymentDate, d.cash[y].PaymentDate), cmp.Compare(x, y))
+	})
 	return nil
+}
+
+// CashPaidBetween appends to dst the rows of CashActions() whose payment
+// date is within [from, to] (both inclusive; a NoDate bound leaves that
+// side open), in CashActions order, and returns the extended slice.
+// Actions without a payment date are never included. It answers from an
+// index by payment date built once per Dataset and allocates only when dst
+// must grow.
+func (d *Dataset) CashPaidBetween(dst []int32, from, to Date) []int32 {
+	if !to.Valid() {
+		to = math.MaxInt32
+	}
+	if from > to {
+		return dst
+	}
+	ix := d.cashByPay
+	lo := sort.Search(len(ix), func(i int) bool { return d.cash[ix[i]].PaymentDate >= from })
+	hi := lo + sort.Search(len(ix)-lo, func(i int) bool { return d.cash[ix[lo+i]].PaymentDate > to })
+	n := len(dst)
+	dst = append(dst, ix[lo:hi]...)
+	slices.Sort(dst[n:])
+	return dst
 }
 
 func eventKey(ca *CashAction) string {

@@ -27,7 +27,8 @@ type Dataset struct {
 	assetByTicker *index.Map[int32] // current and former tickers
 	assetByISIN   map[string]int32
 
-	cash []CashEvent // every cash action, prior_ex_date desc
+	cash      []CashEvent // every cash action, prior_ex_date desc
+	cashByPay []int32     // rows of cash with a payment date, by (payment date, row)
 
 	catalogByID *index.Map[int32] // upper-case "KIND/ID" -> Catalog index
 
@@ -35,8 +36,6 @@ type Dataset struct {
 	indexBySymbol *index.Map[int32]
 
 	lastSession Date
-	gainers     []*Asset
-	losers      []*Asset
 
 	screener Screener
 }

@@ -6,7 +6,7 @@
 // Dataset once per snapshot: B-tree indexes (package index) by ticker,
 // symbol, company_id, CVM code and dates; former tickers joined into one
 // continuous history; adjustment factors; latest quotes, variations and
-// per-minute running session aggregates; index rankings and market movers;
+// per-minute running session aggregates; index rankings;
 // the screener's column-wise table. Nothing of that is recomputed per
 // request: queries are lookups, binary searches and scans of precomputed
 // columns. A Store publishes Datasets through an atomic.Pointer: readers
@@ -20,6 +20,11 @@
 // Prices are BRL per share, volumes BRL, quantities shares, variations
 // decimal fractions (0.0621 = +6.21%). Num NaN (Null) is missing data and
 // answers null, never 0; Date NoDate is an absent date. Times are UTC.
+// Sums of BRL amounts (aggregated and running volumes) are kept in whole
+// cents and differences of prices (variation values) go through Diff, so
+// both are exact to the cent whenever their inputs are (see Cents).
+// CivilDate and DaysIn are the allocation-free calendar arithmetic shared
+// by the importers' date parsers.
 //
 // # Accessors
 //
@@ -52,21 +57,21 @@
 // Market-wide:
 //   - Dataset.QuoteAt(ticker, t), Dataset.AdjustmentFactor(ticker, d).
 //   - Dataset.CashActions(): every cash action version (CashEvent: Factor,
-//     Current, Value(), Adjust(v)), prior_ex_date descending.
+//     Current, Value(), Adjust(v)), prior_ex_date descending;
+//     Dataset.CashPaidBetween(dst, from, to): the rows paid within a
+//     date range, from an index by payment date.
 //   - Dataset.Index(symbol), Dataset.Indexes(): IndexData with Members,
 //     precomputed Highs/Lows and UpdatedAt; IndexData.RankAt(t, lows, dst)
 //     ranks as of another time; both leave out stale members (a quote
 //     older than the market session before the newest among the members),
 //     and IndexData.KeepCurrent(entries) applies that rule to a caller's
 //     own ranking.
-//   - Dataset.Movers(): the last session's gainers and losers;
-//     Dataset.MoversOn(day): those of the last session on or before day.
 //   - Dataset.Screener(): column-wise screener table (Close, Volume,
 //     Employees, LiquidityRank, Primary, SectorID per level, Ratios per
 //     catalog indicator, ByVolume order).
 //   - Dataset.Sectors(), Sector(id), SectorDescendants(id), SectorPath(id).
 //   - Dataset.Catalog(), Dataset.IndicatorIndex(kind, id) (ids are unique
-//     per kind only), ClassSuffix(class), ScreenerClass(class).
+//     per kind only), ScreenerClass(class).
 //   - Dataset.Meta(), AsOf(), LastSession(), Universe().
 //
 // # Adjustment factors

@@ -79,7 +79,6 @@ func FuzzBuild(f *testing.F) {
 		for i := range ds.Indexes() {
 			ds.Indexes()[i].RankAt(at(4, 13, 2), true, nil)
 		}
-		ds.MoversOn(d(3))
 		_ = ds.Screener().Len()
 	})
 }

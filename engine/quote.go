@@ -35,7 +35,8 @@ type Quote struct {
 	// Variation is Close/PrevClose - 1 (decimal fraction); Null when the
 	// previous close is missing or zero.
 	Variation Num
-	// VariationValue is Close - PrevClose (BRL); Null likewise.
+	// VariationValue is Close - PrevClose (BRL), exact to the cent when
+	// both are whole cents (see Diff); Null likewise.
 	VariationValue Num
 	// Factor is the adjustment factor F(Date).
 	Factor Num
@@ -47,6 +48,9 @@ type Quote struct {
 func (q Quote) Valid() bool { return q.Date.Valid() }
 
 // Adjusted returns q with prices divided and quantity multiplied by Factor.
+// VariationValue is the unadjusted one (exact to the cent, see Diff)
+// divided by Factor: closer to the decimal answer than the difference of
+// the adjusted prices, which are rarely whole cents.
 func (q Quote) Adjusted() Quote {
 	f := q.Factor
 	if !f.Valid() || f == 1 {
@@ -69,7 +73,8 @@ var NullQuote = Quote{
 }
 
 // runAgg holds, for every intraday bar, the session's running aggregates
-// up to and including that bar.
+// up to and including that bar. Volumes are summed in whole cents (see
+// moneySum), so they are exact to the cent whenever the bars' are.
 type runAgg struct {
 	open, high, low, close, vol, qty []Num
 }
@@ -86,12 +91,14 @@ func (a *Asset) buildRunAgg() {
 		close: col[3*n : 4*n : 4*n], vol: col[4*n : 5*n : 5*n], qty: col[5*n : 6*n : 6*n],
 	}
 	var day Date = NoDate
+	var vol moneySum // the session's volume so far, in whole cents when exact
 	for i := 0; i < n; i++ {
 		d := dateOfUnix(s.Times[i])
 		if d != day {
 			day = d
 			r.open[i], r.high[i], r.low[i], r.close[i] = s.Open[i], s.High[i], s.Low[i], s.Close[i]
-			r.vol[i], r.qty[i] = s.Volume[i], Num(s.Quantity[i])
+			vol.start(s.Volume[i])
+			r.vol[i], r.qty[i] = vol.value(), Num(s.Quantity[i])
 			continue
 		}
 		p := i - 1
@@ -105,7 +112,8 @@ func (a *Asset) buildRunAgg() {
 		if s.Close[i].Valid() {
 			r.close[i] = s.Close[i]
 		}
-		r.vol[i] = addNum(r.vol[p], s.Volume[i])
+		vol.add(s.Volume[i])
+		r.vol[i] = vol.value()
 		r.qty[i] = addNum(r.qty[p], Num(s.Quantity[i]))
 	}
 	a.cum = r
@@ -207,7 +215,7 @@ func (q *Quote) setVariation() {
 		return
 	}
 	q.Variation = q.Close/q.PrevClose - 1
-	q.VariationValue = q.Close - q.PrevClose
+	q.VariationValue = Diff(q.Close, q.PrevClose)
 }
 
 // QuoteAt returns the quote of a ticker (current or former) as of t; see

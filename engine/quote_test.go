@@ -286,27 +286,6 @@ func TestRankings(t *testing.T) {
 	}
 }
 
-func TestMovers(t *testing.T) {
-	ds := mustBuild(t, testUniverse(t))
-	day, g, l := ds.Movers()
-	if day != d(4) {
-		t.Fatalf("session %v", day)
-	}
-	names := func(as []*Asset) []string {
-		var s []string
-		for _, a := range as {
-			s = append(s, a.Ticker)
-		}
-		return s
-	}
-	if got, want := names(g), []string{"PETR4", "PETR3", "VALE3", "VIIA3", "HGLG11", "SPUN3"}; !slices.Equal(got, want) {
-		t.Errorf("gainers = %v, want %v", got, want)
-	}
-	if got, want := names(l), []string{"SPUN3", "HGLG11", "PETR3", "VALE3", "VIIA3", "PETR4"}; !slices.Equal(got, want) {
-		t.Errorf("losers = %v, want %v", got, want)
-	}
-}
-
 func TestScreener(t *testing.T) {
 	ds := mustBuild(t, testUniverse(t))
 	s := ds.Screener()
@@ -357,9 +336,6 @@ func TestScreener(t *testing.T) {
 	checkNum(t, "PETR4 DY", s.Ratios[dy][1], 0.08)
 	// Same publish date: the later reference date wins.
 	checkNum(t, "PETR ROE", s.Ratios[roe][1], 0.2)
-	if ClassSuffix(ClassPSB) != "_PSB" || ClassSuffix(ClassUnit) != "_UNIT" || ClassSuffix(ClassMacro) != "" {
-		t.Error("ClassSuffix")
-	}
 	if ScreenerClass(ClassFundUnit) || !ScreenerClass(ClassBDR) {
 		t.Error("ScreenerClass")
 	}
@@ -371,48 +347,19 @@ var (
 	sinkResolved Resolved
 )
 
-func TestMoversOn(t *testing.T) {
-	ds := mustBuild(t, testUniverse(t))
-	names := func(as []*Asset) []string {
-		var s []string
-		for _, a := range as {
-			s = append(s, a.Ticker)
-		}
-		return s
+func TestLastSession(t *testing.T) {
+	if got := mustBuild(t, testUniverse(t)).LastSession(); got != d(4) {
+		t.Errorf("LastSession = %v, want %v", got, d(4))
 	}
-	// d3: PETR4 12/11.5, VALE3 flat (spin-off adjusted), PETR3 flat
-	// (reverse split adjusted), HGLG11 153/152, VIIA3 6/6; SPUN3 has no
-	// previous close.
-	day, g, l := ds.MoversOn(d(3))
-	if day != d(3) {
-		t.Fatalf("session %v", day)
-	}
-	if got, want := names(g), []string{"PETR4", "HGLG11", "PETR3", "VALE3", "VIIA3"}; !slices.Equal(got, want) {
-		t.Errorf("gainers = %v, want %v", got, want)
-	}
-	if got, want := names(l), []string{"PETR3", "VALE3", "VIIA3", "HGLG11", "PETR4"}; !slices.Equal(got, want) {
-		t.Errorf("losers = %v, want %v", got, want)
-	}
-	// A day without a session picks the previous one; the last session and
-	// later days answer the precomputed lists.
+	// A later session of any non-macro asset moves it.
 	u := testUniverse(t)
 	for i := range u.Daily {
 		if u.Daily[i].Ticker == "HGLG11" {
 			u.Daily[i] = mkSeries("HGLG11", []int{0, 1, 2, 4, 6}, []float64{150, 151, 152, 153, 150})
 		}
 	}
-	ds = mustBuild(t, u)
-	if day, _, _ := ds.MoversOn(d(5)); day != d(4) {
-		t.Errorf("MoversOn(d5) session = %v", day)
-	}
-	if day, g, _ := ds.MoversOn(d(6)); day != d(6) || len(g) != 1 || g[0].Ticker != "HGLG11" {
-		t.Errorf("MoversOn(d6) = %v %v", day, names(g))
-	}
-	if day, g, l := ds.MoversOn(d(-1)); day.Valid() || g != nil || l != nil {
-		t.Error("MoversOn before any session")
-	}
-	if ds.LastSession() != d(6) {
-		t.Errorf("LastSession = %v", ds.LastSession())
+	if got := mustBuild(t, u).LastSession(); got != d(6) {
+		t.Errorf("LastSession = %v, want %v", got, d(6))
 	}
 }
 

@@ -168,66 +168,6 @@ func UpdatedAt(entries []RankEntry) int64 {
 	return t
 }
 
-// Movers returns the market's last session (LastSession) and every
-// non-macro asset whose latest quote is of that session with a valid
-// variation: gainers by variation descending, losers by variation
-// ascending (most negative first); ties by ticker in both. Precomputed.
-func (d *Dataset) Movers() (session Date, gainers, losers []*Asset) {
-	return d.lastSession, d.gainers, d.losers
-}
-
-// MoversOn is Movers for the last market session on or before day (the
-// previous session for a caller that may not see day itself): the assets
-// with a daily bar on that session and a valid variation. It answers from
-// the precomputed lists for the last session and computes (and allocates)
-// otherwise. session is NoDate when there is none.
-func (d *Dataset) MoversOn(day Date) (session Date, gainers, losers []*Asset) {
-	if day >= d.lastSession {
-		return d.Movers()
-	}
-	session = NoDate
-	for i := range d.assets {
-		a := &d.assets[i]
-		if a.StockType == ClassMacro {
-			continue
-		}
-		if j := a.DayIndex(day); j >= 0 && (!session.Valid() || a.Daily.Dates[j] > session) {
-			session = a.Daily.Dates[j]
-		}
-	}
-	if !session.Valid() {
-		return session, nil, nil
-	}
-	var es []RankEntry
-	for i := range d.assets {
-		a := &d.assets[i]
-		if a.StockType == ClassMacro {
-			continue
-		}
-		if j := a.DayIndex(session); j >= 0 && a.Daily.Dates[j] == session {
-			if q := a.DailyQuote(j); q.Variation.Valid() {
-				es = append(es, RankEntry{Asset: a, Quote: q})
-			}
-		}
-	}
-	gainers, losers = sortMovers(es)
-	return session, gainers, losers
-}
-
-func sortMovers(es []RankEntry) (gainers, losers []*Asset) {
-	slices.SortFunc(es, cmpHigh)
-	gainers = make([]*Asset, len(es))
-	for i := range es {
-		gainers[i] = es[i].Asset
-	}
-	slices.SortFunc(es, cmpLow)
-	losers = make([]*Asset, len(es))
-	for i := range es {
-		losers[i] = es[i].Asset
-	}
-	return gainers, losers
-}
-
 func (b *builder) buildRankings() {
 	d := b.d
 	var cal []Date
@@ -250,13 +190,4 @@ func (b *builder) buildRankings() {
 		slices.SortFunc(ix.Lows, cmpLow)
 		ix.UpdatedAt = UpdatedAt(ix.Highs)
 	}
-	var es []RankEntry
-	for i := range d.assets {
-		a := &d.assets[i]
-		if a.StockType == ClassMacro || a.Latest.Date != d.lastSession || !a.Latest.Variation.Valid() {
-			continue
-		}
-		es = append(es, RankEntry{Asset: a, Quote: a.Latest})
-	}
-	d.gainers, d.losers = sortMovers(es)
 }

@@ -53,17 +53,6 @@ func ScreenerClass(c string) bool {
 	return false
 }
 
-// ClassSuffix returns the API suffix of class-specific indicator ids for a
-// share class ("_CS", "_PS", "_PSA" ..., "_UNIT", "_BDR"), or "" for
-// classes without one.
-func ClassSuffix(class string) string {
-	switch class {
-	case ClassCS, ClassPS, ClassPSA, ClassPSB, ClassPSC, ClassPSD, ClassPSE, ClassUnit, ClassBDR:
-		return "_" + class
-	}
-	return ""
-}
-
 // latestRatio returns the latest point (by publish_date, then
 // reference_date) of indicator k for class (TTM first, then ANNUAL).
 func latestRatio(is *Issuer, k uint16, class string) *RatioPoint {
@@ -174,15 +163,6 @@ func (b *builder) buildScreener() {
 		s.ByVolume[i] = int32(i)
 	}
 	slices.SortStableFunc(s.ByVolume, func(x, y int32) int {
-		vx, vy := s.Volume[x], s.Volume[y]
-		switch {
-		case vx.Valid() && !vy.Valid():
-			return -1
-		case !vx.Valid() && vy.Valid():
-			return 1
-		case vx.Valid() && vx != vy:
-			return cmp.Compare(vy, vx)
-		}
-		return cmp.Compare(s.Assets[x].Ticker, s.Assets[y].Ticker)
+		return cmp.Or(cmpDescMissingLast(s.Volume[x], s.Volume[y]), cmp.Compare(s.Assets[x].Ticker, s.Assets[y].Ticker))
 	})
 }

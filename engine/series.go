@@ -138,8 +138,10 @@ func (a *Asset) AppendIntraday(dst []Bar, lo, hi int, adjusted bool) []Bar {
 // and never span two days; buckets of a day or more are aligned on the
 // unix epoch. A bucket's Time is its start, Open the first valid open,
 // High/Low the extremes, Close the last valid close, Volume, Quantity and
-// Trades sums, Factor the last bar's. width <= 0 returns bars unchanged.
-// It does not allocate.
+// Trades sums, Factor the last bar's. Volumes are summed in whole cents
+// (see Cents), so a bucket's volume is exact to the cent whenever its
+// bars' volumes are. width <= 0 returns bars unchanged. It does not
+// allocate.
 func Aggregate(bars []Bar, width int64) []Bar {
 	if width <= 0 || len(bars) == 0 {
 		return bars
@@ -148,15 +150,19 @@ func Aggregate(bars []Bar, width int64) []Bar {
 	cur := bucketStart(bars[0].Time, width)
 	acc := bars[0]
 	acc.Time = cur
+	var vol moneySum
+	vol.start(acc.Volume)
 	for i := 1; i < len(bars); i++ {
 		b := bars[i]
 		s := bucketStart(b.Time, width)
 		if s != cur {
+			acc.Volume = vol.value()
 			bars[n] = acc
 			n++
 			cur = s
 			acc = b
 			acc.Time = s
+			vol.start(b.Volume)
 			continue
 		}
 		if !acc.Open.Valid() {
@@ -167,12 +173,13 @@ func Aggregate(bars []Bar, width int64) []Bar {
 		if b.Close.Valid() {
 			acc.Close = b.Close
 		}
-		acc.Volume = addNum(acc.Volume, b.Volume)
+		vol.add(b.Volume)
 		acc.Quantity = addNum(acc.Quantity, b.Quantity)
 		acc.Trades += b.Trades
 		acc.Factor = b.Factor
 		acc.Date = b.Date
 	}
+	acc.Volume = vol.value()
 	bars[n] = acc
 	return bars[:n+1]
 }

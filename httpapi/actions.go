@@ -51,27 +51,39 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	if from.Valid() && to.Valid() && from > to {
 		return nil, badRequest("start_date is after end_date")
 	}
+	evs := c.ds.CashActions()
+	pass := func(e *engine.CashEvent) bool {
+		return !(current && !e.Current || st != "" && e.StockType != st) && cashIssuerListed(e.Issuer, bdr)
+	}
 	dst = append(dst, '[')
 	n := 0
-	evs := c.ds.CashActions()
-	for i := range evs {
-		e := &evs[i]
-		if current && !e.Current || st != "" && e.StockType != st {
-			continue
+	if !from.Valid() && !to.Valid() {
+		for i := range evs {
+			if e := &evs[i]; pass(e) {
+				dst = appendCashItem(dst, n, e)
+				n++
+			}
 		}
-		if !cashIssuerListed(e.Issuer, bdr) {
-			continue
+		return append(dst, ']'), nil
+	}
+	// A payment-date range: only the actions the Dataset's payment-date
+	// index lists, in CashActions order.
+	c.rows = c.ds.CashPaidBetween(c.rows[:0], from, to)
+	for _, r := range c.rows {
+		if e := &evs[r]; pass(e) {
+			dst = appendCashItem(dst, n, e)
+			n++
 		}
-		if (from.Valid() || to.Valid()) && (!e.PaymentDate.Valid() || from.Valid() && e.PaymentDate < from || to.Valid() && e.PaymentDate > to) {
-			continue
-		}
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		n++
-		dst = appendCashAction(dst, e)
 	}
 	return append(dst, ']'), nil
+}
+
+// appendCashItem appends e as item n (from 0) of a JSON array.
+func appendCashItem(dst []byte, n int, e *engine.CashEvent) []byte {
+	if n > 0 {
+		dst = append(dst, ',')
+	}
+	return appendCashAction(dst, e)
 }
 
 // appendCashAction appends one cash corporate action.

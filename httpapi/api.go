@@ -88,7 +88,7 @@ type call struct {
 	buf2   []byte              // output of the second encoder of POST /quotes
 	items  []quoteItem         // scratch of POST /quotes
 	ranks  []engine.RankEntry  // scratch of rankings
-	rows   []int32             // scratch of the screener
+	rows   []int32             // scratch of the screener and of cash actions
 	keys   []sortKey           // scratch of the screener
 	seen   map[string]struct{} // scratch of POST /quotes (cleared after use)
 }

@@ -213,7 +213,9 @@ func appendImages(dst []byte, base, kind string) []byte {
 }
 
 // companies serves GET /companies: Brazilian companies (kind COMPANY), plus
-// BDR issuers with bdr=true, sorted by company_id.
+// BDR issuers with bdr=true, sorted by company_id. The answer depends only
+// on the Dataset and the flags, so each flag set is encoded once per
+// Dataset.
 func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
 	q, err := parseQuery(r.URL.RawQuery, "bdr", "show_sector", "show_market_cap")
 	if err != nil {
@@ -231,9 +233,28 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	if err != nil {
 		return nil, err
 	}
+	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)]
+	return cachedBody(dst, slot, func(dst []byte) []byte { return appendCompanies(dst, c.ds, bdr, sec, mc) }), nil
+}
+
+// companiesSlot numbers the flag sets of GET /companies.
+func companiesSlot(bdr, sec, mc bool) int {
+	i := 0
+	for k, f := range [3]bool{bdr, sec, mc} {
+		if f {
+			i |= 1 << k
+		}
+	}
+	return i
+}
+
+// appendCompanies appends the companies list: Brazilian companies, plus
+// BDR issuers when bdr is set, with the sector blocks when sec is set and
+// market_cap/enterprise_value when mc is set.
+func appendCompanies(dst []byte, ds *engine.Dataset, bdr, sec, mc bool) []byte {
 	dst = append(dst, '[')
 	n := 0
-	iss := c.ds.Issuers()
+	iss := ds.Issuers()
 	for i := range iss {
 		is := &iss[i]
 		if is.Kind != engine.KindCompany && !(bdr && is.Kind == engine.KindBDR) {
@@ -267,7 +288,7 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 		}
 		dst = append(dst, '}')
 	}
-	return append(dst, ']'), nil
+	return append(dst, ']')
 }
 
 // sharesHistory serves GET /companies/:id/shares-history: the share counts,

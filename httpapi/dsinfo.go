@@ -24,6 +24,24 @@ type dsInfo struct {
 	// current quote of every asset, encoded, and the index rankings.
 	delayed atomic.Pointer[quoteView]
 	eod     atomic.Pointer[quoteView]
+	// companies and catalogBody cache whole answers that depend only on
+	// the Dataset and the query, encoded on first use: the companies list
+	// per flag set (see companiesSlot) and the catalog per kind (see
+	// catalogKinds).
+	companies   [8]atomic.Pointer[[]byte]
+	catalogBody [4]atomic.Pointer[[]byte]
+}
+
+// cachedBody appends to dst the body held in slot, encoding it with enc
+// (which appends to its argument) on first use. Concurrent first uses may
+// both encode; they store the same bytes.
+func cachedBody(dst []byte, slot *atomic.Pointer[[]byte], enc func([]byte) []byte) []byte {
+	if b := slot.Load(); b != nil {
+		return append(dst, *b...)
+	}
+	b := enc(nil)
+	slot.Store(&b)
+	return append(dst, b...)
 }
 
 func newDSInfo(ds *engine.Dataset) *dsInfo {
@@ -69,7 +87,8 @@ type view struct {
 	cutoff int64
 	// before (eod plans): only sessions strictly before this date.
 	before engine.Date
-	// qv is the precomputed view when there is one (else nil: compute).
+	// qv is the precomputed view when there is one (else nil: compute);
+	// eod views always have one.
 	qv *quoteView
 }
 

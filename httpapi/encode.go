@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -14,7 +13,7 @@ import (
 // volumes, counts) take a fast path that writes the same decimal digits as
 // strconv's shortest form; the rest use engine.AppendNum. Both decode to n.
 func appendNum(dst []byte, n engine.Num) []byte {
-	if c, ok := hundredths(n); ok {
+	if c, ok := engine.Cents(n); ok {
 		if c < 0 {
 			dst = append(dst, '-')
 			c = -c
@@ -29,41 +28,6 @@ func appendNum(dst []byte, n engine.Num) []byte {
 		return dst
 	}
 	return engine.AppendNum(dst, n)
-}
-
-// hundredths returns c with c/100 == n exactly (n is the float nearest to
-// the decimal c/100) for |n| < 1e13; false otherwise (and for -0, NaN).
-func hundredths(n engine.Num) (int64, bool) {
-	v := float64(n)
-	if !(v > -1e13 && v < 1e13) {
-		return 0, false
-	}
-	x := v * 100
-	var c int64
-	if x >= 0 {
-		c = int64(x + 0.5)
-	} else {
-		c = int64(x - 0.5)
-	}
-	if float64(c)/100 != v || c == 0 && math.Signbit(v) {
-		return 0, false
-	}
-	return c, true
-}
-
-// subNum returns a - b; when both are whole hundredths (prices) the result
-// is the float nearest the exact decimal difference (0.55, not
-// 0.5499999999999972). Missing operands give Null.
-func subNum(a, b engine.Num) engine.Num {
-	if !a.Valid() || !b.Valid() {
-		return engine.Null
-	}
-	if ca, ok := hundredths(a); ok {
-		if cb, ok := hundredths(b); ok {
-			return engine.Num(float64(ca-cb) / 100)
-		}
-	}
-	return a - b
 }
 
 // appendInt appends v as a JSON number.

@@ -198,21 +198,3 @@ func TestAppendUnix(t *testing.T) {
 		}
 	}
 }
-
-func TestSubNum(t *testing.T) {
-	f := func(a, b, want engine.Num) {
-		t.Helper()
-		got := subNum(a, b)
-		if got != want && !(!got.Valid() && !want.Valid()) {
-			t.Errorf("subNum(%v, %v) = %v, want %v", a, b, got, want)
-		}
-	}
-	f(44.75, 44.2, 0.55)
-	f(12.29, 12.11, 0.18)
-	f(0.1, 0.3, -0.2)
-	third := engine.Num(1)
-	third /= 3
-	f(third, 0.5, third-0.5)
-	f(engine.Null, 1, engine.Null)
-	f(1, engine.Null, engine.Null)
-}

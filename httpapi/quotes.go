@@ -293,17 +293,8 @@ func appendQuote(dst []byte, q *engine.Quote, currency string) []byte {
 	dst = append(dst, `,"variation":`...)
 	dst = appendNum(dst, q.Variation)
 	dst = append(dst, `,"variation_value":`...)
-	dst = appendNum(dst, variationValue(q))
+	dst = appendNum(dst, q.VariationValue)
 	return append(dst, '}')
-}
-
-// variationValue returns q's absolute variation, exact in hundredths when
-// the close and the previous close are prices in hundredths.
-func variationValue(q *engine.Quote) engine.Num {
-	if !q.VariationValue.Valid() {
-		return engine.Null
-	}
-	return subNum(q.Close, q.PrevClose)
 }
 
 // seriesBars appends the bars of a historical request to dst: daily rows
@@ -409,7 +400,7 @@ func appendBar(dst []byte, b *engine.Bar, ref engine.Num, currency []byte) []byt
 	dst = append(dst, currency...)
 	v, vv := engine.Null, engine.Null
 	if b.Close.Valid() && ref.Valid() && ref != 0 {
-		v, vv = b.Close/ref-1, subNum(b.Close, ref)
+		v, vv = b.Close/ref-1, engine.Diff(b.Close, ref)
 	}
 	dst = append(dst, `,"variation":`...)
 	dst = appendNum(dst, v)

@@ -56,17 +56,7 @@ func (a *API) indexRanking(c *call, dst []byte, r *http.Request, ps httprouter.P
 		if lows {
 			entries = v.qv.lows[pos]
 		}
-	case v.eod:
-		c.ranks = c.ranks[:0]
-		for _, m := range ix.Members {
-			if q := m.QuoteBefore(v.before); q.Variation.Valid() {
-				c.ranks = append(c.ranks, engine.RankEntry{Asset: m, Quote: q})
-			}
-		}
-		c.ranks = ix.KeepCurrent(c.ranks) // stale members (delisted...) are not ranked
-		sortRanks(c.ranks, lows)
-		entries = c.ranks
-	default:
+	default: // a delayed cut-off without a cached view (eod views always are)
 		c.ranks = ix.RankAt(time.Unix(v.cutoff, 0), lows, c.ranks[:0])
 		entries = c.ranks
 	}
@@ -140,7 +130,7 @@ func appendRankEntry(dst []byte, pos int, ticker string, q *engine.Quote, curren
 	dst = append(dst, `,"variation":`...)
 	dst = appendNum(dst, q.Variation)
 	dst = append(dst, `,"variation_value":`...)
-	dst = appendNum(dst, variationValue(q))
+	dst = appendNum(dst, q.VariationValue)
 	dst = append(dst, `,"highest_price":`...)
 	dst = appendNum(dst, q.High)
 	dst = append(dst, `,"lowest_price":`...)

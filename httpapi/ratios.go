@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -388,19 +389,31 @@ func laterFund(rest []*engine.FundRatioPoint, ref engine.Date, pub, ret time.Tim
 	return false
 }
 
-// catalog serves GET /ratios/catalog: every indicator, optionally of one kind.
+// catalog serves GET /ratios/catalog: every indicator, optionally of one
+// kind, encoded once per Dataset and kind.
 func (a *API) catalog(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
 	q, err := parseQuery(r.URL.RawQuery, "kind")
 	if err != nil {
 		return nil, err
 	}
-	kind, err := q.enum("kind", true, engine.IndFundamental, engine.IndValuation, engine.IndFund)
+	kind, err := q.enum("kind", true, catalogKinds[1:]...)
 	if err != nil {
 		return nil, err
 	}
+	slot := &a.info(c.ds).catalogBody[slices.Index(catalogKinds, kind)]
+	return cachedBody(dst, slot, func(dst []byte) []byte { return appendCatalog(dst, c.ds.Catalog(), kind) }), nil
+}
+
+// catalogKinds are the values of the catalog's kind parameter ("" for
+// every kind).
+var catalogKinds = []string{"", engine.IndFundamental, engine.IndValuation, engine.IndFund}
+
+// appendCatalog appends the indicators of cat of the given kind (every
+// kind when kind is "").
+func appendCatalog(dst []byte, cat []engine.Indicator, kind string) []byte {
 	dst = append(dst, '[')
 	n := 0
-	for _, ind := range c.ds.Catalog() {
+	for _, ind := range cat {
 		if kind != "" && ind.Kind != kind {
 			continue
 		}
@@ -426,7 +439,7 @@ func (a *API) catalog(c *call, dst []byte, r *http.Request, _ httprouter.Params)
 		dst = appendBool(dst, ind.ByClass)
 		dst = append(dst, '}')
 	}
-	return append(dst, ']'), nil
+	return append(dst, ']')
 }
 
 func appendStrings(dst []byte, ss []string) []byte {

@@ -320,10 +320,7 @@ func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"by":`...)
-		dst = appendString(dst, ss[i].src.By)
-		dst = append(dst, `,"order":`...)
-		dst = appendString(dst, ss[i].src.Order)
+		dst = appendSortSpec(dst, &ss[i])
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `],"limit":`...)
@@ -366,6 +363,15 @@ func cmpNum(a, b engine.Num, desc bool) int {
 	return cmp.Compare(a, b)
 }
 
+// appendSortSpec appends the opening of a sort object, {"by":...,"order":...
+// (without the closing brace).
+func appendSortSpec(dst []byte, so *cSort) []byte {
+	dst = append(dst, `{"by":`...)
+	dst = appendString(dst, so.src.By)
+	dst = append(dst, `,"order":`...)
+	return appendString(dst, so.src.Order)
+}
+
 // appendScreenerRow appends one screener result.
 func appendScreenerRow(dst []byte, s *engine.Screener, r int32, rank int, fs []cFilter, ss []cSort) []byte {
 	as, is := s.Assets[r], s.Issuers[r]
@@ -390,10 +396,7 @@ func appendScreenerRow(dst []byte, s *engine.Screener, r int32, rank int, fs []c
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"by":`...)
-		dst = appendString(dst, ss[i].src.By)
-		dst = append(dst, `,"order":`...)
-		dst = appendString(dst, ss[i].src.Order)
+		dst = appendSortSpec(dst, &ss[i])
 		dst = append(dst, `,"value":`...)
 		dst = appendNum(dst, ss[i].col.at(s, r))
 		dst = append(dst, '}')

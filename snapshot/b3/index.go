@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pregao/pregao/engine"
@@ -371,7 +372,7 @@ func (s *StockIndex) Indexes() []engine.Index {
 			}
 		}
 	}
-	sortStrings(syms)
+	slices.Sort(syms)
 	out := make([]engine.Index, 0, len(syms))
 	for _, x := range syms {
 		out = append(out, *by[x])

@@ -144,10 +144,10 @@ func ParseDate(s string) (engine.Date, error) {
 	default:
 		return engine.NoDate, fmt.Errorf("bad date %q (want dd/mm/yyyy)", s)
 	}
-	if y < 1900 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+	if y < 1900 || y > 9999 || m < 1 || m > 12 || d < 1 || d > engine.DaysIn(y, m) {
 		return engine.NoDate, fmt.Errorf("bad date %q", s)
 	}
-	return engine.MakeDate(y, timeMonth(m), d), nil
+	return engine.CivilDate(y, m, d), nil
 }
 
 func atoi(s string) int {
@@ -159,17 +159,4 @@ func atoi(s string) int {
 		v = v*10 + int(s[i]-'0')
 	}
 	return v
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
 }

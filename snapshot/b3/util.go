@@ -1,16 +1,12 @@
 package b3
 
 import (
-	"slices"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/pregao/pregao/engine"
 )
-
-func timeMonth(m int) time.Month { return time.Month(m) }
 
 // fold returns s in lower case with the Portuguese accents removed, for
 // matching column titles ("Código" -> "codigo").
@@ -86,5 +82,3 @@ func validTicker(s string) bool {
 	}
 	return true
 }
-
-func sortStrings(s []string) { slices.Sort(s) }

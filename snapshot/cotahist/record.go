@@ -164,37 +164,10 @@ func date(line []byte, from int, field string, allowZero bool) (engine.Date, err
 	if allowZero && y == 0 && m == 0 && d == 0 {
 		return engine.NoDate, nil
 	}
-	if y < 1900 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+	if y < 1900 || m < 1 || m > 12 || d < 1 || d > engine.DaysIn(y, m) {
 		return engine.NoDate, &FieldError{Column: from, Field: field, Value: string(b), Reason: "not a date"}
 	}
-	return civil(y, m, d), nil
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// civil returns the days since 1970-01-01 of a valid proleptic Gregorian
-// date (H. Hinnant's days_from_civil).
-func civil(y, m, d int) engine.Date {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return engine.Date(era*146097 + doe - 719468)
+	return engine.CivilDate(y, m, d), nil
 }
 
 func trim(b []byte) []byte {

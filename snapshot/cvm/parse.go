@@ -146,10 +146,10 @@ func ParseDate(b []byte) (engine.Date, error) {
 			y, ok = digits(b[6:10])
 		}
 	}
-	if !ok || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+	if !ok || m < 1 || m > 12 || d < 1 || d > engine.DaysIn(y, m) {
 		return engine.NoDate, errDate
 	}
-	return civil(y, m, d), nil
+	return engine.CivilDate(y, m, d), nil
 }
 
 func digits(b []byte) (int, bool) {
@@ -161,36 +161,6 @@ func digits(b []byte) (int, bool) {
 		v = v*10 + int(c-'0')
 	}
 	return v, true
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// civil returns the days since 1970-01-01 of a valid proleptic Gregorian
-// date (H. Hinnant's days_from_civil).
-func civil(y, m, d int) engine.Date {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return engine.Date(era*146097 + doe - 719468)
 }
 
 // Digits returns the decimal digits of s (a CNPJ "00.416.968/0001-01"

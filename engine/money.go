@@ -1,0 +1,92 @@
+package engine
+
+import "math"
+
+// maxCents bounds the amounts and sums kept in whole cents: below 2^53 an
+// int64 count of cents converts to float64 exactly, and adding two values
+// under it cannot overflow.
+const maxCents = 1 << 53
+
+// Cents returns c with float64(c)/100 == n, that is n is the float nearest
+// to the decimal c/100 (a BRL amount in whole cents, or any value in whole
+// hundredths), and true. It returns false for values that are not whole
+// hundredths, for |n| >= 1e13, for -0 and for missing values. It does not
+// allocate.
+func Cents(n Num) (int64, bool) {
+	v := float64(n)
+	if !(v > -1e13 && v < 1e13) {
+		return 0, false
+	}
+	x := v * 100
+	var c int64
+	if x >= 0 {
+		c = int64(x + 0.5)
+	} else {
+		c = int64(x - 0.5)
+	}
+	if float64(c)/100 != v || c == 0 && math.Signbit(v) {
+		return 0, false
+	}
+	return c, true
+}
+
+// Diff returns a - b. When both are whole cents (see Cents) the result is
+// the float nearest to the exact decimal difference (0.3 - 0.1 gives 0.2,
+// not 0.19999999999999998). Missing operands give Null.
+func Diff(a, b Num) Num {
+	if !a.Valid() || !b.Valid() {
+		return Null
+	}
+	if ca, ok := Cents(a); ok {
+		if cb, ok := Cents(b); ok {
+			return Num(float64(ca-cb) / 100)
+		}
+	}
+	return a - b
+}
+
+// moneySum adds BRL amounts. While every amount added is whole cents (see
+// Cents) it sums in int64 cents, so the total is exact to the cent; the
+// first amount that is not (or a total beyond maxCents) switches it to a
+// float64 sum of everything added. Missing amounts are skipped; the sum of
+// none is Null. The zero value is an empty sum.
+type moneySum struct {
+	cents int64   // exact total in cents while exact
+	f     float64 // float total, kept from the first inexact amount on
+	n     int     // amounts added
+	inex  bool    // some amount was not whole cents
+}
+
+// add adds v (skipped when missing).
+func (s *moneySum) add(v Num) {
+	if !v.Valid() {
+		return
+	}
+	s.n++
+	if !s.inex {
+		if c, ok := Cents(v); ok && s.cents+c < maxCents && s.cents+c > -maxCents {
+			s.cents += c
+			return
+		}
+		s.inex = true
+		s.f = float64(s.cents) / 100
+	}
+	s.f += float64(v)
+}
+
+// value returns the total (Null when nothing was added).
+func (s *moneySum) value() Num {
+	switch {
+	case s.n == 0:
+		return Null
+	case s.inex:
+		return Num(s.f)
+	}
+	return Num(float64(s.cents) / 100)
+}
+
+// start resets s to the sum of v alone.
+func (s *moneySum) start(v Num) {
+	*s = moneySum{}
+	s.add(v)
+}

@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"math"
+	"testing"
+)
+
+func TestCents(t *testing.T) {
+	f := func(n Num, want int64, wantOK bool) {
+		t.Helper()
+		got, ok := Cents(n)
+		if got != want || ok != wantOK {
+			t.Errorf("Cents(%v) = %d, %v; want %d, %v", float64(n), got, ok, want, wantOK)
+		}
+	}
+	f(0, 0, true)
+	f(0.1, 10, true)
+	f(-0.29, -29, true)
+	f(4059603.11, 405960311, true)
+	f(12.3, 1230, true)
+	a, b := 0.1, 0.2
+	f(Num(a+b), 0, false) // 0.30000000000000004 is not the float of 0.30
+	f(1.0/3, 0, false)
+	f(0.005, 0, false)
+	f(Num(math.Copysign(0, -1)), 0, false)
+	f(Null, 0, false)
+	f(Num(math.Inf(1)), 0, false)
+	f(1e13, 0, false)
+}
+
+func TestDiff(t *testing.T) {
+	f := func(a, b, want Num) {
+		t.Helper()
+		got := Diff(a, b)
+		if got != want && (got.Valid() || want.Valid()) {
+			t.Errorf("Diff(%v, %v) = %v, want %v", float64(a), float64(b), float64(got), float64(want))
+		}
+	}
+	f(44.75, 44.2, 0.55)
+	f(12.29, 12.11, 0.18)
+	f(0.1, 0.3, -0.2)
+	f(12.3, 12, 0.3) // 12.3-12 is 0.3000000000000007 in float64
+	third := Num(1.0 / 3)
+	f(third, 0.5, third-0.5)
+	f(Null, 1, Null)
+	f(1, Null, Null)
+}
+
+func TestMoneySum(t *testing.T) {
+	f := func(want Num, vs ...Num) {
+		t.Helper()
+		var s moneySum
+		for _, v := range vs {
+			s.add(v)
+		}
+		got := s.value()
+		if got != want && (got.Valid() || want.Valid()) {
+			t.Errorf("sum %v = %v, want %v", vs, float64(got), float64(want))
+		}
+	}
+	f(Null)
+	f(Null, Null, Null)
+	f(0.3, 0.1, 0.2)
+	f(0.6, 0.1, Null, 0.2, 0.3)
+	f(4059603.11, 4059603.01, 0.1)
+	f(4059603.11, 1000000.03, 3059603.08)
+	// An amount that is not whole cents falls back to a float sum of all.
+	third := 1.0 / 3
+	f(Num(0.3+third), 0.1, 0.2, Num(third))
+	// A total too large for exact cents also falls back, without overflow.
+	f(Num(9e12+9e12+9e12), 9e12, 9e12, 9e12)
+}
+
+// exactUniverse is testUniverse with intraday volumes whose float sums
+// are not whole cents (0.1+0.2 = 0.30000000000000004).
+func exactUniverse(tb testing.TB) *Universe {
+	tb.Helper()
+	u := testUniverse(tb)
+	u.Intraday[0].Volume = []Num{0.1, 0.2, 0.3}
+	return u
+}
+
+func TestRunningVolumeExact(t *testing.T) {
+	ds := mustBuild(t, exactUniverse(t))
+	p, _ := ds.Asset("PETR4")
+	for _, tc := range []struct {
+		mm  int
+		vol Num
+	}{{1, 0.1}, {2, 0.3}, {3, 0.6}} {
+		q := p.QuoteAt(at(4, 13, tc.mm))
+		if !q.Intraday || q.Volume != tc.vol {
+			t.Errorf("volume at 13:%02d = %v (intraday %v), want %v", tc.mm, float64(q.Volume), q.Intraday, float64(tc.vol))
+		}
+	}
+	// Close 12.3 against the previous close 12: 0.3 exactly.
+	if q := p.QuoteAt(at(4, 13, 1)); q.VariationValue != 0.3 {
+		t.Errorf("variation value = %v, want 0.3", float64(q.VariationValue))
+	}
+}
+
+func TestAggregateVolumeExact(t *testing.T) {
+	ds := mustBuild(t, exactUniverse(t))
+	p, _ := ds.Asset("PETR4")
+	b := p.AppendIntradayBuckets(nil, 0, 3, 180, false)
+	if len(b) != 1 || b[0].Volume != 0.6 {
+		t.Fatalf("3-minute bucket = %+v, want volume 0.6", b)
+	}
+	b = p.AppendIntradayBuckets(b[:0], 0, 3, 120, false)
+	if len(b) != 2 || b[0].Volume != 0.3 || b[1].Volume != 0.3 {
+		t.Fatalf("2-minute buckets = %+v, want volumes 0.3, 0.3", b)
+	}
+	bars := []Bar{
+		{Time: 0, Volume: 4059603.01, Quantity: 1},
+		{Time: 60, Volume: 0.1, Quantity: 2},
+		{Time: 120, Volume: Null, Quantity: 3},
+		{Time: 180, Volume: Null},
+	}
+	bars = Aggregate(bars, 120)
+	if len(bars) != 2 || bars[0].Volume != 4059603.11 || bars[0].Quantity != 3 || bars[1].Volume.Valid() {
+		t.Fatalf("buckets = %+v", bars)
+	}
+}
+
+func TestCmpDescMissingLast(t *testing.T) {
+	for _, tc := range []struct {
+		x, y Num
+		want int
+	}{{2, 1, -1}, {1, 2, 1}, {1, 1, 0}, {1, Null, -1}, {Null, 1, 1}, {Null, Null, 0}} {
+		if got := cmpDescMissingLast(tc.x, tc.y); got != tc.want {
+			t.Errorf("cmpDescMissingLast(%v, %v) = %d, want %d", tc.x, tc.y, got, tc.want)
+		}
+	}
+}
+
+func TestAdjustedVariationValueExact(t *testing.T) {
+	// 36.9 and 36 adjusted by 3 are 12.299999999999999 and 12, whose
+	// difference is 0.29999999999999893; the exact 0.9 divided by 3 is
+	// the float of 0.3.
+	q := Quote{Close: 36.9, PrevClose: 36, Factor: 3}
+	q.setVariation()
+	if q.VariationValue != 0.9 {
+		t.Fatalf("variation value = %v, want 0.9", float64(q.VariationValue))
+	}
+	if a := q.Adjusted(); a.VariationValue != 0.3 {
+		t.Errorf("adjusted variation value = %v, want 0.3", float64(a.VariationValue))
+	}
+	q = Quote{Close: 1, PrevClose: Null, Factor: 2}
+	q.setVariation()
+	if a := q.Adjusted(); a.VariationValue.Valid() {
+		t.Errorf("adjusted variation value without a previous close = %v, want null", float64(a.VariationValue))
+	}
+}
