@@ -75,6 +75,12 @@ compressed (.zst, .gz); a missing name also finds NAME.zst or NAME.gz.
 // are given, joins them into one engine.Universe and writes it as a source
 // bundle (bundle.Write).
 //
+// When stdout is a terminal, one progress line, rewritten in place, shows
+// the file being read: for COTAHIST its lines, for CVM tables (registry,
+// FCA, DFP, ITR, FII, archive members included) its rows, with the rate
+// per second, the MB of text read and the heap in use. Otherwise (a file,
+// a pipe) only the closing summary is written.
+//
 // Joining quote tickers to issuers, first rule that applies:
 //  1. the CVM FCA ticker map (--fca: valor_mobiliario, Codigo_Negociacao);
 //  2. fund quotas (CI) by ISIN to the CVM FII monthly reports' funds;
@@ -158,7 +164,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var prog progressFunc
 	if isTerminal(stdout) {
-		prog = func(format string, a ...any) { fmt.Fprintf(stdout, "\r\033[K"+format, a...) }
+		prog = progressTo(stdout)
 	}
 	u, rep, err := importUniverse(ctx, &cfg, prog)
 	if err != nil {
@@ -226,6 +232,45 @@ func realTestdataArgs(dir string) ([]string, error) {
 
 // progressFunc shows one progress line (nil: no progress output).
 type progressFunc func(format string, a ...any)
+
+// progressTo returns a progressFunc that rewrites the current line of the
+// terminal w.
+func progressTo(w io.Writer) progressFunc {
+	return func(format string, a ...any) { fmt.Fprintf(w, "\r\033[K"+format, a...) }
+}
+
+// cvmProgress returns the cvm.Options.Progress hook that shows, through
+// prog, the file being read by the CVM readers (kind names the input:
+// "CVM DFP"...), its rows, rows per second since its header and the MB of
+// its text read, in the COTAHIST line's format. It returns nil (no
+// progress) when prog is nil. The hook is called every
+// cvm.DefaultProgressEvery rows, so its clock and memory readings cost
+// nothing per row.
+func cvmProgress(prog progressFunc, kind string) func(file string, rows, bytes int64) {
+	if prog == nil {
+		return nil
+	}
+	var ms runtime.MemStats
+	var start time.Time
+	return func(file string, rows, n int64) {
+		now := time.Now()
+		if rows == 0 || start.IsZero() {
+			start = now
+		}
+		runtime.ReadMemStats(&ms)
+		rate := float64(rows) / max(now.Sub(start).Seconds(), 1e-3)
+		prog("%s %s: %d rows (%.0f rows/s), %.1f MB read, heap %.0f MiB",
+			kind, filepath.Base(file), rows, rate, float64(n)/1e6, float64(ms.HeapInuse)/(1<<20))
+	}
+}
+
+// withProgress returns a.opt reporting to prog under kind (see
+// cvmProgress).
+func (a *assembler) withProgress(prog progressFunc, kind string) cvm.Options {
+	opt := a.opt
+	opt.Progress = cvmProgress(prog, kind)
+	return opt
+}
 
 // isTerminal reports whether w is a character device (an interactive
 // terminal).
@@ -545,7 +590,7 @@ func (a *assembler) addCompany(c engine.Company) *engine.Company {
 	return p
 }
 
-func (a *assembler) readCad(context.Context, progressFunc) error {
+func (a *assembler) readCad(_ context.Context, prog progressFunc) error {
 	if a.cfg.Cad == "" {
 		return nil
 	}
@@ -554,7 +599,7 @@ func (a *assembler) readCad(context.Context, progressFunc) error {
 		return fmt.Errorf("--cad: %w", err)
 	}
 	defer rc.Close()
-	cos, secs, err := cvm.ReadCad(rc, plainName(a.cfg.Cad), a.opt)
+	cos, secs, err := cvm.ReadCad(rc, plainName(a.cfg.Cad), a.withProgress(prog, "CVM registry"))
 	if err != nil {
 		return err
 	}
@@ -565,16 +610,20 @@ func (a *assembler) readCad(context.Context, progressFunc) error {
 	return nil
 }
 
-func (a *assembler) readFCA(context.Context, progressFunc) error {
+func (a *assembler) readFCA(ctx context.Context, prog progressFunc) error {
 	files, err := expand(a.cfg.FCA, isFCA)
 	if err != nil {
 		return fmt.Errorf("--fca: %w", err)
 	}
+	opt := a.withProgress(prog, "CVM FCA")
 	var all []cvm.Listing
 	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		base := strings.ToLower(datafile.BaseName(f))
 		if strings.HasSuffix(base, ".zip") {
-			z, err := cvm.ReadFCAZip(f, a.opt)
+			z, err := cvm.ReadFCAZip(f, opt)
 			if err != nil {
 				return err
 			}
@@ -590,15 +639,15 @@ func (a *assembler) readFCA(context.Context, progressFunc) error {
 		switch rest := strings.TrimPrefix(base, "fca_cia_aberta_"); {
 		case strings.HasPrefix(rest, "geral"):
 			var gs []cvm.GeneralRow
-			gs, err = cvm.ReadFCAGeral(rc, plainName(f), a.opt)
+			gs, err = cvm.ReadFCAGeral(rc, plainName(f), opt)
 			a.fcaGeneral = append(a.fcaGeneral, gs...)
 		case strings.HasPrefix(rest, "endereco"):
 			var as []cvm.AddressRow
-			as, err = cvm.ReadEndereco(rc, plainName(f), a.opt)
+			as, err = cvm.ReadEndereco(rc, plainName(f), opt)
 			a.fcaAddr = append(a.fcaAddr, as...)
 		default:
 			var ls []cvm.Listing
-			ls, err = cvm.ReadValorMobiliario(rc, plainName(f), a.opt)
+			ls, err = cvm.ReadValorMobiliario(rc, plainName(f), opt)
 			all = append(all, ls...)
 		}
 		rc.Close()
@@ -677,7 +726,7 @@ func (a *assembler) readListings(context.Context, progressFunc) error {
 	return nil
 }
 
-func (a *assembler) readFII(context.Context, progressFunc) error {
+func (a *assembler) readFII(_ context.Context, prog progressFunc) error {
 	files, err := expand(a.cfg.FII, func(b string) bool { return isFII(b) })
 	if err != nil {
 		return fmt.Errorf("--fii: %w", err)
@@ -690,7 +739,7 @@ func (a *assembler) readFII(context.Context, progressFunc) error {
 		f := f
 		in = append(in, fii.File{Name: plainName(f), Open: func() (io.ReadCloser, error) { return datafile.Open(f) }})
 	}
-	m, err := fii.ReadMonthlyFiles(in, a.opt)
+	m, err := fii.ReadMonthlyFiles(in, a.withProgress(prog, "CVM FII"))
 	if err != nil {
 		return err
 	}
@@ -1100,20 +1149,24 @@ func liquidityRanks(series []engine.Series) map[string]int {
 	return out
 }
 
-func (a *assembler) readReports(context.Context, progressFunc) error {
+func (a *assembler) readReports(ctx context.Context, prog progressFunc) error {
 	var docs []cvm.DocEntry
 	for _, set := range []struct {
-		flag string
-		vals []string
-		keep func(string) bool
-	}{{"--dfp", a.cfg.DFP, isDFP}, {"--itr", a.cfg.ITR, isITR}} {
+		flag, kind string
+		vals       []string
+		keep       func(string) bool
+	}{{"--dfp", "CVM DFP", a.cfg.DFP, isDFP}, {"--itr", "CVM ITR", a.cfg.ITR, isITR}} {
 		files, err := expand(set.vals, set.keep)
 		if err != nil {
 			return fmt.Errorf("%s: %w", set.flag, err)
 		}
+		opt := a.withProgress(prog, set.kind)
 		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if strings.EqualFold(filepath.Ext(f), ".zip") {
-				fl, err := cvm.ReadStatementsZip(f, a.opt)
+				fl, err := cvm.ReadStatementsZip(f, opt)
 				if err != nil {
 					return err
 				}
@@ -1133,15 +1186,15 @@ func (a *assembler) readReports(context.Context, progressFunc) error {
 			switch info.Kind {
 			case cvm.KindStatement:
 				var rs []engine.Report
-				rs, err = cvm.ReadStatements(rc, name, a.opt)
+				rs, err = cvm.ReadStatements(rc, name, opt)
 				a.u.Reports = append(a.u.Reports, rs...)
 			case cvm.KindCapital:
 				var sh []engine.SharesPoint
-				sh, err = cvm.ReadCapital(rc, name, a.opt)
+				sh, err = cvm.ReadCapital(rc, name, opt)
 				a.u.Shares = append(a.u.Shares, sh...)
 			case cvm.KindIndex:
 				var d []cvm.DocEntry
-				d, err = cvm.ReadDocIndex(rc, name, a.opt)
+				d, err = cvm.ReadDocIndex(rc, name, opt)
 				docs = append(docs, d...)
 			default:
 				a.rep.notef("%s: not imported (no model for this table)", f)

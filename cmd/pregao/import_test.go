@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +38,9 @@ func TestImportReal(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	t.Log(stdout.String())
+	if strings.ContainsAny(stdout.String(), "\r\033") {
+		t.Error("progress written to a non-terminal")
+	}
 	u, err := bundle.Read(out)
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +382,7 @@ func TestImportPortfolioJSON(t *testing.T) {
 			t.Fatalf("%+v", c)
 		}
 	}
-	if strings.Contains(so.String(), "\r") {
+	if strings.ContainsAny(so.String(), "\r\033") {
 		t.Error("progress written to a non-terminal")
 	}
 }
@@ -552,5 +559,131 @@ func TestIsTerminal(t *testing.T) {
 	defer w.Close()
 	if isTerminal(w) || isTerminal(&bytes.Buffer{}) {
 		t.Error("a pipe or a buffer is not a terminal")
+	}
+}
+
+// progressInputs returns the import flags of one input of each CVM kind
+// (registry, FCA, DFP, FII) and a COTAHIST day, and the FCA file.
+func progressInputs(t *testing.T) (args []string, fca string) {
+	t.Helper()
+	dir, err := datafile.RealDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := datafile.ReadFile(filepath.Join(dir, "cvm-headers/fca_cia_aberta_valor_mobiliario_header.csv.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := "07526557000100;2021-01-01;1;1;AMBEV S.A.;Ações Ordinárias;;;ABEV3;;Bolsa;B3;B3 S.A.;2013-11-11;;Tradicional;2013-11-11;\n"
+	fca = filepath.Join(t.TempDir(), "fca_cia_aberta_valor_mobiliario_2021.csv")
+	if err := os.WriteFile(fca, append(bytes.TrimRight(head, "\r\n"), append([]byte("\n"), row...)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{
+		"--cotahist", filepath.Join(dir, "b3-cotahist/pedrosampaiomatias__Project-Ibovespa/COTAHIST_D26032021.TXT.zst"),
+		"--cad", filepath.Join(dir, "cvm-cad/cad_cia_aberta.csv.zst"),
+		"--fca", fca,
+		"--dfp", filepath.Join(dir, "cvm-dfp"),
+		"--fii", filepath.Join(dir, "cvm-fii"),
+	}, fca
+}
+
+// TestImportProgressEveryInput checks that every long input, not only
+// COTAHIST, shows its progress line: each CVM file is named, and its last
+// line has the file's row count.
+func TestImportProgressEveryInput(t *testing.T) {
+	args, _ := progressInputs(t)
+	var cfg importConfig
+	fl := flag.NewFlagSet("import", flag.ContinueOnError)
+	fl.Var(&cfg.Cotahist, "cotahist", "")
+	fl.StringVar(&cfg.Cad, "cad", "", "")
+	fl.Var(&cfg.FCA, "fca", "")
+	fl.Var(&cfg.DFP, "dfp", "")
+	fl.Var(&cfg.FII, "fii", "")
+	if err := fl.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	prog := func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }
+	if _, _, err := importUniverse(context.Background(), &cfg, prog); err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]string{} // kind and file -> last line
+	for _, l := range lines {
+		if i := strings.Index(l, ": "); i > 0 {
+			last[l[:i]] = l
+		}
+	}
+	line := regexp.MustCompile(`^[^:]+: \d+ rows \(\d+ rows/s\), \d+\.\d MB read, heap \d+ MiB$`)
+	for _, c := range []struct{ key, rows string }{
+		{"CVM registry cad_cia_aberta.csv", ""},
+		{"CVM FCA fca_cia_aberta_valor_mobiliario_2021.csv", ": 1 rows "},
+		{"CVM DFP dfp_cia_aberta_BPA_con_2023.csv", ": 1490 rows "},
+		{"CVM DFP dfp_cia_aberta_DRE_con_2022.csv", ": 844 rows "},
+		{"CVM FII inf_mensal_fii_geral_2021.csv", ""},
+		{"CVM FII inf_mensal_fii_complemento_2022.csv", ""},
+	} {
+		l, ok := last[c.key]
+		if !ok {
+			t.Errorf("no progress line for %s in %q", c.key, lines)
+			continue
+		}
+		if !line.MatchString(l) || !strings.Contains(l, c.rows) {
+			t.Errorf("%s: last line %q", c.key, l)
+		}
+	}
+	if _, ok := last["COTAHIST COTAHIST_D26032021.TXT.zst"]; !ok {
+		t.Errorf("no COTAHIST progress line in %q", lines)
+	}
+}
+
+// TestCVMProgressLine checks the line's format and that no hook is made
+// without a terminal.
+func TestCVMProgressLine(t *testing.T) {
+	if cvmProgress(nil, "CVM DFP") != nil {
+		t.Error("a hook without a progress output")
+	}
+	var got []string
+	hook := cvmProgress(func(format string, a ...any) { got = append(got, fmt.Sprintf(format, a...)) }, "CVM DFP")
+	hook("/in/dfp_cia_aberta_2023.zip:dfp_cia_aberta_BPA_con_2023.csv", 0, 2048)
+	hook("/in/dfp_cia_aberta_2023.zip:dfp_cia_aberta_BPA_con_2023.csv", 65536, 15_000_000)
+	want := regexp.MustCompile(`^CVM DFP dfp_cia_aberta_2023\.zip:dfp_cia_aberta_BPA_con_2023\.csv: 65536 rows \(\d+ rows/s\), 15\.0 MB read, heap \d+ MiB$`)
+	if len(got) != 2 || !want.MatchString(got[1]) {
+		t.Errorf("lines %q", got)
+	}
+	var b bytes.Buffer
+	progressTo(&b)("x %d", 1)
+	if b.String() != "\r\033[Kx 1" {
+		t.Errorf("terminal line %q", b.String())
+	}
+}
+
+// TestImportQuietWhenNotTerminal imports every kind of long input with
+// standard output a pipe (a file, not a terminal): no progress line, no
+// terminal control sequence, only the summary.
+func TestImportQuietWhenNotTerminal(t *testing.T) {
+	args, _ := progressInputs(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	read := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		read <- b
+	}()
+	var se bytes.Buffer
+	err = runImport(context.Background(), append([]string{"--out", t.TempDir()}, args...), w, &se)
+	w.Close()
+	out := <-read
+	if err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	if bytes.ContainsAny(out, "\r\033") || bytes.Contains(out, []byte("rows/s")) || bytes.Contains(out, []byte("lines/s")) {
+		t.Errorf("progress written to a pipe:\n%q", out)
+	}
+	if !bytes.HasPrefix(out, []byte("wrote bundle ")) || !bytes.Contains(out, []byte("CVM: ")) {
+		t.Errorf("summary %q", out)
 	}
 }

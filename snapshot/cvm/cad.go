@@ -139,7 +139,7 @@ func CVMCode(b []byte) string {
 // NoDate, Symbol "" (the registry has no ticker: listings fill it).
 // Required columns: CNPJ_CIA, DENOM_SOCIAL, SIT, CD_CVM.
 func ReadCadRows(r io.Reader, name string, opt Options) ([]CadRow, error) {
-	rd := NewReader(r, name)
+	rd := opt.NewReader(r, name)
 	if err := rd.ReadHeader(); err != nil {
 		return nil, err
 	}

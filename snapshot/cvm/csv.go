@@ -71,12 +71,26 @@ type Reader struct {
 	header   []string
 	cols     map[string]int
 	interned map[string]string
+
+	rows, bytes  int64 // data rows returned by Next (malformed included); bytes consumed
+	progress     func(file string, rows, bytes int64)
+	every, next  int64 // rows between progress calls; row count of the next call
+	progressDone bool  // the final progress call was made
 }
 
 // NewReader returns a Reader of r; name is the file name used in errors.
 func NewReader(r io.Reader, name string) *Reader {
 	return &Reader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
 }
+
+// Rows returns the number of data rows read so far: the records Next
+// returned, malformed ones included (not the header, not blank lines).
+func (r *Reader) Rows() int64 { return r.rows }
+
+// Bytes returns the number of bytes of the file consumed so far, line
+// ends, blank lines and the header included (after any decompression
+// done by the caller; before conversion from ISO-8859-1).
+func (r *Reader) Bytes() int64 { return r.bytes }
 
 // Name returns the file name given to NewReader.
 func (r *Reader) Name() string { return r.name }
@@ -90,7 +104,8 @@ func (r *Reader) Latin1() bool { return r.latin1 }
 func (r *Reader) detect() {
 	r.init = true
 	if b, _ := r.br.Peek(3); bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
-		_, _ = r.br.Discard(3)
+		n, _ := r.br.Discard(3)
+		r.bytes += int64(n)
 	}
 	b, _ := r.br.Peek(r.br.Size())
 	if len(b) == r.br.Size() {
@@ -126,6 +141,9 @@ func (r *Reader) ReadHeader() error {
 			r.cols[h] = i
 		}
 	}
+	if r.progress != nil {
+		r.progress(r.name, 0, r.bytes)
+	}
 	return nil
 }
 
@@ -158,10 +176,19 @@ func (r *Reader) Require(names ...string) (int, error) {
 func (r *Reader) Next() error {
 	for {
 		if err := r.readRecord(); err != nil {
+			if err == io.EOF && r.progress != nil && !r.progressDone {
+				r.progressDone = true
+				r.progress(r.name, r.rows, r.bytes)
+			}
 			return err
 		}
 		if len(r.fields) == 1 && len(bytes.TrimSpace(r.fields[0])) == 0 {
 			continue // blank line
+		}
+		r.rows++
+		if r.rows == r.next && r.progress != nil {
+			r.next += r.every
+			r.progress(r.name, r.rows, r.bytes)
 		}
 		if len(r.fields) != len(r.header) {
 			col := ""
@@ -229,6 +256,7 @@ func (r *Reader) readRecord() error {
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		r.raw = append(r.raw, chunk...)
+		r.bytes += int64(len(chunk))
 		if err == bufio.ErrBufferFull {
 			if len(r.raw) > maxRecord {
 				return &ParseError{File: r.name, Line: r.line, Err: fmt.Errorf("record longer than %d bytes", maxRecord)}

@@ -23,7 +23,7 @@ type AddressRow struct {
 // CEP as 00000-000. Required columns: CNPJ_Companhia, Data_Referencia,
 // Versao, Tipo_Endereco, Logradouro.
 func ReadEndereco(r io.Reader, name string, opt Options) ([]AddressRow, error) {
-	rd := NewReader(r, name)
+	rd := opt.NewReader(r, name)
 	if err := rd.ReadHeader(); err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func foldString(s string) string {
 // order. Required columns: CNPJ_Companhia, Data_Referencia, Versao,
 // Valor_Mobiliario, Codigo_Negociacao.
 func ReadValorMobiliario(r io.Reader, name string, opt Options) ([]Listing, error) {
-	rd := NewReader(r, name)
+	rd := opt.NewReader(r, name)
 	if err := rd.ReadHeader(); err != nil {
 		return nil, err
 	}

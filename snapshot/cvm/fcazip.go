@@ -28,7 +28,7 @@ type GeneralRow struct {
 // ReadFCAGeral reads an FCA geral table, rows in file order. Required
 // columns: CNPJ_Companhia, Data_Referencia, Versao.
 func ReadFCAGeral(r io.Reader, name string, opt Options) ([]GeneralRow, error) {
-	rd := NewReader(r, name)
+	rd := opt.NewReader(r, name)
 	if err := rd.ReadHeader(); err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ type DocEntry struct {
 // LINK_DOC.
 func ReadDocIndex(r io.Reader, name string, opt Options) ([]DocEntry, error) {
 	form := formOf(name)
-	rd := NewReader(r, name)
+	rd := opt.NewReader(r, name)
 	if err := rd.ReadHeader(); err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func AttachIndex(reports []engine.Report, idx []DocEntry) (unmatched int) {
 // are accepted too). Required columns: CNPJ_CIA, DT_REFER, VERSAO and those
 // three.
 func ReadCapital(r io.Reader, name string, opt Options) ([]engine.SharesPoint, error) {
-	rd := NewReader(r, name)
+	rd := opt.NewReader(r, name)
 	if err := rd.ReadHeader(); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package cvm
 
 import (
 	"errors"
+	"io"
 	"time"
 )
 
@@ -15,6 +16,40 @@ type Options struct {
 	Retrieved time.Time
 	// Stats, when not nil, accumulates counters (it is not reset).
 	Stats *Stats
+	// Progress, when not nil, is told how far each file (or archive
+	// member, "archive.zip:member.csv") has been read: rows is the number
+	// of data rows read so far (malformed ones included, see Reader.Rows)
+	// and bytes the bytes of the file's text consumed so far (see
+	// Reader.Bytes). It is called once with rows 0 when the header has
+	// been read, then every ProgressEvery rows, then once at the end of
+	// the file with its totals (not when reading stops on an error).
+	// Calls are made on the goroutine running the reader, between rows:
+	// a slow Progress slows the import. Between calls the readers only
+	// compare a row counter.
+	Progress func(file string, rows, bytes int64)
+	// ProgressEvery is the number of rows between Progress calls;
+	// 0 means DefaultProgressEvery.
+	ProgressEvery int64
+}
+
+// DefaultProgressEvery is the number of rows between Options.Progress
+// calls when Options.ProgressEvery is 0.
+const DefaultProgressEvery = 1 << 16
+
+// NewReader returns a Reader of r (see the package function NewReader)
+// that reports to o.Progress. Every reader of this package, and of the
+// packages built on it, reads through it.
+func (o *Options) NewReader(r io.Reader, name string) *Reader {
+	rd := NewReader(r, name)
+	if o.Progress != nil {
+		rd.progress = o.Progress
+		rd.every = o.ProgressEvery
+		if rd.every <= 0 {
+			rd.every = DefaultProgressEvery
+		}
+		rd.next = rd.every
+	}
+	return rd
 }
 
 // Stats counts what the readers did. Counters accumulate across calls

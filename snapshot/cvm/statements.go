@@ -145,7 +145,7 @@ type reportKey struct {
 }
 
 func readStatements(r io.Reader, name string, fi FileInfo, opt Options) ([]engine.Report, error) {
-	rd := NewReader(r, name)
+	rd := opt.NewReader(r, name)
 	if err := rd.ReadHeader(); err != nil {
 		return nil, err
 	}

@@ -158,7 +158,7 @@ func (j *joiner) keyOf(rd *cvm.Reader, c [3]int) (key, error) {
 
 // read reads one table from r.
 func (j *joiner) read(r io.Reader, name, table string) error {
-	rd := cvm.NewReader(r, name)
+	rd := j.opt.NewReader(r, name)
 	if err := rd.ReadHeader(); err != nil {
 		return err
 	}
