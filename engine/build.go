@@ -664,8 +664,8 @@ func (b *builder) buildRatios() error {
 		next[k]++
 	}
 	cmpPoint := func(x, y *RatioPoint) int {
-		return cmp.Or(cmp.Compare(x.Indicator, y.Indicator), strings.Compare(x.Class, y.Class),
-			strings.Compare(x.Frequency, y.Frequency), cmp.Compare(x.ReferenceDate, y.ReferenceDate),
+		return cmp.Or(cmp.Compare(x.Indicator, y.Indicator), cmp.Compare(x.Class, y.Class),
+			cmp.Compare(x.Frequency, y.Frequency), cmp.Compare(x.ReferenceDate, y.ReferenceDate),
 			x.PublishDate.Compare(y.PublishDate))
 	}
 	for i := range d.issuers {
@@ -679,7 +679,7 @@ func (b *builder) buildRatios() error {
 			for hi < len(ps) && ps[hi].Indicator == ps[lo].Indicator && ps[hi].Class == ps[lo].Class && ps[hi].Frequency == ps[lo].Frequency {
 				hi++
 			}
-			is.Ratios = append(is.Ratios, RatioSeries{Indicator: ps[lo].Indicator, Class: ps[lo].Class, Frequency: ps[lo].Frequency, Points: ps[lo:hi:hi]})
+			is.Ratios = append(is.Ratios, RatioSeries{Indicator: ps[lo].Indicator, Class: ps[lo].Class.String(), Frequency: ps[lo].Frequency.String(), Points: ps[lo:hi:hi]})
 			lo = hi
 		}
 	}
@@ -699,7 +699,7 @@ func (b *builder) buildRatios() error {
 		is := &d.issuers[i]
 		ps := fper[is]
 		slices.SortStableFunc(ps, func(x, y *FundRatioPoint) int {
-			return cmp.Or(cmp.Compare(x.Indicator, y.Indicator), strings.Compare(x.Frequency, y.Frequency),
+			return cmp.Or(cmp.Compare(x.Indicator, y.Indicator), cmp.Compare(x.Frequency, y.Frequency),
 				cmp.Compare(x.ReferenceDate, y.ReferenceDate), x.PublishDate.Compare(y.PublishDate))
 		})
 		for lo := 0; lo < len(ps); {
@@ -707,7 +707,7 @@ func (b *builder) buildRatios() error {
 			for hi < len(ps) && ps[hi].Indicator == ps[lo].Indicator && ps[hi].Frequency == ps[lo].Frequency {
 				hi++
 			}
-			is.FundRatios = append(is.FundRatios, FundRatioSeries{Indicator: ps[lo].Indicator, Frequency: ps[lo].Frequency, Points: ps[lo:hi:hi]})
+			is.FundRatios = append(is.FundRatios, FundRatioSeries{Indicator: ps[lo].Indicator, Frequency: ps[lo].Frequency.String(), Points: ps[lo:hi:hi]})
 			lo = hi
 		}
 	}

@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // This file holds the source model: the entities a bundle carries, a
 // snapshot stores and a Dataset is built from. JSON tags are the bundle's
@@ -21,6 +24,50 @@ const (
 	ClassFundUnit = "FUND_UNIT" // quota of a listed fund (FII, ETF)
 	ClassMacro    = "MACRO"     // macro series (SELIC, IPCA, USD): no company
 )
+
+// ShareClass is the compact form of a Class* string held by RatioPoint.
+// The values sort as their names do under strings.Compare; ShareClassNone
+// is the empty string (company-level points).
+type ShareClass uint8
+
+// ShareClass values, in the order of their names.
+const (
+	ShareClassNone ShareClass = iota
+	ShareClassBDR
+	ShareClassCS
+	ShareClassFundUnit
+	ShareClassMacro
+	ShareClassPS
+	ShareClassPSA
+	ShareClassPSB
+	ShareClassPSC
+	ShareClassPSD
+	ShareClassPSE
+	ShareClassUnit
+)
+
+var shareClassNames = [...]string{"", ClassBDR, ClassCS, ClassFundUnit, ClassMacro, ClassPS, ClassPSA, ClassPSB,
+	ClassPSC, ClassPSD, ClassPSE, ClassUnit}
+
+// String returns the Class* name of c ("" for ShareClassNone and for
+// values outside the enumeration).
+func (c ShareClass) String() string {
+	if int(c) < len(shareClassNames) {
+		return shareClassNames[c]
+	}
+	return ""
+}
+
+// ParseShareClass returns the ShareClass named s (a Class* constant or
+// ""); ok is false for any other string.
+func ParseShareClass(s string) (c ShareClass, ok bool) {
+	for i, n := range shareClassNames {
+		if n == s {
+			return ShareClass(i), true
+		}
+	}
+	return ShareClassNone, false
+}
 
 // Company kinds.
 const (
@@ -410,31 +457,155 @@ const (
 	FreqMonthly   = "MONTHLY"
 )
 
-// RatioPoint is one value of a company indicator. Class is "" for
-// company-level indicators and a Class* constant for class-specific ones
-// (the API suffixes the id when queried by symbol or company_id).
-// Vars are the values of Indicator.Variables, in order.
-type RatioPoint struct {
-	CompanyID     string
-	Indicator     uint16 // index into Derived.Catalog
-	Class         string
-	Ticker        string // class-specific points: the ticker priced
-	Frequency     string
-	ReferenceDate Date
-	PublishDate   time.Time
-	RetrievalDate time.Time
-	Value         Num
-	Vars          []Num
+// Frequency is the compact form of a Freq* string held by RatioPoint. The
+// values sort as their names do under strings.Compare; FrequencyNone is
+// the empty string.
+type Frequency uint8
+
+// Frequency values, in the order of their names.
+const (
+	FrequencyNone Frequency = iota
+	FrequencyAnnual
+	FrequencyDaily
+	FrequencyMonthly
+	FrequencyQuarterly
+	FrequencyTTM
+	FrequencyYTD
+)
+
+var frequencyNames = [...]string{"", FreqAnnual, FreqDaily, FreqMonthly, FreqQuarterly, FreqTTM, FreqYTD}
+
+// String returns the Freq* name of f ("" for FrequencyNone and for values
+// outside the enumeration).
+func (f Frequency) String() string {
+	if int(f) < len(frequencyNames) {
+		return frequencyNames[f]
+	}
+	return ""
 }
 
-// FundRatioPoint is one value of a listed-fund indicator.
+// ParseFrequency returns the Frequency named s (a Freq* constant or "");
+// ok is false for any other string.
+func ParseFrequency(s string) (f Frequency, ok bool) {
+	for i, n := range frequencyNames {
+		if n == s {
+			return Frequency(i), true
+		}
+	}
+	return FrequencyNone, false
+}
+
+// Stamp is an instant in 8 bytes, UTC, with the zero value meaning absent
+// (the zero time.Time). A whole-second instant is stored as its Unix
+// seconds shifted left by one with the low bit set; an instant with a
+// fraction of a second is stored as its Unix nanoseconds shifted left by
+// one (low bit clear), which covers the years 1824 to 2116. Outside those
+// years a fraction of a second is dropped (see StampOf).
+type Stamp int64
+
+// stampNanoLimit bounds the Unix nanoseconds a fractional Stamp can hold.
+const stampNanoLimit = 1 << 62
+
+// StampOf returns the Stamp of t: 0 for the zero time, else t to the
+// nanosecond, except that a fraction of a second outside the years 1824
+// to 2116 is truncated to whole seconds. Seconds beyond +-2^62 (far past
+// year 9999) saturate.
+func StampOf(t time.Time) Stamp {
+	if t.IsZero() {
+		return 0
+	}
+	return MakeStamp(t.Unix(), int64(t.Nanosecond()))
+}
+
+// MakeStamp returns the Stamp of Unix time sec+nsec/1e9, with nsec in
+// [0, 1e9); see StampOf for the range rules.
+func MakeStamp(sec, nsec int64) Stamp {
+	const maxSec = 1<<62 - 1
+	sec = min(max(sec, -maxSec), maxSec)
+	if nsec > 0 && nsec < 1e9 && sec > -stampNanoLimit/1_000_000_000+1 && sec < stampNanoLimit/1_000_000_000-1 {
+		return Stamp((sec*1e9 + nsec) << 1)
+	}
+	return Stamp(sec<<1 | 1)
+}
+
+// IsZero reports whether s is absent.
+func (s Stamp) IsZero() bool { return s == 0 }
+
+// Unix returns s as Unix seconds and nanoseconds in [0, 1e9); (0, 0) when
+// s is absent.
+func (s Stamp) Unix() (sec, nsec int64) {
+	switch {
+	case s == 0:
+		return 0, 0
+	case s&1 == 1:
+		return int64(s >> 1), 0
+	}
+	n := int64(s >> 1)
+	sec, nsec = n/1e9, n%1e9
+	if nsec < 0 {
+		sec, nsec = sec-1, nsec+1e9
+	}
+	return sec, nsec
+}
+
+// Time returns s as a UTC time.Time; the zero time when s is absent.
+func (s Stamp) Time() time.Time {
+	if s == 0 {
+		return time.Time{}
+	}
+	sec, nsec := s.Unix()
+	return time.Unix(sec, nsec).UTC()
+}
+
+// Compare returns -1, 0 or +1 as s is before, equal to or after o; an
+// absent Stamp sorts as the zero time.Time does (before every instant).
+func (s Stamp) Compare(o Stamp) int {
+	switch {
+	case s == o:
+		return 0
+	case s == 0:
+		return -1
+	case o == 0:
+		return 1
+	}
+	as, an := s.Unix()
+	bs, bn := o.Unix()
+	if c := cmp.Compare(as, bs); c != 0 {
+		return c
+	}
+	return cmp.Compare(an, bn)
+}
+
+// RatioPoint is one value of a company indicator. Class is ShareClassNone
+// for company-level indicators and the share class of class-specific ones
+// (the API suffixes the id when queried by symbol or company_id).
+// Vars are the values of Indicator.Variables, in order.
+//
+// The layout is compact (the demo market holds millions of points): dates
+// are Stamps, the class a ShareClass, the frequency a Frequency, and
+// fields are ordered so that no padding is wasted.
+type RatioPoint struct {
+	CompanyID     string
+	Ticker        string // class-specific points: the ticker priced
+	Vars          []Num
+	Value         Num
+	PublishDate   Stamp
+	RetrievalDate Stamp
+	ReferenceDate Date
+	Indicator     uint16 // index into Derived.Catalog
+	Class         ShareClass
+	Frequency     Frequency
+}
+
+// FundRatioPoint is one value of a listed-fund indicator, laid out as
+// compactly as RatioPoint.
 type FundRatioPoint struct {
 	FundID        string
-	Indicator     uint16 // index into Derived.Catalog
-	Frequency     string
-	ReferenceDate Date
-	PublishDate   time.Time
-	RetrievalDate time.Time
-	Value         Num
 	Sources       []Source
+	Value         Num
+	PublishDate   Stamp
+	RetrievalDate Stamp
+	ReferenceDate Date
+	Indicator     uint16 // index into Derived.Catalog
+	Frequency     Frequency
 }

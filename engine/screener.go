@@ -63,7 +63,7 @@ func latestRatio(is *Issuer, k uint16, class string) *RatioPoint {
 		}
 		best := g.Points[0]
 		for _, p := range g.Points[1:] {
-			if !p.PublishDate.Before(best.PublishDate) {
+			if p.PublishDate.Compare(best.PublishDate) >= 0 {
 				best = p // ascending reference_date: later ties win
 			}
 		}
@@ -154,7 +154,7 @@ func (b *builder) buildScreener() {
 			s.Ratios[k][r] = Null
 			if p := latestRatio(is, uint16(k), class); p != nil {
 				s.Ratios[k][r] = p.Value
-				s.RatioPublished[k][r] = p.PublishDate
+				s.RatioPublished[k][r] = p.PublishDate.Time()
 			}
 		}
 	}

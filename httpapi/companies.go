@@ -171,7 +171,7 @@ func latestValue(is *engine.Issuer, id string) engine.Num {
 			continue
 		}
 		for _, p := range g.Points {
-			if best == nil || p.ReferenceDate > best.ReferenceDate || (p.ReferenceDate == best.ReferenceDate && p.PublishDate.After(best.PublishDate)) {
+			if best == nil || p.ReferenceDate > best.ReferenceDate || (p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) > 0) {
 				best = p
 			}
 		}

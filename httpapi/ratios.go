@@ -139,8 +139,8 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		n := 0
 		for pi, p := range s.Points {
 			if f.refDate.Valid() && p.ReferenceDate != f.refDate ||
-				!f.pub.IsZero() && !p.PublishDate.After(f.pub) ||
-				!f.ret.IsZero() && !p.RetrievalDate.After(f.ret) {
+				!f.pub.IsZero() && !p.PublishDate.Time().After(f.pub) ||
+				!f.ret.IsZero() && !p.RetrievalDate.Time().After(f.ret) {
 				continue
 			}
 			if f.latestRef && laterSameRef(s.Points[pi+1:], p.ReferenceDate, &f) {
@@ -172,7 +172,7 @@ func laterSameRef(rest []*engine.RatioPoint, ref engine.Date, f *ratioFilter) bo
 		if p.ReferenceDate != ref {
 			return false
 		}
-		if (f.pub.IsZero() || p.PublishDate.After(f.pub)) && (f.ret.IsZero() || p.RetrievalDate.After(f.ret)) {
+		if (f.pub.IsZero() || p.PublishDate.Time().After(f.pub)) && (f.ret.IsZero() || p.RetrievalDate.Time().After(f.ret)) {
 			return true
 		}
 	}
@@ -211,9 +211,9 @@ func appendRatioPoint(dst []byte, p *engine.RatioPoint, ind *engine.Indicator, c
 	dst = append(dst, `,"reference_date":`...)
 	dst = appendDateISO(dst, p.ReferenceDate)
 	dst = append(dst, `,"publish_date":`...)
-	dst = appendTime(dst, p.PublishDate)
+	dst = appendTime(dst, p.PublishDate.Time())
 	dst = append(dst, `,"retrieval_date":`...)
-	dst = appendTime(dst, p.RetrievalDate)
+	dst = appendTime(dst, p.RetrievalDate.Time())
 	if calc {
 		dst = append(dst, `,"calculation":`...)
 		dst = appendString(dst, ind.Formula)
@@ -334,7 +334,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		kept := 0
 		for pi, p := range s.Points {
 			if ref.Valid() && p.ReferenceDate != ref ||
-				!pub.IsZero() && !p.PublishDate.After(pub) || !ret.IsZero() && !p.RetrievalDate.After(ret) {
+				!pub.IsZero() && !p.PublishDate.Time().After(pub) || !ret.IsZero() && !p.RetrievalDate.Time().After(ret) {
 				continue
 			}
 			if latest && pi+1 < len(s.Points) && laterFund(s.Points[pi+1:], p.ReferenceDate, pub, ret) {
@@ -354,9 +354,9 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 			dst = append(dst, `,"reference_date":`...)
 			dst = appendDateISO(dst, p.ReferenceDate)
 			dst = append(dst, `,"publish_date":`...)
-			dst = appendTime(dst, p.PublishDate)
+			dst = appendTime(dst, p.PublishDate.Time())
 			dst = append(dst, `,"retrieval_date":`...)
-			dst = appendTime(dst, p.RetrievalDate)
+			dst = appendTime(dst, p.RetrievalDate.Time())
 			dst = append(dst, `,"sources":`...)
 			dst = appendSources(dst, p.Sources)
 			dst = append(dst, '}')
@@ -382,7 +382,7 @@ func laterFund(rest []*engine.FundRatioPoint, ref engine.Date, pub, ret time.Tim
 		if p.ReferenceDate != ref {
 			return false
 		}
-		if (pub.IsZero() || p.PublishDate.After(pub)) && (ret.IsZero() || p.RetrievalDate.After(ret)) {
+		if (pub.IsZero() || p.PublishDate.Time().After(pub)) && (ret.IsZero() || p.RetrievalDate.Time().After(ret)) {
 			return true
 		}
 	}

@@ -63,6 +63,9 @@ type penc struct {
 	prevSec  int64
 }
 
+// badEnum marks a string that names no value in an enum cache.
+const badEnum = math.MaxUint8
+
 func newPenc(nslots int) *penc {
 	return &penc{strs: make(map[string]uint32), nests: make([]int, nslots)}
 }
@@ -96,6 +99,30 @@ func (e *penc) str(s string) {
 		e.list = append(e.list, s)
 	}
 	e.uv(uint64(idx))
+}
+
+// stamp encodes s exactly as time encodes s.Time().
+func (e *penc) stamp(s engine.Stamp) {
+	if s.IsZero() {
+		e.uv(0)
+		return
+	}
+	sec, ns := s.Unix()
+	if sec <= -maxSec || sec >= maxSec {
+		if e.err == nil {
+			e.err = fmt.Errorf("time %v out of the encodable range", s.Time())
+		}
+		sec = 0
+	}
+	flag := uint64(0)
+	if ns != 0 {
+		flag = 1
+	}
+	e.uv((zig(sec-e.prevSec)<<1 | flag) + 1)
+	e.prevSec = sec
+	if ns != 0 {
+		e.uv(uint64(ns))
+	}
 }
 
 // maxSec bounds the unix seconds of an encodable time (about 36 billion
@@ -276,6 +303,9 @@ type pdec struct {
 	strs     []string
 	prevDate int64
 	prevSec  int64
+	// freqs and classes cache frequency and shareClass (see enum), one
+	// slot per string-table index.
+	freqs, classes []uint8
 }
 
 func (d *pdec) fail(format string, args ...any) {
@@ -402,6 +432,75 @@ func (d *pdec) time() time.Time {
 	return time.Unix(sec, int64(ns)).UTC()
 }
 
+// stamp reads a time (see penc.time) as an engine.Stamp.
+func (d *pdec) stamp() engine.Stamp {
+	u := d.uv()
+	if u == 0 {
+		return 0
+	}
+	u--
+	sec := d.prevSec + unzig(u>>1)
+	if sec <= -maxSec || sec >= maxSec {
+		d.fail("time %d out of range", sec)
+		return 0
+	}
+	d.prevSec = sec
+	var ns uint64
+	if u&1 == 1 {
+		ns = d.uv()
+		if ns == 0 || ns >= 1e9 {
+			d.fail("nanoseconds %d out of range", ns)
+			return 0
+		}
+	}
+	return engine.MakeStamp(sec, int64(ns))
+}
+
+// frequency reads a string that must name an engine.Frequency.
+func (d *pdec) frequency() engine.Frequency {
+	return engine.Frequency(d.enum(&d.freqs, "frequency", func(s string) (uint8, bool) {
+		f, ok := engine.ParseFrequency(s)
+		return uint8(f), ok
+	}))
+}
+
+// shareClass reads a string that must name an engine.ShareClass.
+func (d *pdec) shareClass() engine.ShareClass {
+	return engine.ShareClass(d.enum(&d.classes, "share class", func(s string) (uint8, bool) {
+		c, ok := engine.ParseShareClass(s)
+		return uint8(c), ok
+	}))
+}
+
+// enum reads a string index and returns parse of that string, parsing
+// each index of the table once (cache holds the value plus one, badEnum
+// when parse rejects it); 0 after a failure.
+func (d *pdec) enum(cache *[]uint8, what string, parse func(string) (uint8, bool)) uint8 {
+	idx := d.uv()
+	if idx >= uint64(len(d.strs)) {
+		if d.err == nil {
+			d.fail("string index %d beyond table of %d", idx, len(d.strs))
+		}
+		return 0
+	}
+	if *cache == nil {
+		*cache = make([]uint8, len(d.strs))
+	}
+	c := (*cache)[idx]
+	if c == 0 {
+		c = badEnum
+		if v, ok := parse(d.strs[idx]); ok && v < badEnum-1 {
+			c = v + 1
+		}
+		(*cache)[idx] = c
+	}
+	if c == badEnum {
+		d.fail("unknown %s %q", what, d.strs[idx])
+		return 0
+	}
+	return c - 1
+}
+
 // htime reads a header time: 0 for the zero time, else zig(unix
 // seconds)+1 then nanoseconds (see hbuf.time).
 func (d *pdec) htime() time.Time {
@@ -500,6 +599,7 @@ func (d *pdec) strtab() {
 	blob := string(d.b[d.i : d.i+total])
 	d.i += total
 	d.strs = make([]string, n)
+	d.freqs, d.classes = nil, nil
 	off := 0
 	for i, l := range lens {
 		d.strs[i] = blob[off : off+l]

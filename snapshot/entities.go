@@ -698,12 +698,12 @@ var kinds = []kind{
 				p := &u.Derived.Ratios[i]
 				e.str(p.CompanyID)
 				e.uv(uint64(p.Indicator))
-				e.str(p.Class)
+				e.str(p.Class.String())
 				e.str(p.Ticker)
-				e.str(p.Frequency)
+				e.str(p.Frequency.String())
 				e.date(p.ReferenceDate)
-				e.time(p.PublishDate)
-				e.time(p.RetrievalDate)
+				e.stamp(p.PublishDate)
+				e.stamp(p.RetrievalDate)
 				e.num(p.Value)
 				e.slen(len(p.Vars), p.Vars == nil, 0)
 				for _, v := range p.Vars {
@@ -717,12 +717,12 @@ var kinds = []kind{
 				p := &u.Derived.Ratios[i]
 				p.CompanyID = d.str()
 				p.Indicator = d.indicator()
-				p.Class = d.str()
+				p.Class = d.shareClass()
 				p.Ticker = d.str()
-				p.Frequency = d.str()
+				p.Frequency = d.frequency()
 				p.ReferenceDate = d.date()
-				p.PublishDate = d.time()
-				p.RetrievalDate = d.time()
+				p.PublishDate = d.stamp()
+				p.RetrievalDate = d.stamp()
 				p.Value = d.num()
 				p.Vars = takeLen(d, &vars)
 				for j := range p.Vars {
@@ -745,10 +745,10 @@ var kinds = []kind{
 				p := &u.Derived.FundRatios[i]
 				e.str(p.FundID)
 				e.uv(uint64(p.Indicator))
-				e.str(p.Frequency)
+				e.str(p.Frequency.String())
 				e.date(p.ReferenceDate)
-				e.time(p.PublishDate)
-				e.time(p.RetrievalDate)
+				e.stamp(p.PublishDate)
+				e.stamp(p.RetrievalDate)
 				e.num(p.Value)
 				encSources(e, p.Sources, 0)
 			}
@@ -759,10 +759,10 @@ var kinds = []kind{
 				p := &u.Derived.FundRatios[i]
 				p.FundID = d.str()
 				p.Indicator = d.indicator()
-				p.Frequency = d.str()
+				p.Frequency = d.frequency()
 				p.ReferenceDate = d.date()
-				p.PublishDate = d.time()
-				p.RetrievalDate = d.time()
+				p.PublishDate = d.stamp()
+				p.RetrievalDate = d.stamp()
 				p.Value = d.num()
 				p.Sources = decSources(d, &sources)
 			}

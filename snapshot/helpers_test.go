@@ -21,6 +21,12 @@ func diff(a, b any) string {
 
 var timeType = reflect.TypeFor[time.Time]()
 
+var (
+	stampType     = reflect.TypeFor[engine.Stamp]()
+	frequencyType = reflect.TypeFor[engine.Frequency]()
+	classType     = reflect.TypeFor[engine.ShareClass]()
+)
+
 func diffValue(a, b reflect.Value, path string) string {
 	if a.Type() != b.Type() {
 		return path + ": types differ"
@@ -99,7 +105,7 @@ func diffValue(a, b reflect.Value, path string) string {
 // field added to the model is filled and must then survive a round trip.
 func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 	tb.Helper()
-	if v.Type() == timeType {
+	if v.Type() == timeType || v.Type() == stampType {
 		var t time.Time
 		switch rng.IntN(4) {
 		case 0: // zero
@@ -108,7 +114,19 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 		default:
 			t = time.Unix(rng.Int64N(4e9)-1e9, rng.Int64N(1e9)).UTC()
 		}
-		v.Set(reflect.ValueOf(t))
+		if v.Type() == stampType {
+			v.Set(reflect.ValueOf(engine.StampOf(t)))
+		} else {
+			v.Set(reflect.ValueOf(t))
+		}
+		return
+	}
+	if v.Type() == frequencyType {
+		v.Set(reflect.ValueOf(engine.Frequency(rng.IntN(int(engine.FrequencyYTD) + 1))))
+		return
+	}
+	if v.Type() == classType {
+		v.Set(reflect.ValueOf(engine.ShareClass(rng.IntN(int(engine.ShareClassUnit) + 1))))
 		return
 	}
 	switch v.Kind() {
@@ -287,10 +305,10 @@ func handUniverse() *engine.Universe {
 				{ID: "PRICE_EARNINGS", Kind: engine.IndValuation, ByClass: true, Variables: []string{}},
 			},
 			Ratios: []engine.RatioPoint{
-				{CompanyID: "33000167000101", Indicator: 0, Frequency: engine.FreqAnnual, ReferenceDate: d0, PublishDate: t0, RetrievalDate: t0, Value: 0.3456, Vars: []engine.Num{1.5e11, nan}},
-				{CompanyID: "33000167000101", Indicator: 1, Class: engine.ClassPS, Ticker: "PETR4", Frequency: engine.FreqDaily, ReferenceDate: d0, PublishDate: t0, Value: nan},
+				{CompanyID: "33000167000101", Indicator: 0, Frequency: engine.FrequencyAnnual, ReferenceDate: d0, PublishDate: engine.StampOf(t0), RetrievalDate: engine.StampOf(t0), Value: 0.3456, Vars: []engine.Num{1.5e11, nan}},
+				{CompanyID: "33000167000101", Indicator: 1, Class: engine.ShareClassPS, Ticker: "PETR4", Frequency: engine.FrequencyDaily, ReferenceDate: d0, PublishDate: engine.StampOf(t0), Value: nan},
 			},
-			FundRatios: []engine.FundRatioPoint{{FundID: "2", Indicator: 1, Frequency: engine.FreqMonthly, ReferenceDate: d0, PublishDate: t0, Value: 0.01, Sources: []engine.Source{src}}},
+			FundRatios: []engine.FundRatioPoint{{FundID: "2", Indicator: 1, Frequency: engine.FrequencyMonthly, ReferenceDate: d0, PublishDate: engine.StampOf(t0), Value: 0.01, Sources: []engine.Source{src}}},
 		},
 	}
 	return u
@@ -367,8 +385,8 @@ func synthUniverse(tickers, days, intradayTickers, intradayBars, reports int) *e
 	u.Derived.Ratios = make([]engine.RatioPoint, reports*4)
 	for i := range u.Derived.Ratios {
 		r := &u.Reports[i/4]
-		u.Derived.Ratios[i] = engine.RatioPoint{CompanyID: r.CompanyID, Indicator: uint16(i % 2), Frequency: engine.FreqQuarterly,
-			ReferenceDate: r.ReferenceDate, PublishDate: r.PublishDate, RetrievalDate: r.RetrievalDate,
+		u.Derived.Ratios[i] = engine.RatioPoint{CompanyID: r.CompanyID, Indicator: uint16(i % 2), Frequency: engine.FrequencyQuarterly,
+			ReferenceDate: r.ReferenceDate, PublishDate: engine.StampOf(r.PublishDate), RetrievalDate: engine.StampOf(r.RetrievalDate),
 			Value: engine.Num(rng.Float64()), Vars: []engine.Num{engine.Num(rng.Int64N(1e9)), engine.Num(rng.Int64N(1e9))}}
 	}
 	return u

@@ -227,9 +227,11 @@ func (e *emitter) emit(di, ci int, class, ticker, freq string, ref engine.Date, 
 		}
 		*b = make([]engine.RatioPoint, 0, c)
 	}
+	fc, _ := engine.ParseFrequency(freq)   // freq is always a Freq* constant
+	cc, _ := engine.ParseShareClass(class) // "" or a priced Class* constant
 	*b = append(*b, engine.RatioPoint{
-		CompanyID: e.company, Indicator: uint16(di), Class: class, Ticker: ticker, Frequency: freq,
-		ReferenceDate: ref, PublishDate: pub, RetrievalDate: ret, Value: val, Vars: v,
+		CompanyID: e.company, Indicator: uint16(di), Class: cc, Ticker: ticker, Frequency: fc,
+		ReferenceDate: ref, PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(ret), Value: val, Vars: v,
 	})
 }
 
@@ -452,8 +454,8 @@ func deriveFunds(u *engine.Universe, m *market) []engine.FundRatioPoint {
 					panic(fmt.Sprintf("BUG: fund indicator %s has no rule", defs[di].ID))
 				}
 				out = append(out, engine.FundRatioPoint{
-					FundID: id, Indicator: di, Frequency: engine.FreqMonthly, ReferenceDate: r.ReferenceDate,
-					PublishDate: r.PublishDate, RetrievalDate: r.RetrievalDate, Value: clean(v), Sources: r.Sources,
+					FundID: id, Indicator: di, Frequency: engine.FrequencyMonthly, ReferenceDate: r.ReferenceDate,
+					PublishDate: engine.StampOf(r.PublishDate), RetrievalDate: engine.StampOf(r.RetrievalDate), Value: clean(v), Sources: r.Sources,
 				})
 			}
 		}

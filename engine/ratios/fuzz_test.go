@@ -118,8 +118,8 @@ func FuzzDerive(f *testing.F) {
 			if i > 0 {
 				q := &d.Ratios[i-1]
 				c := strings.Compare(q.CompanyID, p.CompanyID)
-				for _, x := range []int{int(q.Indicator) - int(p.Indicator), strings.Compare(q.Class, p.Class),
-					strings.Compare(q.Frequency, p.Frequency), int(q.ReferenceDate) - int(p.ReferenceDate), q.PublishDate.Compare(p.PublishDate)} {
+				for _, x := range []int{int(q.Indicator) - int(p.Indicator), strings.Compare(q.Class.String(), p.Class.String()),
+					strings.Compare(q.Frequency.String(), p.Frequency.String()), int(q.ReferenceDate) - int(p.ReferenceDate), q.PublishDate.Compare(p.PublishDate)} {
 					if c == 0 {
 						c = x
 					}

@@ -163,15 +163,15 @@ func TestRefiledVersionAddsPoint(t *testing.T) {
 	if len(ps) != 2 {
 		t.Fatalf("got %d points", len(ps))
 	}
-	if !ps[0].PublishDate.Equal(q3.pub) || !ps[1].PublishDate.Equal(q3v2.pub) {
+	if !ps[0].PublishDate.Time().Equal(q3.pub) || !ps[1].PublishDate.Time().Equal(q3v2.pub) {
 		t.Errorf("publish dates %v %v, want %v %v", ps[0].PublishDate, ps[1].PublishDate, q3.pub, q3v2.pub)
 	}
-	if !ps[1].RetrievalDate.Equal(q3v2.pub.Add(time.Hour)) {
+	if !ps[1].RetrievalDate.Time().Equal(q3v2.pub.Add(time.Hour)) {
 		t.Errorf("retrieval %v", ps[1].RetrievalDate)
 	}
 	// The fourth quarter is recomputed when the third is re-filed.
 	q4 := pointsOf(t, d, "C1", engine.IndFundamental, "NET_REVENUE", "", engine.FreqQuarterly, "2023-12-31")
-	if len(q4) != 2 || !q4[0].PublishDate.Equal(fy23.pub) || !q4[1].PublishDate.Equal(q3v2.pub) {
+	if len(q4) != 2 || !q4[0].PublishDate.Time().Equal(fy23.pub) || !q4[1].PublishDate.Time().Equal(q3v2.pub) {
 		t.Fatalf("Q4 points %+v", q4)
 	}
 	// The annual figures do not depend on the quarter: one point.
@@ -184,12 +184,12 @@ func TestRefiledVersionAddsPoint(t *testing.T) {
 	}
 	// Valuation from reports keeps the newest input's publish date.
 	pe := pointsOf(t, d, "C1", engine.IndValuation, "PRICE_TO_EARNINGS", "CS", engine.FreqTTM, "2024-06-28")
-	if len(pe) != 1 || !pe[0].PublishDate.Equal(q124.pub) {
+	if len(pe) != 1 || !pe[0].PublishDate.Time().Equal(q124.pub) {
 		t.Fatalf("last-session P/E %+v", pe)
 	}
 	// Report-independent points are published on their reference date.
 	mc := pointsOf(t, d, "C1", engine.IndValuation, "MARKET_CAP", "", engine.FreqTTM, "2024-06-28")
-	if len(mc) != 1 || !mc[0].PublishDate.Equal(day("2024-06-28").Time()) {
+	if len(mc) != 1 || !mc[0].PublishDate.Time().Equal(day("2024-06-28").Time()) {
 		t.Fatalf("last-session market cap %+v", mc)
 	}
 }
@@ -233,10 +233,10 @@ func TestOutputSortedAndClean(t *testing.T) {
 			c = int(a.Indicator) - int(b.Indicator)
 		}
 		if c == 0 {
-			c = strings.Compare(a.Class, b.Class)
+			c = strings.Compare(a.Class.String(), b.Class.String())
 		}
 		if c == 0 {
-			c = strings.Compare(a.Frequency, b.Frequency)
+			c = strings.Compare(a.Frequency.String(), b.Frequency.String())
 		}
 		if c == 0 {
 			c = int(a.ReferenceDate) - int(b.ReferenceDate)
@@ -253,10 +253,10 @@ func TestOutputSortedAndClean(t *testing.T) {
 			t.Fatalf("infinite value %+v", p)
 		}
 		ind := d.Catalog[p.Indicator]
-		if !slices.Contains(ind.Frequencies, p.Frequency) {
+		if !slices.Contains(ind.Frequencies, p.Frequency.String()) {
 			t.Fatalf("%s has frequency %s", ind.ID, p.Frequency)
 		}
-		if ind.ByClass != (p.Class != "") {
+		if ind.ByClass != (p.Class != engine.ShareClassNone) {
 			t.Fatalf("%s class %q", ind.ID, p.Class)
 		}
 	}
@@ -271,8 +271,8 @@ func TestDeriveDeterministic(t *testing.T) {
 	for i := range a.Ratios {
 		p, q := a.Ratios[i], b.Ratios[i]
 		if p.CompanyID != q.CompanyID || p.Indicator != q.Indicator || p.Class != q.Class || p.Ticker != q.Ticker ||
-			p.Frequency != q.Frequency || p.ReferenceDate != q.ReferenceDate || !p.PublishDate.Equal(q.PublishDate) ||
-			!p.RetrievalDate.Equal(q.RetrievalDate) || !same(p.Value, q.Value) || len(p.Vars) != len(q.Vars) {
+			p.Frequency != q.Frequency || p.ReferenceDate != q.ReferenceDate || p.PublishDate != q.PublishDate ||
+			p.RetrievalDate != q.RetrievalDate || !same(p.Value, q.Value) || len(p.Vars) != len(q.Vars) {
 			t.Fatalf("point %d differs", i)
 		}
 		for k := range p.Vars {
@@ -303,7 +303,7 @@ func TestFundRatios(t *testing.T) {
 	if len(pn) != 2 || !close12(float64(pn[0].Value), 97.0/100) || !close12(float64(pn[1].Value), 1) {
 		t.Fatalf("P_NAV %+v", pn)
 	}
-	if !pn[1].PublishDate.Equal(at("2024-06-20")) || pn[1].Frequency != engine.FreqMonthly || pn[1].FundID != "F1" {
+	if !pn[1].PublishDate.Time().Equal(at("2024-06-20")) || pn[1].Frequency != engine.FrequencyMonthly || pn[1].FundID != "F1" {
 		t.Errorf("P_NAV point %+v", pn[1])
 	}
 	// April 2024: no session in the month.
@@ -504,7 +504,7 @@ func TestYearAgoRefiling(t *testing.T) {
 	d := mustDerive(t, u)
 	g := pointsOf(t, d, "G", engine.IndFundamental, "REVENUE_GROWTH", "", engine.FreqQuarterly, "2024-03-31")
 	if len(g) != 2 || !close12(float64(g[0].Value), 0.5) || !close12(float64(g[1].Value), 0.25) ||
-		!g[0].PublishDate.Equal(b.pub) || !g[1].PublishDate.Equal(a2.pub) {
+		!g[0].PublishDate.Time().Equal(b.pub) || !g[1].PublishDate.Time().Equal(a2.pub) {
 		t.Fatalf("growth points %+v", g)
 	}
 	// Indicators of the current period only do not move.
