@@ -34,12 +34,39 @@ func Build(u *Universe) (d *Dataset, err error) {
 	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1}
 	for _, step := range []func() error{
 		b.buildSectors, b.buildIssuers, b.buildRenames, b.buildAssets, b.buildDaily, b.buildIntraday,
-		b.buildAdjust, b.buildQuotes, b.buildIssuerLists, b.buildCash, b.buildCatalog, b.buildRatios,
-		b.buildIndexes,
+		b.buildAdjust, b.buildQuotes, b.buildIssuerLists,
 	} {
 		if err := step(); err != nil {
 			return nil, err
 		}
+	}
+	// buildRatios reads only what the steps above built and writes only
+	// Issuer.Ratios and Issuer.FundRatios, so it runs beside buildCash and
+	// buildCatalog, on its own builder (issuerIdx's cache is per builder).
+	// Errors are reported in step order, as if the steps ran in sequence.
+	rb := *b
+	rb.lastIssuer = -1
+	ratiosErr := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ratiosErr <- fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
+			}
+		}()
+		ratiosErr <- rb.buildRatios()
+	}()
+	err = b.buildCash()
+	if err == nil {
+		err = b.buildCatalog()
+	}
+	if rerr := <-ratiosErr; err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := b.buildIndexes(); err != nil {
+		return nil, err
 	}
 	b.buildRankings()
 	b.buildScreener()

@@ -32,17 +32,90 @@ func decoder() (*zstd.Decoder, error) {
 	return zr, zrErr
 }
 
-// ReadFile reads and decodes the snapshot at path (see Decode).
+// ReadFile reads and decodes the snapshot at path, with the checks of
+// Decode. Sections are read from the file into per-worker buffers as
+// they are verified and decoded, so the whole file is never held in
+// memory.
 func ReadFile(path string) (*engine.Universe, Header, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, Header{}, err
 	}
-	u, h, err := Decode(b)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, Header{}, err
+	}
+	u, h, err := readFrom(f, st.Size())
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return u, h, nil
+}
+
+// readFrom decodes the snapshot of size bytes held by f.
+func readFrom(f io.ReaderAt, size int64) (*engine.Universe, Header, error) {
+	hb, err := readHeaderBytes(f, size)
+	if err != nil {
+		return nil, Header{}, err
+	}
+	h, err := parseHeader(hb, size)
+	if err != nil {
+		return nil, Header{}, err
+	}
+	return decodeSections(h, size, func(s *Section, buf []byte) ([]byte, error) {
+		if int64(cap(buf)) < s.Compressed {
+			buf = make([]byte, s.Compressed)
+		}
+		buf = buf[:s.Compressed]
+		if _, err := f.ReadAt(buf, s.Offset); err != nil {
+			return buf, fmt.Errorf("%w: section %s: %v", ErrTruncated, s.Name, err)
+		}
+		return buf, nil
+	})
+}
+
+// readHeaderBytes reads the header (prefix, body and checksum) of a
+// snapshot of size bytes from f.
+func readHeaderBytes(f io.ReaderAt, size int64) ([]byte, error) {
+	prefix := make([]byte, min(int64(prefixLen), size))
+	n, err := f.ReadAt(prefix, 0)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	hl, err := headerLen(prefix[:n])
+	if err != nil {
+		return nil, err
+	}
+	if int64(hl) > size {
+		return nil, fmt.Errorf("%w: header needs %d bytes, file has %d", ErrTruncated, hl, size)
+	}
+	b := make([]byte, hl)
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTruncated, err)
+	}
+	return b, nil
+}
+
+// Load reads and decodes the snapshot at path (see ReadFile) and indexes
+// it with engine.Build, with garbage collection paused for both steps
+// (see pauseGC): the way a server loads a snapshot. A Build error is
+// returned as Build returned it.
+func Load(path string) (*engine.Dataset, Header, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, Header{}, err
+	}
+	defer pauseGC(st.Size(), 0)()
+	u, h, err := ReadFile(path)
+	if err != nil {
+		return nil, Header{}, err
+	}
+	ds, err := engine.Build(u)
+	if err != nil {
+		return nil, Header{}, err
+	}
+	return ds, h, nil
 }
 
 // ReadHeader reads and verifies only the header of the snapshot at path;
@@ -86,25 +159,62 @@ func ReadHeader(path string) (Header, error) {
 // magic, version, header and section checksums (compressed and raw),
 // zstd framing, lengths, enums, counts and trailing bytes; any failure is
 // an error naming the section, never a panic. Sections decode in
-// parallel on GOMAXPROCS goroutines. The Universe does not alias b.
+// parallel on GOMAXPROCS goroutines; for a large b, garbage collection
+// is paused meanwhile (see pauseGC). The Universe does not alias b.
 func Decode(b []byte) (*engine.Universe, Header, error) {
 	h, err := parseHeader(b, int64(len(b)))
 	if err != nil {
 		return nil, Header{}, err
 	}
+	return decodeSections(h, int64(len(b)), func(s *Section, _ []byte) ([]byte, error) {
+		return b[s.Offset : s.Offset+s.Compressed], nil
+	})
+}
+
+// decodeSections verifies and decodes the sections of a snapshot of size
+// bytes whose parsed header is h. fetch returns the compressed bytes of a
+// section, read into buf when it needs a buffer (its result is then
+// passed back as buf for a later section of the same worker).
+func decodeSections(h Header, size int64, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
 	zd, err := decoder()
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: zstd: %w", err)
 	}
 	secs := h.Sections
 	order := largestFirst(secs)
+	var rawTotal int64
+	for _, s := range secs {
+		rawTotal += s.Raw
+	}
+	defer pauseGC(size, rawTotal)()
 
-	// Phase 1: verify and decompress every section, so that no count read
-	// from the file is trusted before the bytes behind it exist.
-	raws := make([][]byte, len(secs))
+	// Phase 1: verify every section's compressed bytes and zstd frame
+	// header, so that no count read from the file is trusted before the
+	// bytes behind it exist and match the checksum written with them.
+	// When the sections claim more raw bytes than real snapshots hold
+	// (pipelineRatio times the file), phase 1 also decompresses and
+	// verifies every section, so that an implausible claim costs no
+	// allocation beyond the raw bytes themselves before it is proven.
+	var raws [][]byte
+	if rawTotal > pipelineRatio*size {
+		raws = make([][]byte, len(secs))
+	}
+	cbufs := make(chan []byte, len(secs))
+	getBuf := func(ch chan []byte) []byte {
+		select {
+		case buf := <-ch:
+			return buf
+		default:
+			return nil
+		}
+	}
 	err = parallelOrder(order, len(secs), func(i int) error {
 		s := &secs[i]
-		comp := b[s.Offset : s.Offset+s.Compressed]
+		comp, err := fetch(s, getBuf(cbufs))
+		defer func() { cbufs <- comp }()
+		if err != nil {
+			return err
+		}
 		if got := xxhash.Sum64(comp); got != s.Checksum {
 			return fmt.Errorf("%w: section %d (%s): checksum %016x, stored %016x", ErrChecksum, i, s.Name, got, s.Checksum)
 		}
@@ -115,25 +225,24 @@ func Decode(b []byte) (*engine.Universe, Header, error) {
 		if fh.HasFCS && fh.FrameContentSize != uint64(s.Raw) {
 			return fmt.Errorf("%w: section %d (%s): bad zstd frame: content size %d, table says %d", ErrFormat, i, s.Name, fh.FrameContentSize, s.Raw)
 		}
-		raw, err := zd.DecodeAll(comp, make([]byte, 0, s.Raw))
-		if err != nil {
-			return fmt.Errorf("%w: section %d (%s): bad zstd data: %v", ErrFormat, i, s.Name, err)
+		if raws != nil {
+			raw, err := decompress(zd, s, i, comp, make([]byte, 0, s.Raw))
+			if err != nil {
+				return err
+			}
+			raws[i] = raw
 		}
-		if int64(len(raw)) != s.Raw {
-			return fmt.Errorf("%w: section %d (%s): %d raw bytes, table says %d", ErrFormat, i, s.Name, len(raw), s.Raw)
-		}
-		if got := xxhash.Sum64(raw); got != s.RawChecksum {
-			return fmt.Errorf("%w: section %d (%s): raw checksum %016x, stored %016x", ErrChecksum, i, s.Name, got, s.RawChecksum)
-		}
-		raws[i] = raw
 		return nil
 	})
 	if err != nil {
 		return nil, Header{}, err
 	}
 
-	// Phase 2: allocate every kind's slice once, then decode parts into
-	// their ranges in parallel.
+	// Phase 2: allocate every kind's slice once, then decompress each
+	// part, verify its raw checksum and decode it into its range, in
+	// parallel. A worker reuses its raw buffer for its next part, so a
+	// load holds at most one raw part per worker (largest first) rather
+	// than every raw section at once.
 	u := &engine.Universe{Meta: metaOf(&h)}
 	starts := make([]int, len(secs))
 	next := make([]int, len(kinds))
@@ -148,10 +257,28 @@ func Decode(b []byte) (*engine.Universe, Header, error) {
 		}
 	}
 	stats := make([]partStats, len(secs))
+	bufs := make(chan []byte, len(secs))
 	err = parallelOrder(order, len(secs), func(i int) error {
 		s := &secs[i]
-		ps, err := decodePart(raws[i], kindIndex(s.Name), u, starts[i], starts[i]+s.Items)
-		raws[i] = nil
+		var raw []byte
+		if raws != nil {
+			raw, raws[i] = raws[i], nil
+		} else {
+			buf := getBuf(bufs)
+			if int64(cap(buf)) < s.Raw {
+				buf = make([]byte, 0, s.Raw)
+			}
+			defer func() { bufs <- buf }()
+			comp, err := fetch(s, getBuf(cbufs))
+			defer func() { cbufs <- comp }()
+			if err != nil {
+				return err
+			}
+			if raw, err = decompress(zd, s, i, comp, buf[:0:s.Raw]); err != nil {
+				return err
+			}
+		}
+		ps, err := decodePart(raw, kindIndex(s.Name), u, starts[i], starts[i]+s.Items)
 		if err != nil {
 			return fmt.Errorf("%w: section %d (%s): %v", ErrFormat, i, s.Name, err)
 		}
@@ -179,6 +306,27 @@ func Decode(b []byte) (*engine.Universe, Header, error) {
 		return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	return u, h, nil
+}
+
+// pipelineRatio bounds raw/file bytes for a load that decodes each
+// section as soon as it decompresses (see decodeSections); real
+// snapshots compress 2-5x. A variable so that tests can take each path.
+var pipelineRatio int64 = 8
+
+// decompress decompresses section i (compressed bytes comp) into dst,
+// whose capacity is s.Raw, and verifies its length and raw checksum.
+func decompress(zd *zstd.Decoder, s *Section, i int, comp, dst []byte) ([]byte, error) {
+	raw, err := zd.DecodeAll(comp, dst)
+	if err != nil {
+		return nil, fmt.Errorf("%w: section %d (%s): bad zstd data: %v", ErrFormat, i, s.Name, err)
+	}
+	if int64(len(raw)) != s.Raw {
+		return nil, fmt.Errorf("%w: section %d (%s): %d raw bytes, table says %d", ErrFormat, i, s.Name, len(raw), s.Raw)
+	}
+	if got := xxhash.Sum64(raw); got != s.RawChecksum {
+		return nil, fmt.Errorf("%w: section %d (%s): raw checksum %016x, stored %016x", ErrChecksum, i, s.Name, got, s.RawChecksum)
+	}
+	return raw, nil
 }
 
 // decodePart decodes the raw bytes of one part of kinds[ki] into items

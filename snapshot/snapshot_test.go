@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -458,19 +459,41 @@ func TestCorruption(t *testing.T) {
 		}, ErrFormat, "raw bytes from a"},
 		{"trailing garbage", func() []byte { return append(bytes.Clone(good), "junk"...) }, ErrFormat, "trailing garbage: 4 bytes"},
 	}
+	dir := t.TempDir()
+	defer func(r int64) { pipelineRatio = r }(pipelineRatio)
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			u, _, err := Decode(c.mut())
-			if err == nil {
-				t.Fatalf("decoded a corrupt file: %d companies", len(u.Companies))
-			}
-			if !errors.Is(err, c.is) {
-				t.Errorf("err = %v, want errors.Is %v", err, c.is)
-			}
-			if !strings.Contains(err.Error(), c.want) {
-				t.Errorf("err = %q, want it to mention %q", err, c.want)
-			}
-		})
+		for _, ratio := range []int64{0, 1 << 40} {
+			// 0: every section is decompressed before any decodes;
+			// 1<<40: each decodes as soon as it decompresses.
+			pipelineRatio = ratio
+			t.Run(fmt.Sprintf("%s/ratio=%d", c.name, ratio), func(t *testing.T) {
+				b := c.mut()
+				// ReadFile reads sections from the file rather than from
+				// memory: it must refuse every case the same way.
+				path := filepath.Join(dir, "corrupt.snap")
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				for _, load := range []struct {
+					name string
+					fn   func() (*engine.Universe, Header, error)
+				}{
+					{"Decode", func() (*engine.Universe, Header, error) { return Decode(b) }},
+					{"ReadFile", func() (*engine.Universe, Header, error) { return ReadFile(path) }},
+				} {
+					u, _, err := load.fn()
+					if err == nil {
+						t.Fatalf("%s: decoded a corrupt file: %d companies", load.name, len(u.Companies))
+					}
+					if !errors.Is(err, c.is) {
+						t.Errorf("%s: err = %v, want errors.Is %v", load.name, err, c.is)
+					}
+					if !strings.Contains(err.Error(), c.want) {
+						t.Errorf("%s: err = %q, want it to mention %q", load.name, err, c.want)
+					}
+				}
+			})
+		}
 	}
 }
 

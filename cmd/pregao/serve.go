@@ -121,11 +121,7 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 func (m *Main) loadSnapshot() error {
 	start := time.Now()
 	sig := sigOf(m.cfg.Snapshot)
-	u, hdr, err := snapshot.ReadFile(m.cfg.Snapshot)
-	if err != nil {
-		return fmt.Errorf("serve: snapshot %s: %w", m.cfg.Snapshot, err)
-	}
-	ds, err := engine.Build(u)
+	ds, hdr, err := snapshot.Load(m.cfg.Snapshot)
 	if err != nil {
 		return fmt.Errorf("serve: snapshot %s: %w", m.cfg.Snapshot, err)
 	}
