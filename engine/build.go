@@ -339,48 +339,60 @@ func (b *builder) buildDaily() error {
 		}
 		b.dailyOf[s.Ticker] = s
 	}
-	memo := make(map[string]*Series)
+	h, memo := b.dailyHistory(), make(map[string]*Series)
 	for i := range d.assets {
 		a := &d.assets[i]
-		a.Daily = b.joinDaily(a.Ticker, memo)
+		a.Daily = joinHistory(b, h, a.Ticker, memo)
 	}
 	return nil
 }
 
-// joinDaily returns t's daily history with its former tickers' rows in
-// front: a former ticker contributes the rows before its rename date and
-// before t's own first row.
-func (b *builder) joinDaily(t string, memo map[string]*Series) *Series {
+// span is the rows [lo, hi) of one history.
+type span[S any] struct {
+	s      *S
+	lo, hi int
+}
+
+// history describes one kind of bar history (daily or 1-minute) to
+// joinHistory: K is its row key (Date or unix seconds).
+type history[K index.Integer, S any] struct {
+	given  map[string]*S                                // histories given, by ticker
+	empty  func(t string) *S                            // an empty history of t
+	keys   func(*S) []K                                 // the row keys, ascending
+	cut    func(Date) K                                 // the first key of a rename date
+	concat func(t string, parts []span[S], rows int) *S // rows of parts, in order
+}
+
+// joinHistory returns t's history with its former tickers' rows in front:
+// a former ticker contributes the rows before its rename date, before t's
+// own first row and after the previous former ticker's last row. Results
+// are memoised, so a chain of renames is joined once.
+func joinHistory[K index.Integer, S any](b *builder, h *history[K, S], t string, memo map[string]*S) *S {
 	if s, ok := memo[t]; ok {
 		return s
 	}
-	own := b.dailyOf[t]
+	own := h.given[t]
 	if own == nil {
-		own = &Series{Ticker: t}
+		own = h.empty(t)
 	}
-	preds := b.preds[t]
-	if len(preds) == 0 {
-		memo[t] = own
-		return own
-	}
-	firstOwn := Date(math.MaxInt32)
-	if own.Len() > 0 {
-		firstOwn = own.Dates[0]
-	}
-	type seg struct {
-		s      *Series
-		lo, hi int
-	}
-	var segs []seg
-	last := NoDate
-	rows := 0
-	for _, r := range preds {
-		ps := b.joinDaily(r.From, memo)
-		lo := index.FirstGT(ps.Dates, last)
-		hi := index.FirstGE(ps.Dates, min(r.Date, firstOwn))
+	ownKeys := h.keys(own)
+	var parts []span[S]
+	var last K
+	rows, joined := 0, false
+	for _, r := range b.preds[t] {
+		ps := joinHistory(b, h, r.From, memo)
+		pk := h.keys(ps)
+		end := h.cut(r.Date)
+		if len(ownKeys) > 0 {
+			end = min(end, ownKeys[0])
+		}
+		lo, hi := 0, index.FirstGE(pk, end)
+		if joined {
+			lo = index.FirstGT(pk, last)
+		}
 		if lo < hi {
-			segs = append(segs, seg{ps, lo, hi})
-			last = ps.Dates[hi-1]
+			parts = append(parts, span[S]{ps, lo, hi})
+			last, joined = pk[hi-1], true
 			rows += hi - lo
 		}
 	}
@@ -388,26 +400,39 @@ func (b *builder) joinDaily(t string, memo map[string]*Series) *Series {
 		memo[t] = own
 		return own
 	}
-	segs = append(segs, seg{own, 0, own.Len()})
-	rows += own.Len()
-	out := &Series{
-		Ticker: t, Dates: make([]Date, 0, rows),
-		Open: make([]Num, 0, rows), High: make([]Num, 0, rows), Low: make([]Num, 0, rows), Close: make([]Num, 0, rows),
-		Volume: make([]Num, 0, rows), Quantity: make([]int64, 0, rows), Trades: make([]int64, 0, rows),
-	}
-	for _, g := range segs {
-		s := g.s
-		out.Dates = append(out.Dates, s.Dates[g.lo:g.hi]...)
-		out.Open = append(out.Open, s.Open[g.lo:g.hi]...)
-		out.High = append(out.High, s.High[g.lo:g.hi]...)
-		out.Low = append(out.Low, s.Low[g.lo:g.hi]...)
-		out.Close = append(out.Close, s.Close[g.lo:g.hi]...)
-		out.Volume = append(out.Volume, s.Volume[g.lo:g.hi]...)
-		out.Quantity = append(out.Quantity, s.Quantity[g.lo:g.hi]...)
-		out.Trades = append(out.Trades, s.Trades[g.lo:g.hi]...)
-	}
+	parts = append(parts, span[S]{own, 0, len(ownKeys)})
+	out := h.concat(t, parts, rows+len(ownKeys))
 	memo[t] = out
 	return out
+}
+
+// dailyHistory joins daily series.
+func (b *builder) dailyHistory() *history[Date, Series] {
+	return &history[Date, Series]{
+		given: b.dailyOf,
+		empty: func(t string) *Series { return &Series{Ticker: t} },
+		keys:  func(s *Series) []Date { return s.Dates },
+		cut:   func(d Date) Date { return d },
+		concat: func(t string, parts []span[Series], rows int) *Series {
+			out := &Series{
+				Ticker: t, Dates: make([]Date, 0, rows),
+				Open: make([]Num, 0, rows), High: make([]Num, 0, rows), Low: make([]Num, 0, rows), Close: make([]Num, 0, rows),
+				Volume: make([]Num, 0, rows), Quantity: make([]int64, 0, rows), Trades: make([]int64, 0, rows),
+			}
+			for _, g := range parts {
+				s := g.s
+				out.Dates = append(out.Dates, s.Dates[g.lo:g.hi]...)
+				out.Open = append(out.Open, s.Open[g.lo:g.hi]...)
+				out.High = append(out.High, s.High[g.lo:g.hi]...)
+				out.Low = append(out.Low, s.Low[g.lo:g.hi]...)
+				out.Close = append(out.Close, s.Close[g.lo:g.hi]...)
+				out.Volume = append(out.Volume, s.Volume[g.lo:g.hi]...)
+				out.Quantity = append(out.Quantity, s.Quantity[g.lo:g.hi]...)
+				out.Trades = append(out.Trades, s.Trades[g.lo:g.hi]...)
+			}
+			return out
+		},
+	}
 }
 
 func (b *builder) buildIntraday() error {
@@ -426,73 +451,41 @@ func (b *builder) buildIntraday() error {
 		}
 		b.intraOf[s.Ticker] = s
 	}
-	memo := make(map[string]*Intraday)
+	h, memo := b.intradayHistory(), make(map[string]*Intraday)
 	for i := range d.assets {
 		a := &d.assets[i]
-		a.Intraday = b.joinIntraday(a.Ticker, memo)
+		a.Intraday = joinHistory(b, h, a.Ticker, memo)
 	}
 	return nil
 }
 
-// joinIntraday is joinDaily for 1-minute bars (the rename date's midnight
-// UTC is the cut).
-func (b *builder) joinIntraday(t string, memo map[string]*Intraday) *Intraday {
-	if s, ok := memo[t]; ok {
-		return s
+// intradayHistory joins 1-minute bars; a rename date's midnight UTC is the
+// cut.
+func (b *builder) intradayHistory() *history[int64, Intraday] {
+	return &history[int64, Intraday]{
+		given: b.intraOf,
+		empty: func(t string) *Intraday { return &Intraday{Ticker: t} },
+		keys:  func(s *Intraday) []int64 { return s.Times },
+		cut:   func(d Date) int64 { return int64(d) * 86400 },
+		concat: func(t string, parts []span[Intraday], rows int) *Intraday {
+			out := &Intraday{
+				Ticker: t, Times: make([]int64, 0, rows),
+				Open: make([]Num, 0, rows), High: make([]Num, 0, rows), Low: make([]Num, 0, rows), Close: make([]Num, 0, rows),
+				Volume: make([]Num, 0, rows), Quantity: make([]int64, 0, rows),
+			}
+			for _, g := range parts {
+				s := g.s
+				out.Times = append(out.Times, s.Times[g.lo:g.hi]...)
+				out.Open = append(out.Open, s.Open[g.lo:g.hi]...)
+				out.High = append(out.High, s.High[g.lo:g.hi]...)
+				out.Low = append(out.Low, s.Low[g.lo:g.hi]...)
+				out.Close = append(out.Close, s.Close[g.lo:g.hi]...)
+				out.Volume = append(out.Volume, s.Volume[g.lo:g.hi]...)
+				out.Quantity = append(out.Quantity, s.Quantity[g.lo:g.hi]...)
+			}
+			return out
+		},
 	}
-	own := b.intraOf[t]
-	if own == nil {
-		own = &Intraday{Ticker: t}
-	}
-	preds := b.preds[t]
-	if len(preds) == 0 {
-		memo[t] = own
-		return own
-	}
-	firstOwn := int64(math.MaxInt64)
-	if own.Len() > 0 {
-		firstOwn = own.Times[0]
-	}
-	type seg struct {
-		s      *Intraday
-		lo, hi int
-	}
-	var segs []seg
-	last := int64(math.MinInt64)
-	rows := 0
-	for _, r := range preds {
-		ps := b.joinIntraday(r.From, memo)
-		lo := index.FirstGT(ps.Times, last)
-		hi := index.FirstGE(ps.Times, min(int64(r.Date)*86400, firstOwn))
-		if lo < hi {
-			segs = append(segs, seg{ps, lo, hi})
-			last = ps.Times[hi-1]
-			rows += hi - lo
-		}
-	}
-	if rows == 0 {
-		memo[t] = own
-		return own
-	}
-	segs = append(segs, seg{own, 0, own.Len()})
-	rows += own.Len()
-	out := &Intraday{
-		Ticker: t, Times: make([]int64, 0, rows),
-		Open: make([]Num, 0, rows), High: make([]Num, 0, rows), Low: make([]Num, 0, rows), Close: make([]Num, 0, rows),
-		Volume: make([]Num, 0, rows), Quantity: make([]int64, 0, rows),
-	}
-	for _, g := range segs {
-		s := g.s
-		out.Times = append(out.Times, s.Times[g.lo:g.hi]...)
-		out.Open = append(out.Open, s.Open[g.lo:g.hi]...)
-		out.High = append(out.High, s.High[g.lo:g.hi]...)
-		out.Low = append(out.Low, s.Low[g.lo:g.hi]...)
-		out.Close = append(out.Close, s.Close[g.lo:g.hi]...)
-		out.Volume = append(out.Volume, s.Volume[g.lo:g.hi]...)
-		out.Quantity = append(out.Quantity, s.Quantity[g.lo:g.hi]...)
-	}
-	memo[t] = out
-	return out
 }
 
 func (b *builder) buildQuotes() error {
