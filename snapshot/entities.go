@@ -847,6 +847,35 @@ func encDaily(e *penc, u *engine.Universe, lo, hi int) {
 // dailyMinRow is the fewest bytes a daily row takes: one per column.
 const dailyMinRow = 8
 
+// rowDir is one series' entry in a bars part: its row count, and whether
+// its columns were nil (not empty) when encoded.
+type rowDir struct {
+	n     int
+	isNil bool
+}
+
+// readRowDir reads the ticker and row count of series lo..hi of a bars
+// part (kind names it in errors), hands each ticker to setTicker and checks
+// that the counts add up to the part's declared total.
+func readRowDir(d *pdec, kind string, total, lo, hi int, setTicker func(i int, t string)) []rowDir {
+	dirs := make([]rowDir, hi-lo)
+	sum := 0
+	for i := lo; i < hi && d.err == nil; i++ {
+		setTicker(i, d.str())
+		n, isNil := d.slen()
+		if n > total-sum {
+			d.fail("%s rows: %d rows beyond the declared total %d", kind, sum+n, total)
+			break
+		}
+		dirs[i-lo] = rowDir{n, isNil}
+		sum += n
+	}
+	if d.err == nil && sum != total {
+		d.fail("%s rows: declared total %d, used %d", kind, total, sum)
+	}
+	return dirs
+}
+
 func decDaily(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	total := d.count(dailyMinRow)
 	if d.err != nil {
@@ -855,25 +884,7 @@ func decDaily(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	dates := make([]engine.Date, total)
 	nums := make([]engine.Num, 5*total)
 	ints := make([]int64, 2*total)
-	type dir struct {
-		n     int
-		isNil bool
-	}
-	dirs := make([]dir, hi-lo)
-	sum := 0
-	for i := lo; i < hi && d.err == nil; i++ {
-		u.Daily[i].Ticker = d.str()
-		n, isNil := d.slen()
-		if n > total-sum {
-			d.fail("daily rows: %d rows beyond the declared total %d", sum+n, total)
-			break
-		}
-		dirs[i-lo] = dir{n, isNil}
-		sum += n
-	}
-	if d.err == nil && sum != total {
-		d.fail("daily rows: declared total %d, used %d", total, sum)
-	}
+	dirs := readRowDir(d, "daily", total, lo, hi, func(i int, t string) { u.Daily[i].Ticker = t })
 	off := 0
 	col := func(c []engine.Num, k, n int) []engine.Num {
 		return c[k*total+off : k*total+off+n : k*total+off+n]
@@ -937,25 +948,7 @@ func decIntraday(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	}
 	ints := make([]int64, 2*total)
 	nums := make([]engine.Num, 5*total)
-	type dir struct {
-		n     int
-		isNil bool
-	}
-	dirs := make([]dir, hi-lo)
-	sum := 0
-	for i := lo; i < hi && d.err == nil; i++ {
-		u.Intraday[i].Ticker = d.str()
-		n, isNil := d.slen()
-		if n > total-sum {
-			d.fail("intraday rows: %d rows beyond the declared total %d", sum+n, total)
-			break
-		}
-		dirs[i-lo] = dir{n, isNil}
-		sum += n
-	}
-	if d.err == nil && sum != total {
-		d.fail("intraday rows: declared total %d, used %d", total, sum)
-	}
+	dirs := readRowDir(d, "intraday", total, lo, hi, func(i int, t string) { u.Intraday[i].Ticker = t })
 	off := 0
 	col := func(c []engine.Num, k, n int) []engine.Num {
 		return c[k*total+off : k*total+off+n : k*total+off+n]
