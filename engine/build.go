@@ -616,19 +616,41 @@ func (b *builder) buildIssuerLists() error {
 	for i := range d.issuers {
 		is := &d.issuers[i]
 		slices.SortStableFunc(is.Reports, func(x, y *Report) int {
-			return cmp.Or(cmp.Compare(x.ReferenceDate, y.ReferenceDate), strings.Compare(x.Statement, y.Statement),
-				strings.Compare(x.Aggregation, y.Aggregation), cmp.Compare(x.Version, y.Version))
+			if c := cmp.Compare(x.ReferenceDate, y.ReferenceDate); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x.Statement, y.Statement); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x.Aggregation, y.Aggregation); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.Version, y.Version)
 		})
 		slices.SortStableFunc(is.Shares, func(x, y *SharesPoint) int { return cmp.Compare(y.Date, x.Date) })
 		slices.SortStableFunc(is.ShareActions, func(x, y *ShareAction) int {
-			return cmp.Or(cmp.Compare(y.PriorExDate, x.PriorExDate), strings.Compare(x.ISIN, y.ISIN), strings.Compare(x.Type, y.Type))
+			if c := cmp.Compare(y.PriorExDate, x.PriorExDate); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x.ISIN, y.ISIN); c != 0 {
+				return c
+			}
+			return strings.Compare(x.Type, y.Type)
 		})
 		slices.SortStableFunc(is.Insider, func(x, y *InsiderReport) int {
-			return cmp.Or(cmp.Compare(x.ReferenceDate, y.ReferenceDate), strings.Compare(x.Aggregation, y.Aggregation),
-				cmp.Compare(x.Version, y.Version))
+			if c := cmp.Compare(x.ReferenceDate, y.ReferenceDate); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x.Aggregation, y.Aggregation); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.Version, y.Version)
 		})
 		slices.SortStableFunc(is.Documents, func(x, y *Document) int {
-			return cmp.Or(y.PublishDate.Compare(x.PublishDate), strings.Compare(x.ID, y.ID))
+			if c := y.PublishDate.Compare(x.PublishDate); c != 0 {
+				return c
+			}
+			return strings.Compare(x.ID, y.ID)
 		})
 		slices.SortStableFunc(is.FundReports, func(x, y *FundReport) int {
 			return cmp.Or(cmp.Compare(x.ReferenceDate, y.ReferenceDate), cmp.Compare(x.Version, y.Version))
@@ -659,79 +681,97 @@ func (b *builder) buildCatalog() error {
 func (b *builder) buildRatios() error {
 	u, d := b.u, b.d
 	ncat := len(u.Derived.Catalog)
-	owner := make([]int32, len(u.Derived.Ratios))
-	count := make([]int, len(d.issuers)+1)
-	for i := range u.Derived.Ratios {
-		p := &u.Derived.Ratios[i]
-		if int(p.Indicator) >= ncat {
-			return invalid("ratio point of %s: indicator %d outside the catalog (%d entries)", p.CompanyID, p.Indicator, ncat)
+	ps := u.Derived.Ratios
+	for i := range ps {
+		if int(ps[i].Indicator) >= ncat {
+			return invalid("ratio point of %s: indicator %d outside the catalog (%d entries)", ps[i].CompanyID, ps[i].Indicator, ncat)
 		}
-		k, err := b.issuerIdx(p.CompanyID, func() string { return "ratio point " + u.Derived.Catalog[p.Indicator].ID })
+	}
+	if !isSorted(ps, CompareRatioPoints) {
+		// Snapshots store points in this order (see CompareRatioPoints);
+		// a Universe built by hand may not: serve a sorted copy.
+		ps = slices.Clone(ps)
+		SortRatioPoints(ps)
+	}
+	for lo := 0; lo < len(ps); {
+		id := ps[lo].CompanyID
+		k, err := b.issuerIdx(id, func() string { return "ratio point " + u.Derived.Catalog[ps[lo].Indicator].ID })
 		if err != nil {
 			return err
 		}
-		owner[i] = k
-		count[k+1]++
-	}
-	for k := 1; k < len(count); k++ {
-		count[k] += count[k-1]
-	}
-	all := make([]*RatioPoint, len(u.Derived.Ratios))
-	next := slices.Clone(count[:len(d.issuers)])
-	for i := range u.Derived.Ratios {
-		k := owner[i]
-		all[next[k]] = &u.Derived.Ratios[i]
-		next[k]++
-	}
-	cmpPoint := func(x, y *RatioPoint) int {
-		return cmp.Or(cmp.Compare(x.Indicator, y.Indicator), cmp.Compare(x.Class, y.Class),
-			cmp.Compare(x.Frequency, y.Frequency), cmp.Compare(x.ReferenceDate, y.ReferenceDate),
-			x.PublishDate.Compare(y.PublishDate))
-	}
-	for i := range d.issuers {
-		is := &d.issuers[i]
-		ps := all[count[i]:count[i+1]:count[i+1]]
-		if !slices.IsSortedFunc(ps, cmpPoint) {
-			slices.SortStableFunc(ps, cmpPoint)
+		is := &d.issuers[k]
+		if is.Ratios != nil {
+			return invalid("ratio points of company_id %q: company seen under two ids", id)
 		}
-		for lo := 0; lo < len(ps); {
-			hi := lo + 1
-			for hi < len(ps) && ps[hi].Indicator == ps[lo].Indicator && ps[hi].Class == ps[lo].Class && ps[hi].Frequency == ps[lo].Frequency {
-				hi++
-			}
-			is.Ratios = append(is.Ratios, RatioSeries{Indicator: ps[lo].Indicator, Class: ps[lo].Class.String(), Frequency: ps[lo].Frequency.String(), Points: ps[lo:hi:hi]})
-			lo = hi
+		hi := lo + 1
+		for hi < len(ps) && ps[hi].CompanyID == id {
+			hi++
 		}
-	}
-	fper := make(map[*Issuer][]*FundRatioPoint)
-	for i := range u.Derived.FundRatios {
-		p := &u.Derived.FundRatios[i]
-		if int(p.Indicator) >= ncat {
-			return invalid("fund ratio point of %s: indicator %d outside the catalog (%d entries)", p.FundID, p.Indicator, ncat)
-		}
-		is, err := b.issuerOf(p.FundID, func() string { return "fund ratio point " + u.Derived.Catalog[p.Indicator].ID })
-		if err != nil {
-			return err
-		}
-		fper[is] = append(fper[is], p)
-	}
-	for i := range d.issuers {
-		is := &d.issuers[i]
-		ps := fper[is]
-		slices.SortStableFunc(ps, func(x, y *FundRatioPoint) int {
-			return cmp.Or(cmp.Compare(x.Indicator, y.Indicator), cmp.Compare(x.Frequency, y.Frequency),
-				cmp.Compare(x.ReferenceDate, y.ReferenceDate), x.PublishDate.Compare(y.PublishDate))
+		is.Ratios = appendSeries(is.Ratios, ps[lo:hi], func(x, y *RatioPoint) bool {
+			return x.Indicator == y.Indicator && x.Class == y.Class && x.Frequency == y.Frequency
+		}, func(g []RatioPoint) RatioSeries {
+			return RatioSeries{Indicator: g[0].Indicator, Class: g[0].Class.String(), Frequency: g[0].Frequency.String(), Points: g}
 		})
-		for lo := 0; lo < len(ps); {
-			hi := lo + 1
-			for hi < len(ps) && ps[hi].Indicator == ps[lo].Indicator && ps[hi].Frequency == ps[lo].Frequency {
-				hi++
-			}
-			is.FundRatios = append(is.FundRatios, FundRatioSeries{Indicator: ps[lo].Indicator, Frequency: ps[lo].Frequency.String(), Points: ps[lo:hi:hi]})
-			lo = hi
+		lo = hi
+	}
+	fs := u.Derived.FundRatios
+	for i := range fs {
+		if int(fs[i].Indicator) >= ncat {
+			return invalid("fund ratio point of %s: indicator %d outside the catalog (%d entries)", fs[i].FundID, fs[i].Indicator, ncat)
 		}
+	}
+	if !isSorted(fs, CompareFundRatioPoints) {
+		fs = slices.Clone(fs)
+		SortFundRatioPoints(fs)
+	}
+	for lo := 0; lo < len(fs); {
+		id := fs[lo].FundID
+		k, err := b.issuerIdx(id, func() string { return "fund ratio point " + u.Derived.Catalog[fs[lo].Indicator].ID })
+		if err != nil {
+			return err
+		}
+		is := &d.issuers[k]
+		if is.FundRatios != nil {
+			return invalid("fund ratio points of %q: fund seen under two ids", id)
+		}
+		hi := lo + 1
+		for hi < len(fs) && fs[hi].FundID == id {
+			hi++
+		}
+		is.FundRatios = appendSeries(is.FundRatios, fs[lo:hi], func(x, y *FundRatioPoint) bool {
+			return x.Indicator == y.Indicator && x.Frequency == y.Frequency
+		}, func(g []FundRatioPoint) FundRatioSeries {
+			return FundRatioSeries{Indicator: g[0].Indicator, Frequency: g[0].Frequency.String(), Points: g}
+		})
+		lo = hi
 	}
 	return nil
+}
+
+// isSorted is slices.IsSortedFunc comparing by pointer (points are
+// large).
+func isSorted[P any](ps []P, cmp func(x, y *P) int) bool {
+	for i := 1; i < len(ps); i++ {
+		if cmp(&ps[i-1], &ps[i]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendSeries appends to dst one series per run of points that same
+// says belong together (points is sorted so that they are adjacent);
+// each series' points are a sub-slice of points (capacity capped).
+func appendSeries[P, S any](dst []S, points []P, same func(x, y *P) bool, series func([]P) S) []S {
+	for lo := 0; lo < len(points); {
+		hi := lo + 1
+		for hi < len(points) && same(&points[hi], &points[lo]) {
+			hi++
+		}
+		dst = append(dst, series(points[lo:hi:hi]))
+		lo = hi
+	}
+	return dst
 }
 
 func (b *builder) buildIndexes() error {

@@ -74,10 +74,25 @@ func (b *builder) buildCash() error {
 		e := &d.cash[i]
 		e.Current = e.Version == latest[eventKey(e.CashAction)]
 	}
+	// The comparison stops at the first difference (cmp.Or would compare
+	// every string each time: it was most of the load's sorting time).
 	slices.SortFunc(d.cash, func(x, y CashEvent) int {
-		return cmp.Or(cmp.Compare(y.PriorExDate, x.PriorExDate), strings.Compare(x.CompanyID, y.CompanyID),
-			strings.Compare(x.Ticker, y.Ticker), strings.Compare(x.EventID, y.EventID),
-			cmp.Compare(y.Version, x.Version), strings.Compare(x.ID, y.ID))
+		if c := cmp.Compare(y.PriorExDate, x.PriorExDate); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.CompanyID, y.CompanyID); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.Ticker, y.Ticker); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.EventID, y.EventID); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.Version, x.Version); c != 0 {
+			return c
+		}
+		return strings.Compare(x.ID, y.ID)
 	})
 	for i := range d.cash {
 		e := &d.cash[i]

@@ -96,14 +96,14 @@ type RatioSeries struct {
 	Indicator uint16 // index into Catalog
 	Class     string // "" for company-level indicators
 	Frequency string
-	Points    []*RatioPoint // reference_date, then publish_date ascending
+	Points    []RatioPoint // reference_date, then publish_date ascending; shared, read-only
 }
 
 // FundRatioSeries is one indicator of one fund for one frequency.
 type FundRatioSeries struct {
 	Indicator uint16 // index into Catalog
 	Frequency string
-	Points    []*FundRatioPoint // reference_date, then publish_date ascending
+	Points    []FundRatioPoint // reference_date, then publish_date ascending; shared, read-only
 }
 
 // Asset is the derived view of one current ticker: its Security, joined

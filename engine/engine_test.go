@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func near(a, b Num) bool {
@@ -598,4 +599,49 @@ func TestLiquidityOrder(t *testing.T) {
 			t.Errorf("%s primary = %v", a.Ticker, s.Primary[r])
 		}
 	}
+}
+
+// TestRatioPointsCanonical checks that a Universe whose points are in
+// CompareRatioPoints order is served without a copy (series alias the
+// Universe's array) and with the same series as one in another order.
+func TestRatioPointsCanonical(t *testing.T) {
+	shuffled := testUniverse(t)
+	sorted := testUniverse(t)
+	sortDerived(sorted)
+	if slices.EqualFunc(shuffled.Derived.Ratios, sorted.Derived.Ratios, func(x, y RatioPoint) bool { return CompareRatioPoints(&x, &y) == 0 }) {
+		t.Fatal("the fixture's points are already in order: the copy path is not tested")
+	}
+	a, b := mustBuild(t, shuffled), mustBuild(t, sorted)
+	for _, id := range []string{petroID, valeID, fundID} {
+		ia, _ := a.Issuer(id)
+		ib, _ := b.Issuer(id)
+		if len(ia.Ratios) != len(ib.Ratios) || len(ia.FundRatios) != len(ib.FundRatios) {
+			t.Fatalf("%s: %d/%d series vs %d/%d", id, len(ia.Ratios), len(ia.FundRatios), len(ib.Ratios), len(ib.FundRatios))
+		}
+		for i := range ia.Ratios {
+			x, y := ia.Ratios[i], ib.Ratios[i]
+			if x.Indicator != y.Indicator || x.Class != y.Class || x.Frequency != y.Frequency || !slices.EqualFunc(x.Points, y.Points, func(p, q RatioPoint) bool {
+				return CompareRatioPoints(&p, &q) == 0 && p.Value == q.Value || (p.Value != p.Value && q.Value != q.Value)
+			}) {
+				t.Errorf("%s series %d differs: %+v vs %+v", id, i, x, y)
+			}
+		}
+	}
+	within := func(p *RatioPoint, ps []RatioPoint) bool {
+		return len(ps) > 0 && uintptr(unsafe.Pointer(p)) >= uintptr(unsafe.Pointer(&ps[0])) &&
+			uintptr(unsafe.Pointer(p)) <= uintptr(unsafe.Pointer(&ps[len(ps)-1]))
+	}
+	is, _ := b.Issuer(petroID)
+	if !within(&is.Ratios[0].Points[0], sorted.Derived.Ratios) {
+		t.Error("canonical points were copied")
+	}
+	is, _ = a.Issuer(petroID)
+	if within(&is.Ratios[0].Points[0], shuffled.Derived.Ratios) {
+		t.Error("points out of order served from the Universe's own array")
+	}
+}
+
+func sortDerived(u *Universe) {
+	SortRatioPoints(u.Derived.Ratios)
+	SortFundRatioPoints(u.Derived.FundRatios)
 }

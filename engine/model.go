@@ -2,6 +2,8 @@ package engine
 
 import (
 	"cmp"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -234,14 +236,15 @@ type Report struct {
 	Sources       []Source  `json:"sources"`
 }
 
-// Account is one line of a report. Code is the regulator's dotted code
-// ("1.01.02"); the tree follows the dots. Value is BRL (already scaled by
-// ESCALA_MOEDA), except per-share lines (3.99...) which are BRL per share.
+// Account is one line of a report: the interned Line (code, name,
+// ST_CONTA_FIXA flag; see Line, and the Code, Name and Fixed methods)
+// and its value. The code is the regulator's dotted code ("1.01.02"); the
+// tree follows the dots. Value is BRL (already scaled by ESCALA_MOEDA),
+// except per-share lines (3.99...) which are BRL per share. An Account
+// is 16 bytes and holds no pointer; make one with NewAccount.
 type Account struct {
-	Code  string `json:"code"`
-	Name  string `json:"name"`
-	Value Num    `json:"value"`
-	Fixed bool   `json:"fixed"` // ST_CONTA_FIXA: a standard line of the model
+	Line  Line
+	Value Num
 }
 
 // SharesPoint is a company's share count from a date on (composicao_capital).
@@ -608,4 +611,63 @@ type FundRatioPoint struct {
 	ReferenceDate Date
 	Indicator     uint16 // index into Derived.Catalog
 	Frequency     Frequency
+}
+
+// CompareRatioPoints orders ratio points as snapshots store them and a
+// Dataset serves them: by company_id, then indicator, class, frequency,
+// reference date and publication time, so that each company's points are
+// one run and each of its series a run within it. Build serves the
+// points of a Universe in this order without copying them (a Universe
+// in another order is served from a sorted copy).
+func CompareRatioPoints(x, y *RatioPoint) int {
+	if c := strings.Compare(x.CompanyID, y.CompanyID); c != 0 {
+		return c
+	}
+	if x.Indicator != y.Indicator {
+		return cmp.Compare(x.Indicator, y.Indicator)
+	}
+	if x.Class != y.Class {
+		return cmp.Compare(x.Class, y.Class)
+	}
+	if x.Frequency != y.Frequency {
+		return cmp.Compare(x.Frequency, y.Frequency)
+	}
+	if x.ReferenceDate != y.ReferenceDate {
+		return cmp.Compare(x.ReferenceDate, y.ReferenceDate)
+	}
+	return x.PublishDate.Compare(y.PublishDate)
+}
+
+// CompareFundRatioPoints is CompareRatioPoints for fund points: by
+// fund_id, indicator, frequency, reference date and publication time.
+func CompareFundRatioPoints(x, y *FundRatioPoint) int {
+	if c := strings.Compare(x.FundID, y.FundID); c != 0 {
+		return c
+	}
+	if x.Indicator != y.Indicator {
+		return cmp.Compare(x.Indicator, y.Indicator)
+	}
+	if x.Frequency != y.Frequency {
+		return cmp.Compare(x.Frequency, y.Frequency)
+	}
+	if x.ReferenceDate != y.ReferenceDate {
+		return cmp.Compare(x.ReferenceDate, y.ReferenceDate)
+	}
+	return x.PublishDate.Compare(y.PublishDate)
+}
+
+// SortRatioPoints puts ps in CompareRatioPoints order (stable; a sorted
+// ps is only checked).
+func SortRatioPoints(ps []RatioPoint) {
+	if !isSorted(ps, CompareRatioPoints) {
+		slices.SortStableFunc(ps, func(x, y RatioPoint) int { return CompareRatioPoints(&x, &y) })
+	}
+}
+
+// SortFundRatioPoints puts ps in CompareFundRatioPoints order (stable; a
+// sorted ps is only checked).
+func SortFundRatioPoints(ps []FundRatioPoint) {
+	if !isSorted(ps, CompareFundRatioPoints) {
+		slices.SortStableFunc(ps, func(x, y FundRatioPoint) int { return CompareFundRatioPoints(&x, &y) })
+	}
 }

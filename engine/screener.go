@@ -61,9 +61,9 @@ func latestRatio(is *Issuer, k uint16, class string) *RatioPoint {
 		if g == nil || len(g.Points) == 0 {
 			continue
 		}
-		best := g.Points[0]
-		for _, p := range g.Points[1:] {
-			if p.PublishDate.Compare(best.PublishDate) >= 0 {
+		best := &g.Points[0]
+		for i := 1; i < len(g.Points); i++ {
+			if p := &g.Points[i]; p.PublishDate.Compare(best.PublishDate) >= 0 {
 				best = p // ascending reference_date: later ties win
 			}
 		}

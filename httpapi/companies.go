@@ -170,7 +170,8 @@ func latestValue(is *engine.Issuer, id string) engine.Num {
 		if g == nil {
 			continue
 		}
-		for _, p := range g.Points {
+		for i := range g.Points {
+			p := &g.Points[i]
 			if best == nil || p.ReferenceDate > best.ReferenceDate || (p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) > 0) {
 				best = p
 			}

@@ -137,7 +137,8 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = appendString(dst, s.Frequency)
 		dst = append(dst, ":["...)
 		n := 0
-		for pi, p := range s.Points {
+		for pi := range s.Points {
+			p := &s.Points[pi]
 			if f.refDate.Valid() && p.ReferenceDate != f.refDate ||
 				!f.pub.IsZero() && !p.PublishDate.Time().After(f.pub) ||
 				!f.ret.IsZero() && !p.RetrievalDate.Time().After(f.ret) {
@@ -167,8 +168,9 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 
 // laterSameRef reports whether a later point (rest, ascending) with the
 // same reference date passes the filters.
-func laterSameRef(rest []*engine.RatioPoint, ref engine.Date, f *ratioFilter) bool {
-	for _, p := range rest {
+func laterSameRef(rest []engine.RatioPoint, ref engine.Date, f *ratioFilter) bool {
+	for i := range rest {
+		p := &rest[i]
 		if p.ReferenceDate != ref {
 			return false
 		}
@@ -332,7 +334,8 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		dst = appendString(dst, s.Frequency)
 		dst = append(dst, ":["...)
 		kept := 0
-		for pi, p := range s.Points {
+		for pi := range s.Points {
+			p := &s.Points[pi]
 			if ref.Valid() && p.ReferenceDate != ref ||
 				!pub.IsZero() && !p.PublishDate.Time().After(pub) || !ret.IsZero() && !p.RetrievalDate.Time().After(ret) {
 				continue
@@ -377,8 +380,9 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	return append(dst, '}'), nil
 }
 
-func laterFund(rest []*engine.FundRatioPoint, ref engine.Date, pub, ret time.Time) bool {
-	for _, p := range rest {
+func laterFund(rest []engine.FundRatioPoint, ref engine.Date, pub, ret time.Time) bool {
+	for i := range rest {
+		p := &rest[i]
 		if p.ReferenceDate != ref {
 			return false
 		}

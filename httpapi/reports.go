@@ -202,13 +202,13 @@ func appendTree(dst []byte, rep *engine.Report) []byte {
 	acc := rep.Accounts
 	pos := make(map[string]int, len(acc))
 	for i := range acc {
-		pos[acc[i].Code] = i
+		pos[acc[i].Code()] = i
 	}
 	children := make([][]int, len(acc))
 	var tops []int
 	for i := range acc {
 		parent := -1
-		for code := acc[i].Code; ; {
+		for code := acc[i].Code(); ; {
 			j := strings.LastIndexByte(code, '.')
 			if j < 0 {
 				break
@@ -230,7 +230,7 @@ func appendTree(dst []byte, rep *engine.Report) []byte {
 	}
 	code := ""
 	if len(acc) > 0 {
-		code, _, _ = strings.Cut(acc[0].Code, ".")
+		code, _, _ = strings.Cut(acc[0].Code(), ".")
 	}
 	dst = append(dst, `{"name":`...)
 	dst = appendString(dst, statementNames[rep.Statement])
@@ -250,9 +250,9 @@ func appendTree(dst []byte, rep *engine.Report) []byte {
 func appendNode(dst []byte, acc []engine.Account, children [][]int, i int) []byte {
 	a := &acc[i]
 	dst = append(dst, `{"name":`...)
-	dst = appendString(dst, a.Name)
+	dst = appendString(dst, a.Name())
 	dst = append(dst, `,"code":`...)
-	dst = appendString(dst, a.Code)
+	dst = appendString(dst, a.Code())
 	dst = append(dst, `,"value":`...)
 	if len(children[i]) > 0 {
 		dst = append(dst, "null"...) // an aggregating node; its reported total is in the flat data
@@ -274,13 +274,13 @@ func appendNode(dst []byte, acc []engine.Account, children [][]int, i int) []byt
 func appendFlat(dst []byte, acc []engine.Account) []byte {
 	byCode := make(map[string]string, len(acc))
 	for i := range acc {
-		byCode[acc[i].Code] = acc[i].Name
+		byCode[acc[i].Code()] = acc[i].Name()
 	}
 	dst = append(dst, '{')
 	seen := make(map[string]bool, len(acc))
 	for i := range acc {
 		a := &acc[i]
-		parts := strings.Split(a.Code, ".")
+		parts := strings.Split(a.Code(), ".")
 		var names []string
 		for k := 1; k <= len(parts); k++ {
 			if n, ok := byCode[strings.Join(parts[:k], ".")]; ok {
@@ -289,7 +289,7 @@ func appendFlat(dst []byte, acc []engine.Account) []byte {
 		}
 		key := strings.Join(names, " | ")
 		if seen[key] {
-			key += " (" + a.Code + ")" // two accounts with the same path of names
+			key += " (" + a.Code() + ")" // two accounts with the same path of names
 		}
 		seen[key] = true
 		if i > 0 {

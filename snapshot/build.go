@@ -61,6 +61,10 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 	// collector would reclaim them.
 	runtime.GC()
 	u.Derived = joinDerived(segs)
+	// Groups are consecutive companies: the joined points keep Derive's
+	// order, the one the engine serves without copying (only checked).
+	engine.SortRatioPoints(u.Derived.Ratios)
+	engine.SortFundRatioPoints(u.Derived.FundRatios)
 	if err := checkIndicators(u); err != nil {
 		return Header{}, fmt.Errorf("snapshot: %w", err)
 	}

@@ -398,6 +398,19 @@ func (d *pdec) boolean() bool {
 	return c == 1
 }
 
+// strIdx reads a string-table index, checked against the table (0 after
+// an error).
+func (d *pdec) strIdx() int {
+	idx := d.uv()
+	if idx >= uint64(len(d.strs)) {
+		if d.err == nil {
+			d.fail("string index %d beyond table of %d", idx, len(d.strs))
+		}
+		return 0
+	}
+	return int(idx)
+}
+
 func (d *pdec) str() string {
 	idx := d.uv()
 	if idx >= uint64(len(d.strs)) {

@@ -291,10 +291,10 @@ var kinds = []kind{
 				e.slen(len(r.Accounts), r.Accounts == nil, 0)
 				for j := range r.Accounts {
 					a := &r.Accounts[j]
-					e.str(a.Code)
-					e.str(a.Name)
+					e.str(a.Code())
+					e.str(a.Name())
 					e.num(a.Value)
-					e.boolean(a.Fixed)
+					e.boolean(a.Fixed())
 				}
 				encSources(e, r.Sources, 1)
 			}
@@ -302,6 +302,7 @@ var kinds = []kind{
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
 			accounts := newPool[engine.Account](d, "accounts", 4)
 			sources := newPool[engine.Source](d, "sources", 5)
+			lines := newLineCache(d)
 			for i := lo; i < hi && d.err == nil; i++ {
 				r := &u.Reports[i]
 				r.CompanyID = d.str()
@@ -317,10 +318,9 @@ var kinds = []kind{
 				r.Accounts = takeLen(d, &accounts)
 				for j := range r.Accounts {
 					a := &r.Accounts[j]
-					a.Code = d.str()
-					a.Name = d.str()
+					code, name := d.strIdx(), d.strIdx()
 					a.Value = d.num()
-					a.Fixed = d.boolean()
+					a.Line = lines.line(d, code, name, d.boolean())
 				}
 				r.Sources = decSources(d, &sources)
 			}
@@ -773,6 +773,47 @@ var kinds = []kind{
 }
 
 // takeLen reads a nested slice length and takes that many items from p.
+// lineCache turns the (code, name, fixed) triples of one part's
+// accounts, as string-table indexes, into interned engine.Lines, so that
+// the part calls engine.InternLine once per distinct line rather than
+// once per account. last remembers, per code index, the line last seen
+// with that code (the usual case: one name per code in a part); other
+// triples go through m.
+type lineCache struct {
+	last []lineSlot
+	m    map[uint64]engine.Line
+}
+
+type lineSlot struct {
+	key  uint64 // lineKey + 1; 0 = empty
+	line engine.Line
+}
+
+func newLineCache(d *pdec) *lineCache {
+	return &lineCache{last: make([]lineSlot, len(d.strs)), m: map[uint64]engine.Line{}}
+}
+
+func (c *lineCache) line(d *pdec, code, name int, fixed bool) engine.Line {
+	if d.err != nil {
+		return 0
+	}
+	key := uint64(code)<<33 | uint64(name)<<1 + 1
+	if fixed {
+		key++
+	}
+	s := &c.last[code]
+	if s.key == key {
+		return s.line
+	}
+	l, ok := c.m[key]
+	if !ok {
+		l = engine.InternLine(d.strs[code], d.strs[name], fixed)
+		c.m[key] = l
+	}
+	*s = lineSlot{key, l}
+	return l
+}
+
 func takeLen[T any](d *pdec, p *pool[T]) []T {
 	n, isNil := d.slen()
 	return take(d, p, n, isNil)

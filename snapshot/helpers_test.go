@@ -25,6 +25,7 @@ var (
 	stampType     = reflect.TypeFor[engine.Stamp]()
 	frequencyType = reflect.TypeFor[engine.Frequency]()
 	classType     = reflect.TypeFor[engine.ShareClass]()
+	lineType      = reflect.TypeFor[engine.Line]()
 )
 
 func diffValue(a, b reflect.Value, path string) string {
@@ -127,6 +128,12 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 	}
 	if v.Type() == classType {
 		v.Set(reflect.ValueOf(engine.ShareClass(rng.IntN(int(engine.ShareClassUnit) + 1))))
+		return
+	}
+	if v.Type() == lineType {
+		codes := []string{"", "1", "3.01", "3.99.01.01", "6.01.01.02"}
+		names := []string{"", "Receita", "Ação ON — São Paulo", "a\"b\\c"}
+		v.Set(reflect.ValueOf(engine.InternLine(codes[rng.IntN(len(codes))], names[rng.IntN(len(names))], rng.IntN(2) == 1)))
 		return
 	}
 	switch v.Kind() {
@@ -280,7 +287,7 @@ func handUniverse() *engine.Universe {
 			CompanyID: "33000167000101", Statement: "DRE", Aggregation: engine.AggConsolidated, Form: "DFP",
 			ReferenceDate: d0, StartDate: engine.MakeDate(2023, 1, 1), EndDate: engine.MakeDate(2023, 12, 31),
 			PublishDate: t0, RetrievalDate: t0.Add(90 * time.Minute), Version: 2,
-			Accounts: []engine.Account{{Code: "3.01", Name: "Receita de Venda de Bens e/ou Serviços", Value: 511994000000, Fixed: true}, {Code: "3.99.01.01", Name: "ON", Value: 0.93}, {Code: "3.02", Name: "Custo", Value: nan}},
+			Accounts: []engine.Account{engine.NewAccount("3.01", "Receita de Venda de Bens e/ou Serviços", true, 511994000000), engine.NewAccount("3.99.01.01", "ON", false, 0.93), engine.NewAccount("3.02", "Custo", false, nan)},
 			Sources:  []engine.Source{src},
 		}, {CompanyID: "2", Statement: "BPA", StartDate: engine.NoDate, Accounts: []engine.Account{}}},
 		Shares: []engine.SharesPoint{{CompanyID: "33000167000101", Date: d0, Common: 7442454142, Preferred: 5602042788, Treasury: 0}},
@@ -377,7 +384,7 @@ func synthUniverse(tickers, days, intradayTickers, intradayBars, reports int) *e
 		r.Version = 1
 		r.Accounts = make([]engine.Account, 25)
 		for j := range r.Accounts {
-			r.Accounts[j] = engine.Account{Code: fmt.Sprintf("3.%02d", j), Name: names[j], Value: engine.Num(rng.Int64N(1e12)), Fixed: j < 10}
+			r.Accounts[j] = engine.NewAccount(fmt.Sprintf("3.%02d", j), names[j], j < 10, engine.Num(rng.Int64N(1e12)))
 		}
 		r.Sources = []engine.Source{{VisualizationURL: fmt.Sprintf("https://example.invalid/r/%d", i), PublishedAt: r.PublishDate, Name: "CVM"}}
 	}

@@ -225,7 +225,7 @@ func checkRealDataset(t *testing.T, u *engine.Universe) {
 	for _, r := range j.Issuer.Reports {
 		if r.Statement == "DRE" && r.Aggregation == engine.AggConsolidated && r.ReferenceDate == ref {
 			for _, a := range r.Accounts {
-				if a.Code == "3.01" {
+				if a.Code() == "3.01" {
 					dre301 = a.Value
 				}
 			}

@@ -35,7 +35,7 @@ func synthUniverse(n int) *engine.Universe {
 	filler := func(prefix string, k int) []engine.Account {
 		out := make([]engine.Account, k)
 		for i := range out {
-			out[i] = engine.Account{Code: fmt.Sprintf("%s.%02d.%02d", prefix, 50+i/10, i%10), Name: "Outros", Value: engine.Num(rng.Float64() * 1e6)}
+			out[i] = engine.NewAccount(fmt.Sprintf("%s.%02d.%02d", prefix, 50+i/10, i%10), "Outros", false, engine.Num(rng.Float64()*1e6))
 		}
 		return out
 	}
@@ -105,10 +105,10 @@ func synthUniverse(n int) *engine.Universe {
 						}
 						dfc := engine.Report{CompanyID: id, Statement: "DFC_MI", Aggregation: agg, Form: form, ReferenceDate: ref,
 							StartDate: start, EndDate: ref, PublishDate: v.pub, RetrievalDate: v.pub, Version: v.ver,
-							Accounts: append([]engine.Account{{Code: "6.01", Value: engine.Num(f())}, {Code: "6.02", Value: engine.Num(-f())}}, filler("6", 20)...)}
+							Accounts: append([]engine.Account{engine.NewAccount("6.01", "", false, engine.Num(f())), engine.NewAccount("6.02", "", false, engine.Num(-f()))}, filler("6", 20)...)}
 						dra := dfc
 						dra.Statement = "DRA"
-						dra.Accounts = []engine.Account{{Code: "4.01", Value: engine.Num(v.ni)}, {Code: "4.03", Value: engine.Num(v.ni)}}
+						dra.Accounts = []engine.Account{engine.NewAccount("4.01", "", false, engine.Num(v.ni)), engine.NewAccount("4.03", "", false, engine.Num(v.ni))}
 						u.Reports = append(u.Reports, rs...)
 						u.Reports = append(u.Reports, dfc, dra)
 					}

@@ -142,6 +142,10 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 		results[i] = nil // let the buckets go
 	}
 	out.FundRatios = deriveFunds(u, m)
+	// Generation order is nearly the canonical one (companies by id,
+	// buckets by indicator, class and frequency): usually only checked.
+	engine.SortRatioPoints(out.Ratios)
+	engine.SortFundRatioPoints(out.FundRatios)
 	return out, nil
 }
 

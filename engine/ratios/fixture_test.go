@@ -38,7 +38,7 @@ func at(s string) time.Time {
 }
 
 func acc(code string, v float64) engine.Account {
-	return engine.Account{Code: code, Value: engine.Num(v), Fixed: true}
+	return engine.NewAccount(code, "", true, engine.Num(v))
 }
 
 // reports returns the DRE, DVA, BPA and BPP of f.

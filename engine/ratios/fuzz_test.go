@@ -83,7 +83,7 @@ func hostileUniverse(seed uint64) *engine.Universe {
 				for _, code := range []string{"1", "1.01", "1.01.01", "1.01.02", "1.01.04", "2.01", "2.01.04", "2.02.01", "2.03",
 					"3.01", "3.03", "3.05", "3.06.02", "3.08", "3.11", "7.04.01", "7.08.04.01", "7.08.04.02", "6.01.01.01"} {
 					if rng.IntN(5) > 0 {
-						r.Accounts = append(r.Accounts, engine.Account{Code: code, Name: "Depreciação", Value: num()})
+						r.Accounts = append(r.Accounts, engine.NewAccount(code, "Depreciação", false, num()))
 					}
 				}
 				u.Reports = append(u.Reports, r)

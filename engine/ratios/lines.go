@@ -220,11 +220,11 @@ func (t *table) model(accounts []engine.Account) int {
 		var n301, n305 string
 		has305, has311 := false, false
 		for i := range accounts {
-			switch accounts[i].Code {
+			switch accounts[i].Code() {
 			case "3.01":
-				n301 = accounts[i].Name
+				n301 = accounts[i].Name()
 			case "3.05":
-				n305, has305 = accounts[i].Name, true
+				n305, has305 = accounts[i].Name(), true
 			case "3.11":
 				has311 = true
 			}
@@ -250,8 +250,8 @@ func modelIf(financial bool) int {
 
 func nameOf(accounts []engine.Account, code string) string {
 	for i := range accounts {
-		if accounts[i].Code == code {
-			return accounts[i].Name
+		if accounts[i].Code() == code {
+			return accounts[i].Name()
 		}
 	}
 	return ""
@@ -275,8 +275,8 @@ func (t *table) fill(accounts []engine.Account, out []engine.Num) {
 	codes := t.codes[model]
 	for ai := range accounts {
 		a := &accounts[ai]
-		for _, tg := range codes[a.Code] {
-			if tg.guard != "" && a.Name != "" && !strings.Contains(fold(a.Name), tg.guard) {
+		for _, tg := range codes[a.Code()] {
+			if tg.guard != "" && a.Name() != "" && !strings.Contains(fold(a.Name()), tg.guard) {
 				continue
 			}
 			if tg.prio < prio[tg.pos] {
@@ -288,8 +288,8 @@ func (t *table) fill(accounts []engine.Account, out []engine.Num) {
 	if model == modelFinancial && t.equity >= 0 {
 		for ai := range accounts {
 			a := &accounts[ai]
-			if strings.HasPrefix(a.Code, "2.") && strings.Count(a.Code, ".") == 1 &&
-				strings.HasPrefix(fold(a.Name), "patrimonio liquido") {
+			if strings.HasPrefix(a.Code(), "2.") && strings.Count(a.Code(), ".") == 1 &&
+				strings.HasPrefix(fold(a.Name()), "patrimonio liquido") {
 				out[t.equity] = a.Value
 				break
 			}
@@ -435,10 +435,10 @@ func dfcDA(accounts []engine.Account) float64 {
 	sum, found := 0.0, false
 	for i := range accounts {
 		a := &accounts[i]
-		if !strings.HasPrefix(a.Code, "6.01.01.") || strings.Count(a.Code, ".") != 3 || !a.Value.Valid() {
+		if !strings.HasPrefix(a.Code(), "6.01.01.") || strings.Count(a.Code(), ".") != 3 || !a.Value.Valid() {
 			continue
 		}
-		name := strings.ToLower(a.Name)
+		name := strings.ToLower(a.Name())
 		if strings.Contains(name, "deprecia") || strings.Contains(name, "amortiza") || strings.Contains(name, "exaust") {
 			sum += float64(a.Value)
 			found = true

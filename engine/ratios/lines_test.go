@@ -67,8 +67,7 @@ func cvmReport(tb testing.TB, path, statement string) engine.Report {
 		if get("ESCALA_MOEDA") == "MIL" && !strings.HasPrefix(get("CD_CONTA"), "3.99") {
 			v *= 1000
 		}
-		r.Accounts = append(r.Accounts, engine.Account{Code: get("CD_CONTA"), Name: get("DS_CONTA"),
-			Value: engine.Num(v), Fixed: get("ST_CONTA_FIXA") == "S"})
+		r.Accounts = append(r.Accounts, engine.NewAccount(get("CD_CONTA"), get("DS_CONTA"), get("ST_CONTA_FIXA") == "S", engine.Num(v)))
 	}
 	if err := sc.Err(); err != nil {
 		tb.Fatal(err)
@@ -114,7 +113,7 @@ func TestStandardizeRealCVM(t *testing.T) {
 		// The names of the standard lines are CVM's.
 		names := map[string]string{}
 		for _, a := range r.Accounts {
-			names[a.Code] = a.Name
+			names[a.Code()] = a.Name()
 		}
 		for _, l := range LinesFor(r.Statement) {
 			if name, ok := names[l.Codes[0]]; ok && name != l.Name {
@@ -169,18 +168,18 @@ func TestStandardizeFinancialModel(t *testing.T) {
 	}
 	// A bank's balance sheet: cash at 1.01, equity found by name.
 	bpa := engine.Report{Statement: "BPA", Accounts: []engine.Account{
-		{Code: "1", Name: "Ativo Total", Value: 100}, {Code: "1.01", Name: "Caixa e Equivalentes de Caixa", Value: 7},
-		{Code: "1.02", Name: "Ativos Financeiros", Value: 90}, {Code: "1.01.01", Name: "Disponibilidades", Value: 3}}}
+		engine.NewAccount("1", "Ativo Total", false, 100), engine.NewAccount("1.01", "Caixa e Equivalentes de Caixa", false, 7),
+		engine.NewAccount("1.02", "Ativos Financeiros", false, 90), engine.NewAccount("1.01.01", "Disponibilidades", false, 3)}}
 	b := lineValues(t, &bpa)
 	if b["TOTAL_ASSETS"] != 100 || b["CASH_AND_EQUIVALENTS"] != 7 || b["CURRENT_ASSETS"].Valid() || b["NON_CURRENT_ASSETS"].Valid() {
 		t.Errorf("bank BPA %v", b)
 	}
 	bpp := engine.Report{Statement: "BPP", Accounts: []engine.Account{
-		{Code: "2", Name: "Passivo Total", Value: 100},
-		{Code: "2.01", Name: "Passivos Financeiros Avaliados ao Valor Justo através do Resultado", Value: 10},
-		{Code: "2.03", Name: "Provisões", Value: 5},
-		{Code: "2.07", Name: "Patrimônio Líquido Consolidado", Value: 12},
-		{Code: "2.07.01", Name: "Capital Social Realizado", Value: 8}}}
+		engine.NewAccount("2", "Passivo Total", false, 100),
+		engine.NewAccount("2.01", "Passivos Financeiros Avaliados ao Valor Justo através do Resultado", false, 10),
+		engine.NewAccount("2.03", "Provisões", false, 5),
+		engine.NewAccount("2.07", "Patrimônio Líquido Consolidado", false, 12),
+		engine.NewAccount("2.07.01", "Capital Social Realizado", false, 8)}}
 	p := lineValues(t, &bpp)
 	if p["EQUITY"] != 12 || p["CURRENT_LIABILITIES"].Valid() || p["SHORT_TERM_DEBT"].Valid() || p["TOTAL_LIABILITIES_AND_EQUITY"] != 100 {
 		t.Errorf("bank BPP %v", p)
@@ -189,12 +188,12 @@ func TestStandardizeFinancialModel(t *testing.T) {
 
 func TestStandardize(t *testing.T) {
 	r := engine.Report{Statement: "DFC_MD", Accounts: []engine.Account{
-		{Code: "6.01", Value: 10}, {Code: "6.02", Value: -4}, {Code: "6.05", Value: engine.Null}}}
+		engine.NewAccount("6.01", "", false, 10), engine.NewAccount("6.02", "", false, -4), engine.NewAccount("6.05", "", false, engine.Null)}}
 	v := lineValues(t, &r)
 	if v["OPERATING_CASH_FLOW"] != 10 || v["INVESTING_CASH_FLOW"] != -4 || v["FINANCING_CASH_FLOW"].Valid() || v["NET_CHANGE_IN_CASH"].Valid() {
 		t.Errorf("DFC_MD %v", v)
 	}
-	dva := engine.Report{Statement: "DVA", Accounts: []engine.Account{{Code: "7.04.01", Value: -5}, {Code: "7.08.04.02", Value: 2}}}
+	dva := engine.Report{Statement: "DVA", Accounts: []engine.Account{engine.NewAccount("7.04.01", "", false, -5), engine.NewAccount("7.08.04.02", "", false, 2)}}
 	if v := lineValues(t, &dva); v["DEPRECIATION_AMORTIZATION"] != -5 || v["DIVIDENDS"] != 2 || v["INTEREST_ON_EQUITY"].Valid() {
 		t.Errorf("DVA %v", v)
 	}
@@ -232,12 +231,12 @@ func TestStandardizeModelDetection(t *testing.T) {
 	// Bank names on the commercial layout (3.05 EBIT, 3.11 net income) are
 	// read with the commercial codes.
 	hybrid := engine.Report{Statement: "DRE", Accounts: []engine.Account{
-		{Code: "3.01", Name: "Receitas da Intermediação Financeira", Value: 100},
-		{Code: "3.05", Name: "Resultado Antes do Resultado Financeiro e dos Tributos", Value: 30},
-		{Code: "3.07", Name: "Resultado Antes dos Tributos sobre o Lucro", Value: 30},
-		{Code: "3.08", Name: "Imposto de Renda e Contribuição Social sobre o Lucro", Value: -10},
-		{Code: "3.09", Name: "Resultado Líquido das Operações Continuadas", Value: 20},
-		{Code: "3.11", Name: "Lucro/Prejuízo Consolidado do Período", Value: 20}}}
+		engine.NewAccount("3.01", "Receitas da Intermediação Financeira", false, 100),
+		engine.NewAccount("3.05", "Resultado Antes do Resultado Financeiro e dos Tributos", false, 30),
+		engine.NewAccount("3.07", "Resultado Antes dos Tributos sobre o Lucro", false, 30),
+		engine.NewAccount("3.08", "Imposto de Renda e Contribuição Social sobre o Lucro", false, -10),
+		engine.NewAccount("3.09", "Resultado Líquido das Operações Continuadas", false, 20),
+		engine.NewAccount("3.11", "Lucro/Prejuízo Consolidado do Período", false, 20)}}
 	v := lineValues(t, &hybrid)
 	if v["EBIT"] != 30 || v["INCOME_TAXES"] != -10 || v["NET_INCOME"] != 20 || v["PRE_TAX_INCOME"] != 30 {
 		t.Errorf("hybrid %v", v)
@@ -245,12 +244,12 @@ func TestStandardizeModelDetection(t *testing.T) {
 	// Unnamed accounts: the financial layout is recognized by 3.01 and the
 	// absence of 3.11; otherwise the commercial codes apply.
 	unnamed := engine.Report{Statement: "DRE", Accounts: []engine.Account{
-		{Code: "3.01", Value: 100}, {Code: "3.05", Value: 30}, {Code: "3.11", Value: 20}}}
+		engine.NewAccount("3.01", "", false, 100), engine.NewAccount("3.05", "", false, 30), engine.NewAccount("3.11", "", false, 20)}}
 	if v := lineValues(t, &unnamed); v["EBIT"] != 30 || v["NET_INCOME"] != 20 {
 		t.Errorf("unnamed %v", v)
 	}
 	bank := engine.Report{Statement: "DRE", Accounts: []engine.Account{
-		{Code: "3.01", Name: "RECEITAS DA INTERMEDIACAO FINANCEIRA", Value: 100}, {Code: "3.05", Value: 30}, {Code: "3.09", Value: 20}}}
+		engine.NewAccount("3.01", "RECEITAS DA INTERMEDIACAO FINANCEIRA", false, 100), engine.NewAccount("3.05", "", false, 30), engine.NewAccount("3.09", "", false, 20)}}
 	if v := lineValues(t, &bank); v["EBIT"].Valid() || v["PRE_TAX_INCOME"] != 30 || v["NET_INCOME"] != 20 {
 		t.Errorf("unnamed bank %v", v)
 	}
@@ -258,9 +257,9 @@ func TestStandardizeModelDetection(t *testing.T) {
 
 func TestStandardizeDVAGuards(t *testing.T) {
 	r := engine.Report{Statement: "DVA", Accounts: []engine.Account{
-		{Code: "7.04.01", Name: "Provisão para Créditos de Liquidação Duvidosa", Value: -9},
-		{Code: "7.08.04.01", Name: "Juros sobre o Capital Próprio", Value: 3},
-		{Code: "7.08.04.02", Name: "DIVIDENDOS", Value: 4}}}
+		engine.NewAccount("7.04.01", "Provisão para Créditos de Liquidação Duvidosa", false, -9),
+		engine.NewAccount("7.08.04.01", "Juros sobre o Capital Próprio", false, 3),
+		engine.NewAccount("7.08.04.02", "DIVIDENDOS", false, 4)}}
 	v := lineValues(t, &r)
 	if v["DEPRECIATION_AMORTIZATION"].Valid() || v["INTEREST_ON_EQUITY"] != 3 || v["DIVIDENDS"] != 4 {
 		t.Errorf("guarded DVA %v", v)

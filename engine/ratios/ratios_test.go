@@ -135,6 +135,16 @@ func TestDeriveHandComputed(t *testing.T) {
 		{"C2", engine.IndValuation, "PRICE_TO_EARNINGS", "CS", A, dec23, []float64{nan}},
 		{"C2", engine.IndValuation, "PRICE_TO_EARNINGS", "CS", TTM, last, []float64{5 / 0.7}},
 	}
+	for i := 1; i < len(d.Ratios); i++ {
+		if engine.CompareRatioPoints(&d.Ratios[i-1], &d.Ratios[i]) > 0 {
+			t.Fatalf("Derive's points %d and %d are out of CompareRatioPoints order", i-1, i)
+		}
+	}
+	for i := 1; i < len(d.FundRatios); i++ {
+		if engine.CompareFundRatioPoints(&d.FundRatios[i-1], &d.FundRatios[i]) > 0 {
+			t.Fatalf("Derive's fund points %d and %d are out of order", i-1, i)
+		}
+	}
 	for _, c := range cases {
 		name := c.company + "/" + c.id + Suffix(c.class) + "/" + c.freq + "/" + c.ref
 		t.Run(name, func(t *testing.T) {
@@ -352,12 +362,12 @@ func TestDAFallbackFromDFC(t *testing.T) {
 	rs = append(rs, engine.Report{CompanyID: "X", Statement: "DFC_MI", Aggregation: engine.AggConsolidated, Form: "DFP",
 		ReferenceDate: f.ref, StartDate: f.start, EndDate: f.ref, PublishDate: f.pub, Version: 1,
 		Accounts: []engine.Account{
-			{Code: "6.01", Name: "Caixa Líquido Atividades Operacionais", Value: 30},
-			{Code: "6.01.01", Name: "Caixa Gerado nas Operações", Value: 25},
-			{Code: "6.01.01.01", Name: "Lucro Líquido do Exercício", Value: 5},
-			{Code: "6.01.01.02", Name: "Depreciação e Amortização", Value: 3},
-			{Code: "6.01.01.03", Name: "Amortização de Direito de Uso", Value: 1},
-			{Code: "6.01.01.04", Name: "Provisões", Value: 9},
+			engine.NewAccount("6.01", "Caixa Líquido Atividades Operacionais", false, 30),
+			engine.NewAccount("6.01.01", "Caixa Gerado nas Operações", false, 25),
+			engine.NewAccount("6.01.01.01", "Lucro Líquido do Exercício", false, 5),
+			engine.NewAccount("6.01.01.02", "Depreciação e Amortização", false, 3),
+			engine.NewAccount("6.01.01.03", "Amortização de Direito de Uso", false, 1),
+			engine.NewAccount("6.01.01.04", "Provisões", false, 9),
 		}})
 	u := &engine.Universe{Companies: []engine.Company{{ID: "X"}}, Reports: rs}
 	d := mustDerive(t, u)

@@ -75,7 +75,7 @@ func synth(tickers, days, bars, reports int) *engine.Universe {
 		}
 		r.EndDate = r.ReferenceDate
 		for a := range 25 {
-			r.Accounts = append(r.Accounts, engine.Account{Code: fmt.Sprintf("3.%02d.%02d", a/5+1, a%5+1), Name: "Receita de Venda de Bens e/ou Serviços", Value: engine.Num(rng.IntN(1e9)) * 1000, Fixed: a%3 == 0})
+			r.Accounts = append(r.Accounts, engine.NewAccount(fmt.Sprintf("3.%02d.%02d", a/5+1, a%5+1), "Receita de Venda de Bens e/ou Serviços", a%3 == 0, engine.Num(rng.IntN(1e9))*1000))
 		}
 		u.Reports = append(u.Reports, r)
 	}

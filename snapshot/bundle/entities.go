@@ -409,7 +409,7 @@ func convReport(r *reportIn, l *lineCtx) engine.Report {
 		if i > 0 && a.Code <= r.Accounts[i-1].Code {
 			increasing = false
 		}
-		out.Accounts[i] = engine.Account{Code: t.s(a.Code), Name: t.s(a.Name), Value: a.Value.get(), Fixed: a.Fixed}
+		out.Accounts[i] = engine.NewAccount(a.Code, a.Name, a.Fixed, a.Value.get())
 	}
 	if !increasing { // codes in file order are usually increasing: then no duplicate is possible
 		seen := make(map[string]struct{}, len(r.Accounts))

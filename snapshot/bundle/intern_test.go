@@ -61,7 +61,7 @@ func TestReadInterns(t *testing.T) {
 		r := &r.v
 		for _, p := range [][2]string{
 			{r0.CompanyID, r.CompanyID}, {r0.Statement, r.Statement}, {r0.Form, r.Form},
-			{r0.Accounts[0].Code, r.Accounts[0].Code}, {r0.Accounts[0].Name, r.Accounts[0].Name},
+			{r0.Accounts[0].Code(), r.Accounts[0].Code()}, {r0.Accounts[0].Name(), r.Accounts[0].Name()},
 			{r0.Sources[0].Name, r.Sources[0].Name},
 		} {
 			if p[0] != p[1] || !sameData(p[0], p[1]) {

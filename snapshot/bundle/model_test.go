@@ -131,7 +131,7 @@ func decodeAny(js string, v any) (string, string) {
 // for, so that a field added to engine's model is not silently dropped.
 func TestShadowTypesMatchModel(t *testing.T) {
 	pairs := []struct{ shadow, model any }{
-		{accountIn{}, engine.Account{}},
+		{accountIn{}, accountOut{}},
 		{memberIn{}, engine.IndexMember{}},
 		{installmentIn{}, engine.Installment{}},
 		{legIn{}, engine.Leg{}},
@@ -141,6 +141,24 @@ func TestShadowTypesMatchModel(t *testing.T) {
 		{cashActionIn{}, engine.CashAction{}},
 		{shareActionIn{}, engine.ShareAction{}},
 		{insiderIn{}, engine.InsiderReport{}},
+	}
+	// engine.Account is JSON through its own methods: its object's keys.
+	js, err := json.Marshal(engine.NewAccount("1.01", "Caixa", true, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(js, &keys); err != nil {
+		t.Fatal(err)
+	}
+	if want := jsonFields(reflect.TypeOf(accountIn{})); len(keys) != len(want) {
+		t.Errorf("engine.Account marshals %s; want the fields of accountIn %v", js, want)
+	} else {
+		for k := range keys {
+			if _, ok := want[k]; !ok {
+				t.Errorf("engine.Account marshals field %q that accountIn lacks", k)
+			}
+		}
 	}
 	for _, p := range pairs {
 		a, b := jsonFields(reflect.TypeOf(p.shadow)), jsonFields(reflect.TypeOf(p.model))

@@ -91,7 +91,7 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 		}
 		return dw.Flush()
 	})
-	add(FileReports, len(c.Reports), false, jsonlJob(c.Reports))
+	add(FileReports, len(c.Reports), false, reportsJob(c.Reports))
 	add(FileIntraday, len(c.Intraday), false, func(w io.Writer) error {
 		iw := NewIntradayWriter(w)
 		for i := range c.Intraday {
@@ -171,6 +171,44 @@ func jsonlJob[T any](vs []T) func(w io.Writer) error {
 		jw := NewJSONLWriter(w)
 		for i := range vs {
 			if err := jw.Write(&vs[i]); err != nil {
+				return err
+			}
+		}
+		return jw.Flush()
+	}
+}
+
+// reportOut is a report as written: its accounts spelled out as code,
+// name, value and fixed (engine keeps them as interned lines). The
+// fields shadow the embedded report's, in the same order.
+type reportOut struct {
+	*engine.Report
+	Accounts []accountOut    `json:"accounts"`
+	Sources  []engine.Source `json:"sources"`
+}
+
+type accountOut struct {
+	Code  string     `json:"code"`
+	Name  string     `json:"name"`
+	Value engine.Num `json:"value"`
+	Fixed bool       `json:"fixed"`
+}
+
+func reportsJob(rs []engine.Report) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		jw := NewJSONLWriter(w)
+		buf := make([]accountOut, 0, 64) // non-nil: an empty list stays []
+		for i := range rs {
+			r := &rs[i]
+			out := reportOut{Report: r, Sources: r.Sources}
+			if r.Accounts != nil {
+				buf = buf[:0]
+				for _, a := range r.Accounts {
+					buf = append(buf, accountOut{a.Code(), a.Name(), a.Value, a.Fixed()})
+				}
+				out.Accounts = buf
+			}
+			if err := jw.Write(&out); err != nil {
 				return err
 			}
 		}

@@ -123,10 +123,10 @@ func FuzzDFP(f *testing.F) {
 			for _, r := range rs {
 				seen := map[string]bool{}
 				for _, a := range r.Accounts {
-					if seen[a.Code] || !ValidAccountCode(a.Code) {
-						t.Fatalf("bad account code %q", a.Code)
+					if seen[a.Code()] || !ValidAccountCode(a.Code()) {
+						t.Fatalf("bad account code %q", a.Code())
 					}
-					seen[a.Code] = true
+					seen[a.Code()] = true
 				}
 			}
 		}

@@ -275,9 +275,7 @@ func readStatements(r io.Reader, name string, fi FileInfo, opt Options) ([]engin
 				}
 				g.codes[code] = struct{}{}
 				gi := g.idx
-				reports[gi].Accounts = append(reports[gi].Accounts, engine.Account{
-					Code: code, Name: rd.Intern(cDesc), Value: val, Fixed: fixed,
-				})
+				reports[gi].Accounts = append(reports[gi].Accounts, engine.NewAccount(code, rd.Intern(cDesc), fixed, val))
 				return nil
 			}()
 		}

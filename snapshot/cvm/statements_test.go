@@ -50,7 +50,7 @@ func findReport(tb testing.TB, rs []engine.Report, company string, ref engine.Da
 func account(tb testing.TB, r *engine.Report, code string) engine.Account {
 	tb.Helper()
 	for _, a := range r.Accounts {
-		if a.Code == code {
+		if a.Code() == code {
 			return a
 		}
 	}
@@ -85,14 +85,14 @@ func TestDFPRealDRE2022(t *testing.T) {
 	if j.StartDate != engine.MakeDate(2021, 4, 1) || j.EndDate != engine.MakeDate(2022, 3, 31) {
 		t.Errorf("Jalles period %s..%s", j.StartDate, j.EndDate)
 	}
-	if a := account(t, j, "3.01"); a.Value != 1449073000 || !a.Fixed || a.Name != "Receita de Venda de Bens e/ou Serviços" {
+	if a := account(t, j, "3.01"); a.Value != 1449073000 || !a.Fixed() || a.Name() != "Receita de Venda de Bens e/ou Serviços" {
 		t.Errorf("3.01 = %+v, want 1449073 thousand BRL", a)
 	}
 	if a := account(t, j, "3.11"); a.Value != 387907000 {
 		t.Errorf("3.11 = %v", a.Value)
 	}
 	// Per-share lines are BRL per share: not scaled (3.99.01.01 ON 1.3162900000).
-	if a := account(t, j, "3.99.01.01"); a.Value != 1.31629 || a.Fixed {
+	if a := account(t, j, "3.99.01.01"); a.Value != 1.31629 || a.Fixed() {
 		t.Errorf("EPS = %+v", a)
 	}
 	findReport(t, rs, "64904295000103", engine.MakeDate(2022, 2, 28), 2) // Camil, version 2
@@ -118,7 +118,7 @@ func TestDFPRealBalance2023(t *testing.T) {
 	if r.StartDate.Valid() || r.EndDate != engine.MakeDate(2023, 3, 31) || r.Statement != "BPA" {
 		t.Errorf("balance header %+v", r)
 	}
-	if a := account(t, r, "1"); a.Value != 111551463000 || a.Name != "Ativo Total" {
+	if a := account(t, r, "1"); a.Value != 111551463000 || a.Name() != "Ativo Total" {
 		t.Errorf("Ativo Total = %+v", a)
 	}
 	// Version 2 filings (re-filed) are their own reports.
@@ -128,8 +128,8 @@ func TestDFPRealBalance2023(t *testing.T) {
 	}
 	findReport(t, rs, "06981381000113", engine.MakeDate(2023, 3, 31), 2)
 	// Accounts keep the file's order: the tree root first.
-	if r.Accounts[0].Code != "1" {
-		t.Errorf("first account %q", r.Accounts[0].Code)
+	if r.Accounts[0].Code() != "1" {
+		t.Errorf("first account %q", r.Accounts[0].Code())
 	}
 	for _, name := range []string{"dfp_cia_aberta_BPP_con_2023.csv", "dfp_cia_aberta_DRE_con_2023.csv"} {
 		if rs := readDFP(t, name, Options{}); len(rs) != 11 {

@@ -314,7 +314,7 @@ func TestRenames(t *testing.T) {
 func accountMap(r *engine.Report) map[string]engine.Num {
 	m := make(map[string]engine.Num, len(r.Accounts))
 	for _, a := range r.Accounts {
-		m[a.Code] = a.Value
+		m[a.Code()] = a.Value
 	}
 	return m
 }
@@ -353,19 +353,19 @@ func TestReportIdentities(t *testing.T) {
 		// Parents equal the sum of their children, except EPS headers and
 		// the cash variation line (final minus initial balance).
 		for _, a := range r.Accounts {
-			if strings.HasPrefix(a.Code, "3.99") || a.Code == "6.05" || !a.Value.Valid() {
+			if strings.HasPrefix(a.Code(), "3.99") || a.Code() == "6.05" || !a.Value.Valid() {
 				continue
 			}
 			var sum float64
 			kids := 0
 			for _, c := range r.Accounts {
-				if strings.HasPrefix(c.Code, a.Code+".") && strings.Count(c.Code, ".") == strings.Count(a.Code, ".")+1 {
+				if strings.HasPrefix(c.Code(), a.Code()+".") && strings.Count(c.Code(), ".") == strings.Count(a.Code(), ".")+1 {
 					sum += nzNum(c.Value)
 					kids++
 				}
 			}
-			if kids > 0 && (a.Code != "1" && a.Code != "2" || true) {
-				eq(r, "account "+a.Code+" vs children", float64(a.Value), sum)
+			if kids > 0 && (a.Code() != "1" && a.Code() != "2" || true) {
+				eq(r, "account "+a.Code()+" vs children", float64(a.Value), sum)
 			}
 		}
 		switch r.Statement {
@@ -600,8 +600,8 @@ func TestDailyBars(t *testing.T) {
 // isBankDRE reports whether r is an income statement in CVM's model of
 // financial institutions (3.01 "Receitas da Intermediação Financeira").
 func isBankDRE(r *engine.Report) bool {
-	return r.Statement == "DRE" && len(r.Accounts) > 0 && r.Accounts[0].Code == "3.01" &&
-		r.Accounts[0].Name == "Receitas da Intermediação Financeira"
+	return r.Statement == "DRE" && len(r.Accounts) > 0 && r.Accounts[0].Code() == "3.01" &&
+		r.Accounts[0].Name() == "Receitas da Intermediação Financeira"
 }
 
 // TestBankRatios checks that the banks' income statements, in CVM's model

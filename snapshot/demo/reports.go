@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/pregao/pregao/engine"
@@ -397,7 +398,7 @@ func (g *gen) emitPeriod(e *entity, o *output, r *rand.Rand, p *period, hasPN bo
 type acc []engine.Account
 
 func (a *acc) add(code, name string, v float64) float64 {
-	*a = append(*a, engine.Account{Code: code, Name: name, Value: engine.Num(v), Fixed: true})
+	*a = append(*a, engine.NewAccount(code, name, !strings.HasPrefix(code, "3.99"), engine.Num(v)))
 	return v
 }
 
@@ -540,11 +541,6 @@ func dre(f flows, cons, bank bool, common, pfd int64, hasPN bool) []engine.Accou
 	a.add("3.99.02.01", "ON", round(eps*0.998, 8))
 	if hasPN {
 		a.add("3.99.02.02", "PN", round(eps*0.998, 8))
-	}
-	for i := range a {
-		if a[i].Code[:4] == "3.99" {
-			a[i].Fixed = false
-		}
 	}
 	return a
 }
