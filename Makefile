@@ -13,16 +13,22 @@ DEMO_KEY := $(CACHE)/demo.key
 REAL_DIR := $(CACHE)/real
 FUZZTIME ?= 20s
 
-.PHONY: build run run-real test bench fuzz lint tidy clean
+.PHONY: build demo run run-real test bench fuzz lint tidy clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/pregao
 
 # Generate and build the demo snapshot once (cached in .cache/, git-ignored).
-$(DEMO_SNAP): | build
-	@mkdir -p $(DEMO_DIR)
-	$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(DEMO_DIR)/bundle
-	$(BIN) build --from $(DEMO_DIR)/bundle --out $(DEMO_SNAP)
+# A cached snapshot this binary cannot read (an older snapshot format) is
+# generated and built again.
+demo: build
+	@if ! $(BIN) inspect $(DEMO_SNAP) >/dev/null 2>&1; then \
+		set -e; rm -rf $(DEMO_DIR); mkdir -p $(DEMO_DIR); \
+		echo "$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(DEMO_DIR)/bundle"; \
+		$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(DEMO_DIR)/bundle; \
+		echo "$(BIN) build --from $(DEMO_DIR)/bundle --out $(DEMO_SNAP)"; \
+		$(BIN) build --from $(DEMO_DIR)/bundle --out $(DEMO_SNAP); \
+	fi
 
 # A demo API key: the keys file keeps only its SHA-256 digest; the key itself
 # is kept in .cache/demo.key so that `make run` can print it every time.
@@ -30,7 +36,7 @@ $(DEMO_KEY): | build
 	@mkdir -p $(CACHE)
 	$(BIN) keys add --file $(KEYS) --name demo --plan delayed > $(DEMO_KEY)
 
-run: build $(DEMO_SNAP) $(DEMO_KEY)
+run: demo $(DEMO_KEY)
 	@echo
 	@echo "API key (plan delayed): $$(cat $(DEMO_KEY))"
 	@echo "Try:"

@@ -203,3 +203,28 @@ func BenchmarkCashActionsMonth(b *testing.B) {
 	end := d.LastSession()
 	run(b, "GET", fmt.Sprintf("/v2/companies/cash-corporate-actions?start_date=%s&end_date=%s", end-30, end), "")
 }
+
+// BenchmarkRatios serves a liquid company's ratios: every fundamental
+// indicator and frequency with calculations (the largest answer), the
+// latest TTM valuation per reference date, and a fund's monthly ratios.
+func BenchmarkRatios(b *testing.B) {
+	_, d := setup(b)
+	t := d.Screener().Assets[d.Screener().ByVolume[0]].Ticker
+	var fund string
+	for _, a := range d.Assets() {
+		if a.StockType == engine.ClassFundUnit && a.Issuer != nil && len(a.Issuer.FundRatios) > 0 {
+			fund = a.Ticker
+			break
+		}
+	}
+	if fund == "" {
+		b.Fatal("no fund with ratios in the demo")
+	}
+	for _, c := range []struct{ name, path string }{
+		{"fundamental-all", "/v2/companies/" + t + "/ratios?show_calculation=true"},
+		{"valuation-ttm-latest", "/v2/companies/" + t + "/ratios/valuation?frequency=TTM&latest_by_reference_date=true"},
+		{"fund", "/v2/traded-funds/" + fund + "/ratios"},
+	} {
+		b.Run(c.name, func(b *testing.B) { run(b, "GET", c.path, "") })
+	}
+}

@@ -682,9 +682,14 @@ func (b *builder) buildRatios() error {
 	u, d := b.u, b.d
 	ncat := len(u.Derived.Catalog)
 	ps := u.Derived.Ratios
+	nvars := uint64(len(u.Derived.RatioVars))
 	for i := range ps {
-		if int(ps[i].Indicator) >= ncat {
-			return invalid("ratio point of %s: indicator %d outside the catalog (%d entries)", ps[i].CompanyID, ps[i].Indicator, ncat)
+		p := &ps[i]
+		if int(p.Indicator) >= ncat {
+			return invalid("ratio point of %s: indicator %d outside the catalog (%d entries)", p.CompanyID, p.Indicator, ncat)
+		}
+		if uint64(p.VarsAt)+uint64(p.NVars) > nvars {
+			return invalid("ratio point of %s: variables [%d, %d) beyond the %d stored", p.CompanyID, p.VarsAt, uint64(p.VarsAt)+uint64(p.NVars), nvars)
 		}
 	}
 	if !isSorted(ps, CompareRatioPoints) {
@@ -695,7 +700,7 @@ func (b *builder) buildRatios() error {
 	}
 	for lo := 0; lo < len(ps); {
 		id := ps[lo].CompanyID
-		k, err := b.issuerIdx(id, func() string { return "ratio point " + u.Derived.Catalog[ps[lo].Indicator].ID })
+		k, err := b.issuerIdx(id.String(), func() string { return "ratio point " + u.Derived.Catalog[ps[lo].Indicator].ID })
 		if err != nil {
 			return err
 		}

@@ -198,6 +198,10 @@ func (d *Dataset) CashActions() []CashEvent { return d.cash }
 // indexes it.
 func (d *Dataset) Catalog() []Indicator { return d.u.Derived.Catalog }
 
+// RatioVars returns the variables of p, a point of one of the Dataset's
+// series (see Derived.Vars). The slice is shared: read only.
+func (d *Dataset) RatioVars(p *RatioPoint) []Num { return d.u.Derived.Vars(p) }
+
 // IndicatorIndex returns the catalog index of the indicator of the given
 // kind (IndFundamental, IndValuation, IndFund) and id, both matched
 // case-insensitively, id without class suffix (EBITDA_MARGIN). Catalog ids

@@ -48,6 +48,7 @@ func TestBuildRejects(t *testing.T) {
 		want   string
 	}{
 		{"column lengths", func(u *Universe) { u.Daily[0].Close = u.Daily[0].Close[:2] }, "PETR4: columns of different lengths"},
+		{"ratio variables beyond the array", func(u *Universe) { u.Derived.Ratios[0].VarsAt, u.Derived.Ratios[0].NVars = 0, 1 }, "variables [0, 1) beyond the 0 stored"},
 		{"unsorted dates", func(u *Universe) { u.Daily[0].Dates[2], u.Daily[0].Dates[3] = u.Daily[0].Dates[3], u.Daily[0].Dates[2] }, "PETR4: row 3"},
 		{"duplicate date", func(u *Universe) { u.Daily[0].Dates[1] = u.Daily[0].Dates[0] }, "not after"},
 		{"missing date", func(u *Universe) { u.Daily[0].Dates[0] = NoDate }, "date missing"},
@@ -644,4 +645,25 @@ func TestRatioPointsCanonical(t *testing.T) {
 func sortDerived(u *Universe) {
 	SortRatioPoints(u.Derived.Ratios)
 	SortFundRatioPoints(u.Derived.FundRatios)
+}
+
+func TestDerivedVars(t *testing.T) {
+	var d Derived
+	d.Ratios = make([]RatioPoint, 3)
+	d.AddVars(&d.Ratios[0], []Num{1, 2})
+	d.AddVars(&d.Ratios[1], nil)
+	d.AddVars(&d.Ratios[2], []Num{3, Null, 5})
+	if v := d.Vars(&d.Ratios[2]); len(v) != 3 || cap(v) != 3 || v[0] != 3 || v[1].Valid() || v[2] != 5 {
+		t.Errorf("vars of point 2 = %v (cap %d)", v, cap(v))
+	}
+	if v := d.Vars(&d.Ratios[1]); v != nil {
+		t.Errorf("point without variables: %v", v)
+	}
+	bad := RatioPoint{VarsAt: 4, NVars: 2}
+	if v := d.Vars(&bad); v != nil {
+		t.Errorf("range beyond the array: %v", v)
+	}
+	if s := unsafe.Sizeof(RatioPoint{}); s != 48 {
+		t.Errorf("RatioPoint is %d bytes, want 48", s)
+	}
 }

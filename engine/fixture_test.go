@@ -145,14 +145,14 @@ func testUniverse(tb testing.TB) *Universe {
 			{ID: "DIVIDEND_YIELD", Kind: IndFund, Format: "PERCENTAGE", Frequencies: []string{FreqMonthly}},
 		},
 		Ratios: []RatioPoint{
-			{CompanyID: petroID, Indicator: 0, Frequency: FrequencyTTM, ReferenceDate: MakeDate(2023, 9, 30), PublishDate: StampOf(at(0, 0, 0)), Value: 0.30},
-			{CompanyID: petroID, Indicator: 0, Frequency: FrequencyTTM, ReferenceDate: MakeDate(2023, 6, 30), PublishDate: StampOf(at(1, 0, 0)), Value: 0.25}, // re-filed later
-			{CompanyID: petroID, Indicator: 0, Frequency: FrequencyAnnual, ReferenceDate: MakeDate(2023, 12, 31), PublishDate: StampOf(at(2, 0, 0)), Value: 0.40},
-			{CompanyID: petroID, Indicator: 1, Class: ShareClassPS, Ticker: "PETR4", Frequency: FrequencyTTM, ReferenceDate: d(4), PublishDate: StampOf(at(4, 0, 0)), Value: 0.08},
-			{CompanyID: petroID, Indicator: 1, Class: ShareClassCS, Ticker: "PETR3", Frequency: FrequencyTTM, ReferenceDate: d(4), PublishDate: StampOf(at(4, 0, 0)), Value: 0.07},
-			{CompanyID: petroID, Indicator: 3, Frequency: FrequencyAnnual, ReferenceDate: MakeDate(2022, 12, 31), PublishDate: StampOf(at(0, 0, 0)), Value: 0.1},
-			{CompanyID: petroID, Indicator: 3, Frequency: FrequencyAnnual, ReferenceDate: MakeDate(2023, 12, 31), PublishDate: StampOf(at(0, 0, 0)), Value: 0.2},
-			{CompanyID: valeID, Indicator: 0, Frequency: FrequencyAnnual, ReferenceDate: MakeDate(2023, 12, 31), PublishDate: StampOf(at(0, 0, 0)), Value: Null},
+			{CompanyID: Intern(petroID), Indicator: 0, Frequency: FrequencyTTM, ReferenceDate: MakeDate(2023, 9, 30), PublishDate: StampOf(at(0, 0, 0)), Value: 0.30},
+			{CompanyID: Intern(petroID), Indicator: 0, Frequency: FrequencyTTM, ReferenceDate: MakeDate(2023, 6, 30), PublishDate: StampOf(at(1, 0, 0)), Value: 0.25}, // re-filed later
+			{CompanyID: Intern(petroID), Indicator: 0, Frequency: FrequencyAnnual, ReferenceDate: MakeDate(2023, 12, 31), PublishDate: StampOf(at(2, 0, 0)), Value: 0.40},
+			{CompanyID: Intern(petroID), Indicator: 1, Class: ShareClassPS, Ticker: Intern("PETR4"), Frequency: FrequencyTTM, ReferenceDate: d(4), PublishDate: StampOf(at(4, 0, 0)), Value: 0.08},
+			{CompanyID: Intern(petroID), Indicator: 1, Class: ShareClassCS, Ticker: Intern("PETR3"), Frequency: FrequencyTTM, ReferenceDate: d(4), PublishDate: StampOf(at(4, 0, 0)), Value: 0.07},
+			{CompanyID: Intern(petroID), Indicator: 3, Frequency: FrequencyAnnual, ReferenceDate: MakeDate(2022, 12, 31), PublishDate: StampOf(at(0, 0, 0)), Value: 0.1},
+			{CompanyID: Intern(petroID), Indicator: 3, Frequency: FrequencyAnnual, ReferenceDate: MakeDate(2023, 12, 31), PublishDate: StampOf(at(0, 0, 0)), Value: 0.2},
+			{CompanyID: Intern(valeID), Indicator: 0, Frequency: FrequencyAnnual, ReferenceDate: MakeDate(2023, 12, 31), PublishDate: StampOf(at(0, 0, 0)), Value: Null},
 		},
 		FundRatios: []FundRatioPoint{
 			{FundID: fundID, Indicator: 2, Frequency: FrequencyMonthly, ReferenceDate: MakeDate(2023, 12, 1), PublishDate: StampOf(at(0, 0, 0)), Value: 1.07},

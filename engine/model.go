@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -429,6 +430,31 @@ type Derived struct {
 	Catalog    []Indicator
 	Ratios     []RatioPoint
 	FundRatios []FundRatioPoint
+	// RatioVars holds the variables of every ratio point: point p's are
+	// RatioVars[p.VarsAt : p.VarsAt+p.NVars] (see Vars). One array for
+	// all points, so that the points hold no pointer.
+	RatioVars []Num
+}
+
+// Vars returns the variables of p (a point of d.Ratios), the values of
+// Catalog[p.Indicator].Variables in order; capacity is capped, nil when
+// p has none or its range lies outside RatioVars (snapshot decoding and
+// engine.Build check the ranges).
+func (d *Derived) Vars(p *RatioPoint) []Num {
+	lo, hi := uint64(p.VarsAt), uint64(p.VarsAt)+uint64(p.NVars)
+	if p.NVars == 0 || hi > uint64(len(d.RatioVars)) {
+		return nil
+	}
+	return d.RatioVars[lo:hi:hi]
+}
+
+// AddVars appends vs to d.RatioVars and points p at them.
+func (d *Derived) AddVars(p *RatioPoint, vs []Num) {
+	if len(vs) > math.MaxUint8 || uint64(len(d.RatioVars))+uint64(len(vs)) > math.MaxUint32 {
+		panic("engine: ratio variables beyond the RatioPoint layout")
+	}
+	p.VarsAt, p.NVars = uint32(len(d.RatioVars)), uint8(len(vs))
+	d.RatioVars = append(d.RatioVars, vs...)
 }
 
 // Indicator kinds.
@@ -581,23 +607,26 @@ func (s Stamp) Compare(o Stamp) int {
 
 // RatioPoint is one value of a company indicator. Class is ShareClassNone
 // for company-level indicators and the share class of class-specific ones
-// (the API suffixes the id when queried by symbol or company_id).
-// Vars are the values of Indicator.Variables, in order.
+// (the API suffixes the id when queried by symbol or company_id). Its
+// variables (the values of Indicator.Variables, in order) are in the
+// owning Derived's RatioVars: see Derived.Vars.
 //
-// The layout is compact (the demo market holds millions of points): dates
-// are Stamps, the class a ShareClass, the frequency a Frequency, and
-// fields are ordered so that no padding is wasted.
+// The layout is compact and holds no pointer (the demo market holds
+// tens of millions of points): ids are Syms, dates Stamps, the class a
+// ShareClass, the frequency a Frequency, the variables an offset and a
+// count, and fields are ordered so that no padding is wasted (48 bytes).
 type RatioPoint struct {
-	CompanyID     string
-	Ticker        string // class-specific points: the ticker priced
-	Vars          []Num
 	Value         Num
 	PublishDate   Stamp
 	RetrievalDate Stamp
 	ReferenceDate Date
+	CompanyID     Sym
+	Ticker        Sym    // class-specific points: the ticker priced
+	VarsAt        uint32 // first variable in Derived.RatioVars
 	Indicator     uint16 // index into Derived.Catalog
 	Class         ShareClass
 	Frequency     Frequency
+	NVars         uint8 // number of variables
 }
 
 // FundRatioPoint is one value of a listed-fund indicator, laid out as
@@ -620,8 +649,8 @@ type FundRatioPoint struct {
 // points of a Universe in this order without copying them (a Universe
 // in another order is served from a sorted copy).
 func CompareRatioPoints(x, y *RatioPoint) int {
-	if c := strings.Compare(x.CompanyID, y.CompanyID); c != 0 {
-		return c
+	if x.CompanyID != y.CompanyID {
+		return strings.Compare(x.CompanyID.String(), y.CompanyID.String())
 	}
 	if x.Indicator != y.Indicator {
 		return cmp.Compare(x.Indicator, y.Indicator)

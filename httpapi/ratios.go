@@ -151,7 +151,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 				dst = append(dst, ',')
 			}
 			n++
-			dst = appendRatioPoint(dst, p, ind, f.calc)
+			dst = appendRatioPoint(dst, p, c.ds.RatioVars(p), ind, f.calc)
 		}
 		if n == 0 {
 			dst = dst[:mark] // nothing kept: drop the frequency (and the new id)
@@ -205,7 +205,7 @@ func otherRoute(kind string) string {
 }
 
 // appendRatioPoint appends one ratio point.
-func appendRatioPoint(dst []byte, p *engine.RatioPoint, ind *engine.Indicator, calc bool) []byte {
+func appendRatioPoint(dst []byte, p *engine.RatioPoint, vars []engine.Num, ind *engine.Indicator, calc bool) []byte {
 	dst = append(dst, `{"value":`...)
 	dst = appendNum(dst, p.Value)
 	dst = append(dst, `,"format":`...)
@@ -228,8 +228,8 @@ func appendRatioPoint(dst []byte, p *engine.RatioPoint, ind *engine.Indicator, c
 			dst = appendString(dst, v)
 			dst = append(dst, `,"value":`...)
 			val := engine.Null
-			if i < len(p.Vars) {
-				val = p.Vars[i]
+			if i < len(vars) {
+				val = vars[i]
 			}
 			dst = appendNum(dst, val)
 			dst = append(dst, '}')

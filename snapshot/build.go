@@ -71,6 +71,7 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 	for _, k := range kinds[nsrc:] {
 		counts[k.name] = k.count(u)
 	}
+	counts[countRatioVars] = ratioVarsOf(u)
 	dparts, dsecs, err := c.run(u, splitParts(u, nsrc, len(kinds)), func(k int) { dropKind(u, kinds[k].name) })
 	if err != nil {
 		return Header{}, err
@@ -151,10 +152,11 @@ func joinDerived(segs []engine.Derived) engine.Derived {
 	if len(segs) == 1 {
 		return segs[0]
 	}
-	nr, nf := 0, 0
+	nr, nf, nv := 0, 0, 0
 	for _, d := range segs {
 		nr += len(d.Ratios)
 		nf += len(d.FundRatios)
+		nv += len(d.RatioVars)
 	}
 	if nr > 0 {
 		out.Ratios = make([]engine.RatioPoint, 0, nr)
@@ -162,8 +164,16 @@ func joinDerived(segs []engine.Derived) engine.Derived {
 	if nf > 0 {
 		out.FundRatios = make([]engine.FundRatioPoint, 0, nf)
 	}
+	if nv > 0 {
+		out.RatioVars = make([]engine.Num, 0, nv)
+	}
 	for i := range segs {
+		base, first := uint32(len(out.RatioVars)), len(out.Ratios)
 		out.Ratios = append(out.Ratios, segs[i].Ratios...)
+		for j := first; j < len(out.Ratios); j++ {
+			out.Ratios[j].VarsAt += base // each group's variables follow the previous groups'
+		}
+		out.RatioVars = append(out.RatioVars, segs[i].RatioVars...)
 		out.FundRatios = append(out.FundRatios, segs[i].FundRatios...)
 		segs[i] = engine.Derived{}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/pregao/pregao/engine"
@@ -306,6 +307,56 @@ type pdec struct {
 	// freqs and classes cache frequency and shareClass (see enum), one
 	// slot per string-table index.
 	freqs, classes []uint8
+	// syms caches sym: the engine.Sym of each string-table index, plus
+	// one (0: not interned yet).
+	syms []engine.Sym
+	// ls is what the parts of one load share; nil when a part is decoded
+	// alone.
+	ls *loadState
+}
+
+// loadState is what the parts of one load share.
+type loadState struct {
+	// ratioVars counts the entries of Derived.RatioVars reserved so far
+	// (see reserveRatioVars).
+	ratioVars atomic.Int64
+}
+
+// reserveRatioVars reserves n entries of u.Derived.RatioVars for this
+// part and returns the first. Parts decode in parallel: each takes the
+// next free range, so ranges never overlap whatever the parts claim, and
+// a load whose parts reserve more (or, checked at the end, fewer) than
+// the header's ratio_vars is refused. A part decoded alone gets an
+// array of its own.
+func (d *pdec) reserveRatioVars(u *engine.Universe, n int) int {
+	if d.ls == nil {
+		u.Derived.RatioVars = make([]engine.Num, n)
+		return 0
+	}
+	end := d.ls.ratioVars.Add(int64(n))
+	if end > int64(len(u.Derived.RatioVars)) {
+		d.fail("vars: %d reserved, beyond the header's %s %d", end, countRatioVars, len(u.Derived.RatioVars))
+		return 0
+	}
+	return int(end) - n
+}
+
+// sym reads a string-table index as an interned engine.Sym (interned
+// once per distinct string of the part).
+func (d *pdec) sym() engine.Sym {
+	idx := d.strIdx()
+	if d.err != nil {
+		return 0
+	}
+	if d.syms == nil {
+		d.syms = make([]engine.Sym, len(d.strs))
+	}
+	if s := d.syms[idx]; s != 0 {
+		return s - 1
+	}
+	s := engine.Intern(d.strs[idx])
+	d.syms[idx] = s + 1
+	return s
 }
 
 func (d *pdec) fail(format string, args ...any) {

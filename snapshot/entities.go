@@ -31,6 +31,7 @@ const (
 	countDailyRows    = "daily_rows"
 	countIntradayRows = "intraday_rows"
 	countAccounts     = "report_accounts"
+	countRatioVars    = "ratio_vars"
 )
 
 // kinds lists every entity kind in file order. Changing it changes the
@@ -692,44 +693,65 @@ var kinds = []kind{
 		nests:  []string{"vars"},
 		count:  func(u *engine.Universe) int { return len(u.Derived.Ratios) },
 		alloc:  func(u *engine.Universe, n int) { u.Derived.Ratios = make([]engine.RatioPoint, n) },
-		weight: func(u *engine.Universe, i int) int { return 24 + 4*len(u.Derived.Ratios[i].Vars) },
+		weight: func(u *engine.Universe, i int) int { return 24 + 4*int(u.Derived.Ratios[i].NVars) },
 		enc: func(e *penc, u *engine.Universe, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				p := &u.Derived.Ratios[i]
-				e.str(p.CompanyID)
+				e.str(p.CompanyID.String())
 				e.uv(uint64(p.Indicator))
 				e.str(p.Class.String())
-				e.str(p.Ticker)
+				e.str(p.Ticker.String())
 				e.str(p.Frequency.String())
 				e.date(p.ReferenceDate)
 				e.stamp(p.PublishDate)
 				e.stamp(p.RetrievalDate)
 				e.num(p.Value)
-				e.slen(len(p.Vars), p.Vars == nil, 0)
-				for _, v := range p.Vars {
+				vars := u.Derived.Vars(p)
+				if len(vars) != int(p.NVars) && e.err == nil {
+					e.err = fmt.Errorf("ratio point %d: variables [%d, +%d) beyond the %d stored", i, p.VarsAt, p.NVars, len(u.Derived.RatioVars))
+				}
+				e.slen(len(vars), false, 0)
+				for _, v := range vars {
 					e.num(v)
 				}
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
-			vars := newPool[engine.Num](d, "vars", 1)
+			// The part's variables go to one range of Derived.RatioVars,
+			// reserved at once (parts decode in parallel; see loadState).
+			total := d.count(1)
+			if d.err != nil {
+				return partStats{}
+			}
+			base := d.reserveRatioVars(u, total)
+			used := 0
 			for i := lo; i < hi && d.err == nil; i++ {
 				p := &u.Derived.Ratios[i]
-				p.CompanyID = d.str()
+				p.CompanyID = d.sym()
 				p.Indicator = d.indicator()
 				p.Class = d.shareClass()
-				p.Ticker = d.str()
+				p.Ticker = d.sym()
 				p.Frequency = d.frequency()
 				p.ReferenceDate = d.date()
 				p.PublishDate = d.stamp()
 				p.RetrievalDate = d.stamp()
 				p.Value = d.num()
-				p.Vars = takeLen(d, &vars)
-				for j := range p.Vars {
-					p.Vars[j] = d.num()
+				n, _ := d.slen() // nil and empty alike: no variables
+				if n > math.MaxUint8 || n > total-used {
+					if d.err == nil {
+						d.fail("vars: %d more beyond the part's %d (or over %d per point)", n, total-used, math.MaxUint8)
+					}
+					break
 				}
+				p.VarsAt, p.NVars = uint32(base+used), uint8(n)
+				for j := range n {
+					u.Derived.RatioVars[base+used+j] = d.num()
+				}
+				used += n
 			}
-			vars.check(d)
+			if d.err == nil && used != total {
+				d.fail("vars: declared total %d, used %d", total, used)
+			}
 			return partStats{}
 		},
 	},

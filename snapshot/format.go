@@ -16,7 +16,11 @@ import (
 const Magic = "PREGAOSN"
 
 // FormatVersion is the version this package writes and the newest it reads.
-const FormatVersion uint16 = 1
+//
+// Version 2 (this one) added the header count ratio_vars (the variables
+// of every ratio point, loaded into one array); version 1 files are
+// refused with ErrVersion: rebuild them with pregao build.
+const FormatVersion uint16 = 2
 
 // Fixed layout: magic (8), version (uint16 LE), header body length
 // (uint32 LE), body, xxhash64 of everything before it (uint64 LE).
@@ -77,11 +81,11 @@ type Section struct {
 
 // CountNames returns the keys of Header.Counts in display order.
 func CountNames() []string {
-	out := make([]string, 0, len(kinds)+3)
+	out := make([]string, 0, len(kinds)+4)
 	for _, k := range kinds {
 		out = append(out, k.name)
 	}
-	return append(out, countDailyRows, countIntradayRows, countAccounts)
+	return append(out, countDailyRows, countIntradayRows, countAccounts, countRatioVars)
 }
 
 // hbuf writes a header body.
@@ -187,6 +191,9 @@ func headerLen(b []byte) (int, error) {
 	}
 	if v == 0 {
 		return 0, fmt.Errorf("%w: format version 0", ErrVersion)
+	}
+	if v < FormatVersion {
+		return 0, fmt.Errorf("%w: format version %d is older than the supported %d: rebuild the snapshot (pregao build)", ErrVersion, v, FormatVersion)
 	}
 	if len(b) < prefixLen {
 		return 0, fmt.Errorf("%w: %d bytes, shorter than the header prefix", ErrTruncated, len(b))

@@ -56,7 +56,7 @@ func FuzzSection(f *testing.F) {
 		k := &kinds[ki]
 		u := &engine.Universe{}
 		k.alloc(u, n)
-		if _, err := decodePart(b[2:], ki, u, 0, n); err != nil {
+		if _, err := decodePart(b[2:], ki, u, 0, n, nil); err != nil {
 			return
 		}
 		e := newPenc(len(k.nests))
@@ -67,7 +67,7 @@ func FuzzSection(f *testing.F) {
 		raw := e.finish()
 		u2 := &engine.Universe{}
 		k.alloc(u2, n)
-		if _, err := decodePart(raw, ki, u2, 0, n); err != nil {
+		if _, err := decodePart(raw, ki, u2, 0, n, nil); err != nil {
 			t.Fatalf("re-encoded %s do not decode: %v", k.name, err)
 		}
 		if d := diff(u, u2); d != "" {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,7 +17,29 @@ import (
 // Floats compare bit for bit (so NaN equals the same NaN), times by
 // instant, and nil slices equal empty ones.
 func diff(a, b any) string {
+	if ua, ok := a.(*engine.Universe); ok {
+		if ub, ok := b.(*engine.Universe); ok {
+			a, b = packedVars(ua), packedVars(ub)
+		}
+	}
 	return diffValue(reflect.ValueOf(a), reflect.ValueOf(b), "")
+}
+
+// packedVars returns a shallow copy of u whose ratio variables are laid
+// out in point order (VarsAt renumbered): two universes holding the same
+// variables then compare equal however their arrays are laid out (a
+// load lays them out in the order its parallel parts finish).
+func packedVars(u *engine.Universe) *engine.Universe {
+	if u == nil {
+		return nil
+	}
+	c := *u
+	c.Derived.Ratios = slices.Clone(u.Derived.Ratios)
+	c.Derived.RatioVars = nil
+	for i := range c.Derived.Ratios {
+		c.Derived.AddVars(&c.Derived.Ratios[i], u.Derived.Vars(&u.Derived.Ratios[i]))
+	}
+	return &c
 }
 
 var timeType = reflect.TypeFor[time.Time]()
@@ -26,6 +49,8 @@ var (
 	frequencyType = reflect.TypeFor[engine.Frequency]()
 	classType     = reflect.TypeFor[engine.ShareClass]()
 	lineType      = reflect.TypeFor[engine.Line]()
+	symType       = reflect.TypeFor[engine.Sym]()
+	derivedType   = reflect.TypeFor[engine.Derived]()
 )
 
 func diffValue(a, b reflect.Value, path string) string {
@@ -130,6 +155,29 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 		v.Set(reflect.ValueOf(engine.ShareClass(rng.IntN(int(engine.ShareClassUnit) + 1))))
 		return
 	}
+	if v.Type() == symType {
+		vals := []string{"", "PETR4", "33000167000101", "Ação ON — São Paulo", "a\"b\\c"}
+		v.Set(reflect.ValueOf(engine.Intern(vals[rng.IntN(len(vals))])))
+		return
+	}
+	if v.Type() == derivedType {
+		// Random fields, then every point's variables re-laid in range
+		// (VarsAt and NVars are an offset and a count, not free values).
+		for i := 0; i < v.NumField(); i++ {
+			fill(tb, rng, v.Field(i), depth)
+		}
+		d := v.Addr().Interface().(*engine.Derived)
+		pool := d.RatioVars
+		d.RatioVars = nil
+		for i := range d.Ratios {
+			n := 0
+			if len(pool) > 0 {
+				n = rng.IntN(min(len(pool), 4) + 1)
+			}
+			d.AddVars(&d.Ratios[i], pool[:n])
+		}
+		return
+	}
 	if v.Type() == lineType {
 		codes := []string{"", "1", "3.01", "3.99.01.01", "6.01.01.02"}
 		names := []string{"", "Receita", "Ação ON — São Paulo", "a\"b\\c"}
@@ -169,7 +217,7 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 	case reflect.Int, reflect.Int64:
 		vals := []int64{0, -1, 1, math.MaxInt64, math.MinInt64, rng.Int64()}
 		v.SetInt(vals[rng.IntN(len(vals))])
-	case reflect.Uint16:
+	case reflect.Uint16, reflect.Uint8, reflect.Uint32:
 		v.SetUint(uint64(rng.IntN(3)))
 	case reflect.String:
 		vals := []string{"", "PETR4", "Ação ON — São Paulo", "日本語", "\x00nul", "a\"b\\c", "🙂"}
@@ -312,9 +360,10 @@ func handUniverse() *engine.Universe {
 				{ID: "PRICE_EARNINGS", Kind: engine.IndValuation, ByClass: true, Variables: []string{}},
 			},
 			Ratios: []engine.RatioPoint{
-				{CompanyID: "33000167000101", Indicator: 0, Frequency: engine.FrequencyAnnual, ReferenceDate: d0, PublishDate: engine.StampOf(t0), RetrievalDate: engine.StampOf(t0), Value: 0.3456, Vars: []engine.Num{1.5e11, nan}},
-				{CompanyID: "33000167000101", Indicator: 1, Class: engine.ShareClassPS, Ticker: "PETR4", Frequency: engine.FrequencyDaily, ReferenceDate: d0, PublishDate: engine.StampOf(t0), Value: nan},
+				{CompanyID: engine.Intern("33000167000101"), Indicator: 0, Frequency: engine.FrequencyAnnual, ReferenceDate: d0, PublishDate: engine.StampOf(t0), RetrievalDate: engine.StampOf(t0), Value: 0.3456, VarsAt: 0, NVars: 2},
+				{CompanyID: engine.Intern("33000167000101"), Indicator: 1, Class: engine.ShareClassPS, Ticker: engine.Intern("PETR4"), Frequency: engine.FrequencyDaily, ReferenceDate: d0, PublishDate: engine.StampOf(t0), Value: nan},
 			},
+			RatioVars:  []engine.Num{1.5e11, nan},
 			FundRatios: []engine.FundRatioPoint{{FundID: "2", Indicator: 1, Frequency: engine.FrequencyMonthly, ReferenceDate: d0, PublishDate: engine.StampOf(t0), Value: 0.01, Sources: []engine.Source{src}}},
 		},
 	}
@@ -392,9 +441,10 @@ func synthUniverse(tickers, days, intradayTickers, intradayBars, reports int) *e
 	u.Derived.Ratios = make([]engine.RatioPoint, reports*4)
 	for i := range u.Derived.Ratios {
 		r := &u.Reports[i/4]
-		u.Derived.Ratios[i] = engine.RatioPoint{CompanyID: r.CompanyID, Indicator: uint16(i % 2), Frequency: engine.FrequencyQuarterly,
+		u.Derived.Ratios[i] = engine.RatioPoint{CompanyID: engine.Intern(r.CompanyID), Indicator: uint16(i % 2), Frequency: engine.FrequencyQuarterly,
 			ReferenceDate: r.ReferenceDate, PublishDate: engine.StampOf(r.PublishDate), RetrievalDate: engine.StampOf(r.RetrievalDate),
-			Value: engine.Num(rng.Float64()), Vars: []engine.Num{engine.Num(rng.Int64N(1e9)), engine.Num(rng.Int64N(1e9))}}
+			Value: engine.Num(rng.Float64())}
+		u.Derived.AddVars(&u.Derived.Ratios[i], []engine.Num{engine.Num(rng.Int64N(1e9)), engine.Num(rng.Int64N(1e9))})
 	}
 	return u
 }

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"sync"
@@ -256,6 +257,21 @@ func decodeSections(h Header, size int64, fetch func(s *Section, buf []byte) ([]
 			k.alloc(u, next[ki])
 		}
 	}
+	// Every ratio point's variables share one array, sized from the
+	// header; each variable takes at least one raw byte of a ratios part.
+	var ls loadState
+	nvars, ratioRaw := int64(h.Counts[countRatioVars]), int64(0)
+	for _, s := range secs {
+		if s.Name == "ratios" {
+			ratioRaw += s.Raw
+		}
+	}
+	if nvars > ratioRaw || nvars > math.MaxUint32 {
+		return nil, Header{}, fmt.Errorf("%w: header count %s = %d, more than the ratios sections' %d raw bytes can hold", ErrFormat, countRatioVars, nvars, ratioRaw)
+	}
+	if nvars > 0 {
+		u.Derived.RatioVars = make([]engine.Num, nvars)
+	}
 	stats := make([]partStats, len(secs))
 	bufs := make(chan []byte, len(secs))
 	err = parallelOrder(order, len(secs), func(i int) error {
@@ -278,7 +294,7 @@ func decodeSections(h Header, size int64, fetch func(s *Section, buf []byte) ([]
 				return err
 			}
 		}
-		ps, err := decodePart(raw, kindIndex(s.Name), u, starts[i], starts[i]+s.Items)
+		ps, err := decodePart(raw, kindIndex(s.Name), u, starts[i], starts[i]+s.Items, &ls)
 		if err != nil {
 			return fmt.Errorf("%w: section %d (%s): %v", ErrFormat, i, s.Name, err)
 		}
@@ -297,7 +313,8 @@ func decodeSections(h Header, size int64, fetch func(s *Section, buf []byte) ([]
 	for _, c := range []struct {
 		name string
 		n    int
-	}{{countDailyRows, tot.dailyRows}, {countIntradayRows, tot.intradayRows}, {countAccounts, tot.accounts}} {
+	}{{countDailyRows, tot.dailyRows}, {countIntradayRows, tot.intradayRows}, {countAccounts, tot.accounts},
+		{countRatioVars, int(ls.ratioVars.Load())}} {
 		if h.Counts[c.name] != c.n {
 			return nil, Header{}, fmt.Errorf("%w: header count %s = %d, sections hold %d", ErrFormat, c.name, h.Counts[c.name], c.n)
 		}
@@ -331,8 +348,8 @@ func decompress(zd *zstd.Decoder, s *Section, i int, comp, dst []byte) ([]byte, 
 
 // decodePart decodes the raw bytes of one part of kinds[ki] into items
 // [lo,hi) of u.
-func decodePart(raw []byte, ki int, u *engine.Universe, lo, hi int) (partStats, error) {
-	d := &pdec{b: raw}
+func decodePart(raw []byte, ki int, u *engine.Universe, lo, hi int, ls *loadState) (partStats, error) {
+	d := &pdec{b: raw, ls: ls}
 	d.strtab()
 	ps := kinds[ki].dec(d, u, lo, hi)
 	if d.err == nil && d.remaining() != 0 {

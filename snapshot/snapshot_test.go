@@ -340,7 +340,8 @@ func TestCorruption(t *testing.T) {
 		{"empty file", func() []byte { return nil }, ErrTruncated, "shorter than the magic"},
 		{"wrong magic", func() []byte { b := bytes.Clone(good); b[0] = 'X'; return b }, ErrFormat, "bad magic"},
 		{"not a snapshot", func() []byte { return []byte("{\"json\": true}\n") }, ErrFormat, "bad magic"},
-		{"newer version", func() []byte { b := bytes.Clone(good); b[8] = 2; return b }, ErrVersion, "newer than the supported 1"},
+		{"newer version", func() []byte { b := bytes.Clone(good); b[8] = byte(FormatVersion + 1); return b }, ErrVersion, fmt.Sprintf("newer than the supported %d", FormatVersion)},
+		{"older version", func() []byte { b := bytes.Clone(good); b[8] = 1; return b }, ErrVersion, "older than the supported 2: rebuild"},
 		{"version zero", func() []byte { b := bytes.Clone(good); b[8] = 0; return b }, ErrVersion, "version 0"},
 		{"huge header length", func() []byte { b := bytes.Clone(good); b[13] = 0xff; return b }, ErrFormat, "header length"},
 		{"truncated prefix", func() []byte { return good[:11] }, ErrTruncated, "header prefix"},
@@ -418,6 +419,26 @@ func TestCorruption(t *testing.T) {
 			h.Counts[countDailyRows]++
 			return rebuild(t, h, parts)
 		}, ErrFormat, "daily_rows = 4, sections hold 3"},
+		{"ratio vars fewer than the header says", func() []byte {
+			h, parts := splitFile(t, good)
+			h.Counts[countRatioVars]++
+			return rebuild(t, h, parts)
+		}, ErrFormat, "ratio_vars = 3, sections hold 2"},
+		{"ratio vars more than the header says", func() []byte {
+			h, parts := splitFile(t, good)
+			h.Counts[countRatioVars]--
+			return rebuild(t, h, parts)
+		}, ErrFormat, "vars: 2 reserved, beyond the header's ratio_vars 1"},
+		{"ratio vars beyond raw", func() []byte {
+			h, parts := splitFile(t, good)
+			h.Counts[countRatioVars] = 1 << 39
+			return rebuild(t, h, parts)
+		}, ErrFormat, "more than the ratios sections'"},
+		{"ratio vars beyond a point's count", func() []byte {
+			u := handUniverse()
+			u.Derived.Ratios[0].NVars = 3 // claims 3 of the 2 stored: Vars is nil, the part then holds 0
+			return withRaw(t, good, "ratios", rawOf(u, "ratios"))
+		}, ErrFormat, "ratio_vars = 2, sections hold 0"},
 		{"entity count lie", func() []byte {
 			h, parts := splitFile(t, good)
 			h.Counts["sectors"] = 5

@@ -335,7 +335,17 @@ func countsOf(u *engine.Universe) map[string]int {
 		rows += len(u.Reports[i].Accounts)
 	}
 	m[countAccounts] = rows
+	m[countRatioVars] = ratioVarsOf(u)
 	return m
+}
+
+// ratioVarsOf counts the variables the ratio points encode.
+func ratioVarsOf(u *engine.Universe) int {
+	n := 0
+	for i := range u.Derived.Ratios {
+		n += len(u.Derived.Vars(&u.Derived.Ratios[i]))
+	}
+	return n
 }
 
 // parallel runs fn(0..n-1) on GOMAXPROCS goroutines. After a failure no

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/demo"
 )
@@ -62,7 +63,7 @@ func TestBuildAndInspect(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &h); err != nil {
 		t.Fatalf("inspect --json output: %v\n%s", err, stdout.String())
 	}
-	if len(h.ID) != 16 || h.FormatVersion != 1 || h.Counts["companies"] == 0 || len(h.Sections) == 0 {
+	if len(h.ID) != 16 || h.FormatVersion != int(snapshot.FormatVersion) || h.Counts["companies"] == 0 || len(h.Sections) == 0 {
 		t.Errorf("inspect --json = %+v", h)
 	}
 }

@@ -132,11 +132,22 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 		}
 	}
 	out.Ratios = make([]engine.RatioPoint, 0, total)
+	nvars := 0
+	for _, e := range results {
+		if e != nil {
+			nvars += len(e.vars)
+		}
+	}
+	out.RatioVars = make([]engine.Num, 0, nvars)
 	for i, e := range results {
 		if e == nil {
 			continue
 		}
 		for _, b := range e.buckets {
+			for j := range b {
+				p := &b[j]
+				out.AddVars(p, e.vars[p.VarsAt:p.VarsAt+uint32(p.NVars)])
+			}
 			out.Ratios = append(out.Ratios, b...)
 		}
 		results[i] = nil // let the buckets go
@@ -149,17 +160,24 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 	return out, nil
 }
 
-// emitter appends points of one company, carving Vars out of chunks.
+// noVars is the zero variables a point starts from (no indicator has
+// more).
+var noVars [8]engine.Num
+
+// emitter appends points of one company; their variables go to vars
+// (VarsAt indexes it) until Derive gathers every company's.
 // Points go to buckets keyed by (indicator, class, frequency) so that the
 // generation order (reference date, then publication) is the output order
 // without sorting.
 type emitter struct {
-	company string
+	company engine.Sym
 	nClass  int // classes of the company + 1 (company level)
 	hint    int // initial capacity of a bucket
 	buckets [][]engine.RatioPoint
-	arena   []engine.Num
+	vars    []engine.Num
 	ctx     evalCtx
+	lastT   string // the ticker last interned, and its Sym
+	lastSym engine.Sym
 }
 
 // freqIndex orders frequencies as strings.Compare does.
@@ -176,7 +194,7 @@ func freqIndex(f string) int {
 }
 
 func newEmitter(company string, classes int) *emitter {
-	e := &emitter{company: company, nClass: classes + 1}
+	e := &emitter{company: engine.Intern(company), nClass: classes + 1}
 	e.buckets = make([][]engine.RatioPoint, len(defs)*e.nClass*4)
 	return e
 }
@@ -217,11 +235,9 @@ type evalCtx struct {
 func (e *emitter) emit(di, ci int, class, ticker, freq string, ref engine.Date, pub, ret time.Time) {
 	d := &defs[di]
 	k := len(d.Variables)
-	if len(e.arena) < k {
-		e.arena = make([]engine.Num, max(4096, k))
-	}
-	v := e.arena[:k:k]
-	e.arena = e.arena[k:]
+	at := len(e.vars)
+	e.vars = append(e.vars, noVars[:k]...)
+	v := e.vars[at : at+k : at+k]
 	val := d.eval(&e.ctx, v)
 	b := &e.buckets[(di*e.nClass+ci+1)*4+freqIndex(freq)]
 	if *b == nil {
@@ -234,9 +250,19 @@ func (e *emitter) emit(di, ci int, class, ticker, freq string, ref engine.Date, 
 	fc, _ := engine.ParseFrequency(freq)   // freq is always a Freq* constant
 	cc, _ := engine.ParseShareClass(class) // "" or a priced Class* constant
 	*b = append(*b, engine.RatioPoint{
-		CompanyID: e.company, Indicator: uint16(di), Class: cc, Ticker: ticker, Frequency: fc,
-		ReferenceDate: ref, PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(ret), Value: val, Vars: v,
+		CompanyID: e.company, Indicator: uint16(di), Class: cc, Ticker: e.ticker(ticker), Frequency: fc,
+		ReferenceDate: ref, PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(ret), Value: val,
+		VarsAt: uint32(at), NVars: uint8(k), // in e.vars until Derive moves them to Derived.RatioVars
 	})
+}
+
+// ticker interns t, remembering the last one (points come class by
+// class).
+func (e *emitter) ticker(t string) engine.Sym {
+	if t != e.lastT { // the zero state ("", 0) is already right
+		e.lastT, e.lastSym = t, engine.Intern(t)
+	}
+	return e.lastSym
 }
 
 func (e *emitter) setClass(pc *priceCtx, i int, cs *classSec) {

@@ -192,7 +192,7 @@ func pointsOf(tb testing.TB, d engine.Derived, company, kind, id, class, freq, r
 	}
 	var out []engine.RatioPoint
 	for _, p := range d.Ratios {
-		if p.CompanyID == company && p.Indicator == ix && p.Class.String() == class && p.Frequency.String() == freq && p.ReferenceDate.String() == ref {
+		if p.CompanyID.String() == company && p.Indicator == ix && p.Class.String() == class && p.Frequency.String() == freq && p.ReferenceDate.String() == ref {
 			out = append(out, p)
 		}
 	}

@@ -112,12 +112,12 @@ func FuzzDerive(f *testing.F) {
 			if math.IsInf(float64(p.Value), 0) {
 				t.Fatalf("infinite value %+v", p)
 			}
-			if int(p.Indicator) >= len(d.Catalog) || len(p.Vars) != len(d.Catalog[p.Indicator].Variables) {
+			if int(p.Indicator) >= len(d.Catalog) || len(d.Vars(p)) != len(d.Catalog[p.Indicator].Variables) {
 				t.Fatalf("bad point %+v", p)
 			}
 			if i > 0 {
 				q := &d.Ratios[i-1]
-				c := strings.Compare(q.CompanyID, p.CompanyID)
+				c := strings.Compare(q.CompanyID.String(), p.CompanyID.String())
 				for _, x := range []int{int(q.Indicator) - int(p.Indicator), strings.Compare(q.Class.String(), p.Class.String()),
 					strings.Compare(q.Frequency.String(), p.Frequency.String()), int(q.ReferenceDate) - int(p.ReferenceDate), q.PublishDate.Compare(p.PublishDate)} {
 					if c == 0 {

@@ -159,8 +159,8 @@ func TestDeriveHandComputed(t *testing.T) {
 				if math.IsInf(float64(p.Value), 0) {
 					t.Errorf("point %d is infinite", i)
 				}
-				if len(p.Vars) != len(d.Catalog[p.Indicator].Variables) {
-					t.Errorf("point %d has %d vars, catalog %d", i, len(p.Vars), len(d.Catalog[p.Indicator].Variables))
+				if len(d.Vars(&p)) != len(d.Catalog[p.Indicator].Variables) {
+					t.Errorf("point %d has %d vars, catalog %d", i, len(d.Vars(&p)), len(d.Catalog[p.Indicator].Variables))
 				}
 			}
 		})
@@ -212,21 +212,21 @@ func TestVarsInCatalogOrder(t *testing.T) {
 	}
 	want := []float64{38, 56, 900, 3} // PRICE, NET_INCOME, SHARES_OUTSTANDING, SHARE_FACTOR
 	for i, w := range want {
-		if !close12(float64(ps[0].Vars[i]), w) {
-			t.Errorf("var %s = %v, want %v", d.Catalog[ps[0].Indicator].Variables[i], ps[0].Vars[i], w)
+		if !close12(float64(d.Vars(&ps[0])[i]), w) {
+			t.Errorf("var %s = %v, want %v", d.Catalog[ps[0].Indicator].Variables[i], d.Vars(&ps[0])[i], w)
 		}
 	}
-	if ps[0].Ticker != "CAAA11" {
+	if ps[0].Ticker.String() != "CAAA11" {
 		t.Errorf("ticker %q", ps[0].Ticker)
 	}
 	// A missing input is Null in Vars.
 	g := pointsOf(t, d, "C1", engine.IndFundamental, "REVENUE_GROWTH", "", engine.FreqQuarterly, "2023-03-31")
-	if len(g) != 1 || g[0].Vars[0] != 100 || g[0].Vars[1].Valid() {
+	if len(g) != 1 || d.Vars(&g[0])[0] != 100 || d.Vars(&g[0])[1].Valid() {
 		t.Errorf("growth vars %+v", g)
 	}
 	// The most liquid preferred ticker is priced.
 	pe := pointsOf(t, d, "C1", engine.IndValuation, "PRICE_TO_EARNINGS", "PS", engine.FreqTTM, "2024-03-31")
-	if len(pe) != 1 || pe[0].Ticker != "CAAA4" {
+	if len(pe) != 1 || pe[0].Ticker.String() != "CAAA4" {
 		t.Errorf("PS points %+v", pe)
 	}
 }
@@ -238,7 +238,7 @@ func TestOutputSortedAndClean(t *testing.T) {
 	}
 	for i := 1; i < len(d.Ratios); i++ {
 		a, b := &d.Ratios[i-1], &d.Ratios[i]
-		c := strings.Compare(a.CompanyID, b.CompanyID)
+		c := strings.Compare(a.CompanyID.String(), b.CompanyID.String())
 		if c == 0 {
 			c = int(a.Indicator) - int(b.Indicator)
 		}
@@ -282,11 +282,11 @@ func TestDeriveDeterministic(t *testing.T) {
 		p, q := a.Ratios[i], b.Ratios[i]
 		if p.CompanyID != q.CompanyID || p.Indicator != q.Indicator || p.Class != q.Class || p.Ticker != q.Ticker ||
 			p.Frequency != q.Frequency || p.ReferenceDate != q.ReferenceDate || p.PublishDate != q.PublishDate ||
-			p.RetrievalDate != q.RetrievalDate || !same(p.Value, q.Value) || len(p.Vars) != len(q.Vars) {
+			p.RetrievalDate != q.RetrievalDate || !same(p.Value, q.Value) || len(a.Vars(&p)) != len(b.Vars(&q)) {
 			t.Fatalf("point %d differs", i)
 		}
-		for k := range p.Vars {
-			if !same(p.Vars[k], q.Vars[k]) {
+		for k, v := range a.Vars(&p) {
+			if !same(v, b.Vars(&q)[k]) {
 				t.Fatalf("point %d var %d differs", i, k)
 			}
 		}

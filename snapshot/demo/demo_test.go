@@ -647,7 +647,7 @@ func TestBankRatios(t *testing.T) {
 	}
 	got := map[key][]engine.Num{}
 	for _, p := range der.Ratios {
-		k := key{p.CompanyID, p.ReferenceDate}
+		k := key{p.CompanyID.String(), p.ReferenceDate}
 		if _, ok := want[k]; !ok || p.Frequency != engine.FrequencyAnnual || p.Class != engine.ShareClassNone {
 			continue
 		}

@@ -49,7 +49,7 @@ func TestInternLineCopies(t *testing.T) {
 // TestInternLineConcurrent interns more lines than a chunk holds from
 // several goroutines at once (run with -race) and checks every handle.
 func TestInternLineConcurrent(t *testing.T) {
-	const workers, n = 4, 3 * lineChunk
+	const workers, n = 4, 3 * internChunk
 	got := make([][]Line, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -120,4 +120,21 @@ func BenchmarkLineCode(b *testing.B) {
 		n += len(l.Code())
 	}
 	_ = n
+}
+
+func TestIntern(t *testing.T) {
+	a := Intern("33000167000101")
+	if b := Intern("33000167000101"); a != b {
+		t.Errorf("same string interned twice: %d and %d", a, b)
+	}
+	if Intern("PETR4") == a {
+		t.Error("different strings share a Sym")
+	}
+	if a.String() != "33000167000101" {
+		t.Errorf("String() = %q", a.String())
+	}
+	var zero Sym
+	if zero.String() != "" || Intern("") != 0 {
+		t.Errorf("zero Sym = %q, Intern(\"\") = %d", zero.String(), Intern(""))
+	}
 }
