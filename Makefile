@@ -49,7 +49,12 @@ run-real: build $(DEMO_KEY)
 	@mkdir -p $(REAL_DIR)
 	$(BIN) import --real-testdata testdata/real --out $(REAL_DIR)/bundle
 	$(BIN) build --from $(REAL_DIR)/bundle --out $(REAL_DIR)/real.snap
+	@echo
 	@echo "API key (plan delayed): $$(cat $(DEMO_KEY))"
+	@echo "Try (the sample's quotes end on 2022-02-04):"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/quotes/PETR4?type=current"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5"
+	@echo
 	$(BIN) serve --snapshot $(REAL_DIR)/real.snap --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot
 
 # Every test: vet, all tests with the race detector, and every fuzz target's
