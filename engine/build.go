@@ -325,19 +325,9 @@ func checkIntraday(s *Intraday) error {
 
 func (b *builder) buildDaily() error {
 	u, d := b.u, b.d
-	b.dailyOf = make(map[string]*Series, len(u.Daily))
-	for i := range u.Daily {
-		s := &u.Daily[i]
-		if _, ok := d.assetByTicker.Get(s.Ticker); !ok {
-			return invalid("daily series %q: unknown ticker", s.Ticker)
-		}
-		if _, dup := b.dailyOf[s.Ticker]; dup {
-			return invalid("daily series %s: given twice", s.Ticker)
-		}
-		if err := checkSeries(s); err != nil {
-			return err
-		}
-		b.dailyOf[s.Ticker] = s
+	var err error
+	if b.dailyOf, err = byTicker(b, "daily", u.Daily, func(s *Series) string { return s.Ticker }, checkSeries); err != nil {
+		return err
 	}
 	h, memo := b.dailyHistory(), make(map[string]*Series)
 	for i := range d.assets {
@@ -345,6 +335,27 @@ func (b *builder) buildDaily() error {
 		a.Daily = joinHistory(b, h, a.Ticker, memo)
 	}
 	return nil
+}
+
+// byTicker checks the series of one kind (each of a known ticker, once,
+// and valid by check) and maps them by ticker.
+func byTicker[S any](b *builder, kind string, ss []S, ticker func(*S) string, check func(*S) error) (map[string]*S, error) {
+	m := make(map[string]*S, len(ss))
+	for i := range ss {
+		s := &ss[i]
+		t := ticker(s)
+		if _, ok := b.d.assetByTicker.Get(t); !ok {
+			return nil, invalid("%s series %q: unknown ticker", kind, t)
+		}
+		if _, dup := m[t]; dup {
+			return nil, invalid("%s series %s: given twice", kind, t)
+		}
+		if err := check(s); err != nil {
+			return nil, err
+		}
+		m[t] = s
+	}
+	return m, nil
 }
 
 // span is the rows [lo, hi) of one history.
@@ -437,19 +448,9 @@ func (b *builder) dailyHistory() *history[Date, Series] {
 
 func (b *builder) buildIntraday() error {
 	u, d := b.u, b.d
-	b.intraOf = make(map[string]*Intraday, len(u.Intraday))
-	for i := range u.Intraday {
-		s := &u.Intraday[i]
-		if _, ok := d.assetByTicker.Get(s.Ticker); !ok {
-			return invalid("intraday series %q: unknown ticker", s.Ticker)
-		}
-		if _, dup := b.intraOf[s.Ticker]; dup {
-			return invalid("intraday series %s: given twice", s.Ticker)
-		}
-		if err := checkIntraday(s); err != nil {
-			return err
-		}
-		b.intraOf[s.Ticker] = s
+	var err error
+	if b.intraOf, err = byTicker(b, "intraday", u.Intraday, func(s *Intraday) string { return s.Ticker }, checkIntraday); err != nil {
+		return err
 	}
 	h, memo := b.intradayHistory(), make(map[string]*Intraday)
 	for i := range d.assets {

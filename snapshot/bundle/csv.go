@@ -637,22 +637,65 @@ func (c *columns) intradayBars(drop bool) []engine.Intraday {
 	return out
 }
 
-// DailyWriter writes daily.csv rows. Series must be written grouped by
-// ticker with dates ascending; WriteSeries checks it. It is not safe for
-// concurrent use. Call Flush (or Close of the file) when done.
-type DailyWriter struct {
+// rows is the buffered writer of CSV rows behind DailyWriter and
+// IntradayWriter: a header, then rows flushed in blocks of about 60 KiB,
+// with the tickers written so far (each may be written once).
+type rows struct {
 	w    io.Writer
 	buf  []byte
 	seen map[string]bool
 	err  error
 }
 
+func newRows(w io.Writer, header string) rows {
+	r := rows{w: w, buf: make([]byte, 0, 64<<10), seen: map[string]bool{}}
+	r.buf = append(r.buf, header...)
+	r.buf = append(r.buf, '\n')
+	return r
+}
+
+// Flush writes buffered rows to the underlying writer.
+func (r *rows) Flush() error {
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.buf) > 0 {
+		if _, err := r.w.Write(r.buf); err != nil {
+			r.err = err
+			return err
+		}
+		r.buf = r.buf[:0]
+	}
+	return nil
+}
+
+// end ends a row appended to r.buf, flushing a full buffer.
+func (r *rows) end() error {
+	r.buf = append(r.buf, '\n')
+	if len(r.buf) >= 60<<10 {
+		return r.Flush()
+	}
+	return nil
+}
+
+// appendBar appends ",open,high,low,close,volume,quantity" of row i.
+func appendBar(b []byte, open, high, low, close, volume []engine.Num, quantity []int64, i int) []byte {
+	for _, col := range [...][]engine.Num{open, high, low, close, volume} {
+		b = append(b, ',')
+		b = appendNum(b, col[i])
+	}
+	b = append(b, ',')
+	return strconv.AppendInt(b, quantity[i], 10)
+}
+
+// DailyWriter writes daily.csv rows. Series must be written grouped by
+// ticker with dates ascending; WriteSeries checks it. It is not safe for
+// concurrent use. Call Flush (or Close of the file) when done.
+type DailyWriter struct{ rows }
+
 // NewDailyWriter writes the header to w and returns a writer of rows.
 func NewDailyWriter(w io.Writer) *DailyWriter {
-	d := &DailyWriter{w: w, buf: make([]byte, 0, 64<<10), seen: map[string]bool{}}
-	d.buf = append(d.buf, DailyHeader...)
-	d.buf = append(d.buf, '\n')
-	return d
+	return &DailyWriter{newRows(w, DailyHeader)}
 }
 
 // WriteSeries appends every row of s. A ticker may be written once.
@@ -667,46 +710,15 @@ func (d *DailyWriter) WriteSeries(s *engine.Series) error {
 		if i > 0 && dt <= s.Dates[i-1] {
 			return fmt.Errorf("bundle: daily %s: date %s not after %s", s.Ticker, dt, s.Dates[i-1])
 		}
-		b := d.buf
-		b = append(b, s.Ticker...)
+		b := append(d.buf, s.Ticker...)
 		b = append(b, ',')
 		b = dt.AppendFormat(b)
+		b = appendBar(b, s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity, i)
 		b = append(b, ',')
-		b = appendNum(b, s.Open[i])
-		b = append(b, ',')
-		b = appendNum(b, s.High[i])
-		b = append(b, ',')
-		b = appendNum(b, s.Low[i])
-		b = append(b, ',')
-		b = appendNum(b, s.Close[i])
-		b = append(b, ',')
-		b = appendNum(b, s.Volume[i])
-		b = append(b, ',')
-		b = strconv.AppendInt(b, s.Quantity[i], 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, s.Trades[i], 10)
-		b = append(b, '\n')
-		d.buf = b
-		if len(d.buf) >= 60<<10 {
-			if err := d.Flush(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// Flush writes buffered rows to the underlying writer.
-func (d *DailyWriter) Flush() error {
-	if d.err != nil {
-		return d.err
-	}
-	if len(d.buf) > 0 {
-		if _, err := d.w.Write(d.buf); err != nil {
-			d.err = err
+		d.buf = strconv.AppendInt(b, s.Trades[i], 10)
+		if err := d.end(); err != nil {
 			return err
 		}
-		d.buf = d.buf[:0]
 	}
 	return nil
 }
@@ -725,19 +737,11 @@ func checkSeries(ticker string, seen map[string]bool, n int, others ...int) erro
 }
 
 // IntradayWriter writes intraday.csv rows, like DailyWriter.
-type IntradayWriter struct {
-	w    io.Writer
-	buf  []byte
-	seen map[string]bool
-	err  error
-}
+type IntradayWriter struct{ rows }
 
 // NewIntradayWriter writes the header to w and returns a writer of rows.
 func NewIntradayWriter(w io.Writer) *IntradayWriter {
-	d := &IntradayWriter{w: w, buf: make([]byte, 0, 64<<10), seen: map[string]bool{}}
-	d.buf = append(d.buf, IntradayHeader...)
-	d.buf = append(d.buf, '\n')
-	return d
+	return &IntradayWriter{newRows(w, IntradayHeader)}
 }
 
 // WriteIntraday appends every bar of s. A ticker may be written once.
@@ -752,44 +756,13 @@ func (d *IntradayWriter) WriteIntraday(s *engine.Intraday) error {
 		if i > 0 && t <= s.Times[i-1] {
 			return fmt.Errorf("bundle: intraday %s: time %d not after %d", s.Ticker, t, s.Times[i-1])
 		}
-		b := d.buf
-		b = append(b, s.Ticker...)
+		b := append(d.buf, s.Ticker...)
 		b = append(b, ',')
 		b = appendTime(b, t)
-		b = append(b, ',')
-		b = appendNum(b, s.Open[i])
-		b = append(b, ',')
-		b = appendNum(b, s.High[i])
-		b = append(b, ',')
-		b = appendNum(b, s.Low[i])
-		b = append(b, ',')
-		b = appendNum(b, s.Close[i])
-		b = append(b, ',')
-		b = appendNum(b, s.Volume[i])
-		b = append(b, ',')
-		b = strconv.AppendInt(b, s.Quantity[i], 10)
-		b = append(b, '\n')
-		d.buf = b
-		if len(d.buf) >= 60<<10 {
-			if err := d.Flush(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// Flush writes buffered rows to the underlying writer.
-func (d *IntradayWriter) Flush() error {
-	if d.err != nil {
-		return d.err
-	}
-	if len(d.buf) > 0 {
-		if _, err := d.w.Write(d.buf); err != nil {
-			d.err = err
+		d.buf = appendBar(b, s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity, i)
+		if err := d.end(); err != nil {
 			return err
 		}
-		d.buf = d.buf[:0]
 	}
 	return nil
 }
