@@ -637,45 +637,57 @@ func (c *columns) intradayBars(drop bool) []engine.Intraday {
 	return out
 }
 
-// rows is the buffered writer of CSV rows behind DailyWriter and
-// IntradayWriter: a header, then rows flushed in blocks of about 60 KiB,
-// with the tickers written so far (each may be written once).
+// lines buffers the lines of a bundle file (JSON Lines or CSV rows) and
+// writes them in blocks of about 60 KiB.
+type lines struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+// newLines returns lines writing to w, starting with header (if any).
+func newLines(w io.Writer, header string) lines {
+	l := lines{w: w, buf: make([]byte, 0, 64<<10)}
+	if header != "" {
+		l.buf = append(l.buf, header...)
+		l.buf = append(l.buf, '\n')
+	}
+	return l
+}
+
+// Flush writes buffered lines to the underlying writer.
+func (l *lines) Flush() error {
+	if l.err != nil {
+		return l.err
+	}
+	if len(l.buf) > 0 {
+		if _, err := l.w.Write(l.buf); err != nil {
+			l.err = err
+			return err
+		}
+		l.buf = l.buf[:0]
+	}
+	return nil
+}
+
+// end ends a line appended to l.buf, flushing a full buffer.
+func (l *lines) end() error {
+	l.buf = append(l.buf, '\n')
+	if len(l.buf) >= 60<<10 {
+		return l.Flush()
+	}
+	return nil
+}
+
+// rows are the lines behind DailyWriter and IntradayWriter, with the
+// tickers written so far (each may be written once).
 type rows struct {
-	w    io.Writer
-	buf  []byte
+	lines
 	seen map[string]bool
-	err  error
 }
 
 func newRows(w io.Writer, header string) rows {
-	r := rows{w: w, buf: make([]byte, 0, 64<<10), seen: map[string]bool{}}
-	r.buf = append(r.buf, header...)
-	r.buf = append(r.buf, '\n')
-	return r
-}
-
-// Flush writes buffered rows to the underlying writer.
-func (r *rows) Flush() error {
-	if r.err != nil {
-		return r.err
-	}
-	if len(r.buf) > 0 {
-		if _, err := r.w.Write(r.buf); err != nil {
-			r.err = err
-			return err
-		}
-		r.buf = r.buf[:0]
-	}
-	return nil
-}
-
-// end ends a row appended to r.buf, flushing a full buffer.
-func (r *rows) end() error {
-	r.buf = append(r.buf, '\n')
-	if len(r.buf) >= 60<<10 {
-		return r.Flush()
-	}
-	return nil
+	return rows{newLines(w, header), map[string]bool{}}
 }
 
 // appendBar appends ",open,high,low,close,volume,quantity" of row i.

@@ -338,15 +338,11 @@ func (fw *fileWriter) Close() error {
 // JSONLWriter writes entities as JSON Lines (one object per line, the
 // JSON tags of engine's model as field names). It is not safe for
 // concurrent use; call Flush when done.
-type JSONLWriter struct {
-	w   io.Writer
-	buf []byte
-	err error
-}
+type JSONLWriter struct{ lines }
 
 // NewJSONLWriter returns a JSONLWriter writing to w.
 func NewJSONLWriter(w io.Writer) *JSONLWriter {
-	return &JSONLWriter{w: w, buf: make([]byte, 0, 64<<10)}
+	return &JSONLWriter{newLines(w, "")}
 }
 
 // Write appends v (a pointer to an entity, e.g. *engine.Company) as one
@@ -361,24 +357,5 @@ func (j *JSONLWriter) Write(v any) error {
 		return err
 	}
 	j.buf = append(j.buf, b...)
-	j.buf = append(j.buf, '\n')
-	if len(j.buf) >= 60<<10 {
-		return j.Flush()
-	}
-	return nil
-}
-
-// Flush writes buffered lines to the underlying writer.
-func (j *JSONLWriter) Flush() error {
-	if j.err != nil {
-		return j.err
-	}
-	if len(j.buf) > 0 {
-		if _, err := j.w.Write(j.buf); err != nil {
-			j.err = err
-			return err
-		}
-		j.buf = j.buf[:0]
-	}
-	return nil
+	return j.end()
 }
