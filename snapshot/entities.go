@@ -885,6 +885,30 @@ func decSources(d *pdec, p *pool[engine.Source]) []engine.Source {
 
 // Daily parts: a directory (ticker, rows+1 or 0 for nil columns) of every
 // series, then each series' columns in order.
+// bars encodes the columns daily and intraday series share, in file
+// order: open, high, low, close, volume, quantity.
+func (e *penc) bars(open, high, low, close, volume []engine.Num, quantity []int64) {
+	for _, c := range [...][]engine.Num{open, high, low, close, volume} {
+		e.numCol(c)
+	}
+	e.intCol(quantity, false)
+}
+
+// bars decodes what penc.bars wrote for one series of n rows starting at
+// row off of its part: the five number columns into nums (five blocks
+// of total rows) and the quantities into the first block of ints.
+func (d *pdec) bars(nums []engine.Num, ints []int64, total, off, n int) (open, high, low, close, volume []engine.Num, quantity []int64) {
+	col := func(k int) []engine.Num {
+		c := nums[k*total+off : k*total+off+n : k*total+off+n]
+		d.numCol(c)
+		return c
+	}
+	open, high, low, close, volume = col(0), col(1), col(2), col(3), col(4)
+	quantity = ints[off : off+n : off+n]
+	d.intCol(quantity, false)
+	return
+}
+
 func encDaily(e *penc, u *engine.Universe, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		s := &u.Daily[i]
@@ -897,12 +921,7 @@ func encDaily(e *penc, u *engine.Universe, lo, hi int) {
 			continue
 		}
 		e.dateCol(s.Dates)
-		e.numCol(s.Open)
-		e.numCol(s.High)
-		e.numCol(s.Low)
-		e.numCol(s.Close)
-		e.numCol(s.Volume)
-		e.intCol(s.Quantity, false)
+		e.bars(s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity)
 		e.intCol(s.Trades, false)
 	}
 }
@@ -949,9 +968,6 @@ func decDaily(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	ints := make([]int64, 2*total)
 	dirs := readRowDir(d, "daily", total, lo, hi, func(i int, t string) { u.Daily[i].Ticker = t })
 	off := 0
-	col := func(c []engine.Num, k, n int) []engine.Num {
-		return c[k*total+off : k*total+off+n : k*total+off+n]
-	}
 	for i := lo; i < hi && d.err == nil; i++ {
 		s := &u.Daily[i]
 		dr := dirs[i-lo]
@@ -960,20 +976,9 @@ func decDaily(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		}
 		n := dr.n
 		s.Dates = dates[off : off+n : off+n]
-		s.Open = col(nums, 0, n)
-		s.High = col(nums, 1, n)
-		s.Low = col(nums, 2, n)
-		s.Close = col(nums, 3, n)
-		s.Volume = col(nums, 4, n)
-		s.Quantity = ints[off : off+n : off+n]
 		s.Trades = ints[total+off : total+off+n : total+off+n]
 		d.dateCol(s.Dates)
-		d.numCol(s.Open)
-		d.numCol(s.High)
-		d.numCol(s.Low)
-		d.numCol(s.Close)
-		d.numCol(s.Volume)
-		d.intCol(s.Quantity, false)
+		s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity = d.bars(nums, ints, total, off, n)
 		d.intCol(s.Trades, false)
 		off += n
 	}
@@ -993,12 +998,7 @@ func encIntraday(e *penc, u *engine.Universe, lo, hi int) {
 			continue
 		}
 		e.intCol(s.Times, true)
-		e.numCol(s.Open)
-		e.numCol(s.High)
-		e.numCol(s.Low)
-		e.numCol(s.Close)
-		e.numCol(s.Volume)
-		e.intCol(s.Quantity, false)
+		e.bars(s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity)
 	}
 }
 
@@ -1013,9 +1013,6 @@ func decIntraday(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	nums := make([]engine.Num, 5*total)
 	dirs := readRowDir(d, "intraday", total, lo, hi, func(i int, t string) { u.Intraday[i].Ticker = t })
 	off := 0
-	col := func(c []engine.Num, k, n int) []engine.Num {
-		return c[k*total+off : k*total+off+n : k*total+off+n]
-	}
 	for i := lo; i < hi && d.err == nil; i++ {
 		s := &u.Intraday[i]
 		dr := dirs[i-lo]
@@ -1023,20 +1020,9 @@ func decIntraday(d *pdec, u *engine.Universe, lo, hi int) partStats {
 			continue
 		}
 		n := dr.n
-		s.Times = ints[off : off+n : off+n]
-		s.Open = col(nums, 0, n)
-		s.High = col(nums, 1, n)
-		s.Low = col(nums, 2, n)
-		s.Close = col(nums, 3, n)
-		s.Volume = col(nums, 4, n)
-		s.Quantity = ints[total+off : total+off+n : total+off+n]
+		s.Times = ints[total+off : total+off+n : total+off+n]
 		d.intCol(s.Times, true)
-		d.numCol(s.Open)
-		d.numCol(s.High)
-		d.numCol(s.Low)
-		d.numCol(s.Close)
-		d.numCol(s.Volume)
-		d.intCol(s.Quantity, false)
+		s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity = d.bars(nums, ints, total, off, n)
 		off += n
 	}
 	return partStats{intradayRows: total}
