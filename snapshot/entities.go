@@ -807,7 +807,7 @@ type lineCache struct {
 }
 
 type lineSlot struct {
-	key  uint64 // lineKey + 1; 0 = empty
+	key  uint64 // (code, name, fixed) packed, plus one; 0 = empty
 	line engine.Line
 }
 
@@ -819,10 +819,11 @@ func (c *lineCache) line(d *pdec, code, name int, fixed bool) engine.Line {
 	if d.err != nil {
 		return 0
 	}
-	key := uint64(code)<<33 | uint64(name)<<1 + 1
+	key := uint64(code)<<33 | uint64(name)<<1 // indexes < 2^31: a part is far smaller
 	if fixed {
-		key++
+		key |= 1
 	}
+	key++ // slots hold key+1: 0 is empty
 	s := &c.last[code]
 	if s.key == key {
 		return s.line
