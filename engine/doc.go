@@ -12,6 +12,18 @@
 // columns. A Store publishes Datasets through an atomic.Pointer: readers
 // never lock, and a request keeps one Dataset for its whole life.
 //
+// # Compact layout
+//
+// The bulkiest entities hold no pointer, so that tens of millions of them
+// cost their bytes and nothing at each collection: an Account is an
+// interned Line (code, name, fixed flag) and a value (16 bytes); a
+// RatioPoint (48 bytes) names its company and ticker by interned Syms
+// and its variables by an offset into Derived.RatioVars. Lines and Syms
+// are interned process-wide (InternLine, Intern) and never freed: their
+// tables grow with the distinct values ever seen, not with snapshots.
+// Ratio points are kept in CompareRatioPoints order, so each company's
+// series are sub-slices of the Universe's own array.
+//
 // engine does no I/O and no HTTP. It imports only the standard library
 // and index; it must never import snapshot, httpapi, cmd or any importer.
 //
@@ -71,7 +83,8 @@
 //     catalog indicator, ByVolume order).
 //   - Dataset.Sectors(), Sector(id), SectorDescendants(id), SectorPath(id).
 //   - Dataset.Catalog(), Dataset.IndicatorIndex(kind, id) (ids are unique
-//     per kind only), ScreenerClass(class).
+//     per kind only), ScreenerClass(class), Dataset.RatioVars(point) (a
+//     ratio point's variables).
 //   - Dataset.Meta(), AsOf(), LastSession(), Universe().
 //
 // # Adjustment factors
