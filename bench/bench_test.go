@@ -228,3 +228,19 @@ func BenchmarkRatios(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) { run(b, "GET", c.path, "") })
 	}
 }
+
+// BenchmarkRawReports serves a liquid company's raw CVM reports of one
+// year (every statement, aggregation and version) as trees and flat, and
+// its standardized reports of that year.
+func BenchmarkRawReports(b *testing.B) {
+	_, d := setup(b)
+	t := d.Screener().Assets[d.Screener().ByVolume[0]].Ticker
+	year := d.LastSession().Time().Year() - 1
+	for _, c := range []struct{ name, path string }{
+		{"tree-1y", fmt.Sprintf("/v2/companies/%s/raw-reports?year=%d", t, year)},
+		{"flat-1y", fmt.Sprintf("/v2/companies/%s/raw-reports?flat=true&year=%d", t, year)},
+		{"standardized-1y", fmt.Sprintf("/v2/companies/%s/reports?year=%d", t, year)},
+	} {
+		b.Run(c.name, func(b *testing.B) { run(b, "GET", c.path, "") })
+	}
+}
