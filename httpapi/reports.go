@@ -200,33 +200,50 @@ func appendReportDates(dst []byte, rep *engine.Report) []byte {
 // value null; leaves carry the reported value.
 func appendTree(dst []byte, rep *engine.Report) []byte {
 	acc := rep.Accounts
-	pos := make(map[string]int, len(acc))
+	pos := make(map[string]int32, len(acc))
 	for i := range acc {
-		pos[acc[i].Code()] = i
+		pos[acc[i].Code()] = int32(i)
 	}
-	children := make([][]int, len(acc))
-	var tops []int
+	// parent[i] is the index of account i's nearest present ancestor, or
+	// -1; the children of account p are kids[first[p]:first[p+1]], in
+	// report order (one array for the whole tree).
+	parent := make([]int32, len(acc))
+	first := make([]int32, len(acc)+2)
+	ntop := 0
 	for i := range acc {
-		parent := -1
-		for code := acc[i].Code(); ; {
-			j := strings.LastIndexByte(code, '.')
-			if j < 0 {
-				break
+		parent[i] = -1
+		code := acc[i].Code()
+		for j := len(code) - 1; j >= 0; j-- {
+			if code[j] != '.' {
+				continue
 			}
-			code = code[:j]
-			if p, ok := pos[code]; ok {
-				parent = p
+			if p, ok := pos[code[:j]]; ok {
+				parent[i] = p
 				break
 			}
 		}
-		if parent < 0 {
-			tops = append(tops, i)
+		if parent[i] < 0 {
+			ntop++
 		} else {
-			children[parent] = append(children[parent], i)
+			first[parent[i]+2]++
 		}
 	}
+	for k := 2; k < len(first); k++ {
+		first[k] += first[k-1]
+	}
+	kids := make([]int32, len(acc)-ntop)
+	var tops []int32
+	for i := range acc {
+		if p := parent[i]; p < 0 {
+			tops = append(tops, int32(i))
+		} else {
+			kids[first[p+1]] = int32(i)
+			first[p+1]++
+		}
+	}
+	t := tree{acc: acc, kids: kids, first: first[:len(acc)+1]}
 	if len(tops) == 1 {
-		return appendNode(dst, acc, children, tops[0])
+		return t.appendNode(dst, tops[0])
 	}
 	code := ""
 	if len(acc) > 0 {
@@ -241,61 +258,81 @@ func appendTree(dst []byte, rep *engine.Report) []byte {
 		if j > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendNode(dst, acc, children, i)
+		dst = t.appendNode(dst, i)
 	}
 	return append(dst, "]}"...)
 }
 
+// tree is an account tree: the children of account i are
+// kids[first[i]:first[i+1]].
+type tree struct {
+	acc         []engine.Account
+	kids, first []int32
+}
+
 // appendNode appends account i and its descendants.
-func appendNode(dst []byte, acc []engine.Account, children [][]int, i int) []byte {
-	a := &acc[i]
+func (t *tree) appendNode(dst []byte, i int32) []byte {
+	a := &t.acc[i]
 	dst = append(dst, `{"name":`...)
 	dst = appendString(dst, a.Name())
 	dst = append(dst, `,"code":`...)
 	dst = appendString(dst, a.Code())
 	dst = append(dst, `,"value":`...)
-	if len(children[i]) > 0 {
+	kids := t.kids[t.first[i]:t.first[i+1]]
+	if len(kids) > 0 {
 		dst = append(dst, "null"...) // an aggregating node; its reported total is in the flat data
 	} else {
 		dst = appendNum(dst, a.Value)
 	}
 	dst = append(dst, `,"children":[`...)
-	for n, j := range children[i] {
+	for n, j := range kids {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendNode(dst, acc, children, j)
+		dst = t.appendNode(dst, j)
 	}
 	return append(dst, "]}"...)
 }
 
 // appendFlat appends {"Name | Child | Grandchild": value, ...}: each
-// account keyed by the names of its path joined with " | ".
+// account keyed by the names of its path joined with " | " (an account
+// whose key was already given gets " (code)" appended). One string is
+// allocated per account (the key, remembered to find repeats).
 func appendFlat(dst []byte, acc []engine.Account) []byte {
 	byCode := make(map[string]string, len(acc))
 	for i := range acc {
 		byCode[acc[i].Code()] = acc[i].Name()
 	}
 	dst = append(dst, '{')
-	seen := make(map[string]bool, len(acc))
+	seen := make(map[string]struct{}, len(acc))
+	var buf [256]byte
 	for i := range acc {
 		a := &acc[i]
-		parts := strings.Split(a.Code(), ".")
-		var names []string
-		for k := 1; k <= len(parts); k++ {
-			if n, ok := byCode[strings.Join(parts[:k], ".")]; ok {
-				names = append(names, n)
+		code := a.Code()
+		key, names := buf[:0], 0
+		for j := 0; j <= len(code); j++ { // every prefix ending at a dot, then the code
+			if j < len(code) && code[j] != '.' {
+				continue
+			}
+			if n, ok := byCode[code[:j]]; ok {
+				if names > 0 {
+					key = append(key, " | "...)
+				}
+				key = append(key, n...)
+				names++
 			}
 		}
-		key := strings.Join(names, " | ")
-		if seen[key] {
-			key += " (" + a.Code() + ")" // two accounts with the same path of names
+		if _, dup := seen[string(key)]; dup {
+			key = append(key, " ("...) // two accounts with the same path of names
+			key = append(key, code...)
+			key = append(key, ')')
 		}
-		seen[key] = true
+		k := string(key)
+		seen[k] = struct{}{}
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, key)
+		dst = appendString(dst, k)
 		dst = append(dst, ':')
 		dst = appendNum(dst, a.Value)
 	}

@@ -1,0 +1,162 @@
+package httpapi
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// refTree and refFlat are the plain forms of appendTree and appendFlat
+// (a map and a slice per node, strings split and joined per account):
+// the fast forms must answer byte for byte the same.
+func refTree(dst []byte, rep *engine.Report) []byte {
+	acc := rep.Accounts
+	pos := make(map[string]int, len(acc))
+	for i := range acc {
+		pos[acc[i].Code()] = i
+	}
+	children := make([][]int, len(acc))
+	var tops []int
+	for i := range acc {
+		parent := -1
+		for code := acc[i].Code(); ; {
+			j := strings.LastIndexByte(code, '.')
+			if j < 0 {
+				break
+			}
+			code = code[:j]
+			if p, ok := pos[code]; ok {
+				parent = p
+				break
+			}
+		}
+		if parent < 0 {
+			tops = append(tops, i)
+		} else {
+			children[parent] = append(children[parent], i)
+		}
+	}
+	var node func(dst []byte, i int) []byte
+	node = func(dst []byte, i int) []byte {
+		a := &acc[i]
+		dst = append(dst, `{"name":`...)
+		dst = appendString(dst, a.Name())
+		dst = append(dst, `,"code":`...)
+		dst = appendString(dst, a.Code())
+		dst = append(dst, `,"value":`...)
+		if len(children[i]) > 0 {
+			dst = append(dst, "null"...)
+		} else {
+			dst = appendNum(dst, a.Value)
+		}
+		dst = append(dst, `,"children":[`...)
+		for n, j := range children[i] {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = node(dst, j)
+		}
+		return append(dst, "]}"...)
+	}
+	if len(tops) == 1 {
+		return node(dst, tops[0])
+	}
+	code := ""
+	if len(acc) > 0 {
+		code, _, _ = strings.Cut(acc[0].Code(), ".")
+	}
+	dst = append(dst, `{"name":`...)
+	dst = appendString(dst, statementNames[rep.Statement])
+	dst = append(dst, `,"code":`...)
+	dst = appendString(dst, code)
+	dst = append(dst, `,"value":null,"children":[`...)
+	for j, i := range tops {
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		dst = node(dst, i)
+	}
+	return append(dst, "]}"...)
+}
+
+func refFlat(dst []byte, acc []engine.Account) []byte {
+	byCode := make(map[string]string, len(acc))
+	for i := range acc {
+		byCode[acc[i].Code()] = acc[i].Name()
+	}
+	dst = append(dst, '{')
+	seen := make(map[string]bool, len(acc))
+	for i := range acc {
+		a := &acc[i]
+		parts := strings.Split(a.Code(), ".")
+		var names []string
+		for k := 1; k <= len(parts); k++ {
+			if n, ok := byCode[strings.Join(parts[:k], ".")]; ok {
+				names = append(names, n)
+			}
+		}
+		key := strings.Join(names, " | ")
+		if seen[key] {
+			key += " (" + a.Code() + ")"
+		}
+		seen[key] = true
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, key)
+		dst = append(dst, ':')
+		dst = appendNum(dst, a.Value)
+	}
+	return append(dst, '}')
+}
+
+// accountsOf turns b into an account list: each byte picks a code among
+// awkward ones (missing parents, repeats, empty, leading or doubled dots)
+// and a name among a few, some shared, so that flat keys repeat.
+func accountsOf(b []byte) []engine.Account {
+	codes := []string{"1", "1.01", "1.01.01", "1.01.02", "1.02.01", "2", "2.01", "3.01", "3.02", "3.99.01.01",
+		"", ".", ".01", "1..01", "1.01.01.01.01", "7", "1.01"}
+	names := []string{"Ativo Total", "Caixa", "Outros", "Outros", "", "Receita \"bruta\"", "Ação ON"}
+	out := make([]engine.Account, 0, len(b))
+	for i, x := range b {
+		v := engine.Num(float64(int(x)*1000 - 50000))
+		if x%11 == 0 {
+			v = engine.Null
+		}
+		out = append(out, engine.NewAccount(codes[int(x)%len(codes)], names[(int(x)/len(codes)+i)%len(names)], x%2 == 0, v))
+	}
+	return out
+}
+
+func TestTreeAndFlatMatchReference(t *testing.T) {
+	seeds := [][]byte{nil, {0}, {0, 1, 2, 3}, {5, 6, 7, 8, 9}, {1, 1, 1}, {10, 11, 12, 13, 14, 15, 16}, []byte("pregão raw reports"), bytes.Repeat([]byte{3, 4, 16, 2}, 40)}
+	for _, b := range seeds {
+		check(t, b)
+	}
+}
+
+func FuzzTreeAndFlat(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3})
+	f.Add([]byte("pregão raw reports"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 512 {
+			return
+		}
+		check(t, b)
+	})
+}
+
+func check(t *testing.T, b []byte) {
+	t.Helper()
+	for _, st := range []string{"BPA", "DRE"} {
+		rep := &engine.Report{Statement: st, Accounts: accountsOf(b)}
+		if got, want := appendTree(nil, rep), refTree(nil, rep); !bytes.Equal(got, want) {
+			t.Fatalf("%s tree of %v:\n got %s\nwant %s", st, b, got, want)
+		}
+		if got, want := appendFlat(nil, rep.Accounts), refFlat(nil, rep.Accounts); !bytes.Equal(got, want) {
+			t.Fatalf("flat of %v:\n got %s\nwant %s", b, got, want)
+		}
+	}
+}
