@@ -138,3 +138,23 @@ func TestIntern(t *testing.T) {
 		t.Errorf("zero Sym = %q, Intern(\"\") = %d", zero.String(), Intern(""))
 	}
 }
+
+// TestInternZeroAlloc: reading a Line or Sym, and interning a value seen
+// before, allocate nothing (the snapshot decoder and the report encoders
+// do both per account).
+func TestInternZeroAlloc(t *testing.T) {
+	l := InternLine("3.01", "Receita de Venda de Bens e/ou Serviços", true)
+	s := Intern("PETR4")
+	n := 0
+	if a := testing.AllocsPerRun(100, func() {
+		n += len(l.Code()) + len(l.Name()) + len(s.String())
+		if InternLine("3.01", "Receita de Venda de Bens e/ou Serviços", true) != l || Intern("PETR4") != s || !l.Fixed() {
+			n = -1
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations per run, want 0", a)
+	}
+	if n < 0 {
+		t.Error("interning changed a handle")
+	}
+}
