@@ -25,11 +25,7 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	if err != nil {
 		return nil, err
 	}
-	start, err := q.timestamp("start_date")
-	if err != nil {
-		return nil, err
-	}
-	end, err := q.timestamp("end_date")
+	from, to, err := q.dayRange(query.day)
 	if err != nil {
 		return nil, err
 	}
@@ -40,16 +36,6 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	bdr, err := q.boolean("bdr", false)
 	if err != nil {
 		return nil, err
-	}
-	from, to := engine.NoDate, engine.NoDate
-	if !start.IsZero() {
-		from = engine.DateOf(start)
-	}
-	if !end.IsZero() {
-		to = engine.DateOf(end)
-	}
-	if from.Valid() && to.Valid() && from > to {
-		return nil, badRequest("start_date is after end_date")
 	}
 	evs := c.ds.CashActions()
 	pass := func(e *engine.CashEvent) bool {
@@ -202,11 +188,7 @@ func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.P
 	if err != nil {
 		return nil, err
 	}
-	start, err := q.timestamp("start_date")
-	if err != nil {
-		return nil, err
-	}
-	end, err := q.timestamp("end_date")
+	from, to, err := q.dayRange(query.day)
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +199,6 @@ func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.P
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
 	if err != nil {
 		return nil, err
-	}
-	from, to := engine.NoDate, engine.NoDate
-	if !start.IsZero() {
-		from = engine.DateOf(start)
-	}
-	if !end.IsZero() {
-		to = engine.DateOf(end)
 	}
 	dst = append(dst, '[')
 	n := 0

@@ -357,11 +357,7 @@ func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	if err != nil {
 		return nil, err
 	}
-	start, err := q.date("start_date")
-	if err != nil {
-		return nil, err
-	}
-	end, err := q.date("end_date")
+	start, end, err := q.dayRange(query.date)
 	if err != nil {
 		return nil, err
 	}
@@ -443,11 +439,7 @@ func (a *API) documents(c *call, dst []byte, r *http.Request, ps httprouter.Para
 		return nil, err
 	}
 	cat, _ := q.str("category")
-	start, err := q.date("start_date")
-	if err != nil {
-		return nil, err
-	}
-	end, err := q.date("end_date")
+	start, end, err := q.dayRange(query.date)
 	if err != nil {
 		return nil, err
 	}

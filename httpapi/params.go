@@ -114,6 +114,32 @@ func (q query) timestamp(name string) (time.Time, error) {
 	return t, nil
 }
 
+// day parses name as an ISO 8601 timestamp or date and returns its UTC
+// day; NoDate when absent.
+func (q query) day(name string) (engine.Date, error) {
+	t, err := q.timestamp(name)
+	if err != nil || t.IsZero() {
+		return engine.NoDate, err
+	}
+	return engine.DateOf(t), nil
+}
+
+// dayRange parses the start_date and end_date bounds of a listing, each
+// with get (query.date or query.day); NoDate for an absent bound. A start
+// after the end is a 400, whatever the endpoint.
+func (q query) dayRange(get func(query, string) (engine.Date, error)) (from, to engine.Date, err error) {
+	if from, err = get(q, "start_date"); err != nil {
+		return engine.NoDate, engine.NoDate, err
+	}
+	if to, err = get(q, "end_date"); err != nil {
+		return engine.NoDate, engine.NoDate, err
+	}
+	if from.Valid() && to.Valid() && from > to {
+		return engine.NoDate, engine.NoDate, badRequest("start_date %s is after end_date %s", from, to)
+	}
+	return from, to, nil
+}
+
 // enum returns the value of name, which must be one of values; "" when
 // absent. Matching is exact (upper case as documented) unless fold is set.
 func (q query) enum(name string, fold bool, values ...string) (string, error) {

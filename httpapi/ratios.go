@@ -258,11 +258,9 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 		ids = []string{strings.TrimSpace(one)}
 	}
-	var ref engine.Date = engine.NoDate
-	if t, err := q.timestamp("reference_date"); err != nil {
+	ref, err := q.day("reference_date")
+	if err != nil {
 		return nil, err
-	} else if !t.IsZero() {
-		ref = engine.DateOf(t)
 	}
 	pub, err := q.timestamp("publish_date")
 	if err != nil {
