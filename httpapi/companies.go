@@ -167,14 +167,14 @@ func latestValue(is *engine.Issuer, id string) engine.Num {
 	best := (*engine.RatioPoint)(nil)
 	for _, f := range []string{engine.FreqTTM, engine.FreqDaily, engine.FreqAnnual, engine.FreqQuarterly} {
 		g := is.RatioGroup(k, "", f)
-		if g == nil {
+		if g == nil || len(g.Points) == 0 {
 			continue
 		}
-		for i := range g.Points {
-			p := &g.Points[i]
-			if best == nil || p.ReferenceDate > best.ReferenceDate || (p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) > 0) {
-				best = p
-			}
+		// Points are in reference_date, then publish_date order: a
+		// series' latest is its last point.
+		p := &g.Points[len(g.Points)-1]
+		if best == nil || p.ReferenceDate > best.ReferenceDate || (p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) > 0) {
+			best = p
 		}
 	}
 	if best == nil {
