@@ -210,8 +210,6 @@ func fmtNum(v engine.Num) string { return string(appendNum(nil, v)) }
 
 // --- meta ---
 
-func defMeta(m *engine.Meta) { *m = engine.Meta{} }
-
 func convMeta(m *engine.Meta, l *lineCtx) engine.Meta {
 	if m.AsOf.IsZero() {
 		l.errf("as_of", "required (RFC 3339 timestamp)")

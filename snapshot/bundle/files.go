@@ -204,9 +204,8 @@ func decompress(f io.ReadCloser, name string) (io.ReadCloser, error) {
 // skipping a UTF-8 byte order mark at the start. A line may be up to
 // maxLine bytes.
 type lineReader struct {
-	sc   *bufio.Scanner
-	n    int
-	last []byte
+	sc *bufio.Scanner
+	n  int
 }
 
 const maxLine = 256 << 20

@@ -8,7 +8,6 @@ import (
 	"io"
 	"reflect"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -373,11 +372,6 @@ func (d optDate) get() engine.Date {
 		return engine.NoDate
 	}
 	return d.v
-}
-
-// sortRecs sorts rs by less, stably.
-func sortRecs[T any](rs []rec[T], less func(a, b *T) bool) {
-	sort.SliceStable(rs, func(i, j int) bool { return less(&rs[i].v, &rs[j].v) })
 }
 
 func values[T any](rs []rec[T]) []T {
