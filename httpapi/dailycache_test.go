@@ -48,7 +48,7 @@ func TestDailyCacheMatchesEncoder(t *testing.T) {
 				}
 			}
 		}
-		if c.get(as, false) != c.get(as, false) {
+		if first, again := c.get(as, false), c.get(as, false); first != again {
 			t.Errorf("%s: rows built twice", as.Ticker)
 		}
 	}

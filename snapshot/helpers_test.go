@@ -313,7 +313,7 @@ func handUniverse() *engine.Universe {
 			Dates:    []engine.Date{d0 - 2, d0 - 1, d0},
 			Open:     []engine.Num{37.5, 37.61, nan},
 			High:     []engine.Num{38.02, engine.Num(math.Float64frombits(0x7ff8000000000bad)), 1.0 / 3},
-			Low:      []engine.Num{37.1, -0.0, 0},
+			Low:      []engine.Num{37.1, engine.Num(math.Copysign(0, -1)), 0}, // negative zero
 			Close:    []engine.Num{37.9, 38, 1e300},
 			Volume:   []engine.Num{1234567890.12, nan, 5},
 			Quantity: []int64{100, 0, math.MaxInt64},

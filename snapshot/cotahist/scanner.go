@@ -85,41 +85,39 @@ func (s *Scanner) fail(col int, err error) bool {
 
 // readLine returns the next line without its line end; nil at EOF.
 func (s *Scanner) readLine() ([]byte, error) {
-	for {
-		b, err := s.r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			// A line longer than the buffer: certainly malformed. Skip
-			// the rest of it so that lenient mode resumes at the next line.
-			s.bytes += int64(len(b))
-			for err == bufio.ErrBufferFull {
-				b, err = s.r.ReadSlice('\n')
-				s.bytes += int64(len(b))
-			}
-			s.line++
-			return nil, &LineError{File: s.name, Line: s.line, Err: fmt.Errorf("line longer than %d bytes", s.r.Size())}
-		}
+	b, err := s.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		// A line longer than the buffer: certainly malformed. Skip
+		// the rest of it so that lenient mode resumes at the next line.
 		s.bytes += int64(len(b))
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
-		}
-		if len(b) == 0 && err == io.EOF {
-			return nil, nil
-		}
-		line := b
-		for n := len(line); n > 0 && (line[n-1] == '\n' || line[n-1] == '\r'); n = len(line) {
-			line = line[:n-1]
-		}
-		if len(line) == 0 || (len(line) == 1 && line[0] == 0x1a) {
-			// Blank line or DOS end-of-file mark: only tolerated at the end.
-			if err == io.EOF {
-				return nil, nil
-			}
-			s.line++
-			return nil, &LineError{File: s.name, Line: s.line, Err: errors.New("empty line")}
+		for err == bufio.ErrBufferFull {
+			b, err = s.r.ReadSlice('\n')
+			s.bytes += int64(len(b))
 		}
 		s.line++
-		return line, nil
+		return nil, &LineError{File: s.name, Line: s.line, Err: fmt.Errorf("line longer than %d bytes", s.r.Size())}
 	}
+	s.bytes += int64(len(b))
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	if len(b) == 0 && err == io.EOF {
+		return nil, nil
+	}
+	line := b
+	for n := len(line); n > 0 && (line[n-1] == '\n' || line[n-1] == '\r'); n = len(line) {
+		line = line[:n-1]
+	}
+	if len(line) == 0 || (len(line) == 1 && line[0] == 0x1a) {
+		// Blank line or DOS end-of-file mark: only tolerated at the end.
+		if err == io.EOF {
+			return nil, nil
+		}
+		s.line++
+		return nil, &LineError{File: s.name, Line: s.line, Err: errors.New("empty line")}
+	}
+	s.line++
+	return line, nil
 }
 
 // Next advances to the next quote record and reports whether there is one.

@@ -65,7 +65,7 @@ func ParseNum(b []byte) (engine.Num, error) {
 		}
 		s = buf[:n]
 	}
-	if bytes.IndexByte(s, '.') >= 0 && bytes.IndexAny(s, "eE") < 0 {
+	if bytes.IndexByte(s, '.') >= 0 && !bytes.ContainsAny(s, "eE") {
 		// "1977997.0000000000": trailing zeros of the fraction only slow
 		// the conversion down; one digit after the point is kept.
 		for len(s) > 2 && s[len(s)-1] == '0' && s[len(s)-2] != '.' {
