@@ -13,7 +13,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
 	"github.com/pregao/pregao/httpapi"
-	"github.com/pregao/pregao/snapshot/demo"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
 const benchKey = "pg_bench000000000000000000000000000"

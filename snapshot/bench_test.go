@@ -16,7 +16,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
-	"github.com/pregao/pregao/snapshot/demo"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
 var sinkU *engine.Universe

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pregao/pregao/engine/ratios"
 	"github.com/pregao/pregao/snapshot/bundle"
-	"github.com/pregao/pregao/snapshot/demo"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
 // smallBundle writes a tiny demo universe as a bundle in a temp dir.

@@ -68,6 +68,7 @@
 // versus empty. Times decode in UTC with the same instant.
 //
 // The package imports engine, engine/ratios and snapshot/bundle (its
-// tests also use snapshot/demo); it must not import httpapi, cmd or the
-// importers (snapshot/cotahist, snapshot/cvm, ...).
+// tests also use snapshot/ingest/demo); it must not import httpapi, cmd or
+// the ingest tree (snapshot/ingest/...). cmd/pregao's TestImportRules
+// checks these rules.
 package snapshot

@@ -13,7 +13,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/bundle"
-	"github.com/pregao/pregao/snapshot/demo"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
 // BenchmarkScalePipeline measures the whole pipeline at the demo scale of

@@ -11,7 +11,7 @@ import (
 
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/bundle"
-	"github.com/pregao/pregao/snapshot/demo"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
 func tinyBundle(t *testing.T) string {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/snapshot/bundle"
-	"github.com/pregao/pregao/snapshot/demo"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
 // runGenerate writes the deterministic demo universe as a source bundle:

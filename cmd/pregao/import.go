@@ -18,13 +18,13 @@ import (
 	"unicode"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/b3"
-	"github.com/pregao/pregao/snapshot/b3/datafile"
 	"github.com/pregao/pregao/snapshot/bundle"
-	"github.com/pregao/pregao/snapshot/cotahist"
-	"github.com/pregao/pregao/snapshot/cvm"
-	"github.com/pregao/pregao/snapshot/fetch"
-	"github.com/pregao/pregao/snapshot/fii"
+	"github.com/pregao/pregao/snapshot/ingest/b3"
+	"github.com/pregao/pregao/snapshot/ingest/cotahist"
+	"github.com/pregao/pregao/snapshot/ingest/cvm"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/fetch"
+	"github.com/pregao/pregao/snapshot/ingest/fii"
 )
 
 // listFlag is a repeatable flag; each value may hold several

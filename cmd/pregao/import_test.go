@@ -20,8 +20,8 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
-	"github.com/pregao/pregao/snapshot/b3/datafile"
 	"github.com/pregao/pregao/snapshot/bundle"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 // TestImportReal imports every real sample file, writes the bundle and

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 // maxRecord bounds one record (a quoted field may span lines): a longer
@@ -283,7 +284,7 @@ func (r *Reader) readRecord() error {
 	rec := trimEOL(r.raw)
 	if r.latin1 || !utf8.Valid(rec) {
 		r.latin1 = true
-		r.conv = appendLatin1(r.conv[:0], rec)
+		r.conv = datafile.AppendLatin1(r.conv[:0], rec)
 		rec = r.conv
 	}
 	return r.split(rec)
@@ -297,28 +298,6 @@ func trimEOL(b []byte) []byte {
 		b = b[:n-1]
 	}
 	return b
-}
-
-// appendLatin1 appends ISO-8859-1 text b to dst as UTF-8.
-func appendLatin1(dst, b []byte) []byte {
-	n := len(dst)
-	dst = slices.Grow(dst, 2*len(b))[:n+2*len(b)]
-	for len(b) > 0 {
-		// Copy the ASCII run, then convert one byte.
-		i := 0
-		for i < len(b) && b[i] < utf8.RuneSelf {
-			i++
-		}
-		n += copy(dst[n:], b[:i])
-		if i == len(b) {
-			break
-		}
-		c := b[i]
-		dst[n], dst[n+1] = 0xC0|c>>6, 0x80|c&0x3F
-		n += 2
-		b = b[i+1:]
-	}
-	return dst[:n]
 }
 
 // quotedEnd returns the index just past the closing quote of the quoted

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pregao/pregao/snapshot/b3/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 // Listing is one row of a listed-funds export (B3 "ETFs listados", listed

@@ -12,7 +12,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/bundle"
-	"github.com/pregao/pregao/snapshot/demo"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
 var tinySize = demo.Size{Companies: 12, SponsoredBDRs: 2, UnsponsoredBDRs: 2, FIIs: 6, ETFs: 2,

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/cvm"
+	"github.com/pregao/pregao/snapshot/ingest/cvm"
 )
 
 // Table kinds of the monthly report.

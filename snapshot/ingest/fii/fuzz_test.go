@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/pregao/pregao/snapshot/cvm"
+	"github.com/pregao/pregao/snapshot/ingest/cvm"
 )
 
 func headLines(b []byte, n int) []byte {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/pregao/pregao/snapshot/cvm"
+	"github.com/pregao/pregao/snapshot/ingest/cvm"
 )
 
 // TestProgressReal reads a real year of monthly reports with a Progress

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/b3/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 // DefaultBoards are the BDI codes of the cash market (TPMERC 010) that

@@ -13,6 +13,6 @@
 // LF) and take cvm.Options (Lenient, Retrieved, Stats).
 //
 // This package imports only the standard library, engine and
-// snapshot/cvm; it must not import other snapshot packages, httpapi or
+// snapshot/ingest/cvm; it must not import other snapshot packages, httpapi or
 // cmd.
 package fii

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/b3/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 const (

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/b3/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 // Asset is one row of an index portfolio as B3 publishes it.

@@ -29,6 +29,7 @@
 // Missing values are engine.Null / engine.NoDate, never 0. Output slices
 // are sorted deterministically.
 //
-// This package imports only the standard library and engine; it must not
+// This package imports only the standard library, engine and
+// snapshot/ingest/datafile (Latin-1 decoding); it must not
 // import other snapshot packages, httpapi or cmd.
 package cvm

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/b3/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 func day(y, m, d int) engine.Date { return engine.MakeDate(y, time.Month(m), d) }

@@ -13,7 +13,7 @@ import (
 )
 
 // realDir is the project's copy of the official sample files (compressed).
-const realDir = "../../testdata/real"
+const realDir = "../../../testdata/real"
 
 // readReal returns the decompressed bytes of testdata/real/<rel> (.zst).
 func readReal(tb testing.TB, rel string) []byte {

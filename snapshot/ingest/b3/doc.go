@@ -11,6 +11,6 @@
 // with the English forms, detected from the response); dates are
 // dd/mm/yyyy.
 //
-// It imports engine and snapshot/b3/datafile only; it must not import the
+// It imports engine and snapshot/ingest/datafile only; it must not import the
 // snapshot format, the bundle package or other importers.
 package b3

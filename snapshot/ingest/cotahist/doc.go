@@ -15,6 +15,6 @@
 // TPMERC 020) on request; options, forwards, auctions and the rest are
 // counted and skipped.
 //
-// It imports engine and snapshot/b3/datafile only; it must not import the
+// It imports engine and snapshot/ingest/datafile only; it must not import the
 // snapshot format, the bundle package or other importers.
 package cotahist

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/pregao/pregao/snapshot/cvm"
+	"github.com/pregao/pregao/snapshot/ingest/cvm"
 )
 
 var sink *Monthly

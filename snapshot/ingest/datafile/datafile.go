@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -120,15 +121,29 @@ func Text(b []byte) string {
 
 // Latin1 decodes b as ISO-8859-1.
 func Latin1(b []byte) string {
-	out := make([]byte, 0, len(b)+len(b)/4)
-	for _, c := range b {
-		if c < 0x80 {
-			out = append(out, c)
-			continue
+	return string(AppendLatin1(make([]byte, 0, len(b)+len(b)/4), b))
+}
+
+// AppendLatin1 appends ISO-8859-1 text b to dst as UTF-8.
+func AppendLatin1(dst, b []byte) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 2*len(b))[:n+2*len(b)]
+	for len(b) > 0 {
+		// Copy the ASCII run, then convert one byte.
+		i := 0
+		for i < len(b) && b[i] < utf8.RuneSelf {
+			i++
 		}
-		out = utf8.AppendRune(out, rune(c))
+		n += copy(dst[n:], b[:i])
+		if i == len(b) {
+			break
+		}
+		c := b[i]
+		dst[n], dst[n+1] = 0xC0|c>>6, 0x80|c&0x3F
+		n += 2
+		b = b[i+1:]
 	}
-	return string(out)
+	return dst[:n]
 }
 
 // RealDir returns the absolute path of the project's testdata/real folder,

@@ -15,10 +15,10 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/cvm"
+	"github.com/pregao/pregao/snapshot/ingest/cvm"
 )
 
-const realDir = "../../testdata/real/cvm-fii"
+const realDir = "../../../testdata/real/cvm-fii"
 
 var retrieved = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
