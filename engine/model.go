@@ -211,7 +211,7 @@ type Source struct {
 	Name             string    `json:"name"`
 }
 
-// Statement acronyms of raw reports.
+// Statements lists the statement acronyms of raw reports.
 var Statements = []string{"BPA", "BPP", "DRE", "DRA", "DVA", "DFC_MI", "DFC_MD"}
 
 // Aggregations.

@@ -90,7 +90,7 @@ func (a *Asset) buildRunAgg() {
 		open: col[0:n:n], high: col[n : 2*n : 2*n], low: col[2*n : 3*n : 3*n],
 		close: col[3*n : 4*n : 4*n], vol: col[4*n : 5*n : 5*n], qty: col[5*n : 6*n : 6*n],
 	}
-	var day Date = NoDate
+	day := NoDate
 	var vol moneySum // the session's volume so far, in whole cents when exact
 	for i := 0; i < n; i++ {
 		d := dateOfUnix(s.Times[i])

@@ -185,7 +185,7 @@ type priceCtx struct {
 func (w *companyWork) priceAt(m *market, d engine.Date) *priceCtx {
 	pc := &priceCtx{date: d, shares: engine.Null, prices: make([]engine.Num, len(w.classes)), cash: make([]engine.Num, len(w.classes))}
 	sp, ok := sharesAt(w.shares, d)
-	var c, p engine.Num = engine.Null, engine.Null
+	c, p := engine.Null, engine.Null
 	if ok {
 		tot := float64(sp.Common + sp.Preferred)
 		net := tot - float64(sp.Treasury)

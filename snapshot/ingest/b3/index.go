@@ -121,7 +121,7 @@ func ReadIndexCSV(r io.Reader, name string) (*Portfolio, error) {
 		first := fold(f[0])
 		if first == "" || strings.HasPrefix(first, "quantidade") || strings.HasPrefix(first, "redutor") {
 			// Footer: total theoretical quantity or reductor.
-			var v engine.Num = engine.Null
+			v := engine.Null
 			for i := len(f) - 1; i > 0; i-- {
 				if f[i] == "" {
 					continue
