@@ -3,13 +3,13 @@
 // indicator catalog and every ratio point), compressed and checksummed,
 // built once by "pregao build" and loaded by "pregao serve".
 //
-// # File layout (format version 1)
+// # File layout (format version 2, FormatVersion)
 //
 // All integers are little-endian; "uvarint" is encoding/binary's unsigned
 // varint (minimal form only), "svarint" its zigzag form.
 //
 //	offset 0   "PREGAOSN"                      magic, 8 bytes
-//	offset 8   uint16 format version           1; newer versions are refused
+//	offset 8   uint16 format version           2; other versions are refused
 //	offset 10  uint32 L                        header body length (<= 16 MiB)
 //	offset 14  header body, L bytes
 //	14+L       uint64 xxhash64 of bytes [0, 14+L)
@@ -19,11 +19,13 @@
 // zero time, else zigzag(unix seconds)+1 then uvarint nanoseconds),
 // Meta.Description and Meta.Attribution (uvarint length + UTF-8), the
 // zstd level, the counts (uvarint n, then n pairs of name and uvarint: one
-// per entity kind, plus daily_rows, intraday_rows and report_accounts),
-// and the section table (uvarint n, then per section: kind name, offset
-// from the first section, items, compressed length, raw length, xxhash64
-// of the compressed bytes and xxhash64 of the raw bytes). Sections start right after the header and
-// follow each other without gaps; bytes after the last one are refused.
+// per entity kind, plus daily_rows, intraday_rows, report_accounts and
+// ratio_vars, the last added in version 2), and the section table
+// (uvarint n, then per section: kind name, offset from the first section,
+// items, compressed length, raw length, xxhash64 of the compressed bytes
+// and xxhash64 of the raw bytes). Sections start right after the header
+// and follow each other without gaps; bytes after the last one are
+// refused.
 //
 // A kind's items (sectors, companies, securities, renames, daily,
 // intraday, indexes, reports, shares, cash_actions, share_actions,

@@ -794,7 +794,6 @@ var kinds = []kind{
 	},
 }
 
-// takeLen reads a nested slice length and takes that many items from p.
 // lineCache turns the (code, name, fixed) triples of one part's
 // accounts, as string-table indexes, into interned engine.Lines, so that
 // the part calls engine.InternLine once per distinct line rather than
@@ -837,6 +836,7 @@ func (c *lineCache) line(d *pdec, code, name int, fixed bool) engine.Line {
 	return l
 }
 
+// takeLen reads a nested slice length and takes that many items from p.
 func takeLen[T any](d *pdec, p *pool[T]) []T {
 	n, isNil := d.slen()
 	return take(d, p, n, isNil)

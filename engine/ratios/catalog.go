@@ -66,7 +66,7 @@ func clean(x engine.Num) engine.Num {
 // abs is |x|, Null when x is missing.
 func abs(x engine.Num) engine.Num { return engine.Num(math.Abs(float64(x))) }
 
-// growth is (cur - prev) / abs(prev).
+// growthOf is (cur - prev) / abs(prev).
 func growthOf(cur, prev engine.Num) engine.Num { return engine.Div(cur-prev, abs(prev)) }
 
 func (c *evalCtx) ebitda() engine.Num    { return n(c.cur[itEBIT]) + n(c.cur[itDA]) }

@@ -56,7 +56,8 @@ var foreignPlaces = []struct{ city, state, country string }{
 	{"Zurique", "", "Suíça"}, {"Tóquio", "", "Japão"}, {"Santiago", "", "Chile"},
 }
 
-// foreignWords name foreign issuers (English-sounding, invented).
+// foreignHeads, foreignTails and foreignSuffix make the names of foreign
+// issuers (English-sounding, invented; see foreignWord).
 var foreignHeads = []string{"Nor", "Vex", "Quan", "Lum", "Stra", "Kel", "Orb", "Zen", "Ardo", "Bry", "Cal", "Dax", "Fen", "Gryph", "Hal", "Jov", "Lyr", "Mor", "Nyx", "Pell"}
 var foreignTails = []string{"tek", "ion", "ara", "ex", "ant", "ify", "ora", "is", "ium", "wave", "gate", "ridge", "stone", "field", "corp", "nova"}
 var foreignSuffix = []string{"Inc.", "Corp.", "Holdings Inc.", "plc", "N.V.", "Group Ltd.", "S.A.", "AG"}

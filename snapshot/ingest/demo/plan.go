@@ -69,7 +69,7 @@ type special struct {
 	other int     // entity whose shares are delivered, -1 if none
 }
 
-// ticker returns the class's ticker on session i.
+// tickerAt returns the class's ticker on session i.
 func (e *entity) tickerAt(c *class, i int) string {
 	if c.oldTicker != "" && i < e.renameAt {
 		return c.oldTicker
