@@ -561,62 +561,46 @@ func (b *builder) issuerOf(id string, what func() string) (*Issuer, error) {
 	return &b.d.issuers[i], nil
 }
 
+// issuerList says how buildIssuerLists files one kind of entity under
+// its issuers.
+type issuerList[T any] struct {
+	owner func(*T) string     // the company id of an item
+	what  func(*T) string     // names an item in the error of an unknown owner
+	list  func(*Issuer) *[]*T // the issuer's list of such items
+	order func(x, y *T) int   // the order of each list (stable sort)
+}
+
+// attach appends a pointer to every item of items, in items order, to the
+// list of its issuer, then sorts every issuer's list (stably) by l.order.
+// The first item of an unknown company id fails.
+func attach[T any](b *builder, items []T, l issuerList[T]) error {
+	for i := range items {
+		x := &items[i]
+		is, err := b.issuerOf(l.owner(x), func() string { return l.what(x) })
+		if err != nil {
+			return err
+		}
+		p := l.list(is)
+		*p = append(*p, x)
+	}
+	for i := range b.d.issuers {
+		slices.SortStableFunc(*l.list(&b.d.issuers[i]), l.order)
+	}
+	return nil
+}
+
 func (b *builder) buildIssuerLists() error {
 	u, d := b.u, b.d
 	for i := range d.issuers {
 		slices.SortFunc(d.issuers[i].Assets, liquidityCmp)
 	}
-	for i := range u.Reports {
-		r := &u.Reports[i]
-		is, err := b.issuerOf(r.CompanyID, func() string { return fmt.Sprintf("report %s %s %s", r.Statement, r.Aggregation, r.ReferenceDate) })
-		if err != nil {
-			return err
-		}
-		is.Reports = append(is.Reports, r)
-	}
-	for i := range u.Shares {
-		p := &u.Shares[i]
-		is, err := b.issuerOf(p.CompanyID, func() string { return fmt.Sprintf("shares point %s", p.Date) })
-		if err != nil {
-			return err
-		}
-		is.Shares = append(is.Shares, p)
-	}
-	for i := range u.ShareActions {
-		a := &u.ShareActions[i]
-		is, err := b.issuerOf(a.CompanyID, func() string { return fmt.Sprintf("share action %s %s %s", a.Type, a.Ticker, a.PriorExDate) })
-		if err != nil {
-			return err
-		}
-		is.ShareActions = append(is.ShareActions, a)
-	}
-	for i := range u.InsiderReports {
-		r := &u.InsiderReports[i]
-		is, err := b.issuerOf(r.CompanyID, func() string { return fmt.Sprintf("insider report %s", r.ReferenceDate) })
-		if err != nil {
-			return err
-		}
-		is.Insider = append(is.Insider, r)
-	}
-	for i := range u.Documents {
-		doc := &u.Documents[i]
-		is, err := b.issuerOf(doc.CompanyID, func() string { return fmt.Sprintf("document %s", doc.ID) })
-		if err != nil {
-			return err
-		}
-		is.Documents = append(is.Documents, doc)
-	}
-	for i := range u.FundReports {
-		r := &u.FundReports[i]
-		is, err := b.issuerOf(r.FundID, func() string { return fmt.Sprintf("fund report %s", r.ReferenceDate) })
-		if err != nil {
-			return err
-		}
-		is.FundReports = append(is.FundReports, r)
-	}
-	for i := range d.issuers {
-		is := &d.issuers[i]
-		slices.SortStableFunc(is.Reports, func(x, y *Report) int {
+	if err := attach(b, u.Reports, issuerList[Report]{
+		owner: func(r *Report) string { return r.CompanyID },
+		what: func(r *Report) string {
+			return fmt.Sprintf("report %s %s %s", r.Statement, r.Aggregation, r.ReferenceDate)
+		},
+		list: func(is *Issuer) *[]*Report { return &is.Reports },
+		order: func(x, y *Report) int {
 			if c := cmp.Compare(x.ReferenceDate, y.ReferenceDate); c != 0 {
 				return c
 			}
@@ -627,9 +611,25 @@ func (b *builder) buildIssuerLists() error {
 				return c
 			}
 			return cmp.Compare(x.Version, y.Version)
-		})
-		slices.SortStableFunc(is.Shares, func(x, y *SharesPoint) int { return cmp.Compare(y.Date, x.Date) })
-		slices.SortStableFunc(is.ShareActions, func(x, y *ShareAction) int {
+		},
+	}); err != nil {
+		return err
+	}
+	if err := attach(b, u.Shares, issuerList[SharesPoint]{
+		owner: func(p *SharesPoint) string { return p.CompanyID },
+		what:  func(p *SharesPoint) string { return fmt.Sprintf("shares point %s", p.Date) },
+		list:  func(is *Issuer) *[]*SharesPoint { return &is.Shares },
+		order: func(x, y *SharesPoint) int { return cmp.Compare(y.Date, x.Date) },
+	}); err != nil {
+		return err
+	}
+	if err := attach(b, u.ShareActions, issuerList[ShareAction]{
+		owner: func(a *ShareAction) string { return a.CompanyID },
+		what: func(a *ShareAction) string {
+			return fmt.Sprintf("share action %s %s %s", a.Type, a.Ticker, a.PriorExDate)
+		},
+		list: func(is *Issuer) *[]*ShareAction { return &is.ShareActions },
+		order: func(x, y *ShareAction) int {
 			if c := cmp.Compare(y.PriorExDate, x.PriorExDate); c != 0 {
 				return c
 			}
@@ -637,8 +637,15 @@ func (b *builder) buildIssuerLists() error {
 				return c
 			}
 			return strings.Compare(x.Type, y.Type)
-		})
-		slices.SortStableFunc(is.Insider, func(x, y *InsiderReport) int {
+		},
+	}); err != nil {
+		return err
+	}
+	if err := attach(b, u.InsiderReports, issuerList[InsiderReport]{
+		owner: func(r *InsiderReport) string { return r.CompanyID },
+		what:  func(r *InsiderReport) string { return fmt.Sprintf("insider report %s", r.ReferenceDate) },
+		list:  func(is *Issuer) *[]*InsiderReport { return &is.Insider },
+		order: func(x, y *InsiderReport) int {
 			if c := cmp.Compare(x.ReferenceDate, y.ReferenceDate); c != 0 {
 				return c
 			}
@@ -646,18 +653,31 @@ func (b *builder) buildIssuerLists() error {
 				return c
 			}
 			return cmp.Compare(x.Version, y.Version)
-		})
-		slices.SortStableFunc(is.Documents, func(x, y *Document) int {
+		},
+	}); err != nil {
+		return err
+	}
+	if err := attach(b, u.Documents, issuerList[Document]{
+		owner: func(doc *Document) string { return doc.CompanyID },
+		what:  func(doc *Document) string { return fmt.Sprintf("document %s", doc.ID) },
+		list:  func(is *Issuer) *[]*Document { return &is.Documents },
+		order: func(x, y *Document) int {
 			if c := y.PublishDate.Compare(x.PublishDate); c != 0 {
 				return c
 			}
 			return strings.Compare(x.ID, y.ID)
-		})
-		slices.SortStableFunc(is.FundReports, func(x, y *FundReport) int {
-			return cmp.Or(cmp.Compare(x.ReferenceDate, y.ReferenceDate), cmp.Compare(x.Version, y.Version))
-		})
+		},
+	}); err != nil {
+		return err
 	}
-	return nil
+	return attach(b, u.FundReports, issuerList[FundReport]{
+		owner: func(r *FundReport) string { return r.FundID },
+		what:  func(r *FundReport) string { return fmt.Sprintf("fund report %s", r.ReferenceDate) },
+		list:  func(is *Issuer) *[]*FundReport { return &is.FundReports },
+		order: func(x, y *FundReport) int {
+			return cmp.Or(cmp.Compare(x.ReferenceDate, y.ReferenceDate), cmp.Compare(x.Version, y.Version))
+		},
+	})
 }
 
 func (b *builder) buildCatalog() error {
