@@ -139,17 +139,13 @@ func CVMCode(b []byte) string {
 // NoDate, Symbol "" (the registry has no ticker: listings fill it).
 // Required columns: CNPJ_CIA, DENOM_SOCIAL, SIT, CD_CVM.
 func ReadCadRows(r io.Reader, name string, opt Options) ([]CadRow, error) {
-	rd := opt.NewReader(r, name)
-	if err := rd.ReadHeader(); err != nil {
+	rd, err := opt.Open(r, name)
+	if err != nil {
 		return nil, err
 	}
-	opt.add(func(s *Stats) { s.Files++ })
-	var req [4]int
-	for i, c := range []string{"CNPJ_CIA", "DENOM_SOCIAL", "SIT", "CD_CVM"} {
-		var err error
-		if req[i], err = rd.Require(c); err != nil {
-			return nil, err
-		}
+	req, err := rd.requireAll("CNPJ_CIA", "DENOM_SOCIAL", "SIT", "CD_CVM")
+	if err != nil {
+		return nil, err
 	}
 	cCNPJ, cName, cSit, cCode := req[0], req[1], req[2], req[3]
 	cComerc := rd.Col("DENOM_COMERC")
@@ -164,25 +160,15 @@ func ReadCadRows(r io.Reader, name string, opt Options) ([]CadRow, error) {
 		cIniSit, cSetor, cMerc, cCateg, cSitEm, cCtrl, cLog, cCompl, cBairro, cMun, cUF, cPais, cCEP, cEmail, cAud,
 		map[string]string{}}
 	var out []CadRow
-	for {
-		err := rd.Next()
-		if err == io.EOF {
-			break
-		}
+	err = opt.EachRow(rd, func() error {
+		row, err := cadRow(rd, &cols)
 		if err == nil {
-			opt.countRow()
-			var row CadRow
-			row, err = cadRow(rd, &cols)
-			if err == nil {
-				out = append(out, row)
-				continue
-			}
-		} else {
-			opt.countRow()
+			out = append(out, row)
 		}
-		if err = opt.rowErr(err); err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -171,6 +171,19 @@ func (r *Reader) Require(names ...string) (int, error) {
 	return -1, &ParseError{File: r.name, Line: 1, Column: names[0], Err: ErrMissingColumn}
 }
 
+// requireAll returns the indexes of the required columns names, in
+// order, or the error of Require for the first that is absent.
+func (r *Reader) requireAll(names ...string) ([]int, error) {
+	cols := make([]int, len(names))
+	for i, n := range names {
+		var err error
+		if cols[i], err = r.Require(n); err != nil {
+			return nil, err
+		}
+	}
+	return cols, nil
+}
+
 // Next reads the next data row, skipping blank lines. It returns io.EOF
 // at the end. A row whose field count differs from the header's is a
 // *ParseError; the Reader stays usable and Next may be called again.

@@ -280,30 +280,61 @@ func TestDigitsAndCNPJ(t *testing.T) {
 	}
 }
 
-func TestLenient(t *testing.T) {
-	in := "A;B\n1;2\nbad\n3;4\n"
-	var st Stats
-	opt := Options{Lenient: true, Stats: &st}
-	rd := NewReader(strings.NewReader(in), "l.csv")
-	if err := rd.ReadHeader(); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for {
-		err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if err = opt.rowErr(err); err != nil {
-				t.Fatal(err)
+// Open and EachRow: every row counts, a malformed row (from Next or from
+// the row function) is skipped in Lenient mode and fails otherwise, and
+// any other error stops the read.
+func TestEachRow(t *testing.T) {
+	errStop := errors.New("stop")
+	for _, tc := range []struct {
+		name    string
+		in      string
+		lenient bool
+		rowErr  string // the row function fails on this field A
+		other   bool   // ... with a plain error rather than a *ParseError
+		want    string // the A fields read, joined
+		err     string
+		stats   Stats
+	}{
+		{name: "lenient", in: "A;B\n1;2\nbad\n3;4\n", lenient: true, want: "1,3",
+			stats: Stats{Files: 1, Rows: 3, Skipped: 1}},
+		{name: "strict", in: "A;B\n1;2\nbad\n3;4\n", want: "1", err: "l.csv:3: column B: row has 1 fields",
+			stats: Stats{Files: 1, Rows: 2}},
+		{name: "row error lenient", in: "A;B\n1;2\n3;4\n5;6\n", lenient: true, rowErr: "3", want: "1,5",
+			stats: Stats{Files: 1, Rows: 3, Skipped: 1}},
+		{name: "row error strict", in: "A;B\n1;2\n3;4\n5;6\n", rowErr: "3", want: "1", err: "l.csv:3: column A: bad 3",
+			stats: Stats{Files: 1, Rows: 2}},
+		{name: "other error", in: "A;B\n1;2\n3;4\n5;6\n", lenient: true, rowErr: "3", other: true, want: "1", err: "stop",
+			stats: Stats{Files: 1, Rows: 2}},
+		{name: "no header", in: "", lenient: true, err: "l.csv:1: empty file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var st Stats
+			opt := Options{Lenient: tc.lenient, Stats: &st}
+			var got []string
+			rd, err := opt.Open(strings.NewReader(tc.in), "l.csv")
+			if err == nil {
+				err = opt.EachRow(rd, func() error {
+					a := rd.String(0)
+					if a == tc.rowErr {
+						if tc.other {
+							return errStop
+						}
+						return rd.Errorf(0, "bad %s", a)
+					}
+					got = append(got, a)
+					return nil
+				})
 			}
-			continue
-		}
-		n++
-	}
-	if n != 2 || st.Skipped != 1 {
-		t.Errorf("rows %d skipped %d", n, st.Skipped)
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("err = %v, want %q", err, tc.err)
+			}
+			if s := strings.Join(got, ","); s != tc.want {
+				t.Errorf("rows %q, want %q", s, tc.want)
+			}
+			if st != tc.stats {
+				t.Errorf("stats %+v, want %+v", st, tc.stats)
+			}
+		})
 	}
 }
 

@@ -23,55 +23,44 @@ type AddressRow struct {
 // CEP as 00000-000. Required columns: CNPJ_Companhia, Data_Referencia,
 // Versao, Tipo_Endereco, Logradouro.
 func ReadEndereco(r io.Reader, name string, opt Options) ([]AddressRow, error) {
-	rd := opt.NewReader(r, name)
-	if err := rd.ReadHeader(); err != nil {
+	rd, err := opt.Open(r, name)
+	if err != nil {
 		return nil, err
 	}
-	opt.add(func(s *Stats) { s.Files++ })
-	var c [5]int
-	for i, n := range []string{"CNPJ_Companhia", "Data_Referencia", "Versao", "Tipo_Endereco", "Logradouro"} {
-		var err error
-		if c[i], err = rd.Require(n); err != nil {
-			return nil, err
-		}
+	c, err := rd.requireAll("CNPJ_Companhia", "Data_Referencia", "Versao", "Tipo_Endereco", "Logradouro")
+	if err != nil {
+		return nil, err
 	}
 	cCompl, cBairro, cCid, cUF, cPais, cCEP, cMail := rd.Col("Complemento"), rd.Col("Bairro"), rd.Col("Cidade"),
 		rd.Col("Sigla_UF"), rd.Col("Pais"), rd.Col("CEP"), rd.Col("Email")
 	var out []AddressRow
-	for {
-		err := rd.Next()
-		if err == io.EOF {
-			break
+	err = opt.EachRow(rd, func() error {
+		var a AddressRow
+		var err error
+		if a.CompanyID, err = cnpj(rd.Field(c[0])); err != nil {
+			return rd.Errorf(c[0], "%v", err)
 		}
-		opt.countRow()
-		if err == nil {
-			var a AddressRow
-			if a.CompanyID, err = cnpj(rd.Field(c[0])); err != nil {
-				err = rd.Errorf(c[0], "%v", err)
-			} else if a.ReferenceDate, err = reqDate(rd, c[1]); err == nil {
-				v, perr := ParseInt(rd.Field(c[2]))
-				if perr != nil || v < 1 || v > 1<<20 {
-					err = rd.Errorf(c[2], "bad version %q", rd.Field(c[2]))
-				} else {
-					a.Version = int(v)
-					a.Type = rd.String(c[3])
-					a.Address = engine.Address{
-						Line1:      rd.String(c[4]),
-						Line2:      joinNonEmpty(" - ", rd.String(cCompl), rd.String(cBairro)),
-						City:       rd.String(cCid),
-						State:      rd.String(cUF),
-						PostalCode: postalCode(rd.Field(cCEP)),
-						Country:    rd.String(cPais),
-					}
-					a.Email = rd.String(cMail)
-					out = append(out, a)
-					continue
-				}
-			}
+		if a.ReferenceDate, err = reqDate(rd, c[1]); err != nil {
+			return err
 		}
-		if err = opt.rowErr(err); err != nil {
-			return nil, err
+		if a.Version, err = version(rd, c[2]); err != nil {
+			return err
 		}
+		a.Type = rd.String(c[3])
+		a.Address = engine.Address{
+			Line1:      rd.String(c[4]),
+			Line2:      joinNonEmpty(" - ", rd.String(cCompl), rd.String(cBairro)),
+			City:       rd.String(cCid),
+			State:      rd.String(cUF),
+			PostalCode: postalCode(rd.Field(cCEP)),
+			Country:    rd.String(cPais),
+		}
+		a.Email = rd.String(cMail)
+		out = append(out, a)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -78,17 +78,13 @@ func foldString(s string) string {
 // order. Required columns: CNPJ_Companhia, Data_Referencia, Versao,
 // Valor_Mobiliario, Codigo_Negociacao.
 func ReadValorMobiliario(r io.Reader, name string, opt Options) ([]Listing, error) {
-	rd := opt.NewReader(r, name)
-	if err := rd.ReadHeader(); err != nil {
+	rd, err := opt.Open(r, name)
+	if err != nil {
 		return nil, err
 	}
-	opt.add(func(s *Stats) { s.Files++ })
-	var c [5]int
-	for i, n := range []string{"CNPJ_Companhia", "Data_Referencia", "Versao", "Valor_Mobiliario", "Codigo_Negociacao"} {
-		var err error
-		if c[i], err = rd.Require(n); err != nil {
-			return nil, err
-		}
+	c, err := rd.requireAll("CNPJ_Companhia", "Data_Referencia", "Versao", "Valor_Mobiliario", "Codigo_Negociacao")
+	if err != nil {
+		return nil, err
 	}
 	cDoc, cName := rd.Col("ID_Documento"), rd.Col("Nome_Empresarial", "Nome_Companhia")
 	cSig, cCls, cComp := rd.Col("Sigla_Classe_Acao_Preferencial"), rd.Col("Classe_Acao_Preferencial"), rd.Col("Composicao_BDR_Unit")
@@ -96,57 +92,36 @@ func ReadValorMobiliario(r io.Reader, name string, opt Options) ([]Listing, erro
 	dateCols := []int{rd.Col("Data_Inicio_Negociacao"), rd.Col("Data_Fim_Negociacao"), rd.Col("Data_Inicio_Listagem"), rd.Col("Data_Fim_Listagem")}
 	cSeg := rd.Col("Segmento")
 	var out []Listing
-	for {
-		err := rd.Next()
-		if err == io.EOF {
-			break
+	err = opt.EachRow(rd, func() error {
+		var l Listing
+		var err error
+		if l.CompanyID, l.ReferenceDate, l.Version, err = filingKey(rd, c); err != nil {
+			return err
 		}
-		opt.countRow()
-		if err == nil {
-			var l Listing
-			l, err = func() (Listing, error) {
-				var l Listing
-				var err error
-				if l.CompanyID, err = cnpj(rd.Field(c[0])); err != nil {
-					return l, rd.Errorf(c[0], "%v", err)
-				}
-				if l.ReferenceDate, err = reqDate(rd, c[1]); err != nil {
-					return l, err
-				}
-				v, err := ParseInt(rd.Field(c[2]))
-				if err != nil || v < 1 || v > 1<<20 {
-					return l, rd.Errorf(c[2], "bad version %q", rd.Field(c[2]))
-				}
-				l.Version = int(v)
-				dst := []*engine.Date{&l.TradingFrom, &l.TradingTo, &l.ListedFrom, &l.ListedTo}
-				for j, col := range dateCols {
-					d, err := ParseDate(rd.Field(col))
-					if err != nil {
-						return l, rd.Errorf(col, "%v: %q", err, rd.Field(col))
-					}
-					*dst[j] = d
-				}
-				l.SecurityType = rd.String(c[3])
-				l.Ticker = strings.ToUpper(rd.String(c[4]))
-				l.DocID = rd.String(cDoc)
-				l.CompanyName = rd.String(cName)
-				l.PrefClassCode = rd.String(cSig)
-				l.PrefClass = rd.String(cCls)
-				l.UnitComposition = rd.String(cComp)
-				l.Market = rd.String(cMerc)
-				l.Exchange = rd.String(cEnt)
-				l.Segment = rd.String(cSeg)
-				l.StockType = StockType(l.SecurityType, l.PrefClassCode)
-				return l, nil
-			}()
-			if err == nil {
-				out = append(out, l)
-				continue
+		dst := []*engine.Date{&l.TradingFrom, &l.TradingTo, &l.ListedFrom, &l.ListedTo}
+		for j, col := range dateCols {
+			d, err := ParseDate(rd.Field(col))
+			if err != nil {
+				return rd.Errorf(col, "%v: %q", err, rd.Field(col))
 			}
+			*dst[j] = d
 		}
-		if err = opt.rowErr(err); err != nil {
-			return nil, err
-		}
+		l.SecurityType = rd.String(c[3])
+		l.Ticker = strings.ToUpper(rd.String(c[4]))
+		l.DocID = rd.String(cDoc)
+		l.CompanyName = rd.String(cName)
+		l.PrefClassCode = rd.String(cSig)
+		l.PrefClass = rd.String(cCls)
+		l.UnitComposition = rd.String(cComp)
+		l.Market = rd.String(cMerc)
+		l.Exchange = rd.String(cEnt)
+		l.Segment = rd.String(cSeg)
+		l.StockType = StockType(l.SecurityType, l.PrefClassCode)
+		out = append(out, l)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

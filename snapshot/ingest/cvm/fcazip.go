@@ -28,61 +28,36 @@ type GeneralRow struct {
 // ReadFCAGeral reads an FCA geral table, rows in file order. Required
 // columns: CNPJ_Companhia, Data_Referencia, Versao.
 func ReadFCAGeral(r io.Reader, name string, opt Options) ([]GeneralRow, error) {
-	rd := opt.NewReader(r, name)
-	if err := rd.ReadHeader(); err != nil {
+	rd, err := opt.Open(r, name)
+	if err != nil {
 		return nil, err
 	}
-	opt.add(func(s *Stats) { s.Files++ })
-	var c [3]int
-	for i, n := range []string{"CNPJ_Companhia", "Data_Referencia", "Versao"} {
-		var err error
-		if c[i], err = rd.Require(n); err != nil {
-			return nil, err
-		}
+	c, err := rd.requireAll("CNPJ_Companhia", "Data_Referencia", "Versao")
+	if err != nil {
+		return nil, err
 	}
 	cName, cCode, cConst := rd.Col("Nome_Empresarial"), rd.Col("Codigo_CVM"), rd.Col("Data_Constituicao")
 	cSetor, cDesc, cWeb := rd.Col("Setor_Atividade"), rd.Col("Descricao_Atividade"), rd.Col("Pagina_Web")
 	var out []GeneralRow
-	for {
-		err := rd.Next()
-		if err == io.EOF {
-			break
+	err = opt.EachRow(rd, func() error {
+		var g GeneralRow
+		var err error
+		if g.CompanyID, g.ReferenceDate, g.Version, err = filingKey(rd, c); err != nil {
+			return err
 		}
-		opt.countRow()
-		if err == nil {
-			var g GeneralRow
-			g, err = func() (GeneralRow, error) {
-				var g GeneralRow
-				var err error
-				if g.CompanyID, err = cnpj(rd.Field(c[0])); err != nil {
-					return g, rd.Errorf(c[0], "%v", err)
-				}
-				if g.ReferenceDate, err = reqDate(rd, c[1]); err != nil {
-					return g, err
-				}
-				v, err := ParseInt(rd.Field(c[2]))
-				if err != nil || v < 1 || v > 1<<20 {
-					return g, rd.Errorf(c[2], "bad version %q", rd.Field(c[2]))
-				}
-				g.Version = int(v)
-				if g.FoundingDate, err = ParseDate(rd.Field(cConst)); err != nil {
-					return g, rd.Errorf(cConst, "%v: %q", err, rd.Field(cConst))
-				}
-				g.Name = rd.String(cName)
-				g.CVMCode = CVMCode(rd.Field(cCode))
-				g.Sector = rd.String(cSetor)
-				g.Description = rd.String(cDesc)
-				g.Website = rd.String(cWeb)
-				return g, nil
-			}()
-			if err == nil {
-				out = append(out, g)
-				continue
-			}
+		if g.FoundingDate, err = ParseDate(rd.Field(cConst)); err != nil {
+			return rd.Errorf(cConst, "%v: %q", err, rd.Field(cConst))
 		}
-		if err = opt.rowErr(err); err != nil {
-			return nil, err
-		}
+		g.Name = rd.String(cName)
+		g.CVMCode = CVMCode(rd.Field(cCode))
+		g.Sector = rd.String(cSetor)
+		g.Description = rd.String(cDesc)
+		g.Website = rd.String(cWeb)
+		out = append(out, g)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

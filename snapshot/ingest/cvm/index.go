@@ -32,67 +32,42 @@ type DocEntry struct {
 // LINK_DOC.
 func ReadDocIndex(r io.Reader, name string, opt Options) ([]DocEntry, error) {
 	form := formOf(name)
-	rd := opt.NewReader(r, name)
-	if err := rd.ReadHeader(); err != nil {
+	rd, err := opt.Open(r, name)
+	if err != nil {
 		return nil, err
 	}
-	opt.add(func(s *Stats) { s.Files++ })
-	var c [5]int
-	for i, n := range []string{"CNPJ_CIA", "DT_REFER", "VERSAO", "DT_RECEB", "LINK_DOC"} {
-		var err error
-		if c[i], err = rd.Require(n); err != nil {
-			return nil, err
-		}
+	c, err := rd.requireAll("CNPJ_CIA", "DT_REFER", "VERSAO", "DT_RECEB", "LINK_DOC")
+	if err != nil {
+		return nil, err
 	}
 	cName, cCode, cCat, cID := rd.Col("DENOM_CIA"), rd.Col("CD_CVM"), rd.Col("CATEG_DOC"), rd.Col("ID_DOC")
 	var out []DocEntry
-	for {
-		err := rd.Next()
-		if err == io.EOF {
-			break
+	err = opt.EachRow(rd, func() error {
+		e := DocEntry{Form: form}
+		var err error
+		if e.CompanyID, e.ReferenceDate, e.Version, err = filingKey(rd, c); err != nil {
+			return err
 		}
-		opt.countRow()
-		if err == nil {
-			var e DocEntry
-			e, err = func() (DocEntry, error) {
-				e := DocEntry{Form: form}
-				var err error
-				if e.CompanyID, err = cnpj(rd.Field(c[0])); err != nil {
-					return e, rd.Errorf(c[0], "%v", err)
-				}
-				if e.ReferenceDate, err = reqDate(rd, c[1]); err != nil {
-					return e, err
-				}
-				v, err := ParseInt(rd.Field(c[2]))
-				if err != nil || v < 1 || v > 1<<20 {
-					return e, rd.Errorf(c[2], "bad version %q", rd.Field(c[2]))
-				}
-				e.Version = int(v)
-				recv, err := ParseDate(rd.Field(c[3]))
-				if err != nil {
-					return e, rd.Errorf(c[3], "%v: %q", err, rd.Field(c[3]))
-				}
-				if recv.Valid() {
-					e.Received = recv.Time()
-				}
-				e.Link = rd.String(c[4])
-				if e.Link != "" && !strings.HasPrefix(e.Link, "https://") && !strings.HasPrefix(e.Link, "http://") {
-					return e, rd.Errorf(c[4], "want an http(s) address, got %q", e.Link)
-				}
-				e.CompanyName = rd.String(cName)
-				e.CVMCode = CVMCode(rd.Field(cCode))
-				e.Category = rd.String(cCat)
-				e.DocID = rd.String(cID)
-				return e, nil
-			}()
-			if err == nil {
-				out = append(out, e)
-				continue
-			}
+		recv, err := ParseDate(rd.Field(c[3]))
+		if err != nil {
+			return rd.Errorf(c[3], "%v: %q", err, rd.Field(c[3]))
 		}
-		if err = opt.rowErr(err); err != nil {
-			return nil, err
+		if recv.Valid() {
+			e.Received = recv.Time()
 		}
+		e.Link = rd.String(c[4])
+		if e.Link != "" && !strings.HasPrefix(e.Link, "https://") && !strings.HasPrefix(e.Link, "http://") {
+			return rd.Errorf(c[4], "want an http(s) address, got %q", e.Link)
+		}
+		e.CompanyName = rd.String(cName)
+		e.CVMCode = CVMCode(rd.Field(cCode))
+		e.Category = rd.String(cCat)
+		e.DocID = rd.String(cID)
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -170,18 +145,16 @@ func AttachIndex(reports []engine.Report, idx []DocEntry) (unmatched int) {
 // are accepted too). Required columns: CNPJ_CIA, DT_REFER, VERSAO and those
 // three.
 func ReadCapital(r io.Reader, name string, opt Options) ([]engine.SharesPoint, error) {
-	rd := opt.NewReader(r, name)
-	if err := rd.ReadHeader(); err != nil {
+	rd, err := opt.Open(r, name)
+	if err != nil {
 		return nil, err
 	}
-	opt.add(func(s *Stats) { s.Files++ })
 	names := [][]string{{"CNPJ_CIA"}, {"DT_REFER"}, {"VERSAO"},
 		{"QT_ACAO_ORDIN_CAP_INTEGR", "QT_ACAO_ORDINARIA_CAP_INTEGR"},
 		{"QT_ACAO_PREF_CAP_INTEGR", "QT_ACAO_PREFERENCIAL_CAP_INTEGR"},
 		{"QT_ACAO_TOTAL_TESOURO"}}
-	var c [6]int
+	c := make([]int, len(names))
 	for i, n := range names {
-		var err error
 		if c[i], err = rd.Require(n...); err != nil {
 			return nil, err
 		}
@@ -192,51 +165,36 @@ func ReadCapital(r io.Reader, name string, opt Options) ([]engine.SharesPoint, e
 	}
 	type point struct {
 		p       engine.SharesPoint
-		version int64
+		version int
 	}
 	best := map[key]point{}
-	for {
-		err := rd.Next()
-		if err == io.EOF {
-			break
+	err = opt.EachRow(rd, func() error {
+		var p engine.SharesPoint
+		id, ref, v, err := filingKey(rd, c)
+		if err != nil {
+			return err
 		}
-		opt.countRow()
-		if err == nil {
-			err = func() error {
-				var p engine.SharesPoint
-				var err error
-				if p.CompanyID, err = cnpj(rd.Field(c[0])); err != nil {
-					return rd.Errorf(c[0], "%v", err)
-				}
-				if p.Date, err = reqDate(rd, c[1]); err != nil {
-					return err
-				}
-				v, err := ParseInt(rd.Field(c[2]))
-				if err != nil || v < 1 || v > 1<<20 {
-					return rd.Errorf(c[2], "bad version %q", rd.Field(c[2]))
-				}
-				dst := []*int64{&p.Common, &p.Preferred, &p.Treasury}
-				for j, d := range dst {
-					f := rd.Field(c[3+j])
-					if len(f) == 0 {
-						continue
-					}
-					n, err := ParseInt(f)
-					if err != nil || n < 0 {
-						return rd.Errorf(c[3+j], "bad share count %q", f)
-					}
-					*d = n
-				}
-				k := key{p.CompanyID, p.Date}
-				if old, ok := best[k]; !ok || v > old.version {
-					best[k] = point{p, v}
-				}
-				return nil
-			}()
+		p.CompanyID, p.Date = id, ref
+		dst := []*int64{&p.Common, &p.Preferred, &p.Treasury}
+		for j, d := range dst {
+			f := rd.Field(c[3+j])
+			if len(f) == 0 {
+				continue
+			}
+			n, err := ParseInt(f)
+			if err != nil || n < 0 {
+				return rd.Errorf(c[3+j], "bad share count %q", f)
+			}
+			*d = n
 		}
-		if err = opt.rowErr(err); err != nil {
-			return nil, err
+		k := key{p.CompanyID, p.Date}
+		if old, ok := best[k]; !ok || v > old.version {
+			best[k] = point{p, v}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]engine.SharesPoint, 0, len(best))
 	for _, p := range best {

@@ -36,10 +36,11 @@ type Options struct {
 // calls when Options.ProgressEvery is 0.
 const DefaultProgressEvery = 1 << 16
 
-// NewReader returns a Reader of r (see the package function NewReader)
-// that reports to o.Progress. Every reader of this package, and of the
-// packages built on it, reads through it.
-func (o *Options) NewReader(r io.Reader, name string) *Reader {
+// Open returns a Reader of r (see NewReader; name is the file name used
+// in errors) that reports to o.Progress, reads its header and counts the
+// file in Stats.Files. Every reader of this package, and of the packages
+// built on it, opens its file with it, then reads the rows with EachRow.
+func (o *Options) Open(r io.Reader, name string) (*Reader, error) {
 	rd := NewReader(r, name)
 	if o.Progress != nil {
 		rd.progress = o.Progress
@@ -49,7 +50,35 @@ func (o *Options) NewReader(r io.Reader, name string) *Reader {
 		}
 		rd.next = rd.every
 	}
-	return rd
+	if err := rd.ReadHeader(); err != nil {
+		return nil, err
+	}
+	o.add(func(s *Stats) { s.Files++ })
+	return rd, nil
+}
+
+// EachRow reads the data rows of rd (opened by Open) to the end of the
+// file and calls row for each well-formed one, which reads it through
+// rd's Field, String... Every row, malformed ones included, counts in
+// Stats.Rows. A row error (a *ParseError past the header, from rd.Next
+// or from row) is skipped and counted in Stats.Skipped in Lenient mode;
+// otherwise, and for any other error, EachRow stops and returns it.
+func (o *Options) EachRow(rd *Reader, row func() error) error {
+	for {
+		err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		o.countRow()
+		if err == nil {
+			err = row()
+		}
+		if err != nil {
+			if err = o.rowErr(err); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // Stats counts what the readers did. Counters accumulate across calls

@@ -115,8 +115,8 @@ func TestProgressDefaultEvery(t *testing.T) {
 	}
 	var calls []progressCall
 	opt := Options{Progress: recorder(&calls)}
-	rd := opt.NewReader(strings.NewReader(b.String()), "t.csv")
-	if err := rd.ReadHeader(); err != nil {
+	rd, err := opt.Open(strings.NewReader(b.String()), "t.csv")
+	if err != nil {
 		t.Fatal(err)
 	}
 	bad := 0

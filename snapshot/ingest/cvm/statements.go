@@ -145,11 +145,10 @@ type reportKey struct {
 }
 
 func readStatements(r io.Reader, name string, fi FileInfo, opt Options) ([]engine.Report, error) {
-	rd := opt.NewReader(r, name)
-	if err := rd.ReadHeader(); err != nil {
+	rd, err := opt.Open(r, name)
+	if err != nil {
 		return nil, err
 	}
-	opt.add(func(s *Stats) { s.Files++ })
 	cols := map[string]int{}
 	req := []string{"CNPJ_CIA", "DT_REFER", "VERSAO", "ESCALA_MOEDA", "ORDEM_EXERC", "DT_FIM_EXERC",
 		"CD_CONTA", "DS_CONTA", "VL_CONTA", "ST_CONTA_FIXA"}
@@ -181,107 +180,96 @@ func readStatements(r io.Reader, name string, fi FileInfo, opt Options) ([]engin
 	var lastKey reportKey
 	var lastGroup *group
 	var reports []engine.Report
-	for {
-		err := rd.Next()
-		if err == io.EOF {
-			break
+	err = opt.EachRow(rd, func() error {
+		current, ok := isLast(rd.Field(cOrd))
+		if !ok {
+			return rd.Errorf(cOrd, "want ÚLTIMO or PENÚLTIMO, got %q", rd.Field(cOrd))
 		}
-		opt.countRow()
-		if err == nil {
-			err = func() error {
-				current, ok := isLast(rd.Field(cOrd))
-				if !ok {
-					return rd.Errorf(cOrd, "want ÚLTIMO or PENÚLTIMO, got %q", rd.Field(cOrd))
-				}
-				var k reportKey
-				var err error
-				if raw := rd.Field(cCNPJ); lastID != "" && bytes.Equal(raw, lastRaw) {
-					k.company = lastID
-				} else {
-					if k.company, err = cnpj(raw); err != nil {
-						return rd.Errorf(cCNPJ, "%v", err)
-					}
-					lastRaw, lastID = append(lastRaw[:0], raw...), k.company
-				}
-				if k.ref, err = reqDate(rd, cRef); err != nil {
-					return err
-				}
-				if k.fm, err = reqDate(rd, cFim); err != nil {
-					return err
-				}
-				k.ini = engine.NoDate
-				if cIni >= 0 {
-					if k.ini, err = reqDate(rd, cIni); err != nil {
-						return err
-					}
-					if k.ini > k.fm {
-						return rd.Errorf(cIni, "period starts %s, after its end %s", k.ini, k.fm)
-					}
-				}
-				v, err := ParseInt(rd.Field(cVer))
-				if err != nil || v < 1 || v > 1<<20 {
-					return rd.Errorf(cVer, "bad version %q", rd.Field(cVer))
-				}
-				k.version = int(v)
-				scale, err := escala(rd, cEsc)
-				if err != nil {
-					return err
-				}
-				code := rd.Intern(cCode)
-				if !ValidAccountCode(code) {
-					return rd.Errorf(cCode, "bad account code %q (want dotted digits, e.g. 1.01.02)", code)
-				}
-				val, err := ParseNum(rd.Field(cVal))
-				if err != nil {
-					return rd.Errorf(cVal, "%v: %q", err, rd.Field(cVal))
-				}
-				fixed, err := yesNo(rd, cFix)
-				if err != nil {
-					return err
-				}
-				if dmpl {
-					opt.add(func(s *Stats) { s.Ignored++ })
-					return nil
-				}
-				if !current {
-					opt.add(func(s *Stats) { s.Previous++ })
-					return nil
-				}
-				if !(fi.Statement == "DRE" && (code == "3.99" || strings.HasPrefix(code, "3.99."))) {
-					val *= engine.Num(scale)
-				}
-				g := lastGroup
-				if g == nil || k != lastKey {
-					var ok bool
-					if g, ok = groups[k]; !ok {
-						g = &group{idx: len(reports), codes: map[string]struct{}{}}
-						groups[k] = g
-						reports = append(reports, engine.Report{
-							CompanyID:     k.company,
-							Statement:     fi.Statement,
-							Aggregation:   fi.Aggregation,
-							Form:          fi.Form,
-							ReferenceDate: k.ref,
-							StartDate:     k.ini,
-							EndDate:       k.fm,
-							RetrievalDate: opt.Retrieved,
-							Version:       k.version,
-						})
-					}
-					lastGroup, lastKey = g, k
-				}
-				if _, dup := g.codes[code]; dup {
-					return rd.Errorf(cCode, "account %s repeated in one report", code)
-				}
-				g.codes[code] = struct{}{}
-				gi := g.idx
-				reports[gi].Accounts = append(reports[gi].Accounts, engine.NewAccount(code, rd.Intern(cDesc), fixed, val))
-				return nil
-			}()
+		var k reportKey
+		var err error
+		if raw := rd.Field(cCNPJ); lastID != "" && bytes.Equal(raw, lastRaw) {
+			k.company = lastID
+		} else {
+			if k.company, err = cnpj(raw); err != nil {
+				return rd.Errorf(cCNPJ, "%v", err)
+			}
+			lastRaw, lastID = append(lastRaw[:0], raw...), k.company
 		}
-		if err = opt.rowErr(err); err != nil {
-			return nil, err
+		if k.ref, err = reqDate(rd, cRef); err != nil {
+			return err
 		}
+		if k.fm, err = reqDate(rd, cFim); err != nil {
+			return err
+		}
+		k.ini = engine.NoDate
+		if cIni >= 0 {
+			if k.ini, err = reqDate(rd, cIni); err != nil {
+				return err
+			}
+			if k.ini > k.fm {
+				return rd.Errorf(cIni, "period starts %s, after its end %s", k.ini, k.fm)
+			}
+		}
+		if k.version, err = version(rd, cVer); err != nil {
+			return err
+		}
+		scale, err := escala(rd, cEsc)
+		if err != nil {
+			return err
+		}
+		code := rd.Intern(cCode)
+		if !ValidAccountCode(code) {
+			return rd.Errorf(cCode, "bad account code %q (want dotted digits, e.g. 1.01.02)", code)
+		}
+		val, err := ParseNum(rd.Field(cVal))
+		if err != nil {
+			return rd.Errorf(cVal, "%v: %q", err, rd.Field(cVal))
+		}
+		fixed, err := yesNo(rd, cFix)
+		if err != nil {
+			return err
+		}
+		if dmpl {
+			opt.add(func(s *Stats) { s.Ignored++ })
+			return nil
+		}
+		if !current {
+			opt.add(func(s *Stats) { s.Previous++ })
+			return nil
+		}
+		if !(fi.Statement == "DRE" && (code == "3.99" || strings.HasPrefix(code, "3.99."))) {
+			val *= engine.Num(scale)
+		}
+		g := lastGroup
+		if g == nil || k != lastKey {
+			var ok bool
+			if g, ok = groups[k]; !ok {
+				g = &group{idx: len(reports), codes: map[string]struct{}{}}
+				groups[k] = g
+				reports = append(reports, engine.Report{
+					CompanyID:     k.company,
+					Statement:     fi.Statement,
+					Aggregation:   fi.Aggregation,
+					Form:          fi.Form,
+					ReferenceDate: k.ref,
+					StartDate:     k.ini,
+					EndDate:       k.fm,
+					RetrievalDate: opt.Retrieved,
+					Version:       k.version,
+				})
+			}
+			lastGroup, lastKey = g, k
+		}
+		if _, dup := g.codes[code]; dup {
+			return rd.Errorf(cCode, "account %s repeated in one report", code)
+		}
+		g.codes[code] = struct{}{}
+		gi := g.idx
+		reports[gi].Accounts = append(reports[gi].Accounts, engine.NewAccount(code, rd.Intern(cDesc), fixed, val))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	SortReports(reports)
 	return reports, nil
@@ -337,6 +325,32 @@ func reqDate(rd *Reader, col int) (engine.Date, error) {
 		return engine.NoDate, rd.Errorf(col, "empty date")
 	}
 	return d, nil
+}
+
+// filingKey reads what keys a row of a periodic filing: the company id
+// (the CNPJ of column cols[0]), the reference date (cols[1], required)
+// and the version (cols[2]).
+func filingKey(rd *Reader, cols []int) (id string, ref engine.Date, ver int, err error) {
+	if id, err = cnpj(rd.Field(cols[0])); err != nil {
+		return "", engine.NoDate, 0, rd.Errorf(cols[0], "%v", err)
+	}
+	if ref, err = reqDate(rd, cols[1]); err != nil {
+		return "", engine.NoDate, 0, err
+	}
+	if ver, err = version(rd, cols[2]); err != nil {
+		return "", engine.NoDate, 0, err
+	}
+	return id, ref, ver, nil
+}
+
+// version reads the document version of column col: an integer from 1
+// to 1<<20 (VERSAO, Versao).
+func version(rd *Reader, col int) (int, error) {
+	v, err := ParseInt(rd.Field(col))
+	if err != nil || v < 1 || v > 1<<20 {
+		return 0, rd.Errorf(col, "bad version %q", rd.Field(col))
+	}
+	return int(v), nil
 }
 
 func escala(rd *Reader, col int) (float64, error) {

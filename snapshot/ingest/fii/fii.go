@@ -158,15 +158,11 @@ func (j *joiner) keyOf(rd *cvm.Reader, c [3]int) (key, error) {
 
 // read reads one table from r.
 func (j *joiner) read(r io.Reader, name, table string) error {
-	rd := j.opt.NewReader(r, name)
-	if err := rd.ReadHeader(); err != nil {
+	rd, err := j.opt.Open(r, name)
+	if err != nil {
 		return err
 	}
-	if j.opt.Stats != nil {
-		j.opt.Stats.Files++
-	}
 	var kc [3]int
-	var err error
 	if kc[0], err = rd.Require(colCNPJ...); err != nil {
 		return err
 	}
@@ -190,36 +186,13 @@ func (j *joiner) read(r io.Reader, name, table string) error {
 	if err != nil {
 		return err
 	}
-	for {
-		err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if j.opt.Stats != nil {
-			j.opt.Stats.Rows++
-		}
-		if err == nil {
-			var k key
-			if k, err = j.keyOf(rd, kc); err == nil {
-				err = row(k)
-			}
-		}
+	return j.opt.EachRow(rd, func() error {
+		k, err := j.keyOf(rd, kc)
 		if err != nil {
-			if err = lenient(j.opt, err); err != nil {
-				return err
-			}
+			return err
 		}
-	}
-}
-
-func lenient(opt cvm.Options, err error) error {
-	if pe, ok := err.(*cvm.ParseError); ok && opt.Lenient && pe.Line > 1 {
-		if opt.Stats != nil {
-			opt.Stats.Skipped++
-		}
-		return nil
-	}
-	return err
+		return row(k)
+	})
 }
 
 func (j *joiner) generalRow(rd *cvm.Reader) (func(key) error, error) {
