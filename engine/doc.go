@@ -36,7 +36,7 @@
 // cents and differences of prices (variation values) go through Diff, so
 // both are exact to the cent whenever their inputs are (see Cents).
 // CivilDate and DaysIn are the allocation-free calendar arithmetic shared
-// by the importers' date parsers.
+// by the importers' and the bundle reader's date parsers.
 //
 // # Accessors
 //

@@ -141,36 +141,6 @@ func digits(b []byte) (int, bool) {
 	return v, true
 }
 
-// daysFromCivil returns the days since 1970-01-01 of y-m-d (proleptic
-// Gregorian).
-func daysFromCivil(y, m, d int) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era = (y - 399) / 400
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era)*146097 + int64(doe) - 719468
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
 // parseDateBytes parses YYYY-MM-DD without allocating.
 func parseDateBytes(b []byte) (engine.Date, bool) {
 	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
@@ -179,10 +149,10 @@ func parseDateBytes(b []byte) (engine.Date, bool) {
 	y, ok1 := digits(b[0:4])
 	m, ok2 := digits(b[5:7])
 	d, ok3 := digits(b[8:10])
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > engine.DaysIn(y, m) {
 		return engine.NoDate, false
 	}
-	return engine.Date(daysFromCivil(y, m, d)), true
+	return engine.CivilDate(y, m, d), true
 }
 
 // parseTimeBytes parses an RFC 3339 timestamp to unix seconds. The form
