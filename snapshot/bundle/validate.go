@@ -7,24 +7,93 @@ import (
 )
 
 // crossCheck verifies uniqueness and references between the entities of a
-// parse whose every line was valid on its own.
+// parse whose every line was valid on its own: one check per entity kind,
+// in file order, each reporting to c. Sectors, companies and securities
+// are checked first, as the later kinds refer to them.
 func crossCheck(p *parsed, c *collector) {
-	// sectors: unique ids, parents one level up
-	sectors := make(map[string]*engine.Sector, len(p.sectors))
+	x := &checker{p: p, c: c}
+	x.sectors()
+	x.companies()
+	x.securities()
+	x.renames()
+	x.bars()
+	x.indexes()
+	x.reports()
+	x.shares()
+	x.cashActions()
+	x.shareActions()
+	x.fundReports()
+	x.insiderReports()
+	x.documents()
+}
+
+// checker holds what the checks of crossCheck share: the parse, the
+// collector and the entities others refer to, by id (filled by the checks
+// of sectors, companies and securities, in that order).
+type checker struct {
+	p                *parsed
+	c                *collector
+	sectorByID       map[string]*engine.Sector
+	companyByID      map[string]*engine.Company
+	securityByTicker map[string]*engine.Security
+}
+
+// company returns the company of id, or nil after reporting an unknown
+// company in field of line of file.
+func (x *checker) company(file string, line int, field, id string) *engine.Company {
+	co, ok := x.companyByID[id]
+	if !ok {
+		x.c.addf(file, line, field, "unknown company %q (not in %s)", id, FileCompanies)
+	}
+	return co
+}
+
+// ticker returns the security of ticker t, or nil after reporting an
+// unknown ticker in field of line of file.
+func (x *checker) ticker(file string, line int, field, t string) *engine.Security {
+	s, ok := x.securityByTicker[t]
+	if !ok {
+		x.c.addf(file, line, field, "unknown ticker %q (not in %s)", t, FileSecurities)
+	}
+	return s
+}
+
+// tickerOf reports a ticker of a company other than co (either may be
+// nil: then it reports nothing more than ticker did).
+func (x *checker) tickerOf(file string, line int, t string, co *engine.Company) {
+	if s := x.ticker(file, line, "ticker", t); s != nil && co != nil && s.CompanyID != co.ID {
+		x.c.addf(file, line, "ticker", "%s belongs to company %s, not %s", t, s.CompanyID, co.ID)
+	}
+}
+
+// firstLine records line as the first line of key k in m and returns
+// false, or returns the line already recorded for k and true.
+func firstLine[K comparable](m map[K]int, k K, line int) (int, bool) {
+	if first, dup := m[k]; dup {
+		return first, true
+	}
+	m[k] = line
+	return 0, false
+}
+
+// sectors: unique ids, parents one level up.
+func (x *checker) sectors() {
+	p, c := x.p, x.c
+	x.sectorByID = make(map[string]*engine.Sector, len(p.sectors))
 	file := p.name(FileSectors)
 	for i := range p.sectors {
 		r := &p.sectors[i]
-		if _, dup := sectors[r.v.ID]; dup {
+		if _, dup := x.sectorByID[r.v.ID]; dup {
 			c.addf(file, r.line, "id", "duplicate sector id %q", r.v.ID)
 			continue
 		}
-		sectors[r.v.ID] = &r.v
+		x.sectorByID[r.v.ID] = &r.v
 	}
 	for _, r := range p.sectors {
 		if r.v.Level <= 1 {
 			continue
 		}
-		par, ok := sectors[r.v.ParentID]
+		par, ok := x.sectorByID[r.v.ParentID]
 		switch {
 		case !ok:
 			c.addf(file, r.line, "parent_id", "unknown sector %q", r.v.ParentID)
@@ -32,27 +101,29 @@ func crossCheck(p *parsed, c *collector) {
 			c.addf(file, r.line, "parent_id", "sector %q is at level %d, want level %d", r.v.ParentID, par.Level, r.v.Level-1)
 		}
 	}
+}
 
-	// companies
-	companies := make(map[string]*engine.Company, len(p.companies))
+// companies: unique ids and symbols, sub-industries that are level-4
+// sectors.
+func (x *checker) companies() {
+	p, c := x.p, x.c
+	x.companyByID = make(map[string]*engine.Company, len(p.companies))
 	symbols := make(map[string]int)
-	file = p.name(FileCompanies)
+	file := p.name(FileCompanies)
 	for i := range p.companies {
 		r := &p.companies[i]
-		if _, dup := companies[r.v.ID]; dup {
+		if _, dup := x.companyByID[r.v.ID]; dup {
 			c.addf(file, r.line, "company_id", "duplicate company_id %q", r.v.ID)
 			continue
 		}
-		companies[r.v.ID] = &r.v
+		x.companyByID[r.v.ID] = &r.v
 		if r.v.Symbol != "" {
-			if first, dup := symbols[r.v.Symbol]; dup {
+			if first, dup := firstLine(symbols, r.v.Symbol, r.line); dup {
 				c.addf(file, r.line, "symbol", "symbol %q already used at line %d", r.v.Symbol, first)
-			} else {
-				symbols[r.v.Symbol] = r.line
 			}
 		}
 		if id := r.v.SubIndustryID; id != "" {
-			s, ok := sectors[id]
+			s, ok := x.sectorByID[id]
 			switch {
 			case !ok:
 				c.addf(file, r.line, "sub_industry_id", "unknown sector %q (not in %s)", id, FileSectors)
@@ -61,28 +132,25 @@ func crossCheck(p *parsed, c *collector) {
 			}
 		}
 	}
-	company := func(file string, line int, field, id string) *engine.Company {
-		co, ok := companies[id]
-		if !ok {
-			c.addf(file, line, field, "unknown company %q (not in %s)", id, FileCompanies)
-		}
-		return co
-	}
+}
 
-	// securities
-	securities := make(map[string]*engine.Security, len(p.securities))
-	file = p.name(FileSecurities)
+// securities: unique tickers, known companies, stock types that fit the
+// issuer's kind.
+func (x *checker) securities() {
+	p, c := x.p, x.c
+	x.securityByTicker = make(map[string]*engine.Security, len(p.securities))
+	file := p.name(FileSecurities)
 	for i := range p.securities {
 		r := &p.securities[i]
-		if _, dup := securities[r.v.Ticker]; dup {
+		if _, dup := x.securityByTicker[r.v.Ticker]; dup {
 			c.addf(file, r.line, "ticker", "duplicate ticker %q", r.v.Ticker)
 			continue
 		}
-		securities[r.v.Ticker] = &r.v
+		x.securityByTicker[r.v.Ticker] = &r.v
 		if r.v.StockType == engine.ClassMacro {
 			continue
 		}
-		co := company(file, r.line, "company_id", r.v.CompanyID)
+		co := x.company(file, r.line, "company_id", r.v.CompanyID)
 		if co == nil {
 			continue
 		}
@@ -102,21 +170,17 @@ func crossCheck(p *parsed, c *collector) {
 			}
 		}
 	}
-	ticker := func(file string, line int, field, t string) *engine.Security {
-		s, ok := securities[t]
-		if !ok {
-			c.addf(file, line, field, "unknown ticker %q (not in %s)", t, FileSecurities)
-		}
-		return s
-	}
+}
 
-	// renames: known tickers, each renamed once, no cycles
-	file = p.name(FileRenames)
+// renames: known tickers, each renamed once, no cycles.
+func (x *checker) renames() {
+	p, c := x.p, x.c
+	file := p.name(FileRenames)
 	from := make(map[string]string)
 	to := make(map[string]bool)
 	for _, r := range p.renames {
-		ok1 := ticker(file, r.line, "from", r.v.From) != nil
-		ok2 := ticker(file, r.line, "to", r.v.To) != nil
+		ok1 := x.ticker(file, r.line, "from", r.v.From) != nil
+		ok2 := x.ticker(file, r.line, "to", r.v.To) != nil
 		if !ok1 || !ok2 {
 			continue
 		}
@@ -145,26 +209,33 @@ func crossCheck(p *parsed, c *collector) {
 			}
 		}
 	}
+}
 
-	// bars
-	for _, x := range []struct {
+// bars: daily and intraday series of known tickers, negative prices for
+// MACRO series only.
+func (x *checker) bars() {
+	p := x.p
+	for _, b := range []struct {
 		base string
 		cs   *columns
 	}{{FileDaily, p.daily}, {FileIntraday, p.intraday}} {
-		if x.cs == nil {
+		if b.cs == nil {
 			continue
 		}
-		file := p.name(x.base)
-		for _, b := range x.cs.blocks {
-			s := ticker(file, b.line, "ticker", b.ticker)
-			if s != nil && b.negLine > 0 && s.StockType != engine.ClassMacro {
-				c.addf(file, b.negLine, b.negField, "negative price for %s (allowed for MACRO series only)", b.ticker)
+		file := p.name(b.base)
+		for _, blk := range b.cs.blocks {
+			s := x.ticker(file, blk.line, "ticker", blk.ticker)
+			if s != nil && blk.negLine > 0 && s.StockType != engine.ClassMacro {
+				x.c.addf(file, blk.negLine, blk.negField, "negative price for %s (allowed for MACRO series only)", blk.ticker)
 			}
 		}
 	}
+}
 
-	// indexes
-	file = p.name(FileIndexes)
+// indexes: unique symbols, known member tickers.
+func (x *checker) indexes() {
+	p, c := x.p, x.c
+	file := p.name(FileIndexes)
 	idx := make(map[string]bool)
 	for _, r := range p.indexes {
 		if idx[r.v.Symbol] {
@@ -172,44 +243,49 @@ func crossCheck(p *parsed, c *collector) {
 		}
 		idx[r.v.Symbol] = true
 		for i, m := range r.v.Members {
-			if _, ok := securities[m.Ticker]; !ok {
+			if _, ok := x.securityByTicker[m.Ticker]; !ok {
 				c.addf(file, r.line, fieldIdx("members", i, "ticker"), "unknown ticker %q (not in %s)", m.Ticker, FileSecurities)
 			}
 		}
 	}
+}
 
-	// reports
-	file = p.name(FileReports)
-	reports := make(map[reportKey]int, len(p.reports))
+// reports: known companies, one report per key and version.
+func (x *checker) reports() {
+	p := x.p
+	file := p.name(FileReports)
+	seen := make(map[reportKey]int, len(p.reports))
 	for _, r := range p.reports {
-		company(file, r.line, "company_id", r.v.CompanyID)
-		k := keyReport(&r.v)
-		if first, dup := reports[k]; dup {
-			c.addf(file, r.line, "version", "duplicate report (same company_id, statement, aggregation, form, dates and version as line %d)", first)
-			continue
+		x.company(file, r.line, "company_id", r.v.CompanyID)
+		if first, dup := firstLine(seen, keyReport(&r.v), r.line); dup {
+			x.c.addf(file, r.line, "version", "duplicate report (same company_id, statement, aggregation, form, dates and version as line %d)", first)
 		}
-		reports[k] = r.line
 	}
+}
 
-	// shares
-	file = p.name(FileShares)
+// shares: known companies, one count per company and date.
+func (x *checker) shares() {
+	p := x.p
+	file := p.name(FileShares)
 	type cd struct {
 		id string
 		d  engine.Date
 	}
-	shares := make(map[cd]int)
+	seen := make(map[cd]int)
 	for _, r := range p.shares {
-		company(file, r.line, "company_id", r.v.CompanyID)
-		k := cd{r.v.CompanyID, r.v.Date}
-		if first, dup := shares[k]; dup {
-			c.addf(file, r.line, "date", "duplicate share count for %s on %s (line %d)", r.v.CompanyID, r.v.Date, first)
-			continue
+		x.company(file, r.line, "company_id", r.v.CompanyID)
+		if first, dup := firstLine(seen, cd{r.v.CompanyID, r.v.Date}, r.line); dup {
+			x.c.addf(file, r.line, "date", "duplicate share count for %s on %s (line %d)", r.v.CompanyID, r.v.Date, first)
 		}
-		shares[k] = r.line
 	}
+}
 
-	// cash actions
-	file = p.name(FileCashActions)
+// cashActions: known companies and tickers of theirs, unique ids, one
+// row per event and version, versions of an event on the same company
+// and ticker.
+func (x *checker) cashActions() {
+	p, c := x.p, x.c
+	file := p.name(FileCashActions)
 	ids := make(map[string]int)
 	type ev struct {
 		id      string
@@ -219,20 +295,16 @@ func crossCheck(p *parsed, c *collector) {
 	events := make(map[string]*engine.CashAction)
 	for i := range p.cashActions {
 		r := &p.cashActions[i]
-		co := company(file, r.line, "company_id", r.v.CompanyID)
-		if s := ticker(file, r.line, "ticker", r.v.Ticker); s != nil && co != nil && s.CompanyID != co.ID {
-			c.addf(file, r.line, "ticker", "%s belongs to company %s, not %s", r.v.Ticker, s.CompanyID, co.ID)
-		}
-		if first, dup := ids[r.v.ID]; dup {
+		co := x.company(file, r.line, "company_id", r.v.CompanyID)
+		x.tickerOf(file, r.line, r.v.Ticker, co)
+		if first, dup := firstLine(ids, r.v.ID, r.line); dup {
 			c.addf(file, r.line, "id", "duplicate id %q (line %d)", r.v.ID, first)
 			continue
 		}
-		ids[r.v.ID] = r.line
-		if first, dup := versions[ev{r.v.EventID, r.v.Version}]; dup {
+		if first, dup := firstLine(versions, ev{r.v.EventID, r.v.Version}, r.line); dup {
 			c.addf(file, r.line, "version", "event %q has version %d twice (line %d)", r.v.EventID, r.v.Version, first)
 			continue
 		}
-		versions[ev{r.v.EventID, r.v.Version}] = r.line
 		if e, ok := events[r.v.EventID]; ok {
 			if e.CompanyID != r.v.CompanyID || e.Ticker != r.v.Ticker {
 				c.addf(file, r.line, "event_id", "versions of event %q differ in company_id or ticker", r.v.EventID)
@@ -241,73 +313,75 @@ func crossCheck(p *parsed, c *collector) {
 			events[r.v.EventID] = &r.v
 		}
 	}
+}
 
-	// share actions
-	file = p.name(FileShareActions)
-	sa := make(map[shareActionKey]int)
+// shareActions: known companies and tickers of theirs, one action per
+// key.
+func (x *checker) shareActions() {
+	p := x.p
+	file := p.name(FileShareActions)
+	seen := make(map[shareActionKey]int)
 	for _, r := range p.shareActions {
-		co := company(file, r.line, "company_id", r.v.CompanyID)
+		co := x.company(file, r.line, "company_id", r.v.CompanyID)
 		if r.v.Ticker != "" {
-			if s := ticker(file, r.line, "ticker", r.v.Ticker); s != nil && co != nil && s.CompanyID != co.ID {
-				c.addf(file, r.line, "ticker", "%s belongs to company %s, not %s", r.v.Ticker, s.CompanyID, co.ID)
-			}
+			x.tickerOf(file, r.line, r.v.Ticker, co)
 		}
-		k := keyShareAction(&r.v)
-		if first, dup := sa[k]; dup {
-			c.addf(file, r.line, "type", "duplicate share action (same company_id, ticker, isin, issued_isin, type and prior_ex_date as line %d)", first)
-			continue
+		if first, dup := firstLine(seen, keyShareAction(&r.v), r.line); dup {
+			x.c.addf(file, r.line, "type", "duplicate share action (same company_id, ticker, isin, issued_isin, type and prior_ex_date as line %d)", first)
 		}
-		sa[k] = r.line
 	}
+}
 
-	// fund reports
-	file = p.name(FileFundReports)
+// fundReports: known funds (FII or ETF), one report per fund, month and
+// version.
+func (x *checker) fundReports() {
+	p, c := x.p, x.c
+	file := p.name(FileFundReports)
 	type fk struct {
 		id      string
 		d       engine.Date
 		version int
 	}
-	funds := make(map[fk]int)
+	seen := make(map[fk]int)
 	for _, r := range p.fundReports {
-		if co := company(file, r.line, "fund_id", r.v.FundID); co != nil && co.Kind != engine.KindFII && co.Kind != engine.KindETF {
+		if co := x.company(file, r.line, "fund_id", r.v.FundID); co != nil && co.Kind != engine.KindFII && co.Kind != engine.KindETF {
 			c.addf(file, r.line, "fund_id", "company %s is of kind %s, want FII or ETF", co.ID, co.Kind)
 		}
-		k := fk{r.v.FundID, r.v.ReferenceDate, r.v.Version}
-		if first, dup := funds[k]; dup {
+		if first, dup := firstLine(seen, fk{r.v.FundID, r.v.ReferenceDate, r.v.Version}, r.line); dup {
 			c.addf(file, r.line, "version", "duplicate fund report (line %d)", first)
-			continue
 		}
-		funds[k] = r.line
 	}
+}
 
-	// insider reports
-	file = p.name(FileInsiderReports)
+// insiderReports: known companies, one report per company, aggregation,
+// date and version.
+func (x *checker) insiderReports() {
+	p := x.p
+	file := p.name(FileInsiderReports)
 	type ik struct {
 		id, agg string
 		d       engine.Date
 		version int
 	}
-	ins := make(map[ik]int)
+	seen := make(map[ik]int)
 	for _, r := range p.insiderReports {
-		company(file, r.line, "company_id", r.v.CompanyID)
-		k := ik{r.v.CompanyID, r.v.Aggregation, r.v.ReferenceDate, r.v.Version}
-		if first, dup := ins[k]; dup {
-			c.addf(file, r.line, "version", "duplicate insider report (line %d)", first)
-			continue
+		x.company(file, r.line, "company_id", r.v.CompanyID)
+		if first, dup := firstLine(seen, ik{r.v.CompanyID, r.v.Aggregation, r.v.ReferenceDate, r.v.Version}, r.line); dup {
+			x.c.addf(file, r.line, "version", "duplicate insider report (line %d)", first)
 		}
-		ins[k] = r.line
 	}
+}
 
-	// documents
-	file = p.name(FileDocuments)
-	docs := make(map[string]int)
+// documents: known companies, unique ids.
+func (x *checker) documents() {
+	p := x.p
+	file := p.name(FileDocuments)
+	seen := make(map[string]int)
 	for _, r := range p.documents {
-		company(file, r.line, "company_id", r.v.CompanyID)
-		if first, dup := docs[r.v.ID]; dup {
-			c.addf(file, r.line, "id", "duplicate document id %q (line %d)", r.v.ID, first)
-			continue
+		x.company(file, r.line, "company_id", r.v.CompanyID)
+		if first, dup := firstLine(seen, r.v.ID, r.line); dup {
+			x.c.addf(file, r.line, "id", "duplicate document id %q (line %d)", r.v.ID, first)
 		}
-		docs[r.v.ID] = r.line
 	}
 }
 
