@@ -106,7 +106,8 @@ func demoSnapshot(tb testing.TB, scale int) []byte {
 }
 
 // BenchmarkReadFile loads the snapshot named by -snapshot (ReadFile:
-// read, verify, decompress, decode), e.g. one built by "pregao build".
+// read, verify, decompress, decode; with collection paused, as
+// LoadOptions.PauseGC does), e.g. one built by "pregao build".
 func BenchmarkReadFile(b *testing.B) {
 	if *snapFile == "" {
 		b.Skip("no -snapshot FILE")
@@ -120,7 +121,7 @@ func BenchmarkReadFile(b *testing.B) {
 	cpu0 := cpuTime()
 	for b.Loop() {
 		sinkU = nil
-		u, _, err := ReadFile(*snapFile)
+		u, _, err := readFile(*snapFile, true)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -138,16 +139,18 @@ func BenchmarkReadFile(b *testing.B) {
 	runtime.KeepAlive(u)
 }
 
-// benchDecode decodes data b.N times and reports the file size, the
-// Universe's own bytes (columns, structs, strings) and the heap it keeps
-// alive once decoded ("retained-bytes", target <= 2x universe-bytes).
+// benchDecode decodes data b.N times (Decode, with collection paused for
+// a large snapshot, as LoadOptions.PauseGC does) and reports the file
+// size, the Universe's own bytes (columns, structs, strings) and the heap
+// it keeps alive once decoded ("retained-bytes", target <= 2x
+// universe-bytes).
 func benchDecode(b *testing.B, data []byte) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	cpu0 := cpuTime()
 	for b.Loop() {
 		sinkU = nil
-		u, _, err := Decode(data)
+		u, _, err := decode(data, true)
 		if err != nil {
 			b.Fatal(err)
 		}

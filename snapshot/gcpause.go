@@ -14,7 +14,8 @@ import (
 // scale 1 that was about half of a cold load's wall time. While a large
 // snapshot decodes, collection is therefore paused under a memory limit
 // sized from the snapshot (so a load can never grow the heap without
-// bound), and restored afterwards.
+// bound), and restored afterwards. As that changes process-wide
+// settings, only a caller that asks for it gets it (LoadOptions.PauseGC).
 
 // gcPauseMin is the smallest snapshot (bytes) whose decode pauses the
 // collector; small inputs (tests, fuzzing) leave it alone.
@@ -79,6 +80,9 @@ func pauseGC(file, raw int64) (resume func()) {
 		})
 	}
 }
+
+// startPause is pauseGC; tests replace it to see which loads pause.
+var startPause = pauseGC
 
 // runtimeMemory returns the memory the Go runtime holds from the OS and
 // has not released (the quantity a memory limit bounds), in bytes.

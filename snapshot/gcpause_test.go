@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -66,17 +67,54 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, h, err := Load(out)
+	ds, h, err := Load(out, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.ID != want.ID || ds == nil {
 		t.Fatalf("Load: header id %q, want %q (dataset %v)", h.ID, want.ID, ds != nil)
 	}
-	if _, _, err := Load(goldenPath); err == nil || !strings.Contains(err.Error(), "unknown sub_industry_id") {
+	if _, _, err := Load(goldenPath, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "unknown sub_industry_id") {
 		t.Errorf("Load of an unindexable universe: err = %v, want the Build error", err)
 	}
-	if _, _, err := Load(filepath.Join(t.TempDir(), "absent")); err == nil {
+	if _, _, err := Load(filepath.Join(t.TempDir(), "absent"), LoadOptions{}); err == nil {
 		t.Error("missing file: no error")
+	}
+}
+
+// Only a load that asks for it (LoadOptions.PauseGC) pauses the
+// collector; ReadFile and Decode never do.
+func TestLoadPausesOnlyWhenAsked(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s.snap")
+	if _, err := BuildFromBundle(smallBundle(t), out, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pauses int
+	defer func(f func(file, raw int64) func()) { startPause = f }(startPause)
+	startPause = func(file, raw int64) func() {
+		pauses++
+		return pauseGC(file, raw)
+	}
+	for _, c := range []struct {
+		name string
+		load func() error
+		want int
+	}{
+		{"Load", func() error { _, _, err := Load(out, LoadOptions{}); return err }, 0},
+		{"Load PauseGC", func() error { _, _, err := Load(out, LoadOptions{PauseGC: true}); return err }, 2}, // Load, then the decode
+		{"ReadFile", func() error { _, _, err := ReadFile(out); return err }, 0},
+		{"Decode", func() error { _, _, err := Decode(b); return err }, 0},
+	} {
+		pauses = 0
+		if err := c.load(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if pauses != c.want {
+			t.Errorf("%s: %d pauses, want %d", c.name, pauses, c.want)
+		}
 	}
 }

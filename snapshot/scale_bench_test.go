@@ -19,8 +19,8 @@ import (
 // BenchmarkScalePipeline measures the whole pipeline at the demo scale of
 // the environment variable PREGAO_SCALE (skipped when unset): generate
 // and write the bundle (demo.Generate + bundle.Write), build the snapshot
-// (BuildFromBundle), load it (Load: read, verify, engine.Build, what
-// pregao serve does) and the memory the
+// (BuildFromBundle), load it (Load with PauseGC: read, verify,
+// engine.Build, what pregao serve does) and the memory the
 // loaded dataset keeps. It runs once whatever -benchtime says; reproduce
 // with
 //
@@ -71,7 +71,7 @@ func BenchmarkScalePipeline(b *testing.B) {
 		debug.FreeOSMemory()
 
 		t0 = time.Now()
-		ds, _, err := Load(snap)
+		ds, _, err := Load(snap, LoadOptions{PauseGC: true})
 		if err != nil {
 			b.Fatal(err)
 		}

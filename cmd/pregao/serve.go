@@ -121,7 +121,7 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 func (m *Main) loadSnapshot() error {
 	start := time.Now()
 	sig := sigOf(m.cfg.Snapshot)
-	ds, hdr, err := snapshot.Load(m.cfg.Snapshot)
+	ds, hdr, err := snapshot.Load(m.cfg.Snapshot, snapshot.LoadOptions{PauseGC: true})
 	if err != nil {
 		return fmt.Errorf("serve: snapshot %s: %w", m.cfg.Snapshot, err)
 	}
