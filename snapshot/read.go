@@ -114,9 +114,10 @@ type LoadOptions struct {
 	// to off and, unless the process runs under a memory limit, a limit
 	// sized from the snapshot, so every goroutine of the process runs
 	// without collection until the load ends. Snapshots under 16 MiB are
-	// loaded without a pause. A server that loads its dataset while
-	// nothing else allocates much sets it: at demo scale 1 it made a
-	// cold load about twice as fast.
+	// loaded without a pause. It suits a process that loads a large
+	// dataset while little else allocates, as pregao serve does: the
+	// collector's cycles during the load's heap growth are saved (see
+	// gcpause.go).
 	PauseGC bool
 }
 
