@@ -66,9 +66,10 @@ type assembler struct {
 	tickerCo    map[string]string // FCA: ticker -> company
 	fcaSecs     map[string]engine.Security
 	fcaLists    []cvm.Listing
-	fcaGeneral  []cvm.GeneralRow  // FCA geral: website, description, founding date
-	fcaAddr     []cvm.AddressRow  // FCA endereco: head-office addresses
-	isinFund    map[string]string // ISIN -> fund company
+	fcaGeneral  []cvm.GeneralRow    // FCA geral: website, description, founding date
+	fcaAddr     []cvm.AddressRow    // FCA endereco: head-office addresses
+	isinFund    map[string]string   // ISIN -> fund company
+	isinTied    map[string][]string // ISIN -> funds claiming it alike (isinOwners)
 	details     []*b3.Details
 	etfSyms     map[string]bool
 	fiiCodes    map[string]bool

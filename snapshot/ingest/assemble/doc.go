@@ -20,7 +20,9 @@
 //  1. The CVM FCA ticker map (valor_mobiliario: the company itself files
 //     Codigo_Negociacao under its CNPJ).
 //  2. Fund quotas (CI) by ISIN (an exact identifier) to the funds of the
-//     CVM FII monthly reports.
+//     CVM FII monthly reports, as of each fund's latest report. An ISIN
+//     several funds report goes to the one whose latest report is the
+//     most recent; if those are of the same month, to none (isinOwners).
 //  3. B3's company details (GetDetailsCompany: B3 names the CNPJ of an
 //     issuer and its tickers), by ticker, then by its 4-character root.
 //  4. Shares and units only: the COTAHIST short name (NOMRES, 12

@@ -35,9 +35,13 @@ func (a *assembler) readFII(_ context.Context, prog Progress) error {
 	for _, c := range m.Funds {
 		a.addCompany(c)
 	}
-	for id, isin := range m.ISIN {
-		a.isinFund[isin] = id
+	latest := make(map[string]engine.Date, len(m.Details))
+	for id, f := range m.Details {
+		latest[id] = f.Latest
 	}
+	owners, tied := isinOwners(m.ISIN, latest)
+	maps.Copy(a.isinFund, owners)
+	a.isinTied = tied
 	// Money and rates keep their sign as filed (negative yields, returns,
 	// net and total assets are real); the bundle format takes counts >= 0
 	// only, so a negative share or investor count is imported as missing,
@@ -63,4 +67,42 @@ func (a *assembler) readFII(_ context.Context, prog Progress) error {
 		a.rep.notef("FII: %d complement rows without a general row", m.Orphans)
 	}
 	return nil
+}
+
+// isinOwners maps each ISIN of isins (fund ID -> the ISIN of its latest
+// report) to its fund. When the latest reports of several funds carry the
+// same ISIN, the fund whose latest report (latest, by fund ID) is the most
+// recent gets it; if those tie, the claim is ambiguous: no fund gets it
+// and tied lists the funds, by ID.
+func isinOwners(isins map[string]string, latest map[string]engine.Date) (owners map[string]string, tied map[string][]string) {
+	claims := map[string][]string{}
+	for id, isin := range isins {
+		claims[isin] = append(claims[isin], id)
+	}
+	owners = make(map[string]string, len(claims))
+	for isin, ids := range claims {
+		slices.Sort(ids)
+		best, n := "", 0 // the most recent fund and how many share its date
+		for _, id := range ids {
+			switch {
+			case best == "" || latest[id] > latest[best]:
+				best, n = id, 1
+			case latest[id] == latest[best]:
+				n++
+			}
+		}
+		if n > 1 {
+			if tied == nil {
+				tied = map[string][]string{}
+			}
+			for _, id := range ids {
+				if latest[id] == latest[best] {
+					tied[isin] = append(tied[isin], id)
+				}
+			}
+			continue
+		}
+		owners[isin] = best
+	}
+	return owners, tied
 }

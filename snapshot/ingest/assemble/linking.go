@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"strings"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/cvm"
@@ -82,6 +83,10 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 		ok := func(id string) bool {
 			c := a.companies[id]
 			return c != nil && kindOK(c.Kind, st)
+		}
+		if ids := a.isinTied[q.ISIN]; st == engine.ClassFundUnit && ids != nil {
+			a.rep.notef("%s: ISIN %s is in the latest FII reports of %d funds of the same month (%s): not linked by ISIN",
+				q.Ticker, q.ISIN, len(ids), strings.Join(ids, ", "))
 		}
 		switch {
 		case a.tickerCo[q.Ticker] != "" && ok(a.tickerCo[q.Ticker]):
