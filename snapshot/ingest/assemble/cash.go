@@ -3,6 +3,8 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/b3"
@@ -50,11 +52,11 @@ func (a *assembler) readCash(context.Context, Progress) error {
 		if err != nil {
 			return err
 		}
-		for k, n := range st.NoTicker {
-			a.rep.notef("%s: %d events of %s %s skipped (no quoted ticker)", p, n, sym, k)
+		for _, k := range slices.Sorted(maps.Keys(st.NoTicker)) {
+			a.rep.notef("%s: %d events of %s %s skipped (no quoted ticker)", p, st.NoTicker[k], sym, k)
 		}
-		for k, n := range st.UnknownLabel {
-			a.rep.notef("%s: %d events labelled %q skipped", p, n, k)
+		for _, k := range slices.Sorted(maps.Keys(st.UnknownLabel)) {
+			a.rep.notef("%s: %d events labelled %q skipped", p, st.UnknownLabel[k], k)
 		}
 		for _, c := range cas {
 			if !seen[c.ID] {
