@@ -46,7 +46,7 @@ func DefaultConfig() Config { return Config{AsOf: engine.NoDate} }
 // Progress shows one progress line, without a line end: the file being
 // read, its lines or rows, their rate per second, the MB of text read and
 // the heap in use ("CVM DFP dfp_cia_aberta_2023.zip:...: 65536 rows
-// (...)"). Run calls it from its own goroutine, every
+// (...)"). Run calls it on the goroutine that called Run, every
 // cotahist.ProgressEvery COTAHIST lines and every cvm.DefaultProgressEvery
 // CVM rows (FII reports included), so a slow Progress slows the import
 // little. nil: no progress.
@@ -86,7 +86,8 @@ func newAssembler(cfg Config) *assembler {
 // Run reads every input of cfg and joins them into a Universe (without
 // derived ratios), following the rules of the package doc. It checks ctx
 // between files and steps and returns its error once it is done. The
-// Universe and Report are the caller's.
+// Universe and Report are the caller's. Runs share no state: several may
+// run at once.
 func Run(ctx context.Context, cfg Config, progress Progress) (*engine.Universe, *Report, error) {
 	a := newAssembler(cfg)
 	steps := []func(context.Context, Progress) error{

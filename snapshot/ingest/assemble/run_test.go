@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
@@ -265,5 +266,37 @@ func TestRunErrors(t *testing.T) {
 	cfg.Cotahist = []string{day}
 	if _, _, err := Run(ctx, cfg, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestRunConcurrent runs two imports at once (under -race, a check that
+// they share no state) and expects the same securities from both.
+func TestRunConcurrent(t *testing.T) {
+	dir := realDir(t)
+	cfg := DefaultConfig()
+	cfg.Cotahist = []string{filepath.Join(dir, cotahistDay)}
+	cfg.Index = []string{filepath.Join(dir, "b3-indexes/pedrosampaiomatias__Project-Ibovespa/IBOVDia_26-03-21.csv.zst")}
+	var us [2]*engine.Universe
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range us {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			us[i], _, errs[i] = Run(context.Background(), cfg, func(string) {})
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		t.Fatal(err)
+	}
+	a, b := us[0].Securities, us[1].Securities
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d and %d securities", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Ticker != b[i].Ticker || a[i].CompanyID != b[i].CompanyID || a[i].LiquidityRank != b[i].LiquidityRank {
+			t.Errorf("%+v != %+v", a[i], b[i])
+		}
 	}
 }
