@@ -29,6 +29,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	from := fs.String("from", "", "source bundle directory (required)")
 	out := fs.String("out", "", "snapshot file to write (required)")
 	level := fs.Int("level", snapshot.DefaultLevel, "zstd level, 1 (fastest) to 22 (smallest)")
+	noManifest := fs.Bool("no-manifest", false, "accept a bundle without manifest.json (written by hand; generate and import always write one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	done := make(chan result, 1)
 	go func() {
-		h, err := snapshot.BuildFromBundle(*from, *out, snapshot.WriteOptions{Level: *level})
+		h, err := snapshot.BuildFromBundle(*from, *out, snapshot.WriteOptions{Level: *level, RequireManifest: !*noManifest})
 		done <- result{h, err}
 	}()
 	var h snapshot.Header

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,4 +119,46 @@ func TestBuildInspectUsage(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.snap")
 	os.WriteFile(bad, []byte("PREGAOSN\x09\x00"), 0o644)
 	f([]string{"inspect", bad}, "newer than the supported")
+}
+
+// TestBuildRequiresManifest: a bundle without manifest.json (an import or
+// generate that was stopped, or one written by hand) is refused unless
+// --no-manifest says it was written by hand.
+func TestBuildRequiresManifest(t *testing.T) {
+	dir := tinyBundle(t)
+	if err := os.Remove(filepath.Join(dir, bundle.FileManifest)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "x.snap")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"build", "--from", dir, "--out", out}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no manifest.json") {
+		t.Fatalf("err = %v, want the missing manifest named", err)
+	}
+	if _, serr := os.Stat(out); !os.IsNotExist(serr) {
+		t.Errorf("a bundle without manifest produced %s", out)
+	}
+	if err := run(context.Background(), []string{"build", "--no-manifest", "--from", dir, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("--no-manifest: %v", err)
+	}
+}
+
+// TestBuildRemovesStaleTemp: the temporary file of a build killed midway
+// (.NAME.tmp-PID-*, PID no longer running) is removed by the next build.
+func TestBuildRemovesStaleTemp(t *testing.T) {
+	dir := tinyBundle(t)
+	out := filepath.Join(t.TempDir(), "x.snap")
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip(err)
+	}
+	stale := filepath.Join(filepath.Dir(out), ".x.snap.tmp-"+strconv.Itoa(cmd.Process.Pid)+"-99")
+	os.WriteFile(stale, []byte("partial"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"build", "--from", dir, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file survives: %v", err)
+	}
 }
