@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,4 +162,55 @@ func TestBuildRemovesStaleTemp(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("stale temporary file survives: %v", err)
 	}
+}
+
+// TestVerify: a section-level corruption passes inspect (it reads only the
+// header) and fails verify and inspect --verify; flags may follow the file.
+func TestVerify(t *testing.T) {
+	dir := tinyBundle(t)
+	out := filepath.Join(t.TempDir(), "x.snap")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"build", "--from", dir, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"verify", out}, {"inspect", out, "--verify"}, {"verify", out, "--json"}, {"inspect", out, "--json"}} {
+		stdout.Reset()
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Errorf("%v on a good file: %v", args, err)
+		}
+		if args[len(args)-1] == "--json" && !json.Valid(stdout.Bytes()) {
+			t.Errorf("%v: not JSON: %s", args, stdout.String())
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-10] ^= 0xff // inside the last section
+	os.WriteFile(out, b, 0o644)
+	if err := run(context.Background(), []string{"inspect", out}, &stdout, &stderr); err != nil {
+		t.Errorf("inspect reads only the header, yet failed: %v", err)
+	}
+	for _, args := range [][]string{{"verify", out}, {"inspect", "--verify", out}} {
+		if err := run(context.Background(), args, &stdout, &stderr); err == nil {
+			t.Errorf("%v accepted a corrupt section", args)
+		}
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	f := func(args []string, want string, wantJSON bool) {
+		t.Helper()
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		j := fs.Bool("json", false, "")
+		pos, err := parseInterspersed(fs, args)
+		if err != nil || strings.Join(pos, ",") != want || *j != wantJSON {
+			t.Errorf("%v: %v %v json=%v; want %q json=%v", args, pos, err, *j, want, wantJSON)
+		}
+	}
+	f([]string{"a"}, "a", false)
+	f([]string{"a", "--json"}, "a", true)
+	f([]string{"--json", "a", "b"}, "a,b", true)
+	f([]string{"a", "--", "--json"}, "a,--json", false)
+	f(nil, "", false)
 }
