@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"text/tabwriter"
 	"time"
@@ -30,26 +31,36 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() > 0 {
 		return fmt.Errorf("keys %s: unexpected argument %q", sub, fs.Arg(0))
 	}
-	f, err := httpapi.ReadKeysFile(*file)
-	if err != nil {
-		return fmt.Errorf("keys: %w", err)
-	}
 	switch sub {
 	case "add":
 		if *name == "" {
 			return errors.New("keys add: --name is required")
 		}
-		key, err := f.AddKey(*name, *plan, time.Now())
+		// The key is added under the keys file's lock: concurrent adds and
+		// removes are serialized and none is lost.
+		var key string
+		err := httpapi.UpdateKeysFile(*file, func(f *httpapi.KeysFile) (err error) {
+			key, err = f.AddKey(*name, *plan, time.Now())
+			return err
+		})
 		if err != nil {
-			return fmt.Errorf("keys add: %w", err)
-		}
-		if err := httpapi.WriteKeysFile(*file, f); err != nil {
 			return fmt.Errorf("keys add: %w", err)
 		}
 		fmt.Fprintln(stdout, key)
 		fmt.Fprintf(stderr, "key %q (plan %s) added to %s; it is shown only now: store it safely\n", *name, *plan, *file)
 		return nil
 	case "list":
+		if _, err := os.Stat(*file); err != nil {
+			return fmt.Errorf("keys list: %w (create a key with: pregao keys add --file %s --name NAME --plan delayed)", err, *file)
+		}
+		f, err := httpapi.ReadKeysFile(*file)
+		if err != nil {
+			return fmt.Errorf("keys: %w", err)
+		}
+		if len(f.Keys) == 0 {
+			fmt.Fprintf(stderr, "%s holds no key\n", *file)
+			return nil
+		}
 		sort.Slice(f.Keys, func(i, j int) bool { return f.Keys[i].Name < f.Keys[j].Name })
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tPLAN\tCREATED\tSHA256")
@@ -61,10 +72,12 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if *name == "" {
 			return errors.New("keys remove: --name is required")
 		}
-		if err := f.RemoveKey(*name); err != nil {
+		err := httpapi.UpdateKeysFile(*file, func(f *httpapi.KeysFile) error { return f.RemoveKey(*name) })
+		if err != nil {
 			return fmt.Errorf("keys remove: %w", err)
 		}
-		return httpapi.WriteKeysFile(*file, f)
+		fmt.Fprintf(stderr, "key %q removed from %s\n", *name, *file)
+		return nil
 	}
 	return fmt.Errorf("keys: unknown subcommand %q (want add, list or remove)", sub)
 }

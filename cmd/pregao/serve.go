@@ -143,13 +143,13 @@ func (m *Main) Reload() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error
-	if keys, err := httpapi.LoadKeys(m.cfg.Keys); err != nil {
-		m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "err", err.Error())
+	if n, err := m.API.ReloadKeys(m.cfg.Keys); err != nil {
+		m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "keys", n, "err", err.Error())
 		errs = append(errs, fmt.Errorf("keys: %w", err))
 	} else {
-		m.API.SetKeys(keys)
-		m.keysSig = sigOf(m.cfg.Keys)
+		m.log.Info("keys reloaded", "file", m.cfg.Keys, "keys", n)
 	}
+	m.keysSig = sigOf(m.cfg.Keys) // do not retry the same bad file
 	if err := m.loadSnapshot(); err != nil {
 		m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
 		m.API.RecordReload(false)
