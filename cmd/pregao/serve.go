@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -65,18 +66,36 @@ type Main struct {
 	keysSig fileSig
 }
 
-// fileSig detects a changed file.
+// fileSig detects a changed file: its size, modification time, inode and
+// a checksum of its first 64 KiB (a snapshot's header, which names its
+// sections' checksums, or a whole keys file). A file replaced with its
+// size and time kept (cp -p, rsync -t) still changes the signature.
 type fileSig struct {
-	size int64
-	mod  time.Time
+	size     int64
+	mod      time.Time
+	dev, ino uint64
+	head     [sha256.Size]byte
 }
 
+// sigHead is how much of a file's start fileSig checksums.
+const sigHead = 64 << 10
+
 func sigOf(path string) fileSig {
-	st, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fileSig{}
 	}
-	return fileSig{st.Size(), st.ModTime()}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fileSig{}
+	}
+	sig := fileSig{size: st.Size(), mod: st.ModTime()}
+	sig.dev, sig.ino = fileID(st)
+	h := sha256.New()
+	io.Copy(h, io.LimitReader(f, sigHead))
+	h.Sum(sig.head[:0])
+	return sig
 }
 
 // NewMain loads the keys and the snapshot and builds the API. It does not
@@ -136,27 +155,33 @@ func (m *Main) loadSnapshot() error {
 	return nil
 }
 
-// Reload reloads the keys file and the snapshot. A snapshot or keys file
-// that fails to load is refused: the previous one keeps serving and the
-// error is returned.
+// Reload reloads what changed since it was last loaded (see fileSig): the
+// keys file, the snapshot, or both; a keys change alone does not reload
+// the snapshot. A snapshot or keys file that fails to load is refused: the
+// previous one keeps serving, the same file is not retried, and the error
+// is returned.
 func (m *Main) Reload() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error
-	if n, err := m.API.ReloadKeys(m.cfg.Keys); err != nil {
-		m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "keys", n, "err", err.Error())
-		errs = append(errs, fmt.Errorf("keys: %w", err))
-	} else {
-		m.log.Info("keys reloaded", "file", m.cfg.Keys, "keys", n)
+	if sig := sigOf(m.cfg.Keys); sig != m.keysSig {
+		if n, err := m.API.ReloadKeys(m.cfg.Keys); err != nil {
+			m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "keys", n, "err", err.Error())
+			errs = append(errs, fmt.Errorf("keys: %w", err))
+		} else {
+			m.log.Info("keys reloaded", "file", m.cfg.Keys, "keys", n)
+		}
+		m.keysSig = sig
 	}
-	m.keysSig = sigOf(m.cfg.Keys) // do not retry the same bad file
-	if err := m.loadSnapshot(); err != nil {
-		m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
-		m.API.RecordReload(false)
-		m.snapSig = sigOf(m.cfg.Snapshot) // do not retry the same bad file
-		errs = append(errs, err)
-	} else {
-		m.API.RecordReload(true)
+	if sigOf(m.cfg.Snapshot) != m.snapSig {
+		if err := m.loadSnapshot(); err != nil {
+			m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
+			m.API.RecordReload(false)
+			m.snapSig = sigOf(m.cfg.Snapshot)
+			errs = append(errs, err)
+		} else {
+			m.API.RecordReload(true)
+		}
 	}
 	return errors.Join(errs...)
 }
