@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,10 +12,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"sort"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -67,18 +66,36 @@ type Main struct {
 	keysSig fileSig
 }
 
-// fileSig detects a changed file.
+// fileSig detects a changed file: its size, modification time, inode and
+// a checksum of its first 64 KiB (a snapshot's header, which names its
+// sections' checksums, or a whole keys file). A file replaced with its
+// size and time kept (cp -p, rsync -t) still changes the signature.
 type fileSig struct {
-	size int64
-	mod  time.Time
+	size     int64
+	mod      time.Time
+	dev, ino uint64
+	head     [sha256.Size]byte
 }
 
+// sigHead is how much of a file's start fileSig checksums.
+const sigHead = 64 << 10
+
 func sigOf(path string) fileSig {
-	st, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fileSig{}
 	}
-	return fileSig{st.Size(), st.ModTime()}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fileSig{}
+	}
+	sig := fileSig{size: st.Size(), mod: st.ModTime()}
+	sig.dev, sig.ino = fileID(st)
+	h := sha256.New()
+	io.Copy(h, io.LimitReader(f, sigHead))
+	h.Sum(sig.head[:0])
+	return sig
 }
 
 // NewMain loads the keys and the snapshot and builds the API. It does not
@@ -138,27 +155,33 @@ func (m *Main) loadSnapshot() error {
 	return nil
 }
 
-// Reload reloads the keys file and the snapshot. A snapshot or keys file
-// that fails to load is refused: the previous one keeps serving and the
-// error is returned.
+// Reload reloads what changed since it was last loaded (see fileSig): the
+// keys file, the snapshot, or both; a keys change alone does not reload
+// the snapshot. A snapshot or keys file that fails to load is refused: the
+// previous one keeps serving, the same file is not retried, and the error
+// is returned.
 func (m *Main) Reload() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error
-	if keys, err := httpapi.LoadKeys(m.cfg.Keys); err != nil {
-		m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "err", err.Error())
-		errs = append(errs, fmt.Errorf("keys: %w", err))
-	} else {
-		m.API.SetKeys(keys)
-		m.keysSig = sigOf(m.cfg.Keys)
+	if sig := sigOf(m.cfg.Keys); sig != m.keysSig {
+		if n, err := m.API.ReloadKeys(m.cfg.Keys); err != nil {
+			m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "keys", n, "err", err.Error())
+			errs = append(errs, fmt.Errorf("keys: %w", err))
+		} else {
+			m.log.Info("keys reloaded", "file", m.cfg.Keys, "keys", n)
+		}
+		m.keysSig = sig
 	}
-	if err := m.loadSnapshot(); err != nil {
-		m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
-		m.API.RecordReload(false)
-		m.snapSig = sigOf(m.cfg.Snapshot) // do not retry the same bad file
-		errs = append(errs, err)
-	} else {
-		m.API.RecordReload(true)
+	if sigOf(m.cfg.Snapshot) != m.snapSig {
+		if err := m.loadSnapshot(); err != nil {
+			m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
+			m.API.RecordReload(false)
+			m.snapSig = sigOf(m.cfg.Snapshot)
+			errs = append(errs, err)
+		} else {
+			m.API.RecordReload(true)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -268,60 +291,4 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "pregao: serving %s on http://%s%s (clock %s)\n", cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
 	return m.Run(ctx)
-}
-
-// runKeys manages the keys file: pregao keys add|list|remove --file FILE.
-func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("keys: want a subcommand: add, list or remove")
-	}
-	sub := args[0]
-	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	file := fs.String("file", "keys.json", "keys file (holds only SHA-256 digests of the keys)")
-	name := fs.String("name", "", "key name")
-	plan := fs.String("plan", httpapi.PlanDelayed, "plan: delayed (15-minute delayed quotes, every option) or eod (previous session only)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("keys %s: unexpected argument %q", sub, fs.Arg(0))
-	}
-	f, err := httpapi.ReadKeysFile(*file)
-	if err != nil {
-		return fmt.Errorf("keys: %w", err)
-	}
-	switch sub {
-	case "add":
-		if *name == "" {
-			return errors.New("keys add: --name is required")
-		}
-		key, err := f.AddKey(*name, *plan, time.Now())
-		if err != nil {
-			return fmt.Errorf("keys add: %w", err)
-		}
-		if err := httpapi.WriteKeysFile(*file, f); err != nil {
-			return fmt.Errorf("keys add: %w", err)
-		}
-		fmt.Fprintln(stdout, key)
-		fmt.Fprintf(stderr, "key %q (plan %s) added to %s; it is shown only now: store it safely\n", *name, *plan, *file)
-		return nil
-	case "list":
-		sort.Slice(f.Keys, func(i, j int) bool { return f.Keys[i].Name < f.Keys[j].Name })
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tPLAN\tCREATED\tSHA256")
-		for _, e := range f.Keys {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s…\n", e.Name, e.Plan, e.CreatedAt.Format(time.RFC3339), e.SHA256[:12])
-		}
-		return tw.Flush()
-	case "remove":
-		if *name == "" {
-			return errors.New("keys remove: --name is required")
-		}
-		if err := f.RemoveKey(*name); err != nil {
-			return fmt.Errorf("keys remove: %w", err)
-		}
-		return httpapi.WriteKeysFile(*file, f)
-	}
-	return fmt.Errorf("keys: unknown subcommand %q (want add, list or remove)", sub)
 }
