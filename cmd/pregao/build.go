@@ -110,7 +110,7 @@ func inspect(ctx context.Context, name string, args []string, verify bool, stdou
 	var h snapshot.Header
 	if verify {
 		start := time.Now()
-		_, h, err = snapshot.Load(pos[0])
+		_, h, err = snapshot.Load(pos[0], snapshot.LoadOptions{PauseGC: true})
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", name, pos[0], err)
 		}
