@@ -58,15 +58,17 @@ func (c SnapshotClock) Now() time.Time {
 
 // API is the HTTP handler of the service. It is safe for concurrent use.
 type API struct {
-	cfg    Config
-	store  *engine.Store
-	keys   atomic.Pointer[Keys]
-	clock  Clock
-	log    *slog.Logger
-	m      *metrics
-	router *httprouter.Router
-	calls  sync.Pool // *call
-	dsinfo atomic.Pointer[dsInfo]
+	cfg   Config
+	store *engine.Store
+	keys  atomic.Pointer[Keys]
+
+	draining atomic.Bool // /readyz answers 503 (shutting down)
+	clock    Clock
+	log      *slog.Logger
+	m        *metrics
+	router   *httprouter.Router
+	calls    sync.Pool // *call
+	dsinfo   atomic.Pointer[dsInfo]
 }
 
 // handler is a thin handler: it appends its JSON answer to dst, or returns
@@ -133,6 +135,12 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	return a
 }
 
+// SetDraining makes /readyz answer 503 ("shutting down") while the API
+// keeps answering, each answer closing its connection, so that load
+// balancers and clients move away before the server stops. Safe for
+// concurrent use.
+func (a *API) SetDraining(on bool) { a.draining.Store(on) }
+
 // SetKeys replaces the keys (e.g. after the keys file changed).
 func (a *API) SetKeys(k *Keys) {
 	a.keys.Store(k)
@@ -168,12 +176,20 @@ func (a *API) RecordReload(ok bool) {
 }
 
 // ServeHTTP serves one request.
-func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.router.ServeHTTP(w, r) }
+// While draining (SetDraining), every answer carries "Connection: close",
+// so clients leave their keep-alive connections before the server stops.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.draining.Load() {
+		w.Header()["Connection"] = connClose
+	}
+	a.router.ServeHTTP(w, r)
+}
 
 var (
 	ctJSON    = []string{"application/json"}
 	noSniff   = []string{"nosniff"}
 	bearerHdr = []string{`Bearer realm="pregao"`}
+	connClose = []string{"close"}
 )
 
 // routeOpts are the options of one route.

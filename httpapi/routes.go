@@ -126,8 +126,12 @@ func (a *API) healthz(c *call, dst []byte, r *http.Request, _ httprouter.Params)
 	return append(dst, `{"status":"ok"}`...), nil
 }
 
-// readyz answers 200 once a verified snapshot is published, 503 before.
+// readyz answers 200 once a verified snapshot is published, 503 before and
+// once the server is draining (SetDraining).
 func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	if a.draining.Load() {
+		return nil, errorf(http.StatusServiceUnavailable, "not ready: shutting down")
+	}
 	ds := a.store.Current()
 	if ds == nil {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: no snapshot loaded yet")

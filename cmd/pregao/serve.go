@@ -34,8 +34,16 @@ type ServeConfig struct {
 	Watch        time.Duration // poll the snapshot and keys files for changes; 0 = only on SIGHUP
 	MaxBodyBytes int64         // request body cap, default 1 MiB
 	LogFormat    string        // "text" (default) or "json"
+	// Drain is how long, on SIGTERM or interrupt, /readyz answers 503 and
+	// answers close their connections while the API keeps serving, before
+	// the graceful shutdown: set it to what your load balancer needs to
+	// notice (e.g. probe period × failure threshold). Default 0.
+	Drain time.Duration
 
-	// Server timeouts.
+	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
+	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an
+	// answer being written is never cut by the shutdown before its own
+	// write timeout.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout, ShutdownTimeout time.Duration
 }
 
@@ -44,7 +52,7 @@ func DefaultServeConfig() ServeConfig {
 	return ServeConfig{
 		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, LogFormat: "text",
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
-		IdleTimeout: 120 * time.Second, ShutdownTimeout: 15 * time.Second,
+		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second,
 	}
 }
 
@@ -64,6 +72,34 @@ type Main struct {
 	mu      sync.Mutex // serializes reloads
 	snapSig fileSig
 	keysSig fileSig
+
+	conns connCounter // connections by state, for the shutdown log
+}
+
+// connCounter counts the server's connections that are serving a request
+// (http.StateActive), from the http.Server's ConnState hook.
+type connCounter struct {
+	mu     sync.Mutex
+	active map[net.Conn]bool
+}
+
+func (c *connCounter) track(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active == nil {
+		c.active = map[net.Conn]bool{}
+	}
+	if st == http.StateActive {
+		c.active[conn] = true
+	} else {
+		delete(c.active, conn)
+	}
+}
+
+func (c *connCounter) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.active)
 }
 
 // fileSig detects a changed file: its size, modification time, inode and
@@ -207,6 +243,7 @@ func (m *Main) Open() error {
 		WriteTimeout:      m.cfg.WriteTimeout,
 		IdleTimeout:       m.cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         m.conns.track,
 		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
 	}
 	return nil
@@ -247,19 +284,41 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 }
 
-// Close shuts the server down gracefully, waiting for requests in flight
-// up to ShutdownTimeout.
+// Close shuts the server down: /readyz turns 503 first and, for Drain,
+// the API keeps answering (each answer closing its connection) so that
+// load balancers notice; then a graceful shutdown waits for the requests
+// in flight up to ShutdownTimeout. Connections still serving a request
+// then are cut, logged and returned as an error.
 func (m *Main) Close() error {
 	if m.srv == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.ShutdownTimeout)
+	m.API.SetDraining(true)
+	if m.cfg.Drain > 0 {
+		m.log.Info("draining: /readyz answers 503, answers close their connections", "drain", m.cfg.Drain.String())
+		time.Sleep(m.cfg.Drain)
+	}
+	timeout := m.shutdownTimeout()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	m.log.Info("shutting down")
-	if err := m.srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	m.log.Info("shutting down", "timeout", timeout.String(), "active_connections", m.conns.count())
+	err := m.srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		cut := m.conns.count()
+		m.srv.Close()
+		m.log.Warn("shutdown timed out: connections cut", "connections_cut", cut)
+		return fmt.Errorf("serve: shutdown timed out after %s: %d connections cut", timeout, cut)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	m.log.Info("stopped", "connections_cut", 0)
 	return nil
+}
+
+// shutdownTimeout is ShutdownTimeout, at least WriteTimeout + 5s.
+func (m *Main) shutdownTimeout() time.Duration {
+	return max(m.cfg.ShutdownTimeout, m.cfg.WriteTimeout+5*time.Second)
 }
 
 // runServe serves the API: pregao serve --snapshot FILE --keys FILE
@@ -276,6 +335,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&cfg.Watch, "watch", 0, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
 	fs.StringVar(&cfg.LogFormat, "log", cfg.LogFormat, "log format: text or json")
+	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the 30s write timeout + 5s)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
