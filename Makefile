@@ -12,11 +12,18 @@ KEYS     := $(CACHE)/keys.json
 DEMO_KEY := $(CACHE)/demo.key
 REAL_DIR := $(CACHE)/real
 FUZZTIME ?= 20s
+# The version `pregao version` reports: the nearest tag, commits since, the
+# commit and -dirty for uncommitted changes. Empty outside a git checkout:
+# the binary then reports its module version or "devel".
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
 .PHONY: build demo run run-real test bench fuzz lint tidy clean
 
 build:
-	$(GO) build -o $(BIN) ./cmd/pregao
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
+	@echo "$(BIN): $$($(BIN) version -short)"
 
 # Generate and build the demo snapshot once (cached in .cache/, git-ignored).
 # A cached snapshot this binary cannot read (an older snapshot format) is

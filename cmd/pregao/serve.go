@@ -92,6 +92,9 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		h = slog.NewJSONHandler(logw, nil)
 	}
 	m := &Main{cfg: cfg, log: slog.New(h), Store: &engine.Store{}, Registry: prometheus.NewRegistry()}
+	build := currentBuild()
+	registerBuildInfo(m.Registry, build)
+	m.log.Info("pregao starting", "version", build.Version, "revision", build.Revision, "go", build.GoVersion)
 	keys, err := httpapi.LoadKeys(cfg.Keys)
 	if err != nil {
 		return nil, fmt.Errorf("serve: keys: %w", err)
@@ -109,7 +112,7 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	default:
 		return nil, fmt.Errorf("serve: --clock %q: want snapshot or wall", cfg.Clock)
 	}
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes}, m.Store, keys, clock, m.Registry, m.log)
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version}, m.Store, keys, clock, m.Registry, m.log)
 	if err := m.loadSnapshot(); err != nil {
 		return nil, err
 	}
@@ -266,7 +269,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := m.Open(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "pregao: serving %s on http://%s%s (clock %s)\n", cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
+	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
 	return m.Run(ctx)
 }
 
