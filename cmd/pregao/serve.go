@@ -85,7 +85,7 @@ func sigOf(path string) fileSig {
 // listen yet (see Open).
 func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.Snapshot == "" || cfg.Keys == "" {
-		return nil, errors.New("serve: --snapshot and --keys are required (create a key with: pregao keys add --file FILE --name NAME --plan delayed)")
+		return nil, errors.New("serve: --snapshot and --keys (or PREGAO_SNAPSHOT and PREGAO_KEYS) are required (create a key with: pregao keys add --file FILE --name NAME --plan delayed)")
 	}
 	var h slog.Handler = slog.NewTextHandler(logw, nil)
 	if cfg.LogFormat == "json" {
@@ -244,23 +244,11 @@ func (m *Main) Close() error {
 
 // runServe serves the API: pregao serve --snapshot FILE --keys FILE
 // [--addr 127.0.0.1:8080] [--clock snapshot|wall] [--prefix /v2] [--watch 0].
+// Every flag can also come from its environment variable (PREGAO_ADDR...).
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := DefaultServeConfig()
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.Snapshot, "snapshot", "", "snapshot file to serve (required)")
-	fs.StringVar(&cfg.Keys, "keys", "", "API keys file (required; see pregao keys)")
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
-	fs.StringVar(&cfg.Clock, "clock", cfg.Clock, `"now" of plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall`)
-	fs.StringVar(&cfg.Prefix, "prefix", cfg.Prefix, "path prefix of the API routes")
-	fs.DurationVar(&cfg.Watch, "watch", 0, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
-	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
-	fs.StringVar(&cfg.LogFormat, "log", cfg.LogFormat, "log format: text or json")
-	if err := fs.Parse(args); err != nil {
+	cfg, err := parseServe(args, os.LookupEnv, stderr)
+	if err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
 	m, err := NewMain(cfg, stderr)
 	if err != nil {
@@ -271,6 +259,41 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
 	return m.Run(ctx)
+}
+
+// serveFlags returns serve's flags, bound to the fields of cfg; their
+// defaults are cfg's values.
+func serveFlags(cfg *ServeConfig) *flag.FlagSet {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&cfg.Snapshot, "snapshot", cfg.Snapshot, "snapshot file to serve (required)")
+	fs.StringVar(&cfg.Keys, "keys", cfg.Keys, "API keys file (required; see pregao keys)")
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
+	fs.Var(newEnum(&cfg.Clock, "snapshot", "wall"), "clock", "`source` of \"now\" for plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall")
+	fs.StringVar(&cfg.Prefix, "prefix", cfg.Prefix, "path prefix of the API routes")
+	fs.DurationVar(&cfg.Watch, "watch", cfg.Watch, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
+	fs.Var(newEnum(&cfg.LogFormat, "text", "json"), "log", "`format` of the logs: text or json")
+	return fs
+}
+
+// parseServe returns DefaultServeConfig with serve's flags applied: first
+// from the environment (lookupEnv, e.g. os.LookupEnv; see envName), then
+// from args, so that a flag on the command line wins.
+func parseServe(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (ServeConfig, error) {
+	cfg := DefaultServeConfig()
+	fs := serveFlags(&cfg)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { envUsage(fs) }
+	if err := setFromEnv(fs, lookupEnv); err != nil {
+		return cfg, fmt.Errorf("serve: %w", err)
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	return cfg, nil
 }
 
 // runKeys manages the keys file: pregao keys add|list|remove --file FILE.
