@@ -19,11 +19,34 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test bench fuzz lint tidy clean
+.PHONY: build demo run run-real test bench fuzz lint tidy clean dist docker docker-demo
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
 	@echo "$(BIN): $$($(BIN) version -short)"
+
+# Static release binaries (no cgo, paths trimmed, symbols stripped, version
+# stamped) for each of DIST_PLATFORMS, and their SHA-256 sums, in dist/
+# (git-ignored). Check a download with: cd dist && sha256sum -c SHA256SUMS.
+DIST_PLATFORMS ?= linux/amd64 linux/arm64
+DIST_VERSION   := $(or $(VERSION),devel)
+SHA256SUM      := $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo shasum -a 256)
+dist:
+	@rm -rf dist; mkdir -p dist
+	@for p in $(DIST_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; out=dist/pregao-$(DIST_VERSION)-$$os-$$arch; \
+		echo "$$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $$out ./cmd/pregao || exit 1; \
+	done
+	cd dist && $(SHA256SUM) pregao-* > SHA256SUMS
+	@cat dist/SHA256SUMS
+
+# Container images (needs a Docker engine): the server, and the server with
+# the demo snapshot and a demo key.
+docker:
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t pregao:$(DIST_VERSION) .
+docker-demo:
+	docker build --target demo --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg SEED=$(SEED) --build-arg SCALE=$(SCALE) -t pregao:demo .
 
 # Generate and build the demo snapshot once (cached in .cache/, git-ignored).
 # A cached snapshot this binary cannot read (an older snapshot format) is
@@ -90,4 +113,4 @@ tidy:
 	git diff --exit-code go.mod go.sum
 
 clean:
-	rm -rf bin $(CACHE)
+	rm -rf bin dist $(CACHE)
