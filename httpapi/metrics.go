@@ -98,6 +98,10 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 		}, []string{"result"}),
 		routes: map[string]*routeMetrics{},
 	}
+	// Both results exist from the start, so that increase() sees the
+	// first failure after a restart (a series born at 1 shows no increase).
+	m.reloads.WithLabelValues("ok")
+	m.reloads.WithLabelValues("error")
 	age := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "pregao_snapshot_age_seconds",
 		Help: "Seconds between now (wall clock) and the served snapshot's as_of; 0 without a snapshot.",
