@@ -135,11 +135,15 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 		gatherer = g
 	}
 	a.router = a.routes(gatherer)
+	a.m.keysLoaded.Set(float64(keys.Len()))
 	return a
 }
 
 // SetKeys replaces the keys (e.g. after the keys file changed).
-func (a *API) SetKeys(k *Keys) { a.keys.Store(k) }
+func (a *API) SetKeys(k *Keys) {
+	a.keys.Store(k)
+	a.m.keysLoaded.Set(float64(k.Len()))
+}
 
 // RecordLoad records a published snapshot in the metrics.
 func (a *API) RecordLoad(info LoadInfo) { a.m.recordLoad(info) }

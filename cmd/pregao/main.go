@@ -28,6 +28,7 @@ func commands() []command {
 		{"generate", "write the deterministic demo universe as a source bundle", runGenerate},
 		{"build", "validate a source bundle and write a snapshot", runBuild},
 		{"inspect", "print a snapshot's header and entity counts", runInspect},
+		{"verify", "check a whole snapshot as the server's loader does", runVerify},
 		{"keys", "manage API keys (keys add --name N --plan delayed|eod)", runKeys},
 		{"import", "turn official B3/CVM files into a source bundle", runImport},
 		{"fetch", "download official B3/CVM files into a folder", runFetch},

@@ -107,7 +107,7 @@ func TestDeployMetricsExported(t *testing.T) {
 	for _, want := range []string{
 		"pregao_http_requests_total", "pregao_http_request_duration_seconds_bucket",
 		"pregao_http_requests_in_flight", "pregao_snapshot_age_seconds", "pregao_snapshot_reloads_total",
-		"pregao_build_info", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds_count",
+		"pregao_build_info", "pregao_keys_loaded", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds_count",
 	} {
 		if !dash[want] {
 			t.Errorf("the dashboard does not show %s", want)
