@@ -25,6 +25,9 @@ type Config struct {
 	// MaxBodyBytes caps request bodies (default 1 MiB); larger bodies are
 	// answered 413.
 	MaxBodyBytes int64
+	// Version is the server's version, reported by /healthz (default
+	// "unknown").
+	Version string
 }
 
 // DefaultConfig returns the default Config.
@@ -110,6 +113,9 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = def.MaxBodyBytes
+	}
+	if cfg.Version == "" {
+		cfg.Version = "unknown"
 	}
 	if clock == nil {
 		clock = SnapshotClock{Store: store}

@@ -121,9 +121,12 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
-// healthz answers 200 while the process is alive.
+// healthz answers 200 while the process is alive, with the server's
+// version: {"status":"ok","version":"..."}.
 func (a *API) healthz(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	return append(dst, `{"status":"ok"}`...), nil
+	dst = append(dst, `{"status":"ok","version":`...)
+	dst = appendString(dst, a.cfg.Version)
+	return append(dst, '}'), nil
 }
 
 // readyz answers 200 once a verified snapshot is published, 503 before and

@@ -138,13 +138,16 @@ func sigOf(path string) fileSig {
 // listen yet (see Open).
 func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.Snapshot == "" || cfg.Keys == "" {
-		return nil, errors.New("serve: --snapshot and --keys are required (create a key with: pregao keys add --file FILE --name NAME --plan delayed)")
+		return nil, errors.New("serve: --snapshot and --keys (or PREGAO_SNAPSHOT and PREGAO_KEYS) are required (create a key with: pregao keys add --file FILE --name NAME --plan delayed)")
 	}
 	var h slog.Handler = slog.NewTextHandler(logw, nil)
 	if cfg.LogFormat == "json" {
 		h = slog.NewJSONHandler(logw, nil)
 	}
 	m := &Main{cfg: cfg, log: slog.New(h), Store: &engine.Store{}, Registry: prometheus.NewRegistry()}
+	build := currentBuild()
+	registerBuildInfo(m.Registry, build)
+	m.log.Info("pregao starting", "version", build.Version, "revision", build.Revision, "go", build.GoVersion)
 	keys, err := httpapi.LoadKeys(cfg.Keys)
 	if err != nil {
 		return nil, fmt.Errorf("serve: keys: %w", err)
@@ -162,7 +165,7 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	default:
 		return nil, fmt.Errorf("serve: --clock %q: want snapshot or wall", cfg.Clock)
 	}
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes}, m.Store, keys, clock, m.Registry, m.log)
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version}, m.Store, keys, clock, m.Registry, m.log)
 	if err := m.loadSnapshot(); err != nil {
 		return nil, err
 	}
@@ -323,25 +326,11 @@ func (m *Main) shutdownTimeout() time.Duration {
 
 // runServe serves the API: pregao serve --snapshot FILE --keys FILE
 // [--addr 127.0.0.1:8080] [--clock snapshot|wall] [--prefix /v2] [--watch 0].
+// Every flag can also come from its environment variable (PREGAO_ADDR...).
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := DefaultServeConfig()
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.Snapshot, "snapshot", "", "snapshot file to serve (required)")
-	fs.StringVar(&cfg.Keys, "keys", "", "API keys file (required; see pregao keys)")
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
-	fs.StringVar(&cfg.Clock, "clock", cfg.Clock, `"now" of plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall`)
-	fs.StringVar(&cfg.Prefix, "prefix", cfg.Prefix, "path prefix of the API routes")
-	fs.DurationVar(&cfg.Watch, "watch", 0, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
-	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
-	fs.StringVar(&cfg.LogFormat, "log", cfg.LogFormat, "log format: text or json")
-	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
-	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the 30s write timeout + 5s)")
-	if err := fs.Parse(args); err != nil {
+	cfg, err := parseServe(args, os.LookupEnv, stderr)
+	if err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
 	m, err := NewMain(cfg, stderr)
 	if err != nil {
@@ -350,6 +339,43 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := m.Open(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "pregao: serving %s on http://%s%s (clock %s)\n", cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
+	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
 	return m.Run(ctx)
+}
+
+// serveFlags returns serve's flags, bound to the fields of cfg; their
+// defaults are cfg's values.
+func serveFlags(cfg *ServeConfig) *flag.FlagSet {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&cfg.Snapshot, "snapshot", cfg.Snapshot, "snapshot file to serve (required)")
+	fs.StringVar(&cfg.Keys, "keys", cfg.Keys, "API keys file (required; see pregao keys)")
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
+	fs.Var(newEnum(&cfg.Clock, "snapshot", "wall"), "clock", "`source` of \"now\" for plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall")
+	fs.StringVar(&cfg.Prefix, "prefix", cfg.Prefix, "path prefix of the API routes")
+	fs.DurationVar(&cfg.Watch, "watch", cfg.Watch, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
+	fs.Var(newEnum(&cfg.LogFormat, "text", "json"), "log", "`format` of the logs: text or json")
+	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the write timeout + 5s)")
+	return fs
+}
+
+// parseServe returns DefaultServeConfig with serve's flags applied: first
+// from the environment (lookupEnv, e.g. os.LookupEnv; see envName), then
+// from args, so that a flag on the command line wins.
+func parseServe(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (ServeConfig, error) {
+	cfg := DefaultServeConfig()
+	fs := serveFlags(&cfg)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { envUsage(fs) }
+	if err := setFromEnv(fs, lookupEnv); err != nil {
+		return cfg, fmt.Errorf("serve: %w", err)
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	return cfg, nil
 }
