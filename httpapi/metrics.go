@@ -109,6 +109,10 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 		}, []string{"result"}),
 		routes: map[string]*routeMetrics{},
 	}
+	// Both results exist from the start, so that increase() sees the
+	// first failure after a restart (a series born at 1 shows no increase).
+	m.reloads.WithLabelValues("ok")
+	m.reloads.WithLabelValues("error")
 	for _, r := range []string{"ok", "error", "refused"} {
 		m.keysReloads.WithLabelValues(r)
 	}
