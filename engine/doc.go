@@ -3,11 +3,11 @@
 //
 // The source model (model.go, num.go) is a Universe: every entity a bundle
 // carries plus the Derived ratio data. Build turns a Universe into a
-// Dataset once per snapshot: hash indexes (package index) by ticker,
-// symbol, company_id and CVM code, sorted date columns for binary
-// searches; former tickers joined into one continuous history;
-// adjustment factors; latest quotes, variations and per-minute running
-// session aggregates; index rankings; the screener's column-wise table. Nothing of that is recomputed per
+// Dataset once per snapshot: B-tree indexes (package index) by ticker,
+// symbol, company_id, CVM code and dates; former tickers joined into one
+// continuous history; adjustment factors; latest quotes, variations and
+// per-minute running session aggregates; index rankings;
+// the screener's column-wise table. Nothing of that is recomputed per
 // request: queries are lookups, binary searches and scans of precomputed
 // columns. A Store publishes Datasets through an atomic.Pointer: readers
 // never lock, and a request keeps one Dataset for its whole life.

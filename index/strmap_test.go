@@ -2,7 +2,6 @@ package index
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -18,6 +17,12 @@ func mustMap(tb testing.TB, keys ...string) *Map[int] {
 		tb.Fatal(err)
 	}
 	return m
+}
+
+func collect(fn func(func(string, int) bool)) string {
+	var b []string
+	fn(func(k string, v int) bool { b = append(b, fmt.Sprintf("%s=%d", k, v)); return true })
+	return strings.Join(b, ",")
 }
 
 func TestNewMapErrors(t *testing.T) {
@@ -67,6 +72,55 @@ func TestMapEmpty(t *testing.T) {
 		if _, ok := m.Get("x"); ok || m.Len() != 0 {
 			t.Fatal("empty map has keys")
 		}
+		if s := collect(func(f func(string, int) bool) { m.Ascend("", f) }); s != "" {
+			t.Fatal(s)
+		}
+		if s := collect(func(f func(string, int) bool) { m.Descend("z", f) }); s != "" {
+			t.Fatal(s)
+		}
+		if s := collect(m.Scan) + collect(m.Reverse); s != "" {
+			t.Fatal(s)
+		}
+		if _, _, ok := m.Min(); ok {
+			t.Fatal("Min on empty")
+		}
+		if _, _, ok := m.Max(); ok {
+			t.Fatal("Max on empty")
+		}
+	}
+}
+
+func TestMapOrdered(t *testing.T) {
+	m := mustMap(t, "A", "AB", "ABC", "B", "BA", "C")
+	f := func(name, got, want string) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	f("Ascend(AB)", collect(func(fn func(string, int) bool) { m.Ascend("AB", fn) }), "AB=1,ABC=2,B=3,BA=4,C=5")
+	f("Ascend(AA)", collect(func(fn func(string, int) bool) { m.Ascend("AA", fn) }), "AB=1,ABC=2,B=3,BA=4,C=5")
+	f("Descend(B)", collect(func(fn func(string, int) bool) { m.Descend("B", fn) }), "B=3,ABC=2,AB=1,A=0")
+	f("Descend(BB)", collect(func(fn func(string, int) bool) { m.Descend("BB", fn) }), "BA=4,B=3,ABC=2,AB=1,A=0")
+	f("Range(AB,BA)", collect(func(fn func(string, int) bool) { m.Range("AB", "BA", fn) }), "AB=1,ABC=2,B=3")
+	f("Range(C,A)", collect(func(fn func(string, int) bool) { m.Range("C", "A", fn) }), "")
+	f("Prefix(AB)", collect(func(fn func(string, int) bool) { m.Prefix("AB", fn) }), "AB=1,ABC=2")
+	f("Prefix(B)", collect(func(fn func(string, int) bool) { m.Prefix("B", fn) }), "B=3,BA=4")
+	f("Prefix(X)", collect(func(fn func(string, int) bool) { m.Prefix("X", fn) }), "")
+	f("Prefix()", collect(func(fn func(string, int) bool) { m.Prefix("", fn) }), "A=0,AB=1,ABC=2,B=3,BA=4,C=5")
+	f("Scan", collect(m.Scan), "A=0,AB=1,ABC=2,B=3,BA=4,C=5")
+	f("Reverse", collect(m.Reverse), "C=5,BA=4,B=3,ABC=2,AB=1,A=0")
+	// Early stop.
+	n := 0
+	m.Scan(func(string, int) bool { n++; return n < 2 })
+	if n != 2 {
+		t.Errorf("Scan did not stop: %d", n)
+	}
+	if k, v, ok := m.Min(); k != "A" || v != 0 || !ok {
+		t.Errorf("Min = %q %d %v", k, v, ok)
+	}
+	if k, v, ok := m.Max(); k != "C" || v != 5 || !ok {
+		t.Errorf("Max = %q %d %v", k, v, ok)
 	}
 }
 
@@ -82,46 +136,39 @@ func TestBuilder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Len() != 0 {
-		t.Errorf("Builder not reset: Len %d", b.Len())
+	if got := collect(m.Scan); got != "ABEV3=1,PETR3=3,PETR4=2,VALE3=0" {
+		t.Fatal(got)
 	}
-	if m.Len() != 4 {
-		t.Errorf("Len = %d", m.Len())
-	}
-	for k, want := range map[string]int{"VALE3": 0, "ABEV3": 1, "PETR4": 2, "PETR3": 3} {
-		if v, ok := m.Get(k); !ok || v != want {
-			t.Errorf("Get(%q) = %d, %v; want %d", k, v, ok, want)
-		}
-	}
-	// The error names the smallest key added twice, whatever the order.
-	for _, keys := range [][]string{{"X", "A", "X"}, {"Z", "Y", "Z", "Y", "W"}, {"B", "B", "A", "A"}} {
-		want := map[string]string{"X": `"X"`, "Z": `"Y"`, "B": `"A"`}[keys[0]]
-		for i, k := range keys {
-			b.Add(k, i)
-		}
-		if _, err := b.Build(); err == nil || !strings.Contains(err.Error(), "duplicate key "+want) {
-			t.Errorf("%v: err = %v, want duplicate key %s", keys, err, want)
-		}
+	b.Add("X", 1)
+	b.Add("X", 2)
+	if _, err := b.Build(); err == nil || !strings.Contains(err.Error(), `duplicate key "X"`) {
+		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestMapLarge(t *testing.T) {
+	// Enough keys for a multi-level tree.
 	var b Builder[int]
-	for i := 19999; i >= 0; i-- {
+	for i := 0; i < 20000; i++ {
 		b.Add(fmt.Sprintf("K%06d", i), i)
 	}
 	m, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Len() != 20000 {
-		t.Fatalf("Len = %d", m.Len())
-	}
 	for i := 0; i < 20000; i += 7 {
 		if v, ok := m.Get(fmt.Sprintf("K%06d", i)); !ok || v != i {
 			t.Fatalf("Get %d = %d %v", i, v, ok)
 		}
 	}
+	prev := -1
+	m.Scan(func(k string, v int) bool {
+		if v != prev+1 {
+			t.Fatalf("order broken at %s", k)
+		}
+		prev = v
+		return true
+	})
 }
 
 func TestMapGetZeroAlloc(t *testing.T) {
@@ -161,40 +208,14 @@ func BenchmarkMapGet(b *testing.B) {
 	}
 }
 
-// BenchmarkMapBuild builds a Map of n ticker-like keys added out of
-// order (what engine.Build does for tickers, company ids, CVM codes and
-// the catalog) and reports the heap the Map keeps (retained-bytes).
-func BenchmarkMapBuild(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		keys := make([]string, n)
-		for i := range keys {
-			keys[i] = fmt.Sprintf("T%05dX", (i*7919)%n)
-		}
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			b.ReportAllocs()
-			build := func() *Map[int32] {
-				var bl Builder[int32]
-				for i, k := range keys {
-					bl.Add(k, int32(i))
-				}
-				m, err := bl.Build()
-				if err != nil {
-					b.Fatal(err)
-				}
-				return m
-			}
-			for b.Loop() {
-				build()
-			}
-			b.StopTimer()
-			var m0, m1 runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&m0)
-			m := build()
-			runtime.GC()
-			runtime.ReadMemStats(&m1)
-			runtime.KeepAlive(m)
-			b.ReportMetric(float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc)), "retained-bytes")
-		})
+func BenchmarkMapPrefix(b *testing.B) {
+	var bl Builder[int]
+	for i := 0; i < 10000; i++ {
+		bl.Add(fmt.Sprintf("P%04d%d", i/10, i%10), i)
+	}
+	m, _ := bl.Build()
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Prefix("P0500", func(_ string, v int) bool { sinkInt += v; return true })
 	}
 }
