@@ -547,3 +547,64 @@ func jsonKind(k string) string {
 	}
 	return k
 }
+
+// tickerPattern is the form of a ticker (documentation; validTicker
+// checks it).
+const tickerPattern = `^([A-Z0-9]{4}[0-9]?[0-9]?|SELIC|IPCA|USD)$`
+
+// The quote options of POST /quotes and GET /quotes/{ticker}.
+var (
+	quoteType = Param{Name: "type", In: InQuery, Type: TypeEnum, Enum: []string{TypeCurrent, TypeHistorical, TypeChart},
+		Desc: "current: the latest quote; historical: a series of datapoints; chart: the 1d, 5d, 1M, 6M, 1Y and 5Y presets. Default historical (eod plans: the previous session's quote, and the option is refused)"}
+	quoteInterval = Param{Name: "interval", In: InQuery, Type: TypeInteger, Min: 60, Max: 1 << 40,
+		Desc: "seconds per datapoint of a historical series, a whole number, at least 60; default 86400 (daily)"}
+	quoteAdjusted = Param{Name: "adjusted", In: InQuery, Type: TypeBoolean, Default: false,
+		Desc: "divide prices by the cumulative adjustment factor of the later corporate events"}
+)
+
+const (
+	quoteStartDesc = "first day of a historical series; default 365 days before end_date (daily) or end_date (intraday, at most 5 days before it)"
+	quoteEndDesc   = "last day of a historical series; default the last complete session (daily) or today (intraday)"
+)
+
+// asField returns p declared as a body field.
+func asField(p Param) Param {
+	p.In = ""
+	return p
+}
+
+// quotesBody declares the body of POST /quotes.
+var quotesBody = Param{Name: "QuotesRequest", Type: TypeObject, Fields: []Param{
+	{Name: "tickers", Type: TypeArray, Required: true, Min: 1, Max: MaxTickers,
+		Items: &Param{Type: TypeString, Pattern: tickerPattern},
+		Desc:  "tickers (upper case) or macro series (SELIC, IPCA, USD); a repeated ticker is answered once"},
+	asField(quoteType),
+	asField(quoteInterval),
+	{Name: "start_date", Type: TypeDate, Desc: quoteStartDesc},
+	{Name: "end_date", Type: TypeDate, Desc: quoteEndDesc},
+	asField(quoteAdjusted),
+}}
+
+// screenerBody declares the body of POST /screener.
+var screenerBody = Param{Name: "ScreenerRequest", Type: TypeObject, Fields: []Param{
+	{Name: "limit", Type: TypeInteger, Default: defaultScreenerLimit, Min: 1, Max: MaxScreenerLimit, Desc: "number of results"},
+	{Name: "primaryOnly", Type: TypeBoolean, Default: true, Desc: "keep only the most liquid ticker of each company"},
+	{Name: "filters", Type: TypeArray, Items: &screenerFilterDecl, Desc: "conditions every result meets (a missing value never matches)"},
+	{Name: "sort", Type: TypeArray, Items: &screenerSortDecl, Desc: "sort keys, the first one first; default volume descending; ties by ticker"},
+}}
+
+var screenerFilterDecl = Param{Name: "ScreenerFilter", Type: TypeObject, Fields: []Param{
+	{Name: "type", Type: TypeEnum, Required: true, Enum: []string{"close_price", "current_price", "volume", "employee_count", "sector", "droplet"},
+		Desc: "the filtered value: a scalar field (current_price is close_price), sector ids, or a ratio (droplet)"},
+	{Name: "op", Type: TypeEnum, Enum: []string{">=", ">", "<=", "<", "==", "between"}, Desc: "comparison of scalar and droplet filters"},
+	{Name: "value", Type: TypeNumber, Desc: "the operand of >=, >, <=, < and =="},
+	{Name: "min", Type: TypeNumber, Desc: "lower bound of between (inclusive)"},
+	{Name: "max", Type: TypeNumber, Desc: "upper bound of between (inclusive)"},
+	{Name: "in", Type: TypeArray, Items: &Param{Type: TypeString}, Desc: "sector ids of any level (a sector filter)"},
+	{Name: "id", Type: TypeString, Desc: "ratio id of a droplet filter (see /ratios/catalog), optionally with a class suffix"},
+}}
+
+var screenerSortDecl = Param{Name: "ScreenerSort", Type: TypeObject, Fields: []Param{
+	{Name: "by", Type: TypeString, Required: true, Desc: "close_price (alias current_price), volume, employee_count or droplet:<ratio id>"},
+	{Name: "order", Type: TypeEnum, Enum: []string{"asc", "desc"}, Default: "desc", Desc: "sort order"},
+}}

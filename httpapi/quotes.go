@@ -115,10 +115,8 @@ func joinAnd(s []string) string {
 
 // quotesBatch serves POST /quotes.
 func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	if r.URL.RawQuery != "" {
-		if _, err := parseQuery(r.URL.RawQuery); err != nil {
-			return nil, err
-		}
+	if q := c.query(r); q.err() != nil {
+		return nil, q.err()
 	}
 	q := &c.quotes
 	if err := parseQuotesRequest(c.body, q); err != nil {
@@ -194,32 +192,17 @@ const tickerNotFound = `{"error":{"status":404,"message":"Ticker not found"}}`
 // quoteSingle serves GET /quotes/:ticker: the same options as one item of
 // POST /quotes, as query parameters; the answer is the item's value.
 func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	qs, err := parseQuery(r.URL.RawQuery, "type", "interval", "start_date", "end_date", "adjusted")
-	if err != nil {
-		return nil, err
-	}
+	q := c.query(r)
 	t := strings.ToUpper(ps.ByName("ticker")) // path identifiers ignore case
 	if !validTicker(t) {
-		return nil, badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", ps.ByName("ticker"))
+		q.fail(badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", ps.ByName("ticker")))
 	}
-	typ, err := qs.enum("type", false, TypeCurrent, TypeHistorical, TypeChart)
-	if err != nil {
-		return nil, err
-	}
-	iv, err := qs.integer("interval", 0, 60, 1<<40)
-	if err != nil {
-		return nil, err
-	}
-	start, err := qs.date("start_date")
-	if err != nil {
-		return nil, err
-	}
-	end, err := qs.date("end_date")
-	if err != nil {
-		return nil, err
-	}
-	adj, err := qs.boolean("adjusted", false)
-	if err != nil {
+	typ := q.enum("type")
+	iv := q.integer("interval")
+	start := q.date("start_date")
+	end := q.date("end_date")
+	adj := q.boolean("adjusted")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	o, err := a.quoteOptions(c, typ, int64(iv), start, end, adj)

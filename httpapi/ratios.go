@@ -51,31 +51,17 @@ func (a *API) ratiosValuation(c *call, dst []byte, r *http.Request, ps httproute
 // companyRatios serves endpoints 5 and 6. Without frequency every frequency
 // is returned; points are in reference_date then publish_date order.
 func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.Params, kind string) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "ids", "frequency", "reference_date", "publish_date", "retrieval_date", "show_calculation", "latest_by_reference_date")
-	if err != nil {
-		return nil, err
+	q := c.query(r)
+	f := ratioFilter{
+		freq:      q.enum("frequency"),
+		refDate:   q.date("reference_date"),
+		pub:       q.timestamp("publish_date"),
+		ret:       q.timestamp("retrieval_date"),
+		calc:      q.boolean("show_calculation"),
+		latestRef: q.boolean("latest_by_reference_date"),
 	}
-	var f ratioFilter
-	if f.freq, err = q.enum("frequency", false, companyFreqs...); err != nil {
-		return nil, err
-	}
-	if f.refDate, err = q.date("reference_date"); err != nil {
-		return nil, err
-	}
-	if f.pub, err = q.timestamp("publish_date"); err != nil {
-		return nil, err
-	}
-	if f.ret, err = q.timestamp("retrieval_date"); err != nil {
-		return nil, err
-	}
-	if f.calc, err = q.boolean("show_calculation", false); err != nil {
-		return nil, err
-	}
-	if f.latestRef, err = q.boolean("latest_by_reference_date", false); err != nil {
-		return nil, err
-	}
-	ids, err := q.list("ids")
-	if err != nil {
+	ids := q.list("ids")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	ci := a.info(c.ds).catalog
@@ -244,46 +230,22 @@ var fundFreqs = []string{engine.FreqDaily, engine.FreqMonthly, engine.FreqQuarte
 // fundRatios serves GET /traded-funds/:id/ratios. limit and offset count
 // points (documents) in answer order: indicator, frequency, reference_date.
 func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "ids", "id", "reference_date", "publish_date", "retrieval_date", "frequency", "latest_by_reference_date", "limit", "offset")
-	if err != nil {
-		return nil, err
-	}
-	ids, err := q.list("ids")
-	if err != nil {
-		return nil, err
-	}
-	if one, ok := q.str("id"); ok {
+	q := c.query(r)
+	ids := q.list("ids")
+	if one := q.str("id"); one != "" {
 		if ids != nil {
-			return nil, badRequest("send either id or ids, not both")
+			q.fail(badRequest("send either id or ids, not both"))
 		}
 		ids = []string{strings.TrimSpace(one)}
 	}
-	ref, err := q.day("reference_date")
-	if err != nil {
-		return nil, err
-	}
-	pub, err := q.timestamp("publish_date")
-	if err != nil {
-		return nil, err
-	}
-	ret, err := q.timestamp("retrieval_date")
-	if err != nil {
-		return nil, err
-	}
-	freq, err := q.enum("frequency", true, fundFreqs...)
-	if err != nil {
-		return nil, err
-	}
-	latest, err := q.boolean("latest_by_reference_date", false)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := q.integer("limit", 500, 1, 500)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := q.integer("offset", 0, 0, 1<<31-1)
-	if err != nil {
+	ref := q.day("reference_date")
+	pub := q.timestamp("publish_date")
+	ret := q.timestamp("retrieval_date")
+	freq := q.enum("frequency")
+	latest := q.boolean("latest_by_reference_date")
+	limit := q.integer("limit")
+	offset := q.integer("offset")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	res, err := c.ds.ResolveFund(ps.ByName("id"))
@@ -394,12 +356,9 @@ func laterFund(rest []engine.FundRatioPoint, ref engine.Date, pub, ret time.Time
 // catalog serves GET /ratios/catalog: every indicator, optionally of one
 // kind, encoded once per Dataset and kind.
 func (a *API) catalog(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "kind")
-	if err != nil {
-		return nil, err
-	}
-	kind, err := q.enum("kind", true, catalogKinds[1:]...)
-	if err != nil {
+	q := c.query(r)
+	kind := q.enum("kind")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	slot := &a.info(c.ds).catalogBody[slices.Index(catalogKinds, kind)]

@@ -240,10 +240,8 @@ func (f *cFilter) pass(s *engine.Screener, r int32) bool {
 
 // screener serves POST /screener.
 func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	if r.URL.RawQuery != "" {
-		if _, err := parseQuery(r.URL.RawQuery); err != nil {
-			return nil, err
-		}
+	if q := c.query(r); q.err() != nil {
+		return nil, q.err()
 	}
 	var req screenerRequest
 	if err := decodeStrict(c.body, &req); err != nil {
