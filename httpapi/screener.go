@@ -19,29 +19,30 @@ const (
 	dropletPrefix        = "droplet:"
 )
 
-// screenerRequest is the body of POST /screener.
+// screenerRequest is the body of POST /screener, as declared by
+// screenerBody and decoded by parseScreenerRequest (nil: absent).
 type screenerRequest struct {
-	Limit       *int             `json:"limit"`
-	PrimaryOnly *bool            `json:"primaryOnly"`
-	Filters     []screenerFilter `json:"filters"`
-	Sort        []screenerSort   `json:"sort"`
+	Limit       *int
+	PrimaryOnly *bool
+	Filters     []screenerFilter
+	Sort        []screenerSort
 }
 
 // screenerFilter is one filter as sent; its kind is Type: a scalar field
 // (close_price, volume, employee_count), "sector" or "droplet".
 type screenerFilter struct {
-	Type  string   `json:"type"`
-	Op    string   `json:"op,omitempty"`
-	Value *float64 `json:"value,omitempty"`
-	Min   *float64 `json:"min,omitempty"`
-	Max   *float64 `json:"max,omitempty"`
-	In    []string `json:"in,omitempty"`
-	ID    string   `json:"id,omitempty"`
+	Type  string
+	Op    string
+	Value *float64
+	Min   *float64
+	Max   *float64
+	In    []string // nil: absent; empty: sent empty
+	ID    string
 }
 
 type screenerSort struct {
-	By    string `json:"by"`
-	Order string `json:"order"`
+	By    string
+	Order string
 }
 
 // column is a numeric screener column resolved for one request.
@@ -244,15 +245,12 @@ func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params
 		return nil, q.err()
 	}
 	var req screenerRequest
-	if err := decodeStrict(c.body, &req); err != nil {
+	if err := parseScreenerRequest(c.body, &req); err != nil {
 		return nil, err
 	}
 	limit := defaultScreenerLimit
 	if req.Limit != nil {
 		limit = *req.Limit
-		if limit < 1 || limit > MaxScreenerLimit {
-			return nil, badRequest("request body: field \"limit\": %d: want 1 to %d", limit, MaxScreenerLimit)
-		}
 	}
 	primary := true
 	if req.PrimaryOnly != nil {
