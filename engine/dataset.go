@@ -127,11 +127,18 @@ type Asset struct {
 	// latestFrom is the earliest unix time from which QuoteAt answers
 	// Latest (every later bar is complete by then).
 	latestFrom int64
+	// pos is the asset's position in Dataset.Assets (see Pos).
+	pos int32
 
 	adj    steps      // cumulative adjustment factors
 	cum    runAgg     // per-minute running session aggregates of Intraday
 	events []AdjEvent // the factor events, ascending date
 }
+
+// Pos returns the asset's position in the Assets slice of the Dataset
+// that built it: &ds.Assets()[a.Pos()] == a. Callers keep per-asset data
+// in slices parallel to Assets and index them with Pos.
+func (a *Asset) Pos() int { return int(a.pos) }
 
 // Universe returns the source Universe. It must not be modified.
 func (d *Dataset) Universe() *Universe { return d.u }

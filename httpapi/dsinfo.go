@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/pregao/pregao/engine"
 )
@@ -221,14 +220,11 @@ func appendMovers(dst []engine.RankEntry, assets []engine.Asset, quote func(i in
 	return session, dst
 }
 
-var assetSize = unsafe.Sizeof(engine.Asset{})
-
-// index returns the position of as in the Dataset's assets (as points into
-// that slice).
+// index returns the position of as in the Dataset's assets (as must be
+// one of them).
 func (qv *quoteView) index(as *engine.Asset) int {
-	off := uintptr(unsafe.Pointer(as)) - uintptr(unsafe.Pointer(unsafe.SliceData(qv.assets)))
-	i := int(off / assetSize)
-	if i < 0 || i >= len(qv.assets) || &qv.assets[i] != as {
+	i := as.Pos()
+	if i >= len(qv.assets) || &qv.assets[i] != as {
 		panic("BUG: asset outside the dataset")
 	}
 	return i
@@ -257,11 +253,10 @@ func (v view) lastDate() engine.Date {
 	return d
 }
 
-// indexPos returns the position of ix in ixs (ix points into that slice).
+// indexPos returns the position of ix in ixs, the indexes of its Dataset.
 func indexPos(ixs []engine.IndexData, ix *engine.IndexData) int {
-	off := uintptr(unsafe.Pointer(ix)) - uintptr(unsafe.Pointer(unsafe.SliceData(ixs)))
-	i := int(off / unsafe.Sizeof(engine.IndexData{}))
-	if i < 0 || i >= len(ixs) || &ixs[i] != ix {
+	i := ix.Pos()
+	if i >= len(ixs) || &ixs[i] != ix {
 		panic("BUG: index outside the dataset")
 	}
 	return i
