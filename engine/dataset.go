@@ -209,9 +209,12 @@ func (d *Dataset) Catalog() []Indicator { return d.u.Derived.Catalog }
 // series (see Derived.Vars). The slice is shared: read only.
 func (d *Dataset) RatioVars(p *RatioPoint) []Num { return d.u.Derived.Vars(p) }
 
-// IndicatorIndex returns the catalog index of the indicator of the given
-// kind (IndFundamental, IndValuation, IndFund) and id, both matched
-// case-insensitively, id without class suffix (EBITDA_MARGIN). Catalog ids
+// IndicatorIndex returns the index in d.Catalog() of the indicator of the
+// given kind (IndFundamental, IndValuation, IndFund) and id, both matched
+// case-insensitively, id without class suffix (EBITDA_MARGIN). It is the
+// lookup to use against this Dataset's ratio points: the catalog is the
+// snapshot's own, which need not be in the order of the catalog compiled
+// into the running binary. It does not allocate. Catalog ids
 // are unique per kind only (DIVIDEND_YIELD is both VALUATION and FUND).
 // An empty kind looks for a company indicator: FUNDAMENTAL, then
 // VALUATION.

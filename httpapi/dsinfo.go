@@ -15,8 +15,6 @@ type dsInfo struct {
 	// latestVisible is the unix time from which every asset's Latest quote
 	// is what QuoteAt answers.
 	latestVisible int64
-	// catalog indexes the indicator ids by kind.
-	catalog catalogIndex
 	// daily caches the encoded recent daily datapoints of each asset.
 	daily *dailyCache
 	// delayed and eod cache the quote view of the last cut-off seen: the
@@ -44,7 +42,7 @@ func cachedBody(dst []byte, slot *atomic.Pointer[[]byte], enc func([]byte) []byt
 }
 
 func newDSInfo(ds *engine.Dataset) *dsInfo {
-	in := &dsInfo{ds: ds, catalog: newCatalogIndex(ds.Catalog()), daily: newDailyCache(ds)}
+	in := &dsInfo{ds: ds, daily: newDailyCache(ds)}
 	assets := ds.Assets()
 	for i := range assets {
 		q := &assets[i].Latest

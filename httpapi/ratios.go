@@ -12,22 +12,6 @@ import (
 	"github.com/pregao/pregao/engine/ratios"
 )
 
-// catalogIndex maps kind -> upper-case id -> catalog index.
-type catalogIndex map[string]map[string]uint16
-
-func newCatalogIndex(cat []engine.Indicator) catalogIndex {
-	ci := catalogIndex{}
-	for i, ind := range cat {
-		m := ci[ind.Kind]
-		if m == nil {
-			m = map[string]uint16{}
-			ci[ind.Kind] = m
-		}
-		m[strings.ToUpper(ind.ID)] = uint16(i)
-	}
-	return ci
-}
-
 // ratioFilter is the validated parameters of the ratio endpoints.
 type ratioFilter struct {
 	ids       map[uint16][]string // indicator -> classes asked ("" = every class)
@@ -78,19 +62,18 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	if err != nil {
 		return nil, err
 	}
-	ci := a.info(c.ds).catalog
 	if ids != nil {
 		f.ids = map[uint16][]string{}
 		for _, id := range ids {
 			base, class := ratios.SplitSuffixed(strings.ToUpper(id))
-			k, ok := ci[kind][base]
+			k, ok := c.ds.IndicatorIndex(kind, base)
 			if !ok {
-				if _, other := ci[otherKind(kind)][base]; other {
+				if _, other := c.ds.IndicatorIndex(otherKind(kind), base); other {
 					return nil, badRequest("indicator %q is a %s indicator: use %s", id, strings.ToLower(otherKind(kind)), otherRoute(kind))
 				}
 				return nil, badRequest("unknown %s indicator id %q (see /ratios/catalog)", strings.ToLower(kind), id)
 			}
-			f.ids[k] = append(f.ids[k], class)
+			f.ids[uint16(k)] = append(f.ids[uint16(k)], class)
 		}
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
@@ -293,16 +276,15 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 		return nil, notFound("fund %q not found", ps.ByName("id"))
 	}
-	ci := a.info(c.ds).catalog[engine.IndFund]
 	var want map[uint16]bool
 	if ids != nil {
 		want = map[uint16]bool{}
 		for _, id := range ids {
-			k, ok := ci[strings.ToUpper(id)]
+			k, ok := c.ds.IndicatorIndex(engine.IndFund, id)
 			if !ok {
 				return nil, notFound("fund indicator %q not found (see /ratios/catalog)", id)
 			}
-			want[k] = true
+			want[uint16(k)] = true
 		}
 	}
 	cat := c.ds.Catalog()
