@@ -84,8 +84,12 @@
 //     catalog indicator, ByVolume order).
 //   - Dataset.Sectors(), Sector(id), SectorDescendants(id), SectorPath(id).
 //   - Dataset.Catalog(), Dataset.IndicatorIndex(kind, id) (ids are unique
-//     per kind only), ScreenerClass(class), Dataset.RatioVars(point) (a
-//     ratio point's variables).
+//     per kind only; the snapshot's own catalog), ScreenerClass(class),
+//     Dataset.RatioVars(point) (a ratio point's variables); ClassSuffix and
+//     SplitClassSuffix (by-class ids: PRICE_TO_EARNINGS_PS).
+//   - Standardized reports: LinesFor(statement), Standardize(report),
+//     AppendStandardized(dst, report), StandardLines(); the Section*
+//     names.
 //   - Dataset.Meta(), AsOf(), LastSession(), Universe().
 //
 // # Adjustment factors

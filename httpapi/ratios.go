@@ -9,7 +9,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
 
 // ratioFilter is the validated parameters of the ratio endpoints.
@@ -65,7 +64,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	if ids != nil {
 		f.ids = map[uint16][]string{}
 		for _, id := range ids {
-			base, class := ratios.SplitSuffixed(strings.ToUpper(id))
+			base, class := engine.SplitClassSuffix(strings.ToUpper(id))
 			k, ok := c.ds.IndicatorIndex(kind, base)
 			if !ok {
 				if _, other := c.ds.IndicatorIndex(otherKind(kind), base); other {
@@ -102,7 +101,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		}
 		key := ind.ID
 		if !byTicker && s.Class != "" {
-			key += ratios.Suffix(s.Class)
+			key += engine.ClassSuffix(s.Class)
 		}
 		mark := len(dst)
 		if key != curKey {
