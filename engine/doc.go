@@ -86,7 +86,10 @@
 //   - Dataset.Catalog(), Dataset.IndicatorIndex(kind, id) (ids are unique
 //     per kind only; the snapshot's own catalog), ScreenerClass(class),
 //     Dataset.RatioVars(point) (a ratio point's variables); ClassSuffix and
-//     SplitClassSuffix (by-class ids: PRICE_TO_EARNINGS_PS).
+//     SplitClassSuffix (by-class ids: PRICE_TO_EARNINGS_PS);
+//     SelectRatioPoints(points, filter): an iterator over the points of
+//     one company or fund series that a RatioFilter keeps (reference date,
+//     published or retrieved after, latest by reference date).
 //   - Standardized reports: LinesFor(statement), Standardize(report),
 //     AppendStandardized(dst, report), StandardLines(); the Section*
 //     names.

@@ -81,6 +81,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	}
 	cat := c.ds.Catalog()
 	byTicker := res.Kind == engine.ByTicker
+	sel := engine.RatioFilter{Reference: f.refDate, PublishedAfter: f.pub, RetrievedAfter: f.ret, LatestByReference: f.latestRef}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false // an id object is open
@@ -119,20 +120,12 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = appendString(dst, s.Frequency)
 		dst = append(dst, ":["...)
 		n := 0
-		for pi := range s.Points {
-			p := &s.Points[pi]
-			if f.refDate.Valid() && p.ReferenceDate != f.refDate ||
-				!f.pub.IsZero() && !p.PublishDate.Time().After(f.pub) ||
-				!f.ret.IsZero() && !p.RetrievalDate.Time().After(f.ret) {
-				continue
-			}
-			if f.latestRef && laterSameRef(s.Points[pi+1:], p.ReferenceDate, &f) {
-				continue
-			}
+		for pi := range engine.SelectRatioPoints(s.Points, &sel) {
 			if n > 0 {
 				dst = append(dst, ',')
 			}
 			n++
+			p := &s.Points[pi]
 			dst = appendRatioPoint(dst, p, c.ds.RatioVars(p), ind, f.calc)
 		}
 		if n == 0 {
@@ -146,21 +139,6 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
-}
-
-// laterSameRef reports whether a later point (rest, ascending) with the
-// same reference date passes the filters.
-func laterSameRef(rest []engine.RatioPoint, ref engine.Date, f *ratioFilter) bool {
-	for i := range rest {
-		p := &rest[i]
-		if p.ReferenceDate != ref {
-			return false
-		}
-		if (f.pub.IsZero() || p.PublishDate.Time().After(f.pub)) && (f.ret.IsZero() || p.RetrievalDate.Time().After(f.ret)) {
-			return true
-		}
-	}
-	return false
 }
 
 func classOK(classes []string, class string) bool {
@@ -287,6 +265,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 	}
 	cat := c.ds.Catalog()
+	sel := engine.RatioFilter{Reference: ref, PublishedAfter: pub, RetrievedAfter: ret, LatestByReference: latest}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false
@@ -312,25 +291,18 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 		dst = appendString(dst, s.Frequency)
 		dst = append(dst, ":["...)
-		kept := 0
-		for pi := range s.Points {
-			p := &s.Points[pi]
-			if ref.Valid() && p.ReferenceDate != ref ||
-				!pub.IsZero() && !p.PublishDate.Time().After(pub) || !ret.IsZero() && !p.RetrievalDate.Time().After(ret) {
-				continue
-			}
-			if latest && pi+1 < len(s.Points) && laterFund(s.Points[pi+1:], p.ReferenceDate, pub, ret) {
-				continue
-			}
+		written := 0
+		for pi := range engine.SelectRatioPoints(s.Points, &sel) {
 			seen++
 			if seen <= offset || n >= limit {
 				continue
 			}
-			if kept > 0 {
+			if written > 0 {
 				dst = append(dst, ',')
 			}
-			kept++
+			written++
 			n++
+			p := &s.Points[pi]
 			dst = append(dst, `{"value":`...)
 			dst = appendNum(dst, p.Value)
 			dst = append(dst, `,"reference_date":`...)
@@ -343,7 +315,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 			dst = appendSources(dst, p.Sources)
 			dst = append(dst, '}')
 		}
-		if kept == 0 {
+		if written == 0 {
 			dst = dst[:mark]
 			continue
 		}
@@ -357,19 +329,6 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		return nil, notFound("no indicator found for fund %q with these parameters", ps.ByName("id"))
 	}
 	return append(dst, '}'), nil
-}
-
-func laterFund(rest []engine.FundRatioPoint, ref engine.Date, pub, ret time.Time) bool {
-	for i := range rest {
-		p := &rest[i]
-		if p.ReferenceDate != ref {
-			return false
-		}
-		if (pub.IsZero() || p.PublishDate.Time().After(pub)) && (ret.IsZero() || p.RetrievalDate.Time().After(ret)) {
-			return true
-		}
-	}
-	return false
 }
 
 // catalog serves GET /ratios/catalog: every indicator, optionally of one
