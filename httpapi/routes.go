@@ -121,13 +121,20 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
-// healthz answers 200 while the process is alive.
+// healthz answers 200 while the process is alive, with the server's
+// version: {"status":"ok","version":"..."}.
 func (a *API) healthz(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	return append(dst, `{"status":"ok"}`...), nil
+	dst = append(dst, `{"status":"ok","version":`...)
+	dst = appendString(dst, a.cfg.Version)
+	return append(dst, '}'), nil
 }
 
-// readyz answers 200 once a verified snapshot is published, 503 before.
+// readyz answers 200 once a verified snapshot is published, 503 before and
+// once the server is draining (SetDraining).
 func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	if a.draining.Load() {
+		return nil, errorf(http.StatusServiceUnavailable, "not ready: shutting down")
+	}
 	ds := a.store.Current()
 	if ds == nil {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: no snapshot loaded yet")
