@@ -6,7 +6,8 @@
 // the server. Handlers are thin: they parse, call the engine's query
 // functions on one immutable engine.Dataset, encode, and return an error.
 //
-// httpapi imports engine (and engine/ratios for the standardized reports);
-// it must not import snapshot, cmd or bench, and nothing imports httpapi but
-// cmd/pregao and bench.
+// httpapi imports only engine from this module (not engine/ratios, which
+// runs at build time: indicators are looked up in the Dataset's own
+// catalog); it must not import snapshot, cmd or bench, and nothing imports
+// httpapi but cmd/pregao and bench.
 package httpapi
