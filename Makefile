@@ -12,11 +12,44 @@ KEYS     := $(CACHE)/keys.json
 DEMO_KEY := $(CACHE)/demo.key
 REAL_DIR := $(CACHE)/real
 FUZZTIME ?= 20s
+# Cap the minimization of a new interesting input, so that the fuzz time
+# goes to fuzzing (Go's default of 60s can take a target's whole budget).
+FUZZMINTIME ?= 5s
+# The version `pregao version` reports: the nearest tag, commits since, the
+# commit and -dirty for uncommitted changes. Empty outside a git checkout:
+# the binary then reports its module version or "devel".
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test bench fuzz lint tidy clean
+.PHONY: build demo run run-real test bench fuzz lint tidy clean dist docker docker-demo
 
 build:
-	$(GO) build -o $(BIN) ./cmd/pregao
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
+	@echo "$(BIN): $$($(BIN) version -short)"
+
+# Static release binaries (no cgo, paths trimmed, symbols stripped, version
+# stamped) for each of DIST_PLATFORMS, and their SHA-256 sums, in dist/
+# (git-ignored). Check a download with: cd dist && sha256sum -c SHA256SUMS.
+DIST_PLATFORMS ?= linux/amd64 linux/arm64
+DIST_VERSION   := $(or $(VERSION),devel)
+SHA256SUM      := $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo shasum -a 256)
+dist:
+	@rm -rf dist; mkdir -p dist
+	@for p in $(DIST_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; out=dist/pregao-$(DIST_VERSION)-$$os-$$arch; \
+		echo "$$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $$out ./cmd/pregao || exit 1; \
+	done
+	cd dist && $(SHA256SUM) pregao-* > SHA256SUMS
+	@cat dist/SHA256SUMS
+
+# Container images (needs a Docker engine): the server, and the server with
+# the demo snapshot and a demo key.
+docker:
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t pregao:$(DIST_VERSION) .
+docker-demo:
+	docker build --target demo --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg SEED=$(SEED) --build-arg SCALE=$(SCALE) -t pregao:demo .
 
 # Generate and build the demo snapshot once (cached in .cache/, git-ignored).
 # A cached snapshot this binary cannot read (an older snapshot format) is
@@ -59,9 +92,13 @@ run-real: build $(DEMO_KEY)
 
 # Every test: vet, all tests with the race detector, and every fuzz target's
 # seed corpus (go test runs seed corpora as ordinary tests).
+# deploy/ is a module of its own (the Prometheus rule and PromQL parsers
+# that check the dashboard and the alerting rules stay out of the server's
+# go.mod).
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
+	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -70,17 +107,19 @@ bench:
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || exit 1; \
 	  done; \
 	done
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd deploy && $(GO) vet ./...
 
 tidy:
 	$(GO) mod tidy
-	git diff --exit-code go.mod go.sum
+	cd deploy && $(GO) mod tidy
+	git diff --exit-code go.mod go.sum deploy/go.mod deploy/go.sum
 
 clean:
-	rm -rf bin $(CACHE)
+	rm -rf bin dist $(CACHE)

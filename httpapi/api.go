@@ -25,6 +25,9 @@ type Config struct {
 	// MaxBodyBytes caps request bodies (default 1 MiB); larger bodies are
 	// answered 413.
 	MaxBodyBytes int64
+	// Version is the server's version, reported by /healthz (default
+	// "unknown").
+	Version string
 }
 
 // DefaultConfig returns the default Config.
@@ -58,15 +61,17 @@ func (c SnapshotClock) Now() time.Time {
 
 // API is the HTTP handler of the service. It is safe for concurrent use.
 type API struct {
-	cfg    Config
-	store  *engine.Store
-	keys   atomic.Pointer[Keys]
-	clock  Clock
-	log    *slog.Logger
-	m      *metrics
-	router *httprouter.Router
-	calls  sync.Pool // *call
-	dsinfo atomic.Pointer[dsInfo]
+	cfg   Config
+	store *engine.Store
+	keys  atomic.Pointer[Keys]
+
+	draining atomic.Bool // /readyz answers 503 (shutting down)
+	clock    Clock
+	log      *slog.Logger
+	m        *metrics
+	router   *httprouter.Router
+	calls    sync.Pool // *call
+	dsinfo   atomic.Pointer[dsInfo]
 	// patterns are the method and pattern of every route registered
 	// ("GET /v2/companies/:id"), written once by New.
 	patterns []string
@@ -118,6 +123,9 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = def.MaxBodyBytes
 	}
+	if cfg.Version == "" {
+		cfg.Version = "unknown"
+	}
 	if clock == nil {
 		clock = SnapshotClock{Store: store}
 	}
@@ -138,11 +146,21 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 		gatherer = g
 	}
 	a.router = a.routes(gatherer)
+	a.m.keysLoaded.Set(float64(keys.Len()))
 	return a
 }
 
+// SetDraining makes /readyz answer 503 ("shutting down") while the API
+// keeps answering, each answer closing its connection, so that load
+// balancers and clients move away before the server stops. Safe for
+// concurrent use.
+func (a *API) SetDraining(on bool) { a.draining.Store(on) }
+
 // SetKeys replaces the keys (e.g. after the keys file changed).
-func (a *API) SetKeys(k *Keys) { a.keys.Store(k) }
+func (a *API) SetKeys(k *Keys) {
+	a.keys.Store(k)
+	a.m.keysLoaded.Set(float64(k.Len()))
+}
 
 // RecordLoad records a published snapshot in the metrics.
 func (a *API) RecordLoad(info LoadInfo) { a.m.recordLoad(info) }
@@ -173,12 +191,20 @@ func (a *API) RecordReload(ok bool) {
 }
 
 // ServeHTTP serves one request.
-func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.router.ServeHTTP(w, r) }
+// While draining (SetDraining), every answer carries "Connection: close",
+// so clients leave their keep-alive connections before the server stops.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.draining.Load() {
+		w.Header()["Connection"] = connClose
+	}
+	a.router.ServeHTTP(w, r)
+}
 
 var (
 	ctJSON    = []string{"application/json"}
 	noSniff   = []string{"nosniff"}
 	bearerHdr = []string{`Bearer realm="pregao"`}
+	connClose = []string{"close"}
 )
 
 // wrap turns rt into an httprouter.Handle: authentication, the dataset,

@@ -180,9 +180,28 @@ func TestRouterBuilds(t *testing.T) {
 	}
 }
 
+// TestHealthzVersion: /healthz reports Config.Version, JSON-escaped.
+func TestHealthzVersion(t *testing.T) {
+	f := func(version, want string) {
+		t.Helper()
+		cfg := DefaultConfig()
+		cfg.Version = version
+		a := New(cfg, &engine.Store{}, testKeys(t), nil, nil, nil)
+		w := httptest.NewRecorder()
+		a.ServeHTTP(w, httptest.NewRequest("GET", "/healthz", nil))
+		if w.Code != 200 || w.Body.String() != want {
+			t.Errorf("version %q: %d %s, want %s", version, w.Code, w.Body, want)
+		}
+	}
+	f("v1.2.3", `{"status":"ok","version":"v1.2.3"}`)
+	f("v0.1.0-3-gabc1234-dirty", `{"status":"ok","version":"v0.1.0-3-gabc1234-dirty"}`)
+	f(`odd"<version>`, `{"status":"ok","version":"odd\"\u003cversion\u003e"}`)
+	f("", `{"status":"ok","version":"unknown"}`)
+}
+
 func TestPublicRoutes(t *testing.T) {
 	ts := newTestServer(t, false)
-	if w := ts.do("GET", "/healthz", "", ""); w.Code != 200 || w.Body.String() != `{"status":"ok"}` {
+	if w := ts.do("GET", "/healthz", "", ""); w.Code != 200 || w.Body.String() != `{"status":"ok","version":"unknown"}` {
 		t.Errorf("healthz %d %s", w.Code, w.Body)
 	}
 	checkError(t, ts.do("GET", "/readyz", "", ""), 503, "no snapshot")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,13 +38,13 @@ func TestParseQuotesRequest(t *testing.T) {
 		}
 	}
 	ok(`{"tickers":["PETR4","VALE3","SELIC","IPCA","USD","BOVA11","ABCD"]}`, func(q *quotesRequest) bool {
-		return len(q.Tickers) == 7 && q.Tickers[6] == "ABCD" && q.Type == "" && q.Start == engine.NoDate && !q.Adjusted
+		return len(q.Tickers) == 7 && string(q.Tickers[6]) == "ABCD" && q.Type == "" && q.Start == engine.NoDate && !q.Adjusted
 	})
 	ok(` { "tickers" : [ "PETR4" ] , "type":"historical","interval":3600,"start_date":"2024-03-25","end_date":"2024-03-28","adjusted":true } `, func(q *quotesRequest) bool {
 		return q.Type == TypeHistorical && q.Interval == 3600 && q.Start == engine.MakeDate(2024, 3, 25) && q.End == engine.MakeDate(2024, 3, 28) && q.Adjusted
 	})
 	ok(`{"tickers":["\u0050ETR4"],"type":null,"interval":null,"start_date":null,"adjusted":null}`, func(q *quotesRequest) bool {
-		return q.Tickers[0] == "PETR4" && q.Type == "" && q.Interval == 0 && q.Start == engine.NoDate && !q.Adjusted
+		return string(q.Tickers[0]) == "PETR4" && q.Type == "" && q.Interval == 0 && q.Start == engine.NoDate && !q.Adjusted
 	})
 	ok(`{"tickers":["VALE3"],"interval":6e1}`, func(q *quotesRequest) bool { return q.Interval == 60 })
 	bad(``, "empty")
@@ -90,6 +91,36 @@ func TestParseQuotesRequestReusesTickers(t *testing.T) {
 	}
 }
 
+// TestNumberZeroAlloc: numbers are parsed from the body bytes without a
+// copy (a short string(b) passed to ParseFloat stays on the stack).
+func TestNumberZeroAlloc(t *testing.T) {
+	for _, in := range []string{"60", "86400", "-1.5e3", "3600.000000000000000000000000"} {
+		s := &jsonScanner{b: []byte(in)}
+		f, err := s.number()
+		want, _ := strconv.ParseFloat(in, 64)
+		if err != nil || f != want {
+			t.Fatalf("number(%q) = %v, %v", in, f, err)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			s.i = 0
+			if _, err := s.number(); err != nil {
+				t.Fatal(err)
+			}
+		}); n > 0 {
+			t.Errorf("number(%q) allocates %v times", in, n)
+		}
+	}
+	var q quotesRequest
+	body := []byte(`{"tickers":["PETR4"],"type":"historical","interval":3600,"start_date":"2024-03-25","end_date":"2024-03-28"}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if err := parseQuotesRequest(body, &q); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 0 {
+		t.Errorf("parseQuotesRequest with an interval allocates %v times", n)
+	}
+}
+
 func FuzzQuotesBody(f *testing.F) {
 	for _, s := range []string{
 		`{"tickers":["PETR4"]}`, `{"tickers":["PETR4","SELIC"],"type":"chart"}`,
@@ -112,7 +143,7 @@ func FuzzQuotesBody(f *testing.F) {
 			t.Fatalf("%q: %d tickers accepted", b, len(q.Tickers))
 		}
 		for _, tk := range q.Tickers {
-			if !validTicker(tk) {
+			if !validTicker(string(tk)) {
 				t.Fatalf("%q: invalid ticker %q accepted", b, tk)
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
 
 // resolveCompany resolves a companyIdentifier to a company (404 when the
@@ -79,7 +78,7 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		dst = appendSectorBlocks(dst, is)
 	}
 	if marketCap {
-		dst = appendMarketCap(dst, is)
+		dst = appendMarketCap(dst, c.ds, is)
 	}
 	if logo {
 		dst = append(dst, `,"logo":`...)
@@ -156,12 +155,14 @@ func appendSectorBlocks(dst []byte, is *engine.Issuer) []byte {
 }
 
 // latestValue returns the latest company-level value of a valuation
-// indicator (latest reference_date, then publish_date), Null when none.
-func latestValue(is *engine.Issuer, id string) engine.Num {
-	k, ok := ratios.Lookup(engine.IndValuation, id)
+// indicator of ds's catalog (latest reference_date, then publish_date),
+// Null when none.
+func latestValue(ds *engine.Dataset, is *engine.Issuer, id string) engine.Num {
+	i, ok := ds.IndicatorIndex(engine.IndValuation, id)
 	if !ok {
 		return engine.Null
 	}
+	k := uint16(i)
 	best := (*engine.RatioPoint)(nil)
 	for _, f := range []string{engine.FreqTTM, engine.FreqDaily, engine.FreqAnnual, engine.FreqQuarterly} {
 		g := is.RatioGroup(k, "", f)
@@ -182,11 +183,11 @@ func latestValue(is *engine.Issuer, id string) engine.Num {
 }
 
 // appendMarketCap appends market_cap and enterprise_value {value, format}.
-func appendMarketCap(dst []byte, is *engine.Issuer) []byte {
+func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer) []byte {
 	dst = append(dst, `,"market_cap":{"value":`...)
-	dst = appendNum(dst, latestValue(is, "MARKET_CAP"))
+	dst = appendNum(dst, latestValue(ds, is, "MARKET_CAP"))
 	dst = append(dst, `,"format":"BRL"},"enterprise_value":{"value":`...)
-	dst = appendNum(dst, latestValue(is, "ENTERPRISE_VALUE"))
+	dst = appendNum(dst, latestValue(ds, is, "ENTERPRISE_VALUE"))
 	return append(dst, `,"format":"BRL"}`...)
 }
 
@@ -274,7 +275,7 @@ func appendCompanies(dst []byte, ds *engine.Dataset, bdr, sec, mc bool) []byte {
 			dst = appendSectorBlocks(dst, is)
 		}
 		if mc {
-			dst = appendMarketCap(dst, is)
+			dst = appendMarketCap(dst, ds, is)
 		}
 		dst = append(dst, '}')
 	}

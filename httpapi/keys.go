@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 )
@@ -46,6 +44,9 @@ type KeyEntry struct {
 // KeysFile is the JSON document of a keys file.
 type KeysFile struct {
 	Keys []KeyEntry `json:"keys"`
+	// AllowEmpty says that a file with no key is meant: a running server
+	// refuses to reload a keys file that drops every key unless it is set.
+	AllowEmpty bool `json:"allow_empty,omitempty"`
 }
 
 // Keys authenticates presented API keys. It is immutable after NewKeys and
@@ -122,10 +123,16 @@ func ReadKeysFile(path string) (KeysFile, error) {
 	if err != nil {
 		return f, err
 	}
+	if t := bytes.TrimSpace(b); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return f, fmt.Errorf("%s: not a keys file (want a JSON object with a \"keys\" array)", path)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	if dec.More() {
+		return f, fmt.Errorf("%s: trailing data after the keys object", path)
 	}
 	if _, err := NewKeys(f); err != nil {
 		return f, fmt.Errorf("%s: %w", path, err)
@@ -145,31 +152,38 @@ func LoadKeys(path string) (*Keys, error) {
 	return NewKeys(f)
 }
 
-// WriteKeysFile writes f to path atomically (temporary file and rename),
-// readable by its owner only.
-func WriteKeysFile(path string, f KeysFile) error {
-	sort.Slice(f.Keys, func(i, j int) bool { return f.Keys[i].Name < f.Keys[j].Name })
-	b, err := json.MarshalIndent(f, "", "  ")
+// ErrKeysDropped refuses a keys file that would drop every key being
+// served without saying so (allow_empty).
+var ErrKeysDropped = errors.New(`the keys file holds no key while keys are being served: refused, the previous keys keep serving (set "allow_empty": true in the file to serve no key)`)
+
+// ReloadKeys reads the keys file at path and serves its keys. It is safe for
+// concurrent use with requests. The previous keys keep serving, and an
+// error is returned, when the file cannot be read or is invalid (counted
+// as result "error" in pregao_keys_reloads_total) or when it would drop
+// every key being served and does not set allow_empty (result "refused",
+// the error wraps ErrKeysDropped). It returns the number of keys served.
+func (a *API) ReloadKeys(path string) (int, error) {
+	cur := a.keys.Load()
+	if _, err := os.Stat(path); err != nil {
+		a.m.keysReloads.WithLabelValues("error").Inc()
+		return cur.Len(), err
+	}
+	f, err := ReadKeysFile(path)
+	var k *Keys
+	if err == nil {
+		k, err = NewKeys(f)
+	}
 	if err != nil {
-		return err
+		a.m.keysReloads.WithLabelValues("error").Inc()
+		return cur.Len(), err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".keys-*")
-	if err != nil {
-		return err
+	if k.Len() == 0 && cur.Len() > 0 && !f.AllowEmpty {
+		a.m.keysReloads.WithLabelValues("refused").Inc()
+		return cur.Len(), fmt.Errorf("%s: %w", path, ErrKeysDropped)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	a.SetKeys(k)
+	a.m.keysReloads.WithLabelValues("ok").Inc()
+	return k.Len(), nil
 }
 
 // NewKey returns a new random API key ("pg_" and 32 hex digits from

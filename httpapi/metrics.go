@@ -31,6 +31,9 @@ type metrics struct {
 	entities     *prometheus.GaugeVec // kind
 	reloads      *prometheus.CounterVec
 
+	keysLoaded  prometheus.Gauge       // keys being served
+	keysReloads *prometheus.CounterVec // result: ok, error, refused
+
 	mu     sync.Mutex
 	routes map[string]*routeMetrics
 }
@@ -96,7 +99,22 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 			Name: "pregao_snapshot_reloads_total",
 			Help: "Snapshot reload attempts by result (ok or error).",
 		}, []string{"result"}),
+		keysLoaded: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pregao_keys_loaded",
+			Help: "API keys being served.",
+		}),
+		keysReloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pregao_keys_reloads_total",
+			Help: "Keys file reload attempts by result: ok, error (unreadable or invalid file) or refused (it would drop every key without allow_empty).",
+		}, []string{"result"}),
 		routes: map[string]*routeMetrics{},
+	}
+	// Both results exist from the start, so that increase() sees the
+	// first failure after a restart (a series born at 1 shows no increase).
+	m.reloads.WithLabelValues("ok")
+	m.reloads.WithLabelValues("error")
+	for _, r := range []string{"ok", "error", "refused"} {
+		m.keysReloads.WithLabelValues(r)
 	}
 	age := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "pregao_snapshot_age_seconds",
@@ -110,7 +128,7 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 	})
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.inflight, m.panics, m.snapshotInfo, m.asOf,
-			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age,
+			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads,
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}

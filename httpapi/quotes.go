@@ -129,14 +129,15 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	if c.seen == nil {
 		c.seen = make(map[string]struct{}, MaxTickers)
 	}
-	defer clear(c.seen) // keys alias the request body
+	defer clear(c.seen)
 	items := c.items[:0]
-	for _, t := range q.Tickers {
-		if _, dup := c.seen[t]; dup {
+	for _, b := range q.Tickers {
+		if _, dup := c.seen[string(b)]; dup {
 			continue // each ticker answers once
 		}
+		as, _ := c.ds.Asset(string(b))
+		t := tickerString(as, b)
 		c.seen[t] = struct{}{}
-		as, _ := c.ds.Asset(t)
 		items = append(items, quoteItem{ticker: t, asset: as})
 	}
 	c.items = items
@@ -158,6 +159,23 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 		dst = a.appendItems(&c.bars, dst, items, &o)
 	}
 	return append(dst, '}'), nil
+}
+
+// tickerString returns the requested ticker b as a string: the asset's
+// ticker or one of its former tickers when b spells it (no copy), else a
+// copy of b (an unknown ticker).
+func tickerString(as *engine.Asset, b []byte) string {
+	if as != nil {
+		if as.Ticker == string(b) {
+			return as.Ticker
+		}
+		for _, f := range as.Former {
+			if f == string(b) {
+				return f
+			}
+		}
+	}
+	return string(b)
 }
 
 // parallelMin is the number of tickers from which series answers are

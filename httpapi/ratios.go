@@ -9,24 +9,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
-
-// catalogIndex maps kind -> upper-case id -> catalog index.
-type catalogIndex map[string]map[string]uint16
-
-func newCatalogIndex(cat []engine.Indicator) catalogIndex {
-	ci := catalogIndex{}
-	for i, ind := range cat {
-		m := ci[ind.Kind]
-		if m == nil {
-			m = map[string]uint16{}
-			ci[ind.Kind] = m
-		}
-		m[strings.ToUpper(ind.ID)] = uint16(i)
-	}
-	return ci
-}
 
 // ratioFilter is the validated parameters of the ratio endpoints.
 type ratioFilter struct {
@@ -64,19 +47,18 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	ci := a.info(c.ds).catalog
 	if ids != nil {
 		f.ids = map[uint16][]string{}
 		for _, id := range ids {
-			base, class := ratios.SplitSuffixed(strings.ToUpper(id))
-			k, ok := ci[kind][base]
+			base, class := engine.SplitClassSuffix(strings.ToUpper(id))
+			k, ok := c.ds.IndicatorIndex(kind, base)
 			if !ok {
-				if _, other := ci[otherKind(kind)][base]; other {
+				if _, other := c.ds.IndicatorIndex(otherKind(kind), base); other {
 					return nil, badRequest("indicator %q is a %s indicator: use %s", id, strings.ToLower(otherKind(kind)), otherRoute(kind))
 				}
 				return nil, badRequest("unknown %s indicator id %q (see /ratios/catalog)", strings.ToLower(kind), id)
 			}
-			f.ids[k] = append(f.ids[k], class)
+			f.ids[uint16(k)] = append(f.ids[uint16(k)], class)
 		}
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
@@ -85,6 +67,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	}
 	cat := c.ds.Catalog()
 	byTicker := res.Kind == engine.ByTicker
+	sel := engine.RatioFilter{Reference: f.refDate, PublishedAfter: f.pub, RetrievedAfter: f.ret, LatestByReference: f.latestRef}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false // an id object is open
@@ -105,7 +88,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		}
 		key := ind.ID
 		if !byTicker && s.Class != "" {
-			key += ratios.Suffix(s.Class)
+			key += engine.ClassSuffix(s.Class)
 		}
 		mark := len(dst)
 		if key != curKey {
@@ -123,20 +106,12 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = appendString(dst, s.Frequency)
 		dst = append(dst, ":["...)
 		n := 0
-		for pi := range s.Points {
-			p := &s.Points[pi]
-			if f.refDate.Valid() && p.ReferenceDate != f.refDate ||
-				!f.pub.IsZero() && !p.PublishDate.Time().After(f.pub) ||
-				!f.ret.IsZero() && !p.RetrievalDate.Time().After(f.ret) {
-				continue
-			}
-			if f.latestRef && laterSameRef(s.Points[pi+1:], p.ReferenceDate, &f) {
-				continue
-			}
+		for pi := range engine.SelectRatioPoints(s.Points, &sel) {
 			if n > 0 {
 				dst = append(dst, ',')
 			}
 			n++
+			p := &s.Points[pi]
 			dst = appendRatioPoint(dst, p, c.ds.RatioVars(p), ind, f.calc)
 		}
 		if n == 0 {
@@ -150,21 +125,6 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
-}
-
-// laterSameRef reports whether a later point (rest, ascending) with the
-// same reference date passes the filters.
-func laterSameRef(rest []engine.RatioPoint, ref engine.Date, f *ratioFilter) bool {
-	for i := range rest {
-		p := &rest[i]
-		if p.ReferenceDate != ref {
-			return false
-		}
-		if (f.pub.IsZero() || p.PublishDate.Time().After(f.pub)) && (f.ret.IsZero() || p.RetrievalDate.Time().After(f.ret)) {
-			return true
-		}
-	}
-	return false
 }
 
 func classOK(classes []string, class string) bool {
@@ -255,19 +215,19 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 		return nil, notFound("fund %q not found", ps.ByName("id"))
 	}
-	ci := a.info(c.ds).catalog[engine.IndFund]
 	var want map[uint16]bool
 	if ids != nil {
 		want = map[uint16]bool{}
 		for _, id := range ids {
-			k, ok := ci[strings.ToUpper(id)]
+			k, ok := c.ds.IndicatorIndex(engine.IndFund, id)
 			if !ok {
 				return nil, notFound("fund indicator %q not found (see /ratios/catalog)", id)
 			}
-			want[k] = true
+			want[uint16(k)] = true
 		}
 	}
 	cat := c.ds.Catalog()
+	sel := engine.RatioFilter{Reference: ref, PublishedAfter: pub, RetrievedAfter: ret, LatestByReference: latest}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false
@@ -293,25 +253,18 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 		dst = appendString(dst, s.Frequency)
 		dst = append(dst, ":["...)
-		kept := 0
-		for pi := range s.Points {
-			p := &s.Points[pi]
-			if ref.Valid() && p.ReferenceDate != ref ||
-				!pub.IsZero() && !p.PublishDate.Time().After(pub) || !ret.IsZero() && !p.RetrievalDate.Time().After(ret) {
-				continue
-			}
-			if latest && pi+1 < len(s.Points) && laterFund(s.Points[pi+1:], p.ReferenceDate, pub, ret) {
-				continue
-			}
+		written := 0
+		for pi := range engine.SelectRatioPoints(s.Points, &sel) {
 			seen++
 			if seen <= offset || n >= limit {
 				continue
 			}
-			if kept > 0 {
+			if written > 0 {
 				dst = append(dst, ',')
 			}
-			kept++
+			written++
 			n++
+			p := &s.Points[pi]
 			dst = append(dst, `{"value":`...)
 			dst = appendNum(dst, p.Value)
 			dst = append(dst, `,"reference_date":`...)
@@ -324,7 +277,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 			dst = appendSources(dst, p.Sources)
 			dst = append(dst, '}')
 		}
-		if kept == 0 {
+		if written == 0 {
 			dst = dst[:mark]
 			continue
 		}
@@ -338,19 +291,6 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		return nil, notFound("no indicator found for fund %q with these parameters", ps.ByName("id"))
 	}
 	return append(dst, '}'), nil
-}
-
-func laterFund(rest []engine.FundRatioPoint, ref engine.Date, pub, ret time.Time) bool {
-	for i := range rest {
-		p := &rest[i]
-		if p.ReferenceDate != ref {
-			return false
-		}
-		if (pub.IsZero() || p.PublishDate.Time().After(pub)) && (ret.IsZero() || p.RetrievalDate.Time().After(ret)) {
-			return true
-		}
-	}
-	return false
 }
 
 // catalog serves GET /ratios/catalog: every indicator, optionally of one

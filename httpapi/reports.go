@@ -7,7 +7,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
 
 // statementNames are the report names of the raw statements.
@@ -315,11 +314,11 @@ func appendFlat(dst []byte, acc []engine.Account) []byte {
 
 // Standardized report sections and the statements they draw from.
 var sectionStatements = map[string][]string{
-	ratios.SectionBalanceSheet:        {"BPA", "BPP"},
-	ratios.SectionIncomeStatement:     {"DRE"},
-	ratios.SectionComprehensiveIncome: {"DRA"},
-	ratios.SectionCashFlow:            {"DFC_MI", "DFC_MD"},
-	ratios.SectionValueAdded:          {"DVA"},
+	engine.SectionBalanceSheet:        {"BPA", "BPP"},
+	engine.SectionIncomeStatement:     {"DRE"},
+	engine.SectionComprehensiveIncome: {"DRA"},
+	engine.SectionCashFlow:            {"DFC_MI", "DFC_MD"},
+	engine.SectionValueAdded:          {"DVA"},
 }
 
 // reports serves GET /companies/:id/reports: standardized statements, one
@@ -346,17 +345,18 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		return nil, err
 	}
 	rs := res.Issuer.Reports
+	var valBuf [64]engine.Num
 	dst = append(dst, '[')
 	n := 0
 	for i, rep := range rs {
 		if !f.keep(rep) || f.latestRef && superseded(rs, i, &f) {
 			continue
 		}
-		lines := ratios.LinesFor(rep.Statement)
+		lines := engine.LinesFor(rep.Statement)
 		if len(lines) == 0 {
 			continue
 		}
-		vals := ratios.Standardize(rep)
+		vals := engine.AppendStandardized(valBuf[:0], rep)
 		if n > 0 {
 			dst = append(dst, ',')
 		}

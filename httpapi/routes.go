@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
 
 // Route templates (relative to the prefix; the operational ones are at the
@@ -72,7 +71,7 @@ var (
 )
 
 // reportSections are the sections of the standardized reports.
-var reportSections = []string{ratios.SectionBalanceSheet, ratios.SectionIncomeStatement, ratios.SectionComprehensiveIncome, ratios.SectionCashFlow, ratios.SectionValueAdded}
+var reportSections = []string{engine.SectionBalanceSheet, engine.SectionIncomeStatement, engine.SectionComprehensiveIncome, engine.SectionCashFlow, engine.SectionValueAdded}
 
 // ratiosParams are the parameters of both company ratio routes.
 var ratiosParams = []Param{
@@ -282,13 +281,20 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
-// healthz answers 200 while the process is alive.
+// healthz answers 200 while the process is alive, with the server's
+// version: {"status":"ok","version":"..."}.
 func (a *API) healthz(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	return append(dst, `{"status":"ok"}`...), nil
+	dst = append(dst, `{"status":"ok","version":`...)
+	dst = appendString(dst, a.cfg.Version)
+	return append(dst, '}'), nil
 }
 
-// readyz answers 200 once a verified snapshot is published, 503 before.
+// readyz answers 200 once a verified snapshot is published, 503 before and
+// once the server is draining (SetDraining).
 func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	if a.draining.Load() {
+		return nil, errorf(http.StatusServiceUnavailable, "not ready: shutting down")
+	}
 	ds := a.store.Current()
 	if ds == nil {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: no snapshot loaded yet")

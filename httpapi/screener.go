@@ -9,7 +9,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
 
 // Screener limits.
@@ -92,14 +91,10 @@ func scalarColumn(s *engine.Screener, name string) ([]engine.Num, bool) {
 // dropletColumn resolves a ratio id (fundamental or valuation, with or
 // without class suffix).
 func (a *API) dropletColumn(ds *engine.Dataset, id string) (column, error) {
-	ci := a.info(ds).catalog
-	base, class := ratios.SplitSuffixed(strings.ToUpper(strings.TrimSpace(id)))
-	k, ok := ci[engine.IndFundamental][base]
-	if !ok {
-		k, ok = ci[engine.IndValuation][base]
-	}
+	base, class := engine.SplitClassSuffix(strings.ToUpper(strings.TrimSpace(id)))
+	k, ok := ds.IndicatorIndex("", base) // FUNDAMENTAL, then VALUATION
 	s := ds.Screener()
-	if !ok || int(k) >= len(s.Ratios) {
+	if !ok || k >= len(s.Ratios) {
 		return column{}, badRequest("unknown ratio id %q (see /ratios/catalog)", id)
 	}
 	ind := &ds.Catalog()[k]
@@ -439,7 +434,7 @@ func appendAppliedFilter(dst []byte, s *engine.Screener, r int32, f *cFilter) []
 		dst = append(dst, `,"resolved_id":`...)
 		id := f.col.id
 		if f.col.byCls {
-			id += ratios.Suffix(s.Assets[r].StockType)
+			id += engine.ClassSuffix(s.Assets[r].StockType)
 		}
 		dst = appendString(dst, id)
 		return append(dst, '}')

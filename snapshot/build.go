@@ -26,7 +26,7 @@ import (
 // in turn (see deriveInGroups), so that ratios.Derive's working memory is
 // that of one group.
 func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
-	u, err := bundle.Read(dir)
+	u, err := bundle.ReadWith(dir, bundle.ReadOptions{RequireManifest: opt.RequireManifest})
 	if err != nil {
 		return Header{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/atomicfile"
 )
 
 // DefaultLevel is the zstd level used when WriteOptions.Level is 0.
@@ -33,6 +34,10 @@ type WriteOptions struct {
 	// BuildTime is stored in the header; zero means Meta.AsOf, so the same
 	// Universe always gives the same bytes.
 	BuildTime time.Time
+	// RequireManifest makes BuildFromBundle refuse a bundle without
+	// manifest.json (bundle.ErrNoManifest), one whose writer may have been
+	// stopped midway. Hand-written bundles have none.
+	RequireManifest bool
 }
 
 // encoded is a snapshot ready to be written: header bytes then parts.
@@ -71,10 +76,12 @@ func WriteFile(path string, u *engine.Universe, opt WriteOptions) error {
 	return writeEncoded(path, enc)
 }
 
-// writeEncoded writes enc to path through a synced temporary file.
+// writeEncoded writes enc to path through a synced temporary file. The
+// temporary files of killed writers of the same path are removed first.
 func writeEncoded(path string, enc *encoded) (err error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	atomicfile.RemoveStale(dir, filepath.Base(path))
+	f, err := os.CreateTemp(dir, atomicfile.TempPattern(filepath.Base(path)))
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	from := fs.String("from", "", "source bundle directory (required)")
 	out := fs.String("out", "", "snapshot file to write (required)")
 	level := fs.Int("level", snapshot.DefaultLevel, "zstd level, 1 (fastest) to 22 (smallest)")
+	noManifest := fs.Bool("no-manifest", false, "accept a bundle without manifest.json (written by hand; generate and import always write one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	done := make(chan result, 1)
 	go func() {
-		h, err := snapshot.BuildFromBundle(*from, *out, snapshot.WriteOptions{Level: *level})
+		h, err := snapshot.BuildFromBundle(*from, *out, snapshot.WriteOptions{Level: *level, RequireManifest: !*noManifest})
 		done <- result{h, err}
 	}()
 	var h snapshot.Header
@@ -74,22 +75,48 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// runInspect prints a snapshot's header: pregao inspect [--json] FILE.
-// It reads and verifies only the header, not the sections.
+// runInspect prints a snapshot's header: pregao inspect FILE [--json]
+// [--verify]. Without --verify it reads and verifies only the header, not
+// the sections.
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	return inspect(ctx, "inspect", args, false, stdout, stderr)
+}
+
+// runVerify runs every check `pregao serve` runs when it loads a snapshot
+// (checksums, decoding, and the dataset's own consistency) and exits
+// non-zero on the first failure: pregao verify FILE [--json].
+func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return inspect(ctx, "verify", args, true, stdout, stderr)
+}
+
+func inspect(ctx context.Context, name string, args []string, verify bool, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the header as JSON")
-	if err := fs.Parse(args); err != nil {
+	if !verify {
+		fs.BoolVar(&verify, "verify", false, "also read and check every section as the server's loader does (as pregao verify)")
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		fs.Usage()
-		return errors.New("inspect: want exactly one snapshot file")
+		return fmt.Errorf("%s: want exactly one snapshot file", name)
 	}
-	h, err := snapshot.ReadHeader(fs.Arg(0))
-	if err != nil {
-		return fmt.Errorf("inspect: %w", err)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var h snapshot.Header
+	if verify {
+		start := time.Now()
+		_, h, err = snapshot.Load(pos[0])
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", name, pos[0], err)
+		}
+		fmt.Fprintf(stderr, "%s: every section verified and loaded in %s\n", pos[0], time.Since(start).Round(time.Millisecond))
+	} else if h, err = snapshot.ReadHeader(pos[0]); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	if *asJSON {
 		b, err := json.MarshalIndent(h, "", "  ")

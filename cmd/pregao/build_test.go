@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,4 +120,97 @@ func TestBuildInspectUsage(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.snap")
 	os.WriteFile(bad, []byte("PREGAOSN\x09\x00"), 0o644)
 	f([]string{"inspect", bad}, "newer than the supported")
+}
+
+// TestBuildRequiresManifest: a bundle without manifest.json (an import or
+// generate that was stopped, or one written by hand) is refused unless
+// --no-manifest says it was written by hand.
+func TestBuildRequiresManifest(t *testing.T) {
+	dir := tinyBundle(t)
+	if err := os.Remove(filepath.Join(dir, bundle.FileManifest)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "x.snap")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"build", "--from", dir, "--out", out}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no manifest.json") {
+		t.Fatalf("err = %v, want the missing manifest named", err)
+	}
+	if _, serr := os.Stat(out); !os.IsNotExist(serr) {
+		t.Errorf("a bundle without manifest produced %s", out)
+	}
+	if err := run(context.Background(), []string{"build", "--no-manifest", "--from", dir, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("--no-manifest: %v", err)
+	}
+}
+
+// TestBuildRemovesStaleTemp: the temporary file of a build killed midway
+// (.NAME.tmp-PID-*, PID no longer running) is removed by the next build.
+func TestBuildRemovesStaleTemp(t *testing.T) {
+	dir := tinyBundle(t)
+	out := filepath.Join(t.TempDir(), "x.snap")
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip(err)
+	}
+	stale := filepath.Join(filepath.Dir(out), ".x.snap.tmp-"+strconv.Itoa(cmd.Process.Pid)+"-99")
+	os.WriteFile(stale, []byte("partial"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"build", "--from", dir, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file survives: %v", err)
+	}
+}
+
+// TestVerify: a section-level corruption passes inspect (it reads only the
+// header) and fails verify and inspect --verify; flags may follow the file.
+func TestVerify(t *testing.T) {
+	dir := tinyBundle(t)
+	out := filepath.Join(t.TempDir(), "x.snap")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"build", "--from", dir, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"verify", out}, {"inspect", out, "--verify"}, {"verify", out, "--json"}, {"inspect", out, "--json"}} {
+		stdout.Reset()
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Errorf("%v on a good file: %v", args, err)
+		}
+		if args[len(args)-1] == "--json" && !json.Valid(stdout.Bytes()) {
+			t.Errorf("%v: not JSON: %s", args, stdout.String())
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-10] ^= 0xff // inside the last section
+	os.WriteFile(out, b, 0o644)
+	if err := run(context.Background(), []string{"inspect", out}, &stdout, &stderr); err != nil {
+		t.Errorf("inspect reads only the header, yet failed: %v", err)
+	}
+	for _, args := range [][]string{{"verify", out}, {"inspect", "--verify", out}} {
+		if err := run(context.Background(), args, &stdout, &stderr); err == nil {
+			t.Errorf("%v accepted a corrupt section", args)
+		}
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	f := func(args []string, want string, wantJSON bool) {
+		t.Helper()
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		j := fs.Bool("json", false, "")
+		pos, err := parseInterspersed(fs, args)
+		if err != nil || strings.Join(pos, ",") != want || *j != wantJSON {
+			t.Errorf("%v: %v %v json=%v; want %q json=%v", args, pos, err, *j, want, wantJSON)
+		}
+	}
+	f([]string{"a"}, "a", false)
+	f([]string{"a", "--json"}, "a", true)
+	f([]string{"--json", "a", "b"}, "a,b", true)
+	f([]string{"a", "--", "--json"}, "a,--json", false)
+	f(nil, "", false)
 }

@@ -1,19 +1,12 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -297,268 +290,14 @@ func TestImportErrors(t *testing.T) {
 		{[]string{"--out", t.TempDir(), "--cotahist", filepath.Join(dir, "b3-cotahist/lucasdf__b3-cotahist"),
 			"--cash-dividends", filepath.Join(dir, "b3-proventos/ropensci__rb3/GetListedCashDividends.json.zst")}, "give SYMBOL="},
 		{[]string{"--out", t.TempDir(), "--cotahist", "/nonexistent/x.TXT"}, "no such file"},
+		{[]string{"--out", t.TempDir(), "--as-of", "26/03/2021"}, "--as-of: "},
+		{[]string{"--out", t.TempDir(), "--as-of", "2021-03-26", "--retrieved", "2021-03-26"}, "--retrieved: "},
 	} {
 		var so, se bytes.Buffer
 		err := runImport(context.Background(), c.args, &so, &se)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
-	}
-}
-
-func TestSyntheticID(t *testing.T) {
-	if got := syntheticID("PETR", engine.ClassPS); got != "9925142927" {
-		t.Errorf("got %s", got)
-	}
-	if got := syntheticID("A1BB", engine.ClassBDR); got != "9710011111" {
-		t.Errorf("got %s", got)
-	}
-}
-
-func TestNormName(t *testing.T) {
-	for in, want := range map[string]string{"Ambev S.A.": "AMBEVSA", "ITAÚ UNIBANCO": "ITAUUNIBANCO", "Cia. Ça": "CIACA"} {
-		if got := normName(in); got != want {
-			t.Errorf("normName(%q) = %q", in, got)
-		}
-	}
-}
-
-// TestNameIndexFind checks the rules of nameIndex.find on registry names
-// as CVM spells them.
-func TestNameIndexFind(t *testing.T) {
-	cos := map[string]*engine.Company{}
-	for _, c := range []engine.Company{
-		{ID: "33453598000123", Name: "RAÍZEN S.A.", TradingName: "RAÍZEN S.A.", Status: "ACTIVE"},
-		{ID: "08070508000178", Name: "RAÍZEN ENERGIA S.A.", Status: "ACTIVE"},
-		{ID: "71476527000135", Name: "CONSTRUTORA TENDA S/A", TradingName: "CONSTRUTORA TENDA S/A", Status: "ACTIVE"},
-		{ID: "11111111000111", Name: "CONCESSIONARIA VIA LAGOS S.A.", Status: "ACTIVE"},
-		{ID: "07526557000100", Name: "AMBEV S.A.", TradingName: "AMBEV", Status: "ACTIVE"},
-		{ID: "22222222000122", Name: "BANCO DO BRASIL S.A.", Status: "ACTIVE"},
-		{ID: "33333333000133", Name: "BRASIL AGRO S.A.", Status: "ACTIVE"},
-		{ID: "55555555000155", Name: "BRASIL TELECOM S.A.", Status: "ACTIVE"},
-		{ID: "44444444000144", Name: "ANTIGA TENDA S.A.", Status: "CANCELLED"},
-	} {
-		c.Kind = engine.KindCompany
-		cos[c.ID] = &c
-	}
-	ix := newNameIndex(cos)
-	for short, want := range map[string]string{
-		"AMBEV":        "07526557000100", // equal trading name
-		"RAIZEN":       "33453598000123", // name plus "SA" beats the longer prefix match
-		"TENDA":        "71476527000135", // whole word, the active one
-		"VIA":          "",               // too short for a word match
-		"BRASIL":       "",               // ambiguous
-		"BANCO DO BRA": "22222222000122", // prefix
-		"XY":           "",
-	} {
-		if got := ix.find(short, ""); got != want {
-			t.Errorf("find(%q) = %q, want %q", short, got, want)
-		}
-	}
-}
-
-// TestImportPortfolioJSON imports one day of quotes and the IBOV
-// theoretical portfolio response: its members that traded that day stay.
-func TestImportPortfolioJSON(t *testing.T) {
-	dir, _ := datafile.RealDir()
-	out := t.TempDir()
-	var so, se bytes.Buffer
-	args := []string{"--out", out, "--compression", "none",
-		"--cotahist", filepath.Join(dir, "b3-cotahist/pedrosampaiomatias__Project-Ibovespa/COTAHIST_D26032021.TXT.zst"),
-		"--index", "IBOV=" + filepath.Join(dir, "b3-indexes/ropensci__rb3/GetTheoricalPortfolio.json.zst")}
-	if err := runImport(context.Background(), args, &so, &se); err != nil {
-		t.Fatal(err)
-	}
-	u, err := bundle.Read(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(u.Indexes) != 1 || u.Indexes[0].Symbol != "IBOV" || u.Indexes[0].Name != "Ibovespa" || len(u.Indexes[0].Members) < 80 {
-		t.Fatalf("indexes %+v", u.Indexes)
-	}
-	// Without a sector registry every company is unclassified.
-	for _, c := range u.Companies {
-		if c.SubIndustryID != unclassifiedSub {
-			t.Fatalf("%+v", c)
-		}
-	}
-	if strings.ContainsAny(so.String(), "\r\033") {
-		t.Error("progress written to a non-terminal")
-	}
-}
-
-// TestFetchCommand runs "pregao fetch" against a local server: one day
-// present, one answering 404.
-func TestFetchCommand(t *testing.T) {
-	dir, _ := datafile.RealDir()
-	zipBytes, err := os.ReadFile(filepath.Join(dir, "b3-cotahist/gbvbahia01__Spring-Batch-Cotahist/COTAHIST_D03022022.TXT.zip"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/InstDados/SerHist/COTAHIST_D03022022.ZIP" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(zipBytes)
-	}))
-	defer ts.Close()
-	out := t.TempDir()
-	var so, se bytes.Buffer
-	err = runFetch(context.Background(), []string{"--from", "2022-02-03", "--to", "2022-02-04", "--dir", out, "--base-url", ts.URL}, &so, &se)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(so.String(), "1 downloaded, 0 already complete, 1 absent") {
-		t.Errorf("output %q", so.String())
-	}
-	got, err := os.ReadFile(filepath.Join(out, "InstDados/SerHist/COTAHIST_D03022022.ZIP"))
-	if err != nil || !bytes.Equal(got, zipBytes) {
-		t.Errorf("file: %v", err)
-	}
-	for _, args := range [][]string{{"--dir", out}, {"--from", "x", "--dir", out}, {"--from", "2022-02-03", "--dir", out, "--sources", "nope"}} {
-		if err := runFetch(context.Background(), args, &so, &se); err == nil {
-			t.Errorf("%v: no error", args)
-		}
-	}
-}
-
-// TestImportIBOVDay joins the IBOV portfolio of 2021-03-26 with that day's
-// quotes: all 82 members traded on the standard-lot board, none is dropped.
-func TestImportIBOVDay(t *testing.T) {
-	dir, _ := datafile.RealDir()
-	out := t.TempDir()
-	var so, se bytes.Buffer
-	args := []string{"--out", out,
-		"--cotahist", filepath.Join(dir, "b3-cotahist/pedrosampaiomatias__Project-Ibovespa/COTAHIST_D26032021.TXT.zst"),
-		"--index", filepath.Join(dir, "b3-indexes/pedrosampaiomatias__Project-Ibovespa/IBOVDia_26-03-21.csv.zst")}
-	if err := runImport(context.Background(), args, &so, &se); err != nil {
-		t.Fatal(err)
-	}
-	u, err := bundle.Read(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(u.Indexes) != 1 || len(u.Indexes[0].Members) != 82 || u.Indexes[0].AsOf != engine.MakeDate(2021, 3, 26) {
-		t.Fatalf("%d indexes, %+v", len(u.Indexes), u.Indexes)
-	}
-	if strings.Contains(so.String(), "index members dropped") {
-		t.Errorf("members dropped: %s", so.String())
-	}
-}
-
-// TestImportFCA links a ticker through an FCA valor_mobiliario table (the
-// official header, one synthetic row): the FCA map wins over the name.
-func TestImportFCA(t *testing.T) {
-	dir, _ := datafile.RealDir()
-	head, err := datafile.ReadFile(filepath.Join(dir, "cvm-headers/fca_cia_aberta_valor_mobiliario_header.csv.zst"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := "07526557000100;2021-01-01;1;1;AMBEV S.A.;Ações Ordinárias;;;ABEV3;;Bolsa;B3;B3 S.A.;2013-11-11;;Tradicional;2013-11-11;\n"
-	fca := filepath.Join(t.TempDir(), "fca_cia_aberta_valor_mobiliario_2021.csv")
-	if err := os.WriteFile(fca, append(bytes.TrimRight(head, "\r\n"), append([]byte("\n"), row...)...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	var so, se bytes.Buffer
-	args := []string{"--out", out, "--fca", fca,
-		"--cad", filepath.Join(dir, "cvm-cad/cad_cia_aberta.csv.zst"),
-		"--cotahist", filepath.Join(dir, "b3-cotahist/pedrosampaiomatias__Project-Ibovespa/COTAHIST_D26032021.TXT.zst")}
-	if err := runImport(context.Background(), args, &so, &se); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(so.String(), "1 by FCA ticker map") {
-		t.Errorf("output %s", so.String())
-	}
-	u, err := bundle.Read(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range u.Securities {
-		if s.Ticker == "ABEV3" && (s.CompanyID != "07526557000100" || s.ListedFrom != engine.MakeDate(2013, 11, 11)) {
-			t.Errorf("ABEV3 %+v", s)
-		}
-	}
-	for _, c := range u.Companies {
-		if c.ID == "07526557000100" && (c.Symbol != "ABEV" || c.ListingSegment != "Tradicional") {
-			t.Errorf("Ambev %+v", c)
-		}
-	}
-}
-
-// TestImportFCAGeneralAddress completes a registry company from FCA geral
-// and endereco tables (the official headers, one synthetic row each).
-func TestImportFCAGeneralAddress(t *testing.T) {
-	dir, _ := datafile.RealDir()
-	tmp := t.TempDir()
-	write := func(table, row string) string {
-		head, err := datafile.ReadFile(filepath.Join(dir, "cvm-headers/fca_cia_aberta_"+table+"_header.csv.zst"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(tmp, "fca_cia_aberta_"+table+"_2021.csv")
-		if err := os.WriteFile(p, append(bytes.TrimRight(head, "\r\n"), append([]byte("\n"), row...)...), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	geral := write("geral", "07.526.557/0001-00;2021-01-01;1;1;AMBEV S.A.;;;2005-07-08;23264;;;;;;Brasil;Brasil;Bebidas;Fabricação de cervejas;;;;;31;12;;https://ri.ambev.com.br\n")
-	end := write("endereco", "07.526.557/0001-00;2021-01-01;1;1;AMBEV S.A.;Sede;Rua Exemplo, 1;Sala 2;Centro;SÃO PAULO;SP;Brasil;01001-000;;;;;;;;ri@example.com\n")
-	// The same tables in a yearly archive.
-	zp := filepath.Join(tmp, "fca_cia_aberta_2021.zip")
-	zf, err := os.Create(zp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(zf)
-	for _, p := range []string{geral, end} {
-		b, _ := os.ReadFile(p)
-		w, _ := zw.Create(filepath.Base(p))
-		w.Write(b)
-	}
-	if err := errors.Join(zw.Close(), zf.Close()); err != nil {
-		t.Fatal(err)
-	}
-	for _, fca := range []string{geral + "," + end, zp} {
-		out := t.TempDir()
-		var so, se bytes.Buffer
-		args := []string{"--out", out, "--fca", fca,
-			"--cad", filepath.Join(dir, "cvm-cad/cad_cia_aberta.csv.zst"),
-			"--cotahist", filepath.Join(dir, "b3-cotahist/pedrosampaiomatias__Project-Ibovespa/COTAHIST_D26032021.TXT.zst")}
-		if err := runImport(context.Background(), args, &so, &se); err != nil {
-			t.Fatalf("%v\n%s", err, se.String())
-		}
-		u, err := bundle.Read(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, c := range u.Companies {
-			if c.ID != "07526557000100" {
-				continue
-			}
-			found = true
-			if c.Website != "https://ri.ambev.com.br" || c.Description != "Fabricação de cervejas" ||
-				c.Address.Line1 != "Rua Exemplo, 1" || c.Address.PostalCode != "01001-000" {
-				t.Errorf("--fca %s: Ambev %+v", fca, c)
-			}
-		}
-		if !found {
-			t.Fatalf("--fca %s: Ambev not imported", fca)
-		}
-	}
-}
-
-func TestIsTerminal(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	if isTerminal(w) || isTerminal(&bytes.Buffer{}) {
-		t.Error("a pipe or a buffer is not a terminal")
 	}
 }
 
@@ -588,76 +327,6 @@ func progressInputs(t *testing.T) (args []string, fca string) {
 	}, fca
 }
 
-// TestImportProgressEveryInput checks that every long input, not only
-// COTAHIST, shows its progress line: each CVM file is named, and its last
-// line has the file's row count.
-func TestImportProgressEveryInput(t *testing.T) {
-	args, _ := progressInputs(t)
-	var cfg importConfig
-	fl := flag.NewFlagSet("import", flag.ContinueOnError)
-	fl.Var(&cfg.Cotahist, "cotahist", "")
-	fl.StringVar(&cfg.Cad, "cad", "", "")
-	fl.Var(&cfg.FCA, "fca", "")
-	fl.Var(&cfg.DFP, "dfp", "")
-	fl.Var(&cfg.FII, "fii", "")
-	if err := fl.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	prog := func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }
-	if _, _, err := importUniverse(context.Background(), &cfg, prog); err != nil {
-		t.Fatal(err)
-	}
-	last := map[string]string{} // kind and file -> last line
-	for _, l := range lines {
-		if i := strings.Index(l, ": "); i > 0 {
-			last[l[:i]] = l
-		}
-	}
-	line := regexp.MustCompile(`^[^:]+: \d+ rows \(\d+ rows/s\), \d+\.\d MB read, heap \d+ MiB$`)
-	for _, c := range []struct{ key, rows string }{
-		{"CVM registry cad_cia_aberta.csv", ""},
-		{"CVM FCA fca_cia_aberta_valor_mobiliario_2021.csv", ": 1 rows "},
-		{"CVM DFP dfp_cia_aberta_BPA_con_2023.csv", ": 1490 rows "},
-		{"CVM DFP dfp_cia_aberta_DRE_con_2022.csv", ": 844 rows "},
-		{"CVM FII inf_mensal_fii_geral_2021.csv", ""},
-		{"CVM FII inf_mensal_fii_complemento_2022.csv", ""},
-	} {
-		l, ok := last[c.key]
-		if !ok {
-			t.Errorf("no progress line for %s in %q", c.key, lines)
-			continue
-		}
-		if !line.MatchString(l) || !strings.Contains(l, c.rows) {
-			t.Errorf("%s: last line %q", c.key, l)
-		}
-	}
-	if _, ok := last["COTAHIST COTAHIST_D26032021.TXT.zst"]; !ok {
-		t.Errorf("no COTAHIST progress line in %q", lines)
-	}
-}
-
-// TestCVMProgressLine checks the line's format and that no hook is made
-// without a terminal.
-func TestCVMProgressLine(t *testing.T) {
-	if cvmProgress(nil, "CVM DFP") != nil {
-		t.Error("a hook without a progress output")
-	}
-	var got []string
-	hook := cvmProgress(func(format string, a ...any) { got = append(got, fmt.Sprintf(format, a...)) }, "CVM DFP")
-	hook("/in/dfp_cia_aberta_2023.zip:dfp_cia_aberta_BPA_con_2023.csv", 0, 2048)
-	hook("/in/dfp_cia_aberta_2023.zip:dfp_cia_aberta_BPA_con_2023.csv", 65536, 15_000_000)
-	want := regexp.MustCompile(`^CVM DFP dfp_cia_aberta_2023\.zip:dfp_cia_aberta_BPA_con_2023\.csv: 65536 rows \(\d+ rows/s\), 15\.0 MB read, heap \d+ MiB$`)
-	if len(got) != 2 || !want.MatchString(got[1]) {
-		t.Errorf("lines %q", got)
-	}
-	var b bytes.Buffer
-	progressTo(&b)("x %d", 1)
-	if b.String() != "\r\033[Kx 1" {
-		t.Errorf("terminal line %q", b.String())
-	}
-}
-
 // TestImportQuietWhenNotTerminal imports every kind of long input with
 // standard output a pipe (a file, not a terminal): no progress line, no
 // terminal control sequence, only the summary.
@@ -685,5 +354,38 @@ func TestImportQuietWhenNotTerminal(t *testing.T) {
 	}
 	if !bytes.HasPrefix(out, []byte("wrote bundle ")) || !bytes.Contains(out, []byte("CVM: ")) {
 		t.Errorf("summary %q", out)
+	}
+}
+
+// TestImportDates checks that --as-of and --retrieved reach the bundle:
+// the as-of time is 21:00 UTC of the day given, and the reports carry the
+// retrieval time given, in UTC.
+func TestImportDates(t *testing.T) {
+	dir, _ := datafile.RealDir()
+	out := t.TempDir()
+	var so, se bytes.Buffer
+	args := []string{"--out", out, "--as-of", "2021-03-26", "--retrieved", "2024-05-01T12:00:00-03:00",
+		"--cad", filepath.Join(dir, "cvm-cad/cad_cia_aberta.csv.zst"), "--dfp", filepath.Join(dir, "cvm-dfp")}
+	if err := runImport(context.Background(), args, &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	u, err := bundle.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2021, 3, 26, 21, 0, 0, 0, time.UTC); !u.Meta.AsOf.Equal(want) {
+		t.Errorf("as of %v, want %v", u.Meta.AsOf, want)
+	}
+	if len(u.Reports) == 0 {
+		t.Fatal("no report")
+	}
+	want := time.Date(2024, 5, 1, 15, 0, 0, 0, time.UTC)
+	for _, r := range u.Reports {
+		if !r.RetrievalDate.Equal(want) {
+			t.Fatalf("report %s %s retrieved %v, want %v", r.CompanyID, r.ReferenceDate, r.RetrievalDate, want)
+		}
+	}
+	if !strings.HasPrefix(so.String(), "wrote bundle "+out+" (as of 2021-03-26T21:00:00Z)\n") {
+		t.Errorf("summary %q", so.String())
 	}
 }

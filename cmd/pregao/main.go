@@ -28,9 +28,11 @@ func commands() []command {
 		{"generate", "write the deterministic demo universe as a source bundle", runGenerate},
 		{"build", "validate a source bundle and write a snapshot", runBuild},
 		{"inspect", "print a snapshot's header and entity counts", runInspect},
+		{"verify", "check a whole snapshot as the server's loader does", runVerify},
 		{"keys", "manage API keys (keys add --name N --plan delayed|eod)", runKeys},
 		{"import", "turn official B3/CVM files into a source bundle", runImport},
 		{"fetch", "download official B3/CVM files into a folder", runFetch},
+		{"version", "print the version and build information (also --version)", runVersion},
 	}
 }
 
@@ -50,6 +52,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		return nil
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, args[1:], stdout, stderr)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,10 +12,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"sort"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,8 +34,16 @@ type ServeConfig struct {
 	Watch        time.Duration // poll the snapshot and keys files for changes; 0 = only on SIGHUP
 	MaxBodyBytes int64         // request body cap, default 1 MiB
 	LogFormat    string        // "text" (default) or "json"
+	// Drain is how long, on SIGTERM or interrupt, /readyz answers 503 and
+	// answers close their connections while the API keeps serving, before
+	// the graceful shutdown: set it to what your load balancer needs to
+	// notice (e.g. probe period × failure threshold). Default 0.
+	Drain time.Duration
 
-	// Server timeouts.
+	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
+	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an
+	// answer being written is never cut by the shutdown before its own
+	// write timeout.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout, ShutdownTimeout time.Duration
 }
 
@@ -45,7 +52,7 @@ func DefaultServeConfig() ServeConfig {
 	return ServeConfig{
 		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, LogFormat: "text",
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
-		IdleTimeout: 120 * time.Second, ShutdownTimeout: 15 * time.Second,
+		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second,
 	}
 }
 
@@ -65,33 +72,82 @@ type Main struct {
 	mu      sync.Mutex // serializes reloads
 	snapSig fileSig
 	keysSig fileSig
+
+	conns connCounter // connections by state, for the shutdown log
 }
 
-// fileSig detects a changed file.
-type fileSig struct {
-	size int64
-	mod  time.Time
+// connCounter counts the server's connections that are serving a request
+// (http.StateActive), from the http.Server's ConnState hook.
+type connCounter struct {
+	mu     sync.Mutex
+	active map[net.Conn]bool
 }
+
+func (c *connCounter) track(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active == nil {
+		c.active = map[net.Conn]bool{}
+	}
+	if st == http.StateActive {
+		c.active[conn] = true
+	} else {
+		delete(c.active, conn)
+	}
+}
+
+func (c *connCounter) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.active)
+}
+
+// fileSig detects a changed file: its size, modification time, inode and
+// a checksum of its first 64 KiB (a snapshot's header, which names its
+// sections' checksums, or a whole keys file). A file replaced with its
+// size and time kept (cp -p, rsync -t) still changes the signature.
+type fileSig struct {
+	size     int64
+	mod      time.Time
+	dev, ino uint64
+	head     [sha256.Size]byte
+}
+
+// sigHead is how much of a file's start fileSig checksums.
+const sigHead = 64 << 10
 
 func sigOf(path string) fileSig {
-	st, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fileSig{}
 	}
-	return fileSig{st.Size(), st.ModTime()}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fileSig{}
+	}
+	sig := fileSig{size: st.Size(), mod: st.ModTime()}
+	sig.dev, sig.ino = fileID(st)
+	h := sha256.New()
+	io.Copy(h, io.LimitReader(f, sigHead))
+	h.Sum(sig.head[:0])
+	return sig
 }
 
 // NewMain loads the keys and the snapshot and builds the API. It does not
 // listen yet (see Open).
 func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.Snapshot == "" || cfg.Keys == "" {
-		return nil, errors.New("serve: --snapshot and --keys are required (create a key with: pregao keys add --file FILE --name NAME --plan delayed)")
+		return nil, errors.New("serve: --snapshot and --keys (or PREGAO_SNAPSHOT and PREGAO_KEYS) are required (create a key with: pregao keys add --file FILE --name NAME --plan delayed)")
 	}
 	var h slog.Handler = slog.NewTextHandler(logw, nil)
 	if cfg.LogFormat == "json" {
 		h = slog.NewJSONHandler(logw, nil)
 	}
 	m := &Main{cfg: cfg, log: slog.New(h), Store: &engine.Store{}, Registry: prometheus.NewRegistry()}
+	build := currentBuild()
+	registerBuildInfo(m.Registry, build)
+	m.log.Info("pregao starting", "version", build.Version, "revision", build.Revision, "go", build.GoVersion)
 	keys, err := httpapi.LoadKeys(cfg.Keys)
 	if err != nil {
 		return nil, fmt.Errorf("serve: keys: %w", err)
@@ -109,7 +165,7 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	default:
 		return nil, fmt.Errorf("serve: --clock %q: want snapshot or wall", cfg.Clock)
 	}
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes}, m.Store, keys, clock, m.Registry, m.log)
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version}, m.Store, keys, clock, m.Registry, m.log)
 	if err := m.loadSnapshot(); err != nil {
 		return nil, err
 	}
@@ -138,27 +194,33 @@ func (m *Main) loadSnapshot() error {
 	return nil
 }
 
-// Reload reloads the keys file and the snapshot. A snapshot or keys file
-// that fails to load is refused: the previous one keeps serving and the
-// error is returned.
+// Reload reloads what changed since it was last loaded (see fileSig): the
+// keys file, the snapshot, or both; a keys change alone does not reload
+// the snapshot. A snapshot or keys file that fails to load is refused: the
+// previous one keeps serving, the same file is not retried, and the error
+// is returned.
 func (m *Main) Reload() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var errs []error
-	if keys, err := httpapi.LoadKeys(m.cfg.Keys); err != nil {
-		m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "err", err.Error())
-		errs = append(errs, fmt.Errorf("keys: %w", err))
-	} else {
-		m.API.SetKeys(keys)
-		m.keysSig = sigOf(m.cfg.Keys)
+	if sig := sigOf(m.cfg.Keys); sig != m.keysSig {
+		if n, err := m.API.ReloadKeys(m.cfg.Keys); err != nil {
+			m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "keys", n, "err", err.Error())
+			errs = append(errs, fmt.Errorf("keys: %w", err))
+		} else {
+			m.log.Info("keys reloaded", "file", m.cfg.Keys, "keys", n)
+		}
+		m.keysSig = sig
 	}
-	if err := m.loadSnapshot(); err != nil {
-		m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
-		m.API.RecordReload(false)
-		m.snapSig = sigOf(m.cfg.Snapshot) // do not retry the same bad file
-		errs = append(errs, err)
-	} else {
-		m.API.RecordReload(true)
+	if sigOf(m.cfg.Snapshot) != m.snapSig {
+		if err := m.loadSnapshot(); err != nil {
+			m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
+			m.API.RecordReload(false)
+			m.snapSig = sigOf(m.cfg.Snapshot)
+			errs = append(errs, err)
+		} else {
+			m.API.RecordReload(true)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -184,6 +246,7 @@ func (m *Main) Open() error {
 		WriteTimeout:      m.cfg.WriteTimeout,
 		IdleTimeout:       m.cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         m.conns.track,
 		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
 	}
 	return nil
@@ -224,40 +287,50 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 }
 
-// Close shuts the server down gracefully, waiting for requests in flight
-// up to ShutdownTimeout.
+// Close shuts the server down: /readyz turns 503 first and, for Drain,
+// the API keeps answering (each answer closing its connection) so that
+// load balancers notice; then a graceful shutdown waits for the requests
+// in flight up to ShutdownTimeout. Connections still serving a request
+// then are cut, logged and returned as an error.
 func (m *Main) Close() error {
 	if m.srv == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.ShutdownTimeout)
+	m.API.SetDraining(true)
+	if m.cfg.Drain > 0 {
+		m.log.Info("draining: /readyz answers 503, answers close their connections", "drain", m.cfg.Drain.String())
+		time.Sleep(m.cfg.Drain)
+	}
+	timeout := m.shutdownTimeout()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	m.log.Info("shutting down")
-	if err := m.srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	m.log.Info("shutting down", "timeout", timeout.String(), "active_connections", m.conns.count())
+	err := m.srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		cut := m.conns.count()
+		m.srv.Close()
+		m.log.Warn("shutdown timed out: connections cut", "connections_cut", cut)
+		return fmt.Errorf("serve: shutdown timed out after %s: %d connections cut", timeout, cut)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	m.log.Info("stopped", "connections_cut", 0)
 	return nil
+}
+
+// shutdownTimeout is ShutdownTimeout, at least WriteTimeout + 5s.
+func (m *Main) shutdownTimeout() time.Duration {
+	return max(m.cfg.ShutdownTimeout, m.cfg.WriteTimeout+5*time.Second)
 }
 
 // runServe serves the API: pregao serve --snapshot FILE --keys FILE
 // [--addr 127.0.0.1:8080] [--clock snapshot|wall] [--prefix /v2] [--watch 0].
+// Every flag can also come from its environment variable (PREGAO_ADDR...).
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := DefaultServeConfig()
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.Snapshot, "snapshot", "", "snapshot file to serve (required)")
-	fs.StringVar(&cfg.Keys, "keys", "", "API keys file (required; see pregao keys)")
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
-	fs.StringVar(&cfg.Clock, "clock", cfg.Clock, `"now" of plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall`)
-	fs.StringVar(&cfg.Prefix, "prefix", cfg.Prefix, "path prefix of the API routes")
-	fs.DurationVar(&cfg.Watch, "watch", 0, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
-	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
-	fs.StringVar(&cfg.LogFormat, "log", cfg.LogFormat, "log format: text or json")
-	if err := fs.Parse(args); err != nil {
+	cfg, err := parseServe(args, os.LookupEnv, stderr)
+	if err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
 	m, err := NewMain(cfg, stderr)
 	if err != nil {
@@ -266,62 +339,43 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := m.Open(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "pregao: serving %s on http://%s%s (clock %s)\n", cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
+	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
 	return m.Run(ctx)
 }
 
-// runKeys manages the keys file: pregao keys add|list|remove --file FILE.
-func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("keys: want a subcommand: add, list or remove")
-	}
-	sub := args[0]
-	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
+// serveFlags returns serve's flags, bound to the fields of cfg; their
+// defaults are cfg's values.
+func serveFlags(cfg *ServeConfig) *flag.FlagSet {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&cfg.Snapshot, "snapshot", cfg.Snapshot, "snapshot file to serve (required)")
+	fs.StringVar(&cfg.Keys, "keys", cfg.Keys, "API keys file (required; see pregao keys)")
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
+	fs.Var(newEnum(&cfg.Clock, "snapshot", "wall"), "clock", "`source` of \"now\" for plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall")
+	fs.StringVar(&cfg.Prefix, "prefix", cfg.Prefix, "path prefix of the API routes")
+	fs.DurationVar(&cfg.Watch, "watch", cfg.Watch, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
+	fs.Var(newEnum(&cfg.LogFormat, "text", "json"), "log", "`format` of the logs: text or json")
+	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the write timeout + 5s)")
+	return fs
+}
+
+// parseServe returns DefaultServeConfig with serve's flags applied: first
+// from the environment (lookupEnv, e.g. os.LookupEnv; see envName), then
+// from args, so that a flag on the command line wins.
+func parseServe(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (ServeConfig, error) {
+	cfg := DefaultServeConfig()
+	fs := serveFlags(&cfg)
 	fs.SetOutput(stderr)
-	file := fs.String("file", "keys.json", "keys file (holds only SHA-256 digests of the keys)")
-	name := fs.String("name", "", "key name")
-	plan := fs.String("plan", httpapi.PlanDelayed, "plan: delayed (15-minute delayed quotes, every option) or eod (previous session only)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
+	fs.Usage = func() { envUsage(fs) }
+	if err := setFromEnv(fs, lookupEnv); err != nil {
+		return cfg, fmt.Errorf("serve: %w", err)
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("keys %s: unexpected argument %q", sub, fs.Arg(0))
+		return cfg, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
-	f, err := httpapi.ReadKeysFile(*file)
-	if err != nil {
-		return fmt.Errorf("keys: %w", err)
-	}
-	switch sub {
-	case "add":
-		if *name == "" {
-			return errors.New("keys add: --name is required")
-		}
-		key, err := f.AddKey(*name, *plan, time.Now())
-		if err != nil {
-			return fmt.Errorf("keys add: %w", err)
-		}
-		if err := httpapi.WriteKeysFile(*file, f); err != nil {
-			return fmt.Errorf("keys add: %w", err)
-		}
-		fmt.Fprintln(stdout, key)
-		fmt.Fprintf(stderr, "key %q (plan %s) added to %s; it is shown only now: store it safely\n", *name, *plan, *file)
-		return nil
-	case "list":
-		sort.Slice(f.Keys, func(i, j int) bool { return f.Keys[i].Name < f.Keys[j].Name })
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tPLAN\tCREATED\tSHA256")
-		for _, e := range f.Keys {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s…\n", e.Name, e.Plan, e.CreatedAt.Format(time.RFC3339), e.SHA256[:12])
-		}
-		return tw.Flush()
-	case "remove":
-		if *name == "" {
-			return errors.New("keys remove: --name is required")
-		}
-		if err := f.RemoveKey(*name); err != nil {
-			return fmt.Errorf("keys remove: %w", err)
-		}
-		return httpapi.WriteKeysFile(*file, f)
-	}
-	return fmt.Errorf("keys: unknown subcommand %q (want add, list or remove)", sub)
+	return cfg, nil
 }

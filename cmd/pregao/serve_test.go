@@ -100,14 +100,31 @@ func TestServeReloadRefusesCorruptSnapshot(t *testing.T) {
 		}
 	}
 
-	// Keys are reloaded too: a removed key stops working.
+	// Keys are reloaded too. Removing the only key is refused (the file
+	// does not say allow_empty): the key keeps working, the refusal is
+	// counted. With another key added, a removed key stops working.
 	var out bytes.Buffer
 	if err := runKeys(context.Background(), []string{"remove", "--file", keys, "--name", "test"}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
-	m.Reload()
+	if err := m.Reload(); err == nil || !strings.Contains(err.Error(), "allow_empty") {
+		t.Errorf("reload of a keys file with no key: %v", err)
+	}
+	if code, _ := get(t, base+"/v2/companies/ENHZ", key); code != 200 {
+		t.Errorf("key after a refused keys reload: %d", code)
+	}
+	os.WriteFile(keys, []byte(`{"keys":[{"name":"other","plan":"eod","sha256":"`+strings.Repeat("ab", 32)+`"}]}`), 0o600)
+	if err := m.Reload(); err != nil {
+		t.Fatal(err)
+	}
 	if code, _ := get(t, base+"/v2/companies/ENHZ", key); code != 401 {
 		t.Errorf("removed key: %d", code)
+	}
+	_, metrics = get(t, base+"/metrics", "")
+	for _, want := range []string{`pregao_keys_reloads_total{result="refused"} 1`, `pregao_keys_reloads_total{result="ok"} 1`, "pregao_keys_loaded 1"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
 	}
 
 	cancel()
@@ -200,6 +217,9 @@ func TestServeWatchReloadsKeys(t *testing.T) {
 		t.Fatalf("catalog %d", code)
 	}
 	var out bytes.Buffer
+	if err := runKeys(context.Background(), []string{"add", "--file", keys, "--name", "other"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
 	if err := runKeys(context.Background(), []string{"remove", "--file", keys, "--name", "test"}, &out, &out); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -108,7 +107,7 @@ func listing(dir string, c *collector) (map[string]string, error) {
 	found := make(map[string]string)
 	for _, e := range ents {
 		name := e.Name()
-		if ignoredFile(name) {
+		if ignoredFile(name) || name == FileManifest {
 			continue
 		}
 		if e.IsDir() {
@@ -132,22 +131,6 @@ func listing(dir string, c *collector) (map[string]string, error) {
 		}
 	}
 	return found, nil
-}
-
-// openFile opens dir/name and returns its decompressed content. The
-// compression named by the suffix must match the magic bytes; content
-// whose magic says compressed needs the matching suffix.
-func openFile(dir, name string) (io.ReadCloser, error) {
-	f, err := os.Open(filepath.Join(dir, name))
-	if err != nil {
-		return nil, err
-	}
-	rc, err := decompress(f, name)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return rc, nil
 }
 
 type multiCloser struct {

@@ -2,7 +2,13 @@ package bundle
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -28,7 +34,8 @@ type parsed struct {
 	daily          *columns
 	intraday       *columns
 
-	names map[string]string // base name -> file name
+	names    map[string]string       // base name -> file name
+	manifest map[string]ManifestFile // base name -> entry; nil without a manifest
 }
 
 func (p *parsed) name(base string) string {
@@ -104,13 +111,37 @@ var readOrder = []string{
 // problem returns no Universe and an *ErrorList naming file, line and
 // field of each problem (up to MaxErrors); a directory that cannot be
 // listed returns a plain error. Files are read concurrently.
+//
+// A bundle with a manifest (manifest.json, see Write) must hold exactly
+// the files it lists, each with the listed size and SHA-256 checksum.
 func Read(dir string) (*engine.Universe, error) {
+	return ReadWith(dir, ReadOptions{})
+}
+
+// ReadOptions configures ReadWith.
+type ReadOptions struct {
+	// RequireManifest refuses a bundle without manifest.json
+	// (ErrNoManifest): one whose writer may have been stopped midway.
+	RequireManifest bool
+}
+
+// ReadWith is Read with options.
+func ReadWith(dir string, opt ReadOptions) (*engine.Universe, error) {
 	c := &collector{}
 	names, err := listing(dir, c)
 	if err != nil {
 		return nil, err
 	}
 	p := &parsed{names: names}
+	m, err := ReadManifest(dir)
+	switch {
+	case err == nil:
+		p.manifest = checkAgainstManifest(m, names, c)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("bundle: %w", err)
+	case opt.RequireManifest:
+		return nil, fmt.Errorf("bundle: %s: %w", dir, ErrNoManifest)
+	}
 	if c.count() == 0 {
 		readFiles(dir, p, c)
 	}
@@ -152,14 +183,27 @@ func readFiles(dir string, p *parsed, c *collector) {
 
 func readOne(dir, base string, p *parsed, c *collector) {
 	name := p.names[base]
-	rc, err := openFile(dir, name)
+	f, err := os.Open(filepath.Join(dir, name))
 	if err != nil {
+		c.addf(name, 0, "", "%v", err)
+		return
+	}
+	hf := &hashedFile{f: f, sum: sha256.New()}
+	rc, err := decompress(hf, name)
+	if err != nil {
+		f.Close()
 		c.addf(name, 0, "", "%v", err)
 		return
 	}
 	defer rc.Close()
 	if err := readers[base](p, rc, name, c); err != nil {
 		c.addf(name, 0, "", "read: %v", err)
+		return
+	}
+	if want, ok := p.manifest[base]; ok {
+		if err := hf.verify(want); err != nil {
+			c.addf(name, 0, "", "%v", err)
+		}
 	}
 }
 

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	json "github.com/goccy/go-json"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/atomicfile"
 )
 
 // WriteOptions configures Write.
@@ -44,13 +46,19 @@ func suffix(comp string) string {
 	return ""
 }
 
-// Write writes u as a bundle into directory dir (created if needed). The
-// entities are written in canonical order (u itself is not modified);
-// u.Derived is not written. meta.json, companies and securities are always
-// written, other files only when they have rows. Files of a bundle already
-// in dir (any compression) are replaced; other files are left alone. Each
-// file is written to a temporary name and renamed. The output depends on
-// u only: the same Universe gives the same bytes.
+// Write writes u as a bundle into directory dir. The entities are written
+// in canonical order (u itself is not modified); u.Derived is not written.
+// meta.json, companies and securities are always written, other files only
+// when they have rows. The output depends on u only: the same Universe
+// gives the same bytes.
+//
+// The bundle is written into a temporary sibling folder (see package
+// atomicfile) and replaces dir as a whole, in one step, only once every
+// file and then the manifest (manifest.json: files, sizes, rows and
+// checksums) are written and synced. A Write that fails or is killed
+// leaves dir as it was; the temporary folders of killed writers are
+// removed by the next Write of the same dir. Of a previous dir, only files
+// that are not data (README, LICENSE, NOTICE, PROVENANCE) are carried over.
 func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 	comp, err := opt.compression()
 	if err != nil {
@@ -59,15 +67,25 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 	if u == nil {
 		return errors.New("bundle: nil Universe")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir = filepath.Clean(dir)
+	parent, name := filepath.Split(dir)
+	if parent == "" {
+		parent = "."
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}
-	for _, base := range Files {
-		for _, s := range []string{"", ".zst", ".gz"} {
-			if err := os.Remove(filepath.Join(dir, base+s)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("bundle: %w", err)
-			}
-		}
+	atomicfile.RemoveStale(parent, name)
+	stage, err := os.MkdirTemp(parent, atomicfile.TempPattern(name))
+	if err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	defer os.RemoveAll(stage) // after a successful swap it no longer exists
+	if err := os.Chmod(stage, 0o755); err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	if err := carryOver(dir, stage); err != nil {
+		return fmt.Errorf("bundle: %w", err)
 	}
 	c := canonicalCopy(u)
 
@@ -123,6 +141,7 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 
 	work := make(chan job)
 	errs := make([]error, len(jobs))
+	man := &Manifest{Version: ManifestVersion, Files: make([]ManifestFile, len(jobs))}
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Add(1)
@@ -130,7 +149,7 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 			defer wg.Done()
 			for j := range work {
 				i := slices.IndexFunc(jobs, func(x job) bool { return x.base == j.base })
-				errs[i] = writeFile(dir, j.base, j.comp, j.write)
+				man.Files[i], errs[i] = writeFile(stage, j.base, j.comp, j.write)
 			}
 		}()
 	}
@@ -139,7 +158,67 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 	}
 	close(work)
 	wg.Wait()
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := writeManifest(stage, man); err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	if err := syncDir(stage); err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	if testHookBeforeSwap != nil {
+		if err := testHookBeforeSwap(stage); err != nil {
+			return err
+		}
+	}
+	if err := atomicfile.SwapDir(stage, dir); err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	return nil
+}
+
+// testHookBeforeSwap, when set by a test, runs with the complete staging
+// folder just before it replaces the bundle; an error stops Write there.
+var testHookBeforeSwap func(stage string) error
+
+// carryOver copies the files of the folder old that are not data
+// (ignoredFile: README, LICENSE, NOTICE, PROVENANCE; not hidden files)
+// into stage. A missing old folder carries nothing.
+func carryOver(old, stage string) error {
+	ents, err := os.ReadDir(old)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !ignoredFile(e.Name()) || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(old, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(stage, e.Name()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncDir syncs the directory entries of dir (when syncFiles is set).
+func syncDir(dir string) error {
+	if !syncFiles {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // canonicalCopy returns a shallow copy of u whose entity slices are fresh
@@ -220,17 +299,22 @@ func reportsJob(rs []engine.Report) func(w io.Writer) error {
 // write many bundles turn it off.
 var syncFiles = true
 
-// writeFile writes dir/base+suffix through a temporary file.
-func writeFile(dir, base, comp string, write func(w io.Writer) error) error {
+// writeFile writes dir/base+suffix through a temporary file and returns
+// its manifest entry.
+func writeFile(dir, base, comp string, write func(w io.Writer) error) (ManifestFile, error) {
 	wc, err := Create(dir, base, comp)
 	if err != nil {
-		return err
+		return ManifestFile{}, err
 	}
+	fw := wc.(*fileWriter)
 	if err := write(wc); err != nil {
-		wc.(*fileWriter).abort()
-		return fmt.Errorf("bundle: %s: %w", base, err)
+		fw.abort()
+		return ManifestFile{}, fmt.Errorf("bundle: %s: %w", base, err)
 	}
-	return wc.Close()
+	if err := wc.Close(); err != nil {
+		return ManifestFile{}, err
+	}
+	return fw.stats.entry(fw.name), nil
 }
 
 // Create returns a writer of the bundle file base (one of Files) in dir,
@@ -252,8 +336,8 @@ func Create(dir, base, comp string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
-	fw := &fileWriter{f: f, dir: dir, base: base, name: name}
-	fw.bw = bufio.NewWriterSize(f, 1<<20)
+	fw := &fileWriter{f: f, dir: dir, base: base, name: name, stats: newFileStats()}
+	fw.bw = bufio.NewWriterSize(fw.stats.stored(f), 1<<20)
 	switch comp {
 	case CompressZstd:
 		z, err := zstd.NewWriter(fw.bw, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
@@ -283,9 +367,13 @@ type fileWriter struct {
 	dir, base string
 	name      string
 	done      bool
+	stats     *fileStats
 }
 
-func (fw *fileWriter) Write(p []byte) (int, error) { return fw.w.Write(p) }
+func (fw *fileWriter) Write(p []byte) (int, error) {
+	fw.stats.content(p)
+	return fw.w.Write(p)
+}
 
 func (fw *fileWriter) abort() {
 	if !fw.done {

@@ -12,6 +12,11 @@
 //     supplements, company details) and instrument listings.
 //   - fetch: downloads the official files into their official layout.
 //   - demo: the deterministic synthetic demo universe.
+//   - assemble: the import join: reads the official files of a Config
+//     through the packages above and joins them into one engine.Universe
+//     (tickers linked to companies, synthetic issuer ids, liquidity
+//     ranks, the as-of day, index portfolios, cash and supplement data);
+//     pregao import is flags around it.
 //
 // Import rule for the whole tree: a package under snapshot/ingest may
 // import engine and other packages of this tree, never snapshot (the file

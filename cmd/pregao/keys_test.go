@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pregao/pregao/httpapi"
+)
+
+// TestHelperProcess is not a test: run as a child process with
+// PREGAO_HELPER_PROCESS=1, it runs the pregao command given after "--".
+func TestHelperProcess(t *testing.T) {
+	if os.Getenv("PREGAO_HELPER_PROCESS") != "1" {
+		return
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	if err := run(context.Background(), args, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "pregao:", err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+// pregaoProcess returns a command running pregao with args in a child
+// process (this test binary).
+func pregaoProcess(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperProcess$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), "PREGAO_HELPER_PROCESS=1")
+	return cmd
+}
+
+// TestKeysConcurrentProcesses runs 20 `keys add` processes and a `keys
+// remove` at once on one file: every key a process printed is in the file
+// and the removed key is not.
+func TestKeysConcurrentProcesses(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	var out bytes.Buffer
+	if err := runKeys(context.Background(), []string{"add", "--file", file, "--name", "victim"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	victim := strings.TrimSpace(strings.Split(out.String(), "\n")[0])
+	const n = 20
+	keys := make([]string, n)
+	var wg sync.WaitGroup
+	for i := 0; i <= n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			var cmd *exec.Cmd
+			if i == n {
+				cmd = pregaoProcess("keys", "remove", "--file", file, "--name", "victim")
+			} else {
+				cmd = pregaoProcess("keys", "add", "--file", file, "--name", fmt.Sprintf("k%02d", i), "--plan", "eod")
+			}
+			b, err := cmd.Output()
+			if err != nil {
+				t.Errorf("process %d: %v", i, err)
+				return
+			}
+			if i < n {
+				keys[i] = strings.TrimSpace(string(b))
+			}
+		}(i)
+	}
+	wg.Wait()
+	ks, err := httpapi.LoadKeys(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ks.Len() != n {
+		t.Errorf("%d keys in the file, want %d", ks.Len(), n)
+	}
+	for i, k := range keys {
+		if _, ok := ks.Lookup(k); !ok {
+			t.Errorf("key of process %d (exit 0) is not in the file", i)
+		}
+	}
+	if _, ok := ks.Lookup(victim); ok {
+		t.Error("the removed key is in the file")
+	}
+}
+
+func TestKeysListMissingFile(t *testing.T) {
+	var out bytes.Buffer
+	file := filepath.Join(t.TempDir(), "none.json")
+	err := runKeys(context.Background(), []string{"list", "--file", file}, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "keys add") {
+		t.Errorf("keys list of a missing file: %v, want an error pointing to keys add", err)
+	}
+	os.WriteFile(file, []byte(`{"keys":[]}`), 0o600)
+	out.Reset()
+	if err := runKeys(context.Background(), []string{"list", "--file", file}, &out, &out); err != nil || !strings.Contains(out.String(), "holds no key") {
+		t.Errorf("keys list of an empty file: %v %q", err, out.String())
+	}
+}

@@ -1,0 +1,375 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// No Docker engine or systemd runs in the tests: the Dockerfile and the
+// unit are checked by reading them. The static build itself is checked by
+// TestStaticStampedBuild.
+
+// dockerInstr is one Dockerfile instruction: its keyword (upper case), its
+// arguments (continuation lines joined) and its line number.
+type dockerInstr struct {
+	cmd, args string
+	line      int
+}
+
+// dockerStage is one FROM and the instructions under it.
+type dockerStage struct {
+	name, base string // name from "AS name" (lower case); base image or stage
+	instrs     []dockerInstr
+}
+
+// parseDockerfile splits a Dockerfile into stages: comments and blank
+// lines dropped, lines ending in '\' joined with the next.
+func parseDockerfile(tb testing.TB, text string) (args map[string]string, stages []*dockerStage) {
+	tb.Helper()
+	args = map[string]string{} // ARGs before the first FROM: name -> default
+	var cur strings.Builder
+	start := 0
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if cur.Len() == 0 && (t == "" || strings.HasPrefix(t, "#")) {
+			continue
+		}
+		if cur.Len() > 0 && strings.HasPrefix(t, "#") {
+			continue // a comment inside a continued instruction
+		}
+		if cur.Len() == 0 {
+			start = i + 1
+		}
+		if s, ok := strings.CutSuffix(t, `\`); ok {
+			cur.WriteString(s + " ")
+			continue
+		}
+		cur.WriteString(t)
+		full := cur.String()
+		cur.Reset()
+		cmd, rest, _ := strings.Cut(full, " ")
+		in := dockerInstr{cmd: strings.ToUpper(cmd), args: strings.TrimSpace(rest), line: start}
+		switch {
+		case in.cmd == "FROM":
+			f := strings.Fields(in.args)
+			st := &dockerStage{base: f[0]}
+			if len(f) == 3 && strings.EqualFold(f[1], "AS") {
+				st.name = strings.ToLower(f[2])
+			} else if len(f) != 1 {
+				tb.Fatalf("Dockerfile:%d: FROM %s: want IMAGE [AS NAME]", in.line, in.args)
+			}
+			stages = append(stages, st)
+		case len(stages) == 0:
+			if in.cmd != "ARG" {
+				tb.Fatalf("Dockerfile:%d: %s before the first FROM", in.line, in.cmd)
+			}
+			name, def, _ := strings.Cut(in.args, "=")
+			args[name] = strings.Trim(def, `"`)
+		default:
+			stages[len(stages)-1].instrs = append(stages[len(stages)-1].instrs, in)
+		}
+	}
+	if cur.Len() > 0 {
+		tb.Fatal("Dockerfile ends in a continuation")
+	}
+	return args, stages
+}
+
+// chain returns the stage named name and the stages it derives from, the
+// stage itself first.
+func chain(stages []*dockerStage, st *dockerStage) []*dockerStage {
+	out := []*dockerStage{st}
+	for {
+		i := slices.IndexFunc(stages, func(s *dockerStage) bool { return s.name != "" && s.name == strings.ToLower(st.base) })
+		if i < 0 {
+			return out
+		}
+		st = stages[i]
+		out = append(out, st)
+	}
+}
+
+// envOf returns the ENV assignments of the stages (later stages of the
+// chain first, so the nearest assignment wins).
+func envOf(tb testing.TB, ch []*dockerStage) map[string]string {
+	tb.Helper()
+	env := map[string]string{}
+	for i := len(ch) - 1; i >= 0; i-- {
+		for _, in := range ch[i].instrs {
+			if in.cmd != "ENV" {
+				continue
+			}
+			for _, kv := range strings.Fields(in.args) {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok {
+					tb.Errorf("Dockerfile:%d: ENV %s: want KEY=VALUE", in.line, in.args)
+				}
+				env[k] = strings.Trim(v, `"`)
+			}
+		}
+	}
+	return env
+}
+
+// last returns the last instruction cmd of the chain (nearest stage first).
+func last(ch []*dockerStage, cmd string) (dockerInstr, bool) {
+	for _, st := range ch {
+		for i := len(st.instrs) - 1; i >= 0; i-- {
+			if st.instrs[i].cmd == cmd {
+				return st.instrs[i], true
+			}
+		}
+	}
+	return dockerInstr{}, false
+}
+
+// serveFlagEnv returns the environment variables of serve's flags.
+func serveFlagEnv() map[string]bool {
+	cfg := DefaultServeConfig()
+	vars := map[string]bool{}
+	serveFlags(&cfg).VisitAll(func(f *flag.Flag) { vars[envName(f.Name)] = true })
+	return vars
+}
+
+func TestDockerfile(t *testing.T) {
+	b, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, stages := parseDockerfile(t, string(b))
+	byName := map[string]*dockerStage{}
+	for _, st := range stages {
+		if st.name != "" {
+			byName[st.name] = st
+		}
+	}
+	for _, name := range []string{"build", "demo", "runtime"} {
+		if byName[name] == nil {
+			t.Fatalf("no stage %q (stages: %v)", name, byName)
+		}
+	}
+
+	// The builder's Go is the go.mod's.
+	gomod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gover := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(gomod)
+	if gover == nil || args["GO_VERSION"] != string(gover[1]) {
+		t.Errorf("ARG GO_VERSION=%q, go.mod says go %s", args["GO_VERSION"], gover[1])
+	}
+	if !strings.HasPrefix(byName["build"].base, "golang:${GO_VERSION}") {
+		t.Errorf("build stage FROM %s: want golang:${GO_VERSION}...", byName["build"].base)
+	}
+
+	// The binary is built static, trimmed and stamped.
+	buildEnv := envOf(t, chain(stages, byName["build"]))
+	built := false
+	for _, in := range byName["build"].instrs {
+		if in.cmd != "RUN" || !strings.Contains(in.args, "go build") {
+			continue
+		}
+		built = true
+		if buildEnv["CGO_ENABLED"] != "0" && !strings.Contains(in.args, "CGO_ENABLED=0") {
+			t.Errorf("Dockerfile:%d: go build without CGO_ENABLED=0", in.line)
+		}
+		for _, want := range []string{"-trimpath", "-X main.version=${VERSION}", "-X main.revision=${REVISION}", "./cmd/pregao"} {
+			if !strings.Contains(in.args, want) {
+				t.Errorf("Dockerfile:%d: go build lacks %s", in.line, want)
+			}
+		}
+	}
+	if !built {
+		t.Error("the build stage runs no go build")
+	}
+
+	// COPY --from names an earlier stage.
+	for i, st := range stages {
+		for _, in := range st.instrs {
+			if m := regexp.MustCompile(`--from=(\S+)`).FindStringSubmatch(in.args); in.cmd == "COPY" && m != nil {
+				j := slices.IndexFunc(stages, func(s *dockerStage) bool { return s.name == m[1] })
+				if j < 0 || j >= i {
+					t.Errorf("Dockerfile:%d: COPY --from=%s names no earlier stage", in.line, m[1])
+				}
+			}
+		}
+	}
+
+	vars := serveFlagEnv()
+	for _, target := range []*dockerStage{stages[len(stages)-1], byName["demo"]} {
+		ch := chain(stages, target)
+		t.Run("target "+target.name, func(t *testing.T) {
+			base := ch[len(ch)-1].base
+			if !strings.HasPrefix(base, "gcr.io/distroless/static") && base != "scratch" {
+				t.Errorf("final image on %s: want distroless static or scratch", base)
+			}
+			// No shell in the image: only exec-form RUN could work.
+			for _, st := range ch {
+				for _, in := range st.instrs {
+					if in.cmd == "RUN" && !strings.HasPrefix(in.args, "[") {
+						t.Errorf("Dockerfile:%d: shell-form RUN in a stage without a shell", in.line)
+					}
+				}
+			}
+			user, ok := last(ch, "USER")
+			if !ok {
+				t.Error("no USER: the image would run as root")
+			} else if u, _, _ := strings.Cut(user.args, ":"); u == "" || u == "0" || u == "root" {
+				t.Errorf("Dockerfile:%d: USER %s is root", user.line, user.args)
+			}
+			ep, ok := last(ch, "ENTRYPOINT")
+			var argv []string
+			if !ok || json.Unmarshal([]byte(ep.args), &argv) != nil {
+				t.Fatalf("ENTRYPOINT %q: want the exec form [\"...\", ...]", ep.args)
+			}
+			if len(argv) < 2 || path.Base(argv[0]) != "pregao" || argv[1] != "serve" {
+				t.Errorf("ENTRYPOINT %v: want pregao serve", argv)
+			}
+			env := envOf(t, ch)
+			for k := range env {
+				if strings.HasPrefix(k, envPrefix) && !vars[k] {
+					t.Errorf("ENV %s names no serve flag", k)
+				}
+			}
+			expose, ok := last(ch, "EXPOSE")
+			_, port, _ := strings.Cut(env["PREGAO_ADDR"], ":")
+			if !ok || strings.TrimSuffix(expose.args, "/tcp") != port || strings.HasPrefix(env["PREGAO_ADDR"], "127.") {
+				t.Errorf("EXPOSE %q and PREGAO_ADDR=%q: want the exposed port on every interface", expose.args, env["PREGAO_ADDR"])
+			}
+		})
+	}
+	demoEnv := envOf(t, chain(stages, byName["demo"]))
+	for _, k := range []string{"PREGAO_SNAPSHOT", "PREGAO_KEYS"} {
+		if !strings.HasPrefix(demoEnv[k], "/var/lib/pregao/") {
+			t.Errorf("demo: %s=%q, want a file copied to /var/lib/pregao", k, demoEnv[k])
+		}
+	}
+}
+
+func TestDockerignore(t *testing.T) {
+	b, err := os.ReadFile("../../.dockerignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			patterns = append(patterns, strings.TrimPrefix(l, "/"))
+		}
+	}
+	ignored := func(p string) bool {
+		for _, pat := range patterns {
+			if ok, _ := path.Match(pat, p); ok {
+				return true
+			}
+			if rest, ok := strings.CutPrefix(pat, "**/"); ok {
+				if ok, _ := path.Match(rest, path.Base(p)); ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, p := range []string{".git", ".cache", "bin", "dist"} {
+		if !ignored(p) {
+			t.Errorf(".dockerignore does not leave out %s", p)
+		}
+	}
+	// Everything the build needs is sent.
+	for _, p := range []string{"go.mod", "go.sum", "cmd", "httpapi", "engine", "index", "snapshot"} {
+		if ignored(p) {
+			t.Errorf(".dockerignore leaves out %s, which the build needs", p)
+		}
+	}
+}
+
+// parseUnit reads a systemd unit: section -> key -> values in order (a
+// key may repeat).
+func parseUnit(tb testing.TB, text string) map[string]map[string][]string {
+	tb.Helper()
+	out := map[string]map[string][]string{}
+	var sec string
+	for i, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, ";"):
+		case strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]"):
+			sec = l[1 : len(l)-1]
+			out[sec] = map[string][]string{}
+		default:
+			k, v, ok := strings.Cut(l, "=")
+			if !ok || sec == "" {
+				tb.Fatalf("pregao.service:%d: %q is not KEY=VALUE in a section", i+1, l)
+			}
+			out[sec][k] = append(out[sec][k], v)
+		}
+	}
+	return out
+}
+
+func TestSystemdUnit(t *testing.T) {
+	b, err := os.ReadFile("../../packaging/pregao.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := parseUnit(t, string(b))
+	svc := u["Service"]
+	one := func(key string) string {
+		if v := svc[key]; len(v) > 0 {
+			return v[len(v)-1]
+		}
+		return "(unset)"
+	}
+	for key, want := range map[string]string{
+		"ExecReload":              "/bin/kill -HUP $MAINPID",
+		"NoNewPrivileges":         "yes",
+		"ProtectSystem":           "strict",
+		"ProtectHome":             "yes",
+		"PrivateTmp":              "yes",
+		"CapabilityBoundingSet":   "",
+		"MemoryDenyWriteExecute":  "yes",
+		"RestrictAddressFamilies": "AF_INET AF_INET6 AF_UNIX",
+	} {
+		if got := one(key); got != want {
+			t.Errorf("[Service] %s=%s, want %q", key, got, want)
+		}
+	}
+	if !strings.HasSuffix(one("ExecStart"), "/pregao serve") {
+		t.Errorf("ExecStart=%s: want .../pregao serve", one("ExecStart"))
+	}
+	if one("DynamicUser") != "yes" && (one("User") == "(unset)" || one("User") == "root") {
+		t.Error("the service runs as root: want User= or DynamicUser=yes")
+	}
+	if !slices.Contains(svc["SystemCallFilter"], "@system-service") {
+		t.Errorf("SystemCallFilter=%v: want @system-service", svc["SystemCallFilter"])
+	}
+	env := map[string]string{}
+	vars := serveFlagEnv()
+	for _, e := range svc["Environment"] {
+		for _, kv := range strings.Fields(e) {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+			if strings.HasPrefix(k, envPrefix) && !vars[k] {
+				t.Errorf("Environment=%s names no serve flag", kv)
+			}
+		}
+	}
+	readOnly := strings.Fields(strings.Join(svc["ReadOnlyPaths"], " "))
+	for _, k := range []string{"PREGAO_SNAPSHOT", "PREGAO_KEYS"} {
+		if env[k] == "" {
+			t.Errorf("no Environment=%s", k)
+		} else if !slices.Contains(readOnly, path.Dir(env[k])) {
+			t.Errorf("ReadOnlyPaths=%v lacks %s, the directory of %s", readOnly, path.Dir(env[k]), k)
+		}
+	}
+	if len(u["Unit"]["Description"]) == 0 || !slices.Contains(u["Install"]["WantedBy"], "multi-user.target") {
+		t.Errorf("[Unit] Description and [Install] WantedBy=multi-user.target: %v %v", u["Unit"], u["Install"])
+	}
+}

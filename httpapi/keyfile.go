@@ -1,0 +1,132 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// UpdateKeysFile applies change to the keys file at path and writes the
+// result atomically. Concurrent updates, from this process or others, are
+// serialized by an exclusive lock on path+".lock" held from the read to the
+// rename, so no update is lost and a removed key is never resurrected.
+//
+// The new file keeps the owner, group and permission bits of the file it
+// replaces (a new file is 0600, owned by the caller); when the owner cannot
+// be kept the update fails and the old file is left as it was. The data and
+// the directory entry are synced before UpdateKeysFile returns, and it
+// returns nil only after reading the file back and finding the bytes it
+// wrote. A missing file starts as an empty KeysFile. change must not keep f.
+func UpdateKeysFile(path string, change func(f *KeysFile) error) error {
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return fmt.Errorf("%s: lock: %w", path, err)
+	}
+	defer unlock()
+	f, err := ReadKeysFile(path)
+	if err != nil {
+		return err
+	}
+	if err := change(&f); err != nil {
+		return err
+	}
+	if _, err := NewKeys(f); err != nil {
+		return err
+	}
+	b, err := encodeKeysFile(f)
+	if err != nil {
+		return err
+	}
+	if err := replaceFile(path, b, 0o600); err != nil {
+		return err
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, b) {
+		return fmt.Errorf("%s: changed by another writer that does not take %s.lock; the update may be lost", path, filepath.Base(path))
+	}
+	return nil
+}
+
+// WriteKeysFile replaces the keys file at path with f atomically, under
+// the same lock as UpdateKeysFile and with the same owner and mode rules.
+func WriteKeysFile(path string, f KeysFile) error {
+	return UpdateKeysFile(path, func(cur *KeysFile) error {
+		*cur = f
+		return nil
+	})
+}
+
+// encodeKeysFile returns the file bytes of f: keys sorted by name,
+// indented JSON, a final newline.
+func encodeKeysFile(f KeysFile) ([]byte, error) {
+	keys := append([]KeyEntry(nil), f.Keys...)
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
+	if keys == nil {
+		keys = []KeyEntry{}
+	}
+	f.Keys = keys
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// replaceFile writes b to a temporary file beside path and renames it over
+// path. The temporary file takes the owner, group and permission bits of
+// the existing path, or mode (owned by the caller) when there is none; it
+// is synced before the rename and the directory after it. On any error the
+// temporary file is removed and path is unchanged.
+func replaceFile(path string, b []byte, mode fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	uid, gid := -1, -1
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+		uid, gid = fileOwner(st)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(b); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return err
+	}
+	if uid >= 0 && (uid != os.Getuid() || gid != os.Getgid()) {
+		if err = tmp.Chown(uid, gid); err != nil {
+			return fmt.Errorf("%s: cannot keep its owner %d:%d (run as that user or root): %w", path, uid, gid, err)
+		}
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

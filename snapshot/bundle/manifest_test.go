@@ -1,0 +1,168 @@
+package bundle
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// writeSmall writes the small test bundle's Universe to a new folder with
+// Write and returns the folder.
+func writeSmall(t *testing.T) (dir string) {
+	t.Helper()
+	u := mustRead(t, "testdata/small")
+	dir = filepath.Join(t.TempDir(), "bundle")
+	if err := Write(dir, u, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestWriteManifest(t *testing.T) {
+	dir := writeSmall(t)
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(m.Files) != len(ents)-1 {
+		t.Errorf("manifest lists %d files, the folder holds %d besides it", len(m.Files), len(ents)-1)
+	}
+	u := mustRead(t, "testdata/small")
+	rows := map[string]int64{
+		FileCompanies + ".zst":  int64(len(u.Companies)),
+		FileSecurities + ".zst": int64(len(u.Securities)),
+		FileMeta:                1,
+	}
+	for _, f := range m.Files {
+		st, err := os.Stat(filepath.Join(dir, f.Name))
+		if err != nil || st.Size() != f.Bytes {
+			t.Errorf("%s: stat %v, manifest says %d bytes", f.Name, err, f.Bytes)
+		}
+		if want, ok := rows[f.Name]; ok && f.Rows != want {
+			t.Errorf("%s: %d rows, want %d", f.Name, f.Rows, want)
+		}
+	}
+	if _, err := ReadWith(dir, ReadOptions{RequireManifest: true}); err != nil {
+		t.Fatalf("a written bundle fails its own manifest: %v", err)
+	}
+}
+
+// TestReadChecksManifest: a file changed, cut, removed or added after the
+// bundle was written is an error naming the file.
+func TestReadChecksManifest(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		want   string
+	}{
+		{"changed", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, FileMeta)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(b), "{", "{ ", 1)), 0o644)
+		}, "meta.json: 207 bytes, manifest.json says 206: the file was changed or cut"},
+		{"cut", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, FileCompanies+".zst")
+			st, _ := os.Stat(p)
+			os.Truncate(p, st.Size()-3)
+		}, "companies.jsonl.zst"},
+		{"removed", func(t *testing.T, dir string) {
+			m, _ := ReadManifest(dir)
+			os.Remove(filepath.Join(dir, m.Files[len(m.Files)-1].Name))
+		}, "missing: the bundle is incomplete"},
+		{"added", func(t *testing.T, dir string) {
+			m, _ := ReadManifest(dir)
+			m.Files = m.Files[:len(m.Files)-1]
+			os.Remove(filepath.Join(dir, FileManifest))
+			if err := writeManifest(dir, m); err != nil {
+				t.Fatal(err)
+			}
+		}, "not listed in manifest.json"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeSmall(t)
+			tc.change(t, dir)
+			_, err := Read(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Read = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRequireManifest(t *testing.T) {
+	_, err := ReadWith("testdata/small", ReadOptions{RequireManifest: true})
+	if !errors.Is(err, ErrNoManifest) {
+		t.Errorf("hand-written bundle with RequireManifest: %v, want ErrNoManifest", err)
+	}
+	if _, err := Read("testdata/small"); err != nil {
+		t.Errorf("hand-written bundle without RequireManifest: %v", err)
+	}
+}
+
+// TestWriteFailureKeepsBundle: a Write stopped before the swap (an error,
+// a full disk) leaves the previous bundle whole and no temporary folder.
+func TestWriteFailureKeepsBundle(t *testing.T) {
+	dir := writeSmall(t)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("mine\n"), 0o644)
+	before, _ := ReadManifest(dir)
+	testHookBeforeSwap = func(string) error { return errors.New("disk full") }
+	defer func() { testHookBeforeSwap = nil }()
+	u := mustRead(t, "testdata/small")
+	u.Companies[0].Name = "Renamed S.A."
+	if err := Write(dir, u, WriteOptions{}); err == nil {
+		t.Fatal("Write with a failing hook succeeded")
+	}
+	after, err := ReadManifest(dir)
+	if err != nil || len(after.Files) != len(before.Files) || after.Files[0] != before.Files[0] {
+		t.Errorf("the previous bundle changed: %v", err)
+	}
+	if _, err := ReadWith(dir, ReadOptions{RequireManifest: true}); err != nil {
+		t.Errorf("previous bundle no longer reads: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".bundle.tmp-*"))
+	if len(left) != 0 {
+		t.Errorf("temporary folders left: %v", left)
+	}
+	// A successful Write replaces the data and keeps README.md.
+	testHookBeforeSwap = nil
+	if err := Write(dir, u, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, dir); got.Companies[0].Name != "Renamed S.A." {
+		t.Errorf("company name %q after the rewrite", got.Companies[0].Name)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "README.md")); string(b) != "mine\n" {
+		t.Errorf("README.md not carried over: %q", b)
+	}
+}
+
+// TestWriteRemovesStaleStaging: the staging folder of a killed writer is
+// removed by the next Write; a live writer's is kept.
+func TestWriteRemovesStaleStaging(t *testing.T) {
+	dir := writeSmall(t)
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no true command:", err)
+	}
+	dead := filepath.Join(filepath.Dir(dir), ".bundle.tmp-"+strconv.Itoa(cmd.Process.Pid)+"-123")
+	live := filepath.Join(filepath.Dir(dir), ".bundle.tmp-"+strconv.Itoa(os.Getpid())+"-456")
+	for _, d := range []string{dead, live} {
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, FileCompanies), []byte("partial"), 0o644)
+	}
+	if err := Write(dir, mustRead(t, dir), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("a dead writer's staging folder survives: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live writer's staging folder was removed: %v", err)
+	}
+}

@@ -1,0 +1,106 @@
+package assemble
+
+import (
+	"context"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/b3"
+	"github.com/pregao/pregao/snapshot/ingest/cotahist"
+	"github.com/pregao/pregao/snapshot/ingest/cvm"
+)
+
+// Config lists the inputs of an import and how to date it. Every input
+// list holds files, directories (searched recursively for files of that
+// kind) or glob patterns; files may be compressed (.zst, .gz) and a
+// missing name also finds NAME.zst or NAME.gz. DefaultConfig returns the
+// defaults; the zero Config is not one (its AsOf is 1970-01-01).
+type Config struct {
+	Cotahist   []string // B3 COTAHIST files (.TXT or .ZIP; daily, monthly or annual)
+	Cad        string   // CVM company registry cad_cia_aberta.csv; "" (default): none
+	FCA        []string // CVM FCA archives or their valor_mobiliario, geral and endereco tables
+	DFP        []string // CVM DFP archives or their CSV tables
+	ITR        []string // CVM ITR archives or their CSV tables
+	FII        []string // CVM FII monthly reports inf_mensal_fii_*
+	Index      []string // index portfolios, each "SYMBOL=path" or path (a GetTheoricalPortfolio response needs SYMBOL)
+	Cash       []string // GetListedCashDividends responses, each "SYMBOL=path" (the response names no company)
+	Supplement []string // GetListedSupplementCompany responses
+	Details    []string // GetDetailsCompany responses
+	Listings   []string // ETF and FII listing exports
+
+	// Lenient skips and counts malformed rows and COTAHIST trailer
+	// mismatches instead of failing. Default false.
+	Lenient bool
+	// AsOf is the data's day. NoDate (default): the latest day the data
+	// speaks of (see the package doc).
+	AsOf engine.Date
+	// Retrieved is the retrieval time stamped on CVM data. Zero (default):
+	// the as-of time, so the same inputs give the same Universe.
+	Retrieved time.Time
+}
+
+// DefaultConfig returns a Config with no input, strict parsing and the
+// as-of day and retrieval time derived from the data.
+func DefaultConfig() Config { return Config{AsOf: engine.NoDate} }
+
+// Progress shows one progress line, without a line end: the file being
+// read, its lines or rows, their rate per second, the MB of text read and
+// the heap in use ("CVM DFP dfp_cia_aberta_2023.zip:...: 65536 rows
+// (...)"). Run calls it on the goroutine that called Run, every
+// cotahist.ProgressEvery COTAHIST lines and every cvm.DefaultProgressEvery
+// CVM rows (FII reports included), so a slow Progress slows the import
+// little. nil: no progress.
+type Progress func(line string)
+
+// assembler builds a Universe from the inputs. Its steps run in the order
+// Run lists them, each reading what the earlier ones left.
+type assembler struct {
+	cfg         Config
+	rep         *Report
+	opt         cvm.Options
+	asOf        engine.Date
+	lastSession engine.Date // the last COTAHIST session (NoDate: no quotes)
+	quotes      cotahist.Result
+	companies   map[string]*engine.Company
+	sectors     []engine.Sector
+	tickerCo    map[string]string // FCA: ticker -> company
+	fcaSecs     map[string]engine.Security
+	fcaLists    []cvm.Listing
+	fcaGeneral  []cvm.GeneralRow    // FCA geral: website, description, founding date
+	fcaAddr     []cvm.AddressRow    // FCA endereco: head-office addresses
+	isinFund    map[string]string   // ISIN -> fund company
+	isinTied    map[string][]string // ISIN -> funds claiming it alike (isinOwners)
+	details     []*b3.Details
+	etfSyms     map[string]bool
+	fiiCodes    map[string]bool
+	u           engine.Universe
+}
+
+func newAssembler(cfg Config) *assembler {
+	a := &assembler{cfg: cfg, rep: &Report{}, companies: map[string]*engine.Company{}, isinFund: map[string]string{},
+		etfSyms: map[string]bool{}, fiiCodes: map[string]bool{}, asOf: engine.NoDate, lastSession: engine.NoDate}
+	a.opt = cvm.Options{Lenient: cfg.Lenient, Stats: &a.rep.CVM}
+	return a
+}
+
+// Run reads every input of cfg and joins them into a Universe (without
+// derived ratios), following the rules of the package doc. It checks ctx
+// between files and steps and returns its error once it is done. The
+// Universe and Report are the caller's. Runs share no state: several may
+// run at once.
+func Run(ctx context.Context, cfg Config, progress Progress) (*engine.Universe, *Report, error) {
+	a := newAssembler(cfg)
+	steps := []func(context.Context, Progress) error{
+		a.readQuotes, a.readDates, a.readCad, a.readFCA, a.readDetails, a.readListings, a.readFII,
+		a.linkSecurities, a.readReports, a.settleAsOf, a.readIndexes, a.readCash, a.finish,
+	}
+	for _, step := range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		if err := step(ctx, progress); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &a.u, a.rep, nil
+}

@@ -1,0 +1,107 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/b3"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
+)
+
+// readCash merges B3's listed-company responses: the cash dividends of
+// the company their input names (SYMBOL=path; the response names none),
+// each event once, and the supplements' payment dates, share counts
+// (dated the as-of day, unless the company has one of that day) and share
+// actions on quoted ISINs.
+func (a *assembler) readCash(context.Context, Progress) error {
+	bySym := map[string][]engine.Security{}
+	byISIN := map[string]engine.Security{}
+	for _, s := range a.u.Securities {
+		bySym[s.Ticker[:4]] = append(bySym[s.Ticker[:4]], s)
+		if s.ISIN != "" {
+			byISIN[s.ISIN] = s
+		}
+	}
+	seen := map[string]bool{}
+	for _, v := range a.cfg.Cash {
+		sym, p := symbolPath(v)
+		if sym == "" {
+			return fmt.Errorf("--cash-dividends %s: the response names no company: give SYMBOL=%s (e.g. ABEV=...)", v, p)
+		}
+		secs := bySym[sym]
+		if len(secs) == 0 {
+			return fmt.Errorf("--cash-dividends %s: no quoted ticker of %s", v, sym)
+		}
+		ctx := b3.CashContext{CompanyID: secs[0].CompanyID, Symbol: sym, Tickers: map[string]string{}, ISINs: map[string]string{}, Retrieved: a.opt.Retrieved}
+		for _, s := range secs {
+			if s.CompanyID != ctx.CompanyID {
+				continue
+			}
+			if _, dup := ctx.Tickers[s.StockType]; !dup {
+				ctx.Tickers[s.StockType], ctx.ISINs[s.StockType] = s.Ticker, s.ISIN
+			}
+		}
+		b, err := datafile.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		cas, st, err := b3.ReadCashDividends(b, p, ctx)
+		if err != nil {
+			return err
+		}
+		for _, k := range slices.Sorted(maps.Keys(st.NoTicker)) {
+			a.rep.notef("%s: %d events of %s %s skipped (no quoted ticker)", p, st.NoTicker[k], sym, k)
+		}
+		for _, k := range slices.Sorted(maps.Keys(st.UnknownLabel)) {
+			a.rep.notef("%s: %d events labelled %q skipped", p, st.UnknownLabel[k], k)
+		}
+		for _, c := range cas {
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				a.u.CashActions = append(a.u.CashActions, c)
+			}
+		}
+	}
+	files, err := expand(a.cfg.Supplement, isJSON)
+	if err != nil {
+		return fmt.Errorf("--supplement: %w", err)
+	}
+	shareSeen := map[string]bool{}
+	for _, s := range a.u.Shares {
+		shareSeen[s.CompanyID+s.Date.String()] = true
+	}
+	for _, f := range files {
+		b, err := datafile.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		sup, err := b3.ReadSupplement(b, f)
+		if err != nil {
+			return err
+		}
+		secs := bySym[sup.Symbol]
+		if len(secs) == 0 {
+			a.rep.notef("%s: no quoted ticker of %s, ignored", f, sup.Symbol)
+			continue
+		}
+		co := secs[0].CompanyID
+		b3.ApplyPaymentDates(a.u.CashActions, sup)
+		if sup.Common >= 0 && sup.Preferred >= 0 && !shareSeen[co+a.asOf.String()] {
+			shareSeen[co+a.asOf.String()] = true
+			a.u.Shares = append(a.u.Shares, engine.SharesPoint{CompanyID: co, Date: a.asOf, Common: sup.Common, Preferred: sup.Preferred})
+		}
+		for _, sa := range sup.ShareActions {
+			s, ok := byISIN[sa.ISIN]
+			if !ok || s.CompanyID != co {
+				a.rep.notef("%s: share action on %s skipped (ISIN not quoted)", f, sa.ISIN)
+				continue
+			}
+			sa.CompanyID, sa.Ticker = co, s.Ticker
+			a.u.ShareActions = append(a.u.ShareActions, sa)
+		}
+	}
+	return nil
+}

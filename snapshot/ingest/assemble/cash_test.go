@@ -1,0 +1,49 @@
+package assemble
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// TestCashNotesOrder checks that the events a cash-dividends response
+// holds for unquoted stock types or under unknown labels are noted in a
+// fixed order: by stock type, then by label.
+func TestCashNotesOrder(t *testing.T) {
+	ev := func(stock, label string) string {
+		return `{"typeStock":"` + stock + `","dateApproval":"09/12/2021","valueCash":"0,1334","ratio":"1","corporateAction":"` + label +
+			`","lastDatePriorEx":"17/12/2021","quotedPerShares":"1"}`
+	}
+	body := `{"results":[` + ev("PNB", "DIVIDENDO") + "," + ev("ON", "ZZ PREMIO") + "," + ev("PNA", "DIVIDENDO") + "," +
+		ev("ON", "AA BONUS") + "," + ev("PNB", "DIVIDENDO") + "," + ev("ON", "DIVIDENDO") + `]}`
+	p := filepath.Join(t.TempDir(), "cash.json")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		cfg := DefaultConfig()
+		cfg.Cash = []string{"ABEV=" + p}
+		a := newAssembler(cfg)
+		a.asOf = engine.MakeDate(2022, 2, 4)
+		a.u.Securities = []engine.Security{{Ticker: "ABEV3", CompanyID: "07526557000100", StockType: engine.ClassCS, ISIN: "BRABEVACNOR1"}}
+		if err := a.readCash(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{
+			p + ": 1 events of ABEV PNA skipped (no quoted ticker)",
+			p + ": 2 events of ABEV PNB skipped (no quoted ticker)",
+			p + `: 1 events labelled "AA BONUS" skipped`,
+			p + `: 1 events labelled "ZZ PREMIO" skipped`,
+		}
+		if !slices.Equal(a.rep.Notes, want) {
+			t.Fatalf("notes %q, want %q", a.rep.Notes, want)
+		}
+		if len(a.u.CashActions) != 1 || a.u.CashActions[0].Ticker != "ABEV3" {
+			t.Fatalf("cash actions %+v", a.u.CashActions)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+// Package assemble is the import join: it reads whatever official B3 and
+// CVM files a Config lists, through the format packages of the ingest
+// tree, and joins them into one engine.Universe (Run), with a Report of
+// what it read, linked and skipped. "pregao import" is flags and wiring
+// around it: it writes the Universe as a source bundle.
+//
+// It owns the decisions no single format can make: which company a quoted
+// ticker belongs to, the ids of issuers known only from the quote files,
+// the liquidity ranks, the as-of day, which portfolio of an index is
+// imported, and how B3's undated listed-company responses (cash
+// dividends, supplement) merge with the rest. Reading and decoding one
+// file of one format belongs to that format's package (cotahist, cvm,
+// fii, b3), never here.
+//
+// # Linking tickers to companies
+//
+// Every COTAHIST ticker becomes a security of one company. The rules, in
+// order of the strength of their evidence; the first that applies wins:
+//
+//  1. The CVM FCA ticker map (valor_mobiliario: the company itself files
+//     Codigo_Negociacao under its CNPJ).
+//  2. Fund quotas (CI) by ISIN (an exact identifier) to the funds of the
+//     CVM FII monthly reports, as of each fund's latest report. An ISIN
+//     several funds report goes to the one whose latest report is the
+//     most recent; if those are of the same month, to none (isinOwners).
+//  3. B3's company details (GetDetailsCompany: B3 names the CNPJ of an
+//     issuer and its tickers), by ticker, then by its 4-character root.
+//  4. Shares and units only: the COTAHIST short name (NOMRES, 12
+//     characters at most) against the registry's trading and legal names,
+//     normalized to upper-case letters and digits (normName): the one
+//     company whose name equals it, else equals it plus "SA", else starts
+//     with it, else (5 characters or more) contains its words as a run of
+//     whole words (nameIndex.find). Active companies win; anything
+//     ambiguous is left unlinked. One lookup per root: the other tickers
+//     of a root share its answer.
+//  5. Otherwise a minimal issuer is created from the quote file: name
+//     NOMRES, kind COMPANY, BDR (sponsored for DR1, DR2 and DR3, not DRN)
+//     or, for fund quotas, FII (board 12 or a listed FII, unless listed as
+//     an ETF) or ETF; status ACTIVE when the ticker traded in the last
+//     session of the files, else unknown; and a 10-digit synthetic
+//     company_id (syntheticID: "99" shares, "98" funds, "97" BDRs, then
+//     two digits per root character), which never collides with a CNPJ
+//     (14 digits) or a CVM code (6 at most).
+//
+// A link is used only when the company's kind fits the security (kindOK:
+// BDR issuers have BDRs, funds have fund quotas, companies have shares);
+// otherwise the next rule is tried. A company without a symbol takes the
+// ticker's root unless another company holds it. FCA listings give their
+// securities' listing dates and fill, where empty, a company's symbol,
+// listing segment and IPO date; a symbol then claimed twice stays with the
+// lowest company_id. FCA geral rows fill a company's website, description
+// and founding date where empty; the head-office address of its latest
+// FCA (endereco) replaces the registry's.
+//
+// # What is kept, dropped and counted
+//
+// Tickers the bundle format does not accept (validTicker: odd-lot "F" and
+// receipt suffixes such as BBFI11B) are skipped and listed. The liquidity
+// rank of a ticker is its place by BRL volume over the last 21 sessions
+// of the data (1 = most traded; ties by ticker; no trade then: no rank).
+// Reports and share counts of companies absent from the registry are
+// dropped and counted. Companies without a sector hang from a four-level
+// "unclassified" chain (UNCLASSIFIED...). FII monthly money and rates keep
+// their sign as filed (negative dividend yields, returns, net and total
+// assets are real data); a negative share or investor count, which the
+// bundle format rejects, is imported as missing and counted.
+//
+// # Indexes
+//
+// Index members that are not among the quoted tickers are dropped and
+// counted; an index left without members is not imported. Per index
+// symbol the latest portfolio dated on or before the last COTAHIST
+// session wins (a weighted one over a membership list of the same day),
+// else the latest one.
+//
+// # The as-of rule
+//
+// The as-of time is 21:00 UTC (18:00 in São Paulo, the end of the
+// session) of Config.AsOf if given, else of the latest day the data speaks
+// of: the last COTAHIST session, a report's reference date, the last day
+// of a fund report's month. It stamps the retrieval time of CVM data
+// unless Config.Retrieved is given, so the same inputs give the same
+// Universe. B3's listed-company responses carry no date: the share counts
+// of a supplement are dated the as-of day, and a GetTheoricalPortfolio
+// response is dated as of too.
+//
+// # Imports
+//
+// It may import engine and the packages of snapshot/ingest only, never
+// snapshot (the file format), snapshot/bundle, httpapi or cmd
+// (cmd/pregao's TestImportRules enforces it); the bundle format's ticker
+// rule is therefore restated here (validTicker), and a test holds the two
+// equal. Errors name an input by its pregao import flag (--cotahist...),
+// the one command that runs it.
+package assemble

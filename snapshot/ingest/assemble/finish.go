@@ -1,0 +1,65 @@
+package assemble
+
+import (
+	"context"
+	"strings"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// Unclassified sector chain: companies of unknown sector hang from it.
+const (
+	unclassified    = "UNCLASSIFIED"
+	unclassifiedSub = "UNCLASSIFIED.G.I.S"
+)
+
+// finish puts the companies and sectors in the Universe, hanging
+// companies of unknown sector from the unclassified chain, and writes the
+// description and attribution of its metadata.
+func (a *assembler) finish(context.Context, Progress) error {
+	cos := a.companyList()
+	need := false
+	for i := range cos {
+		if cos[i].SubIndustryID == "" {
+			cos[i].SubIndustryID = unclassifiedSub
+			need = true
+		}
+	}
+	a.u.Sectors = append(a.u.Sectors, a.sectors...)
+	if need {
+		a.u.Sectors = append(a.u.Sectors,
+			engine.Sector{ID: unclassified, Name: "Não classificado", Level: 1},
+			engine.Sector{ID: unclassified + ".G", Name: "Não classificado", Level: 2, ParentID: unclassified},
+			engine.Sector{ID: unclassified + ".G.I", Name: "Não classificado", Level: 3, ParentID: unclassified + ".G"},
+			engine.Sector{ID: unclassifiedSub, Name: "Não classificado", Level: 4, ParentID: unclassified + ".G.I"},
+		)
+	}
+	a.u.Companies = cos
+	a.u.Meta.Description = "Imported from official open data: " + strings.Join(a.sourcesUsed(), ", ")
+	a.u.Meta.Attribution = "Data: B3 S.A. – Brasil, Bolsa, Balcão (market data) and CVM – Comissão de Valores Mobiliários (dados.cvm.gov.br)"
+	return nil
+}
+
+// sourcesUsed names the kinds of input the Config lists.
+func (a *assembler) sourcesUsed() []string {
+	var s []string
+	add := func(ok bool, name string) {
+		if ok {
+			s = append(s, name)
+		}
+	}
+	c := a.cfg
+	add(len(c.Cotahist) > 0, "B3 COTAHIST quotes")
+	add(len(c.Index) > 0, "B3 index portfolios")
+	add(len(c.Cash)+len(c.Supplement)+len(c.Details) > 0, "B3 listed-company data")
+	add(len(c.Listings) > 0, "B3 fund listings")
+	add(c.Cad != "", "CVM company registry")
+	add(len(c.FCA) > 0, "CVM FCA")
+	add(len(c.DFP) > 0, "CVM DFP")
+	add(len(c.ITR) > 0, "CVM ITR")
+	add(len(c.FII) > 0, "CVM FII monthly reports")
+	if len(s) == 0 {
+		return []string{"none"}
+	}
+	return s
+}

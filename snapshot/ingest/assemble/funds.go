@@ -1,0 +1,108 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/fii"
+)
+
+// readFII reads the CVM FII monthly reports: their funds become companies
+// (the ISIN map links fund quotas to them) and their reports the fund
+// reports.
+func (a *assembler) readFII(_ context.Context, prog Progress) error {
+	files, err := expand(a.cfg.FII, func(b string) bool { return isFII(b) })
+	if err != nil {
+		return fmt.Errorf("--fii: %w", err)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	var in []fii.File
+	for _, f := range files {
+		f := f
+		in = append(in, fii.File{Name: plainName(f), Open: func() (io.ReadCloser, error) { return datafile.Open(f) }})
+	}
+	m, err := fii.ReadMonthlyFiles(in, a.withProgress(prog, "CVM FII"))
+	if err != nil {
+		return err
+	}
+	for _, c := range m.Funds {
+		a.addCompany(c)
+	}
+	latest := make(map[string]engine.Date, len(m.Details))
+	for id, f := range m.Details {
+		latest[id] = f.Latest
+	}
+	owners, tied := isinOwners(m.ISIN, latest)
+	maps.Copy(a.isinFund, owners)
+	a.isinTied = tied
+	// Money and rates keep their sign as filed (negative yields, returns,
+	// net and total assets are real); the bundle format takes counts >= 0
+	// only, so a negative share or investor count is imported as missing,
+	// and counted.
+	neg := map[string]int{}
+	for i := range m.Reports {
+		r := &m.Reports[i]
+		for _, f := range []struct {
+			name string
+			v    *engine.Num
+		}{{"shares outstanding", &r.SharesOut}, {"investors", &r.Investors}} {
+			if f.v.Valid() && *f.v < 0 {
+				*f.v = engine.Null
+				neg[f.name]++
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(neg)) {
+		a.rep.notef("FII: %d monthly reports with a negative %s (as filed) imported as null", neg[k], k)
+	}
+	a.u.FundReports = m.Reports
+	if m.Orphans > 0 {
+		a.rep.notef("FII: %d complement rows without a general row", m.Orphans)
+	}
+	return nil
+}
+
+// isinOwners maps each ISIN of isins (fund ID -> the ISIN of its latest
+// report) to its fund. When the latest reports of several funds carry the
+// same ISIN, the fund whose latest report (latest, by fund ID) is the most
+// recent gets it; if those tie, the claim is ambiguous: no fund gets it
+// and tied lists the funds, by ID.
+func isinOwners(isins map[string]string, latest map[string]engine.Date) (owners map[string]string, tied map[string][]string) {
+	claims := map[string][]string{}
+	for id, isin := range isins {
+		claims[isin] = append(claims[isin], id)
+	}
+	owners = make(map[string]string, len(claims))
+	for isin, ids := range claims {
+		slices.Sort(ids)
+		best, n := "", 0 // the most recent fund and how many share its date
+		for _, id := range ids {
+			switch {
+			case best == "" || latest[id] > latest[best]:
+				best, n = id, 1
+			case latest[id] == latest[best]:
+				n++
+			}
+		}
+		if n > 1 {
+			if tied == nil {
+				tied = map[string][]string{}
+			}
+			for _, id := range ids {
+				if latest[id] == latest[best] {
+					tied[isin] = append(tied[isin], id)
+				}
+			}
+			continue
+		}
+		owners[isin] = best
+	}
+	return owners, tied
+}

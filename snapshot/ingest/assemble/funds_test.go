@@ -1,0 +1,61 @@
+package assemble
+
+import (
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pregao/pregao/engine"
+)
+
+func TestISINOwners(t *testing.T) {
+	jan, feb := engine.MakeDate(2022, 1, 1), engine.MakeDate(2022, 2, 1)
+	for _, c := range []struct {
+		name   string
+		isins  map[string]string // fund -> ISIN
+		latest map[string]engine.Date
+		owners map[string]string // ISIN -> fund
+		tied   map[string][]string
+	}{
+		{"one fund each", map[string]string{"A": "I1", "B": "I2"}, map[string]engine.Date{"A": jan, "B": jan},
+			map[string]string{"I1": "A", "I2": "B"}, nil},
+		{"the most recent report", map[string]string{"A": "I1", "B": "I1"}, map[string]engine.Date{"A": feb, "B": jan},
+			map[string]string{"I1": "A"}, nil},
+		{"the most recent report, by ID after", map[string]string{"A": "I1", "B": "I1"}, map[string]engine.Date{"A": jan, "B": feb},
+			map[string]string{"I1": "B"}, nil},
+		{"a tie", map[string]string{"A": "I1", "B": "I1", "C": "I2"}, map[string]engine.Date{"A": jan, "B": jan, "C": jan},
+			map[string]string{"I2": "C"}, map[string][]string{"I1": {"A", "B"}}},
+		{"a tie below a more recent report", map[string]string{"A": "I1", "B": "I1", "C": "I1"}, map[string]engine.Date{"A": jan, "B": jan, "C": feb},
+			map[string]string{"I1": "C"}, nil},
+		{"a tie at the most recent report", map[string]string{"A": "I1", "B": "I1", "C": "I1"}, map[string]engine.Date{"A": feb, "B": jan, "C": feb},
+			map[string]string{}, map[string][]string{"I1": {"A", "C"}}},
+		{"none", nil, nil, map[string]string{}, nil},
+	} {
+		owners, tied := isinOwners(c.isins, c.latest)
+		if !maps.Equal(owners, c.owners) || !maps.EqualFunc(tied, c.tied, slices.Equal) {
+			t.Errorf("%s: owners %v, tied %v; want %v, %v", c.name, owners, tied, c.owners, c.tied)
+		}
+	}
+}
+
+// TestRunISINOfTwoFunds imports the FII reports of testdata/real, where
+// the reports of two funds carry SARE11's ISIN (BRSARECTF006) up to the
+// same last month: SARE11 links to neither, and the summary says so.
+func TestRunISINOfTwoFunds(t *testing.T) {
+	dir := realDir(t)
+	cfg := DefaultConfig()
+	cfg.Cotahist = []string{filepath.Join(dir, cotahistDay)}
+	cfg.FII = []string{filepath.Join(dir, "cvm-fii")}
+	u, rep := run(t, cfg)
+	for _, s := range u.Securities {
+		if s.Ticker == "SARE11" && s.CompanyID != syntheticID("SARE", engine.ClassFundUnit) {
+			t.Errorf("SARE11 linked to %s", s.CompanyID)
+		}
+	}
+	want := "SARE11: ISIN BRSARECTF006 is in the latest FII reports of 2 funds of the same month (23570871000146, 32903702000171): not linked by ISIN"
+	if !slices.Contains(rep.Notes, want) || strings.Count(strings.Join(rep.Notes, "\n"), "not linked by ISIN") != 1 {
+		t.Errorf("notes %s", strings.Join(rep.Notes, "\n"))
+	}
+}

@@ -1,0 +1,47 @@
+package assemble
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/cotahist"
+	"github.com/pregao/pregao/snapshot/ingest/cvm"
+)
+
+func TestWriteSummary(t *testing.T) {
+	u := &engine.Universe{Companies: make([]engine.Company, 3), Securities: make([]engine.Security, 2), Indexes: make([]engine.Index, 1)}
+	r := &Report{
+		Quotes: cotahist.Stats{Files: 1, Lines: 10, Records: 8, Kept: 6, SkippedMarket: map[int]int64{70: 2},
+			TrailerProblems: []string{"a.TXT: trailer counts 11 records, file has 10"}},
+		CVM:       cvm.Stats{Files: 2, Rows: 100, Skipped: 1, Previous: 3},
+		LinkedFCA: 1, LinkedISIN: 2, LinkedB3: 3, LinkedName: 4, Minimal: 5,
+		BadTickers:     strings.Fields("A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11"),
+		DroppedMembers: 7,
+	}
+	r.notef("%d things", 2)
+	var b strings.Builder
+	r.WriteSummary(&b, u)
+	want := `  companies 3, securities 2, daily series 0, indexes 1, reports 0, share counts 0, cash actions 0, share actions 0, fund reports 0
+  COTAHIST: 1 files, 10 lines, 8 quote records, 6 bars kept; skipped: markets map[70:2], boards map[], specifications map[]; malformed 0
+  COTAHIST trailer: a.TXT: trailer counts 11 records, file has 10
+  CVM: 2 files, 100 rows (1 malformed skipped, 3 previous-period rows, 0 ignored)
+  securities linked to companies: 1 by FCA ticker map, 2 by ISIN (funds), 3 by B3 company details, 4 by name; 5 minimal issuers created from COTAHIST names
+  11 tickers skipped (not a bundle ticker): A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 ...
+  7 index members dropped (ticker not in the quotes)
+  note: 2 things
+`
+	if b.String() != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", b.String(), want)
+	}
+	if len(r.BadTickers) != 11 || r.BadTickers[10] != "A11" {
+		t.Errorf("first modified the list: %q", r.BadTickers)
+	}
+	// Without quotes, CVM data, skipped tickers or dropped members: their
+	// lines are left out.
+	b.Reset()
+	(&Report{}).WriteSummary(&b, &engine.Universe{})
+	if n := strings.Count(b.String(), "\n"); n != 2 {
+		t.Errorf("empty summary:\n%s", b.String())
+	}
+}
