@@ -221,6 +221,7 @@ func (b *builder) buildAssets() error {
 		if i > 0 && d.assets[i-1].Ticker == a.Ticker {
 			return invalid("security %s: duplicate ticker", a.Ticker)
 		}
+		a.pos = int32(i)
 		byT.Add(a.Ticker, int32(i))
 		if a.CompanyID == "" {
 			if a.StockType != ClassMacro {
@@ -810,6 +811,7 @@ func (b *builder) buildIndexes() error {
 	var bl index.Builder[int32]
 	for i := range d.indexes {
 		ix := &d.indexes[i]
+		ix.pos = int32(i)
 		if ix.Symbol == "" {
 			return invalid("index %q: empty symbol", ix.Name)
 		}

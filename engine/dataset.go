@@ -127,11 +127,18 @@ type Asset struct {
 	// latestFrom is the earliest unix time from which QuoteAt answers
 	// Latest (every later bar is complete by then).
 	latestFrom int64
+	// pos is the asset's position in Dataset.Assets (see Pos).
+	pos int32
 
 	adj    steps      // cumulative adjustment factors
 	cum    runAgg     // per-minute running session aggregates of Intraday
 	events []AdjEvent // the factor events, ascending date
 }
+
+// Pos returns the asset's position in the Assets slice of the Dataset
+// that built it: &ds.Assets()[a.Pos()] == a. Callers keep per-asset data
+// in slices parallel to Assets and index them with Pos.
+func (a *Asset) Pos() int { return int(a.pos) }
 
 // Universe returns the source Universe. It must not be modified.
 func (d *Dataset) Universe() *Universe { return d.u }
@@ -202,9 +209,12 @@ func (d *Dataset) Catalog() []Indicator { return d.u.Derived.Catalog }
 // series (see Derived.Vars). The slice is shared: read only.
 func (d *Dataset) RatioVars(p *RatioPoint) []Num { return d.u.Derived.Vars(p) }
 
-// IndicatorIndex returns the catalog index of the indicator of the given
-// kind (IndFundamental, IndValuation, IndFund) and id, both matched
-// case-insensitively, id without class suffix (EBITDA_MARGIN). Catalog ids
+// IndicatorIndex returns the index in d.Catalog() of the indicator of the
+// given kind (IndFundamental, IndValuation, IndFund) and id, both matched
+// case-insensitively, id without class suffix (EBITDA_MARGIN). It is the
+// lookup to use against this Dataset's ratio points: the catalog is the
+// snapshot's own, which need not be in the order of the catalog compiled
+// into the running binary. It does not allocate. Catalog ids
 // are unique per kind only (DIVIDEND_YIELD is both VALUATION and FUND).
 // An empty kind looks for a company indicator: FUNDAMENTAL, then
 // VALUATION.

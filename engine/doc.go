@@ -64,7 +64,8 @@
 // AppendIntradayBuckets(dst, lo, hi, seconds, adjusted) and
 // Aggregate(bars, seconds) (caller-owned buffers, no per-row allocation); AdjustmentFactor(d), AdjustmentSteps(),
 // AdjustmentEvents(); QuoteAt(t) (the delayed quote: one binary search
-// per series), DailyQuote(i), QuoteBefore(d) (previous-day view).
+// per series), DailyQuote(i), QuoteBefore(d) (previous-day view); Pos()
+// (the position in Dataset.Assets, for the caller's parallel slices).
 //
 // Market-wide:
 //   - Dataset.QuoteAt(ticker, t), Dataset.AdjustmentFactor(ticker, d).
@@ -77,14 +78,21 @@
 //     ranks as of another time; both leave out stale members (a quote
 //     older than the market session before the newest among the members),
 //     and IndexData.KeepCurrent(entries) applies that rule to a caller's
-//     own ranking.
+//     own ranking; IndexData.Pos() is the position in Dataset.Indexes.
 //   - Dataset.Screener(): column-wise screener table (Close, Volume,
 //     Employees, LiquidityRank, Primary, SectorID per level, Ratios per
 //     catalog indicator, ByVolume order).
 //   - Dataset.Sectors(), Sector(id), SectorDescendants(id), SectorPath(id).
 //   - Dataset.Catalog(), Dataset.IndicatorIndex(kind, id) (ids are unique
-//     per kind only), ScreenerClass(class), Dataset.RatioVars(point) (a
-//     ratio point's variables).
+//     per kind only; the snapshot's own catalog), ScreenerClass(class),
+//     Dataset.RatioVars(point) (a ratio point's variables); ClassSuffix and
+//     SplitClassSuffix (by-class ids: PRICE_TO_EARNINGS_PS);
+//     SelectRatioPoints(points, filter): an iterator over the points of
+//     one company or fund series that a RatioFilter keeps (reference date,
+//     published or retrieved after, latest by reference date).
+//   - Standardized reports: LinesFor(statement), Standardize(report),
+//     AppendStandardized(dst, report), StandardLines(); the Section*
+//     names.
 //   - Dataset.Meta(), AsOf(), LastSession(), Universe().
 //
 // # Adjustment factors

@@ -258,6 +258,44 @@ func TestLookups(t *testing.T) {
 	}
 }
 
+// TestPositions checks that Pos is the position in the Dataset's slices,
+// whichever way the asset or index was reached (sorted by ticker or symbol
+// from an unsorted Universe, former tickers resolved).
+func TestPositions(t *testing.T) {
+	u := testUniverse(t)
+	u.Indexes = append([]Index{{Symbol: "SMLL", Name: "Small caps", AsOf: d(4), Members: []IndexMember{{Ticker: "VVAR3"}}}}, u.Indexes...)
+	ds := mustBuild(t, u)
+	assets := ds.Assets()
+	for i := range assets {
+		if p := assets[i].Pos(); p != i {
+			t.Errorf("%s: Pos %d, want %d", assets[i].Ticker, p, i)
+		}
+	}
+	for _, tk := range []string{"VVAR3", "viia3", "PETR4"} {
+		a, ok := ds.Asset(tk)
+		if !ok || &assets[a.Pos()] != a {
+			t.Errorf("Asset(%s): Pos does not point back to it", tk)
+		}
+	}
+	ixs := ds.Indexes()
+	if len(ixs) != 2 || ixs[0].Symbol != "IBOV" {
+		t.Fatalf("indexes %d, first %s", len(ixs), ixs[0].Symbol)
+	}
+	for i := range ixs {
+		if p := ixs[i].Pos(); p != i {
+			t.Errorf("%s: Pos %d, want %d", ixs[i].Symbol, p, i)
+		}
+		for _, m := range ixs[i].Members {
+			if &assets[m.Pos()] != m {
+				t.Errorf("%s member %s: Pos does not point back to it", ixs[i].Symbol, m.Ticker)
+			}
+		}
+	}
+	if ix, ok := ds.Index("smll"); !ok || &ixs[ix.Pos()] != ix {
+		t.Error("Index(smll): Pos does not point back to it")
+	}
+}
+
 func TestRenameJoin(t *testing.T) {
 	u := testUniverse(t)
 	u.Intraday = append(u.Intraday,

@@ -30,7 +30,13 @@ type IndexData struct {
 
 	stableFrom int64  // from this unix time on, RankAt answers Highs/Lows
 	cal        []Date // every market session, ascending (shared)
+	pos        int32  // position in Dataset.Indexes (see Pos)
 }
+
+// Pos returns the index's position in the Indexes slice of the Dataset
+// that built it: &ds.Indexes()[ix.Pos()] == ix. Callers keep per-index
+// data in slices parallel to Indexes and index them with Pos.
+func (ix *IndexData) Pos() int { return int(ix.pos) }
 
 // RankEntry is one ranked asset with the quote used.
 type RankEntry struct {

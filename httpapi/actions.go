@@ -17,24 +17,12 @@ var cashClasses = []string{engine.ClassCS, engine.ClassPS, engine.ClassPSA, engi
 // start_date/end_date bound payment_date (inclusive, by day); events without
 // a payment date are left out when either bound is given.
 func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "current", "start_date", "end_date", "stock_type", "bdr")
-	if err != nil {
-		return nil, err
-	}
-	current, err := q.boolean("current", true)
-	if err != nil {
-		return nil, err
-	}
-	from, to, err := q.dayRange(query.day)
-	if err != nil {
-		return nil, err
-	}
-	st, err := q.enum("stock_type", false, cashClasses...)
-	if err != nil {
-		return nil, err
-	}
-	bdr, err := q.boolean("bdr", false)
-	if err != nil {
+	q := c.query(r)
+	current := q.boolean("current")
+	from, to := q.dayRange()
+	st := q.enum("stock_type")
+	bdr := q.boolean("bdr")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	evs := c.ds.CashActions()
@@ -184,16 +172,10 @@ func unitLike(class string) bool { return class == engine.ClassUnit || class == 
 // shareActions serves GET /companies/:id/corporate-actions: share events,
 // prior_ex_date descending. By ticker, only events of that ticker's class.
 func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "start_date", "end_date", "stock_type")
-	if err != nil {
-		return nil, err
-	}
-	from, to, err := q.dayRange(query.day)
-	if err != nil {
-		return nil, err
-	}
-	st, err := q.enum("stock_type", false, shareActionClasses...)
-	if err != nil {
+	q := c.query(r)
+	from, to := q.dayRange()
+	st := q.enum("stock_type")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))

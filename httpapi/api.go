@@ -72,11 +72,10 @@ type API struct {
 	router   *httprouter.Router
 	calls    sync.Pool // *call
 	dsinfo   atomic.Pointer[dsInfo]
+	// patterns are the method and pattern of every route registered
+	// ("GET /v2/companies/:id"), written once by New.
+	patterns []string
 }
-
-// handler is a thin handler: it appends its JSON answer to dst, or returns
-// an error that the wrapper writes.
-type handler func(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error)
 
 // call is the per-request state the wrapper hands to a handler. It is
 // pooled: nothing in it may be kept after the handler returns.
@@ -87,6 +86,8 @@ type call struct {
 	body []byte          // the request body (POST), read up to the cap
 	buf  []byte          // output buffer
 
+	route *Route // the operation served: its parameter declarations
+
 	quotes quotesRequest       // scratch of POST /quotes
 	bars   []engine.Bar        // scratch of bar series
 	bars2  []engine.Bar        // scratch of the second encoder of POST /quotes
@@ -96,6 +97,14 @@ type call struct {
 	rows   []int32             // scratch of the screener and of cash actions
 	keys   []sortKey           // scratch of the screener
 	seen   map[string]struct{} // scratch of POST /quotes (cleared after use)
+}
+
+// reset readies c for the next request: it keeps the scratch buffers
+// (emptied) and drops everything that refers to this request's data.
+func (c *call) reset() {
+	clear(c.items) // drop references to assets and the body
+	clear(c.ranks)
+	*c = call{buf: c.buf[:0], body: c.body[:0], quotes: quotesRequest{Tickers: c.quotes.Tickers[:0]}, bars: c.bars[:0], bars2: c.bars2[:0], buf2: c.buf2[:0], items: c.items[:0], ranks: c.ranks[:0], rows: c.rows[:0], keys: c.keys[:0], seen: c.seen}
 }
 
 // New returns the API serving store's current Dataset to the holders of
@@ -198,14 +207,11 @@ var (
 	connClose = []string{"close"}
 )
 
-// routeOpts are the options of one route.
-type routeOpts struct {
-	public bool // no authentication, no dataset required
-}
-
-// wrap turns h into an httprouter.Handle: authentication, the dataset, the
-// body cap, pooled buffers, error writing, panic recovery and metrics.
-func (a *API) wrap(route string, opts routeOpts, h handler) httprouter.Handle {
+// wrap turns rt into an httprouter.Handle: authentication, the dataset,
+// the body cap, pooled buffers, error writing, panic recovery and metrics
+// (labelled with rt.Path).
+func (a *API) wrap(rt *Route) httprouter.Handle {
+	route := rt.Path
 	rm := a.m.route(route)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		start := time.Now()
@@ -222,19 +228,19 @@ func (a *API) wrap(route string, opts routeOpts, h handler) httprouter.Handle {
 			}
 			rm.observe(status, time.Since(start))
 			a.m.inflight.Dec()
-			clear(c.items) // drop references to assets and the body
-			clear(c.ranks)
-			*c = call{buf: c.buf[:0], body: c.body[:0], quotes: quotesRequest{Tickers: c.quotes.Tickers[:0]}, bars: c.bars[:0], bars2: c.bars2[:0], buf2: c.buf2[:0], items: c.items[:0], ranks: c.ranks[:0], rows: c.rows[:0], keys: c.keys[:0], seen: c.seen}
+			c.reset()
 			if cap(c.buf) <= 64<<20 {
 				a.calls.Put(c)
 			}
 		}()
-		status = a.serve(c, w, r, ps, route, opts, h)
+		status = a.serve(c, w, r, ps, rt)
 	}
 }
 
-func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprouter.Params, route string, opts routeOpts, h handler) int {
-	if !opts.public {
+func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprouter.Params, rt *Route) int {
+	route := rt.Path
+	c.route = rt
+	if !rt.Root {
 		key, ok := a.authenticate(r)
 		if !ok {
 			w.Header()["Www-Authenticate"] = bearerHdr
@@ -253,7 +259,7 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 			return a.writeError(w, c, route, st, msg)
 		}
 	}
-	body, err := h(c, c.buf[:0], r, ps)
+	body, err := rt.serve(a, c, c.buf[:0], r, ps)
 	if body != nil {
 		c.buf = body[:0]
 	}

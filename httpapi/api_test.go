@@ -277,9 +277,9 @@ func TestBodyCap(t *testing.T) {
 
 func TestPanicRecovered(t *testing.T) {
 	ts := newTestServer(t, true)
-	h := ts.api.wrap("/boom", routeOpts{}, func(c *call, dst []byte, r *http.Request, _ httprouterParams) ([]byte, error) {
+	h := ts.api.wrap(&Route{Method: "GET", Path: "/boom", serve: func(a *API, c *call, dst []byte, r *http.Request, _ httprouterParams) ([]byte, error) {
 		panic("boom")
-	})
+	}})
 	r := httptest.NewRequest("GET", "/boom", nil)
 	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
 	w := httptest.NewRecorder()

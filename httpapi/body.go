@@ -2,14 +2,13 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"math"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/pregao/pregao/engine"
 )
@@ -218,7 +217,9 @@ func (s *jsonScanner) number() (float64, error) {
 			return 0, s.errorf("malformed number")
 		}
 	}
-	f, err := strconv.ParseFloat(unsafe.String(&s.b[start], s.i-start), 64)
+	// string(b) of a short number does not allocate: ParseFloat does not
+	// keep its argument (TestNumberZeroAlloc).
+	f, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
 	if err != nil {
 		return 0, s.errorf("number out of range")
 	}
@@ -252,17 +253,449 @@ func (s *jsonScanner) end() error {
 	return nil
 }
 
+// kind names the JSON type of the next value ("a string"), or "" when no
+// value starts there.
+func (s *jsonScanner) kind() string {
+	c := s.peek()
+	switch {
+	case c == '"':
+		return "a string"
+	case c == '-' || '0' <= c && c <= '9':
+		return "a number"
+	case c == '[':
+		return "an array"
+	case c == '{':
+		return "an object"
+	case c == 't' && bytes.HasPrefix(s.b[s.i:], []byte("true")), c == 'f' && bytes.HasPrefix(s.b[s.i:], []byte("false")):
+		return "a boolean"
+	case c == 'n' && bytes.HasPrefix(s.b[s.i:], []byte("null")):
+		return "null"
+	}
+	return ""
+}
+
+// maxDepth is the deepest nesting of objects a body declaration may have
+// (the screener's filters are objects in an array of the body).
+const maxDepth = 4
+
+// bodyDecoder decodes a JSON request body strictly through its declaration
+// (a TypeObject Param), the one decoding style of every body:
+//
+//	request body: empty; want a JSON object
+//	request body: unknown field "typo" (accepted: tickers, type, …)
+//	request body: field "filters[0].value": want a number, got a string
+//	request body: field "limit": 0: want 1 to 500
+//	request body: want , or } (at byte 12)
+//
+// null is the same as an absent field; the last of repeated fields wins;
+// trailing data is refused. Errors are sticky: the first is kept and the
+// reads after it return zero values. Callers loop over the fields:
+//
+//	d := bodyDecoder{s: jsonScanner{b: body}}
+//	d.begin(&quotesBody)
+//	for d.next() {
+//		switch d.name() { case "type": … default: d.unhandled() }
+//	}
+//	if err := d.end(); err != nil { … }
+//
+// A bodyDecoder lives on the caller's stack; the strings str returns alias
+// the body.
+type bodyDecoder struct {
+	s     jsonScanner
+	err   error
+	stack [maxDepth]bodyFrame // the open objects, outermost first
+	depth int
+}
+
+// bodyFrame is one open object.
+type bodyFrame struct {
+	decl  *Param // the object's declaration
+	field *Param // the field being decoded
+	n     int    // fields read so far
+	item  int    // index of the item being decoded in an array field; -1 outside
+}
+
+// fail records err unless an error is already recorded.
+func (d *bodyDecoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+// syntax records a JSON syntax error at the current byte.
+func (d *bodyDecoder) syntax(format string, args ...any) { d.fail(d.s.errorf(format, args...)) }
+
+// invalid records a 400 naming the field (or item) being decoded.
+func (d *bodyDecoder) invalid(format string, args ...any) {
+	if d.err == nil {
+		d.err = badRequest("request body: field %q: %s", d.path(""), fmt.Sprintf(format, args...))
+	}
+}
+
+// path names the field (or item) being decoded, e.g. filters[0].value;
+// with key set, the field key of the innermost object instead.
+func (d *bodyDecoder) path(key string) string {
+	var b strings.Builder
+	for i := 0; i < d.depth; i++ {
+		f := &d.stack[i]
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		if i == d.depth-1 && key != "" {
+			b.WriteString(key)
+			break
+		}
+		if f.field != nil {
+			b.WriteString(f.field.Name)
+		}
+		if f.item >= 0 {
+			fmt.Fprintf(&b, "[%d]", f.item)
+		}
+	}
+	return b.String()
+}
+
+// decl returns the declaration of the value being decoded: the field's, or
+// its items' inside an array.
+func (d *bodyDecoder) decl() *Param {
+	f := &d.stack[d.depth-1]
+	if f.item >= 0 {
+		return f.field.Items
+	}
+	return f.field
+}
+
+// typeErr records that the value being decoded has the wrong JSON type.
+func (d *bodyDecoder) typeErr() {
+	want := wantKind(d.decl())
+	if got := d.s.kind(); got != "" {
+		d.invalid("want %s, got %s", want, got)
+	} else {
+		d.invalid("want %s (at byte %d)", want, d.s.i)
+	}
+}
+
+// wantKind describes the JSON a declaration accepts ("an array of
+// strings").
+func wantKind(p *Param) string {
+	switch p.Type {
+	case TypeBoolean:
+		return "true or false"
+	case TypeInteger, TypeNumber:
+		return "a number"
+	case TypeDate:
+		return "a date YYYY-MM-DD"
+	case TypeTimestamp:
+		return "an ISO 8601 timestamp"
+	case TypeArray:
+		if p.Items.Type == TypeObject {
+			return "an array of objects"
+		}
+		return "an array of strings"
+	case TypeObject:
+		return "an object"
+	}
+	return "a string"
+}
+
+// begin opens the body, an object declared by decl.
+func (d *bodyDecoder) begin(decl *Param) {
+	switch d.s.peek() {
+	case '{':
+		d.open(decl)
+	case 0:
+		d.fail(badRequest("request body: empty; want a JSON object"))
+	default:
+		d.syntax("want a JSON object")
+	}
+}
+
+func (d *bodyDecoder) open(decl *Param) {
+	if d.depth == maxDepth {
+		panic("BUG: body declaration nested deeper than maxDepth")
+	}
+	d.s.i++ // {
+	d.stack[d.depth] = bodyFrame{decl: decl, item: -1}
+	d.depth++
+}
+
+// object opens the value being decoded, which must be an object declared
+// by decl, and reports whether it did.
+func (d *bodyDecoder) object(decl *Param) bool {
+	if d.err != nil {
+		return false
+	}
+	if d.s.peek() != '{' {
+		d.typeErr()
+		return false
+	}
+	d.open(decl)
+	return true
+}
+
+// next moves to the next field of the innermost open object and reports
+// whether there is one (then name names it and the caller decodes its
+// value); false at the object's end (the object is closed) or after an
+// error. An undeclared field is a 400 naming it and the declared ones.
+func (d *bodyDecoder) next() bool {
+	if d.err != nil {
+		return false
+	}
+	f := &d.stack[d.depth-1]
+	c := d.s.peek()
+	if c == '}' {
+		d.s.i++
+		d.depth--
+		return false
+	}
+	if f.n > 0 {
+		if c != ',' {
+			d.syntax("want , or }")
+			return false
+		}
+		d.s.i++
+	}
+	key, err := d.s.str()
+	if err != nil {
+		if err == errWantString {
+			d.syntax("want a field name")
+		} else {
+			d.fail(err)
+		}
+		return false
+	}
+	if d.s.peek() != ':' {
+		d.syntax("want :")
+		return false
+	}
+	d.s.i++
+	f.n++
+	f.item = -1
+	for i := range f.decl.Fields {
+		if string(key) == f.decl.Fields[i].Name {
+			f.field = &f.decl.Fields[i]
+			return true
+		}
+	}
+	d.fail(badRequest("request body: unknown field %q (accepted: %s)", d.path(string(key)), fieldNames(f.decl)))
+	return false
+}
+
+// name returns the name of the field next moved to.
+func (d *bodyDecoder) name() string { return d.stack[d.depth-1].field.Name }
+
+// unhandled panics: the field is declared but the caller has no case for
+// it (a setup mistake the tests catch).
+func (d *bodyDecoder) unhandled() {
+	panic(fmt.Sprintf("BUG: body field %q is declared but not decoded", d.path("")))
+}
+
+// end checks that only white space follows the body and returns the first
+// error.
+func (d *bodyDecoder) end() error {
+	if d.err == nil {
+		if err := d.s.end(); err != nil {
+			d.fail(err)
+		}
+	}
+	return d.err
+}
+
+// null reports whether the value is null, consuming it; also true after
+// an error, so that the caller moves on.
+func (d *bodyDecoder) null() bool { return d.err != nil || d.s.null() }
+
+// array opens the value being decoded, which must be an array, and
+// reports whether it did; item then moves through its items.
+func (d *bodyDecoder) array() bool {
+	if d.err != nil {
+		return false
+	}
+	if d.s.peek() != '[' {
+		d.typeErr()
+		return false
+	}
+	d.s.i++
+	d.stack[d.depth-1].item = -1
+	return true
+}
+
+// item moves to the next item of the array array opened and reports
+// whether there is one; false at its end (closed) or after an error.
+func (d *bodyDecoder) item() bool {
+	if d.err != nil {
+		return false
+	}
+	f := &d.stack[d.depth-1]
+	c := d.s.peek()
+	if c == ']' {
+		d.s.i++
+		f.item = -1
+		return false
+	}
+	if f.item >= 0 {
+		if c != ',' {
+			d.syntax("want , or ] in %s", f.field.Name)
+			return false
+		}
+		d.s.i++
+	}
+	f.item++
+	return true
+}
+
+// str reads a string; without escapes the result aliases the body.
+func (d *bodyDecoder) str() []byte {
+	if d.err != nil {
+		return nil
+	}
+	if d.s.peek() != '"' {
+		d.typeErr()
+		return nil
+	}
+	b, err := d.s.str()
+	if err != nil {
+		d.fail(err)
+		return nil
+	}
+	return b
+}
+
+// text reads a string and copies it; "" for null.
+func (d *bodyDecoder) text() string {
+	if d.null() {
+		return ""
+	}
+	return string(d.str())
+}
+
+// number reads a number.
+func (d *bodyDecoder) number() float64 {
+	if d.err != nil {
+		return 0
+	}
+	f, err := d.s.number()
+	if err != nil {
+		if err == errWantNumber {
+			d.typeErr()
+		} else {
+			d.fail(err)
+		}
+		return 0
+	}
+	return f
+}
+
+// numberPtr reads a number into a new variable; nil for null.
+func (d *bodyDecoder) numberPtr() *float64 {
+	if d.null() {
+		return nil
+	}
+	v := d.number()
+	if d.err != nil {
+		return nil
+	}
+	return &v
+}
+
+// integer reads a whole number in the declaration's [Min, Max].
+func (d *bodyDecoder) integer() int {
+	f := d.number()
+	if d.err != nil {
+		return 0
+	}
+	p := d.decl()
+	switch {
+	case f != math.Trunc(f):
+		d.invalid("%v: want a whole number from %d to %d", f, p.Min, p.Max)
+	case f < float64(p.Min) || f > float64(p.Max):
+		d.invalid("%v: want %d to %d", f, p.Min, p.Max)
+	default:
+		return int(f)
+	}
+	return 0
+}
+
+// boolean reads true or false.
+func (d *bodyDecoder) boolean() bool {
+	if d.err != nil {
+		return false
+	}
+	v, err := d.s.boolean()
+	if err != nil {
+		d.typeErr()
+	}
+	return v
+}
+
+// date reads a date YYYY-MM-DD.
+func (d *bodyDecoder) date() engine.Date {
+	v := d.str()
+	if d.err != nil {
+		return engine.NoDate
+	}
+	t, err := parseDate(string(v))
+	if err != nil {
+		d.invalid("%q: want a date YYYY-MM-DD", v)
+		return engine.NoDate
+	}
+	return t
+}
+
+// tickerPattern is the form of a ticker (documentation; validTicker
+// checks it).
+const tickerPattern = `^([A-Z0-9]{4}[0-9]?[0-9]?|SELIC|IPCA|USD)$`
+
+// The quote options of POST /quotes and GET /quotes/{ticker}.
+var (
+	quoteType = Param{Name: "type", In: InQuery, Type: TypeEnum, Enum: []string{TypeCurrent, TypeHistorical, TypeChart},
+		Desc: "current: the latest quote; historical: a series of datapoints; chart: the 1d, 5d, 1M, 6M, 1Y and 5Y presets. Default historical (eod plans: the previous session's quote, and the option is refused)"}
+	quoteInterval = Param{Name: "interval", In: InQuery, Type: TypeInteger, Min: 60, Max: 1 << 40,
+		Desc: "seconds per datapoint of a historical series, a whole number, at least 60; default 86400 (daily)"}
+	quoteAdjusted = Param{Name: "adjusted", In: InQuery, Type: TypeBoolean, Default: false,
+		Desc: "divide prices by the cumulative adjustment factor of the later corporate events"}
+)
+
+const (
+	quoteStartDesc = "first day of a historical series; default 365 days before end_date (daily) or end_date (intraday, at most 5 days before it)"
+	quoteEndDesc   = "last day of a historical series; default the last complete session (daily) or today (intraday)"
+)
+
+// asField returns p declared as a body field.
+func asField(p Param) Param {
+	p.In = ""
+	return p
+}
+
+// quotesBody declares the body of POST /quotes.
+var quotesBody = Param{Name: "QuotesRequest", Type: TypeObject, Fields: []Param{
+	{Name: "tickers", Type: TypeArray, Required: true, Min: 1, Max: MaxTickers,
+		Items: &Param{Type: TypeString, Pattern: tickerPattern},
+		Desc:  "tickers (upper case) or macro series (SELIC, IPCA, USD); a repeated ticker is answered once"},
+	asField(quoteType),
+	asField(quoteInterval),
+	{Name: "start_date", Type: TypeDate, Desc: quoteStartDesc},
+	{Name: "end_date", Type: TypeDate, Desc: quoteEndDesc},
+	asField(quoteAdjusted),
+}}
+
 // quotesRequest is the body of POST /quotes. Tickers alias the request body
-// buffer: they are valid only while the request is served.
+// buffer: they are valid only while the request is served. It is pooled
+// in call.
 type quotesRequest struct {
-	Tickers  []string
+	Tickers  [][]byte
 	Type     string // "" when absent
 	Interval int64  // 0 when absent
 	Start    engine.Date
 	End      engine.Date
 	Adjusted bool
 
-	hasTickers, hasType, hasInterval, hasStart, hasEnd bool
+	hasTickers bool
+}
+
+// reset empties q for the next request, keeping the Tickers array.
+func (q *quotesRequest) reset() {
+	*q = quotesRequest{Tickers: q.Tickers[:0], Start: engine.NoDate, End: engine.NoDate}
 }
 
 // Quote request types.
@@ -280,200 +713,92 @@ func fieldErr(field, format string, args ...any) error {
 	return badRequest("request body: field %q: %s", field, fmt.Sprintf(format, args...))
 }
 
-// bstr returns b as a string without copying; b must not change while the
-// string is in use.
-func bstr(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// parseQuotesRequest decodes body strictly into q (whose Tickers slice is
-// reused): unknown fields, wrong types and trailing data are 400s naming
-// the field; null is the same as an absent field. It validates values but
-// not plan restrictions.
+// parseQuotesRequest decodes body strictly into q (reset first; its
+// Tickers array is reused) through quotesBody. It validates values but not
+// plan restrictions.
 func parseQuotesRequest(body []byte, q *quotesRequest) error {
-	tickers := q.Tickers[:0]
-	*q = quotesRequest{Start: engine.NoDate, End: engine.NoDate}
-	s := &jsonScanner{b: body}
-	if s.peek() != '{' {
-		if s.peek() == 0 {
-			return badRequest("request body: empty; want a JSON object")
-		}
-		return s.errorf("want a JSON object")
-	}
-	s.i++
-	first := true
-	for {
-		c := s.peek()
-		if c == '}' && first {
-			s.i++
-			break
-		}
-		if !first {
-			if c == '}' {
-				s.i++
-				break
-			}
-			if c != ',' {
-				return s.errorf("want , or }")
-			}
-			s.i++
-		}
-		first = false
-		key, err := s.str()
-		if err != nil {
-			if err == errWantString {
-				return s.errorf("want a field name")
-			}
-			return err
-		}
-		if s.peek() != ':' {
-			return s.errorf("want :")
-		}
-		s.i++
-		field := bstr(key) // aliases body; copied by error messages
-		switch field {
+	q.reset()
+	tickers := q.Tickers
+	d := bodyDecoder{s: jsonScanner{b: body}}
+	d.begin(&quotesBody)
+	for d.next() {
+		switch d.name() {
 		case "tickers":
-			if s.null() {
-				tickers, q.hasTickers = tickers[:0], false
+			tickers, q.hasTickers = tickers[:0], false
+			if d.null() || !d.array() {
 				continue
 			}
-			if s.peek() != '[' {
-				return fieldErr("tickers", "want an array of strings")
-			}
-			s.i++
-			tickers = tickers[:0]
 			q.hasTickers = true
-			for n := 0; ; n++ {
-				c := s.peek()
-				if c == ']' && n == 0 {
-					s.i++
+			for d.item() {
+				t := d.str()
+				if d.err != nil {
 					break
 				}
-				if n > 0 {
-					if c == ']' {
-						s.i++
-						break
-					}
-					if c != ',' {
-						return s.errorf("want , or ] in tickers")
-					}
-					s.i++
-				}
-				t, err := s.str()
-				if err != nil {
-					if err == errWantString {
-						return fieldErr("tickers", "item %d: want a string", n)
-					}
-					return err
-				}
 				if len(tickers) >= MaxTickers {
-					return fieldErr("tickers", "at most %d tickers per call", MaxTickers)
+					d.fail(fieldErr("tickers", "at most %d tickers per call", MaxTickers))
+					break
 				}
-				tickers = append(tickers, bstr(t))
+				tickers = append(tickers, t)
 			}
 		case "type":
-			if s.null() {
-				q.hasType = false
+			q.Type = ""
+			if d.null() {
 				continue
 			}
-			v, err := s.str()
-			if err != nil {
-				if err == errWantString {
-					return fieldErr("type", "want a string")
-				}
-				return err
-			}
-			switch string(v) {
+			switch v := d.str(); string(v) {
 			case TypeCurrent:
-				q.Type, q.hasType = TypeCurrent, true
+				q.Type = TypeCurrent
 			case TypeHistorical:
-				q.Type, q.hasType = TypeHistorical, true
+				q.Type = TypeHistorical
 			case TypeChart:
-				q.Type, q.hasType = TypeChart, true
+				q.Type = TypeChart
 			default:
-				return fieldErr("type", "%q: want current, historical or chart", v)
+				d.invalid("%q: want current, historical or chart", v)
 			}
 		case "interval":
-			if s.null() {
-				q.hasInterval = false
+			q.Interval = 0
+			if d.null() {
 				continue
 			}
-			f, err := s.number()
-			if err != nil {
-				if err == errWantNumber {
-					return fieldErr("interval", "want a number of seconds")
-				}
-				return err
+			f := d.number()
+			if d.err != nil {
+				continue
 			}
 			if f != float64(int64(f)) || f < 60 || f > 1<<40 {
-				return fieldErr("interval", "%v: want a whole number of seconds, at least 60", f)
-			}
-			q.Interval, q.hasInterval = int64(f), true
-		case "start_date", "end_date":
-			if s.null() {
-				if field == "start_date" {
-					q.hasStart = false
-				} else {
-					q.hasEnd = false
-				}
+				d.invalid("%v: want a whole number of seconds, at least 60", f)
 				continue
 			}
-			v, err := s.str()
-			if err != nil {
-				if err == errWantString {
-					return fieldErr(field, "want a date YYYY-MM-DD")
-				}
-				return err
+			q.Interval = int64(f)
+		case "start_date":
+			q.Start = engine.NoDate
+			if !d.null() {
+				q.Start = d.date()
 			}
-			d, err := parseDate(string(v))
-			if err != nil {
-				return fieldErr(field, "%q: want a date YYYY-MM-DD", v)
-			}
-			if field == "start_date" {
-				q.Start, q.hasStart = d, true
-			} else {
-				q.End, q.hasEnd = d, true
+		case "end_date":
+			q.End = engine.NoDate
+			if !d.null() {
+				q.End = d.date()
 			}
 		case "adjusted":
-			if s.null() {
-				q.Adjusted = false
-				continue
+			q.Adjusted = false
+			if !d.null() {
+				q.Adjusted = d.boolean()
 			}
-			v, err := s.boolean()
-			if err != nil {
-				return fieldErr("adjusted", "want true or false")
-			}
-			q.Adjusted = v
 		default:
-			return badRequest("request body: unknown field %q (accepted: tickers, type, interval, start_date, end_date, adjusted)", field)
+			d.unhandled()
 		}
 	}
-	if err := s.end(); err != nil {
+	q.Tickers = tickers
+	if err := d.end(); err != nil {
 		return err
 	}
-	q.Tickers = tickers
 	if !q.hasTickers || len(tickers) == 0 {
 		return fieldErr("tickers", "required: 1 to %d tickers", MaxTickers)
 	}
 	for _, t := range tickers {
-		if !validTicker(t) {
+		if !validTicker(string(t)) {
 			return fieldErr("tickers", "%q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", t)
 		}
-	}
-	if !q.hasStart {
-		q.Start = engine.NoDate
-	}
-	if !q.hasEnd {
-		q.End = engine.NoDate
-	}
-	if !q.hasType {
-		q.Type = ""
-	}
-	if !q.hasInterval {
-		q.Interval = 0
 	}
 	return nil
 }
@@ -502,48 +827,126 @@ func validTicker(t string) bool {
 	return true
 }
 
-// decodeStrict decodes body into v with encoding/json: unknown fields,
-// wrong types (naming the field) and trailing data are 400s.
-func decodeStrict(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return badRequest("request body: empty; want a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &te):
-			if te.Field == "" {
-				return badRequest("request body: want a JSON object")
+// screenerBody declares the body of POST /screener.
+var screenerBody = Param{Name: "ScreenerRequest", Type: TypeObject, Fields: []Param{
+	{Name: "limit", Type: TypeInteger, Default: defaultScreenerLimit, Min: 1, Max: MaxScreenerLimit, Desc: "number of results"},
+	{Name: "primaryOnly", Type: TypeBoolean, Default: true, Desc: "keep only the most liquid ticker of each company"},
+	{Name: "filters", Type: TypeArray, Items: &screenerFilterDecl, Desc: "conditions every result meets (a missing value never matches)"},
+	{Name: "sort", Type: TypeArray, Items: &screenerSortDecl, Desc: "sort keys, the first one first; default volume descending; ties by ticker"},
+}}
+
+var screenerFilterDecl = Param{Name: "ScreenerFilter", Type: TypeObject, Fields: []Param{
+	{Name: "type", Type: TypeEnum, Required: true, Enum: []string{"close_price", "current_price", "volume", "employee_count", "sector", "droplet"},
+		Desc: "the filtered value: a scalar field (current_price is close_price), sector ids, or a ratio (droplet)"},
+	{Name: "op", Type: TypeEnum, Enum: []string{">=", ">", "<=", "<", "==", "between"}, Desc: "comparison of scalar and droplet filters"},
+	{Name: "value", Type: TypeNumber, Desc: "the operand of >=, >, <=, < and =="},
+	{Name: "min", Type: TypeNumber, Desc: "lower bound of between (inclusive)"},
+	{Name: "max", Type: TypeNumber, Desc: "upper bound of between (inclusive)"},
+	{Name: "in", Type: TypeArray, Items: &Param{Type: TypeString}, Desc: "sector ids of any level (a sector filter)"},
+	{Name: "id", Type: TypeString, Desc: "ratio id of a droplet filter (see /ratios/catalog), optionally with a class suffix"},
+}}
+
+var screenerSortDecl = Param{Name: "ScreenerSort", Type: TypeObject, Fields: []Param{
+	{Name: "by", Type: TypeString, Required: true, Desc: "close_price (alias current_price), volume, employee_count or droplet:<ratio id>"},
+	{Name: "order", Type: TypeEnum, Enum: []string{"asc", "desc"}, Default: "desc", Desc: "sort order"},
+}}
+
+// parseScreenerRequest decodes body strictly into req through
+// screenerBody. Strings are copied.
+func parseScreenerRequest(body []byte, req *screenerRequest) error {
+	*req = screenerRequest{}
+	d := bodyDecoder{s: jsonScanner{b: body}}
+	d.begin(&screenerBody)
+	for d.next() {
+		switch d.name() {
+		case "limit":
+			req.Limit = nil
+			if d.null() {
+				continue
 			}
-			return badRequest("request body: field %q: want %s, got %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
-		case errors.As(err, &se):
-			return badRequest("request body: malformed JSON at byte %d: %v", se.Offset, se)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return badRequest("request body: truncated JSON")
+			if n := d.integer(); d.err == nil {
+				req.Limit = &n
+			}
+		case "primaryOnly":
+			req.PrimaryOnly = nil
+			if d.null() {
+				continue
+			}
+			if b := d.boolean(); d.err == nil {
+				req.PrimaryOnly = &b
+			}
+		case "filters":
+			req.Filters = nil
+			if d.null() || !d.array() {
+				continue
+			}
+			req.Filters = []screenerFilter{}
+			for d.item() {
+				req.Filters = append(req.Filters, screenerFilter{})
+				decodeScreenerFilter(&d, &req.Filters[len(req.Filters)-1])
+			}
+		case "sort":
+			req.Sort = nil
+			if d.null() || !d.array() {
+				continue
+			}
+			req.Sort = []screenerSort{}
+			for d.item() {
+				req.Sort = append(req.Sort, screenerSort{})
+				decodeScreenerSort(&d, &req.Sort[len(req.Sort)-1])
+			}
+		default:
+			d.unhandled()
 		}
-		return badRequest("request body: %v", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return badRequest("request body: unexpected data after the JSON object")
-	}
-	return nil
+	return d.end()
 }
 
-func jsonKind(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice", "array":
-		return "an array"
-	case "struct", "map", "ptr":
-		return "an object"
-	case "int", "int64", "int32", "float64":
-		return "a number"
+func decodeScreenerFilter(d *bodyDecoder, f *screenerFilter) {
+	if !d.object(&screenerFilterDecl) {
+		return
 	}
-	return k
+	for d.next() {
+		switch d.name() {
+		case "type":
+			f.Type = d.text()
+		case "op":
+			f.Op = d.text()
+		case "value":
+			f.Value = d.numberPtr()
+		case "min":
+			f.Min = d.numberPtr()
+		case "max":
+			f.Max = d.numberPtr()
+		case "in":
+			f.In = nil
+			if d.null() || !d.array() {
+				continue
+			}
+			f.In = []string{}
+			for d.item() {
+				f.In = append(f.In, string(d.str()))
+			}
+		case "id":
+			f.ID = d.text()
+		default:
+			d.unhandled()
+		}
+	}
+}
+
+func decodeScreenerSort(d *bodyDecoder, s *screenerSort) {
+	if !d.object(&screenerSortDecl) {
+		return
+	}
+	for d.next() {
+		switch d.name() {
+		case "by":
+			s.By = d.text()
+		case "order":
+			s.Order = d.text()
+		default:
+			d.unhandled()
+		}
+	}
 }

@@ -1,7 +1,11 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,13 +38,13 @@ func TestParseQuotesRequest(t *testing.T) {
 		}
 	}
 	ok(`{"tickers":["PETR4","VALE3","SELIC","IPCA","USD","BOVA11","ABCD"]}`, func(q *quotesRequest) bool {
-		return len(q.Tickers) == 7 && q.Tickers[6] == "ABCD" && q.Type == "" && q.Start == engine.NoDate && !q.Adjusted
+		return len(q.Tickers) == 7 && string(q.Tickers[6]) == "ABCD" && q.Type == "" && q.Start == engine.NoDate && !q.Adjusted
 	})
 	ok(` { "tickers" : [ "PETR4" ] , "type":"historical","interval":3600,"start_date":"2024-03-25","end_date":"2024-03-28","adjusted":true } `, func(q *quotesRequest) bool {
-		return q.Type == TypeHistorical && q.Interval == 3600 && q.Start == engine.MakeDate(2024, 3, 25) && q.End == engine.MakeDate(2024, 3, 28) && q.Adjusted && q.hasInterval
+		return q.Type == TypeHistorical && q.Interval == 3600 && q.Start == engine.MakeDate(2024, 3, 25) && q.End == engine.MakeDate(2024, 3, 28) && q.Adjusted
 	})
 	ok(`{"tickers":["\u0050ETR4"],"type":null,"interval":null,"start_date":null,"adjusted":null}`, func(q *quotesRequest) bool {
-		return q.Tickers[0] == "PETR4" && !q.hasType && !q.hasInterval && !q.hasStart
+		return string(q.Tickers[0]) == "PETR4" && q.Type == "" && q.Interval == 0 && q.Start == engine.NoDate && !q.Adjusted
 	})
 	ok(`{"tickers":["VALE3"],"interval":6e1}`, func(q *quotesRequest) bool { return q.Interval == 60 })
 	bad(``, "empty")
@@ -87,6 +91,36 @@ func TestParseQuotesRequestReusesTickers(t *testing.T) {
 	}
 }
 
+// TestNumberZeroAlloc: numbers are parsed from the body bytes without a
+// copy (a short string(b) passed to ParseFloat stays on the stack).
+func TestNumberZeroAlloc(t *testing.T) {
+	for _, in := range []string{"60", "86400", "-1.5e3", "3600.000000000000000000000000"} {
+		s := &jsonScanner{b: []byte(in)}
+		f, err := s.number()
+		want, _ := strconv.ParseFloat(in, 64)
+		if err != nil || f != want {
+			t.Fatalf("number(%q) = %v, %v", in, f, err)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			s.i = 0
+			if _, err := s.number(); err != nil {
+				t.Fatal(err)
+			}
+		}); n > 0 {
+			t.Errorf("number(%q) allocates %v times", in, n)
+		}
+	}
+	var q quotesRequest
+	body := []byte(`{"tickers":["PETR4"],"type":"historical","interval":3600,"start_date":"2024-03-25","end_date":"2024-03-28"}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if err := parseQuotesRequest(body, &q); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 0 {
+		t.Errorf("parseQuotesRequest with an interval allocates %v times", n)
+	}
+}
+
 func FuzzQuotesBody(f *testing.F) {
 	for _, s := range []string{
 		`{"tickers":["PETR4"]}`, `{"tickers":["PETR4","SELIC"],"type":"chart"}`,
@@ -109,12 +143,163 @@ func FuzzQuotesBody(f *testing.F) {
 			t.Fatalf("%q: %d tickers accepted", b, len(q.Tickers))
 		}
 		for _, tk := range q.Tickers {
-			if !validTicker(tk) {
+			if !validTicker(string(tk)) {
 				t.Fatalf("%q: invalid ticker %q accepted", b, tk)
 			}
 		}
-		if q.hasInterval && q.Interval < 60 {
+		if q.Interval != 0 && q.Interval < 60 {
 			t.Fatalf("%q: interval %d accepted", b, q.Interval)
 		}
 	})
+}
+
+func TestParseScreenerRequest(t *testing.T) {
+	num := func(v float64) *float64 { return &v }
+	ok := func(body string, want screenerRequest) {
+		t.Helper()
+		var got screenerRequest
+		if err := parseScreenerRequest([]byte(body), &got); err != nil {
+			t.Errorf("%s: %v", body, err)
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\ngot  %+v\nwant %+v", body, got, want)
+		}
+	}
+	limit, no := 7, false
+	ok(`{}`, screenerRequest{})
+	ok(` {"limit":null,"primaryOnly":null,"filters":null,"sort":null} `, screenerRequest{})
+	ok(`{"limit":7,"primaryOnly":false,"filters":[],"sort":[]}`, screenerRequest{Limit: &limit, PrimaryOnly: &no, Filters: []screenerFilter{}, Sort: []screenerSort{}})
+	ok(`{"limit":7e0}`, screenerRequest{Limit: &limit})
+	ok(`{"filters":[{"type":"close_price","op":"between","min":-1.5,"max":2e3},{"type":"sector","in":["10","\u0032\u0030"]},{"type":"sector","in":[]},{"type":"droplet","id":"NET_MARGIN_CS","op":">","value":0,"in":null}],"sort":[{"by":"volume"},{"by":"droplet:X","order":"asc"}]}`,
+		screenerRequest{
+			Filters: []screenerFilter{
+				{Type: "close_price", Op: "between", Min: num(-1.5), Max: num(2000)},
+				{Type: "sector", In: []string{"10", "20"}},
+				{Type: "sector", In: []string{}},
+				{Type: "droplet", ID: "NET_MARGIN_CS", Op: ">", Value: num(0)},
+			},
+			Sort: []screenerSort{{By: "volume"}, {By: "droplet:X", Order: "asc"}},
+		})
+	bad := func(body, wantMsg string) {
+		t.Helper()
+		var req screenerRequest
+		st, msg := statusOf(parseScreenerRequest([]byte(body), &req))
+		if st != 400 || msg != wantMsg {
+			t.Errorf("%s: %d %q, want 400 %q", body, st, msg, wantMsg)
+		}
+	}
+	bad(``, "request body: empty; want a JSON object")
+	bad(`[]`, "request body: want a JSON object (at byte 0)")
+	bad(`{"limit":0}`, `request body: field "limit": 0: want 1 to 500`)
+	bad(`{"limit":501}`, `request body: field "limit": 501: want 1 to 500`)
+	bad(`{"limit":1e20}`, `request body: field "limit": 1e+20: want 1 to 500`)
+	bad(`{"limit":"10"}`, `request body: field "limit": want a number, got a string`)
+	bad(`{"primaryOnly":1}`, `request body: field "primaryOnly": want true or false, got a number`)
+	bad(`{"filters":{}}`, `request body: field "filters": want an array of objects, got an object`)
+	bad(`{"filters":[null]}`, `request body: field "filters[0]": want an object, got null`)
+	bad(`{"filters":[{},7]}`, `request body: field "filters[1]": want an object, got a number`)
+	bad(`{"filters":[{"in":"10"}]}`, `request body: field "filters[0].in": want an array of strings, got a string`)
+	bad(`{"filters":[{"in":["10",1]}]}`, `request body: field "filters[0].in[1]": want a string, got a number`)
+	bad(`{"filters":[{"type":"volume","valor":1}]}`, `request body: unknown field "filters[0].valor" (accepted: type, op, value, min, max, in, id)`)
+	bad(`{"sort":[{"by":"volume","order":true}]}`, `request body: field "sort[0].order": want a string, got a boolean`)
+	bad(`{"limit":5} {}`, "request body: unexpected data after the JSON object (at byte 12)")
+	bad(`{"limit":5`, "request body: want , or } (at byte 10)")
+	bad(`{"filters":[{"type":"volume"}`, "request body: want , or ] in filters (at byte 29)")
+	bad(`{"limit":tru}`, `request body: field "limit": want a number (at byte 9)`)
+}
+
+// TestBodyWording checks that both bodies word the same mistakes the same
+// way: each case is one mistake in either body, and the two messages are
+// want with the field's name (and the accepted names, the JSON kind or the
+// byte offset) filled in.
+func TestBodyWording(t *testing.T) {
+	quotes := func(b string) string {
+		var q quotesRequest
+		_, msg := statusOf(parseQuotesRequest([]byte(b), &q))
+		return msg
+	}
+	screener := func(b string) string {
+		var r screenerRequest
+		_, msg := statusOf(parseScreenerRequest([]byte(b), &r))
+		return msg
+	}
+	for _, c := range []struct{ quotes, screener, want string }{
+		{`{"x":1}`, `{"x":1}`, `request body: unknown field "x" (accepted: %s)`},
+		{``, ``, `request body: empty; want a JSON object`},
+		{` 7`, ` 7`, `request body: want a JSON object (at byte 1)`},
+		{`{"adjusted":"yes"}`, `{"primaryOnly":"yes"}`, `request body: field "%s": want true or false, got a string`},
+		{`{"interval":[]}`, `{"limit":[]}`, `request body: field "%s": want a number, got an array`},
+		{`{"tickers":{}}`, `{"filters":{}}`, `request body: field "%s": want an array of %s, got an object`},
+		{`{"tickers":["A"]}x`, `{}x`, `request body: unexpected data after the JSON object (at byte %s)`},
+		{`{"tickers":["A"],}`, `{"limit":1,}`, `request body: want a field name (at byte %s)`},
+		{`{"tickers":["A`, `{"sort":[{"by":"vol`, `request body: unterminated string (at byte %s)`},
+	} {
+		re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(c.want), "%s", ".+") + "$")
+		if q, s := quotes(c.quotes), screener(c.screener); !re.MatchString(q) || !re.MatchString(s) {
+			t.Errorf("quotes %q\nscreener %q\nwant both like %q", q, s, c.want)
+		}
+	}
+}
+
+// TestScreenerDecodeMatchesEncodingJSON checks the screener's decoder
+// against encoding/json, which decoded the body before, on bodies both
+// accept.
+func TestScreenerDecodeMatchesEncodingJSON(t *testing.T) {
+	type filter struct {
+		Type  string   `json:"type"`
+		Op    string   `json:"op"`
+		Value *float64 `json:"value"`
+		Min   *float64 `json:"min"`
+		Max   *float64 `json:"max"`
+		In    []string `json:"in"`
+		ID    string   `json:"id"`
+	}
+	type sort struct {
+		By    string `json:"by"`
+		Order string `json:"order"`
+	}
+	type request struct {
+		Limit       *int     `json:"limit"`
+		PrimaryOnly *bool    `json:"primaryOnly"`
+		Filters     []filter `json:"filters"`
+		Sort        []sort   `json:"sort"`
+	}
+	for _, body := range []string{
+		`{}`, `{"limit":500,"primaryOnly":true}`, `{"filters":[],"sort":[]}`, `{"filters":null,"limit":null}`,
+		`{"primaryOnly":false,"filters":[{"type":"close_price","op":"between","min":10,"max":45},{"type":"volume","op":">","value":1000},{"type":"sector","in":["10"]}],"sort":[{"by":"volume","order":"asc"}]}`,
+		`{"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS","op":">","value":0}],"sort":[{"by":"droplet:PRICE_TO_EARNINGS","order":"desc"}]}`,
+		`{"filters":[{"type":"sector","in":[]},{"type":"x","in":null,"value":-0.5e-3}]}`,
+		`{"sort":[{"by":"a\"b\\c\u00e9\n"}], "limit" : 3 }`,
+		`{"limit":1,"limit":2}`,
+	} {
+		var want request
+		if err := json.Unmarshal([]byte(body), &want); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		var got screenerRequest
+		if err := parseScreenerRequest([]byte(body), &got); err != nil {
+			t.Errorf("%s: %v", body, err)
+			continue
+		}
+		wj, _ := json.Marshal(want)
+		var mirror request
+		mirror.Limit, mirror.PrimaryOnly = got.Limit, got.PrimaryOnly
+		for _, f := range got.Filters {
+			mirror.Filters = append(mirror.Filters, filter(f))
+		}
+		if got.Filters != nil && mirror.Filters == nil {
+			mirror.Filters = []filter{}
+		}
+		for _, s := range got.Sort {
+			mirror.Sort = append(mirror.Sort, sort(s))
+		}
+		if got.Sort != nil && mirror.Sort == nil {
+			mirror.Sort = []sort{}
+		}
+		gj, _ := json.Marshal(mirror)
+		if string(gj) != string(wj) {
+			t.Errorf("%s:\ngot  %s\nwant %s", body, gj, wj)
+		}
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
 
 // resolveCompany resolves a companyIdentifier to a company (404 when the
@@ -31,15 +30,13 @@ var sectorKeys = [4]string{"sector", "industry_group", "industry", "subindustry"
 // company serves GET /companies/:id. Optional blocks are absent (not null)
 // when their flag is absent or false.
 func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "show_market_cap", "show_logo", "show_company_details", "show_sector")
-	if err != nil {
+	q := c.query(r)
+	marketCap := q.boolean("show_market_cap")
+	logo := q.boolean("show_logo")
+	details := q.boolean("show_company_details")
+	sector := q.boolean("show_sector")
+	if err := q.err(); err != nil {
 		return nil, err
-	}
-	var flags [4]bool
-	for i, name := range []string{"show_market_cap", "show_logo", "show_company_details", "show_sector"} {
-		if flags[i], err = q.boolean(name, false); err != nil {
-			return nil, err
-		}
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
 	if err != nil {
@@ -77,19 +74,19 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
-	if flags[3] {
+	if sector {
 		dst = appendSectorBlocks(dst, is)
 	}
-	if flags[0] {
-		dst = appendMarketCap(dst, is)
+	if marketCap {
+		dst = appendMarketCap(dst, c.ds, is)
 	}
-	if flags[1] {
+	if logo {
 		dst = append(dst, `,"logo":`...)
 		dst = appendImages(dst, is.LogoURL, "logo")
 		dst = append(dst, `,"icon":`...)
 		dst = appendImages(dst, is.LogoURL, "icon")
 	}
-	if flags[2] {
+	if details {
 		dst = append(dst, `,"website":`...)
 		dst = appendStringOrNull(dst, is.Website)
 		ad := &is.Address
@@ -158,12 +155,14 @@ func appendSectorBlocks(dst []byte, is *engine.Issuer) []byte {
 }
 
 // latestValue returns the latest company-level value of a valuation
-// indicator (latest reference_date, then publish_date), Null when none.
-func latestValue(is *engine.Issuer, id string) engine.Num {
-	k, ok := ratios.Lookup(engine.IndValuation, id)
+// indicator of ds's catalog (latest reference_date, then publish_date),
+// Null when none.
+func latestValue(ds *engine.Dataset, is *engine.Issuer, id string) engine.Num {
+	i, ok := ds.IndicatorIndex(engine.IndValuation, id)
 	if !ok {
 		return engine.Null
 	}
+	k := uint16(i)
 	best := (*engine.RatioPoint)(nil)
 	for _, f := range []string{engine.FreqTTM, engine.FreqDaily, engine.FreqAnnual, engine.FreqQuarterly} {
 		g := is.RatioGroup(k, "", f)
@@ -184,11 +183,11 @@ func latestValue(is *engine.Issuer, id string) engine.Num {
 }
 
 // appendMarketCap appends market_cap and enterprise_value {value, format}.
-func appendMarketCap(dst []byte, is *engine.Issuer) []byte {
+func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer) []byte {
 	dst = append(dst, `,"market_cap":{"value":`...)
-	dst = appendNum(dst, latestValue(is, "MARKET_CAP"))
+	dst = appendNum(dst, latestValue(ds, is, "MARKET_CAP"))
 	dst = append(dst, `,"format":"BRL"},"enterprise_value":{"value":`...)
-	dst = appendNum(dst, latestValue(is, "ENTERPRISE_VALUE"))
+	dst = appendNum(dst, latestValue(ds, is, "ENTERPRISE_VALUE"))
 	return append(dst, `,"format":"BRL"}`...)
 }
 
@@ -218,20 +217,11 @@ func appendImages(dst []byte, base, kind string) []byte {
 // on the Dataset and the flags, so each flag set is encoded once per
 // Dataset.
 func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "bdr", "show_sector", "show_market_cap")
-	if err != nil {
-		return nil, err
-	}
-	bdr, err := q.boolean("bdr", false)
-	if err != nil {
-		return nil, err
-	}
-	sec, err := q.boolean("show_sector", false)
-	if err != nil {
-		return nil, err
-	}
-	mc, err := q.boolean("show_market_cap", false)
-	if err != nil {
+	q := c.query(r)
+	bdr := q.boolean("bdr")
+	sec := q.boolean("show_sector")
+	mc := q.boolean("show_market_cap")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)]
@@ -285,7 +275,7 @@ func appendCompanies(dst []byte, ds *engine.Dataset, bdr, sec, mc bool) []byte {
 			dst = appendSectorBlocks(dst, is)
 		}
 		if mc {
-			dst = appendMarketCap(dst, is)
+			dst = appendMarketCap(dst, ds, is)
 		}
 		dst = append(dst, '}')
 	}
@@ -295,8 +285,8 @@ func appendCompanies(dst []byte, ds *engine.Dataset, bdr, sec, mc bool) []byte {
 // sharesHistory serves GET /companies/:id/shares-history: the share counts,
 // newest first.
 func (a *API) sharesHistory(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	if _, err := parseQuery(r.URL.RawQuery); err != nil {
-		return nil, err
+	if q := c.query(r); q.err() != nil {
+		return nil, q.err()
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
 	if err != nil {
@@ -349,24 +339,12 @@ func appendSource(dst []byte, s *engine.Source) []byte {
 // insider-trading reports (newest reference month first), filtered like
 // raw reports.
 func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "aggregation", "start_date", "end_date", "publish_date", "retrieval_date")
-	if err != nil {
-		return nil, err
-	}
-	agg, err := q.enum("aggregation", false, engine.AggIndividual, engine.AggConsolidated)
-	if err != nil {
-		return nil, err
-	}
-	start, end, err := q.dayRange(query.date)
-	if err != nil {
-		return nil, err
-	}
-	pub, err := q.timestamp("publish_date")
-	if err != nil {
-		return nil, err
-	}
-	ret, err := q.timestamp("retrieval_date")
-	if err != nil {
+	q := c.query(r)
+	agg := q.enum("aggregation")
+	start, end := q.dayRange()
+	pub := q.timestamp("publish_date")
+	ret := q.timestamp("retrieval_date")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
@@ -434,25 +412,13 @@ func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params
 // documents serves GET /companies/:id/documents: regulatory documents,
 // newest publication first, with limit (1..500, default 100) and offset.
 func (a *API) documents(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "category", "start_date", "end_date", "publish_date", "limit", "offset")
-	if err != nil {
-		return nil, err
-	}
-	cat, _ := q.str("category")
-	start, end, err := q.dayRange(query.date)
-	if err != nil {
-		return nil, err
-	}
-	pub, err := q.timestamp("publish_date")
-	if err != nil {
-		return nil, err
-	}
-	limit, err := q.integer("limit", 100, 1, 500)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := q.integer("offset", 0, 0, 1<<31-1)
-	if err != nil {
+	q := c.query(r)
+	cat := q.str("category")
+	start, end := q.dayRange()
+	pub := q.timestamp("publish_date")
+	limit := q.integer("limit")
+	offset := q.integer("offset")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))

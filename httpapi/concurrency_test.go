@@ -78,6 +78,44 @@ func TestBatchCurrentAllocations(t *testing.T) {
 	}
 }
 
+// TestBatchAllocationsPerTicker: the tickers of a POST /quotes body are
+// not copied (the answer's keys are the dataset's own ticker strings), so
+// the allocations of a request do not grow with its known tickers, current
+// or former.
+func TestBatchAllocationsPerTicker(t *testing.T) {
+	ts := newTestServer(t, true)
+	var all []string
+	for _, a := range mustSmall(t).Assets() {
+		all = append(all, a.Ticker)
+		all = append(all, a.Former...)
+	}
+	if len(all) < 5 {
+		t.Fatalf("%d tickers, want more", len(all))
+	}
+	allocs := func(tickers []string) float64 {
+		body := `{"tickers":["` + strings.Join(tickers, `","`) + `"],"type":"current"}`
+		req, _ := http.NewRequest("POST", "/v2/quotes", nil)
+		req.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		rb := &bodyReader{}
+		w := &discard{h: http.Header{}}
+		serve := func() {
+			rb.Reset(body)
+			req.Body, req.ContentLength = rb, int64(len(body))
+			w.body.Reset()
+			clear(w.h)
+			ts.api.ServeHTTP(w, req)
+		}
+		serve()
+		if w.status != 200 {
+			t.Fatalf("%d %s", w.status, w.body.String())
+		}
+		return testing.AllocsPerRun(100, serve)
+	}
+	if one, many := allocs(all[:1]), allocs(all); many > one {
+		t.Errorf("POST /quotes current: %v allocations with 1 ticker, %v with %d", one, many, len(all))
+	}
+}
+
 // TestBatchSeriesSplitEncoding covers the two-goroutine encoding of large
 // series answers: the batch equals the single-ticker answers, in order.
 func TestBatchSeriesSplitEncoding(t *testing.T) {

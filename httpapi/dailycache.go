@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/pregao/pregao/engine"
 )
@@ -45,9 +44,8 @@ func newDailyCache(ds *engine.Dataset) *dailyCache {
 // get returns the cached rows of as (building them on first use), or nil
 // when as is not an asset of the cache's Dataset.
 func (c *dailyCache) get(as *engine.Asset, adjusted bool) *dailyRows {
-	off := uintptr(unsafe.Pointer(as)) - uintptr(unsafe.Pointer(unsafe.SliceData(c.assets)))
-	i := int(off / assetSize)
-	if i < 0 || i >= len(c.assets) || &c.assets[i] != as {
+	i := as.Pos()
+	if i >= len(c.assets) || &c.assets[i] != as {
 		return nil
 	}
 	v := 0

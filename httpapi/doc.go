@@ -6,7 +6,15 @@
 // the server. Handlers are thin: they parse, call the engine's query
 // functions on one immutable engine.Dataset, encode, and return an error.
 //
-// httpapi imports engine (and engine/ratios for the standardized reports);
-// it must not import snapshot, cmd or bench, and nothing imports httpapi but
-// cmd/pregao and bench.
+// Every operation is declared once, as data, in the route table
+// (routes.go, exported by Routes): method, path, summary, path and query
+// parameters (type, default, range, allowed values), body and response
+// schema. The router is built from it, and handlers read their parameters
+// and bodies through those declarations, so the table is the single source
+// an OpenAPI document can be generated from.
+//
+// httpapi imports only engine from this module (not engine/ratios, which
+// runs at build time: indicators are looked up in the Dataset's own
+// catalog); it must not import snapshot, cmd or bench, and nothing imports
+// httpapi but cmd/pregao and bench.
 package httpapi

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/pregao/pregao/engine"
 )
@@ -16,8 +15,6 @@ type dsInfo struct {
 	// latestVisible is the unix time from which every asset's Latest quote
 	// is what QuoteAt answers.
 	latestVisible int64
-	// catalog indexes the indicator ids by kind.
-	catalog catalogIndex
 	// daily caches the encoded recent daily datapoints of each asset.
 	daily *dailyCache
 	// delayed and eod cache the quote view of the last cut-off seen: the
@@ -45,7 +42,7 @@ func cachedBody(dst []byte, slot *atomic.Pointer[[]byte], enc func([]byte) []byt
 }
 
 func newDSInfo(ds *engine.Dataset) *dsInfo {
-	in := &dsInfo{ds: ds, catalog: newCatalogIndex(ds.Catalog()), daily: newDailyCache(ds)}
+	in := &dsInfo{ds: ds, daily: newDailyCache(ds)}
 	assets := ds.Assets()
 	for i := range assets {
 		q := &assets[i].Latest
@@ -221,14 +218,11 @@ func appendMovers(dst []engine.RankEntry, assets []engine.Asset, quote func(i in
 	return session, dst
 }
 
-var assetSize = unsafe.Sizeof(engine.Asset{})
-
-// index returns the position of as in the Dataset's assets (as points into
-// that slice).
+// index returns the position of as in the Dataset's assets (as must be
+// one of them).
 func (qv *quoteView) index(as *engine.Asset) int {
-	off := uintptr(unsafe.Pointer(as)) - uintptr(unsafe.Pointer(unsafe.SliceData(qv.assets)))
-	i := int(off / assetSize)
-	if i < 0 || i >= len(qv.assets) || &qv.assets[i] != as {
+	i := as.Pos()
+	if i >= len(qv.assets) || &qv.assets[i] != as {
 		panic("BUG: asset outside the dataset")
 	}
 	return i
@@ -257,11 +251,10 @@ func (v view) lastDate() engine.Date {
 	return d
 }
 
-// indexPos returns the position of ix in ixs (ix points into that slice).
+// indexPos returns the position of ix in ixs, the indexes of its Dataset.
 func indexPos(ixs []engine.IndexData, ix *engine.IndexData) int {
-	off := uintptr(unsafe.Pointer(ix)) - uintptr(unsafe.Pointer(unsafe.SliceData(ixs)))
-	i := int(off / unsafe.Sizeof(engine.IndexData{}))
-	if i < 0 || i >= len(ixs) || &ixs[i] != ix {
+	i := ix.Pos()
+	if i >= len(ixs) || &ixs[i] != ix {
 		panic("BUG: index outside the dataset")
 	}
 	return i

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -9,167 +11,295 @@ import (
 	"github.com/pregao/pregao/engine"
 )
 
-// query holds the validated query parameters of one request.
+// maxParams is the most parameters (path and query) a Route may declare:
+// the query reader keeps one value per declaration in a fixed array.
+const maxParams = 16
+
+// query reads the query parameters of one request through the declarations
+// of its Route: a handler's first lines name its parameters, and their
+// type, default, range and allowed values come from the declaration. Errors
+// are sticky, like the snapshot decoder's: the first one is kept, later
+// reads return defaults, and err returns it once the handler has read
+// every parameter.
 //
-// Decisions (docs/api.md): a parameter the operation does not accept is a
+// Decisions (docs/api.md): a parameter the operation does not declare is a
 // 400 naming it and the accepted ones; a parameter given twice is a 400;
-// an empty value (?limit=) is the same as an absent parameter.
+// an empty value (?limit=) is the same as an absent parameter. The query
+// string's errors (malformed, unknown or repeated parameter) come before
+// any value's.
+//
+// A query lives on the handler's stack; it aliases the request's query
+// string and must not outlive the request.
 type query struct {
-	vals url.Values
+	params []Param           // the route's declarations
+	vals   [maxParams]string // value of params[i] ("" when absent)
+	seen   uint32            // bit i: params[i] was given
+	read   uint32            // bit i: params[i] was read
+	next   int               // where the next read looks first
+	first  error             // the first error
 }
 
-// parseQuery parses raw and checks every name against allowed.
-func parseQuery(raw string, allowed ...string) (query, error) {
+// query returns the reader of r's query string, declared by the route c
+// is serving.
+func (c *call) query(r *http.Request) query { return newQuery(r.URL.RawQuery, c.route.Params) }
+
+// newQuery parses raw (a URL's raw query string) against params.
+func newQuery(raw string, params []Param) query {
+	if len(params) > maxParams {
+		panic("BUG: more than maxParams parameters")
+	}
+	q := query{params: params}
 	if raw == "" {
-		return query{}, nil
+		return q
 	}
-	vals, err := url.ParseQuery(raw)
-	if err != nil {
-		return query{}, badRequest("malformed query string: %v", err)
+	// One pass: segments url.ParseQuery refuses make the whole string
+	// malformed (its message, first), then the first unknown or repeated
+	// name in query string order.
+	malformed := false
+	var nameErr error
+	n := 0
+	for s := raw; s != ""; {
+		var seg string
+		seg, s, _ = strings.Cut(s, "&")
+		n++
+		if strings.IndexByte(seg, ';') >= 0 {
+			malformed = true
+			continue
+		}
+		if seg == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(seg, "=")
+		k, err := url.QueryUnescape(k)
+		if err != nil {
+			malformed = true
+			continue
+		}
+		if v, err = url.QueryUnescape(v); err != nil {
+			malformed = true
+			continue
+		}
+		if nameErr != nil || malformed {
+			continue
+		}
+		i := q.find(k)
+		switch {
+		case i < 0:
+			nameErr = unknownParam(k, params)
+		case q.seen&(1<<i) != 0:
+			nameErr = badRequest("query parameter %q is given more than once", k)
+		default:
+			q.seen |= 1 << i
+			q.vals[i] = v
+		}
 	}
-	for name, vs := range vals {
-		ok := false
-		for _, a := range allowed {
-			if a == name {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			if len(allowed) == 0 {
-				return query{}, badRequest("unknown query parameter %q: this operation accepts none", name)
-			}
-			return query{}, badRequest("unknown query parameter %q (accepted: %s)", name, strings.Join(allowed, ", "))
-		}
-		if len(vs) > 1 {
-			return query{}, badRequest("query parameter %q is given more than once", name)
+	if malformed || n > maxParams {
+		// url.ParseQuery also caps the number of parameters.
+		if _, err := url.ParseQuery(raw); err != nil {
+			q.first = badRequest("malformed query string: %v", err)
+			return q
 		}
 	}
-	return query{vals: vals}, nil
+	q.first = nameErr
+	return q
 }
 
-// str returns the value of name and whether it is present and non-empty.
-func (q query) str(name string) (string, bool) {
-	vs := q.vals[name]
-	if len(vs) == 0 || vs[0] == "" {
-		return "", false
+// unknownParam is the 400 of an undeclared query parameter.
+func unknownParam(name string, params []Param) error {
+	accepted := queryNames(params)
+	if accepted == "" {
+		return badRequest("unknown query parameter %q: this operation accepts none", name)
 	}
-	return vs[0], true
+	return badRequest("unknown query parameter %q (accepted: %s)", name, accepted)
 }
 
-// boolean parses name as true or false (nothing else), def when absent.
-func (q query) boolean(name string, def bool) (bool, error) {
-	s, ok := q.str(name)
-	if !ok {
-		return def, nil
+// find returns the index of the query parameter name in q.params, or -1.
+func (q *query) find(name string) int {
+	if i := q.next; i < len(q.params) && q.params[i].Name == name && q.params[i].In == InQuery {
+		return i
 	}
+	for i := range q.params {
+		if q.params[i].Name == name && q.params[i].In == InQuery {
+			return i
+		}
+	}
+	return -1
+}
+
+// value returns the declaration of the query parameter name, which must be
+// declared with type t, and its value ("" when absent or after an error).
+func (q *query) value(name string, t Type) (*Param, string) {
+	i := q.find(name)
+	if i < 0 || q.params[i].Type != t {
+		panic(fmt.Sprintf("BUG: the handler reads query parameter %q as a %v, which the route does not declare", name, t))
+	}
+	q.next = i + 1
+	q.read |= 1 << i
+	if q.first != nil {
+		return &q.params[i], ""
+	}
+	return &q.params[i], q.vals[i]
+}
+
+// fail records err unless an error is already recorded.
+func (q *query) fail(err error) {
+	if q.first == nil {
+		q.first = err
+	}
+}
+
+// err returns the first error. Call it once every parameter is read: it
+// panics if a declared query parameter was not, since the declarations
+// would then document a parameter the handler ignores.
+func (q *query) err() error {
+	for i := range q.params {
+		if q.params[i].In == InQuery && q.read&(1<<i) == 0 {
+			panic(fmt.Sprintf("BUG: query parameter %q is declared but the handler does not read it", q.params[i].Name))
+		}
+	}
+	return q.first
+}
+
+// str returns the value of a TypeString parameter, its default when absent.
+func (q *query) str(name string) string {
+	p, s := q.value(name, TypeString)
+	if s == "" {
+		def, _ := p.Default.(string)
+		return def
+	}
+	return s
+}
+
+// boolean returns the value of a TypeBoolean parameter: exactly true or
+// false; its default when absent.
+func (q *query) boolean(name string) bool {
+	p, s := q.value(name, TypeBoolean)
 	switch s {
+	case "":
+		def, _ := p.Default.(bool)
+		return def
 	case "true":
-		return true, nil
+		return true
 	case "false":
-		return false, nil
+		return false
 	}
-	return false, badRequest("query parameter %s=%q: want true or false", name, s)
+	q.fail(badRequest("query parameter %s=%q: want true or false", name, s))
+	return false
 }
 
-// integer parses name as a decimal integer in [min, max], def when absent.
-func (q query) integer(name string, def, min, max int) (int, error) {
-	s, ok := q.str(name)
-	if !ok {
-		return def, nil
+// integer returns the value of a TypeInteger parameter: a decimal integer
+// in [Min, Max]; its default when absent.
+func (q *query) integer(name string) int {
+	p, s := q.value(name, TypeInteger)
+	if s == "" {
+		def, _ := p.Default.(int)
+		return def
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, badRequest("query parameter %s=%q: want an integer", name, s)
+		q.fail(badRequest("query parameter %s=%q: want an integer", name, s))
+		return 0
 	}
-	if v < min || v > max {
-		return 0, badRequest("query parameter %s=%d: want %d to %d", name, v, min, max)
+	if v < p.Min || v > p.Max {
+		q.fail(badRequest("query parameter %s=%d: want %d to %d", name, v, p.Min, p.Max))
+		return 0
 	}
-	return v, nil
+	return v
 }
 
-// date parses name as YYYY-MM-DD; NoDate when absent.
-func (q query) date(name string) (engine.Date, error) {
-	s, ok := q.str(name)
-	if !ok {
-		return engine.NoDate, nil
+// date returns the value of a TypeDate parameter (YYYY-MM-DD); NoDate
+// when absent.
+func (q *query) date(name string) engine.Date {
+	_, s := q.value(name, TypeDate)
+	if s == "" {
+		return engine.NoDate
 	}
 	d, err := parseDate(s)
 	if err != nil {
-		return engine.NoDate, badRequest("query parameter %s=%q: want a date YYYY-MM-DD", name, s)
+		q.fail(badRequest("query parameter %s=%q: want a date YYYY-MM-DD", name, s))
+		return engine.NoDate
 	}
-	return d, nil
+	return d
 }
 
-// timestamp parses name as an ISO 8601 timestamp; zero when absent.
-func (q query) timestamp(name string) (time.Time, error) {
-	s, ok := q.str(name)
-	if !ok {
-		return time.Time{}, nil
+// timestamp returns the value of a TypeTimestamp parameter (ISO 8601);
+// zero when absent.
+func (q *query) timestamp(name string) time.Time {
+	_, s := q.value(name, TypeTimestamp)
+	if s == "" {
+		return time.Time{}
 	}
 	t, err := parseTimestamp(s)
 	if err != nil {
-		return time.Time{}, badRequest("query parameter %s=%q: want an ISO 8601 timestamp (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", name, s)
+		q.fail(badRequest("query parameter %s=%q: want an ISO 8601 timestamp (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", name, s))
+		return time.Time{}
 	}
-	return t, nil
+	return t
 }
 
-// day parses name as an ISO 8601 timestamp or date and returns its UTC
-// day; NoDate when absent.
-func (q query) day(name string) (engine.Date, error) {
-	t, err := q.timestamp(name)
-	if err != nil || t.IsZero() {
-		return engine.NoDate, err
+// day returns the UTC day of a TypeTimestamp parameter; NoDate when absent.
+func (q *query) day(name string) engine.Date {
+	t := q.timestamp(name)
+	if t.IsZero() {
+		return engine.NoDate
 	}
-	return engine.DateOf(t), nil
+	return engine.DateOf(t)
 }
 
-// dayRange parses the start_date and end_date bounds of a listing, each
-// with get (query.date or query.day); NoDate for an absent bound. A start
-// after the end is a 400, whatever the endpoint.
-func (q query) dayRange(get func(query, string) (engine.Date, error)) (from, to engine.Date, err error) {
-	if from, err = get(q, "start_date"); err != nil {
-		return engine.NoDate, engine.NoDate, err
+// dayRange returns the start_date and end_date bounds of a listing, by
+// day: each is declared TypeDate, or TypeTimestamp (then its UTC day is
+// taken); NoDate for an absent bound. A start after the end is a 400,
+// whatever the endpoint.
+func (q *query) dayRange() (from, to engine.Date) {
+	from, to = q.bound("start_date"), q.bound("end_date")
+	if q.first == nil && from.Valid() && to.Valid() && from > to {
+		q.fail(badRequest("start_date %s is after end_date %s", from, to))
 	}
-	if to, err = get(q, "end_date"); err != nil {
-		return engine.NoDate, engine.NoDate, err
-	}
-	if from.Valid() && to.Valid() && from > to {
-		return engine.NoDate, engine.NoDate, badRequest("start_date %s is after end_date %s", from, to)
-	}
-	return from, to, nil
+	return from, to
 }
 
-// enum returns the value of name, which must be one of values; "" when
-// absent. Matching is exact (upper case as documented) unless fold is set.
-func (q query) enum(name string, fold bool, values ...string) (string, error) {
-	s, ok := q.str(name)
-	if !ok {
-		return "", nil
+func (q *query) bound(name string) engine.Date {
+	if i := q.find(name); i >= 0 && q.params[i].Type == TypeTimestamp {
+		return q.day(name)
 	}
-	for _, v := range values {
-		if s == v || (fold && strings.EqualFold(s, v)) {
-			return v, nil
+	return q.date(name)
+}
+
+// enum returns the value of a TypeEnum parameter, as declared in Enum
+// (matched exactly, or ignoring case with Fold); its default ("" if none)
+// when absent.
+func (q *query) enum(name string) string {
+	p, s := q.value(name, TypeEnum)
+	if s == "" {
+		def, _ := p.Default.(string)
+		return def
+	}
+	for _, v := range p.Enum {
+		if s == v || (p.Fold && strings.EqualFold(s, v)) {
+			return v
 		}
 	}
-	return "", badRequest("query parameter %s=%q: want one of %s", name, s, strings.Join(values, ", "))
+	q.fail(badRequest("query parameter %s=%q: want one of %s", name, s, strings.Join(p.Enum, ", ")))
+	return ""
 }
 
-// list splits name on commas, trimming spaces; empty items are a 400.
-func (q query) list(name string) ([]string, error) {
-	s, ok := q.str(name)
-	if !ok {
-		return nil, nil
+// list returns the items of a TypeList parameter, split on commas and
+// trimmed (an empty item is a 400); nil when absent.
+func (q *query) list(name string) []string {
+	_, s := q.value(name, TypeList)
+	if s == "" {
+		return nil
 	}
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		p = strings.TrimSpace(p)
 		if p == "" {
-			return nil, badRequest("query parameter %s=%q: empty item in the comma-separated list", name, s)
+			q.fail(badRequest("query parameter %s=%q: empty item in the comma-separated list", name, s))
+			return nil
 		}
 		parts[i] = p
 	}
-	return parts, nil
+	return parts
 }
 
 // parseDate parses exactly YYYY-MM-DD.

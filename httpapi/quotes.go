@@ -115,10 +115,8 @@ func joinAnd(s []string) string {
 
 // quotesBatch serves POST /quotes.
 func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	if r.URL.RawQuery != "" {
-		if _, err := parseQuery(r.URL.RawQuery); err != nil {
-			return nil, err
-		}
+	if q := c.query(r); q.err() != nil {
+		return nil, q.err()
 	}
 	q := &c.quotes
 	if err := parseQuotesRequest(c.body, q); err != nil {
@@ -131,14 +129,15 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	if c.seen == nil {
 		c.seen = make(map[string]struct{}, MaxTickers)
 	}
-	defer clear(c.seen) // keys alias the request body
+	defer clear(c.seen)
 	items := c.items[:0]
-	for _, t := range q.Tickers {
-		if _, dup := c.seen[t]; dup {
+	for _, b := range q.Tickers {
+		if _, dup := c.seen[string(b)]; dup {
 			continue // each ticker answers once
 		}
+		as, _ := c.ds.Asset(string(b))
+		t := tickerString(as, b)
 		c.seen[t] = struct{}{}
-		as, _ := c.ds.Asset(t)
 		items = append(items, quoteItem{ticker: t, asset: as})
 	}
 	c.items = items
@@ -160,6 +159,23 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 		dst = a.appendItems(&c.bars, dst, items, &o)
 	}
 	return append(dst, '}'), nil
+}
+
+// tickerString returns the requested ticker b as a string: the asset's
+// ticker or one of its former tickers when b spells it (no copy), else a
+// copy of b (an unknown ticker).
+func tickerString(as *engine.Asset, b []byte) string {
+	if as != nil {
+		if as.Ticker == string(b) {
+			return as.Ticker
+		}
+		for _, f := range as.Former {
+			if f == string(b) {
+				return f
+			}
+		}
+	}
+	return string(b)
 }
 
 // parallelMin is the number of tickers from which series answers are
@@ -194,32 +210,17 @@ const tickerNotFound = `{"error":{"status":404,"message":"Ticker not found"}}`
 // quoteSingle serves GET /quotes/:ticker: the same options as one item of
 // POST /quotes, as query parameters; the answer is the item's value.
 func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	qs, err := parseQuery(r.URL.RawQuery, "type", "interval", "start_date", "end_date", "adjusted")
-	if err != nil {
-		return nil, err
-	}
+	q := c.query(r)
 	t := strings.ToUpper(ps.ByName("ticker")) // path identifiers ignore case
 	if !validTicker(t) {
-		return nil, badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", ps.ByName("ticker"))
+		q.fail(badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", ps.ByName("ticker")))
 	}
-	typ, err := qs.enum("type", false, TypeCurrent, TypeHistorical, TypeChart)
-	if err != nil {
-		return nil, err
-	}
-	iv, err := qs.integer("interval", 0, 60, 1<<40)
-	if err != nil {
-		return nil, err
-	}
-	start, err := qs.date("start_date")
-	if err != nil {
-		return nil, err
-	}
-	end, err := qs.date("end_date")
-	if err != nil {
-		return nil, err
-	}
-	adj, err := qs.boolean("adjusted", false)
-	if err != nil {
+	typ := q.enum("type")
+	iv := q.integer("interval")
+	start := q.date("start_date")
+	end := q.date("end_date")
+	adj := q.boolean("adjusted")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	o, err := a.quoteOptions(c, typ, int64(iv), start, end, adj)

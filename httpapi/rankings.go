@@ -28,15 +28,10 @@ func (a *API) indexLows(c *call, dst []byte, r *http.Request, ps httprouter.Para
 
 // indexRanking serves GET /indexes/:symbol/highs and /lows.
 func (a *API) indexRanking(c *call, dst []byte, r *http.Request, ps httprouter.Params, lows bool) ([]byte, error) {
-	limit := defaultRankingLimit
-	if r.URL.RawQuery != "" {
-		q, err := parseQuery(r.URL.RawQuery, "limit")
-		if err != nil {
-			return nil, err
-		}
-		if limit, err = q.integer("limit", defaultRankingLimit, 1, MaxRankingLimit); err != nil {
-			return nil, err
-		}
+	q := c.query(r)
+	limit := q.integer("limit")
+	if err := q.err(); err != nil {
+		return nil, err
 	}
 	sym := ps.ByName("symbol")
 	ix, ok := c.ds.Index(sym)
@@ -148,12 +143,9 @@ func appendRankEntry(dst []byte, pos int, ticker string, q *engine.Quote, curren
 // last session the plan sees, among every listed ticker (macro series
 // excluded), as ranking entries.
 func (a *API) variations(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "limit")
-	if err != nil {
-		return nil, err
-	}
-	limit, err := q.integer("limit", defaultRankingLimit, 1, MaxRankingLimit)
-	if err != nil {
+	q := c.query(r)
+	limit := q.integer("limit")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	v := a.view(c)

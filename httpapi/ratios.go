@@ -9,24 +9,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
-
-// catalogIndex maps kind -> upper-case id -> catalog index.
-type catalogIndex map[string]map[string]uint16
-
-func newCatalogIndex(cat []engine.Indicator) catalogIndex {
-	ci := catalogIndex{}
-	for i, ind := range cat {
-		m := ci[ind.Kind]
-		if m == nil {
-			m = map[string]uint16{}
-			ci[ind.Kind] = m
-		}
-		m[strings.ToUpper(ind.ID)] = uint16(i)
-	}
-	return ci
-}
 
 // ratioFilter is the validated parameters of the ratio endpoints.
 type ratioFilter struct {
@@ -51,46 +34,31 @@ func (a *API) ratiosValuation(c *call, dst []byte, r *http.Request, ps httproute
 // companyRatios serves endpoints 5 and 6. Without frequency every frequency
 // is returned; points are in reference_date then publish_date order.
 func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.Params, kind string) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "ids", "frequency", "reference_date", "publish_date", "retrieval_date", "show_calculation", "latest_by_reference_date")
-	if err != nil {
+	q := c.query(r)
+	f := ratioFilter{
+		freq:      q.enum("frequency"),
+		refDate:   q.date("reference_date"),
+		pub:       q.timestamp("publish_date"),
+		ret:       q.timestamp("retrieval_date"),
+		calc:      q.boolean("show_calculation"),
+		latestRef: q.boolean("latest_by_reference_date"),
+	}
+	ids := q.list("ids")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
-	var f ratioFilter
-	if f.freq, err = q.enum("frequency", false, companyFreqs...); err != nil {
-		return nil, err
-	}
-	if f.refDate, err = q.date("reference_date"); err != nil {
-		return nil, err
-	}
-	if f.pub, err = q.timestamp("publish_date"); err != nil {
-		return nil, err
-	}
-	if f.ret, err = q.timestamp("retrieval_date"); err != nil {
-		return nil, err
-	}
-	if f.calc, err = q.boolean("show_calculation", false); err != nil {
-		return nil, err
-	}
-	if f.latestRef, err = q.boolean("latest_by_reference_date", false); err != nil {
-		return nil, err
-	}
-	ids, err := q.list("ids")
-	if err != nil {
-		return nil, err
-	}
-	ci := a.info(c.ds).catalog
 	if ids != nil {
 		f.ids = map[uint16][]string{}
 		for _, id := range ids {
-			base, class := ratios.SplitSuffixed(strings.ToUpper(id))
-			k, ok := ci[kind][base]
+			base, class := engine.SplitClassSuffix(strings.ToUpper(id))
+			k, ok := c.ds.IndicatorIndex(kind, base)
 			if !ok {
-				if _, other := ci[otherKind(kind)][base]; other {
+				if _, other := c.ds.IndicatorIndex(otherKind(kind), base); other {
 					return nil, badRequest("indicator %q is a %s indicator: use %s", id, strings.ToLower(otherKind(kind)), otherRoute(kind))
 				}
 				return nil, badRequest("unknown %s indicator id %q (see /ratios/catalog)", strings.ToLower(kind), id)
 			}
-			f.ids[k] = append(f.ids[k], class)
+			f.ids[uint16(k)] = append(f.ids[uint16(k)], class)
 		}
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
@@ -99,6 +67,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	}
 	cat := c.ds.Catalog()
 	byTicker := res.Kind == engine.ByTicker
+	sel := engine.RatioFilter{Reference: f.refDate, PublishedAfter: f.pub, RetrievedAfter: f.ret, LatestByReference: f.latestRef}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false // an id object is open
@@ -119,7 +88,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		}
 		key := ind.ID
 		if !byTicker && s.Class != "" {
-			key += ratios.Suffix(s.Class)
+			key += engine.ClassSuffix(s.Class)
 		}
 		mark := len(dst)
 		if key != curKey {
@@ -137,20 +106,12 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = appendString(dst, s.Frequency)
 		dst = append(dst, ":["...)
 		n := 0
-		for pi := range s.Points {
-			p := &s.Points[pi]
-			if f.refDate.Valid() && p.ReferenceDate != f.refDate ||
-				!f.pub.IsZero() && !p.PublishDate.Time().After(f.pub) ||
-				!f.ret.IsZero() && !p.RetrievalDate.Time().After(f.ret) {
-				continue
-			}
-			if f.latestRef && laterSameRef(s.Points[pi+1:], p.ReferenceDate, &f) {
-				continue
-			}
+		for pi := range engine.SelectRatioPoints(s.Points, &sel) {
 			if n > 0 {
 				dst = append(dst, ',')
 			}
 			n++
+			p := &s.Points[pi]
 			dst = appendRatioPoint(dst, p, c.ds.RatioVars(p), ind, f.calc)
 		}
 		if n == 0 {
@@ -164,21 +125,6 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
-}
-
-// laterSameRef reports whether a later point (rest, ascending) with the
-// same reference date passes the filters.
-func laterSameRef(rest []engine.RatioPoint, ref engine.Date, f *ratioFilter) bool {
-	for i := range rest {
-		p := &rest[i]
-		if p.ReferenceDate != ref {
-			return false
-		}
-		if (f.pub.IsZero() || p.PublishDate.Time().After(f.pub)) && (f.ret.IsZero() || p.RetrievalDate.Time().After(f.ret)) {
-			return true
-		}
-	}
-	return false
 }
 
 func classOK(classes []string, class string) bool {
@@ -244,46 +190,22 @@ var fundFreqs = []string{engine.FreqDaily, engine.FreqMonthly, engine.FreqQuarte
 // fundRatios serves GET /traded-funds/:id/ratios. limit and offset count
 // points (documents) in answer order: indicator, frequency, reference_date.
 func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "ids", "id", "reference_date", "publish_date", "retrieval_date", "frequency", "latest_by_reference_date", "limit", "offset")
-	if err != nil {
-		return nil, err
-	}
-	ids, err := q.list("ids")
-	if err != nil {
-		return nil, err
-	}
-	if one, ok := q.str("id"); ok {
+	q := c.query(r)
+	ids := q.list("ids")
+	if one := q.str("id"); one != "" {
 		if ids != nil {
-			return nil, badRequest("send either id or ids, not both")
+			q.fail(badRequest("send either id or ids, not both"))
 		}
 		ids = []string{strings.TrimSpace(one)}
 	}
-	ref, err := q.day("reference_date")
-	if err != nil {
-		return nil, err
-	}
-	pub, err := q.timestamp("publish_date")
-	if err != nil {
-		return nil, err
-	}
-	ret, err := q.timestamp("retrieval_date")
-	if err != nil {
-		return nil, err
-	}
-	freq, err := q.enum("frequency", true, fundFreqs...)
-	if err != nil {
-		return nil, err
-	}
-	latest, err := q.boolean("latest_by_reference_date", false)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := q.integer("limit", 500, 1, 500)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := q.integer("offset", 0, 0, 1<<31-1)
-	if err != nil {
+	ref := q.day("reference_date")
+	pub := q.timestamp("publish_date")
+	ret := q.timestamp("retrieval_date")
+	freq := q.enum("frequency")
+	latest := q.boolean("latest_by_reference_date")
+	limit := q.integer("limit")
+	offset := q.integer("offset")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	res, err := c.ds.ResolveFund(ps.ByName("id"))
@@ -293,19 +215,19 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 		return nil, notFound("fund %q not found", ps.ByName("id"))
 	}
-	ci := a.info(c.ds).catalog[engine.IndFund]
 	var want map[uint16]bool
 	if ids != nil {
 		want = map[uint16]bool{}
 		for _, id := range ids {
-			k, ok := ci[strings.ToUpper(id)]
+			k, ok := c.ds.IndicatorIndex(engine.IndFund, id)
 			if !ok {
 				return nil, notFound("fund indicator %q not found (see /ratios/catalog)", id)
 			}
-			want[k] = true
+			want[uint16(k)] = true
 		}
 	}
 	cat := c.ds.Catalog()
+	sel := engine.RatioFilter{Reference: ref, PublishedAfter: pub, RetrievedAfter: ret, LatestByReference: latest}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false
@@ -331,25 +253,18 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 		dst = appendString(dst, s.Frequency)
 		dst = append(dst, ":["...)
-		kept := 0
-		for pi := range s.Points {
-			p := &s.Points[pi]
-			if ref.Valid() && p.ReferenceDate != ref ||
-				!pub.IsZero() && !p.PublishDate.Time().After(pub) || !ret.IsZero() && !p.RetrievalDate.Time().After(ret) {
-				continue
-			}
-			if latest && pi+1 < len(s.Points) && laterFund(s.Points[pi+1:], p.ReferenceDate, pub, ret) {
-				continue
-			}
+		written := 0
+		for pi := range engine.SelectRatioPoints(s.Points, &sel) {
 			seen++
 			if seen <= offset || n >= limit {
 				continue
 			}
-			if kept > 0 {
+			if written > 0 {
 				dst = append(dst, ',')
 			}
-			kept++
+			written++
 			n++
+			p := &s.Points[pi]
 			dst = append(dst, `{"value":`...)
 			dst = appendNum(dst, p.Value)
 			dst = append(dst, `,"reference_date":`...)
@@ -362,7 +277,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 			dst = appendSources(dst, p.Sources)
 			dst = append(dst, '}')
 		}
-		if kept == 0 {
+		if written == 0 {
 			dst = dst[:mark]
 			continue
 		}
@@ -378,28 +293,12 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	return append(dst, '}'), nil
 }
 
-func laterFund(rest []engine.FundRatioPoint, ref engine.Date, pub, ret time.Time) bool {
-	for i := range rest {
-		p := &rest[i]
-		if p.ReferenceDate != ref {
-			return false
-		}
-		if (pub.IsZero() || p.PublishDate.Time().After(pub)) && (ret.IsZero() || p.RetrievalDate.Time().After(ret)) {
-			return true
-		}
-	}
-	return false
-}
-
 // catalog serves GET /ratios/catalog: every indicator, optionally of one
 // kind, encoded once per Dataset and kind.
 func (a *API) catalog(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "kind")
-	if err != nil {
-		return nil, err
-	}
-	kind, err := q.enum("kind", true, catalogKinds[1:]...)
-	if err != nil {
+	q := c.query(r)
+	kind := q.enum("kind")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	slot := &a.info(c.ds).catalogBody[slices.Index(catalogKinds, kind)]

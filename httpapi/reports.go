@@ -7,7 +7,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
 
 // statementNames are the report names of the raw statements.
@@ -85,58 +84,32 @@ func superseded(rs []*engine.Report, i int, f *reportFilter) bool {
 	return false
 }
 
-// parseReportFilter reads the parameters shared by both report endpoints.
-func parseReportFilter(q query) (reportFilter, error) {
-	var f reportFilter
-	var err error
-	if f.agg, err = q.enum("aggregation", false, engine.AggIndividual, engine.AggConsolidated); err != nil {
-		return f, err
+// readReportFilter reads the parameters shared by both report endpoints.
+func readReportFilter(q *query) reportFilter {
+	f := reportFilter{
+		agg:     q.enum("aggregation"),
+		ref:     q.date("reference_date"),
+		year:    q.integer("year"),
+		quarter: q.integer("quarter"),
 	}
-	if f.ref, err = q.date("reference_date"); err != nil {
-		return f, err
-	}
-	if f.year, err = q.integer("year", 0, 1900, 2200); err != nil {
-		return f, err
-	}
-	if f.quarter, err = q.integer("quarter", 0, 1, 4); err != nil {
-		return f, err
-	}
-	pub, err := q.timestamp("publish_date")
-	if err != nil {
-		return f, err
-	}
-	ret, err := q.timestamp("retrieval_date")
-	if err != nil {
-		return f, err
-	}
+	pub := q.timestamp("publish_date")
+	ret := q.timestamp("retrieval_date")
 	f.pub = timeParam{!pub.IsZero(), pub.UnixNano()}
 	f.ret = timeParam{!ret.IsZero(), ret.UnixNano()}
-	if f.latestRef, err = q.boolean("latest_by_reference_date", false); err != nil {
-		return f, err
-	}
-	return f, nil
+	f.latestRef = q.boolean("latest_by_reference_date")
+	return f
 }
 
 // rawReports serves GET /companies/:id/raw-reports: reports as filed, in
 // reference_date, statement, aggregation and version order.
 func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "report_type", "aggregation", "reference_date", "year", "quarter", "flat", "publish_date", "retrieval_date", "latest_by_reference_date")
-	if err != nil {
-		return nil, err
-	}
-	f, err := parseReportFilter(q)
-	if err != nil {
-		return nil, err
-	}
-	rt, err := q.enum("report_type", false, engine.Statements...)
-	if err != nil {
-		return nil, err
-	}
-	if rt != "" {
+	q := c.query(r)
+	f := readReportFilter(&q)
+	if rt := q.enum("report_type"); rt != "" {
 		f.statements = []string{rt}
 	}
-	flat, err := q.boolean("flat", false)
-	if err != nil {
+	flat := q.boolean("flat")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
@@ -341,34 +314,24 @@ func appendFlat(dst []byte, acc []engine.Account) []byte {
 
 // Standardized report sections and the statements they draw from.
 var sectionStatements = map[string][]string{
-	ratios.SectionBalanceSheet:        {"BPA", "BPP"},
-	ratios.SectionIncomeStatement:     {"DRE"},
-	ratios.SectionComprehensiveIncome: {"DRA"},
-	ratios.SectionCashFlow:            {"DFC_MI", "DFC_MD"},
-	ratios.SectionValueAdded:          {"DVA"},
+	engine.SectionBalanceSheet:        {"BPA", "BPP"},
+	engine.SectionIncomeStatement:     {"DRE"},
+	engine.SectionComprehensiveIncome: {"DRA"},
+	engine.SectionCashFlow:            {"DFC_MI", "DFC_MD"},
+	engine.SectionValueAdded:          {"DVA"},
 }
 
 // reports serves GET /companies/:id/reports: standardized statements, one
 // item per filed report, its values keyed by standardized line id.
 // frequency ANNUAL selects DFP filings, QUARTERLY ITR filings.
 func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(r.URL.RawQuery, "section", "frequency", "aggregation", "reference_date", "year", "quarter", "publish_date", "retrieval_date", "latest_by_reference_date")
-	if err != nil {
-		return nil, err
-	}
-	f, err := parseReportFilter(q)
-	if err != nil {
-		return nil, err
-	}
-	sec, err := q.enum("section", false, ratios.SectionBalanceSheet, ratios.SectionIncomeStatement, ratios.SectionComprehensiveIncome, ratios.SectionCashFlow, ratios.SectionValueAdded)
-	if err != nil {
-		return nil, err
-	}
-	if sec != "" {
+	q := c.query(r)
+	f := readReportFilter(&q)
+	if sec := q.enum("section"); sec != "" {
 		f.statements = sectionStatements[sec]
 	}
-	freq, err := q.enum("frequency", false, engine.FreqAnnual, engine.FreqQuarterly)
-	if err != nil {
+	freq := q.enum("frequency")
+	if err := q.err(); err != nil {
 		return nil, err
 	}
 	switch freq {
@@ -382,17 +345,18 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		return nil, err
 	}
 	rs := res.Issuer.Reports
+	var valBuf [64]engine.Num
 	dst = append(dst, '[')
 	n := 0
 	for i, rep := range rs {
 		if !f.keep(rep) || f.latestRef && superseded(rs, i, &f) {
 			continue
 		}
-		lines := ratios.LinesFor(rep.Statement)
+		lines := engine.LinesFor(rep.Statement)
 		if len(lines) == 0 {
 			continue
 		}
-		vals := ratios.Standardize(rep)
+		vals := engine.AppendStandardized(valBuf[:0], rep)
 		if n > 0 {
 			dst = append(dst, ',')
 		}

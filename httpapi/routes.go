@@ -7,9 +7,12 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/pregao/pregao/engine"
 )
 
-// Route templates (relative to the prefix), used as the metrics' route label.
+// Route templates (relative to the prefix; the operational ones are at the
+// root), used as the metrics' route label.
 const (
 	routeHighs         = "/indexes/:symbol/highs"
 	routeLows          = "/indexes/:symbol/lows"
@@ -37,60 +40,217 @@ const (
 	cashActionsSegment = "cash-corporate-actions"
 )
 
-// routes builds the router. It panics only on a route conflict (a setup
-// mistake that TestRouter catches).
+// Parameters several routes share.
+var (
+	pathCompanyID = Param{Name: "id", In: InPath, Type: TypeString, Required: true,
+		Desc: "company identifier: a ticker (PETR4), a symbol (PETR), a company_id (CNPJ digits) or a CVM code, matched ignoring case"}
+	pathIndexSymbol = Param{Name: "symbol", In: InPath, Type: TypeString, Required: true,
+		Desc: "index symbol (IBOV, IFIX…: the indexes of the snapshot), matched ignoring case"}
+	rankingLimit = Param{Name: "limit", In: InQuery, Type: TypeInteger, Default: defaultRankingLimit, Min: 1, Max: MaxRankingLimit,
+		Desc: "number of entries per list"}
+	publishDate = Param{Name: "publish_date", In: InQuery, Type: TypeTimestamp,
+		Desc: "keep only items published strictly after this instant"}
+	retrievalDate = Param{Name: "retrieval_date", In: InQuery, Type: TypeTimestamp,
+		Desc: "keep only items retrieved strictly after this instant"}
+	latestByReference = Param{Name: "latest_by_reference_date", In: InQuery, Type: TypeBoolean, Default: false,
+		Desc: "keep only the latest published item of each reference date (after the other filters)"}
+	referenceDate = Param{Name: "reference_date", In: InQuery, Type: TypeDate,
+		Desc: "keep only items of this reference date"}
+	aggregation = Param{Name: "aggregation", In: InQuery, Type: TypeEnum, Enum: []string{engine.AggIndividual, engine.AggConsolidated},
+		Desc: "keep only items of this aggregation (default both)"}
+	reportYear = Param{Name: "year", In: InQuery, Type: TypeInteger, Min: 1900, Max: 2200,
+		Desc: "keep only reports whose reference date is in this year"}
+	reportQuarter = Param{Name: "quarter", In: InQuery, Type: TypeInteger, Min: 1, Max: 4,
+		Desc: "keep only reports whose reference month is in this quarter"}
+	showSector = Param{Name: "show_sector", In: InQuery, Type: TypeBoolean, Default: false,
+		Desc: "add sector, industry_group, industry and subindustry ({id, name})"}
+	showMarketCap = Param{Name: "show_market_cap", In: InQuery, Type: TypeBoolean, Default: false,
+		Desc: "add market_cap and enterprise_value ({value, format: BRL}), the latest company-level points"}
+	listOffset = Param{Name: "offset", In: InQuery, Type: TypeInteger, Default: 0, Min: 0, Max: 1<<31 - 1,
+		Desc: "number of items to skip, in answer order"}
+)
+
+// reportSections are the sections of the standardized reports.
+var reportSections = []string{engine.SectionBalanceSheet, engine.SectionIncomeStatement, engine.SectionComprehensiveIncome, engine.SectionCashFlow, engine.SectionValueAdded}
+
+// ratiosParams are the parameters of both company ratio routes.
+var ratiosParams = []Param{
+	pathCompanyID,
+	{Name: "ids", In: InQuery, Type: TypeList,
+		Desc: "indicator ids (see /ratios/catalog), comma-separated; a per-class id may carry a class suffix (PRICE_TO_EARNINGS_PS); default every indicator of the route's kind"},
+	{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: companyFreqs, Desc: "keep only points of this frequency (default every frequency)"},
+	referenceDate, publishDate, retrievalDate,
+	{Name: "show_calculation", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add calculation and variables ([{id, value}])"},
+	latestByReference,
+}
+
+// routeTable is every operation of the API: the router is built from it
+// (see routes) and each handler reads its parameters through its route's
+// declarations, so a parameter a handler accepts is necessarily here.
+var routeTable = []Route{
+	{Method: http.MethodGet, Path: routeHighs, Summary: "Members of an index with the highest variation of the session the plan sees",
+		Params: []Param{pathIndexSymbol, rankingLimit}, Response: "Ranking", serve: (*API).indexHighs},
+	{Method: http.MethodGet, Path: routeLows, Summary: "Members of an index with the lowest variation of the session the plan sees",
+		Params: []Param{pathIndexSymbol, rankingLimit}, Response: "Ranking", serve: (*API).indexLows},
+	{Method: http.MethodPost, Path: routeQuotes, Summary: "Quotes of up to 500 tickers: current, historical series or chart presets",
+		Body: &quotesBody, Response: "QuotesByTicker", serve: (*API).quotesBatch},
+	{Method: http.MethodGet, Path: routeQuote, Summary: "Quotes of one ticker, with the options of POST /quotes",
+		Params: []Param{
+			{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: tickerPattern,
+				Desc: "ticker (PETR4) or macro series (SELIC, IPCA, USD), matched ignoring case"},
+			quoteType, quoteInterval,
+			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: quoteStartDesc},
+			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: quoteEndDesc},
+			quoteAdjusted,
+		}, Response: "TickerQuotes", serve: (*API).quoteSingle},
+	{Method: http.MethodGet, Path: routeVariations, Summary: "Gainers and losers of the previous session among every listed ticker",
+		Params: []Param{rankingLimit}, Response: "Variations", serve: (*API).variations},
+	{Method: http.MethodGet, Path: routeCompanies, Summary: "Brazilian companies (and BDR issuers with bdr=true), by company_id",
+		Params: []Param{
+			{Name: "bdr", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add the BDR issuers"},
+			showSector, showMarketCap,
+		}, Response: "CompanyList", serve: (*API).companies},
+	{Method: http.MethodGet, Path: routeCompany, Summary: "One company's detail; optional blocks are absent unless asked for",
+		Params: []Param{
+			pathCompanyID,
+			showMarketCap,
+			{Name: "show_logo", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add logo and icon ({svg, png_1024 … png_64})"},
+			{Name: "show_company_details", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add website, address, founding_date and ipo_date"},
+			showSector,
+		}, Response: "Company", serve: (*API).company},
+	{Method: http.MethodGet, Path: routeCash, Summary: "Cash corporate actions of every Brazilian company, prior_ex_date descending",
+		Params: []Param{
+			{Name: "current", In: InQuery, Type: TypeBoolean, Default: true, Desc: "only the highest version of each event"},
+			{Name: "start_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or after this day (events without a payment date are left out)"},
+			{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or before this day (events without a payment date are left out)"},
+			{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: cashClasses, Desc: "keep events of this share class (BDR needs bdr=true)"},
+			{Name: "bdr", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add the events of BDR issuers"},
+		}, Response: "CashCorporateActions", serve: (*API).cashActions},
+	{Method: http.MethodGet, Path: routeRatios, Summary: "A company's fundamental ratios, keyed by indicator id and frequency",
+		Params: ratiosParams, Response: "Ratios", serve: (*API).ratiosFundamental},
+	{Method: http.MethodGet, Path: routeValuation, Summary: "A company's valuation ratios, keyed by indicator id and frequency",
+		Params: ratiosParams, Response: "Ratios", serve: (*API).ratiosValuation},
+	{Method: http.MethodGet, Path: routeRawReports, Summary: "A company's financial statements as filed with the CVM, as trees or flat",
+		Params: []Param{
+			pathCompanyID,
+			{Name: "report_type", In: InQuery, Type: TypeEnum, Enum: engine.Statements, Desc: "keep only this statement (default every one)"},
+			aggregation, referenceDate, reportYear, reportQuarter,
+			{Name: "flat", In: InQuery, Type: TypeBoolean, Default: false, Desc: "data keyed by account path instead of tree_data"},
+			publishDate, retrievalDate, latestByReference,
+		}, Response: "RawReports", serve: (*API).rawReports},
+	{Method: http.MethodGet, Path: routeReports, Summary: "A company's standardized statements, one item per filed report",
+		Params: []Param{
+			pathCompanyID,
+			{Name: "section", In: InQuery, Type: TypeEnum, Enum: reportSections, Desc: "keep only this section (default every one)"},
+			{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: []string{engine.FreqAnnual, engine.FreqQuarterly},
+				Desc: "ANNUAL: annual DFP filings; QUARTERLY: quarterly ITR filings (default both)"},
+			aggregation, referenceDate, reportYear, reportQuarter, publishDate, retrievalDate, latestByReference,
+		}, Response: "StandardizedReports", serve: (*API).reports},
+	{Method: http.MethodGet, Path: routeShareActions, Summary: "A company's share corporate actions (splits, bonuses, spin-offs…), prior_ex_date descending",
+		Params: []Param{
+			pathCompanyID,
+			{Name: "start_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events whose prior_ex_date is on or after this day"},
+			{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events whose prior_ex_date is on or before this day"},
+			{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: shareActionClasses, Desc: "keep events of this share class (UNIT and FUND_UNIT match each other)"},
+		}, Response: "ShareCorporateActions", serve: (*API).shareActions},
+	{Method: http.MethodGet, Path: routeInsider, Summary: "A company's monthly insider-trading reports, newest reference month first",
+		Params: []Param{
+			pathCompanyID, aggregation,
+			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: "keep reports of this reference month or later"},
+			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: "keep reports of this reference month or earlier"},
+			publishDate, retrievalDate,
+		}, Response: "InsiderTransactions", serve: (*API).insider},
+	{Method: http.MethodGet, Path: routeDocuments, Summary: "A company's regulatory documents, newest publication first",
+		Params: []Param{
+			pathCompanyID,
+			{Name: "category", In: InQuery, Type: TypeString, Desc: "keep documents of this category, matched ignoring case"},
+			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: "keep documents published on or after this day"},
+			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: "keep documents published on or before this day"},
+			publishDate,
+			{Name: "limit", In: InQuery, Type: TypeInteger, Default: 100, Min: 1, Max: 500, Desc: "number of documents"},
+			listOffset,
+		}, Response: "Documents", serve: (*API).documents},
+	{Method: http.MethodGet, Path: routeSharesHistory, Summary: "A company's share counts, newest first",
+		Params: []Param{pathCompanyID}, Response: "SharesHistory", serve: (*API).sharesHistory},
+	{Method: http.MethodPost, Path: routeScreener, Summary: "Tickers filtered and sorted by price, volume, employees, sector and ratios",
+		Body: &screenerBody, Response: "ScreenerResult", serve: (*API).screener},
+	{Method: http.MethodGet, Path: routeFundRatios, Summary: "A listed fund's indicators, keyed by indicator id and frequency",
+		Params: []Param{
+			{Name: "id", In: InPath, Type: TypeString, Required: true, Desc: "fund identifier: a listed fund's ticker (GSUL11), symbol or company_id, matched ignoring case"},
+			{Name: "ids", In: InQuery, Type: TypeList, Desc: "fund indicator ids (see /ratios/catalog), comma-separated, matched ignoring case; default every one"},
+			{Name: "id", In: InQuery, Type: TypeString, Desc: "one fund indicator id (the same as ids with one value; not with ids)"},
+			{Name: "reference_date", In: InQuery, Type: TypeTimestamp, Desc: "keep only points of this reference day"},
+			publishDate, retrievalDate,
+			{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: fundFreqs, Fold: true, Desc: "keep only points of this frequency, matched ignoring case"},
+			latestByReference,
+			{Name: "limit", In: InQuery, Type: TypeInteger, Default: 500, Min: 1, Max: 500, Desc: "number of points, in answer order (indicator, frequency, reference date)"},
+			listOffset,
+		}, Response: "FundRatios", serve: (*API).fundRatios},
+	{Method: http.MethodGet, Path: routeCatalog, Summary: "Every indicator the ratio routes and the screener know, in catalog order",
+		Params: []Param{
+			{Name: "kind", In: InQuery, Type: TypeEnum, Enum: catalogKinds[1:], Fold: true, Desc: "keep indicators of this kind, matched ignoring case"},
+		}, Response: "Catalog", serve: (*API).catalog},
+	{Method: http.MethodGet, Path: routeHealthz, Summary: "200 while the process runs", Root: true, Response: "Health", serve: (*API).healthz},
+	{Method: http.MethodGet, Path: routeReadyz, Summary: "200 once a verified snapshot is published, 503 before", Root: true, Response: "Readiness", serve: (*API).readyz},
+	{Method: http.MethodGet, Path: routeMetricsPath, Summary: "Prometheus metrics (text exposition format)", Root: true},
+}
+
+// routes builds the router from routeTable. It panics only on a
+// declaration or route conflict (a setup mistake that the tests catch).
+// It records the method and pattern of every registration in a.patterns.
 func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.HandleOPTIONS = false
-	p := a.cfg.Prefix
-	get := func(route string, h handler) { r.GET(p+route, a.wrap(route, routeOpts{}, h)) }
-	post := func(route string, h handler) { r.POST(p+route, a.wrap(route, routeOpts{}, h)) }
-
-	get(routeHighs, a.indexHighs)
-	get(routeLows, a.indexLows)
-	post(routeQuotes, a.quotesBatch)
-	get(routeQuote, a.quoteSingle)
-	get(routeVariations, a.variations)
-	get(routeCompanies, a.companies)
-
-	// httprouter refuses a static segment and a parameter at the same
-	// position, so /companies/cash-corporate-actions is dispatched inside
-	// the /companies/:id handle; the public paths are unchanged.
-	detail := a.wrap(routeCompany, routeOpts{}, a.company)
-	cash := a.wrap(routeCash, routeOpts{}, a.cashActions)
-	r.GET(p+routeCompany, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
-		if ps.ByName("id") == cashActionsSegment {
-			cash(w, req, ps)
-			return
+	var cash httprouter.Handle
+	for i := range routeTable {
+		if rt := &routeTable[i]; rt.Path == routeCash {
+			checkRoute(rt)
+			cash = a.wrap(rt)
 		}
-		detail(w, req, ps)
-	})
-	get(routeRatios, a.ratiosFundamental)
-	get(routeValuation, a.ratiosValuation)
-	get(routeRawReports, a.rawReports)
-	get(routeReports, a.reports)
-	get(routeShareActions, a.shareActions)
-	get(routeInsider, a.insider)
-	get(routeDocuments, a.documents)
-	get(routeSharesHistory, a.sharesHistory)
-	post(routeScreener, a.screener)
-	get(routeFundRatios, a.fundRatios)
-	get(routeCatalog, a.catalog)
-
-	pub := routeOpts{public: true}
-	r.GET(routeHealthz, a.wrap(routeHealthz, pub, a.healthz))
-	r.GET(routeReadyz, a.wrap(routeReadyz, pub, a.readyz))
-	if g != nil {
-		mh := promhttp.HandlerFor(g, promhttp.HandlerOpts{})
-		rm := a.m.route(routeMetricsPath)
-		r.GET(routeMetricsPath, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-			sw := &statusWriter{ResponseWriter: w, status: 200}
-			mh.ServeHTTP(sw, req)
-			rm.observe(sw.status, 0)
-		})
+	}
+	for i := range routeTable {
+		rt := &routeTable[i]
+		checkRoute(rt)
+		path := a.cfg.Prefix + rt.Path
+		if rt.Root {
+			path = rt.Path
+		}
+		var h httprouter.Handle
+		switch rt.Path {
+		case routeCash:
+			// httprouter refuses a static segment and a parameter at the
+			// same position, so /companies/cash-corporate-actions is
+			// dispatched inside the /companies/:id handle; the public
+			// paths are unchanged.
+			continue
+		case routeCompany:
+			detail := a.wrap(rt)
+			h = func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+				if ps.ByName("id") == cashActionsSegment {
+					cash(w, req, ps)
+					return
+				}
+				detail(w, req, ps)
+			}
+		case routeMetricsPath:
+			if g == nil {
+				continue
+			}
+			mh := promhttp.HandlerFor(g, promhttp.HandlerOpts{})
+			rm := a.m.route(routeMetricsPath)
+			h = func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+				sw := &statusWriter{ResponseWriter: w, status: 200}
+				mh.ServeHTTP(sw, req)
+				rm.observe(sw.status, 0)
+			}
+		default:
+			h = a.wrap(rt)
+		}
+		r.Handle(rt.Method, path, h)
+		a.patterns = append(a.patterns, rt.Method+" "+path)
 	}
 
 	unmatched := a.m.route(routeUnmatched)

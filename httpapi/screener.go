@@ -9,7 +9,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 )
 
 // Screener limits.
@@ -19,29 +18,30 @@ const (
 	dropletPrefix        = "droplet:"
 )
 
-// screenerRequest is the body of POST /screener.
+// screenerRequest is the body of POST /screener, as declared by
+// screenerBody and decoded by parseScreenerRequest (nil: absent).
 type screenerRequest struct {
-	Limit       *int             `json:"limit"`
-	PrimaryOnly *bool            `json:"primaryOnly"`
-	Filters     []screenerFilter `json:"filters"`
-	Sort        []screenerSort   `json:"sort"`
+	Limit       *int
+	PrimaryOnly *bool
+	Filters     []screenerFilter
+	Sort        []screenerSort
 }
 
 // screenerFilter is one filter as sent; its kind is Type: a scalar field
 // (close_price, volume, employee_count), "sector" or "droplet".
 type screenerFilter struct {
-	Type  string   `json:"type"`
-	Op    string   `json:"op,omitempty"`
-	Value *float64 `json:"value,omitempty"`
-	Min   *float64 `json:"min,omitempty"`
-	Max   *float64 `json:"max,omitempty"`
-	In    []string `json:"in,omitempty"`
-	ID    string   `json:"id,omitempty"`
+	Type  string
+	Op    string
+	Value *float64
+	Min   *float64
+	Max   *float64
+	In    []string // nil: absent; empty: sent empty
+	ID    string
 }
 
 type screenerSort struct {
-	By    string `json:"by"`
-	Order string `json:"order"`
+	By    string
+	Order string
 }
 
 // column is a numeric screener column resolved for one request.
@@ -91,14 +91,10 @@ func scalarColumn(s *engine.Screener, name string) ([]engine.Num, bool) {
 // dropletColumn resolves a ratio id (fundamental or valuation, with or
 // without class suffix).
 func (a *API) dropletColumn(ds *engine.Dataset, id string) (column, error) {
-	ci := a.info(ds).catalog
-	base, class := ratios.SplitSuffixed(strings.ToUpper(strings.TrimSpace(id)))
-	k, ok := ci[engine.IndFundamental][base]
-	if !ok {
-		k, ok = ci[engine.IndValuation][base]
-	}
+	base, class := engine.SplitClassSuffix(strings.ToUpper(strings.TrimSpace(id)))
+	k, ok := ds.IndicatorIndex("", base) // FUNDAMENTAL, then VALUATION
 	s := ds.Screener()
-	if !ok || int(k) >= len(s.Ratios) {
+	if !ok || k >= len(s.Ratios) {
 		return column{}, badRequest("unknown ratio id %q (see /ratios/catalog)", id)
 	}
 	ind := &ds.Catalog()[k]
@@ -240,21 +236,16 @@ func (f *cFilter) pass(s *engine.Screener, r int32) bool {
 
 // screener serves POST /screener.
 func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	if r.URL.RawQuery != "" {
-		if _, err := parseQuery(r.URL.RawQuery); err != nil {
-			return nil, err
-		}
+	if q := c.query(r); q.err() != nil {
+		return nil, q.err()
 	}
 	var req screenerRequest
-	if err := decodeStrict(c.body, &req); err != nil {
+	if err := parseScreenerRequest(c.body, &req); err != nil {
 		return nil, err
 	}
 	limit := defaultScreenerLimit
 	if req.Limit != nil {
 		limit = *req.Limit
-		if limit < 1 || limit > MaxScreenerLimit {
-			return nil, badRequest("request body: field \"limit\": %d: want 1 to %d", limit, MaxScreenerLimit)
-		}
 	}
 	primary := true
 	if req.PrimaryOnly != nil {
@@ -443,7 +434,7 @@ func appendAppliedFilter(dst []byte, s *engine.Screener, r int32, f *cFilter) []
 		dst = append(dst, `,"resolved_id":`...)
 		id := f.col.id
 		if f.col.byCls {
-			id += ratios.Suffix(s.Assets[r].StockType)
+			id += engine.ClassSuffix(s.Assets[r].StockType)
 		}
 		dst = appendString(dst, id)
 		return append(dst, '}')

@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -98,5 +101,81 @@ func TestShutdownOutlastsWrites(t *testing.T) {
 	m := &Main{cfg: cfg}
 	if got := m.shutdownTimeout(); got <= cfg.WriteTimeout {
 		t.Errorf("shutdownTimeout() = %s with write timeout %s", got, cfg.WriteTimeout)
+	}
+}
+
+// TestShutdownUnderLoad: clients behave as a load balancer does (they
+// stop sending once /readyz answers 503) while SIGTERM-style shutdown
+// runs with a drain: not one request sent is lost or answered with an
+// error.
+func TestShutdownUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test")
+	}
+	snap, keys, key := serveFixture(t)
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.Drain = snap, keys, "127.0.0.1:0", 500*time.Millisecond
+	m, err := NewMain(cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	base := "http://" + m.Addr()
+	var ready atomic.Bool
+	ready.Store(true)
+	go func() { // the load balancer's probe: an error or a non-200 is "not ready"
+		for ready.Load() {
+			resp, err := http.Get(base + "/readyz")
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			if err != nil || resp.StatusCode != 200 {
+				ready.Store(false)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second) // a shutdown that never ends fails, not hangs
+	var sent, failed atomic.Int64
+	var wg sync.WaitGroup
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ready.Load() && time.Now().Before(deadline) {
+				req, _ := http.NewRequest("POST", base+"/v2/quotes", strings.NewReader(`{"tickers":["ENHZ3"],"type":"current"}`))
+				req.Header.Set("Authorization", "Bearer "+key)
+				sent.Add(1)
+				resp, err := client.Do(req)
+				if err != nil {
+					failed.Add(1)
+					t.Log(err)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					failed.Add(1)
+					t.Logf("status %d", resp.StatusCode)
+				}
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	cancel() // as SIGTERM
+	wg.Wait()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	t.Logf("%d requests sent, %d failed", sent.Load(), failed.Load())
+	if sent.Load() == 0 || failed.Load() != 0 {
+		t.Errorf("%d of %d requests failed during the shutdown", failed.Load(), sent.Load())
 	}
 }

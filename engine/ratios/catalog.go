@@ -329,8 +329,11 @@ func Catalog() []engine.Indicator {
 	return out
 }
 
-// Lookup returns the catalog index of the indicator with kind and id (id
-// matched ignoring letter case, without a class suffix).
+// Lookup returns the index in Catalog() of the indicator with kind and id
+// (id matched ignoring letter case, without a class suffix): the catalog
+// compiled into this binary, which is the one Derive numbers points by. A
+// Dataset carries the catalog of the snapshot it was read from: look its
+// points' indicators up with Dataset.IndicatorIndex.
 func Lookup(kind, id string) (uint16, bool) {
 	for i := range defs {
 		if defs[i].Kind == kind && strings.EqualFold(defs[i].ID, id) {
@@ -340,44 +343,5 @@ func Lookup(kind, id string) (uint16, bool) {
 	return 0, false
 }
 
-// suffixes in matching order (longest first where one is a prefix of another).
-var suffixes = []struct{ suffix, class string }{
-	{"_UNIT", engine.ClassUnit},
-	{"_PSA", engine.ClassPSA},
-	{"_PSB", engine.ClassPSB},
-	{"_PSC", engine.ClassPSC},
-	{"_PSD", engine.ClassPSD},
-	{"_PSE", engine.ClassPSE},
-	{"_BDR", engine.ClassBDR},
-	{"_CS", engine.ClassCS},
-	{"_PS", engine.ClassPS},
-}
-
-// Suffix returns the id suffix of a share class: CS -> _CS, PS -> _PS,
-// PSA.._PSE, UNIT -> _UNIT, BDR -> _BDR; "" for any other class (company
-// level indicators, FUND_UNIT, unknown). The specification does not show
-// the suffix of preferred class E; this package uses _PSE.
-func Suffix(class string) string {
-	for _, s := range suffixes {
-		if s.class == class {
-			return s.suffix
-		}
-	}
-	return ""
-}
-
-// SplitSuffixed splits a requested indicator id into its base id and share
-// class: "PRICE_TO_EARNINGS_UNIT" -> ("PRICE_TO_EARNINGS", "UNIT"). The
-// suffix is matched ignoring letter case; class is returned in canonical
-// form. An id without a class suffix returns (id, "").
-func SplitSuffixed(id string) (base, class string) {
-	for _, s := range suffixes {
-		if len(id) > len(s.suffix) && strings.EqualFold(id[len(id)-len(s.suffix):], s.suffix) {
-			return id[:len(id)-len(s.suffix)], s.class
-		}
-	}
-	return id, ""
-}
-
 // pricedClass reports whether securities of class get per-class ratios.
-func pricedClass(class string) bool { return Suffix(class) != "" }
+func pricedClass(class string) bool { return engine.ClassSuffix(class) != "" }

@@ -1,9 +1,10 @@
 // Package ratios computes the indicator catalog, the fundamental and
 // valuation ratio points of companies and the ratio points of listed funds
-// from the source entities of an engine.Universe, and maps raw CVM reports
-// onto standardized lines. Everything here runs once per snapshot, at build
-// time; the functions are pure and deterministic (same Universe, same
-// output, byte for byte once encoded).
+// from the source entities of an engine.Universe, reading raw CVM reports
+// through engine's standardized lines. Everything here runs once per
+// snapshot, at build time; the functions are pure and deterministic (same
+// Universe, same output, byte for byte once encoded). The API server does
+// not import it: a snapshot carries its catalog.
 //
 // It imports only engine and the standard library: no I/O, no HTTP, no
 // index, no snapshot.
@@ -13,14 +14,14 @@
 // Reports are CVM DFP (annual, period = fiscal year) and ITR (one
 // three-month quarter) filings. A company's CONSOLIDATED statements are used
 // when it has any; otherwise its INDIVIDUAL ones. Lines are read by their
-// CVM codes (StandardLines): income lines from the DRE, balances from
+// CVM codes (engine.StandardLines): income lines from the DRE, balances from
 // BPA/BPP, depreciation and amortization from the DVA (7.04.01, as a
 // magnitude), or, when the DVA lacks it, the sum of the DFC lines under
 // 6.01.01 whose name mentions depreciação or amortização; payout from DVA
 // 7.08.04.01 (JCP) and 7.08.04.02 (dividends). Statements in the
 // financial institutions' CVM model (banks: DRE 3.01 "Receitas da
 // Intermediação Financeira") are read with that model's codes
-// (StandardLine.FinancialCodes); their lines without an equivalent (EBIT,
+// (engine.StandardLine.FinancialCodes); their lines without an equivalent (EBIT,
 // current assets...) are null.
 //
 // # Frequencies
@@ -79,8 +80,9 @@
 //
 // # Suffixes
 //
-// By-class ids are shown with a class suffix when a company is queried by
-// symbol or company_id: _CS, _PS, _PSA, _PSB, _PSC, _PSD, _PSE, _UNIT, _BDR.
+// By-class ids are shown with a class suffix (engine.ClassSuffix) when a
+// company is queried by symbol or company_id: _CS, _PS, _PSA, _PSB, _PSC,
+// _PSD, _PSE, _UNIT, _BDR.
 // The specification does not show the preferred-E suffix; _PSE is used.
 //
 // # Nulls

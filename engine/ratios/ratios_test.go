@@ -146,7 +146,7 @@ func TestDeriveHandComputed(t *testing.T) {
 		}
 	}
 	for _, c := range cases {
-		name := c.company + "/" + c.id + Suffix(c.class) + "/" + c.freq + "/" + c.ref
+		name := c.company + "/" + c.id + engine.ClassSuffix(c.class) + "/" + c.freq + "/" + c.ref
 		t.Run(name, func(t *testing.T) {
 			ps := pointsOf(t, d, c.company, c.kind, c.id, c.class, c.freq, c.ref)
 			if len(ps) != len(c.values) {
@@ -400,7 +400,7 @@ func TestCatalog(t *testing.T) {
 		if ix, ok := Lookup(ind.Kind, strings.ToLower(ind.ID)); !ok || int(ix) != i {
 			t.Errorf("Lookup(%s) = %d %v", key, ix, ok)
 		}
-		if base, class := SplitSuffixed(ind.ID); base != ind.ID || class != "" {
+		if base, class := engine.SplitClassSuffix(ind.ID); base != ind.ID || class != "" {
 			t.Errorf("id %s looks suffixed", ind.ID)
 		}
 	}
@@ -432,69 +432,6 @@ func TestCatalog(t *testing.T) {
 	if _, ok := Lookup(engine.IndValuation, "NOPE"); ok {
 		t.Error("Lookup found NOPE")
 	}
-}
-
-func TestSuffix(t *testing.T) {
-	f := func(class, suffix string) {
-		t.Helper()
-		if got := Suffix(class); got != suffix {
-			t.Errorf("Suffix(%q) = %q, want %q", class, got, suffix)
-		}
-		if suffix == "" {
-			return
-		}
-		base, c := SplitSuffixed("PRICE_TO_EARNINGS" + suffix)
-		if base != "PRICE_TO_EARNINGS" || c != class {
-			t.Errorf("SplitSuffixed(%q) = %q, %q", "PRICE_TO_EARNINGS"+suffix, base, c)
-		}
-	}
-	f(engine.ClassCS, "_CS")
-	f(engine.ClassPS, "_PS")
-	f(engine.ClassPSA, "_PSA")
-	f(engine.ClassPSB, "_PSB")
-	f(engine.ClassPSC, "_PSC")
-	f(engine.ClassPSD, "_PSD")
-	f(engine.ClassPSE, "_PSE")
-	f(engine.ClassUnit, "_UNIT")
-	f(engine.ClassBDR, "_BDR")
-	f(engine.ClassFundUnit, "")
-	f(engine.ClassMacro, "")
-	f("", "")
-
-	g := func(id, base, class string) {
-		t.Helper()
-		if b, c := SplitSuffixed(id); b != base || c != class {
-			t.Errorf("SplitSuffixed(%q) = %q, %q; want %q, %q", id, b, c, base, class)
-		}
-	}
-	g("DIVIDEND_YIELD_CS", "DIVIDEND_YIELD", "CS")
-	g("dividend_yield_unit", "dividend_yield", "UNIT")
-	g("EARNINGS_PER_SHARE_PSA", "EARNINGS_PER_SHARE", "PSA")
-	g("EBITDA_MARGIN", "EBITDA_MARGIN", "")
-	g("_CS", "_CS", "")
-	g("", "", "")
-	g("P_NAV", "P_NAV", "")
-}
-
-func FuzzSplitSuffixed(f *testing.F) {
-	for _, s := range []string{"PRICE_TO_EARNINGS_CS", "X_UNIT", "_PSE", "", "P_NAV", "a_ps", "DIVIDEND_YIELD_psb", "\xff_CS"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, id string) {
-		base, class := SplitSuffixed(id)
-		if class == "" {
-			if base != id {
-				t.Fatalf("unsuffixed %q changed to %q", id, base)
-			}
-			return
-		}
-		if !strings.EqualFold(base+Suffix(class), id) || len(base)+len(Suffix(class)) != len(id) {
-			t.Fatalf("SplitSuffixed(%q) = %q, %q does not rebuild the id", id, base, class)
-		}
-		if b2, c2 := SplitSuffixed(base + Suffix(class)); b2 != base || c2 != class {
-			t.Fatalf("round trip of %q: %q, %q", id, b2, c2)
-		}
-	})
 }
 
 func TestYearAgoRefiling(t *testing.T) {

@@ -118,7 +118,7 @@ func buildTimeline(reports []*engine.Report) (*timeline, error) {
 		default:
 			return nil, fmt.Errorf("report of company %q (%s, %s): form %q is neither DFP nor ITR", r.CompanyID, r.Statement, ref, r.Form)
 		}
-		if extractors[lineStatement(r.Statement)] == nil {
+		if extractors[r.Statement] == nil {
 			continue
 		}
 		mi := monthIndex(ref)
@@ -161,7 +161,7 @@ func (p *period) build(rs []*engine.Report) {
 		j := i
 		var ret time.Time
 		for ; j < len(rs) && rs[j].PublishDate.Equal(rs[i].PublishDate); j++ {
-			extractors[lineStatement(rs[j].Statement)].apply(rs[j], &raw)
+			extractors[rs[j].Statement].apply(rs[j], &raw)
 			if rs[j].RetrievalDate.After(ret) {
 				ret = rs[j].RetrievalDate
 			}

@@ -1,0 +1,266 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// Type is the type of a parameter or of a body field as the client writes
+// it.
+type Type uint8
+
+// Parameter and body field types.
+const (
+	TypeString    Type = iota + 1 // free text
+	TypeEnum                      // one of Param.Enum
+	TypeBoolean                   // true or false
+	TypeInteger                   // a whole number in [Param.Min, Param.Max]
+	TypeNumber                    // a JSON number (body fields)
+	TypeDate                      // YYYY-MM-DD
+	TypeTimestamp                 // ISO 8601: YYYY-MM-DD (midnight UTC), YYYY-MM-DDTHH:MM:SS (UTC) or RFC 3339
+	TypeList                      // comma-separated strings (query parameters)
+	TypeArray                     // a JSON array of Param.Items (body fields)
+	TypeObject                    // a JSON object of Param.Fields (bodies)
+)
+
+var typeNames = [...]string{
+	TypeString: "string", TypeEnum: "enum", TypeBoolean: "boolean", TypeInteger: "integer",
+	TypeNumber: "number", TypeDate: "date", TypeTimestamp: "timestamp", TypeList: "list",
+	TypeArray: "array", TypeObject: "object",
+}
+
+// String returns the type's name ("integer").
+func (t Type) String() string {
+	if int(t) < len(typeNames) && typeNames[t] != "" {
+		return typeNames[t]
+	}
+	return fmt.Sprintf("Type(%d)", uint8(t))
+}
+
+// Where a parameter is sent (Param.In); body fields have none.
+const (
+	InPath  = "path"
+	InQuery = "query"
+)
+
+// Param declares one path or query parameter of a Route, one field of a
+// request body (In ""), or a body itself (TypeObject with Fields). The
+// declarations are data: the query reader (see query) and the body decoder
+// (see bodyDecoder) validate requests through them, and an OpenAPI
+// generator can walk them, so the documentation and the server cannot
+// drift. Declarations are never modified after package initialization.
+type Param struct {
+	// Name is the parameter's or field's name as sent (a body's schema
+	// name, e.g. "QuotesRequest").
+	Name string
+	// In is InPath, InQuery, or "" for a body field.
+	In string
+	// Type is what the value must be.
+	Type Type
+	// Desc documents the parameter for clients (units, semantics).
+	Desc string
+	// Enum lists the values a TypeEnum accepts, upper case as documented.
+	Enum []string
+	// Fold makes a TypeEnum match ignoring case (the declared spelling is
+	// what the handler gets).
+	Fold bool
+	// Default is what the handler gets when the parameter is absent: a
+	// bool (TypeBoolean), an int (TypeInteger) or a string (TypeEnum,
+	// TypeString). nil: the zero value, and absence has the meaning Desc
+	// gives (e.g. a default computed from other parameters or the plan).
+	Default any
+	// Min and Max bound a TypeInteger (inclusive) or the number of items
+	// of a TypeArray; unused when both are 0.
+	Min, Max int
+	// Required marks a body field that must be present (path parameters
+	// always are).
+	Required bool
+	// Pattern is a regular expression the value matches (documentation:
+	// the handler checks it).
+	Pattern string
+	// Items declares the items of a TypeArray.
+	Items *Param
+	// Fields declares the fields of a TypeObject, in the order the
+	// "accepted" list of an unknown-field error names them.
+	Fields []Param
+}
+
+// Route is one operation of the API as data: the router is built from
+// routeTable, and an OpenAPI generator can walk it (see Routes).
+type Route struct {
+	// Method is http.MethodGet or http.MethodPost.
+	Method string
+	// Path is the httprouter pattern, relative to Config.Prefix unless Root
+	// (":name" segments are the path parameters).
+	Path string
+	// Summary says in one line what the operation answers.
+	Summary string
+	// Params declares the path and query parameters. The query ones are
+	// the only ones accepted, in the order the "accepted" list of an
+	// unknown-parameter error names them.
+	Params []Param
+	// Body declares the request body (TypeObject); nil: none.
+	Body *Param
+	// Response names the schema of a 200 answer (JSON); "" for the
+	// Prometheus text of /metrics.
+	Response string
+	// Root routes are operational: served at the root, without
+	// authentication and without a dataset.
+	Root bool
+
+	// serve is the thin handler: it reads its parameters through Params
+	// (see query), appends its JSON answer to dst, or returns an error
+	// that the wrapper writes. nil for /metrics (promhttp).
+	serve func(a *API, c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error)
+}
+
+// Routes returns the API's operations (the operational ones included), in
+// the order of the documentation. The result and everything it points to
+// must not be modified.
+func Routes() []Route { return routeTable }
+
+// queryNames returns the names of the route's query parameters, comma
+// separated, for error messages.
+func queryNames(params []Param) string {
+	var b strings.Builder
+	for i := range params {
+		if params[i].In != InQuery {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(params[i].Name)
+	}
+	return b.String()
+}
+
+// fieldNames returns the names of obj's fields, comma separated.
+func fieldNames(obj *Param) string {
+	names := make([]string, len(obj.Fields))
+	for i := range obj.Fields {
+		names[i] = obj.Fields[i].Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkRoute panics ("BUG: ...") on a declaration mistake: a path
+// parameter not in the path (or the reverse), a name declared twice where
+// it is sent, too many parameters for the query reader, a default of the
+// wrong type, an enumeration without values, a body on a GET.
+func checkRoute(rt *Route) {
+	bug := func(format string, args ...any) {
+		panic(fmt.Sprintf("BUG: route %s %s: ", rt.Method, rt.Path) + fmt.Sprintf(format, args...))
+	}
+	if len(rt.Params) > maxParams {
+		bug("%d parameters, at most %d", len(rt.Params), maxParams)
+	}
+	var segs []string
+	for _, s := range strings.Split(rt.Path, "/") {
+		if name, ok := strings.CutPrefix(s, ":"); ok {
+			segs = append(segs, name)
+		}
+	}
+	npath := 0
+	for i := range rt.Params {
+		p := &rt.Params[i]
+		switch p.In {
+		case InPath:
+			if npath >= len(segs) || segs[npath] != p.Name {
+				bug("path parameter %q is not segment %d of the path", p.Name, npath)
+			}
+			npath++
+		case InQuery:
+		default:
+			bug("parameter %q: In %q", p.Name, p.In)
+		}
+		for j := range rt.Params[:i] {
+			if q := &rt.Params[j]; q.Name == p.Name && q.In == p.In {
+				bug("parameter %q declared twice", p.Name)
+			}
+		}
+		if err := checkParam(p); err != "" {
+			bug("parameter %q: %s", p.Name, err)
+		}
+	}
+	if npath != len(segs) {
+		bug("path parameters %q declared, %d in the path", segs[:npath], len(segs))
+	}
+	if rt.Body != nil {
+		if rt.Method != http.MethodPost || rt.Body.Type != TypeObject {
+			bug("a body must be an object of a POST")
+		}
+		if err := checkParam(rt.Body); err != "" {
+			bug("body: %s", err)
+		}
+	}
+	if (rt.serve == nil) != (rt.Path == routeMetricsPath) {
+		bug("only /metrics is served outside wrap")
+	}
+}
+
+// checkParam returns what is wrong with p ("" when nothing).
+func checkParam(p *Param) string {
+	if p.Type == 0 || int(p.Type) >= len(typeNames) {
+		return fmt.Sprintf("type %v", p.Type)
+	}
+	if (p.Type == TypeEnum) != (len(p.Enum) > 0) {
+		return "Enum goes with TypeEnum"
+	}
+	if p.Fold && p.Type != TypeEnum {
+		return "Fold goes with TypeEnum"
+	}
+	if p.Min > p.Max {
+		return "Min > Max"
+	}
+	if (p.Type == TypeArray) != (p.Items != nil) {
+		return "Items goes with TypeArray"
+	}
+	if (p.Type == TypeObject) != (p.Fields != nil) {
+		return "Fields go with TypeObject"
+	}
+	if p.In != "" && (p.Type == TypeArray || p.Type == TypeObject || p.Type == TypeNumber) {
+		return fmt.Sprintf("a %v is a body type", p.Type)
+	}
+	if p.In == "" && p.Type == TypeList {
+		return "a list is a query type"
+	}
+	ok := false
+	switch d := p.Default.(type) {
+	case nil:
+		ok = true
+	case bool:
+		ok = p.Type == TypeBoolean
+	case int:
+		ok = p.Type == TypeInteger && p.Min <= d && d <= p.Max
+	case string:
+		ok = p.Type == TypeString || p.Type == TypeEnum && slices.Contains(p.Enum, d)
+	}
+	if !ok {
+		return fmt.Sprintf("default %#v does not fit a %v", p.Default, p.Type)
+	}
+	if p.Items != nil {
+		if err := checkParam(p.Items); err != "" {
+			return "items: " + err
+		}
+	}
+	for i := range p.Fields {
+		f := &p.Fields[i]
+		if f.In != "" {
+			return fmt.Sprintf("field %q: In %q", f.Name, f.In)
+		}
+		for j := range p.Fields[:i] {
+			if p.Fields[j].Name == f.Name {
+				return fmt.Sprintf("field %q declared twice", f.Name)
+			}
+		}
+		if err := checkParam(f); err != "" {
+			return fmt.Sprintf("field %q: %s", f.Name, err)
+		}
+	}
+	return ""
+}
