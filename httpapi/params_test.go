@@ -9,11 +9,6 @@ import (
 	"github.com/pregao/pregao/engine"
 )
 
-func statusFor(err error) int {
-	st, _ := statusOf(err)
-	return st
-}
-
 // qp declares a query parameter for the reader's tests.
 func qp(name string, t Type) Param { return Param{Name: name, In: InQuery, Type: t} }
 
