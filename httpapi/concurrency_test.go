@@ -83,6 +83,9 @@ func TestBatchCurrentAllocations(t *testing.T) {
 // the allocations of a request do not grow with its known tickers, current
 // or former.
 func TestBatchAllocationsPerTicker(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts need a build without -race (make test runs it in its second pass)")
+	}
 	ts := newTestServer(t, true)
 	var all []string
 	for _, a := range mustSmall(t).Assets() {
