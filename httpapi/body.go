@@ -540,8 +540,22 @@ func (d *bodyDecoder) item() bool {
 		}
 		d.s.i++
 	}
+	if max := f.field.Max; max > 0 && f.item+1 >= max {
+		// The declared cap bounds the work and the answer of a request.
+		f.item = -1
+		d.invalid("at most %d %s per request", max, itemNoun(f.field))
+		return false
+	}
 	f.item++
 	return true
+}
+
+// itemNoun names the items of array declaration p in an error message.
+func itemNoun(p *Param) string {
+	if p.Noun != "" {
+		return p.Noun
+	}
+	return "items"
 }
 
 // str reads a string; without escapes the result aliases the body.
@@ -669,7 +683,7 @@ func asField(p Param) Param {
 
 // quotesBody declares the body of POST /quotes.
 var quotesBody = Param{Name: "QuotesRequest", Type: TypeObject, Fields: []Param{
-	{Name: "tickers", Type: TypeArray, Required: true, Min: 1, Max: MaxTickers,
+	{Name: "tickers", Type: TypeArray, Required: true, Min: 1, Max: MaxTickers, Noun: "tickers",
 		Items: &Param{Type: TypeString, Pattern: tickerPattern},
 		Desc:  "tickers (upper case) or macro series (SELIC, IPCA, USD); a repeated ticker is answered once"},
 	asField(quoteType),
@@ -732,10 +746,6 @@ func parseQuotesRequest(body []byte, q *quotesRequest) error {
 			for d.item() {
 				t := d.str()
 				if d.err != nil {
-					break
-				}
-				if len(tickers) >= MaxTickers {
-					d.fail(fieldErr("tickers", "at most %d tickers per call", MaxTickers))
 					break
 				}
 				tickers = append(tickers, t)
@@ -827,12 +837,21 @@ func validTicker(t string) bool {
 	return true
 }
 
+// Caps of a screener body: each bounds the work of one request (a sort key
+// or a filter is a pass over the candidates). Beyond them the answer is a
+// 400 naming the cap.
+const (
+	MaxScreenerFilters = 64  // filters per request
+	MaxScreenerSorts   = 8   // sort keys per request
+	MaxScreenerSectors = 256 // sector ids in one filter's "in"
+)
+
 // screenerBody declares the body of POST /screener.
 var screenerBody = Param{Name: "ScreenerRequest", Type: TypeObject, Fields: []Param{
 	{Name: "limit", Type: TypeInteger, Default: defaultScreenerLimit, Min: 1, Max: MaxScreenerLimit, Desc: "number of results"},
 	{Name: "primaryOnly", Type: TypeBoolean, Default: true, Desc: "keep only the most liquid ticker of each company"},
-	{Name: "filters", Type: TypeArray, Items: &screenerFilterDecl, Desc: "conditions every result meets (a missing value never matches)"},
-	{Name: "sort", Type: TypeArray, Items: &screenerSortDecl, Desc: "sort keys, the first one first; default volume descending; ties by ticker"},
+	{Name: "filters", Type: TypeArray, Max: MaxScreenerFilters, Noun: "filters", Items: &screenerFilterDecl, Desc: "conditions every result meets (a missing value never matches)"},
+	{Name: "sort", Type: TypeArray, Max: MaxScreenerSorts, Noun: "sort keys", Items: &screenerSortDecl, Desc: "sort keys, the first one first; default volume descending; ties by ticker"},
 }}
 
 var screenerFilterDecl = Param{Name: "ScreenerFilter", Type: TypeObject, Fields: []Param{
@@ -842,7 +861,7 @@ var screenerFilterDecl = Param{Name: "ScreenerFilter", Type: TypeObject, Fields:
 	{Name: "value", Type: TypeNumber, Desc: "the operand of >=, >, <=, < and =="},
 	{Name: "min", Type: TypeNumber, Desc: "lower bound of between (inclusive)"},
 	{Name: "max", Type: TypeNumber, Desc: "upper bound of between (inclusive)"},
-	{Name: "in", Type: TypeArray, Items: &Param{Type: TypeString}, Desc: "sector ids of any level (a sector filter)"},
+	{Name: "in", Type: TypeArray, Max: MaxScreenerSectors, Noun: "sector ids", Items: &Param{Type: TypeString}, Desc: "sector ids of any level (a sector filter)"},
 	{Name: "id", Type: TypeString, Desc: "ratio id of a droplet filter (see /ratios/catalog), optionally with a class suffix"},
 }}
 

@@ -207,6 +207,21 @@ func TestParseScreenerRequest(t *testing.T) {
 	bad(`{"limit":5`, "request body: want , or } (at byte 10)")
 	bad(`{"filters":[{"type":"volume"}`, "request body: want , or ] in filters (at byte 29)")
 	bad(`{"limit":tru}`, `request body: field "limit": want a number (at byte 9)`)
+	// Caps: at the cap accepted, one more refused naming it.
+	rep := func(item string, n int) string { return strings.TrimSuffix(strings.Repeat(item+",", n), ",") }
+	sorts := func(n int) string { return `{"sort":[` + rep(`{"by":"volume"}`, n) + `]}` }
+	filters := func(n int) string { return `{"filters":[` + rep(`{"type":"volume","op":">","value":1}`, n) + `]}` }
+	sectors := func(n int) string { return `{"filters":[{"type":"sector","in":[` + rep(`"10"`, n) + `]}]}` }
+	for _, body := range []string{sorts(MaxScreenerSorts), filters(MaxScreenerFilters), sectors(MaxScreenerSectors)} {
+		var req screenerRequest
+		if err := parseScreenerRequest([]byte(body), &req); err != nil {
+			t.Errorf("at the cap: %v", err)
+		}
+	}
+	bad(sorts(MaxScreenerSorts+1), `request body: field "sort": at most 8 sort keys per request`)
+	bad(sorts(20000), `request body: field "sort": at most 8 sort keys per request`)
+	bad(filters(MaxScreenerFilters+1), `request body: field "filters": at most 64 filters per request`)
+	bad(sectors(MaxScreenerSectors+1), `request body: field "filters[0].in": at most 256 sector ids per request`)
 }
 
 // TestBodyWording checks that both bodies word the same mistakes the same

@@ -76,6 +76,9 @@ type Param struct {
 	// Min and Max bound a TypeInteger (inclusive) or the number of items
 	// of a TypeArray; unused when both are 0.
 	Min, Max int
+	// Noun names the items of a TypeArray in messages ("at most 8 sort
+	// keys per request"); "" is "items".
+	Noun string
 	// Required marks a body field that must be present (path parameters
 	// always are).
 	Required bool
