@@ -34,8 +34,11 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	if !from.Valid() && !to.Valid() {
 		for i := range evs {
 			if e := &evs[i]; pass(e) {
-				dst = appendCashItem(dst, n, e)
+				dst = c.flush(appendCashItem(dst, n, e))
 				n++
+			}
+			if c.gone() {
+				break
 			}
 		}
 		return append(dst, ']'), nil
@@ -45,8 +48,11 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	c.rows = c.ds.CashPaidBetween(c.rows[:0], from, to)
 	for _, r := range c.rows {
 		if e := &evs[r]; pass(e) {
-			dst = appendCashItem(dst, n, e)
+			dst = c.flush(appendCashItem(dst, n, e))
 			n++
+		}
+		if c.gone() {
+			break
 		}
 	}
 	return append(dst, ']'), nil

@@ -88,6 +88,13 @@ type call struct {
 
 	route *Route // the operation served: its parameter declarations
 
+	// The answer as it is streamed (stream.go): the writer, whether the
+	// 200 header went out, the bytes written and the first write error.
+	w        http.ResponseWriter
+	streamed bool
+	sent     int64
+	werr     error
+
 	quotes quotesRequest       // scratch of POST /quotes
 	bars   []engine.Bar        // scratch of bar series
 	bars2  []engine.Bar        // scratch of the second encoder of POST /quotes
@@ -220,6 +227,11 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 		status := 0
 		defer func() {
 			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler { // a deliberate cut (serve)
+					rm.observe(http.StatusOK, time.Since(start))
+					a.m.inflight.Dec()
+					panic(p)
+				}
 				a.m.panics.Inc()
 				a.log.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
 				status = http.StatusInternalServerError
@@ -259,9 +271,21 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 			return a.writeError(w, c, route, st, msg)
 		}
 	}
+	c.w = w
 	body, err := rt.serve(a, c, c.buf[:0], r, ps)
 	if body != nil {
 		c.buf = body[:0]
+	}
+	if c.streamed {
+		if err != nil {
+			// A handler failed after part of its 200 answer went out: cut
+			// the connection so the client cannot take a truncated body
+			// for a complete one.
+			a.log.Error("request failed after its answer started", "route", route, "method", r.Method, "path", r.URL.Path, "err", err.Error())
+			panic(http.ErrAbortHandler)
+		}
+		c.emit(body)
+		return http.StatusOK
 	}
 	if err != nil {
 		st, msg := statusOf(err)

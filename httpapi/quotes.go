@@ -143,22 +143,105 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	c.items = items
 	dst = append(dst, '{')
 	if o.typ != TypeCurrent && len(items) >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
-		// Series answers are large: encode the second half concurrently.
-		mid := len(items) / 2
-		done := make(chan struct{})
-		o2 := o // only this branch pays for the copy escaping
-		go func() {
-			defer close(done)
-			c.buf2 = a.appendItems(&c.bars2, c.buf2[:0], items[mid:], &o2)
-		}()
-		dst = a.appendItems(&c.bars, dst, items[:mid], &o)
-		<-done
-		dst = append(dst, ',')
-		dst = append(dst, c.buf2...)
+		dst = a.appendItemsParallel(c, dst, items, &o)
 	} else {
-		dst = a.appendItems(&c.bars, dst, items, &o)
+		for i := range items {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = a.appendItems(&c.bars, dst, items[i:i+1], &o)
+			if dst = c.flush(dst); c.gone() {
+				break
+			}
+		}
 	}
 	return append(dst, '}'), nil
+}
+
+// seriesGroup and maxSeriesGroup bound the number of series items each
+// of the two encoding goroutines of a large batch takes in one round: the
+// first round's, and the most after doubling.
+const (
+	seriesGroup    = 2
+	maxSeriesGroup = 64
+)
+
+// roundBytes is the output after which each encoding goroutine of a batch
+// stops taking items in a round (it finishes the item it is on).
+const roundBytes = 1 << 20
+
+// appendItemsParallel appends the items of a series batch, encoded by two
+// goroutines. Each round, this goroutine encodes items [lo, mid) into dst
+// and a second one items [mid, hi) into c.buf2; each stops early once it
+// holds roundBytes, and this goroutine then finishes [lo, mid) one item at
+// a time, flushing. The round is written out before the next starts, so a
+// request holds at most about 2 × (roundBytes + one item) whatever the
+// batch's size. Rounds start at seriesGroup items a side and double while
+// they stay small, so that short series do not pay a hand-off each.
+func (a *API) appendItemsParallel(c *call, dst []byte, items []quoteItem, o *quoteOpts) []byte {
+	o2 := *o // only this path pays for the copy escaping
+	done := make(chan int, 1)
+	g := seriesGroup
+	for lo := 0; lo < len(items) && !c.gone(); {
+		mid := min(lo+g, len(items))
+		hi := min(mid+g, len(items))
+		if mid < hi {
+			go func() {
+				var k int
+				c.buf2, k = a.appendItemsUpTo(&c.bars2, append(c.buf2[:0], ','), items[mid:hi], &o2, roundBytes)
+				done <- k
+			}()
+		}
+		if lo > 0 {
+			dst = append(dst, ',')
+		}
+		start := len(dst)
+		var j int
+		dst, j = a.appendItemsUpTo(&c.bars, dst, items[lo:mid], o, start+roundBytes)
+		full := lo+j < mid
+		for i := lo + j; i < mid; i++ { // stopped early: the rest of [lo, mid), flushing
+			dst = append(c.flush(dst), ',')
+			dst = a.appendItems(&c.bars, dst, items[i:i+1], o)
+		}
+		next := mid
+		if mid < hi {
+			k := <-done
+			full = full || k < hi-mid
+			next = mid + k
+			if len(dst)+len(c.buf2) >= streamChunk && c.w != nil {
+				c.emit(dst) // no copy of the second goroutine's output
+				c.emit(c.buf2)
+				dst = dst[:0]
+			} else {
+				dst = append(dst, c.buf2...)
+			}
+		}
+		switch {
+		case full:
+			g = max(g/2, 1)
+		case len(dst)-start < streamChunk/4 && g < maxSeriesGroup:
+			g *= 2
+		}
+		dst = c.flush(dst)
+		lo = next
+	}
+	return dst
+}
+
+// appendItemsUpTo appends "ticker":answer pairs of items separated by
+// commas until dst holds limit bytes, and returns dst and the number of
+// items appended (at least one when items is not empty).
+func (a *API) appendItemsUpTo(bars *[]engine.Bar, dst []byte, items []quoteItem, o *quoteOpts, limit int) ([]byte, int) {
+	for i := range items {
+		if i > 0 {
+			if len(dst) >= limit {
+				return dst, i
+			}
+			dst = append(dst, ',')
+		}
+		dst = a.appendItems(bars, dst, items[i:i+1], o)
+	}
+	return dst, len(items)
 }
 
 // tickerString returns the requested ticker b as a string: the asset's
