@@ -328,7 +328,7 @@ func (d *bodyDecoder) syntax(format string, args ...any) { d.fail(d.s.errorf(for
 // invalid records a 400 naming the field (or item) being decoded.
 func (d *bodyDecoder) invalid(format string, args ...any) {
 	if d.err == nil {
-		d.err = badRequest("request body: field %q: %s", d.path(""), fmt.Sprintf(format, args...))
+		d.err = badRequest("request body: field %q: %s", d.path(""), fmt.Sprintf(format, truncateEchoes(format, args)...))
 	}
 }
 
@@ -724,7 +724,7 @@ const MaxTickers = 500
 
 // fieldErr is a 400 naming a body field.
 func fieldErr(field, format string, args ...any) error {
-	return badRequest("request body: field %q: %s", field, fmt.Sprintf(format, args...))
+	return badRequest("request body: field %q: %s", field, fmt.Sprintf(format, truncateEchoes(format, args)...))
 }
 
 // parseQuotesRequest decodes body strictly into q (reset first; its

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -122,5 +123,31 @@ func TestErrorPaths(t *testing.T) {
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
 			checkError(t, ts.do(tc.method, tc.path, tc.key, tc.body), tc.status, tc.msg)
 		})
+	}
+}
+
+// TestEchoTruncated: input repeated in a message is cut to maxEcho bytes
+// (on a rune boundary) with its length, whatever its size and route.
+func TestEchoTruncated(t *testing.T) {
+	ts := newTestServer(t, true)
+	long := strings.Repeat("A", 1<<20)
+	accented := strings.Repeat("é", 100)
+	for _, c := range []struct{ method, path, body, want string }{
+		{"GET", "/v2/quotes/" + long, "", `ticker "` + strings.Repeat("A", 64) + `…(1048576 bytes)"`},
+		{"GET", "/v2/companies?" + long + "=1", "", `unknown query parameter "` + strings.Repeat("A", 64) + `…(1048576 bytes)"`},
+		{"GET", "/v2/companies?bdr=" + accented, "", `query parameter bdr="` + strings.Repeat("é", 32) + `…(200 bytes)": want true or false`},
+		{"POST", "/v2/quotes", `{"tickers":["` + strings.Repeat("B", 5000) + `"]}`, `…(5000 bytes)`},
+		{"POST", "/v2/quotes", `{"tickers":["PETR4"],"type":"` + strings.Repeat("C", 5000) + `"}`, `…(5000 bytes)`},
+		{"POST", "/v2/screener", `{"` + strings.Repeat("D", 5000) + `":1}`, `unknown field "` + strings.Repeat("D", 64) + `…(5000 bytes)"`},
+	} {
+		w := ts.do(c.method, c.path, testKeyDelayed, c.body)
+		var e struct{ Error struct{ Message string } }
+		if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || w.Code/100 != 4 {
+			t.Errorf("%s %.40s: %d %.200s", c.method, c.path, w.Code, w.Body.String())
+			continue
+		}
+		if len(e.Error.Message) > 400 || !strings.Contains(e.Error.Message, c.want) {
+			t.Errorf("%s %.40s %.40s: message of %d bytes %.300q, want it short and containing %q", c.method, c.path, c.body, len(e.Error.Message), e.Error.Message, c.want)
+		}
 	}
 }
