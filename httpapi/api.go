@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -345,7 +347,13 @@ func (a *API) readBody(c *call, r *http.Request) error {
 			if errors.As(err, &mbe) {
 				return errorf(http.StatusRequestEntityTooLarge, "request body too large")
 			}
-			return badRequest("reading the request body: %v", err)
+			// The error's text names the sockets: the client gets a
+			// generic message.
+			var ne net.Error
+			if errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+				return errorf(http.StatusRequestTimeout, "request body not received in time: send it whole within the server's read timeout")
+			}
+			return badRequest("request body: incomplete (the connection failed while reading it)")
 		}
 	}
 	c.body = b
