@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -167,6 +168,7 @@ func (a *API) SetDraining(on bool) { a.draining.Store(on) }
 
 // SetKeys replaces the keys (e.g. after the keys file changed).
 func (a *API) SetKeys(k *Keys) {
+	k.inherit(a.keys.Load())
 	a.keys.Store(k)
 	a.m.keysLoaded.Set(float64(k.Len()))
 }
@@ -255,12 +257,20 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 	route := rt.Path
 	c.route = rt
 	if !rt.Root {
-		key, ok := a.authenticate(r)
-		if !ok {
+		key := a.authenticate(r)
+		if key == nil {
 			w.Header()["Www-Authenticate"] = bearerHdr
 			return a.writeError(w, c, route, http.StatusUnauthorized, "unauthorized: send the header Authorization: Bearer <API key>")
 		}
-		c.key = key
+		if key.lim != nil {
+			if wait, ok := key.lim.take(time.Now(), w.Header()); !ok {
+				a.m.rateLimited.WithLabelValues(key.Name).Inc()
+				s := secondsUp(wait)
+				w.Header()["Retry-After"] = []string{strconv.Itoa(s)}
+				return a.writeError(w, c, route, http.StatusTooManyRequests, fmt.Sprintf("too many requests: this key may send %g a second (bursts of %d); retry in %d s", key.lim.limit.PerSecond, key.lim.limit.Burst, s))
+			}
+		}
+		c.key = key.KeyEntry
 		c.ds = a.store.Current()
 		if c.ds == nil {
 			return a.writeError(w, c, route, http.StatusServiceUnavailable, "no snapshot loaded yet")
@@ -305,17 +315,17 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 }
 
 // authenticate checks the Authorization header.
-func (a *API) authenticate(r *http.Request) (KeyEntry, bool) {
+func (a *API) authenticate(r *http.Request) *keyState {
 	h := r.Header["Authorization"]
 	if len(h) != 1 {
-		return KeyEntry{}, false
+		return nil
 	}
 	v := h[0]
 	const scheme = "Bearer "
 	if len(v) <= len(scheme) || !strings.EqualFold(v[:len(scheme)], scheme) {
-		return KeyEntry{}, false
+		return nil
 	}
-	return a.keys.Load().Lookup(strings.TrimSpace(v[len(scheme):]))
+	return a.keys.Load().find(strings.TrimSpace(v[len(scheme):]))
 }
 
 // readBody reads the request body into c.body, up to the cap.

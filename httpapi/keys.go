@@ -39,6 +39,9 @@ type KeyEntry struct {
 	Plan      string    `json:"plan"`
 	SHA256    string    `json:"sha256"` // lowercase hex digest of the key
 	CreatedAt time.Time `json:"created_at"`
+	// Limit overrides the plan's request-rate limit for this key (nil:
+	// the plan's, from KeysFile.Limits).
+	Limit *Limit `json:"limit,omitempty"`
 }
 
 // KeysFile is the JSON document of a keys file.
@@ -47,18 +50,36 @@ type KeysFile struct {
 	// AllowEmpty says that a file with no key is meant: a running server
 	// refuses to reload a keys file that drops every key unless it is set.
 	AllowEmpty bool `json:"allow_empty,omitempty"`
+	// Limits are the request-rate limits of each plan, by plan name; a
+	// plan without one is not limited.
+	Limits map[string]Limit `json:"limits,omitempty"`
 }
 
 // Keys authenticates presented API keys. It is immutable after NewKeys and
 // safe for concurrent use.
 type Keys struct {
-	byDigest map[[sha256.Size]byte]KeyEntry
+	byDigest map[[sha256.Size]byte]*keyState
+}
+
+// keyState is a key's entry and its token bucket (nil: not limited).
+type keyState struct {
+	KeyEntry
+	lim *limiter
 }
 
 // NewKeys indexes the entries of f. It fails on an unknown plan, a malformed
 // digest or a duplicated name or digest.
 func NewKeys(f KeysFile) (*Keys, error) {
-	k := &Keys{byDigest: make(map[[sha256.Size]byte]KeyEntry, len(f.Keys))}
+	k := &Keys{byDigest: make(map[[sha256.Size]byte]*keyState, len(f.Keys))}
+	for plan, l := range f.Limits {
+		if err := validPlan(plan); err != nil {
+			return nil, fmt.Errorf("limits: %w", err)
+		}
+		if err := l.check(); err != nil {
+			return nil, fmt.Errorf("limits of plan %s: %w", plan, err)
+		}
+		f.Limits[plan] = l
+	}
 	names := map[string]bool{}
 	for i, e := range f.Keys {
 		if err := validPlan(e.Plan); err != nil {
@@ -80,22 +101,60 @@ func NewKeys(f KeysFile) (*Keys, error) {
 		if _, dup := k.byDigest[d]; dup {
 			return nil, fmt.Errorf("key %d (%q): duplicate digest", i, e.Name)
 		}
-		k.byDigest[d] = e
+		l := f.Limits[e.Plan]
+		if e.Limit != nil {
+			l = *e.Limit
+			if err := l.check(); err != nil {
+				return nil, fmt.Errorf("key %d (%q): limit: %w", i, e.Name, err)
+			}
+		}
+		st := &keyState{KeyEntry: e}
+		if l.PerSecond > 0 {
+			st.lim = newLimiter(l)
+		}
+		k.byDigest[d] = st
 	}
 	return k, nil
+}
+
+// inherit gives k's limited keys the token buckets of old's keys of the
+// same name and limit, so that a reload of the keys file neither refills
+// nor empties them.
+func (k *Keys) inherit(old *Keys) {
+	if k == nil || old == nil {
+		return
+	}
+	byName := make(map[string]*limiter, len(old.byDigest))
+	for _, st := range old.byDigest {
+		if st.lim != nil {
+			byName[st.Name] = st.lim
+		}
+	}
+	for _, st := range k.byDigest {
+		if o := byName[st.Name]; st.lim != nil && o != nil && o.limit == st.lim.limit {
+			st.lim = o
+		}
+	}
 }
 
 // Lookup returns the entry of the presented key. The key is hashed and
 // looked up by digest, so the comparison does not depend on how many leading
 // bytes of a stored key match.
 func (k *Keys) Lookup(key string) (KeyEntry, bool) {
+	if st := k.find(key); st != nil {
+		return st.KeyEntry, true
+	}
+	return KeyEntry{}, false
+}
+
+// find returns the state of the presented key, or nil.
+func (k *Keys) find(key string) *keyState {
 	if k == nil || len(key) == 0 || len(key) > maxKeyLen {
-		return KeyEntry{}, false
+		return nil
 	}
 	var buf [maxKeyLen]byte
 	n := copy(buf[:], key)
-	e, ok := k.byDigest[sha256.Sum256(buf[:n])]
-	return e, ok
+	return k.byDigest[sha256.Sum256(buf[:n])]
 }
 
 // Len returns the number of keys.

@@ -33,6 +33,7 @@ type metrics struct {
 
 	keysLoaded  prometheus.Gauge       // keys being served
 	keysReloads *prometheus.CounterVec // result: ok, error, refused
+	rateLimited *prometheus.CounterVec // key: the key's name (never the key)
 
 	mu     sync.Mutex
 	routes map[string]*routeMetrics
@@ -107,6 +108,10 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 			Name: "pregao_keys_reloads_total",
 			Help: "Keys file reload attempts by result: ok, error (unreadable or invalid file) or refused (it would drop every key without allow_empty).",
 		}, []string{"result"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pregao_rate_limited_total",
+			Help: "Requests answered 429 because their key's rate limit was reached, by key name.",
+		}, []string{"key"}),
 		routes: map[string]*routeMetrics{},
 	}
 	// Both results exist from the start, so that increase() sees the
@@ -128,7 +133,7 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 	})
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.inflight, m.panics, m.snapshotInfo, m.asOf,
-			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads,
+			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited,
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}

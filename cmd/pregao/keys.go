@@ -17,7 +17,7 @@ import (
 // runKeys manages the keys file: pregao keys add|list|remove --file FILE.
 func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("keys: want a subcommand: add, list or remove")
+		return errors.New("keys: want a subcommand: add, list, remove or limit")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
@@ -25,12 +25,16 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	file := fs.String("file", "keys.json", "keys file (holds only SHA-256 digests of the keys)")
 	name := fs.String("name", "", "key name")
 	plan := fs.String("plan", httpapi.PlanDelayed, "plan: delayed (15-minute delayed quotes, every option) or eod (previous session only)")
+	perSec := fs.Float64("rate", 0, "requests a second: with add, this key's own limit; with limit, the plan's (0: no limit)")
+	burst := fs.Int("burst", 0, "with --rate: the most requests at once (default: the rate rounded up)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("keys %s: unexpected argument %q", sub, fs.Arg(0))
 	}
+	rateSet := false
+	fs.Visit(func(f *flag.Flag) { rateSet = rateSet || f.Name == "rate" })
 	switch sub {
 	case "add":
 		if *name == "" {
@@ -41,6 +45,10 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		var key string
 		err := httpapi.UpdateKeysFile(*file, func(f *httpapi.KeysFile) (err error) {
 			key, err = f.AddKey(*name, *plan, time.Now())
+			if err == nil && rateSet {
+				f.Keys[len(f.Keys)-1].Limit = &httpapi.Limit{PerSecond: *perSec, Burst: *burst}
+				_, err = httpapi.NewKeys(*f) // validates the limit
+			}
 			return err
 		})
 		if err != nil {
@@ -63,9 +71,20 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		sort.Slice(f.Keys, func(i, j int) bool { return f.Keys[i].Name < f.Keys[j].Name })
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tPLAN\tCREATED\tSHA256")
+		fmt.Fprintln(tw, "NAME\tPLAN\tLIMIT\tCREATED\tSHA256")
 		for _, e := range f.Keys {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s…\n", e.Name, e.Plan, e.CreatedAt.Format(time.RFC3339), e.SHA256[:12])
+			l, ok := f.Limits[e.Plan]
+			if e.Limit != nil {
+				l, ok = *e.Limit, true
+			}
+			lim := "none"
+			if ok && l.PerSecond > 0 {
+				lim = fmt.Sprintf("%g/s", l.PerSecond)
+				if l.Burst > 0 {
+					lim += fmt.Sprintf(" burst %d", l.Burst)
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s…\n", e.Name, e.Plan, lim, e.CreatedAt.Format(time.RFC3339), e.SHA256[:12])
 		}
 		return tw.Flush()
 	case "remove":
@@ -78,6 +97,27 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		fmt.Fprintf(stderr, "key %q removed from %s\n", *name, *file)
 		return nil
+	case "limit":
+		if !rateSet {
+			return errors.New("keys limit: --rate is required (0 removes the plan's limit)")
+		}
+		err := httpapi.UpdateKeysFile(*file, func(f *httpapi.KeysFile) error {
+			if f.Limits == nil {
+				f.Limits = map[string]httpapi.Limit{}
+			}
+			if *perSec == 0 {
+				delete(f.Limits, *plan)
+			} else {
+				f.Limits[*plan] = httpapi.Limit{PerSecond: *perSec, Burst: *burst}
+			}
+			_, err := httpapi.NewKeys(*f) // validates plan and limit
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("keys limit: %w", err)
+		}
+		fmt.Fprintf(stderr, "plan %s limited to %g requests a second in %s (0: no limit); a running server applies it on its next keys reload\n", *plan, *perSec, *file)
+		return nil
 	}
-	return fmt.Errorf("keys: unknown subcommand %q (want add, list or remove)", sub)
+	return fmt.Errorf("keys: unknown subcommand %q (want add, list, remove or limit)", sub)
 }

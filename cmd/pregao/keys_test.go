@@ -106,3 +106,49 @@ func TestKeysListMissingFile(t *testing.T) {
 		t.Errorf("keys list of an empty file: %v %q", err, out.String())
 	}
 }
+
+// TestKeysLimits: keys add --rate gives a key its own limit, keys limit
+// sets a plan's, list shows them, and invalid limits are refused without
+// touching the file.
+func TestKeysLimits(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := runKeys(context.Background(), args, &out, &out)
+		return out.String(), err
+	}
+	if _, err := run("add", "--file", file, "--name", "fast", "--rate", "50", "--burst", "100"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run("add", "--file", file, "--name", "slow", "--plan", "eod"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run("limit", "--file", file, "--plan", "eod", "--rate", "2"); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(file)
+	for _, args := range [][]string{
+		{"add", "--file", file, "--name", "bad", "--rate", "-1"},
+		{"limit", "--file", file, "--plan", "eod", "--rate", "-1"},
+		{"limit", "--file", file, "--plan", "gold", "--rate", "1"},
+		{"limit", "--file", file, "--plan", "eod"},
+	} {
+		if _, err := run(args...); err == nil {
+			t.Errorf("%v: accepted", args)
+		}
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
+		t.Error("a refused change altered the file")
+	}
+	out, err := run("list", "--file", file)
+	if err != nil || !strings.Contains(out, "50/s burst 100") || !strings.Contains(out, "2/s") {
+		t.Errorf("list: %v\n%s", err, out)
+	}
+	f, err := httpapi.ReadKeysFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, err := httpapi.NewKeys(f); err != nil || k.Len() != 2 || f.Limits["eod"].PerSecond != 2 {
+		t.Errorf("file: %v %+v", err, f)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"github.com/pregao/pregao/httpapi"
 	"io"
 	"os"
 	"regexp"
@@ -44,8 +45,20 @@ func exportedMetrics(t *testing.T) map[string]bool {
 	if code, body := get(t, base+"/v2/companies/ENHZ", key); code != 200 {
 		t.Fatalf("company %d %s", code, body)
 	}
+	// A limited plan, and a request over its limit: the rate-limited
+	// counter has a series.
+	if err := httpapi.UpdateKeysFile(keys, func(f *httpapi.KeysFile) error {
+		f.Limits = map[string]httpapi.Limit{httpapi.PlanDelayed: {PerSecond: 0.001, Burst: 1}, httpapi.PlanEOD: {PerSecond: 0.001, Burst: 1}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if err := m.Reload(); err != nil {
 		t.Fatal(err)
+	}
+	get(t, base+"/v2/companies/ENHZ", key)
+	if code, body := get(t, base+"/v2/companies/ENHZ", key); code != 429 {
+		t.Fatalf("over the limit: %d %s", code, body)
 	}
 	code, body := get(t, base+"/metrics", "")
 	if code != 200 {
@@ -107,7 +120,7 @@ func TestDeployMetricsExported(t *testing.T) {
 	for _, want := range []string{
 		"pregao_http_requests_total", "pregao_http_request_duration_seconds_bucket",
 		"pregao_http_requests_in_flight", "pregao_snapshot_age_seconds", "pregao_snapshot_reloads_total",
-		"pregao_build_info", "pregao_keys_loaded", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds_count",
+		"pregao_build_info", "pregao_keys_loaded", "pregao_rate_limited_total", "go_memstats_heap_inuse_bytes", "go_gc_duration_seconds_count",
 	} {
 		if !dash[want] {
 			t.Errorf("the dashboard does not show %s", want)
