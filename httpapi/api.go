@@ -75,6 +75,7 @@ type API struct {
 	router   *httprouter.Router
 	calls    sync.Pool // *call
 	dsinfo   atomic.Pointer[dsInfo]
+	dsnext   atomic.Pointer[dsInfo] // prepared for a Dataset about to be published (Prepare)
 	// patterns are the method and pattern of every route registered
 	// ("GET /v2/companies/:id"), written once by New.
 	patterns []string

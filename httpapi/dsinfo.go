@@ -63,9 +63,30 @@ func (a *API) info(ds *engine.Dataset) *dsInfo {
 	if in := a.dsinfo.Load(); in != nil && in.ds == ds {
 		return in
 	}
-	in := newDSInfo(ds)
-	a.dsinfo.Store(in)
+	in := a.dsnext.Load()
+	if in == nil || in.ds != ds {
+		in = newDSInfo(ds)
+	}
+	if a.store.Current() == ds { // requests on a replaced Dataset keep the current info
+		a.dsinfo.Store(in)
+	}
 	return in
+}
+
+// Prepare computes for ds, before it is published, what Warm computes for
+// the current Dataset, so that the first requests after the publish find
+// it ready; requests on the Dataset being replaced are not disturbed.
+func (a *API) Prepare(ds *engine.Dataset) {
+	in := newDSInfo(ds)
+	a.dsnext.Store(in)
+	now := a.clock.Now()
+	if _, ok := a.clock.(SnapshotClock); ok {
+		now = datasetAsOf(ds)
+	}
+	c := &call{ds: ds, now: now, key: KeyEntry{Plan: PlanDelayed}}
+	a.view(c)
+	c.key.Plan = PlanEOD
+	a.view(c)
 }
 
 // brt is the B3 market's time zone (UTC-3, no daylight saving since 2019).

@@ -38,12 +38,12 @@ func decoder() (*zstd.Decoder, error) {
 // they are verified and decoded, so the whole file is never held in
 // memory. It leaves the garbage collector's settings alone.
 func ReadFile(path string) (*engine.Universe, Header, error) {
-	return readFile(path, false)
+	return readFile(path, false, 0)
 }
 
 // readFile is ReadFile, with collection paused while the sections decode
 // when pause is set (see pauseGC).
-func readFile(path string, pause bool) (*engine.Universe, Header, error) {
+func readFile(path string, pause bool, workers int) (*engine.Universe, Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Header{}, err
@@ -53,7 +53,7 @@ func readFile(path string, pause bool) (*engine.Universe, Header, error) {
 	if err != nil {
 		return nil, Header{}, err
 	}
-	u, h, err := readFrom(f, st.Size(), pause)
+	u, h, err := readFrom(f, st.Size(), pause, workers)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -62,7 +62,7 @@ func readFile(path string, pause bool) (*engine.Universe, Header, error) {
 
 // readFrom decodes the snapshot of size bytes held by f, pausing
 // collection meanwhile when pause is set.
-func readFrom(f io.ReaderAt, size int64, pause bool) (*engine.Universe, Header, error) {
+func readFrom(f io.ReaderAt, size int64, pause bool, workers int) (*engine.Universe, Header, error) {
 	hb, err := readHeaderBytes(f, size)
 	if err != nil {
 		return nil, Header{}, err
@@ -71,7 +71,7 @@ func readFrom(f io.ReaderAt, size int64, pause bool) (*engine.Universe, Header, 
 	if err != nil {
 		return nil, Header{}, err
 	}
-	return decodeSections(h, size, pause, func(s *Section, buf []byte) ([]byte, error) {
+	return decodeSections(h, size, pause, workers, func(s *Section, buf []byte) ([]byte, error) {
 		if int64(cap(buf)) < s.Compressed {
 			buf = make([]byte, s.Compressed)
 		}
@@ -119,6 +119,10 @@ type LoadOptions struct {
 	// collector's cycles during the load's heap growth are saved (see
 	// gcpause.go).
 	PauseGC bool
+	// Workers bounds the goroutines that verify and decode sections; 0
+	// means GOMAXPROCS. A server reloading while it answers requests
+	// passes 1, leaving the other cores to the requests.
+	Workers int
 }
 
 // Load reads and decodes the snapshot at path (see ReadFile) and indexes
@@ -133,7 +137,7 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if opt.PauseGC {
 		defer startPause(st.Size(), 0)()
 	}
-	u, h, err := readFile(path, opt.PauseGC)
+	u, h, err := readFile(path, opt.PauseGC, opt.Workers)
 	if err != nil {
 		return nil, Header{}, err
 	}
@@ -198,17 +202,18 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 	if err != nil {
 		return nil, Header{}, err
 	}
-	return decodeSections(h, int64(len(b)), pause, func(s *Section, _ []byte) ([]byte, error) {
+	return decodeSections(h, int64(len(b)), pause, 0, func(s *Section, _ []byte) ([]byte, error) {
 		return b[s.Offset : s.Offset+s.Compressed], nil
 	})
 }
 
 // decodeSections verifies and decodes the sections of a snapshot of size
 // bytes whose parsed header is h, with collection paused meanwhile when
-// pause is set (see pauseGC). fetch returns the compressed bytes of a
+// pause is set (see pauseGC), on workers goroutines (0: GOMAXPROCS).
+// fetch returns the compressed bytes of a
 // section, read into buf when it needs a buffer (its result is then
 // passed back as buf for a later section of the same worker).
-func decodeSections(h Header, size int64, pause bool, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
+func decodeSections(h Header, size int64, pause bool, workers int, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
 	zd, err := decoder()
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: zstd: %w", err)
@@ -243,7 +248,7 @@ func decodeSections(h Header, size int64, pause bool, fetch func(s *Section, buf
 			return nil
 		}
 	}
-	err = parallelOrder(order, len(secs), func(i int) error {
+	err = parallelWorkers(workers, order, len(secs), func(i int) error {
 		s := &secs[i]
 		comp, err := fetch(s, getBuf(cbufs))
 		defer func() { cbufs <- comp }()
@@ -308,7 +313,7 @@ func decodeSections(h Header, size int64, pause bool, fetch func(s *Section, buf
 	}
 	stats := make([]partStats, len(secs))
 	bufs := make(chan []byte, len(secs))
-	err = parallelOrder(order, len(secs), func(i int) error {
+	err = parallelWorkers(workers, order, len(secs), func(i int) error {
 		s := &secs[i]
 		var raw []byte
 		if raws != nil {

@@ -364,7 +364,16 @@ func parallel(n int, fn func(i int) error) error {
 // parallelOrder is parallel with the indexes started in the given order
 // (nil: ascending).
 func parallelOrder(order []int, n int, fn func(i int) error) error {
-	workers := min(runtime.GOMAXPROCS(0), n)
+	return parallelWorkers(0, order, n, fn)
+}
+
+// parallelWorkers is parallelOrder on at most workers goroutines (0:
+// GOMAXPROCS).
+func parallelWorkers(workers int, order []int, n int, fn func(i int) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, n)
 	errs := make([]error, n)
 	var next atomic.Int64
 	var failed atomic.Bool

@@ -74,6 +74,13 @@ type Main struct {
 	keysSig fileSig
 
 	conns connCounter // connections by state, for the shutdown log
+
+	// reloadOpts load a snapshot that replaces a served one; releaseOld
+	// returns the replaced Dataset's memory to the OS after the publish.
+	// Set by NewMain (see reloadOptions); tests may change them.
+	reloadOpts snapshot.LoadOptions
+	releaseOld bool
+	reloadLow  bool // reload on a low-priority thread (loadInBackground)
 }
 
 // connCounter counts the server's connections that are serving a request
@@ -145,6 +152,7 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		h = slog.NewJSONHandler(logw, nil)
 	}
 	m := &Main{cfg: cfg, log: slog.New(h), Store: &engine.Store{}, Registry: prometheus.NewRegistry()}
+	m.reloadOpts, m.releaseOld, m.reloadLow = reloadOptions()
 	build := currentBuild()
 	registerBuildInfo(m.Registry, build)
 	m.log.Info("pregao starting", "version", build.Version, "revision", build.Revision, "go", build.GoVersion)
@@ -166,7 +174,7 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		return nil, fmt.Errorf("serve: --clock %q: want snapshot or wall", cfg.Clock)
 	}
 	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version}, m.Store, keys, clock, m.Registry, m.log)
-	if err := m.loadSnapshot(); err != nil {
+	if err := m.loadSnapshot(snapshot.LoadOptions{PauseGC: true}); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -174,15 +182,33 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 
 // loadSnapshot reads, verifies and indexes the snapshot file and publishes
 // it; on error the current Dataset is kept.
-func (m *Main) loadSnapshot() error {
+func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	start := time.Now()
 	sig := sigOf(m.cfg.Snapshot)
-	ds, hdr, err := snapshot.Load(m.cfg.Snapshot, snapshot.LoadOptions{PauseGC: true})
+	var ds *engine.Dataset
+	var hdr snapshot.Header
+	var err error
+	load := func() {
+		if ds, hdr, err = snapshot.Load(m.cfg.Snapshot, opt); err == nil {
+			m.API.Prepare(ds)
+		}
+	}
+	restore := func() {}
+	if m.Store.Current() != nil && m.reloadLow {
+		restore = raiseGCPercent(reloadGCPercent())
+		loadInBackground(load)
+	} else {
+		load()
+	}
 	if err != nil {
+		restore()
 		return fmt.Errorf("serve: snapshot %s: %w", m.cfg.Snapshot, err)
 	}
+	old := m.Store.Current()
 	m.Store.Publish(ds)
-	m.API.Warm()
+	if old != nil {
+		go releaseMemory(restore, m.releaseOld)
+	}
 	m.snapSig = sig
 	d := time.Since(start)
 	counts := make(map[string]int64, len(hdr.Counts))
@@ -213,7 +239,7 @@ func (m *Main) Reload() error {
 		m.keysSig = sig
 	}
 	if sigOf(m.cfg.Snapshot) != m.snapSig {
-		if err := m.loadSnapshot(); err != nil {
+		if err := m.loadSnapshot(m.reloadOpts); err != nil {
 			m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
 			m.API.RecordReload(false)
 			m.snapSig = sigOf(m.cfg.Snapshot)

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/pregao/pregao/snapshot"
+)
+
+// reloadOptions are how serve loads a snapshot that replaces the one it
+// serves, while it answers requests. PREGAO_RELOAD_WORKERS,
+// PREGAO_RELOAD_PAUSE_GC and PREGAO_RELOAD_RELEASE override them (for
+// measurements: make soak).
+func reloadOptions() (opt snapshot.LoadOptions, release, background bool) {
+	opt = snapshot.LoadOptions{Workers: 1}
+	release, background = true, true
+	if v, err := strconv.Atoi(os.Getenv("PREGAO_RELOAD_WORKERS")); err == nil {
+		opt.Workers = v
+	}
+	if v, err := strconv.ParseBool(os.Getenv("PREGAO_RELOAD_PAUSE_GC")); err == nil {
+		opt.PauseGC = v
+	}
+	if v, err := strconv.ParseBool(os.Getenv("PREGAO_RELOAD_RELEASE")); err == nil {
+		release = v
+	}
+	if v, err := strconv.ParseBool(os.Getenv("PREGAO_RELOAD_BACKGROUND")); err == nil {
+		background = v
+	}
+	return opt, release, background
+}
+
+// loadInBackground runs load on an OS thread of the lowest CPU priority,
+// with one more P than the process had, so that requests keep every core
+// they had and the load takes what they leave. The thread is discarded
+// afterwards (its priority cannot be raised back).
+func loadInBackground(load func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // never unlocked: the thread exits with this goroutine
+		if lowerThreadPriority() != nil {
+			load()
+			return
+		}
+		prev := runtime.GOMAXPROCS(0)
+		runtime.GOMAXPROCS(prev + 1)
+		defer runtime.GOMAXPROCS(prev)
+		load()
+	}()
+	<-done
+}
+
+// reloadGCPercent is the collector's GOGC while a reload runs: a load
+// allocates the new Dataset (~1 GiB at scale 1) in seconds, and at the
+// default 100 the collector's cycles over the growing heap take the CPU
+// requests need (p99 5-7× the steady one at 1,000 req/s; at 400 no
+// different from it, with a peak RSS of ~1.9× the loaded Dataset).
+// PREGAO_RELOAD_GOGC overrides it (0: leave the setting alone).
+func reloadGCPercent() int {
+	if v, err := strconv.Atoi(os.Getenv("PREGAO_RELOAD_GOGC")); err == nil {
+		return v
+	}
+	return 400
+}
+
+// raiseGCPercent sets the collector's GOGC to pct (when pct > 0 and the
+// process's own setting is not off or higher) and returns what restores
+// it. The restore belongs after the publish, with the release of the old
+// Dataset: restoring right at the publish starts a cycle over both
+// Datasets while requests run.
+func raiseGCPercent(pct int) (restore func()) {
+	if pct <= 0 {
+		return func() {}
+	}
+	prev := debug.SetGCPercent(pct)
+	if prev < 0 || prev >= pct {
+		debug.SetGCPercent(prev)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(prev) }
+}
+
+// releaseDelay lets requests that still hold the replaced Dataset finish
+// before its memory is collected and returned.
+const releaseDelay = 2 * time.Second
+
+// releaseMemory, once the requests holding the replaced Dataset are done,
+// restores the collector's setting, collects that Dataset and returns its
+// pages to the OS (release set), so that the process's RSS after a reload
+// is that of one Dataset, not two.
+func releaseMemory(restore func(), release bool) {
+	time.Sleep(releaseDelay)
+	restore()
+	if release {
+		debug.FreeOSMemory()
+	}
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// TestLoadInBackground: the load runs on a thread of the lowest priority
+// with one more P, and the process's GOMAXPROCS is restored after.
+func TestLoadInBackground(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	var during int
+	var nice int
+	var err error
+	loadInBackground(func() {
+		during = runtime.GOMAXPROCS(0)
+		nice, err = threadNice()
+	})
+	if err != nil {
+		t.Skip(err)
+	}
+	if runtime.GOOS == "linux" && (during != procs+1 || nice != 19) {
+		t.Errorf("during the load: GOMAXPROCS %d (process %d), nice %d; want %d and 19", during, procs, nice, procs+1)
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("GOMAXPROCS after: %d, want %d", got, procs)
+	}
+	if n, _ := threadNice(); n != 0 {
+		t.Errorf("this thread's nice: %d, want 0", n)
+	}
+}
+
+func TestRaiseGCPercent(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	restore := raiseGCPercent(400)
+	if got := debug.SetGCPercent(400); got != 400 {
+		t.Errorf("during: %d", got)
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("restored: %d", got)
+	}
+	debug.SetGCPercent(800) // a higher setting of the process is kept
+	raiseGCPercent(400)()
+	if got := debug.SetGCPercent(100); got != 800 {
+		t.Errorf("kept: %d", got)
+	}
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/httpapi"
+)
+
+// TestSoakReloadUnderLoad (make soak; PREGAO_SOAK_SNAPSHOT=FILE, a demo
+// snapshot of scale 1 or more) serves FILE under an open-loop load of
+// PREGAO_SOAK_RATE requests a second (default 1,000) and replaces the
+// snapshot three times (SIGHUP's path: Main.Reload). It reports p50/p99
+// outside and during reloads, failed requests and the process's peak RSS
+// against its RSS after the first load, and fails on any failed request.
+// Latency counts from each request's scheduled time, so a stalled server
+// is not hidden by a client that waits for it.
+func TestSoakReloadUnderLoad(t *testing.T) {
+	src := os.Getenv("PREGAO_SOAK_SNAPSHOT")
+	if src == "" {
+		t.Skip("set PREGAO_SOAK_SNAPSHOT (make soak)")
+	}
+	rate := 1000.0
+	if v := os.Getenv("PREGAO_SOAK_RATE"); v != "" {
+		rate, _ = strconv.ParseFloat(v, 64)
+	}
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "s.snap")
+	copyFile(t, src, snap)
+	keys := filepath.Join(dir, "keys.json")
+	var key string
+	if err := httpapi.UpdateKeysFile(keys, func(f *httpapi.KeysFile) (err error) {
+		key, err = f.AddKey("soak", httpapi.PlanDelayed, time.Now())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
+	m, err := NewMain(cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	base := "http://" + m.Addr() + "/v2"
+	ds := m.Store.Current()
+	var paths []string
+	for i, as := range ds.Assets() {
+		if i%7 == 0 && len(paths) < 64 {
+			paths = append(paths, "/quotes/"+as.Ticker+"?type=current", "/companies/"+as.Issuer.ID)
+		}
+	}
+	paths = append(paths, "/indexes/IBOV/highs?limit=10")
+
+	time.Sleep(2 * time.Second) // settle after the first load
+	rss0 := rssBytes()
+	var peak atomic.Int64
+	peak.Store(rss0)
+	stopRSS := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stopRSS:
+				return
+			case <-time.After(20 * time.Millisecond):
+				if r := rssBytes(); r > peak.Load() {
+					peak.Store(r)
+				}
+			}
+		}
+	}()
+
+	type sample struct {
+		at, lat time.Duration
+		ok      bool
+	}
+	const dur = 30 * time.Second
+	n := int(rate * dur.Seconds())
+	samples := make([]sample, n)
+	start := time.Now()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}, Timeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 256)
+	go func() {
+		for i := range n {
+			at := time.Duration(float64(i) / rate * float64(time.Second))
+			if d := time.Until(start.Add(at)); d > 0 {
+				time.Sleep(d)
+			}
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				req, _ := http.NewRequest("GET", base+paths[i%len(paths)], nil)
+				req.Header.Set("Authorization", "Bearer "+key)
+				resp, err := client.Do(req)
+				ok := err == nil
+				if ok {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					ok = resp.StatusCode == 200
+				}
+				samples[i] = sample{at: at, lat: time.Since(start.Add(at)), ok: ok}
+			}()
+		}
+	}()
+	type window struct{ from, to time.Duration }
+	var reloads []window
+	for _, at := range []time.Duration{8 * time.Second, 16 * time.Second, 24 * time.Second} {
+		time.Sleep(time.Until(start.Add(at)))
+		tmp := snap + ".new"
+		copyFile(t, src, tmp) // a new inode: the reload sees a changed file
+		if err := os.Rename(tmp, snap); err != nil {
+			t.Fatal(err)
+		}
+		from := time.Since(start)
+		if err := m.Reload(); err != nil {
+			t.Fatal(err)
+		}
+		reloads = append(reloads, window{from, time.Since(start) + 500*time.Millisecond})
+	}
+	time.Sleep(time.Until(start.Add(dur)))
+	wg.Wait()
+	close(stopRSS)
+
+	var steady, during []time.Duration
+	failed := 0
+	for _, s := range samples {
+		if !s.ok {
+			failed++
+		}
+		in := false
+		for _, w := range reloads {
+			in = in || s.at >= w.from && s.at < w.to
+		}
+		if in {
+			during = append(during, s.lat)
+		} else if s.at > time.Second {
+			steady = append(steady, s.lat)
+		}
+	}
+	q := func(d []time.Duration, p float64) time.Duration {
+		if len(d) == 0 {
+			return 0
+		}
+		slices.Sort(d)
+		return d[min(len(d)-1, int(p*float64(len(d))))]
+	}
+	var rl []string
+	for _, w := range reloads {
+		rl = append(rl, fmt.Sprintf("%.2fs", (w.to-w.from-500*time.Millisecond).Seconds()))
+	}
+	t.Logf("%d requests at %.0f/s, %d failed; reloads took %s", n, rate, failed, strings.Join(rl, ", "))
+	t.Logf("steady: p50 %v p99 %v; during reloads: p50 %v p99 %v (ratio %.2f)", q(steady, .5), q(steady, .99), q(during, .5), q(during, .99), float64(q(during, .99))/float64(max(q(steady, .99), 1)))
+	t.Logf("RSS after load %.2f GiB, peak %.2f GiB (%.2f×)", float64(rss0)/(1<<30), float64(peak.Load())/(1<<30), float64(peak.Load())/float64(rss0))
+	if failed > 0 {
+		t.Errorf("%d requests failed", failed)
+	}
+	// The targets: p99 during reloads at most twice the steady one, peak
+	// memory at most 2.2× the loaded process.
+	if r := float64(q(during, .99)) / float64(max(q(steady, .99), 1)); r > 2 {
+		t.Errorf("p99 during reloads is %.2f× the steady p99, target ≤ 2", r)
+	}
+	if r := float64(peak.Load()) / float64(rss0); r > 2.2 {
+		t.Errorf("peak RSS is %.2f× the RSS after load, target ≤ 2.2", r)
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rssBytes is the process's resident set size (Linux), 0 elsewhere.
+func rssBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
