@@ -106,7 +106,7 @@ test:
 # times (zero failed requests, p99 during reloads and peak memory against
 # their targets). Needs the demo snapshot (make demo) and a quiet machine.
 soak: demo
-	PREGAO_SOAK_SNAPSHOT=$(DEMO_SNAP) $(GO) test -count=1 -timeout 10m -run 'TestSoak|TestShutdownUnderLoad' -v ./cmd/pregao
+	PREGAO_SOAK_SNAPSHOT=$(DEMO_SNAP) $(GO) test -count=1 -timeout 10m -run 'TestSoak|TestShutdownUnderLoad|TestSlowloris|TestStalledBody|TestStreamed' -v ./cmd/pregao ./httpapi
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
