@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -97,4 +99,36 @@ func TestLimitsValidated(t *testing.T) {
 	if err != nil || k.find("pg_x").lim.limit.Burst != 3 {
 		t.Errorf("default burst: %v %+v", err, k)
 	}
+}
+
+// FuzzKeysFile: any keys file is read without a panic; one that reads is
+// valid (known plans, limits ≥ 0 with a burst) and reads back the same
+// after a write.
+func FuzzKeysFile(f *testing.F) {
+	f.Add([]byte(`{"keys":[{"name":"a","plan":"eod","sha256":"` + strings.Repeat("ab", 32) + `","created_at":"2026-01-01T00:00:00Z","limit":{"per_second":2.5}}],"limits":{"delayed":{"per_second":10,"burst":20}}}`))
+	f.Add([]byte(`{"keys":[],"allow_empty":true}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"limits":{"eod":{"per_second":-1}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), "keys.json")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		kf, err := ReadKeysFile(path)
+		if err != nil {
+			return
+		}
+		k, err := NewKeys(kf)
+		if err != nil {
+			t.Fatalf("ReadKeysFile accepted what NewKeys refuses: %v", err)
+		}
+		for _, st := range k.byDigest {
+			if st.lim != nil && (st.lim.limit.PerSecond <= 0 || st.lim.limit.Burst < 1) {
+				t.Fatalf("limiter with %+v", st.lim.limit)
+			}
+		}
+		if k.Len() != len(kf.Keys) {
+			t.Fatalf("%d keys indexed of %d", k.Len(), len(kf.Keys))
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,4 +166,31 @@ func TestWriteRemovesStaleStaging(t *testing.T) {
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("a live writer's staging folder was removed: %v", err)
 	}
+}
+
+// FuzzManifest: any manifest.json is read without a panic, and one that
+// reads names only known bundle files, once each, with sizes, rows and
+// digests that make sense.
+func FuzzManifest(f *testing.F) {
+	f.Add([]byte(`{"manifest_version":1,"files":[{"name":"companies.jsonl.zst","bytes":10,"rows":2,"sha256":"` + strings.Repeat("0", 64) + `"}]}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"manifest_version":1,"files":[{"name":"../x","bytes":-1}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, FileManifest), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadManifest(dir)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, e := range m.Files {
+			base, _ := splitName(e.Name)
+			if seen[base] || !slices.Contains(Files, base) || strings.ContainsAny(e.Name, `/\`) || e.Bytes < 0 || e.Rows < 0 || len(e.SHA256) != 64 {
+				t.Fatalf("manifest accepted %+v", e)
+			}
+			seen[base] = true
+		}
+	})
 }
