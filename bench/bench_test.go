@@ -75,14 +75,30 @@ type rereader struct{ bytes.Reader }
 
 func (r *rereader) Close() error { return nil }
 
-// run serves the same request b.N times and reports the body size.
-func run(b *testing.B, method, path, body string) {
+// run serves the same request b.N times and reports the body size (as
+// sent: compressed when hdr asks for it). hdr holds header name/value
+// pairs; the value "$ETAG" is the ETag of the plain answer, and an
+// If-None-Match header makes 304 the expected status.
+func run(b *testing.B, method, path, body string, hdr ...string) {
 	a, _ := setup(b)
 	req, err := http.NewRequest(method, path, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+benchKey)
+	want := http.StatusOK
+	for i := 0; i+1 < len(hdr); i += 2 {
+		v := hdr[i+1]
+		if v == "$ETAG" {
+			w := &sink{h: http.Header{}}
+			a.ServeHTTP(w, req)
+			v = w.h.Get("ETag")
+		}
+		if http.CanonicalHeaderKey(hdr[i]) == "If-None-Match" {
+			want = http.StatusNotModified
+		}
+		req.Header.Set(hdr[i], v)
+	}
 	rb := &rereader{}
 	raw := []byte(body)
 	w := &sink{h: http.Header{}}
@@ -97,8 +113,8 @@ func run(b *testing.B, method, path, body string) {
 		a.ServeHTTP(w, req)
 	}
 	serve()
-	if w.status != 200 {
-		b.Fatalf("%s %s: status %d (body %d bytes)", method, path, w.status, w.n)
+	if w.status != want {
+		b.Fatalf("%s %s: status %d (body %d bytes), want %d", method, path, w.status, w.n, want)
 	}
 	b.SetBytes(int64(w.n))
 	b.ReportAllocs()
@@ -243,4 +259,37 @@ func BenchmarkRawReports(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) { run(b, "GET", c.path, "") })
 	}
+}
+
+// Conditional and compressed answers (bytes/op is what goes on the wire).
+
+func BenchmarkCompanyDetail304(b *testing.B) {
+	_, d := setup(b)
+	run(b, "GET", "/v2/companies/"+d.Screener().Assets[d.Screener().ByVolume[0]].Ticker, "", "If-None-Match", "$ETAG")
+}
+
+func BenchmarkCashActionsGzip(b *testing.B) {
+	run(b, "GET", "/v2/companies/cash-corporate-actions", "", "Accept-Encoding", "gzip")
+}
+
+func BenchmarkCashActionsZstd(b *testing.B) {
+	run(b, "GET", "/v2/companies/cash-corporate-actions", "", "Accept-Encoding", "zstd")
+}
+
+func BenchmarkCompaniesZstd(b *testing.B) {
+	run(b, "GET", "/v2/companies", "", "Accept-Encoding", "zstd")
+}
+
+func BenchmarkQuotesHistorical500x1YZstd(b *testing.B) {
+	_, d := setup(b)
+	end := d.LastSession()
+	body := quotesBody(b, 500, fmt.Sprintf(`,"type":"historical","start_date":"%s","end_date":"%s"`, end-365, end))
+	run(b, "POST", "/v2/quotes", body, "Accept-Encoding", "zstd")
+}
+
+func BenchmarkQuotesHistorical500x1YGzip(b *testing.B) {
+	_, d := setup(b)
+	end := d.LastSession()
+	body := quotesBody(b, 500, fmt.Sprintf(`,"type":"historical","start_date":"%s","end_date":"%s"`, end-365, end))
+	run(b, "POST", "/v2/quotes", body, "Accept-Encoding", "gzip")
 }

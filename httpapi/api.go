@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"github.com/cespare/xxhash/v2"
 	"io"
 	"log/slog"
 	"net"
@@ -98,6 +99,12 @@ type call struct {
 	streamed bool
 	sent     int64
 	werr     error
+	enc      int           // the answer's content coding (negotiate)
+	z        compressor    // compresses a streamed answer (nil: not compressed)
+	cached   *cachedAnswer // the answer, when a handler serves a cached one
+
+	hash xxhash.Digest // ETag scratch
+	etag [48]byte
 
 	quotes quotesRequest       // scratch of POST /quotes
 	bars   []engine.Bar        // scratch of bar series
@@ -285,6 +292,14 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 		}
 	}
 	c.w = w
+	if !rt.Root {
+		w.Header()["Vary"] = append(w.Header()["Vary"], "Accept-Encoding")
+		c.enc = negotiate(r)
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && a.conditional(c, w, r) {
+			w.WriteHeader(http.StatusNotModified)
+			return http.StatusNotModified
+		}
+	}
 	body, err := rt.serve(a, c, c.buf[:0], r, ps)
 	if body != nil {
 		c.buf = body[:0]
@@ -294,10 +309,12 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 			// A handler failed after part of its 200 answer went out: cut
 			// the connection so the client cannot take a truncated body
 			// for a complete one.
+			c.finish()
 			a.log.Error("request failed after its answer started", "route", route, "method", r.Method, "path", r.URL.Path, "err", err.Error())
 			panic(http.ErrAbortHandler)
 		}
 		c.emit(body)
+		c.finish()
 		return http.StatusOK
 	}
 	if err != nil {
@@ -310,9 +327,40 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 	hd := w.Header()
 	hd["Content-Type"] = ctJSON
 	hd["X-Content-Type-Options"] = noSniff
+	if ca := c.cached; ca != nil {
+		enc := c.enc
+		if len(ca.raw) < compressMin {
+			enc = encIdentity
+		}
+		b := ca.encoded(enc)
+		setEncoding(hd, enc)
+		hd["Content-Length"] = []string{strconv.Itoa(len(b))}
+		w.WriteHeader(http.StatusOK)
+		w.Write(b)
+		return http.StatusOK
+	}
+	if c.enc == encIdentity || len(body) < compressMin {
+		w.WriteHeader(http.StatusOK)
+		w.Write(body)
+		return http.StatusOK
+	}
+	setEncoding(hd, c.enc)
 	w.WriteHeader(http.StatusOK)
-	w.Write(body)
+	z := getCompressor(c.enc, w)
+	z.Write(body)
+	z.Close()
+	putCompressor(c.enc, z)
 	return http.StatusOK
+}
+
+// setEncoding sets Content-Encoding for coding enc.
+func setEncoding(hd http.Header, enc int) {
+	switch enc {
+	case encGzip:
+		hd["Content-Encoding"] = hdrGzip
+	case encZstd:
+		hd["Content-Encoding"] = hdrZstd
+	}
 }
 
 // authenticate checks the Authorization header.

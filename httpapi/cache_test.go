@@ -31,7 +31,7 @@ func TestCachedBodies(t *testing.T) {
 				if got := get(path); !bytes.Equal(got, want) {
 					t.Errorf("%s: first answer differs from the encoder's", path)
 				}
-				if b := slot.Load(); b == nil || !bytes.Equal(*b, want) {
+				if b := slot.Load(); b == nil || !bytes.Equal(b.raw, want) {
 					t.Fatalf("%s: not cached after the first request", path)
 				}
 				if got := get(path); !bytes.Equal(got, want) {
@@ -49,7 +49,7 @@ func TestCachedBodies(t *testing.T) {
 		if got := get(path); !bytes.Equal(got, want) {
 			t.Errorf("%s: answer differs from the encoder's", path)
 		}
-		if b := ts.api.info(ds).catalogBody[i].Load(); b == nil || !bytes.Equal(*b, want) {
+		if b := ts.api.info(ds).catalogBody[i].Load(); b == nil || !bytes.Equal(b.raw, want) {
 			t.Fatalf("%s: not cached after the first request", path)
 		}
 		if got := get(path); !bytes.Equal(got, want) {

@@ -225,7 +225,7 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 		return nil, err
 	}
 	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)]
-	return cachedBody(dst, slot, func(dst []byte) []byte { return appendCompanies(dst, c.ds, bdr, sec, mc) }), nil
+	return cachedBody(c, dst, slot, func(dst []byte) []byte { return appendCompanies(dst, c.ds, bdr, sec, mc) }), nil
 }
 
 // companiesSlot numbers the flag sets of GET /companies.

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -25,24 +26,19 @@ type dsInfo struct {
 	// the Dataset and the query, encoded on first use: the companies list
 	// per flag set (see companiesSlot) and the catalog per kind (see
 	// catalogKinds).
-	companies   [8]atomic.Pointer[[]byte]
-	catalogBody [4]atomic.Pointer[[]byte]
-}
+	companies   [8]atomic.Pointer[cachedAnswer]
+	catalogBody [4]atomic.Pointer[cachedAnswer]
+	cashAll     atomic.Pointer[cachedAnswer] // the unfiltered cash-action list
 
-// cachedBody appends to dst the body held in slot, encoding it with enc
-// (which appends to its argument) on first use. Concurrent first uses may
-// both encode; they store the same bytes.
-func cachedBody(dst []byte, slot *atomic.Pointer[[]byte], enc func([]byte) []byte) []byte {
-	if b := slot.Load(); b != nil {
-		return append(dst, *b...)
-	}
-	b := enc(nil)
-	slot.Store(&b)
-	return append(dst, b...)
+	// seed starts the ETags of the Dataset's answers: its snapshot's id
+	// (Prepare), else random; lastModified is the snapshot's build time
+	// (else the Dataset's as_of) as an HTTP date.
+	seed         string
+	lastModified []string
 }
 
 func newDSInfo(ds *engine.Dataset) *dsInfo {
-	in := &dsInfo{ds: ds, daily: newDailyCache(ds)}
+	in := &dsInfo{ds: ds, daily: newDailyCache(ds), seed: newSeed(), lastModified: []string{ds.AsOf().UTC().Format(http.TimeFormat)}}
 	assets := ds.Assets()
 	for i := range assets {
 		q := &assets[i].Latest
@@ -60,6 +56,11 @@ func newDSInfo(ds *engine.Dataset) *dsInfo {
 
 // info returns the dsInfo of ds, computing it on first use.
 func (a *API) info(ds *engine.Dataset) *dsInfo {
+	if in := a.dsnext.Load(); in != nil && in.ds == ds && a.store.Current() == ds {
+		a.dsinfo.Store(in) // the prepared Dataset is published: its info is current
+		a.dsnext.CompareAndSwap(in, nil)
+		return in
+	}
 	if in := a.dsinfo.Load(); in != nil && in.ds == ds {
 		return in
 	}
@@ -74,10 +75,17 @@ func (a *API) info(ds *engine.Dataset) *dsInfo {
 }
 
 // Prepare computes for ds, before it is published, what Warm computes for
-// the current Dataset, so that the first requests after the publish find
+// the current Dataset, and records the id and build time of its snapshot
+// (the ETags' prefix and the answers' Last-Modified), so that the first requests after the publish find
 // it ready; requests on the Dataset being replaced are not disturbed.
-func (a *API) Prepare(ds *engine.Dataset) {
+func (a *API) Prepare(ds *engine.Dataset, id string, built time.Time) {
 	in := newDSInfo(ds)
+	if id != "" {
+		in.seed = id
+	}
+	if !built.IsZero() {
+		in.lastModified = []string{built.UTC().Format(http.TimeFormat)}
+	}
 	a.dsnext.Store(in)
 	now := a.clock.Now()
 	if _, ok := a.clock.(SnapshotClock); ok {

@@ -302,7 +302,7 @@ func (a *API) catalog(c *call, dst []byte, r *http.Request, _ httprouter.Params)
 		return nil, err
 	}
 	slot := &a.info(c.ds).catalogBody[slices.Index(catalogKinds, kind)]
-	return cachedBody(dst, slot, func(dst []byte) []byte { return appendCatalog(dst, c.ds.Catalog(), kind) }), nil
+	return cachedBody(c, dst, slot, func(dst []byte) []byte { return appendCatalog(dst, c.ds.Catalog(), kind) }), nil
 }
 
 // catalogKinds are the values of the catalog's kind parameter ("" for

@@ -34,12 +34,33 @@ func (c *call) emit(b []byte) {
 		hd := c.w.Header()
 		hd["Content-Type"] = ctJSON
 		hd["X-Content-Type-Options"] = noSniff
+		setEncoding(hd, c.enc)
 		c.w.WriteHeader(http.StatusOK)
+		if c.enc != encIdentity {
+			c.z = getCompressor(c.enc, c.w)
+		}
 	}
 	if c.werr == nil && len(b) > 0 {
-		n, err := c.w.Write(b)
+		var n int
+		var err error
+		if c.z != nil {
+			n, err = c.z.Write(b)
+		} else {
+			n, err = c.w.Write(b)
+		}
 		c.sent += int64(n)
 		c.werr = err
+	}
+}
+
+// finish ends a streamed answer: it flushes and returns the compressor.
+func (c *call) finish() {
+	if c.z != nil {
+		if c.werr == nil {
+			c.werr = c.z.Close()
+		}
+		putCompressor(c.enc, c.z)
+		c.z = nil
 	}
 }
 

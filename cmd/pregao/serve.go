@@ -190,7 +190,7 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	var err error
 	load := func() {
 		if ds, hdr, err = snapshot.Load(m.cfg.Snapshot, opt); err == nil {
-			m.API.Prepare(ds)
+			m.API.Prepare(ds, hdr.ID, hdr.BuildTime)
 		}
 	}
 	restore := func() {}
