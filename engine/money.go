@@ -30,9 +30,12 @@ func Cents(n Num) (int64, bool) {
 	return c, true
 }
 
-// Diff returns a - b. When both are whole cents (see Cents) the result is
-// the float nearest to the exact decimal difference (0.3 - 0.1 gives 0.2,
-// not 0.19999999999999998). Missing operands give Null.
+// Diff returns a - b. When both are decimals of at most maxDiffDecimals
+// places (see scaled: prices in cents, quotes of 4 decimals such as USD)
+// the result is the float nearest to the exact decimal difference (0.3 -
+// 0.1 gives 0.2, not 0.19999999999999998; 5.2345 - 5.1295 gives 0.105, not
+// 0.10499999999999954). Other operands subtract in float64. Missing
+// operands give Null.
 func Diff(a, b Num) Num {
 	if !a.Valid() || !b.Valid() {
 		return Null
@@ -42,7 +45,36 @@ func Diff(a, b Num) Num {
 			return Num(float64(ca-cb) / 100)
 		}
 	}
+	for d := 3; d <= maxDiffDecimals; d++ {
+		ia, ok := scaled(a, d)
+		if !ok {
+			continue
+		}
+		if ib, ok := scaled(b, d); ok {
+			return Num(float64(ia-ib) / pow10[d])
+		}
+	}
 	return a - b
+}
+
+// maxDiffDecimals is the most decimal places Diff computes exactly.
+const maxDiffDecimals = 8
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
+
+// scaled returns i with float64(i)/10^d == n (n is the float nearest to
+// the decimal i/10^d) and |i| < 2^53, and true; false otherwise.
+func scaled(n Num, d int) (int64, bool) {
+	v := float64(n)
+	x := v * pow10[d]
+	if !(x > -maxCents && x < maxCents) {
+		return 0, false
+	}
+	i := int64(math.Round(x))
+	if float64(i)/pow10[d] != v || i == 0 && math.Signbit(v) {
+		return 0, false
+	}
+	return i, true
 }
 
 // moneySum adds BRL amounts. While every amount added is whole cents (see

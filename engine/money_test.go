@@ -44,6 +44,11 @@ func TestDiff(t *testing.T) {
 	f(third, 0.5, third-0.5)
 	f(Null, 1, Null)
 	f(1, Null, Null)
+	f(5.2345, 5.1295, 0.105) // 4 decimals (USD): 0.10499999999999954 in float64
+	f(5.2345, 5.13, 0.1045)  // mixed places
+	f(0.00012345, 0.0001, 0.00002345)
+	f(1e-9, 0, 1e-9)           // beyond 8 places: float64 subtraction
+	f(third, 0.25, third-0.25) // not a short decimal
 }
 
 func TestMoneySum(t *testing.T) {
