@@ -236,3 +236,34 @@ func TestServeWatchReloadsKeys(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// startServe opens cfg's server on a free loopback port and runs it until
+// stop, which cancels it and returns Run's error (waiting at most 10 s).
+// Logs go to logw (nil: discarded).
+func startServe(t *testing.T, cfg ServeConfig, logw io.Writer) (m *Main, stop func() error) {
+	t.Helper()
+	if logw == nil {
+		logw = io.Discard
+	}
+	cfg.Addr = "127.0.0.1:0"
+	m, err := NewMain(cfg, logw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	return m, func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Error("no shutdown within 10 s")
+			return nil
+		}
+	}
+}

@@ -114,17 +114,8 @@ func TestShutdownUnderLoad(t *testing.T) {
 	}
 	snap, keys, key := serveFixture(t)
 	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.Drain = snap, keys, "127.0.0.1:0", 500*time.Millisecond
-	m, err := NewMain(cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Open(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
+	cfg.Snapshot, cfg.Keys, cfg.Drain = snap, keys, 500*time.Millisecond
+	m, stop := startServe(t, cfg, nil)
 	base := "http://" + m.Addr()
 	var ready atomic.Bool
 	ready.Store(true)
@@ -169,9 +160,10 @@ func TestShutdownUnderLoad(t *testing.T) {
 		}()
 	}
 	time.Sleep(300 * time.Millisecond)
-	cancel() // as SIGTERM
+	shutdown := make(chan error, 1)
+	go func() { shutdown <- stop() }() // as SIGTERM
 	wg.Wait()
-	if err := <-done; err != nil {
+	if err := <-shutdown; err != nil {
 		t.Errorf("Run: %v", err)
 	}
 	t.Logf("%d requests sent, %d failed", sent.Load(), failed.Load())

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -19,19 +17,10 @@ func TestSlowlorisAbsorbed(t *testing.T) {
 	}
 	snap, keys, key := serveFixture(t)
 	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
+	cfg.Snapshot, cfg.Keys = snap, keys
 	cfg.ReadHeaderTimeout = 500 * time.Millisecond
-	m, err := NewMain(cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Open(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	m, stop := startServe(t, cfg, nil)
+	defer stop()
 
 	var cut atomic.Int64
 	var wg sync.WaitGroup

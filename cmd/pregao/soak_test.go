@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -47,18 +46,9 @@ func TestSoakReloadUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
-	m, err := NewMain(cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Open(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	cfg.Snapshot, cfg.Keys = snap, keys
+	m, stop := startServe(t, cfg, nil)
+	defer stop()
 	base := "http://" + m.Addr() + "/v2"
 	ds := m.Store.Current()
 	var paths []string

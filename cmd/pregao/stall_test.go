@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -17,19 +16,10 @@ import (
 func TestStalledBodyIs408(t *testing.T) {
 	snap, keys, key := serveFixture(t)
 	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
+	cfg.Snapshot, cfg.Keys = snap, keys
 	cfg.ReadTimeout = 300 * time.Millisecond
-	m, err := NewMain(cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Open(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	m, stop := startServe(t, cfg, nil)
+	defer stop()
 
 	conn, err := net.Dial("tcp", m.Addr())
 	if err != nil {
