@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -216,7 +217,31 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.draining.Load() {
 		w.Header()["Connection"] = connClose
 	}
+	if rp := r.URL.RawPath; rp != "" && strings.Contains(strings.ToUpper(rp), "%2F") {
+		unslash(r)
+	}
 	a.router.ServeHTTP(w, r)
+}
+
+// unslash drops the encoded slashes (%2F) of r's path, so that an
+// identifier written with one stays one path segment: a CNPJ such as
+// 33.000.167/0001-01, sent URL-encoded, resolves as 33.000.1670001-01
+// does (identifiers match without their punctuation).
+func unslash(r *http.Request) {
+	rp := r.URL.RawPath
+	var b strings.Builder
+	for i := 0; i < len(rp); i++ {
+		if rp[i] == '%' && i+2 < len(rp) && rp[i+1] == '2' && (rp[i+2] == 'F' || rp[i+2] == 'f') {
+			i += 2
+			continue
+		}
+		b.WriteByte(rp[i])
+	}
+	if p, err := url.PathUnescape(b.String()); err == nil {
+		u := *r.URL
+		u.Path, u.RawPath = p, ""
+		r.URL = &u
+	}
 }
 
 var (

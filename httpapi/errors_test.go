@@ -151,3 +151,22 @@ func TestEchoTruncated(t *testing.T) {
 		}
 	}
 }
+
+// TestCNPJWithSlash: a CNPJ written with its punctuation, the slash sent
+// URL-encoded, names the company; a raw slash stays a path separator.
+func TestCNPJWithSlash(t *testing.T) {
+	ts := newTestServer(t, true)
+	want := ts.do("GET", "/v2/companies/12345678000195", testKeyDelayed, "")
+	if want.Code != 200 {
+		t.Fatalf("%d", want.Code)
+	}
+	for _, p := range []string{"/v2/companies/12.345.678%2F0001-95", "/v2/companies/12.345.678%2f0001-95", "/v2/companies/12.345.678%2F0001-95/ratios"} {
+		w := ts.do("GET", p, testKeyDelayed, "")
+		if w.Code != 200 || (!strings.HasSuffix(p, "ratios") && w.Body.String() != want.Body.String()) {
+			t.Errorf("%s: %d %.100s", p, w.Code, w.Body)
+		}
+	}
+	if w := ts.do("GET", "/v2/companies/12.345.678/0001-95", testKeyDelayed, ""); w.Code != 404 {
+		t.Errorf("raw slash: %d, want 404", w.Code)
+	}
+}
