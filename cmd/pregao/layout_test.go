@@ -32,6 +32,7 @@ var allowedImports = []struct {
 	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "snapshot/atomicfile", "index"}},
 	{"snapshot/bundle", []string{"engine", "snapshot/atomicfile"}},
 	{"snapshot/atomicfile", nil},
+	{"snapshot/remote", []string{"snapshot"}},
 	{"snapshot/ingest/...", []string{"engine", "snapshot/ingest/..."}},
 	{"engine/ratios", []string{"engine"}},
 	{"engine", []string{"index"}},

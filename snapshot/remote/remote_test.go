@@ -1,0 +1,191 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/snapshot"
+)
+
+var (
+	fixtureOnce sync.Once
+	fixture     []byte
+)
+
+// snapBytes returns the bytes of a snapshot of the small test bundle.
+func snapBytes(t *testing.T) []byte {
+	t.Helper()
+	fixtureOnce.Do(func() {
+		p := filepath.Join(t.TempDir(), "s.snap")
+		if _, err := snapshot.BuildFromBundle("../bundle/testdata/small", p, snapshot.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		fixture, _ = os.ReadFile(p)
+	})
+	return fixture
+}
+
+// origin serves a snapshot with ETags, Range and conditional requests
+// (http.ServeContent), and counts what it is asked.
+type origin struct {
+	mu       sync.Mutex
+	body     []byte
+	etag     string
+	requests atomic.Int64
+	ranges   atomic.Int64
+	cutOnce  atomic.Bool // the next full answer stops halfway
+	fail     atomic.Int64 // answer 500 this many times
+	status   int          // answer this status (0: serve)
+}
+
+func (o *origin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	o.requests.Add(1)
+	if r.Header.Get("Range") != "" {
+		o.ranges.Add(1)
+	}
+	if o.fail.Load() > 0 {
+		o.fail.Add(-1)
+		http.Error(w, "busy", 500)
+		return
+	}
+	if o.status != 0 {
+		http.Error(w, "no", o.status)
+		return
+	}
+	o.mu.Lock()
+	body, etag := o.body, o.etag
+	o.mu.Unlock()
+	w.Header().Set("ETag", etag)
+	if o.cutOnce.CompareAndSwap(true, false) && r.Header.Get("Range") == "" {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(200)
+		w.Write(body[:len(body)/2])
+		panic(http.ErrAbortHandler) // the connection drops mid-body
+	}
+	http.ServeContent(w, r, "s.snap", time.Unix(0, 0), bytes.NewReader(body))
+}
+
+func (o *origin) set(body []byte, etag string) {
+	o.mu.Lock()
+	o.body, o.etag = body, etag
+	o.mu.Unlock()
+}
+
+func newFetcher(t *testing.T, o *origin) (*Fetcher, func()) {
+	srv := httptest.NewServer(o)
+	return &Fetcher{URL: srv.URL + "/s.snap", Path: filepath.Join(t.TempDir(), "local.snap"), RetryDelay: time.Millisecond}, srv.Close
+}
+
+func TestFetchConditional(t *testing.T) {
+	o := &origin{}
+	o.set(snapBytes(t), `"v1"`)
+	f, stop := newFetcher(t, o)
+	defer stop()
+	ctx := context.Background()
+	if changed, err := f.Fetch(ctx); err != nil || !changed {
+		t.Fatalf("first: %v %v", changed, err)
+	}
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, snapBytes(t)) {
+		t.Fatal("local copy differs")
+	}
+	before := o.requests.Load()
+	if changed, err := f.Fetch(ctx); err != nil || changed || o.requests.Load() != before+1 {
+		t.Fatalf("unchanged: %v %v, %d requests", changed, err, o.requests.Load()-before)
+	}
+	// A new publication: another ETag.
+	o.set(snapBytes(t), `"v2"`)
+	if changed, err := f.Fetch(ctx); err != nil || !changed {
+		t.Fatalf("new version: %v %v", changed, err)
+	}
+	// A restart (a new Fetcher) keeps the ETag of the local copy.
+	f2 := &Fetcher{URL: f.URL, Path: f.Path}
+	if changed, err := f2.Fetch(ctx); err != nil || changed {
+		t.Fatalf("after a restart: %v %v", changed, err)
+	}
+}
+
+func TestFetchRefusesCorrupt(t *testing.T) {
+	o := &origin{}
+	o.set(snapBytes(t), `"v1"`)
+	f, stop := newFetcher(t, o)
+	defer stop()
+	ctx := context.Background()
+	if _, err := f.Fetch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(snapBytes(t))
+	bad[len(bad)-10] ^= 0xff // inside the last section
+	o.set(bad, `"v2"`)
+	if changed, err := f.Fetch(ctx); !errors.Is(err, ErrVerify) || changed {
+		t.Fatalf("corrupt: %v %v", changed, err)
+	}
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, snapBytes(t)) {
+		t.Fatal("the local copy was touched")
+	}
+	if _, err := os.Stat(f.side(".part")); !os.IsNotExist(err) {
+		t.Error("the corrupt download was kept")
+	}
+}
+
+func TestFetchResumes(t *testing.T) {
+	o := &origin{}
+	o.set(snapBytes(t), `"v1"`)
+	o.cutOnce.Store(true)
+	f, stop := newFetcher(t, o)
+	defer stop()
+	if changed, err := f.Fetch(context.Background()); err != nil || !changed {
+		t.Fatalf("%v %v", changed, err)
+	}
+	if o.ranges.Load() != 1 {
+		t.Errorf("%d range requests, want 1 (the resume)", o.ranges.Load())
+	}
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, snapBytes(t)) {
+		t.Fatal("resumed copy differs")
+	}
+	// A part left by another version is not resumed: If-Range gets the
+	// whole new file.
+	o.cutOnce.Store(true)
+	o.set(snapBytes(t), `"v2"`)
+	f.Retries = -1 // no retry: leave the part behind
+	if _, err := f.Fetch(context.Background()); err == nil {
+		t.Fatal("cut download succeeded")
+	}
+	f.Retries = 0
+	o.set(snapBytes(t), `"v3"`)
+	if changed, err := f.Fetch(context.Background()); err != nil || !changed {
+		t.Fatalf("after a version change: %v %v", changed, err)
+	}
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, snapBytes(t)) {
+		t.Fatal("copy differs")
+	}
+}
+
+func TestFetchRetries(t *testing.T) {
+	o := &origin{}
+	o.set(snapBytes(t), `"v1"`)
+	o.fail.Store(2)
+	f, stop := newFetcher(t, o)
+	defer stop()
+	if changed, err := f.Fetch(context.Background()); err != nil || !changed || o.requests.Load() != 3 {
+		t.Fatalf("%v %v after %d requests", changed, err, o.requests.Load())
+	}
+	o404 := &origin{status: 404}
+	f2, stop2 := newFetcher(t, o404)
+	defer stop2()
+	if _, err := f2.Fetch(context.Background()); err == nil || o404.requests.Load() != 1 {
+		t.Fatalf("404: %v after %d requests, want an error at once", err, o404.requests.Load())
+	}
+	if _, err := (&Fetcher{URL: "ftp://x/y", Path: f.Path}).Fetch(context.Background()); err == nil {
+		t.Error("ftp accepted")
+	}
+}
