@@ -43,7 +43,7 @@ type origin struct {
 	etag     string
 	requests atomic.Int64
 	ranges   atomic.Int64
-	cutOnce  atomic.Bool // the next full answer stops halfway
+	cutOnce  atomic.Bool  // the next full answer stops halfway
 	fail     atomic.Int64 // answer 500 this many times
 	status   int          // answer this status (0: serve)
 }
