@@ -30,15 +30,15 @@ import (
 	"github.com/pregao/pregao/snapshot"
 )
 
-// IsURL reports whether s names a remote snapshot (http:// or https://)
-// rather than a local path.
+// IsURL reports whether s names a remote snapshot (http://, https:// or
+// s3://) rather than a local path.
 func IsURL(s string) bool {
-	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
+	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "s3://")
 }
 
 // Fetcher fetches URL into Path.
 type Fetcher struct {
-	URL    string
+	URL    string // http://, https:// or s3://BUCKET/KEY (see s3.go)
 	Path   string       // the local copy
 	Client *http.Client // nil: a client with a 10-minute timeout
 	// Retries is how many times a failed attempt (network error, 5xx,
@@ -55,9 +55,11 @@ var ErrVerify = errors.New("remote: downloaded snapshot does not verify")
 // Fetch brings Path up to date with URL and reports whether Path changed.
 // On any error Path is left as it was.
 func (f *Fetcher) Fetch(ctx context.Context) (changed bool, err error) {
-	u, err := url.Parse(f.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return false, fmt.Errorf("remote: %q: want an http:// or https:// URL", f.URL)
+	if !IsURL(f.URL) {
+		return false, fmt.Errorf("remote: %q: want an http://, https:// or s3:// location", f.URL)
+	}
+	if _, err := url.Parse(f.URL); err != nil {
+		return false, fmt.Errorf("remote: %q: %w", f.URL, err)
 	}
 	retries, delay := f.Retries, f.RetryDelay
 	if retries == 0 {
@@ -102,7 +104,11 @@ func (f *Fetcher) side(suffix string) string {
 // attempt is one conditional, possibly resumed, download.
 func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 	part, partTag, curTag := f.side(".part"), f.side(".part.etag"), f.side(".etag")
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.URL, nil)
+	get, err := resolve(ctx, f.URL)
+	if err != nil {
+		return false, &permanentError{err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, get, nil)
 	if err != nil {
 		return false, err
 	}

@@ -1,0 +1,86 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// TestFetchS3 fetches from an in-process S3-compatible server through the
+// standard AWS environment variables: a first fetch, an unchanged one (a
+// 304), a corrupt publication refused.
+func TestFetchS3(t *testing.T) {
+	backend := s3mem.New()
+	var notModified atomic.Int64
+	faker := gofakes3.New(backend).Server()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w}
+		faker.ServeHTTP(rec, r)
+		if rec.status == http.StatusNotModified {
+			notModified.Add(1)
+		}
+	}))
+	defer srv.Close()
+	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
+	t.Setenv("AWS_ACCESS_KEY_ID", "pregao")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "pregao-secret")
+	t.Setenv("AWS_REGION", "us-east-1")
+	ctx := context.Background()
+	c, err := minio.New(srv.Listener.Addr().String(), &minio.Options{Creds: credentials.NewStaticV4("pregao", "pregao-secret", ""), BucketLookup: minio.BucketLookupPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.MakeBucket(ctx, "snaps", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	put := func(b []byte) {
+		if _, err := c.PutObject(ctx, "snaps", "demo/latest.snap", bytes.NewReader(b), int64(len(b)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(snapBytes(t))
+	f := &Fetcher{URL: "s3://snaps/demo/latest.snap", Path: filepath.Join(t.TempDir(), "local.snap")}
+	if changed, err := f.Fetch(ctx); err != nil || !changed {
+		t.Fatalf("first: %v %v", changed, err)
+	}
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, snapBytes(t)) {
+		t.Fatal("local copy differs")
+	}
+	if changed, err := f.Fetch(ctx); err != nil || changed || notModified.Load() != 1 {
+		t.Fatalf("unchanged: %v %v, %d answers 304", changed, err, notModified.Load())
+	}
+	// A corrupt publication (another ETag) is refused; the copy stays.
+	bad := bytes.Clone(snapBytes(t))
+	bad[len(bad)-10] ^= 0xff
+	put(bad)
+	if changed, err := f.Fetch(ctx); err == nil || changed {
+		t.Fatalf("a corrupt publication: %v %v", changed, err)
+	}
+	put(snapBytes(t))
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, snapBytes(t)) {
+		t.Fatal("the local copy changed")
+	}
+	if _, err := (&Fetcher{URL: "s3://snaps/missing.snap", Path: f.Path}).Fetch(ctx); err == nil {
+		t.Error("a missing object fetched")
+	}
+	if _, err := (&Fetcher{URL: "s3://nokey", Path: f.Path}).Fetch(ctx); err == nil {
+		t.Error("s3:// without a key accepted")
+	}
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(s int) { r.status = s; r.ResponseWriter.WriteHeader(s) }
