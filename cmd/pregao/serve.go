@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pregao/pregao/snapshot/remote"
 	"io"
 	"log/slog"
 	"net"
@@ -26,14 +27,17 @@ import (
 // ServeConfig configures `pregao serve`. DefaultServeConfig returns the
 // defaults.
 type ServeConfig struct {
-	Snapshot     string        // snapshot file (required)
-	Addr         string        // listen address, default 127.0.0.1:8080
-	Keys         string        // keys file (required)
-	Clock        string        // "snapshot" (default: now = the snapshot's as_of) or "wall"
-	Prefix       string        // API path prefix, default /v2
-	Watch        time.Duration // poll the snapshot and keys files for changes; 0 = only on SIGHUP
-	MaxBodyBytes int64         // request body cap, default 1 MiB
-	LogFormat    string        // "text" (default) or "json"
+	Snapshot string // snapshot file, or an http(s):// or s3:// location (required)
+	// SnapshotCache is the folder of the local copy of a remote snapshot
+	// ("": the user's cache folder).
+	SnapshotCache string
+	Addr          string        // listen address, default 127.0.0.1:8080
+	Keys          string        // keys file (required)
+	Clock         string        // "snapshot" (default: now = the snapshot's as_of) or "wall"
+	Prefix        string        // API path prefix, default /v2
+	Watch         time.Duration // poll the snapshot and keys files for changes; 0 = only on SIGHUP
+	MaxBodyBytes  int64         // request body cap, default 1 MiB
+	LogFormat     string        // "text" (default) or "json"
 	// Drain is how long, on SIGTERM or interrupt, /readyz answers 503 and
 	// answers close their connections while the API keeps serving, before
 	// the graceful shutdown: set it to what your load balancer needs to
@@ -81,6 +85,11 @@ type Main struct {
 	reloadOpts snapshot.LoadOptions
 	releaseOld bool
 	reloadLow  bool // reload on a low-priority thread (loadInBackground)
+
+	// snapPath is the local file loaded: cfg.Snapshot, or the cached copy
+	// fetcher keeps up to date for a remote one (remotesnap.go).
+	snapPath string
+	fetcher  *remote.Fetcher
 }
 
 // connCounter counts the server's connections that are serving a request
@@ -174,6 +183,18 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		return nil, fmt.Errorf("serve: --clock %q: want snapshot or wall", cfg.Clock)
 	}
 	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version}, m.Store, keys, clock, m.Registry, m.log)
+	if m.snapPath, err = localSnapshot(cfg); err != nil {
+		return nil, err
+	}
+	if remote.IsURL(cfg.Snapshot) {
+		m.fetcher = &remote.Fetcher{URL: cfg.Snapshot, Path: m.snapPath, RetryDelay: fetchRetryDelay}
+		if err := m.fetchSnapshot(); err != nil {
+			if _, serr := os.Stat(m.snapPath); serr != nil {
+				return nil, err // nothing to serve
+			}
+			m.log.Warn("serving the cached copy until a fetch succeeds", "file", m.snapPath)
+		}
+	}
 	if err := m.loadSnapshot(snapshot.LoadOptions{PauseGC: true}); err != nil {
 		return nil, err
 	}
@@ -184,12 +205,12 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 // it; on error the current Dataset is kept.
 func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	start := time.Now()
-	sig := sigOf(m.cfg.Snapshot)
+	sig := sigOf(m.snapPath)
 	var ds *engine.Dataset
 	var hdr snapshot.Header
 	var err error
 	load := func() {
-		if ds, hdr, err = snapshot.Load(m.cfg.Snapshot, opt); err == nil {
+		if ds, hdr, err = snapshot.Load(m.snapPath, opt); err == nil {
 			m.API.Prepare(ds, hdr.ID, hdr.BuildTime)
 		}
 	}
@@ -216,7 +237,7 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 		counts[k] = int64(v)
 	}
 	m.API.RecordLoad(httpapi.LoadInfo{ID: hdr.ID, AsOf: ds.AsOf(), Duration: d, Counts: counts, At: time.Now()})
-	m.log.Info("snapshot published", "file", m.cfg.Snapshot, "id", hdr.ID, "as_of", ds.AsOf(), "load_seconds", d.Seconds())
+	m.log.Info("snapshot published", "file", m.snapPath, "id", hdr.ID, "as_of", ds.AsOf(), "load_seconds", d.Seconds())
 	return nil
 }
 
@@ -238,11 +259,15 @@ func (m *Main) Reload() error {
 		}
 		m.keysSig = sig
 	}
-	if sigOf(m.cfg.Snapshot) != m.snapSig {
+	if err := m.fetchSnapshot(); err != nil {
+		m.API.RecordReload(false)
+		errs = append(errs, err)
+	}
+	if sigOf(m.snapPath) != m.snapSig {
 		if err := m.loadSnapshot(m.reloadOpts); err != nil {
 			m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
 			m.API.RecordReload(false)
-			m.snapSig = sigOf(m.cfg.Snapshot)
+			m.snapSig = sigOf(m.snapPath)
 			errs = append(errs, err)
 		} else {
 			m.API.RecordReload(true)
@@ -251,11 +276,14 @@ func (m *Main) Reload() error {
 	return errors.Join(errs...)
 }
 
-// changed reports whether the snapshot or keys file changed since loaded.
+// changed reports whether the snapshot or keys file changed since loaded;
+// a remote snapshot is fetched first (a conditional request: one 304 when
+// it has not changed).
 func (m *Main) changed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return sigOf(m.cfg.Snapshot) != m.snapSig || sigOf(m.cfg.Keys) != m.keysSig
+	m.fetchSnapshot()
+	return sigOf(m.snapPath) != m.snapSig || sigOf(m.cfg.Keys) != m.keysSig
 }
 
 // Open listens on the configured address.
@@ -373,7 +401,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // defaults are cfg's values.
 func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.StringVar(&cfg.Snapshot, "snapshot", cfg.Snapshot, "snapshot file to serve (required)")
+	fs.StringVar(&cfg.Snapshot, "snapshot", cfg.Snapshot, "snapshot to serve: a file, or an http(s):// or s3://BUCKET/KEY location fetched into --snapshot-cache (required)")
+	fs.StringVar(&cfg.SnapshotCache, "snapshot-cache", cfg.SnapshotCache, "folder of the local copy of a remote --snapshot (default: the user's cache folder)")
 	fs.StringVar(&cfg.Keys, "keys", cfg.Keys, "API keys file (required; see pregao keys)")
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
 	fs.Var(newEnum(&cfg.Clock, "snapshot", "wall"), "clock", "`source` of \"now\" for plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall")

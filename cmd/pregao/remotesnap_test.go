@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestServeRemoteSnapshot: serve loads a snapshot from a URL into its
+// cache, reloads a new publication, refuses a corrupt one while the
+// previous keeps serving, and starts from the cached copy when the origin
+// is down.
+func TestServeRemoteSnapshot(t *testing.T) {
+	defer func(d time.Duration) { fetchRetryDelay = d }(fetchRetryDelay)
+	fetchRetryDelay = time.Millisecond
+	snap, keys, key := serveFixture(t)
+	good, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	body, etag, down := good, `"v1"`, false
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		b, tag, d := body, etag, down
+		mu.Unlock()
+		if d {
+			http.Error(w, "down", 503)
+			return
+		}
+		w.Header().Set("ETag", tag)
+		http.ServeContent(w, r, "s.snap", time.Unix(0, 0), bytes.NewReader(b))
+	}))
+	defer origin.Close()
+	publish := func(b []byte, tag string) { mu.Lock(); body, etag = b, tag; mu.Unlock() }
+
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.SnapshotCache = origin.URL+"/snaps/latest.snap", keys, t.TempDir()
+	m, stop := startServe(t, cfg, nil)
+	defer stop()
+	base := "http://" + m.Addr()
+	if code, b := get(t, base+"/v2/companies/ENHZ", key); code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	first := m.Store.Current()
+	publish(good, `"v2"`)
+	if err := m.Reload(); err != nil || m.Store.Current() == first {
+		t.Fatalf("a new publication: %v, dataset replaced %v", err, m.Store.Current() != first)
+	}
+	second := m.Store.Current()
+	if err := m.Reload(); err != nil || m.Store.Current() != second {
+		t.Fatalf("unchanged: %v, replaced %v", err, m.Store.Current() != second)
+	}
+	bad := bytes.Clone(good)
+	bad[len(bad)-10] ^= 0xff
+	publish(bad, `"v3"`)
+	if err := m.Reload(); err == nil || m.Store.Current() != second {
+		t.Fatalf("a corrupt publication: %v, replaced %v", err, m.Store.Current() != second)
+	}
+	if code, _ := get(t, base+"/v2/companies/ENHZ", key); code != 200 {
+		t.Fatal("the previous snapshot stopped serving")
+	}
+	// A restart while the origin is down serves the cached copy.
+	mu.Lock()
+	down = true
+	mu.Unlock()
+	m2, stop2 := startServe(t, cfg, nil)
+	defer stop2()
+	if m2.Store.Current() == nil {
+		t.Fatal("no dataset from the cached copy")
+	}
+	// Without a cached copy, a failed first fetch is an error.
+	cfg.SnapshotCache = t.TempDir()
+	if _, err := NewMain(cfg, io.Discard); err == nil {
+		t.Error("started without any snapshot")
+	}
+}
