@@ -22,7 +22,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test soak bench fuzz lint tidy clean dist docker docker-demo
+.PHONY: build demo run run-real test soak replica-test bench fuzz lint tidy clean dist docker docker-demo
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -107,6 +107,12 @@ test:
 # their targets). Needs the demo snapshot (make demo) and a quiet machine.
 soak: demo
 	PREGAO_SOAK_SNAPSHOT=$(DEMO_SNAP) $(GO) test -count=1 -timeout 10m -run 'TestSoak|TestShutdownUnderLoad|TestSlowloris|TestStalledBody|TestStreamed' -v ./cmd/pregao ./httpapi
+
+# Two replicas loading their snapshot from a local object store behind an
+# nginx load balancer (apt-get install nginx), under load while a new
+# snapshot is published: zero failed requests while both switch.
+replica-test: build demo
+	PREGAO_REPLICA_BIN=$(abspath $(BIN)) PREGAO_SOAK_SNAPSHOT=$(abspath $(DEMO_SNAP)) $(GO) test -count=1 -timeout 10m -run TestReplicas -v ./cmd/pregao
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,40 +73,11 @@ func TestSoakReloadUnderLoad(t *testing.T) {
 		}
 	}()
 
-	type sample struct {
-		at, lat time.Duration
-		ok      bool
-	}
 	const dur = 30 * time.Second
 	n := int(rate * dur.Seconds())
-	samples := make([]sample, n)
 	start := time.Now()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}, Timeout: 10 * time.Second}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 256)
-	go func() {
-		for i := range n {
-			at := time.Duration(float64(i) / rate * float64(time.Second))
-			if d := time.Until(start.Add(at)); d > 0 {
-				time.Sleep(d)
-			}
-			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				req, _ := http.NewRequest("GET", base+paths[i%len(paths)], nil)
-				req.Header.Set("Authorization", "Bearer "+key)
-				resp, err := client.Do(req)
-				ok := err == nil
-				if ok {
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					ok = resp.StatusCode == 200
-				}
-				samples[i] = sample{at: at, lat: time.Since(start.Add(at)), ok: ok}
-			}()
-		}
-	}()
+	done := make(chan []loadSample)
+	go func() { done <- openLoad(base, paths, key, rate, dur, start) }()
 	type window struct{ from, to time.Duration }
 	var reloads []window
 	for _, at := range []time.Duration{8 * time.Second, 16 * time.Second, 24 * time.Second} {
@@ -126,8 +93,7 @@ func TestSoakReloadUnderLoad(t *testing.T) {
 		}
 		reloads = append(reloads, window{from, time.Since(start) + 500*time.Millisecond})
 	}
-	time.Sleep(time.Until(start.Add(dur)))
-	wg.Wait()
+	samples := <-done
 	close(stopRSS)
 
 	var steady, during []time.Duration
@@ -146,13 +112,7 @@ func TestSoakReloadUnderLoad(t *testing.T) {
 			steady = append(steady, s.lat)
 		}
 	}
-	q := func(d []time.Duration, p float64) time.Duration {
-		if len(d) == 0 {
-			return 0
-		}
-		slices.Sort(d)
-		return d[min(len(d)-1, int(p*float64(len(d))))]
-	}
+	q := quantile
 	var rl []string
 	for _, w := range reloads {
 		rl = append(rl, fmt.Sprintf("%.2fs", (w.to-w.from-500*time.Millisecond).Seconds()))
