@@ -105,7 +105,6 @@ type call struct {
 	cached   *cachedAnswer // the answer, when a handler serves a cached one
 
 	hash xxhash.Digest // ETag scratch
-	etag [48]byte
 
 	quotes quotesRequest       // scratch of POST /quotes
 	bars   []engine.Bar        // scratch of bar series
@@ -318,7 +317,11 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 	}
 	c.w = w
 	if !rt.Root {
-		w.Header()["Vary"] = append(w.Header()["Vary"], "Accept-Encoding")
+		if hd := w.Header(); len(hd["Vary"]) == 0 {
+			hd["Vary"] = hdrVaryAE // shared: a later append copies (len == cap)
+		} else {
+			hd["Vary"] = append(hd["Vary"], "Accept-Encoding")
+		}
 		c.enc = negotiate(r)
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && a.conditional(c, w, r) {
 			w.WriteHeader(http.StatusNotModified)

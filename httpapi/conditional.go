@@ -57,15 +57,10 @@ func (a *API) conditional(c *call, w http.ResponseWriter, r *http.Request) bool 
 	h.WriteString(r.URL.Path)
 	h.WriteString("?")
 	h.WriteString(r.URL.RawQuery)
-	b := c.etag[:0]
-	b = append(b, '"')
-	b = append(b, in.seed...)
-	b = append(b, '-')
-	b = strconv.AppendUint(b, h.Sum64(), 16)
-	b = append(b, '"')
-	etag := string(b)
+	hdr := in.etag(h.Sum64())
+	etag := hdr[0]
 	hd := w.Header()
-	hd["Etag"] = []string{etag}
+	hd["Etag"] = hdr
 	if live {
 		hd["Cache-Control"] = []string{"private, max-age=" + strconv.FormatInt(60-c.now.Add(-QuoteDelay).Unix()%60, 10)}
 		hd["Last-Modified"] = []string{time.Unix(key*60, 0).UTC().Format(http.TimeFormat)}
@@ -96,4 +91,31 @@ func etagListed(v, etag string) bool {
 		}
 	}
 	return false
+}
+
+// etagSlots is the size of a Dataset's ETag cache: the header values of
+// the ETags last computed, by hash, so that repeated requests build none.
+const etagSlots = 4096
+
+// etagEntry is one cached ETag header value.
+type etagEntry struct {
+	sum uint64
+	hdr []string // {`"seed-sum"`}; shared, never modified
+}
+
+// etag returns the ETag header value of the request hash sum.
+func (in *dsInfo) etag(sum uint64) []string {
+	slot := &in.etags[sum%etagSlots]
+	if e := slot.Load(); e != nil && e.sum == sum {
+		return e.hdr
+	}
+	b := make([]byte, 0, len(in.seed)+20)
+	b = append(b, '"')
+	b = append(b, in.seed...)
+	b = append(b, '-')
+	b = strconv.AppendUint(b, sum, 16)
+	b = append(b, '"')
+	e := &etagEntry{sum: sum, hdr: []string{string(b)}}
+	slot.Store(e)
+	return e.hdr
 }

@@ -35,6 +35,7 @@ type dsInfo struct {
 	// (else the Dataset's as_of) as an HTTP date.
 	seed         string
 	lastModified []string
+	etags        [etagSlots]atomic.Pointer[etagEntry] // see etag
 }
 
 func newDSInfo(ds *engine.Dataset) *dsInfo {
