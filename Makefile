@@ -74,6 +74,9 @@ run: demo $(DEMO_KEY)
 	@echo "API key (plan delayed): $$(cat $(DEMO_KEY))"
 	@echo "Try:"
 	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' -d '{\"tickers\":[\"LITA3\",\"LITA11\",\"NORG33\"],\"type\":\"current\"}' http://$(ADDR)$(PREFIX)/quotes"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' 'http://$(ADDR)$(PREFIX)/quotes/ITAG3?type=historical&start_date=2025-02-03&end_date=2025-02-10&adjusted=true'"
+	@echo "  (more demo tickers to try: README.md)"
 	@echo
 	$(BIN) serve --snapshot $(DEMO_SNAP) --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot
 
@@ -98,7 +101,7 @@ run-real: build $(DEMO_KEY)
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
-	$(GO) test -count=1 -run 'Alloc' ./...
+	$(GO) test -count=1 -run 'Alloc|DocsExamples' ./...
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # Longer reliability runs, outside make test: an open-loop load of 1,000

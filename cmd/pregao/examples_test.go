@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+// example is one documented request, with the first line of the answer
+// the document shows ("" when it shows none).
+type example struct {
+	where, method, path, body, shown string
+}
+
+var (
+	// GET /v2/… or POST /v2/… {body} at the start of a line in a code block.
+	docRequest = regexp.MustCompile(`^(GET|POST) (/v2/\S+)(?: (\{.*\}))?`)
+	// curl … [-d 'BODY'] ['http://127.0.0.1:8080/v2/…'].
+	curlBody = regexp.MustCompile(`-d '([^']*)'`)
+	curlURL  = regexp.MustCompile(`'?http://127\.0\.0\.1:8080(/v2/[^' ]*)'?`)
+)
+
+// docExamples returns the requests of the code blocks of file.
+func docExamples(t *testing.T, file string) []example {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []example
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	in, n := false, 0
+	for sc.Scan() {
+		n++
+		l := sc.Text()
+		if strings.HasPrefix(l, "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			continue
+		}
+		where := file + ":" + itoa(n)
+		if m := docRequest.FindStringSubmatch(l); m != nil {
+			if len(out) > 0 && out[len(out)-1].shown == "?" {
+				out[len(out)-1].shown = ""
+			}
+			out = append(out, example{where: where, method: m[1], path: m[2], body: m[3], shown: "?"})
+			if i := strings.Index(l, "→"); i > 0 {
+				out[len(out)-1].shown = strings.TrimSpace(l[i+len("→"):])
+			}
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "curl ") {
+			if m := curlURL.FindStringSubmatch(l); m != nil {
+				e := example{where: where, method: "GET", path: m[1]}
+				if b := curlBody.FindStringSubmatch(l); b != nil {
+					e.method, e.body = "POST", b[1]
+				}
+				out = append(out, e)
+			}
+			continue
+		}
+		if len(out) > 0 && out[len(out)-1].shown == "?" {
+			out[len(out)-1].shown = l
+		}
+	}
+	if len(out) > 0 && out[len(out)-1].shown == "?" {
+		out[len(out)-1].shown = ""
+	}
+	return out
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestDocsExamples: every request in README.md and docs/api.md answers 200
+// on the demo snapshot `make run` serves (seed 1, scale 1, snapshot clock),
+// and an answer the document shows starts as the real one does.
+func TestDocsExamples(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("builds the scale-1 demo (make test runs it in its pass without -race)")
+	}
+	u := demo.Generate(1, 1)
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	ds, err := engine.Build(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &engine.Store{}
+	store.Publish(ds)
+	var f httpapi.KeysFile
+	key, e, err := httpapi.NewKey("docs", httpapi.PlanDelayed, ds.AsOf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Keys = append(f.Keys, e)
+	keys, err := httpapi.NewKeys(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	exs := append(docExamples(t, "../../README.md"), docExamples(t, "../../docs/api.md")...)
+	if len(exs) < 20 {
+		t.Fatalf("%d examples found: the parser lost them", len(exs))
+	}
+	for _, ex := range exs {
+		r := httptest.NewRequest(ex.method, ex.path, strings.NewReader(ex.body))
+		r.Header.Set("Authorization", "Bearer "+key)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			t.Errorf("%s: %s %s: %d %.200s", ex.where, ex.method, ex.path, w.Code, w.Body)
+			continue
+		}
+		if shown := strings.TrimSuffix(strings.TrimSuffix(ex.shown, "…"), ","); shown != "" && !strings.HasPrefix(w.Body.String(), shown[:min(len(shown), 60)]) {
+			t.Errorf("%s: %s %s: the document shows %.60q, the demo answers %.60q", ex.where, ex.method, ex.path, shown, w.Body.String())
+		}
+	}
+	t.Logf("%d documented requests checked", len(exs))
+}
