@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,6 +85,17 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.Var((*listFlag)(&cfg.Listings), "listings", "ETF and FII listing exports (ETFs listados, fundosListados)")
 	fl.StringVar(&f.RealData, "real-testdata", "", "import every sample file of the project's testdata/real folder at this path (implies --lenient)")
 	fl.BoolVar(&cfg.Lenient, "lenient", false, "skip and count malformed rows and COTAHIST trailer mismatches instead of failing")
+	fl.BoolVar(&cfg.OddLot, "odd-lot", false, "also import COTAHIST's odd-lot market (TPMERC 020, tickers ending in F)")
+	fl.Func("boards", "keep exactly these COTAHIST cash-market boards, comma-separated BDI codes (default: 02,05,07,08,12,13,14 and, on any other board, the shares, units, BDRs and fund quotas its ISIN names)", func(v string) error {
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > 99 {
+				return fmt.Errorf("%q: want BDI codes 01 to 99, comma-separated", f)
+			}
+			cfg.Boards = append(cfg.Boards, n)
+		}
+		return nil
+	})
 	fl.StringVar(&f.AsOf, "as-of", "", "the data's date, YYYY-MM-DD (default: the last COTAHIST session)")
 	fl.StringVar(&f.Retrieved, "retrieved", "", "retrieval time stamped on reports, RFC 3339 (default: the as-of time, for reproducible output)")
 	if err := fl.Parse(args); err != nil {

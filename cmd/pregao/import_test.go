@@ -38,10 +38,10 @@ func TestImportReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// As of the latest day the data speaks of: the DFP year ending
-	// 2023-06-30 (BrasilAgro, Pettenati), after the last COTAHIST session
-	// 2022-02-04; CVM data is stamped retrieved then.
-	if want := engine.MakeDate(2023, 6, 30); engine.DateOf(u.Meta.AsOf) != want || u.Meta.AsOf.Hour() != 21 {
+	// As of the last COTAHIST session, 2022-02-04 (the DFP year ending
+	// 2023-06-30 of BrasilAgro and Pettenati is later: counted in the
+	// summary); CVM data is stamped retrieved then.
+	if want := engine.MakeDate(2022, 2, 4); engine.DateOf(u.Meta.AsOf) != want || u.Meta.AsOf.Hour() != 21 {
 		t.Errorf("as of %v", u.Meta.AsOf)
 	}
 	for _, r := range u.Reports {

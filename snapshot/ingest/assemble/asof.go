@@ -40,58 +40,25 @@ func (a *assembler) readDates(context.Context, Progress) error {
 	return nil
 }
 
-// settleAsOf moves the as-of day, unless Config.AsOf is given, to the
-// latest day the imported data speaks of: the last COTAHIST session, a
-// report's reference date or the last day of a fund report's month (a
-// snapshot of 2023 reports is not "as of" an earlier quote day). Unless
-// Config.Retrieved is given, the retrieval stamps of what was read so far
-// move with it.
+// settleAsOf states in the import summary which as-of rule was used: the
+// given --as-of, else the last COTAHIST session (the day the quotes end:
+// a snapshot's "now" is never after its last quote, so the default quote
+// windows are not empty), and how much of the reports is dated after it.
 func (a *assembler) settleAsOf(context.Context, Progress) error {
+	later := 0
+	for i := range a.u.Reports {
+		if r := a.u.Reports[i].ReferenceDate; r.Valid() && r > a.asOf {
+			later++
+		}
+	}
+	rule := "the last COTAHIST session"
 	if a.cfg.AsOf.Valid() {
-		return nil
+		rule = "given by --as-of"
 	}
-	d := a.asOf
-	for i := range a.u.Reports {
-		if r := a.u.Reports[i].ReferenceDate; r.Valid() && r > d {
-			d = r
-		}
-	}
-	for i := range a.u.FundReports {
-		if r := a.u.FundReports[i].ReferenceDate; r.Valid() {
-			if end := engine.DateOf(r.Time().AddDate(0, 1, -1)); end > d {
-				d = end
-			}
-		}
-	}
-	if d == a.asOf {
-		return nil
-	}
-	old := a.u.Meta.AsOf
-	a.asOf = d
-	a.u.Meta.AsOf = asOfTime(d)
-	a.rep.notef("as of %s, the latest reference date of the reports (last COTAHIST session %s)", d, a.lastSession)
-	if !a.cfg.Retrieved.IsZero() {
-		return nil
-	}
-	a.opt.Retrieved = a.u.Meta.AsOf
-	restamp := func(t *time.Time) {
-		if t.Equal(old) {
-			*t = a.u.Meta.AsOf
-		}
-	}
-	for i := range a.u.Reports {
-		r := &a.u.Reports[i]
-		restamp(&r.RetrievalDate)
-		for k := range r.Sources {
-			restamp(&r.Sources[k].RetrievedAt)
-		}
-	}
-	for i := range a.u.FundReports {
-		r := &a.u.FundReports[i]
-		restamp(&r.RetrievalDate)
-		for k := range r.Sources {
-			restamp(&r.Sources[k].RetrievedAt)
-		}
+	if later > 0 {
+		a.rep.notef("as of %s, %s; %d reports have a later reference date (they are served as published)", a.asOf, rule, later)
+	} else {
+		a.rep.notef("as of %s, %s", a.asOf, rule)
 	}
 	return nil
 }

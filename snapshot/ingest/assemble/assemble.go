@@ -31,6 +31,12 @@ type Config struct {
 	// Lenient skips and counts malformed rows and COTAHIST trailer
 	// mismatches instead of failing. Default false.
 	Lenient bool
+	// Boards, when not nil, are the only COTAHIST cash-market boards (BDI
+	// codes) kept; nil: cotahist.DefaultBoards and the securities other
+	// boards carry that are shares, units, BDRs or fund quotas.
+	Boards []int
+	// OddLot also keeps the odd-lot market (tickers ending in F).
+	OddLot bool
 	// AsOf is the data's day. NoDate (default): the latest day the data
 	// speaks of (see the package doc).
 	AsOf engine.Date

@@ -76,9 +76,10 @@
 // # The as-of rule
 //
 // The as-of time is 21:00 UTC (18:00 in São Paulo, the end of the
-// session) of Config.AsOf if given, else of the latest day the data speaks
-// of: the last COTAHIST session, a report's reference date, the last day
-// of a fund report's month. It stamps the retrieval time of CVM data
+// session) of Config.AsOf if given, else of the last COTAHIST session:
+// the snapshot's "now" is the day its quotes end, so default quote
+// windows are never empty; reports dated later are kept and counted in
+// the summary, which states the rule used. It stamps the retrieval time of CVM data
 // unless Config.Retrieved is given, so the same inputs give the same
 // Universe. B3's listed-company responses carry no date: the share counts
 // of a supplement are dated the as-of day, and a GetTheoricalPortfolio

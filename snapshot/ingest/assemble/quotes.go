@@ -17,7 +17,7 @@ func (a *assembler) readQuotes(ctx context.Context, prog Progress) error {
 	if err != nil {
 		return fmt.Errorf("--cotahist: %w", err)
 	}
-	opt := cotahist.Options{Lenient: a.cfg.Lenient}
+	opt := cotahist.Options{Lenient: a.cfg.Lenient, Boards: a.cfg.Boards, OddLot: a.cfg.OddLot}
 	if prog != nil {
 		var ms runtime.MemStats
 		opt.Progress = func(p cotahist.Progress) {

@@ -3,6 +3,8 @@ package assemble
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pregao/pregao/engine"
@@ -36,8 +38,30 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 	fmt.Fprintf(w, "  companies %d, securities %d, daily series %d, indexes %d, reports %d, share counts %d, cash actions %d, share actions %d, fund reports %d\n",
 		len(u.Companies), len(u.Securities), len(u.Daily), len(u.Indexes), len(u.Reports), len(u.Shares), len(u.CashActions), len(u.ShareActions), len(u.FundReports))
 	if q := r.Quotes; q.Files > 0 {
-		fmt.Fprintf(w, "  COTAHIST: %d files, %d lines, %d quote records, %d bars kept; skipped: markets %v, boards %v, specifications %v; malformed %d\n",
-			q.Files, q.Lines, q.Records, q.Kept, q.SkippedMarket, q.SkippedBoard, q.SkippedSpec, q.Malformed)
+		fmt.Fprintf(w, "  COTAHIST: %d files, %s lines, %s quote records, %s daily bars kept\n", q.Files, commas(q.Lines), commas(q.Records), commas(q.Kept))
+		for _, b := range sortedKeys(q.KeptOtherBoard) {
+			fmt.Fprintf(w, "    kept: %s rows on BDI %02d (%s) whose ISIN names a share, unit, BDR or fund quota\n", commas(q.KeptOtherBoard[b]), b, boardName(b))
+		}
+		for _, m := range sortedKeys(q.SkippedMarket) {
+			fmt.Fprintf(w, "    skipped: %s %s rows (TPMERC %03d)\n", commas(q.SkippedMarket[m]), marketName(m), m)
+		}
+		for _, b := range sortedKeys(q.SkippedBoard) {
+			fmt.Fprintf(w, "    skipped: %s cash-market rows on BDI %02d (%s)\n", commas(q.SkippedBoard[b]), b, boardName(b))
+		}
+		specs := make([]string, 0, len(q.SkippedSpec))
+		for sp := range q.SkippedSpec {
+			specs = append(specs, sp)
+		}
+		sort.Strings(specs)
+		for _, sp := range specs {
+			fmt.Fprintf(w, "    skipped: %s rows of ESPECI %q (not a share, unit, BDR or fund quota class Pregão serves)\n", commas(q.SkippedSpec[sp]), sp)
+		}
+		if q.Malformed > 0 {
+			fmt.Fprintf(w, "    skipped: %s malformed records (--lenient)\n", commas(q.Malformed))
+		}
+		if q.SkippedMarket[20] > 0 {
+			fmt.Fprintf(w, "    hint: --odd-lot also imports the odd-lot market (tickers ending in F)\n")
+		}
 		for _, p := range q.TrailerProblems {
 			fmt.Fprintf(w, "  COTAHIST trailer: %s\n", p)
 		}
@@ -64,4 +88,106 @@ func first(s []string, n int) []string {
 		return append(s[:n:n], "...")
 	}
 	return s
+}
+
+// commas writes n with thousands separators: 2512034 -> "2,512,034".
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[int]int64) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// marketName names a COTAHIST market type (TPMERC), as in the official
+// layout.
+func marketName(m int) string {
+	switch m {
+	case 10:
+		return "cash-market"
+	case 12:
+		return "call-exercise"
+	case 13:
+		return "put-exercise"
+	case 17:
+		return "auction"
+	case 20:
+		return "odd-lot"
+	case 30:
+		return "term-market"
+	case 50:
+		return "forward-with-gain-retention"
+	case 60:
+		return "futures"
+	case 70:
+		return "call-option"
+	case 80:
+		return "put-option"
+	}
+	return "other-market"
+}
+
+// boardName names a COTAHIST board (CODBDI), as in the official layout.
+func boardName(b int) string {
+	switch b {
+	case 2:
+		return "standard lot"
+	case 5:
+		return "sanctioned by the exchange's rules"
+	case 6:
+		return "in concordata"
+	case 7:
+		return "extrajudicial recovery"
+	case 8:
+		return "judicial recovery"
+	case 9:
+		return "special temporary administration"
+	case 10:
+		return "rights and receipts"
+	case 11:
+		return "intervention"
+	case 12:
+		return "real-estate funds"
+	case 13:
+		return "agribusiness funds (FIAGRO)"
+	case 14:
+		return "investment certificates and funds"
+	case 18:
+		return "bonds"
+	case 22:
+		return "private subscription bonuses"
+	case 26:
+		return "public bonds and policies"
+	case 46, 48, 49, 50, 51, 52, 53, 54:
+		return "auction"
+	case 56:
+		return "court-ordered sales"
+	case 58:
+		return "others"
+	case 60:
+		return "share swaps"
+	case 66, 68:
+		return "debentures"
+	case 96:
+		return "odd lot"
+	}
+	return "a board not in the 2017 layout"
 }

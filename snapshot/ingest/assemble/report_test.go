@@ -12,7 +12,8 @@ import (
 func TestWriteSummary(t *testing.T) {
 	u := &engine.Universe{Companies: make([]engine.Company, 3), Securities: make([]engine.Security, 2), Indexes: make([]engine.Index, 1)}
 	r := &Report{
-		Quotes: cotahist.Stats{Files: 1, Lines: 10, Records: 8, Kept: 6, SkippedMarket: map[int]int64{70: 2},
+		Quotes: cotahist.Stats{Files: 1, Lines: 2512034, Records: 8, Kept: 6, SkippedMarket: map[int]int64{70: 14738, 20: 3},
+			SkippedBoard: map[int]int64{10: 4}, SkippedSpec: map[string]int64{"PNF": 1}, KeptOtherBoard: map[int]int64{34: 5}, Malformed: 2,
 			TrailerProblems: []string{"a.TXT: trailer counts 11 records, file has 10"}},
 		CVM:       cvm.Stats{Files: 2, Rows: 100, Skipped: 1, Previous: 3},
 		LinkedFCA: 1, LinkedISIN: 2, LinkedB3: 3, LinkedName: 4, Minimal: 5,
@@ -23,7 +24,14 @@ func TestWriteSummary(t *testing.T) {
 	var b strings.Builder
 	r.WriteSummary(&b, u)
 	want := `  companies 3, securities 2, daily series 0, indexes 1, reports 0, share counts 0, cash actions 0, share actions 0, fund reports 0
-  COTAHIST: 1 files, 10 lines, 8 quote records, 6 bars kept; skipped: markets map[70:2], boards map[], specifications map[]; malformed 0
+  COTAHIST: 1 files, 2,512,034 lines, 8 quote records, 6 daily bars kept
+    kept: 5 rows on BDI 34 (a board not in the 2017 layout) whose ISIN names a share, unit, BDR or fund quota
+    skipped: 3 odd-lot rows (TPMERC 020)
+    skipped: 14,738 call-option rows (TPMERC 070)
+    skipped: 4 cash-market rows on BDI 10 (rights and receipts)
+    skipped: 1 rows of ESPECI "PNF" (not a share, unit, BDR or fund quota class Pregão serves)
+    skipped: 2 malformed records (--lenient)
+    hint: --odd-lot also imports the odd-lot market (tickers ending in F)
   COTAHIST trailer: a.TXT: trailer counts 11 records, file has 10
   CVM: 2 files, 100 rows (1 malformed skipped, 3 previous-period rows, 0 ignored)
   securities linked to companies: 1 by FCA ticker map, 2 by ISIN (funds), 3 by B3 company details, 4 by name; 5 minimal issuers created from COTAHIST names

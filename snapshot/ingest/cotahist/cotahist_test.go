@@ -321,7 +321,7 @@ func TestStockType(t *testing.T) {
 		"ON      NM": engine.ClassCS, "ON": engine.ClassCS, "PN      N2": engine.ClassPS, "PNA     N1": engine.ClassPSA,
 		"PNB": engine.ClassPSB, "PNC": engine.ClassPSC, "PND": engine.ClassPSD, "PNE": engine.ClassPSE, "UNT     N2": engine.ClassUnit,
 		"CI": engine.ClassFundUnit, "CI *": engine.ClassFundUnit, "DR3": engine.ClassBDR, "DRN": engine.ClassBDR, "DRN  ED": engine.ClassBDR,
-		"PNA*": engine.ClassPSA, "UNT*    N2": engine.ClassUnit, "ON*": engine.ClassCS,
+		"PNA*": engine.ClassPSA, "UNT*    N2": engine.ClassUnit, "ON*": engine.ClassCS, "DRE": engine.ClassBDR, "FIDC": engine.ClassFundUnit,
 		"DIR": "", "PNF": "", "TPR": "", "BNS": "", "": "", "REC": "", "R42*EJ": "", "*": "",
 	} {
 		got, sponsored, ok := StockType([]byte(spec))

@@ -11,9 +11,12 @@
 //
 // Which records become daily bars: the cash market (TPMERC 010) on the
 // standard-lot board (BDI 02) and the other cash boards that carry a
-// company's or fund's regular quotes (DefaultBoards); odd lots (BDI 96,
-// TPMERC 020) on request; options, forwards, auctions and the rest are
-// counted and skipped.
+// company's or fund's regular quotes (DefaultBoards), plus, on any other
+// board, the records whose ISIN category is a share, unit, BDR or fund
+// quota (keptCategories: B3 gives BDRs and new fund kinds boards of their
+// own); odd lots (BDI 96, TPMERC 020) on request; options, forwards,
+// auctions, rights and the rest are counted and skipped. Options.Boards
+// replaces the rule with an exact board list.
 //
 // It imports engine and snapshot/ingest/datafile only; it must not import the
 // snapshot format, the bundle package or other importers.

@@ -20,7 +20,29 @@ import (
 // standard-lot quotes while in those situations), 12 real-estate funds
 // (FII) and 14 investment certificates (ETF and other fund quotas). Every
 // other board is counted in Stats.SkippedBoard.
-var DefaultBoards = []int{2, 5, 7, 8, 12, 14}
+var DefaultBoards = []int{2, 5, 7, 8, 12, 13, 14}
+
+// By default (Options.Boards nil) a cash-market record on any other board
+// is kept too when its ISIN's security category (CODISI characters 7-9)
+// says it is a share (ACN), a unit (UNT, CDA), a BDR (BDR) or a fund quota
+// (CTF: FII, FIAGRO, FIDC, ETF): B3 moves such securities to boards of
+// their own over the years (BDRs left BDI 02 in recent files), and the
+// category is what identifies them. keptCategories lists them.
+var keptCategories = [...]string{"ACN", "UNT", "CDA", "BDR", "CTF"}
+
+// keptCategory reports whether isin's security category is one of
+// keptCategories.
+func keptCategory(isin []byte) bool {
+	if len(isin) != 12 {
+		return false
+	}
+	for _, c := range keptCategories {
+		if string(isin[6:9]) == c {
+			return true
+		}
+	}
+	return false
+}
 
 // Options controls an Importer. The zero value is the default.
 type Options struct {
@@ -30,7 +52,8 @@ type Options struct {
 	// OddLot also imports the odd-lot market (TPMERC 020, BDI 96) under
 	// its own tickers (PETR4F).
 	OddLot bool
-	// Boards overrides DefaultBoards for the cash market.
+	// Boards overrides DefaultBoards for the cash market: exactly these
+	// boards are kept (without the ISIN-category rule of the default).
 	Boards []int
 	// Progress, when set, is called about every ProgressEvery lines and at
 	// the end of each file, from the importing goroutine.
@@ -58,6 +81,7 @@ type Stats struct {
 	Kept            int64            // rows that became daily bars
 	SkippedMarket   map[int]int64    // by TPMERC: options, forward, futures...
 	SkippedBoard    map[int]int64    // cash-market records by BDI outside Boards
+	KeptOtherBoard  map[int]int64    // cash-market records kept by ISIN category on a board outside Boards
 	SkippedSpec     map[string]int64 // by ESPECI's first word: no stock type (rights, receipts...)
 	Replaced        int64            // rows of a ticker and day already read (the later file wins)
 	Malformed       int64            // lenient mode: malformed records skipped
@@ -117,6 +141,7 @@ func NewImporter(opt Options) *Importer {
 	}
 	im.stats.SkippedMarket = map[int]int64{}
 	im.stats.SkippedBoard = map[int]int64{}
+	im.stats.KeptOtherBoard = map[int]int64{}
 	im.stats.SkippedSpec = map[string]int64{}
 	return im
 }
@@ -178,8 +203,11 @@ func (im *Importer) Import(r io.Reader, name string) error {
 		switch {
 		case rec.Market == MarketCash:
 			if rec.BDI >= 100 || !im.boards[rec.BDI] {
-				st.SkippedBoard[rec.BDI]++
-				continue
+				if im.opt.Boards != nil || !keptCategory(rec.ISIN) {
+					st.SkippedBoard[rec.BDI]++
+					continue
+				}
+				st.KeptOtherBoard[rec.BDI]++
 			}
 		case rec.Market == MarketOddLot && im.opt.OddLot:
 		default:
@@ -255,8 +283,10 @@ func StockType(spec []byte) (class string, sponsored, ok bool) {
 		return engine.ClassFundUnit, false, true
 	case "DR1", "DR2", "DR3":
 		return engine.ClassBDR, true, true
-	case "DRN":
+	case "DRN", "DRE": // unsponsored; DRE: BDRs of ETFs
 		return engine.ClassBDR, false, true
+	case "FIDC": // credit-rights fund quotas
+		return engine.ClassFundUnit, false, true
 	}
 	return "", false, false
 }
