@@ -38,7 +38,7 @@ func IsURL(s string) bool {
 
 // Fetcher fetches URL into Path.
 type Fetcher struct {
-	URL    string // http://, https:// or s3://BUCKET/KEY (see s3.go)
+	URL    string       // http://, https:// or s3://BUCKET/KEY (see s3.go)
 	Path   string       // the local copy
 	Client *http.Client // nil: a client with a 10-minute timeout
 	// Retries is how many times a failed attempt (network error, 5xx,
