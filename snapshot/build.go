@@ -80,7 +80,8 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 	if err != nil {
 		return Header{}, err
 	}
-	if err := writeEncoded(out, enc); err != nil {
+	u = nil // the check below loads the file: leave it the memory
+	if err := writeEncoded(out, enc, servable); err != nil {
 		return Header{}, err
 	}
 	return enc.h, nil

@@ -73,12 +73,23 @@ func WriteFile(path string, u *engine.Universe, opt WriteOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeEncoded(path, enc)
+	return writeEncoded(path, enc, nil)
 }
 
-// writeEncoded writes enc to path through a synced temporary file. The
+// servable loads the snapshot at path as pregao serve does (every check of
+// the format, then engine.Build's): a file is published only if a server
+// would accept it. One validation, shared by build and serve.
+func servable(path string) error {
+	if _, _, err := Load(path, LoadOptions{}); err != nil {
+		return fmt.Errorf("snapshot: a server would refuse this snapshot: %w", err)
+	}
+	return nil
+}
+
+// writeEncoded writes enc to path through a synced temporary file, which
+// check (when not nil) must accept before it is renamed over path. The
 // temporary files of killed writers of the same path are removed first.
-func writeEncoded(path string, enc *encoded) (err error) {
+func writeEncoded(path string, enc *encoded, check func(string) error) (err error) {
 	dir := filepath.Dir(path)
 	atomicfile.RemoveStale(dir, filepath.Base(path))
 	f, err := os.CreateTemp(dir, atomicfile.TempPattern(filepath.Base(path)))
@@ -111,6 +122,11 @@ func writeEncoded(path string, enc *encoded) (err error) {
 	}
 	if err = f.Close(); err != nil {
 		return err
+	}
+	if check != nil {
+		if err = check(f.Name()); err != nil {
+			return err
+		}
 	}
 	if err = os.Rename(f.Name(), path); err != nil {
 		return err

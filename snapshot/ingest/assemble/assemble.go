@@ -98,7 +98,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*engine.Universe, 
 	a := newAssembler(cfg)
 	steps := []func(context.Context, Progress) error{
 		a.readQuotes, a.readDates, a.readCad, a.readFCA, a.readDetails, a.readListings, a.readFII,
-		a.linkSecurities, a.readReports, a.settleAsOf, a.readIndexes, a.readCash, a.finish,
+		a.linkSecurities, a.recordRenames, a.readReports, a.settleAsOf, a.readIndexes, a.readCash, a.finish,
 	}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {

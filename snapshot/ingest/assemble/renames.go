@@ -1,0 +1,82 @@
+package assemble
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// recordRenames turns tickers that share an ISIN into what they are. One
+// security under successive tickers (a ticker change inside the quoted
+// period: each ticker's last session before the next one's first) is a
+// rename chain: the old tickers resolve to the current one and their
+// series join its history, under its company. Tickers whose sessions
+// overlap cannot be one security renamed: the ISIN stays on the one quoted
+// last (then the longest quoted) and is cleared on the others, with a note
+// (an ISIN names one security to the engine).
+func (a *assembler) recordRenames(context.Context, Progress) error {
+	span := make(map[string][2]engine.Date, len(a.quotes.Securities))
+	for _, q := range a.quotes.Securities {
+		span[q.Ticker] = [2]engine.Date{q.First, q.Last}
+	}
+	byISIN := map[string][]int{}
+	for i := range a.u.Securities {
+		if s := &a.u.Securities[i]; s.ISIN != "" {
+			byISIN[s.ISIN] = append(byISIN[s.ISIN], i)
+		}
+	}
+	isins := make([]string, 0, len(byISIN))
+	for isin, ix := range byISIN {
+		if len(ix) > 1 {
+			isins = append(isins, isin)
+		}
+	}
+	slices.Sort(isins)
+	var renamed, cleared []string
+	for _, isin := range isins {
+		ix := byISIN[isin]
+		slices.SortFunc(ix, func(x, y int) int {
+			return int(span[a.u.Securities[x].Ticker][0]) - int(span[a.u.Securities[y].Ticker][0])
+		})
+		disjoint := true
+		for k := 1; k < len(ix); k++ {
+			if span[a.u.Securities[ix[k-1]].Ticker][1] >= span[a.u.Securities[ix[k]].Ticker][0] {
+				disjoint = false
+			}
+		}
+		last := &a.u.Securities[ix[len(ix)-1]]
+		if disjoint {
+			for k := 0; k+1 < len(ix); k++ {
+				from, to := &a.u.Securities[ix[k]], &a.u.Securities[ix[k+1]]
+				from.CompanyID = last.CompanyID
+				date := span[to.Ticker][0]
+				a.u.Renames = append(a.u.Renames, engine.TickerRename{From: from.Ticker, To: to.Ticker, Date: date})
+				renamed = append(renamed, from.Ticker+"→"+to.Ticker+" ("+date.String()+")")
+			}
+			continue
+		}
+		keep := ix[0]
+		for _, i := range ix[1:] {
+			s, k := span[a.u.Securities[i].Ticker], span[a.u.Securities[keep].Ticker]
+			if s[1] > k[1] || s[1] == k[1] && s[1]-s[0] > k[1]-k[0] {
+				keep = i
+			}
+		}
+		for _, i := range ix {
+			if i != keep {
+				cleared = append(cleared, a.u.Securities[i].Ticker)
+				a.u.Securities[i].ISIN = ""
+			}
+		}
+		cleared[len(cleared)-1] += " (" + isin + " kept by " + a.u.Securities[keep].Ticker + ")"
+	}
+	if len(renamed) > 0 {
+		a.rep.notef("%d ticker changes recorded as renames (same ISIN, one ticker after the other): %s", len(renamed), strings.Join(first(renamed, 10), ", "))
+	}
+	if len(cleared) > 0 {
+		a.rep.notef("%d tickers share an ISIN with a ticker quoted at the same time; their ISIN was left out: %s", len(cleared), strings.Join(first(cleared, 10), ", "))
+	}
+	return nil
+}

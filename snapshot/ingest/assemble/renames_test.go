@@ -1,0 +1,68 @@
+package assemble
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/cotahist"
+)
+
+func series(ticker string, days ...engine.Date) engine.Series {
+	s := engine.Series{Ticker: ticker, Dates: days}
+	for range days {
+		s.Open, s.High, s.Low, s.Close, s.Volume = append(s.Open, 10), append(s.High, 10), append(s.Low, 10), append(s.Close, 10), append(s.Volume, 100)
+		s.Quantity, s.Trades = append(s.Quantity, 10), append(s.Trades, 1)
+	}
+	return s
+}
+
+// TestRecordRenames: a ticker change inside the quoted period (same ISIN,
+// one ticker after the other) becomes a rename the engine serves: the old
+// ticker resolves to the new one with the joined history; tickers of one
+// ISIN quoted at the same time keep the ISIN on one of them.
+func TestRecordRenames(t *testing.T) {
+	d := engine.MakeDate
+	a := newAssembler(DefaultConfig())
+	quoted := []struct {
+		ticker, isin, company string
+		days                  []engine.Date
+	}{
+		{"OLDN3", "BROLDNACNOR1", "11111111000191", []engine.Date{d(2022, 1, 3), d(2022, 1, 4)}},
+		{"NEWN3", "BROLDNACNOR1", "22222222000191", []engine.Date{d(2022, 1, 5), d(2022, 1, 6)}}, // renamed, linked elsewhere by name
+		{"TWIN3", "BRTWINACNOR2", "33333333000191", []engine.Date{d(2022, 1, 3), d(2022, 1, 6)}},
+		{"TWIN4", "BRTWINACNOR2", "33333333000191", []engine.Date{d(2022, 1, 4), d(2022, 1, 5)}}, // same ISIN, same days
+	}
+	a.u.Meta.AsOf = d(2022, 1, 6).Time()
+	for _, id := range []string{"11111111000191", "22222222000191", "33333333000191"} {
+		a.u.Companies = append(a.u.Companies, engine.Company{ID: id, Name: id, Kind: engine.KindCompany, Employees: -1, FreeFloat: engine.Null,
+			FoundingDate: engine.NoDate, IPODate: engine.NoDate})
+	}
+	for _, q := range quoted {
+		a.quotes.Securities = append(a.quotes.Securities, cotahist.Security{Ticker: q.ticker, ISIN: q.isin, First: q.days[0], Last: q.days[len(q.days)-1]})
+		a.u.Securities = append(a.u.Securities, engine.Security{Ticker: q.ticker, ISIN: q.isin, CompanyID: q.company, StockType: engine.ClassCS,
+			Currency: "BRL", UnitFactor: engine.Null, ListedFrom: engine.NoDate, ListedTo: engine.NoDate})
+		a.u.Daily = append(a.u.Daily, series(q.ticker, q.days...))
+	}
+	if err := a.recordRenames(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.u.Renames) != 1 || a.u.Renames[0] != (engine.TickerRename{From: "OLDN3", To: "NEWN3", Date: d(2022, 1, 5)}) {
+		t.Fatalf("renames %+v", a.u.Renames)
+	}
+	if a.u.Securities[3].ISIN != "" || a.u.Securities[2].ISIN == "" {
+		t.Errorf("ISINs of the overlapping pair: %q %q", a.u.Securities[2].ISIN, a.u.Securities[3].ISIN)
+	}
+	if notes := strings.Join(a.rep.Notes, "\n"); !strings.Contains(notes, "OLDN3→NEWN3 (2022-01-05)") || !strings.Contains(notes, "TWIN4") {
+		t.Errorf("notes %q", notes)
+	}
+	ds, err := engine.Build(&a.u)
+	if err != nil {
+		t.Fatalf("the engine refuses the result: %v", err)
+	}
+	as, ok := ds.Asset("OLDN3")
+	if !ok || as.Ticker != "NEWN3" || as.Daily.Len() != 4 || as.CompanyID != "22222222000191" {
+		t.Errorf("OLDN3 resolves to %+v", as)
+	}
+}
