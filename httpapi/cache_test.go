@@ -23,8 +23,8 @@ func TestCachedBodies(t *testing.T) {
 		for _, sec := range []bool{false, true} {
 			for _, mc := range []bool{false, true} {
 				path := "/v2/companies?bdr=" + fmtBool(bdr) + "&show_sector=" + fmtBool(sec) + "&show_market_cap=" + fmtBool(mc)
-				want := appendCompanies(nil, ds, bdr, sec, mc)
-				slot := &ts.api.info(ds).companies[companiesSlot(bdr, sec, mc)]
+				want := appendCompanies(nil, ds, bdr, sec, mc, 0)
+				slot := &ts.api.info(ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)]
 				if slot.Load() != nil {
 					t.Fatalf("%s: cached before the first request", path)
 				}

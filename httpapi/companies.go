@@ -119,7 +119,9 @@ func appendCompanyCore(dst []byte, is *engine.Issuer) []byte {
 	dst = append(dst, `,"trading_name":`...)
 	dst = appendString(dst, is.TradingName)
 	dst = append(dst, `,"symbol":`...)
-	dst = appendString(dst, is.Symbol)
+	dst = appendStringOrNull(dst, is.Symbol)
+	dst = append(dst, `,"status":`...)
+	dst = appendStringOrNull(dst, is.Status)
 	sh, ok := is.LatestShares()
 	if ok {
 		dst = append(dst, `,"common_shares":`...)
@@ -221,11 +223,41 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	bdr := q.boolean("bdr")
 	sec := q.boolean("show_sector")
 	mc := q.boolean("show_market_cap")
+	st := statusIndex(q.enum("status"))
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)]
-	return cachedBody(c, dst, slot, func(dst []byte) []byte { return appendCompanies(dst, c.ds, bdr, sec, mc) }), nil
+	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)+st]
+	return cachedBody(c, dst, slot, func(dst []byte) []byte { return appendCompanies(dst, c.ds, bdr, sec, mc, st) }), nil
+}
+
+// companyStatuses are the values of GET /companies?status=; statusAll
+// lists every company.
+var companyStatuses = []string{"ACTIVE", "CANCELLED", "SUSPENDED", "ALL"}
+
+const statusAll = 3
+
+// statusIndex is the index of s in companyStatuses (0 when absent).
+func statusIndex(s string) int {
+	for i, v := range companyStatuses {
+		if v == s {
+			return i
+		}
+	}
+	return 0
+}
+
+// listed reports whether a company of registry status s is listed by the
+// status filter st: ACTIVE lists the companies of unknown status too (the
+// registry did not say they left).
+func listed(s string, st int) bool {
+	switch st {
+	case statusAll:
+		return true
+	case 0:
+		return s == "ACTIVE" || s == ""
+	}
+	return s == companyStatuses[st]
 }
 
 // companiesSlot numbers the flag sets of GET /companies.
@@ -242,13 +274,13 @@ func companiesSlot(bdr, sec, mc bool) int {
 // appendCompanies appends the companies list: Brazilian companies, plus
 // BDR issuers when bdr is set, with the sector blocks when sec is set and
 // market_cap/enterprise_value when mc is set.
-func appendCompanies(dst []byte, ds *engine.Dataset, bdr, sec, mc bool) []byte {
+func appendCompanies(dst []byte, ds *engine.Dataset, bdr, sec, mc bool, st int) []byte {
 	dst = append(dst, '[')
 	n := 0
 	iss := ds.Issuers()
 	for i := range iss {
 		is := &iss[i]
-		if is.Kind != engine.KindCompany && !(bdr && is.Kind == engine.KindBDR) {
+		if is.Kind != engine.KindCompany && !(bdr && is.Kind == engine.KindBDR) || !listed(is.Status, st) {
 			continue
 		}
 		if n > 0 {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -149,5 +150,48 @@ func TestStreamedCompression(t *testing.T) {
 			t.Errorf("%s: %v, %d bytes", enc, w.Header(), w.Body.Len())
 		}
 		t.Logf("%s: %d bytes -> %d on the wire", enc, plain.Body.Len(), w.Body.Len())
+	}
+}
+
+// TestCompaniesStatus: GET /companies lists active companies (and those of
+// unknown status) by default; status= lists the others; each company says
+// its status.
+func TestCompaniesStatus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long dataset")
+	}
+	ts := newTestServer(t, false)
+	ts.store.Publish(mustLong(t))
+	count := func(q string) map[string]int {
+		w := doH(ts, "GET", "/v2/companies"+q, testKeyDelayed, "")
+		if w.Code != 200 {
+			t.Fatalf("%s: %d %s", q, w.Code, w.Body)
+		}
+		var cs []struct{ Status *string }
+		if err := json.Unmarshal(w.Body.Bytes(), &cs); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]int{}
+		for _, c := range cs {
+			s := "null"
+			if c.Status != nil {
+				s = *c.Status
+			}
+			m[s]++
+		}
+		return m
+	}
+	def, all, canc := count(""), count("?status=ALL"), count("?status=cancelled")
+	if def["CANCELLED"] != 0 || def["SUSPENDED"] != 0 || def["ACTIVE"] == 0 {
+		t.Errorf("default: %v", def)
+	}
+	if len(canc) != 1 || canc["CANCELLED"] == 0 {
+		t.Errorf("cancelled: %v", canc)
+	}
+	if all["CANCELLED"] != canc["CANCELLED"] || all["ACTIVE"] != def["ACTIVE"] {
+		t.Errorf("all %v, default %v, cancelled %v", all, def, canc)
+	}
+	if w := doH(ts, "GET", "/v2/companies?status=GONE", testKeyDelayed, ""); w.Code != 400 {
+		t.Errorf("status=GONE: %d", w.Code)
 	}
 }

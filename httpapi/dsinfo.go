@@ -26,7 +26,7 @@ type dsInfo struct {
 	// the Dataset and the query, encoded on first use: the companies list
 	// per flag set (see companiesSlot) and the catalog per kind (see
 	// catalogKinds).
-	companies   [8]atomic.Pointer[cachedAnswer]
+	companies   [8 * 4]atomic.Pointer[cachedAnswer] // flag set × status filter
 	catalogBody [4]atomic.Pointer[cachedAnswer]
 	cashAll     atomic.Pointer[cachedAnswer] // the unfiltered cash-action list
 

@@ -109,6 +109,8 @@ var routeTable = []Route{
 		Params: []Param{
 			{Name: "bdr", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add the BDR issuers"},
 			showSector, showMarketCap,
+			{Name: "status", In: InQuery, Type: TypeEnum, Enum: companyStatuses, Default: "ACTIVE", Fold: true,
+				Desc: "registry status to list: ACTIVE (and companies of unknown status), CANCELLED, SUSPENDED or ALL (addition)"},
 		}, Response: "CompanyList", serve: (*API).companies},
 	{Method: http.MethodGet, Path: routeCompany, Summary: "One company's detail; optional blocks are absent unless asked for",
 		Params: []Param{
