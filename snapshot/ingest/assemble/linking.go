@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/pregao/pregao/engine"
@@ -110,6 +111,8 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 			if ok(id) {
 				co = id
 				a.rep.LinkedName++
+				c := a.companies[id]
+				a.rep.NameLinks = append(a.rep.NameLinks, fmt.Sprintf("%s (%q) → %s %s [%s]", q.Ticker, q.Name, id, c.Name, statusOrUnknown(c.Status)))
 			}
 		}
 		if co == "" {
@@ -167,4 +170,11 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 	}
 	a.quotes.Series = nil
 	return nil
+}
+
+func statusOrUnknown(s string) string {
+	if s == "" {
+		return "status unknown"
+	}
+	return s
 }

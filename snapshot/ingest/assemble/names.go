@@ -88,8 +88,8 @@ func nameWords(s string) []string {
 	return out
 }
 
-// find returns, first rule that applies, the one company (active ones
-// preferred) whose name (normalized):
+// find returns the company whose name (normalized), by the first rule
+// that applies:
 //  1. equals short;
 //  2. equals short followed by the corporate form "SA" ("RAIZEN" ->
 //     "Raízen S.A.", not "Raízen Energia S.A.");
@@ -98,30 +98,35 @@ func nameWords(s string) []string {
 //     whole words ("TENDA" -> "Construtora Tenda S/A"; "VIA" is too short
 //     to tell "Via S.A." from "Via Brasil BR 163 Concessionária");
 //
-// else "" (nothing or ambiguous). A short name of fewer than 3 letters and
-// digits finds nothing.
+// A cancelled (or suspended) registrant is never preferred to an active
+// one: the rules are tried first for the one active company they match,
+// and only when no rule matches an active company, for the one company
+// they match. Else "" (nothing or ambiguous). A short name of fewer than
+// 3 letters and digits finds nothing.
 func (ix *nameIndex) find(short string) string {
 	n := normName(short)
 	if len(n) < 3 {
 		return ""
 	}
-	pick := func(match func(k string) bool) string {
-		return ix.pickBy(func(i int) bool { return match(ix.keys[i][0]) || match(ix.keys[i][1]) })
+	key := func(match func(k string) bool) func(int) bool {
+		return func(i int) bool { return match(ix.keys[i][0]) || match(ix.keys[i][1]) }
 	}
-	if id := pick(func(k string) bool { return k == n }); id != "" {
-		return id
+	rules := []func(int) bool{
+		key(func(k string) bool { return k == n }),
+		key(func(k string) bool { return k == n+"SA" }),
+		key(func(k string) bool { return k != "" && strings.HasPrefix(k, n) }),
 	}
-	if id := pick(func(k string) bool { return k == n+"SA" }); id != "" {
-		return id
+	if sw := nameWords(short); len(n) >= 5 && len(sw) > 0 {
+		rules = append(rules, func(i int) bool { return hasRun(ix.words[i], sw) })
 	}
-	if id := pick(func(k string) bool { return k != "" && strings.HasPrefix(k, n) }); id != "" {
-		return id
+	for _, activeOnly := range []bool{true, false} {
+		for _, r := range rules {
+			if id := ix.pickBy(r, activeOnly); id != "" {
+				return id
+			}
+		}
 	}
-	sw := nameWords(short)
-	if len(n) < 5 || len(sw) == 0 {
-		return ""
-	}
-	return ix.pickBy(func(i int) bool { return hasRun(ix.words[i], sw) })
+	return ""
 }
 
 // hasRun reports whether run occurs in words as consecutive elements.
@@ -134,9 +139,10 @@ func hasRun(words, run []string) bool {
 	return false
 }
 
-// pickBy returns the one active company matching, else the one company
-// matching when none is active, else "".
-func (ix *nameIndex) pickBy(match func(i int) bool) string {
+// pickBy returns the one active company matching when activeOnly is set;
+// otherwise the one company matching when none of the matches is active.
+// Else "".
+func (ix *nameIndex) pickBy(match func(i int) bool, activeOnly bool) string {
 	var all, active []string
 	for i := range ix.keys {
 		if match(i) {
@@ -147,9 +153,9 @@ func (ix *nameIndex) pickBy(match func(i int) bool) string {
 		}
 	}
 	switch {
-	case len(active) == 1:
+	case activeOnly && len(active) == 1:
 		return active[0]
-	case len(active) == 0 && len(all) == 1:
+	case !activeOnly && len(active) == 0 && len(all) == 1:
 		return all[0]
 	}
 	return ""

@@ -89,6 +89,10 @@ func TestNameIndexFind(t *testing.T) {
 		engine.Company{ID: "77777777000178", Name: "ÔMEGA ENERGIA S.A.", Status: "CANCELLED"},
 		engine.Company{ID: "88888888000188", Name: "KAPPA FUNDO DE INVESTIMENTO", Kind: engine.KindFII, Status: "ACTIVE"},
 		engine.Company{ID: "99999999000199", Name: "ZETA BDR INC", Kind: engine.KindBDR, Status: "ACTIVE"},
+		// A cancelled registrant whose name equals the short name, and
+		// the active one it became, found only by prefix.
+		engine.Company{ID: "12121212000112", Name: "SIGMA PAPEIS", Status: "CANCELLED"},
+		engine.Company{ID: "13131313000113", Name: "SIGMA PAPEIS E EMBALAGENS S.A.", Status: "ACTIVE"},
 	))
 	for _, c := range []struct {
 		short, want, why string
@@ -107,6 +111,7 @@ func TestNameIndexFind(t *testing.T) {
 		{"OMEGA", "", "ambiguous: two matches, none active"},
 		{"OMEGA GERAC", "77777777000177", "prefix, accents folded"},
 		{"KAPPA", "", "funds are not found by name"},
+		{"SIGMA PAPEIS", "13131313000113", "the active registrant by prefix, not the cancelled one of equal name"},
 		{"ZETA", "", "BDR issuers are not found by name"},
 		{"XY", "", "fewer than 3 characters"},
 		{"A.B", "", "fewer than 3 letters and digits"},

@@ -25,6 +25,9 @@ type Report struct {
 
 	BadTickers     []string // quoted tickers the bundle format does not accept, skipped
 	DroppedMembers int      // index members not among the quoted tickers
+	// NameLinks lists every security linked to a company by name alone
+	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME [STATUS]".
+	NameLinks []string
 }
 
 func (r *Report) notef(format string, a ...any) {
@@ -71,6 +74,12 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 	}
 	fmt.Fprintf(w, "  securities linked to companies: %d by FCA ticker map, %d by ISIN (funds), %d by B3 company details, %d by name; %d minimal issuers created from COTAHIST names\n",
 		r.LinkedFCA, r.LinkedISIN, r.LinkedB3, r.LinkedName, r.Minimal)
+	if len(r.NameLinks) > 0 {
+		fmt.Fprintf(w, "  %d securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; check them):\n", len(r.NameLinks))
+		for _, l := range r.NameLinks {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
 	if len(r.BadTickers) > 0 {
 		fmt.Fprintf(w, "  %d tickers skipped (not a bundle ticker): %s\n", len(r.BadTickers), strings.Join(first(r.BadTickers, 10), " "))
 	}

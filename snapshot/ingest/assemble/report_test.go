@@ -19,6 +19,7 @@ func TestWriteSummary(t *testing.T) {
 		LinkedFCA: 1, LinkedISIN: 2, LinkedB3: 3, LinkedName: 4, Minimal: 5,
 		BadTickers:     strings.Fields("A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11"),
 		DroppedMembers: 7,
+		NameLinks:      []string{`ABCD3 ("ABC") → 11 ABC SA [ACTIVE]`},
 	}
 	r.notef("%d things", 2)
 	var b strings.Builder
@@ -35,6 +36,8 @@ func TestWriteSummary(t *testing.T) {
   COTAHIST trailer: a.TXT: trailer counts 11 records, file has 10
   CVM: 2 files, 100 rows (1 malformed skipped, 3 previous-period rows, 0 ignored)
   securities linked to companies: 1 by FCA ticker map, 2 by ISIN (funds), 3 by B3 company details, 4 by name; 5 minimal issuers created from COTAHIST names
+  1 securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; check them):
+    ABCD3 ("ABC") → 11 ABC SA [ACTIVE]
   11 tickers skipped (not a bundle ticker): A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 ...
   7 index members dropped (ticker not in the quotes)
   note: 2 things
