@@ -44,6 +44,15 @@ func TestImportReal(t *testing.T) {
 	if want := engine.MakeDate(2022, 2, 4); engine.DateOf(u.Meta.AsOf) != want || u.Meta.AsOf.Hour() != 21 {
 		t.Errorf("as of %v", u.Meta.AsOf)
 	}
+	listed := map[string]bool{}
+	for _, s := range u.Securities {
+		listed[s.CompanyID] = true
+	}
+	for _, c := range u.Companies {
+		if strings.Contains(c.Name, "  ") || strings.Contains(c.TradingName, "  ") || listed[c.ID] && c.TradingName == "" || c.Address.Country == "Brasil" || c.Address.Country == "BRASIL" {
+			t.Errorf("registry text of %s: name %q, trading name %q, country %q", c.ID, c.Name, c.TradingName, c.Address.Country)
+		}
+	}
 	for _, r := range u.Reports {
 		if !r.RetrievalDate.Equal(u.Meta.AsOf) {
 			t.Fatalf("report %s %s retrieved %v", r.CompanyID, r.ReferenceDate, r.RetrievalDate)

@@ -18,8 +18,10 @@ const (
 // description and attribution of its metadata.
 func (a *assembler) finish(context.Context, Progress) error {
 	cos := a.companyList()
+	tradingNames := a.b3TradingNames()
 	need := false
 	for i := range cos {
+		tidyRegistryText(&cos[i], tradingNames[cos[i].ID])
 		if cos[i].SubIndustryID == "" {
 			cos[i].SubIndustryID = unclassifiedSub
 			need = true
@@ -62,4 +64,53 @@ func (a *assembler) sourcesUsed() []string {
 		return []string{"none"}
 	}
 	return s
+}
+
+// b3TradingNames maps each company to the COTAHIST short name (NOMRES, the
+// B3 trading name) of its most liquid security.
+func (a *assembler) b3TradingNames() map[string]string {
+	name := make(map[string]string, len(a.quotes.Securities))
+	for _, q := range a.quotes.Securities {
+		name[q.Ticker] = q.Name
+	}
+	out := map[string]string{}
+	best := map[string]int{}
+	for _, s := range a.u.Securities {
+		n := name[s.Ticker]
+		if n == "" || s.CompanyID == "" {
+			continue
+		}
+		if r, seen := best[s.CompanyID]; !seen || s.LiquidityRank > 0 && (r == 0 || s.LiquidityRank < r) {
+			best[s.CompanyID], out[s.CompanyID] = s.LiquidityRank, n
+		}
+	}
+	return out
+}
+
+// tidyRegistryText makes a company's registry text as users expect it:
+// runs of spaces in names collapsed, a trading name (the B3 one when the
+// registry has none), ISO 3166 country codes for Brazil.
+func tidyRegistryText(c *engine.Company, b3Name string) {
+	c.Name = collapseSpaces(c.Name)
+	c.TradingName = collapseSpaces(c.TradingName)
+	if c.TradingName == "" {
+		c.TradingName = collapseSpaces(b3Name)
+	}
+	c.Address.Country = countryCode(c.Address.Country)
+}
+
+// collapseSpaces trims s and turns each run of white space into one
+// space.
+func collapseSpaces(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// countryCode returns the ISO 3166-1 alpha-2 code of the CVM's spellings
+// of Brazil ("Brasil", "BRASIL", "BRA"), and other values unchanged.
+func countryCode(c string) string {
+	switch strings.ToUpper(strings.TrimSpace(c)) {
+	case "BRASIL", "BRAZIL", "BRA", "BR":
+		return "BR"
+	}
+	return strings.TrimSpace(c)
 }

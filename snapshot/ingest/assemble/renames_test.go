@@ -66,3 +66,18 @@ func TestRecordRenames(t *testing.T) {
 		t.Errorf("OLDN3 resolves to %+v", as)
 	}
 }
+
+// TestTidyRegistryText: names with runs of spaces collapse, a company
+// without a registry trading name takes B3's, Brazil becomes BR.
+func TestTidyRegistryText(t *testing.T) {
+	c := engine.Company{Name: "  PETROLEO   BRASILEIRO S.A.  PETROBRAS ", Address: engine.Address{Country: "Brasil"}}
+	tidyRegistryText(&c, "PETROBRAS   ")
+	if c.Name != "PETROLEO BRASILEIRO S.A. PETROBRAS" || c.TradingName != "PETROBRAS" || c.Address.Country != "BR" {
+		t.Errorf("%q %q %q", c.Name, c.TradingName, c.Address.Country)
+	}
+	c = engine.Company{TradingName: "AMBEV", Address: engine.Address{Country: "Argentina"}}
+	tidyRegistryText(&c, "AMBEV S/A")
+	if c.TradingName != "AMBEV" || c.Address.Country != "Argentina" {
+		t.Errorf("%q %q", c.TradingName, c.Address.Country)
+	}
+}
