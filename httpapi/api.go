@@ -33,6 +33,9 @@ type Config struct {
 	// Version is the server's version, reported by /healthz (default
 	// "unknown").
 	Version string
+	// CORSOrigins are the browser origins allowed to call the API
+	// ("https://app.example.com"; "*": any); none by default (cors.go).
+	CORSOrigins []string
 }
 
 // DefaultConfig returns the default Config.
@@ -70,7 +73,8 @@ type API struct {
 	store *engine.Store
 	keys  atomic.Pointer[Keys]
 
-	draining atomic.Bool // /readyz answers 503 (shutting down)
+	draining  atomic.Bool // /readyz answers 503 (shutting down)
+	corsAllow corsOrigins // from Config.CORSOrigins
 	clock    Clock
 	log      *slog.Logger
 	m        *metrics
@@ -150,7 +154,7 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, store: store, clock: clock, log: log}
+	a := &API{cfg: cfg, store: store, clock: clock, log: log, corsAllow: newCORSOrigins(cfg.CORSOrigins)}
 	a.keys.Store(keys)
 	a.calls.New = func() any { return &call{buf: make([]byte, 0, 64<<10)} }
 	a.m = newMetrics(reg, func() time.Time {
@@ -218,6 +222,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rp := r.URL.RawPath; rp != "" && strings.Contains(strings.ToUpper(rp), "%2F") {
 		unslash(r)
+	}
+	if a.cors(w, r) {
+		w.WriteHeader(http.StatusNoContent)
+		return
 	}
 	a.router.ServeHTTP(w, r)
 }

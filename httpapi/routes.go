@@ -205,7 +205,10 @@ func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
-	r.HandleOPTIONS = false
+	// OPTIONS on any known path: 204 with Allow (set by the router; CORS
+	// preflights are answered before routing, see cors.go).
+	r.HandleOPTIONS = true
+	r.GlobalOPTIONS = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	var cash httprouter.Handle
 	for i := range routeTable {
 		if rt := &routeTable[i]; rt.Path == routeCash {
@@ -252,6 +255,11 @@ func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 			h = a.wrap(rt)
 		}
 		r.Handle(rt.Method, path, h)
+		if rt.Method == http.MethodGet {
+			// HEAD on every GET route: the same answer's status and
+			// headers; the server sends no body for HEAD.
+			r.Handle(http.MethodHead, path, h)
+		}
 		a.patterns = append(a.patterns, rt.Method+" "+path)
 	}
 

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -38,6 +39,9 @@ type ServeConfig struct {
 	Watch         time.Duration // poll the snapshot and keys files for changes; 0 = only on SIGHUP
 	MaxBodyBytes  int64         // request body cap, default 1 MiB
 	LogFormat     string        // "text" (default) or "json"
+	// CORSOrigin lists the browser origins allowed to call the API,
+	// comma-separated ("*": any); "" (default): none.
+	CORSOrigin string
 	// Drain is how long, on SIGTERM or interrupt, /readyz answers 503 and
 	// answers close their connections while the API keeps serving, before
 	// the graceful shutdown: set it to what your load balancer needs to
@@ -182,7 +186,16 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	default:
 		return nil, fmt.Errorf("serve: --clock %q: want snapshot or wall", cfg.Clock)
 	}
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version}, m.Store, keys, clock, m.Registry, m.log)
+	var origins []string
+	for _, o := range strings.Split(cfg.CORSOrigin, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			if o != "*" && !strings.HasPrefix(o, "https://") && !strings.HasPrefix(o, "http://") {
+				return nil, fmt.Errorf("serve: --cors-origin %q: want *, or origins such as https://app.example.com, comma-separated", o)
+			}
+			origins = append(origins, o)
+		}
+	}
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins}, m.Store, keys, clock, m.Registry, m.log)
 	if m.snapPath, err = localSnapshot(cfg); err != nil {
 		return nil, err
 	}
@@ -410,6 +423,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.DurationVar(&cfg.Watch, "watch", cfg.Watch, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
 	fs.Var(newEnum(&cfg.LogFormat, "text", "json"), "log", "`format` of the logs: text or json")
+	fs.StringVar(&cfg.CORSOrigin, "cors-origin", cfg.CORSOrigin, "browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any (default none)")
 	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the write timeout + 5s)")
 	return fs

@@ -1,0 +1,94 @@
+package httpapi
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+func send(t *testing.T, srv *httptest.Server, method, path string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, srv.URL+path, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+// TestHeadAndOptions: HEAD answers every GET route with its headers and
+// no body; OPTIONS answers 204 with Allow.
+func TestHeadAndOptions(t *testing.T) {
+	ts := newTestServer(t, true)
+	srv := httptest.NewServer(ts.api)
+	defer srv.Close()
+	auth := "Bearer " + testKeyDelayed
+	for _, p := range []string{"/healthz", "/readyz", "/v2/companies/ENHZ", "/v2/companies", "/v2/quotes/ENHZ3?type=current", "/v2/companies/cash-corporate-actions"} {
+		get, gbody := send(t, srv, "GET", p, "Authorization", auth)
+		head, hbody := send(t, srv, "HEAD", p, "Authorization", auth)
+		if head.StatusCode != get.StatusCode || hbody != "" || gbody == "" || head.Header.Get("Content-Type") != get.Header.Get("Content-Type") || head.Header.Get("ETag") != get.Header.Get("ETag") {
+			t.Errorf("HEAD %s: %d %q %v; GET %d", p, head.StatusCode, hbody, head.Header, get.StatusCode)
+		}
+	}
+	for p, want := range map[string]string{"/v2/quotes": "POST", "/v2/companies/ENHZ": "GET", "/healthz": "HEAD"} {
+		resp, body := send(t, srv, "OPTIONS", p)
+		if resp.StatusCode != 204 || body != "" || !strings.Contains(resp.Header.Get("Allow"), want) || !strings.Contains(resp.Header.Get("Allow"), "OPTIONS") {
+			t.Errorf("OPTIONS %s: %d Allow %q", p, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	}
+	if resp, _ := send(t, srv, "OPTIONS", "/v2/nothing"); resp.StatusCode != 404 {
+		t.Errorf("OPTIONS on an unknown path: %d", resp.StatusCode)
+	}
+	if resp, _ := send(t, srv, "DELETE", "/v2/companies/ENHZ"); resp.StatusCode != 405 || !strings.Contains(resp.Header.Get("Allow"), "HEAD") {
+		t.Errorf("DELETE: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
+
+func TestCORS(t *testing.T) {
+	newSrv := func(origins ...string) *httptest.Server {
+		cfg := DefaultConfig()
+		cfg.CORSOrigins = origins
+		ts := newTestServer(t, true)
+		return httptest.NewServer(New(cfg, ts.store, testKeys(t), nil, prometheus.NewRegistry(), nil))
+	}
+	srv := newSrv("https://app.example.com", "https://other.example")
+	defer srv.Close()
+	auth := "Bearer " + testKeyDelayed
+	resp, _ := send(t, srv, "GET", "/v2/companies/ENHZ", "Authorization", auth, "Origin", "https://app.example.com")
+	if resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" || !strings.Contains(strings.Join(resp.Header.Values("Vary"), ","), "Origin") ||
+		!strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "ETag") {
+		t.Errorf("allowed origin: %v", resp.Header)
+	}
+	resp, _ = send(t, srv, "GET", "/v2/companies/ENHZ", "Origin", "https://app.example.com") // no key: the 401 is readable
+	if resp.StatusCode != 401 || resp.Header.Get("Access-Control-Allow-Origin") == "" {
+		t.Errorf("401: %d %v", resp.StatusCode, resp.Header)
+	}
+	resp, _ = send(t, srv, "GET", "/v2/companies/ENHZ", "Authorization", auth, "Origin", "https://evil.example")
+	if resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.StatusCode != 200 {
+		t.Errorf("other origin: %d %v", resp.StatusCode, resp.Header)
+	}
+	resp, body := send(t, srv, "OPTIONS", "/v2/quotes", "Origin", "https://other.example", "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization,content-type")
+	if resp.StatusCode != 204 || body != "" || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") ||
+		!strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Authorization") || resp.Header.Get("Access-Control-Allow-Origin") != "https://other.example" {
+		t.Errorf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	any := newSrv("*")
+	defer any.Close()
+	if resp, _ := send(t, any, "GET", "/healthz", "Origin", "https://x.example"); resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("*: %v", resp.Header)
+	}
+	none := newSrv()
+	defer none.Close()
+	if resp, _ := send(t, none, "GET", "/healthz", "Origin", "https://x.example"); resp.Header.Get("Access-Control-Allow-Origin") != "" || len(resp.Header.Values("Vary")) != 0 {
+		t.Errorf("no CORS configured: %v", resp.Header)
+	}
+}
