@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -90,5 +91,52 @@ func TestCORS(t *testing.T) {
 	defer none.Close()
 	if resp, _ := send(t, none, "GET", "/healthz", "Origin", "https://x.example"); resp.Header.Get("Access-Control-Allow-Origin") != "" || len(resp.Header.Values("Vary")) != 0 {
 		t.Errorf("no CORS configured: %v", resp.Header)
+	}
+}
+
+// TestIndexRoutes: GET /indexes lists the indexes; GET /indexes/{symbol}
+// the portfolio by weight; an unknown symbol is a 404 naming the indexes.
+func TestIndexRoutes(t *testing.T) {
+	ts := newTestServer(t, true)
+	ds := ts.store.Current()
+	w := ts.do("GET", "/v2/indexes", testKeyDelayed, "")
+	var list []struct {
+		Symbol        string
+		PortfolioDate string `json:"portfolio_date"`
+		MemberCount   int    `json:"member_count"`
+	}
+	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &list) != nil || len(list) != len(ds.Indexes()) || len(list) == 0 {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	for _, ix := range list {
+		w := ts.do("GET", "/v2/indexes/"+strings.ToLower(ix.Symbol), testKeyDelayed, "")
+		var p struct {
+			Symbol  string
+			Members []struct {
+				Ticker              string
+				Weight              *float64
+				TheoreticalQuantity *float64 `json:"theoretical_quantity"`
+			}
+		}
+		if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &p) != nil || p.Symbol != ix.Symbol || len(p.Members) != ix.MemberCount {
+			t.Fatalf("%s: %d %s", ix.Symbol, w.Code, w.Body)
+		}
+		sum := 0.0
+		for i, m := range p.Members {
+			if m.Weight == nil {
+				continue
+			}
+			sum += *m.Weight
+			if i > 0 && p.Members[i-1].Weight != nil && *p.Members[i-1].Weight < *m.Weight {
+				t.Errorf("%s: members not by weight descending", ix.Symbol)
+			}
+		}
+		if sum > 1.0001 {
+			t.Errorf("%s: weights sum to %v", ix.Symbol, sum)
+		}
+	}
+	checkError(t, ts.do("GET", "/v2/indexes/NOPE", testKeyDelayed, ""), 404, "indexes:")
+	if w := ts.do("GET", "/v2/indexes?x=1", testKeyDelayed, ""); w.Code != 400 {
+		t.Errorf("unknown parameter: %d", w.Code)
 	}
 }

@@ -25,6 +25,8 @@ var goldenCases = []struct {
 	{"variations", "GET", "/v2/stocks/variations?limit=3", testKeyDelayed, ""},
 	{"variations_eod", "GET", "/v2/stocks/variations", testKeyEOD, ""},
 	{"companies", "GET", "/v2/companies", testKeyDelayed, ""},
+	{"indexes", "GET", "/v2/indexes", testKeyDelayed, ""},
+	{"index_portfolio", "GET", "/v2/indexes/IBOV", testKeyDelayed, ""},
 	{"companies_bdr", "GET", "/v2/companies?bdr=true&show_sector=true&show_market_cap=true", testKeyDelayed, ""},
 	{"company_symbol", "GET", "/v2/companies/ENHZ", testKeyDelayed, ""},
 	{"company_ticker_all", "GET", "/v2/companies/ENHZ4?show_market_cap=true&show_logo=true&show_company_details=true&show_sector=true", testKeyDelayed, ""},

@@ -14,6 +14,8 @@ import (
 // Route templates (relative to the prefix; the operational ones are at the
 // root), used as the metrics' route label.
 const (
+	routeIndexes       = "/indexes"
+	routeIndex         = "/indexes/:symbol"
 	routeHighs         = "/indexes/:symbol/highs"
 	routeLows          = "/indexes/:symbol/lows"
 	routeQuotes        = "/quotes"
@@ -88,6 +90,10 @@ var ratiosParams = []Param{
 // (see routes) and each handler reads its parameters through its route's
 // declarations, so a parameter a handler accepts is necessarily here.
 var routeTable = []Route{
+	{Method: http.MethodGet, Path: routeIndexes, Summary: "Every index of the snapshot: symbol, name, portfolio date and member count (addition)",
+		Response: "IndexList", serve: (*API).indexList},
+	{Method: http.MethodGet, Path: routeIndex, Summary: "An index's portfolio: members with weight and theoretical quantity (addition)",
+		Params: []Param{pathIndexSymbol}, Response: "IndexPortfolio", serve: (*API).indexPortfolio},
 	{Method: http.MethodGet, Path: routeHighs, Summary: "Members of an index with the highest variation of the session the plan sees",
 		Params: []Param{pathIndexSymbol, rankingLimit}, Response: "Ranking", serve: (*API).indexHighs},
 	{Method: http.MethodGet, Path: routeLows, Summary: "Members of an index with the lowest variation of the session the plan sees",

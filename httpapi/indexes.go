@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// indexList serves GET /indexes (addition): every index of the snapshot,
+// by symbol, with its portfolio date and member count.
+func (a *API) indexList(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	if q := c.query(r); q.err() != nil {
+		return nil, q.err()
+	}
+	ixs := c.ds.Indexes()
+	dst = append(dst, '[')
+	for i := range ixs {
+		ix := &ixs[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"symbol":`...)
+		dst = appendString(dst, ix.Symbol)
+		dst = append(dst, `,"name":`...)
+		dst = appendStringOrNull(dst, ix.Name)
+		dst = append(dst, `,"portfolio_date":`...)
+		dst = appendDateISO(dst, ix.AsOf)
+		dst = append(dst, `,"member_count":`...)
+		dst = appendInt(dst, int64(len(ix.Index.Members)))
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
+}
+
+// indexPortfolio serves GET /indexes/:symbol (addition): the portfolio of
+// the index, members by weight descending (ties by ticker), each with its
+// weight (a fraction, 0..1), theoretical quantity (shares) and company.
+func (a *API) indexPortfolio(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	if q := c.query(r); q.err() != nil {
+		return nil, q.err()
+	}
+	sym := ps.ByName("symbol")
+	ix, ok := c.ds.Index(sym)
+	if !ok {
+		var names []string
+		for _, x := range c.ds.Indexes() {
+			names = append(names, x.Symbol)
+		}
+		return nil, notFound("index %q not found (indexes: %s)", sym, strings.Join(names, ", "))
+	}
+	order := make([]int, len(ix.Index.Members))
+	for i := range order {
+		order[i] = i
+	}
+	w := func(i int) float64 {
+		if v := ix.Index.Members[i].Weight; v.Valid() {
+			return float64(v)
+		}
+		return -1 // unknown weights last
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		if c := cmp.Compare(w(y), w(x)); c != 0 {
+			return c
+		}
+		return strings.Compare(ix.Index.Members[x].Ticker, ix.Index.Members[y].Ticker)
+	})
+	dst = append(dst, `{"symbol":`...)
+	dst = appendString(dst, ix.Symbol)
+	dst = append(dst, `,"name":`...)
+	dst = appendStringOrNull(dst, ix.Name)
+	dst = append(dst, `,"portfolio_date":`...)
+	dst = appendDateISO(dst, ix.AsOf)
+	dst = append(dst, `,"member_count":`...)
+	dst = appendInt(dst, int64(len(order)))
+	dst = append(dst, `,"members":[`...)
+	for k, i := range order {
+		m := &ix.Index.Members[i]
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		var as *engine.Asset
+		if i < len(ix.Members) {
+			as = ix.Members[i]
+		}
+		dst = append(dst, `{"ticker":`...)
+		if as != nil {
+			dst = appendString(dst, as.Ticker) // the current ticker of a renamed member
+		} else {
+			dst = appendString(dst, m.Ticker)
+		}
+		dst = append(dst, `,"company_id":`...)
+		if as != nil {
+			dst = appendStringOrNull(dst, as.CompanyID)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, `,"weight":`...)
+		dst = appendNum(dst, m.Weight)
+		dst = append(dst, `,"theoretical_quantity":`...)
+		dst = appendNum(dst, m.TheoreticalQty)
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}"...), nil
+}
