@@ -293,3 +293,9 @@ func BenchmarkQuotesHistorical500x1YGzip(b *testing.B) {
 	body := quotesBody(b, 500, fmt.Sprintf(`,"type":"historical","start_date":"%s","end_date":"%s"`, end-365, end))
 	run(b, "POST", "/v2/quotes", body, "Accept-Encoding", "gzip")
 }
+
+// Company search: a ticker prefix (the ordered ticker index) and a name
+// word (a scan of the folded names, computed once per dataset).
+func BenchmarkSearchTicker(b *testing.B) { run(b, "GET", "/v2/companies?search=LITA", "") }
+
+func BenchmarkSearchName(b *testing.B) { run(b, "GET", "/v2/companies?search=energia", "") }

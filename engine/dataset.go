@@ -187,6 +187,14 @@ func (d *Dataset) Asset(ticker string) (*Asset, bool) {
 	return nil, false
 }
 
+// AssetsWithPrefix calls fn, in ticker order, for each current or former
+// ticker that starts with prefix (upper case) and its asset, until fn
+// returns false. It walks the ordered ticker index (a B-tree range scan):
+// the cost is the matches', not the dataset's.
+func (d *Dataset) AssetsWithPrefix(prefix string, fn func(ticker string, a *Asset) bool) {
+	d.assetByTicker.Prefix(prefix, func(t string, i int32) bool { return fn(t, &d.assets[i]) })
+}
+
 // AssetByISIN returns the current asset of an ISIN.
 func (d *Dataset) AssetByISIN(isin string) (*Asset, bool) {
 	i, ok := d.assetByISIN[isin]

@@ -224,8 +224,25 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	sec := q.boolean("show_sector")
 	mc := q.boolean("show_market_cap")
 	st := statusIndex(q.enum("status"))
+	search := q.str("search")
+	if len(search) > maxSearchText {
+		q.fail(badRequest("query parameter search: %d bytes, at most %d", len(search), maxSearchText))
+	}
 	if err := q.err(); err != nil {
 		return nil, err
+	}
+	if search != "" {
+		found := searchCompanies(c.ds, a.info(c.ds), search, func(is *engine.Issuer) bool {
+			return (is.Kind == engine.KindCompany || is.Kind == engine.KindBDR) && listed(is.Status, st)
+		})
+		dst = append(dst, '[')
+		for i, is := range found {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendCompanyItem(dst, c.ds, is, sec, mc)
+		}
+		return append(dst, ']'), nil
 	}
 	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)+st]
 	return cachedBody(c, dst, slot, func(dst []byte) []byte { return appendCompanies(dst, c.ds, bdr, sec, mc, st) }), nil
@@ -287,31 +304,36 @@ func appendCompanies(dst []byte, ds *engine.Dataset, bdr, sec, mc bool, st int) 
 			dst = append(dst, ',')
 		}
 		n++
-		dst = append(dst, '{')
-		dst = appendCompanyCore(dst, is)
-		dst = append(dst, `,"kind":`...)
-		dst = appendString(dst, is.Kind)
-		dst = append(dst, `,"tickers":[`...)
-		for j, as := range is.Assets {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"ticker":`...)
-			dst = appendString(dst, as.Ticker)
-			dst = append(dst, `,"stock_type":`...)
-			dst = appendString(dst, as.StockType)
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']')
-		if sec {
-			dst = appendSectorBlocks(dst, is)
-		}
-		if mc {
-			dst = appendMarketCap(dst, ds, is)
-		}
-		dst = append(dst, '}')
+		dst = appendCompanyItem(dst, ds, is, sec, mc)
 	}
 	return append(dst, ']')
+}
+
+// appendCompanyItem appends one item of the companies list.
+func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, mc bool) []byte {
+	dst = append(dst, '{')
+	dst = appendCompanyCore(dst, is)
+	dst = append(dst, `,"kind":`...)
+	dst = appendString(dst, is.Kind)
+	dst = append(dst, `,"tickers":[`...)
+	for j, as := range is.Assets {
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"ticker":`...)
+		dst = appendString(dst, as.Ticker)
+		dst = append(dst, `,"stock_type":`...)
+		dst = appendString(dst, as.StockType)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	if sec {
+		dst = appendSectorBlocks(dst, is)
+	}
+	if mc {
+		dst = appendMarketCap(dst, ds, is)
+	}
+	return append(dst, '}')
 }
 
 // sharesHistory serves GET /companies/:id/shares-history: the share counts,

@@ -140,3 +140,36 @@ func TestIndexRoutes(t *testing.T) {
 		t.Errorf("unknown parameter: %d", w.Code)
 	}
 }
+
+// TestCompanySearch: GET /companies?search= finds by ticker, symbol and
+// name, ignoring case and accents, best match first.
+func TestCompanySearch(t *testing.T) {
+	ts := newTestServer(t, true)
+	ids := func(q string) []string {
+		w := ts.do("GET", "/v2/companies?search="+q, testKeyDelayed, "")
+		var cs []struct {
+			ID string `json:"company_id"`
+		}
+		if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &cs) != nil {
+			t.Fatalf("%s: %d %s", q, w.Code, w.Body)
+		}
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	const enhz, msaz = "12345678000195", "33444555000172"
+	for q, want := range map[string]string{
+		"enhz3": enhz, "ENHZ": enhz, "enh": enhz, "ehzn3": enhz, // a former ticker
+		"minera%C3%A7%C3%A3o": msaz, "mineracao": msaz, "serra%20azul": msaz, "horizonte": enhz,
+	} {
+		if got := ids(q); len(got) == 0 || got[0] != want {
+			t.Errorf("search=%s: %v, want %s first", q, got, want)
+		}
+	}
+	if got := ids("zzzzqq"); len(got) != 0 {
+		t.Errorf("no match: %v", got)
+	}
+	checkError(t, ts.do("GET", "/v2/companies?search="+strings.Repeat("a", 101), testKeyDelayed, ""), 400, "at most 100")
+}

@@ -36,6 +36,7 @@ type dsInfo struct {
 	seed         string
 	lastModified []string
 	etags        [etagSlots]atomic.Pointer[etagEntry] // see etag
+	searchIx     searchIndex                          // folded names, on the first search
 }
 
 func newDSInfo(ds *engine.Dataset) *dsInfo {

@@ -117,6 +117,8 @@ var routeTable = []Route{
 			showSector, showMarketCap,
 			{Name: "status", In: InQuery, Type: TypeEnum, Enum: companyStatuses, Default: "ACTIVE", Fold: true,
 				Desc: "registry status to list: ACTIVE (and companies of unknown status), CANCELLED, SUSPENDED or ALL (addition)"},
+			{Name: "search", In: InQuery, Type: TypeString,
+				Desc: "find companies and BDR issuers by ticker, symbol, trading name or name, ignoring case and accents; ranked, at most 50 (addition)"},
 		}, Response: "CompanyList", serve: (*API).companies},
 	{Method: http.MethodGet, Path: routeCompany, Summary: "One company's detail; optional blocks are absent unless asked for",
 		Params: []Param{
