@@ -75,13 +75,13 @@ type API struct {
 
 	draining  atomic.Bool // /readyz answers 503 (shutting down)
 	corsAllow corsOrigins // from Config.CORSOrigins
-	clock    Clock
-	log      *slog.Logger
-	m        *metrics
-	router   *httprouter.Router
-	calls    sync.Pool // *call
-	dsinfo   atomic.Pointer[dsInfo]
-	dsnext   atomic.Pointer[dsInfo] // prepared for a Dataset about to be published (Prepare)
+	clock     Clock
+	log       *slog.Logger
+	m         *metrics
+	router    *httprouter.Router
+	calls     sync.Pool // *call
+	dsinfo    atomic.Pointer[dsInfo]
+	dsnext    atomic.Pointer[dsInfo] // prepared for a Dataset about to be published (Prepare)
 	// patterns are the method and pattern of every route registered
 	// ("GET /v2/companies/:id"), written once by New.
 	patterns []string
