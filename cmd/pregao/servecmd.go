@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// runServe serves the API: pregao serve --snapshot FILE --keys FILE
+// [--addr 127.0.0.1:8080] [--clock snapshot|wall] [--prefix /v2] [--watch 0].
+// Every flag can also come from its environment variable (PREGAO_ADDR...).
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseServe(args, os.LookupEnv, stderr)
+	if err != nil {
+		return err
+	}
+	m, err := NewMain(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	if err := m.Open(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
+	return m.Run(ctx)
+}
+
+// serveFlags returns serve's flags, bound to the fields of cfg; their
+// defaults are cfg's values.
+func serveFlags(cfg *ServeConfig) *flag.FlagSet {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&cfg.Snapshot, "snapshot", cfg.Snapshot, "snapshot to serve: a file, or an http(s):// or s3://BUCKET/KEY location fetched into --snapshot-cache (required)")
+	fs.StringVar(&cfg.SnapshotCache, "snapshot-cache", cfg.SnapshotCache, "folder of the local copy of a remote --snapshot (default: the user's cache folder)")
+	fs.StringVar(&cfg.Keys, "keys", cfg.Keys, "API keys file (required; see pregao keys)")
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
+	fs.Var(newEnum(&cfg.Clock, "snapshot", "wall"), "clock", "`source` of \"now\" for plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall")
+	fs.StringVar(&cfg.Prefix, "prefix", cfg.Prefix, "path prefix of the API routes")
+	fs.DurationVar(&cfg.Watch, "watch", cfg.Watch, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
+	fs.Var(newEnum(&cfg.LogFormat, "text", "json"), "log", "`format` of the logs: text or json")
+	fs.StringVar(&cfg.CORSOrigin, "cors-origin", cfg.CORSOrigin, "browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any (default none)")
+	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the write timeout + 5s)")
+	return fs
+}
+
+// parseServe returns DefaultServeConfig with serve's flags applied: first
+// from the environment (lookupEnv, e.g. os.LookupEnv; see envName), then
+// from args, so that a flag on the command line wins.
+func parseServe(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (ServeConfig, error) {
+	cfg := DefaultServeConfig()
+	fs := serveFlags(&cfg)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { envUsage(fs) }
+	if err := setFromEnv(fs, lookupEnv); err != nil {
+		return cfg, fmt.Errorf("serve: %w", err)
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	return cfg, nil
+}
