@@ -24,15 +24,7 @@ func (a *API) indexList(c *call, dst []byte, r *http.Request, _ httprouter.Param
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"symbol":`...)
-		dst = appendString(dst, ix.Symbol)
-		dst = append(dst, `,"name":`...)
-		dst = appendStringOrNull(dst, ix.Name)
-		dst = append(dst, `,"portfolio_date":`...)
-		dst = appendDateISO(dst, ix.AsOf)
-		dst = append(dst, `,"member_count":`...)
-		dst = appendInt(dst, int64(len(ix.Index.Members)))
-		dst = append(dst, '}')
+		dst = append(appendIndexHead(dst, ix), '}')
 	}
 	return append(dst, ']'), nil
 }
@@ -44,14 +36,9 @@ func (a *API) indexPortfolio(c *call, dst []byte, r *http.Request, ps httprouter
 	if q := c.query(r); q.err() != nil {
 		return nil, q.err()
 	}
-	sym := ps.ByName("symbol")
-	ix, ok := c.ds.Index(sym)
-	if !ok {
-		var names []string
-		for _, x := range c.ds.Indexes() {
-			names = append(names, x.Symbol)
-		}
-		return nil, notFound("index %q not found (indexes: %s)", sym, strings.Join(names, ", "))
+	ix, err := findIndex(c.ds, ps.ByName("symbol"))
+	if err != nil {
+		return nil, err
 	}
 	order := make([]int, len(ix.Index.Members))
 	for i := range order {
@@ -69,14 +56,7 @@ func (a *API) indexPortfolio(c *call, dst []byte, r *http.Request, ps httprouter
 		}
 		return strings.Compare(ix.Index.Members[x].Ticker, ix.Index.Members[y].Ticker)
 	})
-	dst = append(dst, `{"symbol":`...)
-	dst = appendString(dst, ix.Symbol)
-	dst = append(dst, `,"name":`...)
-	dst = appendStringOrNull(dst, ix.Name)
-	dst = append(dst, `,"portfolio_date":`...)
-	dst = appendDateISO(dst, ix.AsOf)
-	dst = append(dst, `,"member_count":`...)
-	dst = appendInt(dst, int64(len(order)))
+	dst = appendIndexHead(dst, ix)
 	dst = append(dst, `,"members":[`...)
 	for k, i := range order {
 		m := &ix.Index.Members[i]
@@ -106,4 +86,30 @@ func (a *API) indexPortfolio(c *call, dst []byte, r *http.Request, ps httprouter
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}"...), nil
+}
+
+// appendIndexHead appends `{"symbol":…,"name":…,"portfolio_date":…,
+// "member_count":…` (the object left open).
+func appendIndexHead(dst []byte, ix *engine.IndexData) []byte {
+	dst = append(dst, `{"symbol":`...)
+	dst = appendString(dst, ix.Symbol)
+	dst = append(dst, `,"name":`...)
+	dst = appendStringOrNull(dst, ix.Name)
+	dst = append(dst, `,"portfolio_date":`...)
+	dst = appendDateISO(dst, ix.AsOf)
+	dst = append(dst, `,"member_count":`...)
+	return appendInt(dst, int64(len(ix.Index.Members)))
+}
+
+// findIndex returns the index of symbol (matched ignoring case), or a 404
+// naming the snapshot's indexes.
+func findIndex(ds *engine.Dataset, sym string) (*engine.IndexData, error) {
+	if ix, ok := ds.Index(sym); ok {
+		return ix, nil
+	}
+	var names []string
+	for _, x := range ds.Indexes() {
+		names = append(names, x.Symbol)
+	}
+	return nil, notFound("index %q not found (indexes: %s)", sym, strings.Join(names, ", "))
 }

@@ -33,14 +33,9 @@ func (a *API) indexRanking(c *call, dst []byte, r *http.Request, ps httprouter.P
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	sym := ps.ByName("symbol")
-	ix, ok := c.ds.Index(sym)
-	if !ok {
-		var names []string
-		for _, x := range c.ds.Indexes() {
-			names = append(names, x.Symbol)
-		}
-		return nil, notFound("index %q not found (indexes: %s)", sym, strings.Join(names, ", "))
+	ix, err := findIndex(c.ds, ps.ByName("symbol"))
+	if err != nil {
+		return nil, err
 	}
 	v := a.view(c)
 	var entries []engine.RankEntry
