@@ -195,7 +195,7 @@ func TestHealthzVersion(t *testing.T) {
 	}
 	f("v1.2.3", `{"status":"ok","version":"v1.2.3"}`)
 	f("v0.1.0-3-gabc1234-dirty", `{"status":"ok","version":"v0.1.0-3-gabc1234-dirty"}`)
-	f(`odd"<version>`, `{"status":"ok","version":"odd\"\u003cversion\u003e"}`)
+	f(`odd"<version>`, `{"status":"ok","version":"odd\"<version>"}`)
 	f("", `{"status":"ok","version":"unknown"}`)
 }
 

@@ -71,20 +71,21 @@ func appendTime(dst []byte, t time.Time) []byte {
 const hexDigits = "0123456789abcdef"
 
 // safeASCII reports the ASCII bytes that appendString copies unescaped. It
-// matches encoding/json with HTML escaping on (its default): '<', '>' and '&'
-// are escaped as \u003c, \u003e and \u0026.
+// matches encoding/json with HTML escaping off: '<', '>' and '&' are
+// written as they are, so messages read without a JSON decoder (the
+// answers are application/json with nosniff, never HTML).
 var safeASCII = func() (t [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		t[c] = c != '"' && c != '\\'
 	}
 	return t
 }()
 
 // appendString appends s to dst as a quoted JSON string and returns the
-// result. Its output bytes are those of encoding/json.Marshal: control
-// characters, quote and backslash are escaped (\b \f \n \r \t short forms),
-// '<', '>', '&', U+2028 and U+2029 are escaped as \u sequences, and invalid
-// UTF-8 becomes \ufffd.
+// result. Its output bytes are those of an encoding/json Encoder with
+// SetEscapeHTML(false): control characters, quote and backslash are
+// escaped (\b \f \n \r \t short forms), U+2028 and U+2029 are escaped as
+// \u sequences, and invalid UTF-8 becomes \ufffd.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
