@@ -120,7 +120,7 @@ func TestStreamedAnswerMemory(t *testing.T) {
 		if w.maxWrite > budget {
 			t.Errorf("%s: a write of %d bytes: the answer (%d bytes) was held whole or in pieces above the %d-byte budget", c.name, w.maxWrite, w.n, budget)
 		}
-		if alloc > budget {
+		if alloc > budget && !raceEnabled { // the race detector drops pooled buffers: make test checks this in its pass without it
 			t.Errorf("%s: %d bytes allocated for a %d-byte answer, budget %d", c.name, alloc, w.n, budget)
 		}
 	}
