@@ -36,6 +36,10 @@ type Config struct {
 	// CORSOrigins are the browser origins allowed to call the API
 	// ("https://app.example.com"; "*": any); none by default (cors.go).
 	CORSOrigins []string
+	// AccessLog, when not nil, receives one line per request, and every
+	// answer carries an X-Request-Id (the client's, or a new one); see
+	// accesslog.go. nil: no access log, no request ids.
+	AccessLog *AccessLog
 }
 
 // DefaultConfig returns the default Config.
@@ -73,15 +77,18 @@ type API struct {
 	store *engine.Store
 	keys  atomic.Pointer[Keys]
 
-	draining  atomic.Bool // /readyz answers 503 (shutting down)
-	corsAllow corsOrigins // from Config.CORSOrigins
-	clock     Clock
-	log       *slog.Logger
-	m         *metrics
-	router    *httprouter.Router
-	calls     sync.Pool // *call
-	dsinfo    atomic.Pointer[dsInfo]
-	dsnext    atomic.Pointer[dsInfo] // prepared for a Dataset about to be published (Prepare)
+	draining   atomic.Bool                       // /readyz answers 503 (shutting down)
+	loading    atomic.Pointer[func() LoadStatus] // SetLoadStatus
+	corsAllow  corsOrigins                       // from Config.CORSOrigins
+	accessLog  *AccessLog                        // Config.AccessLog
+	logWriters sync.Pool                         // *logWriter, with accessLog
+	clock      Clock
+	log        *slog.Logger
+	m          *metrics
+	router     *httprouter.Router
+	calls      sync.Pool // *call
+	dsinfo     atomic.Pointer[dsInfo]
+	dsnext     atomic.Pointer[dsInfo] // prepared for a Dataset about to be published (Prepare)
 	// patterns are the method and pattern of every route registered
 	// ("GET /v2/companies/:id"), written once by New.
 	patterns []string
@@ -154,7 +161,8 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, store: store, clock: clock, log: log, corsAllow: newCORSOrigins(cfg.CORSOrigins)}
+	a := &API{cfg: cfg, store: store, clock: clock, log: log, corsAllow: newCORSOrigins(cfg.CORSOrigins), accessLog: cfg.AccessLog}
+	a.logWriters.New = func() any { return new(logWriter) }
 	a.keys.Store(keys)
 	a.calls.New = func() any { return &call{buf: make([]byte, 0, 64<<10)} }
 	a.m = newMetrics(reg, func() time.Time {
@@ -168,6 +176,9 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 		gatherer = g
 	}
 	a.router = a.routes(gatherer)
+	if a.accessLog != nil {
+		a.accessLog.dropped = a.m.logDropped.Inc
+	}
 	a.m.keysLoaded.Set(float64(keys.Len()))
 	return a
 }
@@ -177,6 +188,48 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 // balancers and clients move away before the server stops. Safe for
 // concurrent use.
 func (a *API) SetDraining(on bool) { a.draining.Store(on) }
+
+// LoadStatus describes the load of the first snapshot while none is
+// published, for /readyz and the API's 503 answers.
+type LoadStatus struct {
+	Phase       string        // e.g. "fetch", "verify", "decode", "index"
+	Done, Total int64         // bytes of the phase done and to do (Total 0: unknown)
+	Elapsed     time.Duration // since the load began
+}
+
+// SetLoadStatus sets what /readyz and the API report while no snapshot is
+// published: fn is called by those answers (concurrently) and must be
+// cheap. nil: no progress is reported.
+func (a *API) SetLoadStatus(fn func() LoadStatus) {
+	if fn == nil {
+		a.loading.Store(nil)
+		return
+	}
+	a.loading.Store(&fn)
+}
+
+// notLoaded describes, for a 503 answer, why no snapshot is served yet:
+// "no snapshot loaded yet", with the load's progress when known
+// ("loading the snapshot: decode 45% (120.3 of 265.0 MB), 3.2 s elapsed").
+func (a *API) notLoaded() string {
+	fn := a.loading.Load()
+	if fn == nil {
+		return "no snapshot loaded yet"
+	}
+	return loadingMessage((*fn)())
+}
+
+func loadingMessage(s LoadStatus) string {
+	var b strings.Builder
+	b.WriteString("loading the snapshot: ")
+	b.WriteString(s.Phase)
+	if s.Total > 0 {
+		pct := 100 * float64(s.Done) / float64(s.Total)
+		fmt.Fprintf(&b, " %.0f%% (%.1f of %.1f MB)", pct, float64(s.Done)/1e6, float64(s.Total)/1e6)
+	}
+	fmt.Fprintf(&b, ", %.1f s elapsed", s.Elapsed.Seconds())
+	return b.String()
+}
 
 // SetKeys replaces the keys (e.g. after the keys file changed).
 func (a *API) SetKeys(k *Keys) {
@@ -213,10 +266,19 @@ func (a *API) RecordReload(ok bool) {
 	}
 }
 
-// ServeHTTP serves one request.
-// While draining (SetDraining), every answer carries "Connection: close",
-// so clients leave their keep-alive connections before the server stops.
+// ServeHTTP serves one request, and logs it when the API has an access
+// log. While draining (SetDraining), every answer carries
+// "Connection: close", so clients leave their keep-alive connections
+// before the server stops.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.accessLog != nil {
+		a.serveLogged(w, r)
+		return
+	}
+	a.serveHTTP(w, r)
+}
+
+func (a *API) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.draining.Load() {
 		w.Header()["Connection"] = connClose
 	}
@@ -256,6 +318,9 @@ var (
 	noSniff   = []string{"nosniff"}
 	bearerHdr = []string{`Bearer realm="pregao"`}
 	connClose = []string{"close"}
+	// retryLoading is the Retry-After, in seconds, of the 503 answers
+	// given while the first snapshot loads.
+	retryLoading = []string{"5"}
 )
 
 // wrap turns rt into an httprouter.Handle: authentication, the dataset,
@@ -265,6 +330,7 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 	route := rt.Path
 	rm := a.m.route(route)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		noteRoute(w, route, "")
 		start := time.Now()
 		a.m.inflight.Inc()
 		c := a.calls.Get().(*call)
@@ -302,6 +368,7 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 			w.Header()["Www-Authenticate"] = bearerHdr
 			return a.writeError(w, c, route, http.StatusUnauthorized, "unauthorized: send the header Authorization: Bearer <API key>")
 		}
+		noteRoute(w, route, key.Name)
 		if key.lim != nil {
 			if wait, ok := key.lim.take(time.Now(), w.Header()); !ok {
 				a.m.rateLimited.WithLabelValues(key.Name).Inc()
@@ -313,7 +380,8 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 		c.key = key.KeyEntry
 		c.ds = a.store.Current()
 		if c.ds == nil {
-			return a.writeError(w, c, route, http.StatusServiceUnavailable, "no snapshot loaded yet")
+			w.Header()["Retry-After"] = retryLoading
+			return a.writeError(w, c, route, http.StatusServiceUnavailable, a.notLoaded()+"; retry shortly")
 		}
 		c.now = a.clock.Now()
 	}

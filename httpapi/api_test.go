@@ -207,11 +207,30 @@ func TestPublicRoutes(t *testing.T) {
 	checkError(t, ts.do("GET", "/readyz", "", ""), 503, "no snapshot")
 	// Before a snapshot, authenticated routes answer 503.
 	checkError(t, ts.do("GET", "/v2/indexes/IBOV/highs", testKeyDelayed, ""), 503, "no snapshot")
+	// While the first snapshot loads, both say how far it has gone; the
+	// API's 503 says when to retry and /healthz stays 200.
+	ts.api.SetLoadStatus(func() LoadStatus {
+		return LoadStatus{Phase: "decode", Done: 120_300_000, Total: 265_000_000, Elapsed: 3200 * time.Millisecond}
+	})
+	const progress = "loading the snapshot: decode 45% (120.3 of 265.0 MB), 3.2 s elapsed"
+	checkError(t, ts.do("GET", "/readyz", "", ""), 503, "not ready: "+progress)
+	w := ts.do("GET", "/v2/companies", testKeyDelayed, "")
+	checkError(t, w, 503, progress+"; retry shortly")
+	if got := w.Header().Get("Retry-After"); got != "5" {
+		t.Errorf("Retry-After %q while loading, want 5", got)
+	}
+	if w := ts.do("GET", "/healthz", "", ""); w.Code != 200 {
+		t.Errorf("healthz while loading: %d", w.Code)
+	}
+	ts.api.SetLoadStatus(func() LoadStatus { return LoadStatus{Phase: "index", Elapsed: time.Second} })
+	checkError(t, ts.do("GET", "/readyz", "", ""), 503, "loading the snapshot: index, 1.0 s elapsed")
+	ts.api.SetLoadStatus(nil)
+	checkError(t, ts.do("GET", "/readyz", "", ""), 503, "not ready: no snapshot loaded yet")
 	ts.store.Publish(mustSmall(t))
 	if w := ts.do("GET", "/readyz", "", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"ready"`) {
 		t.Errorf("readyz %d %s", w.Code, w.Body)
 	}
-	w := ts.do("GET", "/metrics", "", "")
+	w = ts.do("GET", "/metrics", "", "")
 	if w.Code != 200 {
 		t.Fatalf("metrics %d", w.Code)
 	}

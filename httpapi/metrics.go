@@ -34,6 +34,7 @@ type metrics struct {
 	keysLoaded  prometheus.Gauge       // keys being served
 	keysReloads *prometheus.CounterVec // result: ok, error, refused
 	rateLimited *prometheus.CounterVec // key: the key's name (never the key)
+	logDropped  prometheus.Counter     // access log lines dropped (AccessLog)
 
 	mu     sync.Mutex
 	routes map[string]*routeMetrics
@@ -112,6 +113,10 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 			Name: "pregao_rate_limited_total",
 			Help: "Requests answered 429 because their key's rate limit was reached, by key name.",
 		}, []string{"key"}),
+		logDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "pregao_access_log_dropped_total",
+			Help: "Access log lines dropped because the log's writer fell behind by more than 4 MiB.",
+		}),
 		routes: map[string]*routeMetrics{},
 	}
 	// Both results exist from the start, so that increase() sees the
@@ -133,7 +138,7 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 	})
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.inflight, m.panics, m.snapshotInfo, m.asOf,
-			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited,
+			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited, m.logDropped,
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}

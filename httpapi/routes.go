@@ -315,7 +315,7 @@ func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) 
 	}
 	ds := a.store.Current()
 	if ds == nil {
-		return nil, errorf(http.StatusServiceUnavailable, "not ready: no snapshot loaded yet")
+		return nil, errorf(http.StatusServiceUnavailable, "not ready: %s", a.notLoaded())
 	}
 	dst = append(dst, `{"status":"ready","as_of":`...)
 	dst = appendTime(dst, datasetAsOf(ds))

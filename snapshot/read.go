@@ -38,12 +38,12 @@ func decoder() (*zstd.Decoder, error) {
 // they are verified and decoded, so the whole file is never held in
 // memory. It leaves the garbage collector's settings alone.
 func ReadFile(path string) (*engine.Universe, Header, error) {
-	return readFile(path, false, 0)
+	return readFile(path, false, 0, nil)
 }
 
 // readFile is ReadFile, with collection paused while the sections decode
 // when pause is set (see pauseGC).
-func readFile(path string, pause bool, workers int) (*engine.Universe, Header, error) {
+func readFile(path string, pause bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Header{}, err
@@ -53,7 +53,7 @@ func readFile(path string, pause bool, workers int) (*engine.Universe, Header, e
 	if err != nil {
 		return nil, Header{}, err
 	}
-	u, h, err := readFrom(f, st.Size(), pause, workers)
+	u, h, err := readFrom(f, st.Size(), pause, workers, prog)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -62,7 +62,7 @@ func readFile(path string, pause bool, workers int) (*engine.Universe, Header, e
 
 // readFrom decodes the snapshot of size bytes held by f, pausing
 // collection meanwhile when pause is set.
-func readFrom(f io.ReaderAt, size int64, pause bool, workers int) (*engine.Universe, Header, error) {
+func readFrom(f io.ReaderAt, size int64, pause bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
 	hb, err := readHeaderBytes(f, size)
 	if err != nil {
 		return nil, Header{}, err
@@ -71,7 +71,7 @@ func readFrom(f io.ReaderAt, size int64, pause bool, workers int) (*engine.Unive
 	if err != nil {
 		return nil, Header{}, err
 	}
-	return decodeSections(h, size, pause, workers, func(s *Section, buf []byte) ([]byte, error) {
+	return decodeSections(h, size, pause, workers, prog, func(s *Section, buf []byte) ([]byte, error) {
 		if int64(cap(buf)) < s.Compressed {
 			buf = make([]byte, s.Compressed)
 		}
@@ -123,6 +123,9 @@ type LoadOptions struct {
 	// means GOMAXPROCS. A server reloading while it answers requests
 	// passes 1, leaving the other cores to the requests.
 	Workers int
+	// Progress, when not nil, is moved through the load's phases as it
+	// goes (see Progress).
+	Progress *Progress
 }
 
 // Load reads and decodes the snapshot at path (see ReadFile) and indexes
@@ -137,14 +140,16 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if opt.PauseGC {
 		defer startPause(st.Size(), 0)()
 	}
-	u, h, err := readFile(path, opt.PauseGC, opt.Workers)
+	u, h, err := readFile(path, opt.PauseGC, opt.Workers, opt.Progress)
 	if err != nil {
 		return nil, Header{}, err
 	}
+	opt.Progress.Begin("index", 0)
 	ds, err := engine.Build(u)
 	if err != nil {
 		return nil, Header{}, err
 	}
+	opt.Progress.Begin("done", 0)
 	return ds, h, nil
 }
 
@@ -202,7 +207,7 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 	if err != nil {
 		return nil, Header{}, err
 	}
-	return decodeSections(h, int64(len(b)), pause, 0, func(s *Section, _ []byte) ([]byte, error) {
+	return decodeSections(h, int64(len(b)), pause, 0, nil, func(s *Section, _ []byte) ([]byte, error) {
 		return b[s.Offset : s.Offset+s.Compressed], nil
 	})
 }
@@ -213,7 +218,7 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 // fetch returns the compressed bytes of a
 // section, read into buf when it needs a buffer (its result is then
 // passed back as buf for a later section of the same worker).
-func decodeSections(h Header, size int64, pause bool, workers int, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
+func decodeSections(h Header, size int64, pause bool, workers int, prog *Progress, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
 	zd, err := decoder()
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: zstd: %w", err)
@@ -235,6 +240,11 @@ func decodeSections(h Header, size int64, pause bool, workers int, fetch func(s 
 	// (pipelineRatio times the file), phase 1 also decompresses and
 	// verifies every section, so that an implausible claim costs no
 	// allocation beyond the raw bytes themselves before it is proven.
+	var compTotal int64
+	for _, s := range secs {
+		compTotal += s.Compressed
+	}
+	prog.Begin("verify", compTotal)
 	var raws [][]byte
 	if rawTotal > pipelineRatio*size {
 		raws = make([][]byte, len(secs))
@@ -272,6 +282,7 @@ func decodeSections(h Header, size int64, pause bool, workers int, fetch func(s 
 			}
 			raws[i] = raw
 		}
+		prog.Add(s.Compressed)
 		return nil
 	})
 	if err != nil {
@@ -313,6 +324,7 @@ func decodeSections(h Header, size int64, pause bool, workers int, fetch func(s 
 	}
 	stats := make([]partStats, len(secs))
 	bufs := make(chan []byte, len(secs))
+	prog.Begin("decode", rawTotal)
 	err = parallelWorkers(workers, order, len(secs), func(i int) error {
 		s := &secs[i]
 		var raw []byte
@@ -338,6 +350,7 @@ func decodeSections(h Header, size int64, pause bool, workers int, fetch func(s 
 			return fmt.Errorf("%w: section %d (%s): %v", ErrFormat, i, s.Name, err)
 		}
 		stats[i] = ps
+		prog.Add(s.Raw)
 		return nil
 	})
 	if err != nil {

@@ -38,6 +38,11 @@ type ServeConfig struct {
 	Watch         time.Duration // poll the snapshot and keys files for changes; 0 = only on SIGHUP
 	MaxBodyBytes  int64         // request body cap, default 1 MiB
 	LogFormat     string        // "text" (default) or "json"
+	// AccessLog is where the access log goes: "stderr" (default, with the
+	// other logs), "stdout" or "off"; AccessLogSample is the fraction of
+	// requests logged (1: all; 5xx answers always are).
+	AccessLog       string
+	AccessLogSample float64
 	// CORSOrigin lists the browser origins allowed to call the API,
 	// comma-separated ("*": any); "" (default): none.
 	CORSOrigin string
@@ -58,6 +63,7 @@ type ServeConfig struct {
 func DefaultServeConfig() ServeConfig {
 	return ServeConfig{
 		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, LogFormat: "text",
+		AccessLog: "stderr", AccessLogSample: 1,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second,
 	}
@@ -93,6 +99,22 @@ type Main struct {
 	// fetcher keeps up to date for a remote one (remotesnap.go).
 	snapPath string
 	fetcher  *remote.Fetcher
+
+	progress  snapshot.Progress  // of the first load (loadFirst), for /readyz
+	accessLog *httpapi.AccessLog // nil: --access-log off
+}
+
+// lockedWriter serializes the writes of the logs and the access log to
+// one writer, so that their lines never interleave.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // connCounter counts the server's connections that are serving a request
@@ -154,16 +176,44 @@ func sigOf(path string) fileSig {
 }
 
 // NewMain loads the keys and the snapshot and builds the API. It does not
-// listen yet (see Open).
+// listen yet (see Open). pregao serve itself listens first and loads
+// meanwhile (newMain, then Run).
 func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
+	m, err := newMain(cfg, logw)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.loadFirst(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// newMain loads the keys and builds the API, without a snapshot: its
+// routes answer 503 with the progress of the load (loadFirst, which Run
+// starts) until one is published.
+func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.Snapshot == "" || cfg.Keys == "" {
 		return nil, errors.New("serve: --snapshot and --keys (or PREGAO_SNAPSHOT and PREGAO_KEYS) are required (create a key with: pregao keys add --file FILE --name NAME --plan delayed)")
 	}
+	if cfg.AccessLogSample < 0 || cfg.AccessLogSample > 1 {
+		return nil, fmt.Errorf("serve: --access-log-sample %g: want a fraction from 0 to 1", cfg.AccessLogSample)
+	}
+	logw = &lockedWriter{w: logw} // shared by the logs and the access log
 	var h slog.Handler = slog.NewTextHandler(logw, nil)
 	if cfg.LogFormat == "json" {
 		h = slog.NewJSONHandler(logw, nil)
 	}
 	m := &Main{cfg: cfg, log: slog.New(h), Store: &engine.Store{}, Registry: prometheus.NewRegistry()}
+	switch cfg.AccessLog {
+	case "stderr", "":
+		m.accessLog = httpapi.NewAccessLog(logw, cfg.LogFormat == "json", cfg.AccessLogSample)
+	case "stdout":
+		m.accessLog = httpapi.NewAccessLog(&lockedWriter{w: os.Stdout}, cfg.LogFormat == "json", cfg.AccessLogSample)
+	case "off":
+	default:
+		return nil, fmt.Errorf("serve: --access-log %q: want stderr, stdout or off", cfg.AccessLog)
+	}
 	m.reloadOpts, m.releaseOld, m.reloadLow = reloadOptions()
 	build := currentBuild()
 	registerBuildInfo(m.Registry, build)
@@ -194,23 +244,44 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 			origins = append(origins, o)
 		}
 	}
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins}, m.Store, keys, clock, m.Registry, m.log)
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog}, m.Store, keys, clock, m.Registry, m.log)
+	m.API.SetLoadStatus(func() httpapi.LoadStatus {
+		st := m.progress.State()
+		return httpapi.LoadStatus{Phase: st.Phase, Done: st.Done, Total: st.Total, Elapsed: st.Elapsed}
+	})
 	if m.snapPath, err = localSnapshot(cfg); err != nil {
 		return nil, err
 	}
 	if remote.IsURL(cfg.Snapshot) {
 		m.fetcher = &remote.Fetcher{URL: cfg.Snapshot, Path: m.snapPath, RetryDelay: fetchRetryDelay}
+	}
+	return m, nil
+}
+
+// beforeFirstLoad, when set (tests), runs in loadFirst just before the
+// snapshot is read.
+var beforeFirstLoad func()
+
+// loadFirst fetches (for a remote --snapshot) and loads the first
+// snapshot, reporting its progress to /readyz. A remote snapshot whose
+// fetch fails is served from the cached copy when there is one.
+func (m *Main) loadFirst() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fetcher != nil {
+		m.progress.Begin("fetch", 0)
 		if err := m.fetchSnapshot(); err != nil {
 			if _, serr := os.Stat(m.snapPath); serr != nil {
-				return nil, err // nothing to serve
+				return err // nothing to serve
 			}
 			m.log.Warn("serving the cached copy until a fetch succeeds", "file", m.snapPath)
 		}
 	}
-	if err := m.loadSnapshot(snapshot.LoadOptions{PauseGC: true}); err != nil {
-		return nil, err
+	m.log.Info("loading the snapshot", "file", m.snapPath)
+	if beforeFirstLoad != nil {
+		beforeFirstLoad()
 	}
-	return m, nil
+	return m.loadSnapshot(snapshot.LoadOptions{PauseGC: true, Progress: &m.progress})
 }
 
 // loadSnapshot reads, verifies and indexes the snapshot file and publishes
@@ -322,10 +393,18 @@ func (m *Main) Open() error {
 func (m *Main) Addr() string { return m.ln.Addr().String() }
 
 // Run serves until ctx is done, then shuts down gracefully. SIGHUP (and,
-// with Watch, a change of the snapshot or keys file) reloads.
+// with Watch, a change of the snapshot or keys file) reloads. Without a
+// snapshot yet (newMain), Run loads it while serving (/healthz 200,
+// /readyz and the API 503 with the load's progress) and returns the error
+// when it cannot be loaded.
+
 func (m *Main) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- m.srv.Serve(m.ln) }()
+	loaded := make(chan error, 1)
+	if m.Store.Current() == nil {
+		go func() { loaded <- m.loadFirst() }()
+	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -339,10 +418,24 @@ func (m *Main) Run(ctx context.Context) error {
 		select {
 		case err := <-errc:
 			return err
+		case err := <-loaded:
+			if err != nil {
+				m.log.Error("no snapshot to serve: stopping", "err", err.Error())
+				m.srv.Close()
+				m.closeAccessLog()
+				return err
+			}
 		case <-hup:
+			if m.Store.Current() == nil {
+				m.log.Info("SIGHUP: the first snapshot is still loading; nothing to reload")
+				continue
+			}
 			m.log.Info("SIGHUP: reloading")
 			m.Reload()
 		case <-tick:
+			if m.Store.Current() == nil {
+				continue
+			}
 			if m.changed() {
 				m.log.Info("files changed: reloading")
 				m.Reload()
@@ -362,6 +455,7 @@ func (m *Main) Close() error {
 	if m.srv == nil {
 		return nil
 	}
+	defer m.closeAccessLog()
 	m.API.SetDraining(true)
 	if m.cfg.Drain > 0 {
 		m.log.Info("draining: /readyz answers 503, answers close their connections", "drain", m.cfg.Drain.String())
@@ -383,6 +477,13 @@ func (m *Main) Close() error {
 	}
 	m.log.Info("stopped", "connections_cut", 0)
 	return nil
+}
+
+// closeAccessLog writes the access log's pending lines.
+func (m *Main) closeAccessLog() {
+	if m.accessLog != nil {
+		m.accessLog.Close()
+	}
 }
 
 // shutdownTimeout is ShutdownTimeout, at least WriteTimeout + 5s.

@@ -16,7 +16,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	m, err := NewMain(cfg, stderr)
+	m, err := newMain(cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -40,6 +40,8 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.DurationVar(&cfg.Watch, "watch", cfg.Watch, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
 	fs.Var(newEnum(&cfg.LogFormat, "text", "json"), "log", "`format` of the logs: text or json")
+	fs.Var(newEnum(&cfg.AccessLog, "stderr", "stdout", "off"), "access-log", "`where` the access log goes (a line per request): stderr, stdout or off")
+	fs.Float64Var(&cfg.AccessLogSample, "access-log-sample", cfg.AccessLogSample, "fraction of requests the access log keeps, 0 to 1 (answers 5xx are always logged)")
 	fs.StringVar(&cfg.CORSOrigin, "cors-origin", cfg.CORSOrigin, "browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any (default none)")
 	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the write timeout + 5s)")

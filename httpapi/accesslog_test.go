@@ -1,0 +1,224 @@
+package httpapi
+
+import (
+	"bytes"
+	"io"
+	"encoding/json"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the log's writer goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// loggedServer is a test server whose API logs to the returned buffer.
+func loggedServer(t *testing.T, json bool, sample float64) (*testServer, *AccessLog, *lockedBuffer) {
+	t.Helper()
+	var buf lockedBuffer
+	al := NewAccessLog(&buf, json, sample)
+	t.Cleanup(al.Close)
+	ts := &testServer{store: &engine.Store{}, reg: prometheus.NewRegistry()}
+	ts.store.Publish(mustSmall(t))
+	cfg := DefaultConfig()
+	cfg.AccessLog = al
+	ts.api = New(cfg, ts.store, testKeys(t), nil, ts.reg, nil)
+	return ts, al, &buf
+}
+
+// One logfmt line per request, with the route template, status, the body
+// bytes actually written, the key's name and the request id also sent in
+// X-Request-Id; a client's valid id is kept, an invalid one replaced.
+func TestAccessLogText(t *testing.T) {
+	ts, al, buf := loggedServer(t, false, 1)
+	ok := ts.do("GET", "/v2/companies/ENHZ", testKeyDelayed, "")
+	id := ok.Header().Get("X-Request-Id")
+	if ok.Code != 200 || !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(id) {
+		t.Fatalf("status %d, X-Request-Id %q", ok.Code, id)
+	}
+	r := httptest.NewRequest("GET", "/v2/companies/ENHZ", nil)
+	r.Header.Set("X-Request-Id", "lb-7f3a/42")
+	kept := httptest.NewRecorder()
+	ts.api.ServeHTTP(kept, r)
+	r = httptest.NewRequest("GET", "/healthz", nil)
+	r.Header.Set("X-Request-Id", "has space")
+	replaced := httptest.NewRecorder()
+	ts.api.ServeHTTP(replaced, r)
+	ts.do("GET", "/nowhere", "", "")
+	al.Close()
+
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 4:\n%s", len(lines), buf)
+	}
+	want := []string{
+		`method=GET route=/companies/:id path=/v2/companies/ENHZ status=200 bytes=` + strconv.Itoa(ok.Body.Len()) + ` duration=\S+ key=delayed request_id=` + id + ` remote=192.0.2.1:1234$`,
+		`route=/companies/:id path=/v2/companies/ENHZ status=401 bytes=\d+ duration=\S+ key="" request_id=lb-7f3a/42 `,
+		`route=/healthz path=/healthz status=200 .* key="" request_id=[0-9a-f]{16} `,
+		`route=\(unmatched\) path=/nowhere status=404 `,
+	}
+	for i, w := range want {
+		if !regexp.MustCompile(`^time=\S+Z level=INFO msg=access `).MatchString(lines[i]) || !regexp.MustCompile(w).MatchString(lines[i]) {
+			t.Errorf("line %d:\n%s\nwant %s", i, lines[i], w)
+		}
+	}
+	if got := kept.Header().Get("X-Request-Id"); got != "lb-7f3a/42" {
+		t.Errorf("client's id answered as %q", got)
+	}
+	if got := replaced.Header().Get("X-Request-Id"); got == "has space" || len(got) != 16 {
+		t.Errorf("invalid client id answered as %q", got)
+	}
+}
+
+// The JSON lines parse, with numbers as numbers.
+func TestAccessLogJSON(t *testing.T) {
+	ts, al, buf := loggedServer(t, true, 1)
+	w := ts.do("GET", `/v2/companies/EN"HZ`, testKeyEOD, "")
+	al.Close()
+	var e struct {
+		Msg, Method, Route, Path, Key, RequestID string
+		Status                                   int
+		Bytes                                    int
+		Duration                                 float64
+	}
+	line := strings.TrimSpace(buf.String())
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(line, "request_id", "requestid")), &e); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	if e.Msg != "access" || e.Route != "/companies/:id" || e.Path != `/v2/companies/EN"HZ` || e.Status != w.Code || e.Bytes != w.Body.Len() || e.Key != "eod" || e.RequestID != w.Header().Get("X-Request-Id") || e.Duration <= 0 {
+		t.Errorf("line %s\nparsed %+v (answer %d, %d bytes)", line, e, w.Code, w.Body.Len())
+	}
+}
+
+// Sampling keeps the fraction asked of ordinary answers and every 5xx.
+func TestAccessLogSampling(t *testing.T) {
+	none := &AccessLog{sample: 0}
+	if none.sampled(200) || none.sampled(404) || !none.sampled(500) || !none.sampled(503) {
+		t.Error("sample 0: want only 5xx")
+	}
+	tenth := &AccessLog{sample: 0.1}
+	n := 0
+	for range 100_000 {
+		if tenth.sampled(200) {
+			n++
+		}
+	}
+	if n < 9_000 || n > 11_000 {
+		t.Errorf("sample 0.1: %d of 100000 logged", n)
+	}
+	ts, al, buf := loggedServer(t, false, 0)
+	ts.do("GET", "/healthz", "", "")
+	ts.do("GET", "/v2/companies", testKeyDelayed, "")
+	al.Close()
+	if buf.String() != "" {
+		t.Errorf("sample 0 logged 200s:\n%s", buf)
+	}
+}
+
+// blockedWriter blocks every Write until released.
+type blockedWriter struct{ release chan struct{} }
+
+func (b blockedWriter) Write(p []byte) (int, error) { <-b.release; return len(p), nil }
+
+// A writer that falls behind costs lines, counted, never memory beyond
+// the cap nor a request's time.
+func TestAccessLogDropsWhenBehind(t *testing.T) {
+	bw := blockedWriter{release: make(chan struct{})}
+	al := NewAccessLog(bw, false, 1)
+	reg := prometheus.NewRegistry()
+	cfg := DefaultConfig()
+	cfg.AccessLog = al
+	store := &engine.Store{}
+	store.Publish(mustSmall(t))
+	api := New(cfg, store, testKeys(t), nil, reg, nil)
+	long := "/" + strings.Repeat("x", 300) // lines of ~500 bytes
+	for range 3 * maxPending / 400 {
+		api.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", long, nil))
+	}
+	dropped := testutil.ToFloat64(api.m.logDropped)
+	al.mu.Lock()
+	pending := len(al.pending)
+	al.mu.Unlock()
+	if dropped == 0 || pending > maxPending {
+		t.Errorf("dropped %v lines, %d bytes pending (cap %d)", dropped, pending, maxPending)
+	}
+	close(bw.release)
+	al.Close()
+	// Lines after Close are dropped, not written.
+	api.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", long, nil))
+	if got := testutil.ToFloat64(api.m.logDropped); got != dropped+1 {
+		t.Errorf("after Close: dropped %v, want %v", got, dropped+1)
+	}
+}
+
+// Logging a request allocates only the request id it makes up (a
+// client's id costs nothing).
+func TestAccessLogAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled items")
+	}
+	ts, _, _ := loggedServer(t, false, 1)
+	r := httptest.NewRequest("GET", "/healthz", nil)
+	r.Header.Set("X-Request-Id", "client-id")
+	w := httptest.NewRecorder()
+	plain := newTestServer(t, true)
+	base := testing.AllocsPerRun(200, func() { w.Body.Reset(); clear(w.Header()); plain.api.ServeHTTP(w, r) })
+	logged := testing.AllocsPerRun(200, func() { w.Body.Reset(); clear(w.Header()); ts.api.ServeHTTP(w, r) })
+	if logged > base {
+		t.Errorf("logged request: %.0f allocations, unlogged %.0f", logged, base)
+	}
+}
+
+// The cost of the access log on a small answer: off, every request
+// logged, one in a hundred (the writer discards).
+func BenchmarkAccessLog(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		sample float64
+		on     bool
+	}{{"off", 0, false}, {"all", 1, true}, {"sample-0.01", 0.01, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			store := &engine.Store{}
+			store.Publish(mustSmall(b))
+			cfg := DefaultConfig()
+			if c.on {
+				al := NewAccessLog(io.Discard, false, c.sample)
+				defer al.Close()
+				cfg.AccessLog = al
+			}
+			api := New(cfg, store, testKeys(b), nil, nil, nil)
+			r := httptest.NewRequest("GET", "/v2/companies/ENHZ", nil)
+			r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+			w := httptest.NewRecorder()
+			b.ReportAllocs()
+			for b.Loop() {
+				w.Body.Reset()
+				clear(w.Header())
+				api.ServeHTTP(w, r)
+			}
+		})
+	}
+}
