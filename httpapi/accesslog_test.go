@@ -2,8 +2,8 @@ package httpapi
 
 import (
 	"bytes"
-	"io"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
