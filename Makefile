@@ -22,7 +22,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test soak replica-test bench fuzz lint tidy clean dist docker docker-demo
+.PHONY: build demo run run-real test soak replica-test bench fuzz lint tidy clean dist docker docker-demo k8s-schemas
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -96,8 +96,8 @@ run-real: build $(DEMO_KEY)
 # Every test: vet, all tests with the race detector, and every fuzz target's
 # seed corpus (go test runs seed corpora as ordinary tests).
 # deploy/ is a module of its own (the Prometheus rule and PromQL parsers
-# that check the dashboard and the alerting rules stay out of the server's
-# go.mod).
+# that check the dashboard and the alerting rules, and the Kubernetes
+# manifests' validator, stay out of the server's go.mod).
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
@@ -137,6 +137,15 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	cd deploy && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
+
+# The strict JSON schemas the Kubernetes manifests are validated against
+# (deploy/kubernetes/schemas), from the OpenAPI document of a Kubernetes
+# release taken from the Go module proxy.
+K8S_VERSION ?= v1.34.2
+K8S_KINDS = Deployment:apps/v1 Service:v1 PodDisruptionBudget:policy/v1 HorizontalPodAutoscaler:autoscaling/v2 ServiceAccount:v1 Secret:v1
+k8s-schemas:
+	cd deploy && spec=$$($(GO) mod download -json k8s.io/kubernetes@$(K8S_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p')/api/openapi-spec/swagger.json \
+	 && $(GO) run ./kubernetes/schemas/gen -spec "$$spec" -release $(K8S_VERSION) -out kubernetes/schemas $(K8S_KINDS)
 
 tidy:
 	$(GO) mod tidy

@@ -24,10 +24,9 @@ const (
 )
 
 var (
-	hdrGzip      = []string{"gzip"}
-	hdrZstd      = []string{"zstd"}
-	hdrVaryAE    = []string{"Accept-Encoding"}
-	encoderNames = [...]string{"", "gzip", "zstd"}
+	hdrGzip   = []string{"gzip"}
+	hdrZstd   = []string{"zstd"}
+	hdrVaryAE = []string{"Accept-Encoding"}
 )
 
 // negotiate picks the coding of an answer from the Accept-Encoding

@@ -19,7 +19,6 @@ var (
 	corsExpose   = []string{"ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id"}
 	corsMaxAge   = []string{"600"}
 	corsWildcard = []string{"*"}
-	hdrVaryOrig  = []string{"Origin"}
 )
 
 // corsOrigins is the allow list of Config.CORSOrigins: "*" allows every

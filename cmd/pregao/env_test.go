@@ -217,3 +217,31 @@ func TestOperationsDocConfiguration(t *testing.T) {
 		}
 	})
 }
+
+// Every PREGAO_ variable the Kubernetes manifests set is one of serve's,
+// with a value its flag accepts.
+func TestKubernetesEnvIsServes(t *testing.T) {
+	b, err := os.ReadFile("../../deploy/kubernetes/deployment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := regexp.MustCompile(`(?m)^\s*- name: (PREGAO_[A-Z_]+)[^\n]*\n\s*value: "?([^"\n]*)"?\s*$`).FindAllStringSubmatch(string(b), -1)
+	if len(pairs) < 5 {
+		t.Fatalf("%d PREGAO_ variables found in deployment.yaml", len(pairs))
+	}
+	env := map[string]string{}
+	for _, p := range pairs {
+		env[p[1]] = p[2]
+	}
+	known := map[string]bool{}
+	cfg := DefaultServeConfig()
+	serveFlags(&cfg).VisitAll(func(f *flag.Flag) { known[envName(f.Name)] = true })
+	for name := range env {
+		if !known[name] {
+			t.Errorf("deployment.yaml sets %s, which no serve flag reads", name)
+		}
+	}
+	if _, err := parseServe(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, io.Discard); err != nil {
+		t.Errorf("serve refuses the manifest's environment: %v", err)
+	}
+}

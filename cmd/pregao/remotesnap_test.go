@@ -30,7 +30,7 @@ func TestServeRemoteSnapshot(t *testing.T) {
 		b, tag, d := body, etag, down
 		mu.Unlock()
 		if d {
-			http.Error(w, "down", 503)
+			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
 		w.Header().Set("ETag", tag)

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/snapshot"
 )
 
 // version is the release version, stamped at link time by `make build`
@@ -106,6 +108,7 @@ func writeVersion(w io.Writer, b buildInfo) {
 	fmt.Fprintf(w, "  time:      %s\n", orUnknown(b.Time))
 	fmt.Fprintf(w, "  modified:  %s\n", orUnknown(b.Modified))
 	fmt.Fprintf(w, "  go:        %s %s\n", b.GoVersion, b.Platform)
+	fmt.Fprintf(w, "  snapshots: format %d\n", snapshot.FormatVersion)
 }
 
 // runVersion implements "pregao version [-short]" (also "pregao

@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pregao/pregao/snapshot"
 )
 
 func TestReadBuild(t *testing.T) {
@@ -64,7 +67,8 @@ func TestWriteVersion(t *testing.T) {
 		"  revision:  abc\n" +
 		"  time:      unknown\n" +
 		"  modified:  unknown\n" +
-		"  go:        go1.99.1 linux/arm64\n"
+		"  go:        go1.99.1 linux/arm64\n" +
+		"  snapshots: format " + strconv.Itoa(int(snapshot.FormatVersion)) + "\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}

@@ -1,0 +1,249 @@
+package deploy
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/yannh/kubeconform/pkg/resource"
+	"github.com/yannh/kubeconform/pkg/validator"
+	"sigs.k8s.io/yaml"
+)
+
+// schemaLocation finds a kind's strict schema among the committed ones
+// (kubernetes/schemas, written by its gen from Kubernetes 1.34's OpenAPI
+// document): the validator never reaches the network.
+const schemaLocation = "kubernetes/schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json"
+
+func newValidator(t *testing.T) validator.Validator {
+	t.Helper()
+	v, err := validator.New([]string{schemaLocation}, validator.Opts{Strict: true, KubernetesVersion: "1.34.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// kustomization reads kubernetes/kustomization.yaml's resources.
+func kustomization(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("kubernetes/kustomization.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		Resources []string `json:"resources"`
+	}
+	if err := yaml.Unmarshal(b, &k); err != nil {
+		t.Fatal(err)
+	}
+	return k.Resources
+}
+
+// Every manifest the kustomization lists validates, strictly, against the
+// Kubernetes schemas of its kind (none is skipped for want of a schema),
+// and every manifest in the folder is listed.
+func TestKubernetesManifestsValidate(t *testing.T) {
+	v := newValidator(t)
+	files := kustomization(t)
+	listed := map[string]bool{}
+	kinds := map[string]int{}
+	for _, f := range files {
+		listed[f] = true
+		fh, err := os.Open(filepath.Join("kubernetes", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range v.Validate(f, fh) {
+			sig, _ := r.Resource.Signature()
+			if r.Status != validator.Valid {
+				t.Errorf("%s: %v: status %d, err %v, %v", f, sig, r.Status, r.Err, r.ValidationErrors)
+				continue
+			}
+			kinds[sig.Kind]++
+		}
+	}
+	for _, k := range []string{"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler", "ServiceAccount"} {
+		if kinds[k] != 1 {
+			t.Errorf("%d %s manifests, want 1", kinds[k], k)
+		}
+	}
+	all, _ := filepath.Glob("kubernetes/*.yaml")
+	for _, f := range all {
+		if b := filepath.Base(f); b != "kustomization.yaml" && !listed[b] {
+			t.Errorf("%s is not listed in kustomization.yaml", f)
+		}
+	}
+}
+
+// The validator catches what a strict API server refuses: a misspelled
+// field, a wrong type, a missing required field (so the test above cannot
+// pass by skipping).
+func TestKubernetesValidatorCatches(t *testing.T) {
+	v := newValidator(t)
+	base, err := os.ReadFile("kubernetes/deployment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, from, to string }{
+		{"misspelled field", "  replicas: 2", "  replica: 2"},
+		{"wrong type", "  revisionHistoryLimit: 5", "  revisionHistoryLimit: five"},
+		{"missing required", "      containers:\n        - name: pregao\n", "      containers:\n        - nam: pregao\n"},
+		{"a list for a number", "            periodSeconds: 10\n", "            periodSeconds: [10]\n"},
+	} {
+		y := strings.Replace(string(base), c.from, c.to, 1)
+		if y == string(base) {
+			t.Fatalf("%s: %q not in deployment.yaml", c.name, c.from)
+		}
+		rs := v.Validate(c.name, io.NopCloser(bytes.NewReader([]byte(y))))
+		if len(rs) != 1 || rs[0].Status != validator.Invalid {
+			t.Errorf("%s: %+v, want Invalid", c.name, rs)
+		}
+	}
+	if r := v.ValidateResource(resource.Resource{Path: "x", Bytes: []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: x\nspec:\n  ports:\n    - port: http\n")}); r.Status != validator.Invalid {
+		t.Errorf("a Service port given a name: status %d", r.Status)
+	}
+}
+
+// manifest is the part of the manifests the consistency checks read.
+type manifest struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Name   string            `json:"name"`
+		Labels map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Spec map[string]any `json:"spec"`
+}
+
+func readManifest(t *testing.T, file string, into any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("kubernetes", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, into); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The manifests agree with each other and with the server: probes on
+// /readyz and /healthz at the container's port, the Service, budget and
+// autoscaler aimed at the Deployment's pods, a grace period that covers
+// the drain and the shutdown, memory for two datasets.
+func TestKubernetesManifestsConsistent(t *testing.T) {
+	var dep struct {
+		Metadata struct{ Name string } `json:"metadata"`
+		Spec     struct {
+			Selector struct {
+				MatchLabels map[string]string `json:"matchLabels"`
+			} `json:"selector"`
+			Template struct {
+				Metadata struct {
+					Labels map[string]string `json:"labels"`
+				} `json:"metadata"`
+				Spec struct {
+					TerminationGracePeriodSeconds int `json:"terminationGracePeriodSeconds"`
+					Containers                    []struct {
+						Ports []struct {
+							Name          string `json:"name"`
+							ContainerPort int    `json:"containerPort"`
+						} `json:"ports"`
+						Env []struct {
+							Name  string `json:"name"`
+							Value string `json:"value"`
+						} `json:"env"`
+						StartupProbe, ReadinessProbe, LivenessProbe struct {
+							HTTPGet struct {
+								Path string `json:"path"`
+								Port string `json:"port"`
+							} `json:"httpGet"`
+							PeriodSeconds    int `json:"periodSeconds"`
+							FailureThreshold int `json:"failureThreshold"`
+						}
+						Resources struct {
+							Requests, Limits map[string]string
+						} `json:"resources"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	readManifest(t, "deployment.yaml", &dep)
+	sel := dep.Spec.Selector.MatchLabels
+	for k, v := range sel {
+		if dep.Spec.Template.Metadata.Labels[k] != v {
+			t.Errorf("the pods lack the selector's label %s=%s", k, v)
+		}
+	}
+	if len(dep.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("%d containers", len(dep.Spec.Template.Spec.Containers))
+	}
+	c := dep.Spec.Template.Spec.Containers[0]
+	if len(c.Ports) != 1 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 8080 {
+		t.Errorf("ports %+v, want http 8080", c.Ports)
+	}
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	if env["PREGAO_ADDR"] != ":8080" || !strings.HasPrefix(env["PREGAO_SNAPSHOT"], "s3://") || env["PREGAO_WATCH"] == "" {
+		t.Errorf("env %v: want PREGAO_ADDR :8080, an s3:// PREGAO_SNAPSHOT, PREGAO_WATCH", env)
+	}
+	for name, p := range map[string]struct {
+		path string
+		got  string
+		port string
+	}{
+		"startup":   {"/readyz", c.StartupProbe.HTTPGet.Path, c.StartupProbe.HTTPGet.Port},
+		"readiness": {"/readyz", c.ReadinessProbe.HTTPGet.Path, c.ReadinessProbe.HTTPGet.Port},
+		"liveness":  {"/healthz", c.LivenessProbe.HTTPGet.Path, c.LivenessProbe.HTTPGet.Port},
+	} {
+		if p.got != p.path || p.port != "http" {
+			t.Errorf("%s probe on %s port %s, want %s port http", name, p.got, p.port, p.path)
+		}
+	}
+	if s := c.StartupProbe.PeriodSeconds * c.StartupProbe.FailureThreshold; s < 300 {
+		t.Errorf("the startup probe gives a load %d s, want at least 300", s)
+	}
+	// The server's default shutdown timeout (35 s) plus the drain.
+	drain := map[string]int{"": 0, "10s": 10}[env["PREGAO_DRAIN"]]
+	if g := dep.Spec.Template.Spec.TerminationGracePeriodSeconds; g < drain+35 {
+		t.Errorf("terminationGracePeriodSeconds %d < drain %d s + shutdown 35 s", g, drain)
+	}
+	if c.Resources.Requests["memory"] == "" || c.Resources.Requests["memory"] != c.Resources.Limits["memory"] {
+		t.Errorf("memory request %q, limit %q: want equal", c.Resources.Requests["memory"], c.Resources.Limits["memory"])
+	}
+
+	var svc, pdb, hpa manifest
+	readManifest(t, "service.yaml", &svc)
+	readManifest(t, "pdb.yaml", &pdb)
+	readManifest(t, "hpa.yaml", &hpa)
+	if !sameLabels(svc.Spec["selector"], sel) {
+		t.Errorf("Service selector %v, Deployment's %v", svc.Spec["selector"], sel)
+	}
+	if m, _ := pdb.Spec["selector"].(map[string]any); !sameLabels(m["matchLabels"], sel) {
+		t.Errorf("PodDisruptionBudget selector %v, Deployment's %v", pdb.Spec["selector"], sel)
+	}
+	if ref, _ := hpa.Spec["scaleTargetRef"].(map[string]any); ref["kind"] != "Deployment" || ref["name"] != dep.Metadata.Name {
+		t.Errorf("HorizontalPodAutoscaler targets %v, want Deployment %s", ref, dep.Metadata.Name)
+	}
+	if ports, _ := svc.Spec["ports"].([]any); len(ports) != 1 || ports[0].(map[string]any)["targetPort"] != "http" {
+		t.Errorf("Service ports %v: want one, targetPort http", svc.Spec["ports"])
+	}
+}
+
+func sameLabels(got any, want map[string]string) bool {
+	m, _ := got.(map[string]any)
+	if len(m) != len(want) {
+		return false
+	}
+	for k, v := range want {
+		if m[k] != v {
+			return false
+		}
+	}
+	return true
+}
