@@ -26,7 +26,11 @@ import (
 // in turn (see deriveInGroups), so that ratios.Derive's working memory is
 // that of one group.
 func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
-	u, err := bundle.ReadWith(dir, bundle.ReadOptions{RequireManifest: opt.RequireManifest})
+	var meter bundle.Meter
+	if opt.Progress != nil {
+		meter = opt.Progress
+	}
+	u, err := bundle.ReadWith(dir, bundle.ReadOptions{RequireManifest: opt.RequireManifest, Meter: meter})
 	if err != nil {
 		return Header{}, err
 	}
@@ -40,7 +44,9 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 	}
 	nsrc := firstDerivedKind()
 	counts := countsOf(u)
-	parts, secs, err := c.run(u, splitParts(u, 0, nsrc), func(k int) {
+	jobs := splitParts(u, 0, nsrc)
+	opt.Progress.Begin("encode", "sections", int64(len(jobs)))
+	parts, secs, err := c.run(u, jobs, func(k int) {
 		if !deriveReads[kinds[k].name] {
 			dropKind(u, kinds[k].name)
 		}
@@ -49,7 +55,7 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 		return Header{}, err
 	}
 	keepDerivePrices(u)
-	segs, err := deriveInGroups(u, deriveGroups)
+	segs, err := deriveInGroups(u, deriveGroups, opt.Progress)
 	if err != nil {
 		return Header{}, fmt.Errorf("derive ratios: %w", err)
 	}
@@ -72,7 +78,9 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 		counts[k.name] = k.count(u)
 	}
 	counts[countRatioVars] = ratioVarsOf(u)
-	dparts, dsecs, err := c.run(u, splitParts(u, nsrc, len(kinds)), func(k int) { dropKind(u, kinds[k].name) })
+	jobs = splitParts(u, nsrc, len(kinds))
+	opt.Progress.Begin("encode ratios", "sections", int64(len(jobs)))
+	dparts, dsecs, err := c.run(u, jobs, func(k int) { dropKind(u, kinds[k].name) })
 	if err != nil {
 		return Header{}, err
 	}
@@ -81,7 +89,8 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 		return Header{}, err
 	}
 	u = nil // the check below loads the file: leave it the memory
-	if err := writeEncoded(out, enc, servable); err != nil {
+	opt.Progress.Begin("write", "", 0)
+	if err := writeEncoded(out, enc, func(p string) error { return servableWith(p, opt.Progress) }); err != nil {
 		return Header{}, err
 	}
 	return enc.h, nil
@@ -125,8 +134,9 @@ var deriveGroups = 8
 // group order, are those of one Derive of u; a group's working memory
 // (per-company buckets, then their concatenation) is a fraction of the
 // whole. u.Companies must be sorted by id (bundle.Read's order).
-func deriveInGroups(u *engine.Universe, n int) ([]engine.Derived, error) {
+func deriveInGroups(u *engine.Universe, n int, prog *Progress) ([]engine.Derived, error) {
 	cs := u.Companies
+	prog.Begin("derive ratios", "companies", int64(len(cs)))
 	n = max(1, min(n, len(cs)))
 	size := (len(cs) + n - 1) / max(n, 1)
 	var segs []engine.Derived
@@ -138,6 +148,7 @@ func deriveInGroups(u *engine.Universe, n int) ([]engine.Derived, error) {
 			return nil, err
 		}
 		segs = append(segs, d)
+		prog.Add(int64(len(sub.Companies)))
 	}
 	return segs, nil
 }

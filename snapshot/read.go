@@ -144,12 +144,12 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if err != nil {
 		return nil, Header{}, err
 	}
-	opt.Progress.Begin("index", 0)
+	opt.Progress.Begin("index", "", 0)
 	ds, err := engine.Build(u)
 	if err != nil {
 		return nil, Header{}, err
 	}
-	opt.Progress.Begin("done", 0)
+	opt.Progress.Begin("done", "", 0)
 	return ds, h, nil
 }
 
@@ -244,7 +244,7 @@ func decodeSections(h Header, size int64, pause bool, workers int, prog *Progres
 	for _, s := range secs {
 		compTotal += s.Compressed
 	}
-	prog.Begin("verify", compTotal)
+	prog.Begin("verify", "bytes", compTotal)
 	var raws [][]byte
 	if rawTotal > pipelineRatio*size {
 		raws = make([][]byte, len(secs))
@@ -324,7 +324,7 @@ func decodeSections(h Header, size int64, pause bool, workers int, prog *Progres
 	}
 	stats := make([]partStats, len(secs))
 	bufs := make(chan []byte, len(secs))
-	prog.Begin("decode", rawTotal)
+	prog.Begin("decode", "bytes", rawTotal)
 	err = parallelWorkers(workers, order, len(secs), func(i int) error {
 		s := &secs[i]
 		var raw []byte

@@ -38,6 +38,9 @@ type WriteOptions struct {
 	// manifest.json (bundle.ErrNoManifest), one whose writer may have been
 	// stopped midway. Hand-written bundles have none.
 	RequireManifest bool
+	// Progress, when not nil, follows BuildFromBundle through its phases
+	// (see Progress).
+	Progress *Progress
 }
 
 // encoded is a snapshot ready to be written: header bytes then parts.
@@ -79,8 +82,11 @@ func WriteFile(path string, u *engine.Universe, opt WriteOptions) error {
 // servable loads the snapshot at path as pregao serve does (every check of
 // the format, then engine.Build's): a file is published only if a server
 // would accept it. One validation, shared by build and serve.
-func servable(path string) error {
-	if _, _, err := Load(path, LoadOptions{}); err != nil {
+func servable(path string) error { return servableWith(path, nil) }
+
+// servableWith is servable reporting the load to prog.
+func servableWith(path string, prog *Progress) error {
+	if _, _, err := Load(path, LoadOptions{Progress: prog}); err != nil {
 		return fmt.Errorf("snapshot: a server would refuse this snapshot: %w", err)
 	}
 	return nil
@@ -168,6 +174,7 @@ func splitParts(u *engine.Universe, from, to int) []job {
 type encoder struct {
 	level int
 	zw    *zstd.Encoder
+	prog  *Progress // counts the sections encoded by run (nil: none)
 }
 
 func newEncoder(opt WriteOptions) (*encoder, error) {
@@ -186,7 +193,7 @@ func newEncoder(opt WriteOptions) (*encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: zstd: %w", err)
 	}
-	return &encoder{level: level, zw: zw}, nil
+	return &encoder{level: level, zw: zw, prog: opt.Progress}, nil
 }
 
 // run encodes and compresses jobs in parallel and returns their bytes
@@ -223,6 +230,7 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([][]byt
 			Compressed: int64(len(comp)), Raw: int64(len(raw)),
 			Checksum: xxhash.Sum64(comp), RawChecksum: xxhash.Sum64(raw),
 		}
+		c.prog.Add(1)
 		if left[j.k].Add(-1) == 0 && done != nil {
 			done(j.k)
 		}

@@ -56,8 +56,10 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		err error
 	}
 	done := make(chan result, 1)
+	prog, stop := startMeter(stdout, "build")
+	defer stop()
 	go func() {
-		h, err := snapshot.BuildFromBundle(*from, *out, snapshot.WriteOptions{Level: *level, RequireManifest: !*noManifest})
+		h, err := snapshot.BuildFromBundle(*from, *out, snapshot.WriteOptions{Level: *level, RequireManifest: !*noManifest, Progress: prog})
 		done <- result{h, err}
 	}()
 	var h snapshot.Header
@@ -70,6 +72,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		h = r.h
 	}
+	stop()
 	fmt.Fprintf(stdout, "wrote %s in %s\n", *out, time.Since(start).Round(time.Millisecond))
 	printHeader(stdout, h)
 	return nil
@@ -110,7 +113,9 @@ func inspect(ctx context.Context, name string, args []string, verify bool, stdou
 	var h snapshot.Header
 	if verify {
 		start := time.Now()
-		_, h, err = snapshot.Load(pos[0], snapshot.LoadOptions{PauseGC: true})
+		prog, stop := startMeter(stderr, name)
+		_, h, err = snapshot.Load(pos[0], snapshot.LoadOptions{PauseGC: true, Progress: prog})
+		stop()
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", name, pos[0], err)
 		}

@@ -44,17 +44,27 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	memoryDefaults() // see build.go
+	prog, stop := startMeter(stdout, "generate")
+	defer stop()
+	var meter interface {
+		Begin(string, string, int64)
+		Add(int64)
+	}
+	if prog != nil {
+		meter = prog
+	}
 	t0 := time.Now()
-	u := demo.Generate(*seed, *scale)
+	u := demo.GenerateMetered(*seed, demo.ScaleSize(*scale), meter)
 	tGen := time.Since(t0)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	t1 := time.Now()
-	if err := bundle.Write(*out, u, bundle.WriteOptions{Compression: *comp}); err != nil {
+	if err := bundle.Write(*out, u, bundle.WriteOptions{Compression: *comp, Meter: meter}); err != nil {
 		return fmt.Errorf("generate: %w", err)
 	}
 	tWrite := time.Since(t1)
+	stop()
 	c := demo.Count(u)
 	fmt.Fprintf(stdout, "demo universe seed=%d scale=%d as_of=%s\n", *seed, *scale, u.Meta.AsOf.Format(time.RFC3339))
 	fmt.Fprintf(stdout, "  sectors %d, companies %d, securities %d, renames %d, indexes %d\n",

@@ -142,7 +142,14 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if prog != nil {
 		fmt.Fprint(stdout, "\r\033[K")
 	}
-	if err := bundle.Write(f.Out, u, bundle.WriteOptions{Compression: f.Compression}); err != nil {
+	wopt := bundle.WriteOptions{Compression: f.Compression}
+	bprog, stop := startMeter(stdout, "import")
+	if bprog != nil {
+		wopt.Meter = bprog
+	}
+	err = bundle.Write(f.Out, u, wopt)
+	stop()
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote bundle %s (as of %s)\n", f.Out, u.Meta.AsOf.Format(time.RFC3339))

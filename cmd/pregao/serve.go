@@ -269,7 +269,7 @@ func (m *Main) loadFirst() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.fetcher != nil {
-		m.progress.Begin("fetch", 0)
+		m.progress.Begin("fetch", "", 0)
 		if err := m.fetchSnapshot(); err != nil {
 			if _, serr := os.Stat(m.snapPath); serr != nil {
 				return err // nothing to serve

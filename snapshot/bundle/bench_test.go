@@ -122,7 +122,7 @@ func BenchmarkReadDaily(b *testing.B) {
 func BenchmarkReadReports(b *testing.B) {
 	u := synth(2, 2, 0, 20000)
 	var buf bytes.Buffer
-	if err := jsonlJob(u.Reports)(&buf); err != nil {
+	if err := jsonlJob(u.Reports, noMeter{})(&buf); err != nil {
 		b.Fatal(err)
 	}
 	data := buf.Bytes()

@@ -175,15 +175,19 @@ func checkAgainstManifest(m *Manifest, names map[string]string, c *collector) ma
 
 // hashedFile reads a file while hashing and counting its stored bytes.
 type hashedFile struct {
-	f   *os.File
-	sum hash.Hash
-	n   int64
+	f     *os.File
+	sum   hash.Hash
+	n     int64
+	meter Meter // counts the bytes read (nil: none)
 }
 
 func (h *hashedFile) Read(p []byte) (int, error) {
 	n, err := h.f.Read(p)
 	h.sum.Write(p[:n])
 	h.n += int64(n)
+	if h.meter != nil {
+		h.meter.Add(int64(n))
+	}
 	return n, err
 }
 

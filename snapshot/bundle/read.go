@@ -18,6 +18,7 @@ import (
 
 // parsed holds what the files of a bundle decoded to, with line numbers.
 type parsed struct {
+	meter          Meter // ReadOptions.Meter (nil: none)
 	meta           []rec[engine.Meta]
 	sectors        []rec[engine.Sector]
 	companies      []rec[engine.Company]
@@ -123,6 +124,9 @@ type ReadOptions struct {
 	// RequireManifest refuses a bundle without manifest.json
 	// (ErrNoManifest): one whose writer may have been stopped midway.
 	RequireManifest bool
+	// Meter, when not nil, follows the read: phase "read bundle", in
+	// bytes of the files as stored (compressed).
+	Meter Meter
 }
 
 // ReadWith is Read with options.
@@ -143,6 +147,14 @@ func ReadWith(dir string, opt ReadOptions) (*engine.Universe, error) {
 		return nil, fmt.Errorf("bundle: %s: %w", dir, ErrNoManifest)
 	}
 	if c.count() == 0 {
+		p.meter = meterOr(opt.Meter)
+		var total int64
+		for _, name := range names {
+			if st, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				total += st.Size()
+			}
+		}
+		p.meter.Begin("read bundle", "bytes", total)
 		readFiles(dir, p, c)
 	}
 	if err := c.err(fileOrder); err != nil {
@@ -188,7 +200,7 @@ func readOne(dir, base string, p *parsed, c *collector) {
 		c.addf(name, 0, "", "%v", err)
 		return
 	}
-	hf := &hashedFile{f: f, sum: sha256.New()}
+	hf := &hashedFile{f: f, sum: sha256.New(), meter: p.meter}
 	rc, err := decompress(hf, name)
 	if err != nil {
 		f.Close()

@@ -24,6 +24,9 @@ type WriteOptions struct {
 	// empty; level "fastest", about zstd level 1, suffix .zst), "gzip"
 	// (level 6, no name or time in the header, suffix .gz) or "none".
 	Compression string
+	// Meter, when not nil, follows the write: phase "write bundle", in
+	// rows (a daily or intraday bar, or one entity, is a row).
+	Meter Meter
 }
 
 func (o WriteOptions) compression() (string, error) {
@@ -100,36 +103,39 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 			jobs = append(jobs, job{base, comp, write})
 		}
 	}
+	m := meterOr(opt.Meter)
 	add(FileDaily, len(c.Daily), false, func(w io.Writer) error {
 		dw := NewDailyWriter(w)
 		for i := range c.Daily {
 			if err := dw.WriteSeries(&c.Daily[i]); err != nil {
 				return err
 			}
+			m.Add(int64(len(c.Daily[i].Dates)))
 		}
 		return dw.Flush()
 	})
-	add(FileReports, len(c.Reports), false, reportsJob(c.Reports))
+	add(FileReports, len(c.Reports), false, reportsJob(c.Reports, m))
 	add(FileIntraday, len(c.Intraday), false, func(w io.Writer) error {
 		iw := NewIntradayWriter(w)
 		for i := range c.Intraday {
 			if err := iw.WriteIntraday(&c.Intraday[i]); err != nil {
 				return err
 			}
+			m.Add(int64(len(c.Intraday[i].Times)))
 		}
 		return iw.Flush()
 	})
-	add(FileFundReports, len(c.FundReports), false, jsonlJob(c.FundReports))
-	add(FileCashActions, len(c.CashActions), false, jsonlJob(c.CashActions))
-	add(FileInsiderReports, len(c.InsiderReports), false, jsonlJob(c.InsiderReports))
-	add(FileDocuments, len(c.Documents), false, jsonlJob(c.Documents))
-	add(FileShares, len(c.Shares), false, jsonlJob(c.Shares))
-	add(FileShareActions, len(c.ShareActions), false, jsonlJob(c.ShareActions))
-	add(FileIndexes, len(c.Indexes), false, jsonlJob(c.Indexes))
-	add(FileSecurities, len(c.Securities), true, jsonlJob(c.Securities))
-	add(FileCompanies, len(c.Companies), true, jsonlJob(c.Companies))
-	add(FileRenames, len(c.Renames), false, jsonlJob(c.Renames))
-	add(FileSectors, len(c.Sectors), false, jsonlJob(c.Sectors))
+	add(FileFundReports, len(c.FundReports), false, jsonlJob(c.FundReports, m))
+	add(FileCashActions, len(c.CashActions), false, jsonlJob(c.CashActions, m))
+	add(FileInsiderReports, len(c.InsiderReports), false, jsonlJob(c.InsiderReports, m))
+	add(FileDocuments, len(c.Documents), false, jsonlJob(c.Documents, m))
+	add(FileShares, len(c.Shares), false, jsonlJob(c.Shares, m))
+	add(FileShareActions, len(c.ShareActions), false, jsonlJob(c.ShareActions, m))
+	add(FileIndexes, len(c.Indexes), false, jsonlJob(c.Indexes, m))
+	add(FileSecurities, len(c.Securities), true, jsonlJob(c.Securities, m))
+	add(FileCompanies, len(c.Companies), true, jsonlJob(c.Companies, m))
+	add(FileRenames, len(c.Renames), false, jsonlJob(c.Renames, m))
+	add(FileSectors, len(c.Sectors), false, jsonlJob(c.Sectors, m))
 	jobs = append(jobs, job{FileMeta, CompressNone, func(w io.Writer) error {
 		b, err := json.Marshal(&c.Meta)
 		if err != nil {
@@ -139,6 +145,15 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 		return err
 	}})
 
+	rows := int64(len(c.Reports) + len(c.FundReports) + len(c.CashActions) + len(c.InsiderReports) + len(c.Documents) +
+		len(c.Shares) + len(c.ShareActions) + len(c.Indexes) + len(c.Securities) + len(c.Companies) + len(c.Renames) + len(c.Sectors))
+	for i := range c.Daily {
+		rows += int64(len(c.Daily[i].Dates))
+	}
+	for i := range c.Intraday {
+		rows += int64(len(c.Intraday[i].Times))
+	}
+	m.Begin("write bundle", "rows", rows)
 	work := make(chan job)
 	errs := make([]error, len(jobs))
 	man := &Manifest{Version: ManifestVersion, Files: make([]ManifestFile, len(jobs))}
@@ -245,13 +260,14 @@ func canonicalCopy(u *engine.Universe) *engine.Universe {
 	return c
 }
 
-func jsonlJob[T any](vs []T) func(w io.Writer) error {
+func jsonlJob[T any](vs []T, m Meter) func(w io.Writer) error {
 	return func(w io.Writer) error {
 		jw := NewJSONLWriter(w)
 		for i := range vs {
 			if err := jw.Write(&vs[i]); err != nil {
 				return err
 			}
+			m.Add(1)
 		}
 		return jw.Flush()
 	}
@@ -273,7 +289,7 @@ type accountOut struct {
 	Fixed bool       `json:"fixed"`
 }
 
-func reportsJob(rs []engine.Report) func(w io.Writer) error {
+func reportsJob(rs []engine.Report, m Meter) func(w io.Writer) error {
 	return func(w io.Writer) error {
 		jw := NewJSONLWriter(w)
 		buf := make([]accountOut, 0, 64) // non-nil: an empty list stays []
@@ -290,6 +306,7 @@ func reportsJob(rs []engine.Report) func(w io.Writer) error {
 			if err := jw.Write(&out); err != nil {
 				return err
 			}
+			m.Add(1)
 		}
 		return jw.Flush()
 	}

@@ -36,9 +36,9 @@ func TestStreamingWriters(t *testing.T) {
 		}
 	}
 	put(FileMeta, func(w *bytes.Buffer) error { j := NewJSONLWriter(w); j.Write(&u.Meta); return j.Flush() })
-	put(FileCompanies, func(w *bytes.Buffer) error { return jsonlJob(u.Companies)(w) })
-	put(FileSecurities, func(w *bytes.Buffer) error { return jsonlJob(u.Securities)(w) })
-	put(FileSectors, func(w *bytes.Buffer) error { return jsonlJob(u.Sectors)(w) })
+	put(FileCompanies, func(w *bytes.Buffer) error { return jsonlJob(u.Companies, noMeter{})(w) })
+	put(FileSecurities, func(w *bytes.Buffer) error { return jsonlJob(u.Securities, noMeter{})(w) })
+	put(FileSectors, func(w *bytes.Buffer) error { return jsonlJob(u.Sectors, noMeter{})(w) })
 	put(FileDaily, func(w *bytes.Buffer) error {
 		d := NewDailyWriter(w)
 		for i := range u.Daily {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
@@ -155,5 +157,72 @@ func TestAdjustedContinuity(t *testing.T) {
 		if m := drift[typ] / float64(n); math.Abs(m) > 0.025 {
 			t.Errorf("%s: mean adjusted overnight move %.4f over %d events", typ, math.Exp(m)-1, n)
 		}
+	}
+}
+
+// countingMeter records phases and counts units, like a progress line.
+type countingMeter struct {
+	mu     sync.Mutex
+	phases []string
+	totals map[string]int64
+	done   map[string]int64
+	cur    string
+}
+
+func (m *countingMeter) Begin(phase, unit string, total int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.totals == nil {
+		m.totals, m.done = map[string]int64{}, map[string]int64{}
+	}
+	m.phases = append(m.phases, phase+"/"+unit)
+	m.totals[phase] = total
+	m.cur = phase
+}
+
+func (m *countingMeter) Add(n int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.done[m.cur] += n
+}
+
+// A metered generation and bundle write count every unit of their
+// phases, and the universe is the one an unmetered generation gives.
+func TestGenerateAndWriteMetered(t *testing.T) {
+	var m countingMeter
+	u := demo.GenerateMetered(3, tinySize, &m)
+	dir := t.TempDir()
+	if err := bundle.Write(dir+"/b", u, bundle.WriteOptions{Meter: &m}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(m.phases, " "), "simulate/entities detail/entities assemble/ write bundle/rows"; got != want {
+		t.Errorf("phases %q, want %q", got, want)
+	}
+	for _, p := range []string{"simulate", "detail", "write bundle"} {
+		if m.totals[p] == 0 || m.done[p] != m.totals[p] {
+			t.Errorf("%s: %d of %d", p, m.done[p], m.totals[p])
+		}
+	}
+	if err := bundle.Write(dir+"/plain", demo.GenerateSize(3, tinySize), bundle.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(dir + "/b/" + bundle.FileMeta)
+	b, _ := os.ReadFile(dir + "/plain/" + bundle.FileMeta)
+	ma, _ := bundle.ReadManifest(dir + "/b")
+	mb, _ := bundle.ReadManifest(dir + "/plain")
+	if string(a) != string(b) || ma == nil || mb == nil || len(ma.Files) != len(mb.Files) {
+		t.Fatal("metered bundle differs")
+	}
+	for i := range ma.Files {
+		if ma.Files[i] != mb.Files[i] {
+			t.Errorf("metered bundle's %v differs from %v", ma.Files[i], mb.Files[i])
+		}
+	}
+	var r countingMeter
+	if _, err := bundle.ReadWith(dir+"/b", bundle.ReadOptions{Meter: &r}); err != nil {
+		t.Fatal(err)
+	}
+	if r.totals["read bundle"] == 0 || r.done["read bundle"] != r.totals["read bundle"] {
+		t.Errorf("read: %d of %d bytes", r.done["read bundle"], r.totals["read bundle"])
 	}
 }

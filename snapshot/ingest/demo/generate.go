@@ -65,9 +65,28 @@ func Generate(seed int64, scale int) *engine.Universe {
 	return GenerateSize(seed, ScaleSize(scale))
 }
 
+// Meter receives the progress of a generation (snapshot.Progress is one):
+// Begin names a phase with its unit and total (0: unknown), Add counts
+// units done; Add is called from several goroutines.
+type Meter interface {
+	Begin(phase, unit string, total int64)
+	Add(n int64)
+}
+
+// GenerateMetered is GenerateSize reporting to m: phases "simulate" and
+// "detail" in entities (companies, funds, BDRs, ETFs), then "assemble".
+// The universe does not depend on m.
+func GenerateMetered(seed int64, sz Size, m Meter) *engine.Universe {
+	return generate(seed, sz, m)
+}
+
 // GenerateSize returns the demo universe of the given seed and size.
 // Counts below their minimum (1 company, 0 for the rest) are raised to it.
 func GenerateSize(seed int64, sz Size) *engine.Universe {
+	return generate(seed, sz, nil)
+}
+
+func generate(seed int64, sz Size, m Meter) *engine.Universe {
 	sz.Companies = max(sz.Companies, 1)
 	sz.SponsoredBDRs = max(sz.SponsoredBDRs, 0)
 	sz.UnsponsoredBDRs = max(sz.UnsponsoredBDRs, 0)
@@ -88,11 +107,13 @@ func GenerateSize(seed int64, sz Size) *engine.Universe {
 		sz.HistoryFrom = 2000
 	}
 	g := newGen(uint64(seed), sz)
+	g.meter = m
 	return g.run()
 }
 
 // gen holds the shared, read-only state of one generation.
 type gen struct {
+	meter   Meter // nil: none
 	seed    uint64
 	sz      Size
 	first   engine.Date   // first calendar day of the histories
@@ -180,9 +201,12 @@ func (g *gen) run() *engine.Universe {
 			first = append(first, i)
 		}
 	}
+	g.begin("simulate", "entities", int64(len(g.ents)))
 	g.parallel(first, g.simulateEntity)
 	g.parallel(second, g.simulateEntity)
+	g.begin("detail", "entities", int64(len(g.ents)))
 	g.parallel(allIdx(len(g.ents)), g.detailEntity)
+	g.begin("assemble", "", 0)
 	return g.assemble()
 }
 
@@ -194,6 +218,20 @@ func allIdx(n int) []int {
 	return out
 }
 
+// begin starts a phase on the meter, if any.
+func (g *gen) begin(phase, unit string, total int64) {
+	if g.meter != nil {
+		g.meter.Begin(phase, unit, total)
+	}
+}
+
+// done counts one entity done on the meter, if any.
+func (g *gen) done() {
+	if g.meter != nil {
+		g.meter.Add(1)
+	}
+}
+
 // parallel runs f for every index on all CPUs. Each call writes only its
 // own entity's slot, so the result does not depend on scheduling.
 func (g *gen) parallel(idx []int, f func(i int)) {
@@ -201,6 +239,7 @@ func (g *gen) parallel(idx []int, f func(i int)) {
 	if workers <= 1 {
 		for _, i := range idx {
 			f(i)
+			g.done()
 		}
 		return
 	}
@@ -220,6 +259,7 @@ func (g *gen) parallel(idx []int, f func(i int)) {
 					return
 				}
 				f(idx[k])
+				g.done()
 			}
 		}()
 	}
