@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/remote"
 )
 
 // runBuild validates a source bundle and writes a snapshot:
@@ -48,6 +50,20 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	memoryDefaults()
 	start := time.Now()
+	dest := *out
+	if remote.IsURL(dest) {
+		// Built locally, then published by remote.Upload (verified, then
+		// copied over the key: readers never see a part).
+		if !strings.HasPrefix(dest, "s3://") {
+			return fmt.Errorf("build: --out %q: a file or s3://BUCKET/KEY", dest)
+		}
+		tmp, err := os.MkdirTemp("", "pregao-build-")
+		if err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		*out = filepath.Join(tmp, "snapshot.snap")
+	}
 	// A cancelled context (interrupt, SIGTERM) stops waiting at once; the
 	// snapshot is renamed into place only when complete, so out is never
 	// left half-written.
@@ -73,6 +89,12 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		h = r.h
 	}
 	stop()
+	if dest != *out {
+		if err := remote.Upload(ctx, *out, dest); err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+		*out = dest
+	}
 	fmt.Fprintf(stdout, "wrote %s in %s\n", *out, time.Since(start).Round(time.Millisecond))
 	printHeader(stdout, h)
 	return nil

@@ -29,15 +29,29 @@ func resolve(ctx context.Context, loc string) (string, error) {
 	if !strings.HasPrefix(loc, "s3://") {
 		return loc, nil
 	}
+	c, bucket, key, err := s3Client(loc)
+	if err != nil {
+		return "", err
+	}
+	u, err := c.PresignedGetObject(ctx, bucket, key, presignFor, nil)
+	if err != nil {
+		return "", fmt.Errorf("remote: %s: %w", loc, err)
+	}
+	return u.String(), nil
+}
+
+// s3Client returns a client for the s3://BUCKET/KEY location loc, from
+// the standard AWS environment, and its bucket and key.
+func s3Client(loc string) (c *minio.Client, bucket, key string, err error) {
 	bucket, key, ok := strings.Cut(strings.TrimPrefix(loc, "s3://"), "/")
-	if !ok || bucket == "" || key == "" {
-		return "", fmt.Errorf("remote: %q: want s3://BUCKET/KEY", loc)
+	if !strings.HasPrefix(loc, "s3://") || !ok || bucket == "" || key == "" {
+		return nil, "", "", fmt.Errorf("remote: %q: want s3://BUCKET/KEY", loc)
 	}
 	endpoint, secure, pathStyle := "s3.amazonaws.com", true, false
 	if e := firstEnv("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"); e != "" {
 		u, err := url.Parse(e)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return "", fmt.Errorf("remote: endpoint %q: want http(s)://HOST[:PORT]", e)
+			return nil, "", "", fmt.Errorf("remote: endpoint %q: want http(s)://HOST[:PORT]", e)
 		}
 		endpoint, secure, pathStyle = u.Host, u.Scheme == "https", true
 	}
@@ -52,15 +66,69 @@ func resolve(ctx context.Context, loc string) (string, error) {
 	if pathStyle {
 		opts.BucketLookup = minio.BucketLookupPath
 	}
-	c, err := minio.New(endpoint, opts)
+	c, err = minio.New(endpoint, opts)
 	if err != nil {
-		return "", fmt.Errorf("remote: %s: %w", loc, err)
+		return nil, "", "", fmt.Errorf("remote: %s: %w", loc, err)
 	}
-	u, err := c.PresignedGetObject(ctx, bucket, key, presignFor, nil)
+	return c, bucket, key, nil
+}
+
+// maxCopy is the largest object S3 copies in one request (5 GiB).
+const maxCopy = 5 << 30
+
+// Upload publishes the snapshot file at path to the s3://BUCKET/KEY
+// location loc, so that readers of KEY see the previous object or the new
+// one whole, never a part: the file is verified first (header and every
+// section checksum: a file a server would refuse is never published),
+// uploaded to a temporary key beside KEY (KEY.upload-…), checked there
+// (size), copied over KEY by the store itself, and the temporary object
+// removed. Files over 5 GiB, more than one copy request takes, are
+// uploaded to KEY directly, as one multipart upload (S3 makes an object
+// visible only once its upload completes). A failed Upload leaves KEY as
+// it was.
+func Upload(ctx context.Context, path, loc string) error {
+	if !strings.HasPrefix(loc, "s3://") {
+		return fmt.Errorf("remote: %q: uploads go to s3://BUCKET/KEY", loc)
+	}
+	if err := Verify(path); err != nil {
+		return fmt.Errorf("remote: %s: not uploaded: %w", path, err)
+	}
+	c, bucket, key, err := s3Client(loc)
 	if err != nil {
-		return "", fmt.Errorf("remote: %s: %w", loc, err)
+		return err
 	}
-	return u.String(), nil
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	opts := minio.PutObjectOptions{ContentType: "application/octet-stream"}
+	if st.Size() > maxCopy {
+		if _, err := c.PutObject(ctx, bucket, key, f, st.Size(), opts); err != nil {
+			return fmt.Errorf("remote: upload %s: %w", loc, err)
+		}
+		return nil
+	}
+	tmp := fmt.Sprintf("%s.upload-%d-%d", key, os.Getpid(), time.Now().UnixNano())
+	defer c.RemoveObject(context.WithoutCancel(ctx), bucket, tmp, minio.RemoveObjectOptions{})
+	if _, err := c.PutObject(ctx, bucket, tmp, f, st.Size(), opts); err != nil {
+		return fmt.Errorf("remote: upload %s: %w", loc, err)
+	}
+	info, err := c.StatObject(ctx, bucket, tmp, minio.StatObjectOptions{})
+	if err != nil {
+		return fmt.Errorf("remote: upload %s: %w", loc, err)
+	}
+	if info.Size != st.Size() {
+		return fmt.Errorf("remote: upload %s: the store holds %d bytes of %d", loc, info.Size, st.Size())
+	}
+	if _, err := c.CopyObject(ctx, minio.CopyDestOptions{Bucket: bucket, Object: key}, minio.CopySrcOptions{Bucket: bucket, Object: tmp}); err != nil {
+		return fmt.Errorf("remote: publish %s: %w", loc, err)
+	}
+	return nil
 }
 
 func firstEnv(names ...string) string {

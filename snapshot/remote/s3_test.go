@@ -84,3 +84,83 @@ type statusRecorder struct {
 }
 
 func (r *statusRecorder) WriteHeader(s int) { r.status = s; r.ResponseWriter.WriteHeader(s) }
+
+// Upload publishes a verified file over KEY through a temporary key that
+// it removes; a corrupt file, or a store that fails mid-way, leaves KEY
+// as it was.
+func TestUploadS3(t *testing.T) {
+	var failPuts atomic.Bool
+	faker := gofakes3.New(s3mem.New()).Server()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if failPuts.Load() && r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") == "" {
+			http.Error(w, "store down", http.StatusInternalServerError)
+			return
+		}
+		faker.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
+	t.Setenv("AWS_ACCESS_KEY_ID", "pregao")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "pregao-secret")
+	ctx := context.Background()
+	c, err := minio.New(srv.Listener.Addr().String(), &minio.Options{Creds: credentials.NewStaticV4("pregao", "pregao-secret", ""), BucketLookup: minio.BucketLookupPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.MakeBucket(ctx, "snaps", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.snap")
+	if err := os.WriteFile(good, snapBytes(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const loc = "s3://snaps/prod/pregao.snap"
+	if err := Upload(ctx, good, loc); err != nil {
+		t.Fatal(err)
+	}
+	object := func() []byte {
+		t.Helper()
+		o, err := c.GetObject(ctx, "snaps", "prod/pregao.snap", minio.GetObjectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		var b bytes.Buffer
+		if _, err := b.ReadFrom(o); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	if !bytes.Equal(object(), snapBytes(t)) {
+		t.Fatal("published object differs from the file")
+	}
+	var keys []string
+	for o := range c.ListObjects(ctx, "snaps", minio.ListObjectsOptions{Recursive: true}) {
+		keys = append(keys, o.Key)
+	}
+	if len(keys) != 1 || keys[0] != "prod/pregao.snap" {
+		t.Errorf("objects after the upload: %v, want only the key", keys)
+	}
+
+	corrupt := append([]byte(nil), snapBytes(t)...)
+	corrupt[len(corrupt)-1] ^= 0xff
+	bad := filepath.Join(dir, "bad.snap")
+	if err := os.WriteFile(bad, corrupt, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Upload(ctx, bad, loc); err == nil {
+		t.Error("a corrupt file was uploaded")
+	}
+	failPuts.Store(true)
+	if err := Upload(ctx, good, loc); err == nil {
+		t.Error("upload to a failing store: no error")
+	}
+	failPuts.Store(false)
+	if !bytes.Equal(object(), snapBytes(t)) {
+		t.Error("a refused upload changed the published object")
+	}
+	if err := Upload(ctx, good, "https://example.com/x.snap"); err == nil {
+		t.Error("upload to an https URL: no error")
+	}
+}
