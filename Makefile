@@ -22,7 +22,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test soak replica-test bench fuzz lint tidy clean dist docker docker-demo k8s-schemas
+.PHONY: build demo run run-real test test-browser soak replica-test bench fuzz lint tidy clean dist docker docker-demo k8s-schemas
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -116,6 +116,14 @@ soak: demo
 # snapshot is published: zero failed requests while both switch.
 replica-test: build demo
 	PREGAO_REPLICA_BIN=$(abspath $(BIN)) PREGAO_SOAK_SNAPSHOT=$(abspath $(DEMO_SNAP)) $(GO) test -count=1 -timeout 10m -run TestReplicas -v ./cmd/pregao
+
+# The docs page (/docs) in a real browser: headless Chromium (Debian:
+# apt-get install chromium) opens it, checks every operation is listed,
+# authorizes with a key and runs Try it out on the demo snapshot; it also
+# checks the page asks no other host for anything. Outside make test (it
+# needs Chromium). SCREENSHOT=FILE.png keeps a picture of the page.
+test-browser: demo
+	PREGAO_BROWSER_SNAPSHOT=$(abspath $(DEMO_SNAP)) PREGAO_BROWSER_SCREENSHOT=$(SCREENSHOT) $(GO) test -tags browser -count=1 -run TestDocsInBrowser -v ./cmd/pregao
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

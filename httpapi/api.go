@@ -81,6 +81,8 @@ type API struct {
 	loading    atomic.Pointer[func() LoadStatus] // SetLoadStatus
 	corsAllow  corsOrigins                       // from Config.CORSOrigins
 	accessLog  *AccessLog                        // Config.AccessLog
+	openapi    *staticAsset                      // the OpenAPI document (openapi.go)
+	docs       docsAssets                        // the docs page and its files (docs.go)
 	logWriters sync.Pool                         // *logWriter, with accessLog
 	clock      Clock
 	log        *slog.Logger
@@ -175,6 +177,12 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	if g, ok := reg.(prometheus.Gatherer); ok {
 		gatherer = g
 	}
+	doc, err := OpenAPI(cfg.Prefix, cfg.Version)
+	if err != nil {
+		panic(err) // the declarations and openapi_schemas.json disagree: the tests catch it
+	}
+	a.openapi = newStaticAsset("application/json", doc, 3600)
+	a.docs = newDocsAssets()
 	a.router = a.routes(gatherer)
 	if a.accessLog != nil {
 		a.accessLog.dropped = a.m.logDropped.Inc

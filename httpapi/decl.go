@@ -201,10 +201,14 @@ func checkRoute(rt *Route) {
 			bug("body: %s", err)
 		}
 	}
-	if (rt.serve == nil) != (rt.Path == routeMetricsPath) {
-		bug("only /metrics is served outside wrap")
+	if (rt.serve == nil) != unwrapped[rt.Path] {
+		bug("only /metrics, /openapi.json and the docs page are served outside wrap")
 	}
 }
+
+// unwrapped are the routes served by handles of their own (Prometheus's,
+// static assets), not through wrap.
+var unwrapped = map[string]bool{routeMetricsPath: true, OpenAPIPath: true, docsPath: true, routeDocsFile: true}
 
 // checkParam returns what is wrong with p ("" when nothing).
 func checkParam(p *Param) string {

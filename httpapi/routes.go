@@ -39,6 +39,7 @@ const (
 	routeReadyz        = "/readyz"
 	routeMetricsPath   = "/metrics"
 	routeUnmatched     = "(unmatched)"
+	routeDocsFile      = docsPath + "/:file"
 	cashActionsSegment = "cash-corporate-actions"
 )
 
@@ -203,6 +204,10 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: routeHealthz, Summary: "200 while the process runs", Root: true, Response: "Health", serve: (*API).healthz},
 	{Method: http.MethodGet, Path: routeReadyz, Summary: "200 once a verified snapshot is published, 503 before", Root: true, Response: "Readiness", serve: (*API).readyz},
 	{Method: http.MethodGet, Path: routeMetricsPath, Summary: "Prometheus metrics (text exposition format)", Root: true},
+	{Method: http.MethodGet, Path: OpenAPIPath, Summary: "This document: the OpenAPI 3.1 description of the API (addition)", Root: true},
+	{Method: http.MethodGet, Path: docsPath, Summary: "The API reference page, rendered from this document, with Try it out (addition)", Root: true},
+	{Method: http.MethodGet, Path: routeDocsFile, Summary: "Files of the API reference page (addition)", Root: true,
+		Params: []Param{{Name: "file", In: InPath, Type: TypeString, Required: true, Desc: "swagger-ui-bundle.js, swagger-ui.css or init.js"}}},
 }
 
 // routes builds the router from routeTable. It panics only on a
@@ -248,6 +253,12 @@ func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 				}
 				detail(w, req, ps)
 			}
+		case OpenAPIPath:
+			h = a.serveStatic(a.openapi, rt.Path, nil)
+		case docsPath:
+			h = a.serveStatic(a.docs[""], rt.Path, docsCSP)
+		case routeDocsFile:
+			h = a.docsFile()
 		case routeMetricsPath:
 			if g == nil {
 				continue
@@ -273,6 +284,13 @@ func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 
 	unmatched := a.m.route(routeUnmatched)
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == docsPath+"/" && (req.Method == http.MethodGet || req.Method == http.MethodHead) {
+			// Relative, so that it holds behind a proxy's path prefix: the
+			// page's links are relative to /docs.
+			w.Header().Set("Location", "../docs")
+			w.WriteHeader(http.StatusMovedPermanently)
+			return
+		}
 		a.plainError(w, http.StatusNotFound, fmt.Sprintf("no operation at %s %s", req.Method, req.URL.Path))
 		unmatched.observe(http.StatusNotFound, 0)
 	})

@@ -1,0 +1,399 @@
+package httpapi
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// The OpenAPI 3.1 document of the API is generated from routeTable: every
+// operation, its path and query parameters (with their types, enums,
+// bounds and defaults) and its request body come from the declarations
+// the server validates requests with, so the document cannot describe a
+// parameter the server does not read. The answers' schemas, which the
+// handlers write by hand, are in openapi_schemas.json (components), named
+// by Route.Response; a test validates every golden answer and every error
+// answer of the test suite against the schema of its route.
+
+//go:embed openapi_schemas.json
+var openAPISchemas []byte
+
+// OpenAPIPath is where the document is served (no key needed).
+const OpenAPIPath = "/openapi.json"
+
+// OpenAPI returns the OpenAPI 3.1 document of an API under prefix ("/v2")
+// at version (the server's), as indented JSON with sorted keys: the same
+// bytes for the same arguments.
+func OpenAPI(prefix, version string) ([]byte, error) {
+	var schemas map[string]any
+	if err := json.Unmarshal(openAPISchemas, &schemas); err != nil {
+		return nil, fmt.Errorf("openapi: openapi_schemas.json: %w", err)
+	}
+	for name, s := range bodySchemas() {
+		schemas[name] = s
+	}
+	paths := map[string]any{}
+	for i := range routeTable {
+		rt := &routeTable[i]
+		if rt.Response != "" && schemas[rt.Response] == nil {
+			return nil, fmt.Errorf("openapi: %s %s: no schema %q", rt.Method, rt.Path, rt.Response)
+		}
+		p := openAPIPath(prefix, rt)
+		item, _ := paths[p].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[p] = item
+		}
+		item[strings.ToLower(rt.Method)] = operation(rt)
+	}
+	doc := map[string]any{
+		"openapi":           "3.1.0",
+		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
+		"info": map[string]any{
+			"title":   "Pregão market-data API",
+			"version": version,
+			"summary": "Brazilian market data (B3 quotes, CVM filings) served from official open data.",
+			"description": "Quotes, index rankings and portfolios, company registry data, fundamental and valuation ratios, " +
+				"financial reports, corporate actions, a screener and listed-fund ratios. `null` means missing data, never zero. " +
+				"Percentage variations are decimal fractions (0.0621 is +6.21%). Every error answer is `{\"error\":{\"status\":N,\"message\":\"…\"}}`. " +
+				"Plans: `delayed` sees quotes of the current session 15 minutes late; `eod` sees the previous session only " +
+				"and may send only `adjusted` to the quote routes. Operations marked (addition) go beyond the reference specification.",
+			"license": map[string]any{"name": "Apache-2.0", "identifier": "Apache-2.0"},
+		},
+		"servers":  []any{map[string]any{"url": "/", "description": "this server"}},
+		"security": []any{map[string]any{"bearerAuth": []any{}}},
+		"tags":     openAPITags(),
+		"paths":    paths,
+		"components": map[string]any{
+			"schemas": schemas,
+			"securitySchemes": map[string]any{
+				"bearerAuth": map[string]any{
+					"type": "http", "scheme": "bearer",
+					"description": "An API key (pregao keys add) in Authorization: Bearer <key>. Its plan, delayed or eod, decides which quotes it sees.",
+				},
+			},
+			"responses": errorResponses(),
+			"headers": map[string]any{
+				"ETag":          map[string]any{"description": "strong validator of the answer (snapshot and request); send it back in If-None-Match for a 304", "schema": map[string]any{"type": "string"}},
+				"Last-Modified": map[string]any{"description": "when the served snapshot was built", "schema": map[string]any{"type": "string"}},
+				"X-Total-Count": map[string]any{"description": "items of the whole list, before limit and offset", "schema": map[string]any{"type": "integer"}},
+			},
+		},
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+// openAPIPath is rt's path as OpenAPI writes it: prefixed unless Root,
+// ":name" segments as "{name}".
+func openAPIPath(prefix string, rt *Route) string {
+	p := rt.Path
+	if !rt.Root {
+		p = prefix + p
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, ":") {
+			segs[i] = "{" + s[1:] + "}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// tagOf groups an operation by its first path segment.
+func tagOf(rt *Route) string {
+	if rt.Root {
+		return "operations"
+	}
+	seg := strings.Split(strings.Trim(rt.Path, "/"), "/")[0]
+	if seg == "stocks" {
+		return "quotes"
+	}
+	if seg == "ratios" {
+		return "companies"
+	}
+	return seg
+}
+
+func openAPITags() []any {
+	return []any{
+		map[string]any{"name": "indexes", "description": "Index portfolios and rankings of their members"},
+		map[string]any{"name": "quotes", "description": "Quotes of tickers and macro series, session rankings"},
+		map[string]any{"name": "companies", "description": "Registry data, ratios, reports, corporate actions and documents of companies"},
+		map[string]any{"name": "screener", "description": "Tickers filtered and sorted"},
+		map[string]any{"name": "traded-funds", "description": "Listed funds (FIIs, ETFs)"},
+		map[string]any{"name": "operations", "description": "Health, readiness, metrics and this document (no key)"},
+	}
+}
+
+// operation is rt's OpenAPI operation object.
+func operation(rt *Route) map[string]any {
+	op := map[string]any{
+		"operationId": operationID(rt),
+		"summary":     rt.Summary,
+		"tags":        []any{tagOf(rt)},
+	}
+	var params []any
+	for _, p := range rt.Params {
+		params = append(params, parameter(p))
+	}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	if rt.Body != nil {
+		op["requestBody"] = map[string]any{
+			"required": true,
+			"content":  map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Body.Name)}},
+		}
+	}
+	ok := map[string]any{"description": "OK"}
+	switch {
+	case rt.Path == routeMetricsPath:
+		ok["content"] = map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}
+	case rt.Path == OpenAPIPath:
+		ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object", "description": "this document"}}}
+	case rt.Path == docsPath:
+		ok["content"] = map[string]any{"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}
+	case rt.Path == routeDocsFile:
+		ok["content"] = map[string]any{"text/javascript": map[string]any{"schema": map[string]any{"type": "string"}}, "text/css": map[string]any{"schema": map[string]any{"type": "string"}}}
+	default:
+		ok["content"] = map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Response)}}
+	}
+	if !rt.Root {
+		ok["headers"] = map[string]any{
+			"ETag":          map[string]any{"$ref": "#/components/headers/ETag"},
+			"Last-Modified": map[string]any{"$ref": "#/components/headers/Last-Modified"},
+		}
+	}
+	resp := map[string]any{"200": ok}
+	if rt.Root {
+		op["security"] = []any{}
+		if rt.Path == routeReadyz {
+			resp["503"] = errorRef("NotReady")
+		}
+		if rt.Path == routeDocsFile {
+			resp["404"] = errorRef("NotFound")
+		}
+	} else {
+		resp["400"] = errorRef("BadRequest")
+		resp["401"] = errorRef("Unauthorized")
+		resp["429"] = errorRef("TooManyRequests")
+		resp["503"] = errorRef("NotReady")
+		if rt.Method == http.MethodGet {
+			resp["304"] = map[string]any{"description": "Not Modified: the If-None-Match validator matches (no body)"}
+		}
+		if rt.Method == http.MethodPost {
+			resp["413"] = errorRef("TooLarge")
+		}
+		for _, p := range rt.Params {
+			if p.In == InPath {
+				resp["404"] = errorRef("NotFound")
+			}
+		}
+	}
+	op["responses"] = resp
+	return op
+}
+
+// operationID is a stable camel-case name: getCompaniesIdRatios.
+func operationID(rt *Route) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(rt.Method))
+	up := true
+	for _, r := range rt.Path {
+		switch {
+		case r == '/' || r == '-' || r == ':' || r == '.' || r == '_':
+			up = true
+		case up:
+			b.WriteString(strings.ToUpper(string(r)))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func schemaRef(name string) map[string]any {
+	return map[string]any{"$ref": "#/components/schemas/" + name}
+}
+
+func errorRef(name string) map[string]any {
+	return map[string]any{"$ref": "#/components/responses/" + name}
+}
+
+// errorResponses are the shared error answers, all of the Error shape.
+func errorResponses() map[string]any {
+	out := map[string]any{}
+	for name, desc := range map[string]string{
+		"BadRequest":      "A parameter or body field is missing, unknown or invalid; the message names it and what is accepted",
+		"Unauthorized":    "No valid API key in Authorization: Bearer <key>",
+		"NotFound":        "The company, ticker, index or fund of the path is unknown (or, for funds, has no indicator)",
+		"TooManyRequests": "The key's request-rate limit is reached; Retry-After says when to retry",
+		"TooLarge":        "The request body is over the server's cap",
+		"NotReady":        "No snapshot is loaded yet (the message says how far the load has gone), or the server is shutting down",
+	} {
+		out[name] = map[string]any{
+			"description": desc,
+			"content":     map[string]any{"application/json": map[string]any{"schema": schemaRef("Error")}},
+		}
+	}
+	return out
+}
+
+// parameter is the OpenAPI parameter object of a path or query Param.
+func parameter(p Param) map[string]any {
+	o := map[string]any{
+		"name":     p.Name,
+		"in":       p.In,
+		"required": p.In == InPath || p.Required,
+		"schema":   paramSchema(p),
+	}
+	if p.Desc != "" {
+		o["description"] = p.Desc
+	}
+	if p.Type == TypeList {
+		o["style"], o["explode"] = "form", false
+	}
+	if ex := exampleOf(p); ex != nil {
+		o["example"] = ex
+	}
+	return o
+}
+
+// exampleOf gives path parameters a value that answers on the demo
+// snapshot (README, "Tickers to try").
+func exampleOf(p Param) any {
+	if p.In != InPath {
+		return nil
+	}
+	switch p.Name {
+	case "ticker":
+		return "ITAG3"
+	case "symbol":
+		return "IBOV"
+	case "id":
+		if p.Desc != "" && strings.Contains(p.Desc, "fund") {
+			return "AIGA11"
+		}
+		return "LITA3"
+	}
+	return nil
+}
+
+// paramSchema is the JSON schema of a declaration (parameters, body
+// fields and bodies).
+func paramSchema(p Param) map[string]any {
+	s := map[string]any{}
+	switch p.Type {
+	case TypeString:
+		s["type"] = "string"
+		if p.Pattern != "" {
+			s["pattern"] = p.Pattern
+		}
+	case TypeEnum:
+		s["type"] = "string"
+		s["enum"] = p.Enum
+	case TypeBoolean:
+		s["type"] = "boolean"
+	case TypeInteger:
+		s["type"] = "integer"
+		if p.Min != 0 || p.Max != 0 {
+			s["minimum"], s["maximum"] = p.Min, p.Max
+		}
+	case TypeNumber:
+		s["type"] = "number"
+	case TypeDate:
+		s["type"], s["format"] = "string", "date"
+	case TypeTimestamp:
+		s["type"] = "string"
+		s["pattern"] = `^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$`
+		s["description"] = "ISO 8601: YYYY-MM-DD (midnight UTC), YYYY-MM-DDTHH:MM:SS (UTC) or RFC 3339"
+	case TypeList:
+		s["type"] = "array"
+		s["items"] = map[string]any{"type": "string"}
+	case TypeArray:
+		s["type"] = "array"
+		if p.Items != nil {
+			if p.Items.Type == TypeObject && p.Items.Name != "" {
+				s["items"] = schemaRef(p.Items.Name)
+			} else {
+				s["items"] = paramSchema(*p.Items)
+			}
+		}
+		if p.Min != 0 || p.Max != 0 {
+			if p.Min > 0 {
+				s["minItems"] = p.Min
+			}
+			s["maxItems"] = p.Max
+		}
+	case TypeObject:
+		s["type"] = "object"
+		props := map[string]any{}
+		var req []string
+		for _, f := range p.Fields {
+			fs := paramSchema(f)
+			if f.Desc != "" {
+				fs["description"] = f.Desc
+			}
+			props[f.Name] = fs
+			if f.Required {
+				req = append(req, f.Name)
+			}
+		}
+		s["properties"] = props
+		if len(req) > 0 {
+			s["required"] = req
+		}
+		s["additionalProperties"] = false
+	}
+	if p.Fold && p.Type == TypeEnum {
+		// Matched ignoring case: the schema accepts any spelling; the
+		// values are listed as examples.
+		delete(s, "enum")
+		s["examples"] = p.Enum
+	}
+	if p.Default != nil {
+		s["default"] = p.Default
+	}
+	return s
+}
+
+// bodySchemas are the request bodies' schemas (and their named item
+// schemas), from their declarations.
+func bodySchemas() map[string]any {
+	out := map[string]any{}
+	var add func(p *Param)
+	add = func(p *Param) {
+		if p.Type == TypeObject && p.Name != "" {
+			s := paramSchema(*p)
+			if p.Desc != "" {
+				s["description"] = p.Desc
+			}
+			out[p.Name] = s
+		}
+		for i := range p.Fields {
+			if f := &p.Fields[i]; f.Items != nil {
+				add(f.Items)
+			}
+		}
+	}
+	for i := range routeTable {
+		if b := routeTable[i].Body; b != nil {
+			add(b)
+		}
+	}
+	return out
+}
+
+// sortedRoutes lists "METHOD path" of every documented operation (tests).
+func sortedRoutes(prefix string) []string {
+	var out []string
+	for i := range routeTable {
+		out = append(out, routeTable[i].Method+" "+openAPIPath(prefix, &routeTable[i]))
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,251 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi/datamodel"
+)
+
+var updateOpenAPI = flag.Bool("update-openapi", false, "rewrite docs/openapi.json from the route table")
+
+// openAPIValidator is the validator of the document (built once: the
+// schemas compile on first use).
+var openAPIValidator = sync.OnceValues(func() (validator.Validator, error) {
+	doc, err := OpenAPI("/v2", "test")
+	if err != nil {
+		return nil, err
+	}
+	d, err := libopenapi.NewDocumentWithConfiguration(doc, &datamodel.DocumentConfiguration{IgnoreArrayCircularReferences: true})
+	if err != nil {
+		return nil, err
+	}
+	v, errs := validator.NewValidator(d)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%v", errs)
+	}
+	return v, nil
+})
+
+// The generated document is valid OpenAPI 3.1.
+func TestOpenAPIValid(t *testing.T) {
+	v, err := openAPIValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, errs := v.ValidateDocument(); !ok {
+		for _, e := range errs {
+			t.Errorf("%s: %s (%v)", e.Message, e.Reason, e.SchemaValidationErrors)
+		}
+	}
+}
+
+// The document lists every operation of the route table with every one of
+// its parameters, and every schema it holds is used.
+func TestOpenAPICoversRoutes(t *testing.T) {
+	b, err := OpenAPI("/v2", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths      map[string]map[string]struct{ Parameters []struct{ Name, In string } }
+		Components struct{ Schemas map[string]json.RawMessage }
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for p, item := range doc.Paths {
+		for m, op := range item {
+			ops = append(ops, strings.ToUpper(m)+" "+p)
+			var rt *Route
+			for i := range routeTable {
+				if r := &routeTable[i]; r.Method == strings.ToUpper(m) && openAPIPath("/v2", r) == p {
+					rt = r
+				}
+			}
+			if rt == nil {
+				t.Errorf("%s %s: no such route", m, p)
+				continue
+			}
+			if len(op.Parameters) != len(rt.Params) {
+				t.Errorf("%s %s: %d parameters, the route declares %d", m, p, len(op.Parameters), len(rt.Params))
+			}
+		}
+	}
+	sort.Strings(ops)
+	if want := sortedRoutes("/v2"); strings.Join(ops, "\n") != strings.Join(want, "\n") {
+		t.Errorf("operations:\n%s\nwant\n%s", strings.Join(ops, "\n"), strings.Join(want, "\n"))
+	}
+	for name := range doc.Components.Schemas {
+		if !bytes.Contains(b, []byte(`"#/components/schemas/`+name+`"`)) {
+			t.Errorf("schema %s is never used", name)
+		}
+	}
+}
+
+// docs/openapi.json is the document the server serves (regenerate it with
+// go test ./httpapi -run TestOpenAPIFile -update-openapi).
+func TestOpenAPIFile(t *testing.T) {
+	b, err := OpenAPI("/v2", "unversioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	const file = "../docs/openapi.json"
+	if *updateOpenAPI {
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, b) {
+		t.Errorf("%s is stale: go test ./httpapi -run TestOpenAPIFile -update-openapi", file)
+	}
+}
+
+// validateAnswer checks one answer of the test server against the
+// document: its status is documented for its operation and its body
+// matches the schema of that status.
+func validateAnswer(t *testing.T, method, target, body string, w *httptest.ResponseRecorder) {
+	t.Helper()
+	validateAnswerTB(t, method, target, body, w)
+}
+
+// failRecorder records failures instead of failing a test.
+type failRecorder struct {
+	testing.TB
+	failed bool
+}
+
+func (f *failRecorder) Helper()               {}
+func (f *failRecorder) Errorf(string, ...any) { f.failed = true }
+func (f *failRecorder) Fatal(args ...any)     { f.failed = true }
+
+func validateAnswerTB(t testing.TB, method, target, body string, w *httptest.ResponseRecorder) {
+	t.Helper()
+	v, err := openAPIValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rb io.Reader
+	if body != "" {
+		rb = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, rb)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp := &http.Response{StatusCode: w.Code, Header: w.Header().Clone(), Body: io.NopCloser(bytes.NewReader(w.Body.Bytes())), Request: req}
+	if ok, errs := v.ValidateHttpResponse(req, resp); !ok {
+		for _, e := range errs {
+			var details []string
+			for _, s := range e.SchemaValidationErrors {
+				details = append(details, s.FieldPath+": "+s.Reason)
+			}
+			t.Errorf("%s %s → %d: %s: %s %v", method, target, w.Code, e.Message, e.Reason, details)
+		}
+	}
+}
+
+// Every golden answer validates against the schema of its route.
+func TestGoldenAnswersValidate(t *testing.T) {
+	ts := newTestServer(t, true)
+	for _, tc := range goldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := ts.do(tc.method, tc.path, tc.key, tc.body)
+			if w.Code != 200 {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			validateAnswer(t, tc.method, tc.path, tc.body, w)
+		})
+	}
+}
+
+// Error answers validate against the documented error responses: each
+// status is one the operation documents, each body the Error shape.
+func TestErrorAnswersValidate(t *testing.T) {
+	ts := newTestServer(t, true)
+	for _, c := range []struct{ method, path, key, body string }{
+		{"GET", "/v2/companies/NOPE", testKeyDelayed, ""},
+		{"GET", "/v2/companies/ENHZ?show_logo=maybe", testKeyDelayed, ""},
+		{"GET", "/v2/companies/ENHZ", "", ""},
+		{"GET", "/v2/indexes/NOPE/highs", testKeyDelayed, ""},
+		{"GET", "/v2/indexes/IBOV/highs?limit=0", testKeyDelayed, ""},
+		{"GET", "/v2/companies?status=GONE", testKeyDelayed, ""},
+		{"GET", "/v2/quotes/ENHZ3?type=sometimes", testKeyDelayed, ""},
+		{"GET", "/v2/quotes/NOPE3", testKeyDelayed, ""},
+		{"POST", "/v2/quotes", testKeyDelayed, `{"tickers":[]}`},
+		{"POST", "/v2/quotes", testKeyDelayed, `{"tickers":["ENHZ3"],"colour":"red"}`},
+		{"POST", "/v2/screener", testKeyDelayed, `{"limit":501}`},
+		{"POST", "/v2/screener", "", `{}`},
+		{"GET", "/v2/traded-funds/NOPE11/ratios", testKeyDelayed, ""},
+		{"GET", "/v2/companies/ENHZ/ratios?frequency=HOURLY", testKeyDelayed, ""},
+		{"GET", "/v2/companies/cash-corporate-actions?start_date=yesterday", testKeyDelayed, ""},
+	} {
+		w := ts.do(c.method, c.path, c.key, c.body)
+		if w.Code < 400 {
+			t.Errorf("%s %s: %d, want an error", c.method, c.path, w.Code)
+			continue
+		}
+		validateAnswer(t, c.method, c.path, c.body, w)
+	}
+	// Before a snapshot: 503 on the API and on /readyz.
+	empty := newTestServer(t, false)
+	for _, p := range []string{"/v2/companies", "/readyz"} {
+		w := empty.do("GET", p, testKeyDelayed, "")
+		validateAnswer(t, "GET", p, "", w)
+	}
+	for _, p := range []string{"/healthz", "/openapi.json"} {
+		validateAnswer(t, "GET", p, "", ts.do("GET", p, "", ""))
+	}
+}
+
+// The validation above can fail: an answer that breaks its schema (a
+// wrong type, a missing field, an undocumented status) is refused.
+func TestOpenAPIValidationCatches(t *testing.T) {
+	ts := newTestServer(t, true)
+	good := ts.do("GET", "/v2/companies/ENHZ", testKeyDelayed, "")
+	for name, mutate := range map[string]func(w *httptest.ResponseRecorder){
+		"number for a string": func(w *httptest.ResponseRecorder) {
+			b := bytes.Replace(w.Body.Bytes(), []byte(`"name":"`), []byte(`"name":5,"x":"`), 1)
+			w.Body = bytes.NewBuffer(b)
+		},
+		"missing field": func(w *httptest.ResponseRecorder) {
+			var m map[string]any
+			json.Unmarshal(w.Body.Bytes(), &m)
+			delete(m, "company_id")
+			b, _ := json.Marshal(m)
+			w.Body = bytes.NewBuffer(b)
+		},
+		"undocumented status": func(w *httptest.ResponseRecorder) { w.Code = http.StatusTeapot },
+	} {
+		w := httptest.NewRecorder()
+		w.Code = good.Code
+		for k, v := range good.Header() {
+			w.Header()[k] = v
+		}
+		w.Body = bytes.NewBuffer(append([]byte(nil), good.Body.Bytes()...))
+		mutate(w)
+		ft := &failRecorder{}
+		validateAnswerTB(ft, "GET", "/v2/companies/ENHZ", "", w)
+		if !ft.failed {
+			t.Errorf("%s: validated", name)
+		}
+	}
+}
