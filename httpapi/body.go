@@ -660,6 +660,11 @@ func (d *bodyDecoder) date() engine.Date {
 // checks it).
 const tickerPattern = `^([A-Z0-9]{4}[0-9]?[0-9]?|SELIC|IPCA|USD)$`
 
+// tickerListPattern is the shape of the path of GET /quotes/{ticker}: one
+// ticker, or several comma-separated, in either case (the handler checks
+// each against tickerPattern once upper-cased).
+const tickerListPattern = `^[A-Za-z0-9]{3,6}(,[A-Za-z0-9]{3,6})*$`
+
 // The quote options of POST /quotes and GET /quotes/{ticker}.
 var (
 	quoteType = Param{Name: "type", In: InQuery, Type: TypeEnum, Enum: []string{TypeCurrent, TypeHistorical, TypeChart},

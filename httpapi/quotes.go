@@ -126,12 +126,19 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	if err != nil {
 		return nil, err
 	}
+	return a.appendBatch(c, dst, q.Tickers, &o), nil
+}
+
+// appendBatch appends the answer of a batch of tickers (POST /quotes, or
+// GET /quotes/{t1},{t2}…): an object keyed by ticker, each ticker once.
+func (a *API) appendBatch(c *call, dst []byte, tickers [][]byte, op *quoteOpts) []byte {
+	o := *op
 	if c.seen == nil {
 		c.seen = make(map[string]struct{}, MaxTickers)
 	}
 	defer clear(c.seen)
 	items := c.items[:0]
-	for _, b := range q.Tickers {
+	for _, b := range tickers {
 		if _, dup := c.seen[string(b)]; dup {
 			continue // each ticker answers once
 		}
@@ -155,7 +162,7 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 			}
 		}
 	}
-	return append(dst, '}'), nil
+	return append(dst, '}')
 }
 
 // seriesGroup and maxSeriesGroup bound the number of series items each
@@ -295,7 +302,20 @@ const tickerNotFound = `{"error":{"status":404,"message":"Ticker not found"}}`
 func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	q := c.query(r)
 	t := strings.ToUpper(ps.ByName("ticker")) // path identifiers ignore case
-	if !validTicker(t) {
+	var multi [][]byte
+	if strings.Contains(t, ",") {
+		// GET /quotes/PETR4,VALE3,…: the batch of POST /quotes.
+		for _, s := range strings.Split(t, ",") {
+			if !validTicker(s) {
+				q.fail(badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD, comma-separated", s))
+				break
+			}
+			multi = append(multi, []byte(s))
+		}
+		if len(multi) > MaxTickers {
+			q.fail(badRequest("%d tickers: at most %d per request", len(multi), MaxTickers))
+		}
+	} else if !validTicker(t) {
 		q.fail(badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", ps.ByName("ticker")))
 	}
 	typ := q.enum("type")
@@ -309,6 +329,9 @@ func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 	o, err := a.quoteOptions(c, typ, int64(iv), start, end, adj)
 	if err != nil {
 		return nil, err
+	}
+	if multi != nil {
+		return a.appendBatch(c, dst, multi, &o), nil
 	}
 	as, ok := c.ds.Asset(t)
 	if !ok {
