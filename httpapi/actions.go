@@ -15,13 +15,15 @@ var cashClasses = []string{engine.ClassCS, engine.ClassPS, engine.ClassPSA, engi
 // every Brazilian company (BDR issuers only with bdr=true; never listed
 // funds), prior_ex_date descending.
 // start_date/end_date bound payment_date (inclusive, by day); events without
-// a payment date are left out when either bound is given.
+// a payment date are left out when either bound is given. limit and offset
+// page it (X-Total-Count: the whole list's size).
 func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
 	q := c.query(r)
 	current := q.boolean("current")
 	from, to := q.dayRange()
 	st := q.enum("stock_type")
 	bdr := q.boolean("bdr")
+	w := readWindow(&q)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -29,10 +31,10 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	pass := func(e *engine.CashEvent) bool {
 		return !(current && !e.Current || st != "" && e.StockType != st) && cashIssuerListed(e.Issuer, bdr)
 	}
-	if current && st == "" && !bdr && !from.Valid() && !to.Valid() {
+	if current && st == "" && !bdr && !from.Valid() && !to.Valid() && w.all() {
 		// The default list, the largest answer of all (31 MB at scale 1):
 		// encoded and compressed once per Dataset.
-		return cachedBody(c, dst, &a.info(c.ds).cashAll, func(dst []byte) []byte {
+		return cachedList(c, dst, &a.info(c.ds).cashAll, func(dst []byte) ([]byte, int) {
 			dst = append(dst, '[')
 			n := 0
 			for i := range evs {
@@ -41,36 +43,107 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 					n++
 				}
 			}
-			return append(dst, ']')
+			return append(dst, ']'), n
 		}), nil
 	}
-	dst = append(dst, '[')
-	n := 0
-	if !from.Valid() && !to.Valid() {
+	seq := func(yield func(*engine.CashEvent) bool) {
 		for i := range evs {
-			if e := &evs[i]; pass(e) {
-				dst = c.flush(appendCashItem(dst, n, e))
-				n++
-			}
-			if c.gone() {
-				break
+			if !yield(&evs[i]) {
+				return
 			}
 		}
-		return append(dst, ']'), nil
 	}
-	// A payment-date range: only the actions the Dataset's payment-date
-	// index lists, in CashActions order.
-	c.rows = c.ds.CashPaidBetween(c.rows[:0], from, to)
-	for _, r := range c.rows {
-		if e := &evs[r]; pass(e) {
-			dst = c.flush(appendCashItem(dst, n, e))
-			n++
-		}
-		if c.gone() {
-			break
+	if from.Valid() || to.Valid() {
+		// A payment-date range: only the actions the Dataset's
+		// payment-date index lists, in CashActions order.
+		c.rows = c.ds.CashPaidBetween(c.rows[:0], from, to)
+		seq = func(yield func(*engine.CashEvent) bool) {
+			for _, r := range c.rows {
+				if !yield(&evs[r]) {
+					return
+				}
+			}
 		}
 	}
-	return append(dst, ']'), nil
+	return appendWindow(c, dst, seq, pass, w, appendCashAction), nil
+}
+
+// companyCash serves GET /companies/{id}/cash-corporate-actions (addition):
+// the cash events of one company, with the filters and shape of the
+// all-companies list; by ticker, those of its share class.
+func (a *API) companyCash(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	q := c.query(r)
+	f := readCashFilter(&q)
+	if err := q.err(); err != nil {
+		return nil, err
+	}
+	res, err := resolveCompany(c.ds, ps.ByName("id"))
+	if err != nil {
+		return nil, err
+	}
+	if res.Kind == engine.ByTicker && f.class == "" {
+		f.class = res.Class
+	}
+	return f.append(c, dst, res.Issuer.CashActions), nil
+}
+
+// fundCash serves GET /traded-funds/{id}/cash-corporate-actions
+// (addition): the distributions of a listed fund (FII, ETF), in the shape
+// of the companies' cash actions (stock_type FUND_UNIT).
+func (a *API) fundCash(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+	q := c.query(r)
+	f := readCashFilter(&q)
+	if err := q.err(); err != nil {
+		return nil, err
+	}
+	res, err := c.ds.ResolveFund(ps.ByName("id"))
+	if err != nil {
+		if isInvalid(err) {
+			return nil, badRequest("fund identifier %q: want a ticker, symbol or company_id", ps.ByName("id"))
+		}
+		return nil, notFound("fund %q not found", ps.ByName("id"))
+	}
+	return f.append(c, dst, res.Issuer.CashActions), nil
+}
+
+// cashFilter is what the one-issuer cash routes filter by.
+type cashFilter struct {
+	current  bool
+	from, to engine.Date
+	class    string
+	w        window
+}
+
+func readCashFilter(q *query) cashFilter {
+	f := cashFilter{current: q.boolean("current")}
+	f.from, f.to = q.dayRange()
+	f.class = q.enum("stock_type")
+	f.w = readWindow(q)
+	return f
+}
+
+// append appends the events of evs (prior_ex_date descending) that pass f.
+func (f *cashFilter) append(c *call, dst []byte, evs []*engine.CashEvent) []byte {
+	keep := func(e *engine.CashEvent) bool {
+		if f.current && !e.Current || f.class != "" && e.StockType != f.class {
+			return false
+		}
+		if f.from.Valid() || f.to.Valid() {
+			p := e.PaymentDate
+			if !p.Valid() || f.from.Valid() && p < f.from || f.to.Valid() && p > f.to {
+				return false
+			}
+		}
+		return true
+	}
+	seq := func(yield func(*engine.CashEvent) bool) {
+		for _, e := range evs {
+			if !yield(e) {
+				return
+			}
+		}
+	}
+	return appendWindow(c, dst, seq, keep, f.w, appendCashAction)
 }
 
 // appendCashItem appends e as item n (from 0) of a JSON array.

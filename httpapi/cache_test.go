@@ -3,6 +3,8 @@ package httpapi
 import (
 	"bytes"
 	"testing"
+
+	"github.com/pregao/pregao/engine"
 )
 
 // TestCachedBodies checks that the companies list and the catalog are
@@ -23,7 +25,9 @@ func TestCachedBodies(t *testing.T) {
 		for _, sec := range []bool{false, true} {
 			for _, mc := range []bool{false, true} {
 				path := "/v2/companies?bdr=" + fmtBool(bdr) + "&show_sector=" + fmtBool(sec) + "&show_market_cap=" + fmtBool(mc)
-				want := appendCompanies(nil, ds, bdr, sec, mc, 0)
+				want, _ := appendCompanies(nil, ds, func(is *engine.Issuer) bool {
+					return (is.Kind == engine.KindCompany || bdr && is.Kind == engine.KindBDR) && listed(is.Status, 0)
+				}, sec, mc)
 				slot := &ts.api.info(ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)]
 				if slot.Load() != nil {
 					t.Fatalf("%s: cached before the first request", path)

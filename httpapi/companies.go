@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -228,6 +229,7 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	if len(search) > maxSearchText {
 		q.fail(badRequest("query parameter search: %d bytes, at most %d", len(search), maxSearchText))
 	}
+	w := readWindow(&q)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -235,17 +237,26 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 		found := searchCompanies(c.ds, a.info(c.ds), search, func(is *engine.Issuer) bool {
 			return (is.Kind == engine.KindCompany || is.Kind == engine.KindBDR) && listed(is.Status, st)
 		})
-		dst = append(dst, '[')
-		for i, is := range found {
-			if i > 0 {
-				dst = append(dst, ',')
+		return appendWindow(c, dst, slices.Values(found), func(*engine.Issuer) bool { return true }, w,
+			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc) }), nil
+	}
+	keep := func(is *engine.Issuer) bool {
+		return (is.Kind == engine.KindCompany || bdr && is.Kind == engine.KindBDR) && listed(is.Status, st)
+	}
+	if !w.all() {
+		iss := c.ds.Issuers()
+		seq := func(yield func(*engine.Issuer) bool) {
+			for i := range iss {
+				if !yield(&iss[i]) {
+					return
+				}
 			}
-			dst = appendCompanyItem(dst, c.ds, is, sec, mc)
 		}
-		return append(dst, ']'), nil
+		return appendWindow(c, dst, seq, keep, w,
+			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc) }), nil
 	}
 	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)+st]
-	return cachedBody(c, dst, slot, func(dst []byte) []byte { return appendCompanies(dst, c.ds, bdr, sec, mc, st) }), nil
+	return cachedList(c, dst, slot, func(dst []byte) ([]byte, int) { return appendCompanies(dst, c.ds, keep, sec, mc) }), nil
 }
 
 // companyStatuses are the values of GET /companies?status=; statusAll
@@ -291,13 +302,13 @@ func companiesSlot(bdr, sec, mc bool) int {
 // appendCompanies appends the companies list: Brazilian companies, plus
 // BDR issuers when bdr is set, with the sector blocks when sec is set and
 // market_cap/enterprise_value when mc is set.
-func appendCompanies(dst []byte, ds *engine.Dataset, bdr, sec, mc bool, st int) []byte {
+func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) bool, sec, mc bool) ([]byte, int) {
 	dst = append(dst, '[')
 	n := 0
 	iss := ds.Issuers()
 	for i := range iss {
 		is := &iss[i]
-		if is.Kind != engine.KindCompany && !(bdr && is.Kind == engine.KindBDR) || !listed(is.Status, st) {
+		if !keep(is) {
 			continue
 		}
 		if n > 0 {
@@ -306,7 +317,7 @@ func appendCompanies(dst []byte, ds *engine.Dataset, bdr, sec, mc bool, st int) 
 		n++
 		dst = appendCompanyItem(dst, ds, is, sec, mc)
 	}
-	return append(dst, ']')
+	return append(dst, ']'), n
 }
 
 // appendCompanyItem appends one item of the companies list.

@@ -101,9 +101,10 @@ func putCompressor(enc int, z compressor) {
 // forms made on first demand at the best compression (they are sent many
 // times).
 type cachedAnswer struct {
-	raw []byte
-	gz  atomic.Pointer[[]byte]
-	zst atomic.Pointer[[]byte]
+	raw   []byte
+	items int // the items of a list answer (X-Total-Count)
+	gz    atomic.Pointer[[]byte]
+	zst   atomic.Pointer[[]byte]
 }
 
 // encoded returns the answer in coding enc, compressing it on first use.
@@ -132,6 +133,20 @@ func (c *cachedAnswer) encoded(enc int) []byte {
 	b := []byte(out.String())
 	slot.Store(&b)
 	return b
+}
+
+// cachedList is cachedBody for a list answer: enc also returns the
+// number of items, sent as X-Total-Count.
+func cachedList(c *call, dst []byte, slot *atomic.Pointer[cachedAnswer], enc func([]byte) ([]byte, int)) []byte {
+	a := slot.Load()
+	if a == nil {
+		raw, n := enc(nil)
+		a = &cachedAnswer{raw: raw, items: n}
+		slot.Store(a)
+	}
+	c.cached = a
+	c.setTotal(a.items)
+	return dst
 }
 
 // cachedBody makes the answer of the call the one held in slot, encoding

@@ -40,6 +40,8 @@ const (
 	routeMetricsPath   = "/metrics"
 	routeUnmatched     = "(unmatched)"
 	routeDocsFile      = docsPath + "/:file"
+	routeCompanyCash   = "/companies/:id/cash-corporate-actions"
+	routeFundCash      = "/traded-funds/:id/cash-corporate-actions"
 	cashActionsSegment = "cash-corporate-actions"
 )
 
@@ -47,6 +49,8 @@ const (
 var (
 	pathCompanyID = Param{Name: "id", In: InPath, Type: TypeString, Required: true,
 		Desc: "company identifier: a ticker (PETR4), a symbol (PETR), a company_id (CNPJ digits) or a CVM code, matched ignoring case"}
+	pathFundID = Param{Name: "id", In: InPath, Type: TypeString, Required: true,
+		Desc: "fund identifier: a listed fund's ticker (GSUL11), symbol or company_id, matched ignoring case"}
 	pathIndexSymbol = Param{Name: "symbol", In: InPath, Type: TypeString, Required: true,
 		Desc: "index symbol (IBOV, IFIX…: the indexes of the snapshot), matched ignoring case"}
 	rankingLimit = Param{Name: "limit", In: InQuery, Type: TypeInteger, Default: defaultRankingLimit, Min: 1, Max: MaxRankingLimit,
@@ -72,6 +76,16 @@ var (
 	listOffset = Param{Name: "offset", In: InQuery, Type: TypeInteger, Default: 0, Min: 0, Max: 1<<31 - 1,
 		Desc: "number of items to skip, in answer order"}
 )
+
+// oneIssuerCashParams are the query parameters of the cash actions of one
+// company or fund: those of the all-companies list but bdr.
+var oneIssuerCashParams = []Param{
+	{Name: "current", In: InQuery, Type: TypeBoolean, Default: true, Desc: "only the highest version of each event"},
+	{Name: "start_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or after this day (events without a payment date are left out)"},
+	{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or before this day (events without a payment date are left out)"},
+	{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: append(cashClasses[:len(cashClasses):len(cashClasses)], engine.ClassFundUnit), Desc: "keep events of this share class (by ticker: the ticker's class)"},
+	listLimit, listOffset,
+}
 
 // reportSections are the sections of the standardized reports.
 var reportSections = []string{engine.SectionBalanceSheet, engine.SectionIncomeStatement, engine.SectionComprehensiveIncome, engine.SectionCashFlow, engine.SectionValueAdded}
@@ -120,6 +134,7 @@ var routeTable = []Route{
 				Desc: "registry status to list: ACTIVE (and companies of unknown status), CANCELLED, SUSPENDED or ALL (addition)"},
 			{Name: "search", In: InQuery, Type: TypeString,
 				Desc: "find companies and BDR issuers by ticker, symbol, trading name or name, ignoring case and accents; ranked, at most 50 (addition)"},
+			listLimit, listOffset,
 		}, Response: "CompanyList", serve: (*API).companies},
 	{Method: http.MethodGet, Path: routeCompany, Summary: "One company's detail; optional blocks are absent unless asked for",
 		Params: []Param{
@@ -136,7 +151,12 @@ var routeTable = []Route{
 			{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or before this day (events without a payment date are left out)"},
 			{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: cashClasses, Desc: "keep events of this share class (BDR needs bdr=true)"},
 			{Name: "bdr", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add the events of BDR issuers"},
+			listLimit, listOffset,
 		}, Response: "CashCorporateActions", serve: (*API).cashActions},
+	{Method: http.MethodGet, Path: routeCompanyCash, Summary: "One company's cash corporate actions, prior_ex_date descending; by ticker, its class's (addition)",
+		Params: append([]Param{pathCompanyID}, oneIssuerCashParams...), Response: "CashCorporateActions", serve: (*API).companyCash},
+	{Method: http.MethodGet, Path: routeFundCash, Summary: "A listed fund's distributions (FII, ETF), prior_ex_date descending (addition)",
+		Params: append([]Param{pathFundID}, oneIssuerCashParams...), Response: "CashCorporateActions", serve: (*API).fundCash},
 	{Method: http.MethodGet, Path: routeRatios, Summary: "A company's fundamental ratios, keyed by indicator id and frequency",
 		Params: ratiosParams, Response: "Ratios", serve: (*API).ratiosFundamental},
 	{Method: http.MethodGet, Path: routeValuation, Summary: "A company's valuation ratios, keyed by indicator id and frequency",

@@ -23,7 +23,7 @@ func samplePath(rt *Route) string {
 			continue
 		}
 		v := map[string]string{"symbol": "IBOV", "ticker": "ENHZ3", "id": "ENHZ", "file": "init.js"}[name]
-		if rt.Path == routeFundRatios {
+		if rt.Path == routeFundRatios || rt.Path == routeFundCash {
 			v = "GSUL11"
 		}
 		path = strings.Replace(path, seg, v, 1)

@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"iter"
+	"net/http"
+	"strconv"
+)
+
+// Pagination of the lists that can be large (addition): limit and offset
+// choose a window of the answer's items, in answer order, and the header
+// X-Total-Count gives the number of items of the whole filtered list, so
+// that the answer keeps the specification's array shape.
+
+// MaxListLimit is the largest limit of a paginated list.
+const MaxListLimit = 10_000
+
+// listLimit is the limit of the paginated lists: absent, the whole list.
+var listLimit = Param{Name: "limit", In: InQuery, Type: TypeInteger, Min: 1, Max: MaxListLimit,
+	Desc: "at most this many items, after offset (default: every item); X-Total-Count gives the size of the whole list (addition)"}
+
+// hdrTotal is the header of a paginated list's size.
+var hdrTotal = http.CanonicalHeaderKey("X-Total-Count")
+
+// window is the limit/offset window of a list (limit 0: no limit).
+type window struct{ offset, limit int }
+
+// readWindow reads limit (listLimit) and offset (listOffset).
+func readWindow(q *query) window {
+	return window{offset: q.integer("offset"), limit: q.integer("limit")}
+}
+
+// all reports whether w keeps every item.
+func (w window) all() bool { return w.offset == 0 && w.limit == 0 }
+
+// setTotal sends the size of the whole list (before the body starts).
+func (c *call) setTotal(n int) {
+	if c.w != nil {
+		c.w.Header()[hdrTotal] = []string{strconv.Itoa(n)}
+	}
+}
+
+// appendWindow appends, as a JSON array, the items of seq that pass keeps,
+// within w, each encoded by enc; it sends their total first
+// (X-Total-Count). Long answers are streamed.
+func appendWindow[T any](c *call, dst []byte, seq iter.Seq[T], keep func(T) bool, w window, enc func([]byte, T) []byte) []byte {
+	total := 0
+	for e := range seq {
+		if keep(e) {
+			total++
+		}
+	}
+	c.setTotal(total)
+	dst = append(dst, '[')
+	i, n := 0, 0
+	for e := range seq {
+		if !keep(e) {
+			continue
+		}
+		if i >= w.offset && (w.limit == 0 || i < w.offset+w.limit) {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = c.flush(enc(dst, e))
+			n++
+			if c.gone() || w.limit > 0 && n == w.limit {
+				break
+			}
+		}
+		i++
+	}
+	return append(dst, ']')
+}
