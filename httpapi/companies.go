@@ -350,18 +350,25 @@ func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, m
 // sharesHistory serves GET /companies/:id/shares-history: the share counts,
 // newest first.
 func (a *API) sharesHistory(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
-	if q := c.query(r); q.err() != nil {
-		return nil, q.err()
+	q := c.query(r)
+	from, to := q.dayRange()
+	if err := q.err(); err != nil {
+		return nil, err
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
 	if err != nil {
 		return nil, err
 	}
 	dst = append(dst, '[')
-	for i, s := range res.Issuer.Shares {
-		if i > 0 {
+	n := 0
+	for _, s := range res.Issuer.Shares {
+		if from.Valid() && s.Date < from || to.Valid() && s.Date > to {
+			continue
+		}
+		if n > 0 {
 			dst = append(dst, ',')
 		}
+		n++
 		dst = append(dst, `{"date":`...)
 		dst = appendDate(dst, s.Date)
 		dst = append(dst, `,"common_shares":`...)
@@ -371,6 +378,16 @@ func (a *API) sharesHistory(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = append(dst, '}')
 	}
 	return append(dst, ']'), nil
+}
+
+// monthBounds returns the first and last day of the month "YYYY-MM".
+func monthBounds(s string) (first, last engine.Date, ok bool) {
+	d, err := engine.ParseDate(s + "-01")
+	if err != nil || len(s) != 7 {
+		return engine.NoDate, engine.NoDate, false
+	}
+	t := d.Time()
+	return d, engine.DateOf(t.AddDate(0, 1, -1)), true
 }
 
 // appendSources appends a JSON array of source objects.
@@ -409,12 +426,30 @@ func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	start, end := q.dayRange()
 	pub := q.timestamp("publish_date")
 	ret := q.timestamp("retrieval_date")
+	if m := q.str("month"); m != "" {
+		first, last, ok := monthBounds(m)
+		if !ok {
+			q.fail(badRequest("query parameter month: %q: want YYYY-MM", m))
+		}
+		start, end = max(start, first), last
+		if e := q.date("end_date"); e.Valid() {
+			end = min(end, e)
+		}
+	}
+	trade := q.enum("trade")
+	group := strings.ToUpper(strings.TrimSpace(q.str("group_id")))
 	if err := q.err(); err != nil {
 		return nil, err
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
 	if err != nil {
 		return nil, err
+	}
+	movePass := func(m *engine.InsiderMove) bool {
+		if res.Kind == engine.ByTicker && m.Ticker != "" && m.Ticker != res.Asset.Ticker && m.StockType != res.Class {
+			return false
+		}
+		return (trade == "" || m.Operation == trade) && (group == "" || m.Group == group)
 	}
 	dst = append(dst, '[')
 	n := 0
@@ -425,6 +460,9 @@ func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params
 			start.Valid() && ir.ReferenceDate < start || end.Valid() && ir.ReferenceDate > end ||
 			!pub.IsZero() && !ir.PublishDate.After(pub) || !ret.IsZero() && !ir.RetrievalDate.After(ret) {
 			continue
+		}
+		if (trade != "" || group != "") && !slices.ContainsFunc(ir.Movements, func(m engine.InsiderMove) bool { return movePass(&m) }) {
+			continue // the movement filters leave the report empty
 		}
 		if n > 0 {
 			dst = append(dst, ',')
@@ -443,7 +481,7 @@ func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		dst = append(dst, `,"movements":[`...)
 		for j := range ir.Movements {
 			m := &ir.Movements[j]
-			if res.Kind == engine.ByTicker && m.Ticker != "" && m.Ticker != res.Asset.Ticker && m.StockType != res.Class {
+			if !movePass(m) {
 				continue
 			}
 			if dst[len(dst)-1] != '[' {

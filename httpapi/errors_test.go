@@ -79,7 +79,7 @@ func TestErrorPaths(t *testing.T) {
 		{"GET", "/v2/companies/NOPE/documents", d, "", 404, "not found"},
 		{"GET", "/v2/companies/ENHZ/documents?limit=0", d, "", 400, "limit"},
 		{"GET", "/v2/companies/NOPE/shares-history", d, "", 404, "not found"},
-		{"GET", "/v2/companies/ENHZ/shares-history?x=1", d, "", 400, "accepts none"},
+		{"GET", "/v2/companies/ENHZ/shares-history?x=1", d, "", 400, "accepted: start_date, end_date"},
 		// Screener.
 		{"POST", "/v2/screener", d, ``, 400, "empty"},
 		{"POST", "/v2/screener", d, `{"limit":0}`, 400, "want 1 to 500"},

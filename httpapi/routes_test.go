@@ -57,6 +57,8 @@ func sampleValue(rt *Route, p *Param) string {
 		case routeFundRatios:
 			return "P_NAV"
 		}
+	case "month":
+		return "2024-02"
 	case "category":
 		return "Fato Relevante"
 	}
