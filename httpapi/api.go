@@ -119,6 +119,9 @@ type call struct {
 
 	hash xxhash.Digest // ETag scratch
 
+	csv    bool   // the answer is text/csv (csv.go)
+	csvSrc []byte // the JSON a CSV answer is made from, as the handler emitted it
+
 	quotes quotesRequest       // scratch of POST /quotes
 	bars   []engine.Bar        // scratch of bar series
 	bars2  []engine.Bar        // scratch of the second encoder of POST /quotes
@@ -135,7 +138,10 @@ type call struct {
 func (c *call) reset() {
 	clear(c.items) // drop references to assets and the body
 	clear(c.ranks)
-	*c = call{buf: c.buf[:0], body: c.body[:0], quotes: quotesRequest{Tickers: c.quotes.Tickers[:0]}, bars: c.bars[:0], bars2: c.bars2[:0], buf2: c.buf2[:0], items: c.items[:0], ranks: c.ranks[:0], rows: c.rows[:0], keys: c.keys[:0], seen: c.seen}
+	if cap(c.csvSrc) > 4<<20 {
+		c.csvSrc = nil
+	}
+	*c = call{csvSrc: c.csvSrc[:0], buf: c.buf[:0], body: c.body[:0], quotes: quotesRequest{Tickers: c.quotes.Tickers[:0]}, bars: c.bars[:0], bars2: c.bars2[:0], buf2: c.buf2[:0], items: c.items[:0], ranks: c.ranks[:0], rows: c.rows[:0], keys: c.keys[:0], seen: c.seen}
 }
 
 // New returns the API serving store's current Dataset to the holders of
@@ -407,6 +413,11 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 			hd["Vary"] = append(hd["Vary"], "Accept-Encoding")
 		}
 		c.enc = negotiate(r)
+		if rt.CSV != "" {
+			hd := w.Header()
+			hd["Vary"] = append(hd["Vary"], "Accept")
+			c.csv = wantsCSV(r) // format= in the query overrides it (call.query)
+		}
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && a.conditional(c, w, r) {
 			w.WriteHeader(http.StatusNotModified)
 			return http.StatusNotModified
@@ -415,6 +426,9 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 	body, err := rt.serve(a, c, c.buf[:0], r, ps)
 	if body != nil {
 		c.buf = body[:0]
+	}
+	if c.csv && err == nil {
+		return a.writeCSV(c, w, route, rt, body)
 	}
 	if c.streamed {
 		if err != nil {
@@ -460,6 +474,47 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 	w.WriteHeader(http.StatusOK)
 	z := getCompressor(c.enc, w)
 	z.Write(body)
+	z.Close()
+	putCompressor(c.enc, z)
+	return http.StatusOK
+}
+
+// writeCSV writes the CSV form of the JSON answer the handler made: what
+// it emitted, then body (or its cached answer).
+func (a *API) writeCSV(c *call, w http.ResponseWriter, route string, rt *Route, body []byte) int {
+	size := len(c.csvSrc) + len(body)
+	if c.cached != nil {
+		size = len(c.cached.raw)
+	}
+	if errors.Is(c.werr, errCSVTooLarge) || size > maxCSVSource {
+		c.csvSrc = c.csvSrc[:0]
+		return a.writeError(w, c, route, http.StatusBadRequest, fmt.Sprintf("this answer is over %d MB of JSON, too large for a CSV form: ask for fewer tickers, a shorter window or a page (limit, offset)", maxCSVSource>>20))
+	}
+	var src []byte
+	if c.cached != nil {
+		src = c.cached.raw // shared: never appended to
+		c.cached = nil
+	} else {
+		src = append(c.csvSrc, body...)
+		c.csvSrc = src[:0] // ours: kept for the next CSV answer of this call
+	}
+	out, err := toCSV(rt.CSV, src)
+	if err != nil {
+		a.log.Error("CSV form failed", "route", route, "err", err.Error())
+		return a.writeError(w, c, route, http.StatusInternalServerError, "internal server error")
+	}
+	hd := w.Header()
+	hd["Content-Type"] = ctCSV
+	hd["X-Content-Type-Options"] = noSniff
+	if c.enc == encIdentity || len(out) < compressMin {
+		w.WriteHeader(http.StatusOK)
+		w.Write(out)
+		return http.StatusOK
+	}
+	setEncoding(hd, c.enc)
+	w.WriteHeader(http.StatusOK)
+	z := getCompressor(c.enc, w)
+	z.Write(out)
 	z.Close()
 	putCompressor(c.enc, z)
 	return http.StatusOK

@@ -57,6 +57,9 @@ func (a *API) conditional(c *call, w http.ResponseWriter, r *http.Request) bool 
 	h.WriteString(r.URL.Path)
 	h.WriteString("?")
 	h.WriteString(r.URL.RawQuery)
+	if c.csv {
+		h.WriteString("\x00text/csv") // by Accept: another representation
+	}
 	hdr := in.etag(h.Sum64())
 	etag := hdr[0]
 	hd := w.Header()

@@ -114,6 +114,9 @@ type Route struct {
 	// Root routes are operational: served at the root, without
 	// authentication and without a dataset.
 	Root bool
+	// CSV names the route's text/csv form (csvQuotes, csvRatios, csvCash;
+	// see csv.go), "" for none; such a route declares formatParam.
+	CSV string
 
 	// serve is the thin handler: it reads its parameters through Params
 	// (see query), appends its JSON answer to dst, or returns an error

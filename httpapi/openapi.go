@@ -160,6 +160,10 @@ func operation(rt *Route) map[string]any {
 		ok["content"] = map[string]any{"text/javascript": map[string]any{"schema": map[string]any{"type": "string"}}, "text/css": map[string]any{"schema": map[string]any{"type": "string"}}}
 	default:
 		ok["content"] = map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Response)}}
+		if rt.CSV != "" {
+			ok["content"].(map[string]any)["text/csv"] = map[string]any{"schema": map[string]any{
+				"type": "string", "description": "the same answer as CSV (format=csv, or Accept: text/csv): one header row, null as an empty cell"}}
+		}
 	}
 	if !rt.Root {
 		ok["headers"] = map[string]any{

@@ -41,7 +41,20 @@ type query struct {
 
 // query returns the reader of r's query string, declared by the route c
 // is serving.
-func (c *call) query(r *http.Request) query { return newQuery(r.URL.RawQuery, c.route.Params) }
+func (c *call) query(r *http.Request) query {
+	q := newQuery(r.URL.RawQuery, c.route.Params)
+	if c.route.CSV != "" && q.find("format") >= 0 {
+		// format (formatParam) is read here for every route with a CSV
+		// form: given, it overrides Accept.
+		switch q.enum("format") {
+		case "csv":
+			c.csv = true
+		case "json":
+			c.csv = false
+		}
+	}
+	return q
+}
 
 // newQuery parses raw (a URL's raw query string) against params.
 func newQuery(raw string, params []Param) query {

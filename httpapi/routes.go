@@ -84,7 +84,7 @@ var oneIssuerCashParams = []Param{
 	{Name: "start_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or after this day (events without a payment date are left out)"},
 	{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or before this day (events without a payment date are left out)"},
 	{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: append(cashClasses[:len(cashClasses):len(cashClasses)], engine.ClassFundUnit), Desc: "keep events of this share class (by ticker: the ticker's class)"},
-	listLimit, listOffset,
+	listLimit, listOffset, formatParam,
 }
 
 // reportSections are the sections of the standardized reports.
@@ -98,7 +98,7 @@ var ratiosParams = []Param{
 	{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: companyFreqs, Desc: "keep only points of this frequency (default every frequency)"},
 	referenceDate, publishDate, retrievalDate,
 	{Name: "show_calculation", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add calculation and variables ([{id, value}])"},
-	latestByReference,
+	latestByReference, formatParam,
 }
 
 // routeTable is every operation of the API: the router is built from it
@@ -114,7 +114,7 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: routeLows, Summary: "Members of an index with the lowest variation of the session the plan sees",
 		Params: []Param{pathIndexSymbol, rankingLimit}, Response: "Ranking", serve: (*API).indexLows},
 	{Method: http.MethodPost, Path: routeQuotes, Summary: "Quotes of up to 500 tickers: current, historical series or chart presets",
-		Body: &quotesBody, Response: "QuotesByTicker", serve: (*API).quotesBatch},
+		Body: &quotesBody, Response: "QuotesByTicker", CSV: csvQuotes, serve: (*API).quotesBatch},
 	{Method: http.MethodGet, Path: routeQuote, Summary: "Quotes of one ticker, with the options of POST /quotes",
 		Params: []Param{
 			{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: tickerListPattern,
@@ -122,8 +122,8 @@ var routeTable = []Route{
 			quoteType, quoteInterval,
 			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: quoteStartDesc},
 			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: quoteEndDesc},
-			quoteAdjusted,
-		}, Response: "TickerQuotes", serve: (*API).quoteSingle},
+			quoteAdjusted, formatParam,
+		}, Response: "TickerQuotes", CSV: csvQuotes, serve: (*API).quoteSingle},
 	{Method: http.MethodGet, Path: routeVariations, Summary: "Gainers and losers of the previous session among every listed ticker",
 		Params: []Param{rankingLimit}, Response: "Variations", serve: (*API).variations},
 	{Method: http.MethodGet, Path: routeCompanies, Summary: "Brazilian companies (and BDR issuers with bdr=true), by company_id",
@@ -151,16 +151,16 @@ var routeTable = []Route{
 			{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or before this day (events without a payment date are left out)"},
 			{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: cashClasses, Desc: "keep events of this share class (BDR needs bdr=true)"},
 			{Name: "bdr", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add the events of BDR issuers"},
-			listLimit, listOffset,
-		}, Response: "CashCorporateActions", serve: (*API).cashActions},
+			listLimit, listOffset, formatParam,
+		}, Response: "CashCorporateActions", CSV: csvCash, serve: (*API).cashActions},
 	{Method: http.MethodGet, Path: routeCompanyCash, Summary: "One company's cash corporate actions, prior_ex_date descending; by ticker, its class's (addition)",
-		Params: append([]Param{pathCompanyID}, oneIssuerCashParams...), Response: "CashCorporateActions", serve: (*API).companyCash},
+		Params: append([]Param{pathCompanyID}, oneIssuerCashParams...), Response: "CashCorporateActions", CSV: csvCash, serve: (*API).companyCash},
 	{Method: http.MethodGet, Path: routeFundCash, Summary: "A listed fund's distributions (FII, ETF), prior_ex_date descending (addition)",
-		Params: append([]Param{pathFundID}, oneIssuerCashParams...), Response: "CashCorporateActions", serve: (*API).fundCash},
+		Params: append([]Param{pathFundID}, oneIssuerCashParams...), Response: "CashCorporateActions", CSV: csvCash, serve: (*API).fundCash},
 	{Method: http.MethodGet, Path: routeRatios, Summary: "A company's fundamental ratios, keyed by indicator id and frequency",
-		Params: ratiosParams, Response: "Ratios", serve: (*API).ratiosFundamental},
+		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, serve: (*API).ratiosFundamental},
 	{Method: http.MethodGet, Path: routeValuation, Summary: "A company's valuation ratios, keyed by indicator id and frequency",
-		Params: ratiosParams, Response: "Ratios", serve: (*API).ratiosValuation},
+		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, serve: (*API).ratiosValuation},
 	{Method: http.MethodGet, Path: routeRawReports, Summary: "A company's financial statements as filed with the CVM, as trees or flat",
 		Params: []Param{
 			pathCompanyID,
@@ -221,8 +221,8 @@ var routeTable = []Route{
 			{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: fundFreqs, Fold: true, Desc: "keep only points of this frequency, matched ignoring case"},
 			latestByReference,
 			{Name: "limit", In: InQuery, Type: TypeInteger, Default: 500, Min: 1, Max: 500, Desc: "number of points, in answer order (indicator, frequency, reference date)"},
-			listOffset,
-		}, Response: "FundRatios", serve: (*API).fundRatios},
+			listOffset, formatParam,
+		}, Response: "FundRatios", CSV: csvRatios, serve: (*API).fundRatios},
 	{Method: http.MethodGet, Path: routeCatalog, Summary: "Every indicator the ratio routes and the screener know, in catalog order",
 		Params: []Param{
 			{Name: "kind", In: InQuery, Type: TypeEnum, Enum: catalogKinds[1:], Fold: true, Desc: "keep indicators of this kind, matched ignoring case"},

@@ -29,6 +29,17 @@ func (c *call) flush(dst []byte) []byte {
 // failed write (the client left) is kept in c.werr and later writes are
 // skipped; handlers may stop early when c.gone reports it.
 func (c *call) emit(b []byte) {
+	if c.csv {
+		// A CSV answer is made from the whole JSON: keep it, up to the cap.
+		if c.werr == nil {
+			if len(c.csvSrc)+len(b) > maxCSVSource {
+				c.werr = errCSVTooLarge
+				return
+			}
+			c.csvSrc = append(c.csvSrc, b...)
+		}
+		return
+	}
 	if !c.streamed {
 		c.streamed = true
 		hd := c.w.Header()

@@ -1,0 +1,110 @@
+package httpapi
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func readCSV(t *testing.T, w *httptest.ResponseRecorder) [][]string {
+	t.Helper()
+	if w.Code != 200 || w.Header().Get("Content-Type") != "text/csv; charset=utf-8" {
+		t.Fatalf("status %d, Content-Type %q: %.300s", w.Code, w.Header().Get("Content-Type"), w.Body)
+	}
+	recs, err := csv.NewReader(strings.NewReader(w.Body.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func doAccept(ts *testServer, method, path, body, accept string) *httptest.ResponseRecorder {
+	var r = httptest.NewRequest(method, path, strings.NewReader(body))
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	if accept != "" {
+		r.Header.Set("Accept", accept)
+	}
+	w := httptest.NewRecorder()
+	ts.api.ServeHTTP(w, r)
+	return w
+}
+
+// A quote series as CSV holds the JSON's values as written (null empty),
+// by format=csv or by Accept; format=json wins over Accept.
+func TestCSVQuotes(t *testing.T) {
+	ts := newTestServer(t, true)
+	const path = "/v2/quotes/ENHZ3?start_date=2024-03-20&end_date=2024-03-27"
+	jw := ts.do("GET", path, testKeyDelayed, "")
+	var points []map[string]json.RawMessage
+	if err := json.Unmarshal(jw.Body.Bytes(), &points); err != nil || len(points) < 2 {
+		t.Fatalf("%v %d", err, len(points))
+	}
+	recs := readCSV(t, ts.do("GET", path+"&format=csv", testKeyDelayed, ""))
+	if strings.Join(recs[0], ",") != "date,open_price,close_price,highest_price,lowest_price,volume,currency,variation,variation_value,adjustment_factor" || len(recs) != len(points)+1 {
+		t.Fatalf("header %v, %d rows for %d points", recs[0], len(recs)-1, len(points))
+	}
+	for i, p := range points {
+		for j, col := range recs[0] {
+			want := strings.Trim(string(p[col]), `"`)
+			if want == "null" {
+				want = ""
+			}
+			if recs[i+1][j] != want {
+				t.Errorf("row %d %s: %q, JSON %s", i, col, recs[i+1][j], p[col])
+			}
+		}
+	}
+	byAccept := doAccept(ts, "GET", path, "", "text/csv")
+	if byAccept.Body.String() != ts.do("GET", path+"&format=csv", testKeyDelayed, "").Body.String() {
+		t.Error("Accept: text/csv differs from format=csv")
+	}
+	if !strings.Contains(byAccept.Header().Get("Vary"), "Accept") || byAccept.Header().Get("ETag") == jw.Header().Get("ETag") {
+		t.Errorf("Vary %q; ETag csv %s json %s", byAccept.Header().Get("Vary"), byAccept.Header().Get("ETag"), jw.Header().Get("ETag"))
+	}
+	if w := doAccept(ts, "GET", path+"&format=json", "", "text/csv"); w.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("format=json with Accept text/csv: %q", w.Header().Get("Content-Type"))
+	}
+	if w := doAccept(ts, "GET", path, "", "application/json;q=0.9, text/csv;q=0.5"); w.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("JSON preferred: %q", w.Header().Get("Content-Type"))
+	}
+	// A batch by Accept: ticker first, the unknown ticker's error in its row.
+	recs = readCSV(t, doAccept(ts, "POST", "/v2/quotes", `{"tickers":["ENHZ3","XXXX3"],"type":"current"}`, "text/csv"))
+	if recs[0][0] != "ticker" || len(recs) != 3 || recs[1][0] != "ENHZ3" || recs[2][0] != "XXXX3" || !strings.Contains(strings.Join(recs[2], ","), "Ticker not found") {
+		t.Errorf("batch CSV: %v", recs)
+	}
+	recs = readCSV(t, ts.do("GET", "/v2/quotes/ENHZ3?type=chart&format=csv", testKeyDelayed, ""))
+	if recs[0][0] != "preset" || recs[1][0] != "1d" {
+		t.Errorf("chart CSV: %v", recs[:2])
+	}
+	checkError(t, ts.do("GET", path+"&format=xml", testKeyDelayed, ""), 400, "format")
+}
+
+// Ratios and cash actions have their CSV forms; an answer too large for
+// one is a 400 that says what to ask instead.
+func TestCSVRatiosAndCash(t *testing.T) {
+	ts := newTestServer(t, true)
+	recs := readCSV(t, ts.do("GET", "/v2/companies/ENHZ/ratios?frequency=ANNUAL&format=csv", testKeyDelayed, ""))
+	if recs[0][0] != "indicator" || recs[0][1] != "frequency" || recs[1][1] != "ANNUAL" || len(recs) < 3 {
+		t.Errorf("ratios CSV: %v", recs[:2])
+	}
+	recs = readCSV(t, ts.do("GET", "/v2/traded-funds/GSUL11/ratios?format=csv", testKeyDelayed, ""))
+	if recs[0][0] != "indicator" || len(recs) < 2 {
+		t.Errorf("fund ratios CSV: %v", recs[:1])
+	}
+	w := ts.do("GET", "/v2/companies/cash-corporate-actions?format=csv", testKeyDelayed, "")
+	recs = readCSV(t, w)
+	var items []json.RawMessage
+	json.Unmarshal(ts.do("GET", "/v2/companies/cash-corporate-actions", testKeyDelayed, "").Body.Bytes(), &items)
+	if len(recs) != len(items)+1 || recs[0][0] != "id" || recs[0][len(recs[0])-1] != "source_url" {
+		t.Errorf("cash CSV: %d rows for %d items, header %v", len(recs)-1, len(items), recs[0])
+	}
+	recs = readCSV(t, ts.do("GET", "/v2/companies/ENHZ/cash-corporate-actions?format=csv&start_date=1990-01-01&end_date=1990-01-02", testKeyDelayed, ""))
+	if len(recs) != 1 || recs[0][0] != "id" {
+		t.Errorf("empty cash CSV: %v", recs)
+	}
+	defer func(n int) { maxCSVSource = n }(maxCSVSource)
+	maxCSVSource = 10
+	checkError(t, ts.do("GET", "/v2/companies/cash-corporate-actions?format=csv&current=false", testKeyDelayed, ""), 400, "too large for a CSV form")
+}
