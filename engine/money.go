@@ -57,6 +57,31 @@ func Diff(a, b Num) Num {
 	return a - b
 }
 
+// AdjustedDiff is the difference a - b of two prices adjusted by the same
+// factor f (a = raw_a / f, b = raw_b / f), computed as Diff of the prices
+// before adjustment, divided by f: the adjusted prices are rarely
+// decimals, and their difference in float64 shows binary noise
+// (0.21666666666666856 where the raw prices differ by 0.65 and f is 3),
+// while the raw prices are decimals Diff subtracts exactly. Each product
+// a·f is rounded to maxDiffDecimals places, undoing the division's
+// rounding; a product that is not a decimal of at most that many places
+// leaves the plain a - b.
+func AdjustedDiff(a, b, f Num) Num {
+	if !f.Valid() || f == 1 || f == 0 {
+		return Diff(a, b)
+	}
+	if !a.Valid() || !b.Valid() {
+		return Null
+	}
+	const d = maxDiffDecimals
+	ra := math.Round(float64(a*f)*pow10[d]) / pow10[d]
+	rb := math.Round(float64(b*f)*pow10[d]) / pow10[d]
+	if math.Abs(ra-float64(a*f)) > 1e-9*math.Max(1, math.Abs(ra)) || math.Abs(rb-float64(b*f)) > 1e-9*math.Max(1, math.Abs(rb)) {
+		return a - b
+	}
+	return Diff(Num(ra), Num(rb)) / f
+}
+
 // maxDiffDecimals is the most decimal places Diff computes exactly.
 const maxDiffDecimals = 8
 

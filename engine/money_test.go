@@ -155,3 +155,27 @@ func TestAdjustedVariationValueExact(t *testing.T) {
 		t.Errorf("adjusted variation value without a previous close = %v, want null", float64(a.VariationValue))
 	}
 }
+
+// AdjustedDiff subtracts the raw decimal prices, then divides: no binary
+// noise from subtracting two adjusted prices.
+func TestAdjustedDiff(t *testing.T) {
+	f := func(rawA, rawB, factor Num, want Num) {
+		t.Helper()
+		a, b := rawA/factor, rawB/factor
+		got := AdjustedDiff(a, b, factor)
+		if got != want {
+			t.Errorf("AdjustedDiff(%v/%v, %v/%v) = %v, want %v (plain %v)", float64(rawA), float64(factor), float64(rawB), float64(factor), float64(got), float64(want), float64(a-b))
+		}
+	}
+	f(36.15, 35.5, 3, Num(0.65)/3) // a - b is 0.21666666666666856
+	f(12.29, 12.11, 7, Num(0.18)/7)
+	f(10, 10, 3, 0)
+	f(44.75, 44.2, 1, 0.55) // factor 1: Diff
+	if got := AdjustedDiff(Null, 1, 3); got.Valid() {
+		t.Errorf("null operand: %v", float64(got))
+	}
+	third := Num(1.0 / 3)
+	if got := AdjustedDiff(third, 0.25, 1.0000001); got != third-0.25 {
+		t.Errorf("not decimals: %v, want the plain difference %v", float64(got), float64(third-0.25))
+	}
+}

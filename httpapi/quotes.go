@@ -476,7 +476,7 @@ func appendBars(dst []byte, bars []engine.Bar, as *engine.Asset, o *quoteOpts) [
 		if !o.adjusted && ref.Valid() && prevF.Valid() && prevF != 0 {
 			ref = ref * b.Factor / prevF
 		}
-		dst = appendBar(dst, b, ref, cur)
+		dst = appendBar(dst, b, ref, cur, o.adjusted)
 		if o.interval >= dailyInterval || (i+1 < len(bars) && bars[i+1].Date != b.Date) {
 			// Daily series compare with the previous datapoint; intraday
 			// series with the previous session's close.
@@ -490,7 +490,9 @@ func appendBars(dst []byte, bars []engine.Bar, as *engine.Asset, o *quoteOpts) [
 
 // appendBar appends one historical datapoint; ref is the reference close
 // of its variation, currency the encoded currency (a JSON string or null).
-func appendBar(dst []byte, b *engine.Bar, ref engine.Num, currency []byte) []byte {
+// Adjusted bars' variation_value subtracts the prices before adjustment
+// (engine.AdjustedDiff): no binary noise from the division.
+func appendBar(dst []byte, b *engine.Bar, ref engine.Num, currency []byte, adjusted bool) []byte {
 	dst = append(dst, `{"date":`...)
 	dst = appendUnix(dst, b.Time)
 	dst = append(dst, `,"open_price":`...)
@@ -508,6 +510,9 @@ func appendBar(dst []byte, b *engine.Bar, ref engine.Num, currency []byte) []byt
 	v, vv := engine.Null, engine.Null
 	if b.Close.Valid() && ref.Valid() && ref != 0 {
 		v, vv = b.Close/ref-1, engine.Diff(b.Close, ref)
+		if adjusted {
+			vv = engine.AdjustedDiff(b.Close, ref, b.Factor)
+		}
 	}
 	dst = append(dst, `,"variation":`...)
 	dst = appendNum(dst, v)
