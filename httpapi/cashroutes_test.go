@@ -75,7 +75,8 @@ func TestOneIssuerCash(t *testing.T) {
 // the whole list's size; bounds are checked.
 func TestListPagination(t *testing.T) {
 	ts := newTestServer(t, true)
-	for _, base := range []string{"/v2/companies/cash-corporate-actions?current=false&bdr=true", "/v2/companies/ENHZ/cash-corporate-actions?current=false"} {
+	for _, base := range []string{"/v2/companies/cash-corporate-actions?current=false&bdr=true", "/v2/companies/ENHZ/cash-corporate-actions?current=false",
+		"/v2/companies/ENHZ/raw-reports?flat=true", "/v2/companies/ENHZ/reports?aggregation=CONSOLIDATED"} {
 		full := ts.do("GET", base, testKeyDelayed, "")
 		items := decodeList(t, full.Body.Bytes())
 		if len(items) < 3 {

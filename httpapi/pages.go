@@ -70,3 +70,24 @@ func appendWindow[T any](c *call, dst []byte, seq iter.Seq[T], keep func(T) bool
 	}
 	return append(dst, ']')
 }
+
+// start counts the items i < n that pass, sends the count (X-Total-Count)
+// and returns the index counter take advances.
+func (w window) start(c *call, n int, pass func(i int) bool) int {
+	total := 0
+	for i := range n {
+		if pass(i) {
+			total++
+		}
+	}
+	c.setTotal(total)
+	return 0
+}
+
+// take reports whether the next passing item (the *seen-th) is within w,
+// and counts it.
+func (w window) take(seen *int) bool {
+	i := *seen
+	*seen++
+	return i >= w.offset && (w.limit == 0 || i < w.offset+w.limit)
+}

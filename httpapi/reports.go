@@ -109,6 +109,7 @@ func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		f.statements = []string{rt}
 	}
 	flat := q.boolean("flat")
+	w := readWindow(&q)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -117,10 +118,12 @@ func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		return nil, err
 	}
 	rs := res.Issuer.Reports
+	pass := func(i int) bool { return f.keep(rs[i]) && !(f.latestRef && superseded(rs, i, &f)) }
+	seen := w.start(c, len(rs), pass)
 	dst = append(dst, '[')
 	n := 0
 	for i, rep := range rs {
-		if !f.keep(rep) || f.latestRef && superseded(rs, i, &f) {
+		if !pass(i) || !w.take(&seen) {
 			continue
 		}
 		if n > 0 {
@@ -144,7 +147,7 @@ func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 		dst = append(dst, `,"sources":`...)
 		dst = appendSources(dst, rep.Sources)
-		dst = append(dst, '}')
+		dst = c.flush(append(dst, '}'))
 	}
 	return append(dst, ']'), nil
 }
@@ -331,6 +334,7 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		f.statements = sectionStatements[sec]
 	}
 	freq := q.enum("frequency")
+	w := readWindow(&q)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -346,16 +350,17 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	}
 	rs := res.Issuer.Reports
 	var valBuf [64]engine.Num
+	pass := func(i int) bool {
+		return f.keep(rs[i]) && !(f.latestRef && superseded(rs, i, &f)) && len(engine.LinesFor(rs[i].Statement)) > 0
+	}
+	seen := w.start(c, len(rs), pass)
 	dst = append(dst, '[')
 	n := 0
 	for i, rep := range rs {
-		if !f.keep(rep) || f.latestRef && superseded(rs, i, &f) {
+		if !pass(i) || !w.take(&seen) {
 			continue
 		}
 		lines := engine.LinesFor(rep.Statement)
-		if len(lines) == 0 {
-			continue
-		}
 		vals := engine.AppendStandardized(valBuf[:0], rep)
 		if n > 0 {
 			dst = append(dst, ',')
@@ -389,7 +394,7 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		}
 		dst = append(dst, `},"sources":`...)
 		dst = appendSources(dst, rep.Sources)
-		dst = append(dst, '}')
+		dst = c.flush(append(dst, '}'))
 	}
 	return append(dst, ']'), nil
 }

@@ -167,7 +167,7 @@ var routeTable = []Route{
 			{Name: "report_type", In: InQuery, Type: TypeEnum, Enum: engine.Statements, Desc: "keep only this statement (default every one)"},
 			aggregation, referenceDate, reportYear, reportQuarter,
 			{Name: "flat", In: InQuery, Type: TypeBoolean, Default: false, Desc: "data keyed by account path instead of tree_data"},
-			publishDate, retrievalDate, latestByReference,
+			publishDate, retrievalDate, latestByReference, listLimit, listOffset,
 		}, Response: "RawReports", serve: (*API).rawReports},
 	{Method: http.MethodGet, Path: routeReports, Summary: "A company's standardized statements, one item per filed report",
 		Params: []Param{
@@ -175,7 +175,7 @@ var routeTable = []Route{
 			{Name: "section", In: InQuery, Type: TypeEnum, Enum: reportSections, Desc: "keep only this section (default every one)"},
 			{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: []string{engine.FreqAnnual, engine.FreqQuarterly},
 				Desc: "ANNUAL: annual DFP filings; QUARTERLY: quarterly ITR filings (default both)"},
-			aggregation, referenceDate, reportYear, reportQuarter, publishDate, retrievalDate, latestByReference,
+			aggregation, referenceDate, reportYear, reportQuarter, publishDate, retrievalDate, latestByReference, listLimit, listOffset,
 		}, Response: "StandardizedReports", serve: (*API).reports},
 	{Method: http.MethodGet, Path: routeShareActions, Summary: "A company's share corporate actions (splits, bonuses, spin-offs…), prior_ex_date descending",
 		Params: []Param{
