@@ -20,7 +20,8 @@ const benchKey = "pg_bench000000000000000000000000000"
 
 var (
 	once    sync.Once
-	api     *httpapi.API
+	api     *httpapi.API // answer cache off: every request runs its handler
+	apiKept *httpapi.API // answer cache on (the server's default)
 	ds      *engine.Dataset
 	loadErr error
 )
@@ -51,7 +52,10 @@ func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 			loadErr = err
 			return
 		}
-		api = httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+		cfg := httpapi.DefaultConfig()
+		cfg.AnswerCacheBytes = -1
+		api = httpapi.New(cfg, store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+		apiKept = httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
 	})
 	if loadErr != nil {
 		b.Fatal(loadErr)
@@ -81,6 +85,17 @@ func (r *rereader) Close() error { return nil }
 // If-None-Match header makes 304 the expected status.
 func run(b *testing.B, method, path, body string, hdr ...string) {
 	a, _ := setup(b)
+	runOn(b, a, method, path, body, hdr...)
+}
+
+// runKept is run on the API with its answer cache on: after the first
+// request, the answer is sent from the cache.
+func runKept(b *testing.B, method, path, body string) {
+	setup(b)
+	runOn(b, apiKept, method, path, body)
+}
+
+func runOn(b *testing.B, a *httpapi.API, method, path, body string, hdr ...string) {
 	req, err := http.NewRequest(method, path, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -299,3 +314,18 @@ func BenchmarkQuotesHistorical500x1YGzip(b *testing.B) {
 func BenchmarkSearchTicker(b *testing.B) { run(b, "GET", "/v2/companies?search=LITA", "") }
 
 func BenchmarkSearchName(b *testing.B) { run(b, "GET", "/v2/companies?search=energia", "") }
+
+// The five workloads of the side-by-side harness (../shared/perf), with
+// the answer cache on: the cost of a repeated request.
+func BenchmarkKept(b *testing.B) {
+	_, d := setup(b)
+	t := d.Screener().Assets[d.Screener().ByVolume[0]].Ticker
+	for _, c := range []struct{ name, method, path, body string }{
+		{"quotes-current-500", "POST", "/v2/quotes", quotesBody(b, 500, `,"type":"current"`)},
+		{"screener-droplet", "POST", "/v2/screener", `{"primaryOnly":false,"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS","op":">","value":0}],"sort":[{"by":"droplet:PRICE_TO_EARNINGS","order":"desc"}],"limit":50}`},
+		{"index-highs", "GET", "/v2/indexes/IBOV/highs", ""},
+		{"ratios-ttm", "GET", "/v2/companies/" + t + "/ratios?frequency=TTM", ""},
+	} {
+		b.Run(c.name, func(b *testing.B) { runKept(b, c.method, c.path, c.body) })
+	}
+}

@@ -36,6 +36,10 @@ type Config struct {
 	// CORSOrigins are the browser origins allowed to call the API
 	// ("https://app.example.com"; "*": any); none by default (cors.go).
 	CORSOrigins []string
+	// AnswerCacheBytes bounds, per Dataset, the answers kept to be sent
+	// again without encoding (answercache.go): 0 is
+	// DefaultAnswerCacheBytes, a negative value turns the cache off.
+	AnswerCacheBytes int64
 	// AccessLog, when not nil, receives one line per request, and every
 	// answer carries an X-Request-Id (the client's, or a new one); see
 	// accesslog.go. nil: no access log, no request ids.
@@ -119,6 +123,10 @@ type call struct {
 
 	hash xxhash.Digest // ETag scratch
 
+	// The answer cache's keys of this request (answerKey, checkOf).
+	akey, acheck uint64
+	akeyOK       bool
+
 	csv    bool   // the answer is text/csv (csv.go)
 	csvSrc []byte // the JSON a CSV answer is made from, as the handler emitted it
 
@@ -162,6 +170,9 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	}
 	if cfg.Version == "" {
 		cfg.Version = "unknown"
+	}
+	if cfg.AnswerCacheBytes == 0 {
+		cfg.AnswerCacheBytes = DefaultAnswerCacheBytes
 	}
 	if clock == nil {
 		clock = SnapshotClock{Store: store}
@@ -416,14 +427,40 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 		if rt.CSV != "" {
 			hd := w.Header()
 			hd["Vary"] = append(hd["Vary"], "Accept")
-			c.csv = wantsCSV(r) // format= in the query overrides it (call.query)
+			c.csv = wantsCSV(r)
+			// format= in the query overrides Accept; known here, before the
+			// answer cache is asked (call.query checks the value).
+			if strings.Contains(r.URL.RawQuery, "format=") {
+				switch f := strings.ToLower(r.URL.Query().Get("format")); f {
+				case "csv":
+					c.csv = true
+				case "json":
+					c.csv = false
+				}
+			}
 		}
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && a.conditional(c, w, r) {
 			w.WriteHeader(http.StatusNotModified)
 			return http.StatusNotModified
 		}
 	}
-	body, err := rt.serve(a, c, c.buf[:0], r, ps)
+	var body []byte
+	var err error
+	var in *dsInfo
+	if !rt.Root && a.cfg.AnswerCacheBytes > 0 {
+		in = a.info(c.ds)
+		if r.Method == http.MethodPost {
+			a.answerKey(c, r, in, c.body)
+		}
+	}
+	if in != nil && a.serveKept(c, w, r, in) {
+		body = c.buf[:0]
+	} else {
+		body, err = rt.serve(a, c, c.buf[:0], r, ps)
+		if in != nil && err == nil && len(c.csvSrc) == 0 {
+			a.keep(c, w, in, body)
+		}
+	}
 	if body != nil {
 		c.buf = body[:0]
 	}

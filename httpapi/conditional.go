@@ -37,8 +37,32 @@ func newSeed() string {
 // 304).
 func (a *API) conditional(c *call, w http.ResponseWriter, r *http.Request) bool {
 	in := a.info(c.ds)
-	var key int64
-	live := false
+	sum, live, key := a.answerKey(c, r, in, nil)
+	hdr := in.etag(sum)
+	etag := hdr[0]
+	hd := w.Header()
+	hd["Etag"] = hdr
+	if live {
+		hd["Cache-Control"] = []string{"private, max-age=" + strconv.FormatInt(60-c.now.Add(-QuoteDelay).Unix()%60, 10)}
+		hd["Last-Modified"] = []string{time.Unix(key*60, 0).UTC().Format(http.TimeFormat)}
+	} else {
+		hd["Cache-Control"] = cacheStatic
+		hd["Last-Modified"] = in.lastModified
+	}
+	for _, v := range r.Header["If-None-Match"] {
+		if etagListed(v, etag) {
+			return true
+		}
+	}
+	return false
+}
+
+// answerKey hashes what an answer depends on besides the Dataset: the
+// key's plan, the clock's cut-off (see conditional), the path, the query,
+// the representation (CSV) and, for a POST, the body. It records the hash
+// in c (c.akey, for the answer cache) and returns it with whether the
+// cut-off is live (delayed quotes within their delay) and its key.
+func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum uint64, live bool, key int64) {
 	if c.key.Plan == PlanEOD {
 		key = int64(sessionDate(c.now))
 	} else {
@@ -60,23 +84,13 @@ func (a *API) conditional(c *call, w http.ResponseWriter, r *http.Request) bool 
 	if c.csv {
 		h.WriteString("\x00text/csv") // by Accept: another representation
 	}
-	hdr := in.etag(h.Sum64())
-	etag := hdr[0]
-	hd := w.Header()
-	hd["Etag"] = hdr
-	if live {
-		hd["Cache-Control"] = []string{"private, max-age=" + strconv.FormatInt(60-c.now.Add(-QuoteDelay).Unix()%60, 10)}
-		hd["Last-Modified"] = []string{time.Unix(key*60, 0).UTC().Format(http.TimeFormat)}
-	} else {
-		hd["Cache-Control"] = cacheStatic
-		hd["Last-Modified"] = in.lastModified
+	if body != nil {
+		h.WriteString("\x00")
+		h.Write(body)
 	}
-	for _, v := range r.Header["If-None-Match"] {
-		if etagListed(v, etag) {
-			return true
-		}
-	}
-	return false
+	sum = h.Sum64()
+	c.akey, c.akeyOK = sum, true
+	return sum, live, key
 }
 
 var cacheStatic = []string{"private, max-age=" + strconv.Itoa(staleAfter)}

@@ -37,6 +37,14 @@ type dsInfo struct {
 	lastModified []string
 	etags        [etagSlots]atomic.Pointer[etagEntry] // see etag
 	searchIx     searchIndex                          // folded names, on the first search
+	answers      answerCache                          // answers kept (answercache.go)
+}
+
+// newInfo is newDSInfo with the API's answer-cache bound.
+func (a *API) newInfo(ds *engine.Dataset) *dsInfo {
+	in := newDSInfo(ds)
+	in.answers.limit = a.cfg.AnswerCacheBytes
+	return in
 }
 
 func newDSInfo(ds *engine.Dataset) *dsInfo {
@@ -68,7 +76,7 @@ func (a *API) info(ds *engine.Dataset) *dsInfo {
 	}
 	in := a.dsnext.Load()
 	if in == nil || in.ds != ds {
-		in = newDSInfo(ds)
+		in = a.newInfo(ds)
 	}
 	if a.store.Current() == ds { // requests on a replaced Dataset keep the current info
 		a.dsinfo.Store(in)
@@ -81,7 +89,7 @@ func (a *API) info(ds *engine.Dataset) *dsInfo {
 // (the ETags' prefix and the answers' Last-Modified), so that the first requests after the publish find
 // it ready; requests on the Dataset being replaced are not disturbed.
 func (a *API) Prepare(ds *engine.Dataset, id string, built time.Time) {
-	in := newDSInfo(ds)
+	in := a.newInfo(ds)
 	if id != "" {
 		in.seed = id
 	}

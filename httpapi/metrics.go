@@ -35,6 +35,7 @@ type metrics struct {
 	keysReloads *prometheus.CounterVec // result: ok, error, refused
 	rateLimited *prometheus.CounterVec // key: the key's name (never the key)
 	logDropped  prometheus.Counter     // access log lines dropped (AccessLog)
+	answerHits  prometheus.Counter     // answers sent from the answer cache
 
 	mu     sync.Mutex
 	routes map[string]*routeMetrics
@@ -113,6 +114,10 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 			Name: "pregao_rate_limited_total",
 			Help: "Requests answered 429 because their key's rate limit was reached, by key name.",
 		}, []string{"key"}),
+		answerHits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "pregao_answer_cache_hits_total",
+			Help: "Answers sent from the answer cache, without running their handler.",
+		}),
 		logDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "pregao_access_log_dropped_total",
 			Help: "Access log lines dropped because the log's writer fell behind by more than 4 MiB.",
@@ -138,7 +143,7 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 	})
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.inflight, m.panics, m.snapshotInfo, m.asOf,
-			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited, m.logDropped,
+			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited, m.logDropped, m.answerHits,
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}

@@ -43,6 +43,9 @@ type ServeConfig struct {
 	// requests logged (1: all; 5xx answers always are).
 	AccessLog       string
 	AccessLogSample float64
+	// AnswerCacheMB bounds the answers kept per snapshot to be sent again
+	// without encoding, in MiB (0: off).
+	AnswerCacheMB int64
 	// CORSOrigin lists the browser origins allowed to call the API,
 	// comma-separated ("*": any); "" (default): none.
 	CORSOrigin string
@@ -63,7 +66,7 @@ type ServeConfig struct {
 func DefaultServeConfig() ServeConfig {
 	return ServeConfig{
 		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, LogFormat: "text",
-		AccessLog: "stderr", AccessLogSample: 1,
+		AccessLog: "stderr", AccessLogSample: 1, AnswerCacheMB: httpapi.DefaultAnswerCacheBytes >> 20,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second,
 	}
@@ -102,6 +105,14 @@ type Main struct {
 
 	progress  snapshot.Progress  // of the first load (loadFirst), for /readyz
 	accessLog *httpapi.AccessLog // nil: --access-log off
+}
+
+// answerCacheBytes is the httpapi bound of --answer-cache MiB (0: off).
+func answerCacheBytes(mb int64) int64 {
+	if mb <= 0 {
+		return -1
+	}
+	return mb << 20
 }
 
 // lockedWriter serializes the writes of the logs and the access log to
@@ -196,6 +207,9 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.Snapshot == "" || cfg.Keys == "" {
 		return nil, errors.New("serve: --snapshot and --keys (or PREGAO_SNAPSHOT and PREGAO_KEYS) are required (create a key with: pregao keys add --file FILE --name NAME --plan delayed)")
 	}
+	if cfg.AnswerCacheMB < 0 || cfg.AnswerCacheMB > 1<<20 {
+		return nil, fmt.Errorf("serve: --answer-cache %d: want MiB from 0 (off) to 1048576", cfg.AnswerCacheMB)
+	}
 	if cfg.AccessLogSample < 0 || cfg.AccessLogSample > 1 {
 		return nil, fmt.Errorf("serve: --access-log-sample %g: want a fraction from 0 to 1", cfg.AccessLogSample)
 	}
@@ -244,7 +258,7 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 			origins = append(origins, o)
 		}
 	}
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog}, m.Store, keys, clock, m.Registry, m.log)
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB)}, m.Store, keys, clock, m.Registry, m.log)
 	m.API.SetLoadStatus(func() httpapi.LoadStatus {
 		st := m.progress.State()
 		return httpapi.LoadStatus{Phase: st.Phase, Done: st.Done, Total: st.Total, Elapsed: st.Elapsed}
