@@ -459,3 +459,28 @@ func quoteEq(x, y Quote) bool {
 		near(x.Volume, y.Volume) && near(x.Quantity, y.Quantity) && near(x.PrevClose, y.PrevClose) &&
 		near(x.Variation, y.Variation) && near(x.VariationValue, y.VariationValue) && near(x.Factor, y.Factor)
 }
+
+// A delisted ticker (listed_to before the last session) and the tickers
+// of a company whose registration is cancelled are not screener rows:
+// the screener is of the last session.
+func TestScreenerLeavesDelisted(t *testing.T) {
+	u := testUniverse(t)
+	for i := range u.Securities {
+		if u.Securities[i].Ticker == "SPUN3" {
+			u.Securities[i].ListedFrom, u.Securities[i].ListedTo = mustDate(t, "1999-01-04"), mustDate(t, "2000-01-03")
+		}
+	}
+	for i := range u.Companies {
+		if u.Companies[i].ID == viaID {
+			u.Companies[i].Status = "CANCELLED"
+		}
+	}
+	ds := mustBuild(t, u)
+	var rows []string
+	for _, a := range ds.Screener().Assets {
+		rows = append(rows, a.Ticker)
+	}
+	if want := []string{"PETR3", "PETR4", "VALE3"}; !slices.Equal(rows, want) {
+		t.Errorf("rows = %v, want %v", rows, want)
+	}
+}

@@ -104,6 +104,9 @@ func (b *builder) buildScreener() {
 		if k := a.Issuer.Kind; k != KindCompany && k != KindBDR {
 			continue
 		}
+		if a.ListedTo.Valid() && a.ListedTo > a.ListedFrom && a.ListedTo < d.lastSession || a.Issuer.Status == "CANCELLED" {
+			continue // delisted, or its company's registration is cancelled: not of the last session
+		}
 		s.Assets = append(s.Assets, a)
 	}
 	n := len(s.Assets)
