@@ -817,11 +817,17 @@ func (b *builder) buildIndexes() error {
 		}
 		bl.Add(upper(ix.Symbol), int32(i))
 		for _, m := range ix.Index.Members {
-			ai, ok := d.assetByTicker.Get(m.Ticker)
-			if !ok {
-				return invalid("index %s: member %q: unknown ticker", ix.Symbol, m.Ticker)
+			if m.Ticker == "" {
+				return invalid("index %s: a member without a ticker", ix.Symbol)
 			}
-			ix.Members = append(ix.Members, &d.assets[ai])
+			// A member without a security (no quote yet: a portfolio
+			// announced before its first trade) stays in the portfolio,
+			// with a nil asset; it is not ranked.
+			var as *Asset
+			if ai, ok := d.assetByTicker.Get(m.Ticker); ok {
+				as = &d.assets[ai]
+			}
+			ix.Members = append(ix.Members, as)
 		}
 	}
 	m, err := bl.Build()

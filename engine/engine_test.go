@@ -80,7 +80,7 @@ func TestBuildRejects(t *testing.T) {
 		{"cash unknown company", func(u *Universe) { u.CashActions[0].CompanyID = "42" }, "cash action c1v1"},
 		{"ratio outside catalog", func(u *Universe) { u.Derived.Ratios[0].Indicator = 99 }, "indicator 99 outside the catalog"},
 		{"fund ratio unknown fund", func(u *Universe) { u.Derived.FundRatios[0].FundID = "42" }, "fund ratio point P_NAV"},
-		{"index unknown member", func(u *Universe) { u.Indexes[0].Members[0].Ticker = "NOPE3" }, `index IBOV: member "NOPE3"`},
+		{"index member without ticker", func(u *Universe) { u.Indexes[0].Members[0].Ticker = "" }, `index IBOV: a member without a ticker`},
 		{"duplicate ISIN", func(u *Universe) { u.Securities[1].ISIN = u.Securities[0].ISIN }, "ISIN BRPETRACNPR6 already used"},
 		{"catalog duplicate", func(u *Universe) {
 			u.Derived.Catalog[1].ID, u.Derived.Catalog[1].Kind = "ebitda_margin", IndFundamental

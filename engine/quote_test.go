@@ -484,3 +484,27 @@ func TestScreenerLeavesDelisted(t *testing.T) {
 		t.Errorf("rows = %v, want %v", rows, want)
 	}
 }
+
+// A portfolio member the snapshot has no security for (no quote yet) is
+// kept, with a nil asset, and left out of the rankings.
+func TestIndexMemberWithoutSecurity(t *testing.T) {
+	u := testUniverse(t)
+	u.Indexes[0].Members = append(u.Indexes[0].Members, IndexMember{Ticker: "NEWL3", Weight: 0.01, TheoreticalQty: 1000})
+	ds := mustBuild(t, u)
+	ix, ok := ds.Index(u.Indexes[0].Symbol)
+	if !ok {
+		t.Fatal("index not found")
+	}
+	n := len(ix.Members)
+	if n != len(ix.Index.Members) || ix.Members[n-1] != nil || ix.Index.Members[n-1].Ticker != "NEWL3" {
+		t.Fatalf("members %d, last %v", n, ix.Members[n-1])
+	}
+	for _, e := range ix.Highs {
+		if e.Asset == nil {
+			t.Error("a ranking entry without an asset")
+		}
+	}
+	if len(ix.Highs) == 0 {
+		t.Error("the quoted members are no longer ranked")
+	}
+}

@@ -14,7 +14,8 @@ type IndexData struct {
 	// Members are the portfolio's assets (former tickers resolved to
 	// current ones), parallel to the source members: Members[i] is the
 	// asset of Index.Members[i] (weights and quantities; reach them as
-	// ix.Index.Members since this field shadows them).
+	// ix.Index.Members since this field shadows them), nil for a member
+	// the snapshot has no security for (no quote yet).
 	Members []*Asset
 	// Highs ranks the members with a latest quote and a valid variation by
 	// variation descending (ties by ticker); Lows by variation ascending,
@@ -75,6 +76,9 @@ func (ix *IndexData) RankAt(t time.Time, lows bool, dst []RankEntry) []RankEntry
 		return append(dst, ix.Highs...)
 	}
 	for _, m := range ix.Members {
+		if m == nil {
+			continue
+		}
 		q := m.QuoteAt(t)
 		if q.Variation.Valid() {
 			dst = append(dst, RankEntry{Asset: m, Quote: q})
@@ -185,6 +189,9 @@ func (b *builder) buildRankings() {
 		ix.cal = cal
 		ix.stableFrom = minUnix
 		for _, m := range ix.Members {
+			if m == nil {
+				continue
+			}
 			ix.stableFrom = max(ix.stableFrom, m.latestFrom)
 			if m.Latest.Variation.Valid() {
 				ix.Highs = append(ix.Highs, RankEntry{Asset: m, Quote: m.Latest})

@@ -3,7 +3,14 @@ package httpapi
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/snapshot/bundle"
 )
 
 func decodeList(t *testing.T, b []byte) []map[string]any {
@@ -133,5 +140,39 @@ func TestCompaniesPagination(t *testing.T) {
 	s := ts.do("GET", "/v2/companies?search=enhz&limit=1", testKeyDelayed, "")
 	if n := len(decodeList(t, s.Body.Bytes())); n != 1 || s.Header().Get("X-Total-Count") == "" {
 		t.Errorf("search with limit=1: %d items, total %q", n, s.Header().Get("X-Total-Count"))
+	}
+}
+
+// A portfolio member without a security (no quote yet) is served in the
+// portfolio with company_id null, counted, and not ranked; the rankings
+// still answer.
+func TestIndexMemberWithoutQuotes(t *testing.T) {
+	u, err := bundle.Read(smallBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	u.Indexes[0].Members = append(u.Indexes[0].Members, engine.IndexMember{Ticker: "NEWL3", Weight: 0.001, TheoreticalQty: 1000})
+	ds, err := engine.Build(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &engine.Store{}
+	store.Publish(ds)
+	ts := &testServer{store: store, reg: prometheus.NewRegistry()}
+	ts.api = New(DefaultConfig(), store, testKeys(t), nil, ts.reg, nil)
+	sym := u.Indexes[0].Symbol
+	w := ts.do("GET", "/v2/indexes/"+sym, testKeyDelayed, "")
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `{"ticker":"NEWL3","company_id":null,"weight":0.001,"theoretical_quantity":1000}`) {
+		t.Errorf("portfolio: %d %s", w.Code, w.Body)
+	}
+	validateAnswer(t, "GET", "/v2/indexes/"+sym, "", w)
+	h := ts.do("GET", "/v2/indexes/"+sym+"/highs", testKeyDelayed, "")
+	if h.Code != 200 || strings.Contains(h.Body.String(), "NEWL3") {
+		t.Errorf("highs: %d %s", h.Code, h.Body)
 	}
 }

@@ -203,6 +203,9 @@ func newQuoteView(ds *engine.Dataset, key int64, quote func(*engine.Asset) engin
 	for i := range ixs {
 		var es []engine.RankEntry
 		for _, m := range ixs[i].Members {
+			if m == nil {
+				continue // no security: no quote to rank
+			}
 			if q := qv.quotes[qv.index(m)]; q.Variation.Valid() {
 				es = append(es, engine.RankEntry{Asset: m, Quote: q})
 			}

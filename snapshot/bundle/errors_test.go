@@ -123,8 +123,8 @@ func TestErrors(t *testing.T) {
 			[]string{`intraday.csv:2: field "time": bad timestamp`}},
 		{"index weight", FileIndexes, 1, repl(`"weight":0.0112`, `"weight":1.5`),
 			[]string{`indexes.jsonl:1: field "members[0].weight": want a fraction in [0, 1]`}},
-		{"index member", FileIndexes, 2, repl(`"ticker":"GSUL11"`, `"ticker":"GSUL12"`),
-			[]string{`indexes.jsonl:2: field "members[0].ticker": unknown ticker "GSUL12"`}},
+		{"index member", FileIndexes, 2, repl(`{"ticker":"GSUL11","weight":0.0154,"theoretical_qty":null}`, `{"ticker":"GSUL11","weight":0.0154,"theoretical_qty":null},{"ticker":"GSUL11","weight":null,"theoretical_qty":null}`),
+			[]string{`indexes.jsonl:2: field "members[1].ticker": duplicate member "GSUL11"`}},
 		{"report balance start", FileReports, 1, repl(`"start_date":null`, `"start_date":"2023-01-01"`),
 			[]string{`reports.jsonl:1: field "start_date": want null for balance sheet BPA`}},
 		{"report period start", FileReports, 3, repl(`"start_date":"2023-01-01"`, `"start_date":null`),
@@ -206,6 +206,22 @@ func TestErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An index member that is not a security of the bundle (no quote yet) is
+// read, not refused.
+func TestIndexMemberWithoutSecurity(t *testing.T) {
+	dir := copyDir(t, smallDir)
+	edit(t, dir, FileIndexes, 2, func(s string) string {
+		return strings.Replace(s, `"ticker":"GSUL11"`, `"ticker":"NEWL11"`, 1)
+	})
+	u, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := u.Indexes[1].Members; len(m) != 1 || m[0].Ticker != "NEWL11" {
+		t.Errorf("members %+v", m)
 	}
 }
 

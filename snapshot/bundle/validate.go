@@ -232,7 +232,10 @@ func (x *checker) bars() {
 	}
 }
 
-// indexes: unique symbols, known member tickers.
+// indexes: unique symbols. A member need not be a security of the
+// bundle: a portfolio may name a ticker that has no quote yet (it is kept,
+// and not ranked); empty and repeated member tickers are refused when the
+// line is parsed.
 func (x *checker) indexes() {
 	p, c := x.p, x.c
 	file := p.name(FileIndexes)
@@ -242,11 +245,6 @@ func (x *checker) indexes() {
 			c.addf(file, r.line, "symbol", "duplicate index %q", r.v.Symbol)
 		}
 		idx[r.v.Symbol] = true
-		for i, m := range r.v.Members {
-			if _, ok := x.securityByTicker[m.Ticker]; !ok {
-				c.addf(file, r.line, fieldIdx("members", i, "ticker"), "unknown ticker %q (not in %s)", m.Ticker, FileSecurities)
-			}
-		}
 	}
 }
 

@@ -116,19 +116,19 @@ func (a *assembler) readIndexes(context.Context, Progress) error {
 				x.Name = n
 			}
 		}
-		ms := x.Members[:0:0]
+		// Every member is kept: one without quotes yet (a new listing, or
+		// a portfolio dated after the quotes) is served in the portfolio
+		// and ranked once it trades.
+		unquoted := 0
 		for _, m := range x.Members {
-			if known[m.Ticker] {
-				ms = append(ms, m)
-			} else {
-				a.rep.DroppedMembers++
+			if !known[m.Ticker] {
+				unquoted++
 			}
 		}
-		if len(ms) == 0 {
-			a.rep.notef("index %s: no member among the quoted tickers, not imported", s)
-			continue
+		a.rep.UnquotedMembers += unquoted
+		if unquoted == len(x.Members) && len(x.Members) > 0 {
+			a.rep.notef("index %s: none of its %d members is among the quoted tickers; its portfolio is kept, its rankings are empty", s, len(x.Members))
 		}
-		x.Members = ms
 		a.u.Indexes = append(a.u.Indexes, x)
 	}
 	return nil

@@ -23,8 +23,8 @@ type Report struct {
 	LinkedFCA, LinkedISIN, LinkedB3, LinkedName int
 	Minimal                                     int // issuers created from COTAHIST names
 
-	BadTickers     []string // quoted tickers the bundle format does not accept, skipped
-	DroppedMembers int      // index members not among the quoted tickers
+	BadTickers      []string // quoted tickers the bundle format does not accept, skipped
+	UnquotedMembers int      // index members kept without a quoted ticker (not ranked)
 	// NameLinks lists every security linked to a company by name alone
 	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME [STATUS]".
 	NameLinks []string
@@ -69,8 +69,37 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 			fmt.Fprintf(w, "  COTAHIST trailer: %s\n", p)
 		}
 	}
-	if r.CVM.Files > 0 {
-		fmt.Fprintf(w, "  CVM: %d files, %d rows (%d malformed skipped, %d previous-period rows, %d ignored)\n", r.CVM.Files, r.CVM.Rows, r.CVM.Skipped, r.CVM.Previous, r.CVM.Ignored)
+	if c := r.CVM; c.Files > 0 {
+		fmt.Fprintf(w, "  CVM: %d files, %s rows\n", c.Files, commas(int64(c.Rows)))
+		if c.Previous > 0 {
+			fmt.Fprintf(w, "    not imported: %s statement rows of the comparison period (ORDEM_EXERC PENÚLTIMO: the previous period's figures each filing repeats; each period comes from its own filing)\n", commas(int64(c.Previous)))
+		}
+		if c.Ignored > 0 {
+			fmt.Fprintf(w, "    not imported: %s rows of the statement of changes in equity (DMPL), which the API does not serve\n", commas(int64(c.Ignored)))
+		}
+		if c.Skipped > 0 {
+			fmt.Fprintf(w, "    skipped: %s malformed rows (--lenient)\n", commas(int64(c.Skipped)))
+		}
+		if c.Unused > 0 {
+			fmt.Fprintf(w, "    not read: %d zip members of no table Pregão imports\n", c.Unused)
+		}
+		status := map[string]int{}
+		for i := range u.Companies {
+			if st := u.Companies[i].Status; st != "" {
+				status[st]++
+			}
+		}
+		if len(status) > 0 {
+			fmt.Fprintf(w, "    registry (cad_cia_aberta SIT): %s ACTIVE, %s CANCELLED (listed only with status=CANCELLED or ALL), %s SUSPENDED\n",
+				commas(int64(status["ACTIVE"])), commas(int64(status["CANCELLED"])), commas(int64(status["SUSPENDED"])))
+		}
+		forms := map[string]int{}
+		for i := range u.Reports {
+			forms[u.Reports[i].Form]++
+		}
+		if len(u.Reports) > 0 {
+			fmt.Fprintf(w, "    statements: %s from DFP (annual filings), %s from ITR (quarterly filings)\n", commas(int64(forms["DFP"])), commas(int64(forms["ITR"])))
+		}
 	}
 	fmt.Fprintf(w, "  securities linked to companies: %d by FCA ticker map, %d by ISIN (funds), %d by B3 company details, %d by name; %d minimal issuers created from COTAHIST names\n",
 		r.LinkedFCA, r.LinkedISIN, r.LinkedB3, r.LinkedName, r.Minimal)
@@ -83,8 +112,8 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 	if len(r.BadTickers) > 0 {
 		fmt.Fprintf(w, "  %d tickers skipped (not a bundle ticker): %s\n", len(r.BadTickers), strings.Join(first(r.BadTickers, 10), " "))
 	}
-	if r.DroppedMembers > 0 {
-		fmt.Fprintf(w, "  %d index members dropped (ticker not in the quotes)\n", r.DroppedMembers)
+	if r.UnquotedMembers > 0 {
+		fmt.Fprintf(w, "  %d index members without quotes kept in their portfolios (ranked once they trade)\n", r.UnquotedMembers)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

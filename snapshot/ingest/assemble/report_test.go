@@ -10,21 +10,23 @@ import (
 )
 
 func TestWriteSummary(t *testing.T) {
-	u := &engine.Universe{Companies: make([]engine.Company, 3), Securities: make([]engine.Security, 2), Indexes: make([]engine.Index, 1)}
+	u := &engine.Universe{Companies: make([]engine.Company, 3), Securities: make([]engine.Security, 2), Indexes: make([]engine.Index, 1),
+		Reports: []engine.Report{{Form: "DFP"}, {Form: "ITR"}, {Form: "ITR"}}}
+	u.Companies[0].Status, u.Companies[1].Status = "ACTIVE", "CANCELLED"
 	r := &Report{
 		Quotes: cotahist.Stats{Files: 1, Lines: 2512034, Records: 8, Kept: 6, SkippedMarket: map[int]int64{70: 14738, 20: 3},
 			SkippedBoard: map[int]int64{10: 4}, SkippedSpec: map[string]int64{"PNF": 1}, KeptOtherBoard: map[int]int64{34: 5}, Malformed: 2,
 			TrailerProblems: []string{"a.TXT: trailer counts 11 records, file has 10"}},
-		CVM:       cvm.Stats{Files: 2, Rows: 100, Skipped: 1, Previous: 3},
+		CVM:       cvm.Stats{Files: 2, Rows: 1100, Skipped: 1, Previous: 3, Ignored: 4, Unused: 1},
 		LinkedFCA: 1, LinkedISIN: 2, LinkedB3: 3, LinkedName: 4, Minimal: 5,
-		BadTickers:     strings.Fields("A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11"),
-		DroppedMembers: 7,
-		NameLinks:      []string{`ABCD3 ("ABC") → 11 ABC SA [ACTIVE]`},
+		BadTickers:      strings.Fields("A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11"),
+		UnquotedMembers: 7,
+		NameLinks:       []string{`ABCD3 ("ABC") → 11 ABC SA [ACTIVE]`},
 	}
 	r.notef("%d things", 2)
 	var b strings.Builder
 	r.WriteSummary(&b, u)
-	want := `  companies 3, securities 2, daily series 0, indexes 1, reports 0, share counts 0, cash actions 0, share actions 0, fund reports 0
+	want := `  companies 3, securities 2, daily series 0, indexes 1, reports 3, share counts 0, cash actions 0, share actions 0, fund reports 0
   COTAHIST: 1 files, 2,512,034 lines, 8 quote records, 6 daily bars kept
     kept: 5 rows on BDI 34 (a board not in the 2017 layout) whose ISIN names a share, unit, BDR or fund quota
     skipped: 3 odd-lot rows (TPMERC 020)
@@ -34,12 +36,18 @@ func TestWriteSummary(t *testing.T) {
     skipped: 2 malformed records (--lenient)
     hint: --odd-lot also imports the odd-lot market (tickers ending in F)
   COTAHIST trailer: a.TXT: trailer counts 11 records, file has 10
-  CVM: 2 files, 100 rows (1 malformed skipped, 3 previous-period rows, 0 ignored)
+  CVM: 2 files, 1,100 rows
+    not imported: 3 statement rows of the comparison period (ORDEM_EXERC PENÚLTIMO: the previous period's figures each filing repeats; each period comes from its own filing)
+    not imported: 4 rows of the statement of changes in equity (DMPL), which the API does not serve
+    skipped: 1 malformed rows (--lenient)
+    not read: 1 zip members of no table Pregão imports
+    registry (cad_cia_aberta SIT): 1 ACTIVE, 1 CANCELLED (listed only with status=CANCELLED or ALL), 0 SUSPENDED
+    statements: 1 from DFP (annual filings), 2 from ITR (quarterly filings)
   securities linked to companies: 1 by FCA ticker map, 2 by ISIN (funds), 3 by B3 company details, 4 by name; 5 minimal issuers created from COTAHIST names
   1 securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; check them):
     ABCD3 ("ABC") → 11 ABC SA [ACTIVE]
   11 tickers skipped (not a bundle ticker): A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 ...
-  7 index members dropped (ticker not in the quotes)
+  7 index members without quotes kept in their portfolios (ranked once they trade)
   note: 2 things
 `
 	if b.String() != want {

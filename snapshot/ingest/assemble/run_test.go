@@ -94,8 +94,8 @@ func TestRunIBOVDay(t *testing.T) {
 	if len(u.Indexes) != 1 || len(u.Indexes[0].Members) != 82 || u.Indexes[0].AsOf != engine.MakeDate(2021, 3, 26) {
 		t.Fatalf("%d indexes, %+v", len(u.Indexes), u.Indexes)
 	}
-	if rep.DroppedMembers != 0 {
-		t.Errorf("%d members dropped", rep.DroppedMembers)
+	if rep.UnquotedMembers != 0 {
+		t.Errorf("%d members without quotes", rep.UnquotedMembers)
 	}
 }
 
@@ -298,5 +298,29 @@ func TestRunConcurrent(t *testing.T) {
 		if a[i].Ticker != b[i].Ticker || a[i].CompanyID != b[i].CompanyID || a[i].LiquidityRank != b[i].LiquidityRank {
 			t.Errorf("%+v != %+v", a[i], b[i])
 		}
+	}
+}
+
+// Index portfolios are kept whatever the quotes: members without a
+// quoted ticker are counted, not dropped, and an index none of whose
+// members is quoted is imported with a note.
+func TestIndexKeptWithoutQuotes(t *testing.T) {
+	dir := realDir(t)
+	cfg := DefaultConfig()
+	cfg.Index = []string{filepath.Join(dir, "b3-indexes/pedrosampaiomatias__Project-Ibovespa/IBOVDia_26-03-21.csv.zst")}
+	cfg.AsOf = engine.MakeDate(2021, 3, 26)
+	u, rep := run(t, cfg)
+	if len(u.Indexes) != 1 || len(u.Indexes[0].Members) != 82 {
+		t.Fatalf("%d indexes, %+v", len(u.Indexes), u.Indexes)
+	}
+	if rep.UnquotedMembers != 82 {
+		t.Errorf("%d members without quotes, want 82", rep.UnquotedMembers)
+	}
+	found := false
+	for _, n := range rep.Notes {
+		found = found || strings.Contains(n, "index IBOV: none of its 82 members is among the quoted tickers")
+	}
+	if !found {
+		t.Errorf("notes %q", rep.Notes)
 	}
 }

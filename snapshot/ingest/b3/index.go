@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pregao/pregao/engine"
@@ -172,7 +173,7 @@ func ReadIndexCSV(r io.Reader, name string) (*Portfolio, error) {
 		if err != nil || pct.Valid() && (pct < 0 || pct > 100) {
 			return nil, fmt.Errorf("%s:%d:%d: part (%%): %v", name, lineNo, col.part+1, orNeg(err))
 		}
-		a.Weight = pct / 100
+		a.Weight = percentFraction(pct)
 		p.Assets = append(p.Assets, a)
 	}
 	if err := sc.Err(); err != nil {
@@ -195,6 +196,30 @@ func orNeg(err error) error {
 		return err
 	}
 	return fmt.Errorf("out of range")
+}
+
+// percentFraction returns the fraction a percentage stands for, from the
+// percentage's own decimal digits: "10,523" % is 0.10523, the double
+// nearest to the decimal with the point moved two places, not 10.523 / 100
+// (0.10523000000000001 in float64).
+func percentFraction(pct engine.Num) engine.Num {
+	if !pct.Valid() {
+		return pct
+	}
+	digits := strconv.FormatFloat(float64(pct), 'f', -1, 64) // the shortest decimal that reads back as pct
+	neg := strings.HasPrefix(digits, "-")
+	digits = strings.TrimPrefix(digits, "-")
+	whole, frac, _ := strings.Cut(digits, ".")
+	whole = strings.Repeat("0", max(0, 3-len(whole))) + whole
+	shifted := whole[:len(whole)-2] + "." + whole[len(whole)-2:] + frac
+	v, err := strconv.ParseFloat(shifted, 64)
+	if err != nil {
+		return pct / 100
+	}
+	if neg {
+		v = -v
+	}
+	return engine.Num(v)
 }
 
 // checkWeights rejects a portfolio whose weights do not add up to about
@@ -277,7 +302,7 @@ func ReadPortfolioJSON(data []byte, name, symbol string, asOf engine.Date) (*Por
 		if err != nil || pct.Valid() && (pct < 0 || pct > 100) {
 			return nil, fmt.Errorf("%s: results[%d].part: %v", name, i, orNeg(err))
 		}
-		a.Weight = pct / 100
+		a.Weight = percentFraction(pct)
 		p.Assets = append(p.Assets, a)
 	}
 	if err := checkWeights(p.Assets); err != nil {
