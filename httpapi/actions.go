@@ -96,12 +96,9 @@ func (a *API) fundCash(c *call, dst []byte, r *http.Request, ps httprouter.Param
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	res, err := c.ds.ResolveFund(ps.ByName("id"))
+	res, err := resolveFund(c.ds, ps.ByName("id"))
 	if err != nil {
-		if isInvalid(err) {
-			return nil, badRequest("fund identifier %q: want a ticker, symbol or company_id", ps.ByName("id"))
-		}
-		return nil, notFound("fund %q not found", ps.ByName("id"))
+		return nil, err
 	}
 	return f.append(c, dst, res.Issuer.CashActions), nil
 }

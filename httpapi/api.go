@@ -502,17 +502,23 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 		w.Write(b)
 		return http.StatusOK
 	}
-	if c.enc == encIdentity || len(body) < compressMin {
+	return writeOK(w, hd, c.enc, body)
+}
+
+// writeOK sends a 200 with body, compressed in coding enc (unless
+// identity, or too small to gain).
+func writeOK(w http.ResponseWriter, hd http.Header, enc int, body []byte) int {
+	if enc == encIdentity || len(body) < compressMin {
 		w.WriteHeader(http.StatusOK)
 		w.Write(body)
 		return http.StatusOK
 	}
-	setEncoding(hd, c.enc)
+	setEncoding(hd, enc)
 	w.WriteHeader(http.StatusOK)
-	z := getCompressor(c.enc, w)
+	z := getCompressor(enc, w)
 	z.Write(body)
 	z.Close()
-	putCompressor(c.enc, z)
+	putCompressor(enc, z)
 	return http.StatusOK
 }
 
@@ -543,18 +549,7 @@ func (a *API) writeCSV(c *call, w http.ResponseWriter, route string, rt *Route, 
 	hd := w.Header()
 	hd["Content-Type"] = ctCSV
 	hd["X-Content-Type-Options"] = noSniff
-	if c.enc == encIdentity || len(out) < compressMin {
-		w.WriteHeader(http.StatusOK)
-		w.Write(out)
-		return http.StatusOK
-	}
-	setEncoding(hd, c.enc)
-	w.WriteHeader(http.StatusOK)
-	z := getCompressor(c.enc, w)
-	z.Write(out)
-	z.Close()
-	putCompressor(c.enc, z)
-	return http.StatusOK
+	return writeOK(w, hd, c.enc, out)
 }
 
 // setEncoding sets Content-Encoding for coding enc.

@@ -26,6 +26,19 @@ func resolveCompany(ds *engine.Dataset, id string) (engine.Resolved, error) {
 	return res, nil
 }
 
+// resolveFund resolves a fundIdentifier to a listed fund (400 for an
+// identifier of no known form, 404 when unknown).
+func resolveFund(ds *engine.Dataset, id string) (engine.Resolved, error) {
+	res, err := ds.ResolveFund(id)
+	if err != nil {
+		if isInvalid(err) {
+			return res, badRequest("fund identifier %q: want a ticker, symbol or company_id", id)
+		}
+		return res, notFound("fund %q not found", id)
+	}
+	return res, nil
+}
+
 var sectorKeys = [4]string{"sector", "industry_group", "industry", "subindustry"}
 
 // company serves GET /companies/:id. Optional blocks are absent (not null)

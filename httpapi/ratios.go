@@ -208,12 +208,9 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	res, err := c.ds.ResolveFund(ps.ByName("id"))
+	res, err := resolveFund(c.ds, ps.ByName("id"))
 	if err != nil {
-		if isInvalid(err) {
-			return nil, badRequest("fund identifier %q: want a ticker, symbol or company_id", ps.ByName("id"))
-		}
-		return nil, notFound("fund %q not found", ps.ByName("id"))
+		return nil, err
 	}
 	var want map[uint16]bool
 	if ids != nil {

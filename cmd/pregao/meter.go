@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/ingest/assemble"
 )
 
 // meterEvery is how often a progress line is redrawn.
@@ -109,19 +109,4 @@ func meterRate(perSec float64, unit string) string {
 }
 
 // groupDigits writes n with thousands separated by commas.
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func groupDigits(n int64) string { return assemble.Commas(n) }

@@ -129,7 +129,10 @@ func first(s []string, n int) []string {
 }
 
 // commas writes n with thousands separators: 2512034 -> "2,512,034".
-func commas(n int64) string {
+func commas(n int64) string { return Commas(n) }
+
+// Commas writes n with thousands separators: 2512034 -> "2,512,034".
+func Commas(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
