@@ -292,8 +292,14 @@ func TestSupplement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Symbol != "ABEV" || s.CVMCode != "23264" || s.Common != 15750216851 || s.Preferred != 0 || len(s.Cash) != 2 || len(s.ShareActions) != 0 {
+	if s.Symbol != "ABEV" || s.CVMCode != "23264" || s.Common != 15750216851 || s.Preferred != 0 || len(s.Cash) != 2 || len(s.ShareActions) != 1 {
 		t.Errorf("%+v", s)
+	}
+	// AMBEV's 2014 subscription: 0,13994090200% at R$ 16,09.
+	if sub := s.ShareActions[0]; sub.Type != engine.ActSubscription || sub.Factor != engine.Num(1.001399409020) ||
+		sub.PriorExDate != day(2014, 4, 28) || sub.ApprovalDate != day(2014, 4, 28) || sub.ISIN != "BRABEVACNOR1" ||
+		sub.Remarks != "preço unitário R$ 16,09000000000; negociação dos direitos 30/04/2014 a 22/05/2014; subscrição em 29/05/2014" {
+		t.Errorf("subscription %+v", sub)
 	}
 	in := `[{"code":"XPTO","numberCommonShares":"1.000","stockDividends":[
 	 {"factor":"100,00000000000","approvedOn":"01/02/2022","isinCode":"BRXPTOACNOR0","label":"DESDOBRAMENTO","lastDatePrior":"10/02/2022"},
@@ -312,7 +318,8 @@ func TestSupplement(t *testing.T) {
 		t.Errorf("%+v", s.ShareActions)
 	}
 	for _, bad := range []string{`{}`, `[]`, `[{"numberCommonShares":"1,5"}]`, `[{"stockDividends":[{"factor":"x","label":"DESDOBRAMENTO"}]}]`,
-		`[{"stockDividends":[{"factor":"200","label":"GRUPAMENTO","lastDatePrior":"01/01/2020"}]}]`} {
+		`[{"stockDividends":[{"factor":"200","label":"GRUPAMENTO","lastDatePrior":"01/01/2020"}]}]`,
+		`[{"subscriptions":[{"percentage":"x","lastDatePrior":"01/01/2020"}]}]`, `[{"subscriptions":[{"percentage":"10,0"}]}]`} {
 		if _, err := ReadSupplement([]byte(bad), "x"); err == nil {
 			t.Errorf("%s: no error", bad)
 		}

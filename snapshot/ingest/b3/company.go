@@ -36,7 +36,11 @@ type Supplement struct {
 // array). stockDividends become share actions: B3 states their factor as a
 // percentage; DESDOBRAMENTO (split) and BONIFICACAO (bonus) of f% multiply
 // the holding by 1+f/100, GRUPAMENTO (reverse split) of f% by f/100; other
-// labels are skipped.
+// labels (spin-offs with legs) are skipped. subscriptions become
+// SUBSCRIPTION actions: the right to subscribe p% more shares (factor
+// 1+p/100, the holding once exercised; adjusted prices ignore it, as the
+// shares are paid for), the unit price, rights trading period and
+// subscription date in remarks.
 func ReadSupplement(data []byte, name string) (*Supplement, error) {
 	type cashIn struct {
 		AssetIssued   string `json:"assetIssued"`
@@ -57,14 +61,27 @@ func ReadSupplement(data []byte, name string) (*Supplement, error) {
 		LastDatePrior string `json:"lastDatePrior"`
 		Remarks       string `json:"remarks"`
 	}
+	type subscriptionIn struct {
+		AssetIssued      string `json:"assetIssued"`
+		Percentage       string `json:"percentage"`
+		PriceUnit        string `json:"priceUnit"`
+		TradingPeriod    string `json:"tradingPeriod"`
+		SubscriptionDate string `json:"subscriptionDate"`
+		ApprovedOn       string `json:"approvedOn"`
+		ISINCode         string `json:"isinCode"`
+		Label            string `json:"label"`
+		LastDatePrior    string `json:"lastDatePrior"`
+		Remarks          string `json:"remarks"`
+	}
 	var in []struct {
-		TradingName           string    `json:"tradingName"`
-		NumberCommonShares    string    `json:"numberCommonShares"`
-		NumberPreferredShares string    `json:"numberPreferredShares"`
-		Code                  string    `json:"code"`
-		CodeCVM               string    `json:"codeCVM"`
-		CashDividends         []cashIn  `json:"cashDividends"`
-		StockDividends        []stockIn `json:"stockDividends"`
+		TradingName           string           `json:"tradingName"`
+		NumberCommonShares    string           `json:"numberCommonShares"`
+		NumberPreferredShares string           `json:"numberPreferredShares"`
+		Code                  string           `json:"code"`
+		CodeCVM               string           `json:"codeCVM"`
+		CashDividends         []cashIn         `json:"cashDividends"`
+		StockDividends        []stockIn        `json:"stockDividends"`
+		Subscriptions         []subscriptionIn `json:"subscriptions"`
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -141,6 +158,40 @@ func ReadSupplement(data []byte, name string) (*Supplement, error) {
 			ISIN: strings.TrimSpace(x.ISINCode), IssuedISIN: strings.TrimSpace(x.AssetIssued),
 			ApprovalDate: approval, PriorExDate: prior, Type: typ, Label: strings.TrimSpace(x.Label),
 			Factor: factor, Remarks: strings.TrimSpace(x.Remarks),
+		})
+	}
+	for i, x := range c.Subscriptions {
+		f := func(n string) string { return fmt.Sprintf("%s: subscriptions[%d].%s", name, i, n) }
+		pct, err := ParseNum(x.Percentage)
+		if err != nil || !pct.Valid() || pct <= 0 {
+			return nil, fmt.Errorf("%s: %v", f("percentage"), orMissing(err))
+		}
+		approval, err := ParseDate(x.ApprovedOn)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f("approvedOn"), err)
+		}
+		prior, err := ParseDate(x.LastDatePrior)
+		if err != nil || !prior.Valid() {
+			return nil, fmt.Errorf("%s: %v", f("lastDatePrior"), orMissing(err))
+		}
+		// The terms the API has no field for go to remarks, in B3's words.
+		var terms []string
+		if p := strings.TrimSpace(x.PriceUnit); p != "" {
+			terms = append(terms, "preço unitário R$ "+p)
+		}
+		if p := strings.TrimSpace(x.TradingPeriod); p != "" {
+			terms = append(terms, "negociação dos direitos "+p)
+		}
+		if d := strings.TrimSpace(x.SubscriptionDate); d != "" {
+			terms = append(terms, "subscrição em "+d)
+		}
+		if r := strings.TrimSpace(x.Remarks); r != "" {
+			terms = append(terms, r)
+		}
+		s.ShareActions = append(s.ShareActions, engine.ShareAction{
+			ISIN: strings.TrimSpace(x.ISINCode), IssuedISIN: strings.TrimSpace(x.AssetIssued),
+			ApprovalDate: approval, PriorExDate: prior, Type: engine.ActSubscription, Label: strings.TrimSpace(x.Label),
+			Factor: 1 + percentFraction(pct), Remarks: strings.Join(terms, "; "),
 		})
 	}
 	return s, nil
