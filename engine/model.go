@@ -110,24 +110,27 @@ type Characteristic struct {
 // Company is an issuer: a Brazilian company, a foreign BDR issuer or a
 // listed fund. Share counts come from SharesPoint history (latest wins).
 type Company struct {
-	ID              string           `json:"company_id"` // CNPJ (14 digits) or CVM code
-	CVMCode         string           `json:"cvm_code"`
-	Symbol          string           `json:"symbol"` // root symbol, e.g. PETR
-	Name            string           `json:"name"`
-	TradingName     string           `json:"trading_name"`
-	Kind            string           `json:"kind"`          // KindCompany, KindBDR, KindFII, KindETF
-	BDRSponsored    bool             `json:"bdr_sponsored"` // BDR issuers: sponsored (full coverage)
-	SubIndustryID   string           `json:"sub_industry_id"`
-	Description     string           `json:"description"`
-	CEOName         string           `json:"ceo_name"`
-	Employees       int64            `json:"employee_count"` // -1 when unknown
-	FreeFloat       Num              `json:"free_float"`     // fraction 0..1
-	Website         string           `json:"website"`
-	LogoURL         string           `json:"logo_url"` // base address; sizes are derived
-	Address         Address          `json:"address"`
-	FoundingDate    Date             `json:"founding_date"`
-	IPODate         Date             `json:"ipo_date"`
-	Status          string           `json:"status"` // ACTIVE, CANCELLED, SUSPENDED
+	ID            string  `json:"company_id"` // CNPJ (14 digits) or CVM code
+	CVMCode       string  `json:"cvm_code"`
+	Symbol        string  `json:"symbol"` // root symbol, e.g. PETR
+	Name          string  `json:"name"`
+	TradingName   string  `json:"trading_name"`
+	Kind          string  `json:"kind"`          // KindCompany, KindBDR, KindFII, KindETF
+	BDRSponsored  bool    `json:"bdr_sponsored"` // BDR issuers: sponsored (full coverage)
+	SubIndustryID string  `json:"sub_industry_id"`
+	Description   string  `json:"description"`
+	CEOName       string  `json:"ceo_name"`
+	Employees     int64   `json:"employee_count"` // -1 when unknown
+	FreeFloat     Num     `json:"free_float"`     // fraction 0..1
+	Website       string  `json:"website"`
+	LogoURL       string  `json:"logo_url"` // base address; sizes are derived
+	Address       Address `json:"address"`
+	FoundingDate  Date    `json:"founding_date"`
+	IPODate       Date    `json:"ipo_date"`
+	Status        string  `json:"status"` // ACTIVE, CANCELLED, SUSPENDED
+	// StatusDate is when the registry status began (the cancellation date
+	// of a CANCELLED company); NoDate when unknown.
+	StatusDate      Date             `json:"status_date"`
 	ListingSegment  string           `json:"listing_segment"`
 	Characteristics []Characteristic `json:"characteristics"`
 }

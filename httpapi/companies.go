@@ -136,6 +136,8 @@ func appendCompanyCore(dst []byte, is *engine.Issuer) []byte {
 	dst = appendStringOrNull(dst, is.Symbol)
 	dst = append(dst, `,"status":`...)
 	dst = appendStringOrNull(dst, is.Status)
+	dst = append(dst, `,"status_date":`...)
+	dst = appendDate(dst, is.StatusDate)
 	sh, ok := is.LatestShares()
 	if ok {
 		dst = append(dst, `,"common_shares":`...)

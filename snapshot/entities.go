@@ -96,6 +96,7 @@ var kinds = []kind{
 				e.date(c.FoundingDate)
 				e.date(c.IPODate)
 				e.str(c.Status)
+				e.date(c.StatusDate)
 				e.str(c.ListingSegment)
 				e.slen(len(c.Characteristics), c.Characteristics == nil, 0)
 				for _, ch := range c.Characteristics {
@@ -134,6 +135,7 @@ var kinds = []kind{
 				c.FoundingDate = d.date()
 				c.IPODate = d.date()
 				c.Status = d.str()
+				c.StatusDate = d.date()
 				c.ListingSegment = d.str()
 				c.Characteristics = takeLen(d, &chars)
 				for j := range c.Characteristics {

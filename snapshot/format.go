@@ -20,7 +20,7 @@ const Magic = "PREGAOSN"
 // Version 2 (this one) added the header count ratio_vars (the variables
 // of every ratio point, loaded into one array); version 1 files are
 // refused with ErrVersion: rebuild them with pregao build.
-const FormatVersion uint16 = 2
+const FormatVersion uint16 = 3
 
 // Fixed layout: magic (8), version (uint16 LE), header body length
 // (uint32 LE), body, xxhash64 of everything before it (uint64 LE).

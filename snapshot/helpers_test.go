@@ -300,7 +300,7 @@ func handUniverse() *engine.Universe {
 			Kind: engine.KindCompany, BDRSponsored: true, SubIndustryID: "S10.10.10.10", Description: "Exploração 日本語 🙂",
 			CEOName: "Fulana", Employees: -1, FreeFloat: 0.6312, Website: "https://example.invalid", LogoURL: "https://example.invalid/logo",
 			Address:      engine.Address{Line1: "Av. Chile, 65", Line2: "", City: "Rio de Janeiro", State: "RJ", PostalCode: "20031-912", Country: "BR"},
-			FoundingDate: engine.MakeDate(1953, 10, 3), IPODate: engine.NoDate, Status: "ACTIVE", ListingSegment: "N2",
+			FoundingDate: engine.MakeDate(1953, 10, 3), IPODate: engine.NoDate, Status: "ACTIVE", StatusDate: engine.MakeDate(2001, 5, 2), ListingSegment: "N2",
 			Characteristics: []engine.Characteristic{{ID: "c1", Name: "Risco", Type: "RISK", Description: "x\x00y"}},
 		}, {ID: "2", Kind: engine.KindFII, FreeFloat: nan, Characteristics: []engine.Characteristic{}}, {ID: "3"}},
 		Securities: []engine.Security{

@@ -245,6 +245,7 @@ func defCompany(c *engine.Company) {
 	c.FreeFloat = engine.Null
 	c.FoundingDate = engine.NoDate
 	c.IPODate = engine.NoDate
+	c.StatusDate = engine.NoDate
 }
 
 func convCompany(c *engine.Company, l *lineCtx) engine.Company {

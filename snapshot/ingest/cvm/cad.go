@@ -237,6 +237,10 @@ func cadRow(rd *Reader, c *cadCols) (CadRow, error) {
 	co.FreeFloat = engine.Null
 	co.IPODate = engine.NoDate
 	co.Status = status
+	co.StatusDate = row.SituationDate
+	if status == "CANCELLED" && row.CancelDate.Valid() {
+		co.StatusDate = row.CancelDate
+	}
 	co.Address = engine.Address{
 		Line1:      rd.String(c.log),
 		Line2:      joinNonEmpty(" - ", rd.String(c.compl), rd.String(c.bairro)),

@@ -73,8 +73,12 @@ func TestCadReal(t *testing.T) {
 		t.Errorf("2W ECOBANK: %+v", e)
 	}
 	// 11.396.633/0001-87 3A COMPANHIA SECURITIZADORA is CANCELADA.
-	if c := find("11396633000187"); c.Status != "CANCELLED" || c.CVMCode != "21954" {
+	if c := find("11396633000187"); c.Status != "CANCELLED" || c.CVMCode != "21954" || c.StatusDate != engine.MakeDate(2015, 12, 18) {
 		t.Errorf("3A: %+v", c)
+	}
+	// The status date of an active company is DT_INI_SIT.
+	if e := find("08773135000100"); e.Status != "ACTIVE" || e.StatusDate != engine.MakeDate(2020, 10, 29) {
+		t.Errorf("2W ECOBANK status %s since %v", e.Status, e.StatusDate)
 	}
 	// Sector taxonomy: levels 1-3 plus one level-4 node per sector id used.
 	byID := map[string]engine.Sector{}

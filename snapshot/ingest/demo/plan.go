@@ -421,6 +421,7 @@ func (g *gen) registry(r *rand.Rand, e *entity, sub int, name string, words []st
 	c.SubIndustryID = g.sectors[sub].ID
 	e.sec = g.secOf[c.SubIndustryID]
 	c.Status = "ACTIVE"
+	c.StatusDate = g.cal[0] // registered before the histories begin; fixed below for cancelled ones
 	c.CEOName = personName(r)
 	c.Employees = int64(math.Round(lognormal(r, 2500, 1.4)))
 	if r.Float64() < 0.06 {

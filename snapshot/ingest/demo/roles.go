@@ -124,6 +124,7 @@ func (g *gen) roles(r *rand.Rand, usedRoot, usedCNPJ map[string]bool, usedCode m
 		e.mergeInto = acq[r.IntN(len(acq))]
 		e.last = at - 1
 		e.c.Status = "CANCELLED"
+		e.c.StatusDate = g.cal[min(e.last+1, len(g.cal)-1)] // registration cancelled after its last session
 	}
 	// Fund redemptions (TOTAL_EQUITY_REDEMPTION).
 	if g.sz.FIIs > 0 {
@@ -142,6 +143,7 @@ func (g *gen) roles(r *rand.Rand, usedRoot, usedCNPJ map[string]bool, usedCode m
 			e.redeem = true
 			e.last = between(2019, 2025)
 			e.c.Status = "CANCELLED"
+			e.c.StatusDate = g.cal[min(e.last+1, len(g.cal)-1)]
 		}
 	}
 	// Rarer share actions.
