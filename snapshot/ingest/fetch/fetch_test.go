@@ -137,7 +137,7 @@ func newServer(t *testing.T) (*server, *httptest.Server) {
 }
 
 func TestPlan(t *testing.T) {
-	items, err := Plan([]string{"cotahist", "cad", "dfp", "itr", "fii", "cotahist"}, day(2022, 2, 3), day(2022, 2, 7), false)
+	items, err := Plan([]string{"cotahist", "cad", "dfp", "itr", "fca", "fii", "cotahist"}, day(2022, 2, 3), day(2022, 2, 7), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,6 +152,7 @@ func TestPlan(t *testing.T) {
 		"https://dados.cvm.gov.br/dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv",
 		"https://dados.cvm.gov.br/dados/CIA_ABERTA/DOC/DFP/DADOS/dfp_cia_aberta_2022.zip",
 		"https://dados.cvm.gov.br/dados/CIA_ABERTA/DOC/ITR/DADOS/itr_cia_aberta_2022.zip",
+		"https://dados.cvm.gov.br/dados/CIA_ABERTA/DOC/FCA/DADOS/fca_cia_aberta_2022.zip",
 		"https://dados.cvm.gov.br/dados/FII/DOC/INF_MENSAL/DADOS/inf_mensal_fii_2022.zip",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -9,7 +9,7 @@ import (
 )
 
 // Sources are the names Plan accepts.
-var Sources = []string{"cotahist", "cad", "dfp", "itr", "fii"}
+var Sources = []string{"cotahist", "cad", "dfp", "itr", "fca", "fii"}
 
 // Official hosts.
 const (
@@ -34,7 +34,8 @@ type Item struct {
 // Plan returns the files of sources for the days from..to (inclusive).
 // cotahist: one daily file per weekday (or, when annual, one file per
 // year; the current and future years are not immutable); cad: the current
-// registry; dfp, itr, fii: one yearly archive per year of the range.
+// registry; dfp, itr, fca (the reference form: tickers of each company's
+// securities), fii: one yearly archive per year of the range.
 func Plan(sources []string, from, to engine.Date, annual bool) ([]Item, error) {
 	if !from.Valid() || !to.Valid() || to < from {
 		return nil, fmt.Errorf("bad date range %s..%s", from, to)
@@ -68,7 +69,7 @@ func Plan(sources []string, from, to engine.Date, annual bool) ([]Item, error) {
 			}
 		case "cad":
 			items = append(items, cvmItem("dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv", false))
-		case "dfp", "itr":
+		case "dfp", "itr", "fca":
 			for y := fy; y <= ty; y++ {
 				items = append(items, cvmItem(fmt.Sprintf("dados/CIA_ABERTA/DOC/%s/DADOS/%s_cia_aberta_%d.zip", strings.ToUpper(s), s, y), false))
 			}
