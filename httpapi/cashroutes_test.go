@@ -176,3 +176,70 @@ func TestIndexMemberWithoutQuotes(t *testing.T) {
 		t.Errorf("highs: %d %s", h.Code, h.Body)
 	}
 }
+
+// GET /sectors lists the taxonomy by id with parents and issuer counts; a
+// level filter keeps one level; the ids are those the screener takes.
+func TestSectors(t *testing.T) {
+	ts := newTestServer(t, true)
+	w := ts.do("GET", "/v2/sectors", testKeyDelayed, "")
+	validateAnswer(t, "GET", "/v2/sectors", "", w)
+	var all []struct {
+		ID, Name     string
+		Level        int
+		ParentID     *string `json:"parent_id"`
+		CompanyCount int     `json:"company_count"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &all); err != nil || len(all) == 0 {
+		t.Fatalf("%v %s", err, w.Body)
+	}
+	if h := w.Header().Get("X-Total-Count"); h != strconv.Itoa(len(all)) {
+		t.Errorf("X-Total-Count %q for %d", h, len(all))
+	}
+	byID := map[string]int{}
+	total1 := 0
+	for i, s := range all {
+		byID[s.ID] = i
+		if (s.Level == 1) != (s.ParentID == nil) {
+			t.Errorf("%s: level %d, parent %v", s.ID, s.Level, s.ParentID)
+		}
+		if s.Level == 1 {
+			total1 += s.CompanyCount
+		}
+		if i > 0 && all[i-1].ID >= s.ID {
+			t.Errorf("not by id: %s then %s", all[i-1].ID, s.ID)
+		}
+	}
+	for _, s := range all {
+		if s.ParentID != nil {
+			p, ok := byID[*s.ParentID]
+			if !ok || all[p].Level != s.Level-1 || all[p].CompanyCount < s.CompanyCount {
+				t.Errorf("%s: parent %s (level %d, %d issuers) for level %d, %d issuers", s.ID, *s.ParentID, all[p].Level, all[p].CompanyCount, s.Level, s.CompanyCount)
+			}
+		}
+	}
+	if total1 == 0 {
+		t.Error("no issuer classified")
+	}
+	var lv []struct{ Level int }
+	json.Unmarshal(ts.do("GET", "/v2/sectors?level=1", testKeyDelayed, "").Body.Bytes(), &lv)
+	if len(lv) == 0 {
+		t.Error("level=1: none")
+	}
+	for _, s := range lv {
+		if s.Level != 1 {
+			t.Errorf("level=1: a level %d node", s.Level)
+		}
+	}
+	// A level-1 id filters the screener (its descendants are expanded).
+	id := ""
+	for _, s := range all {
+		if s.Level == 1 && s.CompanyCount > 0 {
+			id = s.ID
+			break
+		}
+	}
+	if sw := ts.do("POST", "/v2/screener", testKeyDelayed, `{"primaryOnly":false,"filters":[{"type":"sector","in":["`+id+`"]}]}`); sw.Code != 200 {
+		t.Errorf("screener on sector %s: %d %s", id, sw.Code, sw.Body)
+	}
+	checkError(t, ts.do("GET", "/v2/sectors?level=5", testKeyDelayed, ""), 400, "level")
+}

@@ -28,7 +28,8 @@ type dsInfo struct {
 	// catalogKinds).
 	companies   [8 * 4]atomic.Pointer[cachedAnswer] // flag set × status filter
 	catalogBody [4]atomic.Pointer[cachedAnswer]
-	cashAll     atomic.Pointer[cachedAnswer] // the unfiltered cash-action list
+	cashAll     atomic.Pointer[cachedAnswer]    // the unfiltered cash-action list
+	sectorsBody [5]atomic.Pointer[cachedAnswer] // GET /sectors per level (0: all)
 
 	// seed starts the ETags of the Dataset's answers: its snapshot's id
 	// (Prepare), else random; lastModified is the snapshot's build time

@@ -41,6 +41,7 @@ const (
 	routeUnmatched     = "(unmatched)"
 	routeDocsFile      = docsPath + "/:file"
 	routeCompanyCash   = "/companies/:id/cash-corporate-actions"
+	routeSectors       = "/sectors"
 	routeFundCash      = "/traded-funds/:id/cash-corporate-actions"
 	cashActionsSegment = "cash-corporate-actions"
 )
@@ -223,6 +224,10 @@ var routeTable = []Route{
 			{Name: "limit", In: InQuery, Type: TypeInteger, Default: 500, Min: 1, Max: 500, Desc: "number of points, in answer order (indicator, frequency, reference date)"},
 			listOffset, formatParam,
 		}, Response: "FundRatios", CSV: csvRatios, serve: (*API).fundRatios},
+	{Method: http.MethodGet, Path: routeSectors, Summary: "The sector taxonomy: every node with its level, parent and number of issuers; the ids the screener's sector filter takes (addition)",
+		Params: []Param{
+			{Name: "level", In: InQuery, Type: TypeInteger, Min: 1, Max: 4, Desc: "keep one level: 1 sector, 2 industry group, 3 industry, 4 sub-industry (default every level)"},
+		}, Response: "Sectors", serve: (*API).sectors},
 	{Method: http.MethodGet, Path: routeCatalog, Summary: "Every indicator the ratio routes and the screener know, in catalog order",
 		Params: []Param{
 			{Name: "kind", In: InQuery, Type: TypeEnum, Enum: catalogKinds[1:], Fold: true, Desc: "keep indicators of this kind, matched ignoring case"},
