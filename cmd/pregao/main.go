@@ -32,6 +32,7 @@ func commands() []command {
 		{"keys", "manage API keys (keys add --name N --plan delayed|eod)", runKeys},
 		{"import", "turn official B3/CVM files into a source bundle", runImport},
 		{"fetch", "download official B3/CVM files into a folder", runFetch},
+		{"update", "fetch, import and build in one step: yesterday's files into a new snapshot", runUpdate},
 		{"version", "print the version and build information (also --version)", runVersion},
 	}
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
+)
+
+// pregao update against a local server laid out as the official hosts:
+// it fetches a day's COTAHIST and the CVM registry, imports them and
+// writes a snapshot a server loads; a second run downloads nothing new
+// and writes the same snapshot again.
+func TestUpdateCommand(t *testing.T) {
+	dir, _ := datafile.RealDir()
+	quotes, err := os.ReadFile(filepath.Join(dir, "b3-cotahist/gbvbahia01__Spring-Batch-Cotahist/COTAHIST_D03022022.TXT.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cad, err := datafile.ReadFile(filepath.Join(dir, "cvm-cad/cad_cia_aberta.csv.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		"/InstDados/SerHist/COTAHIST_D03022022.ZIP":       quotes,
+		"/dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv": cad,
+	}
+	gets := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		gets++
+		w.Header().Set("ETag", `"`+filepath.Base(r.URL.Path)+`"`)
+		http.ServeContent(w, r, r.URL.Path, time.Unix(1643900000, 0), bytes.NewReader(b))
+	}))
+	defer ts.Close()
+	work := t.TempDir()
+	out := filepath.Join(work, "pregao.snap")
+	args := []string{"--dir", filepath.Join(work, "official"), "--out", out, "--from", "2022-02-03", "--to", "2022-02-04", "--sources", "cotahist,cad", "--base-url", ts.URL}
+	var so, se bytes.Buffer
+	if err := runUpdate(context.Background(), args, &so, &se); err != nil {
+		t.Fatalf("update: %v\n%s\n%s", err, so.String(), se.String())
+	}
+	for _, want := range []string{"fetch: 2 downloaded", "wrote bundle", "wrote " + out} {
+		if !strings.Contains(so.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, so.String())
+		}
+	}
+	ds, h, err := snapshot.Load(out, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ds.Asset("PETR4"); !ok || ds.AsOf().Format("2006-01-02") != "2022-02-03" || h.Counts["companies"] < 1000 {
+		t.Errorf("snapshot: PETR4 %v, as_of %s, %d companies", ok, ds.AsOf(), h.Counts["companies"])
+	}
+	first, _ := os.ReadFile(out)
+	so.Reset()
+	before := gets
+	if err := runUpdate(context.Background(), args, &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(so.String(), "fetch: 0 downloaded") {
+		t.Errorf("second run: %s", so.String())
+	}
+	if gets-before > 1 { // the daily file is immutable: only the registry is asked (conditionally)
+		t.Errorf("second run fetched %d files", gets-before)
+	}
+	again, _ := os.ReadFile(out)
+	if !bytes.Equal(first, again) {
+		t.Error("the same files gave another snapshot")
+	}
+	for _, bad := range [][]string{{"--out", out}, {"--dir", work}, {"--dir", t.TempDir(), "--out", out, "--no-fetch"}} {
+		if err := runUpdate(context.Background(), bad, &so, &se); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}
+
+func TestLastWeekday(t *testing.T) {
+	for now, want := range map[string]string{
+		"2026-11-26T12:00:00Z": "2026-11-25", // Thursday → Wednesday
+		"2026-11-23T12:00:00Z": "2026-11-20", // Monday → Friday
+		"2026-11-24T02:00:00Z": "2026-11-20", // Monday 23:00 in São Paulo → Friday
+	} {
+		tm, _ := time.Parse(time.RFC3339, now)
+		if got, w := lastWeekday(tm), mustDay(t, want); got != w {
+			t.Errorf("%s: %s, want %s", now, got, want)
+		}
+	}
+}
+
+func mustDay(t *testing.T, s string) engine.Date {
+	t.Helper()
+	d, err := engine.ParseDate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
