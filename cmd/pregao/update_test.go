@@ -31,7 +31,7 @@ func TestUpdateCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{
-		"/InstDados/SerHist/COTAHIST_D03022022.ZIP":       quotes,
+		"/InstDados/SerHist/COTAHIST_D03022022.ZIP":      quotes,
 		"/dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv": cad,
 	}
 	gets := 0
