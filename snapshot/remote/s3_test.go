@@ -31,18 +31,8 @@ func TestFetchS3(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
-	t.Setenv("AWS_ACCESS_KEY_ID", "pregao")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "pregao-secret")
-	t.Setenv("AWS_REGION", "us-east-1")
 	ctx := context.Background()
-	c, err := minio.New(srv.Listener.Addr().String(), &minio.Options{Creds: credentials.NewStaticV4("pregao", "pregao-secret", ""), BucketLookup: minio.BucketLookupPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.MakeBucket(ctx, "snaps", minio.MakeBucketOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c := s3Env(t, srv)
 	put := func(b []byte) {
 		if _, err := c.PutObject(ctx, "snaps", "demo/latest.snap", bytes.NewReader(b), int64(len(b)), minio.PutObjectOptions{}); err != nil {
 			t.Fatal(err)
@@ -99,17 +89,8 @@ func TestUploadS3(t *testing.T) {
 		faker.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
-	t.Setenv("AWS_ACCESS_KEY_ID", "pregao")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "pregao-secret")
 	ctx := context.Background()
-	c, err := minio.New(srv.Listener.Addr().String(), &minio.Options{Creds: credentials.NewStaticV4("pregao", "pregao-secret", ""), BucketLookup: minio.BucketLookupPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.MakeBucket(ctx, "snaps", minio.MakeBucketOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c := s3Env(t, srv)
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.snap")
 	if err := os.WriteFile(good, snapBytes(t), 0o644); err != nil {
@@ -163,4 +144,22 @@ func TestUploadS3(t *testing.T) {
 	if err := Upload(ctx, good, "https://example.com/x.snap"); err == nil {
 		t.Error("upload to an https URL: no error")
 	}
+}
+
+// s3Env points the standard AWS environment at the S3-compatible server
+// srv and returns a client of it with the bucket "snaps" made.
+func s3Env(t *testing.T, srv *httptest.Server) *minio.Client {
+	t.Helper()
+	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
+	t.Setenv("AWS_ACCESS_KEY_ID", "pregao")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "pregao-secret")
+	t.Setenv("AWS_REGION", "us-east-1")
+	c, err := minio.New(srv.Listener.Addr().String(), &minio.Options{Creds: credentials.NewStaticV4("pregao", "pregao-secret", ""), BucketLookup: minio.BucketLookupPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.MakeBucket(context.Background(), "snaps", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
