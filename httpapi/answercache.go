@@ -35,8 +35,7 @@ type answerCache struct {
 // never given each other's answer.
 type answerEntry struct {
 	check uint64
-	ans   cachedAnswer
-	total string // X-Total-Count of a paginated list ("" none)
+	ans   cachedAnswer // with the X-Total-Count of a paginated list
 }
 
 var checkSeed = maphash.MakeSeed()
@@ -72,7 +71,10 @@ func (ac *answerCache) put(key, check uint64, body []byte, total string) {
 	if ac.limit <= 0 || len(body) > maxCachedAnswer {
 		return
 	}
-	e := &answerEntry{check: check, ans: cachedAnswer{raw: append([]byte(nil), body...)}, total: total}
+	e := &answerEntry{check: check, ans: cachedAnswer{raw: append([]byte(nil), body...)}}
+	if total != "" {
+		e.ans.total = []string{total}
+	}
 	size := int64(len(body)) + 256 // the entry, the map slot, and the compressed forms' headers
 	ac.mu.Lock()
 	defer ac.mu.Unlock()
@@ -115,8 +117,8 @@ func (a *API) serveKept(c *call, w http.ResponseWriter, r *http.Request, in *dsI
 	if e == nil {
 		return false
 	}
-	if e.total != "" {
-		w.Header()[hdrTotal] = []string{e.total}
+	if e.ans.total != nil {
+		w.Header()[hdrTotal] = e.ans.total
 	}
 	c.cached = &e.ans
 	a.m.answerHits.Inc()

@@ -426,7 +426,11 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 		c.enc = negotiate(r)
 		if rt.CSV != "" {
 			hd := w.Header()
-			hd["Vary"] = append(hd["Vary"], "Accept")
+			if v := hd["Vary"]; len(v) == 1 && &v[0] == &hdrVaryAE[0] {
+				hd["Vary"] = hdrVaryAEAccept // shared, as hdrVaryAE: no allocation
+			} else {
+				hd["Vary"] = append(v, "Accept")
+			}
 			c.csv = wantsCSV(r)
 			// format= in the query overrides Accept; known here, before the
 			// answer cache is asked (call.query checks the value).

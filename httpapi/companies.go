@@ -255,10 +255,8 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 		return appendWindow(c, dst, slices.Values(found), func(*engine.Issuer) bool { return true }, w,
 			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc) }), nil
 	}
-	keep := func(is *engine.Issuer) bool {
-		return (is.Kind == engine.KindCompany || bdr && is.Kind == engine.KindBDR) && listed(is.Status, st)
-	}
 	if !w.all() {
+		keep := companyFilter(bdr, st)
 		iss := c.ds.Issuers()
 		seq := func(yield func(*engine.Issuer) bool) {
 			for i := range iss {
@@ -271,7 +269,15 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc) }), nil
 	}
 	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)+st]
-	return cachedList(c, dst, slot, func(dst []byte) ([]byte, int) { return appendCompanies(dst, c.ds, keep, sec, mc) }), nil
+	return cachedList(c, dst, slot, func(dst []byte) ([]byte, int) { return appendCompanies(dst, c.ds, companyFilter(bdr, st), sec, mc) }), nil
+}
+
+// companyFilter keeps the issuers GET /companies lists: Brazilian
+// companies (and BDR issuers with bdr) of status filter st.
+func companyFilter(bdr bool, st int) func(*engine.Issuer) bool {
+	return func(is *engine.Issuer) bool {
+		return (is.Kind == engine.KindCompany || bdr && is.Kind == engine.KindBDR) && listed(is.Status, st)
+	}
 }
 
 // companyStatuses are the values of GET /companies?status=; statusAll

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,8 @@ var (
 	hdrGzip   = []string{"gzip"}
 	hdrZstd   = []string{"zstd"}
 	hdrVaryAE = []string{"Accept-Encoding"}
+	// hdrVaryAEAccept is the Vary of a route with a CSV form.
+	hdrVaryAEAccept = []string{"Accept-Encoding", "Accept"}
 )
 
 // negotiate picks the coding of an answer from the Accept-Encoding
@@ -102,7 +105,8 @@ func putCompressor(enc int, z compressor) {
 // times).
 type cachedAnswer struct {
 	raw   []byte
-	items int // the items of a list answer (X-Total-Count)
+	items int      // the items of a list answer (X-Total-Count)
+	total []string // the X-Total-Count header value of a list answer (nil: none)
 	gz    atomic.Pointer[[]byte]
 	zst   atomic.Pointer[[]byte]
 }
@@ -141,11 +145,13 @@ func cachedList(c *call, dst []byte, slot *atomic.Pointer[cachedAnswer], enc fun
 	a := slot.Load()
 	if a == nil {
 		raw, n := enc(nil)
-		a = &cachedAnswer{raw: raw, items: n}
+		a = &cachedAnswer{raw: raw, items: n, total: []string{strconv.Itoa(n)}}
 		slot.Store(a)
 	}
 	c.cached = a
-	c.setTotal(a.items)
+	if c.w != nil {
+		c.w.Header()[hdrTotal] = a.total // shared: no allocation per request
+	}
 	return dst
 }
 

@@ -43,9 +43,16 @@ type query struct {
 // is serving.
 func (c *call) query(r *http.Request) query {
 	q := newQuery(r.URL.RawQuery, c.route.Params)
-	if c.route.CSV != "" && q.find("format") >= 0 {
-		// format (formatParam) is read here for every route with a CSV
-		// form: given, it overrides Accept.
+	if c.route.CSV == "" {
+		return q
+	}
+	// format (formatParam) is read here for every route with a CSV form:
+	// given, it overrides Accept.
+	if i := q.find("format"); i >= 0 {
+		if q.seen&(1<<i) == 0 {
+			q.read |= 1 << i // absent: nothing to parse
+			return q
+		}
 		switch q.enum("format") {
 		case "csv":
 			c.csv = true
