@@ -79,12 +79,10 @@ func WriteFile(path string, u *engine.Universe, opt WriteOptions) error {
 	return writeEncoded(path, enc, nil)
 }
 
-// servable loads the snapshot at path as pregao serve does (every check of
-// the format, then engine.Build's): a file is published only if a server
-// would accept it. One validation, shared by build and serve.
-func servable(path string) error { return servableWith(path, nil) }
-
-// servableWith is servable reporting the load to prog.
+// servableWith loads the snapshot at path as pregao serve does (every
+// check of the format, then engine.Build's), reporting the load to prog:
+// a file is published only if a server would accept it. One validation,
+// shared by build and serve.
 func servableWith(path string, prog *Progress) error {
 	if _, _, err := Load(path, LoadOptions{Progress: prog}); err != nil {
 		return fmt.Errorf("snapshot: a server would refuse this snapshot: %w", err)

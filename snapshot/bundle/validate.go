@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"strconv"
-
 	"github.com/pregao/pregao/engine"
 )
 
@@ -381,8 +379,4 @@ func (x *checker) documents() {
 			x.c.addf(file, r.line, "id", "duplicate document id %q (line %d)", r.v.ID, first)
 		}
 	}
-}
-
-func fieldIdx(arr string, i int, field string) string {
-	return arr + "[" + strconv.Itoa(i) + "]." + field
 }
