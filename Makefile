@@ -109,7 +109,7 @@ test:
 # times (zero failed requests, p99 during reloads and peak memory against
 # their targets). Needs the demo snapshot (make demo) and a quiet machine.
 soak: demo
-	PREGAO_SOAK_SNAPSHOT=$(DEMO_SNAP) $(GO) test -count=1 -timeout 10m -run 'TestSoak|TestShutdownUnderLoad|TestSlowloris|TestStalledBody|TestStreamed' -v ./cmd/pregao ./httpapi
+	PREGAO_SOAK_SNAPSHOT=$(abspath $(DEMO_SNAP)) $(GO) test -count=1 -timeout 10m -run 'TestSoak|TestShutdownUnderLoad|TestSlowloris|TestStalledBody|TestStreamed' -v ./cmd/pregao ./httpapi
 
 # Two replicas loading their snapshot from a local object store behind an
 # nginx load balancer (apt-get install nginx), under load while a new
