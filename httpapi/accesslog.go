@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -32,6 +33,30 @@ type AccessLog struct {
 	dropped func() // counts a dropped line (set by New)
 
 	lines sync.Pool // *[]byte: one line being assembled
+
+	stamp atomic.Pointer[logStamp] // the formatted second last logged
+}
+
+// logStamp is a second formatted once ("2026-11-26T01:02:03."), reused by
+// every line of that second.
+type logStamp struct {
+	sec  int64
+	text []byte
+}
+
+// appendStamp appends t (UTC, milliseconds, "Z") as the lines write it,
+// formatting its second once per second.
+func (l *AccessLog) appendStamp(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	sec := t.Unix()
+	s := l.stamp.Load()
+	if s == nil || s.sec != sec {
+		s = &logStamp{sec: sec, text: t.Truncate(time.Second).AppendFormat(nil, "2006-01-02T15:04:05.")}
+		l.stamp.Store(s)
+	}
+	b = append(b, s.text...)
+	ms := t.Nanosecond() / 1e6
+	return append(b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
 // FlushInterval is how often an AccessLog writes its pending lines.
@@ -132,9 +157,9 @@ func (l *AccessLog) log(e *entry) {
 	bp := l.lines.Get().(*[]byte)
 	line := (*bp)[:0]
 	if l.json {
-		line = e.appendJSON(line)
+		line = e.appendJSON(line, l)
 	} else {
-		line = e.appendText(line)
+		line = e.appendText(line, l)
 	}
 	l.mu.Lock()
 	switch {
@@ -156,12 +181,9 @@ func (l *AccessLog) log(e *entry) {
 	l.lines.Put(bp)
 }
 
-// logTime is the time format of the lines (UTC, milliseconds).
-const logTime = "2006-01-02T15:04:05.000Z07:00"
-
-func (e *entry) appendText(b []byte) []byte {
+func (e *entry) appendText(b []byte, l *AccessLog) []byte {
 	b = append(b, "time="...)
-	b = e.start.UTC().AppendFormat(b, logTime)
+	b = l.appendStamp(b, e.start)
 	b = append(b, " level=INFO msg=access method="...)
 	b = appendLogfmt(b, e.method)
 	b = append(b, " route="...)
@@ -183,9 +205,9 @@ func (e *entry) appendText(b []byte) []byte {
 	return append(b, '\n')
 }
 
-func (e *entry) appendJSON(b []byte) []byte {
+func (e *entry) appendJSON(b []byte, l *AccessLog) []byte {
 	b = append(b, `{"time":"`...)
-	b = e.start.UTC().AppendFormat(b, logTime)
+	b = l.appendStamp(b, e.start)
 	b = append(b, `","level":"INFO","msg":"access","method":`...)
 	b = appendString(b, e.method)
 	b = append(b, `,"route":`...)

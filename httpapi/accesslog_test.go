@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -220,5 +221,20 @@ func BenchmarkAccessLog(b *testing.B) {
 				api.ServeHTTP(w, r)
 			}
 		})
+	}
+}
+
+// A line's time is the one time.AppendFormat writes (UTC, milliseconds),
+// the second formatted once and reused.
+func TestAccessLogStamp(t *testing.T) {
+	var l AccessLog
+	base := time.Date(2026, 11, 26, 1, 2, 3, 0, time.FixedZone("BRT", -3*3600))
+	for _, d := range []time.Duration{0, 999 * time.Millisecond, time.Second + 7*time.Millisecond, 59*time.Minute + 120*time.Millisecond, 30 * 24 * time.Hour, -time.Second + 5*time.Millisecond} {
+		tm := base.Add(d)
+		got := string(l.appendStamp(nil, tm))
+		want := tm.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+		if got != want {
+			t.Errorf("%v: %s, want %s", tm, got, want)
+		}
 	}
 }
