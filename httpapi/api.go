@@ -451,7 +451,9 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 	var body []byte
 	var err error
 	var in *dsInfo
-	if !rt.Root && a.cfg.AnswerCacheBytes > 0 {
+	// The cache of the current Dataset only: a request still served by a
+	// replaced one (during a reload) would fill a cache nobody keeps.
+	if !rt.Root && a.cfg.AnswerCacheBytes > 0 && c.ds == a.store.Current() {
 		in = a.info(c.ds)
 		if r.Method == http.MethodPost {
 			a.answerKey(c, r, in, c.body)

@@ -105,7 +105,6 @@ func putCompressor(enc int, z compressor) {
 // times).
 type cachedAnswer struct {
 	raw   []byte
-	items int      // the items of a list answer (X-Total-Count)
 	total []string // the X-Total-Count header value of a list answer (nil: none)
 	gz    atomic.Pointer[[]byte]
 	zst   atomic.Pointer[[]byte]
@@ -145,7 +144,7 @@ func cachedList(c *call, dst []byte, slot *atomic.Pointer[cachedAnswer], enc fun
 	a := slot.Load()
 	if a == nil {
 		raw, n := enc(nil)
-		a = &cachedAnswer{raw: raw, items: n, total: []string{strconv.Itoa(n)}}
+		a = &cachedAnswer{raw: raw, total: []string{strconv.Itoa(n)}}
 		slot.Store(a)
 	}
 	c.cached = a

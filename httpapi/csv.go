@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -54,7 +55,9 @@ func wantsCSV(r *http.Request) bool {
 			}
 			q := 1.0
 			if v, ok := params["q"]; ok {
-				fmt.Sscanf(v, "%g", &q)
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
 			}
 			if (mt == "text/csv" || mt == "application/json") && q > bestQ {
 				best, bestQ = mt, q

@@ -85,6 +85,10 @@ type Param struct {
 	// Pattern is a regular expression the value matches (documentation:
 	// the handler checks it).
 	Pattern string
+	// Example is a value that answers on the demo snapshot (README,
+	// "Tickers to try"), shown by the OpenAPI document and the docs page's
+	// Try it out; "" for none.
+	Example string
 	// Items declares the items of a TypeArray.
 	Items *Param
 	// Fields declares the fields of a TypeObject, in the order the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 )
 
@@ -261,30 +260,10 @@ func parameter(p Param) map[string]any {
 	if p.Type == TypeList {
 		o["style"], o["explode"] = "form", false
 	}
-	if ex := exampleOf(p); ex != nil {
-		o["example"] = ex
+	if p.Example != "" {
+		o["example"] = p.Example
 	}
 	return o
-}
-
-// exampleOf gives path parameters a value that answers on the demo
-// snapshot (README, "Tickers to try").
-func exampleOf(p Param) any {
-	if p.In != InPath {
-		return nil
-	}
-	switch p.Name {
-	case "ticker":
-		return "ITAG3"
-	case "symbol":
-		return "IBOV"
-	case "id":
-		if p.Desc != "" && strings.Contains(p.Desc, "fund") {
-			return "AIGA11"
-		}
-		return "LITA3"
-	}
-	return nil
 }
 
 // paramSchema is the JSON schema of a declaration (parameters, body
@@ -389,15 +368,5 @@ func bodySchemas() map[string]any {
 			add(b)
 		}
 	}
-	return out
-}
-
-// sortedRoutes lists "METHOD path" of every documented operation (tests).
-func sortedRoutes(prefix string) []string {
-	var out []string
-	for i := range routeTable {
-		out = append(out, routeTable[i].Method+" "+openAPIPath(prefix, &routeTable[i]))
-	}
-	sort.Strings(out)
 	return out
 }

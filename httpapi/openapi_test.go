@@ -249,3 +249,13 @@ func TestOpenAPIValidationCatches(t *testing.T) {
 		}
 	}
 }
+
+// sortedRoutes lists "METHOD path" of every operation of the route table.
+func sortedRoutes(prefix string) []string {
+	var out []string
+	for i := range routeTable {
+		out = append(out, routeTable[i].Method+" "+openAPIPath(prefix, &routeTable[i]))
+	}
+	sort.Strings(out)
+	return out
+}

@@ -56,7 +56,7 @@ func appendWindow[T any](c *call, dst []byte, seq iter.Seq[T], keep func(T) bool
 		if !keep(e) {
 			continue
 		}
-		if i >= w.offset && (w.limit == 0 || i < w.offset+w.limit) {
+		if w.in(i) {
 			if n > 0 {
 				dst = append(dst, ',')
 			}
@@ -71,9 +71,8 @@ func appendWindow[T any](c *call, dst []byte, seq iter.Seq[T], keep func(T) bool
 	return append(dst, ']')
 }
 
-// start counts the items i < n that pass, sends the count (X-Total-Count)
-// and returns the index counter take advances.
-func (w window) start(c *call, n int, pass func(i int) bool) int {
+// sendCount sends the number of items i < n that pass (X-Total-Count).
+func sendCount(c *call, n int, pass func(i int) bool) {
 	total := 0
 	for i := range n {
 		if pass(i) {
@@ -81,13 +80,9 @@ func (w window) start(c *call, n int, pass func(i int) bool) int {
 		}
 	}
 	c.setTotal(total)
-	return 0
 }
 
-// take reports whether the next passing item (the *seen-th) is within w,
-// and counts it.
-func (w window) take(seen *int) bool {
-	i := *seen
-	*seen++
-	return i >= w.offset && (w.limit == 0 || i < w.offset+w.limit)
+// in reports whether the k-th passing item (from 0) is within w.
+func (w window) in(k int) bool {
+	return k >= w.offset && (w.limit == 0 || k < w.offset+w.limit)
 }

@@ -119,11 +119,15 @@ func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	}
 	rs := res.Issuer.Reports
 	pass := func(i int) bool { return f.keep(rs[i]) && !(f.latestRef && superseded(rs, i, &f)) }
-	seen := w.start(c, len(rs), pass)
+	sendCount(c, len(rs), pass)
+	k := 0 // passing items seen
 	dst = append(dst, '[')
 	n := 0
 	for i, rep := range rs {
-		if !pass(i) || !w.take(&seen) {
+		if !pass(i) {
+			continue
+		}
+		if k++; !w.in(k - 1) {
 			continue
 		}
 		if n > 0 {
@@ -353,11 +357,15 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	pass := func(i int) bool {
 		return f.keep(rs[i]) && !(f.latestRef && superseded(rs, i, &f)) && len(engine.LinesFor(rs[i].Statement)) > 0
 	}
-	seen := w.start(c, len(rs), pass)
+	sendCount(c, len(rs), pass)
+	k := 0 // passing items seen
 	dst = append(dst, '[')
 	n := 0
 	for i, rep := range rs {
-		if !pass(i) || !w.take(&seen) {
+		if !pass(i) {
+			continue
+		}
+		if k++; !w.in(k - 1) {
 			continue
 		}
 		lines := engine.LinesFor(rep.Statement)

@@ -48,11 +48,11 @@ const (
 
 // Parameters several routes share.
 var (
-	pathCompanyID = Param{Name: "id", In: InPath, Type: TypeString, Required: true,
+	pathCompanyID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "LITA3",
 		Desc: "company identifier: a ticker (PETR4), a symbol (PETR), a company_id (CNPJ digits) or a CVM code, matched ignoring case"}
-	pathFundID = Param{Name: "id", In: InPath, Type: TypeString, Required: true,
+	pathFundID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "AIGA11",
 		Desc: "fund identifier: a listed fund's ticker (GSUL11), symbol or company_id, matched ignoring case"}
-	pathIndexSymbol = Param{Name: "symbol", In: InPath, Type: TypeString, Required: true,
+	pathIndexSymbol = Param{Name: "symbol", In: InPath, Type: TypeString, Required: true, Example: "IBOV",
 		Desc: "index symbol (IBOV, IFIX…: the indexes of the snapshot), matched ignoring case"}
 	rankingLimit = Param{Name: "limit", In: InQuery, Type: TypeInteger, Default: defaultRankingLimit, Min: 1, Max: MaxRankingLimit,
 		Desc: "number of entries per list"}
@@ -118,7 +118,7 @@ var routeTable = []Route{
 		Body: &quotesBody, Response: "QuotesByTicker", CSV: csvQuotes, serve: (*API).quotesBatch},
 	{Method: http.MethodGet, Path: routeQuote, Summary: "Quotes of one ticker, with the options of POST /quotes",
 		Params: []Param{
-			{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: tickerListPattern,
+			{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: tickerListPattern, Example: "ITAG3",
 				Desc: "ticker (PETR4) or macro series (SELIC, IPCA, USD), matched ignoring case; several, comma-separated (PETR4,VALE3, at most 500), answer as POST /quotes does: an object keyed by ticker (addition)"},
 			quoteType, quoteInterval,
 			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: quoteStartDesc},
@@ -214,7 +214,7 @@ var routeTable = []Route{
 		Body: &screenerBody, Response: "ScreenerResult", serve: (*API).screener},
 	{Method: http.MethodGet, Path: routeFundRatios, Summary: "A listed fund's indicators, keyed by indicator id and frequency",
 		Params: []Param{
-			{Name: "id", In: InPath, Type: TypeString, Required: true, Desc: "fund identifier: a listed fund's ticker (GSUL11), symbol or company_id, matched ignoring case"},
+			pathFundID,
 			{Name: "ids", In: InQuery, Type: TypeList, Desc: "fund indicator ids (see /ratios/catalog), comma-separated, matched ignoring case; default every one"},
 			{Name: "id", In: InQuery, Type: TypeString, Desc: "one fund indicator id (the same as ids with one value; not with ids)"},
 			{Name: "reference_date", In: InQuery, Type: TypeTimestamp, Desc: "keep only points of this reference day"},

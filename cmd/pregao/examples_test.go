@@ -104,19 +104,7 @@ func TestDocsExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := &engine.Store{}
-	store.Publish(ds)
-	var f httpapi.KeysFile
-	key, e, err := httpapi.NewKey("docs", httpapi.PlanDelayed, ds.AsOf())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Keys = append(f.Keys, e)
-	keys, err := httpapi.NewKeys(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	api, key := apiWithKey(t, ds)
 	exs := append(docExamples(t, "../../README.md"), docExamples(t, "../../docs/api.md")...)
 	if len(exs) < 20 {
 		t.Fatalf("%d examples found: the parser lost them", len(exs))
@@ -135,4 +123,22 @@ func TestDocsExamples(t *testing.T) {
 		}
 	}
 	t.Logf("%d documented requests checked", len(exs))
+}
+
+// apiWithKey serves ds (snapshot clock) to one delayed-plan key, returned.
+func apiWithKey(t *testing.T, ds *engine.Dataset) (*httpapi.API, string) {
+	t.Helper()
+	store := &engine.Store{}
+	store.Publish(ds)
+	var f httpapi.KeysFile
+	key, e, err := httpapi.NewKey("test", httpapi.PlanDelayed, ds.AsOf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Keys = append(f.Keys, e)
+	keys, err := httpapi.NewKeys(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil), key
 }

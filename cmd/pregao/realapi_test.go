@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot"
@@ -63,19 +61,7 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 	if fund == "" || bdrs == 0 || members == 0 {
 		t.Fatalf("real snapshot: fund %q, %d BDR tickers, %d IBOV members", fund, bdrs, members)
 	}
-	store := &engine.Store{}
-	store.Publish(ds)
-	var f httpapi.KeysFile
-	key, e, err := httpapi.NewKey("real", httpapi.PlanDelayed, ds.AsOf())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Keys = append(f.Keys, e)
-	keys, err := httpapi.NewKeys(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	api, key := apiWithKey(t, ds)
 	for _, rt := range httpapi.Routes() {
 		if rt.Root {
 			continue

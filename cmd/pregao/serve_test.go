@@ -150,6 +150,21 @@ func TestServeRefusesBadStart(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	for _, c := range []struct {
+		set  func(*ServeConfig)
+		want string
+	}{
+		{func(c *ServeConfig) { c.AnswerCacheMB = -1 }, "--answer-cache -1"},
+		{func(c *ServeConfig) { c.AccessLogSample = 1.5 }, "--access-log-sample 1.5"},
+		{func(c *ServeConfig) { c.AccessLog = "syslog" }, `--access-log "syslog"`},
+	} {
+		cfg := DefaultServeConfig()
+		cfg.Snapshot, cfg.Keys = snap, keys
+		c.set(&cfg)
+		if _, err := NewMain(cfg, io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error naming %s", cfg, err, c.want)
+		}
+	}
 	var out bytes.Buffer
 	if err := runServe(context.Background(), []string{"--snapshot", snap}, &out, &out); err == nil {
 		t.Error("serve without --keys accepted")
@@ -250,20 +265,30 @@ func startServe(t *testing.T, cfg ServeConfig, logw io.Writer) (m *Main, stop fu
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop, _ = runMain(t, m)
+	return m, stop
+}
+
+// runMain opens m's listener and runs it: done receives Run's error; stop
+// cancels it and returns that error (waiting at most 10 s; do not call
+// both).
+func runMain(t *testing.T, m *Main) (stop func() error, done <-chan error) {
+	t.Helper()
 	if err := m.Open(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	return m, func() error {
+	errc := make(chan error, 1)
+	go func() { errc <- m.Run(ctx) }()
+	t.Cleanup(cancel)
+	return func() error {
 		cancel()
 		select {
-		case err := <-done:
+		case err := <-errc:
 			return err
 		case <-time.After(10 * time.Second):
 			t.Error("no shutdown within 10 s")
 			return nil
 		}
-	}
+	}, errc
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -19,18 +18,8 @@ func TestServeListensBeforeLoading(t *testing.T) {
 	beforeFirstLoad = func() { <-release }
 	defer func() { beforeFirstLoad = nil }()
 
-	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
-	m, err := newMain(cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Open(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
+	m := lazyMain(t, snap, keys)
+	stop, _ := runMain(t, m)
 	base := "http://" + m.Addr()
 
 	if st, _ := get(t, base+"/healthz", ""); st != 200 {
@@ -64,10 +53,22 @@ func TestServeListensBeforeLoading(t *testing.T) {
 	if st, body := get(t, base+"/v2/companies", key); st != 200 {
 		t.Errorf("API once loaded: %d %s", st, body)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// lazyMain is the server pregao serve makes: keys loaded, the snapshot
+// not yet (Run loads it).
+func lazyMain(t *testing.T, snap, keys string) *Main {
+	t.Helper()
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
+	m, err := newMain(cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // A first snapshot that cannot be loaded stops the server with the load's
@@ -81,17 +82,8 @@ func TestServeStopsWhenFirstLoadFails(t *testing.T) {
 	release := make(chan struct{})
 	beforeFirstLoad = func() { <-release }
 	defer func() { beforeFirstLoad = nil }()
-	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Addr = bad, keys, "127.0.0.1:0"
-	m, err := newMain(cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Open(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- m.Run(context.Background()) }()
+	m := lazyMain(t, bad, keys)
+	_, done := runMain(t, m)
 	if st, _ := get(t, "http://"+m.Addr()+"/readyz", ""); st != 503 {
 		t.Errorf("readyz before the load: %d", st)
 	}
