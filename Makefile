@@ -75,7 +75,7 @@ run: demo $(DEMO_KEY)
 	@echo "Try:"
 	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5"
 	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' -d '{\"tickers\":[\"LITA3\",\"LITA11\",\"NORG33\"],\"type\":\"current\"}' http://$(ADDR)$(PREFIX)/quotes"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' 'http://$(ADDR)$(PREFIX)/quotes/ITAG3?type=historical&start_date=2025-02-03&end_date=2025-02-10&adjusted=true'"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' 'http://$(ADDR)$(PREFIX)/quotes/CAJT3?type=historical&start_date=2025-02-10&end_date=2025-02-17&adjusted=true'"
 	@echo "  (more demo tickers to try: README.md)"
 	@echo
 	$(BIN) serve --snapshot $(DEMO_SNAP) --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot

@@ -10,6 +10,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/cotahist"
 	"github.com/pregao/pregao/snapshot/ingest/cvm"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 // Report collects what an import read, linked and skipped. Run returns it
@@ -28,6 +29,13 @@ type Report struct {
 	// NameLinks lists every security linked to a company by name alone
 	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME [STATUS]".
 	NameLinks []string
+
+	// SectorsBy counts the companies placed on a sub-industry by each
+	// source of evidence (sectors.None: unclassified).
+	SectorsBy map[sectors.Source]int
+	// UnmappedSectors lists the official classifications met that the
+	// reviewed mapping lacks ("CVM SETOR_ATIV \"...\""), sorted.
+	UnmappedSectors []string
 }
 
 func (r *Report) notef(format string, a ...any) {
@@ -108,6 +116,14 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 		for _, l := range r.NameLinks {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
+	}
+	if n := r.SectorsBy; len(n) > 0 {
+		fmt.Fprintf(w, "  sectors: %s companies by B3's classification, %s by CVM's activity sector (coarser), %s funds by FII segment, %s ETFs by listed geography, %s unclassified (no evidence)\n",
+			commas(int64(n[sectors.B3])), commas(int64(n[sectors.CVM])), commas(int64(n[sectors.FII])), commas(int64(n[sectors.ETF])), commas(int64(n[sectors.None])))
+	}
+	if len(r.UnmappedSectors) > 0 {
+		fmt.Fprintf(w, "  %d official classifications not in the sector mapping (their companies fall back to weaker evidence; add them to snapshot/ingest/sectors/mapping.tsv): %s\n",
+			len(r.UnmappedSectors), strings.Join(first(r.UnmappedSectors, 10), ", "))
 	}
 	if len(r.BadTickers) > 0 {
 		fmt.Fprintf(w, "  %d tickers skipped (not a bundle ticker): %s\n", len(r.BadTickers), strings.Join(first(r.BadTickers, 10), " "))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 // realDir returns the project's testdata/real folder.
@@ -69,14 +70,15 @@ func TestRunPortfolioJSON(t *testing.T) {
 	if len(u.Indexes) != 1 || u.Indexes[0].Symbol != "IBOV" || u.Indexes[0].Name != "Ibovespa" || len(u.Indexes[0].Members) < 80 {
 		t.Fatalf("indexes %+v", u.Indexes)
 	}
-	// Without a sector registry every company is unclassified.
+	// Without a sector registry every company is unclassified; the
+	// dataset still carries the whole taxonomy.
 	for _, c := range u.Companies {
-		if c.SubIndustryID != unclassifiedSub {
+		if c.SubIndustryID != sectors.UnclassifiedID {
 			t.Fatalf("%+v", c)
 		}
 	}
-	if len(u.Sectors) != 4 || u.Sectors[3].ID != unclassifiedSub {
-		t.Errorf("sectors %+v", u.Sectors)
+	if len(u.Sectors) != len(sectors.Tree()) {
+		t.Errorf("%d sectors, want the whole taxonomy", len(u.Sectors))
 	}
 	if want := "Imported from official open data: B3 COTAHIST quotes, B3 index portfolios"; u.Meta.Description != want {
 		t.Errorf("description %q", u.Meta.Description)

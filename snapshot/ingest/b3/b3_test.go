@@ -346,7 +346,7 @@ func TestListings(t *testing.T) {
 		n     int
 		first Listing
 	}{
-		{fileETF, 83, Listing{Code: "AGRI", Name: "BB ETF IAGROFFS B3 FUNDO DE ÍNDICE"}},
+		{fileETF, 83, Listing{Code: "AGRI", Name: "BB ETF IAGROFFS B3 FUNDO DE ÍNDICE", Geography: "BR"}},
 		{fileETFBDR, 193, Listing{Code: "AGRI11", Name: "BB ETF IAGROFFS B3 FUNDO DE ÍNDICE"}},
 		{fileFII, 406, Listing{Code: "CCME11", Name: "CANUMA CAPITAL MULTIESTRATÉGIA FDO DE INV IMOB"}},
 	} {
@@ -368,6 +368,13 @@ func TestListings(t *testing.T) {
 	ls, _, _ := ReadListings(bytes.NewReader(readReal(t, fileETF)), fileETF, false)
 	if ls[2].Code != "BBOV" || ls[2].Index != "IBOV" || ls[2].Symbol() != "BBOV" {
 		t.Errorf("%+v", ls[2])
+	}
+	geo := map[string]int{}
+	for _, l := range ls {
+		geo[l.Geography]++
+	}
+	if geo["BR"] != 38 || geo["US"] != 26 || geo["CRIPTO"] != 13 {
+		t.Errorf("ETF geographies %v", geo)
 	}
 	for _, bad := range []string{"", "a;b\n", "Código;x\nbad code;1\n"} {
 		if _, _, err := ReadListings(strings.NewReader(bad), "x", false); err == nil {
