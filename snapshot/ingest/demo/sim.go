@@ -78,7 +78,7 @@ func (g *gen) simulateEntity(idx int) {
 		sdIdio = math.Sqrt(math.Max(sdDay*sdDay-e.beta*e.beta*0.0125*0.0125-0.0055*0.0055, sdDay*sdDay*0.15))
 	}
 	mu := (e.drift+e.yield)/252 - 0.5*sdDay*sdDay // price return = drift; cash is paid out of it
-	
+
 	// Scheduled events.
 	var sched []schedEvent
 	for y := g.cal[e.first].Time().Year(); y <= g.cal[e.last].Time().Year(); y++ {
