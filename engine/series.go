@@ -46,8 +46,8 @@ func (a *Asset) DailyBar(i int, adjusted bool) Bar {
 	f := a.adj.at(d)
 	b := Bar{
 		Time: int64(d) * 86400, Date: d,
-		Open: s.Open[i], High: s.High[i], Low: s.Low[i], Close: s.Close[i],
-		Volume: s.Volume[i], Quantity: Num(s.Quantity[i]), Trades: s.Trades[i],
+		Open: s.Open(i), High: s.High(i), Low: s.Low(i), Close: s.Close(i),
+		Volume: s.Volume(i), Quantity: Num(s.Quantity(i)), Trades: s.Trades(i),
 		Factor: f,
 	}
 	if adjusted {
@@ -81,8 +81,7 @@ func (a *Asset) AppendDaily(dst []Bar, lo, hi int, adjusted bool) []Bar {
 	start := len(dst)
 	dst = slices.Grow(dst, n)[:start+n]
 	out := dst[start:]
-	dates, open, high, low, cls := s.Dates[lo:hi], s.Open[lo:hi], s.High[lo:hi], s.Low[lo:hi], s.Close[lo:hi]
-	vol, qty, trades := s.Volume[lo:hi], s.Quantity[lo:hi], s.Trades[lo:hi]
+	dates := s.Dates[lo:hi]
 	// Walk the factor steps alongside the rows instead of searching per row.
 	adj := a.adj
 	k := index.FirstGE(adj.dates, dates[0])
@@ -96,10 +95,11 @@ func (a *Asset) AppendDaily(dst []Bar, lo, hi int, adjusted bool) []Bar {
 			f = adj.cum[k]
 		}
 		b := &out[i]
+		r := lo + i
 		*b = Bar{
 			Time: int64(d) * 86400, Date: d,
-			Open: open[i], High: high[i], Low: low[i], Close: cls[i],
-			Volume: vol[i], Quantity: Num(qty[i]), Trades: trades[i],
+			Open: s.Open(r), High: s.High(r), Low: s.Low(r), Close: s.Close(r),
+			Volume: s.Volume(r), Quantity: Num(s.Quantity(r)), Trades: s.Trades(r),
 			Factor: f,
 		}
 		if adjusted && f != 1 {
