@@ -18,9 +18,9 @@ import (
 
 // Every operation answers on the snapshot built from the real sample
 // files (what make run-real serves): 200 with JSON for a traded company
-// (AMBEV), its tickers, a listed fund with reports, the IBOV portfolio,
-// and the BDRs, index members and share events the samples carry are
-// there.
+// (AMBEV), its tickers, a listed fund with reports, the IBOV portfolio
+// (with the reductor of its file's footer), and the BDRs, index members
+// and share events the samples carry are there.
 func TestRealSnapshotEndpoints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports the real samples")
@@ -87,6 +87,18 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 		api.ServeHTTP(w, r)
 		if w.Code != http.StatusOK || !json.Valid(w.Body.Bytes()) {
 			t.Errorf("%s %s: %d %.200s", rt.Method, path, w.Code, w.Body)
+		}
+	}
+	// IBOV is the portfolio of 2021-03-26 (the latest on or before the
+	// quotes' last session), whose footer reads "Redutor;;;18.296.80337677573";
+	// SMLL's file lost its footer: no reductor.
+	for sym, want := range map[string]string{"IBOV": `"reductor":18296803.37677573,`, "SMLL": `"reductor":null,`} {
+		r := httptest.NewRequest("GET", "/v2/indexes/"+sym, nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), want) {
+			t.Errorf("%s portfolio: %d %.300s, want %s", sym, w.Code, w.Body, want)
 		}
 	}
 	// The share event of the samples (AMBEV's 2014 subscription) is served.

@@ -460,3 +460,52 @@ func FuzzListings(f *testing.F) {
 		}
 	})
 }
+
+// TestPortfolioReductor checks that the reductor reaches the engine index
+// with the source's own digits (written back, the same decimal), from the
+// CSV footer (a file written in the official layout, and the real IBOV of
+// 2021-03-26 whose value lost its decimal comma) and the JSON header;
+// null when the source has none (an edited file without its footer, a
+// membership list).
+func TestPortfolioReductor(t *testing.T) {
+	official := "IBOV - Carteira do Dia 02/01/25\n" +
+		"Código;Ação;Tipo;Qtde. Teórica;Part. (%)\n" +
+		"ABEV3;AMBEV S/A;ON;4.394.835.131;60,000;\n" +
+		"WEGE3;WEG;ON      NM;1.243.177.587;40,000;\n" +
+		"Quantidade Teórica Total;;;5.638.012.718;100,000\n" +
+		"Redutor;;;16.036.751,16744128\n"
+	csv := func(in, name string) engine.Index {
+		p, err := ReadIndexCSV(strings.NewReader(in), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Index("")
+	}
+	theo, err := ReadPortfolioJSON(readReal(t, fileTheo), fileTheo, "IBOV", day(2022, 5, 13))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		x    engine.Index
+		want string
+	}{
+		{"official layout", csv(official, "IBOVDia_02-01-25.csv"), "16036751.16744128"},
+		{fileIbov21, csv(string(readReal(t, fileIbov21)), fileIbov21), "18296803.37677573"},
+		{fileIbov24, csv(string(readReal(t, fileIbov24)), fileIbov24), "null"},
+		{fileTheo, theo.Index("Ibovespa"), "18673489.42022432"},
+	} {
+		if got := string(engine.AppendNum(nil, c.x.Reductor)); got != c.want {
+			t.Errorf("%s: reductor %s, want %s", c.name, got, c.want)
+		}
+	}
+	s, err := ReadStockIndexJSON(readReal(t, fileStock), fileStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range s.Indexes() {
+		if x.Reductor.Valid() {
+			t.Errorf("%s from a membership list: reductor %v, want null", x.Symbol, x.Reductor)
+		}
+	}
+}
