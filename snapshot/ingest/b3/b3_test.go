@@ -302,23 +302,25 @@ func TestSupplement(t *testing.T) {
 		t.Errorf("subscription %+v", sub)
 	}
 	in := `[{"code":"XPTO","numberCommonShares":"1.000","stockDividends":[
-	 {"factor":"100,00000000000","approvedOn":"01/02/2022","isinCode":"BRXPTOACNOR0","label":"DESDOBRAMENTO","lastDatePrior":"10/02/2022"},
-	 {"factor":"10,00000000000","approvedOn":"01/03/2022","isinCode":"BRXPTOACNOR0","label":"GRUPAMENTO","lastDatePrior":"10/03/2022"},
-	 {"factor":"5,00000000000","approvedOn":"01/04/2022","isinCode":"BRXPTOACNOR0","label":"BONIFICACAO","lastDatePrior":"10/04/2022"},
-	 {"factor":"5,0","approvedOn":"01/04/2022","isinCode":"BRXPTOACNOR0","label":"CIS RED CAP","lastDatePrior":"10/04/2022"}]}]`
+	 {"assetIssued":"BRXPTOACNOR0","factor":"100,00000000000","approvedOn":"01/02/2022","isinCode":"BRXPTOACNOR0","label":"DESDOBRAMENTO","lastDatePrior":"10/02/2022","remarks":""},
+	 {"assetIssued":"BRXPTOACNOR0","factor":"0,10000000000","approvedOn":"01/03/2022","isinCode":"BRXPTOACNOR0","label":"GRUPAMENTO","lastDatePrior":"10/03/2022","remarks":""},
+	 {"assetIssued":"BRXPTOACNOR0","factor":"5,00000000000","approvedOn":"01/04/2022","isinCode":"BRXPTOACNOR0","label":"BONIFICACAO","lastDatePrior":"10/04/2022","remarks":""}]}]`
 	s, err = ReadSupplement([]byte(in), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.ShareActions) != 3 || s.Preferred != -1 ||
 		s.ShareActions[0].Type != engine.ActStockSplit || !near(s.ShareActions[0].Factor, 2) ||
-		s.ShareActions[1].Type != engine.ActReverseSplit || !near(s.ShareActions[1].Factor, 0.1) ||
+		s.ShareActions[1].Type != engine.ActReverseSplit || s.ShareActions[1].Factor != 0.1 ||
 		s.ShareActions[2].Type != engine.ActStockBonus || !near(s.ShareActions[2].Factor, 1.05) ||
 		s.ShareActions[2].PriorExDate != day(2022, 4, 10) {
 		t.Errorf("%+v", s.ShareActions)
 	}
 	for _, bad := range []string{`{}`, `[]`, `[{"numberCommonShares":"1,5"}]`, `[{"stockDividends":[{"factor":"x","label":"DESDOBRAMENTO"}]}]`,
 		`[{"stockDividends":[{"factor":"200","label":"GRUPAMENTO","lastDatePrior":"01/01/2020"}]}]`,
+		`[{"stockDividends":[{"factor":"1,0","label":"GRUPAMENTO","lastDatePrior":"01/01/2020"}]}]`,
+		`[{"stockDividends":[{"factor":"150,0","label":"RESG TOTAL RV","lastDatePrior":"01/01/2020"}]}]`,
+		`[{"stockDividends":[{"factor":"50,0","label":"CIS RED CAP","isinCode":"BRXPTOACNOR0"}]}]`,
 		`[{"subscriptions":[{"percentage":"x","lastDatePrior":"01/01/2020"}]}]`, `[{"subscriptions":[{"percentage":"10,0"}]}]`} {
 		if _, err := ReadSupplement([]byte(bad), "x"); err == nil {
 			t.Errorf("%s: no error", bad)
@@ -438,9 +440,44 @@ func FuzzCashDividends(f *testing.F) {
 func FuzzSupplement(f *testing.F) {
 	f.Add(readReal(f, fileSupp))
 	f.Add(readReal(f, fileDetails))
+	f.Add(supplementWith(
+		stockRec(isinX, isinA, "CIS RED CAP", "100,0", "31/08/2021", "01/10/2021", ""),
+		stockRec(isinX, isinB, "CIS RED CAP", "12,5", "31/08/2021", "01/10/2021", ""),
+		stockRec(isinX, isinX, "CIS RED CAP QTD", "80,0", "01/02/2022", "10/02/2022", ""),
+		stockRec(isinX, isinB, "INCORPORACAO", "50,0", "23/05/2025", "06/06/2025", ""),
+		stockRec(isinX, isinX, "RESG TOTAL RV", "100,0", "01/11/2025", "27/11/2025", ""),
+		stockRec(isinX, isinX, "GRUPAMENTO", "0,1", "01/11/2025", "27/11/2025", ""),
+		stockRec(isinX, isinX, "NOVO", "?", "", "", "")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if s, err := ReadSupplement(data, "f"); err == nil {
 			ApplyPaymentDates([]engine.CashAction{{PaymentDate: engine.NoDate}}, s)
+			// Whatever the records, each action is one the bundle takes:
+			// a positive root factor, or legs opening with the original.
+			for _, a := range s.ShareActions {
+				switch a.Type {
+				case engine.ActSpinOff, engine.ActSpinOffQuantity, engine.ActMerger, engine.ActRestitutionInShares, engine.ActRestitutionWithReduce:
+					if a.Factor.Valid() || len(a.Legs) == 0 || a.Legs[0].LegType != engine.LegOriginal || a.Legs[0].ISIN != a.ISIN {
+						t.Fatalf("leg action %+v", a)
+					}
+					for _, l := range a.Legs {
+						if !l.Factor.Valid() || l.Factor <= 0 {
+							t.Fatalf("leg factor %+v", a)
+						}
+					}
+				case engine.ActReverseSplit:
+					if !(a.Factor > 0 && a.Factor < 1) {
+						t.Fatalf("reverse split %+v", a)
+					}
+				case engine.ActTotalRedemption:
+					if !(a.Factor >= 0 && a.Factor < 1) {
+						t.Fatalf("redemption %+v", a)
+					}
+				default:
+					if !(a.Factor > 0) || a.Legs != nil {
+						t.Fatalf("action %+v", a)
+					}
+				}
+			}
 		}
 		ReadDetails(data, "f")
 	})
