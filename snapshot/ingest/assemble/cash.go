@@ -15,7 +15,9 @@ import (
 // the company their input names (SYMBOL=path; the response names none),
 // each event once, and the supplements' payment dates, share counts
 // (dated the as-of day, unless the company has one of that day) and share
-// actions on quoted ISINs.
+// actions on quoted ISINs, their legs' tickers resolved from the quotes'
+// ISINs; the stockDividends labels no type maps are counted in the
+// report.
 func (a *assembler) readCash(context.Context, Progress) error {
 	bySym := map[string][]engine.Security{}
 	byISIN := map[string]engine.Security{}
@@ -93,6 +95,12 @@ func (a *assembler) readCash(context.Context, Progress) error {
 			shareSeen[co+a.asOf.String()] = true
 			a.u.Shares = append(a.u.Shares, engine.SharesPoint{CompanyID: co, Date: a.asOf, Common: sup.Common, Preferred: sup.Preferred})
 		}
+		for label, n := range sup.UnknownLabels {
+			if a.rep.UnknownShareLabels == nil {
+				a.rep.UnknownShareLabels = map[string]int{}
+			}
+			a.rep.UnknownShareLabels[label] += n
+		}
 		for _, sa := range sup.ShareActions {
 			s, ok := byISIN[sa.ISIN]
 			if !ok || s.CompanyID != co {
@@ -100,6 +108,16 @@ func (a *assembler) readCash(context.Context, Progress) error {
 				continue
 			}
 			sa.CompanyID, sa.Ticker = co, s.Ticker
+			// Each leg's ticker is that of its ISIN among the quotes (a
+			// received asset may be another company's); "" when the asset
+			// has no quotes (the engine then finds no price for it).
+			for k := range sa.Legs {
+				if ls, ok := byISIN[sa.Legs[k].ISIN]; ok {
+					sa.Legs[k].Ticker = ls.Ticker
+				} else {
+					a.rep.UnquotedLegs++
+				}
+			}
 			a.u.ShareActions = append(a.u.ShareActions, sa)
 		}
 	}
