@@ -90,8 +90,8 @@ func reducesHolding(t string) bool {
 //     digits: "50,0" is 0.5). For the two types that reduce the holding,
 //     a record whose assetIssued is the original asset (or empty) gives
 //     the ORIGINAL_ASSET leg's factor f/100 when below 1 (the shares kept
-//     per share held); any other record on the original asset has no leg
-//     to set, and its factor goes to remarks.
+//     per share held); any other record on the original asset, or without
+//     assetIssued, has no leg to set, and its factor goes to remarks.
 //
 // issued_isin is the first received asset's ISIN (the original's when
 // none). Tickers are left empty.
@@ -168,6 +168,8 @@ func stockActions(recs []stockIn, name string) ([]engine.ShareAction, map[string
 				}
 			case reducesHolding(typ) && r < 1:
 				a.Legs[0].Factor = r
+			case issued == "":
+				a.Remarks = joinRemarks(a.Remarks, "fator "+strings.TrimSpace(x.Factor)+" sem ativo emitido")
 			default:
 				a.Remarks = joinRemarks(a.Remarks, "fator "+strings.TrimSpace(x.Factor)+" sobre o próprio ativo")
 			}

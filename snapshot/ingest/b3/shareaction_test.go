@@ -93,6 +93,17 @@ func TestSupplementLegs(t *testing.T) {
 	if r := s.ShareActions[5]; r.Type != engine.ActTotalRedemption || r.Factor != 0 || len(r.Legs) != 0 || r.IssuedISIN != isinX {
 		t.Errorf("redemption %+v", r)
 	}
+	// Records on the original asset of events that keep the holding have
+	// no leg to set: their factor is in remarks.
+	s2, err := ReadSupplement(supplementWith(
+		stockRec(isinX, isinA, "CIS RED CAP", "10,0", "31/08/2021", "01/10/2021", "Cisão"),
+		stockRec(isinX, "", "CIS RED CAP", "100,0", "31/08/2021", "01/10/2021", ""),
+		stockRec(isinX, isinX, "CIS RED CAP", "95,0", "31/08/2021", "01/10/2021", ""),
+	), "supp.json")
+	if err != nil || len(s2.ShareActions) != 1 || len(s2.ShareActions[0].Legs) != 2 || s2.ShareActions[0].Legs[0].Factor != 1 ||
+		s2.ShareActions[0].Remarks != "Cisão; fator 100,0 sem ativo emitido; fator 95,0 sobre o próprio ativo" {
+		t.Errorf("%+v %v", s2, err)
+	}
 	if len(s.UnknownLabels) != 2 || s.UnknownLabels["ATUALIZACAO"] != 2 || s.UnknownLabels["CONVERSAO"] != 1 {
 		t.Errorf("unknown labels %v", s.UnknownLabels)
 	}
