@@ -54,7 +54,8 @@ func TestCashNotesOrder(t *testing.T) {
 // a spin-off into a quoted company, a merger into an unquoted one and a
 // label no type maps (records in B3's layout): the legs get the tickers
 // of their ISINs among the quotes, the unknown label is counted by name,
-// and the engine adjusts the original's prices by the value handed out,
+// an event given again is taken once (noted when its terms differ), and
+// the engine adjusts the original's prices by the value handed out,
 // P / (P - r x P_received) = 30 / (30 - 1 x 10).
 func TestSupplementLegsLinked(t *testing.T) {
 	const (
@@ -72,8 +73,18 @@ func TestSupplementLegsLinked(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The same answer fetched twice is taken once; a third one giving the
+	// spin-off other terms is noted, the first terms kept.
+	again := filepath.Join(filepath.Dir(p), "GetListedSupplementCompany_2.json")
+	other := filepath.Join(filepath.Dir(p), "GetListedSupplementCompany_3.json")
+	if err := os.WriteFile(again, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte(strings.Replace(body, `"100,00000000000"`, `"90,00000000000"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfg := DefaultConfig()
-	cfg.Supplement = []string{p}
+	cfg.Supplement = []string{p, again, other}
 	a := newAssembler(cfg)
 	d0, d1, d2 := engine.MakeDate(2021, 9, 30), engine.MakeDate(2021, 10, 1), engine.MakeDate(2021, 10, 4)
 	a.asOf = d2
@@ -107,12 +118,15 @@ func TestSupplementLegsLinked(t *testing.T) {
 	if merger.Type != engine.ActMerger || len(merger.Legs) != 2 || merger.Legs[1].Ticker != "" || merger.Legs[1].Factor != 0.5 {
 		t.Errorf("merger %+v", merger)
 	}
-	if a.rep.UnknownShareLabels["ATUALIZACAO"] != 1 || len(a.rep.UnknownShareLabels) != 1 || a.rep.UnquotedLegs != 1 {
+	if a.rep.UnknownShareLabels["ATUALIZACAO"] != 3 || len(a.rep.UnknownShareLabels) != 1 || a.rep.UnquotedLegs != 1 {
 		t.Errorf("report: unknown labels %v, %d unquoted legs", a.rep.UnknownShareLabels, a.rep.UnquotedLegs)
+	}
+	if want := []string{other + ": SPIN_OFF_CAPITAL_REDUCTION of XPTO3 on 2021-10-01 given again with other terms (factor or legs); the first kept"}; !slices.Equal(a.rep.Notes, want) {
+		t.Errorf("notes %q, want %q", a.rep.Notes, want)
 	}
 	var sum strings.Builder
 	a.rep.WriteSummary(&sum, &a.u)
-	if !strings.Contains(sum.String(), `skipped: 1 share events of B3 supplements under labels no share-action type maps: 1 "ATUALIZACAO"`) {
+	if !strings.Contains(sum.String(), `skipped: 3 share events of B3 supplements under labels no share-action type maps: 3 "ATUALIZACAO"`) {
 		t.Errorf("summary:\n%s", sum.String())
 	}
 	ds, err := engine.Build(&a.u)

@@ -82,7 +82,8 @@ func reducesHolding(t string) bool {
 //     (MERGER_INCORPORATION), REST CAP ACOES
 //     (CAPITAL_RESTITUTION_IN_SHARES) and REST CAP C/ RED
 //     (CAPITAL_RESTITUTION_WITH_SHARE_REDUCTION): the records of one event
-//     (same isinCode, label, approval and last "with" dates) become one
+//     (same isinCode, type and last "with" date; the first record's
+//     approval date) become one
 //     action with a null root factor and legs: the ORIGINAL_ASSET leg
 //     (isinCode, factor 1: holders keep their shares, or, for a merger,
 //     exchange them) and one RECEIVED_ASSET leg per other assetIssued,
@@ -139,7 +140,7 @@ func stockActions(recs []stockIn, name string) ([]engine.ShareAction, map[string
 			}
 			sa.Factor = 1 - percentFraction(pct)
 		default:
-			key := isin + "\x00" + typ + "\x00" + approval.String() + "\x00" + prior.String()
+			key := isin + "\x00" + typ + "\x00" + prior.String()
 			k, ok := events[key]
 			if !ok {
 				sa.IssuedISIN = isin
