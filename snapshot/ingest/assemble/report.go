@@ -3,6 +3,8 @@ package assemble
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +28,14 @@ type Report struct {
 
 	BadTickers      []string // quoted tickers the bundle format does not accept, skipped
 	UnquotedMembers int      // index members kept without a quoted ticker (not ranked)
+	// UnknownShareLabels counts, by label as B3 writes it, the
+	// stockDividends records of the supplements skipped because no
+	// share-action type maps their label.
+	UnknownShareLabels map[string]int
+	// UnquotedLegs counts the legs of imported share actions whose asset
+	// has no quotes (kept without a ticker; a received asset without a
+	// price adds nothing to the original's adjustment).
+	UnquotedLegs int
 	// NameLinks lists every security linked to a company by name alone
 	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME [STATUS]".
 	NameLinks []string
@@ -130,6 +140,18 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 	}
 	if r.UnquotedMembers > 0 {
 		fmt.Fprintf(w, "  %d index members without quotes kept in their portfolios (ranked once they trade)\n", r.UnquotedMembers)
+	}
+	if len(r.UnknownShareLabels) > 0 {
+		labels := make([]string, 0, len(r.UnknownShareLabels))
+		total := 0
+		for _, l := range slices.Sorted(maps.Keys(r.UnknownShareLabels)) {
+			labels = append(labels, fmt.Sprintf("%d %q", r.UnknownShareLabels[l], l))
+			total += r.UnknownShareLabels[l]
+		}
+		fmt.Fprintf(w, "  skipped: %d share events of B3 supplements under labels no share-action type maps: %s\n", total, strings.Join(labels, ", "))
+	}
+	if r.UnquotedLegs > 0 {
+		fmt.Fprintf(w, "  %d share-action legs on assets without quotes kept without a ticker\n", r.UnquotedLegs)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

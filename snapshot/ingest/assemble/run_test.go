@@ -86,7 +86,8 @@ func TestRunPortfolioJSON(t *testing.T) {
 }
 
 // TestRunIBOVDay joins the IBOV portfolio of 2021-03-26 with that day's
-// quotes: all 82 members traded on the standard-lot board, none is dropped.
+// quotes: all 82 members traded on the standard-lot board, none is
+// dropped; the index keeps its reductor.
 func TestRunIBOVDay(t *testing.T) {
 	dir := realDir(t)
 	cfg := DefaultConfig()
@@ -98,6 +99,10 @@ func TestRunIBOVDay(t *testing.T) {
 	}
 	if rep.UnquotedMembers != 0 {
 		t.Errorf("%d members without quotes", rep.UnquotedMembers)
+	}
+	// The footer's "Redutor;;;18.296.80337677573" is kept, digits and all.
+	if r := u.Indexes[0].Reductor; r != 18296803.37677573 {
+		t.Errorf("reductor %v", float64(r))
 	}
 }
 

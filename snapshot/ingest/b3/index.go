@@ -31,7 +31,7 @@ type Portfolio struct {
 	AsOf     engine.Date // portfolio day; NoDate when the file does not say
 	Assets   []Asset     // in file order
 	TotalQty engine.Num  // "Quantidade Teórica Total"; Null when absent
-	Reductor engine.Num  // "Redutor"; Null when absent
+	Reductor engine.Num  // "Redutor" (BRL per index point), the file's own digits; Null when absent
 }
 
 // Index returns p as an engine.Index named name (the symbol when empty).
@@ -39,7 +39,7 @@ func (p *Portfolio) Index(name string) engine.Index {
 	if name == "" {
 		name = p.Symbol
 	}
-	x := engine.Index{Symbol: p.Symbol, Name: name, AsOf: p.AsOf, Members: make([]engine.IndexMember, 0, len(p.Assets))}
+	x := engine.Index{Symbol: p.Symbol, Name: name, AsOf: p.AsOf, Reductor: p.Reductor, Members: make([]engine.IndexMember, 0, len(p.Assets))}
 	for _, a := range p.Assets {
 		x.Members = append(x.Members, engine.IndexMember{Ticker: a.Ticker, Weight: a.Weight, TheoreticalQty: a.Qty})
 	}
@@ -373,8 +373,8 @@ func ReadStockIndexJSON(data []byte, name string) (*StockIndex, error) {
 }
 
 // Indexes returns one engine.Index per index symbol named in s (sorted by
-// symbol), each with its members in response order. Weights and
-// quantities are Null: GetStockIndex lists membership only.
+// symbol), each with its members in response order. Weights, quantities
+// and the reductor are Null: GetStockIndex lists membership only.
 func (s *StockIndex) Indexes() []engine.Index {
 	by := map[string]*engine.Index{}
 	var syms []string
@@ -382,7 +382,7 @@ func (s *StockIndex) Indexes() []engine.Index {
 		for _, x := range m.Indexes {
 			ix := by[x]
 			if ix == nil {
-				ix = &engine.Index{Symbol: x, Name: x, AsOf: s.AsOf}
+				ix = &engine.Index{Symbol: x, Name: x, AsOf: s.AsOf, Reductor: engine.Null}
 				by[x] = ix
 				syms = append(syms, x)
 			}
