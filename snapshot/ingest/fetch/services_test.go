@@ -302,3 +302,49 @@ func TestCompanyCodes(t *testing.T) {
 	}
 	_ = s
 }
+
+// BenchmarkFetchLocal fetches, from the local stand-in, what pregao update
+// --sources cotahist,cad,indexes,companies,listings asks for a day: the
+// COTAHIST day and the registry, two index portfolios, the listed-company
+// data of the 328 companies the day quotes (one known, the others
+// answering an empty supplement as B3 does for an unknown code) and the
+// two fund lists, at the default page size and without pacing. It
+// reports the files stored, the bytes and the requests per run.
+//
+//	go test -run '^$' -bench FetchLocal -benchtime 5x ./snapshot/ingest/fetch/
+func BenchmarkFetchLocal(b *testing.B) {
+	s, err := fetchtest.Samples()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	cl := &fetch.Client{BaseURL: ts.URL, HTTP: ts.Client(), Backoff: time.Millisecond}
+	items, _ := fetch.Plan([]string{"cotahist", "cad"}, engine.MakeDate(2022, 2, 3), engine.MakeDate(2022, 2, 3), false)
+	var files, reqs int
+	var bytes int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		dir := b.TempDir()
+		res, err := cl.FetchAll(context.Background(), dir, items)
+		if err != nil {
+			b.Fatal(err)
+		}
+		codes, err := fetch.CompanyCodes(dir, items)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sres, err := cl.FetchServices(context.Background(), dir, fetch.Services{Indexes: []string{"IBOV", "SMLL"}, Companies: codes, Listings: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		files, reqs, bytes = res.Downloaded+sres.Downloaded, len(items)+sres.Requests, sres.Bytes
+		for _, it := range items {
+			fi, _ := os.Stat(filepath.Join(dir, filepath.FromSlash(it.Path)))
+			bytes += fi.Size()
+		}
+	}
+	b.ReportMetric(float64(files), "files/op")
+	b.ReportMetric(float64(reqs), "requests/op")
+	b.ReportMetric(float64(bytes)/1e6, "MB/op")
+}
