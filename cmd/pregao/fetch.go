@@ -105,6 +105,9 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	start := time.Now()
 	sres, err := cl.FetchServices(ctx, *dir, svc)
+	if isTerminal(stdout) {
+		fmt.Fprint(stdout, "\r\033[K")
+	}
 	fmt.Fprintf(stdout, "fetch: B3 services: %s in %.1fs\n", sres, time.Since(start).Seconds())
 	if err != nil {
 		return fmt.Errorf("fetch: %w", err)

@@ -26,7 +26,12 @@ const B3APIHost = "https://sistemaswebb3-listados.b3.com.br"
 //     "index":"IBOV","segment":2} recorded 2025-04-07, answered with
 //     page{pageNumber,pageSize,totalRecords,totalPages}, header{date,...}
 //     and results[{segment,cod,asset,type,part,partAcum,theoricalQty}]);
-//     rb3 R/downloaders.R stock_indexes_current_portfolio_download.
+//     rb3 R/downloaders.R stock_indexes_current_portfolio_download
+//     (pageSize 9999, segment 2: grouped by sector). A PHP client of the
+//     IFIX portfolio asks {"language":"pt-br","pageNumber":1,
+//     "pageSize":300,"index":"IFIX","segment":"1"} (by code); the same
+//     members either way. Asked in Portuguese, numbers are Brazilian
+//     ("3,157"); the reader tells both forms apart.
 //   - GetListedSupplementCompany {"issuingCompany":"ABEV","language":
 //     "pt-br"}: rb3 tests/fixtures/GetListedSupplementCompany.yml (a
 //     one-element array with code, codeCVM, tradingName, share counts,
@@ -67,8 +72,10 @@ const (
 var DefaultIndexes = []string{"IBOV", "IBRA", "IBXX", "IBXL", "SMLL", "MLCX", "IDIV", "IFIX"}
 
 // FundLists are the listed-fund exports fetched by the listings source:
-// typeFund and the file name it is stored under. The importer tells a
-// real-estate fund list from an ETF list by the name ("fundo" or "fii").
+// typeFund and the file name it is stored under (fundosListados.csv is
+// the name B3's funds page saves the FII export under). The importer
+// tells a real-estate fund list from an ETF list by the name ("fundo" or
+// "fii"). An empty export is counted unknown, not an error.
 var FundLists = []struct {
 	TypeFund int
 	Name     string

@@ -256,3 +256,24 @@ func FuzzScanCotahist(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeParam(f *testing.F) {
+	f.Add("eyJpc3N1aW5nQ29tcGFueSI6IkFCRVYiLCJsYW5ndWFnZSI6InB0LWJyIn0=")
+	f.Add("eyJ4IjoiPz8%2FIn0=")
+	f.Add("!!!")
+	f.Fuzz(func(t *testing.T, seg string) {
+		p, err := DecodeParam(seg)
+		if err != nil {
+			return
+		}
+		if p == nil {
+			t.Fatal("nil parameters without an error")
+		}
+		// What decodes encodes to a URL that decodes the same.
+		u := serviceURL("h", "s", p)
+		q, err := DecodeParam(u[strings.LastIndexByte(u, '/')+1:])
+		if err != nil || len(q) != len(p) {
+			t.Fatalf("round trip of %v: %v %v", p, q, err)
+		}
+	})
+}

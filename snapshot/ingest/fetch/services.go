@@ -71,7 +71,7 @@ func spDay(t time.Time) string { return t.In(brt).Format("2006-01-02") }
 // page.totalPages and merged into one answer, written atomically
 // (NAME.part, then renamed). It stops at the first error, which names
 // the URL.
-func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (ServiceResult, error) {
+func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (_ ServiceResult, rerr error) {
 	var res ServiceResult
 	man, err := readManifest(dir)
 	if err != nil {
@@ -79,6 +79,13 @@ func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (Ser
 	}
 	today := spDay(c.now())
 	st := &svcRun{c: c, ctx: ctx, dir: dir, man: man, today: today, res: &res}
+	defer func() {
+		if st.dirty {
+			if err := st.save(true); err != nil && rerr == nil {
+				rerr = err
+			}
+		}
+	}()
 	for _, x := range s.Indexes {
 		if !ValidIndex(x) {
 			return res, fmt.Errorf("bad index symbol %q (want 2 to 12 capital letters and digits)", x)
@@ -106,6 +113,9 @@ func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (Ser
 			p := SvcFundList + "/" + l.Name
 			u := serviceURL(B3APIHost, SvcFundList, map[string]any{"typeFund": l.TypeFund, "pageNumber": 1, "pageSize": 20})
 			if err := st.single(p, u, func(b []byte) ([]byte, bool, error) {
+				if t := string(bytes.TrimSpace(b)); t == "" || t == `""` || t == "null" {
+					return nil, false, nil
+				}
 				csv, err := DecodeFundList(b)
 				return csv, err == nil, err
 			}); err != nil {
@@ -125,6 +135,8 @@ type svcRun struct {
 	today string
 	res   *ServiceResult
 	last  time.Time // last request, for Client.Pace
+	saved time.Time // last manifest write
+	dirty bool      // entries not written yet
 }
 
 // fresh reports whether p was fetched (or found absent) today and, when
@@ -359,6 +371,7 @@ func (st *svcRun) get(u string) ([]byte, error) {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json, text/plain, */*")
+	req.Header.Set("User-Agent", "pregao-fetch")
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
@@ -410,6 +423,20 @@ func (st *svcRun) store(p, u string, b []byte) error {
 	st.man[p] = Entry{URL: u, Size: int64(len(b)), Fetched: st.c.now().UTC().Format(time.RFC3339)}
 	st.res.Downloaded++
 	st.res.Bytes += int64(len(b))
+	if st.c.Progress != nil {
+		st.c.Progress(Progress{Path: p, Bytes: st.res.Bytes})
+	}
+	return st.save(false)
+}
+
+// save writes the manifest, at most once a second unless final: a run
+// killed in between fetches the last second's answers again.
+func (st *svcRun) save(final bool) error {
+	if !final && time.Since(st.saved) < time.Second {
+		st.dirty = true
+		return nil
+	}
+	st.saved, st.dirty = time.Now(), false
 	return writeManifest(st.dir, st.man)
 }
 
@@ -425,7 +452,7 @@ func (st *svcRun) absent(p, u string) error {
 	}
 	st.man[p] = e
 	st.res.Missing++
-	return writeManifest(st.dir, st.man)
+	return st.save(false)
 }
 
 // String formats r as the fetch command reports it.
