@@ -30,8 +30,9 @@ const B3APIHost = "https://sistemaswebb3-listados.b3.com.br"
 //     (pageSize 9999, segment 2: grouped by sector). A PHP client of the
 //     IFIX portfolio asks {"language":"pt-br","pageNumber":1,
 //     "pageSize":300,"index":"IFIX","segment":"1"} (by code); the same
-//     members either way. Asked in Portuguese, numbers are Brazilian
-//     ("3,157"); the reader tells both forms apart.
+//     members either way. Asked in Portuguese, as here, numbers are
+//     Brazilian ("3,157") and header.date is dd/mm/yy; in English it is
+//     month first ("04/07/25" in the answer recorded on 2025-04-07).
 //   - GetListedSupplementCompany {"issuingCompany":"ABEV","language":
 //     "pt-br"}: rb3 tests/fixtures/GetListedSupplementCompany.yml (a
 //     one-element array with code, codeCVM, tradingName, share counts,

@@ -22,8 +22,9 @@ const (
 // answers (testdata/real, and snapshot/ingest/fetch/testdata):
 //   - COTAHIST of 2022-02-03 and 2022-02-04 (official ZIPs) and the CVM
 //     registry;
-//   - GetPortfolioDay of IBOV (87 members, 2025-07-04, asked in English:
-//     the answer recorded in ropensci/rb3 tests/fixtures/GetPortfolioDay.yml)
+//   - GetPortfolioDay of IBOV (87 members, asked in English on
+//     2025-04-07: the answer recorded in ropensci/rb3
+//     tests/fixtures/GetPortfolioDay.yml)
 //     and of SMLL, built in the same shape from the rows of the real SMLL
 //     download of 2025-07-02 (114 members);
 //   - AMBEV's listed-company answers (ABEV; codeCVM 23264; trading name
