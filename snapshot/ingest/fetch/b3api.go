@@ -27,10 +27,11 @@ const B3APIHost = "https://sistemaswebb3-listados.b3.com.br"
 //     page{pageNumber,pageSize,totalRecords,totalPages}, header{date,...}
 //     and results[{segment,cod,asset,type,part,partAcum,theoricalQty}]);
 //     rb3 R/downloaders.R stock_indexes_current_portfolio_download
-//     (pageSize 9999, segment 2: grouped by sector). A PHP client of the
-//     IFIX portfolio asks {"language":"pt-br","pageNumber":1,
-//     "pageSize":300,"index":"IFIX","segment":"1"} (by code); the same
-//     members either way. Asked in Portuguese, as here, numbers are
+//     (pageSize 9999, segment 2: grouped by sector). Other clients ask
+//     {"language":"pt-br","pageNumber":1,"pageSize":120,"index":"IBOV",
+//     "segment":"2"} (120, the index pages' page size: SMLL, over 120
+//     members, takes two pages), or "segment":"1" (by code) for IFIX,
+//     and page through it with pageNumber; the same members either way. Asked in Portuguese, as here, numbers are
 //     Brazilian ("3,157") and header.date is dd/mm/yy; in English it is
 //     month first ("04/07/25" in the answer recorded on 2025-04-07).
 //   - GetListedSupplementCompany {"issuingCompany":"ABEV","language":
