@@ -97,7 +97,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // every official file, and the B3 index portfolios and fund lists (10
 // answers, about 14 requests). B3's listed-company data is asked for by
 // naming companies: about 330 companies a day, 3 requests or more each,
-// some 1,000 requests, at least 3.5 minutes at the 200 ms pace (more with
+// some 1,000 requests, at least 3.3 minutes at the 200 ms pace (more with
 // B3's answer time); once a day at most.
 const defaultUpdateSources = "cotahist,cad,dfp,itr,fca,fii,indexes,listings"
 

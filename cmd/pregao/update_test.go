@@ -114,8 +114,9 @@ func mustDay(t *testing.T, s string) engine.Date {
 // pregao update against the local stand-in of the official hosts, B3's
 // services included: the COTAHIST day and the registry, two index
 // portfolios (paginated), the listed-company data of every company the
-// day quotes (AMBEV known, the others unknown to the stand-in, as B3
-// answers an unknown code) and the fund lists. The snapshot has the
+// day quotes (AMBEV's real answers, synthetic ones without events for
+// the others: 337 companies over the two days, 337 cash dividends files
+// to import) and the fund lists. The snapshot has the
 // indexes' members, AMBEV's cash dividends and its share event (a
 // subscription); a second run asks the services nothing.
 func TestUpdateB3Services(t *testing.T) {
@@ -123,6 +124,7 @@ func TestUpdateB3Services(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Synthetic = true
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	work := t.TempDir()
@@ -134,7 +136,7 @@ func TestUpdateB3Services(t *testing.T) {
 	if err := runUpdate(context.Background(), args, &so, &se); err != nil {
 		t.Fatalf("update: %v\n%s\n%s", err, so.String(), se.String())
 	}
-	if !strings.Contains(so.String(), "fetch: B3 services: 7 answers stored") {
+	if !strings.Contains(so.String(), "fetch: B3 services: 1015 answers stored") {
 		t.Errorf("output:\n%s", so.String())
 	}
 	if n := s.Count("GetListedSupplementCompany/ABEV"); n != 1 {

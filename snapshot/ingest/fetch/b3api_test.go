@@ -170,13 +170,15 @@ func TestScanCotahist(t *testing.T) {
 		rec("PETR4F", "020", "BRPETRACNPR6"),  // odd lot
 		rec("PETRB30", "070", "BRPETRACNPR6"), // an option
 		rec("abc3", "010", "BRABCDACNOR1"),
+		rec("EQMA3B", "010", "BREQMAACNOR8"), // a receipt on the OTC market: not quoted
+		rec("BBDC4", "010", "BRBBDCACNPR8"),
 		"short line",
 	}, "\r\n")
 	seen := map[string]bool{}
 	if err := ScanCotahist(strings.NewReader(in), seen); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"ABEV": true, "TAEE": true, "KLBN": true, "SAPR": true}
+	want := map[string]bool{"ABEV": true, "TAEE": true, "KLBN": true, "SAPR": true, "BBDC": true}
 	if len(seen) != len(want) {
 		t.Errorf("codes %v", seen)
 	}

@@ -306,10 +306,11 @@ func TestCompanyCodes(t *testing.T) {
 // BenchmarkFetchLocal fetches, from the local stand-in, what pregao update
 // --sources cotahist,cad,indexes,companies,listings asks for a day: the
 // COTAHIST day and the registry, two index portfolios, the listed-company
-// data of the 328 companies the day quotes (one known, the others
-// answering an empty supplement as B3 does for an unknown code) and the
-// two fund lists, at the default page size and without pacing. It
-// reports the files stored, the bytes and the requests per run.
+// data of the 328 companies the day quotes (AMBEV's real answers,
+// synthetic answers without events for the others: three requests each,
+// as against B3) and the two fund lists, at the default page size and
+// without pacing. It reports the files stored, the bytes and the
+// requests per run.
 //
 //	go test -run '^$' -bench FetchLocal -benchtime 5x ./snapshot/ingest/fetch/
 func BenchmarkFetchLocal(b *testing.B) {
@@ -317,6 +318,7 @@ func BenchmarkFetchLocal(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	s.Synthetic = true
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	cl := &fetch.Client{BaseURL: ts.URL, HTTP: ts.Client(), Backoff: time.Millisecond}

@@ -43,6 +43,13 @@ type Server struct {
 	Details     map[string][]byte
 	Cash        map[string][]byte
 	FundLists   map[int][]byte
+	// Synthetic answers for every issuer code that Supplements lacks a
+	// supplement without events or share counts (codeCVM "9" and the
+	// code's four bytes in decimal, trading name "CODE SA"), a detail
+	// without a CNPJ and no cash dividend: a stand-in for B3's answers
+	// on every company of a day, for scale tests. Otherwise such codes
+	// are unknown (an empty body).
+	Synthetic bool
 
 	Mu sync.Mutex
 	// Fail makes the next n requests of a key (a file's URL path, or
@@ -188,9 +195,18 @@ func (s *Server) service(w http.ResponseWriter, svc, param string) {
 		}
 		s.write(w, "application/json; charset=utf-8", b)
 	case fetch.SvcSupplement:
-		s.write(w, "text/plain; charset=utf-8", s.Supplements[key]) // unknown: 200, empty body
+		b, ok := s.Supplements[key]
+		if !ok && s.Synthetic && fetch.ValidCompany(key) {
+			b, _ = json.Marshal([]map[string]any{{"code": key, "codeCVM": syntheticCVM(key), "tradingName": key + " SA",
+				"numberCommonShares": "", "numberPreferredShares": "", "cashDividends": []any{}, "stockDividends": []any{}, "subscriptions": []any{}}})
+		}
+		s.write(w, "text/plain; charset=utf-8", b) // unknown: 200, empty body
 	case fetch.SvcDetail:
-		s.write(w, "text/plain; charset=utf-8", s.Details[key])
+		b, ok := s.Details[key]
+		if !ok && s.Synthetic && strings.HasPrefix(key, "9") && len(key) == 13 {
+			b, _ = json.Marshal(map[string]any{"codeCVM": key, "cnpj": "", "status": "A", "otherCodes": []any{}})
+		}
+		s.write(w, "text/plain; charset=utf-8", b)
 	case fetch.SvcFundList:
 		n, _ := strconv.Atoi(key)
 		csv, ok := s.FundLists[n]
@@ -239,5 +255,15 @@ func Keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// syntheticCVM is the CVM code of a synthetic company: "9" and the code's
+// four bytes as three-digit numbers.
+func syntheticCVM(code string) string {
+	out := "9"
+	for i := 0; i < 4; i++ {
+		out += fmt.Sprintf("%03d", code[i])
+	}
 	return out
 }
