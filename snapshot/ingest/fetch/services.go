@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -73,6 +74,9 @@ func spDay(t time.Time) string { return t.In(brt).Format("2006-01-02") }
 // the URL.
 func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (_ ServiceResult, rerr error) {
 	var res ServiceResult
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, err
+	}
 	man, err := readManifest(dir)
 	if err != nil {
 		return res, err
@@ -100,12 +104,12 @@ func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (_ S
 		p := SvcPortfolioDay + "/" + x + "/" + today + ".json"
 		params := map[string]any{"language": "pt-br", "index": x, "segment": "1"}
 		if err := st.paged(p, SvcPortfolioDay, params, false); err != nil {
-			return res, err
+			return res, fmt.Errorf("index %s: %w", x, err)
 		}
 	}
 	for _, co := range s.Companies {
 		if err := st.company(co); err != nil {
-			return res, err
+			return res, fmt.Errorf("company %s: %w", co, err)
 		}
 	}
 	if s.Listings {
@@ -119,7 +123,7 @@ func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (_ S
 				csv, err := DecodeFundList(b)
 				return csv, err == nil, err
 			}); err != nil {
-				return res, err
+				return res, fmt.Errorf("fund list %s: %w", l.Name, err)
 			}
 		}
 	}
@@ -333,6 +337,9 @@ func (st *svcRun) retry(u string, try func() (retry bool, err error)) error {
 		if !again || st.ctx.Err() != nil {
 			break
 		}
+	}
+	if strings.Contains(last.Error(), u) {
+		return fmt.Errorf("fetch: %w", last) // the error names the URL already
 	}
 	return fmt.Errorf("fetch %s: %w", u, last)
 }

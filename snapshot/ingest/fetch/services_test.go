@@ -171,6 +171,7 @@ func TestFetchServicesResume(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), fetch.B3APIHost+"/"+fetch.SvcCashDividends+"/") {
 		t.Fatalf("want a 503 naming the URL, got %v", err)
 	}
+	t.Logf("interrupted: %v", err)
 	before := map[string]int{}
 	for _, k := range []string{"GetPortfolioDay/IBOV", "GetPortfolioDay/SMLL", "GetListedSupplementCompany/ABEV", "GetDetail/23264"} {
 		before[k] = s.Count(k)
@@ -210,6 +211,11 @@ func TestFetchServicesRetry(t *testing.T) {
 	}
 	if n := s.Count("GetDetail/23264"); n != 1 {
 		t.Errorf("404 asked %d times", n)
+	}
+	// An unknown company first, into a folder that does not exist yet.
+	fresh := filepath.Join(t.TempDir(), "new", "folder")
+	if res, err := cl.FetchServices(context.Background(), fresh, fetch.Services{Companies: []string{"WWWW"}}); err != nil || res.Missing != 1 {
+		t.Errorf("unknown company into a new folder: %+v %v", res, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
