@@ -273,7 +273,8 @@ func checkDetail(b []byte) (ok bool, err error) {
 // DecodeFundList returns the CSV text of a GetListFundDownload answer: a
 // JSON string holding base64 (as B3 answers), bare base64, or the CSV
 // itself. The text must start with a header naming a code column
-// ("Código", "Codigo"), as the importer needs.
+// ("Código", "Codigo"), as the importer needs. The result may share b's
+// memory.
 func DecodeFundList(b []byte) ([]byte, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {

@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -246,16 +245,6 @@ func Page(whole []byte, n, size int) ([]byte, error) {
 	fields["results"], _ = json.Marshal(page)
 	fields["page"], _ = json.Marshal(map[string]int{"pageNumber": n, "pageSize": size, "totalRecords": total, "totalPages": (total + size - 1) / size})
 	return json.Marshal(fields)
-}
-
-// Keys returns the keys of m, sorted.
-func Keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // syntheticCVM is the CVM code of a synthetic company: "9" and the code's
