@@ -38,9 +38,13 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
+	srcs := splitList(*sources)
+	if *from == "" && *dir != "" && datesUnused(srcs, *companies) {
+		*from = lastWeekday(time.Now()).String() // unused: today's answers
+	}
 	if *from == "" || *dir == "" {
 		fl.Usage()
-		return errors.New("fetch: --from and --dir are required")
+		return errors.New("fetch: --from and --dir are required (--from may be left out when only indexes, listings or named --companies are fetched)")
 	}
 	if *to == "" {
 		*to = *from
@@ -53,7 +57,6 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("fetch: --to: %w", err)
 	}
-	srcs := splitList(*sources)
 	plan, err := fetch.Plan(srcs, f, t, *annual)
 	if err != nil {
 		return fmt.Errorf("fetch: %w", err)
@@ -113,6 +116,18 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("fetch: %w", err)
 	}
 	return nil
+}
+
+// datesUnused reports whether sources need no date range: B3's services
+// answer today's data, and only the companies source without named
+// companies reads the range's COTAHIST files.
+func datesUnused(sources []string, companies string) bool {
+	for _, s := range sources {
+		if !fetch.IsService(s) || s == "companies" && companies == "" {
+			return false
+		}
+	}
+	return len(sources) > 0
 }
 
 // splitList splits a comma-separated flag value, dropping blanks.

@@ -79,7 +79,13 @@ func TestFetchCommandServices(t *testing.T) {
 	if err := runFetch(context.Background(), args, &so, &se); err != nil || !strings.Contains(so.String(), "0 answers stored") || !strings.Contains(so.String(), " 0 requests") {
 		t.Errorf("second run: %v\n%s", err, so.String())
 	}
+	// No dates needed for today's answers.
+	so.Reset()
+	if err := runFetch(context.Background(), []string{"--dir", t.TempDir(), "--base-url", ts.URL, "--pace", "0s", "--sources", "indexes,listings,companies", "--indexes", "SMLL", "--companies", "ABEV"}, &so, &se); err != nil || !strings.Contains(so.String(), "6 answers stored") {
+		t.Errorf("without dates: %v\n%s", err, so.String())
+	}
 	for _, bad := range [][]string{
+		{"--dir", out, "--sources", "indexes,companies"},
 		{"--from", "2022-02-03", "--dir", out, "--base-url", ts.URL, "--sources", "indexes", "--indexes", "ibov"},
 		{"--from", "2022-02-03", "--dir", out, "--base-url", ts.URL, "--sources", "indexes", "--indexes", "NOPE"},
 		{"--from", "2022-02-03", "--dir", t.TempDir(), "--base-url", ts.URL, "--sources", "companies"},
