@@ -171,7 +171,7 @@ func TestRealImportShareLegs(t *testing.T) {
 		}
 		for i, x := range a.Daily.Dates {
 			if x == d {
-				return a.Daily.Close[i]
+				return a.Daily.Close(i)
 			}
 		}
 		t.Fatalf("%s has no session on %s", ticker, d)

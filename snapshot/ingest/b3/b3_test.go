@@ -168,8 +168,14 @@ func TestPortfolioJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.AsOf != day(2025, 7, 4) || !near(p.Assets[0].Qty, 1243177587) || !near(p.Assets[0].Weight, 0.6) || !near(p.Reductor, 16036751.16744128) {
+	// The English answer recorded on 2025-04-07 dates it "04/07/25".
+	if p.AsOf != day(2025, 4, 7) || !near(p.Assets[0].Qty, 1243177587) || !near(p.Assets[0].Weight, 0.6) || !near(p.Reductor, 16036751.16744128) {
 		t.Errorf("english %+v", p)
+	}
+	pt := `{"header":{"date":"07/04/25","part":"100,000","reductor":"16.036.751,16744128"},
+	 "results":[{"cod":"WEGE3","asset":"WEG","type":"ON      NM","part":"100,000","theoricalQty":"1.243.177.587"}]}`
+	if p, err = ReadPortfolioJSON([]byte(pt), "dia.json", "IBOV", engine.NoDate); err != nil || p.AsOf != day(2025, 4, 7) {
+		t.Errorf("portuguese date: %v %v", p, err)
 	}
 	for _, bad := range []string{`{`, `{"results":[{"cod":"x","part":"1"}]}`, `{"results":[]}`, `{"header":{"date":"x"}}`} {
 		if _, err := ReadPortfolioJSON([]byte(bad), "b", "IBOV", engine.NoDate); err == nil {
