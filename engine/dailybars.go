@@ -103,6 +103,22 @@ func (s *DailyBars) Trades(i int) int64 {
 	return int64(s.trades[i])
 }
 
+// bar sets b's prices, volume and counts from row r, testing the form
+// once.
+func (s *DailyBars) bar(b *Bar, r int) {
+	if w := s.wide; w != nil {
+		b.Open, b.High, b.Low, b.Close = w.Open[r], w.High[r], w.Low[r], w.Close[r]
+		b.Volume, b.Quantity, b.Trades = w.Volume[r], Num(w.Quantity[r]), w.Trades[r]
+		return
+	}
+	b.Open, b.High, b.Low, b.Close = fromCents(s.open[r]), fromCents(s.high[r]), fromCents(s.low[r]), fromCents(s.close[r])
+	b.Volume = Null
+	if v := s.volume[r]; v != nullVolume {
+		b.Volume = Num(float64(v) / 100)
+	}
+	b.Quantity, b.Trades = Num(s.quantity[r]), int64(s.trades[r])
+}
+
 // Bytes returns the memory the columns take (their lengths, not their
 // capacities).
 func (s *DailyBars) Bytes() int {

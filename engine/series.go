@@ -44,12 +44,8 @@ func (a *Asset) DailyBar(i int, adjusted bool) Bar {
 	s := a.Daily
 	d := s.Dates[i]
 	f := a.adj.at(d)
-	b := Bar{
-		Time: int64(d) * 86400, Date: d,
-		Open: s.Open(i), High: s.High(i), Low: s.Low(i), Close: s.Close(i),
-		Volume: s.Volume(i), Quantity: Num(s.Quantity(i)), Trades: s.Trades(i),
-		Factor: f,
-	}
+	b := Bar{Time: int64(d) * 86400, Date: d, Factor: f}
+	s.bar(&b, i)
 	if adjusted {
 		b.adjust()
 	}
@@ -95,13 +91,8 @@ func (a *Asset) AppendDaily(dst []Bar, lo, hi int, adjusted bool) []Bar {
 			f = adj.cum[k]
 		}
 		b := &out[i]
-		r := lo + i
-		*b = Bar{
-			Time: int64(d) * 86400, Date: d,
-			Open: s.Open(r), High: s.High(r), Low: s.Low(r), Close: s.Close(r),
-			Volume: s.Volume(r), Quantity: Num(s.Quantity(r)), Trades: s.Trades(r),
-			Factor: f,
-		}
+		b.Time, b.Date, b.Factor = int64(d)*86400, d, f
+		s.bar(b, lo+i)
 		if adjusted && f != 1 {
 			b.adjust()
 		}
