@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/fetch"
+	"github.com/pregao/pregao/snapshot/ingest/official"
 )
 
 // runUpdate turns "yesterday's files" into a new snapshot in one command:
@@ -121,8 +123,45 @@ func officialArgs(dir string) ([]string, error) {
 			args = append(args, x.flag, p)
 		}
 	}
+	b3, err := b3Args(dir)
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, b3...)
 	if len(args) == 0 {
 		return nil, fmt.Errorf("%s holds no official file (fetch first, or check --dir)", dir)
+	}
+	return args, nil
+}
+
+// b3Args returns the import flags of the B3 files under dir/b3, laid out
+// as pregao generate --official writes them (package official): index
+// portfolios, listed-company responses (cash dividends as
+// SYMBOL=b3/cash-dividends/SYMBOL.json, since the response names no
+// company), supplements, details and fund listings. Folders that are
+// absent are left out.
+func b3Args(dir string) ([]string, error) {
+	var args []string
+	for _, x := range []struct{ flag, rel string }{
+		{"--index", official.IndexDir},
+		{"--supplement", official.SuppDir},
+		{"--details", official.DetailsDir},
+		{"--listings", official.ListingDir},
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(x.rel))
+		if _, err := os.Stat(p); err == nil {
+			args = append(args, x.flag, p)
+		}
+	}
+	cash := filepath.Join(dir, filepath.FromSlash(official.CashDir))
+	ents, err := os.ReadDir(cash)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range ents {
+		if sym, ok := strings.CutSuffix(e.Name(), ".json"); ok && !e.IsDir() {
+			args = append(args, "--cash-dividends", sym+"="+filepath.Join(cash, e.Name()))
+		}
 	}
 	return args, nil
 }

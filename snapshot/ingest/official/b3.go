@@ -1,0 +1,379 @@
+package official
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/pregao/pregao/engine"
+)
+
+func (w *writer) b3Jobs() []func() error {
+	jobs := []func() error{w.writeListings}
+	for i := range w.u.Indexes {
+		x := &w.u.Indexes[i]
+		if len(x.Members) == 0 {
+			continue
+		}
+		jobs = append(jobs, func() error { return w.writeIndex(x) })
+	}
+	return append(jobs, w.writeCompanies)
+}
+
+// nomres is a company's COTAHIST short name (NOMRES: 12 characters).
+func nomres(c *engine.Company) string {
+	n := []rune(strings.ToUpper(c.TradingName))
+	if len(n) > 12 {
+		n = n[:12]
+	}
+	return strings.TrimSpace(string(n))
+}
+
+// writeIndex writes x as B3's portfolio download SYMBOLDia_dd-mm-yy.csv:
+// title, header, one row per member (part in % with B3's three decimals,
+// theoretical quantity in shares), the total and reductor footers.
+func (w *writer) writeIndex(x *engine.Index) error {
+	y, m, d := x.AsOf.Time().Date()
+	name := fmt.Sprintf("%s/%sDia_%02d-%02d-%02d.csv", IndexDir, x.Symbol, d, int(m), y%100)
+	err := w.writeFile(name, func(out io.Writer) error {
+		r := &csvRow{w: out}
+		if err := r.write(fmt.Sprintf("%s - Carteira do Dia %02d/%02d/%02d", x.Symbol, d, int(m), y%100)); err != nil {
+			return err
+		}
+		if err := r.write("Código", "Ação", "Tipo", "Qtde. Teórica", "Part. (%)", ""); err != nil {
+			return err
+		}
+		var total float64
+		for _, mb := range x.Members {
+			name, spec := "", ""
+			if s := w.byTick[mb.Ticker]; s != nil {
+				if c := w.company[s.CompanyID]; c != nil {
+					name = nomres(c)
+					spec = specWord(s.StockType, s.Ticker, c.BDRSponsored)
+					if seg := segmentCode(c.ListingSegment); seg != "" && c.Kind == engine.KindCompany {
+						spec = fmt.Sprintf("%-8s%s", spec, seg)
+					}
+				}
+			}
+			qty := ""
+			if mb.TheoreticalQty.Valid() {
+				total += float64(mb.TheoreticalQty)
+				qty = brQty(mb.TheoreticalQty)
+			}
+			part := ""
+			if mb.Weight.Valid() {
+				part = strings.Replace(fmt.Sprintf("%.3f", float64(mb.Weight)*100), ".", ",", 1)
+			}
+			if err := r.write(mb.Ticker, name, spec, qty, part, ""); err != nil {
+				return err
+			}
+		}
+		if err := r.write("Quantidade Teórica Total", "", "", brQty(engine.Num(total)), "100,000", ""); err != nil {
+			return err
+		}
+		return r.write("Redutor", "", "", "1.000,00000000", "", "")
+	})
+	w.add(func(s *Stats) { s.Indexes++ })
+	return err
+}
+
+// brQty is a quantity with thousands dots and, when fractional, a
+// decimal comma.
+func brQty(v engine.Num) string {
+	f := float64(v)
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return brInt(int64(f))
+	}
+	whole := math.Trunc(f)
+	frac := strings.TrimPrefix(decimal(engine.Num(math.Abs(f-whole))), "0.")
+	return brInt(int64(whole)) + "," + frac
+}
+
+// writeListings writes B3's fund listing exports: ETFs listados (';',
+// ISO-8859-1) and the listed FIIs (',', UTF-8, as the export is).
+func (w *writer) writeListings() error {
+	var etfs, fiis []*engine.Company
+	for i := range w.u.Companies {
+		switch c := &w.u.Companies[i]; c.Kind {
+		case engine.KindETF:
+			etfs = append(etfs, c)
+		case engine.KindFII:
+			fiis = append(fiis, c)
+		}
+	}
+	err := w.writeFile(ListingDir+"/etfsListados.csv", func(out io.Writer) error {
+		r := &csvRow{w: out}
+		if err := r.write("Razão Social", "Fundo", "Emissor", "Código", "Índice", "Geografia", "Mercado"); err != nil {
+			return err
+		}
+		for _, c := range etfs {
+			if err := r.write(c.Name, c.TradingName, "", c.Symbol, "", "Brasil", "Bolsa"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return w.writeFile(ListingDir+"/fundosListados.csv", func(out io.Writer) error {
+		var b strings.Builder
+		b.WriteString("Razão Social,codigo\n")
+		for _, c := range fiis {
+			for _, s := range w.secs[c.ID] {
+				b.WriteString(strings.ReplaceAll(c.Name, ",", " ") + "," + s.Ticker + "\n")
+			}
+		}
+		_, err := io.WriteString(out, b.String())
+		return err
+	})
+}
+
+// currentCash returns the current version of every cash event of the
+// company, by prior-ex date, approval date and ticker.
+func currentCash(cas []*engine.CashAction) []*engine.CashAction {
+	best := map[string]*engine.CashAction{}
+	var ids []string
+	for _, c := range cas {
+		b, ok := best[c.EventID]
+		if !ok {
+			ids = append(ids, c.EventID)
+		}
+		if !ok || c.Version > b.Version {
+			best[c.EventID] = c
+		}
+	}
+	out := make([]*engine.CashAction, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, best[id])
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.PriorExDate != b.PriorExDate {
+			return a.PriorExDate > b.PriorExDate
+		}
+		if a.ApprovalDate != b.ApprovalDate {
+			return a.ApprovalDate > b.ApprovalDate
+		}
+		return a.Ticker < b.Ticker
+	})
+	return out
+}
+
+// pct is the percentage B3 writes for a fraction f - base ("200" for a
+// 1:3 split, f 3 and base 1), rounded to 10 decimals, Brazilian form.
+func pct(f, base engine.Num) string {
+	v := math.Round(float64(f-base)*100*1e10) / 1e10
+	return brNum(engine.Num(v))
+}
+
+// writeCompanies writes the listed-company responses of every issuer
+// with quoted tickers: GetListedCashDividends and
+// GetListedSupplementCompany for each, GetDetailsCompany for companies.
+func (w *writer) writeCompanies() error {
+	cash := map[string][]*engine.CashAction{}
+	for i := range w.u.CashActions {
+		c := &w.u.CashActions[i]
+		cash[c.CompanyID] = append(cash[c.CompanyID], c)
+	}
+	share := map[string][]*engine.ShareAction{}
+	for i := range w.u.ShareActions {
+		a := &w.u.ShareActions[i]
+		share[a.CompanyID] = append(share[a.CompanyID], a)
+	}
+	for i := range w.u.Companies {
+		c := &w.u.Companies[i]
+		if c.Symbol == "" || len(w.secs[c.ID]) == 0 {
+			continue
+		}
+		cur := currentCash(cash[c.ID])
+		if len(cur) > 0 {
+			if err := w.writeCash(c, cur); err != nil {
+				return err
+			}
+		}
+		if err := w.writeSupplement(c, cur, share[c.ID]); err != nil {
+			return err
+		}
+		if c.Kind == engine.KindCompany && len(c.ID) == 14 {
+			if err := w.writeDetails(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *writer) writeJSON(rel string, v any) error {
+	return w.writeFile(rel, func(out io.Writer) error {
+		enc := json.NewEncoder(out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	})
+}
+
+// typeStock is B3's share-type label of a cash event's class.
+func (w *writer) typeStock(ca *engine.CashAction) string {
+	sponsored := false
+	if c := w.company[ca.CompanyID]; c != nil {
+		sponsored = c.BDRSponsored
+	}
+	return specWord(ca.StockType, ca.Ticker, sponsored)
+}
+
+func (w *writer) writeCash(c *engine.Company, cur []*engine.CashAction) error {
+	type result struct {
+		TypeStock       string `json:"typeStock"`
+		DateApproval    string `json:"dateApproval"`
+		ValueCash       string `json:"valueCash"`
+		Ratio           string `json:"ratio"`
+		CorporateAction string `json:"corporateAction"`
+		LastDatePriorEx string `json:"lastDatePriorEx"`
+		QuotedPerShares string `json:"quotedPerShares"`
+		LastDateTime    string `json:"lastDateTimePriorEx"`
+	}
+	var out struct {
+		Page struct {
+			PageNumber   int `json:"pageNumber"`
+			PageSize     int `json:"pageSize"`
+			TotalRecords int `json:"totalRecords"`
+			TotalPages   int `json:"totalPages"`
+		} `json:"page"`
+		Results []result `json:"results"`
+	}
+	for _, ca := range cur {
+		out.Results = append(out.Results, result{
+			TypeStock: w.typeStock(ca), DateApproval: brDate(ca.ApprovalDate), ValueCash: brNum(ca.DeclaredValue), Ratio: "1",
+			CorporateAction: ca.Code, LastDatePriorEx: brDate(ca.PriorExDate), QuotedPerShares: "1",
+			LastDateTime: isoDate(ca.PriorExDate) + "T00:00:00",
+		})
+	}
+	out.Page.PageNumber, out.Page.PageSize, out.Page.TotalRecords, out.Page.TotalPages = 1, 9999, len(out.Results), 1
+	w.add(func(s *Stats) { s.CashEvents += len(cur) })
+	return w.writeJSON(CashDir+"/"+c.Symbol+".json", out)
+}
+
+func (w *writer) writeSupplement(c *engine.Company, cur []*engine.CashAction, acts []*engine.ShareAction) error {
+	type cashOut struct {
+		AssetIssued   string `json:"assetIssued"`
+		PaymentDate   string `json:"paymentDate"`
+		Rate          string `json:"rate"`
+		RelatedTo     string `json:"relatedTo"`
+		ApprovedOn    string `json:"approvedOn"`
+		ISINCode      string `json:"isinCode"`
+		Label         string `json:"label"`
+		LastDatePrior string `json:"lastDatePrior"`
+		Remarks       string `json:"remarks"`
+	}
+	type stockOut struct {
+		AssetIssued   string `json:"assetIssued"`
+		Factor        string `json:"factor"`
+		ApprovedOn    string `json:"approvedOn"`
+		ISINCode      string `json:"isinCode"`
+		Label         string `json:"label"`
+		LastDatePrior string `json:"lastDatePrior"`
+		Remarks       string `json:"remarks"`
+	}
+	type subOut struct {
+		AssetIssued      string `json:"assetIssued"`
+		Percentage       string `json:"percentage"`
+		PriceUnit        string `json:"priceUnit"`
+		TradingPeriod    string `json:"tradingPeriod"`
+		SubscriptionDate string `json:"subscriptionDate"`
+		ApprovedOn       string `json:"approvedOn"`
+		ISINCode         string `json:"isinCode"`
+		Label            string `json:"label"`
+		LastDatePrior    string `json:"lastDatePrior"`
+		Remarks          string `json:"remarks"`
+	}
+	type supp struct {
+		StockCapital          string     `json:"stockCapital"`
+		TradingName           string     `json:"tradingName"`
+		NumberCommonShares    string     `json:"numberCommonShares"`
+		NumberPreferredShares string     `json:"numberPreferredShares"`
+		TotalNumberShares     string     `json:"totalNumberShares"`
+		Code                  string     `json:"code"`
+		CodeCVM               string     `json:"codeCVM"`
+		Segment               string     `json:"segment"`
+		CashDividends         []cashOut  `json:"cashDividends"`
+		StockDividends        []stockOut `json:"stockDividends"`
+		Subscriptions         []subOut   `json:"subscriptions"`
+	}
+	s := supp{TradingName: nomres(c), Code: c.Symbol, CodeCVM: c.CVMCode, Segment: "BOLSA",
+		CashDividends: []cashOut{}, StockDividends: []stockOut{}, Subscriptions: []subOut{}}
+	if p, ok := w.sharesAt(c.ID, w.asOf); ok && c.Kind == engine.KindCompany {
+		s.NumberCommonShares, s.NumberPreferredShares, s.TotalNumberShares = brInt(p.Common), brInt(p.Preferred), brInt(p.Common+p.Preferred)
+	}
+	for _, ca := range cur {
+		s.CashDividends = append(s.CashDividends, cashOut{AssetIssued: ca.ISIN, PaymentDate: brDate(ca.PaymentDate),
+			Rate: brNum(ca.DeclaredValue), ApprovedOn: brDate(ca.ApprovalDate), ISINCode: ca.ISIN, Label: ca.Code,
+			LastDatePrior: brDate(ca.PriorExDate)})
+	}
+	n := 0
+	for _, a := range acts {
+		switch {
+		case a.Type == engine.ActSubscription:
+			s.Subscriptions = append(s.Subscriptions, subOut{AssetIssued: a.IssuedISIN, Percentage: pct(a.Factor, 1),
+				ApprovedOn: brDate(a.ApprovalDate), ISINCode: a.ISIN, Label: a.Label, LastDatePrior: brDate(a.PriorExDate), Remarks: a.Remarks})
+		case a.Factor.Valid() && a.Factor > 0:
+			base := engine.Num(1)
+			if a.Type == engine.ActReverseSplit {
+				base = 0
+			}
+			s.StockDividends = append(s.StockDividends, stockOut{AssetIssued: a.IssuedISIN, Factor: pct(a.Factor, base),
+				ApprovedOn: brDate(a.ApprovalDate), ISINCode: a.ISIN, Label: a.Label, LastDatePrior: brDate(a.PriorExDate), Remarks: a.Remarks})
+		default: // legged events: one row per leg, as B3 lists them
+			for _, l := range a.Legs {
+				if !l.Factor.Valid() || l.Factor <= 0 {
+					continue
+				}
+				s.StockDividends = append(s.StockDividends, stockOut{AssetIssued: l.ISIN, Factor: pct(l.Factor, 0),
+					ApprovedOn: brDate(a.ApprovalDate), ISINCode: a.ISIN, Label: a.Label, LastDatePrior: brDate(a.PriorExDate), Remarks: a.Remarks})
+			}
+		}
+		n++
+	}
+	w.add(func(st *Stats) { st.ShareEvents += n })
+	return w.writeJSON(SuppDir+"/"+c.Symbol+".json", []supp{s})
+}
+
+func (w *writer) writeDetails(c *engine.Company) error {
+	type code struct {
+		Code string `json:"code"`
+		ISIN string `json:"isin"`
+	}
+	type details struct {
+		IssuingCompany         string `json:"issuingCompany"`
+		CompanyName            string `json:"companyName"`
+		TradingName            string `json:"tradingName"`
+		CNPJ                   string `json:"cnpj"`
+		IndustryClassification string `json:"industryClassification"`
+		Activity               string `json:"activity"`
+		Website                string `json:"website"`
+		Status                 string `json:"status"`
+		Market                 string `json:"market"`
+		Code                   string `json:"code"`
+		CodeCVM                string `json:"codeCVM"`
+		OtherCodes             []code `json:"otherCodes"`
+	}
+	d := details{IssuingCompany: c.Symbol, CompanyName: c.Name, TradingName: nomres(c), CNPJ: c.ID,
+		Activity: c.Description, Website: c.Website, Status: "A", Market: "BOLSA", CodeCVM: c.CVMCode, OtherCodes: []code{}}
+	if c.Status != "ACTIVE" {
+		d.Status = "I"
+	}
+	// B3's "Setor / Subsetor / Segmento": the sector, industry and
+	// sub-industry of the taxonomy.
+	if ch := w.sectorChain(c.SubIndustryID); len(ch) == 4 {
+		d.IndustryClassification = ch[0] + " / " + ch[2] + " / " + ch[3]
+	}
+	for _, s := range w.secs[c.ID] {
+		if d.Code == "" {
+			d.Code = s.Ticker
+		}
+		d.OtherCodes = append(d.OtherCodes, code{s.Ticker, s.ISIN})
+	}
+	return w.writeJSON(DetailsDir+"/"+c.Symbol+".json", d)
+}
