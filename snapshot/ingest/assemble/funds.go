@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/datafile"
