@@ -25,15 +25,11 @@ func (w *writer) cvmCompanies() []*engine.Company {
 	return out
 }
 
-// sectorName is the name of sector id at level (1..4) of the chain
-// above it, "" when unknown.
+// sectorChain returns the names of sector id and its ancestors, level 1
+// first; nil when id is unknown.
 func (w *writer) sectorChain(id string) []string {
-	by := make(map[string]*engine.Sector, len(w.u.Sectors))
-	for i := range w.u.Sectors {
-		by[w.u.Sectors[i].ID] = &w.u.Sectors[i]
-	}
 	var names []string
-	for s := by[id]; s != nil; s = by[s.ParentID] {
+	for s := w.sectors[id]; s != nil; s = w.sectors[s.ParentID] {
 		names = append([]string{s.Name}, names...)
 		if s.ParentID == "" {
 			break
