@@ -54,13 +54,3 @@ func TestUpdateOfGeneratedOfficialFiles(t *testing.T) {
 		}
 	}
 }
-
-// generate needs --out or --official, not both.
-func TestGenerateOfficialFlags(t *testing.T) {
-	for _, args := range [][]string{{}, {"--out", t.TempDir(), "--official", t.TempDir()}} {
-		var so, se bytes.Buffer
-		if err := runGenerate(context.Background(), args, &so, &se); err == nil || !strings.Contains(err.Error(), "--official") {
-			t.Errorf("generate %v: %v", args, err)
-		}
-	}
-}
