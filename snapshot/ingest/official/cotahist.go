@@ -19,12 +19,12 @@ const maxTrades = 99999
 
 // quoted is one daily series to write and what its records repeat.
 type quoted struct {
-	s        *engine.Series
-	tmpl     [cotahistRecordLen]byte // the record with every per-row field blank
-	bdi      int
-	extras   bool // a company's share: carries the rows import skips
+	s        *engine.Series          // the universe's, read only
+	tmpl     [cotahistRecordLen]byte // the record with its per-row fields (date, prices, counts) left to fill
+	bdi      int                     // CODBDI
+	extras   bool                    // a company's share or unit: carries the rows import skips
 	tick     string
-	specWord string
+	specWord string // ESPECI's first word (ON, PN, UNT, CI, DR3...)
 }
 
 // Board codes (CODBDI) the writer uses.
@@ -122,7 +122,8 @@ func putDate(rec []byte, from int, d engine.Date) {
 	putNum(rec, from, from+7, int64(y*10000+int(m)*100+day))
 }
 
-// cents is a BRL amount in hundredths (0 for missing: "no trade").
+// cents is a BRL amount in hundredths of BRL, rounded (0 for missing:
+// COTAHIST's "no trade").
 func cents(v engine.Num) int64 {
 	if !v.Valid() {
 		return 0

@@ -60,8 +60,9 @@ type Stats struct {
 	QuoteRows     int64 // COTAHIST quote records that import keeps (daily bars)
 	// Skipped are the COTAHIST records written for import to skip, by
 	// kind: "odd lot" (TPMERC 020), "option" (TPMERC 070), "forward"
-	// (TPMERC 030), "right" (ESPECI DIR on BDI 02), "capped trades" (bars
-	// whose TOTNEG was capped at 99999, kept but not equal).
+	// (TPMERC 030), "right" (ESPECI DIR on BDI 02); and, under "capped
+	// trades", the bars import keeps whose trade count was written as
+	// 99999 (TOTNEG has 5 digits).
 	Skipped       map[string]int64
 	StatementRows int64 // DFP and ITR statement rows, comparatives included
 	Reports       int   // reports written (one per statement, aggregation, period, version)
@@ -92,8 +93,11 @@ type writer struct {
 }
 
 // Write writes u under dir as the official files would carry it (see the
-// package doc) and returns what it wrote. dir is created if needed; files
-// of the same names are replaced. u is read only.
+// package doc) and returns what it wrote (the caller's). dir is created
+// if needed; files of the same names are replaced, others are left. u is
+// only read, from several goroutines, and must not change meanwhile.
+// Memory beyond u is small: files are streamed (a COTAHIST year holds one
+// cursor per series).
 func Write(dir string, u *engine.Universe, opt Options) (*Stats, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
