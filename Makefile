@@ -122,7 +122,7 @@ official-proof: build
 	/usr/bin/time -v $(BIN) import $$(ls -S $(OFFICIAL_DIR)/files/InstDados/SerHist/*.ZIP | head -1 | sed 's/^/--cotahist /') --out $(OFFICIAL_DIR)/cotahist-bundle > $(OFFICIAL_DIR)/cotahist.log 2> $(OFFICIAL_DIR)/cotahist.time
 	@{ for f in generate update cotahist; do \
 		echo "$$f: $$(grep -E 'Elapsed' $(OFFICIAL_DIR)/$$f.time | sed 's/.*: //') wall, $$(grep -E 'Maximum resident' $(OFFICIAL_DIR)/$$f.time | sed 's/.*: //') KiB peak"; \
-	done; grep -E 'COTAHIST:|import|build' $(OFFICIAL_DIR)/update.log $(OFFICIAL_DIR)/cotahist.log; } | tee $(OFFICIAL_DIR)/times.txt
+	done; grep -E 'COTAHIST:|^wrote' $(OFFICIAL_DIR)/update.log $(OFFICIAL_DIR)/cotahist.log; } | tee $(OFFICIAL_DIR)/times.txt
 	PREGAO_OFFICIAL_SCALE=$(SCALE) PREGAO_OFFICIAL_BUILD=$(if $(filter 1 2,$(SCALE)),1,0) $(GO) test -count=1 -timeout 3h -run TestImportGivesTheDemoBack -v ./snapshot/ingest/official
 
 # Longer reliability runs, outside make test: an open-loop load of 1,000
