@@ -74,8 +74,10 @@ run: demo $(DEMO_KEY)
 	@echo "API key (plan delayed): $$(cat $(DEMO_KEY))"
 	@echo "Try:"
 	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV   (members and reductor)"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/companies/ABEV3/corporate-actions"
 	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' -d '{\"tickers\":[\"LITA3\",\"LITA11\",\"NORG33\"],\"type\":\"current\"}' http://$(ADDR)$(PREFIX)/quotes"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' 'http://$(ADDR)$(PREFIX)/quotes/ITAG3?type=historical&start_date=2025-02-03&end_date=2025-02-10&adjusted=true'"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' 'http://$(ADDR)$(PREFIX)/quotes/CAJT3?type=historical&start_date=2025-02-10&end_date=2025-02-17&adjusted=true'"
 	@echo "  (more demo tickers to try: README.md)"
 	@echo
 	$(BIN) serve --snapshot $(DEMO_SNAP) --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot
@@ -90,6 +92,8 @@ run-real: build $(DEMO_KEY)
 	@echo "Try (the sample's quotes end on 2022-02-04):"
 	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/quotes/PETR4?type=current"
 	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV   (members and reductor)"
+	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/companies/ABEV3/corporate-actions"
 	@echo
 	$(BIN) serve --snapshot $(REAL_DIR)/real.snap --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot
 

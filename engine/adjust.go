@@ -122,7 +122,7 @@ func (b *builder) receivedValue(sa *ShareAction, a *Asset) Num {
 	if j < 0 {
 		return 1
 	}
-	p := a.Daily.Close[j]
+	p := a.Daily.Close(j)
 	if !p.Valid() || p <= 0 {
 		return 1
 	}
@@ -139,10 +139,10 @@ func (b *builder) receivedValue(sa *ShareAction, a *Asset) Num {
 		}
 		r := &b.d.assets[ri]
 		i := index.FirstGT(r.Daily.Dates, sa.PriorExDate)
-		if i >= r.Daily.Len() || !r.Daily.Close[i].Valid() {
+		if i >= r.Daily.Len() || !r.Daily.Close(i).Valid() {
 			return 1
 		}
-		sum += l.Factor * r.Daily.Close[i]
+		sum += l.Factor * r.Daily.Close(i)
 		n++
 	}
 	if n == 0 || p-sum <= 0 {

@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pregao/pregao/index"
@@ -70,7 +73,37 @@ func Build(u *Universe) (d *Dataset, err error) {
 	}
 	b.buildRankings()
 	b.buildScreener()
+	// The Dataset holds the daily histories compactly (Asset.Daily); its
+	// Universe leaves out the wide series, so that a caller that drops u
+	// lets them be collected.
+	uu := *u
+	uu.Daily = nil
+	b.d.u = &uu
 	return b.d, nil
+}
+
+// parallelFor runs f(0..n-1) on up to GOMAXPROCS goroutines and returns
+// when every call has.
+func parallelFor(n int, f func(i int)) {
+	w := min(runtime.GOMAXPROCS(0), n)
+	if w <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 type builder struct {
@@ -331,9 +364,30 @@ func (b *builder) buildDaily() error {
 		return err
 	}
 	h, memo := b.dailyHistory(), make(map[string]*Series)
+	joined := make([]*Series, len(d.assets))
 	for i := range d.assets {
-		a := &d.assets[i]
-		a.Daily = joinHistory(b, h, a.Ticker, memo)
+		joined[i] = joinHistory(b, h, d.assets[i].Ticker, memo)
+	}
+	// Each joined series once into its compact form (a former ticker's
+	// series may be part of its successor's; each asset has its own).
+	bars := make(map[*Series]*DailyBars, len(joined))
+	for i, s := range joined {
+		if _, ok := bars[s]; !ok {
+			bars[s] = nil
+		}
+		d.assets[i].Daily = nil
+	}
+	keys := make([]*Series, 0, len(bars))
+	for s := range bars {
+		keys = append(keys, s)
+	}
+	out := make([]*DailyBars, len(keys))
+	parallelFor(len(keys), func(i int) { out[i] = NewDailyBars(keys[i]) })
+	for i, s := range keys {
+		bars[s] = out[i]
+	}
+	for i, s := range joined {
+		d.assets[i].Daily = bars[s]
 	}
 	return nil
 }

@@ -116,8 +116,9 @@ type Asset struct {
 	Issuer *Issuer
 	// Former lists the tickers renamed into this one, oldest rename first.
 	Former []string
-	// Daily is the continuous daily history (never nil; may be empty).
-	Daily *Series
+	// Daily is the continuous daily history (never nil; may be empty),
+	// held compactly.
+	Daily *DailyBars
 	// Intraday is the continuous 1-minute history (never nil; may be empty).
 	Intraday *Intraday
 	// Latest is the quote of the last session (daily or intraday,
@@ -140,7 +141,8 @@ type Asset struct {
 // in slices parallel to Assets and index them with Pos.
 func (a *Asset) Pos() int { return int(a.pos) }
 
-// Universe returns the source Universe. It must not be modified.
+// Universe returns the source Universe without its daily series (the
+// Assets' Daily hold them, compactly). It must not be modified.
 func (d *Dataset) Universe() *Universe { return d.u }
 
 // Meta returns the dataset's metadata.

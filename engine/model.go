@@ -192,10 +192,16 @@ func (s *Intraday) Len() int { return len(s.Times) }
 
 // Index is a market index and its current theoretical portfolio.
 type Index struct {
-	Symbol  string        `json:"symbol"` // IBOV, SMLL, IFIX...
-	Name    string        `json:"name"`
-	AsOf    Date          `json:"as_of"` // portfolio date
-	Members []IndexMember `json:"members"`
+	Symbol string `json:"symbol"` // IBOV, SMLL, IFIX...
+	Name   string `json:"name"`
+	AsOf   Date   `json:"as_of"` // portfolio date
+	// Reductor is the index's divisor as B3 publishes it with the
+	// portfolio ("Redutor"): index points = sum over the members of
+	// theoretical quantity (shares) x price (BRL) / Reductor, so its unit
+	// is BRL per point. Null when the source does not carry it (a
+	// membership list, an edited file without its footer).
+	Reductor Num           `json:"reductor"`
+	Members  []IndexMember `json:"members"`
 }
 
 // IndexMember is one asset of an index portfolio.

@@ -178,8 +178,8 @@ func (a *Asset) DailyQuote(i int) Quote {
 	d := s.Dates[i]
 	q := Quote{
 		Time: int64(d) * 86400, Date: d,
-		Open: s.Open[i], High: s.High[i], Low: s.Low[i], Close: s.Close[i],
-		Volume: s.Volume[i], Quantity: Num(s.Quantity[i]),
+		Open: s.Open(i), High: s.High(i), Low: s.Low(i), Close: s.Close(i),
+		Volume: s.Volume(i), Quantity: Num(s.Quantity(i)),
 		Factor: a.adj.at(d),
 	}
 	q.PrevClose = a.prevClose(i-1, q.Factor)
@@ -201,7 +201,7 @@ func (a *Asset) prevClose(k int, f Num) Num {
 	if k < 0 {
 		return Null
 	}
-	c := a.Daily.Close[k]
+	c := a.Daily.Close(k)
 	pf := a.adj.at(a.Daily.Dates[k])
 	if !c.Valid() || !pf.Valid() || pf == 0 {
 		return Null

@@ -44,12 +44,8 @@ func (a *Asset) DailyBar(i int, adjusted bool) Bar {
 	s := a.Daily
 	d := s.Dates[i]
 	f := a.adj.at(d)
-	b := Bar{
-		Time: int64(d) * 86400, Date: d,
-		Open: s.Open[i], High: s.High[i], Low: s.Low[i], Close: s.Close[i],
-		Volume: s.Volume[i], Quantity: Num(s.Quantity[i]), Trades: s.Trades[i],
-		Factor: f,
-	}
+	b := Bar{Time: int64(d) * 86400, Date: d, Factor: f}
+	s.bar(&b, i)
 	if adjusted {
 		b.adjust()
 	}
@@ -81,8 +77,7 @@ func (a *Asset) AppendDaily(dst []Bar, lo, hi int, adjusted bool) []Bar {
 	start := len(dst)
 	dst = slices.Grow(dst, n)[:start+n]
 	out := dst[start:]
-	dates, open, high, low, cls := s.Dates[lo:hi], s.Open[lo:hi], s.High[lo:hi], s.Low[lo:hi], s.Close[lo:hi]
-	vol, qty, trades := s.Volume[lo:hi], s.Quantity[lo:hi], s.Trades[lo:hi]
+	dates := s.Dates[lo:hi]
 	// Walk the factor steps alongside the rows instead of searching per row.
 	adj := a.adj
 	k := index.FirstGE(adj.dates, dates[0])
@@ -96,12 +91,8 @@ func (a *Asset) AppendDaily(dst []Bar, lo, hi int, adjusted bool) []Bar {
 			f = adj.cum[k]
 		}
 		b := &out[i]
-		*b = Bar{
-			Time: int64(d) * 86400, Date: d,
-			Open: open[i], High: high[i], Low: low[i], Close: cls[i],
-			Volume: vol[i], Quantity: Num(qty[i]), Trades: trades[i],
-			Factor: f,
-		}
+		b.Time, b.Date, b.Factor = int64(d)*86400, d, f
+		s.bar(b, lo+i)
 		if adjusted && f != 1 {
 			b.adjust()
 		}

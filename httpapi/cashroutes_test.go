@@ -177,6 +177,19 @@ func TestIndexMemberWithoutQuotes(t *testing.T) {
 	}
 }
 
+// GET /indexes/{symbol} serves the portfolio's reductor with the bundle's
+// own digits, and null for an index whose source carries none.
+func TestIndexReductor(t *testing.T) {
+	ts := newTestServer(t, true)
+	for sym, want := range map[string]string{"IBOV": `"reductor":18296803.37677573,`, "IFIX": `"reductor":null,`} {
+		w := ts.do("GET", "/v2/indexes/"+sym, testKeyDelayed, "")
+		if w.Code != 200 || !strings.Contains(w.Body.String(), want) {
+			t.Errorf("%s: %d %s, want %s", sym, w.Code, w.Body, want)
+		}
+		validateAnswer(t, "GET", "/v2/indexes/"+sym, "", w)
+	}
+}
+
 // GET /sectors lists the taxonomy by id with parents and issuer counts; a
 // level filter keeps one level; the ids are those the screener takes.
 func TestSectors(t *testing.T) {

@@ -11,7 +11,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
 	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/bundle"
 )
 
 // rotatedCatalog returns a copy of u whose indicator catalog is rotated by
@@ -72,7 +74,14 @@ func canonicalJSON(tb testing.TB, b []byte) any {
 // normal snapshot, since indicators are looked up in the snapshot's own
 // catalog.
 func TestForeignCatalogOrder(t *testing.T) {
-	u := mustSmall(t).Universe()
+	// A Dataset's Universe leaves its daily series out: read the bundle.
+	u, err := bundle.Read(smallBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Derived, err = ratios.Derive(u); err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
 	if err := snapshot.Write(&buf, rotatedCatalog(t, u, len(u.Derived.Catalog)/3+1), snapshot.WriteOptions{}); err != nil {
 		t.Fatal(err)

@@ -30,8 +30,10 @@ func (a *API) indexList(c *call, dst []byte, r *http.Request, _ httprouter.Param
 }
 
 // indexPortfolio serves GET /indexes/:symbol (addition): the portfolio of
-// the index, members by weight descending (ties by ticker), each with its
-// weight (a fraction, 0..1), theoretical quantity (shares) and company.
+// the index, its reductor (BRL per index point, the source's digits; null
+// when the source has none) and the members by weight descending (ties by
+// ticker), each with its weight (a fraction, 0..1), theoretical quantity
+// (shares) and company.
 func (a *API) indexPortfolio(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	if q := c.query(r); q.err() != nil {
 		return nil, q.err()
@@ -57,6 +59,8 @@ func (a *API) indexPortfolio(c *call, dst []byte, r *http.Request, ps httprouter
 		return strings.Compare(ix.Index.Members[x].Ticker, ix.Index.Members[y].Ticker)
 	})
 	dst = appendIndexHead(dst, ix)
+	dst = append(dst, `,"reductor":`...)
+	dst = appendNum(dst, ix.Reductor)
 	dst = append(dst, `,"members":[`...)
 	for k, i := range order {
 		m := &ix.Index.Members[i]

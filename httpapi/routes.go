@@ -50,7 +50,7 @@ const (
 var (
 	pathCompanyID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "LITA3",
 		Desc: "company identifier: a ticker (PETR4), a symbol (PETR), a company_id (CNPJ digits) or a CVM code, matched ignoring case"}
-	pathFundID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "AIGA11",
+	pathFundID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "AILO11",
 		Desc: "fund identifier: a listed fund's ticker (GSUL11), symbol or company_id, matched ignoring case"}
 	pathIndexSymbol = Param{Name: "symbol", In: InPath, Type: TypeString, Required: true, Example: "IBOV",
 		Desc: "index symbol (IBOV, IFIX…: the indexes of the snapshot), matched ignoring case"}

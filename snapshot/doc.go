@@ -3,13 +3,13 @@
 // indicator catalog and every ratio point), compressed and checksummed,
 // built once by "pregao build" and loaded by "pregao serve".
 //
-// # File layout (format version 3, FormatVersion)
+// # File layout (format version 4, FormatVersion)
 //
 // All integers are little-endian; "uvarint" is encoding/binary's unsigned
 // varint (minimal form only), "svarint" its zigzag form.
 //
 //	offset 0   "PREGAOSN"                      magic, 8 bytes
-//	offset 8   uint16 format version           3; other versions are refused
+//	offset 8   uint16 format version           4; other versions are refused
 //	offset 10  uint32 L                        header body length (<= 16 MiB)
 //	offset 14  header body, L bytes
 //	14+L       uint64 xxhash64 of bytes [0, 14+L)

@@ -231,7 +231,7 @@ var kinds = []kind{
 	},
 	{
 		name:   "indexes",
-		min:    4,
+		min:    5,
 		nests:  []string{"members"},
 		count:  func(u *engine.Universe) int { return len(u.Indexes) },
 		alloc:  func(u *engine.Universe, n int) { u.Indexes = make([]engine.Index, n) },
@@ -242,6 +242,7 @@ var kinds = []kind{
 				e.str(x.Symbol)
 				e.str(x.Name)
 				e.date(x.AsOf)
+				e.num(x.Reductor)
 				e.slen(len(x.Members), x.Members == nil, 0)
 				for _, m := range x.Members {
 					e.str(m.Ticker)
@@ -257,6 +258,7 @@ var kinds = []kind{
 				x.Symbol = d.str()
 				x.Name = d.str()
 				x.AsOf = d.date()
+				x.Reductor = d.num()
 				x.Members = takeLen(d, &members)
 				for j := range x.Members {
 					m := &x.Members[j]

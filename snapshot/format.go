@@ -17,10 +17,11 @@ const Magic = "PREGAOSN"
 
 // FormatVersion is the version this package writes and the newest it reads.
 //
-// Version 2 (this one) added the header count ratio_vars (the variables
-// of every ratio point, loaded into one array); version 1 files are
-// refused with ErrVersion: rebuild them with pregao build.
-const FormatVersion uint16 = 3
+// Version 2 added the header count ratio_vars (the variables of every
+// ratio point, loaded into one array); version 3 the companies'
+// status_date; version 4 (this one) the indexes' reductor (after as_of).
+// Older files are refused with ErrVersion: rebuild them with pregao build.
+const FormatVersion uint16 = 4
 
 // Fixed layout: magic (8), version (uint16 LE), header body length
 // (uint32 LE), body, xxhash64 of everything before it (uint64 LE).

@@ -330,7 +330,7 @@ func handUniverse() *engine.Universe {
 			Volume:   []engine.Num{1e6, 2e6, nan},
 			Quantity: []int64{100, 200, 300},
 		}},
-		Indexes: []engine.Index{{Symbol: "IBOV", Name: "Ibovespa", AsOf: d0, Members: []engine.IndexMember{{Ticker: "PETR4", Weight: 0.1234, TheoreticalQty: 4.5e9}}}, {Symbol: "EMPTY"}},
+		Indexes: []engine.Index{{Symbol: "IBOV", Name: "Ibovespa", AsOf: d0, Reductor: 18296803.37677573, Members: []engine.IndexMember{{Ticker: "PETR4", Weight: 0.1234, TheoreticalQty: 4.5e9}}}, {Symbol: "EMPTY", Reductor: nan}},
 		Reports: []engine.Report{{
 			CompanyID: "33000167000101", Statement: "DRE", Aggregation: engine.AggConsolidated, Form: "DFP",
 			ReferenceDate: d0, StartDate: engine.MakeDate(2023, 1, 1), EndDate: engine.MakeDate(2023, 12, 31),

@@ -123,6 +123,44 @@ func TestDocsExamples(t *testing.T) {
 		}
 	}
 	t.Logf("%d documented requests checked", len(exs))
+	checkReadmeTickers(t, api, key)
+}
+
+// checkReadmeTickers checks what README.md's table of demo tickers says
+// each one shows: a generator change that moves them fails here.
+func checkReadmeTickers(t *testing.T, api http.Handler, key string) {
+	get := func(path string) string {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			t.Errorf("README ticker: GET %s: %d %.200s", path, w.Code, w.Body)
+		}
+		return w.Body.String()
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ row, path, want string }{
+		{"| `TQXZ11` | the top gainer", "/v2/stocks/variations?limit=1", `"gainers":[{"position":1,"ticker":"TQXZ11"`},
+		{"| `LITA3`, `LITA4`, `LITA11` |", "/v2/companies?search=LITA", `"tickers":[{"ticker":"LITA11","stock_type":"UNIT"},{"ticker":"LITA3","stock_type":"CS"},{"ticker":"LITA4","stock_type":"PS"}]`},
+		{"| `CAJT3` | a 1:3 split, ex-date 2025-02-13", "/v2/companies/CAJT3/corporate-actions", `"prior_ex_date":"2025-02-12T00:00:00Z"`},
+		{"| `CAJT3` | a 1:3 split, ex-date 2025-02-13", "/v2/companies/CAJT3/corporate-actions", `"factor":3,"legs":[],"type":"STOCK_SPLIT"`},
+		{"| `PAME3` | a spin-off with legs, its holders receiving `PONT3`", "/v2/companies/PAME3/corporate-actions", `"ticker":"PONT3"`},
+		{"| `PAME3` | a spin-off with legs", "/v2/companies/PAME3/corporate-actions", `"type":"SPIN_OFF_CAPITAL_REDUCTION_QUANTITY"`},
+		{"| `AILO11` | a fund (`/traded-funds/AILO11/ratios`) |", "/v2/traded-funds/AILO11/ratios?limit=1", `{"`},
+		{"| `NORG33` | a BDR", "/v2/companies?bdr=true&search=NORG", `"kind":"BDR","tickers":[{"ticker":"NORG33","stock_type":"BDR"}]`},
+		{"| `PLAE3` | 1-minute bars", "/v2/quotes/PLAE3?type=chart", `"chart":{"1d":[{`},
+	} {
+		if !strings.Contains(string(readme), c.row) {
+			t.Errorf("README.md lacks the row %q", c.row)
+		}
+		if body := get(c.path); !strings.Contains(body, c.want) {
+			t.Errorf("README.md says %q, but GET %s lacks %q: %.300s", c.row, c.path, c.want, body)
+		}
+	}
 }
 
 // apiWithKey serves ds (snapshot clock) to one delayed-plan key, returned.

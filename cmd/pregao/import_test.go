@@ -160,7 +160,7 @@ func checkRealDataset(t *testing.T, u *engine.Universe) {
 	if q := p.Latest; q.Date != engine.MakeDate(2022, 2, 4) || q.Close != 32.63 || q.PrevClose != 32.07 {
 		t.Errorf("PETR4 latest %+v", q)
 	}
-	if i := p.DayIndex(engine.MakeDate(2021, 3, 26)); i < 0 || p.Daily.Close[i] != 23.46 || p.Daily.Volume[i] != 1433177694 {
+	if i := p.DayIndex(engine.MakeDate(2021, 3, 26)); i < 0 || p.Daily.Close(i) != 23.46 || p.Daily.Volume(i) != 1433177694 {
 		t.Errorf("PETR4 2021-03-26 row %d", i)
 	}
 	for id, want := range map[string]string{"PETR4": "33000167000101", "PETR": "33000167000101", "33.000.167/0001-01": "33000167000101",

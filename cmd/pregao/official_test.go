@@ -36,7 +36,7 @@ func TestUpdateOfGeneratedOfficialFiles(t *testing.T) {
 			t.Errorf("officialArgs lacks %s: %v", f, args)
 		}
 	}
-	if i := slices.Index(args, "--cash-dividends"); i >= 0 && !strings.Contains(args[i+1], "="+filepath.Join(dir, "b3", "cash-dividends")) {
+	if i := slices.Index(args, "--cash-dividends"); i >= 0 && !strings.Contains(args[i+1], "="+filepath.Join(dir, filepath.FromSlash(official.CashDir))) {
 		t.Errorf("cash dividends flag %q, want SYMBOL=path", args[i+1])
 	}
 	out := filepath.Join(t.TempDir(), "official.snap")

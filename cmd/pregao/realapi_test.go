@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,9 +20,9 @@ import (
 
 // Every operation answers on the snapshot built from the real sample
 // files (what make run-real serves): 200 with JSON for a traded company
-// (AMBEV), its tickers, a listed fund with reports, the IBOV portfolio,
-// and the BDRs, index members and share events the samples carry are
-// there.
+// (AMBEV), its tickers, a listed fund with reports, the IBOV portfolio
+// (with the reductor of its file's footer), and the BDRs, index members
+// and share events the samples carry are there.
 func TestRealSnapshotEndpoints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports the real samples")
@@ -89,6 +91,18 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 			t.Errorf("%s %s: %d %.200s", rt.Method, path, w.Code, w.Body)
 		}
 	}
+	// IBOV is the portfolio of 2021-03-26 (the latest on or before the
+	// quotes' last session), whose footer reads "Redutor;;;18.296.80337677573";
+	// SMLL's file lost its footer: no reductor.
+	for sym, want := range map[string]string{"IBOV": `"reductor":18296803.37677573,`, "SMLL": `"reductor":null,`} {
+		r := httptest.NewRequest("GET", "/v2/indexes/"+sym, nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), want) {
+			t.Errorf("%s portfolio: %d %.300s, want %s", sym, w.Code, w.Body, want)
+		}
+	}
 	// The share event of the samples (AMBEV's 2014 subscription) is served.
 	r := httptest.NewRequest("GET", "/v2/companies/ABEV3/corporate-actions", nil)
 	r.Header.Set("Authorization", "Bearer "+key)
@@ -98,4 +112,76 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 		t.Errorf("AMBEV's share events: %s", w.Body)
 	}
 	t.Logf("real snapshot: fund %s, %d BDR tickers, %d IBOV members", fund, bdrs, members)
+}
+
+// A B3 supplement with a capital restitution in shares (records in the
+// GetListedSupplementCompany layout: Bradespar handing out Vale shares,
+// dated within the samples' sessions), imported with the real samples,
+// is served with its legs' tickers resolved from the quotes' ISINs; the
+// original's prices before it are adjusted by the value handed out,
+// P / (P - r x P_received); the record under a label no type maps is
+// named in the import summary.
+func TestRealImportShareLegs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports the real samples")
+	}
+	dir, err := datafile.RealDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	supp := filepath.Join(work, "GetListedSupplementCompany_BRAP.json")
+	body := `[{"tradingName":"BRADESPAR","code":"BRAP","codeCVM":"18724","numberCommonShares":"122.523.049","numberPreferredShares":"226.652.194",` +
+		`"cashDividends":[],"stockDividends":[` +
+		`{"assetIssued":"BRVALEACNOR0","factor":"9,13000000000","approvedOn":"10/03/2021","isinCode":"BRBRAPACNPR2","label":"REST CAP ACOES","lastDatePrior":"25/03/2021","remarks":"Entrega de ações VALE3"},` +
+		`{"assetIssued":"BRBRAPACNPR2","factor":"1,00000000000","approvedOn":"10/03/2021","isinCode":"BRBRAPACNPR2","label":"ATUALIZACAO","lastDatePrior":"25/03/2021","remarks":""}` +
+		`],"subscriptions":[]}]`
+	if err := os.WriteFile(supp, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	if err := runImport(context.Background(), []string{"--out", filepath.Join(work, "bundle"), "--real-testdata", dir, "--supplement", supp}, &so, &se); err != nil {
+		t.Fatalf("import: %v\n%s", err, se.String())
+	}
+	if want := `skipped: 1 share events of B3 supplements under labels no share-action type maps: 1 "ATUALIZACAO"`; !strings.Contains(so.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, so.String())
+	}
+	snap := filepath.Join(work, "real.snap")
+	if err := runBuild(context.Background(), []string{"--from", filepath.Join(work, "bundle"), "--out", snap}, &so, &se); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	ds, _, err := snapshot.Load(snap, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, key := apiWithKey(t, ds)
+	r := httptest.NewRequest("GET", "/v2/companies/BRAP4/corporate-actions", nil)
+	r.Header.Set("Authorization", "Bearer "+key)
+	w := httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	want := `"legs":[{"leg_type":"ORIGINAL_ASSET","isin_code":"BRBRAPACNPR2","ticker":"BRAP4","factor":1},` +
+		`{"leg_type":"RECEIVED_ASSET","isin_code":"BRVALEACNOR0","ticker":"VALE3","factor":0.0913}],"type":"CAPITAL_RESTITUTION_IN_SHARES","label":"REST CAP ACOES"}`
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), want) || !strings.Contains(w.Body.String(), `"issued_asset_isin_code":"BRVALEACNOR0"`) {
+		t.Errorf("BRAP4 corporate actions: %d %s\nwant %s", w.Code, w.Body, want)
+	}
+	closeOn := func(ticker string, d engine.Date) engine.Num {
+		a, ok := ds.Asset(ticker)
+		if !ok {
+			t.Fatalf("%s not quoted", ticker)
+		}
+		for i, x := range a.Daily.Dates {
+			if x == d {
+				return a.Daily.Close(i)
+			}
+		}
+		t.Fatalf("%s has no session on %s", ticker, d)
+		return 0
+	}
+	p, pv := closeOn("BRAP4", engine.MakeDate(2021, 3, 25)), closeOn("VALE3", engine.MakeDate(2021, 3, 26))
+	wantF := p / (p - 0.0913*pv)
+	for d, want := range map[engine.Date]engine.Num{engine.MakeDate(2021, 3, 23): wantF, engine.MakeDate(2021, 3, 25): wantF, engine.MakeDate(2021, 3, 26): 1} {
+		if f, err := ds.AdjustmentFactor("BRAP4", d); err != nil || math.Abs(float64(f-want)) > 1e-12 {
+			t.Errorf("BRAP4 adjustment factor on %s: %v %v, want %v", d, f, err, want)
+		}
+	}
 }

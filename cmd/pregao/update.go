@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/fetch"
-	"github.com/pregao/pregao/snapshot/ingest/official"
 )
 
 // runUpdate turns "yesterday's files" into a new snapshot in one command:
@@ -32,7 +30,10 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fl.String("out", "", "snapshot to write: a file or s3://BUCKET/KEY (required)")
 	from := fl.String("from", "", "first day to fetch, YYYY-MM-DD (default: --to)")
 	to := fl.String("to", "", "last day to fetch, YYYY-MM-DD (default: the last weekday before today in São Paulo)")
-	sources := fl.String("sources", "cotahist,cad,dfp,itr,fca,fii", "comma-separated: "+strings.Join(fetch.Sources, ","))
+	sources := fl.String("sources", defaultUpdateSources, "comma-separated: "+strings.Join(fetch.Sources, ",")+" (companies: about 330 companies, 3 requests or more each)")
+	indexes := fl.String("indexes", strings.Join(fetch.DefaultIndexes, ","), "indexes source: the index portfolios to fetch")
+	companies := fl.String("companies", "", "companies source: issuer codes (default: the companies the fetched COTAHIST quotes)")
+	pace := fl.Duration("pace", 200*time.Millisecond, "least time between two requests to B3's services")
 	base := fl.String("base-url", "", "replace the official hosts' https://host prefix (for mirrors and tests)")
 	bundleDir := fl.String("bundle", "", "keep the source bundle in this folder (default: a temporary one, removed)")
 	lenient := fl.Bool("lenient", false, "import: skip malformed rows, counted in the summary")
@@ -54,7 +55,11 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		*from = *to
 	}
 	if !*noFetch {
-		fargs := []string{"--from", *from, "--to", *to, "--dir", *dir, "--sources", *sources}
+		fargs := []string{"--from", *from, "--to", *to, "--dir", *dir, "--sources", *sources, "--indexes", *indexes}
+		if *companies != "" {
+			fargs = append(fargs, "--companies", *companies)
+		}
+		fargs = append(fargs, "--pace", pace.String())
 		if *base != "" {
 			fargs = append(fargs, "--base-url", *base)
 		}
@@ -88,6 +93,14 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
+// defaultUpdateSources are the sources pregao update fetches unless told:
+// every official file, and the B3 index portfolios and fund lists (10
+// answers, about 14 requests). B3's listed-company data is asked for by
+// naming companies: about 330 companies a day, 3 requests or more each,
+// some 1,000 requests, at least 3.3 minutes at the 200 ms pace (more with
+// B3's answer time); once a day at most.
+const defaultUpdateSources = "cotahist,cad,dfp,itr,fca,fii,indexes,listings"
+
 // lastWeekday is the last weekday before now's day in São Paulo (UTC-3):
 // the last session whose files B3 and CVM may have published.
 func lastWeekday(now time.Time) engine.Date {
@@ -106,10 +119,15 @@ func lastWeekday(now time.Time) engine.Date {
 // officialArgs returns the import flags that take in the files of dir,
 // laid out as pregao fetch writes them (the official hosts' paths): the
 // COTAHIST files, the CVM registry, DFP, ITR and FCA archives and the FII
-// monthly reports. Folders that are absent are left out; a dir holding
-// none is an error.
+// monthly reports; the B3 service answers: every index portfolio
+// (--index SYMBOL=FILE, SYMBOL the folder under GetPortfolioDay), the
+// companies' supplements and details (their folders), their cash
+// dividends (--cash-dividends CODE=FILE, CODE the file's name) and the
+// fund lists. Folders that are absent or hold no file of their kind are
+// left out; a dir holding none is an error.
 func officialArgs(dir string) ([]string, error) {
 	var args []string
+	p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 	for _, x := range []struct{ flag, rel string }{
 		{"--cotahist", "InstDados/SerHist"},
 		{"--cad", "dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv"},
@@ -118,50 +136,48 @@ func officialArgs(dir string) ([]string, error) {
 		{"--fca", "dados/CIA_ABERTA/DOC/FCA/DADOS"},
 		{"--fii", "dados/FII/DOC/INF_MENSAL/DADOS"},
 	} {
-		p := filepath.Join(dir, filepath.FromSlash(x.rel))
-		if _, err := os.Stat(p); err == nil {
-			args = append(args, x.flag, p)
+		if _, err := os.Stat(p(x.rel)); err == nil {
+			args = append(args, x.flag, p(x.rel))
 		}
 	}
-	b3, err := b3Args(dir)
-	if err != nil {
-		return nil, err
+	syms, _ := os.ReadDir(p(fetch.SvcPortfolioDay))
+	for _, sym := range syms {
+		if !sym.IsDir() || !fetch.ValidIndex(sym.Name()) {
+			continue
+		}
+		for _, f := range filesWithSuffix(filepath.Join(p(fetch.SvcPortfolioDay), sym.Name()), ".json") {
+			args = append(args, "--index", sym.Name()+"="+f)
+		}
 	}
-	args = append(args, b3...)
+	for _, f := range filesWithSuffix(p(fetch.SvcCashDividends), ".json") {
+		if code := strings.TrimSuffix(filepath.Base(f), ".json"); fetch.ValidCompany(code) {
+			args = append(args, "--cash-dividends", code+"="+f)
+		}
+	}
+	for _, x := range []struct{ flag, rel, suffix string }{
+		{"--supplement", fetch.SvcSupplement, ".json"},
+		{"--details", fetch.SvcDetail, ".json"},
+		{"--listings", fetch.SvcFundList, ".csv"},
+	} {
+		if len(filesWithSuffix(p(x.rel), x.suffix)) > 0 {
+			args = append(args, x.flag, p(x.rel))
+		}
+	}
 	if len(args) == 0 {
 		return nil, fmt.Errorf("%s holds no official file (fetch first, or check --dir)", dir)
 	}
 	return args, nil
 }
 
-// b3Args returns the import flags of the B3 files under dir/b3, laid out
-// as pregao generate --official writes them (package official): index
-// portfolios, listed-company responses (cash dividends as
-// SYMBOL=b3/cash-dividends/SYMBOL.json, since the response names no
-// company), supplements, details and fund listings. Folders that are
-// absent are left out.
-func b3Args(dir string) ([]string, error) {
-	var args []string
-	for _, x := range []struct{ flag, rel string }{
-		{"--index", official.IndexDir},
-		{"--supplement", official.SuppDir},
-		{"--details", official.DetailsDir},
-		{"--listings", official.ListingDir},
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(x.rel))
-		if _, err := os.Stat(p); err == nil {
-			args = append(args, x.flag, p)
+// filesWithSuffix returns the regular files of folder d (not below it)
+// whose names end with suffix, sorted; none when d is absent.
+func filesWithSuffix(d, suffix string) []string {
+	es, _ := os.ReadDir(d)
+	var out []string
+	for _, e := range es {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), suffix) {
+			out = append(out, filepath.Join(d, e.Name()))
 		}
 	}
-	cash := filepath.Join(dir, filepath.FromSlash(official.CashDir))
-	ents, err := os.ReadDir(cash)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	for _, e := range ents {
-		if sym, ok := strings.CutSuffix(e.Name(), ".json"); ok && !e.IsDir() {
-			args = append(args, "--cash-dividends", sym+"="+filepath.Join(cash, e.Name()))
-		}
-	}
-	return args, nil
+	return out
 }

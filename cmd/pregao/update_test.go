@@ -14,6 +14,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/ingest/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/fetch/fetchtest"
 )
 
 // pregao update against a local server laid out as the official hosts:
@@ -108,4 +109,112 @@ func mustDay(t *testing.T, s string) engine.Date {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// pregao update against the local stand-in of the official hosts, B3's
+// services included: the COTAHIST day and the registry, two index
+// portfolios (paginated), the listed-company data of every company the
+// day quotes (AMBEV's real answers, synthetic ones without events for
+// the others: 337 companies over the two days, 337 cash dividends files
+// to import) and the fund lists. The snapshot has the
+// indexes' members, AMBEV's cash dividends and its share event (a
+// subscription); a second run asks the services nothing.
+func TestUpdateB3Services(t *testing.T) {
+	s, err := fetchtest.Samples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Synthetic = true
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	work := t.TempDir()
+	dir := filepath.Join(work, "official")
+	out := filepath.Join(work, "pregao.snap")
+	args := []string{"--dir", dir, "--out", out, "--from", "2022-02-03", "--to", "2022-02-04", "--base-url", ts.URL, "--pace", "0s",
+		"--sources", "cotahist,cad,indexes,companies,listings", "--indexes", "IBOV,SMLL"}
+	var so, se bytes.Buffer
+	if err := runUpdate(context.Background(), args, &so, &se); err != nil {
+		t.Fatalf("update: %v\n%s\n%s", err, so.String(), se.String())
+	}
+	if !strings.Contains(so.String(), "fetch: B3 services: 1015 answers stored") {
+		t.Errorf("output:\n%s", so.String())
+	}
+	if n := s.Count("GetListedSupplementCompany/ABEV"); n != 1 {
+		t.Errorf("ABEV supplement asked %d times", n)
+	}
+	ds, h, err := snapshot.Load(out, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sym, n := range map[string]int{"IBOV": 87, "SMLL": 114} {
+		ix, ok := ds.Index(sym)
+		if !ok || len(ix.Index.Members) != n {
+			t.Errorf("index %s: %v", sym, ok)
+		}
+	}
+	if h.Counts["cash_actions"] < 29 || h.Counts["share_actions"] < 1 || h.Counts["indexes"] != 2 {
+		t.Errorf("counts %v", h.Counts)
+	}
+	abev := 0
+	for _, c := range ds.CashActions() {
+		if c.Ticker == "ABEV3" {
+			abev++
+		}
+	}
+	if abev < 29 {
+		t.Errorf("%d cash actions of ABEV3", abev)
+	}
+	before := s.Total()
+	so.Reset()
+	if err := runUpdate(context.Background(), args, &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Total() - before; got > 1 { // the registry, conditionally
+		t.Errorf("second run made %d requests:\n%s", got, so.String())
+	}
+}
+
+func TestOfficialArgs(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{
+		"InstDados/SerHist/COTAHIST_D03022022.ZIP",
+		"dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv",
+		"indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-25.json",
+		"indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-26.json",
+		"indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-27.json.part", // interrupted
+		"indexProxy/indexCall/GetPortfolioDay/SMLL/2026-11-26.json",
+		"indexProxy/indexCall/GetPortfolioDay/bad name/2026-11-26.json",
+		"listedCompaniesProxy/CompanyCall/GetListedSupplementCompany/ABEV.json",
+		"listedCompaniesProxy/CompanyCall/GetDetail/ABEV.json",
+		"listedCompaniesProxy/CompanyCall/GetListedCashDividends/ABEV.json",
+		"listedCompaniesProxy/CompanyCall/GetListedCashDividends/PETR.json",
+		"fundsProxy/fundsCall/GetListFundDownload/fundosListados.csv",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	got, err := officialArgs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	want := []string{
+		"--cotahist", p("InstDados/SerHist"),
+		"--cad", p("dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv"),
+		"--index", "IBOV=" + p("indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-25.json"),
+		"--index", "IBOV=" + p("indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-26.json"),
+		"--index", "SMLL=" + p("indexProxy/indexCall/GetPortfolioDay/SMLL/2026-11-26.json"),
+		"--cash-dividends", "ABEV=" + p("listedCompaniesProxy/CompanyCall/GetListedCashDividends/ABEV.json"),
+		"--cash-dividends", "PETR=" + p("listedCompaniesProxy/CompanyCall/GetListedCashDividends/PETR.json"),
+		"--supplement", p("listedCompaniesProxy/CompanyCall/GetListedSupplementCompany"),
+		"--details", p("listedCompaniesProxy/CompanyCall/GetDetail"),
+		"--listings", p("fundsProxy/fundsCall/GetListFundDownload"),
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("args:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := officialArgs(t.TempDir()); err == nil {
+		t.Error("empty folder: no error")
+	}
 }

@@ -331,11 +331,13 @@ type indexIn struct {
 func defIndex(x *indexIn) {
 	*x = indexIn{}
 	x.AsOf = engine.NoDate
+	x.Reductor = engine.Null
 }
 
 func convIndex(x *indexIn, l *lineCtx) engine.Index {
 	l.pattern("symbol", x.Symbol, reIndex, "2 to 12 upper-case letters or digits, e.g. IBOV")
 	l.required("name", x.Name)
+	l.positive("reductor", x.Reductor)
 	out := x.Index
 	out.Members = makeLike[engine.IndexMember](x.Members)
 	seen := make(map[string]bool, len(x.Members))

@@ -123,6 +123,8 @@ func TestErrors(t *testing.T) {
 			[]string{`intraday.csv:2: field "time": bad timestamp`}},
 		{"index weight", FileIndexes, 1, repl(`"weight":0.0112`, `"weight":1.5`),
 			[]string{`indexes.jsonl:1: field "members[0].weight": want a fraction in [0, 1]`}},
+		{"index reductor", FileIndexes, 1, repl(`"reductor":18296803.37677573`, `"reductor":0`),
+			[]string{`indexes.jsonl:1: field "reductor": want > 0 or null, got 0`}},
 		{"index member", FileIndexes, 2, repl(`{"ticker":"GSUL11","weight":0.0154,"theoretical_qty":null}`, `{"ticker":"GSUL11","weight":0.0154,"theoretical_qty":null},{"ticker":"GSUL11","weight":null,"theoretical_qty":null}`),
 			[]string{`indexes.jsonl:2: field "members[1].ticker": duplicate member "GSUL11"`}},
 		{"report balance start", FileReports, 1, repl(`"start_date":null`, `"start_date":"2023-01-01"`),
@@ -206,6 +208,29 @@ func TestErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An index's reductor is read with its digits; absent or null, it is
+// Null (not 0).
+func TestIndexReductor(t *testing.T) {
+	dir := copyDir(t, smallDir)
+	edit(t, dir, FileIndexes, 2, func(s string) string {
+		return strings.Replace(s, `"as_of":"2024-03-28",`, `"as_of":"2024-03-28","reductor":null,`, 1)
+	})
+	u, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := u.Indexes[0].Reductor; r != 18296803.37677573 {
+		t.Errorf("IBOV reductor %v", float64(r))
+	}
+	if r := u.Indexes[1].Reductor; r.Valid() {
+		t.Errorf("IFIX null reductor read as %v", float64(r))
+	}
+	edit(t, dir, FileIndexes, 2, func(s string) string { return strings.Replace(s, `"reductor":null,`, "", 1) })
+	if u, err = Read(dir); err != nil || u.Indexes[1].Reductor.Valid() {
+		t.Errorf("IFIX without reductor: %v %v", err, u.Indexes[1].Reductor)
 	}
 }
 

@@ -68,7 +68,7 @@ type assembler struct {
 	lastSession engine.Date // the last COTAHIST session (NoDate: no quotes)
 	quotes      cotahist.Result
 	companies   map[string]*engine.Company
-	sectors     []engine.Sector
+	cadUnmapped []string          // SETOR_ATIV values without a sub-industry
 	tickerCo    map[string]string // FCA: ticker -> company
 	fcaSecs     map[string]engine.Security
 	fcaLists    []cvm.Listing
@@ -78,13 +78,14 @@ type assembler struct {
 	isinTied    map[string][]string // ISIN -> funds claiming it alike (isinOwners)
 	details     []*b3.Details
 	etfSyms     map[string]bool
+	etfGeo      map[string]string // ETF symbol -> listing Geografia
 	fiiCodes    map[string]bool
 	u           engine.Universe
 }
 
 func newAssembler(cfg Config) *assembler {
 	a := &assembler{cfg: cfg, rep: &Report{}, companies: map[string]*engine.Company{}, isinFund: map[string]string{},
-		etfSyms: map[string]bool{}, fiiCodes: map[string]bool{}, asOf: engine.NoDate, lastSession: engine.NoDate}
+		etfSyms: map[string]bool{}, etfGeo: map[string]string{}, fiiCodes: map[string]bool{}, asOf: engine.NoDate, lastSession: engine.NoDate}
 	a.opt = cvm.Options{Lenient: cfg.Lenient, Stats: &a.rep.CVM}
 	return a
 }

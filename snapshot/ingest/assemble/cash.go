@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/b3"
@@ -15,7 +16,9 @@ import (
 // the company their input names (SYMBOL=path; the response names none),
 // each event once, and the supplements' payment dates, share counts
 // (dated the as-of day, unless the company has one of that day) and share
-// actions on quoted ISINs.
+// actions on quoted ISINs, their legs' tickers resolved from the quotes'
+// ISINs; the stockDividends labels no type maps are counted in the
+// report.
 func (a *assembler) readCash(context.Context, Progress) error {
 	bySym := map[string][]engine.Security{}
 	byISIN := map[string]engine.Security{}
@@ -69,6 +72,10 @@ func (a *assembler) readCash(context.Context, Progress) error {
 	if err != nil {
 		return fmt.Errorf("--supplement: %w", err)
 	}
+	// actSeen holds the bundle key of each share action taken (company,
+	// ticker, ISINs, type, last "with" date) and its terms: the same event
+	// in two supplements (two fetches of one company) is taken once.
+	actSeen := map[string]string{}
 	shareSeen := map[string]bool{}
 	for _, s := range a.u.Shares {
 		shareSeen[s.CompanyID+s.Date.String()] = true
@@ -109,6 +116,12 @@ func (a *assembler) readCash(context.Context, Progress) error {
 			shareSeen[co+a.asOf.String()] = true
 			a.u.Shares = append(a.u.Shares, engine.SharesPoint{CompanyID: co, Date: a.asOf, Common: sup.Common, Preferred: sup.Preferred})
 		}
+		for label, n := range sup.UnknownLabels {
+			if a.rep.UnknownShareLabels == nil {
+				a.rep.UnknownShareLabels = map[string]int{}
+			}
+			a.rep.UnknownShareLabels[label] += n
+		}
 		for _, sa := range sup.ShareActions {
 			s, ok := byISIN[sa.ISIN]
 			if !ok || s.CompanyID != co {
@@ -116,6 +129,27 @@ func (a *assembler) readCash(context.Context, Progress) error {
 				continue
 			}
 			sa.CompanyID, sa.Ticker = co, s.Ticker
+			// Each leg's ticker is that of its ISIN among the quotes (a
+			// received asset may be another company's); "" when the asset
+			// has no quotes (the engine then finds no price for it).
+			unquoted := 0
+			for k := range sa.Legs {
+				if ls, ok := byISIN[sa.Legs[k].ISIN]; ok {
+					sa.Legs[k].Ticker = ls.Ticker
+				} else {
+					unquoted++
+				}
+			}
+			key := strings.Join([]string{sa.CompanyID, sa.Ticker, sa.ISIN, sa.IssuedISIN, sa.Type, sa.PriorExDate.String()}, "\x00")
+			terms := fmt.Sprint(float64(sa.Factor), sa.Legs)
+			if prev, dup := actSeen[key]; dup {
+				if prev != terms {
+					a.rep.notef("%s: %s of %s on %s given again with other terms (factor or legs); the first kept", f, sa.Type, sa.Ticker, sa.PriorExDate)
+				}
+				continue
+			}
+			actSeen[key] = terms
+			a.rep.UnquotedLegs += unquoted
 			a.u.ShareActions = append(a.u.ShareActions, sa)
 		}
 	}

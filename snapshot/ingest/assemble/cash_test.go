@@ -2,9 +2,11 @@ package assemble
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
@@ -44,6 +46,99 @@ func TestCashNotesOrder(t *testing.T) {
 		}
 		if len(a.u.CashActions) != 1 || a.u.CashActions[0].Ticker != "ABEV3" {
 			t.Fatalf("cash actions %+v", a.u.CashActions)
+		}
+	}
+}
+
+// TestSupplementLegsLinked imports a supplement whose stockDividends hold
+// a spin-off into a quoted company, a merger into an unquoted one and a
+// label no type maps (records in B3's layout): the legs get the tickers
+// of their ISINs among the quotes, the unknown label is counted by name,
+// an event given again is taken once (noted when its terms differ), and
+// the engine adjusts the original's prices by the value handed out,
+// P / (P - r x P_received) = 30 / (30 - 1 x 10).
+func TestSupplementLegsLinked(t *testing.T) {
+	const (
+		isinX, isinA, isinB = "BRXPTOACNOR0", "BRAAAAACNOR1", "BRBBBBACNOR2"
+		coX, coA            = "11111111000111", "22222222000122"
+	)
+	rec := func(issued, label, factor string) string {
+		return `{"assetIssued":"` + issued + `","factor":"` + factor + `","approvedOn":"31/08/2021","isinCode":"` + isinX +
+			`","label":"` + label + `","lastDatePrior":"01/10/2021","remarks":""}`
+	}
+	body := `[{"tradingName":"XPTO","code":"XPTO","codeCVM":"99999","numberCommonShares":"1.000","numberPreferredShares":"0","cashDividends":[],` +
+		`"stockDividends":[` + rec(isinA, "CIS RED CAP", "100,00000000000") + "," + rec(isinB, "INCORPORACAO", "50,00000000000") + "," +
+		rec(isinX, "ATUALIZACAO", "1,0") + `],"subscriptions":[]}]`
+	p := filepath.Join(t.TempDir(), "GetListedSupplementCompany.json")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The same answer fetched twice is taken once; a third one giving the
+	// spin-off other terms is noted, the first terms kept.
+	again := filepath.Join(filepath.Dir(p), "GetListedSupplementCompany_2.json")
+	other := filepath.Join(filepath.Dir(p), "GetListedSupplementCompany_3.json")
+	if err := os.WriteFile(again, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte(strings.Replace(body, `"100,00000000000"`, `"90,00000000000"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Supplement = []string{p, again, other}
+	a := newAssembler(cfg)
+	d0, d1, d2 := engine.MakeDate(2021, 9, 30), engine.MakeDate(2021, 10, 1), engine.MakeDate(2021, 10, 4)
+	a.asOf = d2
+	a.u.Companies = []engine.Company{{ID: coX, Name: "XPTO SA", Kind: engine.KindCompany, Employees: -1, FreeFloat: engine.Null},
+		{ID: coA, Name: "AAAA SA", Kind: engine.KindCompany, Employees: -1, FreeFloat: engine.Null}}
+	a.u.Securities = []engine.Security{
+		{Ticker: "XPTO3", CompanyID: coX, StockType: engine.ClassCS, ISIN: isinX, UnitFactor: engine.Null, ListedFrom: engine.NoDate, ListedTo: engine.NoDate},
+		{Ticker: "AAAA3", CompanyID: coA, StockType: engine.ClassCS, ISIN: isinA, UnitFactor: engine.Null, ListedFrom: engine.NoDate, ListedTo: engine.NoDate},
+	}
+	series := func(ticker string, dates []engine.Date, closes ...engine.Num) engine.Series {
+		n := len(dates)
+		return engine.Series{Ticker: ticker, Dates: dates, Open: closes, High: closes, Low: closes, Close: closes,
+			Volume: make([]engine.Num, n), Quantity: make([]int64, n), Trades: make([]int64, n)}
+	}
+	a.u.Daily = []engine.Series{
+		series("XPTO3", []engine.Date{d0, d1, d2}, 31, 30, 20),
+		series("AAAA3", []engine.Date{d2}, 10),
+	}
+	if err := a.readCash(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.u.ShareActions) != 2 {
+		t.Fatalf("share actions %+v", a.u.ShareActions)
+	}
+	spin, merger := a.u.ShareActions[0], a.u.ShareActions[1]
+	if spin.Type != engine.ActSpinOff || spin.CompanyID != coX || spin.Ticker != "XPTO3" || spin.IssuedISIN != isinA ||
+		fmt.Sprint(spin.Legs) != fmt.Sprint([]engine.Leg{{LegType: engine.LegOriginal, ISIN: isinX, Ticker: "XPTO3", Factor: 1},
+			{LegType: engine.LegReceived, ISIN: isinA, Ticker: "AAAA3", Factor: 1}}) {
+		t.Errorf("spin-off %+v", spin)
+	}
+	if merger.Type != engine.ActMerger || len(merger.Legs) != 2 || merger.Legs[1].Ticker != "" || merger.Legs[1].Factor != 0.5 {
+		t.Errorf("merger %+v", merger)
+	}
+	if a.rep.UnknownShareLabels["ATUALIZACAO"] != 3 || len(a.rep.UnknownShareLabels) != 1 || a.rep.UnquotedLegs != 1 {
+		t.Errorf("report: unknown labels %v, %d unquoted legs", a.rep.UnknownShareLabels, a.rep.UnquotedLegs)
+	}
+	if want := []string{other + ": SPIN_OFF_CAPITAL_REDUCTION of XPTO3 on 2021-10-01 given again with other terms (factor or legs); the first kept"}; !slices.Equal(a.rep.Notes, want) {
+		t.Errorf("notes %q, want %q", a.rep.Notes, want)
+	}
+	var sum strings.Builder
+	a.rep.WriteSummary(&sum, &a.u)
+	if !strings.Contains(sum.String(), `skipped: 3 share events of B3 supplements under labels no share-action type maps: 3 "ATUALIZACAO"`) {
+		t.Errorf("summary:\n%s", sum.String())
+	}
+	ds, err := engine.Build(&a.u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		day  engine.Date
+		want engine.Num
+	}{{d0, 1.5}, {d1, 1.5}, {d2, 1}} {
+		if f, err := ds.AdjustmentFactor("XPTO3", c.day); err != nil || f != c.want {
+			t.Errorf("XPTO3 factor on %s: %v %v, want %v", c.day, f, err, c.want)
 		}
 	}
 }

@@ -2,44 +2,81 @@ package assemble
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
-// Unclassified sector chain: companies of unknown sector hang from it.
-const (
-	unclassified    = "UNCLASSIFIED"
-	unclassifiedSub = "UNCLASSIFIED.G.I.S"
-)
-
-// finish puts the companies and sectors in the Universe, hanging
-// companies of unknown sector from the unclassified chain, and writes the
-// description and attribution of its metadata.
+// finish puts the companies and the whole sector taxonomy in the
+// Universe, places every company on a sub-industry (classify) and writes
+// the description and attribution of its metadata.
 func (a *assembler) finish(context.Context, Progress) error {
 	cos := a.companyList()
 	tradingNames := a.b3TradingNames()
-	need := false
 	for i := range cos {
 		tidyRegistryText(&cos[i], tradingNames[cos[i].ID])
-		if cos[i].SubIndustryID == "" {
-			cos[i].SubIndustryID = unclassifiedSub
-			need = true
-		}
 	}
-	a.u.Sectors = append(a.u.Sectors, a.sectors...)
-	if need {
-		a.u.Sectors = append(a.u.Sectors,
-			engine.Sector{ID: unclassified, Name: "Não classificado", Level: 1},
-			engine.Sector{ID: unclassified + ".G", Name: "Não classificado", Level: 2, ParentID: unclassified},
-			engine.Sector{ID: unclassified + ".G.I", Name: "Não classificado", Level: 3, ParentID: unclassified + ".G"},
-			engine.Sector{ID: unclassifiedSub, Name: "Não classificado", Level: 4, ParentID: unclassified + ".G.I"},
-		)
-	}
+	a.classify(cos)
+	a.u.Sectors = sectors.Tree()
 	a.u.Companies = cos
 	a.u.Meta.Description = "Imported from official open data: " + strings.Join(a.sourcesUsed(), ", ")
 	a.u.Meta.Attribution = "Data: B3 S.A. – Brasil, Bolsa, Balcão (market data) and CVM – Comissão de Valores Mobiliários (dados.cvm.gov.br)"
 	return nil
+}
+
+// classify places each company on a sub-industry by the strongest
+// evidence: B3's classification from its company details, else what the
+// registry or fund reports gave (CVM SETOR_ATIV, FII segment), else an
+// ETF's listed geography, else UnclassifiedID. It counts the sources in
+// the report and lists every official value the mapping lacks.
+func (a *assembler) classify(cos []engine.Company) {
+	b3Class := map[string][]string{}
+	for _, d := range a.details {
+		if len(d.Industry) > 0 {
+			b3Class[d.CNPJ] = d.Industry
+		}
+	}
+	r := a.rep
+	r.SectorsBy = map[sectors.Source]int{}
+	unmatched := map[string]bool{}
+	for i := range cos {
+		c := &cos[i]
+		src := sectors.None
+		if cl, ok := b3Class[c.ID]; ok {
+			if id, ok := sectors.FromB3(cl); ok {
+				c.SubIndustryID, src = id, sectors.B3
+			} else {
+				unmatched["B3 classification "+strconv.Quote(strings.Join(cl, " / "))] = true
+			}
+		}
+		if src == sectors.None && c.SubIndustryID != "" {
+			src = sectors.CVM
+			if c.Kind == engine.KindFII {
+				src = sectors.FII
+			}
+		}
+		if src == sectors.None && c.Kind == engine.KindETF {
+			if g, ok := a.etfGeo[c.Symbol]; ok {
+				if id, ok := sectors.FromETF(g); ok {
+					c.SubIndustryID, src = id, sectors.ETF
+				} else {
+					unmatched["ETF listing Geografia "+strconv.Quote(g)] = true
+				}
+			}
+		}
+		if src == sectors.None {
+			c.SubIndustryID = sectors.UnclassifiedID
+		}
+		r.SectorsBy[src]++
+	}
+	for _, v := range a.cadUnmapped {
+		unmatched["CVM SETOR_ATIV "+strconv.Quote(v)] = true
+	}
+	r.UnmappedSectors = slices.Sorted(maps.Keys(unmatched))
 }
 
 // sourcesUsed names the kinds of input the Config lists.

@@ -33,14 +33,14 @@ func (a *assembler) readCad(_ context.Context, prog Progress) error {
 		return fmt.Errorf("--cad: %w", err)
 	}
 	defer rc.Close()
-	cos, secs, err := cvm.ReadCad(rc, plainName(a.cfg.Cad), a.withProgress(prog, "CVM registry"))
+	cos, unmapped, err := cvm.ReadCad(rc, plainName(a.cfg.Cad), a.withProgress(prog, "CVM registry"))
 	if err != nil {
 		return err
 	}
 	for _, c := range cos {
 		a.addCompany(c)
 	}
-	a.sectors = secs
+	a.cadUnmapped = unmapped
 	return nil
 }
 
@@ -154,6 +154,9 @@ func (a *assembler) readListings(context.Context, Progress) error {
 				a.fiiCodes[l.Symbol()] = true
 			} else {
 				a.etfSyms[l.Symbol()] = true
+				if l.Geography != "" {
+					a.etfGeo[l.Symbol()] = l.Geography
+				}
 			}
 		}
 	}

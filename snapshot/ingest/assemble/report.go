@@ -3,6 +3,8 @@ package assemble
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/cotahist"
 	"github.com/pregao/pregao/snapshot/ingest/cvm"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 // Report collects what an import read, linked and skipped. Run returns it
@@ -25,9 +28,24 @@ type Report struct {
 
 	BadTickers      []string // quoted tickers the bundle format does not accept, skipped
 	UnquotedMembers int      // index members kept without a quoted ticker (not ranked)
+	// UnknownShareLabels counts, by label as B3 writes it, the
+	// stockDividends records of the supplements skipped because no
+	// share-action type maps their label.
+	UnknownShareLabels map[string]int
+	// UnquotedLegs counts the legs of imported share actions whose asset
+	// has no quotes (kept without a ticker; a received asset without a
+	// price adds nothing to the original's adjustment).
+	UnquotedLegs int
 	// NameLinks lists every security linked to a company by name alone
 	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME [STATUS]".
 	NameLinks []string
+
+	// SectorsBy counts the companies placed on a sub-industry by each
+	// source of evidence (sectors.None: unclassified).
+	SectorsBy map[sectors.Source]int
+	// UnmappedSectors lists the official classifications met that the
+	// reviewed mapping lacks ("CVM SETOR_ATIV \"...\""), sorted.
+	UnmappedSectors []string
 }
 
 func (r *Report) notef(format string, a ...any) {
@@ -109,11 +127,31 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
+	if n := r.SectorsBy; len(n) > 0 {
+		fmt.Fprintf(w, "  sectors: %s companies by B3's classification, %s by CVM's activity sector (coarser), %s funds by FII segment, %s ETFs by listed geography, %s unclassified (no evidence)\n",
+			commas(int64(n[sectors.B3])), commas(int64(n[sectors.CVM])), commas(int64(n[sectors.FII])), commas(int64(n[sectors.ETF])), commas(int64(n[sectors.None])))
+	}
+	if len(r.UnmappedSectors) > 0 {
+		fmt.Fprintf(w, "  %d official classifications not in the sector mapping (their companies fall back to weaker evidence; add them to snapshot/ingest/sectors/mapping.tsv): %s\n",
+			len(r.UnmappedSectors), strings.Join(first(r.UnmappedSectors, 10), ", "))
+	}
 	if len(r.BadTickers) > 0 {
 		fmt.Fprintf(w, "  %d tickers skipped (not a bundle ticker): %s\n", len(r.BadTickers), strings.Join(first(r.BadTickers, 10), " "))
 	}
 	if r.UnquotedMembers > 0 {
 		fmt.Fprintf(w, "  %d index members without quotes kept in their portfolios (ranked once they trade)\n", r.UnquotedMembers)
+	}
+	if len(r.UnknownShareLabels) > 0 {
+		labels := make([]string, 0, len(r.UnknownShareLabels))
+		total := 0
+		for _, l := range slices.Sorted(maps.Keys(r.UnknownShareLabels)) {
+			labels = append(labels, fmt.Sprintf("%d %q", r.UnknownShareLabels[l], l))
+			total += r.UnknownShareLabels[l]
+		}
+		fmt.Fprintf(w, "  skipped: %d share events of B3 supplements under labels no share-action type maps: %s\n", total, strings.Join(labels, ", "))
+	}
+	if r.UnquotedLegs > 0 {
+		fmt.Fprintf(w, "  %d share-action legs on assets without quotes kept without a ticker\n", r.UnquotedLegs)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

@@ -19,9 +19,11 @@ func TestWriteSummary(t *testing.T) {
 			TrailerProblems: []string{"a.TXT: trailer counts 11 records, file has 10"}},
 		CVM:       cvm.Stats{Files: 2, Rows: 1100, Skipped: 1, Previous: 3, Ignored: 4, Unused: 1},
 		LinkedFCA: 1, LinkedISIN: 2, LinkedB3: 3, LinkedName: 4, Minimal: 5,
-		BadTickers:      strings.Fields("A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11"),
-		UnquotedMembers: 7,
-		NameLinks:       []string{`ABCD3 ("ABC") → 11 ABC SA [ACTIVE]`},
+		BadTickers:         strings.Fields("A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11"),
+		UnquotedMembers:    7,
+		UnknownShareLabels: map[string]int{"ZZ NOVO": 1, "ATUALIZACAO": 2},
+		UnquotedLegs:       3,
+		NameLinks:          []string{`ABCD3 ("ABC") → 11 ABC SA [ACTIVE]`},
 	}
 	r.notef("%d things", 2)
 	var b strings.Builder
@@ -48,6 +50,8 @@ func TestWriteSummary(t *testing.T) {
     ABCD3 ("ABC") → 11 ABC SA [ACTIVE]
   11 tickers skipped (not a bundle ticker): A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 ...
   7 index members without quotes kept in their portfolios (ranked once they trade)
+  skipped: 3 share events of B3 supplements under labels no share-action type maps: 2 "ATUALIZACAO", 1 "ZZ NOVO"
+  3 share-action legs on assets without quotes kept without a ticker
   note: 2 things
 `
 	if b.String() != want {

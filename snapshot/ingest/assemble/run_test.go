@@ -14,6 +14,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/datafile"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 // realDir returns the project's testdata/real folder.
@@ -69,14 +70,15 @@ func TestRunPortfolioJSON(t *testing.T) {
 	if len(u.Indexes) != 1 || u.Indexes[0].Symbol != "IBOV" || u.Indexes[0].Name != "Ibovespa" || len(u.Indexes[0].Members) < 80 {
 		t.Fatalf("indexes %+v", u.Indexes)
 	}
-	// Without a sector registry every company is unclassified.
+	// Without a sector registry every company is unclassified; the
+	// dataset still carries the whole taxonomy.
 	for _, c := range u.Companies {
-		if c.SubIndustryID != unclassifiedSub {
+		if c.SubIndustryID != sectors.UnclassifiedID {
 			t.Fatalf("%+v", c)
 		}
 	}
-	if len(u.Sectors) != 4 || u.Sectors[3].ID != unclassifiedSub {
-		t.Errorf("sectors %+v", u.Sectors)
+	if len(u.Sectors) != len(sectors.Tree()) {
+		t.Errorf("%d sectors, want the whole taxonomy", len(u.Sectors))
 	}
 	if want := "Imported from official open data: B3 COTAHIST quotes, B3 index portfolios"; u.Meta.Description != want {
 		t.Errorf("description %q", u.Meta.Description)
@@ -84,7 +86,8 @@ func TestRunPortfolioJSON(t *testing.T) {
 }
 
 // TestRunIBOVDay joins the IBOV portfolio of 2021-03-26 with that day's
-// quotes: all 82 members traded on the standard-lot board, none is dropped.
+// quotes: all 82 members traded on the standard-lot board, none is
+// dropped; the index keeps its reductor.
 func TestRunIBOVDay(t *testing.T) {
 	dir := realDir(t)
 	cfg := DefaultConfig()
@@ -96,6 +99,10 @@ func TestRunIBOVDay(t *testing.T) {
 	}
 	if rep.UnquotedMembers != 0 {
 		t.Errorf("%d members without quotes", rep.UnquotedMembers)
+	}
+	// The footer's "Redutor;;;18.296.80337677573" is kept, digits and all.
+	if r := u.Indexes[0].Reductor; r != 18296803.37677573 {
+		t.Errorf("reductor %v", float64(r))
 	}
 }
 

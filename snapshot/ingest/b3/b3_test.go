@@ -168,8 +168,14 @@ func TestPortfolioJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.AsOf != day(2025, 7, 4) || !near(p.Assets[0].Qty, 1243177587) || !near(p.Assets[0].Weight, 0.6) || !near(p.Reductor, 16036751.16744128) {
+	// The English answer recorded on 2025-04-07 dates it "04/07/25".
+	if p.AsOf != day(2025, 4, 7) || !near(p.Assets[0].Qty, 1243177587) || !near(p.Assets[0].Weight, 0.6) || !near(p.Reductor, 16036751.16744128) {
 		t.Errorf("english %+v", p)
+	}
+	pt := `{"header":{"date":"07/04/25","part":"100,000","reductor":"16.036.751,16744128"},
+	 "results":[{"cod":"WEGE3","asset":"WEG","type":"ON      NM","part":"100,000","theoricalQty":"1.243.177.587"}]}`
+	if p, err = ReadPortfolioJSON([]byte(pt), "dia.json", "IBOV", engine.NoDate); err != nil || p.AsOf != day(2025, 4, 7) {
+		t.Errorf("portuguese date: %v %v", p, err)
 	}
 	for _, bad := range []string{`{`, `{"results":[{"cod":"x","part":"1"}]}`, `{"results":[]}`, `{"header":{"date":"x"}}`} {
 		if _, err := ReadPortfolioJSON([]byte(bad), "b", "IBOV", engine.NoDate); err == nil {
@@ -302,23 +308,25 @@ func TestSupplement(t *testing.T) {
 		t.Errorf("subscription %+v", sub)
 	}
 	in := `[{"code":"XPTO","numberCommonShares":"1.000","stockDividends":[
-	 {"factor":"100,00000000000","approvedOn":"01/02/2022","isinCode":"BRXPTOACNOR0","label":"DESDOBRAMENTO","lastDatePrior":"10/02/2022"},
-	 {"factor":"10,00000000000","approvedOn":"01/03/2022","isinCode":"BRXPTOACNOR0","label":"GRUPAMENTO","lastDatePrior":"10/03/2022"},
-	 {"factor":"5,00000000000","approvedOn":"01/04/2022","isinCode":"BRXPTOACNOR0","label":"BONIFICACAO","lastDatePrior":"10/04/2022"},
-	 {"factor":"5,0","approvedOn":"01/04/2022","isinCode":"BRXPTOACNOR0","label":"CIS RED CAP","lastDatePrior":"10/04/2022"}]}]`
+	 {"assetIssued":"BRXPTOACNOR0","factor":"100,00000000000","approvedOn":"01/02/2022","isinCode":"BRXPTOACNOR0","label":"DESDOBRAMENTO","lastDatePrior":"10/02/2022","remarks":""},
+	 {"assetIssued":"BRXPTOACNOR0","factor":"0,10000000000","approvedOn":"01/03/2022","isinCode":"BRXPTOACNOR0","label":"GRUPAMENTO","lastDatePrior":"10/03/2022","remarks":""},
+	 {"assetIssued":"BRXPTOACNOR0","factor":"5,00000000000","approvedOn":"01/04/2022","isinCode":"BRXPTOACNOR0","label":"BONIFICACAO","lastDatePrior":"10/04/2022","remarks":""}]}]`
 	s, err = ReadSupplement([]byte(in), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.ShareActions) != 3 || s.Preferred != -1 ||
 		s.ShareActions[0].Type != engine.ActStockSplit || !near(s.ShareActions[0].Factor, 2) ||
-		s.ShareActions[1].Type != engine.ActReverseSplit || !near(s.ShareActions[1].Factor, 0.1) ||
+		s.ShareActions[1].Type != engine.ActReverseSplit || s.ShareActions[1].Factor != 0.1 ||
 		s.ShareActions[2].Type != engine.ActStockBonus || !near(s.ShareActions[2].Factor, 1.05) ||
 		s.ShareActions[2].PriorExDate != day(2022, 4, 10) {
 		t.Errorf("%+v", s.ShareActions)
 	}
 	for _, bad := range []string{`{}`, `[]`, `[{"numberCommonShares":"1,5"}]`, `[{"stockDividends":[{"factor":"x","label":"DESDOBRAMENTO"}]}]`,
 		`[{"stockDividends":[{"factor":"200","label":"GRUPAMENTO","lastDatePrior":"01/01/2020"}]}]`,
+		`[{"stockDividends":[{"factor":"1,0","label":"GRUPAMENTO","lastDatePrior":"01/01/2020"}]}]`,
+		`[{"stockDividends":[{"factor":"150,0","label":"RESG TOTAL RV","lastDatePrior":"01/01/2020"}]}]`,
+		`[{"stockDividends":[{"factor":"50,0","label":"CIS RED CAP","isinCode":"BRXPTOACNOR0"}]}]`,
 		`[{"subscriptions":[{"percentage":"x","lastDatePrior":"01/01/2020"}]}]`, `[{"subscriptions":[{"percentage":"10,0"}]}]`} {
 		if _, err := ReadSupplement([]byte(bad), "x"); err == nil {
 			t.Errorf("%s: no error", bad)
@@ -346,7 +354,7 @@ func TestListings(t *testing.T) {
 		n     int
 		first Listing
 	}{
-		{fileETF, 83, Listing{Code: "AGRI", Name: "BB ETF IAGROFFS B3 FUNDO DE ÍNDICE"}},
+		{fileETF, 83, Listing{Code: "AGRI", Name: "BB ETF IAGROFFS B3 FUNDO DE ÍNDICE", Geography: "BR"}},
 		{fileETFBDR, 193, Listing{Code: "AGRI11", Name: "BB ETF IAGROFFS B3 FUNDO DE ÍNDICE"}},
 		{fileFII, 406, Listing{Code: "CCME11", Name: "CANUMA CAPITAL MULTIESTRATÉGIA FDO DE INV IMOB"}},
 	} {
@@ -368,6 +376,13 @@ func TestListings(t *testing.T) {
 	ls, _, _ := ReadListings(bytes.NewReader(readReal(t, fileETF)), fileETF, false)
 	if ls[2].Code != "BBOV" || ls[2].Index != "IBOV" || ls[2].Symbol() != "BBOV" {
 		t.Errorf("%+v", ls[2])
+	}
+	geo := map[string]int{}
+	for _, l := range ls {
+		geo[l.Geography]++
+	}
+	if geo["BR"] != 38 || geo["US"] != 26 || geo["CRIPTO"] != 13 {
+		t.Errorf("ETF geographies %v", geo)
 	}
 	for _, bad := range []string{"", "a;b\n", "Código;x\nbad code;1\n"} {
 		if _, _, err := ReadListings(strings.NewReader(bad), "x", false); err == nil {
@@ -438,9 +453,44 @@ func FuzzCashDividends(f *testing.F) {
 func FuzzSupplement(f *testing.F) {
 	f.Add(readReal(f, fileSupp))
 	f.Add(readReal(f, fileDetails))
+	f.Add(supplementWith(
+		stockRec(isinX, isinA, "CIS RED CAP", "100,0", "31/08/2021", "01/10/2021", ""),
+		stockRec(isinX, isinB, "CIS RED CAP", "12,5", "31/08/2021", "01/10/2021", ""),
+		stockRec(isinX, isinX, "CIS RED CAP QTD", "80,0", "01/02/2022", "10/02/2022", ""),
+		stockRec(isinX, isinB, "INCORPORACAO", "50,0", "23/05/2025", "06/06/2025", ""),
+		stockRec(isinX, isinX, "RESG TOTAL RV", "100,0", "01/11/2025", "27/11/2025", ""),
+		stockRec(isinX, isinX, "GRUPAMENTO", "0,1", "01/11/2025", "27/11/2025", ""),
+		stockRec(isinX, isinX, "NOVO", "?", "", "", "")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if s, err := ReadSupplement(data, "f"); err == nil {
 			ApplyPaymentDates([]engine.CashAction{{PaymentDate: engine.NoDate}}, s)
+			// Whatever the records, each action is one the bundle takes:
+			// a positive root factor, or legs opening with the original.
+			for _, a := range s.ShareActions {
+				switch a.Type {
+				case engine.ActSpinOff, engine.ActSpinOffQuantity, engine.ActMerger, engine.ActRestitutionInShares, engine.ActRestitutionWithReduce:
+					if a.Factor.Valid() || len(a.Legs) == 0 || a.Legs[0].LegType != engine.LegOriginal || a.Legs[0].ISIN != a.ISIN {
+						t.Fatalf("leg action %+v", a)
+					}
+					for _, l := range a.Legs {
+						if !l.Factor.Valid() || l.Factor <= 0 {
+							t.Fatalf("leg factor %+v", a)
+						}
+					}
+				case engine.ActReverseSplit:
+					if !(a.Factor > 0 && a.Factor < 1) {
+						t.Fatalf("reverse split %+v", a)
+					}
+				case engine.ActTotalRedemption:
+					if !(a.Factor >= 0 && a.Factor < 1) {
+						t.Fatalf("redemption %+v", a)
+					}
+				default:
+					if !(a.Factor > 0) || a.Legs != nil {
+						t.Fatalf("action %+v", a)
+					}
+				}
+			}
 		}
 		ReadDetails(data, "f")
 	})
@@ -459,4 +509,53 @@ func FuzzListings(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPortfolioReductor checks that the reductor reaches the engine index
+// with the source's own digits (written back, the same decimal), from the
+// CSV footer (a file written in the official layout, and the real IBOV of
+// 2021-03-26 whose value lost its decimal comma) and the JSON header;
+// null when the source has none (an edited file without its footer, a
+// membership list).
+func TestPortfolioReductor(t *testing.T) {
+	official := "IBOV - Carteira do Dia 02/01/25\n" +
+		"Código;Ação;Tipo;Qtde. Teórica;Part. (%)\n" +
+		"ABEV3;AMBEV S/A;ON;4.394.835.131;60,000;\n" +
+		"WEGE3;WEG;ON      NM;1.243.177.587;40,000;\n" +
+		"Quantidade Teórica Total;;;5.638.012.718;100,000\n" +
+		"Redutor;;;16.036.751,16744128\n"
+	csv := func(in, name string) engine.Index {
+		p, err := ReadIndexCSV(strings.NewReader(in), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Index("")
+	}
+	theo, err := ReadPortfolioJSON(readReal(t, fileTheo), fileTheo, "IBOV", day(2022, 5, 13))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		x    engine.Index
+		want string
+	}{
+		{"official layout", csv(official, "IBOVDia_02-01-25.csv"), "16036751.16744128"},
+		{fileIbov21, csv(string(readReal(t, fileIbov21)), fileIbov21), "18296803.37677573"},
+		{fileIbov24, csv(string(readReal(t, fileIbov24)), fileIbov24), "null"},
+		{fileTheo, theo.Index("Ibovespa"), "18673489.42022432"},
+	} {
+		if got := string(engine.AppendNum(nil, c.x.Reductor)); got != c.want {
+			t.Errorf("%s: reductor %s, want %s", c.name, got, c.want)
+		}
+	}
+	s, err := ReadStockIndexJSON(readReal(t, fileStock), fileStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range s.Indexes() {
+		if x.Reductor.Valid() {
+			t.Errorf("%s from a membership list: reductor %v, want null", x.Symbol, x.Reductor)
+		}
+	}
 }

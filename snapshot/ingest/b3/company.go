@@ -23,24 +23,29 @@ type SupplementCash struct {
 
 // Supplement is a GetListedSupplementCompany response.
 type Supplement struct {
-	Symbol       string // "ABEV"
-	CVMCode      string
-	TradingName  string
-	Common       int64 // numberCommonShares; -1 when absent
-	Preferred    int64 // numberPreferredShares; -1 when absent
-	Cash         []SupplementCash
-	ShareActions []engine.ShareAction // from stockDividends; CompanyID, Ticker left to the caller
+	Symbol      string // "ABEV"
+	CVMCode     string
+	TradingName string
+	Common      int64 // numberCommonShares; -1 when absent
+	Preferred   int64 // numberPreferredShares; -1 when absent
+	Cash        []SupplementCash
+	// ShareActions come from stockDividends and subscriptions, in file
+	// order; CompanyID and the tickers (root and legs) are left to the
+	// caller, who knows the quotes' ISINs.
+	ShareActions []engine.ShareAction
+	// UnknownLabels counts the stockDividends records skipped because
+	// their label maps to no share-action type, by label as written.
+	UnknownLabels map[string]int
 }
 
 // ReadSupplement reads a GetListedSupplementCompany response (a one-element
-// array). stockDividends become share actions: B3 states their factor as a
-// percentage; DESDOBRAMENTO (split) and BONIFICACAO (bonus) of f% multiply
-// the holding by 1+f/100, GRUPAMENTO (reverse split) of f% by f/100; other
-// labels (spin-offs with legs) are skipped. subscriptions become
-// SUBSCRIPTION actions: the right to subscribe p% more shares (factor
-// 1+p/100, the holding once exercised; adjusted prices ignore it, as the
-// shares are paid for), the unit price, rights trading period and
-// subscription date in remarks.
+// array). stockDividends become share actions as stockActions describes
+// (splits, bonuses, reverse splits, spin-offs, mergers, redemptions and
+// capital restitutions with their legs; unknown labels are counted in
+// UnknownLabels). subscriptions become SUBSCRIPTION actions: the right to
+// subscribe p% more shares (factor 1+p/100, the holding once exercised;
+// adjusted prices ignore it, as the shares are paid for), the unit price,
+// rights trading period and subscription date in remarks.
 func ReadSupplement(data []byte, name string) (*Supplement, error) {
 	type cashIn struct {
 		AssetIssued   string `json:"assetIssued"`
@@ -51,15 +56,6 @@ func ReadSupplement(data []byte, name string) (*Supplement, error) {
 		ISINCode      string `json:"isinCode"`
 		Label         string `json:"label"`
 		LastDatePrior string `json:"lastDatePrior"`
-	}
-	type stockIn struct {
-		AssetIssued   string `json:"assetIssued"`
-		Factor        string `json:"factor"`
-		ApprovedOn    string `json:"approvedOn"`
-		ISINCode      string `json:"isinCode"`
-		Label         string `json:"label"`
-		LastDatePrior string `json:"lastDatePrior"`
-		Remarks       string `json:"remarks"`
 	}
 	type subscriptionIn struct {
 		AssetIssued      string `json:"assetIssued"`
@@ -125,40 +121,8 @@ func ReadSupplement(data []byte, name string) (*Supplement, error) {
 		}
 		s.Cash = append(s.Cash, sc)
 	}
-	for i, x := range c.StockDividends {
-		f := func(n string) string { return fmt.Sprintf("%s: stockDividends[%d].%s", name, i, n) }
-		pct, err := ParseNum(x.Factor)
-		if err != nil || !pct.Valid() || pct <= 0 {
-			return nil, fmt.Errorf("%s: %v", f("factor"), orMissing(err))
-		}
-		var typ string
-		var factor engine.Num
-		switch l := fold(strings.TrimSpace(x.Label)); {
-		case strings.HasPrefix(l, "desdobramento"):
-			typ, factor = engine.ActStockSplit, 1+pct/100
-		case strings.HasPrefix(l, "bonificacao"):
-			typ, factor = engine.ActStockBonus, 1+pct/100
-		case strings.HasPrefix(l, "grupamento"):
-			typ, factor = engine.ActReverseSplit, pct/100
-			if factor >= 1 {
-				return nil, fmt.Errorf("%s: reverse split of %s%% does not reduce the holding", f("factor"), x.Factor)
-			}
-		default:
-			continue
-		}
-		approval, err := ParseDate(x.ApprovedOn)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f("approvedOn"), err)
-		}
-		prior, err := ParseDate(x.LastDatePrior)
-		if err != nil || !prior.Valid() {
-			return nil, fmt.Errorf("%s: %v", f("lastDatePrior"), orMissing(err))
-		}
-		s.ShareActions = append(s.ShareActions, engine.ShareAction{
-			ISIN: strings.TrimSpace(x.ISINCode), IssuedISIN: strings.TrimSpace(x.AssetIssued),
-			ApprovalDate: approval, PriorExDate: prior, Type: typ, Label: strings.TrimSpace(x.Label),
-			Factor: factor, Remarks: strings.TrimSpace(x.Remarks),
-		})
+	if s.ShareActions, s.UnknownLabels, err = stockActions(c.StockDividends, name); err != nil {
+		return nil, err
 	}
 	for i, x := range c.Subscriptions {
 		f := func(n string) string { return fmt.Sprintf("%s: subscriptions[%d].%s", name, i, n) }

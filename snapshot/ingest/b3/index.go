@@ -31,7 +31,7 @@ type Portfolio struct {
 	AsOf     engine.Date // portfolio day; NoDate when the file does not say
 	Assets   []Asset     // in file order
 	TotalQty engine.Num  // "Quantidade Teórica Total"; Null when absent
-	Reductor engine.Num  // "Redutor"; Null when absent
+	Reductor engine.Num  // "Redutor" (BRL per index point), the file's own digits; Null when absent
 }
 
 // Index returns p as an engine.Index named name (the symbol when empty).
@@ -39,7 +39,7 @@ func (p *Portfolio) Index(name string) engine.Index {
 	if name == "" {
 		name = p.Symbol
 	}
-	x := engine.Index{Symbol: p.Symbol, Name: name, AsOf: p.AsOf, Members: make([]engine.IndexMember, 0, len(p.Assets))}
+	x := engine.Index{Symbol: p.Symbol, Name: name, AsOf: p.AsOf, Reductor: p.Reductor, Members: make([]engine.IndexMember, 0, len(p.Assets))}
 	for _, a := range p.Assets {
 		x.Members = append(x.Members, engine.IndexMember{Ticker: a.Ticker, Weight: a.Weight, TheoreticalQty: a.Qty})
 	}
@@ -261,7 +261,8 @@ type portfolioJSON struct {
 
 // ReadPortfolioJSON reads a GetTheoricalPortfolio or GetPortfolioDay
 // response of index symbol. Its day comes from header.date when present
-// ("04/07/25"), else asOf. Numbers are Brazilian ("3,157") or, when the
+// ("07/04/25" in Portuguese, "04/07/25" in English: 7 April 2025), else
+// asOf. Numbers are Brazilian ("3,157") or, when the
 // response was asked in English, English ("2.663", "1,243,177,587"): the
 // header's total part (100 with three decimals) tells which.
 func ReadPortfolioJSON(data []byte, name, symbol string, asOf engine.Date) (*Portfolio, error) {
@@ -270,15 +271,22 @@ func ReadPortfolioJSON(data []byte, name, symbol string, asOf engine.Date) (*Por
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p := &Portfolio{Symbol: symbol, AsOf: asOf, TotalQty: engine.Null, Reductor: engine.Null}
+	en := english(in.Header.Part, in.Header.Reductor)
 	if in.Header.Date != "" {
-		d, err := ParseDate(in.Header.Date)
+		ds := in.Header.Date
+		if en {
+			// English answers date month first: the IBOV portfolio
+			// recorded on 2025-04-07 in English says "04/07/25".
+			ds = monthFirst(ds)
+		}
+		d, err := ParseDate(ds)
 		if err != nil {
 			return nil, fmt.Errorf("%s: header.date: %w", name, err)
 		}
 		p.AsOf = d
 	}
 	parse := ParseNum
-	if english(in.Header.Part, in.Header.Reductor) {
+	if en {
 		parse = parseEnglishNum
 	}
 	var err error
@@ -309,6 +317,16 @@ func ReadPortfolioJSON(data []byte, name, symbol string, asOf engine.Date) (*Por
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return p, nil
+}
+
+// monthFirst turns an English "mm/dd/yy[yy]" into "dd/mm/yy[yy]";
+// anything else is returned as is.
+func monthFirst(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 8 && s[2] == '/' && s[5] == '/' {
+		return s[3:5] + "/" + s[0:2] + s[5:]
+	}
+	return s
 }
 
 // english tells English number formatting from the header: the total part
@@ -373,8 +391,8 @@ func ReadStockIndexJSON(data []byte, name string) (*StockIndex, error) {
 }
 
 // Indexes returns one engine.Index per index symbol named in s (sorted by
-// symbol), each with its members in response order. Weights and
-// quantities are Null: GetStockIndex lists membership only.
+// symbol), each with its members in response order. Weights, quantities
+// and the reductor are Null: GetStockIndex lists membership only.
 func (s *StockIndex) Indexes() []engine.Index {
 	by := map[string]*engine.Index{}
 	var syms []string
@@ -382,7 +400,7 @@ func (s *StockIndex) Indexes() []engine.Index {
 		for _, x := range m.Indexes {
 			ix := by[x]
 			if ix == nil {
-				ix = &engine.Index{Symbol: x, Name: x, AsOf: s.AsOf}
+				ix = &engine.Index{Symbol: x, Name: x, AsOf: s.AsOf, Reductor: engine.Null}
 				by[x] = ix
 				syms = append(syms, x)
 			}

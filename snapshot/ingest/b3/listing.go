@@ -16,6 +16,9 @@ type Listing struct {
 	Code  string // as written: a ticker (XPML11) or a 4-letter symbol (BOVA)
 	Name  string // Razão Social
 	Index string // Índice (ETF exports), "" when absent
+	// Geography is the ETF export's Geografia: where the fund's assets
+	// are (BR, US, WRD, CRIPTO...), "" when absent.
+	Geography string
 }
 
 // Symbol returns the 4-character root of the code.
@@ -28,14 +31,14 @@ func (l Listing) Symbol() string {
 
 // ReadListings reads a listing export: ';' or ',' separated (told by the
 // header), ISO-8859-1 or UTF-8, a header naming a code column ("Código",
-// "codigo") and optionally "Razão Social" and "Índice". Rows with an empty
+// "codigo") and optionally "Razão Social", "Índice" and "Geografia". Rows with an empty
 // code are skipped; a malformed code is an error naming line and column,
 // or, when lenient, is skipped and counted in the second result.
 func ReadListings(r io.Reader, name string, lenient bool) ([]Listing, int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var sep string
-	code, nameCol, idx := -1, -1, -1
+	code, nameCol, idx, geo := -1, -1, -1, -1
 	var out []Listing
 	seen := map[string]bool{}
 	lineNo := 0
@@ -64,6 +67,8 @@ func ReadListings(r io.Reader, name string, lenient bool) ([]Listing, int, error
 					nameCol = i
 				case h == "indice":
 					idx = i
+				case h == "geografia":
+					geo = i
 				}
 			}
 			if code < 0 {
@@ -95,6 +100,9 @@ func ReadListings(r io.Reader, name string, lenient bool) ([]Listing, int, error
 		}
 		if idx >= 0 && idx < len(f) {
 			l.Index = strings.TrimSpace(f[idx])
+		}
+		if geo >= 0 && geo < len(f) {
+			l.Geography = strings.TrimSpace(f[geo])
 		}
 		out = append(out, l)
 	}

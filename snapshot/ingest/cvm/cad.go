@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 // CadRow is one row of cad_cia_aberta.csv: the Company it describes plus
@@ -25,51 +26,6 @@ type CadRow struct {
 	Control         string      // CONTROLE_ACIONARIO (PRIVADO, ESTATAL...)
 	Email           string      // EMAIL
 	Auditor         string      // AUDITOR
-}
-
-// Sector taxonomy built from SETOR_ATIV. The registry has one flat
-// "sector of activity" per company; each distinct value becomes a level-4
-// node under one fixed chain of levels 1-3, so every company still has
-// one entry per level.
-const (
-	SectorRoot     = "CVM"     // level 1
-	SectorGroup    = "CVM.G"   // level 2
-	SectorIndustry = "CVM.G.I" // level 3
-	sectorName     = "Setor de atividade (CVM)"
-)
-
-// SectorID returns the deterministic level-4 sector id of a SETOR_ATIV
-// value: "CVM." plus the name folded to upper-case ASCII letters and
-// digits joined by '-' ("Energia Elétrica" -> "CVM.ENERGIA-ELETRICA").
-// It returns "" for a blank name.
-func SectorID(name string) string {
-	s := slug(name)
-	if s == "" {
-		return ""
-	}
-	return SectorRoot + "." + s
-}
-
-func slug(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range name {
-		r = fold(r)
-		switch {
-		case r >= 'a' && r <= 'z':
-			r -= 'a' - 'A'
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		default:
-			dash = b.Len() > 0
-			continue
-		}
-		if dash {
-			b.WriteByte('-')
-			dash = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // fold maps Portuguese accented letters to ASCII.
@@ -176,15 +132,15 @@ func ReadCadRows(r io.Reader, name string, opt Options) ([]CadRow, error) {
 type cadCols struct {
 	cnpj, name, sit, code, comerc, reg, cons, cancel, motivo, iniSit, setor, merc, categ, sitEm, ctrl,
 	log, compl, bairro, mun, uf, pais, cep, email, aud int
-	sectors map[string]string // SectorID cache
+	sectors map[string]string // SETOR_ATIV -> sub-industry id ("" unmapped)
 }
 
 func (c *cadCols) sectorID(name string) string {
-	if id, ok := c.sectors[name]; ok {
-		return id
+	id, ok := c.sectors[name]
+	if !ok {
+		id, _ = sectors.FromCVM(name)
+		c.sectors[name] = id
 	}
-	id := SectorID(name)
-	c.sectors[name] = id
 	return id
 }
 
@@ -275,23 +231,24 @@ func postalCode(b []byte) string {
 }
 
 // ReadCad reads a cad_cia_aberta.csv file into companies (one per
-// company_id, sorted by it) and the sector taxonomy their SubIndustryID
-// points into (sorted by id). The registry lists some CNPJs several times
-// (re-registrations); the row kept is the best by situation (ACTIVE, then
-// SUSPENDED, then CANCELLED), then the latest DT_INI_SIT, then the latest
-// DT_REG, then the highest CVM code.
-func ReadCad(r io.Reader, name string, opt Options) ([]engine.Company, []engine.Sector, error) {
+// company_id, sorted by it), each placed on the sub-industry its SETOR_ATIV
+// maps to (package sectors; "" when blank or unmapped), and returns the
+// distinct SETOR_ATIV values the mapping lacks, sorted. The registry lists
+// some CNPJs several times (re-registrations); the row kept is the best by
+// situation (ACTIVE, then SUSPENDED, then CANCELLED), then the latest
+// DT_INI_SIT, then the latest DT_REG, then the highest CVM code.
+func ReadCad(r io.Reader, name string, opt Options) (comps []engine.Company, unmapped []string, err error) {
 	rows, err := ReadCadRows(r, name, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	comps, secs := Companies(rows)
-	return comps, secs, nil
+	comps, unmapped = Companies(rows)
+	return comps, unmapped, nil
 }
 
 // Companies reduces registry rows to one Company per ID (see ReadCad) and
-// builds the sector nodes they use.
-func Companies(rows []CadRow) ([]engine.Company, []engine.Sector) {
+// lists the SETOR_ATIV values of the kept rows that map to no sub-industry.
+func Companies(rows []CadRow) (comps []engine.Company, unmapped []string) {
 	best := make(map[string]int, len(rows))
 	for i := range rows {
 		id := rows[i].Company.ID
@@ -300,39 +257,18 @@ func Companies(rows []CadRow) ([]engine.Company, []engine.Sector) {
 			best[id] = i
 		}
 	}
-	comps := make([]engine.Company, 0, len(best))
-	names := map[string]string{}
+	comps = make([]engine.Company, 0, len(best))
+	seen := map[string]bool{}
 	for _, i := range best {
 		comps = append(comps, rows[i].Company)
-	}
-	sort.Slice(comps, func(a, b int) bool { return comps[a].ID < comps[b].ID })
-	for i := range rows {
-		if rows[i].SectorName != "" {
-			id := SectorID(rows[i].SectorName)
-			if prev, ok := names[id]; !ok || rows[i].SectorName < prev {
-				names[id] = rows[i].SectorName
-			}
+		if n := rows[i].SectorName; n != "" && rows[i].Company.SubIndustryID == "" && !seen[n] {
+			seen[n] = true
+			unmapped = append(unmapped, n)
 		}
 	}
-	return comps, Sectors(names)
-}
-
-// Sectors returns the taxonomy for level-4 nodes given as id -> name:
-// the fixed levels 1-3 and one node per entry, sorted by id.
-func Sectors(level4 map[string]string) []engine.Sector {
-	if len(level4) == 0 {
-		return nil
-	}
-	out := []engine.Sector{
-		{ID: SectorRoot, Name: sectorName, Level: 1},
-		{ID: SectorGroup, Name: sectorName, Level: 2, ParentID: SectorRoot},
-		{ID: SectorIndustry, Name: sectorName, Level: 3, ParentID: SectorGroup},
-	}
-	for id, n := range level4 {
-		out = append(out, engine.Sector{ID: id, Name: n, Level: 4, ParentID: SectorIndustry})
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
-	return out
+	sort.Slice(comps, func(a, b int) bool { return comps[a].ID < comps[b].ID })
+	sort.Strings(unmapped)
+	return comps, unmapped
 }
 
 func statusRank(s string) int {

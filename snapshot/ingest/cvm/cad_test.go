@@ -3,10 +3,12 @@ package cvm
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 const cadFile = "cvm-cad/cad_cia_aberta.csv.zst"
@@ -30,7 +32,7 @@ func TestCadRealRows(t *testing.T) {
 }
 
 func TestCadReal(t *testing.T) {
-	comps, secs, err := ReadCad(bytes.NewReader(readReal(t, cadFile)), "cad_cia_aberta.csv", Options{})
+	comps, unmapped, err := ReadCad(bytes.NewReader(readReal(t, cadFile)), "cad_cia_aberta.csv", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestCadReal(t *testing.T) {
 	p := find("33000167000101")
 	want := engine.Company{
 		ID: "33000167000101", CVMCode: "9512", Name: "PETRÓLEO BRASILEIRO  S.A.  - PETROBRAS", TradingName: "PETROBRAS",
-		Kind: engine.KindCompany, SubIndustryID: "CVM.PETROLEO-E-GAS", Employees: -1, FreeFloat: p.FreeFloat,
+		Kind: engine.KindCompany, SubIndustryID: "OIL_GAS_EXPLORATION_REFINING", Employees: -1, FreeFloat: p.FreeFloat,
 		Address: engine.Address{Line1: "Av. República do Chile, nº 65", Line2: "24º andar - Centro", City: "RIO DE JANEIRO",
 			State: "RJ", PostalCode: "20031-912", Country: "BRASIL"},
 		FoundingDate: engine.MakeDate(1953, 10, 3), IPODate: engine.NoDate, Status: "ACTIVE",
@@ -69,7 +71,7 @@ func TestCadReal(t *testing.T) {
 	}
 	// 08.773.135/0001-00 2W ECOBANK: CEP 4711130 has lost its leading zero.
 	if e := find("08773135000100"); e.Address.PostalCode != "04711-130" || e.TradingName != "2W ECOBANK S.A." ||
-		e.FoundingDate != engine.MakeDate(2007, 3, 23) || e.SubIndustryID != "CVM.ENERGIA-ELETRICA" {
+		e.FoundingDate != engine.MakeDate(2007, 3, 23) || e.SubIndustryID != "ELECTRIC_POWER" {
 		t.Errorf("2W ECOBANK: %+v", e)
 	}
 	// 11.396.633/0001-87 3A COMPANHIA SECURITIZADORA is CANCELADA.
@@ -80,31 +82,28 @@ func TestCadReal(t *testing.T) {
 	if e := find("08773135000100"); e.Status != "ACTIVE" || e.StatusDate != engine.MakeDate(2020, 10, 29) {
 		t.Errorf("2W ECOBANK status %s since %v", e.Status, e.StatusDate)
 	}
-	// Sector taxonomy: levels 1-3 plus one level-4 node per sector id used.
-	byID := map[string]engine.Sector{}
-	for _, s := range secs {
-		byID[s.ID] = s
+	// Every SETOR_ATIV of the registry is in the reviewed mapping: only
+	// the 6 companies with a blank one stay unclassified.
+	if len(unmapped) != 0 {
+		t.Errorf("SETOR_ATIV values without a sub-industry: %q", unmapped)
 	}
-	if s := byID["CVM.ENERGIA-ELETRICA"]; s.Name != "Energia Elétrica" || s.Level != 4 || s.ParentID != SectorIndustry {
-		t.Errorf("sector: %+v", s)
-	}
-	if byID[SectorRoot].Level != 1 || byID[SectorGroup].ParentID != SectorRoot || byID[SectorIndustry].ParentID != SectorGroup {
-		t.Errorf("chain: %+v", secs[:3])
-	}
+	blank := 0
 	for _, c := range comps {
-		if c.SubIndustryID != "" && byID[c.SubIndustryID].Level != 4 {
-			t.Fatalf("%s: sector %q not in taxonomy", c.ID, c.SubIndustryID)
+		if c.SubIndustryID == "" {
+			blank++
+		} else if n, ok := sectors.Lookup(c.SubIndustryID); !ok || n.Level != 4 {
+			t.Fatalf("%s: sector %q not a sub-industry", c.ID, c.SubIndustryID)
 		}
 	}
+	if blank > 6 {
+		t.Errorf("%d companies unclassified, want at most the 6 blank SETOR_ATIV rows", blank)
+	}
 	// Determinism: a second read gives the same result.
-	comps2, secs2, _ := ReadCad(bytes.NewReader(readReal(t, cadFile)), "cad_cia_aberta.csv", Options{})
+	comps2, _, _ := ReadCad(bytes.NewReader(readReal(t, cadFile)), "cad_cia_aberta.csv", Options{})
 	for i := range comps {
 		if !equalCompany(comps[i], comps2[i]) {
 			t.Fatalf("not deterministic at %d", i)
 		}
-	}
-	if len(secs) != len(secs2) {
-		t.Fatal("sectors not deterministic")
 	}
 }
 
@@ -137,8 +136,36 @@ func TestCadDedup(t *testing.T) {
 	if len(comps) != 2 || comps[0].ID != "11111111000111" || comps[0].CVMCode != "2" || comps[1].ID != "777" {
 		t.Errorf("got %+v", comps)
 	}
-	if len(secs) != 0 {
-		t.Errorf("sectors %+v for blank SETOR_ATIV", secs)
+	if len(secs) != 0 || comps[0].SubIndustryID != "" {
+		t.Errorf("unmapped %q, sub-industry %q for a blank SETOR_ATIV", secs, comps[0].SubIndustryID)
+	}
+}
+
+// A registry row's SETOR_ATIV places the company through the reviewed
+// mapping; a value the mapping lacks is returned, once, for the summary.
+func TestCadSectors(t *testing.T) {
+	h := headerLine(t, "cad_cia_aberta")
+	row := func(cnpj, setor string) string {
+		f := make([]string, 47)
+		f[0], f[1], f[7], f[8], f[9], f[10] = cnpj, "EMPRESA", "ATIVO", "2010-01-01", "1", setor
+		return strings.Join(f, ";")
+	}
+	in := strings.Join([]string{h,
+		row("11.111.111/0001-11", "Bancos"),
+		row("22.222.222/0001-22", "Emp. Adm. Part. - Energia Elétrica"),
+		row("33.333.333/0001-33", "Astronáutica"),
+		row("44.444.444/0001-44", "Astronáutica"),
+	}, "\r\n") + "\r\n"
+	comps, unmapped, err := ReadCad(strings.NewReader(in), "cad.csv", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{comps[0].SubIndustryID, comps[1].SubIndustryID, comps[2].SubIndustryID, comps[3].SubIndustryID}
+	if want := []string{"TRADITIONAL_BANKS", "ELECTRIC_POWER", "", ""}; !slices.Equal(got, want) {
+		t.Errorf("sub-industries %q, want %q", got, want)
+	}
+	if len(unmapped) != 1 || unmapped[0] != "Astronáutica" {
+		t.Errorf("unmapped %q", unmapped)
 	}
 }
 
@@ -176,20 +203,6 @@ func TestCadErrors(t *testing.T) {
 	_, _, err := ReadCad(strings.NewReader("CNPJ_CIA;DENOM_SOCIAL;SIT\n"), "cad.csv", Options{Lenient: true})
 	if !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), "CD_CVM") {
 		t.Errorf("missing column: %v", err)
-	}
-}
-
-func TestSectorID(t *testing.T) {
-	cases := map[string]string{
-		"Energia Elétrica":                      "CVM.ENERGIA-ELETRICA",
-		"Agricultura (Açúcar, Álcool e Cana)":   "CVM.AGRICULTURA-ACUCAR-ALCOOL-E-CANA",
-		"Emp. Adm. Part. - Sem Setor Principal": "CVM.EMP-ADM-PART-SEM-SETOR-PRINCIPAL",
-		"  ":                                    "",
-	}
-	for in, want := range cases {
-		if got := SectorID(in); got != want {
-			t.Errorf("SectorID(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

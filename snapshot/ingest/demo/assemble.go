@@ -173,6 +173,10 @@ func (g *gen) indexes(liq []liquid) []engine.Index {
 		{"IFIL", "Índice de Fundos Imobiliários de Alta Liquidez", scaled(30, stocks), func(e *entity, c *class) bool { return e.c.Kind == engine.KindFII }, false},
 		{"BDRX", "Índice de BDRs", scaled(80, stocks), func(e *entity, c *class) bool { return e.c.Kind == engine.KindBDR }, true},
 	}
+	// Index levels (points) on the last session, near the real ones; the
+	// reductor (BRL per point) follows from the portfolio's value.
+	levels := map[string]float64{"IBOV": 128000, "IBXX": 54000, "IBXL": 22000, "IBRA": 5200, "SMLL": 2100, "MLCX": 2300,
+		"IDIV": 9000, "IFIX": 3300, "IFIL": 3600, "BDRX": 21000}
 	asOf := g.cal[len(g.cal)-1]
 	var out []engine.Index
 	for _, d := range defs {
@@ -208,6 +212,11 @@ func (g *gen) indexes(liq []liquid) []engine.Index {
 		for i := range idx.Members {
 			idx.Members[i].Weight = engine.Num(vals[i] / total)
 		}
+		level := levels[d.symbol]
+		if level == 0 {
+			level = 10000
+		}
+		idx.Reductor = engine.Num(math.Round(total/level*1e8) / 1e8) // B3 publishes 8 decimals
 		out = append(out, idx)
 	}
 	return out

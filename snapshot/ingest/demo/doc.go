@@ -14,9 +14,10 @@
 // runs in parallel but every worker writes only its own slot).
 //
 // Conventions of the generated data:
-//   - Sector ids follow a GICS-like numbering: sectors "S10".."S60"
-//     (step 5), then ".10", ".20"... per level: industry group "S10.10",
-//     industry "S10.10.10", sub-industry "S10.10.10.10".
+//   - Sectors are the shared taxonomy of package sectors (FINANCIALS >
+//     FINANCIAL_INTERMEDIARIES > BANKS > TRADITIONAL_BANKS...), the same
+//     ids as imports of official files; every company is on a
+//     sub-industry B3's classification can carry.
 //   - Tickers: ON ends in 3, PN in 4, PNA in 5, PNB in 6, units in 11;
 //     sponsored BDRs end in 32 (Level II) or 33 (Level III),
 //     unsponsored BDRs in 34 or 35; FIIs and ETFs end in 11.

@@ -239,7 +239,7 @@ func (g *gen) plan() {
 			e.tag = "fii"
 		}
 		sub := g.pickSub(r, e.tag)
-		seg := g.sectors[sub].Name
+		seg := g.sectors[sub].pt
 		name, words := uniqueName(func() (string, []string) { return fundName(r, fii, seg) })
 		root := pickRoot(r, words, usedRoot)
 		e.c.ID = newCNPJ(r, usedCNPJ)
@@ -466,7 +466,7 @@ func (g *gen) registry(r *rand.Rand, e *entity, sub int, name string, words []st
 		kind = "Emissora estrangeira fictícia"
 	}
 	c.Description = fmt.Sprintf("%s de %s (%s), com sede em %s. Dados sintéticos de demonstração.",
-		kind, tagDescr[e.tag], strings.ToLower(g.sectors[sub].Name), where)
+		kind, tagDescr[e.tag], strings.ToLower(g.sectors[sub].pt), where)
 	n := 1 + r.IntN(3)
 	c.Characteristics = append(c.Characteristics, riskItems[r.IntN(len(riskItems))])
 	for i := 1; i < n; i++ {

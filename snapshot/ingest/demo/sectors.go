@@ -2,259 +2,104 @@ package demo
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
-// taxonomy is the four-level sector tree, one node per line, indented by
-// one space per level. Sub-industry lines end with "#tag", which drives the
-// reporting model, index membership and naming of the companies in it.
-const taxonomy = `Petróleo, Gás e Biocombustíveis
- Petróleo e Gás
-  Exploração e Produção
-   Exploração e Produção Integrada #oil
-   Exploração e Produção Independente #oil
-  Refino e Distribuição
-   Refino #oil
-   Distribuição de Combustíveis #oil
- Equipamentos e Serviços de Petróleo
-  Serviços de Perfuração e Apoio
-   Perfuração Offshore #oil
-   Apoio Marítimo #oil
- Biocombustíveis
-  Etanol e Biodiesel
-   Etanol #agro
-   Biodiesel #agro
-Materiais Básicos
- Mineração e Siderurgia
-  Mineração
-   Minerais Metálicos #mat
-   Minerais não Metálicos #mat
-  Siderurgia e Metalurgia
-   Siderurgia #mat
-   Artefatos de Ferro e Aço #mat
- Químicos e Papel
-  Químicos
-   Petroquímicos #mat
-   Fertilizantes e Defensivos #mat
-  Madeira e Papel
-   Papel e Celulose #mat
-   Madeira #mat
-  Embalagens
-   Embalagens Plásticas #mat
-   Embalagens Metálicas #mat
-Bens Industriais
- Bens de Capital
-  Máquinas e Equipamentos
-   Máquinas Industriais #ind
-   Motores e Compressores #ind
-   Máquinas Agrícolas #ind
-  Material de Transporte
-   Material Aeronáutico e de Defesa #ind
-   Material Rodoviário #ind
-   Material Ferroviário #ind
-  Construção e Engenharia
-   Engenharia Consultiva #ind
-   Construção Pesada #ind
- Transporte
-  Transporte Rodoviário e Ferroviário
-   Transporte Ferroviário #ind
-   Transporte Rodoviário de Cargas #ind
-   Locação de Veículos #ind
-  Transporte Aéreo e Hidroviário
-   Transporte Aéreo #ind
-   Transporte Hidroviário #ind
-  Infraestrutura de Transporte
-   Exploração de Rodovias #ind
-   Terminais Portuários #ind
-   Aeroportos #ind
- Serviços Comerciais
-  Serviços Diversos
-   Serviços de Apoio #ind
-   Segurança e Facilities #ind
-Consumo não Cíclico
- Alimentos e Bebidas
-  Alimentos Processados
-   Carnes e Derivados #cons
-   Laticínios #cons
-   Açúcar e Grãos #agro
-  Bebidas
-   Cervejas e Refrigerantes #cons
-   Sucos e Águas #cons
- Agropecuária
-  Agricultura
-   Produção Agrícola #agro
-   Terras Agrícolas #agro
- Comércio e Distribuição de Alimentos
-  Varejo Alimentar
-   Supermercados #cons
-   Atacarejo #cons
- Produtos de Uso Pessoal
-  Higiene e Limpeza
-   Produtos de Limpeza #cons
-   Cosméticos e Perfumaria #cons
-Consumo Cíclico
- Construção Civil e Imóveis
-  Incorporação
-   Incorporações Residenciais #realestate
-   Incorporações Econômicas #realestate
-  Exploração de Imóveis
-   Shopping Centers #realestate
-   Propriedades Comerciais #realestate
- Varejo
-  Varejo de Bens Duráveis
-   Eletrodomésticos #cyc
-   Materiais de Construção #cyc
-  Varejo de Vestuário
-   Tecidos, Vestuário e Calçados #cyc
-   Acessórios #cyc
- Automóveis e Autopeças
-  Automóveis e Motocicletas
-   Autopeças #cyc
-   Pneus e Borracha #cyc
- Diversão, Hotéis e Educação
-  Hotelaria e Lazer
-   Hotéis #cyc
-   Viagens e Turismo #cyc
-  Serviços Educacionais
-   Ensino Superior #cyc
-   Educação Básica #cyc
-Saúde
- Serviços de Saúde
-  Serviços Médico-Hospitalares
-   Hospitais #health
-   Análises e Diagnósticos #health
-   Planos de Saúde #health
- Medicamentos e Equipamentos
-  Comércio de Medicamentos
-   Farmácias #health
-   Distribuição de Medicamentos #health
-  Indústria Farmacêutica e Equipamentos
-   Medicamentos #health
-   Equipamentos Médicos #health
-Tecnologia da Informação
- Software e Serviços
-  Programas e Serviços
-   Software de Gestão #tech
-   Serviços de TI #tech
-   Plataformas Digitais #tech
- Hardware e Equipamentos
-  Computadores e Equipamentos
-   Equipamentos de Rede #tech
-   Semicondutores #tech
-Comunicações
- Telecomunicações
-  Telecomunicações
-   Telefonia Móvel #comm
-   Banda Larga e TV por Assinatura #comm
- Mídia
-  Mídia e Entretenimento
-   Produção de Conteúdo #comm
-   Publicidade #comm
-Utilidade Pública
- Energia Elétrica
-  Geração de Energia
-   Geração Hidrelétrica #elec
-   Geração Eólica e Solar #elec
-   Geração Térmica #elec
-  Transmissão e Distribuição
-   Transmissão de Energia #elec
-   Distribuição de Energia #elec
- Água e Saneamento
-  Saneamento
-   Água e Esgoto #water
-   Gestão de Resíduos #water
- Gás
-  Distribuição de Gás
-   Gás Canalizado #gas
-   Gás Liquefeito #gas
-Financeiro
- Bancos e Serviços Financeiros
-  Intermediários Financeiros
-   Bancos Múltiplos #bank
-   Bancos de Investimento #bank
-   Bancos Digitais #bank
-  Serviços Financeiros Diversos
-   Meios de Pagamento #fin
-   Gestão de Recursos #fin
-   Crédito ao Consumidor #fin
-   Bolsas e Infraestrutura de Mercado #fin
- Seguros e Previdência
-  Seguradoras
-   Seguros Gerais #ins
-   Resseguros #ins
-   Previdência e Capitalização #ins
- Holdings e Participações
-  Holdings Diversificadas
-   Holdings de Participações #fin
-   Securitizadoras #fin
- Fundos Imobiliários
-  Fundos de Tijolo
-   Lajes Corporativas #fii
-   Galpões Logísticos #fii
-   Shoppings e Varejo #fii
-   Renda Urbana e Hospitais #fii
-   Residencial #fii
-   Agências Bancárias #fii
-  Fundos de Papel e Híbridos
-   Recebíveis Imobiliários #fii
-   Fundos de Fundos #fii
-   Híbridos #fii
-   Desenvolvimento #fii
- Fundos de Índice
-  Fundos de Índice
-   Ações Brasil #etf
-   Ações Internacionais #etf
-   Renda Fixa #etf
-   Ativos Digitais #etf
-   Setoriais e Dividendos #etf`
+// subTags gives the demo's tag of each sub-industry it places companies
+// on: the tag drives the reporting model, index membership and naming of
+// the companies. Sub-industries without a tag (OTHER_ACTIVITIES,
+// UNCLASSIFIED_COMPANIES) get no demo company, but the demo serves the
+// whole taxonomy, as imports of official files do.
+var subTags = map[string]string{
+	"OIL_GAS_EXPLORATION_REFINING": "oil", "OIL_GAS_EQUIPMENT_SERVICES": "oil",
 
-// sectorNode is a parsed taxonomy node.
-type sectorNode struct {
-	engine.Sector
-	tag string // sub-industries only
+	"AGRICULTURE": "agro", "SUGAR_ETHANOL": "agro", "GRAINS": "agro", "COFFEE": "agro",
+
+	"METAL_MINING": "mat", "NON_METAL_MINING": "mat", "STEEL": "mat", "IRON_STEEL_PRODUCTS": "mat",
+	"COPPER_PRODUCTS": "mat", "PETROCHEMICALS": "mat", "FERTILIZERS_PESTICIDES": "mat",
+	"DIVERSIFIED_CHEMICALS": "mat", "WOOD": "mat", "PULP_PAPER": "mat", "CONTAINERS_PACKAGING": "mat",
+	"OTHER_MATERIALS": "mat",
+
+	"TRANSPORT_EQUIPMENT_DISTRIBUTION": "ind", "MACHINERY_DISTRIBUTION": "ind", "BUILDING_PRODUCTS": "ind",
+	"HEAVY_CONSTRUCTION": "ind", "ENGINEERING_CONSULTING": "ind", "CONSTRUCTION_SERVICES": "ind",
+	"ENGINES_COMPRESSORS": "ind", "INDUSTRIAL_MACHINERY": "ind", "CONSTRUCTION_AGRICULTURAL_MACHINERY": "ind",
+	"ARMS_AMMUNITION": "ind", "AEROSPACE_DEFENSE": "ind", "ROAD_EQUIPMENT": "ind", "RAILWAY_EQUIPMENT": "ind",
+	"DIVERSIFIED_SERVICES": "ind", "AIRLINES": "ind", "RAILROADS": "ind", "WATER_TRANSPORT": "ind",
+	"TRUCKING": "ind", "TOLL_ROADS": "ind", "TRANSPORT_SUPPORT_SERVICES": "ind",
+
+	"MEAT_PRODUCTS": "cons", "DAIRY": "cons", "DIVERSIFIED_FOODS": "cons", "BREWERS_SOFT_DRINKS": "cons",
+	"CIGARETTES_TOBACCO": "cons", "PERSONAL_PRODUCTS": "cons", "HOUSEHOLD_CLEANING_PRODUCTS": "cons",
+	"FOOD_RETAIL": "cons",
+
+	"RESIDENTIAL_CONSTRUCTION": "realestate", "REAL_ESTATE_DEVELOPMENT": "realestate",
+	"REAL_ESTATE_OPERATING": "realestate", "REAL_ESTATE_SERVICES": "realestate",
+
+	"AUTOMOBILES_MOTORCYCLES": "cyc", "APPAREL_RETAIL": "cyc", "HOME_APPLIANCES_RETAIL": "cyc",
+	"DIVERSIFIED_RETAIL": "cyc", "HOME_IMPROVEMENT_RETAIL": "cyc", "CAR_RENTAL": "cyc",
+	"EDUCATION_SERVICES": "cyc", "LOYALTY_PROGRAMS": "cyc", "HOTELS": "cyc", "RESTAURANTS": "cyc",
+	"TEXTILES": "cyc", "APPAREL": "cyc", "FOOTWEAR": "cyc", "ACCESSORIES": "cyc", "APPLIANCES": "cyc",
+	"FURNITURE": "cyc", "HOUSEWARES": "cyc", "LEISURE_PRODUCTS": "cyc", "TRAVEL_TOURISM": "cyc",
+	"SPORTS_ACTIVITIES": "cyc",
+
+	"PHARMACEUTICALS": "health", "HOSPITALS_DIAGNOSTICS": "health", "MEDICAL_EQUIPMENT": "health",
+	"PHARMACIES_DRUG_DISTRIBUTION": "health",
+
+	"COMPUTERS_EQUIPMENT": "tech", "SOFTWARE_IT_SERVICES": "tech",
+
+	"TELECOM_SERVICES": "comm", "ADVERTISING": "comm", "FILM_TV_PRODUCTION": "comm", "PUBLISHING": "comm",
+
+	"ELECTRIC_POWER": "elec", "WATER_SANITATION": "water", "GAS_DISTRIBUTION": "gas",
+
+	"TRADITIONAL_BANKS": "bank",
+	"CONSUMER_FINANCE":  "fin", "LEASING": "fin", "RECEIVABLES_SECURITIZATION": "fin", "ASSET_MANAGEMENT": "fin",
+	"OTHER_FINANCIAL_SERVICES": "fin", "HOLDINGS": "fin",
+	"INSURERS": "ins", "INSURANCE_BROKERS": "ins", "REINSURERS": "ins",
+
+	"FII_OFFICES": "fii", "FII_LOGISTICS": "fii", "FII_SHOPPING_CENTERS": "fii", "FII_RESIDENTIAL": "fii",
+	"FII_HOSPITALS": "fii", "FII_HOTELS": "fii", "FII_SECURITIES": "fii", "FII_HYBRID": "fii", "FII_OTHER": "fii",
+
+	"ETF_BRAZIL_EQUITY": "etf", "ETF_INTERNATIONAL_EQUITY": "etf", "ETF_FIXED_INCOME": "etf",
+	"ETF_DIGITAL_ASSETS": "etf",
 }
 
-// parseTaxonomy turns the taxonomy text into sectors in depth-first order
-// (parents before children) with GICS-like ids.
+// fundWords names the demo's funds of a sub-industry where its
+// Portuguese name reads badly inside a fund name.
+var fundWords = map[string]string{
+	"FII_SECURITIES": "Recebíveis", "FII_HOSPITALS": "Hospitais", "FII_HOTELS": "Hotéis", "FII_OTHER": "Renda",
+}
+
+// sectorNode is a taxonomy node as the demo uses it.
+type sectorNode struct {
+	engine.Sector
+	pt  string // Portuguese name, for the demo's Portuguese texts
+	tag string // sub-industries only; "" for those without demo companies
+}
+
+// parseTaxonomy returns the shared taxonomy (package sectors) in
+// depth-first order (parents before children) with the demo's tags.
 func parseTaxonomy() ([]sectorNode, error) {
-	var out []sectorNode
-	var path [4]string
-	var count [5]int
-	for n, line := range strings.Split(taxonomy, "\n") {
-		lvl := len(line) - len(strings.TrimLeft(line, " ")) + 1
-		if lvl < 1 || lvl > 4 {
-			return nil, fmt.Errorf("taxonomy line %d: bad indentation", n+1)
-		}
-		name := strings.TrimSpace(line)
-		tag := ""
-		if i := strings.Index(name, " #"); i >= 0 {
-			tag = name[i+2:]
-			name = name[:i]
-		}
-		if (lvl == 4) != (tag != "") {
-			return nil, fmt.Errorf("taxonomy line %d: tag only on sub-industries", n+1)
-		}
-		count[lvl]++
-		for l := lvl + 1; l <= 4; l++ {
-			count[l] = 0
-		}
-		var id, parent string
-		if lvl == 1 {
-			id = fmt.Sprintf("S%02d", 5+5*count[1])
-		} else {
-			if path[lvl-2] == "" {
-				return nil, fmt.Errorf("taxonomy line %d: no parent", n+1)
+	nodes := sectors.Nodes()
+	out := make([]sectorNode, len(nodes))
+	seen := map[string]bool{}
+	for i, n := range nodes {
+		out[i] = sectorNode{Sector: n.Sector, pt: n.Portuguese}
+		if t, ok := subTags[n.ID]; ok {
+			if n.Level != 4 {
+				return nil, fmt.Errorf("demo tag on %s, not a sub-industry", n.ID)
 			}
-			parent = path[lvl-2]
-			id = fmt.Sprintf("%s.%02d", parent, 10*count[lvl])
+			out[i].tag = t
+			seen[n.ID] = true
 		}
-		path[lvl-1] = id
-		for l := lvl; l < 4; l++ {
-			path[l] = ""
+		if w, ok := fundWords[n.ID]; ok {
+			out[i].pt = w
 		}
-		out = append(out, sectorNode{Sector: engine.Sector{ID: id, Name: name, Level: lvl, ParentID: parent}, tag: tag})
+	}
+	for id := range subTags {
+		if !seen[id] {
+			return nil, fmt.Errorf("demo tag on %s, not in the taxonomy", id)
+		}
 	}
 	return out, nil
 }

@@ -78,7 +78,6 @@ func (g *gen) simulateEntity(idx int) {
 		sdIdio = math.Sqrt(math.Max(sdDay*sdDay-e.beta*e.beta*0.0125*0.0125-0.0055*0.0055, sdDay*sdDay*0.15))
 	}
 	mu := (e.drift+e.yield)/252 - 0.5*sdDay*sdDay // price return = drift; cash is paid out of it
-	seg := g.sectors[g.subIndex(e.c.SubIndustryID)].Name
 
 	// Scheduled events.
 	var sched []schedEvent
@@ -231,12 +230,12 @@ func (g *gen) simulateEntity(idx int) {
 		// Factor returns.
 		var z float64
 		switch {
-		case e.c.Kind == engine.KindBDR || (e.c.Kind == engine.KindETF && seg == "Ações Internacionais"):
+		case e.c.Kind == engine.KindBDR || (e.c.Kind == engine.KindETF && e.c.SubIndustryID == "ETF_INTERNATIONAL_EQUITY"):
 			z = mu + e.beta*g.world[i] + sdIdio*r.NormFloat64()
 			if i > 0 {
 				z += math.Log(g.usd[i] / g.usd[i-1])
 			}
-		case e.c.Kind == engine.KindETF && seg == "Renda Fixa":
+		case e.c.Kind == engine.KindETF && e.c.SubIndustryID == "ETF_FIXED_INCOME":
 			z = g.selic[i]/100/252 + 0.0006*r.NormFloat64()
 		default:
 			z = mu + e.beta*g.mkt[i] + sdIdio*r.NormFloat64()
@@ -303,16 +302,6 @@ func (g *gen) simulateEntity(idx int) {
 	}
 	g.volumes(e, o, r, unit)
 	o.lvl = nil
-}
-
-// subIndex returns the index of sub-industry id in g.sectors.
-func (g *gen) subIndex(id string) int {
-	for i := range g.sectors {
-		if g.sectors[i].ID == id {
-			return i
-		}
-	}
-	return 0
 }
 
 func (g *gen) setBar(s *engine.Series, j int, op, hi, lo, cl float64) {

@@ -11,6 +11,20 @@
 // backoff on network errors and 5xx/429 answers. A daily COTAHIST file that
 // answers 404 is a day without a session, not an error.
 //
+// FetchServices stores the answers of B3's listed-data services
+// (sistemaswebb3-listados.b3.com.br: index portfolios, listed-company
+// supplement, details and cash dividends, listed-fund exports), whose
+// parameter is the base64 of a JSON object in the URL's last path
+// segment. The folder keeps the service path and names each answer
+// readably (indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-26.json,
+// listedCompaniesProxy/CompanyCall/GetDetail/ABEV.json); paginated
+// answers are fetched to page.totalPages and stored merged, as one page.
+// An answer is asked at most once a São Paulo day (the manifest records
+// when it was fetched); an answer cut between two pages is asked again
+// from its first page. services.go and b3api.go cite the evidence each
+// URL follows. Package fetchtest is a local stand-in for the official
+// hosts.
+//
 // It imports engine (for dates) and the standard library only; it must not
 // import the snapshot format, the bundle package or the importers.
 package fetch

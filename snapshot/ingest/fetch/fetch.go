@@ -25,6 +25,10 @@ type Entry struct {
 	Size         int64  `json:"size"`
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+	// Fetched is when a service answer was stored (RFC 3339, UTC);
+	// Absent records that the service answered "unknown" then.
+	Fetched string `json:"fetched,omitempty"`
+	Absent  bool   `json:"absent,omitempty"`
 }
 
 // Progress reports a download in progress.
@@ -53,7 +57,25 @@ type Client struct {
 	Backoff  time.Duration
 	// Progress, when set, is called as bytes arrive.
 	Progress func(Progress)
+	// MaxFileBytes bounds a downloaded file (default DefaultMaxFileBytes);
+	// MaxAnswerBytes bounds one answer of a B3 service
+	// (DefaultMaxAnswerBytes).
+	MaxFileBytes   int64
+	MaxAnswerBytes int64
+	// PageSize is the number of results asked per page of a paginated B3
+	// service (default DefaultPageSize).
+	PageSize int
+	// Pace is the least time between two requests to the B3 services
+	// (zero: none); the fetch command sets 200 ms.
+	Pace time.Duration
+	// Now, when set, replaces time.Now (tests).
+	Now func() time.Time
 }
+
+// DefaultMaxFileBytes bounds a downloaded file: 4 GiB, well above any
+// official file (the largest, CVM's yearly archives and B3's annual
+// COTAHIST, are hundreds of MB at most).
+const DefaultMaxFileBytes = 4 << 30
 
 // ErrStatus is wrapped by errors for unexpected HTTP answers.
 var ErrStatus = errors.New("unexpected HTTP status")
@@ -277,7 +299,22 @@ func (c *Client) try(ctx context.Context, dst, u string, it Item, old Entry, kno
 		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
 		return 0, &statusError{resp.StatusCode, u}, retry
 	}
-	n, cerr := copyProgress(f, resp.Body, have, it.Path, c.Progress)
+	limit := c.MaxFileBytes
+	if limit <= 0 {
+		limit = DefaultMaxFileBytes
+	}
+	if pending.Size > limit {
+		f.Close()
+		os.Remove(part)
+		return 0, fmt.Errorf("%s: %d bytes, more than the limit of %d", u, pending.Size, limit), false
+	}
+	n, cerr := copyProgress(f, io.LimitReader(resp.Body, limit-have+1), have, it.Path, c.Progress)
+	if cerr == nil && have+n > limit {
+		cerr = fmt.Errorf("%s: more than the limit of %d bytes", u, limit)
+		f.Close()
+		os.Remove(part)
+		return 0, cerr, false
+	}
 	if err := f.Close(); err != nil && cerr == nil {
 		cerr = err
 	}

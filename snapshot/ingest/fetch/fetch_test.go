@@ -337,6 +337,17 @@ func TestFetchRetryAndErrors(t *testing.T) {
 	if _, err := cl.FetchAll(context.Background(), dir, items); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Errorf("503: %v", err)
 	}
+	// A file over the size limit is refused, not retried, and not kept.
+	big := client(ts)
+	big.MaxFileBytes = 1000
+	items, _ = Plan([]string{"cad"}, day(2022, 2, 3), day(2022, 2, 3), false)
+	before, _ := s.count(pCad)
+	if _, err := big.FetchAll(context.Background(), t.TempDir(), items); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("over the limit: %v", err)
+	}
+	if n, _ := s.count(pCad); n != before+1 {
+		t.Errorf("over the limit: %d requests", n-before)
+	}
 	if _, err := localPath(dir, "../x"); err == nil {
 		t.Error("path outside the folder accepted")
 	}
@@ -357,5 +368,32 @@ func TestContentRange(t *testing.T) {
 		if _, _, ok := contentRange(in); ok {
 			t.Errorf("%q accepted", in)
 		}
+	}
+}
+
+// TestFetchSizeLimitStreamed: an answer without a Content-Length that
+// runs over the limit is cut there, refused and not kept.
+func TestFetchSizeLimitStreamed(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < 10; i++ {
+			w.Write(bytes.Repeat([]byte("x"), 500))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer ts.Close()
+	dir := t.TempDir()
+	cl := client(ts)
+	cl.MaxFileBytes = 2000
+	items, _ := Plan([]string{"cad"}, day(2022, 2, 3), day(2022, 2, 3), false)
+	if _, err := cl.FetchAll(context.Background(), dir, items); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("streamed over the limit: %v", err)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "dados/CIA_ABERTA/CAD/DADOS/*"))
+	if len(matches) != 0 {
+		t.Errorf("kept %v", matches)
+	}
+	cl.MaxFileBytes = 5000
+	if res, err := cl.FetchAll(context.Background(), dir, items); err != nil || res.Downloaded != 1 {
+		t.Errorf("at the limit: %+v %v", res, err)
 	}
 }

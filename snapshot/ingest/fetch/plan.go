@@ -8,8 +8,24 @@ import (
 	"github.com/pregao/pregao/engine"
 )
 
-// Sources are the names Plan accepts.
-var Sources = []string{"cotahist", "cad", "dfp", "itr", "fca", "fii"}
+// Sources are the names Plan accepts: the official files, then the B3
+// service sources (ServiceSources), which Plan leaves to FetchServices.
+var Sources = []string{"cotahist", "cad", "dfp", "itr", "fca", "fii", "indexes", "companies", "listings"}
+
+// ServiceSources are the sources answered by B3's listed-data services
+// (FetchServices): index portfolios, listed-company data (supplement,
+// details, cash dividends) and the listed-fund exports.
+var ServiceSources = []string{"indexes", "companies", "listings"}
+
+// IsService reports whether source s is one of ServiceSources.
+func IsService(s string) bool {
+	for _, x := range ServiceSources {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
 
 // Official hosts.
 const (
@@ -53,6 +69,7 @@ func Plan(sources []string, from, to engine.Date, annual bool) ([]Item, error) {
 		}
 		seen[s] = true
 		switch s {
+		case "indexes", "companies", "listings":
 		case "cotahist":
 			if annual {
 				for y := fy; y <= ty; y++ {

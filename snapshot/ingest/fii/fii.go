@@ -15,6 +15,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/cvm"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 // Table kinds of the monthly report.
@@ -239,14 +240,16 @@ func (j *joiner) generalRow(rd *cvm.Reader) (func(key) error, error) {
 		if n := rd.String(cNum); n != "" {
 			line1 = strings.TrimSpace(line1 + ", " + n)
 		}
+		seg := rd.String(cSeg)
+		sub, _ := sectors.FromFII(seg)
 		j.funds[k.id] = &Fund{
 			Company: engine.Company{
-				ID: k.id, Name: rd.String(cName), Kind: engine.KindFII, Employees: -1,
+				ID: k.id, Name: rd.String(cName), Kind: engine.KindFII, Employees: -1, SubIndustryID: sub,
 				FreeFloat: engine.Null, FoundingDate: fd, IPODate: engine.NoDate, Website: rd.String(cSite),
 				Address: engine.Address{Line1: line1, Line2: join(rd.String(cComp), rd.String(cBai)),
 					City: rd.String(cCid), State: rd.String(cUF), PostalCode: rd.String(cCEP), Country: "BRASIL"},
 			},
-			ISIN: strings.ToUpper(rd.String(cISIN)), Segment: rd.String(cSeg), Mandate: rd.String(cMand),
+			ISIN: strings.ToUpper(rd.String(cISIN)), Segment: seg, Mandate: rd.String(cMand),
 			Audience: rd.String(cPub), Latest: k.ref,
 		}
 		return nil

@@ -112,6 +112,16 @@ func TestMonthlyReal2021(t *testing.T) {
 		c.Address.Line1 != "AV BRIGADEIRO FARIA LIMA, 3400" || c.FreeFloat.Valid() || c.Employees != -1 {
 		t.Errorf("fund %+v", d)
 	}
+	// Its segment places it in the taxonomy.
+	if c.SubIndustryID != "FII_HYBRID" {
+		t.Errorf("sub-industry %q, want FII_HYBRID", c.SubIndustryID)
+	}
+	// Every segment of the sample maps to a sub-industry.
+	for id, f := range m.Details {
+		if f.Segment != "" && f.Company.SubIndustryID == "" {
+			t.Errorf("fund %s: segment %q has no sub-industry", id, f.Segment)
+		}
+	}
 	// Versions: 01.235.622/0001-61 filed 2021-05 as version 3.
 	if v := findReport(t, m.Reports, "01235622000161", engine.MakeDate(2021, 5, 1)); v.Version != 3 ||
 		!v.PublishDate.Equal(time.Date(2021, 12, 21, 0, 0, 0, 0, time.UTC)) {

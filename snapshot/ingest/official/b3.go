@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pregao/pregao/engine"
@@ -32,68 +33,118 @@ func nomres(c *engine.Company) string {
 	return strings.TrimSpace(string(n))
 }
 
-// writeIndex writes x as B3's portfolio download SYMBOLDia_dd-mm-yy.csv:
-// title, header, one row per member (part in % with B3's three decimals,
-// theoretical quantity in shares), the total and reductor footers.
+// writeIndex writes x as B3's GetPortfolioDay answer (Portuguese:
+// Brazilian numbers, header.date dd/mm/yy), stored as pregao fetch
+// stores it: SYMBOL/YYYY-MM-DD.json. Part (%) has B3's three decimals,
+// theoretical quantities are shares, the reductor keeps its digits.
 func (w *writer) writeIndex(x *engine.Index) error {
+	type result struct {
+		Segment      *string `json:"segment"`
+		Cod          string  `json:"cod"`
+		Asset        string  `json:"asset"`
+		Type         string  `json:"type"`
+		Part         string  `json:"part"`
+		PartAcum     *string `json:"partAcum"`
+		TheoricalQty string  `json:"theoricalQty"`
+	}
+	var out struct {
+		Page struct {
+			PageNumber   int `json:"pageNumber"`
+			PageSize     int `json:"pageSize"`
+			TotalRecords int `json:"totalRecords"`
+			TotalPages   int `json:"totalPages"`
+		} `json:"page"`
+		Header struct {
+			Date         string  `json:"date"`
+			Text         string  `json:"text"`
+			Part         string  `json:"part"`
+			PartAcum     *string `json:"partAcum"`
+			TextReductor string  `json:"textReductor"`
+			Reductor     string  `json:"reductor"`
+			TheoricalQty string  `json:"theoricalQty"`
+		} `json:"header"`
+		Results []result `json:"results"`
+	}
 	y, m, d := x.AsOf.Time().Date()
-	name := fmt.Sprintf("%s/%sDia_%02d-%02d-%02d.csv", IndexDir, x.Symbol, d, int(m), y%100)
-	err := w.writeFile(name, func(out io.Writer) error {
-		r := &csvRow{w: out}
-		if err := r.write(fmt.Sprintf("%s - Carteira do Dia %02d/%02d/%02d", x.Symbol, d, int(m), y%100)); err != nil {
-			return err
-		}
-		if err := r.write("Código", "Ação", "Tipo", "Qtde. Teórica", "Part. (%)", ""); err != nil {
-			return err
-		}
-		var total float64
-		for _, mb := range x.Members {
-			name, spec := "", ""
-			if s := w.byTick[mb.Ticker]; s != nil {
-				if c := w.company[s.CompanyID]; c != nil {
-					name = nomres(c)
-					spec = specWord(s.StockType, s.Ticker, c.BDRSponsored)
-					if seg := segmentCode(c.ListingSegment); seg != "" && c.Kind == engine.KindCompany {
-						spec = fmt.Sprintf("%-8s%s", spec, seg)
-					}
+	var total float64
+	for _, mb := range x.Members {
+		name, spec := "", ""
+		if s := w.byTick[mb.Ticker]; s != nil {
+			if c := w.company[s.CompanyID]; c != nil {
+				name = nomres(c)
+				spec = specWord(s.StockType, s.Ticker, c.BDRSponsored)
+				if seg := segmentCode(c.ListingSegment); seg != "" && c.Kind == engine.KindCompany {
+					spec = fmt.Sprintf("%-8s%s", spec, seg)
 				}
 			}
-			qty := ""
-			if mb.TheoreticalQty.Valid() {
-				total += float64(mb.TheoreticalQty)
-				qty = brQty(mb.TheoreticalQty)
-			}
-			part := ""
-			if mb.Weight.Valid() {
-				part = strings.Replace(fmt.Sprintf("%.3f", float64(mb.Weight)*100), ".", ",", 1)
-			}
-			if err := r.write(mb.Ticker, name, spec, qty, part, ""); err != nil {
-				return err
-			}
 		}
-		if err := r.write("Quantidade Teórica Total", "", "", brQty(engine.Num(total)), "100,000", ""); err != nil {
-			return err
+		r := result{Cod: mb.Ticker, Asset: name, Type: spec}
+		if mb.TheoreticalQty.Valid() {
+			total += float64(mb.TheoreticalQty)
+			r.TheoricalQty = brDec(mb.TheoreticalQty)
 		}
-		return r.write("Redutor", "", "", "1.000,00000000", "", "")
-	})
-	w.add(func(s *Stats) { s.Indexes++ })
-	return err
-}
-
-// brQty is a quantity with thousands dots and, when fractional, a
-// decimal comma.
-func brQty(v engine.Num) string {
-	f := float64(v)
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return brInt(int64(f))
+		if mb.Weight.Valid() {
+			r.Part = strings.Replace(fmt.Sprintf("%.3f", float64(mb.Weight)*100), ".", ",", 1)
+		}
+		out.Results = append(out.Results, r)
 	}
-	whole := math.Trunc(f)
-	frac := strings.TrimPrefix(decimal(engine.Num(math.Abs(f-whole))), "0.")
-	return brInt(int64(whole)) + "," + frac
+	out.Page.PageNumber, out.Page.PageSize, out.Page.TotalRecords, out.Page.TotalPages = 1, len(out.Results), len(out.Results), 1
+	out.Header.Date = fmt.Sprintf("%02d/%02d/%02d", d, int(m), y%100)
+	out.Header.Text = "Quantidade Teórica Total"
+	out.Header.Part = "100,000"
+	out.Header.TextReductor = "Redutor"
+	out.Header.Reductor = brDec(x.Reductor)
+	out.Header.TheoricalQty = brDec(engine.Num(total))
+	w.add(func(s *Stats) { s.Indexes++ })
+	return w.writeJSON(fmt.Sprintf("%s/%s/%s.json", IndexDir, x.Symbol, x.AsOf), out)
 }
 
-// writeListings writes B3's fund listing exports: ETFs listados (';',
-// ISO-8859-1) and the listed FIIs (',', UTF-8, as the export is).
+// brDec is v with '.' grouping thousands and, when fractional, a decimal
+// comma followed by v's own decimal digits ("18.296.803,37677573"); ""
+// for a missing value.
+func brDec(v engine.Num) string {
+	s := decimal(v)
+	if s == "" {
+		return ""
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(whole, "-")
+	n, _ := strconv.ParseInt(strings.TrimPrefix(whole, "-"), 10, 64)
+	out := brInt(n)
+	if neg {
+		out = "-" + out
+	}
+	if frac != "" {
+		out += "," + frac
+	}
+	return out
+}
+
+// pctOf is f as a percentage, written from f's own decimal digits
+// (0.1768 -> "17,68"), so that reading it back as a fraction of 100
+// gives f exactly.
+func pctOf(f engine.Num) string {
+	s := decimal(f)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	frac += "00"
+	whole, frac = strings.TrimLeft(whole+frac[:2], "0"), strings.TrimRight(frac[2:], "0")
+	if whole == "" {
+		whole = "0"
+	}
+	if neg {
+		whole = "-" + whole
+	}
+	if frac == "" {
+		return whole
+	}
+	return whole + "," + frac
+}
+
+// writeListings writes B3's fund listing exports (GetListFundDownload,
+// decoded: ';'-separated ISO-8859-1): the ETFs (etfsListados.csv) and
+// the listed FIIs (fundosListados.csv), by 4-character code.
 func (w *writer) writeListings() error {
 	var etfs, fiis []*engine.Company
 	for i := range w.u.Companies {
@@ -120,15 +171,16 @@ func (w *writer) writeListings() error {
 		return err
 	}
 	return w.writeFile(ListingDir+"/fundosListados.csv", func(out io.Writer) error {
-		var b strings.Builder
-		b.WriteString("Razão Social,codigo\n")
+		r := &csvRow{w: out}
+		if err := r.write("Razão Social", "Fundo", "Segmento", "Código"); err != nil {
+			return err
+		}
 		for _, c := range fiis {
-			for _, s := range w.secs[c.ID] {
-				b.WriteString(strings.ReplaceAll(c.Name, ",", " ") + "," + s.Ticker + "\n")
+			if err := r.write(c.Name, c.TradingName, "", c.Symbol); err != nil {
+				return err
 			}
 		}
-		_, err := io.WriteString(out, b.String())
-		return err
+		return nil
 	})
 }
 
@@ -313,25 +365,29 @@ func (w *writer) writeSupplement(c *engine.Company, cur []*engine.CashAction, ac
 			LastDatePrior: brDate(ca.PriorExDate)})
 	}
 	n := 0
+	rec := func(a *engine.ShareAction, issued, factor string) stockOut {
+		return stockOut{AssetIssued: issued, Factor: factor, ApprovedOn: brDate(a.ApprovalDate), ISINCode: a.ISIN,
+			Label: a.Label, LastDatePrior: brDate(a.PriorExDate), Remarks: a.Remarks}
+	}
 	for _, a := range acts {
-		switch {
-		case a.Type == engine.ActSubscription:
+		switch a.Type {
+		case engine.ActSubscription:
 			s.Subscriptions = append(s.Subscriptions, subOut{AssetIssued: a.IssuedISIN, Percentage: pct(a.Factor, 1),
 				ApprovedOn: brDate(a.ApprovalDate), ISINCode: a.ISIN, Label: a.Label, LastDatePrior: brDate(a.PriorExDate), Remarks: a.Remarks})
-		case a.Factor.Valid() && a.Factor > 0:
-			base := engine.Num(1)
-			if a.Type == engine.ActReverseSplit {
-				base = 0
-			}
-			s.StockDividends = append(s.StockDividends, stockOut{AssetIssued: a.IssuedISIN, Factor: pct(a.Factor, base),
-				ApprovedOn: brDate(a.ApprovalDate), ISINCode: a.ISIN, Label: a.Label, LastDatePrior: brDate(a.PriorExDate), Remarks: a.Remarks})
-		default: // legged events: one row per leg, as B3 lists them
+		case engine.ActStockSplit, engine.ActStockBonus: // the percentage added
+			s.StockDividends = append(s.StockDividends, rec(a, a.IssuedISIN, pct(a.Factor, 1)))
+		case engine.ActReverseSplit: // the multiplier (0,10 for 10:1)
+			s.StockDividends = append(s.StockDividends, rec(a, a.IssuedISIN, brNum(a.Factor)))
+		case engine.ActTotalRedemption: // the percentage of the shares redeemed
+			s.StockDividends = append(s.StockDividends, rec(a, a.IssuedISIN, pctOf(1-a.Factor)))
+		default: // legged events: one record per leg, as B3 lists them
 			for _, l := range a.Legs {
-				if !l.Factor.Valid() || l.Factor <= 0 {
-					continue
+				switch {
+				case l.LegType == engine.LegReceived && l.Factor.Valid() && l.Factor > 0:
+					s.StockDividends = append(s.StockDividends, rec(a, l.ISIN, pctOf(l.Factor)))
+				case l.LegType == engine.LegOriginal && l.Factor.Valid() && l.Factor > 0 && l.Factor != 1:
+					s.StockDividends = append(s.StockDividends, rec(a, a.ISIN, pctOf(l.Factor)))
 				}
-				s.StockDividends = append(s.StockDividends, stockOut{AssetIssued: l.ISIN, Factor: pct(l.Factor, 0),
-					ApprovedOn: brDate(a.ApprovalDate), ISINCode: a.ISIN, Label: a.Label, LastDatePrior: brDate(a.PriorExDate), Remarks: a.Remarks})
 			}
 		}
 		n++

@@ -34,7 +34,7 @@ func smallSize() demo.Size {
 }
 
 // importConfig is the import of dir that pregao update --no-fetch runs
-// (cmd/pregao officialArgs; its test holds the two equal).
+// (cmd/pregao officialArgs; its test runs it on written files).
 func importConfig(dir string, cash []string) assemble.Config {
 	p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 	cfg := assemble.DefaultConfig()
@@ -44,7 +44,13 @@ func importConfig(dir string, cash []string) assemble.Config {
 	cfg.ITR = []string{p(official.ITRDir)}
 	cfg.FCA = []string{p(official.FCADir)}
 	cfg.FII = []string{p(official.FIIDir)}
-	cfg.Index = []string{p(official.IndexDir)}
+	syms, _ := os.ReadDir(p(official.IndexDir))
+	for _, sym := range syms {
+		files, _ := filepath.Glob(filepath.Join(p(official.IndexDir), sym.Name(), "*.json"))
+		for _, f := range files {
+			cfg.Index = append(cfg.Index, sym.Name()+"="+f)
+		}
+	}
 	cfg.Supplement = []string{p(official.SuppDir)}
 	cfg.Details = []string{p(official.DetailsDir)}
 	cfg.Listings = []string{p(official.ListingDir)}
@@ -528,9 +534,9 @@ func compareCash(d *diffs, a, b *engine.Universe, coOf, renamed map[string]strin
 	}
 }
 
-// compareShareActions compares splits, reverse splits, bonuses and
-// subscriptions (B3's supplement carries them; legged events are skipped
-// by the import: excluded).
+// compareShareActions compares every share action: splits, reverse
+// splits, bonuses, total redemptions and subscriptions by factor, legged
+// events (spin-offs, mergers, restitutions) leg by leg.
 func compareShareActions(d *diffs, a, b *engine.Universe, coOf map[string]string) {
 	key := func(co, isin, typ string, ap, px engine.Date) string {
 		return fmt.Sprint(co, " ", isin, " ", typ, " ", ap, " ", px)
@@ -543,11 +549,6 @@ func compareShareActions(d *diffs, a, b *engine.Universe, coOf map[string]string
 	}
 	for i := range a.ShareActions {
 		s := &a.ShareActions[i]
-		switch s.Type {
-		case engine.ActStockSplit, engine.ActReverseSplit, engine.ActStockBonus, engine.ActSubscription:
-		default:
-			continue
-		}
 		k := key(coOf[s.CompanyID], s.ISIN, s.Type, s.ApprovalDate, s.PriorExDate)
 		gs := got[k]
 		if len(gs) == 0 {
@@ -561,6 +562,16 @@ func compareShareActions(d *diffs, a, b *engine.Universe, coOf map[string]string
 		}
 		if s.Type != engine.ActSubscription && s.Remarks != g.Remarks {
 			d.add("share action remarks", "%s: %q, imported %q", k, s.Remarks, g.Remarks)
+		}
+		if len(s.Legs) != len(g.Legs) {
+			d.add("share action legs", "%s: %+v, imported %+v", k, s.Legs, g.Legs)
+			continue
+		}
+		for j, l := range s.Legs {
+			m := g.Legs[j]
+			if l.LegType != m.LegType || l.ISIN != m.ISIN || l.Ticker != m.Ticker || !numEq(l.Factor, m.Factor, 1e-12) {
+				d.add("share action leg", "%s: %+v, imported %+v", k, l, m)
+			}
 		}
 	}
 	for k, gs := range got {
@@ -581,6 +592,9 @@ func compareIndexes(d *diffs, a, b *engine.Universe) {
 		if g == nil {
 			d.add("index missing", "%s", x.Symbol)
 			continue
+		}
+		if !numEq(x.Reductor, g.Reductor, 0) {
+			d.add("index reductor", "%s: %v, imported %v", x.Symbol, x.Reductor, g.Reductor)
 		}
 		if x.AsOf != g.AsOf || len(x.Members) != len(g.Members) {
 			d.add("index", "%s: %s %d members, imported %s %d", x.Symbol, x.AsOf, len(x.Members), g.AsOf, len(g.Members))

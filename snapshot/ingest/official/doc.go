@@ -1,10 +1,10 @@
 // Package official writes a Universe (in practice the demo universe of
 // package demo) as B3 and the CVM publish their open data, so that
 // "pregao import" can be proved at real size on a market whose every
-// figure is known: Write lays the files out as "pregao fetch" does (the
-// official hosts' paths), plus the B3 listed-company responses, index
-// portfolios and fund listings under b3/, which "pregao update" imports
-// too (cmd/pregao officialArgs).
+// figure is known: Write lays the files out as "pregao fetch" stores
+// them (the official hosts' paths; B3's services under their service
+// path), which "pregao update --no-fetch" imports (cmd/pregao
+// officialArgs).
 //
 // What is written, under the output directory:
 //
@@ -14,11 +14,11 @@
 //	dados/CIA_ABERTA/DOC/ITR/DADOS/itr_cia_aberta_YYYY.zip
 //	dados/CIA_ABERTA/DOC/FCA/DADOS/fca_cia_aberta_YYYY.zip   (the as-of year)
 //	dados/FII/DOC/INF_MENSAL/DADOS/inf_mensal_fii_YYYY.zip
-//	b3/indexes/SYMBOLDia_dd-mm-yy.csv              one portfolio per index
-//	b3/cash-dividends/SYMBOL.json                  GetListedCashDividends, per issuer root
-//	b3/supplement/SYMBOL.json                      GetListedSupplementCompany
-//	b3/details/SYMBOL.json                         GetDetailsCompany (companies)
-//	b3/listings/etfsListados.csv, fundosListados.csv
+//	indexProxy/indexCall/GetPortfolioDay/SYMBOL/YYYY-MM-DD.json        one portfolio per index
+//	listedCompaniesProxy/CompanyCall/GetListedCashDividends/SYMBOL.json per issuer root
+//	listedCompaniesProxy/CompanyCall/GetListedSupplementCompany/SYMBOL.json
+//	listedCompaniesProxy/CompanyCall/GetDetail/SYMBOL.json             (companies)
+//	fundsProxy/fundsCall/GetListFundDownload/etfsListados.csv, fundosListados.csv
 //
 // Formats follow the official layouts the importers read (package
 // cotahist, cvm, fii and b3 name every field): COTAHIST is fixed-width,
@@ -38,5 +38,6 @@
 // Output is deterministic: the same Universe gives byte-identical files
 // (ZIP entries carry a fixed modification time).
 //
-// It imports engine only; no importer may import it (its test checks).
+// It imports engine and package fetch (for the service paths); no
+// importer may import it (its test checks).
 package official

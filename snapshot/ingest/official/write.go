@@ -17,11 +17,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/fetch"
 )
 
 // Paths of the files Write creates, relative to its directory (slash
-// separated). They are the official hosts' paths (pregao fetch writes the
-// same), except B3Dir, which has no official host path.
+// separated): the official hosts' paths, as pregao fetch writes them
+// (B3's services under their service path: package fetch).
 const (
 	CotahistDir = "InstDados/SerHist"
 	CadPath     = "dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv"
@@ -29,12 +30,11 @@ const (
 	ITRDir      = "dados/CIA_ABERTA/DOC/ITR/DADOS"
 	FCADir      = "dados/CIA_ABERTA/DOC/FCA/DADOS"
 	FIIDir      = "dados/FII/DOC/INF_MENSAL/DADOS"
-	B3Dir       = "b3"
-	IndexDir    = B3Dir + "/indexes"
-	CashDir     = B3Dir + "/cash-dividends"
-	SuppDir     = B3Dir + "/supplement"
-	DetailsDir  = B3Dir + "/details"
-	ListingDir  = B3Dir + "/listings"
+	IndexDir    = fetch.SvcPortfolioDay  // SYMBOL/YYYY-MM-DD.json
+	CashDir     = fetch.SvcCashDividends // SYMBOL.json
+	SuppDir     = fetch.SvcSupplement    // SYMBOL.json
+	DetailsDir  = fetch.SvcDetail        // SYMBOL.json
+	ListingDir  = fetch.SvcFundList      // fundosListados.csv, etfsListados.csv
 )
 
 // Options tunes Write. The zero value is the default.

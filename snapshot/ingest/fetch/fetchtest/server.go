@@ -1,0 +1,258 @@
+// Package fetchtest is a local stand-in for the official hosts that pregao
+// fetch downloads from, for tests and measurements: one http.Handler
+// serves the official file layout (InstDados/SerHist/..., dados/...,
+// with ETag, Range and conditional requests) and B3's listed-data
+// services at their paths, with the base64 JSON parameter in the last
+// path segment, answered from sample answers and paginated by the
+// parameter's pageNumber and pageSize as B3 does (page.totalRecords,
+// page.totalPages). Faults can be injected per path or answer key.
+//
+// It imports the standard library and snapshot/ingest/fetch only (and
+// datafile for the samples); nothing outside tests should import it.
+package fetchtest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pregao/pregao/snapshot/ingest/fetch"
+)
+
+// Server holds the files and answers it serves. Fill its maps before
+// serving; the fault maps may be changed under Mu while serving.
+type Server struct {
+	// Files are official files by URL path ("/InstDados/SerHist/...").
+	Files map[string][]byte
+	// Portfolios are whole GetPortfolioDay answers by index symbol;
+	// Supplements GetListedSupplementCompany answers by issuingCompany;
+	// Details GetDetail answers by codeCVM; Cash whole
+	// GetListedCashDividends answers by tradingName; FundLists the CSV
+	// text of GetListFundDownload by typeFund.
+	Portfolios  map[string][]byte
+	Supplements map[string][]byte
+	Details     map[string][]byte
+	Cash        map[string][]byte
+	FundLists   map[int][]byte
+	// Synthetic answers for every issuer code that Supplements lacks a
+	// supplement without events or share counts (codeCVM "9" and the
+	// code's four bytes in decimal, trading name "CODE SA"), a detail
+	// without a CNPJ and no cash dividend: a stand-in for B3's answers
+	// on every company of a day, for scale tests. Otherwise such codes
+	// are unknown (an empty body).
+	Synthetic bool
+
+	Mu sync.Mutex
+	// Fail makes the next n requests of a key (a file's URL path, or
+	// "SERVICE/VALUE" of a service answer: "GetPortfolioDay/IBOV",
+	// "GetListedCashDividends/AMBEVSA") answer 503.
+	Fail map[string]int
+	// Gone keys answer 404.
+	Gone map[string]bool
+	// Requests counts the requests by key.
+	Requests map[string]int
+	// Bytes counts the bytes of the answers' bodies.
+	Bytes int64
+}
+
+// New returns an empty Server.
+func New() *Server {
+	return &Server{Files: map[string][]byte{}, Portfolios: map[string][]byte{}, Supplements: map[string][]byte{},
+		Details: map[string][]byte{}, Cash: map[string][]byte{}, FundLists: map[int][]byte{},
+		Fail: map[string]int{}, Gone: map[string]bool{}, Requests: map[string]int{}}
+}
+
+// Count returns the number of requests of key so far.
+func (s *Server) Count(key string) int {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	return s.Requests[key]
+}
+
+// Total returns the number of requests so far.
+func (s *Server) Total() int {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	n := 0
+	for _, v := range s.Requests {
+		n += v
+	}
+	return n
+}
+
+// fault records a request of key and tells whether it must fail.
+func (s *Server) fault(key string) (code int) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Requests[key]++
+	if s.Fail[key] > 0 {
+		s.Fail[key]--
+		return http.StatusServiceUnavailable
+	}
+	if s.Gone[key] {
+		return http.StatusNotFound
+	}
+	return 0
+}
+
+func (s *Server) write(w http.ResponseWriter, ctype string, b []byte) {
+	s.Mu.Lock()
+	s.Bytes += int64(len(b))
+	s.Mu.Unlock()
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Write(b)
+}
+
+var services = []string{fetch.SvcPortfolioDay, fetch.SvcSupplement, fetch.SvcDetail, fetch.SvcCashDividends, fetch.SvcFundList}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw := r.URL.EscapedPath()
+	for _, svc := range services {
+		if rest, ok := strings.CutPrefix(raw, "/"+svc+"/"); ok {
+			s.service(w, svc, rest)
+			return
+		}
+	}
+	if code := s.fault(r.URL.Path); code != 0 {
+		http.Error(w, http.StatusText(code), code)
+		return
+	}
+	b, ok := s.Files[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	sum := sha256.Sum256(b)
+	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:8])+`"`)
+	s.Mu.Lock()
+	s.Bytes += int64(len(b))
+	s.Mu.Unlock()
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+}
+
+// service answers one service call; param is the escaped last segment.
+func (s *Server) service(w http.ResponseWriter, svc, param string) {
+	name := svc[strings.LastIndexByte(svc, '/')+1:]
+	p, err := fetch.DecodeParam(param)
+	if err != nil {
+		s.fault(name + "/?")
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	str := func(k string) string {
+		switch v := p[k].(type) {
+		case string:
+			return v
+		case json.Number:
+			return v.String()
+		}
+		return ""
+	}
+	var key string
+	switch svc {
+	case fetch.SvcPortfolioDay:
+		key = str("index")
+	case fetch.SvcSupplement:
+		key = str("issuingCompany")
+	case fetch.SvcDetail:
+		key = str("codeCVM")
+	case fetch.SvcCashDividends:
+		key = str("tradingName")
+	case fetch.SvcFundList:
+		key = str("typeFund")
+	}
+	if key == "" {
+		s.fault(name + "/?")
+		http.Error(w, "missing parameter", http.StatusBadRequest)
+		return
+	}
+	if code := s.fault(name + "/" + key); code != 0 {
+		http.Error(w, http.StatusText(code), code)
+		return
+	}
+	switch svc {
+	case fetch.SvcPortfolioDay, fetch.SvcCashDividends:
+		whole := s.Portfolios[key]
+		if svc == fetch.SvcCashDividends {
+			whole = s.Cash[key]
+		}
+		n, _ := strconv.Atoi(str("pageNumber"))
+		size, _ := strconv.Atoi(str("pageSize"))
+		b, err := Page(whole, n, size)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.write(w, "application/json; charset=utf-8", b)
+	case fetch.SvcSupplement:
+		b, ok := s.Supplements[key]
+		if !ok && s.Synthetic && fetch.ValidCompany(key) {
+			b, _ = json.Marshal([]map[string]any{{"code": key, "codeCVM": syntheticCVM(key), "tradingName": key + " SA",
+				"numberCommonShares": "", "numberPreferredShares": "", "cashDividends": []any{}, "stockDividends": []any{}, "subscriptions": []any{}}})
+		}
+		s.write(w, "text/plain; charset=utf-8", b) // unknown: 200, empty body
+	case fetch.SvcDetail:
+		b, ok := s.Details[key]
+		if !ok && s.Synthetic && strings.HasPrefix(key, "9") && len(key) == 13 {
+			b, _ = json.Marshal(map[string]any{"codeCVM": key, "cnpj": "", "status": "A", "otherCodes": []any{}})
+		}
+		s.write(w, "text/plain; charset=utf-8", b)
+	case fetch.SvcFundList:
+		n, _ := strconv.Atoi(key)
+		csv, ok := s.FundLists[n]
+		if !ok {
+			http.NotFound(w, nil)
+			return
+		}
+		b, _ := json.Marshal(base64.StdEncoding.EncodeToString(csv))
+		s.write(w, "text/plain; charset=utf-8", b)
+	}
+}
+
+// Page returns page n (from 1) of size results of a whole paginated
+// answer, as B3 answers it: the answer's other fields, results n, and
+// page{pageNumber, pageSize, totalRecords, totalPages}. A nil whole is an
+// unknown key: no result, totalPages 0. Bad page parameters are an error.
+func Page(whole []byte, n, size int) ([]byte, error) {
+	if n < 1 || size < 1 || size > 9999 {
+		return nil, fmt.Errorf("bad pageNumber %d or pageSize %d", n, size)
+	}
+	fields := map[string]json.RawMessage{}
+	var results []json.RawMessage
+	if whole != nil {
+		if err := json.Unmarshal(whole, &fields); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(fields["results"], &results); err != nil {
+			return nil, err
+		}
+	}
+	total := len(results)
+	lo, hi := min((n-1)*size, total), min(n*size, total)
+	page := results[lo:hi]
+	if page == nil {
+		page = []json.RawMessage{}
+	}
+	fields["results"], _ = json.Marshal(page)
+	fields["page"], _ = json.Marshal(map[string]int{"pageNumber": n, "pageSize": size, "totalRecords": total, "totalPages": (total + size - 1) / size})
+	return json.Marshal(fields)
+}
+
+// syntheticCVM is the CVM code of a synthetic company: "9" and the code's
+// four bytes as three-digit numbers.
+func syntheticCVM(code string) string {
+	out := "9"
+	for i := 0; i < 4; i++ {
+		out += fmt.Sprintf("%03d", code[i])
+	}
+	return out
+}
