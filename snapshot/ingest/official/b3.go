@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 func (w *writer) b3Jobs() []func() error {
@@ -99,6 +100,15 @@ func (w *writer) writeIndex(x *engine.Index) error {
 	return w.writeJSON(fmt.Sprintf("%s/%s/%s.json", IndexDir, x.Symbol, x.AsOf), out)
 }
 
+// firstMapped is the first value of src's mapping table that maps to
+// sub-industry id (package sectors), "" when none does.
+func firstMapped(src sectors.Source, id string) string {
+	if m := sectors.Mapped(src, id); len(m) > 0 {
+		return m[0]
+	}
+	return ""
+}
+
 // brDec is v with '.' grouping thousands and, when fractional, a decimal
 // comma followed by v's own decimal digits ("18.296.803,37677573"); ""
 // for a missing value.
@@ -161,7 +171,7 @@ func (w *writer) writeListings() error {
 			return err
 		}
 		for _, c := range etfs {
-			if err := r.write(c.Name, c.TradingName, "", c.Symbol, "", "Brasil", "Bolsa"); err != nil {
+			if err := r.write(c.Name, c.TradingName, "", c.Symbol, "", firstMapped(sectors.ETF, c.SubIndustryID), "Bolsa"); err != nil {
 				return err
 			}
 		}
@@ -420,11 +430,9 @@ func (w *writer) writeDetails(c *engine.Company) error {
 	if c.Status != "ACTIVE" {
 		d.Status = "I"
 	}
-	// B3's "Setor / Subsetor / Segmento": the sector, industry and
-	// sub-industry of the taxonomy.
-	if ch := w.sectorChain(c.SubIndustryID); len(ch) == 4 {
-		d.IndustryClassification = ch[0] + " / " + ch[2] + " / " + ch[3]
-	}
+	// B3's "Setor / Subsetor / Segmento": the Portuguese names of the
+	// taxonomy's levels 1, 2 and 4 (package sectors).
+	d.IndustryClassification, _ = sectors.B3Classification(c.SubIndustryID)
 	for _, s := range w.secs[c.ID] {
 		if d.Code == "" {
 			d.Code = s.Ticker

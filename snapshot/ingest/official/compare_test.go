@@ -18,6 +18,7 @@ import (
 	"github.com/pregao/pregao/snapshot/ingest/assemble"
 	"github.com/pregao/pregao/snapshot/ingest/demo"
 	"github.com/pregao/pregao/snapshot/ingest/official"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 // smallSize is a demo market small enough for make test (a few seconds
@@ -224,6 +225,10 @@ func compareUniverses(d *diffs, a, b *engine.Universe) {
 	if localDate(a.Meta.AsOf) != localDate(b.Meta.AsOf) {
 		d.add("meta as_of day", "demo %s, import %s", a.Meta.AsOf, b.Meta.AsOf)
 	}
+	// Both carry the whole taxonomy (package sectors).
+	if fmt.Sprint(a.Sectors) != fmt.Sprint(b.Sectors) {
+		d.add("sectors", "demo %d nodes, imported %d", len(a.Sectors), len(b.Sectors))
+	}
 	coOf, renamed := compareSecurities(d, a, b)
 	compareCompanies(d, a, b, coOf)
 	compareDaily(d, a, b)
@@ -325,6 +330,15 @@ func compareCompanies(d *diffs, a, b *engine.Universe, coOf map[string]string) {
 			}
 		}
 		diff("kind", c.Kind, g.Kind)
+		// Sub-industry: B3's classification (companies), the FII
+		// report's segment (FIIs), the ETF listing's geography (ETFs).
+		// BDR issuers have none of these.
+		// An ETF sub-industry no listing geography maps to (the
+		// taxonomy's ETF_FIXED_INCOME) cannot be carried: unclassified.
+		uncarried := c.Kind == engine.KindETF && len(sectors.Mapped(sectors.ETF, c.SubIndustryID)) == 0 && g.SubIndustryID == sectors.UnclassifiedID
+		if c.Kind != engine.KindBDR && !uncarried {
+			diff("sub_industry_id", c.SubIndustryID, g.SubIndustryID)
+		}
 		diff("symbol", c.Symbol, g.Symbol)
 		// FII status: the monthly report has no situation column; the
 		// import infers ACTIVE when the fund filed the latest month and

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 // cadHeader is cad_cia_aberta.csv's header, as CVM publishes it.
@@ -23,19 +24,6 @@ func (w *writer) cvmCompanies() []*engine.Company {
 		}
 	}
 	return out
-}
-
-// sectorChain returns the names of sector id and its ancestors, level 1
-// first; nil when id is unknown.
-func (w *writer) sectorChain(id string) []string {
-	var names []string
-	for s := w.sectors[id]; s != nil; s = w.sectors[s.ParentID] {
-		names = append([]string{s.Name}, names...)
-		if s.ParentID == "" {
-			break
-		}
-	}
-	return names
 }
 
 func situation(status string) string {
@@ -85,10 +73,7 @@ func (w *writer) writeCad() error {
 			if c.Status == "CANCELLED" {
 				cancel = isoDate(c.StatusDate)
 			}
-			sector := ""
-			if ch := w.sectorChain(c.SubIndustryID); len(ch) > 0 {
-				sector = ch[0]
-			}
+			sector := firstMapped(sectors.CVM, c.SubIndustryID)
 			reg := c.IPODate
 			if !reg.Valid() || c.FoundingDate.Valid() && reg < c.FoundingDate {
 				reg = c.FoundingDate
@@ -173,10 +158,7 @@ func (w *writer) writeFCA() error {
 		}),
 		tbl("geral_", "CNPJ_Companhia;Data_Referencia;Versao;ID_Documento;Nome_Empresarial;Data_Nome_Empresarial;Nome_Empresarial_Anterior;Data_Constituicao;Codigo_CVM;Data_Registro_CVM;Categoria_Registro_CVM;Data_Categoria_Registro_CVM;Situacao_Registro_CVM;Data_Situacao_Registro_CVM;Pais_Origem;Pais_Custodia_Valores_Mobiliarios;Setor_Atividade;Descricao_Atividade;Situacao_Emissor;Data_Situacao_Emissor;Especie_Controle_Acionario;Data_Especie_Controle_Acionario;Dia_Encerramento_Exercicio_Social;Mes_Encerramento_Exercicio_Social;Data_Alteracao_Exercicio_Social;Pagina_Web", func(r *csvRow) error {
 			for i, c := range cos {
-				sector := ""
-				if ch := w.sectorChain(c.SubIndustryID); len(ch) > 0 {
-					sector = ch[0]
-				}
+				sector := firstMapped(sectors.CVM, c.SubIndustryID)
 				f := make([]string, 26)
 				f[0], f[1], f[2], f[3], f[4] = cnpjText(c.ID), ref, "1", docID(i), c.Name
 				f[7], f[8], f[10], f[12], f[13] = isoDate(c.FoundingDate), c.CVMCode, "Categoria A", situation(c.Status), isoDate(c.StatusDate)

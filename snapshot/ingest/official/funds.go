@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/sectors"
 )
 
 // fiiJobs returns one job per year of fund reports: the yearly
@@ -75,7 +76,7 @@ func (w *writer) writeFII(y int, rs []*engine.FundReport) error {
 			f := make([]string, 36)
 			copy(f, key(fr))
 			f[3], f[4], f[5], f[6], f[7] = isoDate(localDate(fr.PublishDate)), c.Name, isoDate(c.FoundingDate), "INVESTIDORES EM GERAL", w.fundISIN(c.ID)
-			f[8], f[9], f[10], f[11], f[13] = decimal(fr.SharesOut), "N", "N", "Renda", "Ativa"
+			f[8], f[9], f[10], f[11], f[12], f[13] = decimal(fr.SharesOut), "N", "N", "Renda", firstMapped(sectors.FII, c.SubIndustryID), "Ativa"
 			f[14], f[16], f[17], f[18], f[19] = "Indeterminado", "31/12", "S", "N", "N"
 			f[24], f[26], f[28], f[29], f[30] = a.Line1, a.Line2, a.City, a.State, a.PostalCode
 			f[34] = c.Website

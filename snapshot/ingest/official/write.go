@@ -89,7 +89,6 @@ type writer struct {
 	secs    map[string][]*engine.Security // company -> securities, by ticker
 	byTick  map[string]*engine.Security
 	shares  map[string][]engine.SharesPoint // company -> points, by date
-	sectors map[string]*engine.Sector       // by id
 }
 
 // Write writes u under dir as the official files would carry it (see the
@@ -116,10 +115,6 @@ func Write(dir string, u *engine.Universe, opt Options) (*Stats, error) {
 		if s.CompanyID != "" {
 			w.secs[s.CompanyID] = append(w.secs[s.CompanyID], s)
 		}
-	}
-	w.sectors = make(map[string]*engine.Sector, len(u.Sectors))
-	for i := range u.Sectors {
-		w.sectors[u.Sectors[i].ID] = &u.Sectors[i]
 	}
 	w.shares = map[string][]engine.SharesPoint{}
 	for _, p := range u.Shares {
