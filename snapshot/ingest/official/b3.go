@@ -388,8 +388,12 @@ func (w *writer) writeSupplement(c *engine.Company, cur []*engine.CashAction, ac
 			s.StockDividends = append(s.StockDividends, rec(a, a.IssuedISIN, pct(a.Factor, 1)))
 		case engine.ActReverseSplit: // the multiplier (0,10 for 10:1)
 			s.StockDividends = append(s.StockDividends, rec(a, a.IssuedISIN, brNum(a.Factor)))
-		case engine.ActTotalRedemption: // the percentage of the shares redeemed
-			s.StockDividends = append(s.StockDividends, rec(a, a.IssuedISIN, pctOf(1-a.Factor)))
+		case engine.ActTotalRedemption: // the percentage of the shares redeemed: all of them
+			redeemed := "100"
+			if a.Factor.Valid() {
+				redeemed = pctOf(1 - a.Factor)
+			}
+			s.StockDividends = append(s.StockDividends, rec(a, a.IssuedISIN, redeemed))
 		default: // legged events: one record per leg, as B3 lists them
 			for _, l := range a.Legs {
 				switch {
