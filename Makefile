@@ -116,7 +116,7 @@ test:
 # scale. Figures go to $(CACHE)/official-s$(SCALE)/times.txt. The list of
 # what the formats cannot carry is in docs/data-format.md. The comparison
 # builds both snapshots up to scale 2 (2.6 GB of memory at scale 1); from
-# scale 3 it compares the universes before the build (16 GB at
+# scale 3 it compares the universes before the build (16.6 GB at
 # scale 10, and 4 GB of disk).
 OFFICIAL_DIR := $(CACHE)/official-s$(SCALE)
 official-proof: build

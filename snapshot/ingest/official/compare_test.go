@@ -108,7 +108,7 @@ func buildSnapshot(t *testing.T, u *engine.Universe, name string) *engine.Univer
 // PREGAO_OFFICIAL_BUILD=0 compares the imported universe with the demo
 // universe before the build (the same code builds both; the build is
 // compared at the smaller scales), which halves the memory: scale 10
-// needs 16 GB so (measured), about 25 GB with the builds.
+// needs 16.6 GB so (measured), about 25 GB with the builds.
 func TestImportGivesTheDemoBack(t *testing.T) {
 	u := demo.GenerateSize(7, smallSize())
 	if v := os.Getenv("PREGAO_OFFICIAL_SCALE"); v != "" {
