@@ -8,19 +8,26 @@ import (
 	"io"
 	"time"
 
+	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/demo"
+	"github.com/pregao/pregao/snapshot/ingest/official"
 )
 
 // runGenerate writes the deterministic demo universe as a source bundle:
 // pregao generate --seed N --scale S --out DIR [--compression zstd|gzip|none].
-// The same seed and scale always give a byte-identical bundle.
+// The same seed and scale always give a byte-identical bundle. With
+// --official DIR it writes the same universe as B3 and the CVM publish it
+// instead (package official), in the layout pregao update imports:
+// pregao import $(official args of DIR) then gives the demo back, minus
+// what the official formats cannot carry (docs/data-format.md).
 func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Int64("seed", 1, "random seed; the same seed gives the same bundle")
 	scale := fs.Int("scale", 1, "size multiplier: 1 is about 450 companies, 300 FIIs, 80 ETFs and 80 BDR issuers")
-	out := fs.String("out", "", "output bundle directory (required)")
+	out := fs.String("out", "", "output bundle directory (required unless --official)")
+	off := fs.String("official", "", "write the official B3 and CVM files of the universe into this directory instead of a bundle (then: pregao update --no-fetch --dir DIR)")
 	comp := fs.String("compression", "zstd", "file compression: zstd, gzip or none")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -28,9 +35,12 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if fs.NArg() > 0 {
 		return fmt.Errorf("generate: unexpected argument %q", fs.Arg(0))
 	}
-	if *out == "" {
+	if *out == "" && *off == "" {
 		fs.Usage()
-		return errors.New("generate: --out is required")
+		return errors.New("generate: --out or --official is required")
+	}
+	if *out != "" && *off != "" {
+		return errors.New("generate: give --out or --official, not both")
 	}
 	if *scale < 1 || *scale > 1000 {
 		return fmt.Errorf("generate: --scale must be between 1 and 1000, got %d", *scale)
@@ -59,6 +69,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if *off != "" {
+		return writeOfficial(*off, u, *seed, *scale, tGen, meter, stop, stdout)
+	}
 	t1 := time.Now()
 	if err := bundle.Write(*out, u, bundle.WriteOptions{Compression: *comp, Meter: meter}); err != nil {
 		return fmt.Errorf("generate: %w", err)
@@ -75,5 +88,24 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "  fund reports %d, insider reports %d, documents %d\n", c.FundReports, c.InsiderReports, c.Documents)
 	fmt.Fprintf(stdout, "generated in %v, written to %s (%s) in %v\n",
 		tGen.Round(time.Millisecond), *out, *comp, tWrite.Round(time.Millisecond))
+	return nil
+}
+
+// writeOfficial writes u as official files into dir (official.Write) and
+// a summary of them.
+func writeOfficial(dir string, u *engine.Universe, seed int64, scale int, tGen time.Duration, meter official.Meter, stop func(), stdout io.Writer) error {
+	t1 := time.Now()
+	st, err := official.Write(dir, u, official.Options{Meter: meter})
+	stop()
+	if err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	fmt.Fprintf(stdout, "demo universe seed=%d scale=%d as_of=%s, as official files\n", seed, scale, u.Meta.AsOf.Format(time.RFC3339))
+	fmt.Fprintf(stdout, "  COTAHIST: %d lines, %d quote rows kept by import, skipped rows %v\n", st.CotahistLines, st.QuoteRows, st.Skipped)
+	fmt.Fprintf(stdout, "  DFP/ITR: %d reports in %d statement rows; FII: %d monthly reports\n", st.Reports, st.StatementRows, st.FundReports)
+	fmt.Fprintf(stdout, "  B3: %d cash events, %d share events, %d index portfolios\n", st.CashEvents, st.ShareEvents, st.Indexes)
+	fmt.Fprintf(stdout, "generated in %v, %d files (%.1f MB) written to %s in %v\n",
+		tGen.Round(time.Millisecond), st.Files, float64(st.Bytes)/1e6, dir, time.Since(t1).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "import it: pregao update --no-fetch --dir %s --out FILE (or pregao import with the same flags)\n", dir)
 	return nil
 }

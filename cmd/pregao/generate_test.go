@@ -13,7 +13,8 @@ func TestRunGenerateFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no out", []string{"--seed", "1"}, "--out is required"},
+		{"no out", []string{"--seed", "1"}, "--out or --official is required"},
+		{"out and official", []string{"--out", t.TempDir(), "--official", t.TempDir()}, "not both"},
 		{"bad compression", []string{"--out", t.TempDir(), "--compression", "lz4"}, "unknown --compression"},
 		{"bad scale", []string{"--out", t.TempDir(), "--scale", "0"}, "--scale must be"},
 		{"extra argument", []string{"--out", t.TempDir(), "extra"}, "unexpected argument"},

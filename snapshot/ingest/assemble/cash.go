@@ -80,6 +80,15 @@ func (a *assembler) readCash(context.Context, Progress) error {
 	for _, s := range a.u.Shares {
 		shareSeen[s.CompanyID+s.Date.String()] = true
 	}
+	// A supplement dates the payments of its own company's events only:
+	// matching every event of the market against every supplement was
+	// quadratic (most of a scale-10 import), and could date another
+	// company's event of the same name, dates and value.
+	cashOf := map[string][]int{}
+	for i := range a.u.CashActions {
+		cashOf[a.u.CashActions[i].CompanyID] = append(cashOf[a.u.CashActions[i].CompanyID], i)
+	}
+	var own []engine.CashAction
 	for _, f := range files {
 		b, err := datafile.ReadFile(f)
 		if err != nil {
@@ -95,7 +104,14 @@ func (a *assembler) readCash(context.Context, Progress) error {
 			continue
 		}
 		co := secs[0].CompanyID
-		b3.ApplyPaymentDates(a.u.CashActions, sup)
+		own = own[:0]
+		for _, i := range cashOf[co] {
+			own = append(own, a.u.CashActions[i])
+		}
+		b3.ApplyPaymentDates(own, sup)
+		for k, i := range cashOf[co] {
+			a.u.CashActions[i].PaymentDate = own[k].PaymentDate
+		}
 		if sup.Common >= 0 && sup.Preferred >= 0 && !shareSeen[co+a.asOf.String()] {
 			shareSeen[co+a.asOf.String()] = true
 			a.u.Shares = append(a.u.Shares, engine.SharesPoint{CompanyID: co, Date: a.asOf, Common: sup.Common, Preferred: sup.Preferred})

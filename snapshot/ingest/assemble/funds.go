@@ -1,11 +1,14 @@
 package assemble
 
 import (
+	"archive/zip"
 	"context"
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/datafile"
@@ -26,6 +29,21 @@ func (a *assembler) readFII(_ context.Context, prog Progress) error {
 	var in []fii.File
 	for _, f := range files {
 		f := f
+		if strings.EqualFold(filepath.Ext(f), ".zip") {
+			// The yearly archive (inf_mensal_fii_YYYY.zip, as CVM
+			// publishes and pregao fetch downloads it): its tables.
+			zr, err := zip.OpenReader(f)
+			if err != nil {
+				return fmt.Errorf("--fii: %w", err)
+			}
+			defer zr.Close()
+			for _, zf := range zr.File {
+				if fii.TableOf(zf.Name) != "" {
+					in = append(in, fii.File{Name: f + ":" + zf.Name, Open: zf.Open})
+				}
+			}
+			continue
+		}
 		in = append(in, fii.File{Name: plainName(f), Open: func() (io.ReadCloser, error) { return datafile.Open(f) }})
 	}
 	m, err := fii.ReadMonthlyFiles(in, a.withProgress(prog, "CVM FII"))

@@ -1,13 +1,16 @@
 package assemble
 
 import (
+	"archive/zip"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 func TestISINOwners(t *testing.T) {
@@ -57,5 +60,48 @@ func TestRunISINOfTwoFunds(t *testing.T) {
 	want := "SARE11: ISIN BRSARECTF006 is in the latest FII reports of 2 funds of the same month (23570871000146, 32903702000171): not linked by ISIN"
 	if !slices.Contains(rep.Notes, want) || strings.Count(strings.Join(rep.Notes, "\n"), "not linked by ISIN") != 1 {
 		t.Errorf("notes %s", strings.Join(rep.Notes, "\n"))
+	}
+}
+
+// TestRunFIIArchive imports the FII reports of 2022 from the yearly
+// archive inf_mensal_fii_2022.zip, as CVM publishes it and pregao fetch
+// downloads it: the same funds and reports as from its tables.
+func TestRunFIIArchive(t *testing.T) {
+	src := filepath.Join(realDir(t), "cvm-fii")
+	zpath := filepath.Join(t.TempDir(), "inf_mensal_fii_2022.zip")
+	f, err := os.Create(zpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	var tables []string
+	for _, tbl := range []string{"geral", "complemento"} {
+		name := "inf_mensal_fii_" + tbl + "_2022.csv"
+		tables = append(tables, filepath.Join(src, name+".zst"))
+		b, err := datafile.ReadFile(filepath.Join(src, name+".zst"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(b)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	read := func(in []string) *engine.Universe {
+		cfg := DefaultConfig()
+		cfg.Cotahist = []string{filepath.Join(realDir(t), cotahistDay)}
+		cfg.FII = in
+		u, _ := run(t, cfg)
+		return u
+	}
+	fromZip, fromTables := read([]string{zpath}), read(tables)
+	if len(fromZip.FundReports) == 0 || len(fromZip.FundReports) != len(fromTables.FundReports) || len(fromZip.Companies) != len(fromTables.Companies) {
+		t.Errorf("archive: %d fund reports, %d companies; tables: %d, %d",
+			len(fromZip.FundReports), len(fromZip.Companies), len(fromTables.FundReports), len(fromTables.Companies))
 	}
 }

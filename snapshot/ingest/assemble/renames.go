@@ -55,6 +55,7 @@ func (a *assembler) recordRenames(context.Context, Progress) error {
 				a.u.Renames = append(a.u.Renames, engine.TickerRename{From: from.Ticker, To: to.Ticker, Date: date})
 				renamed = append(renamed, from.Ticker+"→"+to.Ticker+" ("+date.String()+")")
 			}
+			a.renameSymbol(last.CompanyID, a.u.Securities[ix[0]].Ticker[:4], last.Ticker[:4])
 			continue
 		}
 		keep := ix[0]
@@ -79,4 +80,21 @@ func (a *assembler) recordRenames(context.Context, Progress) error {
 		a.rep.notef("%d tickers share an ISIN with a ticker quoted at the same time; their ISIN was left out: %s", len(cleared), strings.Join(first(cleared, 10), ", "))
 	}
 	return nil
+}
+
+// renameSymbol moves company id's symbol from the root of a renamed
+// ticker (old) to the root of its current ticker (cur), unless another
+// company holds cur: linking gave the company the root of its first
+// ticker in ticker order, which after a rename may be the old one.
+func (a *assembler) renameSymbol(id, old, cur string) {
+	c := a.companies[id]
+	if c == nil || c.Symbol != old || old == cur {
+		return
+	}
+	for _, o := range a.companies {
+		if o.Symbol == cur && o.ID != id {
+			return
+		}
+	}
+	c.Symbol = cur
 }

@@ -81,3 +81,35 @@ func TestTidyRegistryText(t *testing.T) {
 		t.Errorf("%q %q", c.TradingName, c.Address.Country)
 	}
 }
+
+// TestRenameMovesSymbol: a company renamed from IPOI to PIRC (both quoted,
+// one after the other) is served under its current root, though IPOI comes
+// first in ticker order; a root another company holds is not taken.
+func TestRenameMovesSymbol(t *testing.T) {
+	d := engine.MakeDate
+	a := newAssembler(DefaultConfig())
+	a.companies["11111111000191"] = &engine.Company{ID: "11111111000191", Symbol: "IPOI"}
+	a.companies["22222222000191"] = &engine.Company{ID: "22222222000191", Symbol: "OLDX"}
+	a.companies["33333333000191"] = &engine.Company{ID: "33333333000191", Symbol: "NEWX"}
+	for _, q := range []struct {
+		ticker, isin, company string
+		first, last           engine.Date
+	}{
+		{"IPOI3", "BRIPOIACNOR0", "11111111000191", d(2025, 1, 2), d(2025, 6, 25)},
+		{"PIRC3", "BRIPOIACNOR0", "11111111000191", d(2025, 6, 26), d(2025, 7, 1)},
+		{"OLDX3", "BROLDXACNOR0", "22222222000191", d(2025, 1, 2), d(2025, 6, 25)},
+		{"NEWX3", "BROLDXACNOR0", "22222222000191", d(2025, 6, 26), d(2025, 7, 1)},
+	} {
+		a.quotes.Securities = append(a.quotes.Securities, cotahist.Security{Ticker: q.ticker, ISIN: q.isin, First: q.first, Last: q.last})
+		a.u.Securities = append(a.u.Securities, engine.Security{Ticker: q.ticker, ISIN: q.isin, CompanyID: q.company, StockType: engine.ClassCS})
+	}
+	if err := a.recordRenames(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := a.companies["11111111000191"].Symbol; s != "PIRC" {
+		t.Errorf("renamed company's symbol %q, want PIRC", s)
+	}
+	if s := a.companies["22222222000191"].Symbol; s != "OLDX" {
+		t.Errorf("symbol %q taken from another company, want OLDX kept", s)
+	}
+}
