@@ -326,8 +326,9 @@ func (b *builder) assetOf(ticker, isin string) (int32, bool) {
 
 func checkSeries(s *Series) error {
 	n := len(s.Dates)
-	if len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
-		len(s.Volume) != n || len(s.Quantity) != n || len(s.Trades) != n {
+	// A compacted series (CompactSeries) shares its dates with its bars.
+	if s.bars == nil && (len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
+		len(s.Volume) != n || len(s.Quantity) != n || len(s.Trades) != n) {
 		return invalid("daily series %s: columns of different lengths (dates %d, open %d, high %d, low %d, close %d, volume %d, quantity %d, trades %d)",
 			s.Ticker, n, len(s.Open), len(s.High), len(s.Low), len(s.Close), len(s.Volume), len(s.Quantity), len(s.Trades))
 	}
@@ -486,7 +487,7 @@ func (b *builder) dailyHistory() *history[Date, Series] {
 				Volume: make([]Num, 0, rows), Quantity: make([]int64, 0, rows), Trades: make([]int64, 0, rows),
 			}
 			for _, g := range parts {
-				s := g.s
+				s := g.s.wide()
 				out.Dates = append(out.Dates, s.Dates[g.lo:g.hi]...)
 				out.Open = append(out.Open, s.Open[g.lo:g.hi]...)
 				out.High = append(out.High, s.High[g.lo:g.hi]...)

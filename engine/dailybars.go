@@ -30,6 +30,23 @@ const (
 	nullVolume = math.MinInt64
 )
 
+// NullCents and NullVolumeCents mark a missing price or volume in the
+// columns CompactSeriesOf takes.
+const (
+	NullCents       = nullCents
+	NullVolumeCents = nullVolume
+)
+
+// CompactSeriesOf returns a Series held compactly from columns already in
+// the compact form: prices in cents (NullCents: missing), the volume in
+// cents of BRL (NullVolumeCents: missing), quantities and trades. It takes
+// ownership of the slices, which must all have len(dates) elements. A
+// snapshot loader decodes whole-cent columns straight into it.
+func CompactSeriesOf(ticker string, dates []Date, open, high, low, close []int32, volume []int64, quantity, trades []uint32) Series {
+	return Series{Ticker: ticker, Dates: dates, bars: &DailyBars{Ticker: ticker, Dates: dates,
+		open: open, high: high, low: low, close: close, volume: volume, quantity: quantity, trades: trades}}
+}
+
 // Len returns the number of rows.
 func (s *DailyBars) Len() int { return len(s.Dates) }
 
@@ -165,6 +182,9 @@ func toVolume(v Num) (int64, bool) {
 // (a wide result copies the other columns); s must not be modified
 // afterwards.
 func NewDailyBars(s *Series) *DailyBars {
+	if s.bars != nil {
+		return s.bars
+	}
 	n := s.Len()
 	out := &DailyBars{Ticker: s.Ticker, Dates: s.Dates}
 	if n == 0 {
@@ -199,4 +219,24 @@ func NewDailyBars(s *Series) *DailyBars {
 		return &DailyBars{Ticker: s.Ticker, Dates: s.Dates, wide: w}
 	}
 	return out
+}
+
+// wide returns s with its columns: s itself, or a copy with the columns
+// of its compact rows expanded (for joining the histories of renamed
+// tickers, which is rare).
+func (s *Series) wide() *Series {
+	b := s.bars
+	if b == nil {
+		return s
+	}
+	n := b.Len()
+	w := &Series{Ticker: s.Ticker, Dates: s.Dates, Open: make([]Num, n), High: make([]Num, n), Low: make([]Num, n),
+		Close: make([]Num, n), Volume: make([]Num, n), Quantity: make([]int64, n), Trades: make([]int64, n)}
+	var bar Bar
+	for i := range n {
+		b.bar(&bar, i)
+		w.Open[i], w.High[i], w.Low[i], w.Close[i] = bar.Open, bar.High, bar.Low, bar.Close
+		w.Volume[i], w.Quantity[i], w.Trades[i] = bar.Volume, int64(bar.Quantity), bar.Trades
+	}
+	return w
 }

@@ -169,10 +169,32 @@ type Series struct {
 	Volume   []Num   // BRL
 	Quantity []int64 // shares traded
 	Trades   []int64 // number of trades
+
+	// bars holds the rows compactly after CompactSeries, which sets the
+	// other columns to nil.
+	bars *DailyBars
 }
 
 // Len returns the number of rows.
 func (s *Series) Len() int { return len(s.Dates) }
+
+// CompactSeries replaces s's price, volume and count columns by their
+// compact form (DailyBars) when every value fits, so that a loader drops
+// the wide columns as it decodes and never holds both forms of every
+// series. Build takes such a series as it is; other readers of the
+// Universe see nil columns and must not be given it. A series that does
+// not fit is left as it is.
+func CompactSeries(s *Series) {
+	if s.bars != nil || s.Len() == 0 {
+		return
+	}
+	b := NewDailyBars(s)
+	if !b.Compact() {
+		return
+	}
+	s.bars = b
+	s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity, s.Trades = nil, nil, nil, nil, nil, nil, nil
+}
 
 // Intraday is the 1-minute history of one ticker, column by column, sorted
 // by Time ascending (unix seconds, UTC; each bar starts at Time).

@@ -121,7 +121,7 @@ func BenchmarkReadFile(b *testing.B) {
 	cpu0 := cpuTime()
 	for b.Loop() {
 		sinkU = nil
-		u, _, err := readFile(*snapFile, true, 0, nil)
+		u, _, err := readFile(*snapFile, true, false, 0, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

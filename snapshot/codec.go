@@ -317,6 +317,10 @@ type pdec struct {
 
 // loadState is what the parts of one load share.
 type loadState struct {
+	// compactDaily has daily series made compact as each part decodes
+	// (engine.CompactSeries), so that a load never holds every series in
+	// both forms.
+	compactDaily bool
 	// ratioVars counts the entries of Derived.RatioVars reserved so far
 	// (see reserveRatioVars).
 	ratioVars atomic.Int64
@@ -766,6 +770,58 @@ func (d *pdec) numCol(dst []engine.Num) {
 		}
 	}
 	d.i = i
+}
+
+// centsCol decodes a number column written by penc.numCol as whole
+// hundredths (a missing value is engine.NullVolumeCents) when its scale
+// is at most 2 and every value is a decimal of it: the hundredths k then
+// give back exactly the number numCol would (float64(k)/100 and
+// float64(m)/10^s are the same correctly rounded quotient of one exact
+// value). It reports false, consuming nothing, for any other column.
+func (d *pdec) centsCol(dst []int64) bool {
+	start := d.i
+	if d.i >= len(d.b) || d.b[d.i] > 2 {
+		return false
+	}
+	mul := [...]int64{100, 10, 1}[d.b[d.i]]
+	d.i++
+	var prev int64
+	b, i := d.b, d.i
+	for j := range dst {
+		var u uint64
+		if i+1 < len(b) && b[i] < 0x80 {
+			u = uint64(b[i])
+			i++
+		} else if i+1 < len(b) && b[i+1] < 0x80 && b[i+1] != 0 {
+			u = uint64(b[i]&0x7f) | uint64(b[i+1])<<7
+			i += 2
+		} else {
+			d.i = i
+			u = d.uvSlow()
+			if d.err != nil {
+				return false
+			}
+			i = d.i
+		}
+		switch {
+		case u&3 == colTagDelta:
+			prev += unzig(u >> 2)
+			// |hundredths| < 2^53: exactly representable, as numCol's
+			// values are.
+			if prev > maxExactInt/mul || prev < -maxExactInt/mul {
+				d.i = start
+				return false
+			}
+			dst[j] = prev * mul
+		case u == colTagNaN:
+			dst[j] = engine.NullVolumeCents
+		default: // a raw float: left to numCol
+			d.i = start
+			return false
+		}
+	}
+	d.i = i
+	return true
 }
 
 // intCol decodes an int64 column written by penc.intCol.

@@ -3,6 +3,8 @@ package snapshot
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/pregao/pregao/engine"
 )
@@ -969,9 +971,13 @@ func decDaily(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		return partStats{}
 	}
 	dates := make([]engine.Date, total)
+	dirs := readRowDir(d, "daily", total, lo, hi, func(i int, t string) { u.Daily[i].Ticker = t })
+	if d.ls != nil && d.ls.compactDaily {
+		decDailyCompact(d, u, lo, hi, dates, dirs)
+		return partStats{dailyRows: total}
+	}
 	nums := make([]engine.Num, 5*total)
 	ints := make([]int64, 2*total)
-	dirs := readRowDir(d, "daily", total, lo, hi, func(i int, t string) { u.Daily[i].Ticker = t })
 	off := 0
 	for i := lo; i < hi && d.err == nil; i++ {
 		s := &u.Daily[i]
@@ -988,6 +994,107 @@ func decDaily(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		off += n
 	}
 	return partStats{dailyRows: total}
+}
+
+// dailyScratch holds one series' columns while it decodes in a load that
+// compacts them (see decDailyCompact); reused across series and parts.
+type dailyScratch struct {
+	nums  []engine.Num
+	ints  []int64
+	cents []int64
+}
+
+var dailyScratchPool = sync.Pool{New: func() any { return new(dailyScratch) }}
+
+// decDailyCompact decodes the series of a daily part one by one and keeps
+// each in its compact form, so that a load never holds the wide columns
+// of every series at once. Whole-cent columns (the number columns' scale
+// at most 2, as COTAHIST prices and volumes are) decode straight into
+// cents; any other series decodes into reused scratch columns and is
+// compacted from them (engine.CompactSeries), keeping copies of its
+// columns when it does not fit. The dates, which both forms share, go to
+// one block per part.
+func decDailyCompact(d *pdec, u *engine.Universe, lo, hi int, dates []engine.Date, dirs []rowDir) {
+	sc := dailyScratchPool.Get().(*dailyScratch)
+	defer dailyScratchPool.Put(sc)
+	off := 0
+	for i := lo; i < hi && d.err == nil; i++ {
+		s := &u.Daily[i]
+		dr := dirs[i-lo]
+		if dr.isNil {
+			continue
+		}
+		n := dr.n
+		if cap(sc.nums) < 5*n {
+			sc.nums, sc.ints, sc.cents = make([]engine.Num, 5*n), make([]int64, 2*n), make([]int64, 5*n)
+		}
+		dt := dates[off : off+n : off+n]
+		off += n
+		d.dateCol(dt)
+		if d.err != nil {
+			break
+		}
+		if cs, ok := decCents(d, s.Ticker, dt, sc); ok {
+			*s = cs
+			continue
+		}
+		s.Dates = dt
+		s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity = d.bars(sc.nums[:5*n], sc.ints[:2*n], n, 0, n)
+		s.Trades = sc.ints[n : 2*n : 2*n]
+		d.intCol(s.Trades, false)
+		if d.err != nil {
+			break
+		}
+		engine.CompactSeries(s)
+		if s.Open != nil { // did not fit: keep its own columns
+			s.Open, s.High, s.Low, s.Close = slices.Clone(s.Open), slices.Clone(s.High), slices.Clone(s.Low), slices.Clone(s.Close)
+			s.Volume, s.Quantity, s.Trades = slices.Clone(s.Volume), slices.Clone(s.Quantity), slices.Clone(s.Trades)
+		}
+	}
+}
+
+// decCents decodes one series' bars (what penc.bars and the trades column
+// wrote) straight into the compact form when every column is of whole
+// cents and every value fits it; otherwise it consumes nothing and
+// reports false.
+func decCents(d *pdec, ticker string, dates []engine.Date, sc *dailyScratch) (engine.Series, bool) {
+	n := len(dates)
+	start := d.i
+	cents := sc.cents[:5*n]
+	for k := 0; k < 5; k++ {
+		if !d.centsCol(cents[k*n : (k+1)*n]) {
+			d.i = start
+			return engine.Series{}, false
+		}
+	}
+	px := make([]int32, 4*n)
+	for j, c := range cents[:4*n] {
+		switch {
+		case c == engine.NullVolumeCents:
+			px[j] = engine.NullCents
+		case c > math.MinInt32 && c <= math.MaxInt32:
+			px[j] = int32(c)
+		default:
+			d.i = start
+			return engine.Series{}, false
+		}
+	}
+	qt := sc.ints[:2*n]
+	d.intCol(qt[:n], false)
+	d.intCol(qt[n:], false)
+	cnt := make([]uint32, 2*n)
+	for j, q := range qt {
+		if q < 0 || q > math.MaxUint32 {
+			d.i = start
+			return engine.Series{}, false
+		}
+		cnt[j] = uint32(q)
+	}
+	if d.err != nil {
+		return engine.Series{}, false
+	}
+	vol := slices.Clone(cents[4*n : 5*n])
+	return engine.CompactSeriesOf(ticker, dates, px[:n:n], px[n:2*n:2*n], px[2*n:3*n:3*n], px[3*n:], vol, cnt[:n:n], cnt[n:]), true
 }
 
 // Intraday parts: like daily parts, with delta-coded unix-second times.

@@ -31,7 +31,7 @@ func TestLoadProgress(t *testing.T) {
 		t.Errorf("zero Progress: %+v, want waiting", st)
 	}
 	// readFile stops before the indexes: its last phase is whole.
-	if _, _, err := readFile(out, false, 1, &p); err != nil {
+	if _, _, err := readFile(out, false, false, 1, &p); err != nil {
 		t.Fatal(err)
 	}
 	if st := p.State(); st.Phase != "decode" || st.Unit != "bytes" || st.Done != raw || st.Total != raw || st.Elapsed <= 0 {
@@ -49,7 +49,7 @@ func TestLoadProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	var v Progress
-	if _, _, err := readFile(bad, false, 1, &v); err == nil {
+	if _, _, err := readFile(bad, false, false, 1, &v); err == nil {
 		t.Fatal("corrupt file read")
 	}
 	if st := v.State(); st.Phase != "verify" || st.Total != comp || st.Done >= comp {

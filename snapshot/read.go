@@ -38,12 +38,14 @@ func decoder() (*zstd.Decoder, error) {
 // they are verified and decoded, so the whole file is never held in
 // memory. It leaves the garbage collector's settings alone.
 func ReadFile(path string) (*engine.Universe, Header, error) {
-	return readFile(path, false, 0, nil)
+	return readFile(path, false, false, 0, nil)
 }
 
 // readFile is ReadFile, with collection paused while the sections decode
-// when pause is set (see pauseGC).
-func readFile(path string, pause bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
+// when pause is set (see pauseGC), and daily series compacted as they
+// decode when compact is set (engine.CompactSeries: only for a Universe
+// that goes straight to engine.Build).
+func readFile(path string, pause, compact bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Header{}, err
@@ -53,7 +55,7 @@ func readFile(path string, pause bool, workers int, prog *Progress) (*engine.Uni
 	if err != nil {
 		return nil, Header{}, err
 	}
-	u, h, err := readFrom(f, st.Size(), pause, workers, prog)
+	u, h, err := readFrom(f, st.Size(), pause, compact, workers, prog)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -62,7 +64,7 @@ func readFile(path string, pause bool, workers int, prog *Progress) (*engine.Uni
 
 // readFrom decodes the snapshot of size bytes held by f, pausing
 // collection meanwhile when pause is set.
-func readFrom(f io.ReaderAt, size int64, pause bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
+func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
 	hb, err := readHeaderBytes(f, size)
 	if err != nil {
 		return nil, Header{}, err
@@ -71,7 +73,7 @@ func readFrom(f io.ReaderAt, size int64, pause bool, workers int, prog *Progress
 	if err != nil {
 		return nil, Header{}, err
 	}
-	return decodeSections(h, size, pause, workers, prog, func(s *Section, buf []byte) ([]byte, error) {
+	return decodeSections(h, size, pause, compact, workers, prog, func(s *Section, buf []byte) ([]byte, error) {
 		if int64(cap(buf)) < s.Compressed {
 			buf = make([]byte, s.Compressed)
 		}
@@ -140,7 +142,7 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if opt.PauseGC {
 		defer startPause(st.Size(), 0)()
 	}
-	u, h, err := readFile(path, opt.PauseGC, opt.Workers, opt.Progress)
+	u, h, err := readFile(path, opt.PauseGC, true, opt.Workers, opt.Progress)
 	if err != nil {
 		return nil, Header{}, err
 	}
@@ -207,7 +209,7 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 	if err != nil {
 		return nil, Header{}, err
 	}
-	return decodeSections(h, int64(len(b)), pause, 0, nil, func(s *Section, _ []byte) ([]byte, error) {
+	return decodeSections(h, int64(len(b)), pause, false, 0, nil, func(s *Section, _ []byte) ([]byte, error) {
 		return b[s.Offset : s.Offset+s.Compressed], nil
 	})
 }
@@ -218,7 +220,7 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 // fetch returns the compressed bytes of a
 // section, read into buf when it needs a buffer (its result is then
 // passed back as buf for a later section of the same worker).
-func decodeSections(h Header, size int64, pause bool, workers int, prog *Progress, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
+func decodeSections(h Header, size int64, pause, compact bool, workers int, prog *Progress, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
 	zd, err := decoder()
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: zstd: %w", err)
@@ -309,7 +311,7 @@ func decodeSections(h Header, size int64, pause bool, workers int, prog *Progres
 	}
 	// Every ratio point's variables share one array, sized from the
 	// header; each variable takes at least one raw byte of a ratios part.
-	var ls loadState
+	ls := loadState{compactDaily: compact}
 	nvars, ratioRaw := int64(h.Counts[countRatioVars]), int64(0)
 	for _, s := range secs {
 		if s.Name == "ratios" {
