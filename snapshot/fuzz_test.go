@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"testing"
 
@@ -59,6 +60,9 @@ func FuzzSection(f *testing.F) {
 		if _, err := decodePart(b[2:], ki, u, 0, n, nil); err != nil {
 			return
 		}
+		if k.name == "daily" {
+			sameCompact(t, b[2:], ki, u, n)
+		}
 		e := newPenc(len(k.nests))
 		k.enc(e, u, 0, n)
 		if e.err != nil {
@@ -79,4 +83,29 @@ func FuzzSection(f *testing.F) {
 			t.Fatalf("%s: encoding is not stable", k.name)
 		}
 	})
+}
+
+// sameCompact checks that a daily part that decodes wide also decodes as
+// a load decodes it (compact), to the same rows bit for bit.
+func sameCompact(t *testing.T, raw []byte, ki int, wide *engine.Universe, n int) {
+	t.Helper()
+	uc := &engine.Universe{}
+	kinds[ki].alloc(uc, n)
+	if _, err := decodePart(raw, ki, uc, 0, n, &loadState{compactDaily: true}); err != nil {
+		t.Fatalf("daily part decodes wide but not compact: %v", err)
+	}
+	bits := func(x engine.Num) uint64 { return math.Float64bits(float64(x)) }
+	for i := 0; i < n; i++ {
+		a, b := engine.NewDailyBars(&wide.Daily[i]), engine.NewDailyBars(&uc.Daily[i])
+		if a.Ticker != b.Ticker || a.Len() != b.Len() {
+			t.Fatalf("series %d: %s/%d vs %s/%d", i, a.Ticker, a.Len(), b.Ticker, b.Len())
+		}
+		for r := 0; r < a.Len(); r++ {
+			if a.Dates[r] != b.Dates[r] || bits(a.Open(r)) != bits(b.Open(r)) || bits(a.High(r)) != bits(b.High(r)) ||
+				bits(a.Low(r)) != bits(b.Low(r)) || bits(a.Close(r)) != bits(b.Close(r)) || bits(a.Volume(r)) != bits(b.Volume(r)) ||
+				a.Quantity(r) != b.Quantity(r) || a.Trades(r) != b.Trades(r) {
+				t.Fatalf("series %s row %d differs between the wide and the compact decode", a.Ticker, r)
+			}
+		}
+	}
 }
