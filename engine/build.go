@@ -369,26 +369,20 @@ func (b *builder) buildDaily() error {
 	for i := range d.assets {
 		joined[i] = joinHistory(b, h, d.assets[i].Ticker, memo)
 	}
-	// Each joined series once into its compact form (a former ticker's
-	// series may be part of its successor's; each asset has its own).
-	bars := make(map[*Series]*DailyBars, len(joined))
-	for i, s := range joined {
-		if _, ok := bars[s]; !ok {
-			bars[s] = nil
+	// Each distinct joined series once into its compact form (memo may
+	// hand two assets the same one).
+	pos := make(map[*Series]int, len(joined))
+	var uniq []*Series
+	for _, s := range joined {
+		if _, ok := pos[s]; !ok {
+			pos[s] = len(uniq)
+			uniq = append(uniq, s)
 		}
-		d.assets[i].Daily = nil
 	}
-	keys := make([]*Series, 0, len(bars))
-	for s := range bars {
-		keys = append(keys, s)
-	}
-	out := make([]*DailyBars, len(keys))
-	parallelFor(len(keys), func(i int) { out[i] = NewDailyBars(keys[i]) })
-	for i, s := range keys {
-		bars[s] = out[i]
-	}
+	bars := make([]*DailyBars, len(uniq))
+	parallelFor(len(uniq), func(i int) { bars[i] = NewDailyBars(uniq[i]) })
 	for i, s := range joined {
-		d.assets[i].Daily = bars[s]
+		d.assets[i].Daily = bars[pos[s]]
 	}
 	return nil
 }

@@ -63,6 +63,9 @@ type tables struct {
 	b3Path map[string]string // folded "setor/subsetor/segmento" -> sub-industry id
 	b3Seg  map[string]string // folded segment -> sub-industry id; "" when two share it
 	maps   map[Source]map[string]string
+	// values lists, per source and sub-industry, the values of the
+	// mapping table that map to it, as written, in table order.
+	values map[Source]map[string][]string
 }
 
 var (
@@ -186,32 +189,13 @@ func FromETF(geography string) (string, bool) {
 }
 
 // Mapped returns the values of a source's table that map to a
-// sub-industry, as the table writes them (for writers of official files).
-func Mapped(src Source, subID string) []string {
-	var out []string
-	for _, line := range strings.Split(mappingText, "\n") {
-		f := strings.Split(line, "\t")
-		if len(f) >= 3 && f[0] == srcName(src) && f[2] == subID {
-			out = append(out, f[1])
-		}
-	}
-	return out
-}
-
-func srcName(s Source) string {
-	switch s {
-	case CVM:
-		return "cvm"
-	case FII:
-		return "fii"
-	case ETF:
-		return "etf"
-	}
-	return ""
-}
+// sub-industry, as the table writes them, in table order (for writers of
+// official files). The slice is shared: callers must not modify it.
+func Mapped(src Source, subID string) []string { return must().values[src][subID] }
 
 func parse(taxonomy, mapping string) (*tables, error) {
-	t := &tables{byID: map[string]int{}, b3Path: map[string]string{}, b3Seg: map[string]string{}, maps: map[Source]map[string]string{}}
+	t := &tables{byID: map[string]int{}, b3Path: map[string]string{}, b3Seg: map[string]string{},
+		maps: map[Source]map[string]string{}, values: map[Source]map[string][]string{}}
 	var path [4]int
 	for n, line := range strings.Split(taxonomy, "\n") {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
@@ -294,6 +278,10 @@ func parse(taxonomy, mapping string) (*tables, error) {
 			return nil, fmt.Errorf("mapping line %d: %s value %q repeated", n+1, f[0], f[1])
 		}
 		t.maps[src][k] = f[2]
+		if t.values[src] == nil {
+			t.values[src] = map[string][]string{}
+		}
+		t.values[src][f[2]] = append(t.values[src][f[2]], f[1])
 	}
 	return t, nil
 }

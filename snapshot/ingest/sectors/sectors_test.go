@@ -127,6 +127,13 @@ func TestFundMaps(t *testing.T) {
 	if got := Mapped(FII, "FII_HYBRID"); len(got) != 1 || got[0] != "Híbrido" {
 		t.Errorf("Mapped(FII, FII_HYBRID) = %q", got)
 	}
+	// Several values, in table order; none for a sub-industry no value maps to.
+	if got := Mapped(CVM, "REAL_ESTATE_DEVELOPMENT"); len(got) != 2 || got[0] != "Construção Civil, Mat. Constr. e Decoração" || got[1] != "Const. Civil, Mat. Const. e Decoração" {
+		t.Errorf("Mapped(CVM, REAL_ESTATE_DEVELOPMENT) = %q", got)
+	}
+	if got := Mapped(ETF, "ETF_FIXED_INCOME"); len(got) != 0 {
+		t.Errorf("Mapped(ETF, ETF_FIXED_INCOME) = %q", got)
+	}
 }
 
 // The tables refuse the mistakes a reviewer of a change could miss.
