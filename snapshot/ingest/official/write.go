@@ -177,26 +177,43 @@ func (w *writer) add(f func(s *Stats)) {
 	w.mu.Unlock()
 }
 
-// create opens dir/rel for writing, making its directories; done closes
-// it and counts its size.
-func (w *writer) create(rel string) (*os.File, func() error, error) {
+// create opens a temporary file beside dir/rel, making its directories.
+// done(err) closes it and, when err and the close are nil, syncs it and
+// renames it over dir/rel and counts its size; otherwise it removes it. A
+// generate killed or failing midway so leaves no truncated file under an
+// official name for an import to read.
+func (w *writer) create(rel string) (*os.File, func(error) error, error) {
 	p := filepath.Join(w.dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Create(p)
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
 		return nil, nil, err
 	}
-	done := func() error {
-		st, err := f.Stat()
+	done := func(err error) error {
 		if err == nil {
-			w.add(func(s *Stats) { s.Files++; s.Bytes += st.Size() })
+			err = f.Sync()
+		}
+		var size int64
+		if err == nil {
+			var st os.FileInfo
+			if st, err = f.Stat(); err == nil {
+				size = st.Size()
+			}
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		return err
+		if err == nil {
+			err = os.Rename(f.Name(), p)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			return err
+		}
+		w.add(func(s *Stats) { s.Files++; s.Bytes += size })
+		return nil
 	}
 	return f, done, nil
 }
@@ -212,9 +229,7 @@ func (w *writer) writeFile(rel string, fill func(io.Writer) error) error {
 	if err == nil {
 		err = bw.Flush()
 	}
-	if cerr := done(); err == nil {
-		err = cerr
-	}
+	err = done(err)
 	if err != nil {
 		return fmt.Errorf("official: %s: %w", rel, err)
 	}
@@ -259,9 +274,7 @@ func (w *writer) writeZip(rel string, members []member) error {
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
-	if cerr := done(); err == nil {
-		err = cerr
-	}
+	err = done(err)
 	if err != nil {
 		return fmt.Errorf("official: %s: %w", rel, err)
 	}
