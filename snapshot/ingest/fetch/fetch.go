@@ -101,10 +101,20 @@ func (c *Client) url(it Item) (string, error) {
 	return strings.TrimRight(c.BaseURL, "/") + u.EscapedPath(), nil
 }
 
+// LockName is the file in a download folder that a fetch holds locked
+// while it runs: fetches into one folder take turns.
+const LockName = ".pregao-fetch.lock"
+
 // FetchAll downloads items into dir in order, recording each complete file
-// in dir's manifest. It stops at the first error (after retries).
+// in dir's manifest. It stops at the first error (after retries). It holds
+// dir's lock (LockName) meanwhile.
 func (c *Client) FetchAll(ctx context.Context, dir string, items []Item) (Result, error) {
 	var res Result
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	man, err := readManifest(dir)
 	if err != nil {
 		return res, err

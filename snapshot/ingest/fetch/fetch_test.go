@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -395,5 +396,60 @@ func TestFetchSizeLimitStreamed(t *testing.T) {
 	cl.MaxFileBytes = 5000
 	if res, err := cl.FetchAll(context.Background(), dir, items); err != nil || res.Downloaded != 1 {
 		t.Errorf("at the limit: %+v %v", res, err)
+	}
+}
+
+// Two fetches into one folder take turns (the folder's lock): the second
+// waits while another holds it, then finds the files complete and
+// downloads nothing; every file and the manifest are whole.
+func TestFetchConcurrentTakeTurns(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no flock")
+	}
+	s, ts := newServer(t)
+	dir := t.TempDir()
+	items, err := Plan([]string{"cotahist", "cad", "dfp", "fii"}, day(2022, 2, 3), day(2022, 2, 7), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 2)
+	results := make(chan Result, 2)
+	for range 2 {
+		go func() {
+			res, err := client(ts).FetchAll(context.Background(), dir, items)
+			results <- res
+			done <- err
+		}()
+	}
+	select {
+	case <-done:
+		t.Fatal("a fetch ran while the folder was locked")
+	case <-time.After(100 * time.Millisecond):
+	}
+	unlock()
+	var total Result
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		r := <-results
+		total.Downloaded += r.Downloaded
+	}
+	if total.Downloaded != 5 {
+		t.Errorf("%d downloads in all, want 5 (the second run finds them complete)", total.Downloaded)
+	}
+	for p, want := range s.files {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes, %v", p, len(got), err)
+		}
+	}
+	man, err := readManifest(dir)
+	if err != nil || len(man) != 5 {
+		t.Errorf("manifest %d entries, %v", len(man), err)
 	}
 }

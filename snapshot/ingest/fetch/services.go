@@ -74,9 +74,11 @@ func spDay(t time.Time) string { return t.In(brt).Format("2006-01-02") }
 // the URL.
 func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (_ ServiceResult, rerr error) {
 	var res ServiceResult
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	unlock, err := lockDir(dir)
+	if err != nil {
 		return res, err
 	}
+	defer unlock()
 	man, err := readManifest(dir)
 	if err != nil {
 		return res, err
