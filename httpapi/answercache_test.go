@@ -1,6 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -82,5 +88,135 @@ func TestAnswerCacheBounds(t *testing.T) {
 	}
 	if b, _ := api.info(store.Current()).answers.size(); b != 0 {
 		t.Errorf("cache off: %d bytes kept", b)
+	}
+}
+
+// A large answer (over maxCachedAnswer, streamed) is kept the second time
+// it is asked, not the first, and sent whole afterwards with the same
+// bytes; compressed requests get the kept bytes compressed; an answer over
+// largeMax, or past the budget of captures in flight, is never kept.
+func TestAnswerCacheLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a long-history dataset")
+	}
+	ds := mustLong(t)
+	var tickers []string
+	for _, as := range ds.Assets() {
+		if len(tickers) < 20 { // an answer of about 16 MB
+			tickers = append(tickers, as.Ticker)
+		}
+	}
+	body := `{"tickers":["` + strings.Join(tickers, `","`) + `"],"type":"historical","start_date":"2000-01-01"}`
+	setup := func(cacheBytes int64) *API {
+		store := &engine.Store{}
+		store.Publish(ds)
+		cfg := DefaultConfig()
+		cfg.AnswerCacheBytes = cacheBytes
+		return New(cfg, store, testKeys(t), SnapshotClock{store}, prometheus.NewRegistry(), nil)
+	}
+	serve := func(api *API, enc string) *countingWriter {
+		r, _ := http.NewRequest("POST", "/v2/quotes", strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		if enc != "" {
+			r.Header.Set("Accept-Encoding", enc)
+		}
+		w := &countingWriter{h: http.Header{}, keep: &bytes.Buffer{}}
+		api.ServeHTTP(w, r)
+		if w.status != 200 {
+			t.Fatalf("status %d", w.status)
+		}
+		return w
+	}
+	api := setup(0) // the default bound
+	in := api.info(api.store.Current())
+	first := serve(api, "")
+	if first.n <= maxCachedAnswer || first.n > in.answers.largeMax() {
+		t.Fatalf("answer of %d bytes: the test wants one over %d and up to %d", first.n, maxCachedAnswer, in.answers.largeMax())
+	}
+	kept := func() int64 { b, _ := in.answers.size(); return b }
+	if kept() != 0 || first.maxWrite > 4<<20 { // the streaming budget (TestStreamedAnswerMemory)
+		t.Fatalf("first request: %d bytes kept, largest write %d: a large answer asked once must be streamed and not kept", kept(), first.maxWrite)
+	}
+	second := serve(api, "")
+	if kept() < second.n || !bytes.Equal(second.keep.Bytes(), first.keep.Bytes()) {
+		t.Fatalf("second request: %d bytes kept for a %d-byte answer (or it differs)", kept(), second.n)
+	}
+	if api.captured.Load() != 0 {
+		t.Errorf("captures in flight hold %d bytes after the request", api.captured.Load())
+	}
+	hits := testutil.ToFloat64(api.m.answerHits)
+	third := serve(api, "")
+	if testutil.ToFloat64(api.m.answerHits) != hits+1 || third.writes != 1 || !bytes.Equal(third.keep.Bytes(), first.keep.Bytes()) ||
+		third.h.Get("Content-Length") != strconv.FormatInt(first.n, 10) {
+		t.Fatalf("third request: %d writes, Content-Length %q, %d bytes: want the kept answer in one write", third.writes, third.h.Get("Content-Length"), third.n)
+	}
+	gz := serve(api, "gzip")
+	zr, err := gzip.NewReader(gz.keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(zr)
+	if gz.h.Get("Content-Encoding") != "gzip" || !bytes.Equal(plain, first.keep.Bytes()) {
+		t.Errorf("gzip request of a kept large answer: Content-Encoding %q, %d bytes once inflated", gz.h.Get("Content-Encoding"), len(plain))
+	}
+	for _, e := range in.answers.entries {
+		if e.ans.gz.Load() != nil {
+			t.Error("the compressed form of a large answer was kept")
+		}
+	}
+
+	// A bound whose quarter is below the answer: never captured, however
+	// often asked.
+	small := setup(first.n * 3)
+	sin := small.info(small.store.Current())
+	for range 4 {
+		serve(small, "")
+	}
+	if b, _ := sin.answers.size(); b != 0 {
+		t.Errorf("an answer over largeMax (%d) was kept: %d bytes", sin.answers.largeMax(), b)
+	}
+	// The budget of captures in flight spent: the capture gives up.
+	busy := setup(0)
+	bin := busy.info(busy.store.Current())
+	busy.captured.Store(captureBudget - 1<<20)
+	serve(busy, "")
+	serve(busy, "")
+	if b, _ := bin.answers.size(); b != 0 || busy.captured.Load() != captureBudget-1<<20 {
+		t.Errorf("captures over budget: %d bytes kept, %d held", b, busy.captured.Load())
+	}
+	busy.captured.Store(0)
+	serve(busy, "")
+	if b, _ := bin.answers.size(); b == 0 {
+		t.Error("a capture given up for the budget is tried again the next time")
+	}
+}
+
+// Large answers hold at most half of the bound: they evict large ones
+// first, and never the small answers below that half.
+func TestAnswerCacheLargeShare(t *testing.T) {
+	var ac answerCache
+	ac.limit = 16 * maxCachedAnswer // large answers: up to 4, within 8
+	for i := range 100 {
+		ac.put(uint64(i), 1, make([]byte, 1000), "")
+	}
+	_, small := ac.size()
+	for i := range 20 {
+		ac.put(uint64(1000+i), 1, make([]byte, 2*maxCachedAnswer), "")
+		if ac.large > ac.limit/2 || ac.bytes > ac.limit {
+			t.Fatalf("after %d large answers: %d bytes large, %d in all, bound %d", i+1, ac.large, ac.bytes, ac.limit)
+		}
+	}
+	if _, n := ac.size(); n-3 != small { // 3 × (8 MiB + 256 B) within 32 MiB
+		t.Errorf("%d entries, want the %d small ones and 3 large", n, small)
+	}
+	if ac.put(2000, 1, make([]byte, ac.largeMax()+1), ""); ac.get(2000, 1) != nil {
+		t.Error("an answer over largeMax was kept")
+	}
+	var cnt int64
+	for _, e := range ac.entries {
+		cnt += entrySize(e)
+	}
+	if cnt != ac.bytes {
+		t.Errorf("counted %d bytes, entries hold %d", ac.bytes, cnt)
 	}
 }

@@ -88,6 +88,7 @@ type API struct {
 	openapi    *staticAsset                      // the OpenAPI document (openapi.go)
 	docs       docsAssets                        // the docs page and its files (docs.go)
 	logWriters sync.Pool                         // *logWriter, with accessLog
+	captured   atomic.Int64                      // bytes held by captures of large answers (answercache.go)
 	clock      Clock
 	log        *slog.Logger
 	m          *metrics
@@ -121,6 +122,17 @@ type call struct {
 	z        compressor    // compresses a streamed answer (nil: not compressed)
 	cached   *cachedAnswer // the answer, when a handler serves a cached one
 
+	// The capture of a large answer for the answer cache (answercache.go):
+	// the bytes streamed so far, the memory held for them (counted in
+	// *capBudget) and the answer's bound.
+	capturing bool
+	capBuf    []byte
+	capHeld   int64
+	capMax    int64
+	capBudget *atomic.Int64
+	// capTooLarge: the capture was given up past capMax.
+	capTooLarge bool
+
 	hash xxhash.Digest // ETag scratch
 
 	// The answer cache's keys of this request (answerKey, checkOf).
@@ -144,6 +156,7 @@ type call struct {
 // reset readies c for the next request: it keeps the scratch buffers
 // (emptied) and drops everything that refers to this request's data.
 func (c *call) reset() {
+	c.dropCapture()
 	clear(c.items) // drop references to assets and the body
 	clear(c.ranks)
 	if cap(c.csvSrc) > 4<<20 {
@@ -462,6 +475,9 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 	if in != nil && a.serveKept(c, w, r, in) {
 		body = c.buf[:0]
 	} else {
+		if in != nil {
+			a.startCapture(c, in)
+		}
 		body, err = rt.serve(a, c, c.buf[:0], r, ps)
 		if in != nil && err == nil && len(c.csvSrc) == 0 {
 			a.keep(c, w, in, body)
@@ -484,6 +500,9 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 		}
 		c.emit(body)
 		c.finish()
+		if in != nil {
+			a.keepStreamed(c, w, in)
+		}
 		return http.StatusOK
 	}
 	if err != nil {
@@ -500,6 +519,9 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 		enc := c.enc
 		if len(ca.raw) < compressMin {
 			enc = encIdentity
+		}
+		if enc != encIdentity && isLarge(ca.raw) {
+			return writeOK(w, hd, enc, ca.raw) // compressed as it is sent, not kept
 		}
 		b := ca.encoded(enc)
 		setEncoding(hd, enc)

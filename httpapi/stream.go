@@ -51,6 +51,9 @@ func (c *call) emit(b []byte) {
 			c.z = getCompressor(c.enc, c.w)
 		}
 	}
+	if c.capturing {
+		c.capture(b)
+	}
 	if c.werr == nil && len(b) > 0 {
 		var n int
 		var err error

@@ -70,7 +70,11 @@ func TestStreamedAnswerMemory(t *testing.T) {
 	ds := mustLong(t)
 	store := &engine.Store{}
 	store.Publish(ds)
-	api := New(DefaultConfig(), store, testKeys(t), SnapshotClock{store}, prometheus.NewRegistry(), nil)
+	// The answer cache off: the same request is served again and again,
+	// and a large answer asked twice is kept (TestAnswerCacheLarge).
+	cfg := DefaultConfig()
+	cfg.AnswerCacheBytes = -1
+	api := New(cfg, store, testKeys(t), SnapshotClock{store}, prometheus.NewRegistry(), nil)
 	var tickers []string
 	for _, as := range ds.Assets() {
 		if len(tickers) < MaxTickers {
