@@ -37,42 +37,46 @@ func Build(u *Universe) (d *Dataset, err error) {
 	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1}
 	for _, step := range []func() error{
 		b.buildSectors, b.buildIssuers, b.buildRenames, b.buildAssets, b.buildDaily, b.buildIntraday,
-		b.buildAdjust, b.buildQuotes, b.buildIssuerLists,
+		b.buildAdjust,
 	} {
 		if err := step(); err != nil {
 			return nil, err
 		}
 	}
-	// buildRatios reads only what the steps above built and writes only
-	// Issuer.Ratios and Issuer.FundRatios, so it runs beside buildCash and
-	// buildCatalog, on its own builder (issuerIdx's cache is per builder).
-	// Errors are reported in step order, as if the steps ran in sequence.
-	rb := *b
-	rb.lastIssuer = -1
-	ratiosErr := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				ratiosErr <- fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
-			}
-		}()
-		ratiosErr <- rb.buildRatios()
-	}()
-	err = b.buildCash()
+	// buildCash reads only the issuers, assets and adjustment factors built
+	// above and writes only the cash lists, which no other step reads: it
+	// runs beside every step below. buildRatios reads only what the steps
+	// before it built and writes only Issuer.Ratios and Issuer.FundRatios:
+	// it runs beside buildCatalog. Errors are reported in step order, as if
+	// the steps ran in sequence (quotes, issuer lists, cash, catalog,
+	// ratios, indexes).
+	waitCash := b.beside((*builder).buildCash)
+	err = b.buildQuotes()
 	if err == nil {
-		err = b.buildCatalog()
+		err = b.buildIssuerLists()
 	}
-	if rerr := <-ratiosErr; err == nil {
+	if err != nil {
+		waitCash()
+		return nil, err
+	}
+	waitRatios := b.beside((*builder).buildRatios)
+	err = b.buildCatalog()
+	if rerr := waitRatios(); err == nil {
 		err = rerr
+	}
+	if err == nil {
+		err = b.buildIndexes()
+	}
+	if err == nil {
+		b.buildRankings()
+		b.buildScreener()
+	}
+	if cerr := waitCash(); cerr != nil {
+		return nil, cerr
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := b.buildIndexes(); err != nil {
-		return nil, err
-	}
-	b.buildRankings()
-	b.buildScreener()
 	// The Dataset holds the daily histories compactly (Asset.Daily); its
 	// Universe leaves out the wide series, so that a caller that drops u
 	// lets them be collected.
@@ -80,6 +84,24 @@ func Build(u *Universe) (d *Dataset, err error) {
 	uu.Daily = nil
 	b.d.u = &uu
 	return b.d, nil
+}
+
+// beside runs step in its own goroutine on a copy of b (issuerIdx's cache
+// is per builder) and returns a function that waits for it and returns
+// its error; a panic of step becomes an ErrInvalid error, as in Build.
+func (b *builder) beside(step func(*builder) error) (wait func() error) {
+	cb := *b
+	cb.lastIssuer = -1
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
+			}
+		}()
+		done <- step(&cb)
+	}()
+	return func() error { return <-done }
 }
 
 // parallelFor runs f(0..n-1) on up to GOMAXPROCS goroutines and returns

@@ -94,16 +94,22 @@ func (b *builder) buildCash() error {
 		}
 		return strings.Compare(x.ID, y.ID)
 	})
+	// By payment date, then row: each row's date and row packed in one
+	// integer (the sign bit of the date flipped, so that the unsigned
+	// order is the dates'), sorted without reaching back into d.cash.
+	var byPay []uint64
 	for i := range d.cash {
 		e := &d.cash[i]
 		e.Issuer.CashActions = append(e.Issuer.CashActions, e)
 		if e.PaymentDate.Valid() {
-			d.cashByPay = append(d.cashByPay, int32(i))
+			byPay = append(byPay, uint64(uint32(e.PaymentDate)^1<<31)<<32|uint64(i))
 		}
 	}
-	slices.SortFunc(d.cashByPay, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(d.cash[x].PaymentDate, d.cash[y].PaymentDate), cmp.Compare(x, y))
-	})
+	slices.Sort(byPay)
+	d.cashByPay = make([]int32, len(byPay))
+	for j, k := range byPay {
+		d.cashByPay[j] = int32(uint32(k))
+	}
 	return nil
 }
 

@@ -7,7 +7,7 @@ import (
 
 func TestCashPaidBetween(t *testing.T) {
 	u := testUniverse(t)
-	pays := []Date{d(5), NoDate, d(3), d(5), d(9)}
+	pays := []Date{d(5), NoDate, d(3), d(5), d(9), Date(-400)} // -400: a date before 1970
 	for i := range u.CashActions {
 		u.CashActions[i].PaymentDate = pays[i%len(pays)]
 	}
