@@ -156,7 +156,9 @@ type call struct {
 // reset readies c for the next request: it keeps the scratch buffers
 // (emptied) and drops everything that refers to this request's data.
 func (c *call) reset() {
-	c.dropCapture()
+	if c.capBudget != nil {
+		c.dropCapture()
+	}
 	clear(c.items) // drop references to assets and the body
 	clear(c.ranks)
 	if cap(c.csvSrc) > 4<<20 {
