@@ -40,6 +40,13 @@ type Config struct {
 	// again without encoding (answercache.go): 0 is
 	// DefaultAnswerCacheBytes, a negative value turns the cache off.
 	AnswerCacheBytes int64
+	// WriteTimeout, when set, is the time an answer of over longAnswer
+	// bytes may take to be written from its first byte: the API sets the
+	// connection's write deadline before sending one
+	// (http.ResponseController). Shorter answers rely on the deadline the
+	// server keeps on the connection (pregao serve: at least half of
+	// WriteTimeout left whenever a request starts).
+	WriteTimeout time.Duration
 	// AccessLog, when not nil, receives one line per request, and every
 	// answer carries an X-Request-Id (the client's, or a new one); see
 	// accesslog.go. nil: no access log, no request ids.
@@ -132,6 +139,8 @@ type call struct {
 	capBudget *atomic.Int64
 	// capTooLarge: the capture was given up past capMax.
 	capTooLarge bool
+
+	writeTimeout time.Duration // Config.WriteTimeout, for streamed answers
 
 	hash xxhash.Digest // ETag scratch
 
@@ -432,6 +441,7 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 		}
 	}
 	c.w = w
+	c.writeTimeout = a.cfg.WriteTimeout
 	if !rt.Root {
 		if hd := w.Header(); len(hd["Vary"]) == 0 {
 			hd["Vary"] = hdrVaryAE // shared: a later append copies (len == cap)
@@ -523,21 +533,37 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 			enc = encIdentity
 		}
 		if enc != encIdentity && isLarge(ca.raw) {
-			return writeOK(w, hd, enc, ca.raw) // compressed as it is sent, not kept
+			return writeOK(w, hd, enc, ca.raw, a.cfg.WriteTimeout) // compressed as it is sent, not kept
 		}
 		b := ca.encoded(enc)
 		setEncoding(hd, enc)
 		hd["Content-Length"] = []string{strconv.Itoa(len(b))}
+		allowWrite(w, a.cfg.WriteTimeout, len(b))
 		w.WriteHeader(http.StatusOK)
 		w.Write(b)
 		return http.StatusOK
 	}
-	return writeOK(w, hd, c.enc, body)
+	return writeOK(w, hd, c.enc, body, a.cfg.WriteTimeout)
+}
+
+// longAnswer is the size over which an answer gets the whole write
+// timeout (Config.WriteTimeout) from its first byte.
+const longAnswer = 64 << 10
+
+// allowWrite gives an answer of n bytes (n < 0: streamed, of unknown size)
+// the whole write timeout, when it is over longAnswer bytes.
+func allowWrite(w http.ResponseWriter, timeout time.Duration, n int) {
+	if timeout > 0 && (n < 0 || n > longAnswer) {
+		// An error means a writer without deadlines (tests): nothing to do.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout))
+	}
 }
 
 // writeOK sends a 200 with body, compressed in coding enc (unless
-// identity, or too small to gain).
-func writeOK(w http.ResponseWriter, hd http.Header, enc int, body []byte) int {
+// identity, or too small to gain), giving a long one the whole write
+// timeout.
+func writeOK(w http.ResponseWriter, hd http.Header, enc int, body []byte, timeout time.Duration) int {
+	allowWrite(w, timeout, len(body))
 	if enc == encIdentity || len(body) < compressMin {
 		w.WriteHeader(http.StatusOK)
 		w.Write(body)
@@ -579,7 +605,7 @@ func (a *API) writeCSV(c *call, w http.ResponseWriter, route string, rt *Route, 
 	hd := w.Header()
 	hd["Content-Type"] = ctCSV
 	hd["X-Content-Type-Options"] = noSniff
-	return writeOK(w, hd, c.enc, out)
+	return writeOK(w, hd, c.enc, out, a.cfg.WriteTimeout)
 }
 
 // setEncoding sets Content-Encoding for coding enc.

@@ -58,6 +58,7 @@ func (a *API) serveStatic(s *staticAsset, route string, extra http.Header) httpr
 		hd["Content-Type"] = s.ctype
 		setEncoding(hd, enc)
 		hd["Content-Length"] = []string{strconv.Itoa(len(b))}
+		allowWrite(w, a.cfg.WriteTimeout, len(b))
 		w.WriteHeader(http.StatusOK)
 		w.Write(b)
 		rm.observe(http.StatusOK, 0)

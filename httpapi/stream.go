@@ -46,6 +46,7 @@ func (c *call) emit(b []byte) {
 		hd["Content-Type"] = ctJSON
 		hd["X-Content-Type-Options"] = noSniff
 		setEncoding(hd, c.enc)
+		allowWrite(c.w, c.writeTimeout, -1)
 		c.w.WriteHeader(http.StatusOK)
 		if c.enc != encIdentity {
 			c.z = getCompressor(c.enc, c.w)

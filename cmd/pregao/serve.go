@@ -89,7 +89,7 @@ type Main struct {
 	snapSig fileSig
 	keysSig fileSig
 
-	conns connCounter // connections by state, for the shutdown log
+	conns conns // the connections: requests in progress, write deadlines (conns.go)
 
 	// reloadOpts load a snapshot that replaces a served one; releaseOld
 	// returns the replaced Dataset's memory to the OS after the publish.
@@ -126,32 +126,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// connCounter counts the server's connections that are serving a request
-// (http.StateActive), from the http.Server's ConnState hook.
-type connCounter struct {
-	mu     sync.Mutex
-	active map[net.Conn]bool
-}
-
-func (c *connCounter) track(conn net.Conn, st http.ConnState) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.active == nil {
-		c.active = map[net.Conn]bool{}
-	}
-	if st == http.StateActive {
-		c.active[conn] = true
-	} else {
-		delete(c.active, conn)
-	}
-}
-
-func (c *connCounter) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.active)
 }
 
 // fileSig detects a changed file: its size, modification time, inode and
@@ -258,7 +232,7 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 			origins = append(origins, o)
 		}
 	}
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB)}, m.Store, keys, clock, m.Registry, m.log)
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout}, m.Store, keys, clock, m.Registry, m.log)
 	m.API.SetLoadStatus(func() httpapi.LoadStatus {
 		st := m.progress.State()
 		return httpapi.LoadStatus{Phase: st.Phase, Done: st.Done, Total: st.Total, Elapsed: st.Elapsed}
@@ -389,16 +363,20 @@ func (m *Main) Open() error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	m.ln = ln
+	m.conns.writeTimeout = m.cfg.WriteTimeout
+	m.ln = connListener{ln}
 	m.srv = &http.Server{
 		Handler:           m.API,
 		ReadHeaderTimeout: m.cfg.ReadHeaderTimeout,
 		ReadTimeout:       m.cfg.ReadTimeout,
-		WriteTimeout:      m.cfg.WriteTimeout,
-		IdleTimeout:       m.cfg.IdleTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ConnState:         m.conns.track,
-		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
+		// WriteTimeout is kept by m.conns (the connection's write deadline,
+		// renewed when less than half of it is left) and, for answers over
+		// 64 KiB, by the API (from their first byte): the server would set
+		// it again on every request.
+		IdleTimeout:    m.cfg.IdleTimeout,
+		MaxHeaderBytes: 64 << 10,
+		ConnState:      m.conns.track,
+		ErrorLog:       slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
 	}
 	return nil
 }
