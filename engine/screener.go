@@ -126,7 +126,9 @@ func (b *builder) buildScreener() {
 		s.Ratios[k] = make([]Num, n)
 		s.RatioPublished[k] = make([]time.Time, n)
 	}
-	for r, a := range s.Assets {
+	// Each row writes only its own cells: rows are filled in parallel.
+	parallelFor(n, func(r int) {
+		a := s.Assets[r]
 		is := a.Issuer
 		s.Issuers[r] = is
 		s.Close[r] = a.Latest.Close
@@ -160,7 +162,7 @@ func (b *builder) buildScreener() {
 				s.RatioPublished[k][r] = p.PublishDate.Time()
 			}
 		}
-	}
+	})
 	s.ByVolume = make([]int32, n)
 	for i := range s.ByVolume {
 		s.ByVolume[i] = int32(i)
