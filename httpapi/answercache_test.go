@@ -99,7 +99,7 @@ func TestAnswerCacheLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a long-history dataset")
 	}
-	ds := mustLong(t)
+	api, ds := longAPI(t, DefaultConfig())
 	var tickers []string
 	for _, as := range ds.Assets() {
 		if len(tickers) < 20 { // an answer of about 16 MB
@@ -108,11 +108,10 @@ func TestAnswerCacheLarge(t *testing.T) {
 	}
 	body := `{"tickers":["` + strings.Join(tickers, `","`) + `"],"type":"historical","start_date":"2000-01-01"}`
 	setup := func(cacheBytes int64) *API {
-		store := &engine.Store{}
-		store.Publish(ds)
 		cfg := DefaultConfig()
 		cfg.AnswerCacheBytes = cacheBytes
-		return New(cfg, store, testKeys(t), SnapshotClock{store}, prometheus.NewRegistry(), nil)
+		a, _ := longAPI(t, cfg)
+		return a
 	}
 	serve := func(api *API, enc string) *countingWriter {
 		r, _ := http.NewRequest("POST", "/v2/quotes", strings.NewReader(body))
@@ -127,8 +126,7 @@ func TestAnswerCacheLarge(t *testing.T) {
 		}
 		return w
 	}
-	api := setup(0) // the default bound
-	in := api.info(api.store.Current())
+	in := api.info(api.store.Current()) // the default bound
 	first := serve(api, "")
 	if first.n <= maxCachedAnswer || first.n > in.answers.largeMax() {
 		t.Fatalf("answer of %d bytes: the test wants one over %d and up to %d", first.n, maxCachedAnswer, in.answers.largeMax())

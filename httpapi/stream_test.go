@@ -60,6 +60,16 @@ func (w *countingWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// longAPI returns an API serving the long-history dataset with cfg (the
+// snapshot clock, the test keys, no access log), and the dataset.
+func longAPI(t *testing.T, cfg Config) (*API, *engine.Dataset) {
+	t.Helper()
+	ds := mustLong(t)
+	store := &engine.Store{}
+	store.Publish(ds)
+	return New(cfg, store, testKeys(t), SnapshotClock{store}, prometheus.NewRegistry(), nil), ds
+}
+
 // TestStreamedAnswerMemory: a batch of full histories is tens of MB of
 // JSON, yet one request allocates a small, fixed budget: the answer goes
 // out in chunks instead of being built whole.
@@ -67,14 +77,11 @@ func TestStreamedAnswerMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a long-history dataset")
 	}
-	ds := mustLong(t)
-	store := &engine.Store{}
-	store.Publish(ds)
 	// The answer cache off: the same request is served again and again,
 	// and a large answer asked twice is kept (TestAnswerCacheLarge).
 	cfg := DefaultConfig()
 	cfg.AnswerCacheBytes = -1
-	api := New(cfg, store, testKeys(t), SnapshotClock{store}, prometheus.NewRegistry(), nil)
+	api, ds := longAPI(t, cfg)
 	var tickers []string
 	for _, as := range ds.Assets() {
 		if len(tickers) < MaxTickers {
@@ -136,10 +143,7 @@ func TestStreamedAnswerEqualsItems(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a long-history dataset")
 	}
-	ds := mustLong(t)
-	store := &engine.Store{}
-	store.Publish(ds)
-	api := New(DefaultConfig(), store, testKeys(t), SnapshotClock{store}, prometheus.NewRegistry(), nil)
+	api, ds := longAPI(t, DefaultConfig())
 	var tickers []string
 	for _, as := range ds.Assets() {
 		tickers = append(tickers, as.Ticker)
@@ -178,9 +182,7 @@ func TestStreamedCashActions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a long-history dataset")
 	}
-	store := &engine.Store{}
-	store.Publish(mustLong(t))
-	api := New(DefaultConfig(), store, testKeys(t), SnapshotClock{store}, prometheus.NewRegistry(), nil)
+	api, _ := longAPI(t, DefaultConfig())
 	w := &countingWriter{h: http.Header{}, keep: &bytes.Buffer{}}
 	r, _ := http.NewRequest("GET", "/v2/companies/cash-corporate-actions?current=false", nil) // the default list is a cached answer, sent without a copy
 	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)

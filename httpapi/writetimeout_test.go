@@ -5,10 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/pregao/pregao/engine"
 )
 
 // deadlineWriter is a ResponseWriter with a write deadline, as the
@@ -30,12 +26,9 @@ func TestWriteTimeoutLongAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a long-history dataset")
 	}
-	ds := mustLong(t)
-	store := &engine.Store{}
-	store.Publish(ds)
 	cfg := DefaultConfig()
 	cfg.WriteTimeout = 7 * time.Second
-	api := New(cfg, store, testKeys(t), SnapshotClock{store}, prometheus.NewRegistry(), nil)
+	api, ds := longAPI(t, cfg)
 	tk := ds.Assets()[0].Ticker
 	var all []string
 	for _, as := range ds.Assets() {
