@@ -3,12 +3,15 @@ package httpapi
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -216,5 +219,50 @@ func TestAnswerCacheLargeShare(t *testing.T) {
 	}
 	if cnt != ac.bytes {
 		t.Errorf("counted %d bytes, entries hold %d", ac.bytes, cnt)
+	}
+}
+
+// A capture whose streamed answer fails halfway (the connection is cut)
+// gives its bytes back to the budget of captures in flight.
+func TestAnswerCacheCaptureCut(t *testing.T) {
+	ts := newTestServer(t, true)
+	fail := false
+	rt := &Route{Method: "GET", Path: "/test/large", serve: func(a *API, c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+		chunk := bytes.Repeat([]byte("x"), streamChunk)
+		for range 20 { // 5 MiB, over maxCachedAnswer
+			dst = c.flush(append(dst, chunk...))
+		}
+		if fail {
+			return dst, errors.New("failed halfway")
+		}
+		return dst, nil
+	}}
+	h := ts.api.wrap(rt)
+	serve := func() (cut bool) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p != http.ErrAbortHandler {
+					panic(p)
+				}
+				cut = true
+			}
+		}()
+		r := httptest.NewRequest("GET", "/test/large", nil)
+		r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		h(httptest.NewRecorder(), r, nil)
+		return false
+	}
+	serve() // noted by the doorkeeper
+	fail = true
+	if !serve() {
+		t.Fatal("a failed streamed answer was not cut")
+	}
+	if n := ts.api.captured.Load(); n != 0 {
+		t.Errorf("a cut capture holds %d bytes of the budget", n)
+	}
+	fail = false
+	serve()
+	if b, _ := ts.api.info(ts.store.Current()).answers.size(); b < 20*streamChunk {
+		t.Errorf("after the cut, the next request's answer was not kept (%d bytes kept)", b)
 	}
 }

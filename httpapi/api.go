@@ -389,6 +389,7 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 				if p == http.ErrAbortHandler { // a deliberate cut (serve)
 					rm.observe(http.StatusOK, time.Since(start))
 					a.m.inflight.Dec()
+					c.dropCapture() // the call is not reused: give its capture's bytes back
 					panic(p)
 				}
 				a.m.panics.Inc()
