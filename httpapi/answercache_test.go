@@ -222,11 +222,12 @@ func TestAnswerCacheLargeShare(t *testing.T) {
 	}
 }
 
-// A capture whose streamed answer fails halfway (the connection is cut)
-// gives its bytes back to the budget of captures in flight.
+// A capture whose streamed answer fails halfway (the connection is cut),
+// or whose handler panics, gives its bytes back to the budget of captures
+// in flight.
 func TestAnswerCacheCaptureCut(t *testing.T) {
 	ts := newTestServer(t, true)
-	fail := false
+	fail, crash := false, false
 	rt := &Route{Method: "GET", Path: "/test/large", serve: func(a *API, c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 		chunk := bytes.Repeat([]byte("x"), streamChunk)
 		for range 20 { // 5 MiB, over maxCachedAnswer
@@ -234,6 +235,9 @@ func TestAnswerCacheCaptureCut(t *testing.T) {
 		}
 		if fail {
 			return dst, errors.New("failed halfway")
+		}
+		if crash {
+			panic("a handler bug")
 		}
 		return dst, nil
 	}}
@@ -260,6 +264,12 @@ func TestAnswerCacheCaptureCut(t *testing.T) {
 	if n := ts.api.captured.Load(); n != 0 {
 		t.Errorf("a cut capture holds %d bytes of the budget", n)
 	}
+	fail, crash = false, true // a panic after the answer started: recovered, 500 logged
+	serve()
+	if n := ts.api.captured.Load(); n != 0 {
+		t.Errorf("the capture of a handler that panicked holds %d bytes of the budget", n)
+	}
+	crash = false
 	fail = false
 	serve()
 	if b, _ := ts.api.info(ts.store.Current()).answers.size(); b < 20*streamChunk {

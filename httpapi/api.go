@@ -396,6 +396,7 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 				a.log.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
 				status = http.StatusInternalServerError
 				a.writeError(w, c, route, status, "internal server error")
+				c.dropCapture()
 				c = &call{buf: make([]byte, 0, 1024)} // do not reuse a call left in an unknown state
 			}
 			rm.observe(status, time.Since(start))
