@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/pregao/pregao/snapshot/atomicfile"
 )
 
 // UpdateKeysFile applies change to the keys file at path and writes the
@@ -23,7 +25,7 @@ import (
 // returns nil only after reading the file back and finding the bytes it
 // wrote. A missing file starts as an empty KeysFile. change must not keep f.
 func UpdateKeysFile(path string, change func(f *KeysFile) error) error {
-	unlock, err := lockFile(path + ".lock")
+	unlock, err := atomicfile.Lock(path + ".lock")
 	if err != nil {
 		return fmt.Errorf("%s: lock: %w", path, err)
 	}
@@ -94,7 +96,8 @@ func replaceFile(path string, b []byte, mode fs.FileMode) (err error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	atomicfile.RemoveStale(dir, filepath.Base(path)) // of updates killed midway
+	tmp, err := os.CreateTemp(dir, atomicfile.TempPattern(filepath.Base(path)))
 	if err != nil {
 		return err
 	}

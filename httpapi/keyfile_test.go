@@ -3,8 +3,11 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -229,5 +232,32 @@ func TestReloadKeys(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+}
+
+// An update killed midway leaves its temporary file; the next update
+// removes it (its writer is gone) and keeps a live writer's.
+func TestUpdateKeysFileRemovesStaleTemp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "keys.json")
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("cannot run true:", err)
+	}
+	stale := filepath.Join(dir, ".keys.json.tmp-"+strconv.Itoa(cmd.Process.Pid)+"-1")
+	live := filepath.Join(dir, ".keys.json.tmp-"+strconv.Itoa(os.Getpid())+"-2")
+	for _, p := range []string{stale, live} {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := UpdateKeysFile(path, func(f *KeysFile) error { _, err := f.AddKey("a", PlanEOD, time.Now()); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the temporary file of a killed update is still there (%v)", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live writer's temporary file was removed: %v", err)
 	}
 }

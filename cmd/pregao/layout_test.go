@@ -28,12 +28,12 @@ var allowedImports = []struct {
 }{
 	{"cmd/...", []string{"..."}},
 	{"bench", nil},
-	{"httpapi", []string{"engine"}},
+	{"httpapi", []string{"engine", "snapshot/atomicfile"}},
 	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "snapshot/atomicfile", "index"}},
 	{"snapshot/bundle", []string{"engine", "snapshot/atomicfile"}},
 	{"snapshot/atomicfile", nil},
 	{"snapshot/remote", []string{"snapshot"}},
-	{"snapshot/ingest/...", []string{"engine", "snapshot/ingest/..."}},
+	{"snapshot/ingest/...", []string{"engine", "snapshot/atomicfile", "snapshot/ingest/..."}},
 	{"engine/ratios", []string{"engine"}},
 	{"engine", []string{"index"}},
 	{"index", nil},
@@ -154,7 +154,7 @@ func TestImportRulesMatch(t *testing.T) {
 	f("snapshot/ingest/...", "snapshot/ingestx", false)
 	f("snapshot/...", "snapshot/bundle", true)
 	f("...", "httpapi", true)
-	if a, _ := rulesFor("snapshot/ingest/cvm"); len(a) != 2 || a[0] != "engine" {
+	if a, _ := rulesFor("snapshot/ingest/cvm"); len(a) != 3 || a[0] != "engine" {
 		t.Errorf("snapshot/ingest/cvm rules = %v", a)
 	}
 }

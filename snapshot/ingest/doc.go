@@ -19,7 +19,8 @@
 //     pregao import is flags around it.
 //
 // Import rule for the whole tree: a package under snapshot/ingest may
-// import engine and other packages of this tree, never snapshot (the file
-// format), snapshot/bundle, httpapi or cmd. cmd/pregao's TestImportRules
+// import engine, snapshot/atomicfile (temporary names and locks) and other
+// packages of this tree, never snapshot (the file format),
+// snapshot/bundle, httpapi or cmd. cmd/pregao's TestImportRules
 // enforces it.
 package ingest

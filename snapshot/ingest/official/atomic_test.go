@@ -4,7 +4,10 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -15,6 +18,19 @@ func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
 	w := &writer{dir: dir}
 	rel := "dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv"
+	// The temporary file of a generate killed midway (its process gone):
+	// the next write of the same file removes it.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("cannot run true:", err)
+	}
+	stale := filepath.Join(dir, filepath.FromSlash(path.Dir(rel)), ".cad_cia_aberta.csv.tmp-"+strconv.Itoa(cmd.Process.Pid)+"-1")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.writeFile(rel, func(out io.Writer) error { _, err := io.WriteString(out, "whole\n"); return err }); err != nil {
 		t.Fatal(err)
 	}

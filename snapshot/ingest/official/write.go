@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/atomicfile"
 	"github.com/pregao/pregao/snapshot/ingest/fetch"
 )
 
@@ -181,13 +182,15 @@ func (w *writer) add(f func(s *Stats)) {
 // done(err) closes it and, when err and the close are nil, syncs it and
 // renames it over dir/rel and counts its size; otherwise it removes it. A
 // generate killed or failing midway so leaves no truncated file under an
-// official name for an import to read.
+// official name for an import to read; a killed one's temporary file is
+// removed by the next generate that writes the same file.
 func (w *writer) create(rel string) (*os.File, func(error) error, error) {
 	p := filepath.Join(w.dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
+	atomicfile.RemoveStale(filepath.Dir(p), filepath.Base(p)) // of a generate killed midway
+	f, err := os.CreateTemp(filepath.Dir(p), atomicfile.TempPattern(filepath.Base(p)))
 	if err != nil {
 		return nil, nil, err
 	}
