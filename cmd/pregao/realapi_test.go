@@ -27,23 +27,7 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports the real samples")
 	}
-	dir, err := datafile.RealDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	var so, se bytes.Buffer
-	if err := runImport(context.Background(), []string{"--out", filepath.Join(work, "bundle"), "--real-testdata", dir}, &so, &se); err != nil {
-		t.Fatalf("import: %v\n%s", err, se.String())
-	}
-	snap := filepath.Join(work, "real.snap")
-	if err := runBuild(context.Background(), []string{"--from", filepath.Join(work, "bundle"), "--out", snap}, &so, &se); err != nil {
-		t.Fatalf("build: %v", err)
-	}
-	ds, _, err := snapshot.Load(snap, snapshot.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds, _ := realDataset(t)
 	fund := ""
 	bdrs, members := 0, 0
 	for _, a := range ds.Assets() {
@@ -125,12 +109,7 @@ func TestRealImportShareLegs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports the real samples")
 	}
-	dir, err := datafile.RealDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	supp := filepath.Join(work, "GetListedSupplementCompany_BRAP.json")
+	supp := filepath.Join(t.TempDir(), "GetListedSupplementCompany_BRAP.json")
 	body := `[{"tradingName":"BRADESPAR","code":"BRAP","codeCVM":"18724","numberCommonShares":"122.523.049","numberPreferredShares":"226.652.194",` +
 		`"cashDividends":[],"stockDividends":[` +
 		`{"assetIssued":"BRVALEACNOR0","factor":"9,13000000000","approvedOn":"10/03/2021","isinCode":"BRBRAPACNPR2","label":"REST CAP ACOES","lastDatePrior":"25/03/2021","remarks":"Entrega de ações VALE3"},` +
@@ -139,20 +118,9 @@ func TestRealImportShareLegs(t *testing.T) {
 	if err := os.WriteFile(supp, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var so, se bytes.Buffer
-	if err := runImport(context.Background(), []string{"--out", filepath.Join(work, "bundle"), "--real-testdata", dir, "--supplement", supp}, &so, &se); err != nil {
-		t.Fatalf("import: %v\n%s", err, se.String())
-	}
-	if want := `skipped: 1 share events of B3 supplements under labels no share-action type maps: 1 "ATUALIZACAO"`; !strings.Contains(so.String(), want) {
-		t.Errorf("summary lacks %q:\n%s", want, so.String())
-	}
-	snap := filepath.Join(work, "real.snap")
-	if err := runBuild(context.Background(), []string{"--from", filepath.Join(work, "bundle"), "--out", snap}, &so, &se); err != nil {
-		t.Fatalf("build: %v", err)
-	}
-	ds, _, err := snapshot.Load(snap, snapshot.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
+	ds, summary := realDataset(t, "--supplement", supp)
+	if want := `skipped: 1 share events of B3 supplements under labels no share-action type maps: 1 "ATUALIZACAO"`; !strings.Contains(summary, want) {
+		t.Errorf("summary lacks %q:\n%s", want, summary)
 	}
 	api, key := apiWithKey(t, ds)
 	r := httptest.NewRequest("GET", "/v2/companies/BRAP4/corporate-actions", nil)
@@ -184,4 +152,30 @@ func TestRealImportShareLegs(t *testing.T) {
 			t.Errorf("BRAP4 adjustment factor on %s: %v %v, want %v", d, f, err, want)
 		}
 	}
+}
+
+// realDataset imports the real sample files (with the import flags extra),
+// builds and loads their snapshot, and returns the dataset and the import
+// summary.
+func realDataset(t *testing.T, extra ...string) (*engine.Dataset, string) {
+	t.Helper()
+	dir, err := datafile.RealDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	var so, se bytes.Buffer
+	if err := runImport(context.Background(), append([]string{"--out", filepath.Join(work, "bundle"), "--real-testdata", dir}, extra...), &so, &se); err != nil {
+		t.Fatalf("import: %v\n%s", err, se.String())
+	}
+	summary := so.String()
+	snap := filepath.Join(work, "real.snap")
+	if err := runBuild(context.Background(), []string{"--from", filepath.Join(work, "bundle"), "--out", snap}, &so, &se); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	ds, _, err := snapshot.Load(snap, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds, summary
 }
