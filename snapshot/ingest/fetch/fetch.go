@@ -110,15 +110,11 @@ const LockName = ".pregao-fetch.lock"
 // dir's lock (LockName) meanwhile.
 func (c *Client) FetchAll(ctx context.Context, dir string, items []Item) (Result, error) {
 	var res Result
-	unlock, err := lockDir(dir)
+	man, unlock, err := openDir(dir)
 	if err != nil {
 		return res, err
 	}
 	defer unlock()
-	man, err := readManifest(dir)
-	if err != nil {
-		return res, err
-	}
 	for _, it := range items {
 		st, err := c.fetch(ctx, dir, it, man)
 		if err != nil {
@@ -147,6 +143,20 @@ const (
 	stMissing
 )
 
+// openDir takes dir's lock (lockDir) and reads its manifest; unlock
+// releases the lock (nil on error: nothing to release).
+func openDir(dir string) (man map[string]Entry, unlock func(), err error) {
+	if unlock, err = lockDir(dir); err != nil {
+		return nil, nil, err
+	}
+	if man, err = readManifest(dir); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return man, unlock, nil
+}
+
+// readManifest reads dir's manifest (ManifestName); a missing one is empty.
 func readManifest(dir string) (map[string]Entry, error) {
 	m := map[string]Entry{}
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))

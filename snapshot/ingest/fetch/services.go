@@ -74,15 +74,11 @@ func spDay(t time.Time) string { return t.In(brt).Format("2006-01-02") }
 // the URL.
 func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (_ ServiceResult, rerr error) {
 	var res ServiceResult
-	unlock, err := lockDir(dir)
+	man, unlock, err := openDir(dir)
 	if err != nil {
 		return res, err
 	}
 	defer unlock()
-	man, err := readManifest(dir)
-	if err != nil {
-		return res, err
-	}
 	today := spDay(c.now())
 	st := &svcRun{c: c, ctx: ctx, dir: dir, man: man, today: today, res: &res}
 	defer func() {
