@@ -537,9 +537,9 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 		if enc != encIdentity && isLarge(ca.raw) {
 			return writeOK(w, hd, enc, ca.raw, a.cfg.WriteTimeout) // compressed as it is sent, not kept
 		}
-		b := ca.encoded(enc)
+		b, length := ca.encoded(enc)
 		setEncoding(hd, enc)
-		hd["Content-Length"] = []string{strconv.Itoa(len(b))}
+		hd["Content-Length"] = length
 		allowWrite(w, a.cfg.WriteTimeout, len(b))
 		w.WriteHeader(http.StatusOK)
 		w.Write(b)
@@ -567,6 +567,8 @@ func allowWrite(w http.ResponseWriter, timeout time.Duration, n int) {
 func writeOK(w http.ResponseWriter, hd http.Header, enc int, body []byte, timeout time.Duration) int {
 	allowWrite(w, timeout, len(body))
 	if enc == encIdentity || len(body) < compressMin {
+		// Known length: one write, no chunked framing.
+		hd["Content-Length"] = []string{strconv.Itoa(len(body))}
 		w.WriteHeader(http.StatusOK)
 		w.Write(body)
 		return http.StatusOK

@@ -102,27 +102,41 @@ func putCompressor(enc int, z compressor) {
 
 // cachedAnswer is an answer encoded once per Dataset, with its compressed
 // forms made on first demand at the best compression (they are sent many
-// times).
+// times). Each form carries its Content-Length header value, made once.
 type cachedAnswer struct {
-	raw   []byte
-	total []string // the X-Total-Count header value of a list answer (nil: none)
-	gz    atomic.Pointer[[]byte]
-	zst   atomic.Pointer[[]byte]
+	raw    []byte
+	total  []string // the X-Total-Count header value of a list answer (nil: none)
+	rawLen atomic.Pointer[[]string]
+	gz     atomic.Pointer[answerForm]
+	zst    atomic.Pointer[answerForm]
 }
 
-// encoded returns the answer in coding enc, compressing it on first use.
-func (c *cachedAnswer) encoded(enc int) []byte {
-	var slot *atomic.Pointer[[]byte]
+// answerForm is a compressed form of a cachedAnswer and its Content-Length
+// header value.
+type answerForm struct {
+	b      []byte
+	length []string
+}
+
+// encoded returns the answer in coding enc, compressing it on first use,
+// with its Content-Length header value (shared: not to be modified).
+func (c *cachedAnswer) encoded(enc int) ([]byte, []string) {
+	var slot *atomic.Pointer[answerForm]
 	switch enc {
 	case encGzip:
 		slot = &c.gz
 	case encZstd:
 		slot = &c.zst
 	default:
-		return c.raw
+		if l := c.rawLen.Load(); l != nil {
+			return c.raw, *l
+		}
+		l := []string{strconv.Itoa(len(c.raw))}
+		c.rawLen.Store(&l)
+		return c.raw, l
 	}
-	if b := slot.Load(); b != nil {
-		return *b
+	if f := slot.Load(); f != nil {
+		return f.b, f.length
 	}
 	var out strings.Builder
 	var z io.WriteCloser
@@ -133,9 +147,10 @@ func (c *cachedAnswer) encoded(enc int) []byte {
 	}
 	z.Write(c.raw)
 	z.Close()
-	b := []byte(out.String())
-	slot.Store(&b)
-	return b
+	f := &answerForm{b: []byte(out.String())}
+	f.length = []string{strconv.Itoa(len(f.b))}
+	slot.Store(f)
+	return f.b, f.length
 }
 
 // cachedList is cachedBody for a list answer: enc also returns the

@@ -54,10 +54,10 @@ func (a *API) serveStatic(s *staticAsset, route string, extra http.Header) httpr
 		if len(s.ans.raw) < compressMin {
 			enc = encIdentity
 		}
-		b := s.ans.encoded(enc)
+		b, length := s.ans.encoded(enc)
 		hd["Content-Type"] = s.ctype
 		setEncoding(hd, enc)
-		hd["Content-Length"] = []string{strconv.Itoa(len(b))}
+		hd["Content-Length"] = length
 		allowWrite(w, a.cfg.WriteTimeout, len(b))
 		w.WriteHeader(http.StatusOK)
 		w.Write(b)
