@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +30,9 @@ import (
 // Metrics: generate-s, build-s, load-s (wall seconds), build-peak-rss-MiB
 // (the process's resident high-water mark during the build, Linux only),
 // file-MiB, heap-inuse-MiB and rss-MiB after the load and a collection,
+// scan-MiB (the heap the collector scans for pointers: what a cycle's
+// mark phase walks) and gc-ms (one forced collection of the loaded
+// Dataset, wall milliseconds),
 // raw-MiB (the raw bytes of every column: 8 per number or integer, 4 per
 // date, 8 per timestamp, 1 per bool, the bytes of each string; daily rows
 // at their wide 60 bytes), daily-MiB (what the daily histories take held
@@ -92,6 +96,11 @@ func BenchmarkScalePipeline(b *testing.B) {
 			}
 		}
 		debug.FreeOSMemory()
+		t0 = time.Now()
+		runtime.GC()
+		gcS := time.Since(t0).Seconds()
+		scan := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}}
+		metrics.Read(scan)
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		rss := procStatusKiB("VmRSS")
@@ -110,6 +119,8 @@ func BenchmarkScalePipeline(b *testing.B) {
 		}
 		b.ReportMetric(float64(st.Size())/mib, "file-MiB")
 		b.ReportMetric(float64(m.HeapInuse)/mib, "heap-inuse-MiB")
+		b.ReportMetric(float64(scan[0].Value.Uint64())/mib, "scan-MiB")
+		b.ReportMetric(gcS*1000, "gc-ms")
 		if rss > 0 {
 			b.ReportMetric(float64(rss)/1024, "rss-MiB")
 		}
