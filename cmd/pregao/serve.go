@@ -85,9 +85,15 @@ type Main struct {
 	srv *http.Server
 	ln  net.Listener
 
-	mu      sync.Mutex // serializes reloads
+	mu      sync.Mutex // serializes reloads (and tuneGC)
 	snapSig fileSig
 	keysSig fileSig
+
+	// gcBase is the GOGC tuneGC starts from (0: the operator's own);
+	// heapFigures returns the live heap and its scannable part in bytes
+	// (tests replace it). See gctune.go.
+	gcBase      int
+	heapFigures func() (live, scan uint64)
 
 	conns conns // the connections: requests in progress, write deadlines (conns.go)
 
@@ -203,6 +209,7 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		return nil, fmt.Errorf("serve: --access-log %q: want stderr, stdout or off", cfg.AccessLog)
 	}
 	m.reloadOpts, m.releaseOld, m.reloadLow = reloadOptions()
+	m.gcBase, m.heapFigures = gcBase(), heapFigures
 	build := currentBuild()
 	registerBuildInfo(m.Registry, build)
 	m.log.Info("pregao starting", "version", build.Version, "revision", build.Revision, "go", build.GoVersion)
@@ -299,7 +306,9 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	old := m.Store.Current()
 	m.Store.Publish(ds)
 	if old != nil {
-		go releaseMemory(restore, m.releaseOld)
+		m.goTuneGC(func() { releaseMemory(restore, m.releaseOld) }, !m.releaseOld) // a release collects
+	} else {
+		m.goTuneGC(func() {}, true)
 	}
 	m.snapSig = sig
 	d := time.Since(start)
