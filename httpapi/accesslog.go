@@ -318,16 +318,45 @@ func validRequestID(s string) bool {
 	return true
 }
 
-// newRequestID returns 16 random hex digits.
-func newRequestID() string {
-	const hex = "0123456789abcdef"
-	var b [16]byte
-	v := rand.Uint64()
-	for i := range b {
-		b[i] = hex[v&15]
-		v >>= 4
+// idBatch hands out request ids made 64 at a time, as X-Request-Id
+// header values: one allocation for the text of 64 ids and one for their
+// values, instead of two per request. A batch is used once: the values it
+// gave out stay in answers' headers, so it is never refilled.
+type idBatch struct {
+	left int                 // ids not yet given out: ids[:left]
+	ids  [idsPerBatch]string // each one value, 16 hex digits of one string
+}
+
+const idsPerBatch = 64
+
+var idBatches = sync.Pool{New: func() any { return new(idBatch) }}
+
+// newRequestIDHeader returns a new X-Request-Id header value: 16 random
+// hex digits. The slice is shared: never to be modified.
+func newRequestIDHeader() []string {
+	b := idBatches.Get().(*idBatch)
+	if b.left == 0 {
+		const hex = "0123456789abcdef"
+		var text [idsPerBatch * 16]byte
+		for i := 0; i < len(text); i += 16 {
+			v := rand.Uint64()
+			for j := range 16 {
+				text[i+j] = hex[v&15]
+				v >>= 4
+			}
+		}
+		all := string(text[:])
+		for i := range b.ids {
+			b.ids[i] = all[16*i : 16*i+16]
+		}
+		b.left = idsPerBatch
 	}
-	return string(b[:])
+	b.left--
+	h := b.ids[b.left : b.left+1 : b.left+1]
+	if b.left > 0 {
+		idBatches.Put(b)
+	}
+	return h
 }
 
 var hdrRequestID = http.CanonicalHeaderKey("X-Request-Id")
@@ -343,14 +372,16 @@ func (a *API) serveLogged(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header[hdrRequestID]; len(v) == 1 && validRequestID(v[0]) {
 		idh = v
 	} else {
-		idh = []string{newRequestID()}
+		idh = newRequestIDHeader()
 	}
 	lw.e.id = idh[0]
 	w.Header()[hdrRequestID] = idh
 	defer func() {
 		// A deliberate cut (http.ErrAbortHandler) passes through; the
 		// line is still written, with the status sent so far.
-		lw.e.duration = time.Since(lw.e.start)
+		if lw.e.duration == 0 { // not measured by the route's handler (wrap)
+			lw.e.duration = time.Since(lw.e.start)
+		}
 		if lw.e.status == 0 {
 			lw.e.status = http.StatusOK
 		}

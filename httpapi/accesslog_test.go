@@ -175,8 +175,8 @@ func TestAccessLogDropsWhenBehind(t *testing.T) {
 	}
 }
 
-// Logging a request allocates only the request id it makes up (a
-// client's id costs nothing).
+// Logging a request allocates nothing: a client's id is kept, a made-up
+// one comes from a batch (an allocation per 64 requests).
 func TestAccessLogAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector drops pooled items")
@@ -190,6 +190,49 @@ func TestAccessLogAllocs(t *testing.T) {
 	logged := testing.AllocsPerRun(200, func() { w.Body.Reset(); clear(w.Header()); ts.api.ServeHTTP(w, r) })
 	if logged > base {
 		t.Errorf("logged request: %.0f allocations, unlogged %.0f", logged, base)
+	}
+	r.Header.Del("X-Request-Id")
+	madeUp := testing.AllocsPerRun(640, func() { w.Body.Reset(); clear(w.Header()); ts.api.ServeHTTP(w, r) })
+	if madeUp > base+0.1 {
+		t.Errorf("logged request with an id made up: %.2f allocations, unlogged %.0f", madeUp, base)
+	}
+}
+
+// Made-up request ids are 16 hex digits, different from each other, from
+// any number of goroutines; a header value given out is never changed.
+func TestRequestIDs(t *testing.T) {
+	const workers, each = 4, 1000
+	got := make([][][]string, workers)
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				got[g] = append(got[g], newRequestIDHeader())
+			}
+		}()
+	}
+	wg.Wait()
+	hexID := regexp.MustCompile(`^[0-9a-f]{16}$`)
+	seen := map[string]bool{}
+	for _, hs := range got {
+		for _, h := range hs {
+			if len(h) != 1 || cap(h) != 1 || !hexID.MatchString(h[0]) {
+				t.Fatalf("header value %q (cap %d): want one id of 16 hex digits, not appendable in place", h, cap(h))
+			}
+			if seen[h[0]] {
+				t.Fatalf("id %s given twice", h[0])
+			}
+			seen[h[0]] = true
+		}
+	}
+	first := got[0][0][0]
+	for range 3 * idsPerBatch {
+		newRequestIDHeader()
+	}
+	if got[0][0][0] != first {
+		t.Errorf("a value given out changed from %s to %s", first, got[0][0][0])
 	}
 }
 
@@ -236,5 +279,39 @@ func TestAccessLogStamp(t *testing.T) {
 		if got != want {
 			t.Errorf("%v: %s, want %s", tm, got, want)
 		}
+	}
+}
+
+// A route's request is timed once: the access log's duration is the one
+// the request-duration histogram observed.
+func TestAccessLogDurationIsTheMetric(t *testing.T) {
+	ts, al, buf := loggedServer(t, false, 1)
+	if w := ts.do("GET", "/v2/companies/ENHZ", testKeyDelayed, ""); w.Code != 200 {
+		t.Fatalf("status %d", w.Code)
+	}
+	al.Close()
+	m := regexp.MustCompile(` duration=(\S+) `).FindStringSubmatch(buf.String())
+	if m == nil {
+		t.Fatalf("no duration in %q", buf)
+	}
+	mfs, err := ts.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	var n uint64
+	for _, mf := range mfs {
+		if mf.GetName() == "pregao_http_request_duration_seconds" {
+			for _, mm := range mf.GetMetric() {
+				sum += mm.GetHistogram().GetSampleSum()
+				n += mm.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d observations, want 1", n)
+	}
+	if want := strconv.FormatFloat(sum, 'f', 6, 64); m[1] != want || sum <= 0 {
+		t.Errorf("logged duration %s s, histogram observed %s s", m[1], want)
 	}
 }

@@ -380,7 +380,15 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 	rm := a.m.route(route)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		noteRoute(w, route, "")
-		start := time.Now()
+		// One clock reading for the access log and the metrics: each costs
+		// as much as a router lookup.
+		lw, _ := w.(*logWriter)
+		var start time.Time
+		if lw != nil {
+			start = lw.e.start
+		} else {
+			start = time.Now()
+		}
 		a.m.inflight.Inc()
 		c := a.calls.Get().(*call)
 		status := 0
@@ -399,7 +407,11 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 				c.dropCapture()
 				c = &call{buf: make([]byte, 0, 1024)} // do not reuse a call left in an unknown state
 			}
-			rm.observe(status, time.Since(start))
+			d := time.Since(start)
+			if lw != nil {
+				lw.e.duration = d
+			}
+			rm.observe(status, d)
 			a.m.inflight.Dec()
 			c.reset()
 			if cap(c.buf) <= 64<<20 {
