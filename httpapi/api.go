@@ -560,6 +560,12 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 	return writeOK(w, hd, c.enc, body, a.cfg.WriteTimeout)
 }
 
+// chunkingSize is the size of net/http's answer buffer
+// (bufferBeforeChunkingSize): an answer written whole that fits in it
+// gets its Content-Length from net/http; a longer one, without ours, is
+// sent chunked.
+const chunkingSize = 2048
+
 // longAnswer is the size over which an answer gets the whole write
 // timeout (Config.WriteTimeout) from its first byte.
 const longAnswer = 64 << 10
@@ -579,8 +585,11 @@ func allowWrite(w http.ResponseWriter, timeout time.Duration, n int) {
 func writeOK(w http.ResponseWriter, hd http.Header, enc int, body []byte, timeout time.Duration) int {
 	allowWrite(w, timeout, len(body))
 	if enc == encIdentity || len(body) < compressMin {
-		// Known length: one write, no chunked framing.
-		hd["Content-Length"] = []string{strconv.Itoa(len(body))}
+		if len(body) > chunkingSize {
+			// Known length: one write, no chunked framing (net/http
+			// counts a shorter answer itself, at no cost).
+			hd["Content-Length"] = []string{strconv.Itoa(len(body))}
+		}
 		w.WriteHeader(http.StatusOK)
 		w.Write(body)
 		return http.StatusOK
