@@ -26,6 +26,21 @@ import (
 // dates (times) are not strictly ascending; rename cycles; non-positive
 // split, reverse-split or bonus factors; ratio points outside the catalog.
 func Build(u *Universe) (d *Dataset, err error) {
+	return BuildWith(u, BuildOptions{})
+}
+
+// BuildOptions are how Build spends the machine.
+type BuildOptions struct {
+	// Serial builds in the calling goroutine only. By default independent
+	// steps run beside each other and row-wise steps over GOMAXPROCS
+	// goroutines; a caller that runs Build on a thread of its own (a
+	// reload on a low-priority thread, while requests are served) sets
+	// Serial so that no step competes with the requests.
+	Serial bool
+}
+
+// BuildWith is Build with options.
+func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 	if u == nil {
 		return nil, fmt.Errorf("build: nil universe: %w", ErrInvalid)
 	}
@@ -34,7 +49,7 @@ func Build(u *Universe) (d *Dataset, err error) {
 			d, err = nil, fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
 		}
 	}()
-	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1}
+	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial}
 	for _, step := range []func() error{
 		b.buildSectors, b.buildIssuers, b.buildRenames, b.buildAssets, b.buildDaily, b.buildIntraday,
 		b.buildAdjust,
@@ -89,10 +104,15 @@ func Build(u *Universe) (d *Dataset, err error) {
 // beside runs step in its own goroutine on a copy of b (issuerIdx's cache
 // is per builder) and returns a function that waits for it and returns
 // its error; a panic of step becomes an ErrInvalid error, as in Build.
+// A serial builder runs step at once and keeps its error for wait.
 func (b *builder) beside(step func(*builder) error) (wait func() error) {
 	cb := *b
 	cb.lastIssuer = -1
 	done := make(chan error, 1)
+	if b.serial {
+		err := step(&cb) // a panic reaches Build's recover
+		return func() error { return err }
+	}
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -104,10 +124,13 @@ func (b *builder) beside(step func(*builder) error) (wait func() error) {
 	return func() error { return <-done }
 }
 
-// parallelFor runs f(0..n-1) on up to GOMAXPROCS goroutines and returns
-// when every call has.
-func parallelFor(n int, f func(i int)) {
+// parallelFor runs f(0..n-1) on up to GOMAXPROCS goroutines (one, the
+// caller's, for a serial builder) and returns when every call has.
+func (b *builder) parallelFor(n int, f func(i int)) {
 	w := min(runtime.GOMAXPROCS(0), n)
+	if b.serial {
+		w = 1
+	}
 	if w <= 1 {
 		for i := range n {
 			f(i)
@@ -138,6 +161,7 @@ type builder struct {
 	intraOf  map[string]*Intraday
 
 	lastIssuer int32 // issuerIdx's cache (inputs are grouped by company); -1 none
+	serial     bool  // BuildOptions.Serial
 }
 
 func invalid(format string, args ...any) error {
@@ -402,7 +426,7 @@ func (b *builder) buildDaily() error {
 		}
 	}
 	bars := make([]*DailyBars, len(uniq))
-	parallelFor(len(uniq), func(i int) { bars[i] = NewDailyBars(uniq[i]) })
+	b.parallelFor(len(uniq), func(i int) { bars[i] = NewDailyBars(uniq[i]) })
 	for i, s := range joined {
 		d.assets[i].Daily = bars[pos[s]]
 	}

@@ -127,7 +127,7 @@ func (b *builder) buildScreener() {
 		s.RatioPublished[k] = make([]time.Time, n)
 	}
 	// Each row writes only its own cells: rows are filled in parallel.
-	parallelFor(n, func(r int) {
+	b.parallelFor(n, func(r int) {
 		a := s.Assets[r]
 		is := a.Issuer
 		s.Issuers[r] = is

@@ -122,8 +122,9 @@ type LoadOptions struct {
 	// gcpause.go).
 	PauseGC bool
 	// Workers bounds the goroutines that verify and decode sections; 0
-	// means GOMAXPROCS. A server reloading while it answers requests
-	// passes 1, leaving the other cores to the requests.
+	// means GOMAXPROCS. 1 also indexes in the calling goroutine only
+	// (engine.BuildOptions.Serial). A server reloading while it answers
+	// requests passes 1, leaving the other cores to the requests.
 	Workers int
 	// Progress, when not nil, is moved through the load's phases as it
 	// goes (see Progress).
@@ -147,7 +148,7 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 		return nil, Header{}, err
 	}
 	opt.Progress.Begin("index", "", 0)
-	ds, err := engine.Build(u)
+	ds, err := engine.BuildWith(u, engine.BuildOptions{Serial: opt.Workers == 1})
 	if err != nil {
 		return nil, Header{}, err
 	}

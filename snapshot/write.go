@@ -390,7 +390,8 @@ func parallelOrder(order []int, n int, fn func(i int) error) error {
 }
 
 // parallelWorkers is parallelOrder on at most workers goroutines (0:
-// GOMAXPROCS).
+// GOMAXPROCS). One worker is the calling goroutine itself: a reload runs
+// on a thread whose priority it lowered, and its work stays there.
 func parallelWorkers(workers int, order []int, n int, fn func(i int) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -399,28 +400,35 @@ func parallelWorkers(workers int, order []int, n int, fn func(i int) error) erro
 	errs := make([]error, n)
 	var next atomic.Int64
 	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !failed.Load() {
-				j := int(next.Add(1) - 1)
-				if j >= n {
-					return
-				}
-				i := j
-				if order != nil {
-					i = order[j]
-				}
-				if err := fn(i); err != nil {
-					errs[i] = err
-					failed.Store(true)
-				}
+	work := func() {
+		for !failed.Load() {
+			j := int(next.Add(1) - 1)
+			if j >= n {
+				return
 			}
-		}()
+			i := j
+			if order != nil {
+				i = order[j]
+			}
+			if err := fn(i); err != nil {
+				errs[i] = err
+				failed.Store(true)
+			}
+		}
 	}
-	wg.Wait()
+	if workers == 1 {
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				work()
+			}()
+		}
+		wg.Wait()
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err
