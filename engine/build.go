@@ -108,11 +108,11 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 func (b *builder) beside(step func(*builder) error) (wait func() error) {
 	cb := *b
 	cb.lastIssuer = -1
-	done := make(chan error, 1)
 	if b.serial {
 		err := step(&cb) // a panic reaches Build's recover
 		return func() error { return err }
 	}
+	done := make(chan error, 1)
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
