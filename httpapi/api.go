@@ -533,7 +533,7 @@ func (a *API) serve(c *call, w http.ResponseWriter, r *http.Request, ps httprout
 	}
 	if err != nil {
 		st, msg := statusOf(err)
-		if st >= 500 {
+		if failure(st) {
 			a.log.Error("request failed", "route", route, "method", r.Method, "path", r.URL.Path, "err", err.Error())
 		}
 		return a.writeError(w, c, route, st, msg)
@@ -631,6 +631,14 @@ func (a *API) writeCSV(c *call, w http.ResponseWriter, route string, rt *Route, 
 	hd["Content-Type"] = ctCSV
 	hd["X-Content-Type-Options"] = noSniff
 	return writeOK(w, hd, c.enc, out, a.cfg.WriteTimeout)
+}
+
+// failure reports whether an answer of status st is the server's failure,
+// logged as an error: a 5xx other than 503, which is the expected answer
+// of /readyz while a snapshot loads or the server drains (probes ask it
+// every few seconds; the access log has each one).
+func failure(st int) bool {
+	return st >= 500 && st != http.StatusServiceUnavailable
 }
 
 // setEncoding sets Content-Encoding for coding enc.

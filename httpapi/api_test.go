@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -329,4 +330,29 @@ func testutilCounter(tb testing.TB, reg *prometheus.Registry, name string) float
 		}
 	}
 	return 0
+}
+
+func TestFailureLogged(t *testing.T) {
+	for st, want := range map[int]bool{200: false, 400: false, 404: false, 429: false, 500: true, 502: true, 503: false, 504: true} {
+		if got := failure(st); got != want {
+			t.Errorf("failure(%d) = %v, want %v", st, got, want)
+		}
+	}
+	// /readyz answers 503 while the snapshot loads and while draining: an
+	// expected state, not an error line per probe.
+	var logged strings.Builder
+	store := &engine.Store{}
+	api := New(DefaultConfig(), store, testKeys(t), nil, prometheus.NewRegistry(), slog.New(slog.NewTextHandler(&logged, nil)))
+	api.SetLoadStatus(func() LoadStatus { return LoadStatus{Phase: "decode", Elapsed: time.Second} })
+	for _, draining := range []bool{false, true} {
+		api.SetDraining(draining)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, httptest.NewRequest("GET", "/readyz", nil))
+		if w.Code != 503 {
+			t.Fatalf("readyz %d, want 503", w.Code)
+		}
+	}
+	if strings.Contains(logged.String(), "level=ERROR") {
+		t.Errorf("a 503 from /readyz was logged as an error:\n%s", logged.String())
+	}
 }
