@@ -196,6 +196,12 @@ func BenchmarkScreenerDropletFilterSort(b *testing.B) {
 	run(b, "POST", "/v2/screener", `{"primaryOnly":false,"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS","op":"between","min":0,"max":30}],"sort":[{"by":"droplet:DIVIDEND_YIELD","order":"desc"}]}`)
 }
 
+// The side-by-side harness's screener request (w3), made per request:
+// what a client gets when its query is not one the answer cache holds.
+func BenchmarkScreenerW3(b *testing.B) {
+	run(b, "POST", "/v2/screener", `{"filters":[{"type":"droplet","id":"DIVIDEND_YIELD","op":">","value":0.05}],"sort":[{"by":"droplet:DIVIDEND_YIELD","order":"desc"}],"limit":50}`)
+}
+
 func BenchmarkIndexHighs(b *testing.B) {
 	run(b, "GET", "/v2/indexes/IBOV/highs", "")
 }

@@ -38,6 +38,7 @@ type dsInfo struct {
 	lastModified []string
 	etags        [etagSlots]atomic.Pointer[etagEntry] // see etag
 	searchIx     searchIndex                          // folded names, on the first search
+	screen       atomic.Pointer[screenEnc]            // the screener's encoded pieces (screenEnc)
 	answers      answerCache                          // answers kept (answercache.go)
 }
 
@@ -98,6 +99,7 @@ func (a *API) Prepare(ds *engine.Dataset, id string, built time.Time) {
 		in.lastModified = []string{built.UTC().Format(http.TimeFormat)}
 	}
 	a.dsnext.Store(in)
+	in.screenEnc()
 	now := a.clock.Now()
 	if _, ok := a.clock.(SnapshotClock); ok {
 		now = datasetAsOf(ds)

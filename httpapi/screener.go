@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"cmp"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -47,6 +48,7 @@ type screenerSort struct {
 // column is a numeric screener column resolved for one request.
 type column struct {
 	vals  []engine.Num // per row
+	enc   *encCol      // vals encoded (screenEnc: once per Dataset)
 	class string       // droplet ids with a class suffix: only rows of that class
 	byCls bool         // the indicator is per class (resolved_id gets the row's suffix)
 	id    string       // droplet: base indicator id
@@ -59,38 +61,70 @@ func (col *column) at(s *engine.Screener, r int32) engine.Num {
 	return col.vals[r]
 }
 
+// appendAt appends row r's value as at returns it, encoded.
+func (col *column) appendAt(dst []byte, s *engine.Screener, r int32) []byte {
+	if col.class != "" && s.Assets[r].StockType != col.class {
+		return append(dst, "null"...)
+	}
+	return append(dst, col.enc.at(r)...)
+}
+
 // compiled filter / sort.
 type cFilter struct {
 	src     *screenerFilter
 	col     column
 	sectors map[string]bool // sector filters
-	lo, hi  float64         // bounds (inclusive unless strict)
-	op      string
+	lo, hi  float64         // bounds of between (inclusive)
+	op      filterOp
 	v       float64
+	// head is the filter as every row repeats it, up to the row's own
+	// value: c.heads[head[0]:head[1]].
+	head [2]int32
 }
+
+// filterOp is a compiled filter's comparison.
+type filterOp uint8
+
+const (
+	opEQ filterOp = iota
+	opBetween
+	opGE
+	opGT
+	opLE
+	opLT
+)
+
+var filterOps = map[string]filterOp{"between": opBetween, ">=": opGE, ">": opGT, "<=": opLE, "<": opLT, "==": opEQ}
 
 type cSort struct {
 	src  screenerSort
 	col  column
 	desc bool
+	// head is {"by":…,"order":…,"value": as every row repeats it:
+	// c.heads[head[0]:head[1]].
+	head [2]int32
 }
 
 // scalarColumn returns the column of a scalar field or sort key.
-func scalarColumn(s *engine.Screener, name string) ([]engine.Num, bool) {
+func scalarColumn(s *engine.Screener, e *screenEnc, name string) (column, bool) {
+	var vals []engine.Num
+	var i int
 	switch name {
 	case "close_price", "current_price":
-		return s.Close, true
+		vals, i = s.Close, 0
 	case "volume":
-		return s.Volume, true
+		vals, i = s.Volume, 1
 	case "employee_count":
-		return s.Employees, true
+		vals, i = s.Employees, 2
+	default:
+		return column{}, false
 	}
-	return nil, false
+	return column{vals: vals, enc: col(&e.scalar[i], vals)}, true
 }
 
 // dropletColumn resolves a ratio id (fundamental or valuation, with or
 // without class suffix).
-func (a *API) dropletColumn(ds *engine.Dataset, id string) (column, error) {
+func (a *API) dropletColumn(ds *engine.Dataset, e *screenEnc, id string) (column, error) {
 	base, class := engine.SplitClassSuffix(strings.ToUpper(strings.TrimSpace(id)))
 	k, ok := ds.IndicatorIndex("", base) // FUNDAMENTAL, then VALUATION
 	s := ds.Screener()
@@ -101,12 +135,13 @@ func (a *API) dropletColumn(ds *engine.Dataset, id string) (column, error) {
 	if class != "" && !ind.ByClass {
 		return column{}, badRequest("ratio %q is company-level: it takes no class suffix", base)
 	}
-	return column{vals: s.Ratios[k], class: class, byCls: ind.ByClass, id: ind.ID}, nil
+	return column{vals: s.Ratios[k], enc: col(&e.ratios[k], s.Ratios[k]), class: class, byCls: ind.ByClass, id: ind.ID}, nil
 }
 
-func (a *API) compileScreener(ds *engine.Dataset, req *screenerRequest) ([]cFilter, []cSort, error) {
+// compileScreener resolves req's filters and sorts, appended to fs and ss
+// (the call's scratch).
+func (a *API) compileScreener(ds *engine.Dataset, e *screenEnc, req *screenerRequest, fs []cFilter, ss []cSort) ([]cFilter, []cSort, error) {
 	s := ds.Screener()
-	fs := make([]cFilter, 0, len(req.Filters))
 	for i := range req.Filters {
 		f := &req.Filters[i]
 		cf := cFilter{src: f}
@@ -134,25 +169,25 @@ func (a *API) compileScreener(ds *engine.Dataset, req *screenerRequest) ([]cFilt
 			if f.ID == "" {
 				return nil, nil, badRequest("filters[%d]: a droplet filter needs an id (a ratio id without the droplet: prefix)", i)
 			}
-			col, err := a.dropletColumn(ds, strings.TrimPrefix(f.ID, dropletPrefix))
+			col, err := a.dropletColumn(ds, e, strings.TrimPrefix(f.ID, dropletPrefix))
 			if err != nil {
 				return nil, nil, badRequest("filters[%d]: %s", i, err.(*Error).Message)
 			}
 			cf.col = col
 		default:
-			vals, ok := scalarColumn(s, f.Type)
+			col, ok := scalarColumn(s, e, f.Type)
 			if !ok {
 				return nil, nil, badRequest("filters[%d]: unknown filter type %q (want close_price, volume, employee_count, sector or droplet)", i, f.Type)
 			}
 			if f.ID != "" {
 				return nil, nil, badRequest("filters[%d]: id applies to droplet filters only", i)
 			}
-			cf.col = column{vals: vals}
+			cf.col = col
 		}
 		if f.In != nil {
 			return nil, nil, badRequest("filters[%d]: in applies to sector filters only", i)
 		}
-		cf.op = f.Op
+		cf.op = filterOps[f.Op]
 		switch f.Op {
 		case "between":
 			if f.Min == nil || f.Max == nil || f.Value != nil {
@@ -178,7 +213,6 @@ func (a *API) compileScreener(ds *engine.Dataset, req *screenerRequest) ([]cFilt
 	if len(sorts) == 0 {
 		sorts = []screenerSort{{By: "volume", Order: "desc"}}
 	}
-	ss := make([]cSort, 0, len(sorts))
 	for i, so := range sorts {
 		cs := cSort{src: so}
 		switch so.Order {
@@ -190,13 +224,13 @@ func (a *API) compileScreener(ds *engine.Dataset, req *screenerRequest) ([]cFilt
 			return nil, nil, badRequest("sort[%d]: order %q: want asc or desc", i, so.Order)
 		}
 		if id, ok := strings.CutPrefix(so.By, dropletPrefix); ok {
-			col, err := a.dropletColumn(ds, id)
+			col, err := a.dropletColumn(ds, e, id)
 			if err != nil {
 				return nil, nil, badRequest("sort[%d]: %s", i, err.(*Error).Message)
 			}
 			cs.col = col
-		} else if vals, ok := scalarColumn(s, so.By); ok {
-			cs.col = column{vals: vals}
+		} else if col, ok := scalarColumn(s, e, so.By); ok {
+			cs.col = col
 		} else {
 			return nil, nil, badRequest("sort[%d]: unknown sort field %q (want close_price, volume, employee_count or droplet:<ratio id>)", i, so.By)
 		}
@@ -220,15 +254,15 @@ func (f *cFilter) pass(s *engine.Screener, r int32) bool {
 	}
 	v := float64(n)
 	switch f.op {
-	case "between":
+	case opBetween:
 		return v >= f.lo && v <= f.hi
-	case ">=":
+	case opGE:
 		return v >= f.v
-	case ">":
+	case opGT:
 		return v > f.v
-	case "<=":
+	case opLE:
 		return v <= f.v
-	case "<":
+	case opLT:
 		return v < f.v
 	}
 	return v == f.v
@@ -251,7 +285,9 @@ func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params
 	if req.PrimaryOnly != nil {
 		primary = *req.PrimaryOnly
 	}
-	fs, ss, err := a.compileScreener(c.ds, &req)
+	e := a.info(c.ds).screenEnc()
+	fs, ss, err := a.compileScreener(c.ds, e, &req, c.filters[:0], c.sorts[:0])
+	c.filters, c.sorts = fs, ss
 	if err != nil {
 		return nil, err
 	}
@@ -272,39 +308,26 @@ func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params
 			rows = append(rows, ri)
 		}
 	}
-	switch {
-	case len(ss) == 1 && ss[0].src.By == "volume" && ss[0].desc:
-		// ByVolume order already.
-	case len(ss) == 1:
-		// One key: sort (value, row) pairs; rows are unique tickers, so
-		// ties by ticker make the order total.
-		keys := c.keys[:0]
-		for _, ri := range rows {
-			keys = append(keys, sortKey{v: ss[0].col.at(s, ri), row: ri})
-		}
-		desc := ss[0].desc
-		slices.SortFunc(keys, func(x, y sortKey) int {
-			if c := cmpNum(x.v, y.v, desc); c != 0 {
-				return c
-			}
-			return strings.Compare(s.Assets[x.row].Ticker, s.Assets[y.row].Ticker)
-		})
-		for i := range keys {
-			rows[i] = keys[i].row
-		}
-		c.keys = keys
-	default:
-		slices.SortFunc(rows, func(x, y int32) int {
-			for i := range ss {
-				if c := cmpNum(ss[i].col.at(s, x), ss[i].col.at(s, y), ss[i].desc); c != 0 {
-					return c
-				}
-			}
-			return strings.Compare(s.Assets[x].Ticker, s.Assets[y].Ticker)
-		})
-	}
 	c.rows = rows
-	rows = rows[:min(limit, len(rows))]
+	if len(ss) != 1 || ss[0].src.By != "volume" || !ss[0].desc { // else ByVolume order already
+		rows = c.sortRows(s, e, ss, rows, limit)
+	}
+	rows = rows[:min(max(limit, 0), len(rows))]
+
+	// What every row repeats of the request, encoded once.
+	hb := c.heads[:0]
+	for i := range ss {
+		start := len(hb)
+		hb = appendSortSpec(hb, &ss[i])
+		hb = append(hb, `,"value":`...)
+		ss[i].head = [2]int32{int32(start), int32(len(hb))}
+	}
+	for i := range fs {
+		start := len(hb)
+		hb = appendFilterHead(hb, &fs[i])
+		fs[i].head = [2]int32{int32(start), int32(len(hb))}
+	}
+	c.heads = hb
 
 	dst = append(dst, `{"metadata":{"sort":[`...)
 	for i := range ss {
@@ -325,15 +348,106 @@ func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendScreenerRow(dst, s, ri, i+1, fs, ss)
+		dst = appendScreenerRow(dst, s, e, hb, ri, i+1, fs, ss)
 	}
 	return append(dst, "]}"...), nil
 }
 
-// sortKey is a row and its sort value.
+// sortKey is a row and its sort value, made ready to compare: v ascending
+// (negated for a descending sort, +Inf when missing: missing values last),
+// then t, the row's ticker rank.
 type sortKey struct {
-	v   engine.Num
+	v   float64
+	t   int32
 	row int32
+}
+
+func cmpSortKey(x, y sortKey) int {
+	switch {
+	case x.v < y.v:
+		return -1
+	case x.v > y.v:
+		return 1
+	}
+	return int(x.t - y.t)
+}
+
+// sortRows orders rows by ss, then ticker, and returns at least the first
+// limit of them in that order (a partial sort when limit is shorter).
+func (c *call) sortRows(s *engine.Screener, e *screenEnc, ss []cSort, rows []int32, limit int) []int32 {
+	if len(ss) != 1 {
+		cmpRows := func(x, y int32) int {
+			for i := range ss {
+				if c := cmpNum(ss[i].col.at(s, x), ss[i].col.at(s, y), ss[i].desc); c != 0 {
+					return c
+				}
+			}
+			return int(e.tickerRank[x] - e.tickerRank[y])
+		}
+		return topK(rows, limit, cmpRows)
+	}
+	col, desc := &ss[0].col, ss[0].desc
+	keys := c.keys[:0]
+	for _, ri := range rows {
+		n := col.at(s, ri)
+		v := math.Inf(1)
+		if n.Valid() {
+			v = float64(n)
+			if desc {
+				v = -v
+			}
+		}
+		keys = append(keys, sortKey{v: v, t: e.tickerRank[ri], row: ri})
+	}
+	c.keys = keys
+	keys = topK(keys, limit, cmpSortKey)
+	rows = rows[:len(keys)]
+	for i := range keys {
+		rows[i] = keys[i].row
+	}
+	return rows
+}
+
+// topK returns the k first elements of xs in cmp order, sorted, in xs's
+// first k places (all of xs sorted when k >= len(xs)): a bounded heap of
+// the k best so far, O(n log k), instead of sorting the n.
+func topK[T any](xs []T, k int, cmp func(a, b T) int) []T {
+	if k >= len(xs) {
+		slices.SortFunc(xs, cmp)
+		return xs
+	}
+	if k <= 0 {
+		return xs[:0]
+	}
+	h := xs[:k]
+	// h is a heap with its worst element (greatest by cmp) at the root.
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= k {
+				return
+			}
+			if r := l + 1; r < k && cmp(h[r], h[l]) > 0 {
+				l = r
+			}
+			if cmp(h[l], h[i]) <= 0 {
+				return
+			}
+			h[i], h[l] = h[l], h[i]
+			i = l
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, x := range xs[k:] {
+		if cmp(x, h[0]) < 0 {
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, cmp)
+	return h
 }
 
 // cmpNum orders valid values (ascending, or descending when desc) before
@@ -363,33 +477,21 @@ func appendSortSpec(dst []byte, so *cSort) []byte {
 	return appendString(dst, so.src.Order)
 }
 
-// appendScreenerRow appends one screener result.
-func appendScreenerRow(dst []byte, s *engine.Screener, r int32, rank int, fs []cFilter, ss []cSort) []byte {
-	as, is := s.Assets[r], s.Issuers[r]
+// appendScreenerRow appends one screener result: its head and its
+// column values encoded once per Dataset (e), the request's sort and
+// filter heads from hb.
+func appendScreenerRow(dst []byte, s *engine.Screener, e *screenEnc, hb []byte, r int32, rank int, fs []cFilter, ss []cSort) []byte {
 	dst = append(dst, `{"rank":`...)
 	dst = appendInt(dst, int64(rank))
-	dst = append(dst, `,"ticker":`...)
-	dst = appendString(dst, as.Ticker)
-	dst = append(dst, `,"trading_name":`...)
-	dst = appendString(dst, is.TradingName)
-	dst = append(dst, `,"current_price":`...)
-	dst = appendNum(dst, s.Close[r])
-	dst = append(dst, `,"sector_id":`...)
-	if sec := is.Sector[0]; sec != nil {
-		dst = appendString(dst, sec.ID)
-		dst = append(dst, `,"sector_name":`...)
-		dst = appendString(dst, sec.Name)
-	} else {
-		dst = append(dst, `null,"sector_name":null`...)
-	}
+	dst = append(dst, ',')
+	dst = append(dst, e.heads.at(r)...)
 	dst = append(dst, `,"sort":[`...)
 	for i := range ss {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendSortSpec(dst, &ss[i])
-		dst = append(dst, `,"value":`...)
-		dst = appendNum(dst, ss[i].col.at(s, r))
+		dst = append(dst, hb[ss[i].head[0]:ss[i].head[1]]...)
+		dst = ss[i].col.appendAt(dst, s, r)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `],"filters":[`...)
@@ -397,15 +499,34 @@ func appendScreenerRow(dst []byte, s *engine.Screener, r int32, rank int, fs []c
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendAppliedFilter(dst, s, r, &fs[i])
+		f := &fs[i]
+		dst = append(dst, hb[f.head[0]:f.head[1]]...)
+		switch {
+		case f.sectors != nil: // the head is all of it
+		case f.src.Type == "droplet":
+			dst = f.col.appendAt(dst, s, r)
+			dst = append(dst, `,"resolved_id":`...)
+			// The id is a catalog id and a class suffix: neither needs
+			// escaping beyond what appendString did to the id.
+			dst = appendString(dst, f.col.id)
+			if f.col.byCls {
+				dst = append(dst[:len(dst)-1], e.suffix[r]...)
+				dst = append(dst, '"')
+			}
+			dst = append(dst, '}')
+		default:
+			dst = f.col.appendAt(dst, s, r)
+			dst = append(dst, '}')
+		}
 	}
 	return append(dst, "]}"...)
 }
 
-// appendAppliedFilter repeats a filter for one row: scalar filters add
-// applied_value; droplet filters carry the row's ratio value in value and
-// add resolved_id (the class-suffixed id of per-class ratios).
-func appendAppliedFilter(dst []byte, s *engine.Screener, r int32, f *cFilter) []byte {
+// appendFilterHead appends what every row repeats of filter f, up to the
+// row's own value: scalar filters add applied_value; droplet filters carry
+// the row's ratio value in value and add resolved_id (the class-suffixed
+// id of per-class ratios). A sector filter is all head.
+func appendFilterHead(dst []byte, f *cFilter) []byte {
 	src := f.src
 	dst = append(dst, `{"type":`...)
 	dst = appendString(dst, src.Type)
@@ -427,23 +548,12 @@ func appendAppliedFilter(dst []byte, s *engine.Screener, r int32, f *cFilter) []
 		dst = append(dst, `,"max":`...)
 		dst = appendNum(dst, engine.Num(*src.Max))
 	}
-	v := f.col.at(s, r)
 	if droplet {
-		dst = append(dst, `,"value":`...)
-		dst = appendNum(dst, v)
-		dst = append(dst, `,"resolved_id":`...)
-		id := f.col.id
-		if f.col.byCls {
-			id += engine.ClassSuffix(s.Assets[r].StockType)
-		}
-		dst = appendString(dst, id)
-		return append(dst, '}')
+		return append(dst, `,"value":`...)
 	}
 	if src.Value != nil {
 		dst = append(dst, `,"value":`...)
 		dst = appendNum(dst, engine.Num(*src.Value))
 	}
-	dst = append(dst, `,"applied_value":`...)
-	dst = appendNum(dst, v)
-	return append(dst, '}')
+	return append(dst, `,"applied_value":`...)
 }

@@ -1,0 +1,234 @@
+package httpapi
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+var (
+	screenOnce sync.Once
+	screenDS   *engine.Dataset
+	screenErr  error
+)
+
+// mustScreenDS returns a demo Dataset with derived ratios and enough
+// screener rows (about 100) for partial sorts to matter.
+func mustScreenDS(tb testing.TB) *engine.Dataset {
+	tb.Helper()
+	screenOnce.Do(func() {
+		u := demo.GenerateSize(11, demo.Size{Companies: 60, ETFs: 5, ReportsFrom: 2023, FundReportsFrom: 2025, EventsFrom: 2026, HistoryFrom: 2025})
+		d, err := ratios.Derive(u)
+		if err != nil {
+			screenErr = err
+			return
+		}
+		u.Derived = d
+		screenDS, screenErr = engine.Build(u)
+	})
+	if screenErr != nil {
+		tb.Fatal(screenErr)
+	}
+	return screenDS
+}
+
+func TestTopK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	type pair struct{ v, id int }
+	cmpPair := func(a, b pair) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.id, b.id)) }
+	for _, n := range []int{0, 1, 2, 3, 10, 64, 257} {
+		for _, k := range []int{-1, 0, 1, 2, 5, n - 1, n, n + 3} {
+			for range 5 {
+				xs := make([]pair, n)
+				for i := range xs {
+					xs[i] = pair{rng.IntN(8), i} // many equal values: the id breaks ties
+				}
+				want := slices.Clone(xs)
+				slices.SortFunc(want, cmpPair)
+				want = want[:min(max(k, 0), n)]
+				got := topK(xs, k, cmpPair)
+				if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+					t.Fatalf("n=%d k=%d: got %v, want %v", n, k, got, want)
+				}
+			}
+		}
+	}
+}
+
+// A screener answer with a limit is the first rows of the same answer
+// without one (the partial sort agrees with the whole sort), and the whole
+// answer is in the order the specification asks: each sort key in its
+// order with missing values last, then ticker.
+func TestScreenerLimitIsPrefix(t *testing.T) {
+	ds := mustScreenDS(t)
+	store := &engine.Store{}
+	store.Publish(ds)
+	for _, kept := range []int64{-1, 0} { // answer cache off, on
+		cfg := DefaultConfig()
+		cfg.AnswerCacheBytes = kept
+		api := New(cfg, store, testKeys(t), SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+		ts := &testServer{store: store, api: api}
+		n := ds.Screener().Len()
+		if n < 60 {
+			t.Fatalf("only %d screener rows", n)
+		}
+		for _, q := range []struct{ filters, sort string }{
+			{``, `[{"by":"close_price","order":"asc"}]`},
+			{``, `[{"by":"volume","order":"desc"}]`},
+			{``, `[{"by":"employee_count","order":"desc"}]`},
+			{``, `[{"by":"droplet:DIVIDEND_YIELD","order":"desc"}]`},
+			{``, `[{"by":"droplet:DIVIDEND_YIELD_CS","order":"asc"}]`},
+			{``, `[{"by":"droplet:PRICE_TO_EARNINGS","order":"asc"},{"by":"close_price","order":"desc"}]`},
+			{``, `[{"by":"employee_count","order":"asc"},{"by":"droplet:NET_MARGIN","order":"desc"}]`},
+			{`[{"type":"droplet","id":"DIVIDEND_YIELD","op":">","value":0}]`, `[{"by":"droplet:DIVIDEND_YIELD","order":"desc"}]`},
+			{`[{"type":"droplet","id":"PRICE_TO_EARNINGS_PS","op":"between","min":-100,"max":100},{"type":"close_price","op":">=","value":1}]`, `[{"by":"droplet:PRICE_TO_EARNINGS_PS","order":"desc"}]`},
+		} {
+			body := func(limit int) string {
+				b := fmt.Sprintf(`{"primaryOnly":false,"limit":%d,"sort":%s`, limit, q.sort)
+				if q.filters != "" {
+					b += `,"filters":` + q.filters
+				}
+				return b + "}"
+			}
+			full := arr(obj(ts.getJSON(t, "POST", "/v2/screener", testKeyDelayed, body(500)))["data"])
+			if len(full) == 0 {
+				t.Fatalf("%s: no rows", body(500))
+			}
+			checkScreenerOrder(t, q.sort, full)
+			for _, limit := range []int{1, 2, 3, 7, len(full) / 2, len(full) - 1, len(full)} {
+				if limit < 1 {
+					continue
+				}
+				got := arr(obj(ts.getJSON(t, "POST", "/v2/screener", testKeyDelayed, body(limit)))["data"])
+				if !reflect.DeepEqual(got, full[:limit]) {
+					t.Errorf("%s: not the first %d rows of the whole answer", body(limit), limit)
+				}
+			}
+		}
+	}
+}
+
+// checkScreenerOrder checks rows against the order asked by sortJSON.
+func checkScreenerOrder(t *testing.T, sortJSON string, rows []any) {
+	t.Helper()
+	var sorts []screenerSort
+	if err := json.Unmarshal([]byte(sortJSON), &sorts); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(rows); i++ {
+		a, b := obj(rows[i-1]), obj(rows[i])
+		c := 0
+		for k := range sorts {
+			av, bv := obj(arr(a["sort"])[k])["value"], obj(arr(b["sort"])[k])["value"]
+			switch {
+			case av == nil && bv == nil:
+			case av == nil:
+				c = 1
+			case bv == nil:
+				c = -1
+			default:
+				c = cmp.Compare(av.(float64), bv.(float64))
+				if sorts[k].Order == "desc" {
+					c = -c
+				}
+			}
+			if c != 0 {
+				break
+			}
+		}
+		if c == 0 {
+			c = strings.Compare(a["ticker"].(string), b["ticker"].(string))
+		}
+		if c >= 0 {
+			t.Fatalf("sort %s: row %d (%v) before row %d (%v)", sortJSON, i, a, i+1, b)
+		}
+	}
+}
+
+// The screener's rows encoded once per Dataset are what encoding them per
+// request gives, the column values of every kind included.
+func TestScreenEnc(t *testing.T) {
+	ds := mustScreenDS(t)
+	s := ds.Screener()
+	e := newScreenEnc(s)
+	for r := range int32(s.Len()) {
+		as, is := s.Assets[r], s.Issuers[r]
+		var want []byte
+		want = append(want, `"ticker":`...)
+		want = appendString(want, as.Ticker)
+		want = append(want, `,"trading_name":`...)
+		want = appendString(want, is.TradingName)
+		want = append(want, `,"current_price":`...)
+		want = appendNum(want, s.Close[r])
+		if sec := is.Sector[0]; sec != nil {
+			want = append(want, `,"sector_id":`...)
+			want = appendString(want, sec.ID)
+			want = append(want, `,"sector_name":`...)
+			want = appendString(want, sec.Name)
+		} else {
+			want = append(want, `,"sector_id":null,"sector_name":null`...)
+		}
+		if got := e.heads.at(r); string(got) != string(want) {
+			t.Fatalf("row %d head %s, want %s", r, got, want)
+		}
+		if e.suffix[r] != engine.ClassSuffix(as.StockType) {
+			t.Fatalf("row %d suffix %q", r, e.suffix[r])
+		}
+	}
+	nulls := 0
+	for k, vals := range s.Ratios {
+		c := col(&e.ratios[k], vals)
+		if col(&e.ratios[k], vals) != c {
+			t.Fatal("a column is encoded twice")
+		}
+		for r, v := range vals {
+			if got, want := string(c.at(int32(r))), string(appendNum(nil, v)); got != want {
+				t.Fatalf("ratio %d row %d: %s, want %s", k, r, got, want)
+			}
+			if !v.Valid() {
+				nulls++
+			}
+		}
+	}
+	if nulls == 0 {
+		t.Error("no missing ratio: the null case is not covered")
+	}
+	// Ticker order.
+	for r := range s.Len() {
+		for q := range s.Len() {
+			if (e.tickerRank[r] < e.tickerRank[q]) != (s.Assets[r].Ticker < s.Assets[q].Ticker) {
+				t.Fatalf("ticker rank of %s and %s", s.Assets[r].Ticker, s.Assets[q].Ticker)
+			}
+		}
+	}
+}
+
+// Prepare and Warm encode the screener's rows before the first screener
+// request.
+func TestScreenEncPrepared(t *testing.T) {
+	ds := mustScreenDS(t)
+	store := &engine.Store{}
+	api := New(DefaultConfig(), store, testKeys(t), SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	api.Prepare(ds, "id", time.Time{})
+	if in := api.dsnext.Load(); in == nil || in.screen.Load() == nil {
+		t.Error("Prepare left the screener's rows to the first request")
+	}
+	store.Publish(mustSmall(t))
+	api.Warm()
+	if api.info(store.Current()).screen.Load() == nil {
+		t.Error("Warm left the screener's rows to the first request")
+	}
+}
