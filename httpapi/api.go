@@ -299,14 +299,16 @@ func (a *API) RecordLoad(info LoadInfo) { a.m.recordLoad(info) }
 
 // Warm computes, for the Store's current Dataset, what the API derives once
 // per Dataset (quote views of both plans at the clock's now, rankings,
-// catalog index, the screener's rows encoded), so that the first requests do not pay for it. Calling it
+// catalog index, the screener's rows encoded, the search index), so that the first requests do not pay for it. Calling it
 // after each Publish is optional.
 func (a *API) Warm() {
 	ds := a.store.Current()
 	if ds == nil {
 		return
 	}
-	a.info(ds).screenEnc()
+	in := a.info(ds)
+	in.screenEnc()
+	in.search()
 	c := &call{ds: ds, now: a.clock.Now(), key: KeyEntry{Plan: PlanDelayed}}
 	a.view(c)
 	c.key.Plan = PlanEOD

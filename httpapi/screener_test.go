@@ -217,7 +217,7 @@ func TestScreenEnc(t *testing.T) {
 }
 
 // Prepare and Warm encode the screener's rows before the first screener
-// request.
+// request; Warm also builds the search index.
 func TestScreenEncPrepared(t *testing.T) {
 	ds := mustScreenDS(t)
 	store := &engine.Store{}
@@ -228,7 +228,7 @@ func TestScreenEncPrepared(t *testing.T) {
 	}
 	store.Publish(mustSmall(t))
 	api.Warm()
-	if api.info(store.Current()).screen.Load() == nil {
-		t.Error("Warm left the screener's rows to the first request")
+	if in := api.info(store.Current()); in.screen.Load() == nil || in.searchIx.text == "" {
+		t.Error("Warm left the screener's rows or the search index to the first request")
 	}
 }

@@ -1,0 +1,149 @@
+package httpapi
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+// searchLinear is the search as it was first written: every issuer's
+// names and symbol compared with the text. The indexed search must give
+// the same answer.
+func searchLinear(ds *engine.Dataset, in *dsInfo, text string, keep func(*engine.Issuer) bool) []*engine.Issuer {
+	q := fold(text)
+	iss := ds.Issuers()
+	rank := make(map[*engine.Issuer]int)
+	better := func(is *engine.Issuer, r int) {
+		if old, ok := rank[is]; !ok || r < old {
+			rank[is] = r
+		}
+	}
+	if t := strings.ReplaceAll(q, " ", ""); t != "" {
+		ds.AssetsWithPrefix(t, func(ticker string, a *engine.Asset) bool {
+			if a.Issuer != nil {
+				if ticker == t {
+					better(a.Issuer, matchTicker)
+				} else {
+					better(a.Issuer, matchTickerPrefix)
+				}
+			}
+			return len(rank) < 4*maxSearchResults
+		})
+	}
+	names := in.search().names
+	for i := range iss {
+		is := &iss[i]
+		if is.Symbol != "" && strings.EqualFold(is.Symbol, q) {
+			better(is, matchSymbol)
+		}
+		if r := min(nameMatch(names[i][0], q), nameMatch(names[i][1], q)); r < noMatch {
+			better(is, r)
+		}
+	}
+	out := make([]*engine.Issuer, 0, len(rank))
+	for is := range rank {
+		if keep(is) {
+			out = append(out, is)
+		}
+	}
+	liq := func(is *engine.Issuer) int {
+		best := int(^uint(0) >> 1)
+		for _, a := range is.Assets {
+			if r := a.LiquidityRank; r > 0 && r < best {
+				best = r
+			}
+		}
+		return best
+	}
+	slices.SortFunc(out, func(x, y *engine.Issuer) int {
+		return cmp.Or(cmp.Compare(rank[x], rank[y]), cmp.Compare(liq(x), liq(y)), strings.Compare(x.ID, y.ID))
+	})
+	if len(out) > maxSearchResults {
+		out = out[:maxSearchResults]
+	}
+	return out
+}
+
+// The indexed search answers what comparing every issuer answers: for
+// every prefix, word and substring of the names, tickers and symbols, in
+// any case and with accents, texts that match nothing or everything, and
+// under filters that keep few issuers.
+func TestSearchIndexMatchesLinear(t *testing.T) {
+	// Enough issuers that a class finds more than maxSearchResults.
+	ds, err := engine.Build(demo.GenerateSize(5, demo.Size{Companies: 400, SponsoredBDRs: 20, UnsponsoredBDRs: 20, FIIs: 20, ETFs: 5, ReportsFrom: 2026, FundReportsFrom: 2026, EventsFrom: 2026, HistoryFrom: 2026}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := newDSInfo(ds)
+	iss := ds.Issuers()
+	texts := []string{"", " ", "  a ", "A", "e", "S.A", "SA", "s/a", "energia", "ENERGÍA", "ção", "ÇÃO", "de ", " de", "zzzz", "\x00", "a\x00b", "K", "\u212a", "ſ", "\xff", strings.Repeat("x", 100)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range iss {
+		is := &iss[i]
+		for _, n := range []string{is.TradingName, is.Name, is.Symbol} {
+			if n == "" {
+				continue
+			}
+			r := []rune(n)
+			for k := 1; k <= min(len(r), 4); k++ {
+				texts = append(texts, string(r[:k]))
+			}
+			for range 3 {
+				a := rng.IntN(len(r))
+				b := a + 1 + rng.IntN(len(r)-a)
+				texts = append(texts, string(r[a:b]), strings.ToLower(string(r[a:b])))
+			}
+			texts = append(texts, n, strings.ToLower(n), n[:len(n)-1]+"\x00")
+		}
+		for _, a := range is.Assets {
+			texts = append(texts, a.Ticker, strings.ToLower(a.Ticker[:min(4, len(a.Ticker))]))
+		}
+	}
+	// A sample of them keeps the test quick (under -race too).
+	rng.Shuffle(len(texts)-22, func(i, j int) { texts[22+i], texts[22+j] = texts[22+j], texts[22+i] })
+	texts = texts[:min(len(texts), 22+600)]
+	keeps := map[string]func(*engine.Issuer) bool{
+		"all":        func(*engine.Issuer) bool { return true },
+		"companies":  companyFilter(false, 0),
+		"with-bdrs":  companyFilter(true, statusAll),
+		"one-in-ten": func(is *engine.Issuer) bool { return len(is.ID)%10 == 3 },
+		"none":       func(*engine.Issuer) bool { return false },
+	}
+	nonEmpty := 0
+	for _, text := range texts {
+		for name, keep := range keeps {
+			want := searchLinear(ds, in, text, keep)
+			got := searchCompanies(ds, in, text, keep)
+			if !slices.Equal(got, want) {
+				t.Fatalf("search %q (%s): %d issuers %v, want %d %v", text, name, len(got), ids(got), len(want), ids(want))
+			}
+			if len(want) > 0 {
+				nonEmpty++
+			}
+		}
+	}
+	if nonEmpty < len(texts) {
+		t.Errorf("only %d of %d searches found anything: the texts do not exercise the index", nonEmpty, len(texts)*len(keeps))
+	}
+}
+
+func ids(iss []*engine.Issuer) []string {
+	out := make([]string, len(iss))
+	for i, is := range iss {
+		out[i] = is.ID
+	}
+	return out
+}
+
+func TestFoldCase(t *testing.T) {
+	for _, c := range [][2]string{{"abc", "ABC"}, {"k", "\u212a"}, {"s", "ſ"}, {"Straße", "STRASSE"}, {"\xff", "\xfe"}, {"é", "É"}, {"a", "b"}, {"", ""}, {"ab", "a"}} {
+		if got, want := foldCase(c[0]) == foldCase(c[1]), strings.EqualFold(c[0], c[1]); got != want {
+			t.Errorf("foldCase(%q) == foldCase(%q): %v, EqualFold says %v", c[0], c[1], got, want)
+		}
+	}
+}
