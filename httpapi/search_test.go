@@ -147,3 +147,21 @@ func TestFoldCase(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSearch: any text gives the indexed search the linear one's answer.
+func FuzzSearch(f *testing.F) {
+	for _, s := range []string{"", "a", "ENERG", "de s", "\x00", "ção", "\u212a", "zz"} {
+		f.Add(s)
+	}
+	ds := mustScreenDS(f)
+	in := newDSInfo(ds)
+	keep := companyFilter(true, statusAll)
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > maxSearchText {
+			return
+		}
+		if got, want := searchCompanies(ds, in, text, keep), searchLinear(ds, in, text, keep); !slices.Equal(got, want) {
+			t.Fatalf("search %q: %v, want %v", text, ids(got), ids(want))
+		}
+	})
+}
