@@ -151,20 +151,16 @@ type call struct {
 	csv    bool   // the answer is text/csv (csv.go)
 	csvSrc []byte // the JSON a CSV answer is made from, as the handler emitted it
 
-	quotes quotesRequest      // scratch of POST /quotes
-	bars   []engine.Bar       // scratch of bar series
-	bars2  []engine.Bar       // scratch of the second encoder of POST /quotes
-	buf2   []byte             // output of the second encoder of POST /quotes
-	items  []quoteItem        // scratch of POST /quotes
-	ranks  []engine.RankEntry // scratch of rankings
-	rows   []int32            // scratch of the screener and of cash actions
-	keys   []sortKey          // scratch of the screener
-	// filters, sorts and heads: scratch of the screener (its compiled
-	// request and what every row repeats of it).
-	filters []cFilter
-	sorts   []cSort
-	heads   []byte
-	seen    map[string]struct{} // scratch of POST /quotes (cleared after use)
+	quotes quotesRequest       // scratch of POST /quotes
+	bars   []engine.Bar        // scratch of bar series
+	bars2  []engine.Bar        // scratch of the second encoder of POST /quotes
+	buf2   []byte              // output of the second encoder of POST /quotes
+	items  []quoteItem         // scratch of POST /quotes
+	ranks  []engine.RankEntry  // scratch of rankings
+	rows   []int32             // scratch of the screener and of cash actions
+	keys   []sortKey           // scratch of the screener
+	scr    *screenerScratch    // scratch of the screener (made on its first request)
+	seen   map[string]struct{} // scratch of POST /quotes (cleared after use)
 }
 
 // reset readies c for the next request: it keeps the scratch buffers
@@ -175,12 +171,10 @@ func (c *call) reset() {
 	}
 	clear(c.items) // drop references to assets and the body
 	clear(c.ranks)
-	clear(c.filters) // drop references to the body's filters and columns
-	clear(c.sorts)
 	if cap(c.csvSrc) > 4<<20 {
 		c.csvSrc = nil
 	}
-	*c = call{csvSrc: c.csvSrc[:0], buf: c.buf[:0], body: c.body[:0], quotes: quotesRequest{Tickers: c.quotes.Tickers[:0]}, bars: c.bars[:0], bars2: c.bars2[:0], buf2: c.buf2[:0], items: c.items[:0], ranks: c.ranks[:0], rows: c.rows[:0], keys: c.keys[:0], filters: c.filters[:0], sorts: c.sorts[:0], heads: c.heads[:0], seen: c.seen}
+	*c = call{csvSrc: c.csvSrc[:0], buf: c.buf[:0], body: c.body[:0], quotes: quotesRequest{Tickers: c.quotes.Tickers[:0]}, bars: c.bars[:0], bars2: c.bars2[:0], buf2: c.buf2[:0], items: c.items[:0], ranks: c.ranks[:0], rows: c.rows[:0], keys: c.keys[:0], scr: c.scr, seen: c.seen}
 }
 
 // New returns the API serving store's current Dataset to the holders of

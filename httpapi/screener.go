@@ -78,7 +78,7 @@ type cFilter struct {
 	op      filterOp
 	v       float64
 	// head is the filter as every row repeats it, up to the row's own
-	// value: c.heads[head[0]:head[1]].
+	// value: heads[head[0]:head[1]] (screenerScratch).
 	head [2]int32
 }
 
@@ -101,7 +101,7 @@ type cSort struct {
 	col  column
 	desc bool
 	// head is {"by":…,"order":…,"value": as every row repeats it:
-	// c.heads[head[0]:head[1]].
+	// heads[head[0]:head[1]] (screenerScratch).
 	head [2]int32
 }
 
@@ -268,8 +268,29 @@ func (f *cFilter) pass(s *engine.Screener, r int32) bool {
 	return v == f.v
 }
 
+// screenerScratch is what a call keeps for its screener requests: the
+// compiled request and what every row repeats of it. Emptied when the
+// request ends (it refers to the request's body and the Dataset).
+type screenerScratch struct {
+	filters []cFilter
+	sorts   []cSort
+	heads   []byte
+}
+
 // screener serves POST /screener.
 func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	if c.scr == nil {
+		c.scr = &screenerScratch{}
+	}
+	x := c.scr
+	out, err := a.screenerAnswer(c, x, dst, r)
+	clear(x.filters)
+	clear(x.sorts)
+	x.filters, x.sorts, x.heads = x.filters[:0], x.sorts[:0], x.heads[:0]
+	return out, err
+}
+
+func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Request) ([]byte, error) {
 	if q := c.query(r); q.err() != nil {
 		return nil, q.err()
 	}
@@ -286,8 +307,8 @@ func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params
 		primary = *req.PrimaryOnly
 	}
 	e := a.info(c.ds).screenEnc()
-	fs, ss, err := a.compileScreener(c.ds, e, &req, c.filters[:0], c.sorts[:0])
-	c.filters, c.sorts = fs, ss
+	fs, ss, err := a.compileScreener(c.ds, e, &req, x.filters[:0], x.sorts[:0])
+	x.filters, x.sorts = fs, ss
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +336,7 @@ func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params
 	rows = rows[:min(max(limit, 0), len(rows))]
 
 	// What every row repeats of the request, encoded once.
-	hb := c.heads[:0]
+	hb := x.heads[:0]
 	for i := range ss {
 		start := len(hb)
 		hb = appendSortSpec(hb, &ss[i])
@@ -327,7 +348,7 @@ func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params
 		hb = appendFilterHead(hb, &fs[i])
 		fs[i].head = [2]int32{int32(start), int32(len(hb))}
 	}
-	c.heads = hb
+	x.heads = hb
 
 	dst = append(dst, `{"metadata":{"sort":[`...)
 	for i := range ss {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -230,5 +231,50 @@ func TestScreenEncPrepared(t *testing.T) {
 	api.Warm()
 	if in := api.info(store.Current()); in.screen.Load() == nil || in.searchIx.text == "" {
 		t.Error("Warm left the screener's rows or the search index to the first request")
+	}
+}
+
+// A screener request leaves its call's scratch empty: nothing of its body
+// or of the Dataset is held by the pooled call after it, also when the
+// request fails after its filters were compiled.
+func TestScreenerScratchEmptied(t *testing.T) {
+	ds := mustScreenDS(t)
+	store := &engine.Store{}
+	store.Publish(ds)
+	api := New(DefaultConfig(), store, testKeys(t), SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	var rt *Route
+	for i := range routeTable {
+		if routeTable[i].Path == routeScreener {
+			rt = &routeTable[i]
+		}
+	}
+	if rt == nil {
+		t.Fatal("no screener route")
+	}
+	sector := ds.Screener().SectorID[0][0]
+	for _, body := range []string{
+		`{"primaryOnly":false,"filters":[{"type":"droplet","id":"DIVIDEND_YIELD","op":">","value":0},{"type":"sector","in":["` + sector + `"]}],"sort":[{"by":"droplet:DIVIDEND_YIELD"},{"by":"volume"}]}`,
+		`{"filters":[{"type":"close_price","op":">","value":1}],"sort":[{"by":"nope"}]}`, // fails after a filter is compiled
+	} {
+		c := &call{ds: ds, route: rt, body: []byte(body)}
+		r := httptest.NewRequest("POST", "/v2/screener", nil)
+		_, err := api.screener(c, nil, r, nil)
+		x := c.scr
+		if x == nil || len(x.filters) != 0 || len(x.sorts) != 0 || len(x.heads) != 0 {
+			t.Fatalf("%s: scratch not emptied: %+v", body, x)
+		}
+		for _, f := range x.filters[:cap(x.filters)] {
+			if f.src != nil || f.col.vals != nil || f.sectors != nil {
+				t.Fatalf("%s: a filter still refers to the request", body)
+			}
+		}
+		for _, so := range x.sorts[:cap(x.sorts)] {
+			if so.col.vals != nil || so.src.By != "" {
+				t.Fatalf("%s: a sort still refers to the request", body)
+			}
+		}
+		if fails := strings.Contains(body, "nope"); (err != nil) != fails || !fails && cap(x.filters) == 0 {
+			t.Fatalf("%s: error %v, %d filters kept", body, err, cap(x.filters))
+		}
 	}
 }
