@@ -207,20 +207,7 @@ func searchCompanies(ds *engine.Dataset, in *dsInfo, text string, keep func(*eng
 		}
 		rank[is] = r
 	}
-	// Tickers: the ordered ticker index answers exact and prefix matches
-	// by a range scan, however many tickers there are.
-	if t := strings.ReplaceAll(q, " ", ""); t != "" {
-		ds.AssetsWithPrefix(t, func(ticker string, a *engine.Asset) bool {
-			if a.Issuer != nil {
-				if ticker == t {
-					better(a.Issuer, matchTicker)
-				} else {
-					better(a.Issuer, matchTickerPrefix)
-				}
-			}
-			return len(rank) < 4*maxSearchResults
-		})
-	}
+	matchTickers(ds, q, rank, better)
 	for _, i := range ix.symbols[foldCase(q)] {
 		better(&iss[i], matchSymbol)
 	}
@@ -239,6 +226,32 @@ func searchCompanies(ds *engine.Dataset, in *dsInfo, text string, keep func(*eng
 			}
 		}
 	}
+	return ranked(rank, keep)
+}
+
+// matchTickers ranks the issuers with a ticker equal to q or starting with
+// it (spaces ignored): the ordered ticker index answers by a range scan,
+// however many tickers there are, stopping once rank holds
+// 4*maxSearchResults issuers.
+func matchTickers(ds *engine.Dataset, q string, rank map[*engine.Issuer]int, better func(*engine.Issuer, int)) {
+	if t := strings.ReplaceAll(q, " ", ""); t != "" {
+		ds.AssetsWithPrefix(t, func(ticker string, a *engine.Asset) bool {
+			if a.Issuer != nil {
+				if ticker == t {
+					better(a.Issuer, matchTicker)
+				} else {
+					better(a.Issuer, matchTickerPrefix)
+				}
+			}
+			return len(rank) < 4*maxSearchResults
+		})
+	}
+}
+
+// ranked returns the issuers of rank that keep accepts, best first: by
+// match rank, then by the liquidity rank of their most liquid security
+// (unknown last), then by company_id; at most maxSearchResults.
+func ranked(rank map[*engine.Issuer]int, keep func(*engine.Issuer) bool) []*engine.Issuer {
 	out := make([]*engine.Issuer, 0, len(rank))
 	for is := range rank {
 		if keep(is) {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -12,8 +11,9 @@ import (
 )
 
 // searchLinear is the search as it was first written: every issuer's
-// names and symbol compared with the text. The indexed search must give
-// the same answer.
+// names and symbol compared with the text (the ticker matches and the
+// ranking of what matched are shared: matchTickers, ranked). The indexed
+// search must find the same ranks.
 func searchLinear(ds *engine.Dataset, in *dsInfo, text string, keep func(*engine.Issuer) bool) []*engine.Issuer {
 	q := fold(text)
 	iss := ds.Issuers()
@@ -23,18 +23,7 @@ func searchLinear(ds *engine.Dataset, in *dsInfo, text string, keep func(*engine
 			rank[is] = r
 		}
 	}
-	if t := strings.ReplaceAll(q, " ", ""); t != "" {
-		ds.AssetsWithPrefix(t, func(ticker string, a *engine.Asset) bool {
-			if a.Issuer != nil {
-				if ticker == t {
-					better(a.Issuer, matchTicker)
-				} else {
-					better(a.Issuer, matchTickerPrefix)
-				}
-			}
-			return len(rank) < 4*maxSearchResults
-		})
-	}
+	matchTickers(ds, q, rank, better)
 	names := in.search().names
 	for i := range iss {
 		is := &iss[i]
@@ -45,28 +34,7 @@ func searchLinear(ds *engine.Dataset, in *dsInfo, text string, keep func(*engine
 			better(is, r)
 		}
 	}
-	out := make([]*engine.Issuer, 0, len(rank))
-	for is := range rank {
-		if keep(is) {
-			out = append(out, is)
-		}
-	}
-	liq := func(is *engine.Issuer) int {
-		best := int(^uint(0) >> 1)
-		for _, a := range is.Assets {
-			if r := a.LiquidityRank; r > 0 && r < best {
-				best = r
-			}
-		}
-		return best
-	}
-	slices.SortFunc(out, func(x, y *engine.Issuer) int {
-		return cmp.Or(cmp.Compare(rank[x], rank[y]), cmp.Compare(liq(x), liq(y)), strings.Compare(x.ID, y.ID))
-	})
-	if len(out) > maxSearchResults {
-		out = out[:maxSearchResults]
-	}
-	return out
+	return ranked(rank, keep)
 }
 
 // The indexed search answers what comparing every issuer answers: for
