@@ -293,8 +293,9 @@ func (a *API) RecordLoad(info LoadInfo) { a.m.recordLoad(info) }
 
 // Warm computes, for the Store's current Dataset, what the API derives once
 // per Dataset (quote views of both plans at the clock's now, rankings,
-// catalog index, the screener's rows encoded, the search index), so that the first requests do not pay for it. Calling it
-// after each Publish is optional.
+// catalog index, the screener's rows encoded, the search index), so that
+// the first requests do not pay for it. Calling it after each Publish is
+// optional.
 func (a *API) Warm() {
 	ds := a.store.Current()
 	if ds == nil {

@@ -10,9 +10,10 @@ import (
 )
 
 // screenEnc holds what the screener's answers repeat from the Dataset,
-// encoded once per Dataset: built on its first screener request (heads,
-// ticker order, class suffixes), its columns on the first request that
-// shows them. Immutable once built, shared by every request.
+// encoded once per Dataset: the heads, ticker order and class suffixes by
+// Prepare (or Warm, or the first screener request), each column by the
+// first request that shows it. Immutable once built, shared by every
+// request.
 //
 // Memory, for n screener rows: heads about 140 bytes a row, ticker order 4
 // bytes and class suffix 16 bytes a row; each encoded column about 14
@@ -51,21 +52,16 @@ func encodeColumn(vals []engine.Num) *encCol {
 	return e
 }
 
-var screenEncMu sync.Mutex // serializes first builds of screenEnc (rare)
+// screenOnce builds a Dataset's screenEnc once (dsInfo.screen).
+type screenOnce struct {
+	once sync.Once
+	e    *screenEnc
+}
 
 // screenEnc returns the Dataset's screenEnc, building it on first use.
 func (in *dsInfo) screenEnc() *screenEnc {
-	if e := in.screen.Load(); e != nil {
-		return e
-	}
-	screenEncMu.Lock()
-	defer screenEncMu.Unlock()
-	if e := in.screen.Load(); e != nil {
-		return e
-	}
-	e := newScreenEnc(in.ds.Screener())
-	in.screen.Store(e)
-	return e
+	in.screen.once.Do(func() { in.screen.e = newScreenEnc(in.ds.Screener()) })
+	return in.screen.e
 }
 
 func newScreenEnc(s *engine.Screener) *screenEnc {

@@ -21,16 +21,16 @@ import (
 )
 
 var (
-	screenOnce sync.Once
-	screenDS   *engine.Dataset
-	screenErr  error
+	screenDSOnce sync.Once
+	screenDS     *engine.Dataset
+	screenErr    error
 )
 
 // mustScreenDS returns a demo Dataset with derived ratios and enough
 // screener rows (about 100) for partial sorts to matter.
 func mustScreenDS(tb testing.TB) *engine.Dataset {
 	tb.Helper()
-	screenOnce.Do(func() {
+	screenDSOnce.Do(func() {
 		u := demo.GenerateSize(11, demo.Size{Companies: 60, ETFs: 5, ReportsFrom: 2023, FundReportsFrom: 2025, EventsFrom: 2026, HistoryFrom: 2025})
 		d, err := ratios.Derive(u)
 		if err != nil {
@@ -224,12 +224,12 @@ func TestScreenEncPrepared(t *testing.T) {
 	store := &engine.Store{}
 	api := New(DefaultConfig(), store, testKeys(t), SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
 	api.Prepare(ds, "id", time.Time{})
-	if in := api.dsnext.Load(); in == nil || in.screen.Load() == nil {
+	if in := api.dsnext.Load(); in == nil || in.screen.e == nil {
 		t.Error("Prepare left the screener's rows to the first request")
 	}
 	store.Publish(mustSmall(t))
 	api.Warm()
-	if in := api.info(store.Current()); in.screen.Load() == nil || in.searchIx.text == "" {
+	if in := api.info(store.Current()); in.screen.e == nil || in.searchIx.text == "" {
 		t.Error("Warm left the screener's rows or the search index to the first request")
 	}
 }

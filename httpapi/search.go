@@ -48,7 +48,7 @@ func fold(s string) string {
 }
 
 // searchIndex is what a search looks names and symbols up in, built once
-// per Dataset on its first search (or by Warm): about 8 ms at demo scale 1,
+// per Dataset on its first search (or by Warm): about 13 ms at demo scale 1,
 // 0.2 s for ten times the issuers.
 //
 // text holds the folded trading name and name of every issuer, each
@@ -59,11 +59,10 @@ func fold(s string) string {
 // text is found at the positions where it starts the rest of a name: a
 // binary search, then only the occurrences, best class first.
 //
-// Memory: the names twice (about 50 bytes an issuer each), 4 bytes per
-// word and per byte of them; demo scale 1 (913 issuers) about 0.4 MB.
+// Memory: the folded names (about 50 bytes an issuer), 4 bytes per word
+// and per byte of them; demo scale 1 (913 issuers) about 0.3 MB.
 type searchIndex struct {
 	once    sync.Once
-	names   [][2]string // [trading name, name] folded, parallel to Issuers()
 	text    string
 	starts  []int32 // name k starts at starts[k]; starts[len] = len(text)
 	byName  []int32
@@ -79,13 +78,11 @@ func (in *dsInfo) search() *searchIndex {
 }
 
 func (s *searchIndex) build(iss []engine.Issuer) {
-	s.names = make([][2]string, len(iss))
 	var b strings.Builder
 	s.starts = make([]int32, 0, 2*len(iss)+1)
 	s.symbols = map[string][]int32{}
 	for i := range iss {
-		s.names[i] = [2]string{fold(iss[i].TradingName), fold(iss[i].Name)}
-		for _, n := range s.names[i] {
+		for _, n := range [2]string{fold(iss[i].TradingName), fold(iss[i].Name)} {
 			s.starts = append(s.starts, int32(b.Len()))
 			b.WriteString(strings.ReplaceAll(n, "\x00", "\x01"))
 			b.WriteByte(0)
@@ -153,35 +150,6 @@ func foldCase(s string) string {
 		b.WriteRune(least)
 	}
 	return b.String()
-}
-
-// nameMatch ranks how the folded text q matches the folded name n.
-func nameMatch(n, q string) int {
-	if n == "" {
-		return noMatch
-	}
-	i := strings.Index(n, q)
-	switch {
-	case i < 0:
-		return noMatch
-	case i == 0:
-		return matchNameStart
-	}
-	for ; i >= 0; i = nextIndex(n, q, i) {
-		if n[i-1] == ' ' {
-			return matchWordStart
-		}
-	}
-	return matchContains
-}
-
-// nextIndex returns the index of q in n after the one at i, or -1.
-func nextIndex(n, q string, i int) int {
-	j := strings.Index(n[i+1:], q)
-	if j < 0 {
-		return -1
-	}
-	return i + 1 + j
 }
 
 // searchCompanies returns the issuers matching text among those keep

@@ -11,10 +11,10 @@ import (
 )
 
 // searchLinear is the search as it was first written: every issuer's
-// names and symbol compared with the text (the ticker matches and the
-// ranking of what matched are shared: matchTickers, ranked). The indexed
-// search must find the same ranks.
-func searchLinear(ds *engine.Dataset, in *dsInfo, text string, keep func(*engine.Issuer) bool) []*engine.Issuer {
+// folded names (foldedNames) and symbol compared with the text (the
+// ticker matches and the ranking of what matched are shared: matchTickers,
+// ranked). The indexed search must find the same ranks.
+func searchLinear(ds *engine.Dataset, names [][2]string, text string, keep func(*engine.Issuer) bool) []*engine.Issuer {
 	q := fold(text)
 	iss := ds.Issuers()
 	rank := make(map[*engine.Issuer]int)
@@ -24,7 +24,6 @@ func searchLinear(ds *engine.Dataset, in *dsInfo, text string, keep func(*engine
 		}
 	}
 	matchTickers(ds, q, rank, better)
-	names := in.search().names
 	for i := range iss {
 		is := &iss[i]
 		if is.Symbol != "" && strings.EqualFold(is.Symbol, q) {
@@ -37,6 +36,35 @@ func searchLinear(ds *engine.Dataset, in *dsInfo, text string, keep func(*engine
 	return ranked(rank, keep)
 }
 
+// nameMatch ranks how the folded text q matches the folded name n.
+func nameMatch(n, q string) int {
+	if n == "" {
+		return noMatch
+	}
+	i := strings.Index(n, q)
+	switch {
+	case i < 0:
+		return noMatch
+	case i == 0:
+		return matchNameStart
+	}
+	for ; i >= 0; i = nextIndex(n, q, i) {
+		if n[i-1] == ' ' {
+			return matchWordStart
+		}
+	}
+	return matchContains
+}
+
+// nextIndex returns the index of q in n after the one at i, or -1.
+func nextIndex(n, q string, i int) int {
+	j := strings.Index(n[i+1:], q)
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
 // The indexed search answers what comparing every issuer answers: for
 // every prefix, word and substring of the names, tickers and symbols, in
 // any case and with accents, texts that match nothing or everything, and
@@ -47,7 +75,7 @@ func TestSearchIndexMatchesLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := newDSInfo(ds)
+	in, names := newDSInfo(ds), foldedNames(ds)
 	iss := ds.Issuers()
 	texts := []string{"", " ", "  a ", "A", "e", "S.A", "SA", "s/a", "energia", "ENERGÍA", "ção", "ÇÃO", "de ", " de", "zzzz", "\x00", "a\x00b", "K", "\u212a", "ſ", "\xff", strings.Repeat("x", 100)}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -85,7 +113,7 @@ func TestSearchIndexMatchesLinear(t *testing.T) {
 	nonEmpty := 0
 	for _, text := range texts {
 		for name, keep := range keeps {
-			want := searchLinear(ds, in, text, keep)
+			want := searchLinear(ds, names, text, keep)
 			got := searchCompanies(ds, in, text, keep)
 			if !slices.Equal(got, want) {
 				t.Fatalf("search %q (%s): %d issuers %v, want %d %v", text, name, len(got), ids(got), len(want), ids(want))
@@ -122,14 +150,24 @@ func FuzzSearch(f *testing.F) {
 		f.Add(s)
 	}
 	ds := mustScreenDS(f)
-	in := newDSInfo(ds)
+	in, names := newDSInfo(ds), foldedNames(ds)
 	keep := companyFilter(true, statusAll)
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > maxSearchText {
 			return
 		}
-		if got, want := searchCompanies(ds, in, text, keep), searchLinear(ds, in, text, keep); !slices.Equal(got, want) {
+		if got, want := searchCompanies(ds, in, text, keep), searchLinear(ds, names, text, keep); !slices.Equal(got, want) {
 			t.Fatalf("search %q: %v, want %v", text, ids(got), ids(want))
 		}
 	})
+}
+
+// foldedNames returns the folded [trading name, name] of every issuer.
+func foldedNames(ds *engine.Dataset) [][2]string {
+	iss := ds.Issuers()
+	out := make([][2]string, len(iss))
+	for i := range iss {
+		out[i] = [2]string{fold(iss[i].TradingName), fold(iss[i].Name)}
+	}
+	return out
 }
