@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"sync/atomic"
 	"time"
 
@@ -387,6 +388,28 @@ func (d *pdec) uvSlow() uint64 {
 	if i := d.i; i+1 < len(b) && b[i+1] < 0x80 && b[i+1] != 0 {
 		d.i = i + 2
 		return uint64(b[i]&0x7f) | uint64(b[i+1])<<7
+	}
+	if i := d.i; len(b)-i >= 8 {
+		// Up to 8 bytes at once (56 bits: every volume in cents,
+		// quantity and delta the columns hold): the first byte without
+		// the continuation bit ends the varint.
+		x := binary.LittleEndian.Uint64(b[i:])
+		if stop := ^x & 0x8080808080808080; stop != 0 {
+			n := bits.TrailingZeros64(stop)/8 + 1 // bytes, 1..8
+			x &= ^uint64(0) >> (64 - 8*n)
+			if n > 1 && x>>(8*(n-1)) == 0 {
+				d.fail("non-minimal varint")
+				return 0
+			}
+			// Pack the 7-bit groups: pairs into 14 bits, fours into 28,
+			// all eight into 56.
+			x &= 0x7f7f7f7f7f7f7f7f
+			x = x&0x007f007f007f007f | x&0x7f007f007f007f00>>1
+			x = x&0x00003fff00003fff | x&0x3fff00003fff0000>>2
+			x = x&0x000000000fffffff | x&0x0fffffff00000000>>4
+			d.i = i + n
+			return x
+		}
 	}
 	var x uint64
 	var s uint
