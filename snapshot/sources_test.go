@@ -1,0 +1,70 @@
+package snapshot
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/pregao/pregao/engine"
+)
+
+// Items of a part citing equal source lists share one decoded slice;
+// different lists, nil and empty ones stay what they were, and a shared
+// list's capacity is its length (an append never reaches another list).
+func TestSourcesShared(t *testing.T) {
+	u := synthUniverse(1, 2, 0, 0, 40)
+	doc := func(i int) engine.Source {
+		at := t0.Add(-time.Duration(i) * time.Hour)
+		return engine.Source{VisualizationURL: "https://example.invalid/doc/" + string(rune('a'+i)), DownloadURL: "https://example.invalid/dl", PublishedAt: at, RetrievedAt: t0, Name: "ITR"}
+	}
+	same := func(a, b []engine.Source) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+	lists := [][]engine.Source{{doc(0)}, {doc(1)}, {doc(0), doc(1)}, nil, {}, {doc(2)}}
+	for i := range u.Reports {
+		// Equal lists are separate slices in the universe written, and
+		// not always next to each other (i%6).
+		u.Reports[i].Sources = slices.Clone(lists[i%len(lists)])
+	}
+	u.Derived.FundRatios = make([]engine.FundRatioPoint, 12)
+	for i := range u.Derived.FundRatios {
+		u.Derived.FundRatios[i] = engine.FundRatioPoint{FundID: "1", Indicator: uint16(i % 2), Frequency: engine.FrequencyMonthly,
+			ReferenceDate: d0 - engine.Date(i%3), PublishDate: engine.StampOf(t0), Sources: slices.Clone(lists[i%3])}
+	}
+	b := mustWrite(t, u, WriteOptions{})
+	// When every list hashes alike, each is still decoded as written: the
+	// first list keeps the key, equal ones share it, the others are their
+	// own.
+	defer func(h func([]byte) uint64) { sourceHash = h }(sourceHash)
+	sourceHash = func([]byte) uint64 { return 7 }
+	got, _ := mustDecode(t, b)
+	if d := diff(u, got); d != "" {
+		t.Fatalf("all lists colliding: round trip differs at %s", d)
+	}
+	if r := got.Reports; !same(r[0].Sources, r[6].Sources) || same(r[1].Sources, r[7].Sources) {
+		t.Errorf("all lists colliding: reports 0/6 shared %v (want true), 1/7 shared %v (want false)", same(r[0].Sources, r[6].Sources), same(r[1].Sources, r[7].Sources))
+	}
+	sourceHash = xxhash.Sum64
+	got, _ = mustDecode(t, b)
+	if d := diff(u, got); d != "" {
+		t.Fatalf("round trip differs at %s", d)
+	}
+	check := func(kind string, n int, src func(i int) []engine.Source, list func(i int) int) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			s := src(i)
+			if cap(s) != len(s) {
+				t.Errorf("%s %d: cap %d, len %d", kind, i, cap(s), len(s))
+			}
+			if (s == nil) != (lists[list(i)] == nil) {
+				t.Errorf("%s %d: nil %v, want nil %v", kind, i, s == nil, lists[list(i)] == nil)
+			}
+			for j := 0; j < i; j++ {
+				if want := list(i) == list(j); same(s, src(j)) != want && len(s) > 0 {
+					t.Errorf("%s %d and %d: shared %v, want %v", kind, i, j, !want, want)
+				}
+			}
+		}
+	}
+	check("report", len(got.Reports), func(i int) []engine.Source { return got.Reports[i].Sources }, func(i int) int { return i % len(lists) })
+	check("fund ratio", len(got.Derived.FundRatios), func(i int) []engine.Source { return got.Derived.FundRatios[i].Sources }, func(i int) int { return i % 3 })
+}
