@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -58,4 +59,23 @@ func FuzzUvarint(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0x7f, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{0xff, 0x80, 0x00, 1, 1, 1, 1, 1})
 	f.Fuzz(func(t *testing.T, b []byte) { checkUv(t, b) })
+}
+
+// BenchmarkIntCol decodes a column of 100,000 values of up to 35 bits
+// (1 to 5 bytes each, as daily volumes in cents and quantities are).
+func BenchmarkIntCol(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var buf []byte
+	const n = 100_000
+	for range n {
+		buf = binary.AppendUvarint(buf, uint64(r.Int64N(1<<35)))
+	}
+	dst := make([]int64, n)
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		d := &pdec{b: buf}
+		if d.intCol(dst, false); d.err != nil {
+			b.Fatal(d.err)
+		}
+	}
 }
