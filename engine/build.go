@@ -588,7 +588,9 @@ func (b *builder) intradayHistory() *history[int64, Intraday] {
 func (b *builder) buildQuotes() error {
 	for i := range b.d.assets {
 		a := &b.d.assets[i]
-		a.buildRunAgg()
+		if a.Intraday.Len() > 0 {
+			a.cum = new(lazyAgg)
+		}
 		a.Latest = a.quoteAt(maxUnix)
 		switch {
 		case !a.Latest.Valid():

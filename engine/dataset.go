@@ -132,7 +132,7 @@ type Asset struct {
 	pos int32
 
 	adj    steps      // cumulative adjustment factors
-	cum    runAgg     // per-minute running session aggregates of Intraday
+	cum    *lazyAgg   // running session aggregates of Intraday, built on first use (see cumulative)
 	events []AdjEvent // the factor events, ascending date
 }
 

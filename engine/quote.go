@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/pregao/pregao/index"
@@ -74,49 +75,94 @@ var NullQuote = Quote{
 
 // runAgg holds, for every intraday bar, the session's running aggregates
 // up to and including that bar. Volumes are summed in whole cents (see
-// moneySum), so they are exact to the cent whenever the bars' are.
+// moneySum), so they are exact to the cent whenever the bars' are. An
+// asset's are built on the first quote asked of a bar before its last
+// (see cumulative): 48 bytes a bar, held with the Dataset from then on.
 type runAgg struct {
 	open, high, low, close, vol, qty []Num
 }
 
-func (a *Asset) buildRunAgg() {
+// runAcc is one session's running aggregate, bar by bar.
+type runAcc struct {
+	open, high, low, close, qty Num
+	vol                         moneySum
+}
+
+// start begins a session at bar i of s.
+func (r *runAcc) start(s *Intraday, i int) {
+	r.open, r.high, r.low, r.close = s.Open[i], s.High[i], s.Low[i], s.Close[i]
+	r.vol.start(s.Volume[i])
+	r.qty = Num(s.Quantity[i])
+}
+
+// add adds bar i of s to the session.
+func (r *runAcc) add(s *Intraday, i int) {
+	if !r.open.Valid() {
+		r.open = s.Open[i]
+	}
+	r.high = maxNum(r.high, s.High[i])
+	r.low = minNum(r.low, s.Low[i])
+	if s.Close[i].Valid() {
+		r.close = s.Close[i]
+	}
+	r.vol.add(s.Volume[i])
+	r.qty = addNum(r.qty, Num(s.Quantity[i]))
+}
+
+// buildRunAgg computes the running aggregates of every bar.
+func (a *Asset) buildRunAgg() *runAgg {
 	s := a.Intraday
 	n := s.Len()
-	if n == 0 {
-		return
-	}
 	col := make([]Num, 6*n)
-	r := runAgg{
+	r := &runAgg{
 		open: col[0:n:n], high: col[n : 2*n : 2*n], low: col[2*n : 3*n : 3*n],
 		close: col[3*n : 4*n : 4*n], vol: col[4*n : 5*n : 5*n], qty: col[5*n : 6*n : 6*n],
 	}
 	day := NoDate
-	var vol moneySum // the session's volume so far, in whole cents when exact
+	var acc runAcc
 	for i := 0; i < n; i++ {
-		d := dateOfUnix(s.Times[i])
-		if d != day {
+		if d := dateOfUnix(s.Times[i]); d != day {
 			day = d
-			r.open[i], r.high[i], r.low[i], r.close[i] = s.Open[i], s.High[i], s.Low[i], s.Close[i]
-			vol.start(s.Volume[i])
-			r.vol[i], r.qty[i] = vol.value(), Num(s.Quantity[i])
-			continue
+			acc.start(s, i)
+		} else {
+			acc.add(s, i)
 		}
-		p := i - 1
-		r.open[i] = r.open[p]
-		if !r.open[i].Valid() {
-			r.open[i] = s.Open[i]
-		}
-		r.high[i] = maxNum(r.high[p], s.High[i])
-		r.low[i] = minNum(r.low[p], s.Low[i])
-		r.close[i] = r.close[p]
-		if s.Close[i].Valid() {
-			r.close[i] = s.Close[i]
-		}
-		vol.add(s.Volume[i])
-		r.vol[i] = vol.value()
-		r.qty[i] = addNum(r.qty[p], Num(s.Quantity[i]))
+		r.open[i], r.high[i], r.low[i], r.close[i] = acc.open, acc.high, acc.low, acc.close
+		r.vol[i], r.qty[i] = acc.vol.value(), acc.qty
 	}
-	a.cum = r
+	return r
+}
+
+// lazyAgg holds an asset's running aggregates once built; the Asset
+// points to it, so that copies of the Asset share it.
+type lazyAgg struct{ p atomic.Pointer[runAgg] }
+
+// cumulative returns the running aggregates, building them on first use
+// (two goroutines asking at once may both build; one result is kept).
+// Build gives every asset with intraday bars its lazyAgg.
+func (a *Asset) cumulative() *runAgg {
+	if a.cum == nil { // an Asset not made by Build: nowhere to keep them
+		return a.buildRunAgg()
+	}
+	if c := a.cum.p.Load(); c != nil {
+		return c
+	}
+	a.cum.p.CompareAndSwap(nil, a.buildRunAgg())
+	return a.cum.p.Load()
+}
+
+// sessionAgg returns the running aggregate of bar i, session day sd,
+// computed from the session's first bar: what Build needs for the last
+// bar (Latest), without the columns of every bar.
+func (a *Asset) sessionAgg(i int, sd Date) runAcc {
+	s := a.Intraday
+	k := index.FirstGE(s.Times[:i], int64(sd)*86400)
+	var acc runAcc
+	acc.start(s, k)
+	for j := k + 1; j <= i; j++ {
+		acc.add(s, j)
+	}
+	return acc
 }
 
 const (
@@ -157,13 +203,18 @@ func (a *Asset) quoteAt(ts int64) Quote {
 	return NullQuote
 }
 
+// intradayQuote returns the quote as of intraday bar i, of session day
+// sd. The last bar's aggregate is computed from its session's bars: it is
+// Latest's, asked once by Build (QuoteAt answers Latest itself from then
+// on); an earlier bar's is read from the running aggregates.
 func (a *Asset) intradayQuote(i int, sd Date) Quote {
-	c := &a.cum
-	q := Quote{
-		Time: a.Intraday.Times[i], Date: sd,
-		Open: c.open[i], High: c.high[i], Low: c.low[i], Close: c.close[i],
-		Volume: c.vol[i], Quantity: c.qty[i],
-		Factor: a.adj.at(sd), Intraday: true,
+	q := Quote{Time: a.Intraday.Times[i], Date: sd, Factor: a.adj.at(sd), Intraday: true}
+	if i == a.Intraday.Len()-1 {
+		r := a.sessionAgg(i, sd)
+		q.Open, q.High, q.Low, q.Close, q.Volume, q.Quantity = r.open, r.high, r.low, r.close, r.vol.value(), r.qty
+	} else {
+		c := a.cumulative()
+		q.Open, q.High, q.Low, q.Close, q.Volume, q.Quantity = c.open[i], c.high[i], c.low[i], c.close[i], c.vol[i], c.qty[i]
 	}
 	k := index.LastLT(a.Daily.Dates, sd)
 	q.PrevClose = a.prevClose(k, q.Factor)
