@@ -807,6 +807,7 @@ func (d *pdec) centsCol(dst []int64) bool {
 		return false
 	}
 	mul := [...]int64{100, 10, 1}[d.b[d.i]]
+	lim := maxExactInt / mul // once: an integer division per value was 8 % of a scale-10 load's CPU
 	d.i++
 	var prev int64
 	b, i := d.b, d.i
@@ -831,7 +832,7 @@ func (d *pdec) centsCol(dst []int64) bool {
 			prev += unzig(u >> 2)
 			// |hundredths| < 2^53: exactly representable, as numCol's
 			// values are.
-			if prev > maxExactInt/mul || prev < -maxExactInt/mul {
+			if prev > lim || prev < -lim {
 				d.i = start
 				return false
 			}
