@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -895,6 +896,8 @@ type sourcePool struct {
 	free        []engine.Source // the rest of the current block
 	seen        map[uint64][]engine.Source
 	scratch     []engine.Source
+	last        []engine.Source // the last list read with a source
+	lastEnc     []byte          // its encoded bytes (in the part's raw bytes)
 }
 
 // sourceBlock is the number of sources allocated at once for the distinct
@@ -917,6 +920,16 @@ func newSourcePool(d *pdec) *sourcePool {
 // take reads one list (what encSources wrote).
 func (p *sourcePool) take(d *pdec) []engine.Source {
 	start := d.i
+	if len(p.lastEnc) > 0 && bytes.HasPrefix(d.b[start:], p.lastEnc) {
+		// The bytes of the list before: the same list (a reading depends
+		// only on the bytes and the part's string table). Items citing
+		// one document are mostly next to each other.
+		if n := len(p.last); n <= p.total-p.used {
+			p.used += n
+			d.i += len(p.lastEnc)
+			return p.last
+		}
+	}
 	n, isNil := d.slen()
 	if isNil {
 		return nil
@@ -941,8 +954,10 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 	if d.err != nil {
 		return nil
 	}
-	h := sourceHash(d.b[start:d.i])
+	p.lastEnc = d.b[start:d.i]
+	h := sourceHash(p.lastEnc)
 	if s, ok := p.seen[h]; ok && slices.Equal(s, sc) {
+		p.last = s
 		return s
 	}
 	if len(p.free) < n {
@@ -954,6 +969,7 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 	if _, ok := p.seen[h]; !ok { // a hash collision keeps the first list
 		p.seen[h] = s
 	}
+	p.last = s
 	return s
 }
 

@@ -21,9 +21,9 @@ func TestSourcesShared(t *testing.T) {
 	same := func(a, b []engine.Source) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 	lists := [][]engine.Source{{doc(0)}, {doc(1)}, {doc(0), doc(1)}, nil, {}, {doc(2)}}
 	for i := range u.Reports {
-		// Equal lists are separate slices in the universe written, and
-		// not always next to each other (i%6).
-		u.Reports[i].Sources = slices.Clone(lists[i%len(lists)])
+		// Equal lists are separate slices in the universe written, two
+		// by two next to each other, and again further on.
+		u.Reports[i].Sources = slices.Clone(lists[i/2%len(lists)])
 	}
 	u.Derived.FundRatios = make([]engine.FundRatioPoint, 12)
 	for i := range u.Derived.FundRatios {
@@ -40,8 +40,9 @@ func TestSourcesShared(t *testing.T) {
 	if d := diff(u, got); d != "" {
 		t.Fatalf("all lists colliding: round trip differs at %s", d)
 	}
-	if r := got.Reports; !same(r[0].Sources, r[6].Sources) || same(r[1].Sources, r[7].Sources) {
-		t.Errorf("all lists colliding: reports 0/6 shared %v (want true), 1/7 shared %v (want false)", same(r[0].Sources, r[6].Sources), same(r[1].Sources, r[7].Sources))
+	if r := got.Reports; !same(r[0].Sources, r[12].Sources) || same(r[2].Sources, r[14].Sources) || !same(r[2].Sources, r[3].Sources) {
+		t.Errorf("all lists colliding: reports 0/12 shared %v (want true), 2/14 shared %v (want false), 2/3 shared %v (want true)",
+			same(r[0].Sources, r[12].Sources), same(r[2].Sources, r[14].Sources), same(r[2].Sources, r[3].Sources))
 	}
 	sourceHash = xxhash.Sum64
 	got, _ = mustDecode(t, b)
@@ -65,6 +66,6 @@ func TestSourcesShared(t *testing.T) {
 			}
 		}
 	}
-	check("report", len(got.Reports), func(i int) []engine.Source { return got.Reports[i].Sources }, func(i int) int { return i % len(lists) })
+	check("report", len(got.Reports), func(i int) []engine.Source { return got.Reports[i].Sources }, func(i int) int { return i / 2 % len(lists) })
 	check("fund ratio", len(got.Derived.FundRatios), func(i int) []engine.Source { return got.Derived.FundRatios[i].Sources }, func(i int) int { return i % 3 })
 }
