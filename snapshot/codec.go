@@ -796,18 +796,23 @@ func (d *pdec) numCol(dst []engine.Num) {
 }
 
 // centsCol decodes a number column written by penc.numCol as whole
-// hundredths (a missing value is engine.NullVolumeCents) when its scale
-// is at most 2 and every value is a decimal of it: the hundredths k then
-// give back exactly the number numCol would (float64(k)/100 and
-// float64(m)/10^s are the same correctly rounded quotient of one exact
-// value). It reports false, consuming nothing, for any other column.
-func (d *pdec) centsCol(dst []int64) bool {
+// hundredths into dst (a missing value is null) when its scale is at most
+// 2 and every value is a decimal of it within [lo, hi] hundredths: the
+// hundredths k then give back exactly the number numCol would
+// (float64(k)/100 and float64(m)/10^s are the same correctly rounded
+// quotient of one exact value; |lo| and |hi| are at most 2^52). It
+// reports false, consuming nothing, for any other column.
+func centsCol[T int32 | int64](d *pdec, dst []T, null T, lo, hi int64) bool {
 	start := d.i
 	if d.i >= len(d.b) || d.b[d.i] > 2 {
 		return false
 	}
 	mul := [...]int64{100, 10, 1}[d.b[d.i]]
-	lim := maxExactInt / mul // once: an integer division per value was 8 % of a scale-10 load's CPU
+	// The bounds of the unscaled value, divided once (a division per
+	// value was 8 % of a scale-10 load's CPU); Go's division truncates
+	// toward zero, so k*mul >= lo exactly when k >= lo/mul for lo <= 0,
+	// and k*mul <= hi when k <= hi/mul for hi >= 0.
+	klo, khi := lo/mul, hi/mul
 	d.i++
 	var prev int64
 	b, i := d.b, d.i
@@ -830,19 +835,48 @@ func (d *pdec) centsCol(dst []int64) bool {
 		switch {
 		case u&3 == colTagDelta:
 			prev += unzig(u >> 2)
-			// |hundredths| < 2^53: exactly representable, as numCol's
-			// values are.
-			if prev > lim || prev < -lim {
+			if prev > khi || prev < klo {
 				d.i = start
 				return false
 			}
-			dst[j] = prev * mul
+			dst[j] = T(prev * mul)
 		case u == colTagNaN:
-			dst[j] = engine.NullVolumeCents
+			dst[j] = null
 		default: // a raw float: left to numCol
 			d.i = start
 			return false
 		}
+	}
+	d.i = i
+	return true
+}
+
+// countCol decodes a column written by penc.intCol without deltas into
+// dst when every value is within [0, 2^32-1]; it reports false otherwise
+// (d.err is set when the bytes are not a column).
+func (d *pdec) countCol(dst []uint32) bool {
+	b, i := d.b, d.i
+	for j := range dst {
+		var u uint64
+		if i+1 < len(b) && b[i] < 0x80 {
+			u = uint64(b[i])
+			i++
+		} else if i+1 < len(b) && b[i+1] < 0x80 && b[i+1] != 0 {
+			u = uint64(b[i]&0x7f) | uint64(b[i+1])<<7
+			i += 2
+		} else {
+			d.i = i
+			u = d.uvSlow()
+			if d.err != nil {
+				return false
+			}
+			i = d.i
+		}
+		// unzig(u) in [0, 2^32-1] is u even and u/2 < 2^32.
+		if u&1 != 0 || u>>1 > math.MaxUint32 {
+			return false
+		}
+		dst[j] = uint32(u >> 1)
 	}
 	d.i = i
 	return true

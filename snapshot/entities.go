@@ -1093,9 +1093,8 @@ func decDaily(d *pdec, u *engine.Universe, lo, hi int) partStats {
 // dailyScratch holds one series' columns while it decodes in a load that
 // compacts them (see decDailyCompact); reused across series and parts.
 type dailyScratch struct {
-	nums  []engine.Num
-	ints  []int64
-	cents []int64
+	nums []engine.Num
+	ints []int64
 }
 
 var dailyScratchPool = sync.Pool{New: func() any { return new(dailyScratch) }}
@@ -1119,18 +1118,18 @@ func decDailyCompact(d *pdec, u *engine.Universe, lo, hi int, dates []engine.Dat
 			continue
 		}
 		n := dr.n
-		if cap(sc.nums) < 5*n {
-			sc.nums, sc.ints, sc.cents = make([]engine.Num, 5*n), make([]int64, 2*n), make([]int64, 5*n)
-		}
 		dt := dates[off : off+n : off+n]
 		off += n
 		d.dateCol(dt)
 		if d.err != nil {
 			break
 		}
-		if cs, ok := decCents(d, s.Ticker, dt, sc); ok {
+		if cs, ok := decCents(d, s.Ticker, dt); ok {
 			*s = cs
 			continue
+		}
+		if cap(sc.nums) < 5*n {
+			sc.nums, sc.ints = make([]engine.Num, 5*n), make([]int64, 2*n)
 		}
 		s.Dates = dt
 		s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity = d.bars(sc.nums[:5*n], sc.ints[:2*n], n, 0, n)
@@ -1151,43 +1150,22 @@ func decDailyCompact(d *pdec, u *engine.Universe, lo, hi int, dates []engine.Dat
 // wrote) straight into the compact form when every column is of whole
 // cents and every value fits it; otherwise it consumes nothing and
 // reports false.
-func decCents(d *pdec, ticker string, dates []engine.Date, sc *dailyScratch) (engine.Series, bool) {
+func decCents(d *pdec, ticker string, dates []engine.Date) (engine.Series, bool) {
 	n := len(dates)
 	start := d.i
-	cents := sc.cents[:5*n]
-	for k := 0; k < 5; k++ {
-		if !d.centsCol(cents[k*n : (k+1)*n]) {
-			d.i = start
-			return engine.Series{}, false
-		}
-	}
 	px := make([]int32, 4*n)
-	for j, c := range cents[:4*n] {
-		switch {
-		case c == engine.NullVolumeCents:
-			px[j] = engine.NullCents
-		case c > math.MinInt32 && c <= math.MaxInt32:
-			px[j] = int32(c)
-		default:
-			d.i = start
-			return engine.Series{}, false
-		}
-	}
-	qt := sc.ints[:2*n]
-	d.intCol(qt[:n], false)
-	d.intCol(qt[n:], false)
+	vol := make([]int64, n)
 	cnt := make([]uint32, 2*n)
-	for j, q := range qt {
-		if q < 0 || q > math.MaxUint32 {
+	for k := 0; k < 4; k++ {
+		if !centsCol(d, px[k*n:(k+1)*n], engine.NullCents, math.MinInt32+1, math.MaxInt32) {
 			d.i = start
 			return engine.Series{}, false
 		}
-		cnt[j] = uint32(q)
 	}
-	if d.err != nil {
+	if !centsCol(d, vol, engine.NullVolumeCents, -maxExactInt, maxExactInt) || !d.countCol(cnt[:n]) || !d.countCol(cnt[n:]) {
+		d.i = start
 		return engine.Series{}, false
 	}
-	vol := slices.Clone(cents[4*n : 5*n])
 	return engine.CompactSeriesOf(ticker, dates, px[:n:n], px[n:2*n:2*n], px[2*n:3*n:3*n], px[3*n:], vol, cnt[:n:n], cnt[n:]), true
 }
 
