@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -168,5 +169,64 @@ func TestAnswersAroundTheBuffer(t *testing.T) {
 				t.Fatalf("n=%d%s: %d bytes, %v", n, q, len(b), err)
 			}
 		}
+	}
+}
+
+// recConn records the sizes of the writes made to it.
+type recConn struct {
+	net.Conn
+	mu     sync.Mutex
+	writes []int
+}
+
+func (c *recConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.writes = append(c.writes, len(p))
+	c.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+type recListener struct {
+	net.Listener
+	conns chan *recConn
+}
+
+func (l recListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	rc := &recConn{Conn: c}
+	l.conns <- rc
+	return rc, nil
+}
+
+// What Write holds is what net/http writes first for an answer over its
+// buffer: exactly heldSize bytes, then the rest. If a Go release changes
+// its buffer, this fails (Write would then hold nothing, and gain nothing).
+func TestNetHTTPWritesOneBufferFirst(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := recListener{ln, make(chan *recConn, 1)}
+	body := bytes.Repeat([]byte("x"), 18000)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	})}
+	go srv.Serve(rl)
+	defer srv.Close()
+	res, err := http.Get("http://" + ln.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	rc := <-rl.conns
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.writes) < 2 || rc.writes[0] != heldSize {
+		t.Fatalf("net/http wrote an 18,000-byte answer as %v; want %d bytes first", rc.writes, heldSize)
 	}
 }
