@@ -230,3 +230,17 @@ func TestNetHTTPWritesOneBufferFirst(t *testing.T) {
 		t.Fatalf("net/http wrote an 18,000-byte answer as %v; want %d bytes first", rc.writes, heldSize)
 	}
 }
+
+// Holding and sending a held write allocate nothing (a connection's
+// writes are on every answer's path).
+func TestServerConnWriteAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector (make test runs Alloc tests without it)")
+	}
+	sc, client := tcpPair(t)
+	go io.Copy(io.Discard, client)
+	held, rest := make([]byte, heldSize), make([]byte, 9000)
+	if n := testing.AllocsPerRun(200, func() { sc.Write(held); sc.Write(rest); sc.Write(held); sc.SetWriteDeadline(time.Time{}) }); n != 0 {
+		t.Errorf("a held write and its sending allocate %v times", n)
+	}
+}

@@ -35,7 +35,8 @@ type serverConn struct {
 
 	// held is a write of exactly one net/http connection buffer not sent
 	// yet (see Write), nil when there is none; pair and bufs send it with
-	// the next write. Only the connection's goroutine uses them.
+	// the next write (fields, not locals: as locals the writev allocates
+	// twice). Only the connection's goroutine uses them.
 	held *[heldSize]byte
 	pair [2][]byte
 	bufs net.Buffers
