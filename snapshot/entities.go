@@ -898,6 +898,9 @@ type sourcePool struct {
 	scratch     []engine.Source
 	last        []engine.Source // the last list read with a source
 	lastEnc     []byte          // its encoded bytes (in the part's raw bytes)
+	// lastIn and lastOut are the decoder's time before and after last:
+	// its times are deltas from lastIn (pdec.prevSec).
+	lastIn, lastOut int64
 }
 
 // sourceBlock is the number of sources allocated at once for the distinct
@@ -919,14 +922,16 @@ func newSourcePool(d *pdec) *sourcePool {
 
 // take reads one list (what encSources wrote).
 func (p *sourcePool) take(d *pdec) []engine.Source {
-	start := d.i
-	if len(p.lastEnc) > 0 && bytes.HasPrefix(d.b[start:], p.lastEnc) {
-		// The bytes of the list before: the same list (a reading depends
-		// only on the bytes and the part's string table). Items citing
+	start, in := d.i, d.prevSec
+	if len(p.lastEnc) > 0 && in == p.lastIn && bytes.HasPrefix(d.b[start:], p.lastEnc) {
+		// The bytes of the list before, read from the same time: the
+		// same list (a reading depends only on the bytes, the part's
+		// string table and the time its deltas start from). Items citing
 		// one document are mostly next to each other.
 		if n := len(p.last); n <= p.total-p.used {
 			p.used += n
 			d.i += len(p.lastEnc)
+			d.prevSec = p.lastOut
 			return p.last
 		}
 	}
@@ -954,7 +959,7 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 	if d.err != nil {
 		return nil
 	}
-	p.lastEnc = d.b[start:d.i]
+	p.lastEnc, p.lastIn, p.lastOut = d.b[start:d.i], in, d.prevSec
 	h := sourceHash(p.lastEnc)
 	if s, ok := p.seen[h]; ok && slices.Equal(s, sc) {
 		p.last = s

@@ -69,3 +69,22 @@ func TestSourcesShared(t *testing.T) {
 	check("report", len(got.Reports), func(i int) []engine.Source { return got.Reports[i].Sources }, func(i int) int { return i / 2 % len(lists) })
 	check("fund ratio", len(got.Derived.FundRatios), func(i int) []engine.Source { return got.Derived.FundRatios[i].Sources }, func(i int) int { return i % 3 })
 }
+
+// Times are written as deltas from the time read before them, so two
+// lists of equal bytes may hold different times (each list's times move
+// with the item's own): such lists are decoded, not shared, and what
+// follows them reads as written.
+func TestSourcesSharedTimes(t *testing.T) {
+	u := synthUniverse(1, 2, 0, 0, 0)
+	u.Derived.FundRatios = make([]engine.FundRatioPoint, 4)
+	for i := range u.Derived.FundRatios {
+		at := t0.Add(time.Duration(10*i) * time.Hour)
+		u.Derived.FundRatios[i] = engine.FundRatioPoint{FundID: "1", Frequency: engine.FrequencyMonthly,
+			ReferenceDate: d0 - engine.Date(i), PublishDate: engine.StampOf(at),
+			Sources: []engine.Source{{VisualizationURL: "https://example.invalid/doc", PublishedAt: at.Add(time.Hour), RetrievedAt: at.Add(2 * time.Hour), Name: "informe"}}}
+	}
+	got, _ := mustDecode(t, mustWrite(t, u, WriteOptions{}))
+	if d := diff(u, got); d != "" {
+		t.Fatalf("round trip differs at %s", d)
+	}
+}
