@@ -56,9 +56,9 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	if from.Valid() || to.Valid() {
 		// A payment-date range: only the actions the Dataset's
 		// payment-date index lists, in CashActions order.
-		c.rows = c.ds.CashPaidBetween(c.rows[:0], from, to)
+		c.s.rows = c.ds.CashPaidBetween(c.s.rows[:0], from, to)
 		seq = func(yield func(*engine.CashEvent) bool) {
-			for _, r := range c.rows {
+			for _, r := range c.s.rows {
 				if !yield(&evs[r]) {
 					return
 				}

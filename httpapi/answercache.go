@@ -2,66 +2,110 @@ package httpapi
 
 import (
 	"hash/maphash"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The answer cache. A Dataset never changes, so an answer is a function of
-// what answerKey hashes (plan, clock cut-off, path, query, representation,
-// body): answers of up to maxCachedAnswer bytes are kept, per Dataset, the
-// first time they are encoded, and the same request later is answered
-// with the kept bytes (and their compressed forms, made once) without
-// running its handler. The bytes kept are bounded by Config.AnswerCacheBytes
-// per Dataset (random eviction past it); the cache goes with its Dataset
-// on a reload. Answers that fail are not kept.
+// what answerKey hashes (plan, clock cut-off, path, the query's values,
+// representation, body): answers are kept, per Dataset, the first time
+// they are encoded, and the same request later is answered with the kept
+// bytes (and their compressed forms, made once) without running its
+// handler. The cache goes with its Dataset on a reload. Answers that fail
+// are not kept.
 //
-// Large answers. An answer over maxCachedAnswer is streamed, never built
+// Its bound (Config.AnswerCacheBytes) is on what it really holds: every
+// kept answer's bytes (the chunks of a captured one, whole), the
+// compressed forms made of them, and entryOverhead per entry.
+//
+// Streamed answers. An answer over streamChunk is streamed, never built
 // whole, so it is not kept the first time. The cache notes its key (the
 // doorkeeper, seenSlots keys); when the same request comes back, its
-// answer is also captured as it is streamed, up to largeMax bytes, and
-// kept: from the third time on it is sent with one write of the kept
-// bytes, like any kept answer. One-off large answers (the usual research
-// download) therefore never displace the small answers. Large answers
-// hold at most half of the bound (a large answer evicts large ones
-// first), and the bytes captured by requests in flight are bounded by
-// captureBudget, whatever their number. Their compressed forms are not
-// kept: a compressed request compresses the kept bytes as it sends them.
+// answer is also captured as it is streamed, in chunks of captureChunk
+// bytes taken from a pool, and the chunks themselves are kept (no copy):
+// from the third time on it is sent from them. One-off large answers (the
+// usual research download) therefore never displace the small answers.
+// Large answers (over maxCachedAnswer) hold at most half of the bound,
+// and their compressed forms are not kept (they are compressed as sent).
+// The chunks of an evicted answer go back to the pool once no request is
+// sending them, so a flood of large answers reuses the same memory
+// instead of leaving garbage for the collector; the bytes captured by
+// requests in flight are bounded by captureBudget, whatever their number.
+//
+// Fairness. Each entry belongs to the API key whose request made it, until
+// a second key asks for it: then it is shared. A key may fill the cache
+// while there is room, but once it is full, a key whose entries hold more
+// than keyShare of the bound evicts its own entries first: one client
+// flooding distinct requests churns its own answers, not everyone's (the
+// others keep at least half the bound), while a server with one key uses
+// all of it. Otherwise, entries asked by one key are evicted before
+// shared ones.
 
-// maxCachedAnswer is the largest answer the cache keeps.
+// maxCachedAnswer is the size over which an answer is large: kept only
+// within half of the bound, without its compressed forms.
 const maxCachedAnswer = 4 << 20
 
 // DefaultAnswerCacheBytes is the default bound of a Dataset's answer cache.
 const DefaultAnswerCacheBytes = 128 << 20
 
-// seenSlots is the size of the doorkeeper of large answers.
+// seenSlots is the size of the doorkeeper of streamed answers.
 const seenSlots = 256
 
-// captureBudget bounds the bytes held by the captures of large answers in
-// flight, over every request of the API.
+// captureBudget bounds the bytes held by the captures of streamed answers
+// in flight, over every request of the API.
 const captureBudget = 128 << 20
 
-// answerCache is one Dataset's cache.
+// captureChunk is the unit a streamed answer is captured in.
+const captureChunk = streamChunk
+
+// maxFreeChunks bounds the chunks the pool keeps for reuse (16 MiB).
+const maxFreeChunks = 64
+
+// entryOverhead is what an entry counts against the bound beside its
+// bytes: the entry, its map slot and header values.
+const entryOverhead = 256
+
+// answerCache is one Dataset's cache. Its methods are safe for concurrent
+// use.
 type answerCache struct {
 	mu      sync.RWMutex
 	entries map[uint64]*answerEntry
-	bytes   int64 // kept, as entrySize counts them
-	large   int64 // of which large answers (over maxCachedAnswer)
+	owned   map[string]*ownerEntries // entries only one key asked for, by key name
+	bytes   int64                    // kept, as entrySize counts them (forms apart)
+	large   int64                    // of which large answers
+	forms   atomic.Int64             // compressed forms made of kept answers
 	limit   int64
-	seen    [seenSlots]atomic.Uint64 // keys of large answers sent once (doorkeeper)
+	seen    [seenSlots]atomic.Uint64 // keys of streamed answers sent once (doorkeeper)
+
+	pool      *chunkPool         // where captured chunks come from and go back to
+	evictions prometheus.Counter // nil: not counted
 }
+
+// ownerEntries are the keys of the entries one API key made and no other
+// key asked for, and their bytes.
+type ownerEntries struct {
+	keys  []uint64
+	bytes int64
+}
+
+// keyShare is the part of the bound the entries of one key may hold.
+func (ac *answerCache) keyShare() int64 { return ac.limit / 2 }
 
 // largeMax is the largest answer the cache keeps: a quarter of its bound
 // (maxCachedAnswer at least).
 func (ac *answerCache) largeMax() int64 { return max(ac.limit/4, maxCachedAnswer) }
 
-// sawLarge reports whether the large answer of key was sent before (the
-// doorkeeper holds its key): it is worth keeping.
+// sawLarge reports whether the streamed answer of key was sent before
+// (the doorkeeper holds its key): it is worth keeping.
 func (ac *answerCache) sawLarge(key uint64) bool {
 	return key != 0 && ac.seen[key%seenSlots].Load() == key
 }
 
-// noteLarge remembers that the large answer of key was sent once.
+// noteLarge remembers that the streamed answer of key was sent once.
 func (ac *answerCache) noteLarge(key uint64) { ac.seen[key%seenSlots].Store(key) }
 
 // noteTooLarge remembers that the answer of key is over largeMax: it is
@@ -75,195 +119,432 @@ func (ac *answerCache) tooLarge(key uint64) bool { return ac.seen[key%seenSlots]
 // the same inputs, so that two requests whose first hashes collide are
 // never given each other's answer.
 type answerEntry struct {
-	check uint64
-	ans   cachedAnswer // with the X-Total-Count of a paginated list
+	check  uint64
+	ans    cachedAnswer // with the X-Total-Count of a paginated list
+	size   int64        // entrySize, fixed when kept
+	owner  string       // the key whose request made it
+	shared atomic.Bool  // a second key asked for it
+	pos    int          // its place in owned[owner].keys (not shared)
+	// refs counts the holders of a captured answer's chunks: the cache
+	// (1 while kept) and each request sending it; the last one gives the
+	// chunks back to the pool.
+	refs atomic.Int32
+}
+
+// acquire takes a reference to e's chunks; false when e was evicted and
+// its chunks are going back to the pool.
+func (e *answerEntry) acquire() bool {
+	if e.ans.parts == nil {
+		return true
+	}
+	for {
+		n := e.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if e.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference taken by acquire (or the cache's own).
+func (e *answerEntry) release(pool *chunkPool) {
+	if e.ans.parts == nil {
+		return
+	}
+	if e.refs.Add(-1) == 0 && pool != nil {
+		for _, b := range e.ans.parts {
+			pool.put(b)
+		}
+	}
 }
 
 var checkSeed = maphash.MakeSeed()
 
-// checkOf is the second hash of a request (see answerEntry).
+// entrySize is what an entry counts against the bound, its compressed
+// forms apart (counted in forms as they are made): its bytes as held (a
+// captured answer's chunks whole) and entryOverhead.
+func entrySize(ans *cachedAnswer) int64 {
+	n := int64(cap(ans.raw)) + entryOverhead
+	for _, b := range ans.parts {
+		n += int64(cap(b))
+	}
+	return n
+}
+
+// get returns the entry of key, if kept and matching check, asked by
+// the key named owner; a captured entry is acquired (the caller
+// releases it).
+func (ac *answerCache) get(key, check uint64, owner string) *answerEntry {
+	ac.mu.RLock()
+	e := ac.entries[key]
+	ac.mu.RUnlock()
+	if e == nil || e.check != check || !e.acquire() {
+		return nil
+	}
+	if e.owner != owner && !e.shared.Load() {
+		ac.share(key, e)
+	}
+	return e
+}
+
+// share marks e, asked by a second key, as shared: it no longer counts
+// in its owner's share.
+func (ac *answerCache) share(key uint64, e *answerEntry) {
+	ac.mu.Lock()
+	defer ac.mu.Unlock()
+	if e.shared.Load() || ac.entries[key] != e {
+		return
+	}
+	ac.disown(e)
+	e.shared.Store(true)
+}
+
+// disown takes e out of its owner's entries; ac.mu is held.
+func (ac *answerCache) disown(e *answerEntry) {
+	o := ac.owned[e.owner]
+	if o == nil || e.shared.Load() {
+		return
+	}
+	last := len(o.keys) - 1
+	moved := o.keys[last]
+	o.keys[e.pos] = moved
+	ac.entries[moved].pos = e.pos
+	o.keys = o.keys[:last]
+	o.bytes -= e.size
+	if len(o.keys) == 0 {
+		delete(ac.owned, e.owner)
+	}
+}
+
+// admits reports whether an answer of n bytes may be kept.
+func (ac *answerCache) admits(n int) bool {
+	return ac.limit > 0 && int64(n) <= ac.largeMax()
+}
+
+// kept is the body of an answer to keep: raw bytes, or captured chunks
+// (n bytes in all).
+type kept struct {
+	raw   []byte
+	parts [][]byte
+	n     int
+}
+
+// size returns the body's length.
+func (k kept) size() int {
+	if k.parts != nil {
+		return k.n
+	}
+	return len(k.raw)
+}
+
+// put keeps body (which it owns from now on: bytes shared with nothing)
+// and the list's total under key, made by the key named owner, evicting
+// others past the bounds. It reports whether body was kept; when not, the
+// caller still owns it.
+func (ac *answerCache) put(key, check uint64, owner string, body kept, total []string) bool {
+	n := body.size()
+	if !ac.admits(n) {
+		return false
+	}
+	large := isLarge(n)
+	e := &answerEntry{check: check, owner: owner}
+	e.ans.raw, e.ans.parts, e.ans.n, e.ans.total = body.raw, body.parts, body.n, total
+	e.size = entrySize(&e.ans)
+	e.ans.forms = &ac.forms
+	if e.ans.parts != nil {
+		e.refs.Store(1)
+	}
+	ac.mu.Lock()
+	defer ac.mu.Unlock()
+	if ac.entries == nil {
+		ac.entries = map[uint64]*answerEntry{}
+		ac.owned = map[string]*ownerEntries{}
+	}
+	if old := ac.entries[key]; old != nil {
+		ac.remove(key, old)
+	}
+	if large {
+		ac.evict(func(old *answerEntry) bool { return isLarge(old.ans.size()) }, func() bool { return ac.large+e.size <= ac.limit/2 })
+	}
+	enough := func() bool { return ac.bytes+ac.forms.Load()+e.size <= ac.limit }
+	// The cache full, a key past its share evicts its own entries first.
+	if o := ac.owned[owner]; o != nil && o.bytes+e.size > ac.keyShare() {
+		for !enough() && len(o.keys) > 0 {
+			k := o.keys[rand.IntN(len(o.keys))]
+			ac.remove(k, ac.entries[k])
+		}
+	}
+	ac.evict(nil, enough)
+	ac.entries[key] = e
+	ac.bytes += e.size
+	if large {
+		ac.large += e.size
+	}
+	o := ac.owned[owner]
+	if o == nil {
+		o = &ownerEntries{}
+		ac.owned[owner] = o
+	}
+	e.pos = len(o.keys)
+	o.keys = append(o.keys, key)
+	o.bytes += e.size
+	return true
+}
+
+// evict removes entries that match (nil: any) until enough reports true:
+// in random order, those only one key asked for first, then shared ones.
+// ac.mu is held.
+func (ac *answerCache) evict(match func(*answerEntry) bool, enough func() bool) {
+	for _, shared := range [2]bool{false, true} {
+		for k, old := range ac.entries { // random order: random eviction
+			if enough() {
+				return
+			}
+			if old.shared.Load() == shared && (match == nil || match(old)) {
+				ac.remove(k, old)
+			}
+		}
+	}
+}
+
+// remove drops the entry e of key; ac.mu is held.
+func (ac *answerCache) remove(key uint64, e *answerEntry) {
+	ac.disown(e)
+	ac.bytes -= e.size
+	if isLarge(e.ans.size()) {
+		ac.large -= e.size
+	}
+	e.ans.dropForms()
+	delete(ac.entries, key)
+	if ac.evictions != nil {
+		ac.evictions.Inc()
+	}
+	e.release(ac.pool)
+}
+
+// isLarge reports whether an answer of n bytes is large: kept within half
+// of the bound, without its compressed forms.
+func isLarge(n int) bool { return n > maxCachedAnswer }
+
+// size returns the bytes held (forms included) and the number of entries.
+func (ac *answerCache) size() (int64, int) {
+	ac.mu.RLock()
+	defer ac.mu.RUnlock()
+	return ac.bytes + ac.forms.Load(), len(ac.entries)
+}
+
+// checkOf is the second hash of a request (see answerEntry): the same
+// inputs as its key, by another function.
 func checkOf(c *call, r *http.Request, body []byte) uint64 {
 	var h maphash.Hash
 	h.SetSeed(checkSeed)
 	h.WriteString(c.key.Plan)
 	h.WriteString(r.URL.Path)
-	h.WriteString("?")
-	h.WriteString(r.URL.RawQuery)
-	if c.csv {
+	h.Write(c.s.qkey) // answerKey made it
+
+	if c.out.csv {
 		h.WriteString("\x00csv")
 	}
 	h.Write(body)
 	return h.Sum64()
 }
 
-// get returns the entry of key, if kept and matching check.
-func (ac *answerCache) get(key, check uint64) *answerEntry {
-	ac.mu.RLock()
-	e := ac.entries[key]
-	ac.mu.RUnlock()
-	if e == nil || e.check != check {
-		return nil
-	}
-	return e
-}
-
-// put keeps a copy of body under key, evicting others past the bound. A
-// large answer (over maxCachedAnswer) is kept up to largeMax, within half
-// of the bound.
-func (ac *answerCache) put(key, check uint64, body []byte, total string) {
-	large := isLarge(body)
-	if ac.limit <= 0 || int64(len(body)) > ac.largeMax() {
-		return
-	}
-	e := &answerEntry{check: check, ans: cachedAnswer{raw: append([]byte(nil), body...)}}
-	if total != "" {
-		e.ans.total = []string{total}
-	}
-	size := entrySize(e)
-	ac.mu.Lock()
-	defer ac.mu.Unlock()
-	if ac.entries == nil {
-		ac.entries = map[uint64]*answerEntry{}
-	}
-	if old := ac.entries[key]; old != nil {
-		ac.remove(key, old)
-	}
-	if large {
-		for k, old := range ac.entries { // random order: random eviction
-			if ac.large+size <= ac.limit/2 {
-				break
-			}
-			if isLarge(old.ans.raw) {
-				ac.remove(k, old)
-			}
-		}
-	}
-	for k, old := range ac.entries {
-		if ac.bytes+size <= ac.limit {
-			break
-		}
-		ac.remove(k, old)
-	}
-	ac.entries[key] = e
-	ac.bytes += size
-	if large {
-		ac.large += size
-	}
-}
-
-// remove drops the entry e of key; ac.mu is held.
-func (ac *answerCache) remove(key uint64, e *answerEntry) {
-	ac.bytes -= entrySize(e)
-	if isLarge(e.ans.raw) {
-		ac.large -= entrySize(e)
-	}
-	delete(ac.entries, key)
-}
-
-// isLarge reports whether an answer is large: streamed when made, kept
-// only on its second request, without its compressed forms.
-func isLarge(raw []byte) bool { return len(raw) > maxCachedAnswer }
-
-// entrySize is what an entry counts against the bound: the raw answer
-// plus 256 bytes for the entry, its map slot and the compressed forms'
-// headers. Compressed forms, made on demand for answers up to
-// maxCachedAnswer, are smaller than the raw answer and not counted: the
-// bound is on the raw bytes (at most twice that in memory with them).
-func entrySize(e *answerEntry) int64 { return int64(len(e.ans.raw)) + 256 }
-
-// size returns the bytes kept and the number of entries.
-func (ac *answerCache) size() (int64, int) {
-	ac.mu.RLock()
-	defer ac.mu.RUnlock()
-	return ac.bytes, len(ac.entries)
-}
-
-// serveKept answers from the cache when it holds the request's answer.
-func (a *API) serveKept(c *call, w http.ResponseWriter, r *http.Request, in *dsInfo) bool {
-	if !c.akeyOK {
+// lookupKept answers from the cache when it holds the request's answer
+// (reporting true; the caller ends the answer).
+func (a *API) lookupKept(c *call, r *http.Request, keyBody []byte) bool {
+	o := &c.out
+	if !o.akeyOK || o.cache == nil {
 		return false
 	}
-	c.acheck = checkOf(c, r, c.body)
-	e := in.answers.get(c.akey, c.acheck)
+	o.acheck = checkOf(c, r, keyBody)
+	e := o.cache.get(o.akey, o.acheck, o.owner)
 	if e == nil {
 		return false
 	}
 	if e.ans.total != nil {
-		w.Header()[hdrTotal] = e.ans.total
+		o.setTotal(e.ans.total)
 	}
-	c.cached = &e.ans
+	o.cached, o.held = &e.ans, e
 	a.m.answerHits.Inc()
 	return true
 }
 
-// keep stores the answer just made, when it may be kept.
-func (a *API) keep(c *call, w http.ResponseWriter, in *dsInfo, body []byte) {
-	if !c.akeyOK || c.streamed || c.cached != nil {
+// release gives back the kept answer being sent, if any.
+func (o *answer) release() {
+	if o.held != nil {
+		o.held.release(o.cache.pool)
+		o.held = nil
+	}
+	o.cached = nil
+}
+
+// keep stores the answer just made, when it may be kept: a copy of body.
+func (o *answer) keep(body []byte) {
+	if !o.akeyOK || o.cache == nil || o.streamed || o.cached != nil || !o.cache.admits(len(body)) {
 		return
 	}
-	in.answers.put(c.akey, c.acheck, body, totalOf(w))
+	o.cache.put(o.akey, o.acheck, o.owner, kept{raw: append([]byte(nil), body...)}, o.total())
 }
 
-func totalOf(w http.ResponseWriter) string {
-	if v := w.Header()[hdrTotal]; len(v) == 1 {
-		return v[0]
+// total is the X-Total-Count the answer carries, if any.
+func (o *answer) total() []string {
+	if v := o.w.Header()[hdrTotal]; len(v) == 1 {
+		return v
 	}
-	return ""
+	return nil
 }
 
-// startCapture makes c capture its answer as it streams it, when the
-// answer is worth keeping: its request came before (sawLarge).
-func (a *API) startCapture(c *call, in *dsInfo) {
-	if c.akeyOK && !c.csv && in.answers.sawLarge(c.akey) {
-		c.capturing, c.capMax, c.capBudget = true, in.answers.largeMax(), &a.captured
+// startCapture makes the answer capture itself as it streams, when it is
+// worth keeping: its request came before (sawLarge).
+func (o *answer) startCapture(budget *atomic.Int64) {
+	ac := o.cache
+	if ac != nil && o.akeyOK && !o.csv && ac.sawLarge(o.akey) {
+		o.capt.start(ac.largeMax(), budget, ac.pool)
 	}
 }
 
-// keepStreamed ends the capture of a streamed answer sent whole: it keeps
-// the captured answer, or notes the request for the next time.
-func (a *API) keepStreamed(c *call, w http.ResponseWriter, in *dsInfo) {
-	if !c.akeyOK || c.csv || c.werr != nil {
+// keepStreamed ends the capture of a streamed answer sent whole: it hands
+// the captured chunks to the cache, or notes the request for the next
+// time.
+func (o *answer) keepStreamed() {
+	ac := o.cache
+	if ac == nil || !o.akeyOK || o.csv || o.werr != nil {
+		o.dropCapture()
 		return
 	}
-	switch {
-	case c.capturing:
-		in.answers.put(c.akey, c.acheck, c.capBuf, totalOf(w))
-	case c.capTooLarge:
-		in.answers.noteTooLarge(c.akey)
-	case c.capBudget == nil && !in.answers.tooLarge(c.akey):
-		in.answers.noteLarge(c.akey)
+	switch k := &o.capt; {
+	case k.on:
+		parts, n := k.handOver()
+		if !ac.put(o.akey, o.acheck, o.owner, kept{parts: parts, n: n}, o.total()) {
+			for _, b := range parts {
+				ac.pool.put(b)
+			}
+		}
+	case k.tooLarge:
+		ac.noteTooLarge(o.akey)
+	case !k.tried && !ac.tooLarge(o.akey):
+		ac.noteLarge(o.akey)
 	}
-	c.dropCapture()
+	o.dropCapture()
 }
 
-// capture appends b, a part of the answer as streamed, to the captured
-// answer. Past the answer's bound (capMax) or the budget of captures in
-// flight, it gives up and frees what it held.
-func (c *call) capture(b []byte) {
-	if need := len(c.capBuf) + len(b); need > cap(c.capBuf) {
-		if int64(need) > c.capMax {
-			c.capTooLarge = true
-			c.dropCapture()
-			return
-		}
-		n := int64(min(max(2*cap(c.capBuf), need, 1<<20), int(c.capMax)))
-		if c.capBudget.Add(n-c.capHeld) > captureBudget {
-			c.capBudget.Add(c.capHeld - n)
-			c.dropCapture()
-			return
-		}
-		c.capHeld = n
-		c.capBuf = append(make([]byte, 0, n), c.capBuf...)
-	}
-	c.capBuf = append(c.capBuf, b...)
+// dropCapture ends a capture, giving its chunks back.
+func (o *answer) dropCapture() { o.capt.drop() }
+
+// capture gathers a streamed answer for the cache, in chunks of
+// captureChunk bytes from a pool, counted in a budget shared by every
+// capture in flight.
+type capture struct {
+	on       bool
+	tried    bool // a capture was started, even if given up: not noted again
+	tooLarge bool // given up past max
+	chunks   [][]byte
+	n        int   // bytes captured
+	held     int64 // bytes counted in budget
+	max      int64
+	budget   *atomic.Int64
+	pool     *chunkPool
 }
 
-// dropCapture ends a capture and returns its bytes to the budget. A
-// capture given up keeps capBudget set, so that the request is not noted
-// again as one to keep.
-func (c *call) dropCapture() {
-	if c.capBudget != nil {
-		c.capBudget.Add(-c.capHeld)
+func (k *capture) start(max int64, budget *atomic.Int64, pool *chunkPool) {
+	k.on, k.tried, k.max, k.budget, k.pool = true, true, max, budget, pool
+}
+
+// add appends b, a part of the answer as streamed. Past the answer's
+// bound or the budget of captures in flight, it gives up and gives back
+// what it held.
+func (k *capture) add(b []byte) {
+	if int64(k.n+len(b)) > k.max {
+		k.tooLarge = true
+		k.drop()
+		return
 	}
-	c.capturing, c.capBuf, c.capHeld = false, nil, 0
+	for len(b) > 0 {
+		last := len(k.chunks) - 1
+		if last < 0 || len(k.chunks[last]) == cap(k.chunks[last]) {
+			if k.budget.Add(captureChunk) > captureBudget {
+				k.budget.Add(-captureChunk)
+				k.drop()
+				return
+			}
+			k.held += captureChunk
+			k.chunks = append(k.chunks, k.pool.get())
+			last++
+		}
+		c := k.chunks[last]
+		m := min(len(b), cap(c)-len(c))
+		k.chunks[last] = append(c, b[:m]...)
+		b = b[m:]
+		k.n += m
+	}
+}
+
+// handOver ends a capture and returns its chunks and size, which the
+// caller owns from now on: the last chunk, when partly filled, is copied
+// to its size (the pool gets the chunk back).
+func (k *capture) handOver() ([][]byte, int) {
+	parts, n := k.chunks, k.n
+	if last := len(parts) - 1; last >= 0 && len(parts[last]) < cap(parts[last]) {
+		tail := parts[last]
+		parts[last] = append([]byte(nil), tail...)
+		k.pool.put(tail)
+	}
+	k.budget.Add(-k.held)
+	k.chunks, k.n, k.held, k.on = nil, 0, 0, false
+	return parts, n
+}
+
+// drop ends a capture and gives its chunks back to the pool and its bytes
+// to the budget.
+func (k *capture) drop() {
+	for i, b := range k.chunks {
+		k.pool.put(b)
+		k.chunks[i] = nil
+	}
+	if k.budget != nil {
+		k.budget.Add(-k.held)
+	}
+	k.chunks, k.n, k.held, k.on = k.chunks[:0], 0, 0, false
+}
+
+// chunkPool keeps up to maxFreeChunks chunks of captureChunk bytes for
+// reuse. Safe for concurrent use.
+type chunkPool struct {
+	mu   sync.Mutex
+	free [][]byte
+}
+
+// get returns an empty chunk of capacity captureChunk.
+func (p *chunkPool) get() []byte {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free[n-1] = nil
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return b
+	}
+	p.mu.Unlock()
+	return make([]byte, 0, captureChunk)
+}
+
+// put gives b back: kept when it is a whole chunk and the pool has room.
+func (p *chunkPool) put(b []byte) {
+	if p == nil || cap(b) != captureChunk {
+		return
+	}
+	p.mu.Lock()
+	if len(p.free) < maxFreeChunks {
+		p.free = append(p.free, b[:0])
+	}
+	p.mu.Unlock()
+}
+
+// held returns the bytes the pool keeps.
+func (p *chunkPool) held() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int64(len(p.free)) * captureChunk
 }

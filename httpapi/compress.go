@@ -100,15 +100,80 @@ func putCompressor(enc int, z compressor) {
 	}
 }
 
-// cachedAnswer is an answer encoded once per Dataset, with its compressed
-// forms made on first demand at the best compression (they are sent many
-// times). Each form carries its Content-Length header value, made once.
+// cachedAnswer is an answer encoded once (per Dataset, or for the life of
+// the process), with its compressed forms made on first demand at the
+// best compression (they are sent many times). Each form carries its
+// Content-Length header value, made once. Its bytes are raw, or, for an
+// answer captured as it was streamed, the chunks parts (n bytes in all).
+// Nothing in it is modified once it is shared.
 type cachedAnswer struct {
 	raw    []byte
+	parts  [][]byte
+	n      int
 	total  []string // the X-Total-Count header value of a list answer (nil: none)
 	rawLen atomic.Pointer[[]string]
 	gz     atomic.Pointer[answerForm]
 	zst    atomic.Pointer[answerForm]
+	// forms, when set, counts the bytes of the compressed forms made (an
+	// answer cache's total); formBytes is this answer's part of it,
+	// formsDropped once it no longer counts (evicted).
+	forms     *atomic.Int64
+	formBytes atomic.Int64
+}
+
+// formsDropped marks formBytes of an answer whose forms no longer count.
+const formsDropped = -1 << 62
+
+// size returns the answer's length in bytes.
+func (c *cachedAnswer) size() int {
+	if c.parts != nil {
+		return c.n
+	}
+	return len(c.raw)
+}
+
+// each calls fn with the answer's bytes, in order.
+func (c *cachedAnswer) each(fn func([]byte)) {
+	if c.parts == nil {
+		fn(c.raw)
+		return
+	}
+	for _, b := range c.parts {
+		fn(b)
+	}
+}
+
+// flat returns the answer's bytes in one slice (a copy for a captured
+// one), not to be modified.
+func (c *cachedAnswer) flat() []byte {
+	if c.parts == nil {
+		return c.raw
+	}
+	b := make([]byte, 0, c.n)
+	for _, p := range c.parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+// length returns the Content-Length header value of the answer
+// uncompressed (shared: not to be modified).
+func (c *cachedAnswer) length() []string {
+	if l := c.rawLen.Load(); l != nil {
+		return *l
+	}
+	l := []string{strconv.Itoa(c.size())}
+	c.rawLen.Store(&l)
+	return l
+}
+
+// dropForms stops counting the answer's compressed forms in forms.
+func (c *cachedAnswer) dropForms() {
+	if c.forms != nil {
+		if n := c.formBytes.Swap(formsDropped); n > 0 {
+			c.forms.Add(-n)
+		}
+	}
 }
 
 // answerForm is a compressed form of a cachedAnswer and its Content-Length
@@ -120,6 +185,7 @@ type answerForm struct {
 
 // encoded returns the answer in coding enc, compressing it on first use,
 // with its Content-Length header value (shared: not to be modified).
+// Identity is for raw answers only (a captured one is sent by parts).
 func (c *cachedAnswer) encoded(enc int) ([]byte, []string) {
 	var slot *atomic.Pointer[answerForm]
 	switch enc {
@@ -128,12 +194,7 @@ func (c *cachedAnswer) encoded(enc int) ([]byte, []string) {
 	case encZstd:
 		slot = &c.zst
 	default:
-		if l := c.rawLen.Load(); l != nil {
-			return c.raw, *l
-		}
-		l := []string{strconv.Itoa(len(c.raw))}
-		c.rawLen.Store(&l)
-		return c.raw, l
+		return c.raw, c.length()
 	}
 	if f := slot.Load(); f != nil {
 		return f.b, f.length
@@ -145,11 +206,17 @@ func (c *cachedAnswer) encoded(enc int) ([]byte, []string) {
 	} else {
 		z, _ = gzip.NewWriterLevel(&out, gzip.BestCompression)
 	}
-	z.Write(c.raw)
+	c.each(func(b []byte) { z.Write(b) })
 	z.Close()
 	f := &answerForm{b: []byte(out.String())}
 	f.length = []string{strconv.Itoa(len(f.b))}
-	slot.Store(f)
+	if slot.CompareAndSwap(nil, f) && c.forms != nil {
+		n := int64(cap(f.b))
+		if c.formBytes.Add(n) >= 0 { // not dropped: count it
+			c.forms.Add(n)
+		}
+	}
+	f = slot.Load()
 	return f.b, f.length
 }
 
@@ -162,10 +229,8 @@ func cachedList(c *call, dst []byte, slot *atomic.Pointer[cachedAnswer], enc fun
 		a = &cachedAnswer{raw: raw, total: []string{strconv.Itoa(n)}}
 		slot.Store(a)
 	}
-	c.cached = a
-	if c.w != nil {
-		c.w.Header()[hdrTotal] = a.total // shared: no allocation per request
-	}
+	c.out.cached = a
+	c.out.setTotal(a.total) // shared: no allocation per request
 	return dst
 }
 
@@ -180,6 +245,6 @@ func cachedBody(c *call, dst []byte, slot *atomic.Pointer[cachedAnswer], enc fun
 		a = &cachedAnswer{raw: enc(nil)}
 		slot.Store(a)
 	}
-	c.cached = a
+	c.out.cached = a
 	return dst
 }

@@ -32,36 +32,67 @@ func newSeed() string {
 	return hex.EncodeToString(b[:])
 }
 
-// conditional sets the validators of a GET answer on w and reports
-// whether the request's If-None-Match matches them (the caller answers
-// 304).
-func (a *API) conditional(c *call, w http.ResponseWriter, r *http.Request) bool {
-	in := a.info(c.ds)
-	sum, live, key := a.answerKey(c, r, in, nil)
-	hdr := in.etag(sum)
-	etag := hdr[0]
-	hd := w.Header()
-	hd["Etag"] = hdr
-	if live {
-		hd["Cache-Control"] = []string{"private, max-age=" + strconv.FormatInt(60-c.now.Add(-QuoteDelay).Unix()%60, 10)}
-		hd["Last-Modified"] = []string{time.Unix(key*60, 0).UTC().Format(http.TimeFormat)}
-	} else {
-		hd["Cache-Control"] = cacheStatic
-		hd["Last-Modified"] = in.lastModified
+// lookup is the phase between the request's checks and its handler: it
+// names the answer (answerKey), sets the validators of a GET, answers a
+// matching If-None-Match with 304, and answers from the answer cache a
+// request it holds. It returns the status sent, or 0 when the handler
+// must run. A query the declarations refuse skips it all: the handler
+// answers the error, with no validators.
+func (a *API) lookup(c *call, r *http.Request) int {
+	c.parseQuery(r)
+	if c.q.first != nil {
+		return 0
 	}
-	for _, v := range r.Header["If-None-Match"] {
-		if etagListed(v, etag) {
-			return true
+	o := &c.out
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	// The cache of the current Dataset only: a request still served by a
+	// replaced one (during a reload) would fill a cache nobody keeps.
+	kept := a.cfg.AnswerCacheBytes > 0 && c.ds == a.store.Current()
+	if !get && !kept {
+		return 0
+	}
+	in := a.info(c.ds)
+	var keyBody []byte
+	if !get {
+		keyBody = c.canonicalBody()
+	}
+	sum, live, minute := a.answerKey(c, r, in, keyBody)
+	if get {
+		cc, lm := cacheStatic, in.lastModified
+		if live {
+			cc = []string{"private, max-age=" + strconv.FormatInt(60-c.now.Add(-QuoteDelay).Unix()%60, 10)}
+			lm = []string{time.Unix(minute*60, 0).UTC().Format(http.TimeFormat)}
+		}
+		if o.validators(r, in.etag(sum), cc, lm) {
+			return o.notModified()
 		}
 	}
-	return false
+	if kept {
+		o.cache, o.owner = &in.answers, c.key.Name
+		if a.lookupKept(c, r, keyBody) {
+			return o.end(o.buf[:0], nil)
+		}
+		o.startCapture(&a.captured)
+	}
+	return 0
+}
+
+// canonicalBody returns the request body in canonical JSON form (canon.go),
+// or as sent when it is not JSON.
+func (c *call) canonicalBody() []byte {
+	if b, ok := c.s.canon.appendCanonical(c.s.keyBody[:0], c.body); ok {
+		c.s.keyBody = b
+		return b
+	}
+	return c.body
 }
 
 // answerKey hashes what an answer depends on besides the Dataset: the
-// key's plan, the clock's cut-off (see conditional), the path, the query,
-// the representation (CSV) and, for a POST, the body. It records the hash
-// in c (c.akey, for the answer cache) and returns it with whether the
-// cut-off is live (delayed quotes within their delay) and its key.
+// key's plan, the clock's cut-off (see lookup), the path, the query's
+// values (normalized, canon.go), the representation (CSV) and, for a
+// POST, the body (canonical). It records the hash in the answer (for the
+// answer cache) and returns it with whether the cut-off is live (delayed
+// quotes within their delay) and its key.
 func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum uint64, live bool, key int64) {
 	if c.key.Plan == PlanEOD {
 		key = int64(sessionDate(c.now))
@@ -80,8 +111,9 @@ func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum 
 	h.Write(kb[:])
 	h.WriteString(r.URL.Path)
 	h.WriteString("?")
-	h.WriteString(r.URL.RawQuery)
-	if c.csv {
+	c.s.qkey = appendQueryKey(c.s.qkey[:0], &c.q)
+	h.Write(c.s.qkey)
+	if c.out.csv {
 		h.WriteString("\x00text/csv") // by Accept: another representation
 	}
 	if body != nil {
@@ -89,7 +121,7 @@ func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum 
 		h.Write(body)
 	}
 	sum = h.Sum64()
-	c.akey, c.akeyOK = sum, true
+	c.out.akey, c.out.akeyOK = sum, true
 	return sum, live, key
 }
 

@@ -46,6 +46,8 @@ type dsInfo struct {
 func (a *API) newInfo(ds *engine.Dataset) *dsInfo {
 	in := newDSInfo(ds)
 	in.answers.limit = a.cfg.AnswerCacheBytes
+	in.answers.pool = &a.chunks
+	in.answers.evictions = a.m.answerEvict
 	return in
 }
 
@@ -107,7 +109,7 @@ func (a *API) Prepare(ds *engine.Dataset, id string, built time.Time) {
 	if _, ok := a.clock.(SnapshotClock); ok {
 		now = datasetAsOf(ds)
 	}
-	c := &call{ds: ds, now: now, key: KeyEntry{Plan: PlanDelayed}}
+	c := &call{ds: ds, now: now, key: KeyEntry{Plan: PlanDelayed}, s: new(scratch)}
 	a.view(c)
 	c.key.Plan = PlanEOD
 	a.view(c)

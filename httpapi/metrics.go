@@ -36,6 +36,7 @@ type metrics struct {
 	rateLimited *prometheus.CounterVec // key: the key's name (never the key)
 	logDropped  prometheus.Counter     // access log lines dropped (AccessLog)
 	answerHits  prometheus.Counter     // answers sent from the answer cache
+	answerEvict prometheus.Counter     // answers evicted from the answer cache
 
 	mu     sync.Mutex
 	routes map[string]*routeMetrics
@@ -59,7 +60,10 @@ func (rm *routeMetrics) observe(status int, d time.Duration) {
 	rm.latency.Observe(d.Seconds())
 }
 
-func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() time.Time) *metrics {
+// newMetrics makes the metrics and registers them on reg (nil: none).
+// asOfFn returns the served snapshot's as_of, now the wall clock, and
+// cache the bytes held and entries of the current answer cache.
+func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() time.Time, cache func() (int64, int)) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pregao_http_requests_total",
@@ -122,8 +126,13 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 			Name: "pregao_access_log_dropped_total",
 			Help: "Access log lines dropped because the log's writer fell behind by more than 4 MiB.",
 		}),
+		answerEvict: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "pregao_answer_cache_evictions_total",
+			Help: "Answers evicted from the answer cache to keep it within its bound (or replaced).",
+		}),
 		routes: map[string]*routeMetrics{},
 	}
+
 	// Both results exist from the start, so that increase() sees the
 	// first failure after a restart (a series born at 1 shows no increase).
 	m.reloads.WithLabelValues("ok")
@@ -141,9 +150,18 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 		}
 		return now().Sub(t).Seconds()
 	})
+	cacheBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "pregao_answer_cache_bytes",
+		Help: "Bytes the served snapshot's answer cache holds (kept answers, their compressed forms and per-entry overhead), counted against --answer-cache.",
+	}, func() float64 { b, _ := cache(); return float64(b) })
+	cacheEntries := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "pregao_answer_cache_entries",
+		Help: "Answers the served snapshot's answer cache holds.",
+	}, func() float64 { _, n := cache(); return float64(n) })
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.inflight, m.panics, m.snapshotInfo, m.asOf,
 			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited, m.logDropped, m.answerHits,
+			m.answerEvict, cacheBytes, cacheEntries,
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}

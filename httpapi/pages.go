@@ -3,7 +3,6 @@ package httpapi
 import (
 	"iter"
 	"net/http"
-	"strconv"
 )
 
 // Pagination of the lists that can be large (addition): limit and offset
@@ -31,13 +30,6 @@ func readWindow(q *query) window {
 
 // all reports whether w keeps every item.
 func (w window) all() bool { return w.offset == 0 && w.limit == 0 }
-
-// setTotal sends the size of the whole list (before the body starts).
-func (c *call) setTotal(n int) {
-	if c.w != nil {
-		c.w.Header()[hdrTotal] = []string{strconv.Itoa(n)}
-	}
-}
 
 // appendWindow appends, as a JSON array, the items of seq that pass keeps,
 // within w, each encoded by enc; it sends their total first

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -37,30 +36,6 @@ type query struct {
 	read   uint32            // bit i: params[i] was read
 	next   int               // where the next read looks first
 	first  error             // the first error
-}
-
-// query returns the reader of r's query string, declared by the route c
-// is serving.
-func (c *call) query(r *http.Request) query {
-	q := newQuery(r.URL.RawQuery, c.route.Params)
-	if c.route.CSV == "" {
-		return q
-	}
-	// format (formatParam) is read here for every route with a CSV form:
-	// given, it overrides Accept.
-	if i := q.find("format"); i >= 0 {
-		if q.seen&(1<<i) == 0 {
-			q.read |= 1 << i // absent: nothing to parse
-			return q
-		}
-		switch q.enum("format") {
-		case "csv":
-			c.csv = true
-		case "json":
-			c.csv = false
-		}
-	}
-	return q
 }
 
 // newQuery parses raw (a URL's raw query string) against params.

@@ -118,7 +118,7 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	if q := c.query(r); q.err() != nil {
 		return nil, q.err()
 	}
-	q := &c.quotes
+	q := &c.s.quotes
 	if err := parseQuotesRequest(c.body, q); err != nil {
 		return nil, err
 	}
@@ -133,21 +133,21 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 // GET /quotes/{t1},{t2}…): an object keyed by ticker, each ticker once.
 func (a *API) appendBatch(c *call, dst []byte, tickers [][]byte, op *quoteOpts) []byte {
 	o := *op
-	if c.seen == nil {
-		c.seen = make(map[string]struct{}, MaxTickers)
+	if c.s.seen == nil {
+		c.s.seen = make(map[string]struct{}, MaxTickers)
 	}
-	defer clear(c.seen)
-	items := c.items[:0]
+	defer clear(c.s.seen)
+	items := c.s.items[:0]
 	for _, b := range tickers {
-		if _, dup := c.seen[string(b)]; dup {
+		if _, dup := c.s.seen[string(b)]; dup {
 			continue // each ticker answers once
 		}
 		as, _ := c.ds.Asset(string(b))
 		t := tickerString(as, b)
-		c.seen[t] = struct{}{}
+		c.s.seen[t] = struct{}{}
 		items = append(items, quoteItem{ticker: t, asset: as})
 	}
-	c.items = items
+	c.s.items = items
 	dst = append(dst, '{')
 	if o.typ != TypeCurrent && len(items) >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
 		dst = a.appendItemsParallel(c, dst, items, &o)
@@ -156,7 +156,7 @@ func (a *API) appendBatch(c *call, dst []byte, tickers [][]byte, op *quoteOpts) 
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = a.appendItems(&c.bars, dst, items[i:i+1], &o)
+			dst = a.appendItems(&c.s.bars, dst, items[i:i+1], &o)
 			if dst = c.flush(dst); c.gone() {
 				break
 			}
@@ -179,7 +179,7 @@ const roundBytes = 1 << 20
 
 // appendItemsParallel appends the items of a series batch, encoded by two
 // goroutines. Each round, this goroutine encodes items [lo, mid) into dst
-// and a second one items [mid, hi) into c.buf2; each stops early once it
+// and a second one items [mid, hi) into c.s.buf2; each stops early once it
 // holds roundBytes, and this goroutine then finishes [lo, mid) one item at
 // a time, flushing. The round is written out before the next starts, so a
 // request holds at most about 2 × (roundBytes + one item) whatever the
@@ -195,7 +195,7 @@ func (a *API) appendItemsParallel(c *call, dst []byte, items []quoteItem, o *quo
 		if mid < hi {
 			go func() {
 				var k int
-				c.buf2, k = a.appendItemsUpTo(&c.bars2, append(c.buf2[:0], ','), items[mid:hi], &o2, roundBytes)
+				c.s.buf2, k = a.appendItemsUpTo(&c.s.bars2, append(c.s.buf2[:0], ','), items[mid:hi], &o2, roundBytes)
 				done <- k
 			}()
 		}
@@ -204,23 +204,23 @@ func (a *API) appendItemsParallel(c *call, dst []byte, items []quoteItem, o *quo
 		}
 		start := len(dst)
 		var j int
-		dst, j = a.appendItemsUpTo(&c.bars, dst, items[lo:mid], o, start+roundBytes)
+		dst, j = a.appendItemsUpTo(&c.s.bars, dst, items[lo:mid], o, start+roundBytes)
 		full := lo+j < mid
 		for i := lo + j; i < mid; i++ { // stopped early: the rest of [lo, mid), flushing
 			dst = append(c.flush(dst), ',')
-			dst = a.appendItems(&c.bars, dst, items[i:i+1], o)
+			dst = a.appendItems(&c.s.bars, dst, items[i:i+1], o)
 		}
 		next := mid
 		if mid < hi {
 			k := <-done
 			full = full || k < hi-mid
 			next = mid + k
-			if len(dst)+len(c.buf2) >= streamChunk && c.w != nil {
-				c.emit(dst) // no copy of the second goroutine's output
-				c.emit(c.buf2)
+			if len(dst)+len(c.s.buf2) >= streamChunk && c.out.streams() {
+				c.out.emit(dst) // no copy of the second goroutine's output
+				c.out.emit(c.s.buf2)
 				dst = dst[:0]
 			} else {
-				dst = append(dst, c.buf2...)
+				dst = append(dst, c.s.buf2...)
 			}
 		}
 		switch {
@@ -337,7 +337,7 @@ func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 	if !ok {
 		return nil, notFound("Ticker not found")
 	}
-	return a.appendTickerQuotes(&c.bars, dst, as, &o), nil
+	return a.appendTickerQuotes(&c.s.bars, dst, as, &o), nil
 }
 
 // appendTickerQuotes appends one ticker's answer for o.

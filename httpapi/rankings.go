@@ -47,8 +47,8 @@ func (a *API) indexRanking(c *call, dst []byte, r *http.Request, ps httprouter.P
 			entries = v.qv.lows[pos]
 		}
 	default: // a delayed cut-off without a cached view (eod views always are)
-		c.ranks = ix.RankAt(time.Unix(v.cutoff, 0), lows, c.ranks[:0])
-		entries = c.ranks
+		c.s.ranks = ix.RankAt(time.Unix(v.cutoff, 0), lows, c.s.ranks[:0])
+		entries = c.s.ranks
 	}
 	if len(entries) == 0 {
 		return nil, notFound("index %q has no data", ix.Symbol)
@@ -151,10 +151,10 @@ func (a *API) variations(c *call, dst []byte, r *http.Request, _ httprouter.Para
 		gain, lose = v.qv.gainers, v.qv.loser
 	} else {
 		assets := c.ds.Assets()
-		session, c.ranks = appendMovers(c.ranks[:0], assets, func(i int) engine.Quote { return v.quote(&assets[i]) })
-		sortRanks(c.ranks, false)
-		gain = c.ranks
-		lose = slices.Clone(c.ranks)
+		session, c.s.ranks = appendMovers(c.s.ranks[:0], assets, func(i int) engine.Quote { return v.quote(&assets[i]) })
+		sortRanks(c.s.ranks, false)
+		gain = c.s.ranks
+		lose = slices.Clone(c.s.ranks)
 		sortRanks(lose, true)
 	}
 	at := updatedAt(gain)

@@ -279,10 +279,10 @@ type screenerScratch struct {
 
 // screener serves POST /screener.
 func (a *API) screener(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	if c.scr == nil {
-		c.scr = &screenerScratch{}
+	if c.s.scr == nil {
+		c.s.scr = &screenerScratch{}
 	}
-	x := c.scr
+	x := c.s.scr
 	out, err := a.screenerAnswer(c, x, dst, r)
 	clear(x.filters)
 	clear(x.sorts)
@@ -313,7 +313,7 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 		return nil, err
 	}
 	s := c.ds.Screener()
-	rows := c.rows[:0]
+	rows := c.s.rows[:0]
 	for _, ri := range s.ByVolume {
 		if primary && !s.Primary[ri] {
 			continue
@@ -329,7 +329,7 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 			rows = append(rows, ri)
 		}
 	}
-	c.rows = rows
+	c.s.rows = rows
 	if len(ss) != 1 || ss[0].src.By != "volume" || !ss[0].desc { // else ByVolume order already
 		rows = c.sortRows(s, e, ss, rows, limit)
 	}
@@ -408,7 +408,7 @@ func (c *call) sortRows(s *engine.Screener, e *screenEnc, ss []cSort, rows []int
 		return topK(rows, limit, cmpRows)
 	}
 	col, desc := &ss[0].col, ss[0].desc
-	keys := c.keys[:0]
+	keys := c.s.keys[:0]
 	for _, ri := range rows {
 		n := col.at(s, ri)
 		v := math.Inf(1)
@@ -420,7 +420,7 @@ func (c *call) sortRows(s *engine.Screener, e *screenEnc, ss []cSort, rows []int
 		}
 		keys = append(keys, sortKey{v: v, t: e.tickerRank[ri], row: ri})
 	}
-	c.keys = keys
+	c.s.keys = keys
 	keys = topK(keys, limit, cmpSortKey)
 	rows = rows[:len(keys)]
 	for i := range keys {

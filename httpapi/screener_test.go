@@ -256,10 +256,10 @@ func TestScreenerScratchEmptied(t *testing.T) {
 		`{"primaryOnly":false,"filters":[{"type":"droplet","id":"DIVIDEND_YIELD","op":">","value":0},{"type":"sector","in":["` + sector + `"]}],"sort":[{"by":"droplet:DIVIDEND_YIELD"},{"by":"volume"}]}`,
 		`{"filters":[{"type":"close_price","op":">","value":1}],"sort":[{"by":"nope"}]}`, // fails after a filter is compiled
 	} {
-		c := &call{ds: ds, route: rt, body: []byte(body)}
+		c := &call{ds: ds, route: rt, body: []byte(body), s: new(scratch)}
 		r := httptest.NewRequest("POST", "/v2/screener", nil)
 		_, err := api.screener(c, nil, r, nil)
-		x := c.scr
+		x := c.s.scr
 		if x == nil || len(x.filters) != 0 || len(x.sorts) != 0 || len(x.heads) != 0 {
 			t.Fatalf("%s: scratch not emptied: %+v", body, x)
 		}

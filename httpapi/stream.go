@@ -1,6 +1,9 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+	"strconv"
+)
 
 // Answers larger than streamChunk are written to the client in chunks as
 // they are encoded, so the memory of one request is bounded whatever the
@@ -18,66 +21,80 @@ const streamChunk = 256 << 10 // bytes
 // that can fail the request is done: after the first write the status is
 // 200 and can no longer change.
 func (c *call) flush(dst []byte) []byte {
-	if len(dst) < streamChunk || c.w == nil {
+	if len(dst) < streamChunk || !c.out.streams() {
 		return dst
 	}
-	c.emit(dst)
+	c.out.emit(dst)
 	return dst[:0]
 }
 
+// gone reports whether writing the answer failed (the client left):
+// encoding more is waste.
+func (c *call) gone() bool { return c.out.werr != nil }
+
+// setTotal sends the size of the whole list (X-Total-Count), before the
+// body starts.
+func (c *call) setTotal(n int) { c.out.setTotal([]string{strconv.Itoa(n)}) }
+
+// streams reports whether the answer can be streamed: it has a writer
+// (tests call handlers without one).
+func (o *answer) streams() bool { return o.w != nil }
+
+// setTotal sets the X-Total-Count of a list answer (a shared value).
+func (o *answer) setTotal(v []string) {
+	if o.w != nil {
+		o.w.Header()[hdrTotal] = v
+	}
+}
+
 // emit writes b, sending the 200 header first if nothing was sent yet. A
-// failed write (the client left) is kept in c.werr and later writes are
-// skipped; handlers may stop early when c.gone reports it.
-func (c *call) emit(b []byte) {
-	if c.csv {
-		// A CSV answer is made from the whole JSON: keep it, up to the cap.
-		if c.werr == nil {
-			if len(c.csvSrc)+len(b) > maxCSVSource {
-				c.werr = errCSVTooLarge
+// failed write (the client left) is kept in o.werr and later writes are
+// skipped; handlers may stop early when gone reports it. A CSV answer is
+// gathered whole instead (it is made from the whole JSON), up to its cap.
+func (o *answer) emit(b []byte) {
+	if o.csv {
+		if o.werr == nil {
+			if len(o.csvSrc)+len(b) > maxCSVSource {
+				o.werr = errCSVTooLarge
 				return
 			}
-			c.csvSrc = append(c.csvSrc, b...)
+			o.csvSrc = append(o.csvSrc, b...)
 		}
 		return
 	}
-	if !c.streamed {
-		c.streamed = true
-		hd := c.w.Header()
-		hd["Content-Type"] = ctJSON
-		hd["X-Content-Type-Options"] = noSniff
-		setEncoding(hd, c.enc)
-		allowWrite(c.w, c.writeTimeout, -1)
-		c.w.WriteHeader(http.StatusOK)
-		if c.enc != encIdentity {
-			c.z = getCompressor(c.enc, c.w)
+	if !o.streamed {
+		o.streamed = true
+		o.jsonHeaders()
+		setEncoding(o.w.Header(), o.enc)
+		allowWrite(o.w, o.writeTimeout, -1)
+		o.w.WriteHeader(http.StatusOK)
+		if o.enc != encIdentity {
+			o.z = getCompressor(o.enc, o.w)
 		}
 	}
-	if c.capturing {
-		c.capture(b)
+	if o.capt.on {
+		o.capt.add(b)
 	}
-	if c.werr == nil && len(b) > 0 {
+	if o.werr == nil && len(b) > 0 {
 		var n int
 		var err error
-		if c.z != nil {
-			n, err = c.z.Write(b)
+		if o.z != nil {
+			n, err = o.z.Write(b)
 		} else {
-			n, err = c.w.Write(b)
+			n, err = o.w.Write(b)
 		}
-		c.sent += int64(n)
-		c.werr = err
+		o.sent += int64(n)
+		o.werr = err
 	}
 }
 
 // finish ends a streamed answer: it flushes and returns the compressor.
-func (c *call) finish() {
-	if c.z != nil {
-		if c.werr == nil {
-			c.werr = c.z.Close()
+func (o *answer) finish() {
+	if o.z != nil {
+		if o.werr == nil {
+			o.werr = o.z.Close()
 		}
-		putCompressor(c.enc, c.z)
-		c.z = nil
+		putCompressor(o.enc, o.z)
+		o.z = nil
 	}
 }
-
-// gone reports whether writing the answer failed: encoding more is waste.
-func (c *call) gone() bool { return c.werr != nil }

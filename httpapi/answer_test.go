@@ -1,0 +1,354 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// Requests that ask the same thing in other words (parameter order, a
+// zero-padded integer, a date for its midnight, case of a folded enum, a
+// JSON body's whitespace and member order) get the same ETag and the same
+// kept answer; requests that ask something else do not.
+func TestAnswerKeyNormalized(t *testing.T) {
+	ts := newTestServer(t, true)
+	hits := func() float64 { return testutil.ToFloat64(ts.api.m.answerHits) }
+	same := []struct{ method, a, b, bodyA, bodyB string }{
+		{"GET", "/v2/companies/cash-corporate-actions?current=false&limit=2", "/v2/companies/cash-corporate-actions?limit=02&current=false", "", ""},
+		{"GET", "/v2/companies/cash-corporate-actions?limit=3&start_date=2024-01-01", "/v2/companies/cash-corporate-actions?start_date=2024-01-01T00:00:00Z&limit=3&offset=", "", ""},
+		{"GET", "/v2/quotes/ENHZ3?type=historical&start_date=2024-03-20&end_date=2024-03-27&format=csv", "/v2/quotes/ENHZ3?format=CSV&end_date=2024-03-27&start_date=2024-03-20&type=historical", "", ""},
+		{"POST", "/v2/quotes", "/v2/quotes", `{"tickers":["ENHZ3","MSAZ3"],"type":"current"}`, "{ \"type\" : \"current\",\n \"tickers\" : [ \"ENHZ3\" ,\t\"MSAZ3\" ] }"},
+		{"POST", "/v2/screener", "/v2/screener", `{"primaryOnly":false,"limit":5}`, `{"limit":5, "primaryOnly":false}`},
+	}
+	for _, c := range same {
+		first := ts.do(c.method, c.a, testKeyDelayed, c.bodyA)
+		h0 := hits()
+		again := ts.do(c.method, c.b, testKeyDelayed, c.bodyB)
+		if first.Code != 200 || again.Code != 200 {
+			t.Fatalf("%s %s: status %d / %d: %s %s", c.method, c.a, first.Code, again.Code, first.Body, again.Body)
+		}
+		if hits() != h0+1 || again.Body.String() != first.Body.String() || again.Header().Get("ETag") != first.Header().Get("ETag") {
+			t.Errorf("%s %s and %s: not the same answer (hit %v, ETags %s %s)", c.method, c.a+c.bodyA, c.b+c.bodyB, hits()-h0, first.Header().Get("ETag"), again.Header().Get("ETag"))
+		}
+	}
+	other := []struct{ method, a, b, bodyA, bodyB string }{
+		{"GET", "/v2/companies/cash-corporate-actions?limit=2", "/v2/companies/cash-corporate-actions?limit=3", "", ""},
+		{"GET", "/v2/quotes/ENHZ3?type=historical&start_date=2024-03-20", "/v2/quotes/ENHZ3?type=historical&start_date=2024-03-20&format=csv", "", ""},
+		{"POST", "/v2/quotes", "/v2/quotes", `{"tickers":["ENHZ3","MSAZ3"],"type":"current"}`, `{"tickers":["MSAZ3","ENHZ3"],"type":"current"}`},
+	}
+	for _, c := range other {
+		first := ts.do(c.method, c.a, testKeyDelayed, c.bodyA)
+		h0 := hits()
+		again := ts.do(c.method, c.b, testKeyDelayed, c.bodyB)
+		if hits() != h0 || (c.method == "GET" && again.Header().Get("ETag") == first.Header().Get("ETag")) {
+			t.Errorf("%s %s and %s: answered as the same request", c.method, c.a+c.bodyA, c.b+c.bodyB)
+		}
+	}
+}
+
+// An error answer carries no validators, so a client that sends back an
+// ETag it saw never turns an error into a 304.
+func TestErrorsHaveNoValidators(t *testing.T) {
+	ts := newTestServer(t, true)
+	for _, path := range []string{"/v2/companies/NOPE", "/v2/companies/ENHZ/ratios?frequency=MONTHLY", "/v2/companies?nope=1", "/v2/quotes/ENHZ3?format=xml"} {
+		w := ts.do("GET", path, testKeyDelayed, "")
+		if w.Code < 400 {
+			t.Fatalf("%s: status %d", path, w.Code)
+		}
+		if w.Header().Get("ETag") != "" || w.Header().Get("Last-Modified") != "" || strings.Contains(w.Header().Get("Cache-Control"), "max-age") {
+			t.Errorf("%s: error %d with validators: ETag %q, Last-Modified %q, Cache-Control %q", path, w.Code, w.Header().Get("ETag"), w.Header().Get("Last-Modified"), w.Header().Get("Cache-Control"))
+		}
+	}
+	// The ETag a 200 carries, sent back on a request that fails, is not
+	// a 304 either (the query's error comes first).
+	ok := ts.do("GET", "/v2/companies/ENHZ", testKeyDelayed, "")
+	r := httptest.NewRequest("GET", "/v2/companies/ENHZ?nope=1", nil)
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	r.Header.Set("If-None-Match", ok.Header().Get("ETag"))
+	w := httptest.NewRecorder()
+	ts.api.ServeHTTP(w, r)
+	checkError(t, w, 400, "nope")
+}
+
+// One key flooding distinct requests churns its own answers: the entries
+// another key made stay, and an entry a second key asked for no longer
+// counts in its maker's share.
+func TestAnswerCacheFair(t *testing.T) {
+	var ac answerCache
+	ac.limit = 1 << 20
+	for i := range 100 { // b: 100 × 3 KiB, a third of the bound
+		ac.put(uint64(i), 1, "b", kept{raw: make([]byte, 3<<10)}, nil)
+	}
+	for i := range 5000 { // a: 15 MiB of distinct answers
+		ac.put(uint64(1000+i), 1, "a", kept{raw: make([]byte, 3<<10)}, nil)
+	}
+	for i := range 100 {
+		if ac.get(uint64(i), 1, "b") == nil {
+			t.Fatalf("b's answer %d was evicted by a's flood", i)
+		}
+	}
+	if b, _ := ac.size(); b > ac.limit {
+		t.Errorf("%d bytes kept, bound %d", b, ac.limit)
+	}
+	a := ac.owned["a"]
+	// b asks for one of a's entries: shared, out of a's share.
+	k := a.keys[0]
+	before := a.bytes
+	if ac.get(k, 1, "b") == nil {
+		t.Fatal("a's entry not found")
+	}
+	if ac.owned["a"].bytes >= before || !ac.entries[k].shared.Load() {
+		t.Error("an entry asked by two keys still counts in its maker's share")
+	}
+	checkOwned(t, &ac)
+}
+
+// checkOwned checks the cache's bookkeeping: every entry not shared is in
+// its owner's list at its place, and the counts add up.
+func checkOwned(t *testing.T, ac *answerCache) {
+	t.Helper()
+	var all, large int64
+	for k, e := range ac.entries {
+		all += e.size
+		if isLarge(e.ans.size()) {
+			large += e.size
+		}
+		if e.shared.Load() {
+			continue
+		}
+		o := ac.owned[e.owner]
+		if o == nil || e.pos >= len(o.keys) || o.keys[e.pos] != k {
+			t.Fatalf("entry %d of %q not at its place in its owner's list", k, e.owner)
+		}
+	}
+	if all != ac.bytes || large != ac.large {
+		t.Errorf("counted %d bytes (%d large), entries hold %d (%d)", ac.bytes, ac.large, all, large)
+	}
+}
+
+// The compressed forms of kept answers count against the bound, and stop
+// counting when their answer goes.
+func TestAnswerCacheCountsForms(t *testing.T) {
+	var ac answerCache
+	ac.limit = 1 << 20
+	body := bytes.Repeat([]byte(`{"ticker":"ENHZ3","close_price":44.52},`), 1000)
+	ac.put(1, 1, "k", kept{raw: body}, nil)
+	before, _ := ac.size()
+	e := ac.get(1, 1, "k")
+	gz, _ := e.ans.encoded(encGzip)
+	zs, _ := e.ans.encoded(encZstd)
+	e.ans.encoded(encGzip) // made once
+	after, _ := ac.size()
+	if after != before+int64(cap(gz)+cap(zs)) {
+		t.Errorf("with its forms: %d bytes, want %d + %d + %d", after, before, cap(gz), cap(zs))
+	}
+	ac.mu.Lock()
+	ac.remove(1, ac.entries[1])
+	ac.mu.Unlock()
+	var want int64
+	for _, e := range ac.entries {
+		want += e.size
+	}
+	if b, _ := ac.size(); b != want {
+		t.Errorf("after eviction: %d bytes counted, entries hold %d (forms of an evicted entry still counted?)", b, want)
+	}
+}
+
+// The chunks of a captured answer evicted while a request sends it go back
+// to the pool only when that request is done.
+func TestAnswerCacheEvictWhileSending(t *testing.T) {
+	var ac answerCache
+	ac.limit = 8 << 20
+	ac.pool = &chunkPool{}
+	var budget atomic.Int64
+	var k capture
+	k.start(ac.largeMax(), &budget, ac.pool)
+	k.add(bytes.Repeat([]byte("x"), 3*captureChunk))
+	parts, n := k.handOver()
+	if !ac.put(1, 1, "k", kept{parts: parts, n: n}, nil) || budget.Load() != 0 {
+		t.Fatalf("not kept, or the budget still holds %d", budget.Load())
+	}
+	e := ac.get(1, 1, "k") // a request sending it
+	if e == nil {
+		t.Fatal("not found")
+	}
+	ac.mu.Lock()
+	ac.remove(1, ac.entries[1]) // evicted
+	ac.mu.Unlock()
+	if ac.get(1, 1, "k") != nil || ac.pool.held() != 0 {
+		t.Fatalf("evicted entry: found again, or its chunks pooled (%d bytes) while being sent", ac.pool.held())
+	}
+	if got := string(e.ans.flat()); got != strings.Repeat("x", 3*captureChunk) {
+		t.Fatal("the bytes of an entry being sent changed")
+	}
+	e.release(ac.pool)
+	if ac.pool.held() != 3*captureChunk {
+		t.Errorf("after the send: %d bytes pooled, want the 3 chunks", ac.pool.held())
+	}
+}
+
+// A flood of distinct 3 MB answers, each asked twice, holds the cache to
+// its bound in memory: the captured chunks are kept without copies and
+// reused after eviction, so the heap after a collection stays within the
+// bound, and the flood allocates a fraction of what it sends.
+func TestAnswerCacheFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 1.2 GB")
+	}
+	ts := newTestServer(t, true)
+	chunk := bytes.Repeat([]byte("y"), streamChunk)
+	rt := &Route{Method: "GET", Path: "/test/flood", Params: []Param{{Name: "n", In: InQuery, Type: TypeInteger, Min: 0, Max: 1 << 20}},
+		serve: func(a *API, c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+			q := c.query(r)
+			q.integer("n")
+			if err := q.err(); err != nil {
+				return nil, err
+			}
+			for range 12 { // 3 MiB
+				dst = c.flush(append(dst, chunk...))
+			}
+			return dst, nil
+		}}
+	h := ts.api.wrap(rt)
+	serve := func(n int) {
+		r := httptest.NewRequest("GET", "/test/flood?n="+strconv.Itoa(n), nil)
+		r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		w := &countingWriter{h: http.Header{}}
+		h(w, r, nil)
+		if w.status != 200 || w.n != 12*streamChunk {
+			t.Fatalf("status %d, %d bytes", w.status, w.n)
+		}
+	}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	rss0 := rssBytes()
+	for n := range 200 {
+		serve(n)
+		serve(n)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	kept, entries := ts.api.info(ts.store.Current()).answers.size()
+	grown := int64(m1.HeapInuse) - int64(m0.HeapInuse)
+	allocated := m1.TotalAlloc - m0.TotalAlloc
+	t.Logf("bound %d MiB: %d entries, %d MiB kept; heap in use after a collection +%d MiB, allocated %d MiB for 1200 MiB sent; resident +%d MiB",
+		DefaultAnswerCacheBytes>>20, entries, kept>>20, grown>>20, allocated>>20, (rssBytes()-rss0)>>20)
+	if kept > DefaultAnswerCacheBytes || entries < 35 {
+		t.Errorf("%d bytes kept in %d entries, bound %d", kept, entries, DefaultAnswerCacheBytes)
+	}
+	if limit := int64(DefaultAnswerCacheBytes + maxFreeChunks*captureChunk + 16<<20); grown > limit {
+		t.Errorf("heap in use grew %d MiB, over the bound and the pool (%d MiB)", grown>>20, limit>>20)
+	}
+	if allocated > 400<<20 {
+		t.Errorf("the flood allocated %d MiB: captures are copied or not reused", allocated>>20)
+	}
+	if n := ts.api.captured.Load(); n != 0 {
+		t.Errorf("captures in flight hold %d bytes after the flood", n)
+	}
+}
+
+// rssBytes is the process's resident size (Linux; 0 elsewhere).
+func rssBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// The cache's size and evictions are metrics.
+func TestAnswerCacheMetrics(t *testing.T) {
+	store := &engine.Store{}
+	store.Publish(mustSmall(t))
+	cfg := DefaultConfig()
+	cfg.AnswerCacheBytes = 64 << 10
+	reg := prometheus.NewRegistry()
+	ts := &testServer{api: New(cfg, store, testKeys(t), nil, reg, nil), store: store, reg: reg}
+	for _, id := range []string{"ENHZ", "MSAZ", "ENHZ3", "MSAZ3", "ENHZ4"} {
+		ts.do("GET", "/v2/companies/"+id+"/ratios", testKeyDelayed, "")
+	}
+	b, n := ts.api.info(store.Current()).answers.size()
+	if got := metricValue(t, reg, "pregao_answer_cache_bytes", ""); got != float64(b) || b == 0 {
+		t.Errorf("pregao_answer_cache_bytes %v, cache %d", got, b)
+	}
+	if got := metricValue(t, reg, "pregao_answer_cache_entries", ""); got != float64(n) {
+		t.Errorf("pregao_answer_cache_entries %v, cache %d", got, n)
+	}
+	if got := metricValue(t, reg, "pregao_answer_cache_evictions_total", ""); got == 0 {
+		t.Error("no eviction counted with a 64 KiB bound")
+	}
+}
+
+// FuzzCanonicalJSON: the canonical form of a JSON document is JSON, means
+// the same, and is its own canonical form.
+func FuzzCanonicalJSON(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[1,2,{"d":null,"c":"x"}]}`, ` { "a" : "\"}" } `, `[]`, `{}`, `"s"`, `-1.5e3`, `{"a":1,"a":2}`, `{"tickers":["A"],"type":"current"}`, `[1,]`, `{"a"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		var c canonJSON
+		out, ok := c.appendCanonical(nil, src)
+		if !ok {
+			return
+		}
+		if !json.Valid(src) {
+			return // a document the handler refuses anyway
+		}
+		if !json.Valid(out) {
+			t.Fatalf("canonical form of %q is not JSON: %q", src, out)
+		}
+		var x, y any
+		if json.Unmarshal(src, &x) != nil || json.Unmarshal(out, &y) != nil || !reflect.DeepEqual(x, y) {
+			t.Fatalf("%q and its canonical form %q differ", src, out)
+		}
+		again, ok := c.appendCanonical(nil, out)
+		if !ok || !bytes.Equal(again, out) {
+			t.Fatalf("canonical form not stable: %q -> %q", out, again)
+		}
+	})
+}
+
+// metricValue returns the value of a counter or gauge of reg: the series
+// with a label of that value, or the first one when label is "".
+func metricValue(tb testing.TB, reg *prometheus.Registry, name, label string) float64 {
+	tb.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.Metric {
+			if label != "" && (len(m.Label) == 0 || m.Label[0].GetValue() != label) {
+				continue
+			}
+			if g := m.GetGauge(); g != nil {
+				return g.GetValue()
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
+}

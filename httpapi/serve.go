@@ -1,0 +1,194 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// The way in, in phases: wrap (metrics, the pooled call, panics), then
+// serve: authenticate, limit, resolve the view, read the body, negotiate
+// the answer, look up the cache (304 or a kept answer), run the handler,
+// end the answer. Each phase that can answer returns the status it sent
+// (0: go on); every answer leaves through the call's answer (answer.go).
+
+// wrap turns rt into an httprouter.Handle: the pooled call, panic
+// recovery and the route's metrics around serve.
+func (a *API) wrap(rt *Route) httprouter.Handle {
+	route := rt.Path
+	rm := a.m.route(route)
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		c := a.calls.Get().(*call)
+		c.out.begin(w, r, route, a)
+		// One clock reading for the access log and the metrics: each costs
+		// as much as a router lookup.
+		var start time.Time
+		if c.out.log != nil {
+			start = c.out.log.start
+		} else {
+			start = time.Now()
+		}
+		a.m.inflight.Inc()
+		status := 0
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler { // a deliberate cut (endStream)
+					rm.observe(http.StatusOK, time.Since(start))
+					a.m.inflight.Dec()
+					c.out.reset() // the call is not reused: give back what its answer holds
+					panic(p)
+				}
+				a.m.panics.Inc()
+				a.log.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
+				status = c.out.fail(http.StatusInternalServerError, "internal server error")
+				c.out.reset()
+				c = newCall() // do not reuse a call left in an unknown state
+			}
+			d := time.Since(start)
+			if c.out.log != nil {
+				c.out.log.duration = d
+			}
+			rm.observe(status, d)
+			a.m.inflight.Dec()
+			c.reset()
+			if cap(c.out.buf) <= 64<<20 {
+				a.calls.Put(c)
+			}
+		}()
+		status = a.serve(c, r, ps, rt)
+	}
+}
+
+// serve answers r: the phases in order.
+func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) int {
+	c.route = rt
+	o := &c.out
+	if !rt.Root {
+		if st := a.authenticate(c, r); st != 0 {
+			return st
+		}
+		if st := a.limit(c); st != 0 {
+			return st
+		}
+		if st := a.resolveView(c); st != 0 {
+			return st
+		}
+	}
+	if r.Method == http.MethodPost {
+		if err := a.readBody(c, r); err != nil {
+			return o.failErr(err)
+		}
+	}
+	if !rt.Root {
+		c.parseQuery(r)
+		o.negotiate(r, rt, &c.q)
+		if st := a.lookup(c, r); st != 0 {
+			return st
+		}
+	}
+	body, err := rt.serve(a, c, o.buf[:0], r, ps)
+	return o.end(body, err)
+}
+
+// authenticate finds the request's key (the Authorization header). A
+// request without a known key is answered 401.
+func (a *API) authenticate(c *call, r *http.Request) int {
+	h := r.Header["Authorization"]
+	var key *keyState
+	missing := true
+	if len(h) == 1 {
+		v := h[0]
+		const scheme = "Bearer "
+		if len(v) > len(scheme) && strings.EqualFold(v[:len(scheme)], scheme) {
+			missing = false
+			key = a.keys.Load().find(strings.TrimSpace(v[len(scheme):]))
+		}
+	}
+	if key != nil {
+		c.key = key.KeyEntry
+		c.lim = key.lim
+		c.out.noteKey(key.Name)
+		return 0
+	}
+	_ = missing
+	c.out.w.Header()["Www-Authenticate"] = bearerHdr
+	return c.out.fail(http.StatusUnauthorized, "unauthorized: send the header Authorization: Bearer <API key>")
+}
+
+// limit takes a token of the key's rate limit: 429 when it has none.
+func (a *API) limit(c *call) int {
+	lim := c.lim
+	if lim == nil {
+		return 0
+	}
+	wait, ok := lim.take(time.Now(), c.out.w.Header())
+	if ok {
+		return 0
+	}
+	a.m.rateLimited.WithLabelValues(c.key.Name).Inc()
+	s := secondsUp(wait)
+	c.out.w.Header()["Retry-After"] = []string{strconv.Itoa(s)}
+	return c.out.fail(http.StatusTooManyRequests, fmt.Sprintf("too many requests: this key may send %g a second (bursts of %d); retry in %d s", lim.limit.PerSecond, lim.limit.Burst, s))
+}
+
+// resolveView fixes what the request sees: the current Dataset, loaded
+// once, and the clock's now. 503 while no snapshot is published.
+func (a *API) resolveView(c *call) int {
+	c.ds = a.store.Current()
+	if c.ds == nil {
+		c.out.w.Header()["Retry-After"] = retryLoading
+		return c.out.fail(http.StatusServiceUnavailable, a.notLoaded()+"; retry shortly")
+	}
+	c.now = a.clock.Now()
+	return 0
+}
+
+// readBody reads the request body into c.body, up to the cap.
+func (a *API) readBody(c *call, r *http.Request) error {
+	if r.ContentLength > a.cfg.MaxBodyBytes {
+		return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", a.cfg.MaxBodyBytes)
+	}
+	b := c.body[:0]
+	if r.Body == nil {
+		c.body = b
+		return nil
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > a.cfg.MaxBodyBytes {
+			c.body = b[:0]
+			return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", a.cfg.MaxBodyBytes)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			c.body = b[:0]
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return errorf(http.StatusRequestEntityTooLarge, "request body too large")
+			}
+			// The error's text names the sockets: the client gets a
+			// generic message.
+			var ne net.Error
+			if errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+				return errorf(http.StatusRequestTimeout, "request body not received in time: send it whole within the server's read timeout")
+			}
+			return badRequest("request body: incomplete (the connection failed while reading it)")
+		}
+	}
+	c.body = b
+	return nil
+}
