@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
@@ -82,6 +84,83 @@ func TestErrorsHaveNoValidators(t *testing.T) {
 	w := httptest.NewRecorder()
 	ts.api.ServeHTTP(w, r)
 	checkError(t, w, 400, "nope")
+}
+
+// A missing header and an unknown key are told apart.
+func TestAuthMessages(t *testing.T) {
+	ts := newTestServer(t, true)
+	checkError(t, ts.do("GET", "/v2/ratios/catalog", "", ""), 401, "send the header Authorization")
+	checkError(t, ts.do("GET", "/v2/ratios/catalog", "pg_wrong", ""), 401, "unknown API key")
+}
+
+// Requests without a valid key are limited per client address: past the
+// burst they get 429 with Retry-After, counted and logged once per trip;
+// valid keys from the same address, and other addresses, are not slowed.
+func TestAuthFailuresLimited(t *testing.T) {
+	store := &engine.Store{}
+	store.Publish(mustSmall(t))
+	cfg := DefaultConfig()
+	cfg.AuthFailures = &Limit{PerSecond: 0.001, Burst: 3}
+	var logs bytes.Buffer
+	reg := prometheus.NewRegistry()
+	api := New(cfg, store, testKeys(t), nil, reg, slog.New(slog.NewTextHandler(&logs, nil)))
+	do := func(key, remote string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", "/v2/ratios/catalog", nil)
+		r.RemoteAddr = remote
+		if key != "" {
+			r.Header.Set("Authorization", "Bearer "+key)
+		}
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		return w
+	}
+	for i := range 3 {
+		checkError(t, do("pg_guess"+strconv.Itoa(i), "198.51.100.7:4000"), 401, "unknown API key")
+	}
+	for i := range 5 {
+		w := do("pg_more"+strconv.Itoa(i), "198.51.100.7:4001") // another port, the same address
+		checkError(t, w, 429, "without a valid API key")
+		if w.Header().Get("Retry-After") == "" {
+			t.Error("429 without Retry-After")
+		}
+	}
+	checkError(t, do("", "198.51.100.7:4002"), 429, "without a valid API key")
+	if w := do(testKeyDelayed, "198.51.100.7:4003"); w.Code != 200 {
+		t.Errorf("a valid key from a limited address: status %d", w.Code)
+	}
+	checkError(t, do("pg_guess", "203.0.113.9:4000"), 401, "unknown API key")
+	if got := metricValue(t, reg, "pregao_auth_failures_total", "limited"); got != 6 {
+		t.Errorf("limited: %v, want 6", got)
+	}
+	if got := metricValue(t, reg, "pregao_auth_failures_total", "refused"); got != 4 {
+		t.Errorf("refused: %v, want 4", got)
+	}
+	if n := strings.Count(logs.String(), "requests without a valid API key limited"); n != 1 {
+		t.Errorf("the trip was logged %d times, want once:\n%s", n, logs.String())
+	}
+	// Off: PerSecond 0.
+	cfg.AuthFailures = &Limit{}
+	off := New(cfg, store, testKeys(t), nil, nil, nil)
+	for range 50 {
+		r := httptest.NewRequest("GET", "/v2/ratios/catalog", nil)
+		w := httptest.NewRecorder()
+		off.ServeHTTP(w, r)
+		if w.Code != 401 {
+			t.Fatalf("limit off: status %d", w.Code)
+		}
+	}
+}
+
+// The buckets' table is bounded whatever the number of addresses.
+func TestAuthLimiterBounded(t *testing.T) {
+	al := newAuthLimiter(Limit{PerSecond: 1, Burst: 1}, slog.New(slog.DiscardHandler))
+	now := time.Unix(1e9, 0)
+	for i := range 100_000 {
+		al.fail("10."+strconv.Itoa(i>>16)+"."+strconv.Itoa(i>>8&255)+"."+strconv.Itoa(i&255)+":1", now)
+	}
+	if len(al.slots) != authSlots {
+		t.Errorf("%d slots for 100,000 addresses, want %d", len(al.slots), authSlots)
+	}
 }
 
 // One key flooding distinct requests churns its own answers: the entries

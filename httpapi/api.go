@@ -41,6 +41,10 @@ type Config struct {
 	// server keeps on the connection (pregao serve: at least half of
 	// WriteTimeout left whenever a request starts).
 	WriteTimeout time.Duration
+	// AuthFailures limits the requests without a valid API key per client
+	// address (authlimit.go): nil is DefaultAuthFailures, PerSecond 0 no
+	// limit.
+	AuthFailures *Limit
 	// AccessLog, when not nil, receives one line per request, and every
 	// answer carries an X-Request-Id (the client's, or a new one); see
 	// accesslog.go. nil: no access log, no request ids.
@@ -91,6 +95,7 @@ type API struct {
 	logWriters sync.Pool                         // *logWriter, with accessLog
 	captured   atomic.Int64                      // bytes held by captures of streamed answers (answercache.go)
 	chunks     chunkPool                         // the chunks captured answers are kept in
+	authFails  *authLimiter                      // requests without a valid key, per address
 	clock      Clock
 	log        *slog.Logger
 	m          *metrics
@@ -128,7 +133,10 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	if clock == nil {
 		clock = SnapshotClock{Store: store}
 	}
-
+	if cfg.AuthFailures == nil {
+		l := DefaultAuthFailures
+		cfg.AuthFailures = &l
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -136,6 +144,7 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	a.logWriters.New = func() any { return new(logWriter) }
 	a.keys.Store(keys)
 	a.calls.New = func() any { return newCall() }
+	a.authFails = newAuthLimiter(*cfg.AuthFailures, log)
 	a.m = newMetrics(reg, func() time.Time {
 		if ds := store.Current(); ds != nil {
 			return datasetAsOf(ds)

@@ -37,6 +37,9 @@ type metrics struct {
 	logDropped  prometheus.Counter     // access log lines dropped (AccessLog)
 	answerHits  prometheus.Counter     // answers sent from the answer cache
 	answerEvict prometheus.Counter     // answers evicted from the answer cache
+	// authFailures counts the requests without a valid key: refused (401)
+	// or limited (429, authlimit.go).
+	authFailures *prometheus.CounterVec
 
 	mu     sync.Mutex
 	routes map[string]*routeMetrics
@@ -130,9 +133,14 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 			Name: "pregao_answer_cache_evictions_total",
 			Help: "Answers evicted from the answer cache to keep it within its bound (or replaced).",
 		}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pregao_auth_failures_total",
+			Help: "Requests without a valid API key, by result: refused (401) or limited (429: too many from the client's address).",
+		}, []string{"result"}),
 		routes: map[string]*routeMetrics{},
 	}
-
+	m.authFailures.WithLabelValues("refused")
+	m.authFailures.WithLabelValues("limited")
 	// Both results exist from the start, so that increase() sees the
 	// first failure after a restart (a series born at 1 shows no increase).
 	m.reloads.WithLabelValues("ok")
@@ -161,7 +169,7 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.inflight, m.panics, m.snapshotInfo, m.asOf,
 			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited, m.logDropped, m.answerHits,
-			m.answerEvict, cacheBytes, cacheEntries,
+			m.answerEvict, m.authFailures, cacheBytes, cacheEntries,
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}

@@ -99,7 +99,8 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 }
 
 // authenticate finds the request's key (the Authorization header). A
-// request without a known key is answered 401.
+// request without a known key is answered 401, or 429 once its client
+// address has failed too often (authlimit.go).
 func (a *API) authenticate(c *call, r *http.Request) int {
 	h := r.Header["Authorization"]
 	var key *keyState
@@ -118,9 +119,18 @@ func (a *API) authenticate(c *call, r *http.Request) int {
 		c.out.noteKey(key.Name)
 		return 0
 	}
-	_ = missing
+	if wait, ok := a.authFails.fail(r.RemoteAddr, time.Now()); !ok {
+		a.m.authFailures.WithLabelValues("limited").Inc()
+		s := secondsUp(wait)
+		c.out.w.Header()["Retry-After"] = []string{strconv.Itoa(s)}
+		return c.out.fail(http.StatusTooManyRequests, fmt.Sprintf("too many requests without a valid API key from this address; retry in %d s", s))
+	}
+	a.m.authFailures.WithLabelValues("refused").Inc()
 	c.out.w.Header()["Www-Authenticate"] = bearerHdr
-	return c.out.fail(http.StatusUnauthorized, "unauthorized: send the header Authorization: Bearer <API key>")
+	if missing {
+		return c.out.fail(http.StatusUnauthorized, "unauthorized: send the header Authorization: Bearer <API key>")
+	}
+	return c.out.fail(http.StatusUnauthorized, "unauthorized: unknown API key (check it, or ask for a new one)")
 }
 
 // limit takes a token of the key's rate limit: 429 when it has none.

@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"hash/maphash"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+)
+
+// Requests without a valid key are limited per client address, so that
+// keys cannot be tried at the full rate of the server: each address has a
+// token bucket, and a request refused 401 takes a token; with the bucket
+// empty the answer is 429 with Retry-After, and the trip is logged once
+// and counted (pregao_auth_failures_total{result="limited"}). Requests
+// with a valid key never touch the buckets: they are not slowed, whatever
+// their address's failures. The address is the connection's (behind a
+// proxy, the proxy's: put the limit in the proxy there).
+//
+// The buckets live in a fixed table (authSlots), so that their memory is
+// bounded whatever the number of addresses; an address whose slot another
+// takes starts with a full bucket.
+
+// DefaultAuthFailures is the default limit of requests without a valid key
+// per client address.
+var DefaultAuthFailures = Limit{PerSecond: 5, Burst: 20}
+
+// authSlots is the number of client addresses whose buckets are kept.
+const authSlots = 4096
+
+// authLimiter is the table of the per-address buckets. Safe for
+// concurrent use.
+type authLimiter struct {
+	limit Limit // PerSecond 0: no limit
+	log   *slog.Logger
+	seed  maphash.Seed
+
+	mu    sync.Mutex
+	slots []authBucket // made on first use
+}
+
+// authBucket is the bucket of one address.
+type authBucket struct {
+	addr    string
+	tokens  float64
+	last    time.Time // when tokens was counted
+	tripped bool      // the last request found it empty (logged once)
+}
+
+func newAuthLimiter(l Limit, log *slog.Logger) *authLimiter {
+	return &authLimiter{limit: l, log: log, seed: maphash.MakeSeed()}
+}
+
+// fail takes a token of remote's bucket (a connection's "host:port") for a
+// request refused at now; when there is none, it takes nothing and
+// returns how long until there is one.
+func (al *authLimiter) fail(remote string, now time.Time) (wait time.Duration, ok bool) {
+	if al == nil || al.limit.PerSecond <= 0 {
+		return 0, true
+	}
+	addr := remote
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		addr = host
+	}
+	al.mu.Lock()
+	defer al.mu.Unlock()
+	if al.slots == nil {
+		al.slots = make([]authBucket, authSlots)
+	}
+	b := &al.slots[maphash.String(al.seed, addr)%authSlots]
+	burst := float64(al.limit.Burst)
+	if b.addr != addr {
+		*b = authBucket{addr: addr, tokens: burst, last: now}
+	}
+	b.tokens = min(burst, b.tokens+now.Sub(b.last).Seconds()*al.limit.PerSecond)
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		b.tripped = false
+		return 0, true
+	}
+	if !b.tripped {
+		b.tripped = true
+		al.log.Warn("requests without a valid API key limited", "remote", addr, "per_second", al.limit.PerSecond, "burst", al.limit.Burst)
+	}
+	return time.Duration((1 - b.tokens) / al.limit.PerSecond * float64(time.Second)), false
+}
