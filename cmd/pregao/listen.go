@@ -1,0 +1,143 @@
+// listen.go owns serve's listener and lifecycle: Open, Run (the loop of
+// signals and watch ticks) and Close (the drain and the graceful
+// shutdown).
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Open listens on the configured address.
+func (m *Main) Open() error {
+	ln, err := net.Listen("tcp", m.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	m.conns.writeTimeout = m.cfg.WriteTimeout
+	m.ln = connListener{ln}
+	m.srv = &http.Server{
+		Handler:           m.API,
+		ReadHeaderTimeout: m.cfg.ReadHeaderTimeout,
+		ReadTimeout:       m.cfg.ReadTimeout,
+		// WriteTimeout is kept by m.conns (the connection's write deadline,
+		// renewed when less than half of it is left) and, for answers over
+		// 64 KiB, by the API (from their first byte): the server would set
+		// it again on every request.
+		IdleTimeout:    m.cfg.IdleTimeout,
+		MaxHeaderBytes: 64 << 10,
+		ConnState:      m.conns.track,
+		ErrorLog:       slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
+	}
+	return nil
+}
+
+// Addr returns the listening address (after Open).
+func (m *Main) Addr() string { return m.ln.Addr().String() }
+
+// Run serves until ctx is done, then shuts down gracefully. SIGHUP (and,
+// with Watch, a change of the snapshot or keys file) reloads. Without a
+// snapshot yet (newMain), Run loads it while serving (/healthz 200,
+// /readyz and the API 503 with the load's progress) and returns the error
+// when it cannot be loaded.
+func (m *Main) Run(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- m.srv.Serve(m.ln) }()
+	loaded := make(chan error, 1)
+	if m.Store.Current() == nil {
+		go func() { loaded <- m.loadFirst() }()
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	var tick <-chan time.Time
+	if m.cfg.Watch > 0 {
+		t := time.NewTicker(m.cfg.Watch)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case err := <-loaded:
+			if err != nil {
+				m.log.Error("no snapshot to serve: stopping", "err", err.Error())
+				m.srv.Close()
+				m.closeAccessLog()
+				return err
+			}
+		case <-hup:
+			if m.Store.Current() == nil {
+				m.log.Info("SIGHUP: the first snapshot is still loading; nothing to reload")
+				continue
+			}
+			m.log.Info("SIGHUP: reloading")
+			m.Reload()
+		case <-tick:
+			if m.Store.Current() == nil {
+				continue
+			}
+			if m.changed() {
+				m.log.Info("files changed: reloading")
+				m.Reload()
+			}
+		case <-ctx.Done():
+			return m.Close()
+		}
+	}
+}
+
+// Close shuts the server down: /readyz turns 503 first and, for Drain,
+// the API keeps answering (each answer closing its connection) so that
+// load balancers notice; then a graceful shutdown waits for the requests
+// in flight up to ShutdownTimeout. Connections still serving a request
+// then are cut, logged and returned as an error.
+func (m *Main) Close() error {
+	if m.srv == nil {
+		return nil
+	}
+	defer m.closeAccessLog()
+	m.API.SetDraining(true)
+	if m.cfg.Drain > 0 {
+		m.log.Info("draining: /readyz answers 503, answers close their connections", "drain", m.cfg.Drain.String())
+		time.Sleep(m.cfg.Drain)
+	}
+	timeout := m.shutdownTimeout()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	m.log.Info("shutting down", "timeout", timeout.String(), "active_connections", m.conns.count())
+	err := m.srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		cut := m.conns.count()
+		m.srv.Close()
+		m.log.Warn("shutdown timed out: connections cut", "connections_cut", cut)
+		return fmt.Errorf("serve: shutdown timed out after %s: %d connections cut", timeout, cut)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	m.log.Info("stopped", "connections_cut", 0)
+	return nil
+}
+
+// closeAccessLog writes the access log's pending lines.
+func (m *Main) closeAccessLog() {
+	if m.accessLog != nil {
+		m.accessLog.Close()
+	}
+}
+
+// shutdownTimeout is ShutdownTimeout, at least WriteTimeout + 5s.
+func (m *Main) shutdownTimeout() time.Duration {
+	return max(m.cfg.ShutdownTimeout, m.cfg.WriteTimeout+5*time.Second)
+}

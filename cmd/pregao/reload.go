@@ -1,0 +1,163 @@
+// reload.go owns the snapshot and keys files' life in serve: the first
+// load, the signatures that tell a changed file (fileSig), and Reload,
+// which loads what changed and refuses what does not load.
+
+package main
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/snapshot"
+)
+
+// fileSig detects a changed file: its size, modification time, inode and
+// a checksum of its first 64 KiB (a snapshot's header, which names its
+// sections' checksums, or a whole keys file). A file replaced with its
+// size and time kept (cp -p, rsync -t) still changes the signature.
+type fileSig struct {
+	size     int64
+	mod      time.Time
+	dev, ino uint64
+	head     [sha256.Size]byte
+}
+
+// sigHead is how much of a file's start fileSig checksums.
+const sigHead = 64 << 10
+
+func sigOf(path string) fileSig {
+	f, err := os.Open(path)
+	if err != nil {
+		return fileSig{}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fileSig{}
+	}
+	sig := fileSig{size: st.Size(), mod: st.ModTime()}
+	sig.dev, sig.ino = fileID(st)
+	h := sha256.New()
+	io.Copy(h, io.LimitReader(f, sigHead))
+	h.Sum(sig.head[:0])
+	return sig
+}
+
+// beforeFirstLoad, when set (tests), runs in loadFirst just before the
+// snapshot is read.
+var beforeFirstLoad func()
+
+// loadFirst fetches (for a remote --snapshot) and loads the first
+// snapshot, reporting its progress to /readyz. A remote snapshot whose
+// fetch fails is served from the cached copy when there is one.
+func (m *Main) loadFirst() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fetcher != nil {
+		m.progress.Begin("fetch", "", 0)
+		if err := m.fetchSnapshot(); err != nil {
+			if _, serr := os.Stat(m.snapPath); serr != nil {
+				return err // nothing to serve
+			}
+			m.log.Warn("serving the cached copy until a fetch succeeds", "file", m.snapPath)
+		}
+	}
+	m.log.Info("loading the snapshot", "file", m.snapPath)
+	if beforeFirstLoad != nil {
+		beforeFirstLoad()
+	}
+	return m.loadSnapshot(snapshot.LoadOptions{PauseGC: true, Progress: &m.progress})
+}
+
+// loadSnapshot reads, verifies and indexes the snapshot file and publishes
+// it; on error the current Dataset is kept.
+func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
+	start := time.Now()
+	sig := sigOf(m.snapPath)
+	var ds *engine.Dataset
+	var hdr snapshot.Header
+	var err error
+	load := func() {
+		if ds, hdr, err = snapshot.Load(m.snapPath, opt); err == nil {
+			m.API.Prepare(ds, hdr.ID, hdr.BuildTime)
+		}
+	}
+	restore := func() {}
+	if m.Store.Current() != nil && m.reloadLow {
+		restore = raiseGCPercent(reloadGCPercent())
+		loadInBackground(load)
+	} else {
+		load()
+	}
+	if err != nil {
+		restore()
+		return fmt.Errorf("serve: snapshot %s: %w", m.cfg.Snapshot, err)
+	}
+	old := m.Store.Current()
+	m.Store.Publish(ds)
+	if old != nil {
+		m.goTuneGC(func() { releaseMemory(restore, m.releaseOld) }, !m.releaseOld) // a release collects
+	} else {
+		m.goTuneGC(func() {}, true)
+	}
+	m.snapSig = sig
+	d := time.Since(start)
+	counts := make(map[string]int64, len(hdr.Counts))
+	for k, v := range hdr.Counts {
+		counts[k] = int64(v)
+	}
+	m.API.RecordLoad(httpapi.LoadInfo{ID: hdr.ID, AsOf: ds.AsOf(), Duration: d, Counts: counts, At: time.Now()})
+	m.log.Info("snapshot published", "file", m.snapPath, "id", hdr.ID, "as_of", ds.AsOf(), "load_seconds", d.Seconds())
+	return nil
+}
+
+// Reload reloads what changed since it was last loaded (see fileSig): the
+// keys file, the snapshot, or both; a keys change alone does not reload
+// the snapshot. A snapshot or keys file that fails to load is refused: the
+// previous one keeps serving, the same file is not retried, and the error
+// is returned.
+func (m *Main) Reload() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var errs []error
+	if sig := sigOf(m.cfg.Keys); sig != m.keysSig {
+		if n, err := m.API.ReloadKeys(m.cfg.Keys); err != nil {
+			m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "keys", n, "err", err.Error())
+			errs = append(errs, fmt.Errorf("keys: %w", err))
+		} else {
+			m.log.Info("keys reloaded", "file", m.cfg.Keys, "keys", n)
+		}
+		m.keysSig = sig
+	}
+	if err := m.fetchSnapshot(); err != nil {
+		m.API.RecordReload(false)
+		errs = append(errs, err)
+	}
+	if sigOf(m.snapPath) != m.snapSig {
+		if err := m.loadSnapshot(m.reloadOpts); err != nil {
+			m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
+			m.API.RecordReload(false)
+			m.snapSig = sigOf(m.snapPath)
+			errs = append(errs, err)
+		} else {
+			m.API.RecordReload(true)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// changed reports whether the snapshot or keys file changed since loaded;
+// a remote snapshot is fetched first (a conditional request: one 304 when
+// it has not changed).
+func (m *Main) changed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.fetchSnapshot()
+	return sigOf(m.snapPath) != m.snapSig || sigOf(m.cfg.Keys) != m.keysSig
+}
