@@ -9,8 +9,8 @@ import (
 )
 
 // conns follows the server's connections from the http.Server's ConnState
-// hook: how many are serving a request (for the shutdown log), and the
-// write deadline of each. The server's own WriteTimeout would set the
+// hook: how many are open and how many serving a request (for the
+// shutdown), and the write deadline of each. The server's own WriteTimeout would set the
 // deadline on every request (a timer change per request); here it is set
 // when a request starts and less than half of writeTimeout is left, so
 // that every answer has at least half of it, and the API gives answers
@@ -20,7 +20,8 @@ import (
 // cut once its deadline passes, as with the server's WriteTimeout.
 type conns struct {
 	writeTimeout time.Duration
-	active       atomic.Int64
+	active       atomic.Int64 // serving a request
+	open         atomic.Int64 // accepted and not closed yet
 }
 
 // serverConn is a connection accepted by connListener, with what conns
@@ -118,15 +119,54 @@ func (c *serverConn) CloseWrite() error {
 	return nil
 }
 
-// connListener accepts serverConns.
-type connListener struct{ net.Listener }
+// connListener accepts serverConns. stopAccepting closes the listening
+// socket while the server keeps serving the connections it has: Accept
+// then waits for Close (the server's Shutdown or Close) and returns
+// net.ErrClosed, so that Serve returns http.ErrServerClosed as it does
+// after a Shutdown. Safe for concurrent use.
+type connListener struct {
+	net.Listener
+	stopOnce, closeOnce sync.Once
+	stopped, closed     chan struct{}
+	stopErr             error
+}
 
-func (l connListener) Accept() (net.Conn, error) {
+// newConnListener returns a connListener accepting from ln.
+func newConnListener(ln net.Listener) *connListener {
+	return &connListener{Listener: ln, stopped: make(chan struct{}), closed: make(chan struct{})}
+}
+
+func (l *connListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
+		select {
+		case <-l.stopped:
+			<-l.closed
+			return nil, net.ErrClosed
+		default:
+		}
 		return nil, err
 	}
 	return &serverConn{Conn: c}, nil
+}
+
+// stopAccepting closes the listening socket: new connections are refused
+// (their clients have sent nothing, and may send it elsewhere), the
+// connections accepted are served on.
+func (l *connListener) stopAccepting() error {
+	l.stopOnce.Do(func() {
+		close(l.stopped)
+		l.stopErr = l.Listener.Close()
+	})
+	return l.stopErr
+}
+
+// Close closes the listening socket if stopAccepting has not, and ends
+// Accept.
+func (l *connListener) Close() error {
+	err := l.stopAccepting()
+	l.closeOnce.Do(func() { close(l.closed) })
+	return err
 }
 
 // track is the ConnState hook.
@@ -134,6 +174,12 @@ func (cs *conns) track(conn net.Conn, st http.ConnState) {
 	c, ok := conn.(*serverConn)
 	if !ok {
 		return
+	}
+	switch st {
+	case http.StateNew:
+		cs.open.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		cs.open.Add(-1)
 	}
 	if st != http.StateActive {
 		if c.active.CompareAndSwap(true, false) {
@@ -153,3 +199,6 @@ func (cs *conns) track(conn net.Conn, st http.ConnState) {
 
 // count returns the connections serving a request.
 func (cs *conns) count() int { return int(cs.active.Load()) }
+
+// openCount returns the connections accepted and not closed yet.
+func (cs *conns) openCount() int { return int(cs.open.Load()) }

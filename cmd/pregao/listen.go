@@ -24,7 +24,7 @@ func (m *Main) Open() error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	m.conns.writeTimeout = m.cfg.WriteTimeout
-	m.ln = connListener{ln}
+	m.ln = newConnListener(ln)
 	m.srv = &http.Server{
 		Handler:           m.API,
 		ReadHeaderTimeout: m.cfg.ReadHeaderTimeout,
@@ -99,9 +99,15 @@ func (m *Main) Run(ctx context.Context) error {
 
 // Close shuts the server down: /readyz turns 503 first and, for Drain,
 // the API keeps answering (each answer closing its connection) so that
-// load balancers notice; then a graceful shutdown waits for the requests
-// in flight up to ShutdownTimeout. Connections still serving a request
-// then are cut, logged and returned as an error.
+// load balancers notice. Then the listener closes (a new connection is
+// refused: its client has sent nothing and may send it elsewhere) and,
+// for up to CloseGrace, the connections left are served on, each answer
+// closing its own, so that clients close them: a client never sends a
+// request on a connection the server is closing at that instant (the
+// race an idle keep-alive connection closed by the server has). Last, a
+// graceful shutdown closes the connections still idle and waits for the
+// requests in flight up to ShutdownTimeout. Connections still serving a
+// request then are cut, logged and returned as an error.
 func (m *Main) Close() error {
 	if m.srv == nil {
 		return nil
@@ -111,6 +117,11 @@ func (m *Main) Close() error {
 	if m.cfg.Drain > 0 {
 		m.log.Info("draining: /readyz answers 503, answers close their connections", "drain", m.cfg.Drain.String())
 		time.Sleep(m.cfg.Drain)
+	}
+	m.ln.stopAccepting()
+	if open := m.conns.openCount(); open > 0 && m.cfg.CloseGrace > 0 {
+		m.log.Info("closing: new connections refused, answers close their connections", "open_connections", open, "grace", m.cfg.CloseGrace.String())
+		m.awaitClientsClose(m.cfg.CloseGrace)
 	}
 	timeout := m.shutdownTimeout()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -128,6 +139,17 @@ func (m *Main) Close() error {
 	}
 	m.log.Info("stopped", "connections_cut", 0)
 	return nil
+}
+
+// awaitClientsClose returns when every connection is closed, or after
+// grace.
+func (m *Main) awaitClientsClose(grace time.Duration) {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	deadline := time.Now().Add(grace)
+	for m.conns.openCount() > 0 && time.Now().Before(deadline) {
+		<-t.C
+	}
 }
 
 // closeAccessLog writes the access log's pending lines.

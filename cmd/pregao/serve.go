@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -56,6 +55,13 @@ type ServeConfig struct {
 	// the graceful shutdown: set it to what your load balancer needs to
 	// notice (e.g. probe period × failure threshold). Default 0.
 	Drain time.Duration
+	// CloseGrace is how long, after the drain, the server keeps serving
+	// the connections it has, no longer accepting new ones and closing
+	// each after its next answer, so that their clients close them rather
+	// than the server closing one as a request is sent on it; it ends as
+	// soon as every connection is closed. Then the connections still idle
+	// are closed. Default 1s; not a flag.
+	CloseGrace time.Duration
 
 	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
 	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an
@@ -70,7 +76,7 @@ func DefaultServeConfig() ServeConfig {
 		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, LogFormat: "text",
 		AccessLog: "stderr", AccessLogSample: 1, AnswerCacheMB: httpapi.DefaultAnswerCacheBytes >> 20,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
-		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second,
+		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second, CloseGrace: time.Second,
 	}
 }
 
@@ -85,7 +91,7 @@ type Main struct {
 	API      *httpapi.API
 
 	srv *http.Server
-	ln  net.Listener
+	ln  *connListener
 
 	mu      sync.Mutex // serializes reloads (and tuneGC)
 	snapSig fileSig

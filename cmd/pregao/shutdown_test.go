@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,5 +173,130 @@ func TestShutdownUnderLoad(t *testing.T) {
 	t.Logf("%d requests sent, %d failed", sent.Load(), failed.Load())
 	if sent.Load() == 0 || failed.Load() != 0 {
 		t.Errorf("%d of %d requests failed during the shutdown", failed.Load(), sent.Load())
+	}
+}
+
+// TestShutdownLosesNoRequest: a plain shutdown (no --drain) under load
+// loses no request. Clients keep sending POSTs over keep-alive
+// connections until the server refuses their connection; a request is
+// lost when it was written on a connection and got no answer (a refused
+// connection is not: nothing was sent, the client may send it elsewhere).
+// Several rounds, since the loss it guards against is a race.
+func TestShutdownLosesNoRequest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test")
+	}
+	snap, keys, key := serveFixture(t)
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.AccessLog = snap, keys, "off"
+	var sent, lost int64
+	for round := range 4 {
+		s, l, d := shutdownRound(t, cfg, key, 32)
+		t.Logf("round %d: %d requests answered, %d lost; shutdown %s", round, s, l, d.Round(time.Millisecond))
+		sent += s
+		lost += l
+	}
+	t.Logf("%d requests answered, %d lost", sent, lost)
+	if lost != 0 || sent == 0 {
+		t.Errorf("%d requests lost of %d answered", lost, sent)
+	}
+}
+
+// shutdownRound starts a server, loads it with POSTs from clients
+// goroutines over keep-alive connections, stops it (as SIGTERM does) and
+// returns the requests answered and lost, and how long the shutdown took.
+func shutdownRound(t *testing.T, cfg ServeConfig, key string, clients int) (answered, lost int64, took time.Duration) {
+	t.Helper()
+	m, stop := startServe(t, cfg, nil)
+	url := "http://" + m.Addr() + "/v2/quotes"
+	tr := &http.Transport{MaxIdleConnsPerHost: clients}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	var ok, bad atomic.Int64
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(10 * time.Second)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				var wrote atomic.Bool
+				trace := &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) {
+					if i.Err == nil {
+						wrote.Store(true)
+					}
+				}}
+				req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", url, strings.NewReader(`{"tickers":["ENHZ3"],"type":"current"}`))
+				req.Header.Set("Authorization", "Bearer "+key)
+				resp, err := client.Do(req)
+				if err != nil {
+					if wrote.Load() {
+						bad.Add(1)
+						t.Logf("lost: %v", err)
+						continue
+					}
+					return // refused: the server is gone
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					bad.Add(1)
+					t.Logf("status %d", resp.StatusCode)
+					continue
+				}
+				ok.Add(1)
+			}
+		}()
+	}
+	time.Sleep(400 * time.Millisecond)
+	start := time.Now()
+	if err := stop(); err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	took = time.Since(start)
+	wg.Wait()
+	return ok.Load(), bad.Load(), took
+}
+
+// TestShutdownClosesIdleAfterGrace: a keep-alive connection its client
+// leaves idle is closed by the server once CloseGrace has passed, and
+// the shutdown ends then; with no connection open it does not wait.
+func TestShutdownClosesIdleAfterGrace(t *testing.T) {
+	snap, keys, _ := serveFixture(t)
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.CloseGrace = snap, keys, 300*time.Millisecond
+	m, stop := startServe(t, cfg, nil)
+	conn, err := net.Dial("tcp", m.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	start := time.Now()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < cfg.CloseGrace || d > cfg.CloseGrace+2*time.Second {
+		t.Errorf("shutdown with an idle connection took %s, want the grace %s", d, cfg.CloseGrace)
+	}
+	conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Errorf("idle connection after the shutdown: %v, want EOF", err)
+	}
+
+	_, stop2 := startServe(t, cfg, nil)
+	start = time.Now()
+	if err := stop2(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d >= cfg.CloseGrace {
+		t.Errorf("shutdown without connections took %s", d)
 	}
 }
