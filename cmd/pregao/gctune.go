@@ -89,11 +89,11 @@ func (m *Main) goTuneGC(then func(), collect bool) {
 
 // tuneGC sets GOGC for the Dataset just loaded (see gcPercentFor), after
 // a collection when collect is set (the first load; a reload's release
-// has just collected). It holds m.mu, so that it never runs beside a
-// reload (which raises GOGC while it loads; see raiseGCPercent).
+// has just collected). It holds m.snapMu, so that it never runs beside a
+// snapshot reload (which raises GOGC while it loads; see raiseGCPercent).
 func (m *Main) tuneGC(collect bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.snapMu.Lock()
+	defer m.snapMu.Unlock()
 	if m.gcBase <= 0 {
 		return
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"runtime/debug"
 	"testing"
@@ -49,7 +50,7 @@ func TestServeTunesGC(t *testing.T) {
 		m := lazyMain(t, snap, keys)
 		m.gcBase = base
 		m.heapFigures = func() (uint64, uint64) { return live, scan }
-		if err := m.loadFirst(); err != nil {
+		if err := m.loadFirst(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		tuning.Wait()

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -45,16 +46,31 @@ func (m *Main) Open() error {
 func (m *Main) Addr() string { return m.ln.Addr().String() }
 
 // Run serves until ctx is done, then shuts down gracefully. SIGHUP (and,
-// with Watch, a change of the snapshot or keys file) reloads. Without a
-// snapshot yet (newMain), Run loads it while serving (/healthz 200,
-// /readyz and the API 503 with the load's progress) and returns the error
-// when it cannot be loaded.
+// with Watch, every Watch interval) reloads the keys file if it changed,
+// at once, and hands the snapshot's fetch and reload to a goroutine of
+// their own (snapshotReloads), so that a slow download never delays a
+// keys change. Without a snapshot yet (newMain), Run loads it while
+// serving (/healthz 200, /readyz and the API 503 with the load's
+// progress) and returns the error when it cannot be loaded. A fetch
+// under way when ctx is done is abandoned.
 func (m *Main) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- m.srv.Serve(m.ln) }()
+	bg, stopBg := context.WithCancel(context.Background())
+	var bgDone sync.WaitGroup
+	defer func() { stopBg(); bgDone.Wait() }()
 	loaded := make(chan error, 1)
 	if m.Store.Current() == nil {
-		go func() { loaded <- m.loadFirst() }()
+		bgDone.Go(func() { loaded <- m.loadFirst(bg) })
+	}
+	kick := make(chan struct{}, 1)
+	bgDone.Go(func() { m.snapshotReloads(bg, kick) })
+	reload := func() {
+		m.reloadKeys()
+		select {
+		case kick <- struct{}{}:
+		default: // one is pending already
+		}
 	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -78,20 +94,20 @@ func (m *Main) Run(ctx context.Context) error {
 			}
 		case <-hup:
 			if m.Store.Current() == nil {
-				m.log.Info("SIGHUP: the first snapshot is still loading; nothing to reload")
+				m.log.Info("SIGHUP: the first snapshot is still loading; reloading the keys only")
+				m.reloadKeys()
 				continue
 			}
 			m.log.Info("SIGHUP: reloading")
-			m.Reload()
+			reload()
 		case <-tick:
 			if m.Store.Current() == nil {
+				m.reloadKeys()
 				continue
 			}
-			if m.changed() {
-				m.log.Info("files changed: reloading")
-				m.Reload()
-			}
+			reload()
 		case <-ctx.Done():
+			stopBg() // abandons a fetch under way
 			return m.Close()
 		}
 	}

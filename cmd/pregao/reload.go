@@ -1,10 +1,13 @@
 // reload.go owns the snapshot and keys files' life in serve: the first
-// load, the signatures that tell a changed file (fileSig), and Reload,
-// which loads what changed and refuses what does not load.
+// load, the signatures that tell a changed file (fileSig), and the
+// reloads, which load what changed and refuse what does not load. Keys
+// and snapshot reloads take separate locks (Main.keysMu, Main.snapMu):
+// a snapshot's download or load never delays a keys reload.
 
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -56,12 +59,12 @@ var beforeFirstLoad func()
 // loadFirst fetches (for a remote --snapshot) and loads the first
 // snapshot, reporting its progress to /readyz. A remote snapshot whose
 // fetch fails is served from the cached copy when there is one.
-func (m *Main) loadFirst() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (m *Main) loadFirst(ctx context.Context) error {
+	m.snapMu.Lock()
+	defer m.snapMu.Unlock()
 	if m.fetcher != nil {
 		m.progress.Begin("fetch", "", 0)
-		if err := m.fetchSnapshot(); err != nil {
+		if err := m.fetchSnapshot(ctx); err != nil {
 			if _, serr := os.Stat(m.snapPath); serr != nil {
 				return err // nothing to serve
 			}
@@ -76,7 +79,7 @@ func (m *Main) loadFirst() error {
 }
 
 // loadSnapshot reads, verifies and indexes the snapshot file and publishes
-// it; on error the current Dataset is kept.
+// it; on error the current Dataset is kept. The caller holds m.snapMu.
 func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	start := time.Now()
 	sig := sigOf(m.snapPath)
@@ -121,21 +124,41 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 // keys file, the snapshot, or both; a keys change alone does not reload
 // the snapshot. A snapshot or keys file that fails to load is refused: the
 // previous one keeps serving, the same file is not retried, and the error
-// is returned.
+// is returned. The keys are reloaded first, whatever the snapshot's fetch
+// and load then take.
 func (m *Main) Reload() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var errs []error
-	if sig := sigOf(m.cfg.Keys); sig != m.keysSig {
-		if n, err := m.API.ReloadKeys(m.cfg.Keys); err != nil {
-			m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "keys", n, "err", err.Error())
-			errs = append(errs, fmt.Errorf("keys: %w", err))
-		} else {
-			m.log.Info("keys reloaded", "file", m.cfg.Keys, "keys", n)
-		}
-		m.keysSig = sig
+	return errors.Join(m.reloadKeys(), m.reloadSnapshot(context.Background()))
+}
+
+// reloadKeys reloads the keys file if it changed since it was last read.
+// It holds m.keysMu only: it never waits for a snapshot's fetch or load.
+func (m *Main) reloadKeys() error {
+	m.keysMu.Lock()
+	defer m.keysMu.Unlock()
+	sig := sigOf(m.cfg.Keys)
+	if sig == m.keysSig {
+		return nil
 	}
-	if err := m.fetchSnapshot(); err != nil {
+	m.keysSig = sig
+	n, err := m.API.ReloadKeys(m.cfg.Keys)
+	if err != nil {
+		m.log.Error("keys reload refused; keeping the previous keys", "file", m.cfg.Keys, "keys", n, "err", err.Error())
+		return fmt.Errorf("keys: %w", err)
+	}
+	m.log.Info("keys reloaded", "file", m.cfg.Keys, "keys", n)
+	return nil
+}
+
+// reloadSnapshot brings a remote snapshot's local copy up to date (a
+// conditional request: one 304 when it has not changed) and loads the
+// snapshot file if it changed since it was last loaded. Every failure,
+// fetch or load, is counted as a refused reload. It holds m.snapMu for
+// the fetch and the load; ctx ends the fetch (not a load under way).
+func (m *Main) reloadSnapshot(ctx context.Context) error {
+	m.snapMu.Lock()
+	defer m.snapMu.Unlock()
+	var errs []error
+	if err := m.fetchSnapshot(ctx); err != nil {
 		m.API.RecordReload(false)
 		errs = append(errs, err)
 	}
@@ -152,12 +175,17 @@ func (m *Main) Reload() error {
 	return errors.Join(errs...)
 }
 
-// changed reports whether the snapshot or keys file changed since loaded;
-// a remote snapshot is fetched first (a conditional request: one 304 when
-// it has not changed).
-func (m *Main) changed() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.fetchSnapshot()
-	return sigOf(m.snapPath) != m.snapSig || sigOf(m.cfg.Keys) != m.keysSig
+// snapshotReloads runs reloadSnapshot once for each signal on kick (a
+// signal sent while one runs makes one more run) until ctx is done: the
+// watch and SIGHUP hand snapshot reloads to it, so that their loop keeps
+// reloading keys meanwhile.
+func (m *Main) snapshotReloads(ctx context.Context, kick <-chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-kick:
+			m.reloadSnapshot(ctx)
+		}
+	}
 }

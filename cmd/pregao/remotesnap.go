@@ -56,11 +56,11 @@ func sanitize(s string) string {
 // fetchSnapshot brings the local copy of a remote snapshot up to date (a
 // no-op for a local path). A failure is logged and returned; the local
 // copy is kept as it was.
-func (m *Main) fetchSnapshot() error {
+func (m *Main) fetchSnapshot(ctx context.Context) error {
 	if m.fetcher == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	start := time.Now()
 	changed, err := m.fetcher.Fetch(ctx)

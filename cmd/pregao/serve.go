@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -93,9 +94,13 @@ type Main struct {
 	srv *http.Server
 	ln  *connListener
 
-	mu      sync.Mutex // serializes reloads (and tuneGC)
-	snapSig fileSig
+	// keysMu serializes keys reloads and guards keysSig; snapMu
+	// serializes snapshot fetches, loads and tuneGC and guards snapSig.
+	// No code holds both: a keys reload never waits for a download.
+	keysMu  sync.Mutex
 	keysSig fileSig
+	snapMu  sync.Mutex
+	snapSig fileSig
 
 	// gcBase is the GOGC tuneGC starts from (0: the operator's own);
 	// heapFigures returns the live heap and its scannable part in bytes
@@ -150,7 +155,7 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.loadFirst(); err != nil {
+	if err := m.loadFirst(context.Background()); err != nil {
 		return nil, err
 	}
 	return m, nil
