@@ -6,9 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pregao/pregao/snapshot"
 )
 
 // TestServeRemoteSnapshot: serve loads a snapshot from a URL into its
@@ -48,6 +51,11 @@ func TestServeRemoteSnapshot(t *testing.T) {
 		t.Fatalf("%d %s", code, b)
 	}
 	first := m.Store.Current()
+	publish(good, `"v1b"`) // the same bytes under a new ETag: no reload
+	if err := m.Reload(); err != nil || m.Store.Current() != first {
+		t.Fatalf("the same bytes again: %v, dataset replaced %v", err, m.Store.Current() != first)
+	}
+	good = otherSnapshot(t)
 	publish(good, `"v2"`)
 	if err := m.Reload(); err != nil || m.Store.Current() == first {
 		t.Fatalf("a new publication: %v, dataset replaced %v", err, m.Store.Current() != first)
@@ -79,4 +87,19 @@ func TestServeRemoteSnapshot(t *testing.T) {
 	if _, err := NewMain(cfg, io.Discard); err == nil {
 		t.Error("started without any snapshot")
 	}
+}
+
+// otherSnapshot returns the bytes of a snapshot of serveFixture's bundle
+// built at another time: a new publication, other bytes.
+func otherSnapshot(t testing.TB) []byte {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "other.snap")
+	if _, err := snapshot.BuildFromBundle("../../snapshot/bundle/testdata/small", p, snapshot.WriteOptions{BuildTime: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

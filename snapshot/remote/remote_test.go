@@ -35,6 +35,28 @@ func snapBytes(t *testing.T) []byte {
 	return fixture
 }
 
+var (
+	fixture2Once sync.Once
+	fixture2     []byte
+)
+
+// snapBytes2 returns the bytes of another snapshot of the small test
+// bundle (another build time): a new publication, not the same bytes.
+func snapBytes2(t *testing.T) []byte {
+	t.Helper()
+	fixture2Once.Do(func() {
+		p := filepath.Join(t.TempDir(), "s.snap")
+		if _, err := snapshot.BuildFromBundle("../bundle/testdata/small", p, snapshot.WriteOptions{BuildTime: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}); err != nil {
+			t.Fatal(err)
+		}
+		fixture2, _ = os.ReadFile(p)
+	})
+	if bytes.Equal(fixture2, snapBytes(t)) {
+		t.Fatal("the two fixtures are the same bytes")
+	}
+	return fixture2
+}
+
 // origin serves a snapshot with ETags, Range and conditional requests
 // (http.ServeContent), and counts what it is asked.
 type origin struct {
@@ -43,6 +65,7 @@ type origin struct {
 	etag     string
 	requests atomic.Int64
 	ranges   atomic.Int64
+	full     atomic.Int64 // answers 200 (a whole body)
 	cutOnce  atomic.Bool  // the next full answer stops halfway
 	fail     atomic.Int64 // answer 500 this many times
 	status   int          // answer this status (0: serve)
@@ -72,7 +95,11 @@ func (o *origin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(body[:len(body)/2])
 		panic(http.ErrAbortHandler) // the connection drops mid-body
 	}
-	http.ServeContent(w, r, "s.snap", time.Unix(0, 0), bytes.NewReader(body))
+	rec := &statusRecorder{ResponseWriter: w}
+	http.ServeContent(rec, r, "s.snap", time.Unix(0, 0), bytes.NewReader(body))
+	if rec.status == 0 || rec.status == 200 {
+		o.full.Add(1)
+	}
 }
 
 func (o *origin) set(body []byte, etag string) {
@@ -103,9 +130,25 @@ func TestFetchConditional(t *testing.T) {
 		t.Fatalf("unchanged: %v %v, %d requests", changed, err, o.requests.Load()-before)
 	}
 	// A new publication: another ETag.
-	o.set(snapBytes(t), `"v2"`)
+	o.set(snapBytes2(t), `"v2"`)
 	if changed, err := f.Fetch(ctx); err != nil || !changed {
 		t.Fatalf("new version: %v %v", changed, err)
+	}
+	// The same bytes under another ETag are no change, and the new ETag
+	// is kept: the next check is a 304.
+	o.set(snapBytes2(t), `"v2b"`)
+	if changed, err := f.Fetch(ctx); err != nil || changed {
+		t.Fatalf("same bytes, new ETag: %v %v", changed, err)
+	}
+	if got := readTag(f.side(".etag")); got != `"v2b"` {
+		t.Errorf("ETag kept %s, want the new one", got)
+	}
+	if _, err := os.Stat(f.side(".part")); !os.IsNotExist(err) {
+		t.Error("the download of the same bytes was kept")
+	}
+	before = o.requests.Load()
+	if changed, err := f.Fetch(ctx); err != nil || changed || o.requests.Load() != before+1 || o.full.Load() != 3 {
+		t.Fatalf("after the same bytes: %v %v, %d requests, %d full answers", changed, err, o.requests.Load()-before, o.full.Load())
 	}
 	// A restart (a new Fetcher) keeps the ETag of the local copy.
 	f2 := &Fetcher{URL: f.URL, Path: f.Path}
@@ -155,17 +198,17 @@ func TestFetchResumes(t *testing.T) {
 	// A part left by another version is not resumed: If-Range gets the
 	// whole new file.
 	o.cutOnce.Store(true)
-	o.set(snapBytes(t), `"v2"`)
+	o.set(snapBytes2(t), `"v2"`)
 	f.Retries = -1 // no retry: leave the part behind
 	if _, err := f.Fetch(context.Background()); err == nil {
 		t.Fatal("cut download succeeded")
 	}
 	f.Retries = 0
-	o.set(snapBytes(t), `"v3"`)
+	o.set(snapBytes2(t), `"v3"`)
 	if changed, err := f.Fetch(context.Background()); err != nil || !changed {
 		t.Fatalf("after a version change: %v %v", changed, err)
 	}
-	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, snapBytes(t)) {
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, snapBytes2(t)) {
 		t.Fatal("copy differs")
 	}
 }
