@@ -18,6 +18,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/remote"
 )
 
 // fileSig detects a changed file: its size, modification time, inode and
@@ -100,7 +101,7 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	}
 	if err != nil {
 		restore()
-		return fmt.Errorf("serve: snapshot %s: %w", m.cfg.Snapshot, err)
+		return fmt.Errorf("serve: snapshot %s: %w", remote.Redact(m.cfg.Snapshot), err)
 	}
 	old := m.Store.Current()
 	m.Store.Publish(ds)

@@ -5,16 +5,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/pregao/pregao/snapshot/remote"
 )
 
-// fetchTimeout bounds one fetch of a remote snapshot.
-const fetchTimeout = 30 * time.Minute
+// fetchTimeout bounds one fetch of a remote snapshot (tests shorten it).
+var fetchTimeout = 30 * time.Minute
 
 // fetchRetryDelay is the first backoff of a failed fetch (then doubling,
 // three retries); tests shorten it.
@@ -31,7 +35,7 @@ func localSnapshot(cfg ServeConfig) (string, error) {
 	if dir == "" {
 		d, err := os.UserCacheDir()
 		if err != nil {
-			return "", fmt.Errorf("serve: --snapshot-cache is needed for %s: %w", cfg.Snapshot, err)
+			return "", fmt.Errorf("serve: --snapshot-cache is needed for %s: %w", remote.Redact(cfg.Snapshot), err)
 		}
 		dir = filepath.Join(d, "pregao")
 	}
@@ -39,7 +43,12 @@ func localSnapshot(cfg ServeConfig) (string, error) {
 		return "", fmt.Errorf("serve: --snapshot-cache: %w", err)
 	}
 	sum := sha256.Sum256([]byte(cfg.Snapshot))
-	base := filepath.Base(strings.TrimRight(cfg.Snapshot, "/"))
+	base := "snapshot"
+	if u, err := url.Parse(cfg.Snapshot); err == nil { // the path's last name: never the query (a presigned URL's)
+		if b := path.Base(strings.TrimRight(u.Path, "/")); b != "." && b != "/" {
+			base = b
+		}
+	}
 	return filepath.Join(dir, hex.EncodeToString(sum[:6])+"-"+sanitize(base)), nil
 }
 
@@ -54,8 +63,10 @@ func sanitize(s string) string {
 }
 
 // fetchSnapshot brings the local copy of a remote snapshot up to date (a
-// no-op for a local path). A failure is logged and returned; the local
-// copy is kept as it was.
+// no-op for a local path). A failure is counted by reason (but not a
+// cancel, a shutdown's), logged and returned; the local copy is kept as
+// it was. Neither the log nor the error holds the location's query
+// string or credentials.
 func (m *Main) fetchSnapshot(ctx context.Context) error {
 	if m.fetcher == nil {
 		return nil
@@ -63,13 +74,34 @@ func (m *Main) fetchSnapshot(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	start := time.Now()
+	where := remote.Redact(m.cfg.Snapshot)
 	changed, err := m.fetcher.Fetch(ctx)
 	if err != nil {
-		m.log.Error("snapshot fetch failed; keeping the local copy", "url", m.cfg.Snapshot, "err", err.Error())
-		return fmt.Errorf("serve: fetching %s: %w", m.cfg.Snapshot, err)
+		reason := remote.ReasonOf(err)
+		if reason != remote.ReasonCanceled {
+			m.fetchFailures.WithLabelValues(reason).Inc()
+		}
+		m.log.Error("snapshot fetch failed; keeping the local copy", "url", where, "reason", reason, "err", err.Error())
+		return fmt.Errorf("serve: fetching %s: %w", where, err)
 	}
 	if changed {
-		m.log.Info("snapshot fetched", "url", m.cfg.Snapshot, "file", m.snapPath, "seconds", time.Since(start).Seconds())
+		m.log.Info("snapshot fetched", "url", where, "file", m.snapPath, "seconds", time.Since(start).Seconds())
 	}
 	return nil
+}
+
+// registerFetchFailures registers pregao_snapshot_fetch_failures_total
+// on reg, every reason at 0.
+func registerFetchFailures(reg prometheus.Registerer) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "pregao_snapshot_fetch_failures_total",
+		Help: "Failed fetches of the remote snapshot, by reason (network, status, truncated, too_large, no_space, stalled, timeout, redirect, verify, local, config).",
+	}, []string{"reason"})
+	reg.MustRegister(c)
+	for _, r := range remote.Reasons {
+		if r != remote.ReasonCanceled {
+			c.WithLabelValues(r)
+		}
+	}
+	return c
 }

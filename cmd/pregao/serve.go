@@ -33,13 +33,22 @@ type ServeConfig struct {
 	// SnapshotCache is the folder of the local copy of a remote snapshot
 	// ("": the user's cache folder).
 	SnapshotCache string
-	Addr          string        // listen address, default 127.0.0.1:8080
-	Keys          string        // keys file (required)
-	Clock         string        // "snapshot" (default: now = the snapshot's as_of) or "wall"
-	Prefix        string        // API path prefix, default /v2
-	Watch         time.Duration // poll the snapshot and keys files for changes; 0 = only on SIGHUP
-	MaxBodyBytes  int64         // request body cap, default 1 MiB
-	LogFormat     string        // "text" (default) or "json"
+	// SnapshotMaxBytes caps the download of a remote snapshot, in bytes
+	// (0: four times the local copy, at least 256 MiB; 8 GiB when there
+	// is no local copy). SnapshotStallTimeout abandons a download that
+	// receives no byte for that long (default 60s). With
+	// SnapshotCrossHostRedirects, a redirect may lead to another host
+	// (default: only the location's own host). See remote.Fetcher.
+	SnapshotMaxBytes           int64
+	SnapshotStallTimeout       time.Duration
+	SnapshotCrossHostRedirects bool
+	Addr                       string        // listen address, default 127.0.0.1:8080
+	Keys                       string        // keys file (required)
+	Clock                      string        // "snapshot" (default: now = the snapshot's as_of) or "wall"
+	Prefix                     string        // API path prefix, default /v2
+	Watch                      time.Duration // poll the snapshot and keys files for changes; 0 = only on SIGHUP
+	MaxBodyBytes               int64         // request body cap, default 1 MiB
+	LogFormat                  string        // "text" (default) or "json"
 	// AccessLog is where the access log goes: "stderr" (default, with the
 	// other logs), "stdout" or "off"; AccessLogSample is the fraction of
 	// requests logged (1: all; 5xx answers always are).
@@ -78,6 +87,7 @@ func DefaultServeConfig() ServeConfig {
 		AccessLog: "stderr", AccessLogSample: 1, AnswerCacheMB: httpapi.DefaultAnswerCacheBytes >> 20,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second, CloseGrace: time.Second,
+		SnapshotStallTimeout: 60 * time.Second,
 	}
 }
 
@@ -121,6 +131,9 @@ type Main struct {
 	// fetcher keeps up to date for a remote one (remotesnap.go).
 	snapPath string
 	fetcher  *remote.Fetcher
+	// fetchFailures counts the failed fetches of a remote snapshot by
+	// reason (pregao_snapshot_fetch_failures_total).
+	fetchFailures *prometheus.CounterVec
 
 	progress  snapshot.Progress  // of the first load (loadFirst), for /readyz
 	accessLog *httpapi.AccessLog // nil: --access-log off
@@ -229,7 +242,12 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		return nil, err
 	}
 	if remote.IsURL(cfg.Snapshot) {
-		m.fetcher = &remote.Fetcher{URL: cfg.Snapshot, Path: m.snapPath, RetryDelay: fetchRetryDelay}
+		if cfg.SnapshotMaxBytes < 0 || cfg.SnapshotStallTimeout < 0 {
+			return nil, fmt.Errorf("serve: --snapshot-max-bytes %d, --snapshot-stall-timeout %s: want 0 (the default) or more", cfg.SnapshotMaxBytes, cfg.SnapshotStallTimeout)
+		}
+		m.fetcher = &remote.Fetcher{URL: cfg.Snapshot, Path: m.snapPath, RetryDelay: fetchRetryDelay,
+			MaxBytes: cfg.SnapshotMaxBytes, StallTimeout: cfg.SnapshotStallTimeout, CrossHostRedirects: cfg.SnapshotCrossHostRedirects}
+		m.fetchFailures = registerFetchFailures(m.Registry)
 	}
 	return m, nil
 }

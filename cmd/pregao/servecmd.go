@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/pregao/pregao/snapshot/remote"
 )
 
 // runServe serves the API: pregao serve --snapshot FILE --keys FILE
@@ -23,7 +25,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := m.Open(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, cfg.Snapshot, m.Addr(), cfg.Prefix, cfg.Clock)
+	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, remote.Redact(cfg.Snapshot), m.Addr(), cfg.Prefix, cfg.Clock)
 	return m.Run(ctx)
 }
 
@@ -33,6 +35,9 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.StringVar(&cfg.Snapshot, "snapshot", cfg.Snapshot, "snapshot to serve: a file, or an http(s):// or s3://BUCKET/KEY location fetched into --snapshot-cache (required)")
 	fs.StringVar(&cfg.SnapshotCache, "snapshot-cache", cfg.SnapshotCache, "folder of the local copy of a remote --snapshot (default: the user's cache folder)")
+	fs.Int64Var(&cfg.SnapshotMaxBytes, "snapshot-max-bytes", cfg.SnapshotMaxBytes, "cap of a remote snapshot's download in bytes (0: 4x the local copy, at least 256 MiB; 8 GiB for a first fetch)")
+	fs.DurationVar(&cfg.SnapshotStallTimeout, "snapshot-stall-timeout", cfg.SnapshotStallTimeout, "abandon a remote snapshot's download that receives no byte for this long (it is retried, resumed)")
+	fs.BoolVar(&cfg.SnapshotCrossHostRedirects, "snapshot-cross-host-redirects", cfg.SnapshotCrossHostRedirects, "follow a remote snapshot's redirects to other hosts (default: only its own host's)")
 	fs.StringVar(&cfg.Keys, "keys", cfg.Keys, "API keys file (required; see pregao keys)")
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
 	fs.Var(newEnum(&cfg.Clock, "snapshot", "wall"), "clock", "`source` of \"now\" for plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall")
