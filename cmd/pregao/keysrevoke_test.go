@@ -114,3 +114,39 @@ func TestKeysRevokedDuringSlowFetch(t *testing.T) {
 	}
 	stopped.Store(true)
 }
+
+// TestShutdownDuringFirstFetch: a shutdown while the first snapshot
+// crawls in stops the download (nothing is left writing in the cache)
+// and returns at once.
+func TestShutdownDuringFirstFetch(t *testing.T) {
+	snap, keys, _ := serveFixture(t)
+	good, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &slowOrigin{body: good, etag: `"v1"`, rate: 1024, started: make(chan struct{})}
+	srv := httptest.NewServer(o)
+	defer srv.Close()
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.SnapshotCache, cfg.Addr = srv.URL+"/s.snap", keys, t.TempDir(), "127.0.0.1:0"
+	m, err := newMain(cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, _ := runMain(t, m)
+	select {
+	case <-o.started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first fetch did not start")
+	}
+	start := time.Now()
+	if err := stop(); err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the shutdown took %s during the first fetch", d)
+	}
+	if m.Store.Current() != nil {
+		t.Error("a snapshot was loaded after the shutdown")
+	}
+}

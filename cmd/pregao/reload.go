@@ -59,13 +59,17 @@ var beforeFirstLoad func()
 
 // loadFirst fetches (for a remote --snapshot) and loads the first
 // snapshot, reporting its progress to /readyz. A remote snapshot whose
-// fetch fails is served from the cached copy when there is one.
+// fetch fails is served from the cached copy when there is one. ctx ends
+// the fetch; once it is done (a shutdown), nothing is loaded.
 func (m *Main) loadFirst(ctx context.Context) error {
 	m.snapMu.Lock()
 	defer m.snapMu.Unlock()
 	if m.fetcher != nil {
 		m.progress.Begin("fetch", "", 0)
 		if err := m.fetchSnapshot(ctx); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
 			if _, serr := os.Stat(m.snapPath); serr != nil {
 				return err // nothing to serve
 			}

@@ -1,3 +1,8 @@
+// remotesnap.go owns serve's side of a remote --snapshot: the local
+// copy's name in --snapshot-cache, the fetch before each (re)load with its
+// deadline, and the count of failed fetches by reason. The fetch itself
+// (bounds, verification, refusals) is snapshot/remote's.
+
 package main
 
 import (
