@@ -390,6 +390,7 @@ func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 		f.remember(refusal{ETag: tag, LastModified: resp.Header.Get("Last-Modified"), Size: size, SHA256: sum, Reason: ReasonVerify})
 		return false, permanent(ReasonVerify, fmt.Errorf("%w: %s: %v", ErrVerify, where, err))
 	}
+	os.Remove(f.side(".sha256")) // the old copy's: never left beside the new one
 	if err := os.Rename(part, f.Path); err != nil {
 		return false, permanent(ReasonLocal, err)
 	}
