@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/pregao/pregao/snapshot/atomicfile"
+	"github.com/pregao/pregao/internal/atomicfile"
 )
 
 // UpdateKeysFile applies change to the keys file at path and writes the

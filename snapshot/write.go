@@ -16,7 +16,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/atomicfile"
+	"github.com/pregao/pregao/internal/atomicfile"
 )
 
 // DefaultLevel is the zstd level used when WriteOptions.Level is 0.

@@ -15,7 +15,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/atomicfile"
+	"github.com/pregao/pregao/internal/atomicfile"
 )
 
 // WriteOptions configures Write.

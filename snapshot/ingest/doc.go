@@ -19,7 +19,7 @@
 //     pregao import is flags around it.
 //
 // Import rule for the whole tree: a package under snapshot/ingest may
-// import engine, snapshot/atomicfile (temporary names and locks) and other
+// import engine, internal/atomicfile (temporary names and locks) and other
 // packages of this tree, never snapshot (the file format),
 // snapshot/bundle, httpapi or cmd. cmd/pregao's TestImportRules
 // enforces it.

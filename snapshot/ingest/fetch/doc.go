@@ -25,7 +25,7 @@
 // URL follows. Package fetchtest is a local stand-in for the official
 // hosts.
 //
-// It imports engine (for dates), snapshot/atomicfile (the folder's lock)
+// It imports engine (for dates), internal/atomicfile (the folder's lock)
 // and the standard library only; it must not import the snapshot format,
 // the bundle package or the importers.
 package fetch

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/pregao/pregao/snapshot/atomicfile"
+	"github.com/pregao/pregao/internal/atomicfile"
 )
 
 // lockDir takes the lock of dir's LockName (atomicfile.Lock), creating dir

@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/atomicfile"
+	"github.com/pregao/pregao/internal/atomicfile"
 	"github.com/pregao/pregao/snapshot/ingest/fetch"
 )
 

@@ -1,7 +1,7 @@
 // Package atomicfile names, cleans up and swaps in the temporary files and
-// folders through which snapshots and bundles are replaced atomically, and
-// takes the advisory file lock (Lock) that makes concurrent writers of one
-// file or folder take turns.
+// folders through which snapshots, bundles and the keys file are replaced
+// atomically, and takes the advisory file lock (Lock) that makes
+// concurrent writers of one file or folder take turns.
 //
 // A temporary entry for path P is named ".BASE.tmp-PID-RANDOM" beside P
 // (BASE is P's base name, PID the writing process). A writer killed with
