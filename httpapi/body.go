@@ -818,28 +818,14 @@ func parseQuotesRequest(body []byte, q *quotesRequest) error {
 	return nil
 }
 
-// validTicker reports whether t matches ^[A-Z0-9]{4}[0-9]?[0-9]?$ or is one
-// of the macro series SELIC, IPCA and USD.
+// validTicker reports whether t is a ticker (engine.ValidTicker:
+// ^[A-Z0-9]{4}[0-9]{0,2}$) or one of the macro series SELIC, IPCA and USD.
 func validTicker(t string) bool {
 	switch t {
 	case "SELIC", "IPCA", "USD":
 		return true
 	}
-	if len(t) < 4 || len(t) > 6 {
-		return false
-	}
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		digit := c >= '0' && c <= '9'
-		if i < 4 {
-			if !digit && !(c >= 'A' && c <= 'Z') {
-				return false
-			}
-		} else if !digit {
-			return false
-		}
-	}
-	return true
+	return engine.ValidTicker(t)
 }
 
 // Caps of a screener body: each bounds the work of one request (a sort key

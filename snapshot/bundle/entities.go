@@ -25,7 +25,7 @@ var (
 )
 
 var (
-	reTicker    matcher = matchFunc(ValidTicker)
+	reTicker    matcher = matchFunc(engine.ValidTicker)
 	reMacro             = regexp.MustCompile(`^[A-Z][A-Z0-9_]{1,15}$`)
 	reSymbol            = regexp.MustCompile(`^[A-Z0-9]{4}$`)
 	reCompanyID matcher = matchFunc(validCompanyID)
@@ -33,21 +33,6 @@ var (
 	reCurrency          = regexp.MustCompile(`^[A-Z]{3}$`)
 	reIndex             = regexp.MustCompile(`^[A-Z0-9]{2,12}$`)
 )
-
-// ValidTicker reports whether s is a well-formed security ticker
-// (^[A-Z0-9]{4}[0-9]?[0-9]?$).
-func ValidTicker(s string) bool {
-	if len(s) < 4 || len(s) > 6 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if !(ch >= '0' && ch <= '9' || i < 4 && ch >= 'A' && ch <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
 
 // validCompanyID reports whether s matches ^[0-9]{1,14}$.
 func validCompanyID(s string) bool {

@@ -406,8 +406,8 @@ func TestZeroAlloc(t *testing.T) {
 
 func TestValidators(t *testing.T) {
 	for s, want := range map[string]bool{"PETR4": true, "TAEE11": true, "ABCD": true, "AB1D34": true, "petr4": false, "PET": false, "PETR4F": false, "PETR123": false, "PE-R4": false, "": false} {
-		if ValidTicker(s) != want {
-			t.Errorf("ValidTicker(%q) != %v", s, want)
+		if reTicker.MatchString(s) != want {
+			t.Errorf("reTicker(%q) != %v", s, want)
 		}
 	}
 	for s, want := range map[string]bool{"1": true, "1.01": true, "3.99.01.01": true, "": false, "1.": false, ".1": false, "1..2": false, "1.a": false} {

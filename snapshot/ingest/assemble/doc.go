@@ -54,8 +54,8 @@
 //
 // # What is kept, dropped and counted
 //
-// Tickers the bundle format does not accept (validTicker: odd-lot "F" and
-// receipt suffixes such as BBFI11B) are skipped and listed. The liquidity
+// Tickers the bundle format does not accept (engine.ValidTicker: odd-lot
+// "F" and receipt suffixes such as BBFI11B) are skipped and listed. The liquidity
 // rank of a ticker is its place by BRL volume over the last 21 sessions
 // of the data (1 = most traded; ties by ticker; no trade then: no rank).
 // Reports and share counts of companies absent from the registry are
@@ -89,8 +89,7 @@
 //
 // It may import engine and the packages of snapshot/ingest only, never
 // snapshot (the file format), snapshot/bundle, httpapi or cmd
-// (cmd/pregao's TestImportRules enforces it); the bundle format's ticker
-// rule is therefore restated here (validTicker), and a test holds the two
-// equal. Errors name an input by its pregao import flag (--cotahist...),
+// (cmd/pregao's TestImportRules enforces it); the ticker rule it keeps
+// tickers by is the bundle's, engine.ValidTicker. Errors name an input by its pregao import flag (--cotahist...),
 // the one command that runs it.
 package assemble

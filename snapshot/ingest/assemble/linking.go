@@ -74,7 +74,7 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 		}
 	}
 	for i, q := range a.quotes.Securities {
-		if !validTicker(q.Ticker) {
+		if !engine.ValidTicker(q.Ticker) {
 			a.rep.BadTickers = append(a.rep.BadTickers, q.Ticker)
 			continue
 		}

@@ -41,23 +41,6 @@ func (a *assembler) readQuotes(ctx context.Context, prog Progress) error {
 	return nil
 }
 
-// validTicker reports whether s is a ticker the source-bundle format
-// accepts (bundle.ValidTicker, which this package may not import):
-// ^[A-Z0-9]{4}[0-9]{0,2}$. Odd-lot "F" and receipt suffixes (PETR4F,
-// BBFI11B) are not.
-func validTicker(s string) bool {
-	if len(s) < 4 || len(s) > 6 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if !(ch >= '0' && ch <= '9' || i < 4 && ch >= 'A' && ch <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
 // liquidityRanks ranks tickers by BRL volume over the last 21 sessions of
 // the data (1 = most traded); tickers without trades then are absent (0).
 func liquidityRanks(series []engine.Series) map[string]int {
@@ -88,7 +71,7 @@ func liquidityRanks(series []engine.Series) map[string]int {
 				v += float64(s.Volume[j])
 			}
 		}
-		if v > 0 && validTicker(s.Ticker) {
+		if v > 0 && engine.ValidTicker(s.Ticker) {
 			vols = append(vols, tv{s.Ticker, v})
 		}
 	}

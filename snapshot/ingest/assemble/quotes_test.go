@@ -6,35 +6,7 @@ import (
 	"testing"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/bundle"
 )
-
-// TestValidTickerIsBundles holds validTicker equal to the bundle format's
-// rule, which this package may not import (its tests may).
-func TestValidTickerIsBundles(t *testing.T) {
-	for _, s := range []string{"PETR4", "PETR3", "BOVA11", "B3SA3", "A1BB34", "ABCD", "1234", "ZZZZ99",
-		"PETR4F", "BBFI11B", "EQMA3B", "petr4", "PET4", "PETR", "PETR123", "", "PETR4 ", "PÉTR4", "AB-D3", "ABCDE"} {
-		if got, want := validTicker(s), bundle.ValidTicker(s); got != want {
-			t.Errorf("validTicker(%q) = %v, bundle.ValidTicker %v", s, got, want)
-		}
-	}
-	// Every string of up to 6 characters over an alphabet that reaches
-	// each branch of the rule.
-	const alpha = "AZ09a-"
-	var rec func(s string)
-	rec = func(s string) {
-		if got, want := validTicker(s), bundle.ValidTicker(s); got != want {
-			t.Fatalf("validTicker(%q) = %v, bundle.ValidTicker %v", s, got, want)
-		}
-		if len(s) == 6 {
-			return
-		}
-		for i := 0; i < len(alpha); i++ {
-			rec(s + alpha[i:i+1])
-		}
-	}
-	rec("")
-}
 
 func TestLiquidityRanks(t *testing.T) {
 	day := func(i int) engine.Date { return engine.MakeDate(2022, 1, 1) + engine.Date(i) }

@@ -242,7 +242,7 @@ func ReadDetails(data []byte, name string) (*Details, error) {
 	}
 	for i, oc := range in.OtherCodes {
 		t := strings.TrimSpace(oc.Code)
-		if !validTicker(t) {
+		if !engine.ValidTicker(t) {
 			return nil, fmt.Errorf("%s: otherCodes[%d].code: bad ticker %q", name, i, oc.Code)
 		}
 		d.Tickers[t] = strings.TrimSpace(oc.ISIN)

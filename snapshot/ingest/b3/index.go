@@ -152,7 +152,7 @@ func ReadIndexCSV(r io.Reader, name string) (*Portfolio, error) {
 			return nil, fmt.Errorf("%s:%d: want at least %d fields, got %d", name, lineNo, need+1, len(f))
 		}
 		a := Asset{Ticker: f[col.code]}
-		if !validTicker(a.Ticker) {
+		if !engine.ValidTicker(a.Ticker) {
 			return nil, fmt.Errorf("%s:%d:%d: bad ticker %q", name, lineNo, col.code+1, a.Ticker)
 		}
 		if seen[a.Ticker] {
@@ -299,7 +299,7 @@ func ReadPortfolioJSON(data []byte, name, symbol string, asOf engine.Date) (*Por
 	seen := map[string]bool{}
 	for i, r := range in.Results {
 		a := Asset{Ticker: strings.TrimSpace(r.Cod), Name: strings.TrimSpace(r.Asset), Type: strings.TrimSpace(r.Type)}
-		if !validTicker(a.Ticker) || seen[a.Ticker] {
+		if !engine.ValidTicker(a.Ticker) || seen[a.Ticker] {
 			return nil, fmt.Errorf("%s: results[%d].cod: bad or duplicate ticker %q", name, i, r.Cod)
 		}
 		seen[a.Ticker] = true
@@ -377,7 +377,7 @@ func ReadStockIndexJSON(data []byte, name string) (*StockIndex, error) {
 	out := &StockIndex{AsOf: d}
 	for i, r := range in.Results {
 		m := Member{Ticker: strings.TrimSpace(r.Code), Company: strings.TrimSpace(r.Company), Spec: strings.TrimSpace(r.Spotlight)}
-		if !validTicker(m.Ticker) {
+		if !engine.ValidTicker(m.Ticker) {
 			return nil, fmt.Errorf("%s: results[%d].code: bad ticker %q", name, i, r.Code)
 		}
 		for _, x := range strings.Split(r.Indexes, ",") {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
@@ -84,7 +85,7 @@ func ReadListings(r io.Reader, name string, lenient bool) ([]Listing, int, error
 		if l.Code == "" {
 			continue
 		}
-		if !(len(l.Code) == 4 && validSymbol(l.Code)) && !validTicker(l.Code) {
+		if !(len(l.Code) == 4 && validSymbol(l.Code)) && !engine.ValidTicker(l.Code) {
 			if lenient {
 				bad++
 				continue

@@ -66,19 +66,3 @@ func ClassOf(typ string) string {
 	}
 	return ""
 }
-
-// validTicker reports whether s looks like a B3 ticker: 4 letters or
-// digits and up to 2 digits (PETR4, TAEE11, A1BB34).
-func validTicker(s string) bool {
-	if len(s) < 4 || len(s) > 6 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		isAlnum := c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if i < 4 && !isAlnum || i >= 4 && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
-}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/pregao/pregao/engine"
 )
 
 // CompanyCodes returns the issuer codes (the first four characters of the
@@ -89,8 +91,8 @@ func scanCotahistFile(p string, seen map[string]bool) error {
 // ScanCotahist adds to seen the issuer codes of the COTAHIST records of r
 // (245-byte lines, CRLF or LF) that CompanyCodes selects. Lines of other
 // types, shorter lines and tickers the importer does not quote (not
-// ^[A-Z0-9]{4}[0-9]{0,2}$, the snapshot's ticker: EQMA3B, a receipt on
-// the organized OTC market, is not) are ignored.
+// engine.ValidTicker: EQMA3B, a receipt on the organized OTC market, is
+// not) are ignored.
 func ScanCotahist(r io.Reader, seen map[string]bool) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), 64<<10)
@@ -106,23 +108,9 @@ func ScanCotahist(r io.Reader, seen map[string]bool) error {
 		default:
 			continue
 		}
-		if t := bytes.TrimRight(l[12:24], " "); quotedTicker(t) {
+		if t := bytes.TrimRight(l[12:24], " "); engine.ValidTicker(string(t)) {
 			seen[string(t[:4])] = true
 		}
 	}
 	return sc.Err()
-}
-
-// quotedTicker reports whether t has the shape of a ticker the importer
-// keeps: four capital letters or digits, then up to two digits.
-func quotedTicker(t []byte) bool {
-	if len(t) < 4 || len(t) > 6 {
-		return false
-	}
-	for i, c := range t {
-		if !(c >= '0' && c <= '9' || i < 4 && c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
 }
