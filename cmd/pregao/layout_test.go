@@ -19,24 +19,31 @@ const module = "github.com/pregao/pregao"
 // allowedImports is the package layout the doc.go files describe, as data:
 // for each package (a path relative to the module; "x/..." is x and every
 // package below it), the packages of this module its non-test files may
-// import. Arrows point down only: nothing imports cmd, bench or httpapi,
-// engine does no I/O of the snapshot, and the ingest tree (everything that
-// produces a source bundle) never imports the snapshot format.
+// import, and those it may not import although allow names them (deny).
+// Arrows point down only: nothing imports cmd, bench or httpapi, engine
+// does no I/O of the snapshot, httpapi imports nothing of the snapshot
+// tree, and the ingest tree (everything that produces a source bundle)
+// never imports the snapshot format. No importer imports
+// snapshot/ingest/official, the writer of the official formats (generate
+// --official): the proof that import reads the official files is only a
+// proof if the readers know nothing of the writer. Only cmd (generate)
+// and official's own tests use it.
 var allowedImports = []struct {
 	pkg   string
 	allow []string
+	deny  []string
 }{
-	{"cmd/...", []string{"..."}},
-	{"bench", nil},
-	{"httpapi", []string{"engine", "internal/atomicfile"}},
-	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "internal/atomicfile", "index"}},
-	{"snapshot/bundle", []string{"engine", "internal/atomicfile"}},
-	{"internal/atomicfile", nil},
-	{"snapshot/remote", []string{"snapshot"}},
-	{"snapshot/ingest/...", []string{"engine", "internal/atomicfile", "snapshot/ingest/..."}},
-	{"engine/ratios", []string{"engine"}},
-	{"engine", []string{"index"}},
-	{"index", nil},
+	{"cmd/...", []string{"..."}, nil},
+	{"bench", nil, nil},
+	{"httpapi", []string{"engine", "internal/atomicfile"}, nil},
+	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "internal/atomicfile", "index"}, nil},
+	{"snapshot/bundle", []string{"engine", "internal/atomicfile"}, nil},
+	{"internal/atomicfile", nil, nil},
+	{"snapshot/remote", []string{"snapshot"}, nil},
+	{"snapshot/ingest/...", []string{"engine", "internal/atomicfile", "snapshot/ingest/..."}, []string{"snapshot/ingest/official"}},
+	{"engine/ratios", []string{"engine"}, nil},
+	{"engine", []string{"index"}, nil},
+	{"index", nil, nil},
 }
 
 // match reports whether package p (module-relative) is named by pattern.
@@ -50,15 +57,32 @@ func match(pattern, p string) bool {
 	return p == pattern
 }
 
-// rulesFor returns the allowed imports of package p: the first entry whose
-// pattern names it.
-func rulesFor(p string) ([]string, bool) {
+// rulesFor returns the allowed and denied imports of package p: those of
+// the first entry whose pattern names it.
+func rulesFor(p string) (allow, deny []string, ok bool) {
 	for _, r := range allowedImports {
 		if match(r.pkg, p) {
-			return r.allow, true
+			return r.allow, r.deny, true
 		}
 	}
-	return nil, false
+	return nil, nil, false
+}
+
+// allowed reports whether package p may import dep: a pattern of its
+// allow list names dep and none of its deny list does.
+func allowed(p, dep string) bool {
+	allow, deny, _ := rulesFor(p)
+	for _, d := range deny {
+		if match(d, dep) {
+			return false
+		}
+	}
+	for _, a := range allow {
+		if match(a, dep) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestImportRules holds every package of the module to allowedImports and
@@ -109,7 +133,7 @@ func TestImportRules(t *testing.T) {
 				imports[pkg][dep] = path.Join(pkg, name)
 			}
 		}
-		if _, ok := rulesFor(pkg); !ok && pkg != "." {
+		if _, _, ok := rulesFor(pkg); !ok && pkg != "." {
 			t.Errorf("package %s has no entry in allowedImports: add one (and describe it in its doc.go)", pkg)
 		}
 		return nil
@@ -123,17 +147,10 @@ func TestImportRules(t *testing.T) {
 	}
 	sort.Strings(pkgs)
 	for _, p := range pkgs {
-		allow, _ := rulesFor(p)
+		allow, deny, _ := rulesFor(p)
 		for dep, file := range imports[p] {
-			ok := false
-			for _, a := range allow {
-				if match(a, dep) {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				t.Errorf("%s imports %s: package %s may import only %v", file, dep, p, allow)
+			if !allowed(p, dep) {
+				t.Errorf("%s imports %s: package %s may import only %v, never %v", file, dep, p, allow, deny)
 			}
 		}
 	}
@@ -154,7 +171,23 @@ func TestImportRulesMatch(t *testing.T) {
 	f("snapshot/ingest/...", "snapshot/ingestx", false)
 	f("snapshot/...", "snapshot/bundle", true)
 	f("...", "httpapi", true)
-	if a, _ := rulesFor("snapshot/ingest/cvm"); len(a) != 3 || a[0] != "engine" {
+	if a, _, _ := rulesFor("snapshot/ingest/cvm"); len(a) != 3 || a[0] != "engine" {
 		t.Errorf("snapshot/ingest/cvm rules = %v", a)
 	}
+	g := func(p, dep string, want bool) {
+		t.Helper()
+		if got := allowed(p, dep); got != want {
+			t.Errorf("allowed(%q, %q) = %v, want %v", p, dep, got, want)
+		}
+	}
+	// No importer reaches the official-format writer; cmd (generate) does.
+	for _, p := range []string{"snapshot/ingest/cvm", "snapshot/ingest/assemble", "snapshot/ingest/fetch", "snapshot/ingest/demo", "snapshot/ingest"} {
+		g(p, "snapshot/ingest/official", false)
+		g(p, "snapshot/ingest/datafile", true)
+	}
+	g("snapshot/ingest/official", "snapshot/ingest/fetch", true)
+	g("cmd/pregao", "snapshot/ingest/official", true)
+	g("httpapi", "internal/atomicfile", true)
+	g("httpapi", "snapshot", false)
+	g("httpapi", "snapshot/bundle", false)
 }

@@ -38,6 +38,8 @@
 // Output is deterministic: the same Universe gives byte-identical files
 // (ZIP entries carry a fixed modification time).
 //
-// It imports engine and package fetch (for the service paths); no
-// importer may import it (its test checks).
+// It imports engine, internal/atomicfile and package fetch (for the
+// service paths). No importer may import it, nor any other package of
+// snapshot/ingest: cmd/pregao's TestImportRules holds the rule (only
+// cmd, for generate --official, and this package's tests use it).
 package official

@@ -2,13 +2,9 @@ package official_test
 
 import (
 	"bytes"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -45,32 +41,6 @@ func TestDeterministic(t *testing.T) {
 	})
 	if err != nil || n < 10 {
 		t.Fatalf("walked %d files: %v", n, err)
-	}
-}
-
-// TestImportersDoNotImportOfficial: the proof is only a proof if the
-// importers know nothing of the writer.
-func TestImportersDoNotImportOfficial(t *testing.T) {
-	const self = "github.com/pregao/pregao/snapshot/ingest/official"
-	for _, pkg := range []string{"cotahist", "cvm", "fii", "b3", "assemble", "datafile"} {
-		files, err := filepath.Glob(filepath.Join("..", pkg, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("%s: no Go file (%v)", pkg, err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, im := range af.Imports {
-				if p, _ := strconv.Unquote(im.Path.Value); p == self {
-					t.Errorf("%s imports %s", f, self)
-				}
-			}
-		}
 	}
 }
 
