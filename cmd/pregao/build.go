@@ -21,10 +21,17 @@ import (
 	"github.com/pregao/pregao/snapshot/remote"
 )
 
-// runBuild validates a source bundle and writes a snapshot:
-// pregao build --from DIR --out FILE [--level N]. A bad bundle writes
-// nothing (an existing FILE is left untouched) and returns the
-// validation error.
+// buildConfig is one run of pregao build: runBuild parses its flags into
+// it, pregao update fills it itself (run).
+type buildConfig struct {
+	From            string // source bundle folder
+	Out             string // snapshot file, or s3://BUCKET/KEY
+	Level           int    // zstd level, 1 (fastest) to 22 (smallest)
+	RequireManifest bool   // refuse a bundle without manifest.json (false: --no-manifest)
+}
+
+// runBuild implements "pregao build --from DIR --out FILE [--level N]":
+// it parses the flags into a buildConfig and runs it.
 func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -42,15 +49,23 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errors.New("build: --from and --out are required")
 	}
-	if *level < 1 || *level > 22 {
-		return fmt.Errorf("build: --level must be between 1 and 22, got %d", *level)
+	return buildConfig{From: *from, Out: *out, Level: *level, RequireManifest: !*noManifest}.run(ctx, stdout)
+}
+
+// run validates the source bundle c.From and writes its snapshot to
+// c.Out, then the header's tables to stdout. A bad bundle writes nothing
+// (an existing c.Out is left untouched) and returns the validation
+// error.
+func (c buildConfig) run(ctx context.Context, stdout io.Writer) error {
+	if c.Level < 1 || c.Level > 22 {
+		return fmt.Errorf("build: --level must be between 1 and 22, got %d", c.Level)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	memoryDefaults()
 	start := time.Now()
-	dest := *out
+	dest, out := c.Out, c.Out
 	if remote.IsURL(dest) {
 		// Built locally, then published by remote.Upload (verified, then
 		// copied over the key: readers never see a part).
@@ -62,7 +77,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("build: %w", err)
 		}
 		defer os.RemoveAll(tmp)
-		*out = filepath.Join(tmp, "snapshot.snap")
+		out = filepath.Join(tmp, "snapshot.snap")
 	}
 	// A cancelled context (interrupt, SIGTERM) stops waiting at once; the
 	// snapshot is renamed into place only when complete, so out is never
@@ -75,7 +90,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	prog, stop := startMeter(stdout, "build")
 	defer stop()
 	go func() {
-		h, err := snapshot.BuildFromBundle(*from, *out, snapshot.WriteOptions{Level: *level, RequireManifest: !*noManifest, Progress: prog})
+		h, err := snapshot.BuildFromBundle(c.From, out, snapshot.WriteOptions{Level: c.Level, RequireManifest: c.RequireManifest, Progress: prog})
 		done <- result{h, err}
 	}()
 	var h snapshot.Header
@@ -89,13 +104,13 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		h = r.h
 	}
 	stop()
-	if dest != *out {
-		if err := remote.Upload(ctx, *out, dest); err != nil {
+	if dest != out {
+		if err := remote.Upload(ctx, out, dest); err != nil {
 			return fmt.Errorf("build: %w", err)
 		}
-		*out = dest
+		out = dest
 	}
-	fmt.Fprintf(stdout, "wrote %s in %s\n", *out, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "wrote %s in %s\n", out, time.Since(start).Round(time.Millisecond))
 	printHeader(stdout, h)
 	return nil
 }

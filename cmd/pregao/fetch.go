@@ -14,14 +14,26 @@ import (
 	"github.com/pregao/pregao/snapshot/ingest/fetch"
 )
 
-// runFetch implements "pregao fetch": the official files of --sources for
-// the days --from..--to (cotahist, cad, dfp, itr, fca, fii: see
-// fetch.Plan), then the answers of B3's listed-data services
-// (fetch.FetchServices): indexes, the portfolios of the day of --indexes;
-// companies, the supplement, details and cash dividends of --companies or
-// else of every company the range's COTAHIST files quote (taken from the
-// files in --dir: name cotahist too, or fetch it first); listings, the
-// FII and ETF lists. Without --sources only COTAHIST is fetched.
+// defaultRetries is the attempts per file or service request of pregao
+// fetch and update (--retries).
+const defaultRetries = 4
+
+// fetchConfig is one run of pregao fetch: runFetch parses its flags into
+// it, pregao update fills it itself (run).
+type fetchConfig struct {
+	From, To  engine.Date   // the days of the official files, inclusive
+	Dir       string        // folder to download into, in the official layout
+	Sources   []string      // of fetch.Sources: official files, then B3's services
+	Annual    bool          // COTAHIST: the range's annual files instead of daily ones
+	BaseURL   string        // replaces the official hosts' https://host prefix; "": the hosts
+	Retries   int           // attempts per file or service request
+	Indexes   []string      // indexes source: the symbols whose portfolio of the day is fetched
+	Companies []string      // companies source: issuer codes; nil: those the range's COTAHIST quotes
+	Pace      time.Duration // least time between two requests to B3's services
+}
+
+// runFetch implements "pregao fetch": it parses the flags into a
+// fetchConfig and runs it.
 func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("fetch", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -31,12 +43,15 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sources := fl.String("sources", "cotahist", "comma-separated: "+strings.Join(fetch.Sources, ","))
 	annual := fl.Bool("annual", false, "COTAHIST: download the annual files of the range's years instead of daily files")
 	base := fl.String("base-url", "", "replace the official hosts' https://host prefix (for mirrors and tests)")
-	retries := fl.Int("retries", 4, "attempts per file or service request")
+	retries := fl.Int("retries", defaultRetries, "attempts per file or service request")
 	indexes := fl.String("indexes", strings.Join(fetch.DefaultIndexes, ","), "indexes source: the index portfolios to fetch, comma-separated symbols")
 	companies := fl.String("companies", "", "companies source: issuer codes to fetch (ABEV,PETR...); default: every company whose shares the range's COTAHIST files quote (about 330 a day, 3 requests or more each)")
 	pace := fl.Duration("pace", 200*time.Millisecond, "least time between two requests to B3's services")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if fl.NArg() > 0 {
+		return fmt.Errorf("fetch: unexpected argument %q", fl.Arg(0))
 	}
 	srcs := splitList(*sources)
 	if *from == "" && *dir != "" && datesUnused(srcs, *companies) {
@@ -49,41 +64,54 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *to == "" {
 		*to = *from
 	}
-	f, err := engine.ParseDate(*from)
-	if err != nil {
+	cfg := fetchConfig{Dir: *dir, Sources: srcs, Annual: *annual, BaseURL: *base, Retries: *retries,
+		Indexes: splitList(*indexes), Companies: splitList(*companies), Pace: *pace}
+	var err error
+	if cfg.From, err = engine.ParseDate(*from); err != nil {
 		return fmt.Errorf("fetch: --from: %w", err)
 	}
-	t, err := engine.ParseDate(*to)
-	if err != nil {
+	if cfg.To, err = engine.ParseDate(*to); err != nil {
 		return fmt.Errorf("fetch: --to: %w", err)
 	}
-	plan, err := fetch.Plan(srcs, f, t, *annual)
+	return cfg.run(ctx, stdout)
+}
+
+// run downloads the official files of c.Sources for the days
+// c.From..c.To (cotahist, cad, dfp, itr, fca, fii: see fetch.Plan), then
+// the answers of B3's listed-data services (fetch.FetchServices):
+// indexes, the portfolios of the day of c.Indexes; companies, the
+// supplement, details and cash dividends of c.Companies or else of every
+// company the range's COTAHIST files quote (taken from the files in
+// c.Dir: name cotahist too, or fetch it first); listings, the FII and ETF
+// lists. It writes its summary lines to stdout, and its progress when
+// stdout is a terminal. It stops at ctx's end (files are renamed into
+// place only when complete).
+func (c fetchConfig) run(ctx context.Context, stdout io.Writer) error {
+	plan, err := fetch.Plan(c.Sources, c.From, c.To, c.Annual)
 	if err != nil {
 		return fmt.Errorf("fetch: %w", err)
 	}
 	var svc fetch.Services
 	wantSvc := false
-	for _, s := range srcs {
+	for _, s := range c.Sources {
 		switch s {
 		case "indexes":
-			svc.Indexes, wantSvc = splitList(*indexes), true
+			svc.Indexes, wantSvc = c.Indexes, true
 		case "companies":
 			wantSvc = true
-			if *companies != "" {
-				svc.Companies = splitList(*companies)
-			}
+			svc.Companies = c.Companies
 		case "listings":
 			svc.Listings, wantSvc = true, true
 		}
 	}
-	cl := &fetch.Client{BaseURL: *base, Attempts: *retries, Pace: *pace}
+	cl := &fetch.Client{BaseURL: c.BaseURL, Attempts: c.Retries, Pace: c.Pace}
 	if isTerminal(stdout) {
 		cl.Progress = func(p fetch.Progress) {
 			fmt.Fprintf(stdout, "\r\033[K%s: %.1f MB", p.Path, float64(p.Bytes)/1e6)
 		}
 	}
 	if len(plan) > 0 {
-		res, err := cl.FetchAll(ctx, *dir, plan)
+		res, err := cl.FetchAll(ctx, c.Dir, plan)
 		if isTerminal(stdout) {
 			fmt.Fprint(stdout, "\r\033[K")
 		}
@@ -95,19 +123,19 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !wantSvc {
 		return nil
 	}
-	if slices.Contains(srcs, "companies") && svc.Companies == nil {
+	if slices.Contains(c.Sources, "companies") && svc.Companies == nil {
 		// The companies the range's quotes name: the importer can join
 		// their cash dividends to a quoted ticker.
-		days, err := fetch.Plan([]string{"cotahist"}, f, t, *annual)
+		days, err := fetch.Plan([]string{"cotahist"}, c.From, c.To, c.Annual)
 		if err != nil {
 			return fmt.Errorf("fetch: %w", err)
 		}
-		if svc.Companies, err = fetch.CompanyCodes(*dir, days); err != nil {
+		if svc.Companies, err = fetch.CompanyCodes(c.Dir, days); err != nil {
 			return fmt.Errorf("fetch: companies: %w", err)
 		}
 	}
 	start := time.Now()
-	sres, err := cl.FetchServices(ctx, *dir, svc)
+	sres, err := cl.FetchServices(ctx, c.Dir, svc)
 	if isTerminal(stdout) {
 		fmt.Fprint(stdout, "\r\033[K")
 	}

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/bundle"
+	"github.com/pregao/pregao/snapshot/ingest/assemble"
 	"github.com/pregao/pregao/snapshot/ingest/fetch"
 )
 
@@ -19,10 +22,12 @@ import (
 // pregao update --dir DIR --out FILE|s3://B/K [--from DAY] [--to DAY]
 // [--sources ...]. It fetches the range into DIR (official layout;
 // resumable, idempotent: files already complete are not downloaded
-// again), imports every official file DIR holds (officialArgs), and builds
-// the snapshot, which replaces FILE atomically: a server with --watch on
-// FILE (or on the s3:// location) picks it up. The bundle is written to a
-// temporary folder and removed unless --bundle names one.
+// again), imports every official file DIR holds (officialInputs), and
+// builds the snapshot, which replaces FILE atomically: a server with
+// --watch on FILE (or on the s3:// location) picks it up. The bundle is
+// written to a temporary folder and removed unless --bundle names one.
+// The three steps are fetch's, import's and build's own runs, given their
+// configurations (fetchConfig, importConfig, buildConfig).
 func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("update", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -48,46 +53,48 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fl.Usage()
 		return errors.New("update: --dir and --out are required")
 	}
-	if *to == "" {
-		*to = lastWeekday(time.Now()).String()
-	}
-	if *from == "" {
-		*from = *to
-	}
 	if !*noFetch {
-		fargs := []string{"--from", *from, "--to", *to, "--dir", *dir, "--sources", *sources, "--indexes", *indexes}
-		if *companies != "" {
-			fargs = append(fargs, "--companies", *companies)
+		fc := fetchConfig{Dir: *dir, Sources: splitList(*sources), BaseURL: *base, Retries: defaultRetries,
+			Indexes: splitList(*indexes), Companies: splitList(*companies), Pace: *pace}
+		fc.To = lastWeekday(time.Now())
+		if *to != "" {
+			d, err := engine.ParseDate(*to)
+			if err != nil {
+				return fmt.Errorf("update: --to: %w", err)
+			}
+			fc.To = d
 		}
-		fargs = append(fargs, "--pace", pace.String())
-		if *base != "" {
-			fargs = append(fargs, "--base-url", *base)
+		fc.From = fc.To
+		if *from != "" {
+			d, err := engine.ParseDate(*from)
+			if err != nil {
+				return fmt.Errorf("update: --from: %w", err)
+			}
+			fc.From = d
 		}
-		if err := runFetch(ctx, fargs, stdout, stderr); err != nil {
+		if err := fc.run(ctx, stdout); err != nil {
 			return fmt.Errorf("update: %w", err)
 		}
 	}
-	iargs, err := officialArgs(*dir)
-	if err != nil {
+	ic := importConfig{Compression: bundle.CompressZstd, Assemble: assemble.DefaultConfig()}
+	if err := officialInputs(*dir, &ic.Assemble); err != nil {
 		return fmt.Errorf("update: %w", err)
 	}
-	bd := *bundleDir
-	if bd == "" {
+	ic.Assemble.Lenient = *lenient
+	ic.Out = *bundleDir
+	if ic.Out == "" {
 		tmp, err := os.MkdirTemp("", "pregao-update-")
 		if err != nil {
 			return fmt.Errorf("update: %w", err)
 		}
 		defer os.RemoveAll(tmp)
-		bd = filepath.Join(tmp, "bundle")
+		ic.Out = filepath.Join(tmp, "bundle")
 	}
-	iargs = append(iargs, "--out", bd)
-	if *lenient {
-		iargs = append(iargs, "--lenient")
-	}
-	if err := runImport(ctx, iargs, stdout, stderr); err != nil {
+	if err := ic.run(ctx, stdout); err != nil {
 		return fmt.Errorf("update: import: %w", err)
 	}
-	if err := runBuild(ctx, []string{"--from", bd, "--out", *out}, stdout, stderr); err != nil {
+	bc := buildConfig{From: ic.Out, Out: *out, Level: snapshot.DefaultLevel, RequireManifest: true}
+	if err := bc.run(ctx, stdout); err != nil {
 		return fmt.Errorf("update: %w", err)
 	}
 	return nil
@@ -116,29 +123,37 @@ func lastWeekday(now time.Time) engine.Date {
 	}
 }
 
-// officialArgs returns the import flags that take in the files of dir,
-// laid out as pregao fetch writes them (the official hosts' paths): the
-// COTAHIST files, the CVM registry, DFP, ITR and FCA archives and the FII
-// monthly reports; the B3 service answers: every index portfolio
-// (--index SYMBOL=FILE, SYMBOL the folder under GetPortfolioDay), the
-// companies' supplements and details (their folders), their cash
-// dividends (--cash-dividends CODE=FILE, CODE the file's name) and the
-// fund lists. Folders that are absent or hold no file of their kind are
-// left out; a dir holding none is an error.
-func officialArgs(dir string) ([]string, error) {
-	var args []string
+// officialInputs adds to cfg the files of dir, laid out as pregao fetch
+// writes them (the official hosts' paths): the COTAHIST files, the CVM
+// registry, DFP, ITR and FCA archives and the FII monthly reports; the B3
+// service answers: every index portfolio ("SYMBOL=FILE", SYMBOL the
+// folder under GetPortfolioDay), the companies' supplements and details
+// (their folders), their cash dividends ("CODE=FILE", CODE the file's
+// name) and the fund lists. Folders that are absent or hold no file of
+// their kind are left out; a dir holding none is an error.
+func officialInputs(dir string, cfg *assemble.Config) error {
+	n := 0
 	p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
-	for _, x := range []struct{ flag, rel string }{
-		{"--cotahist", "InstDados/SerHist"},
-		{"--cad", "dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv"},
-		{"--dfp", "dados/CIA_ABERTA/DOC/DFP/DADOS"},
-		{"--itr", "dados/CIA_ABERTA/DOC/ITR/DADOS"},
-		{"--fca", "dados/CIA_ABERTA/DOC/FCA/DADOS"},
-		{"--fii", "dados/FII/DOC/INF_MENSAL/DADOS"},
+	for _, x := range []struct {
+		list *[]string
+		rel  string
+	}{
+		{&cfg.Cotahist, "InstDados/SerHist"},
+		{nil, "dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv"},
+		{&cfg.DFP, "dados/CIA_ABERTA/DOC/DFP/DADOS"},
+		{&cfg.ITR, "dados/CIA_ABERTA/DOC/ITR/DADOS"},
+		{&cfg.FCA, "dados/CIA_ABERTA/DOC/FCA/DADOS"},
+		{&cfg.FII, "dados/FII/DOC/INF_MENSAL/DADOS"},
 	} {
-		if _, err := os.Stat(p(x.rel)); err == nil {
-			args = append(args, x.flag, p(x.rel))
+		if _, err := os.Stat(p(x.rel)); err != nil {
+			continue
 		}
+		if x.list == nil {
+			cfg.Cad = p(x.rel)
+		} else {
+			*x.list = append(*x.list, p(x.rel))
+		}
+		n++
 	}
 	syms, _ := os.ReadDir(p(fetch.SvcPortfolioDay))
 	for _, sym := range syms {
@@ -146,27 +161,33 @@ func officialArgs(dir string) ([]string, error) {
 			continue
 		}
 		for _, f := range filesWithSuffix(filepath.Join(p(fetch.SvcPortfolioDay), sym.Name()), ".json") {
-			args = append(args, "--index", sym.Name()+"="+f)
+			cfg.Index = append(cfg.Index, sym.Name()+"="+f)
+			n++
 		}
 	}
 	for _, f := range filesWithSuffix(p(fetch.SvcCashDividends), ".json") {
 		if code := strings.TrimSuffix(filepath.Base(f), ".json"); fetch.ValidCompany(code) {
-			args = append(args, "--cash-dividends", code+"="+f)
+			cfg.Cash = append(cfg.Cash, code+"="+f)
+			n++
 		}
 	}
-	for _, x := range []struct{ flag, rel, suffix string }{
-		{"--supplement", fetch.SvcSupplement, ".json"},
-		{"--details", fetch.SvcDetail, ".json"},
-		{"--listings", fetch.SvcFundList, ".csv"},
+	for _, x := range []struct {
+		list        *[]string
+		rel, suffix string
+	}{
+		{&cfg.Supplement, fetch.SvcSupplement, ".json"},
+		{&cfg.Details, fetch.SvcDetail, ".json"},
+		{&cfg.Listings, fetch.SvcFundList, ".csv"},
 	} {
 		if len(filesWithSuffix(p(x.rel), x.suffix)) > 0 {
-			args = append(args, x.flag, p(x.rel))
+			*x.list = append(*x.list, p(x.rel))
+			n++
 		}
 	}
-	if len(args) == 0 {
-		return nil, fmt.Errorf("%s holds no official file (fetch first, or check --dir)", dir)
+	if n == 0 {
+		return fmt.Errorf("%s holds no official file (fetch first, or check --dir)", dir)
 	}
-	return args, nil
+	return nil
 }
 
 // filesWithSuffix returns the regular files of folder d (not below it)

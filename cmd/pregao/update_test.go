@@ -7,12 +7,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/ingest/assemble"
 	"github.com/pregao/pregao/snapshot/ingest/datafile"
 	"github.com/pregao/pregao/snapshot/ingest/fetch/fetchtest"
 )
@@ -174,7 +176,7 @@ func TestUpdateB3Services(t *testing.T) {
 	}
 }
 
-func TestOfficialArgs(t *testing.T) {
+func TestOfficialInputs(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{
 		"InstDados/SerHist/COTAHIST_D03022022.ZIP",
@@ -194,27 +196,31 @@ func TestOfficialArgs(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte("x"), 0o644)
 	}
-	got, err := officialArgs(dir)
-	if err != nil {
+	got := assemble.DefaultConfig()
+	if err := officialInputs(dir, &got); err != nil {
 		t.Fatal(err)
 	}
 	p := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
-	want := []string{
-		"--cotahist", p("InstDados/SerHist"),
-		"--cad", p("dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv"),
-		"--index", "IBOV=" + p("indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-25.json"),
-		"--index", "IBOV=" + p("indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-26.json"),
-		"--index", "SMLL=" + p("indexProxy/indexCall/GetPortfolioDay/SMLL/2026-11-26.json"),
-		"--cash-dividends", "ABEV=" + p("listedCompaniesProxy/CompanyCall/GetListedCashDividends/ABEV.json"),
-		"--cash-dividends", "PETR=" + p("listedCompaniesProxy/CompanyCall/GetListedCashDividends/PETR.json"),
-		"--supplement", p("listedCompaniesProxy/CompanyCall/GetListedSupplementCompany"),
-		"--details", p("listedCompaniesProxy/CompanyCall/GetDetail"),
-		"--listings", p("fundsProxy/fundsCall/GetListFundDownload"),
+	want := assemble.DefaultConfig()
+	want.Cotahist = []string{p("InstDados/SerHist")}
+	want.Cad = p("dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv")
+	want.Index = []string{
+		"IBOV=" + p("indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-25.json"),
+		"IBOV=" + p("indexProxy/indexCall/GetPortfolioDay/IBOV/2026-11-26.json"),
+		"SMLL=" + p("indexProxy/indexCall/GetPortfolioDay/SMLL/2026-11-26.json"),
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("args:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	want.Cash = []string{
+		"ABEV=" + p("listedCompaniesProxy/CompanyCall/GetListedCashDividends/ABEV.json"),
+		"PETR=" + p("listedCompaniesProxy/CompanyCall/GetListedCashDividends/PETR.json"),
 	}
-	if _, err := officialArgs(t.TempDir()); err == nil {
+	want.Supplement = []string{p("listedCompaniesProxy/CompanyCall/GetListedSupplementCompany")}
+	want.Details = []string{p("listedCompaniesProxy/CompanyCall/GetDetail")}
+	want.Listings = []string{p("fundsProxy/fundsCall/GetListFundDownload")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("inputs:\n%+v\nwant:\n%+v", got, want)
+	}
+	empty := assemble.DefaultConfig()
+	if err := officialInputs(t.TempDir(), &empty); err == nil {
 		t.Error("empty folder: no error")
 	}
 }
