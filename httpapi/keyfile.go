@@ -18,6 +18,11 @@ import (
 // serialized by an exclusive lock on path+".lock" held from the read to the
 // rename, so no update is lost and a removed key is never resurrected.
 //
+// A path that is a symbolic link is written through: the file the chain of
+// links names (atomicfile.Target) is locked, read and replaced in its own
+// folder, and the links stay (a keys file mounted through a link keeps
+// being the file the server reads); path+".lock" is then beside that file.
+//
 // The new file keeps the owner, group and permission bits of the file it
 // replaces (a new file is 0600, owned by the caller); when the owner cannot
 // be kept the update fails and the old file is left as it was. The data and
@@ -25,6 +30,11 @@ import (
 // returns nil only after reading the file back and finding the bytes it
 // wrote. A missing file starts as an empty KeysFile. change must not keep f.
 func UpdateKeysFile(path string, change func(f *KeysFile) error) error {
+	target, err := atomicfile.Target(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	path = target
 	unlock, err := atomicfile.Lock(path + ".lock")
 	if err != nil {
 		return fmt.Errorf("%s: lock: %w", path, err)

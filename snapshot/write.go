@@ -70,7 +70,9 @@ func Write(w io.Writer, u *engine.Universe, opt WriteOptions) error {
 
 // WriteFile writes u as a snapshot to path atomically: a temporary file in
 // the same directory is written, synced and renamed over path, so readers
-// see the old file or the new one, never a partial one.
+// see the old file or the new one, never a partial one. When path is a
+// symbolic link, the file it names is replaced, in its own directory, and
+// the link stays (atomicfile.Target).
 func WriteFile(path string, u *engine.Universe, opt WriteOptions) error {
 	enc, err := encode(u, opt, false)
 	if err != nil {
@@ -90,10 +92,14 @@ func servableWith(path string, prog *Progress) error {
 	return nil
 }
 
-// writeEncoded writes enc to path through a synced temporary file, which
+// writeEncoded writes enc to path (through its symbolic links: to the file
+// they name, atomicfile.Target) through a synced temporary file, which
 // check (when not nil) must accept before it is renamed over path. The
 // temporary files of killed writers of the same path are removed first.
 func writeEncoded(path string, enc *encoded, check func(string) error) (err error) {
+	if path, err = atomicfile.Target(path); err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	atomicfile.RemoveStale(dir, filepath.Base(path))
 	f, err := os.CreateTemp(dir, atomicfile.TempPattern(filepath.Base(path)))

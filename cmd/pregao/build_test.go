@@ -214,3 +214,29 @@ func TestParseInterspersed(t *testing.T) {
 	f([]string{"a", "--", "--json"}, "a,--json", false)
 	f(nil, "", false)
 }
+
+// pregao build --out a symbolic link (a snapshot a server watches through
+// a link) replaces the file the link names, in its folder, and leaves
+// the link a link.
+func TestBuildThroughSymlink(t *testing.T) {
+	dir := tinyBundle(t)
+	root := t.TempDir()
+	target := filepath.Join(root, "snapshots", "demo.snap")
+	os.MkdirAll(filepath.Dir(target), 0o755)
+	os.WriteFile(target, []byte("the previous snapshot"), 0o644)
+	link := filepath.Join(root, "current.snap")
+	os.Symlink("snapshots/demo.snap", link)
+	var so, se bytes.Buffer
+	if err := runBuild(context.Background(), []string{"--from", dir, "--out", link}, &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("%s is no longer a symbolic link (%v)", link, err)
+	}
+	if _, _, err := snapshot.Load(target, snapshot.LoadOptions{}); err != nil {
+		t.Errorf("the link's target: %v", err)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 2 {
+		t.Errorf("the link's folder holds %d entries, want the link and snapshots/", len(ents))
+	}
+}

@@ -152,3 +152,57 @@ func TestKeysLimits(t *testing.T) {
 		t.Errorf("file: %v %+v", err, f)
 	}
 }
+
+// keys add, remove and limit on a keys file reached through symbolic
+// links (as a mounted configuration is) change the file the links name,
+// atomically in its own folder, and leave every link a link.
+func TestKeysThroughSymlink(t *testing.T) {
+	root := t.TempDir()
+	target := filepath.Join(root, "secrets", "keys.json")
+	os.MkdirAll(filepath.Dir(target), 0o755)
+	var out bytes.Buffer
+	if err := runKeys(context.Background(), []string{"add", "--file", target, "--name", "first"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "keys.json")
+	if err := os.Symlink("secrets/keys.json", link); err != nil {
+		t.Fatal(err)
+	}
+	chain := filepath.Join(root, "etc-keys.json")
+	if err := os.Symlink(link, chain); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"add", "--file", link, "--name", "second"},
+		{"add", "--file", chain, "--name", "third"},
+		{"remove", "--file", link, "--name", "first"},
+		{"limit", "--file", chain, "--plan", "eod", "--rate", "5"},
+	} {
+		if err := runKeys(context.Background(), args, &out, &out); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	for _, l := range []string{link, chain} {
+		if st, err := os.Lstat(l); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symbolic link (%v)", l, err)
+		}
+	}
+	f, err := httpapi.ReadKeysFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range f.Keys {
+		names = append(names, k.Name)
+	}
+	if strings.Join(names, ",") != "second,third" || f.Limits["eod"].PerSecond != 5 {
+		t.Errorf("target holds keys %v, limits %v; want second,third and eod at 5/s", names, f.Limits)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 3 { // secrets and the two links: the lock is beside the target
+		var n []string
+		for _, e := range ents {
+			n = append(n, e.Name())
+		}
+		t.Errorf("folder of the links holds %v", n)
+	}
+}
