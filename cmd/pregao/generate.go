@@ -15,8 +15,10 @@ import (
 )
 
 // runGenerate writes the deterministic demo universe as a source bundle:
-// pregao generate --seed N --scale S --out DIR [--compression zstd|gzip|none].
-// The same seed and scale always give a byte-identical bundle. With
+// pregao generate --seed N --scale S --out DIR [--compression zstd|gzip|none]
+// [--force]. The same seed and scale always give a byte-identical bundle.
+// An existing DIR holding anything but a bundle's files is refused unless
+// --force (bundle.Write). With
 // --official DIR it writes the same universe as B3 and the CVM publish it
 // instead (package official), in the layout pregao update imports:
 // pregao import $(official args of DIR) then gives the demo back, minus
@@ -29,6 +31,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	out := fs.String("out", "", "output bundle directory (required unless --official)")
 	off := fs.String("official", "", "write the official B3 and CVM files of the universe into this directory instead of a bundle (then: pregao update --no-fetch --dir DIR)")
 	comp := fs.String("compression", "zstd", "file compression: zstd, gzip or none")
+	force := fs.Bool("force", false, "with --out: "+forceUsage)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,6 +52,12 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case "zstd", "gzip", "none":
 	default:
 		return fmt.Errorf("generate: unknown --compression %q (want zstd, gzip or none)", *comp)
+	}
+	wopt := bundle.WriteOptions{Compression: *comp, Force: *force}
+	if *out != "" {
+		if err := bundle.CheckDir(*out, wopt); err != nil {
+			return fmt.Errorf("generate: %w", forceHint(err))
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -73,8 +82,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return writeOfficial(*off, u, *seed, *scale, tGen, meter, stop, stdout)
 	}
 	t1 := time.Now()
-	if err := bundle.Write(*out, u, bundle.WriteOptions{Compression: *comp, Meter: meter}); err != nil {
-		return fmt.Errorf("generate: %w", err)
+	wopt.Meter = meter
+	if err := bundle.Write(*out, u, wopt); err != nil {
+		return fmt.Errorf("generate: %w", forceHint(err))
 	}
 	tWrite := time.Since(t1)
 	stop()

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,5 +38,25 @@ func TestRunGenerateCancelled(t *testing.T) {
 	var out, errb bytes.Buffer
 	if err := runGenerate(ctx, []string{"--out", t.TempDir()}, &out, &errb); err == nil {
 		t.Fatal("want an error for a cancelled context")
+	}
+}
+
+// pregao generate --out and pregao update --bundle refuse a folder that
+// holds files of the user's, naming them, before any work, and leave it
+// as it was.
+func TestGenerateRefusesForeignFolder(t *testing.T) {
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "thesis.tex"), []byte("mine"), 0o644)
+	var so, se bytes.Buffer
+	err := runGenerate(context.Background(), []string{"--out", out}, &so, &se)
+	if err == nil || !strings.Contains(err.Error(), `"thesis.tex"`) || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("generate into a folder of the user's: %v", err)
+	}
+	err = runUpdate(context.Background(), []string{"--no-fetch", "--dir", t.TempDir(), "--out", filepath.Join(t.TempDir(), "x.snap"), "--bundle", out}, &so, &se)
+	if err == nil || !strings.Contains(err.Error(), `--bundle: bundle: `+out) || !strings.Contains(err.Error(), `"thesis.tex"`) {
+		t.Fatalf("update --bundle a folder of the user's: %v", err)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 1 {
+		t.Errorf("the folder holds %d entries, want thesis.tex alone", len(ents))
 	}
 }

@@ -37,12 +37,29 @@ func (l *listFlag) Set(v string) error {
 type importConfig struct {
 	Out         string          // bundle folder to write
 	Compression string          // bundle file compression: zstd, gzip or none
+	Force       bool            // replace Out even when it holds files that are not a bundle's (deleting them)
 	Assemble    assemble.Config // the inputs and how to date them
 }
 
-const importUsage = `usage: pregao import --out BUNDLE_DIR [inputs...]
+// forceUsage is the help text of the --force flag of the commands that
+// write a bundle folder.
+const forceUsage = "replace the bundle folder even when it holds files that are not a bundle's, deleting them (default: refuse, naming them)"
+
+// forceHint adds to a refusal of bundle.Write (a *bundle.ForeignError)
+// what the user can do about it.
+func forceHint(err error) error {
+	var fe *bundle.ForeignError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%w (move them or write elsewhere; --force replaces the folder and deletes them)", err)
+	}
+	return err
+}
+
+const importUsage = `usage: pregao import --out BUNDLE_DIR [--force] [inputs...]
 
 Turns official B3 and CVM files into a source bundle (then: pregao build --from BUNDLE_DIR).
+An existing BUNDLE_DIR is replaced whole; one holding anything but a bundle's
+files (and README, LICENSE, NOTICE, PROVENANCE files, kept) is refused unless --force.
 Every input flag may be repeated and takes comma-separated files, directories
 (searched recursively for files of that kind) or glob patterns. Files may be
 compressed (.zst, .gz); a missing name also finds NAME.zst or NAME.gz.
@@ -62,6 +79,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fl.StringVar(&f.Out, "out", "", "bundle directory to write (required)")
 	fl.StringVar(&f.Compression, "compression", bundle.CompressZstd, "bundle file compression: zstd, gzip or none")
+	fl.BoolVar(&f.Force, "force", false, forceUsage)
 	fl.Var((*listFlag)(&cfg.Cotahist), "cotahist", "B3 COTAHIST files (.TXT or .ZIP; daily, monthly or annual)")
 	fl.StringVar(&cfg.Cad, "cad", "", "CVM company registry cad_cia_aberta.csv")
 	fl.Var((*listFlag)(&cfg.FCA), "fca", "CVM FCA: fca_cia_aberta_YYYY.zip archives or their valor_mobiliario (ticker to company map), geral (website, description, founding date) and endereco (address) tables")
@@ -131,6 +149,10 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // per second, the MB of text read and the heap in use. Otherwise (a file,
 // a pipe) only the closing summary is written.
 func (c importConfig) run(ctx context.Context, stdout io.Writer) error {
+	wopt := bundle.WriteOptions{Compression: c.Compression, Force: c.Force}
+	if err := bundle.CheckDir(c.Out, wopt); err != nil {
+		return forceHint(err) // before the import's minutes, not after
+	}
 	var prog assemble.Progress
 	if isTerminal(stdout) {
 		prog = progressTo(stdout)
@@ -142,7 +164,6 @@ func (c importConfig) run(ctx context.Context, stdout io.Writer) error {
 	if prog != nil {
 		fmt.Fprint(stdout, "\r\033[K")
 	}
-	wopt := bundle.WriteOptions{Compression: c.Compression}
 	bprog, stop := startMeter(stdout, "import")
 	if bprog != nil {
 		wopt.Meter = bprog
@@ -150,7 +171,7 @@ func (c importConfig) run(ctx context.Context, stdout io.Writer) error {
 	err = bundle.Write(c.Out, u, wopt)
 	stop()
 	if err != nil {
-		return err
+		return forceHint(err)
 	}
 	fmt.Fprintf(stdout, "wrote bundle %s (as of %s)\n", c.Out, u.Meta.AsOf.Format(time.RFC3339))
 	rep.WriteSummary(stdout, u)

@@ -398,3 +398,42 @@ func TestImportDates(t *testing.T) {
 		t.Errorf("summary %q", so.String())
 	}
 }
+
+// pregao import --out a folder that holds files of the user's refuses it,
+// naming them, before reading anything, and leaves them; --force replaces
+// the folder. A folder holding a bundle (with a README) is replaced
+// without --force, the README kept.
+func TestImportRefusesForeignFolder(t *testing.T) {
+	dir, err := datafile.RealDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []string{"--cotahist", filepath.Join(dir, "b3-cotahist/pedrosampaiomatias__Project-Ibovespa/COTAHIST_D26032021.TXT.zst")}
+	out := filepath.Join(t.TempDir(), "work")
+	os.MkdirAll(filepath.Join(out, "drafts"), 0o755)
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+	var so, se bytes.Buffer
+	err = runImport(context.Background(), append([]string{"--out", out}, in...), &so, &se)
+	if err == nil || !strings.Contains(err.Error(), `"drafts/", "notes.txt"`) || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("import into a folder of the user's: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "notes.txt")); string(b) != "mine" {
+		t.Error("notes.txt changed by a refused import")
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 2 {
+		t.Errorf("the refused import wrote into the folder: %d entries", len(ents))
+	}
+	if err := runImport(context.Background(), append([]string{"--out", out, "--force"}, in...), &so, &se); err != nil {
+		t.Fatalf("import --force: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "notes.txt")); err == nil {
+		t.Error("notes.txt kept by import --force")
+	}
+	os.WriteFile(filepath.Join(out, "README.md"), []byte("mine"), 0o644)
+	if err := runImport(context.Background(), append([]string{"--out", out}, in...), &so, &se); err != nil {
+		t.Fatalf("import over its own bundle: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "README.md")); string(b) != "mine" {
+		t.Error("README.md not kept")
+	}
+}

@@ -41,6 +41,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pace := fl.Duration("pace", 200*time.Millisecond, "least time between two requests to B3's services")
 	base := fl.String("base-url", "", "replace the official hosts' https://host prefix (for mirrors and tests)")
 	bundleDir := fl.String("bundle", "", "keep the source bundle in this folder (default: a temporary one, removed)")
+	force := fl.Bool("force", false, "with --bundle: "+forceUsage)
 	lenient := fl.Bool("lenient", false, "import: skip malformed rows, counted in the summary")
 	noFetch := fl.Bool("no-fetch", false, "do not download: import and build what DIR holds")
 	if err := fl.Parse(args); err != nil {
@@ -52,6 +53,11 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *dir == "" || *out == "" {
 		fl.Usage()
 		return errors.New("update: --dir and --out are required")
+	}
+	if *bundleDir != "" {
+		if err := bundle.CheckDir(*bundleDir, bundle.WriteOptions{Force: *force}); err != nil {
+			return fmt.Errorf("update: --bundle: %w", forceHint(err)) // before the fetch
+		}
 	}
 	if !*noFetch {
 		fc := fetchConfig{Dir: *dir, Sources: splitList(*sources), BaseURL: *base, Retries: defaultRetries,
@@ -81,7 +87,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("update: %w", err)
 	}
 	ic.Assemble.Lenient = *lenient
-	ic.Out = *bundleDir
+	ic.Out, ic.Force = *bundleDir, *force
 	if ic.Out == "" {
 		tmp, err := os.MkdirTemp("", "pregao-update-")
 		if err != nil {

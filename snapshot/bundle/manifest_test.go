@@ -194,3 +194,125 @@ func FuzzManifest(f *testing.F) {
 		}
 	})
 }
+
+// TestWriteRefusesForeignFiles: Write replaces an existing folder only
+// when it is a bundle's (data files, manifest.json, README and the other
+// carried-over files); a folder with anything else of the user's is
+// refused, naming what replacing it would delete, and left as it was,
+// unless Force.
+func TestWriteRefusesForeignFiles(t *testing.T) {
+	u := mustRead(t, "testdata/small")
+	for _, c := range []struct {
+		name  string
+		setup func(dir string) // makes dir
+		want  []string         // the foreign entries; none: Write succeeds
+	}{
+		{"missing", func(string) {}, nil},
+		{"empty", func(dir string) { os.Mkdir(dir, 0o755) }, nil},
+		{"a bundle with README and LICENSE", func(dir string) {
+			Write(dir, u, WriteOptions{Compression: CompressGzip})
+			os.WriteFile(filepath.Join(dir, "README.md"), []byte("mine"), 0o644)
+			os.WriteFile(filepath.Join(dir, "LICENSE"), []byte("mine"), 0o644)
+		}, nil},
+		{"a hand-written bundle without manifest", func(dir string) {
+			os.Mkdir(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, FileMeta), []byte("{}\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "daily.csv.zst"), nil, 0o644)
+		}, nil},
+		{"notes beside a bundle", func(dir string) {
+			Write(dir, u, WriteOptions{})
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+		}, []string{"notes.txt"}},
+		{"a folder of other things", func(dir string) {
+			os.MkdirAll(filepath.Join(dir, "raw", "2024"), 0o755)
+			os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+			os.WriteFile(filepath.Join(dir, "thesis.pdf"), []byte("mine"), 0o644)
+			os.WriteFile(filepath.Join(dir, ".env"), []byte("mine"), 0o644)
+			os.WriteFile(filepath.Join(dir, "company.jsonl"), []byte("mine"), 0o644) // a typo is not a bundle file
+			os.Symlink("thesis.pdf", filepath.Join(dir, "daily.csv"))                // a link is not one either
+		}, []string{".env", ".git/", "company.jsonl", "daily.csv", "raw/", "thesis.pdf"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			c.setup(dir)
+			err := Write(dir, u, WriteOptions{})
+			if cerr := CheckDir(dir, WriteOptions{}); (cerr == nil) != (c.want == nil) {
+				t.Errorf("CheckDir: %v, Write: %v", cerr, err)
+			}
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("Write: %v", err)
+				}
+				mustRead(t, dir)
+				return
+			}
+			var fe *ForeignError
+			if !errors.As(err, &fe) || !slices.Equal(fe.Names, c.want) || fe.Dir != dir {
+				t.Fatalf("Write: %v, want a ForeignError naming %v", err, c.want)
+			}
+			for _, n := range c.want {
+				if !strings.Contains(err.Error(), strconv.Quote(n)) {
+					t.Errorf("error %q does not name %s", err, n)
+				}
+				if _, err := os.Lstat(filepath.Join(dir, n)); err != nil {
+					t.Errorf("%s: %v after the refused Write", n, err)
+				}
+			}
+			if left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".out.tmp-*")); len(left) != 0 {
+				t.Errorf("temporary folders left: %v", left)
+			}
+			if err := Write(dir, u, WriteOptions{Force: true}); err != nil {
+				t.Fatalf("Write with Force: %v", err)
+			}
+			for _, n := range c.want {
+				if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+					t.Errorf("%s kept by a forced Write", n)
+				}
+			}
+			mustRead(t, dir)
+		})
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, []byte("mine"), 0o644)
+	if err := Write(file, u, WriteOptions{Force: true}); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Errorf("Write over a file: %v", err)
+	}
+}
+
+// TestWriteRefusesLateForeignFiles: a file of the user's that appears in
+// the folder while Write runs is not deleted by the swap.
+func TestWriteRefusesLateForeignFiles(t *testing.T) {
+	dir := writeSmall(t)
+	testHookBeforeSwap = func(string) error { return os.WriteFile(filepath.Join(dir, "late.txt"), []byte("mine"), 0o644) }
+	defer func() { testHookBeforeSwap = nil }()
+	var fe *ForeignError
+	if err := Write(dir, mustRead(t, "testdata/small"), WriteOptions{}); !errors.As(err, &fe) {
+		t.Fatalf("Write: %v, want a ForeignError", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestWriteThroughSymlink: a bundle folder reached through a symbolic
+// link is replaced where the link points; the link stays.
+func TestWriteThroughSymlink(t *testing.T) {
+	root := t.TempDir()
+	target := filepath.Join(root, "bundles", "2025-01-02")
+	u := mustRead(t, "testdata/small")
+	if err := Write(target, u, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "current")
+	os.Symlink("bundles/2025-01-02", link)
+	u.Companies[0].Name = "Renamed S.A."
+	if err := Write(link, u, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("%s is no longer a link (%v)", link, err)
+	}
+	if got := mustRead(t, target); got.Companies[0].Name != "Renamed S.A." {
+		t.Errorf("target not replaced: company %q", got.Companies[0].Name)
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -27,6 +29,97 @@ type WriteOptions struct {
 	// Meter, when not nil, follows the write: phase "write bundle", in
 	// rows (a daily or intraday bar, or one entity, is a row).
 	Meter Meter
+	// Force lets Write replace a folder that holds entries other than a
+	// bundle's, deleting them. false (default): such a folder is refused
+	// with a *ForeignError naming them, and nothing is written.
+	Force bool
+}
+
+// ForeignError is the error of a Write refused because its folder holds
+// entries that are not a bundle's, which replacing the folder would
+// delete (WriteOptions.Force allows it).
+type ForeignError struct {
+	Dir   string   // the folder
+	Names []string // the entries, sorted; a folder's name ends with "/"
+}
+
+func (e *ForeignError) Error() string {
+	names, more := e.Names, ""
+	if len(names) > 10 {
+		names, more = names[:10], fmt.Sprintf(" and %d more", len(names)-10)
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return fmt.Sprintf("bundle: %s holds files that are not a bundle's, which replacing it would delete: %s%s", e.Dir, strings.Join(q, ", "), more)
+}
+
+// ownEntry reports whether e is an entry of a bundle folder that Write may
+// replace: a data file (Files, plain or .zst or .gz), manifest.json, or a
+// README, LICENSE, NOTICE or PROVENANCE file, which Write carries over.
+// Anything else is the user's: other and hidden files, folders, links.
+func ownEntry(e fs.DirEntry) bool {
+	name := e.Name()
+	if !e.Type().IsRegular() || strings.HasPrefix(name, ".") {
+		return false
+	}
+	if name == FileManifest || ignoredFile(name) {
+		return true
+	}
+	base, _ := splitName(name)
+	return slices.Contains(Files, base)
+}
+
+// CheckDir returns the error Write(dir, u, opt) would return at once
+// because of dir (see Write): a *ForeignError when dir holds entries that
+// are not a bundle's and opt.Force is not set, an error when dir is not a
+// folder. A caller that computes its Universe for long (an import) checks
+// first, so as not to fail at the end.
+func CheckDir(dir string, opt WriteOptions) error {
+	dir, err := atomicfile.Target(filepath.Clean(dir))
+	if err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	return checkFolder(dir, opt.Force)
+}
+
+// checkFolder returns nil when Write may replace dir: it does not exist,
+// or it is a folder holding only a bundle's entries (any entries with
+// force). A dir that is not a folder is refused too.
+func checkFolder(dir string, force bool) error {
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("bundle: %s exists and is not a folder", dir)
+	}
+	if force {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	var foreign []string
+	for _, e := range ents {
+		if ownEntry(e) {
+			continue
+		}
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		foreign = append(foreign, n)
+	}
+	if len(foreign) > 0 {
+		return &ForeignError{Dir: dir, Names: foreign}
+	}
+	return nil
 }
 
 func (o WriteOptions) compression() (string, error) {
@@ -62,6 +155,14 @@ func suffix(comp string) string {
 // leaves dir as it was; the temporary folders of killed writers are
 // removed by the next Write of the same dir. Of a previous dir, only files
 // that are not data (README, LICENSE, NOTICE, PROVENANCE) are carried over.
+//
+// A dir that exists must be a bundle's folder: one that holds anything but
+// a bundle's data files, manifest.json and those carried-over files
+// (notes, subfolders, hidden files, links) is refused with a
+// *ForeignError naming them, before anything is written and again just
+// before the swap, unless opt.Force is set. A dir that is a symbolic link
+// is written through: the folder it names is replaced and the link stays
+// (atomicfile.Target).
 func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 	comp, err := opt.compression()
 	if err != nil {
@@ -70,7 +171,12 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 	if u == nil {
 		return errors.New("bundle: nil Universe")
 	}
-	dir = filepath.Clean(dir)
+	if dir, err = atomicfile.Target(filepath.Clean(dir)); err != nil {
+		return fmt.Errorf("bundle: %w", err)
+	}
+	if err := checkFolder(dir, opt.Force); err != nil {
+		return err
+	}
 	parent, name := filepath.Split(dir)
 	if parent == "" {
 		parent = "."
@@ -186,6 +292,9 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 		if err := testHookBeforeSwap(stage); err != nil {
 			return err
 		}
+	}
+	if err := checkFolder(dir, opt.Force); err != nil {
+		return err // the user's files appeared meanwhile
 	}
 	if err := atomicfile.SwapDir(stage, dir); err != nil {
 		return fmt.Errorf("bundle: %w", err)
