@@ -408,10 +408,18 @@ func FuzzParseNum(f *testing.F) {
 func FuzzIndexCSV(f *testing.F) {
 	f.Add(readReal(f, fileIbov21), "IBOVDia_26-03-21.csv")
 	f.Add(readReal(f, fileSmll), "SMLLDia_02-07-25.csv")
+	f.Add(withNUL(f, readReal(f, fileIbov21), 3, "AMBEV"), "IBOVDia_26-03-21.csv")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		p, err := ReadIndexCSV(bytes.NewReader(data), name)
 		if err == nil && (p.Symbol == "" || len(p.Assets) == 0) {
 			t.Fatal("accepted a portfolio without symbol or assets")
+		}
+		if err == nil {
+			for _, a := range p.Assets {
+				if strings.IndexByte(a.Ticker+a.Name+a.Type, 0) >= 0 {
+					t.Fatalf("accepted an asset with a NUL byte: %+v", a)
+				}
+			}
 		}
 	})
 }
@@ -499,12 +507,16 @@ func FuzzSupplement(f *testing.F) {
 func FuzzListings(f *testing.F) {
 	f.Add(readReal(f, fileETF))
 	f.Add(readReal(f, fileFII))
+	f.Add(withNUL(f, readReal(f, fileETF), 2, "IAGRO"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ls, _, err := ReadListings(bytes.NewReader(data), "f", true)
 		if err == nil {
 			for _, l := range ls {
 				if l.Code == "" {
 					t.Fatal("empty code accepted")
+				}
+				if strings.IndexByte(l.Code+l.Name+l.Index+l.Geography, 0) >= 0 {
+					t.Fatalf("accepted a listing with a NUL byte: %+v", l)
 				}
 			}
 		}

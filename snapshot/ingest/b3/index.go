@@ -57,7 +57,7 @@ var (
 // Teórica;Part. (%)), one row per asset and optional footer lines
 // ("Quantidade Teórica Total", "Redutor"). Symbol and day come from the
 // title, or else from name (IBOVDia_dd-mm-yy). Errors name the file, line
-// and column.
+// and column; a field holding a NUL byte is one (datafile.ErrNUL).
 func ReadIndexCSV(r io.Reader, name string) (*Portfolio, error) {
 	p := &Portfolio{AsOf: engine.NoDate, TotalQty: engine.Null, Reductor: engine.Null}
 	base := datafile.BaseName(name)
@@ -84,6 +84,9 @@ func ReadIndexCSV(r io.Reader, name string) (*Portfolio, error) {
 			continue
 		}
 		f := strings.Split(line, ";")
+		if i := datafile.NULField(f); i >= 0 {
+			return nil, fmt.Errorf("%s:%d:%d: %w", name, lineNo, i+1, datafile.ErrNUL)
+		}
 		for i := range f {
 			f[i] = strings.TrimSpace(f[i])
 		}

@@ -34,7 +34,9 @@ func (l Listing) Symbol() string {
 // header), ISO-8859-1 or UTF-8, a header naming a code column ("Código",
 // "codigo") and optionally "Razão Social", "Índice" and "Geografia". Rows with an empty
 // code are skipped; a malformed code is an error naming line and column,
-// or, when lenient, is skipped and counted in the second result.
+// or, when lenient, is skipped and counted in the second result; so is a
+// row with a field holding a NUL byte (datafile.ErrNUL), and such a
+// header is an error, lenient or not.
 func ReadListings(r io.Reader, name string, lenient bool) ([]Listing, int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -59,6 +61,9 @@ func ReadListings(r io.Reader, name string, lenient bool) ([]Listing, int, error
 			if !strings.Contains(line, ";") {
 				sep = ","
 			}
+			if i := datafile.NULField(strings.Split(line, sep)); i >= 0 {
+				return nil, 0, fmt.Errorf("%s:%d:%d: %w", name, lineNo, i+1, datafile.ErrNUL)
+			}
 			for i, h := range strings.Split(line, sep) {
 				h = fold(strings.TrimSpace(h))
 				switch {
@@ -78,6 +83,13 @@ func ReadListings(r io.Reader, name string, lenient bool) ([]Listing, int, error
 			continue
 		}
 		f := strings.Split(line, sep)
+		if i := datafile.NULField(f); i >= 0 {
+			if lenient {
+				bad++
+				continue
+			}
+			return nil, 0, fmt.Errorf("%s:%d:%d: %w", name, lineNo, i+1, datafile.ErrNUL)
+		}
 		if len(f) <= code {
 			return nil, 0, fmt.Errorf("%s:%d: want at least %d fields, got %d", name, lineNo, code+1, len(f))
 		}

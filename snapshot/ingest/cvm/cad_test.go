@@ -185,6 +185,9 @@ func TestCadErrors(t *testing.T) {
 		{"cnpj", row(func(f []string) { f[0] = "123456789012345678" }), "CNPJ_CIA"},
 		{"no id", row(func(f []string) { f[0], f[9] = "", "" }), "CNPJ_CIA"},
 		{"short", h + "\n1;2;3\n", "DT_REG"},
+		{"NUL in the name", row(func(f []string) { f[1] = "X\x00 S.A." }), "DENOM_SOCIAL"},
+		{"NUL in a quoted field", row(func(f []string) { f[2] = "\"X;\x00\"" }), "DENOM_COMERC"},
+		{"NUL alone", row(func(f []string) { f[10] = "\x00" }), "SETOR_ATIV"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -52,7 +52,8 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // by ';' or the end of the record is a quoted field ("" is an escaped
 // quote; it may hold ';' and line breaks). Any other '"' is literal text,
 // as CVM writes quotes inside unquoted fields (BL "C"). A quoted field
-// left open at the end of the file is an error.
+// left open at the end of the file is an error, and so is a field holding
+// a NUL byte (datafile.ErrNUL: a *ParseError naming line and column).
 //
 // Memory is constant: the byte slices returned by Field are valid until
 // the next call to Next. A Reader is not safe for concurrent use.
@@ -300,7 +301,14 @@ func (r *Reader) readRecord() error {
 		r.conv = datafile.AppendLatin1(r.conv[:0], rec)
 		rec = r.conv
 	}
-	return r.split(rec)
+	if err := r.split(rec); err != nil {
+		return err
+	}
+	if bytes.IndexByte(rec, 0) >= 0 {
+		i := datafile.NULField(r.fields)
+		return &ParseError{File: r.name, Line: r.line, Column: r.colName(i), Err: fmt.Errorf("field %d: %w", i+1, datafile.ErrNUL)}
+	}
+	return nil
 }
 
 func trimEOL(b []byte) []byte {

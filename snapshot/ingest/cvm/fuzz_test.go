@@ -31,6 +31,8 @@ func FuzzCSVLine(f *testing.F) {
 	f.Add(latin1("A;B\nSão;Açúcar\n"))
 	f.Add(head(f, cadFile, 5))
 	f.Add(head(f, "cvm-dfp/dfp_cia_aberta_DRE_con_2022.csv.zst", 5))
+	f.Add([]byte("A;B\n\x00;2\n\"x\x00\";3\n4;5\n"))
+	f.Add([]byte("A;B\x00\n1;2\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rd := NewReader(bytes.NewReader(in), "f.csv")
 		if err := rd.ReadHeader(); err != nil {
@@ -51,7 +53,9 @@ func FuzzCSVLine(f *testing.F) {
 				t.Fatalf("row of %d fields accepted, header has %d", rd.NumFields(), len(rd.Header()))
 			}
 			for j := 0; j < rd.NumFields(); j++ {
-				_ = rd.Field(j)
+				if bytes.IndexByte(rd.Field(j), 0) >= 0 {
+					t.Fatalf("field %d holds a NUL byte: %q", j, rd.Field(j))
+				}
 			}
 		}
 	})
@@ -88,6 +92,11 @@ func FuzzParseDate(f *testing.F) {
 func FuzzCad(f *testing.F) {
 	f.Add(head(f, cadFile, 20))
 	f.Add([]byte(header(f, "cad_cia_aberta")))
+	if h := head(f, cadFile, 3); len(h) > 0 {
+		nul := bytes.Clone(h)
+		nul[bytes.LastIndexByte(nul, ';')-1] = 0
+		f.Add(nul)
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, lenient := range []bool{false, true} {
 			comps, _, err := ReadCad(bytes.NewReader(in), "f.csv", Options{Lenient: lenient})
@@ -95,6 +104,9 @@ func FuzzCad(f *testing.F) {
 				continue
 			}
 			for _, c := range comps {
+				if strings.IndexByte(c.Name+c.TradingName+c.ID+c.CVMCode, 0) >= 0 {
+					t.Fatalf("company with a NUL byte accepted: %+v", c)
+				}
 				if n, ok := sectors.Lookup(c.SubIndustryID); c.SubIndustryID != "" && (!ok || n.Level != 4) {
 					t.Fatalf("sector %q not a sub-industry", c.SubIndustryID)
 				}
