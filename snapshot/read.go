@@ -34,7 +34,8 @@ func decoder() (*zstd.Decoder, error) {
 }
 
 // ReadFile reads and decodes the snapshot at path, with the checks of
-// Decode. Sections are read from the file into per-worker buffers as
+// Decode. A path that is not a regular file is refused (ErrNotRegular)
+// without blocking. Sections are read from the file into per-worker buffers as
 // they are verified and decoded, so the whole file is never held in
 // memory. It leaves the garbage collector's settings alone.
 func ReadFile(path string) (*engine.Universe, Header, error) {
@@ -46,16 +47,12 @@ func ReadFile(path string) (*engine.Universe, Header, error) {
 // decode when compact is set (engine.CompactSeries: only for a Universe
 // that goes straight to engine.Build).
 func readFile(path string, pause, compact bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
-	f, err := os.Open(path)
+	f, size, err := openFile(path)
 	if err != nil {
 		return nil, Header{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, Header{}, err
-	}
-	u, h, err := readFrom(f, st.Size(), pause, compact, workers, prog)
+	u, h, err := readFrom(f, size, pause, compact, workers, prog)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -140,6 +137,9 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if err != nil {
 		return nil, Header{}, err
 	}
+	if err := regular(path, st); err != nil {
+		return nil, Header{}, err
+	}
 	if opt.PauseGC {
 		defer startPause(st.Size(), 0)()
 	}
@@ -158,17 +158,14 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 
 // ReadHeader reads and verifies only the header of the snapshot at path;
 // it checks that the file size matches the section table but does not
-// read the sections.
+// read the sections. A path that is not a regular file is refused
+// (ErrNotRegular) without blocking.
 func ReadHeader(path string) (Header, error) {
-	f, err := os.Open(path)
+	f, size, err := openFile(path)
 	if err != nil {
 		return Header{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Header{}, err
-	}
 	prefix := make([]byte, prefixLen)
 	n, err := io.ReadFull(f, prefix)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
@@ -178,15 +175,15 @@ func ReadHeader(path string) (Header, error) {
 	if err != nil {
 		return Header{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if int64(hl) > st.Size() {
-		return Header{}, fmt.Errorf("%s: %w: header needs %d bytes, file has %d", path, ErrTruncated, hl, st.Size())
+	if int64(hl) > size {
+		return Header{}, fmt.Errorf("%s: %w: header needs %d bytes, file has %d", path, ErrTruncated, hl, size)
 	}
 	b := make([]byte, hl)
 	copy(b, prefix)
 	if _, err := io.ReadFull(f, b[prefixLen:]); err != nil {
 		return Header{}, fmt.Errorf("%s: %w: %v", path, ErrTruncated, err)
 	}
-	h, err := parseHeader(b, st.Size())
+	h, err := parseHeader(b, size)
 	if err != nil {
 		return Header{}, fmt.Errorf("%s: %w", path, err)
 	}

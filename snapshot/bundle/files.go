@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -112,6 +113,20 @@ func listing(dir string, c *collector) (map[string]string, error) {
 		}
 		if e.IsDir() {
 			c.addf(name, 0, "", "unexpected directory in bundle")
+			continue
+		}
+		if t := e.Type(); !t.IsRegular() && t&fs.ModeSymlink == 0 {
+			// A named pipe would block its read until some writer came.
+			what := "a special file"
+			switch {
+			case t&fs.ModeNamedPipe != 0:
+				what = "a named pipe"
+			case t&fs.ModeSocket != 0:
+				what = "a socket"
+			case t&fs.ModeDevice != 0:
+				what = "a device"
+			}
+			c.addf(name, 0, "", "%s, not a regular file", what)
 			continue
 		}
 		base, _ := splitName(name)
