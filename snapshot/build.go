@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 
@@ -26,6 +27,16 @@ import (
 // in turn (see deriveInGroups), so that ratios.Derive's working memory is
 // that of one group.
 func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
+	return BuildFromBundleContext(context.Background(), dir, out, opt)
+}
+
+// BuildFromBundleContext is BuildFromBundle stopped by ctx: it checks ctx
+// after reading the bundle, before each section it encodes, between the
+// groups of companies whose ratios it derives, between the parts it
+// writes and before the rename, and returns ctx's error (out untouched,
+// its temporary file removed) once ctx ends. The bundle's read and the
+// load that checks the written file are not interrupted.
+func BuildFromBundleContext(ctx context.Context, dir, out string, opt WriteOptions) (Header, error) {
 	var meter bundle.Meter
 	if opt.Progress != nil {
 		meter = opt.Progress
@@ -34,10 +45,14 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 	if err != nil {
 		return Header{}, err
 	}
+	if err := ctx.Err(); err != nil {
+		return Header{}, err
+	}
 	c, err := newEncoder(opt)
 	if err != nil {
 		return Header{}, err
 	}
+	c.ctx = ctx
 	defer c.zw.Close()
 	if err := checkSeries(u); err != nil {
 		return Header{}, fmt.Errorf("snapshot: %w", err)
@@ -55,7 +70,7 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 		return Header{}, err
 	}
 	keepDerivePrices(u)
-	segs, err := deriveInGroups(u, deriveGroups, opt.Progress)
+	segs, err := deriveInGroups(ctx, u, deriveGroups, opt.Progress)
 	if err != nil {
 		return Header{}, fmt.Errorf("derive ratios: %w", err)
 	}
@@ -90,7 +105,7 @@ func BuildFromBundle(dir, out string, opt WriteOptions) (Header, error) {
 	}
 	u = nil // the check below loads the file: leave it the memory
 	opt.Progress.Begin("write", "", 0)
-	if err := writeEncoded(out, enc, func(p string) error { return servableWith(p, opt.Progress) }); err != nil {
+	if err := writeEncoded(ctx, out, enc, func(p string) error { return servableWith(p, opt.Progress) }); err != nil {
 		return Header{}, err
 	}
 	return enc.h, nil
@@ -134,13 +149,16 @@ var deriveGroups = 8
 // group order, are those of one Derive of u; a group's working memory
 // (per-company buckets, then their concatenation) is a fraction of the
 // whole. u.Companies must be sorted by id (bundle.Read's order).
-func deriveInGroups(u *engine.Universe, n int, prog *Progress) ([]engine.Derived, error) {
+func deriveInGroups(ctx context.Context, u *engine.Universe, n int, prog *Progress) ([]engine.Derived, error) {
 	cs := u.Companies
 	prog.Begin("derive ratios", "companies", int64(len(cs)))
 	n = max(1, min(n, len(cs)))
 	size := (len(cs) + n - 1) / max(n, 1)
 	var segs []engine.Derived
 	for lo := 0; lo == 0 || lo < len(cs); lo += max(size, 1) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		sub := *u
 		sub.Companies = cs[lo:min(lo+size, len(cs))]
 		d, err := ratios.Derive(&sub)

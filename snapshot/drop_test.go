@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,7 +77,7 @@ func TestDeriveInGroups(t *testing.T) {
 		t.Fatalf("bundle too small: %d companies, %d ratio points, %d fund ratio points", len(u.Companies), len(want.Ratios), len(want.FundRatios))
 	}
 	for n := 1; n <= len(u.Companies)+1; n++ {
-		segs, err := deriveInGroups(u, n, nil)
+		segs, err := deriveInGroups(context.Background(), u, n, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -78,7 +79,7 @@ func WriteFile(path string, u *engine.Universe, opt WriteOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeEncoded(path, enc, nil)
+	return writeEncoded(context.Background(), path, enc, nil)
 }
 
 // servableWith loads the snapshot at path as pregao serve does (every
@@ -96,7 +97,9 @@ func servableWith(path string, prog *Progress) error {
 // they name, atomicfile.Target) through a synced temporary file, which
 // check (when not nil) must accept before it is renamed over path. The
 // temporary files of killed writers of the same path are removed first.
-func writeEncoded(path string, enc *encoded, check func(string) error) (err error) {
+// ctx is checked between parts and before the rename: once it ends, the
+// temporary file is removed and path left as it was.
+func writeEncoded(ctx context.Context, path string, enc *encoded, check func(string) error) (err error) {
 	if path, err = atomicfile.Target(path); err != nil {
 		return err
 	}
@@ -117,6 +120,9 @@ func writeEncoded(path string, enc *encoded, check func(string) error) (err erro
 		return err
 	}
 	for _, p := range enc.parts {
+		if err = ctx.Err(); err != nil {
+			return err
+		}
 		if _, err = bw.Write(p); err != nil {
 			return err
 		}
@@ -137,6 +143,9 @@ func writeEncoded(path string, enc *encoded, check func(string) error) (err erro
 		if err = check(f.Name()); err != nil {
 			return err
 		}
+	}
+	if err = ctx.Err(); err != nil {
+		return err
 	}
 	if err = os.Rename(f.Name(), path); err != nil {
 		return err
@@ -178,7 +187,8 @@ func splitParts(u *engine.Universe, from, to int) []job {
 type encoder struct {
 	level int
 	zw    *zstd.Encoder
-	prog  *Progress // counts the sections encoded by run (nil: none)
+	prog  *Progress       // counts the sections encoded by run (nil: none)
+	ctx   context.Context // checked by run before each section (nil: never ends)
 }
 
 func newEncoder(opt WriteOptions) (*encoder, error) {
@@ -211,6 +221,11 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([][]byt
 	parts := make([][]byte, len(jobs))
 	secs := make([]Section, len(jobs))
 	err := parallel(len(jobs), func(i int) error {
+		if c.ctx != nil {
+			if err := c.ctx.Err(); err != nil {
+				return err
+			}
+		}
 		j := jobs[i]
 		k := &kinds[j.k]
 		e := newPenc(len(k.nests))

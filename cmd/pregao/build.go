@@ -49,19 +49,20 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errors.New("build: --from and --out are required")
 	}
-	return buildConfig{From: *from, Out: *out, Level: *level, RequireManifest: !*noManifest}.run(ctx, stdout)
+	return buildConfig{From: *from, Out: *out, Level: *level, RequireManifest: !*noManifest}.run(ctx, stdout, stderr)
 }
 
 // run validates the source bundle c.From and writes its snapshot to
 // c.Out, then the header's tables to stdout. A bad bundle writes nothing
 // (an existing c.Out is left untouched) and returns the validation
-// error.
-func (c buildConfig) run(ctx context.Context, stdout io.Writer) error {
+// error; so does the end of ctx (a signal: see untilDone), which the
+// build checks between its steps.
+func (c buildConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if c.Level < 1 || c.Level > 22 {
 		return fmt.Errorf("build: --level must be between 1 and 22, got %d", c.Level)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return interrupted(ctx, "build", "nothing written")
 	}
 	memoryDefaults()
 	start := time.Now()
@@ -79,33 +80,27 @@ func (c buildConfig) run(ctx context.Context, stdout io.Writer) error {
 		defer os.RemoveAll(tmp)
 		out = filepath.Join(tmp, "snapshot.snap")
 	}
-	// A cancelled context (interrupt, SIGTERM) stops waiting at once; the
-	// snapshot is renamed into place only when complete, so out is never
-	// left half-written.
-	type result struct {
-		h   snapshot.Header
-		err error
-	}
-	done := make(chan result, 1)
+	// The snapshot is renamed into place only when complete, so out is
+	// never left half-written, also when a signal stops the build.
 	prog, stop := startMeter(stdout, "build")
 	defer stop()
-	go func() {
-		h, err := snapshot.BuildFromBundle(c.From, out, snapshot.WriteOptions{Level: c.Level, RequireManifest: c.RequireManifest, Progress: prog})
-		done <- result{h, err}
-	}()
 	var h snapshot.Header
-	select {
-	case <-ctx.Done():
-		return fmt.Errorf("build: %w", ctx.Err())
-	case r := <-done:
-		if r.err != nil {
-			return fmt.Errorf("build: %w", r.err)
+	err := untilDone(ctx, "build", "no snapshot written, "+c.Out+" is as it was", stopGrace, stderr, func(ctx context.Context) (err error) {
+		h, err = snapshot.BuildFromBundleContext(ctx, c.From, out, snapshot.WriteOptions{Level: c.Level, RequireManifest: c.RequireManifest, Progress: prog})
+		if err != nil {
+			return fmt.Errorf("build: %w", err)
 		}
-		h = r.h
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	stop()
 	if dest != out {
 		if err := remote.Upload(ctx, out, dest); err != nil {
+			if ctx.Err() != nil {
+				return interrupted(ctx, "build", "not uploaded, "+dest+" is as it was")
+			}
 			return fmt.Errorf("build: %w", err)
 		}
 		out = dest
@@ -145,20 +140,41 @@ func inspect(ctx context.Context, name string, args []string, verify bool, stdou
 		return fmt.Errorf("%s: want exactly one snapshot file", name)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return interrupted(ctx, name, "nothing read")
 	}
+	// Anything but a regular file is refused without blocking (a named
+	// pipe without a writer); a signal stops the command at once, as it
+	// writes nothing.
 	var h snapshot.Header
 	if verify {
 		start := time.Now()
 		prog, stop := startMeter(stderr, name)
-		_, h, err = snapshot.Load(pos[0], snapshot.LoadOptions{PauseGC: true, Progress: prog})
+		err = untilDone(ctx, name, "not verified", 0, stderr, func(context.Context) (err error) {
+			_, h, err = snapshot.Load(pos[0], snapshot.LoadOptions{PauseGC: true, Progress: prog})
+			if err != nil && !errors.Is(err, snapshot.ErrNotRegular) {
+				err = fmt.Errorf("%s: %w", pos[0], err)
+			}
+			return err
+		})
 		stop()
 		if err != nil {
-			return fmt.Errorf("%s: %s: %w", name, pos[0], err)
+			if ctx.Err() != nil {
+				return err
+			}
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		fmt.Fprintf(stderr, "%s: every section verified and loaded in %s\n", pos[0], time.Since(start).Round(time.Millisecond))
-	} else if h, err = snapshot.ReadHeader(pos[0]); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	} else {
+		err = untilDone(ctx, name, "nothing read", 0, stderr, func(context.Context) (err error) {
+			h, err = snapshot.ReadHeader(pos[0])
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	if *asJSON {
 		b, err := json.MarshalIndent(h, "", "  ")

@@ -73,7 +73,7 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.To, err = engine.ParseDate(*to); err != nil {
 		return fmt.Errorf("fetch: --to: %w", err)
 	}
-	return cfg.run(ctx, stdout)
+	return cfg.run(ctx, stdout, stderr)
 }
 
 // run downloads the official files of c.Sources for the days
@@ -84,9 +84,10 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // company the range's COTAHIST files quote (taken from the files in
 // c.Dir: name cotahist too, or fetch it first); listings, the FII and ETF
 // lists. It writes its summary lines to stdout, and its progress when
-// stdout is a terminal. It stops at ctx's end (files are renamed into
-// place only when complete).
-func (c fetchConfig) run(ctx context.Context, stdout io.Writer) error {
+// stdout is a terminal. It stops at ctx's end (a signal): files are
+// renamed into place only when complete, and a download cut short is
+// kept as FILE.part, which the next fetch resumes.
+func (c fetchConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	plan, err := fetch.Plan(c.Sources, c.From, c.To, c.Annual)
 	if err != nil {
 		return fmt.Errorf("fetch: %w", err)
@@ -117,6 +118,9 @@ func (c fetchConfig) run(ctx context.Context, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "fetch: %d downloaded, %d already complete, %d absent (404: no session or not published)\n", res.Downloaded, res.Skipped, res.Missing)
 		if err != nil {
+			if ctx.Err() != nil {
+				return interrupted(ctx, "fetch", fetchStopped)
+			}
 			return err
 		}
 	}
@@ -141,10 +145,16 @@ func (c fetchConfig) run(ctx context.Context, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "fetch: B3 services: %s in %.1fs\n", sres, time.Since(start).Seconds())
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx, "fetch", fetchStopped)
+		}
 		return fmt.Errorf("fetch: %w", err)
 	}
 	return nil
 }
+
+// fetchStopped says what an interrupted fetch leaves.
+const fetchStopped = "the files downloaded whole are in place, one cut short is kept as .part for the next fetch to resume"
 
 // datesUnused reports whether sources need no date range: B3's services
 // answer today's data, and only the companies source without named

@@ -60,7 +60,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return interrupted(ctx, "generate", "nothing written")
 	}
 	memoryDefaults() // see build.go
 	prog, stop := startMeter(stdout, "generate")
@@ -72,22 +72,46 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if prog != nil {
 		meter = prog
 	}
-	t0 := time.Now()
-	u := demo.GenerateMetered(*seed, demo.ScaleSize(*scale), meter)
-	tGen := time.Since(t0)
-	if err := ctx.Err(); err != nil {
-		return err
+	// A signal stops the command during the generation (nothing written
+	// yet) or the write (see bundle.WriteContext, official.WriteContext):
+	// the bundle folder is left as it was, official files are each
+	// written whole or not at all.
+	what := "no bundle written, " + *out + " is as it was"
+	if *off != "" {
+		what = "the official files written so far are whole, the others not written"
+	}
+	var (
+		u            *engine.Universe
+		tGen, tWrite time.Duration
+		st           *official.Stats
+	)
+	err := untilDone(ctx, "generate", what, stopGrace, stderr, func(ctx context.Context) (err error) {
+		t0 := time.Now()
+		u = demo.GenerateMetered(*seed, demo.ScaleSize(*scale), meter)
+		tGen = time.Since(t0)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t1 := time.Now()
+		defer func() { tWrite = time.Since(t1) }()
+		if *off != "" {
+			st, err = official.WriteContext(ctx, *off, u, official.Options{Meter: meter})
+			return err
+		}
+		wopt.Meter = meter
+		return forceHint(bundle.WriteContext(ctx, *out, u, wopt))
+	})
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("generate: %w", err)
 	}
 	if *off != "" {
-		return writeOfficial(*off, u, *seed, *scale, tGen, meter, stop, stdout)
+		printOfficial(stdout, *off, *seed, *scale, u, st, tGen, tWrite)
+		return nil
 	}
-	t1 := time.Now()
-	wopt.Meter = meter
-	if err := bundle.Write(*out, u, wopt); err != nil {
-		return fmt.Errorf("generate: %w", forceHint(err))
-	}
-	tWrite := time.Since(t1)
-	stop()
 	c := demo.Count(u)
 	fmt.Fprintf(stdout, "demo universe seed=%d scale=%d as_of=%s\n", *seed, *scale, u.Meta.AsOf.Format(time.RFC3339))
 	fmt.Fprintf(stdout, "  sectors %d, companies %d, securities %d, renames %d, indexes %d\n",
@@ -101,21 +125,14 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// writeOfficial writes u as official files into dir (official.Write) and
-// a summary of them.
-func writeOfficial(dir string, u *engine.Universe, seed int64, scale int, tGen time.Duration, meter official.Meter, stop func(), stdout io.Writer) error {
-	t1 := time.Now()
-	st, err := official.Write(dir, u, official.Options{Meter: meter})
-	stop()
-	if err != nil {
-		return fmt.Errorf("generate: %w", err)
-	}
+// printOfficial writes the summary of the official files st counts,
+// written into dir from u in tWrite after tGen of generation.
+func printOfficial(stdout io.Writer, dir string, seed int64, scale int, u *engine.Universe, st *official.Stats, tGen, tWrite time.Duration) {
 	fmt.Fprintf(stdout, "demo universe seed=%d scale=%d as_of=%s, as official files\n", seed, scale, u.Meta.AsOf.Format(time.RFC3339))
 	fmt.Fprintf(stdout, "  COTAHIST: %d lines, %d quote rows kept by import, skipped rows %v\n", st.CotahistLines, st.QuoteRows, st.Skipped)
 	fmt.Fprintf(stdout, "  DFP/ITR: %d reports in %d statement rows; FII: %d monthly reports\n", st.Reports, st.StatementRows, st.FundReports)
 	fmt.Fprintf(stdout, "  B3: %d cash events, %d share events, %d index portfolios\n", st.CashEvents, st.ShareEvents, st.Indexes)
 	fmt.Fprintf(stdout, "generated in %v, %d files (%.1f MB) written to %s in %v\n",
-		tGen.Round(time.Millisecond), st.Files, float64(st.Bytes)/1e6, dir, time.Since(t1).Round(time.Millisecond))
+		tGen.Round(time.Millisecond), st.Files, float64(st.Bytes)/1e6, dir, tWrite.Round(time.Millisecond))
 	fmt.Fprintf(stdout, "import it: pregao update --no-fetch --dir %s --out FILE (or pregao import with the same flags)\n", dir)
-	return nil
 }

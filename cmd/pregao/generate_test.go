@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,38 @@ func TestGenerateRefusesForeignFolder(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(out); len(ents) != 1 {
 		t.Errorf("the folder holds %d entries, want thesis.tex alone", len(ents))
+	}
+}
+
+// TestCommandsStopOnContext: every long command given an ended context
+// (a signal before it started) says it was interrupted and writes
+// nothing.
+func TestCommandsStopOnContext(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("test signal"))
+	bundleDir := tinyBundle(t)
+	work := t.TempDir()
+	for _, args := range [][]string{
+		{"generate", "--out", filepath.Join(work, "gen")},
+		{"generate", "--official", filepath.Join(work, "off")},
+		{"build", "--from", bundleDir, "--out", filepath.Join(work, "x.snap")},
+		{"import", "--out", filepath.Join(work, "imp"), "--as-of", "2021-03-26"},
+		{"verify", filepath.Join(work, "x.snap")},
+		{"inspect", filepath.Join(work, "x.snap")},
+		{"fetch", "--from", "2022-02-03", "--dir", filepath.Join(work, "dl"), "--base-url", "http://127.0.0.1:1"},
+		{"update", "--dir", filepath.Join(work, "dl"), "--out", filepath.Join(work, "u.snap"), "--to", "2022-02-03", "--base-url", "http://127.0.0.1:1"},
+	} {
+		var so, se bytes.Buffer
+		err := run(ctx, args, &so, &se)
+		if err == nil || !strings.HasPrefix(err.Error(), args[0]+": ") || !strings.Contains(err.Error(), "interrupted (test signal)") {
+			t.Errorf("%v: %v, want %s: ... interrupted (test signal)", args, err, args[0])
+		}
+	}
+	if ents, _ := os.ReadDir(work); len(ents) > 1 { // fetch may make its folder
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("interrupted commands wrote %v", names)
 	}
 }

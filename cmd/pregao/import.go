@@ -135,7 +135,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		cfg.Retrieved = t
 	}
-	return f.run(ctx, stdout)
+	return f.run(ctx, stdout, stderr)
 }
 
 // run reads whatever official files c.Assemble names, joins them into one
@@ -148,7 +148,10 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // FCA, DFP, ITR, FII, archive members included) its rows, with the rate
 // per second, the MB of text read and the heap in use. Otherwise (a file,
 // a pipe) only the closing summary is written.
-func (c importConfig) run(ctx context.Context, stdout io.Writer) error {
+//
+// The end of ctx (a signal) stops it between files and while it writes
+// the bundle, whose folder is then left as it was (see untilDone).
+func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	wopt := bundle.WriteOptions{Compression: c.Compression, Force: c.Force}
 	if err := bundle.CheckDir(c.Out, wopt); err != nil {
 		return forceHint(err) // before the import's minutes, not after
@@ -157,21 +160,26 @@ func (c importConfig) run(ctx context.Context, stdout io.Writer) error {
 	if isTerminal(stdout) {
 		prog = progressTo(stdout)
 	}
-	u, rep, err := assemble.Run(ctx, c.Assemble, prog)
+	var (
+		u   *engine.Universe
+		rep *assemble.Report
+	)
+	err := untilDone(ctx, "import", "no bundle written, "+c.Out+" is as it was", stopGrace, stderr, func(ctx context.Context) (err error) {
+		if u, rep, err = assemble.Run(ctx, c.Assemble, prog); err != nil {
+			return err
+		}
+		if prog != nil {
+			fmt.Fprint(stdout, "\r\033[K")
+		}
+		bprog, stop := startMeter(stdout, "import")
+		defer stop()
+		if bprog != nil {
+			wopt.Meter = bprog
+		}
+		return forceHint(bundle.WriteContext(ctx, c.Out, u, wopt))
+	})
 	if err != nil {
 		return err
-	}
-	if prog != nil {
-		fmt.Fprint(stdout, "\r\033[K")
-	}
-	bprog, stop := startMeter(stdout, "import")
-	if bprog != nil {
-		wopt.Meter = bprog
-	}
-	err = bundle.Write(c.Out, u, wopt)
-	stop()
-	if err != nil {
-		return forceHint(err)
 	}
 	fmt.Fprintf(stdout, "wrote bundle %s (as of %s)\n", c.Out, u.Meta.AsOf.Format(time.RFC3339))
 	rep.WriteSummary(stdout, u)

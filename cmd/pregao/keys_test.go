@@ -15,7 +15,8 @@ import (
 )
 
 // TestHelperProcess is not a test: run as a child process with
-// PREGAO_HELPER_PROCESS=1, it runs the pregao command given after "--".
+// PREGAO_HELPER_PROCESS=1, it runs the pregao command given after "--"
+// as main does (signals included) and exits with main's status.
 func TestHelperProcess(t *testing.T) {
 	if os.Getenv("PREGAO_HELPER_PROCESS") != "1" {
 		return
@@ -27,11 +28,7 @@ func TestHelperProcess(t *testing.T) {
 			break
 		}
 	}
-	if err := run(context.Background(), args, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "pregao:", err)
-		os.Exit(2)
-	}
-	os.Exit(0)
+	os.Exit(mainStatus(args, os.Stdout, os.Stderr))
 }
 
 // pregaoProcess returns a command running pregao with args in a child

@@ -16,37 +16,69 @@ import (
 
 // command is one subcommand. run parses args with its own FlagSet and
 // writes human output to stdout; it returns an error for the exit status.
+// ctx ends on SIGINT or SIGTERM: every command stops then, its outputs
+// left as they were (see untilDone), and exits with status 2.
 type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// drains is set for serve, which shuts down on SIGTERM and takes
+	// every later signal as part of that. For every other command a
+	// second signal ends the process at once, the default way.
+	drains bool
 }
 
 func commands() []command {
 	return []command{
-		{"serve", "serve the HTTP API from a snapshot", runServe},
-		{"generate", "write the deterministic demo universe as a source bundle", runGenerate},
-		{"build", "validate a source bundle and write a snapshot", runBuild},
-		{"inspect", "print a snapshot's header and entity counts", runInspect},
-		{"verify", "check a whole snapshot as the server's loader does", runVerify},
-		{"keys", "manage API keys (keys add --name N --plan delayed|eod)", runKeys},
-		{"import", "turn official B3/CVM files into a source bundle", runImport},
-		{"fetch", "download official B3/CVM files into a folder", runFetch},
-		{"update", "fetch, import and build in one step: yesterday's files into a new snapshot", runUpdate},
-		{"version", "print the version and build information (also --version)", runVersion},
+		{"serve", "serve the HTTP API from a snapshot", runServe, true},
+		{"generate", "write the deterministic demo universe as a source bundle", runGenerate, false},
+		{"build", "validate a source bundle and write a snapshot", runBuild, false},
+		{"inspect", "print a snapshot's header and entity counts", runInspect, false},
+		{"verify", "check a whole snapshot as the server's loader does", runVerify, false},
+		{"keys", "manage API keys (keys add --name N --plan delayed|eod)", runKeys, false},
+		{"import", "turn official B3/CVM files into a source bundle", runImport, false},
+		{"fetch", "download official B3/CVM files into a folder", runFetch, false},
+		{"update", "fetch, import and build in one step: yesterday's files into a new snapshot", runUpdate, false},
+		{"version", "print the version and build information (also --version)", runVersion, false},
 	}
 }
 
 func main() {
+	os.Exit(mainStatus(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// mainStatus runs the command of args as main does and returns the exit
+// status: 0, or 2 after printing the error. SIGINT and SIGTERM end the
+// command's context; for commands but serve, the first signal also
+// gives the signals back to their default (ending the process), so that
+// a second one ends a command that does not stop.
+func mainStatus(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "pregao:", err)
-		}
-		os.Exit(2)
+	defer stop()
+	if !drains(args) {
+		go func() {
+			<-ctx.Done()
+			stop()
+		}()
 	}
+	if err := run(ctx, args, stdout, stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "pregao:", err)
+		}
+		return 2
+	}
+	return 0
+}
+
+// drains reports whether the command of args handles every signal itself
+// (serve).
+func drains(args []string) bool {
+	for _, c := range commands() {
+		if len(args) > 0 && c.name == args[0] {
+			return c.drains
+		}
+	}
+	return false
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

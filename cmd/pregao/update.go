@@ -78,7 +78,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			fc.From = d
 		}
-		if err := fc.run(ctx, stdout); err != nil {
+		if err := fc.run(ctx, stdout, stderr); err != nil {
 			return fmt.Errorf("update: %w", err)
 		}
 	}
@@ -96,11 +96,11 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer os.RemoveAll(tmp)
 		ic.Out = filepath.Join(tmp, "bundle")
 	}
-	if err := ic.run(ctx, stdout); err != nil {
+	if err := ic.run(ctx, stdout, stderr); err != nil {
 		return fmt.Errorf("update: import: %w", err)
 	}
 	bc := buildConfig{From: ic.Out, Out: *out, Level: snapshot.DefaultLevel, RequireManifest: true}
-	if err := bc.run(ctx, stdout); err != nil {
+	if err := bc.run(ctx, stdout, stderr); err != nil {
 		return fmt.Errorf("update: %w", err)
 	}
 	return nil

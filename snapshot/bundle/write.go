@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -164,6 +165,14 @@ func suffix(comp string) string {
 // is written through: the folder it names is replaced and the link stays
 // (atomicfile.Target).
 func Write(dir string, u *engine.Universe, opt WriteOptions) error {
+	return WriteContext(context.Background(), dir, u, opt)
+}
+
+// WriteContext is Write stopped by ctx: the files are written through a
+// writer that fails once ctx ends, and ctx is checked again before the
+// manifest and before the swap; then the temporary folder is removed,
+// dir is left as it was and ctx's error is returned.
+func WriteContext(ctx context.Context, dir string, u *engine.Universe, opt WriteOptions) error {
 	comp, err := opt.compression()
 	if err != nil {
 		return err
@@ -270,7 +279,9 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 			defer wg.Done()
 			for j := range work {
 				i := slices.IndexFunc(jobs, func(x job) bool { return x.base == j.base })
-				man.Files[i], errs[i] = writeFile(stage, j.base, j.comp, j.write)
+				man.Files[i], errs[i] = writeFile(stage, j.base, j.comp, func(w io.Writer) error {
+					return j.write(ctxWriter{ctx, w})
+				})
 			}
 		}()
 	}
@@ -279,6 +290,9 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 	}
 	close(work)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -296,10 +310,26 @@ func Write(dir string, u *engine.Universe, opt WriteOptions) error {
 	if err := checkFolder(dir, opt.Force); err != nil {
 		return err // the user's files appeared meanwhile
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := atomicfile.SwapDir(stage, dir); err != nil {
 		return fmt.Errorf("bundle: %w", err)
 	}
 	return nil
+}
+
+// ctxWriter is a writer that fails with ctx's error once ctx ends.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 // testHookBeforeSwap, when set by a test, runs with the complete staging

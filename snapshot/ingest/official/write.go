@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"compress/flate"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -99,6 +100,13 @@ type writer struct {
 // Memory beyond u is small: files are streamed (a COTAHIST year holds one
 // cursor per series).
 func Write(dir string, u *engine.Universe, opt Options) (*Stats, error) {
+	return WriteContext(context.Background(), dir, u, opt)
+}
+
+// WriteContext is Write stopped by ctx: no file is started once ctx has
+// ended, and ctx's error is returned when the files under way are done
+// (each written whole under its name, or not at all).
+func WriteContext(ctx context.Context, dir string, u *engine.Universe, opt Options) (*Stats, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -143,6 +151,9 @@ func Write(dir string, u *engine.Universe, opt Options) (*Stats, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if errs[i] = ctx.Err(); errs[i] != nil {
+				return
+			}
 			errs[i] = job()
 			if m := opt.Meter; m != nil {
 				m.Add(1)
@@ -150,6 +161,9 @@ func Write(dir string, u *engine.Universe, opt Options) (*Stats, error) {
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
