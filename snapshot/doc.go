@@ -69,8 +69,8 @@
 // Zero-length top-level slices decode as nil; nested slices keep nil
 // versus empty. Times decode in UTC with the same instant.
 //
-// The package imports engine, engine/ratios and snapshot/bundle (its
-// tests also use snapshot/ingest/demo); it must not import httpapi, cmd or
-// the ingest tree (snapshot/ingest/...). cmd/pregao's TestImportRules
-// checks these rules.
+// The package imports engine, engine/ratios, snapshot/bundle and
+// internal/atomicfile (its tests also use snapshot/ingest/demo); it must
+// not import httpapi, cmd or the ingest tree (snapshot/ingest/...).
+// cmd/pregao's TestImportRules checks these rules.
 package snapshot

@@ -13,6 +13,7 @@
 // NewJSONLWriter write one bundle file at a time, ticker by ticker or
 // entity by entity, so that importers need not hold every row in memory.
 //
-// bundle imports engine and the compression and JSON libraries only; it
-// must not import snapshot, httpapi, cmd or any importer.
+// bundle imports engine, internal/atomicfile (temporary names, the swap,
+// symbolic links) and the compression and JSON libraries only; it must
+// not import snapshot, httpapi, cmd or any importer.
 package bundle
