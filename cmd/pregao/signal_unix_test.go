@@ -16,9 +16,10 @@ import (
 
 // signalled runs pregao with args in a child process as main runs it,
 // sends it sig once it has started (and again, when twice), and returns
-// its exit error, standard error and run time. A child still running 30 s
+// its standard error, the time it took after the signal and its exit
+// error. A child still running 30 s
 // later is killed and the test fails.
-func signalled(t *testing.T, sig syscall.Signal, twice bool, args ...string) (error, string, time.Duration) {
+func signalled(t *testing.T, sig syscall.Signal, twice bool, args ...string) (string, time.Duration, error) {
 	t.Helper()
 	cmd := pregaoProcess(args...)
 	var se bytes.Buffer
@@ -37,12 +38,12 @@ func signalled(t *testing.T, sig syscall.Signal, twice bool, args ...string) (er
 	}
 	select {
 	case err := <-done:
-		return err, se.String(), time.Since(start)
+		return se.String(), time.Since(start), err
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
 		<-done
 		t.Fatalf("%v: still running 30 s after %v (stderr: %s)", args, sig, se.String())
-		return nil, "", 0
+		return "", 0, nil
 	}
 }
 
@@ -58,7 +59,7 @@ func TestImportStopsOnSignal(t *testing.T) {
 	}{{syscall.SIGTERM, "terminated"}, {syscall.SIGINT, "interrupt"}} {
 		parent := t.TempDir()
 		out := filepath.Join(parent, "bundle")
-		err, stderr, took := signalled(t, c.sig, false, "import", "--out", out, "--cad", fifo, "--as-of", "2021-03-26")
+		stderr, took, err := signalled(t, c.sig, false, "import", "--out", out, "--cad", fifo, "--as-of", "2021-03-26")
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 			t.Errorf("%v: exit %v, want status 2", c.sig, err)
@@ -74,7 +75,7 @@ func TestImportStopsOnSignal(t *testing.T) {
 			t.Errorf("%v: %d entries left in the output's folder", c.sig, len(ents))
 		}
 	}
-	err, _, took := signalled(t, syscall.SIGINT, true, "import", "--out", filepath.Join(t.TempDir(), "b"), "--cad", fifo, "--as-of", "2021-03-26")
+	_, took, err := signalled(t, syscall.SIGINT, true, "import", "--out", filepath.Join(t.TempDir(), "b"), "--cad", fifo, "--as-of", "2021-03-26")
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT || took > stopGrace {
 		t.Errorf("second SIGINT: %v after %v, want the process ended by the signal at once", err, took)
