@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"strings"
@@ -57,6 +58,12 @@ type ServeConfig struct {
 	// AnswerCacheMB bounds the answers kept per snapshot to be sent again
 	// without encoding, in MiB (0: off).
 	AnswerCacheMB int64
+	// AuthFailureRate and AuthFailureBurst limit the requests without a
+	// valid API key per client address: a token bucket of Burst refilled
+	// at Rate a second (default 5 and 20; Rate 0: no limit). Past it,
+	// such requests get 429.
+	AuthFailureRate  float64
+	AuthFailureBurst int
 	// CORSOrigin lists the browser origins allowed to call the API,
 	// comma-separated ("*": any); "" (default): none.
 	CORSOrigin string
@@ -85,6 +92,7 @@ func DefaultServeConfig() ServeConfig {
 	return ServeConfig{
 		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, LogFormat: "text",
 		AccessLog: "stderr", AccessLogSample: 1, AnswerCacheMB: httpapi.DefaultAnswerCacheBytes >> 20,
+		AuthFailureRate: httpapi.DefaultAuthFailures.PerSecond, AuthFailureBurst: httpapi.DefaultAuthFailures.Burst,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second, CloseGrace: time.Second,
 		SnapshotStallTimeout: 60 * time.Second,
@@ -184,6 +192,9 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.AnswerCacheMB < 0 || cfg.AnswerCacheMB > 1<<20 {
 		return nil, fmt.Errorf("serve: --answer-cache %d: want MiB from 0 (off) to 1048576", cfg.AnswerCacheMB)
 	}
+	if r := cfg.AuthFailureRate; math.IsNaN(r) || math.IsInf(r, 0) || r < 0 || r > 0 && cfg.AuthFailureBurst < 1 {
+		return nil, fmt.Errorf("serve: --auth-failure-rate %g, --auth-failure-burst %d: want a rate ≥ 0 (0: no limit) and a burst ≥ 1", r, cfg.AuthFailureBurst)
+	}
 	if cfg.AccessLogSample < 0 || cfg.AccessLogSample > 1 {
 		return nil, fmt.Errorf("serve: --access-log-sample %g: want a fraction from 0 to 1", cfg.AccessLogSample)
 	}
@@ -233,7 +244,8 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 			origins = append(origins, o)
 		}
 	}
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout}, m.Store, keys, clock, m.Registry, m.log)
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout,
+		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst}}, m.Store, keys, clock, m.Registry, m.log)
 	m.API.SetLoadStatus(func() httpapi.LoadStatus {
 		st := m.progress.State()
 		return httpapi.LoadStatus{Phase: st.Phase, Done: st.Done, Total: st.Total, Elapsed: st.Elapsed}

@@ -157,6 +157,8 @@ func TestServeRefusesBadStart(t *testing.T) {
 		{func(c *ServeConfig) { c.AnswerCacheMB = -1 }, "--answer-cache -1"},
 		{func(c *ServeConfig) { c.AccessLogSample = 1.5 }, "--access-log-sample 1.5"},
 		{func(c *ServeConfig) { c.AccessLog = "syslog" }, `--access-log "syslog"`},
+		{func(c *ServeConfig) { c.AuthFailureRate = -1 }, "--auth-failure-rate -1"},
+		{func(c *ServeConfig) { c.AuthFailureBurst = 0 }, "--auth-failure-burst 0"},
 	} {
 		cfg := DefaultServeConfig()
 		cfg.Snapshot, cfg.Keys = snap, keys
@@ -291,4 +293,32 @@ func runMain(t *testing.T, m *Main) (stop func() error, done <-chan error) {
 			return nil
 		}
 	}, errc
+}
+
+// --auth-failure-rate and --auth-failure-burst reach the API: past the
+// burst, a client without a valid key gets 429; a valid key still 200;
+// rate 0 turns the limit off.
+func TestServeAuthFailureLimit(t *testing.T) {
+	snap, keys, key := serveFixture(t)
+	for _, c := range []struct {
+		rate float64
+		want int
+	}{{0.001, 429}, {0, 401}} {
+		cfg := DefaultServeConfig()
+		cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
+		cfg.AuthFailureRate, cfg.AuthFailureBurst = c.rate, 2
+		m, stop := startServe(t, cfg, nil)
+		base := "http://" + m.Addr() + "/v2/ratios/catalog"
+		var code int
+		for range 3 {
+			code, _ = get(t, base, "pg_wrong")
+		}
+		if code != c.want {
+			t.Errorf("rate %g burst 2: third wrong key answered %d, want %d", c.rate, code, c.want)
+		}
+		if code, _ := get(t, base, key); code != 200 {
+			t.Errorf("rate %g: a valid key answered %d", c.rate, code)
+		}
+		stop()
+	}
 }
