@@ -11,6 +11,10 @@
 //   - b3: B3 index portfolios, listed-company data (cash dividends,
 //     supplements, company details) and instrument listings.
 //   - fetch: downloads the official files into their official layout.
+//   - negocios: B3's trade-by-trade files (NEGOCIOSAVISTA, all three
+//     layout generations): a streaming reader, the 2026 writer, and the
+//     aggregation of trades into 1-minute and provisional daily bars that
+//     the live session's feeds share.
 //   - demo: the deterministic synthetic demo universe.
 //   - assemble: the import join: reads the official files of a Config
 //     through the packages above and joins them into one engine.Universe
