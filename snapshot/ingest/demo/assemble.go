@@ -107,6 +107,9 @@ func (g *gen) assemble() *engine.Universe {
 	}
 	u.Indexes = g.indexes(liq)
 	u.Intraday = g.intraday(liq)
+	if g.keepRows {
+		g.sess = g.lastSessionFile(liq)
+	}
 	return u
 }
 

@@ -424,33 +424,54 @@ func TestReportIdentities(t *testing.T) {
 	}
 }
 
+// TestIntradayMatchesDaily: every listed ticker has 1-minute bars of the
+// last session, the IntradayTickers most liquid ones of the
+// IntradaySessions last sessions; each session's bars add up to its daily
+// bar (open, high, low, close, quantity; volume exactly on the last
+// session, within a cent a bar before) and lie within 10:00-17:00 local
+// time (the earlier sessions' every minute of it).
 func TestIntradayMatchesDaily(t *testing.T) {
 	u := small(t)
 	ser := seriesOf(u)
-	if len(u.Intraday) != smallSize.IntradayTickers {
-		t.Fatalf("%d intraday series, want %d", len(u.Intraday), smallSize.IntradayTickers)
-	}
-	for _, x := range u.Intraday {
-		s := ser[x.Ticker]
-		if x.Len() != smallSize.IntradaySessions*minutesPerSession {
-			t.Fatalf("%s: %d bars", x.Ticker, x.Len())
+	last := engine.DateOf(u.Meta.AsOf)
+	listed := 0
+	for _, s := range u.Securities {
+		if s.StockType != engine.ClassMacro && s.ListedTo == engine.NoDate {
+			listed++
 		}
-		for j := 0; j < smallSize.IntradaySessions; j++ {
-			a, b := j*minutesPerSession, (j+1)*minutesPerSession
+	}
+	if len(u.Intraday) != listed {
+		t.Fatalf("%d intraday series, want one per listed ticker (%d)", len(u.Intraday), listed)
+	}
+	for n, x := range u.Intraday {
+		s := ser[x.Ticker]
+		var days []engine.Date
+		for a := 0; a < x.Len(); {
 			d := engine.DateOf(time.Unix(x.Times[a], 0))
+			b := a
+			for b < x.Len() && engine.DateOf(time.Unix(x.Times[b], 0)) == d {
+				b++
+			}
+			days = append(days, d)
 			i := at(s, d)
 			if i < 0 {
 				t.Fatalf("%s: intraday day %s has no daily bar", x.Ticker, d)
 			}
-			if got := time.Unix(x.Times[a], 0).UTC(); got.Hour() != 13 || got.Minute() != 0 {
-				t.Errorf("%s: first bar at %s, want 13:00 UTC (10:00 local)", x.Ticker, got)
+			first, end := time.Unix(x.Times[a], 0).UTC(), time.Unix(x.Times[b-1], 0).UTC()
+			if first.Hour() < 13 || end.Hour() >= 20 || d != last && (first.Hour() != 13 || first.Minute() != 0 || b-a != minutesPerSession) {
+				t.Errorf("%s %s: %d bars from %s to %s", x.Ticker, d, b-a, first, end)
 			}
 			hi, lo := math.Inf(-1), math.Inf(1)
 			var vol float64
-			var qty int64
+			var cents, qty int64
 			for k := a; k < b; k++ {
 				hi, lo = math.Max(hi, float64(x.High[k])), math.Min(lo, float64(x.Low[k]))
 				vol += float64(x.Volume[k])
+				c, ok := engine.Cents(x.Volume[k])
+				if !ok {
+					t.Fatalf("%s bar %d: volume %v not whole cents", x.Ticker, k, x.Volume[k])
+				}
+				cents += c
 				qty += x.Quantity[k]
 				if x.High[k] < max(x.Open[k], x.Close[k]) || x.Low[k] > min(x.Open[k], x.Close[k]) {
 					t.Fatalf("%s bar %d: inconsistent OHLC", x.Ticker, k)
@@ -459,9 +480,17 @@ func TestIntradayMatchesDaily(t *testing.T) {
 			if x.Open[a] != s.Open[i] || x.Close[b-1] != s.Close[i] || hi != float64(s.High[i]) || lo != float64(s.Low[i]) {
 				t.Errorf("%s %s: intraday O/H/L/C %v/%v/%v/%v, daily %v/%v/%v/%v", x.Ticker, d, x.Open[a], hi, lo, x.Close[b-1], s.Open[i], s.High[i], s.Low[i], s.Close[i])
 			}
-			if qty != s.Quantity[i] || math.Abs(vol-float64(s.Volume[i])) > 0.05 {
+			if qty != s.Quantity[i] || math.Abs(vol-float64(s.Volume[i])) > 0.05 || d == last && engine.Num(float64(cents)/100) != s.Volume[i] {
 				t.Errorf("%s %s: intraday volume %v qty %d, daily %v %d", x.Ticker, d, vol, qty, s.Volume[i], s.Quantity[i])
 			}
+			a = b
+		}
+		want := 1
+		if n < smallSize.IntradayTickers {
+			want = smallSize.IntradaySessions
+		}
+		if len(days) != want || days[len(days)-1] != last {
+			t.Errorf("%s: intraday sessions %v, want the last %d", x.Ticker, days, want)
 		}
 	}
 }

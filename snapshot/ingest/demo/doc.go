@@ -49,11 +49,28 @@
 //     (3.01 "Receitas da Intermediação Financeira", pre-tax income 3.05,
 //     taxes 3.06, continuing result 3.07, the period's result 3.09). ITR DRE and DRA cover the quarter; ITR DVA and DFC are
 //     year-to-date, as filed. About 5% of filings have a version 2.
-//   - Intraday bars cover 10:00-17:00 local time (13:00-20:00 UTC) of the
-//     last Size.IntradaySessions sessions of the most liquid tickers and
-//     add up exactly to the daily bar (open, close, high, low, volume,
-//     quantity).
+//   - The last session is made of trades (GenerateSession returns them
+//     as B3's trade file carries them; package negocios reads, writes and
+//     aggregates that file): every listed ticker trades, with an opening
+//     call at 10:00:00, continuous trading, a closing call uncrossed in
+//     the session's last second (16:59:59), a few trades cancelled later
+//     (about one ticker in twenty) and, on the liquid tickers,
+//     after-market trades (17:30-18:00, within 2 % of the close). Its
+//     daily bar and 1-minute bars are the aggregation of the regular
+//     session's trades that are not cancelled, exactly: open, high, low,
+//     close and quantity as simulated, volume the sum of price x quantity
+//     in cents, trades the number drawn (the simulated count up to 50,
+//     its square root above, at most 2,000 a ticker, so that the day
+//     stays small: about 340,000 rows at scale 1). HoldBack removes that
+//     session from a universe (the replay feed's base).
+//   - Intraday bars: the last session's of every listed ticker (the
+//     minutes with trades, 10:00-16:59 local time), and every minute of
+//     10:00-17:00 local time (13:00-20:00 UTC) of the
+//     Size.IntradaySessions-1 sessions before it for the
+//     Size.IntradayTickers most liquid tickers, drawn to add up to the
+//     daily bar (open, close, high, low, quantity; volume to the cent).
 //
-// It imports engine and the standard library only; it must not import any
-// other snapshot package, httpapi or cmd.
+// It imports engine, package negocios (the trade rows it hands out) and
+// the standard library only; it must not import any other snapshot
+// package, httpapi or cmd.
 package demo

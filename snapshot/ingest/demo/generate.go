@@ -19,8 +19,8 @@ type Size struct {
 	UnsponsoredBDRs  int // foreign issuers with unsponsored BDRs (events and cash only)
 	FIIs             int // real-estate funds
 	ETFs             int // exchange-traded funds
-	IntradayTickers  int // most liquid tickers with 1-minute bars
-	IntradaySessions int // last sessions with 1-minute bars
+	IntradayTickers  int // most liquid tickers with 1-minute bars of IntradaySessions sessions
+	IntradaySessions int // last sessions with 1-minute bars of those (every ticker has the last one's)
 	ReportsFrom      int // first fiscal year of CVM reports (DFP and ITR)
 	FundReportsFrom  int // first year of fund monthly reports
 	EventsFrom       int // first year of insider reports and documents
@@ -86,7 +86,22 @@ func GenerateSize(seed int64, sz Size) *engine.Universe {
 	return generate(seed, sz, nil)
 }
 
+// GenerateSession returns the demo universe of the given seed and size
+// (the same as GenerateSize's) and its last session as B3's trade file
+// carries it: the trades whose aggregation (package negocios) gives that
+// session's daily and 1-minute bars. HoldBack(u, s) is the universe
+// without that session. m, when not nil, receives the progress as
+// GenerateMetered's does.
+func GenerateSession(seed int64, sz Size, m Meter) (*engine.Universe, *Session) {
+	return generateAll(seed, sz, m, true)
+}
+
 func generate(seed int64, sz Size, m Meter) *engine.Universe {
+	u, _ := generateAll(seed, sz, m, false)
+	return u
+}
+
+func generateAll(seed int64, sz Size, m Meter, keepRows bool) (*engine.Universe, *Session) {
 	sz.Companies = max(sz.Companies, 1)
 	sz.SponsoredBDRs = max(sz.SponsoredBDRs, 0)
 	sz.UnsponsoredBDRs = max(sz.UnsponsoredBDRs, 0)
@@ -107,22 +122,25 @@ func generate(seed int64, sz Size, m Meter) *engine.Universe {
 		sz.HistoryFrom = 2000
 	}
 	g := newGen(uint64(seed), sz)
-	g.meter = m
-	return g.run()
+	g.meter, g.keepRows = m, keepRows
+	u := g.run()
+	return u, g.sess
 }
 
 // gen holds the shared, read-only state of one generation.
 type gen struct {
-	meter   Meter // nil: none
-	seed    uint64
-	sz      Size
-	first   engine.Date   // first calendar day of the histories
-	cal     []engine.Date // every session, ascending
-	idxOf   []int32       // day - cal[0] -> index of the first session on or after that day
-	asOf    time.Time
-	sectors []sectorNode
-	byTag   map[string][]int // sub-industry indexes into sectors per tag
-	secOf   map[string]int   // sub-industry id -> level-1 sector ordinal
+	meter    Meter // nil: none
+	keepRows bool  // keep the last session's trades (GenerateSession)
+	sess     *Session
+	seed     uint64
+	sz       Size
+	first    engine.Date   // first calendar day of the histories
+	cal      []engine.Date // every session, ascending
+	idxOf    []int32       // day - cal[0] -> index of the first session on or after that day
+	asOf     time.Time
+	sectors  []sectorNode
+	byTag    map[string][]int // sub-industry indexes into sectors per tag
+	secOf    map[string]int   // sub-industry id -> level-1 sector ordinal
 
 	mkt   []float64   // market log return per session
 	world []float64   // world equity log return per session (BDRs)

@@ -9,23 +9,40 @@ import (
 // Intraday session: 10:00 to 17:00 local time (UTC-3), 420 one-minute bars.
 const minutesPerSession = 420
 
-// intraday builds 1-minute bars of the last sessions of the most liquid
-// tickers, consistent with their daily bars.
+// intraday builds the 1-minute bars: the last session's of every ticker
+// (the aggregation of its trades, see lastSession), and the
+// IntradaySessions-1 sessions before it of the IntradayTickers most liquid
+// ones, drawn consistent with their daily bars. Series are in liquidity
+// order.
 func (g *gen) intraday(liq []liquid) []engine.Intraday {
-	n := min(g.sz.IntradayTickers, len(liq))
-	out := make([]engine.Intraday, n)
-	g.parallel(allIdx(n), func(i int) {
+	top := min(g.sz.IntradayTickers, len(liq))
+	out := make([]engine.Intraday, len(liq))
+	g.parallel(allIdx(len(liq)), func(i int) {
 		l := liq[i]
 		s := &g.outs[l.ent].series[l.class]
-		r := g.rng(l.ent, 10+l.class)
-		sessions := min(g.sz.IntradaySessions, s.Len())
-		m := sessions * minutesPerSession
+		last := &g.outs[l.ent].last[l.class].bars
+		earlier := 0
+		if i < top {
+			earlier = max(0, min(g.sz.IntradaySessions, s.Len())-1)
+		}
+		m := earlier*minutesPerSession + len(last.Times)
 		x := engine.Intraday{Ticker: l.ticker, Times: make([]int64, 0, m), Open: make([]engine.Num, 0, m), High: make([]engine.Num, 0, m),
 			Low: make([]engine.Num, 0, m), Close: make([]engine.Num, 0, m), Volume: make([]engine.Num, 0, m), Quantity: make([]int64, 0, m)}
-		for j := s.Len() - sessions; j < s.Len(); j++ {
-			t0 := localTime(s.Dates[j], 10, 0).Unix()
-			minuteBars(&x, r, t0, float64(s.Open[j]), float64(s.High[j]), float64(s.Low[j]), float64(s.Close[j]), float64(s.Volume[j]), s.Quantity[j])
+		if earlier > 0 {
+			r := g.rng(l.ent, 10+l.class)
+			for j := s.Len() - 1 - earlier; j < s.Len()-1; j++ {
+				t0 := localTime(s.Dates[j], 10, 0).Unix()
+				minuteBars(&x, r, t0, float64(s.Open[j]), float64(s.High[j]), float64(s.Low[j]), float64(s.Close[j]), float64(s.Volume[j]), s.Quantity[j])
+			}
 		}
+		x.Times = append(x.Times, last.Times...)
+		x.Open = append(x.Open, last.Open...)
+		x.High = append(x.High, last.High...)
+		x.Low = append(x.Low, last.Low...)
+		x.Close = append(x.Close, last.Close...)
+		x.Volume = append(x.Volume, last.Volume...)
+		x.Quantity = append(x.Quantity, last.Quantity...)
+		*last = engine.Intraday{}
 		out[i] = x
 	})
 	return out

@@ -19,8 +19,9 @@ type output struct {
 	issues  []issue // share count changes without price effect
 	childF  float64 // spin-off child: shares received per parent share
 	avgVol  []float64
-	sharesT int64 // total shares (or quotas) at the last session
-	sharesC int64 // common part of sharesT
+	last    []lastSession // per class: the universe's last session, from trades
+	sharesT int64         // total shares (or quotas) at the last session
+	sharesC int64         // common part of sharesT
 
 	secs     []engine.Security
 	renames  []engine.TickerRename
@@ -381,6 +382,12 @@ func (g *gen) volumes(e *entity, o *output, r *rand.Rand, unit int) {
 				ps = math.Max(1, tradeSize*30/cl)
 			}
 			s.Trades[j] = max(1, int64(float64(q)/ps))
+			if j == n-1 && e.last == len(g.cal)-1 {
+				if o.last == nil {
+					o.last = make([]lastSession, len(e.classes))
+				}
+				vol = g.lastSession(e, o, k, s, j)
+			}
 			if j >= n-63 {
 				sum += vol
 				cnt++

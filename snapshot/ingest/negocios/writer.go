@@ -109,6 +109,9 @@ func WriteDay(dir string, day engine.Date, each func(yield func(*Trade) error) e
 	defer os.Remove(tmp.Name()) // after the rename: nothing
 	rows, err := writeZip(tmp, day, each)
 	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {

@@ -92,6 +92,9 @@ func TestWriteDay(t *testing.T) {
 	if !bytes.Equal(b1, b2) {
 		t.Error("two writes differ")
 	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, %v", st.Mode(), err)
+	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("dir holds %v", ents)
 	}
