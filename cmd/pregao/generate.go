@@ -6,19 +6,25 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/demo"
+	"github.com/pregao/pregao/snapshot/ingest/negocios"
 	"github.com/pregao/pregao/snapshot/ingest/official"
 )
 
 // runGenerate writes the deterministic demo universe as a source bundle:
 // pregao generate --seed N --scale S --out DIR [--compression zstd|gzip|none]
-// [--force]. The same seed and scale always give a byte-identical bundle.
-// An existing DIR holding anything but a bundle's files is refused unless
-// --force (bundle.Write). With
+// [--force] [--hold-back-session DIR2]. The same seed and scale always
+// give a byte-identical bundle. An existing DIR holding anything but a
+// bundle's files is refused unless --force (bundle.Write). With
+// --hold-back-session the bundle lacks the universe's last session,
+// written into DIR2 instead as B3's 2026 trade file carries it
+// (demo.HoldBack, negocios.WriteDay): the replay feed's recording, whose
+// aggregation is the full bundle's last session. With
 // --official DIR it writes the same universe as B3 and the CVM publish it
 // instead (package official), in the layout pregao update imports:
 // pregao import $(official args of DIR) then gives the demo back, minus
@@ -32,6 +38,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	off := fs.String("official", "", "write the official B3 and CVM files of the universe into this directory instead of a bundle (then: pregao update --no-fetch --dir DIR)")
 	comp := fs.String("compression", "zstd", "file compression: zstd, gzip or none")
 	force := fs.Bool("force", false, "with --out: "+forceUsage)
+	hold := fs.String("hold-back-session", "", "write the bundle without its last session, and that session into this directory as B3's trade file (YYYYMMDD_NEGOCIOSAVISTA.zip), for the replay feed")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -44,6 +51,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *out != "" && *off != "" {
 		return errors.New("generate: give --out or --official, not both")
+	}
+	if *hold != "" && *out == "" {
+		return errors.New("generate: --hold-back-session needs --out (the bundle without the session)")
 	}
 	if *scale < 1 || *scale > 1000 {
 		return fmt.Errorf("generate: --scale must be between 1 and 1000, got %d", *scale)
@@ -82,12 +92,19 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var (
 		u            *engine.Universe
+		sess         *demo.Session
 		tGen, tWrite time.Duration
 		st           *official.Stats
+		held         string
 	)
 	err := untilDone(ctx, "generate", what, stopGrace, stderr, func(ctx context.Context) (err error) {
 		t0 := time.Now()
-		u = demo.GenerateMetered(*seed, demo.ScaleSize(*scale), meter)
+		if *hold != "" {
+			u, sess = demo.GenerateSession(*seed, scaleSize(*scale), meter)
+			u = demo.HoldBack(u, sess)
+		} else {
+			u = demo.GenerateMetered(*seed, scaleSize(*scale), meter)
+		}
 		tGen = time.Since(t0)
 		if err := ctx.Err(); err != nil {
 			return err
@@ -99,7 +116,21 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		wopt.Meter = meter
-		return forceHint(bundle.WriteContext(ctx, *out, u, wopt))
+		if err := forceHint(bundle.WriteContext(ctx, *out, u, wopt)); err != nil || sess == nil {
+			return err
+		}
+		t2 := time.Now()
+		path, rows, err := negocios.WriteDay(*hold, sess.Day, sess.Each)
+		if err != nil {
+			return err
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		held = fmt.Sprintf("held back session %s: %d rows of %d tickers, %s (%.1f MB) in %v\n", sess.Day, rows, len(sess.Tickers()),
+			path, float64(fi.Size())/1e6, time.Since(t2).Round(time.Millisecond))
+		return nil
 	})
 	stop()
 	if err != nil {
@@ -122,8 +153,12 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "  fund reports %d, insider reports %d, documents %d\n", c.FundReports, c.InsiderReports, c.Documents)
 	fmt.Fprintf(stdout, "generated in %v, written to %s (%s) in %v\n",
 		tGen.Round(time.Millisecond), *out, *comp, tWrite.Round(time.Millisecond))
+	fmt.Fprint(stdout, held)
 	return nil
 }
+
+// scaleSize is the demo size of a --scale (tests make it smaller).
+var scaleSize = demo.ScaleSize
 
 // printOfficial writes the summary of the official files st counts,
 // written into dir from u in tWrite after tGen of generation.
