@@ -268,3 +268,54 @@ func TestHoldBack(t *testing.T) {
 	fa.Apply(batch)
 	checkSession(t, u, s, fa)
 }
+
+// TestLastSessionFewShares: a bar whose quantity cannot trade each of its
+// prices is narrowed (high and low to the open and close, then all to
+// the close), round lots give way to single shares before that, a trade
+// holds at least one share, and the trades still aggregate to the bar.
+func TestLastSessionFewShares(t *testing.T) {
+	g := newGen(1, smallSize)
+	g.keepRows = true
+	day := g.cal[len(g.cal)-1]
+	for _, c := range []struct {
+		q                  int64
+		kind               string
+		op, hi, lo, cl     engine.Num
+		wop, whi, wlo, wcl engine.Num
+		trades             int64
+	}{
+		{1, engine.KindFII, 10, 12, 9, 11, 11, 11, 11, 11, 1},
+		{2, engine.KindFII, 10, 12, 9, 11, 10, 11, 10, 11, 2},
+		{3, engine.KindFII, 10, 12, 9, 11, 10, 11, 10, 11, 3},
+		{4, engine.KindFII, 10, 12, 9, 11, 10, 12, 9, 11, 4},
+		{200, engine.KindCompany, 10, 12, 9, 11, 10, 12, 9, 11, 200}, // two lots cannot print four prices: single shares
+		{400, engine.KindCompany, 10, 12, 9, 11, 10, 12, 9, 11, 4},
+		{5, engine.KindFII, 10, 10, 10, 10, 10, 10, 10, 10, 5},
+	} {
+		e := &entity{idx: 0, c: engine.Company{Kind: c.kind}, classes: []*class{{ticker: "TEST11"}}}
+		o := &output{last: make([]lastSession, 1)}
+		s := &engine.Series{Ticker: "TEST11", Dates: []engine.Date{day}, Open: []engine.Num{c.op}, High: []engine.Num{c.hi},
+			Low: []engine.Num{c.lo}, Close: []engine.Num{c.cl}, Volume: []engine.Num{0}, Quantity: []int64{c.q}, Trades: []int64{1000}}
+		g.lastSession(e, o, 0, s, 0)
+		if s.Open[0] != c.wop || s.High[0] != c.whi || s.Low[0] != c.wlo || s.Close[0] != c.wcl || s.Trades[0] != c.trades {
+			t.Errorf("q %d: bar %v/%v/%v/%v with %d trades, want %v/%v/%v/%v with %d", c.q, s.Open[0], s.High[0], s.Low[0], s.Close[0],
+				s.Trades[0], c.wop, c.whi, c.wlo, c.wcl, c.trades)
+		}
+		sess := &Session{Day: day, tickers: []string{"TEST11"}, rows: o.last[0].rows}
+		a := aggregate(t, sess, 100)
+		d, _ := a.Daily("TEST11")
+		if b := d.Bar(); b.Open != s.Open[0] || b.High != s.High[0] || b.Low != s.Low[0] || b.Close != s.Close[0] ||
+			b.Volume != s.Volume[0] || b.Quantity != engine.Num(s.Quantity[0]) || b.Trades != s.Trades[0] {
+			t.Errorf("q %d: aggregated %+v, bar %v/%v/%v/%v vol %v", c.q, b, s.Open[0], s.High[0], s.Low[0], s.Close[0], s.Volume[0])
+		}
+	}
+}
+
+// TestCompressTrades keeps small counts and bounds large ones.
+func TestCompressTrades(t *testing.T) {
+	for _, c := range [][2]int64{{1, 1}, {50, 50}, {51, 50}, {200, 100}, {5000, 500}, {1600000, 2000}} {
+		if got := compressTrades(c[0]); got != c[1] {
+			t.Errorf("compressTrades(%d) = %d, want %d", c[0], got, c[1])
+		}
+	}
+}
