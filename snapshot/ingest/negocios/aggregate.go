@@ -151,7 +151,7 @@ type Aggregator struct {
 	day     engine.Date
 	cfg     Config
 	tickers map[string]*tickerState
-	refused map[string]bool // Accept's refusals
+	decided map[string]bool // Accept's answers
 	dirty   []*tickerState
 	touched int // minutes in the dirty tickers' lists
 	stats   Stats
@@ -160,7 +160,7 @@ type Aggregator struct {
 // NewAggregator returns an empty Aggregator of the session on day (trades
 // whose TradeDate differs are refused).
 func NewAggregator(day engine.Date, cfg Config) *Aggregator {
-	return &Aggregator{day: day, cfg: cfg, tickers: map[string]*tickerState{}, refused: map[string]bool{}}
+	return &Aggregator{day: day, cfg: cfg, tickers: map[string]*tickerState{}, decided: map[string]bool{}}
 }
 
 // Day returns the Aggregator's session.
@@ -223,16 +223,9 @@ func (a *Aggregator) apply(t *Trade) {
 	}
 	tk := a.tickers[t.Ticker]
 	if tk == nil {
-		if a.cfg.Accept != nil {
-			if a.refused[t.Ticker] {
-				a.stats.Ignored++
-				return
-			}
-			if !a.cfg.Accept(t.Ticker) {
-				a.refused[t.Ticker] = true
-				a.stats.Ignored++
-				return
-			}
+		if !a.accepts(t.Ticker) {
+			a.stats.Ignored++
+			return
 		}
 		tk = &tickerState{name: t.Ticker, ids: map[int64]int32{}, mins: map[int64]*minuteState{}, newestMs: -1 << 63,
 			daily: DailyBar{Ticker: t.Ticker, Date: a.day}}
@@ -299,6 +292,19 @@ func (a *Aggregator) apply(t *Trade) {
 	a.touch(tk, m)
 }
 
+// accepts reports whether Config.Accept takes ticker, asking it once.
+func (a *Aggregator) accepts(ticker string) bool {
+	if a.cfg.Accept == nil || a.tickers[ticker] != nil {
+		return true
+	}
+	ok, asked := a.decided[ticker]
+	if !asked {
+		ok = a.cfg.Accept(ticker)
+		a.decided[ticker] = ok
+	}
+	return ok
+}
+
 func (a *Aggregator) cancel(tk *tickerState, t *Trade) {
 	idx, ok := tk.ids[t.ID]
 	if !ok {
@@ -350,41 +356,61 @@ func (a *Aggregator) flush() Changes {
 	slices.SortFunc(a.dirty, func(x, y *tickerState) int { return strings.Compare(x.name, y.name) })
 	for _, tk := range a.dirty {
 		tk.isDirty = false
-		if len(tk.dirty) > 1 {
-			slices.SortFunc(tk.dirty, func(x, y *minuteState) int { return cmp.Compare(x.key, y.key) })
+		if tk.settle(a.day, &ch.Bars) {
+			ch.Daily = append(ch.Daily, tk.daily)
 		}
-		changed, full := false, false
-		for _, m := range tk.dirty {
-			m.dirty = false
-			b := tk.minuteBar(m)
-			if b == m.out || !m.emitted && b.Removed {
-				continue
-			}
-			old := m.out
-			m.out, m.emitted = b, true
-			ch.Bars = append(ch.Bars, b)
-			changed = true
-			if !full {
-				full = !tk.fold(&old, &b)
-			}
-		}
-		tk.dirty = tk.dirty[:0]
-		if !changed {
-			continue
-		}
-		if full {
-			tk.refold(a.day)
-		}
-		if tk.daily.Trades == 0 {
-			tk.daily = DailyBar{Ticker: tk.name, Date: a.day, Removed: true}
-		}
-		ch.Daily = append(ch.Daily, tk.daily)
 	}
 	a.dirty = a.dirty[:0]
 	if len(ch.Bars) == 0 {
 		return Changes{}
 	}
 	return ch
+}
+
+// settle recomputes the minutes of tk touched since it last settled and
+// its daily bar, appends the bars that changed to bars (when not nil) and
+// reports whether any did.
+func (tk *tickerState) settle(day engine.Date, bars *[]MinuteBar) bool {
+	if len(tk.dirty) > 1 {
+		slices.SortFunc(tk.dirty, func(x, y *minuteState) int { return cmp.Compare(x.key, y.key) })
+	}
+	changed, full := false, false
+	for _, m := range tk.dirty {
+		m.dirty = false
+		b := tk.minuteBar(m)
+		if b == m.out || !m.emitted && b.Removed {
+			continue
+		}
+		old := m.out
+		m.out, m.emitted = b, true
+		if bars != nil {
+			*bars = append(*bars, b)
+		}
+		changed = true
+		if !full {
+			full = !tk.fold(&old, &b)
+		}
+	}
+	tk.dirty = tk.dirty[:0]
+	if full {
+		tk.refold(day)
+	}
+	if tk.daily.Trades == 0 {
+		tk.daily = DailyBar{Ticker: tk.name, Date: day, Removed: true}
+	}
+	return changed
+}
+
+// settleSilently brings ticker's bars up to date with the rows applied so
+// far without reporting them: the consumer holds them already (a
+// restarted Poller rebuilding from files it had applied).
+func (a *Aggregator) settleSilently(ticker string) {
+	tk := a.tickers[ticker]
+	if tk == nil {
+		return
+	}
+	a.touched -= len(tk.dirty)
+	tk.settle(a.day, nil)
 }
 
 // minuteBar computes the bar of minute m from its trades.

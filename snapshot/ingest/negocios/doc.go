@@ -89,6 +89,19 @@
 // sessions; after-market rows are recorded either way (their
 // cancellations match) and counted.
 //
+// # Polling
+//
+// Poller fetches a session's files from B3 (URLs holds the address
+// scheme: per ticker during the session, or the whole day's file), at a
+// polite pace, with conditional requests, and applies what each poll
+// brings: trades above their ticker's watermark (the highest trade id
+// applied) and cancellations not applied before, returning the bars that
+// changed. Its state (the watermarks) survives a restart; a restarted
+// Poller rebuilds its bars from the files without reporting them again.
+// It does not touch the engine or the server: the live layer consumes
+// its batches. docs/operations.md says what an operator must check
+// before relying on B3's endpoint.
+//
 // The demo generator (package demo) writes its last session with Writer
 // and WriteDay as the 2026 equities file carries it; aggregating that
 // file gives back the demo's last session bar for bar, which is how the

@@ -28,6 +28,8 @@ func FuzzScanner(f *testing.F) {
 		f.Add(b)
 	}
 	local, _ := filepath.Glob("testdata/*.txt")
+	poll, _ := filepath.Glob("testdata/poll/*")
+	local = append(local, poll...)
 	for _, p := range local {
 		b, err := os.ReadFile(p)
 		if err != nil {
