@@ -120,7 +120,6 @@ type Scanner struct {
 	pos     [nColumns]int // field index of each column, -1 when absent
 	fields  [][]byte      // the current row's fields
 	tickers map[string]string
-	buf     []byte // Latin-1 decoding
 	trade   Trade
 	stats   ScanStats
 	err     error

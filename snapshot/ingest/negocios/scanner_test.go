@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -425,4 +426,32 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 		r.n--
 	}
 	return k, nil
+}
+
+// BenchmarkScan reads 200,000 rows of the 2026 layout from memory, in
+// rows per second.
+func BenchmarkScan(b *testing.B) {
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf)
+	const n = 200000
+	for i := 0; i < n; i++ {
+		t := Trade{RefDate: d0, TradeDate: d0, Ticker: fmt.Sprintf("T%03d3", i%500), Session: 1, Price: 10000 + int64(i%977),
+			Quantity: 100, Time: UnixMilli(d0, 36000000+int64(i)*100), ID: int64(10 * (i/500 + 1)), Buyer: 3, Seller: 8}
+		w.Write(&t)
+	}
+	w.Flush()
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := NewScanner(bytes.NewReader(buf.Bytes()), "bench.txt", Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for s.Next() {
+		}
+		if s.Err() != nil || s.Stats().Rows != n {
+			b.Fatal(s.Err())
+		}
+	}
+	b.ReportMetric(float64(b.N)*n/b.Elapsed().Seconds(), "rows/s")
 }
