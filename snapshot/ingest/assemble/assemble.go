@@ -69,6 +69,7 @@ type assembler struct {
 	quotes      cotahist.Result
 	companies   map[string]*engine.Company
 	cadUnmapped []string          // SETOR_ATIV values without a sub-industry
+	cadRows     []cvm.CadRow      // every registry row, for the name rule of linking
 	tickerCo    map[string]string // FCA: ticker -> company
 	fcaSecs     map[string]engine.Security
 	fcaLists    []cvm.Listing

@@ -134,7 +134,8 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 					status = "ACTIVE"
 				}
 				a.addCompany(engine.Company{ID: co, Name: q.Name, TradingName: q.Name, Kind: kind, BDRSponsored: q.Sponsored,
-					Employees: -1, FreeFloat: engine.Null, FoundingDate: engine.NoDate, IPODate: engine.NoDate, Status: status})
+					Employees: -1, FreeFloat: engine.Null, FoundingDate: engine.NoDate, IPODate: engine.NoDate, Status: status,
+					StatusDate: engine.NoDate})
 				a.rep.Minimal++
 			} else if q.Sponsored {
 				a.companies[co].BDRSponsored = true

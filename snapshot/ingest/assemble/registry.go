@@ -33,14 +33,19 @@ func (a *assembler) readCad(_ context.Context, prog Progress) error {
 		return fmt.Errorf("--cad: %w", err)
 	}
 	defer rc.Close()
-	cos, unmapped, err := cvm.ReadCad(rc, plainName(a.cfg.Cad), a.withProgress(prog, "CVM registry"))
+	rows, err := cvm.ReadCadRows(rc, plainName(a.cfg.Cad), a.withProgress(prog, "CVM registry"))
 	if err != nil {
 		return err
 	}
+	// The registry may be newer than the quotes: each company gets the
+	// status in force on the as-of day.
+	cos, unmapped, back := cvm.CompaniesOn(rows, a.asOf)
 	for _, c := range cos {
 		a.addCompany(c)
 	}
+	a.cadRows = rows
 	a.cadUnmapped = unmapped
+	a.rep.StatusesTakenBack = back
 	return nil
 }
 
@@ -122,7 +127,8 @@ func (a *assembler) readDetails(context.Context, Progress) error {
 		a.details = append(a.details, d)
 		if _, ok := a.companies[d.CNPJ]; !ok {
 			a.addCompany(engine.Company{ID: d.CNPJ, CVMCode: d.CVMCode, Name: d.Name, TradingName: d.TradingName, Kind: engine.KindCompany,
-				Website: d.Website, Employees: -1, FreeFloat: engine.Null, FoundingDate: engine.NoDate, IPODate: engine.NoDate, Status: d.Status})
+				Website: d.Website, Employees: -1, FreeFloat: engine.Null, FoundingDate: engine.NoDate, IPODate: engine.NoDate, Status: d.Status,
+				StatusDate: engine.NoDate})
 		}
 	}
 	return nil

@@ -40,6 +40,11 @@ type Report struct {
 	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME [STATUS]".
 	NameLinks []string
 
+	// StatusesTakenBack counts the registry companies whose status in force
+	// on the as-of day differs from the registry's current one (a status
+	// that began later: cvm.CompaniesOn).
+	StatusesTakenBack int
+
 	// SectorsBy counts the companies placed on a sub-industry by each
 	// source of evidence (sectors.None: unclassified).
 	SectorsBy map[sectors.Source]int
@@ -110,6 +115,10 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 		if len(status) > 0 {
 			fmt.Fprintf(w, "    registry (cad_cia_aberta SIT): %s ACTIVE, %s CANCELLED (listed only with status=CANCELLED or ALL), %s SUSPENDED\n",
 				commas(int64(status["ACTIVE"])), commas(int64(status["CANCELLED"])), commas(int64(status["SUSPENDED"])))
+		}
+		if r.StatusesTakenBack > 0 {
+			fmt.Fprintf(w, "    registry newer than the as-of day: %s statuses that began later taken back to the one in force then (a company cancelled or suspended later is ACTIVE, one registered later has no status)\n",
+				commas(int64(r.StatusesTakenBack)))
 		}
 		forms := map[string]int{}
 		for i := range u.Reports {

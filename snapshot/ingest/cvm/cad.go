@@ -22,6 +22,7 @@ type CadRow struct {
 	CancelReason    string      // MOTIVO_CANCEL
 	Market          string      // TP_MERC
 	Category        string      // CATEG_REG (Categoria A, Categoria B)
+	CategorySince   engine.Date // DT_INI_CATEG: when the category began
 	IssuerSituation string      // SIT_EMISSOR (FASE OPERACIONAL...)
 	Control         string      // CONTROLE_ACIONARIO (PRIVADO, ESTATAL...)
 	Email           string      // EMAIL
@@ -107,13 +108,14 @@ func ReadCadRows(r io.Reader, name string, opt Options) ([]CadRow, error) {
 	cComerc := rd.Col("DENOM_COMERC")
 	cReg, cConst, cCancel, cMotivo := rd.Col("DT_REG"), rd.Col("DT_CONST"), rd.Col("DT_CANCEL"), rd.Col("MOTIVO_CANCEL")
 	cIniSit, cSetor, cMerc, cCateg := rd.Col("DT_INI_SIT"), rd.Col("SETOR_ATIV"), rd.Col("TP_MERC"), rd.Col("CATEG_REG")
+	cIniCateg := rd.Col("DT_INI_CATEG")
 	cSitEm, cCtrl := rd.Col("SIT_EMISSOR"), rd.Col("CONTROLE_ACIONARIO")
 	cLog, cCompl, cBairro, cMun, cUF, cPais, cCEP := rd.Col("LOGRADOURO"), rd.Col("COMPL"), rd.Col("BAIRRO"),
 		rd.Col("MUN"), rd.Col("UF"), rd.Col("PAIS"), rd.Col("CEP")
 	cEmail, cAud := rd.Col("EMAIL"), rd.Col("AUDITOR")
 
 	cols := cadCols{cCNPJ, cName, cSit, cCode, cComerc, cReg, cConst, cCancel, cMotivo,
-		cIniSit, cSetor, cMerc, cCateg, cSitEm, cCtrl, cLog, cCompl, cBairro, cMun, cUF, cPais, cCEP, cEmail, cAud,
+		cIniSit, cSetor, cMerc, cCateg, cIniCateg, cSitEm, cCtrl, cLog, cCompl, cBairro, cMun, cUF, cPais, cCEP, cEmail, cAud,
 		map[string]string{}}
 	var out []CadRow
 	err = opt.EachRow(rd, func() error {
@@ -130,7 +132,7 @@ func ReadCadRows(r io.Reader, name string, opt Options) ([]CadRow, error) {
 }
 
 type cadCols struct {
-	cnpj, name, sit, code, comerc, reg, cons, cancel, motivo, iniSit, setor, merc, categ, sitEm, ctrl,
+	cnpj, name, sit, code, comerc, reg, cons, cancel, motivo, iniSit, setor, merc, categ, iniCateg, sitEm, ctrl,
 	log, compl, bairro, mun, uf, pais, cep, email, aud int
 	sectors map[string]string // SETOR_ATIV -> sub-industry id ("" unmapped)
 }
@@ -166,7 +168,8 @@ func cadRow(rd *Reader, c *cadCols) (CadRow, error) {
 	dates := []struct {
 		col int
 		dst *engine.Date
-	}{{c.reg, &row.RegistryDate}, {c.cons, &row.Company.FoundingDate}, {c.cancel, &row.CancelDate}, {c.iniSit, &row.SituationDate}}
+	}{{c.reg, &row.RegistryDate}, {c.cons, &row.Company.FoundingDate}, {c.cancel, &row.CancelDate}, {c.iniSit, &row.SituationDate},
+		{c.iniCateg, &row.CategorySince}}
 	for _, d := range dates {
 		v, err := ParseDate(rd.Field(d.col))
 		if err != nil {

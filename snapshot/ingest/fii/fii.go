@@ -245,7 +245,7 @@ func (j *joiner) generalRow(rd *cvm.Reader) (func(key) error, error) {
 		j.funds[k.id] = &Fund{
 			Company: engine.Company{
 				ID: k.id, Name: rd.String(cName), Kind: engine.KindFII, Employees: -1, SubIndustryID: sub,
-				FreeFloat: engine.Null, FoundingDate: fd, IPODate: engine.NoDate, Website: rd.String(cSite),
+				FreeFloat: engine.Null, FoundingDate: fd, IPODate: engine.NoDate, StatusDate: engine.NoDate, Website: rd.String(cSite),
 				Address: engine.Address{Line1: line1, Line2: join(rd.String(cComp), rd.String(cBai)),
 					City: rd.String(cCid), State: rd.String(cUF), PostalCode: rd.String(cCEP), Country: "BRASIL"},
 			},
