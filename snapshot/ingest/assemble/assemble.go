@@ -70,6 +70,7 @@ type assembler struct {
 	companies   map[string]*engine.Company
 	cadUnmapped []string          // SETOR_ATIV values without a sub-industry
 	cadRows     []cvm.CadRow      // every registry row, for the name rule of linking
+	made        map[string]bool   // companies made from the quote files (syntheticID)
 	tickerCo    map[string]string // FCA: ticker -> company
 	fcaSecs     map[string]engine.Security
 	fcaLists    []cvm.Listing
@@ -86,7 +87,8 @@ type assembler struct {
 
 func newAssembler(cfg Config) *assembler {
 	a := &assembler{cfg: cfg, rep: &Report{}, companies: map[string]*engine.Company{}, isinFund: map[string]string{},
-		etfSyms: map[string]bool{}, etfGeo: map[string]string{}, fiiCodes: map[string]bool{}, asOf: engine.NoDate, lastSession: engine.NoDate}
+		etfSyms: map[string]bool{}, etfGeo: map[string]string{}, fiiCodes: map[string]bool{}, asOf: engine.NoDate, lastSession: engine.NoDate,
+		made: map[string]bool{}}
 	a.opt = cvm.Options{Lenient: cfg.Lenient, Stats: &a.rep.CVM}
 	return a
 }

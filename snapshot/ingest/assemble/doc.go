@@ -14,8 +14,8 @@
 //
 // # Linking tickers to companies
 //
-// Every COTAHIST ticker becomes a security of one company. The rules, in
-// order of the strength of their evidence; the first that applies wins:
+// Every COTAHIST ticker becomes a security of one company. Evidence comes
+// first; the first rule that applies wins:
 //
 //  1. The CVM FCA ticker map (valor_mobiliario: the company itself files
 //     Codigo_Negociacao under its CNPJ).
@@ -25,22 +25,55 @@
 //     most recent; if those are of the same month, to none (isinOwners).
 //  3. B3's company details (GetDetailsCompany: B3 names the CNPJ of an
 //     issuer and its tickers), by ticker, then by its 4-character root.
-//  4. Shares and units only: the COTAHIST short name (NOMRES, 12
-//     characters at most) against the registry's trading and legal names,
-//     normalized to upper-case letters and digits (normName): the one
-//     company whose name equals it, else equals it plus "SA", else starts
-//     with it, else (5 characters or more) contains its words as a run of
-//     whole words (nameIndex.find). Active companies win; anything
-//     ambiguous is left unlinked. One lookup per root: the other tickers
-//     of a root share its answer.
-//  5. Otherwise a minimal issuer is created from the quote file: name
+//  4. Shares and units: the ISIN's issuer code (BRBBDCACNOR1: BBDC) when
+//     the rules above tie that code to one company (the ISIN of a ticker
+//     they linked, the root of an FCA ticker, B3's symbol and ISINs): a
+//     unit or a class the FCA does not list joins its company.
+//  5. Shares and units only, by name alone (guessed, and listed in the
+//     summary): one question per issuer code (ticker root), with the
+//     COTAHIST short name (NOMRES) of its ticker quoted last, asked of the
+//     registry's companies that were active registrants on the last day
+//     the code traded (the status in force then, cvm.CadRow.StatusOn) and
+//     on the exchange (a row with TP_MERC BOLSA or in Categoria A, the
+//     category whose shares may trade on an exchange; TP_MERC alone cannot
+//     be required: the registry of 2024-05-27 leaves it blank for 146 active
+//     registrations of Categoria A, Raízen S.A.'s among them, and writes BALCÃO ORGANIZADO
+//     for Novo Mercado companies such as Irani and Boa Vista Serviços). A
+//     name matches (normalized: upper-case letters and digits, accents
+//     folded) when it equals the short name (or it plus "SA"), starts with
+//     it at a word's end (or anywhere for a short name of 8 characters or
+//     more, or of NOMRES's 12, which may be cut), holds its words as a run
+//     of whole words or of words they begin ("SID NACIONAL": Cia
+//     Siderurgica Nacional; connectors DE, DA, DO, E left out), or has
+//     each of them beginning one of its words, in order or, with the
+//     issuer code in the name, in any order ("BTGP BANCO": Banco BTG
+//     Pactual); loosest, the same without the generic words of NOMRES
+//     ("INDS ROMI": Romi S.A.), or the name's initials with the code among
+//     them ("TAESA"). The registrants matched are ranked: an equal name
+//     first (a sibling of another line of business only starts with the
+//     short name: BANRISUL is Banrisul S/A, not Banrisul Armazéns Gerais),
+//     then the issuer code's letters in the name in order (BBDC is in
+//     Banco Bradesco, not in Bradesco Leasing), then fewer words of the
+//     name left unaccounted for, then the closer match, then TP_MERC
+//     BOLSA. The best is taken when it is strictly better than the next;
+//     a registrant taken so by one code leaves the ties of the others
+//     ("BRASIL" ties Banco do Brasil with Banco ABC Brasil and IRB Brasil
+//     until ABCB and IRBR take theirs); what is still tied is ambiguous:
+//     left unlinked and listed with its candidates (nameIndex.resolve).
+//     Without a registry (no --cad) a company's own status stands in for
+//     its rows: only ACTIVE ones are found.
+//  6. Otherwise a minimal issuer is created from the quote file: name
 //     NOMRES, kind COMPANY, BDR (sponsored for DR1, DR2 and DR3, not DRN)
 //     or, for fund quotas, FII (board 12 or a listed FII, unless listed as
 //     an ETF) or ETF; status ACTIVE when the ticker traded in the last
 //     session of the files, else unknown; and a 10-digit synthetic
 //     company_id (syntheticID: "99" shares, "98" funds, "97" BDRs, then
 //     two digits per root character), which never collides with a CNPJ
-//     (14 digits) or a CVM code (6 at most).
+//     (14 digits) or a CVM code (6 at most). This happens only when no
+//     registrant could be tied (or the tie was ambiguous).
+//
+// The summary counts the links of each kind of evidence and lists every
+// name-only link with how its name matched, and every ambiguous share.
 //
 // A link is used only when the company's kind fits the security (kindOK:
 // BDR issuers have BDRs, funds have fund quotas, companies have shares);

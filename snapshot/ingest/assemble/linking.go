@@ -3,6 +3,7 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/pregao/pregao/engine"
@@ -47,6 +48,17 @@ func syntheticID(root, st string) string {
 	return string(b)
 }
 
+// Evidence by which a security was linked to its company.
+const (
+	byNone  = iota
+	byFCA   // the FCA ticker map
+	byISIN  // a fund's ISIN in the FII reports
+	byB3    // B3's company details, by ticker or root
+	byCode  // the ISIN's issuer code, tied to a company by the above
+	byName  // the name rule alone
+	byCount // number of kinds
+)
+
 // linkSecurities turns the quote files' tickers into securities of
 // companies, following the linking rules of the package doc, and moves
 // the quote series into the Universe.
@@ -58,8 +70,6 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 			detailCo[t] = d.CNPJ
 		}
 	}
-	names := newNameIndex(a.companies)
-	rootCo := map[string]string{} // root -> company found by name (shares only)
 	symbolUsed := map[string]string{}
 	for _, c := range a.companies {
 		if c.Symbol != "" {
@@ -73,48 +83,71 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 			lastSession = q.Last
 		}
 	}
+	ok := func(id, st string) bool {
+		c := a.companies[id]
+		return c != nil && kindOK(c.Kind, st)
+	}
+	// Pass 1: the evidence of the FCA, the FII reports and B3's details.
+	cos := make([]string, len(a.quotes.Securities))
+	how := make([]int, len(a.quotes.Securities))
 	for i, q := range a.quotes.Securities {
 		if !engine.ValidTicker(q.Ticker) {
-			a.rep.BadTickers = append(a.rep.BadTickers, q.Ticker)
 			continue
 		}
-		root := q.Ticker[:4]
-		st := q.StockType
-		var co string
-		ok := func(id string) bool {
-			c := a.companies[id]
-			return c != nil && kindOK(c.Kind, st)
-		}
+		st, root := q.StockType, q.Ticker[:4]
 		if ids := a.isinTied[q.ISIN]; st == engine.ClassFundUnit && ids != nil {
 			a.rep.notef("%s: ISIN %s is in the latest FII reports of %d funds of the same month (%s): not linked by ISIN",
 				q.Ticker, q.ISIN, len(ids), strings.Join(ids, ", "))
 		}
 		switch {
-		case a.tickerCo[q.Ticker] != "" && ok(a.tickerCo[q.Ticker]):
-			co = a.tickerCo[q.Ticker]
-			a.rep.LinkedFCA++
-		case st == engine.ClassFundUnit && ok(a.isinFund[q.ISIN]):
-			co = a.isinFund[q.ISIN]
-			a.rep.LinkedISIN++
-		case ok(detailCo[q.Ticker]) || ok(detailCo[root]):
-			co = detailCo[q.Ticker]
-			if !ok(co) {
-				co = detailCo[root]
-			}
-			a.rep.LinkedB3++
-		case st != engine.ClassFundUnit && st != engine.ClassBDR:
-			id, seen := rootCo[root]
-			if !seen {
-				id = names.find(q.Name)
-				rootCo[root] = id
-			}
-			if ok(id) {
-				co = id
-				a.rep.LinkedName++
-				c := a.companies[id]
-				a.rep.NameLinks = append(a.rep.NameLinks, fmt.Sprintf("%s (%q) → %s %s [%s]", q.Ticker, q.Name, id, c.Name, statusOrUnknown(c.Status)))
+		case ok(a.tickerCo[q.Ticker], st):
+			cos[i], how[i] = a.tickerCo[q.Ticker], byFCA
+		case st == engine.ClassFundUnit && ok(a.isinFund[q.ISIN], st):
+			cos[i], how[i] = a.isinFund[q.ISIN], byISIN
+		case ok(detailCo[q.Ticker], st):
+			cos[i], how[i] = detailCo[q.Ticker], byB3
+		case ok(detailCo[root], st):
+			cos[i], how[i] = detailCo[root], byB3
+		}
+	}
+	// Pass 2: the ISIN's issuer code (BRBBDCACNOR1: BBDC) of a share
+	// linked above, or of a ticker of the FCA or B3's details, ties the
+	// company's other shares (a unit, a class without an FCA row).
+	codeCo := issuerCodes(a, cos)
+	for i, q := range a.quotes.Securities {
+		if cos[i] != "" || !engine.ValidTicker(q.Ticker) || q.StockType == engine.ClassFundUnit {
+			continue
+		}
+		if id := codeCo[isinCode(q.ISIN)]; id != "" && ok(id, q.StockType) {
+			cos[i], how[i] = id, byCode
+		}
+	}
+	// Pass 3: the name rule, one question per issuer code, for the shares
+	// and units nothing above linked.
+	answers := a.nameAnswers(cos)
+	for i, q := range a.quotes.Securities {
+		if !engine.ValidTicker(q.Ticker) {
+			a.rep.BadTickers = append(a.rep.BadTickers, q.Ticker)
+			continue
+		}
+		root, st := q.Ticker[:4], q.StockType
+		co := cos[i]
+		if co == "" && st != engine.ClassFundUnit && st != engine.ClassBDR {
+			if ans := answers[root]; ans.id != "" && ok(ans.id, st) {
+				co, how[i] = ans.id, byName
+				c := a.companies[co]
+				a.rep.NameLinks = append(a.rep.NameLinks, fmt.Sprintf("%s (%q) → %s (%s%s)", q.Ticker, q.Name,
+					ans.cand.describe(c.Status), ans.level, codeNote(ans.cand.code, root)))
+			} else if len(ans.tied) > 0 {
+				var ts []string
+				for k := range ans.tied {
+					ts = append(ts, ans.tied[k].describe(a.companies[ans.tied[k].reg.id].Status))
+				}
+				a.rep.Ambiguous = append(a.rep.Ambiguous, fmt.Sprintf("%s (%q): %d registrants match alike (%s): %s",
+					q.Ticker, q.Name, len(ans.tied), ans.level, strings.Join(ts, "; ")))
 			}
 		}
+		a.rep.Linked[how[i]]++
 		if co == "" {
 			co = syntheticID(root, st)
 			if _, exists := a.companies[co]; !exists {
@@ -136,6 +169,7 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 				a.addCompany(engine.Company{ID: co, Name: q.Name, TradingName: q.Name, Kind: kind, BDRSponsored: q.Sponsored,
 					Employees: -1, FreeFloat: engine.Null, FoundingDate: engine.NoDate, IPODate: engine.NoDate, Status: status,
 					StatusDate: engine.NoDate})
+				a.made[co] = true
 				a.rep.Minimal++
 			} else if q.Sponsored {
 				a.companies[co].BDRSponsored = true
@@ -171,6 +205,94 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 	}
 	a.quotes.Series = nil
 	return nil
+}
+
+// isinCode is the issuer code of an ISIN (BRBBDCACNOR1: BBDC), "" when
+// it is not a Brazilian ISIN of 12 characters.
+func isinCode(isin string) string {
+	if len(isin) != 12 || !strings.HasPrefix(isin, "BR") {
+		return ""
+	}
+	return isin[2:6]
+}
+
+// issuerCodes maps issuer codes to the company that evidence ties them
+// to: the ISIN code of every quote linked in cos, the roots of the FCA's
+// tickers and B3's details (symbol, tickers and their ISINs). A code tied
+// to two companies is left out.
+func issuerCodes(a *assembler, cos []string) map[string]string {
+	out := map[string]string{}
+	tie := func(code, id string) {
+		if code == "" || id == "" {
+			return
+		}
+		if prev, ok := out[code]; ok && prev != id {
+			out[code] = ""
+			return
+		}
+		if _, ok := out[code]; !ok {
+			out[code] = id
+		}
+	}
+	for i, q := range a.quotes.Securities {
+		if q.StockType != engine.ClassFundUnit {
+			tie(isinCode(q.ISIN), cos[i])
+		}
+	}
+	for t, id := range a.tickerCo {
+		if len(t) >= 5 {
+			tie(t[:4], id)
+		}
+	}
+	for _, d := range a.details {
+		tie(d.Symbol, d.CNPJ)
+		for t, isin := range d.Tickers {
+			tie(t[:4], d.CNPJ)
+			tie(isinCode(isin), d.CNPJ)
+		}
+	}
+	return out
+}
+
+// nameAnswers asks the name rule about every issuer code (ticker root) of
+// a share or unit left unlinked in cos: its short name is the one of its
+// ticker quoted last, its day the last session any of them traded.
+func (a *assembler) nameAnswers(cos []string) map[string]nameAnswer {
+	qs := map[string]*nameQuery{}
+	var codes []string
+	for i, q := range a.quotes.Securities {
+		st := q.StockType
+		if cos[i] != "" || !engine.ValidTicker(q.Ticker) || st == engine.ClassFundUnit || st == engine.ClassBDR {
+			continue
+		}
+		root := q.Ticker[:4]
+		nq := qs[root]
+		if nq == nil {
+			nq = &nameQuery{code: root, last: engine.NoDate}
+			qs[root] = nq
+			codes = append(codes, root)
+		}
+		if !nq.last.Valid() || q.Last > nq.last {
+			nq.last, nq.short = q.Last, q.Name
+		}
+	}
+	if len(codes) == 0 {
+		return nil
+	}
+	sort.Strings(codes)
+	list := make([]nameQuery, len(codes))
+	for i, c := range codes {
+		list[i] = *qs[c]
+	}
+	return newNameIndex(a.companies, a.cadRows).resolve(list)
+}
+
+// codeNote says whether the issuer code was found in the name.
+func codeNote(found bool, code string) string {
+	if found {
+		return ", code " + code + " in the name"
+	}
+	return ""
 }
 
 func statusOrUnknown(s string) string {

@@ -121,8 +121,8 @@ func TestLinkPreference(t *testing.T) {
 		t.Errorf("%d series for %d securities", len(a.u.Daily), len(a.u.Securities))
 	}
 	r := a.rep
-	if r.LinkedFCA != 1 || r.LinkedB3 != 1 || r.LinkedISIN != 1 || r.LinkedName != 2 || r.Minimal != 5 {
-		t.Errorf("linked: FCA %d, B3 %d, ISIN %d, name %d; minimal %d", r.LinkedFCA, r.LinkedB3, r.LinkedISIN, r.LinkedName, r.Minimal)
+	if l := r.Linked; l[byFCA] != 1 || l[byB3] != 1 || l[byISIN] != 1 || l[byName] != 2 || r.Minimal != 5 {
+		t.Errorf("linked: FCA %d, B3 %d, ISIN %d, name %d; minimal %d", l[byFCA], l[byB3], l[byISIN], l[byName], r.Minimal)
 	}
 	for _, c := range []struct {
 		ticker, kind, status, symbol string
@@ -136,7 +136,7 @@ func TestLinkPreference(t *testing.T) {
 	} {
 		co := a.companies[sec[c.ticker].CompanyID]
 		if co.Kind != c.kind || co.Status != c.status || co.Symbol != c.symbol || co.BDRSponsored != c.sponsored || co.Name != co.TradingName ||
-			co.Employees != -1 || co.FreeFloat.Valid() || co.FoundingDate.Valid() || co.IPODate.Valid() {
+			co.Employees != -1 || co.FreeFloat.Valid() || co.FoundingDate.Valid() || co.IPODate.Valid() || co.StatusDate.Valid() {
 			t.Errorf("%s issuer %+v", c.ticker, *co)
 		}
 	}

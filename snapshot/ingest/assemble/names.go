@@ -1,12 +1,15 @@
 package assemble
 
 import (
+	"cmp"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/cvm"
 )
 
 // normName folds a name to upper-case letters and digits for matching
@@ -46,36 +49,6 @@ func foldRune(r rune) rune {
 	return r
 }
 
-// nameIndex finds the one registry company whose trading or legal name
-// matches a COTAHIST short name (NOMRES, 12 characters at most).
-type nameIndex struct {
-	keys  [][2]string // normalized trading name, legal name
-	words [][]string  // each name's words, normalized (trading name's, then legal name's)
-	ids   []string
-	act   []bool
-}
-
-// newNameIndex indexes the companies of kind COMPANY among cos (funds and
-// BDR issuers are never found by name).
-func newNameIndex(cos map[string]*engine.Company) *nameIndex {
-	ix := &nameIndex{}
-	ids := make([]string, 0, len(cos))
-	for id, c := range cos {
-		if c.Kind == engine.KindCompany {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		c := cos[id]
-		ix.keys = append(ix.keys, [2]string{normName(c.TradingName), normName(c.Name)})
-		ix.words = append(ix.words, append(nameWords(c.TradingName), nameWords(c.Name)...))
-		ix.ids = append(ix.ids, id)
-		ix.act = append(ix.act, c.Status == "ACTIVE")
-	}
-	return ix
-}
-
 // nameWords splits a name into normalized words ("Construtora Tenda
 // S/A" -> CONSTRUTORA, TENDA, S, A).
 func nameWords(s string) []string {
@@ -88,75 +61,476 @@ func nameWords(s string) []string {
 	return out
 }
 
-// find returns the company whose name (normalized), by the first rule
-// that applies:
-//  1. equals short;
-//  2. equals short followed by the corporate form "SA" ("RAIZEN" ->
-//     "Raízen S.A.", not "Raízen Energia S.A.");
-//  3. starts with short;
-//  4. for a short name of 5 characters or more, has its words as a run of
-//     whole words ("TENDA" -> "Construtora Tenda S/A"; "VIA" is too short
-//     to tell "Via S.A." from "Via Brasil BR 163 Concessionária");
-//
-// A cancelled (or suspended) registrant is never preferred to an active
-// one: the rules are tried first for the one active company they match,
-// and only when no rule matches an active company, for the one company
-// they match. Else "" (nothing or ambiguous). A short name of fewer than
-// 3 letters and digits finds nothing.
-func (ix *nameIndex) find(short string) string {
-	n := normName(short)
-	if len(n) < 3 {
-		return ""
-	}
-	key := func(match func(k string) bool) func(int) bool {
-		return func(i int) bool { return match(ix.keys[i][0]) || match(ix.keys[i][1]) }
-	}
-	rules := []func(int) bool{
-		key(func(k string) bool { return k == n }),
-		key(func(k string) bool { return k == n+"SA" }),
-		key(func(k string) bool { return k != "" && strings.HasPrefix(k, n) }),
-	}
-	if sw := nameWords(short); len(n) >= 5 && len(sw) > 0 {
-		rules = append(rules, func(i int) bool { return hasRun(ix.words[i], sw) })
-	}
-	for _, activeOnly := range []bool{true, false} {
-		for _, r := range rules {
-			if id := ix.pickBy(r, activeOnly); id != "" {
-				return id
-			}
-		}
-	}
-	return ""
-}
-
 // hasRun reports whether run occurs in words as consecutive elements.
 func hasRun(words, run []string) bool {
+	return runAt(words, run, func(w, r string) bool { return w == r })
+}
+
+// runAt reports whether run occurs in words as consecutive elements, each
+// word matching its element by eq.
+func runAt(words, run []string, eq func(w, r string) bool) bool {
 	for i := 0; i+len(run) <= len(words); i++ {
-		if slices.Equal(words[i:i+len(run)], run) {
+		ok := true
+		for k := range run {
+			if !eq(words[i+k], run[k]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
 			return true
 		}
 	}
 	return false
 }
 
-// pickBy returns the one active company matching when activeOnly is set;
-// otherwise the one company matching when none of the matches is active.
-// Else "".
-func (ix *nameIndex) pickBy(match func(i int) bool, activeOnly bool) string {
-	var all, active []string
-	for i := range ix.keys {
-		if match(i) {
-			all = append(all, ix.ids[i])
-			if ix.act[i] {
-				active = append(active, ix.ids[i])
-			}
+// connector words are left out of runs of words: "ALFA INVEST" is a run
+// of "BANCO ALFA DE INVESTIMENTO".
+var connector = map[string]bool{"DE": true, "DA": true, "DO": true, "DAS": true, "DOS": true, "E": true}
+
+// generic words say nothing of which company a short name is: corporate
+// forms and the abbreviations COTAHIST short names add ("INDS ROMI" is
+// ROMI S.A., once Indústrias Romi).
+var generic = map[string]bool{"S": true, "A": true, "SA": true, "CIA": true, "COMPANHIA": true, "IND": true, "INDS": true,
+	"INDUSTRIA": true, "INDUSTRIAS": true, "PAR": true, "PART": true, "PARTICIP": true, "PARTICIPACOES": true, "LTDA": true,
+	"HOLDING": true, "EM": true, "RECUPERACAO": true, "JUDICIAL": true, "DE": true, "DA": true, "DO": true, "DAS": true,
+	"DOS": true, "E": true}
+
+func without(words []string, drop map[string]bool) []string {
+	var out []string
+	for _, w := range words {
+		if !drop[w] {
+			out = append(out, w)
 		}
 	}
-	switch {
-	case activeOnly && len(active) == 1:
-		return active[0]
-	case !activeOnly && len(active) == 0 && len(all) == 1:
-		return all[0]
+	return out
+}
+
+// matchLevel ranks how a short name matches a name; higher is closer, 0
+// is no match.
+type matchLevel int
+
+const (
+	noMatch       matchLevel = iota
+	matchLoose               // only without the generic words, or as the name's initials
+	matchContains            // the short words begin words of the name (in order; in any order only when the code matches too)
+	matchAbbrev              // a run of words the short words begin ("SID NACIONAL": Cia Siderurgica Nacional)
+	matchWords               // a run of whole words ("BRADESCO": Banco Bradesco S.A.)
+	matchPrefix              // the name starts with the short name, at a word's end ("LOCALIZA": Localiza Rent a Car)
+	matchEqual               // equal, or equal plus "SA"
+)
+
+var levelName = [...]string{"", "generic words left out or initials", "words of the name", "abbreviated words",
+	"whole words", "start of the name", "equal name"}
+
+func (l matchLevel) String() string { return levelName[l] }
+
+// shortName is a COTAHIST short name (NOMRES) prepared for matching.
+type shortName struct {
+	raw   string
+	key   string   // normalized
+	words []string // normalized words
+	core  []string // words without connectors
+	bare  []string // words without generic words (nil when none is left or none was dropped)
+}
+
+func newShortName(s string) shortName {
+	sn := shortName{raw: strings.TrimSpace(s), key: normName(s), words: nameWords(s)}
+	sn.core = without(sn.words, connector)
+	if b := without(sn.words, generic); len(b) > 0 && len(b) < len(sn.words) {
+		sn.bare = b
 	}
-	return ""
+	return sn
+}
+
+// regName is one legal or trading name of a registrant, prepared.
+type regName struct {
+	key   string
+	words []string
+	core  []string // without connectors
+	ends  []int    // the length of key after each word: where words end
+}
+
+func newRegName(s string) regName {
+	n := regName{key: normName(s), words: nameWords(s)}
+	n.core = without(n.words, connector)
+	l := 0
+	for _, w := range n.words {
+		l += len(w)
+		n.ends = append(n.ends, l)
+	}
+	return n
+}
+
+// initials are the first letters of the name's words, a corporate "SA"
+// written as one word counting as S and A.
+func (n *regName) initials() string {
+	var b strings.Builder
+	for _, w := range n.words {
+		if w == "SA" {
+			b.WriteString("SA")
+			continue
+		}
+		b.WriteByte(w[0])
+	}
+	return b.String()
+}
+
+// isSubseq reports whether the bytes of sub occur in s in order.
+func isSubseq(sub, s string) bool {
+	j := 0
+	for i := 0; i < len(s) && j < len(sub); i++ {
+		if s[i] == sub[j] {
+			j++
+		}
+	}
+	return j == len(sub)
+}
+
+// level returns how s matches n (code is the issuer code: the ticker's
+// root, e.g. BBDC).
+func (n *regName) level(s *shortName, code string) matchLevel {
+	if l := n.levelOf(s.key, s.words, s.core, code, len(s.raw) >= 12); l != noMatch {
+		return l
+	}
+	if s.bare != nil && n.levelOf(strings.Join(s.bare, ""), s.bare, s.bare, code, false) >= matchContains {
+		return matchLoose
+	}
+	// Initials, the corporate form included: TAESA is Transmissora
+	// Aliança de Energia Elétrica S.A. Only with the code among them.
+	if ini := n.initials(); len(s.key) >= 4 && ini != "" && s.key[0] == ini[0] && isSubseq(s.key, ini) && isSubseq(code, ini) {
+		return matchLoose
+	}
+	return noMatch
+}
+
+// levelOf is level for a short name's key, words and core words;
+// truncated says the short name fills NOMRES's 12 characters, so it may
+// end inside a word; so may a key of 8 characters or more ("INFRACOMM":
+// Infracommerce), not a shorter one ("BRASIL" is not BrasilAgro).
+func (n *regName) levelOf(key string, words, core []string, code string, truncated bool) matchLevel {
+	if key == "" || n.key == "" {
+		return noMatch
+	}
+	if n.key == key || n.key == key+"SA" {
+		return matchEqual
+	}
+	if strings.HasPrefix(n.key, key) && (truncated || len(key) >= 8 || slices.Contains(n.ends, len(key))) {
+		return matchPrefix
+	}
+	if len(core) == 0 {
+		return noMatch
+	}
+	if hasRun(n.core, core) {
+		return matchWords
+	}
+	if len(core) < 2 {
+		return noMatch // one word is never found abbreviated: "VIA" is not "VIAGENS"
+	}
+	if runAt(n.core, core, strings.HasPrefix) {
+		return matchAbbrev
+	}
+	// Every short word begins a word of the name, in order; or in any
+	// order when the name holds the code ("BTGP BANCO": Banco BTG
+	// Pactual, BPAC).
+	if n.wordStarts(core, true) || n.wordStarts(core, false) && isSubseq(code, n.key) {
+		return matchContains
+	}
+	return noMatch
+}
+
+// wordStarts reports whether each of ws occurs in the name's key at the
+// start of one of its words; when ordered, each after the words the one
+// before spans.
+func (n *regName) wordStarts(ws []string, ordered bool) bool {
+	from := 0 // the first word a short word may begin at
+	for _, w := range ws {
+		found, start := -1, 0
+		for i, end := range n.ends {
+			if i >= from && strings.HasPrefix(n.key[start:], w) {
+				found = i
+				break
+			}
+			start = end
+		}
+		if found < 0 {
+			return false
+		}
+		if ordered {
+			stop := start + len(w)
+			from = found
+			for from < len(n.ends) && n.ends[from] < stop {
+				from++
+			}
+			from++
+		}
+	}
+	return true
+}
+
+// registrant is a company the name rule may link a share to, with what
+// the registry says of it.
+type registrant struct {
+	id     string
+	name   string // for the summary
+	names  []regName
+	rows   []*cvm.CadRow // its registry rows; nil when not from the registry
+	status string        // the company's status, used when rows is nil
+}
+
+// eligible reports whether a share that traded until day d may be linked
+// to r by name: r was an active registrant on d (cvm.CadRow.StatusOn) and
+// on the exchange (a row with TP_MERC BOLSA, or in Categoria A, the
+// category that may have shares traded on an exchange, or of a category
+// that began after d). A registrant not from the registry must be ACTIVE.
+func (r *registrant) eligible(d engine.Date) bool {
+	if r.rows == nil {
+		return r.status == "ACTIVE"
+	}
+	active, exchange := false, false
+	for _, row := range r.rows {
+		if st, _ := row.StatusOn(d); st == "ACTIVE" {
+			active = true
+		}
+		if row.Market == "BOLSA" || row.CategoryOn(d) == "Categoria A" || row.Category != "" && row.CategoryOn(d) == "" {
+			exchange = true
+		}
+	}
+	return active && exchange
+}
+
+// market ranks the registry's TP_MERC: 2 the exchange (BOLSA) in some
+// row, 1 not stated, 0 only an over-the-counter market.
+func (r *registrant) market() int {
+	if r.rows == nil {
+		return 1
+	}
+	m := 0
+	for _, row := range r.rows {
+		switch row.Market {
+		case "BOLSA":
+			return 2
+		case "":
+			m = 1
+		}
+	}
+	return m
+}
+
+// extra counts the words of name n that a short name does not account
+// for (generic words aside): the fewer, the closer the name.
+func (n *regName) extra(s *shortName) int {
+	c := 0
+	for _, w := range n.words {
+		if generic[w] {
+			continue
+		}
+		covered := false
+		for _, sw := range s.words {
+			if strings.HasPrefix(w, sw) || strings.HasPrefix(sw, w) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			c++
+		}
+	}
+	return c
+}
+
+// nameIndex finds, for the issuer code and short name of a share, the
+// registrant it belongs to by name alone (see resolve).
+type nameIndex struct {
+	regs []registrant
+}
+
+// newNameIndex indexes the companies of kind COMPANY among cos (funds and
+// BDR issuers are never found by name) with their registry rows (rows may
+// be nil: then each company's status stands for them).
+func newNameIndex(cos map[string]*engine.Company, rows []cvm.CadRow) *nameIndex {
+	byID := map[string][]*cvm.CadRow{}
+	for i := range rows {
+		byID[rows[i].Company.ID] = append(byID[rows[i].Company.ID], &rows[i])
+	}
+	ids := make([]string, 0, len(cos))
+	for id, c := range cos {
+		if c.Kind == engine.KindCompany {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	ix := &nameIndex{regs: make([]registrant, 0, len(ids))}
+	for _, id := range ids {
+		c := cos[id]
+		r := registrant{id: id, name: c.Name, rows: byID[id], status: c.Status}
+		seen := map[string]bool{}
+		add := func(s string) {
+			if k := normName(s); k != "" && !seen[k] {
+				seen[k] = true
+				r.names = append(r.names, newRegName(s))
+			}
+		}
+		add(c.TradingName)
+		add(c.Name)
+		for _, row := range r.rows {
+			add(row.Company.TradingName)
+			add(row.Company.Name)
+		}
+		ix.regs = append(ix.regs, r)
+	}
+	return ix
+}
+
+// candidate is a registrant a short name matches, with its rank.
+type candidate struct {
+	reg    *registrant
+	level  matchLevel
+	code   bool // the issuer code's letters occur in order in one of its names
+	market int
+	extra  int
+}
+
+// cmp orders candidates best first: a name equal to the short name (the
+// issuer's own name; a sibling of another line of business only starts
+// with it: BANRISUL is Banrisul S/A, not Banrisul Armazéns Gerais), then
+// the issuer code found in the name, then fewer words left unaccounted
+// for (Bradesco's leasing arm adds LEASING ARRENDAMENTO MERCANTIL to its
+// name), then the closer match, then on the exchange.
+func (c *candidate) cmp(o *candidate) int {
+	return cmp.Or(-cmpBool(c.level == matchEqual, o.level == matchEqual), -cmpBool(c.code, o.code), cmp.Compare(c.extra, o.extra),
+		-cmp.Compare(c.level, o.level), -cmp.Compare(c.market, o.market))
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// nameQuery is the name rule's question for one issuer code (a ticker
+// root): its short name and the last session any of its shares traded.
+type nameQuery struct {
+	code  string
+	short string
+	last  engine.Date
+}
+
+// nameAnswer is the name rule's answer for one issuer code.
+type nameAnswer struct {
+	id    string      // the registrant; "" when none or ambiguous
+	cand  *candidate  // the chosen candidate
+	tied  []candidate // the candidates left tied when ambiguous
+	level matchLevel
+}
+
+// candidates returns every eligible registrant q's short name matches,
+// best first (candidate.cmp, then company_id).
+func (ix *nameIndex) candidates(q nameQuery) []candidate {
+	s := newShortName(q.short)
+	if len(s.key) < 2 {
+		return nil
+	}
+	var out []candidate
+	for i := range ix.regs {
+		r := &ix.regs[i]
+		lv, code, extra := noMatch, false, 0
+		for k := range r.names {
+			n := &r.names[k]
+			l := n.level(&s, q.code)
+			if l == noMatch {
+				continue
+			}
+			// The closest of the names matching best.
+			if e := n.extra(&s); l > lv || l == lv && e < extra {
+				lv, extra = l, e
+			}
+			if isSubseq(q.code, n.key) {
+				code = true
+			}
+		}
+		if lv == noMatch || !r.eligible(q.last) {
+			continue
+		}
+		out = append(out, candidate{reg: r, level: lv, code: code, market: r.market(), extra: extra})
+	}
+	slices.SortStableFunc(out, func(a, b candidate) int { return a.cmp(&b) })
+	return out
+}
+
+// resolve answers every query (by code):
+//
+//  1. Each query's candidates are the eligible registrants its short name
+//     matches (candidates), best first; a query whose best candidate is
+//     strictly better than the next is linked to it.
+//  2. A registrant so linked is taken out of the tied candidates of the
+//     other queries ("BRASIL" ties Banco do Brasil with Banco ABC Brasil;
+//     "ABC BRASIL" is the latter's), and step 1 is tried again, until
+//     nothing changes.
+//  3. What is still tied is ambiguous: left unlinked, with its tie.
+func (ix *nameIndex) resolve(qs []nameQuery) map[string]nameAnswer {
+	cands := make([][]candidate, len(qs))
+	out := make(map[string]nameAnswer, len(qs))
+	claimed := map[string]string{} // registrant -> code that took it
+	decide := func(i int) bool {
+		c := cands[i]
+		if len(c) == 0 {
+			out[qs[i].code] = nameAnswer{}
+			return true
+		}
+		if len(c) == 1 || c[0].cmp(&c[1]) < 0 {
+			out[qs[i].code] = nameAnswer{id: c[0].reg.id, cand: &c[0], level: c[0].level}
+			if _, ok := claimed[c[0].reg.id]; !ok {
+				claimed[c[0].reg.id] = qs[i].code
+			}
+			return true
+		}
+		return false
+	}
+	pending := []int{}
+	for i, q := range qs {
+		cands[i] = ix.candidates(q)
+		if !decide(i) {
+			pending = append(pending, i)
+		}
+	}
+	for changed := true; changed && len(pending) > 0; {
+		changed = false
+		next := pending[:0]
+		for _, i := range pending {
+			kept := cands[i][:0:0]
+			for _, c := range cands[i] {
+				if by, ok := claimed[c.reg.id]; !ok || by == qs[i].code {
+					kept = append(kept, c)
+				}
+			}
+			if len(kept) < len(cands[i]) {
+				cands[i] = kept
+				changed = true
+				if decide(i) {
+					continue
+				}
+			}
+			next = append(next, i)
+		}
+		pending = next
+	}
+	for _, i := range pending {
+		c := cands[i]
+		n := 1
+		for n < len(c) && c[0].cmp(&c[n]) == 0 {
+			n++
+		}
+		out[qs[i].code] = nameAnswer{tied: c[:n], level: c[0].level}
+	}
+	return out
+}
+
+// describe is a candidate as the summary lists it: "ID NAME [STATUS]".
+func (c *candidate) describe(status string) string {
+	return fmt.Sprintf("%s %s [%s]", c.reg.id, c.reg.name, statusOrUnknown(status))
 }

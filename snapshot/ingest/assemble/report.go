@@ -22,9 +22,11 @@ type Report struct {
 	CVM    cvm.Stats      // CVM tables (registry, FCA, DFP, ITR, FII)
 	Notes  []string       // one sentence each, in the order met
 
-	// Securities linked to companies, by rule (see the package doc).
-	LinkedFCA, LinkedISIN, LinkedB3, LinkedName int
-	Minimal                                     int // issuers created from COTAHIST names
+	// Linked counts the securities linked to companies by each kind of
+	// evidence (the by* constants of linking.go; [0]: none, an issuer made
+	// from the quote file).
+	Linked  [byCount]int
+	Minimal int // issuers created from COTAHIST names
 
 	BadTickers      []string // quoted tickers the bundle format does not accept, skipped
 	UnquotedMembers int      // index members kept without a quoted ticker (not ranked)
@@ -37,8 +39,12 @@ type Report struct {
 	// price adds nothing to the original's adjustment).
 	UnquotedLegs int
 	// NameLinks lists every security linked to a company by name alone
-	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME [STATUS]".
+	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME
+	// [STATUS] (how the name matched)".
 	NameLinks []string
+	// Ambiguous lists the shares whose short name matches several
+	// registrants alike: left on an issuer made from the quote file.
+	Ambiguous []string
 
 	// StatusesTakenBack counts the registry companies whose status in force
 	// on the as-of day differs from the registry's current one (a status
@@ -128,11 +134,18 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 			fmt.Fprintf(w, "    statements: %s from DFP (annual filings), %s from ITR (quarterly filings)\n", commas(int64(forms["DFP"])), commas(int64(forms["ITR"])))
 		}
 	}
-	fmt.Fprintf(w, "  securities linked to companies: %d by FCA ticker map, %d by ISIN (funds), %d by B3 company details, %d by name; %d minimal issuers created from COTAHIST names\n",
-		r.LinkedFCA, r.LinkedISIN, r.LinkedB3, r.LinkedName, r.Minimal)
+	l := r.Linked
+	fmt.Fprintf(w, "  securities linked to companies by evidence: %d by the FCA ticker map, %d by ISIN (funds), %d by B3 company details, %d by the ISIN's issuer code; %d by name alone; %d on %d issuers made from COTAHIST names\n",
+		l[byFCA], l[byISIN], l[byB3], l[byCode], l[byName], l[byNone], r.Minimal)
 	if len(r.NameLinks) > 0 {
-		fmt.Fprintf(w, "  %d securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; check them):\n", len(r.NameLinks))
+		fmt.Fprintf(w, "  %d securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; an active registrant on the exchange whose name matches; check them):\n", len(r.NameLinks))
 		for _, l := range r.NameLinks {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+	if len(r.Ambiguous) > 0 {
+		fmt.Fprintf(w, "  %d shares left unlinked, their short name matching several registrants alike (on an issuer made from COTAHIST):\n", len(r.Ambiguous))
+		for _, l := range r.Ambiguous {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}

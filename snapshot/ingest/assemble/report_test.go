@@ -17,13 +17,15 @@ func TestWriteSummary(t *testing.T) {
 		Quotes: cotahist.Stats{Files: 1, Lines: 2512034, Records: 8, Kept: 6, SkippedMarket: map[int]int64{70: 14738, 20: 3},
 			SkippedBoard: map[int]int64{10: 4}, SkippedSpec: map[string]int64{"PNF": 1}, KeptOtherBoard: map[int]int64{34: 5}, Malformed: 2,
 			TrailerProblems: []string{"a.TXT: trailer counts 11 records, file has 10"}},
-		CVM:       cvm.Stats{Files: 2, Rows: 1100, Skipped: 1, Previous: 3, Ignored: 4, Unused: 1},
-		LinkedFCA: 1, LinkedISIN: 2, LinkedB3: 3, LinkedName: 4, Minimal: 5,
+		CVM:    cvm.Stats{Files: 2, Rows: 1100, Skipped: 1, Previous: 3, Ignored: 4, Unused: 1},
+		Linked: [byCount]int{byNone: 6, byFCA: 1, byISIN: 2, byB3: 3, byCode: 7, byName: 4}, Minimal: 5,
+		StatusesTakenBack:  8,
 		BadTickers:         strings.Fields("A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11"),
 		UnquotedMembers:    7,
 		UnknownShareLabels: map[string]int{"ZZ NOVO": 1, "ATUALIZACAO": 2},
 		UnquotedLegs:       3,
-		NameLinks:          []string{`ABCD3 ("ABC") → 11 ABC SA [ACTIVE]`},
+		NameLinks:          []string{`ABCD3 ("ABC") → 11 ABC SA [ACTIVE] (equal name)`},
+		Ambiguous:          []string{`EFGH3 ("EFG"): 2 registrants match alike (equal name): 12 EFG SA [ACTIVE]; 13 EFG [ACTIVE]`},
 	}
 	r.notef("%d things", 2)
 	var b strings.Builder
@@ -44,10 +46,13 @@ func TestWriteSummary(t *testing.T) {
     skipped: 1 malformed rows (--lenient)
     not read: 1 zip members of no table Pregão imports
     registry (cad_cia_aberta SIT): 1 ACTIVE, 1 CANCELLED (listed only with status=CANCELLED or ALL), 0 SUSPENDED
+    registry newer than the as-of day: 8 statuses that began later taken back to the one in force then (a company cancelled or suspended later is ACTIVE, one registered later has no status)
     statements: 1 from DFP (annual filings), 2 from ITR (quarterly filings)
-  securities linked to companies: 1 by FCA ticker map, 2 by ISIN (funds), 3 by B3 company details, 4 by name; 5 minimal issuers created from COTAHIST names
-  1 securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; check them):
-    ABCD3 ("ABC") → 11 ABC SA [ACTIVE]
+  securities linked to companies by evidence: 1 by the FCA ticker map, 2 by ISIN (funds), 3 by B3 company details, 7 by the ISIN's issuer code; 4 by name alone; 6 on 5 issuers made from COTAHIST names
+  1 securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; an active registrant on the exchange whose name matches; check them):
+    ABCD3 ("ABC") → 11 ABC SA [ACTIVE] (equal name)
+  1 shares left unlinked, their short name matching several registrants alike (on an issuer made from COTAHIST):
+    EFGH3 ("EFG"): 2 registrants match alike (equal name): 12 EFG SA [ACTIVE]; 13 EFG [ACTIVE]
   11 tickers skipped (not a bundle ticker): A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 ...
   7 index members without quotes kept in their portfolios (ranked once they trade)
   skipped: 3 share events of B3 supplements under labels no share-action type maps: 2 "ATUALIZACAO", 1 "ZZ NOVO"

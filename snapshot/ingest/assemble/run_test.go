@@ -115,8 +115,8 @@ func TestRunFCA(t *testing.T) {
 	cfg.Cad = filepath.Join(dir, "cvm-cad/cad_cia_aberta.csv.zst")
 	cfg.Cotahist = []string{filepath.Join(dir, cotahistDay)}
 	u, rep := run(t, cfg)
-	if rep.LinkedFCA != 1 {
-		t.Errorf("%d linked by the FCA ticker map", rep.LinkedFCA)
+	if rep.Linked[byFCA] != 1 {
+		t.Errorf("%d linked by the FCA ticker map", rep.Linked[byFCA])
 	}
 	for _, s := range u.Securities {
 		if s.Ticker == "ABEV3" && (s.CompanyID != "07526557000100" || s.ListedFrom != engine.MakeDate(2013, 11, 11)) {

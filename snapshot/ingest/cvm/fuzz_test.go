@@ -111,6 +111,21 @@ func FuzzCad(f *testing.F) {
 					t.Fatalf("sector %q not a sub-industry", c.SubIndustryID)
 				}
 			}
+			// As of a day: never a status that began later.
+			rows, err := ReadCadRows(bytes.NewReader(in), "f.csv", Options{Lenient: lenient})
+			if err != nil {
+				t.Fatalf("ReadCad accepted what ReadCadRows refuses: %v", err)
+			}
+			d := engine.MakeDate(2022, 2, 4)
+			on, _, back := CompaniesOn(rows, d)
+			if len(on) != len(comps) || back < 0 || back > len(on) {
+				t.Fatalf("%d companies as of a day, %d without; %d taken back", len(on), len(comps), back)
+			}
+			for _, c := range on {
+				if c.StatusDate.Valid() && c.StatusDate > d {
+					t.Fatalf("%s: status %s since %v, after %v", c.ID, c.Status, c.StatusDate, d)
+				}
+			}
 		}
 	})
 }
