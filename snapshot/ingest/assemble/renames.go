@@ -15,7 +15,11 @@ import (
 // series join its history, under its company. Tickers whose sessions
 // overlap cannot be one security renamed: the ISIN stays on the one quoted
 // last (then the longest quoted) and is cleared on the others, with a note
-// (an ISIN names one security to the engine).
+// (an ISIN names one security to the engine). A rename chain's company is
+// the one its latest ticker is linked to, unless that is an issuer made
+// from the quote file and an earlier ticker's is not; an issuer made from
+// the quote file left without a security is removed: a rename leaves one
+// company.
 func (a *assembler) recordRenames(context.Context, Progress) error {
 	span := make(map[string][2]engine.Date, len(a.quotes.Securities))
 	for _, q := range a.quotes.Securities {
@@ -48,14 +52,22 @@ func (a *assembler) recordRenames(context.Context, Progress) error {
 		}
 		last := &a.u.Securities[ix[len(ix)-1]]
 		if disjoint {
+			co := last.CompanyID
+			for k := len(ix) - 1; k >= 0 && a.made[co]; k-- {
+				if id := a.u.Securities[ix[k]].CompanyID; !a.made[id] {
+					co = id
+				}
+			}
 			for k := 0; k+1 < len(ix); k++ {
 				from, to := &a.u.Securities[ix[k]], &a.u.Securities[ix[k+1]]
-				from.CompanyID = last.CompanyID
 				date := span[to.Ticker][0]
 				a.u.Renames = append(a.u.Renames, engine.TickerRename{From: from.Ticker, To: to.Ticker, Date: date})
 				renamed = append(renamed, from.Ticker+"→"+to.Ticker+" ("+date.String()+")")
 			}
-			a.renameSymbol(last.CompanyID, a.u.Securities[ix[0]].Ticker[:4], last.Ticker[:4])
+			for _, i := range ix {
+				a.u.Securities[i].CompanyID = co
+			}
+			a.renameSymbol(co, a.u.Securities[ix[0]].Ticker[:4], last.Ticker[:4])
 			continue
 		}
 		keep := ix[0]
@@ -75,6 +87,9 @@ func (a *assembler) recordRenames(context.Context, Progress) error {
 	}
 	if len(renamed) > 0 {
 		a.rep.notef("%d ticker changes recorded as renames (same ISIN, one ticker after the other): %s", len(renamed), strings.Join(first(renamed, 10), ", "))
+		if n := a.dropEmptyMade(); n > 0 {
+			a.rep.notef("%d issuers made from COTAHIST names removed: their tickers were renamed into another company's", n)
+		}
 	}
 	if len(cleared) > 0 {
 		a.rep.notef("%d tickers share an ISIN with a ticker quoted at the same time; their ISIN was left out: %s", len(cleared), strings.Join(first(cleared, 10), ", "))
@@ -97,4 +112,23 @@ func (a *assembler) renameSymbol(id, old, cur string) {
 		}
 	}
 	c.Symbol = cur
+}
+
+// dropEmptyMade removes the issuers made from the quote files that no
+// security belongs to any more, and returns how many.
+func (a *assembler) dropEmptyMade() int {
+	used := map[string]bool{}
+	for i := range a.u.Securities {
+		used[a.u.Securities[i].CompanyID] = true
+	}
+	n := 0
+	for id := range a.made {
+		if !used[id] {
+			delete(a.companies, id)
+			delete(a.made, id)
+			a.rep.Minimal--
+			n++
+		}
+	}
+	return n
 }

@@ -2,11 +2,14 @@ package assemble
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/cotahist"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 func series(ticker string, days ...engine.Date) engine.Series {
@@ -111,5 +114,53 @@ func TestRenameMovesSymbol(t *testing.T) {
 	}
 	if s := a.companies["22222222000191"].Symbol; s != "OLDX" {
 		t.Errorf("symbol %q taken from another company, want OLDX kept", s)
+	}
+}
+
+// TestRunRenameLeavesOneCompany imports quote records in the COTAHIST
+// layout where one ISIN changes ticker: OLDX3 ("VELHA", a registrant by
+// name) becomes NEWX3 ("NOVA MARCA", no registrant); OLDY3 becomes NEWY3,
+// neither a registrant. Each rename leaves one company: the registrant,
+// else the issuer made for the current ticker; no issuer is left without
+// a security.
+func TestRunRenameLeavesOneCompany(t *testing.T) {
+	dir := t.TempDir()
+	cad := filepath.Join(dir, "cad_cia_aberta.csv")
+	h, err := datafile.ReadFile(filepath.Join(realDir(t), "cvm-headers/cad_cia_aberta_header.csv.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := cadLine("12.345.678/0001-95", "VELHA S.A.", "2001-01-02", "", "ATIVO", "2001-01-02", "90001", "BOLSA", "Categoria A")
+	if err := os.WriteFile(cad, append(h, row...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Cad = cad
+	cfg.Cotahist = []string{cotahistFile(t, dir, "COTAHIST_D04022022.TXT",
+		quoteRec{"20220201", "OLDX3", "VELHA", "ON      NM", "BROLDXACNOR1", ""},
+		quoteRec{"20220201", "OLDY3", "YPSILON", "ON      NM", "BROLDYACNOR1", ""},
+		quoteRec{"20220204", "NEWX3", "NOVA MARCA", "ON      NM", "BROLDXACNOR1", ""},
+		quoteRec{"20220204", "NEWY3", "YPSILON NOVA", "ON      NM", "BROLDYACNOR1", ""},
+	)}
+	u, rep := run(t, cfg)
+	sec := map[string]string{}
+	owned := map[string]int{}
+	for _, s := range u.Securities {
+		sec[s.Ticker] = s.CompanyID
+		owned[s.CompanyID]++
+	}
+	if sec["OLDX3"] != "12345678000195" || sec["NEWX3"] != "12345678000195" {
+		t.Errorf("OLDX3 %s, NEWX3 %s: want both the registrant's", sec["OLDX3"], sec["NEWX3"])
+	}
+	if y := syntheticID("NEWY", "CS"); sec["OLDY3"] != y || sec["NEWY3"] != y {
+		t.Errorf("OLDY3 %s, NEWY3 %s: want both %s", sec["OLDY3"], sec["NEWY3"], y)
+	}
+	for _, c := range u.Companies {
+		if strings.HasPrefix(c.ID, "99") && owned[c.ID] == 0 {
+			t.Errorf("issuer %s %s left without a security", c.ID, c.Name)
+		}
+	}
+	if len(u.Renames) != 2 || rep.Minimal != 1 {
+		t.Errorf("renames %+v, %d made issuers", u.Renames, rep.Minimal)
 	}
 }
