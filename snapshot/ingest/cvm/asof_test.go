@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pregao/pregao/engine"
 )
@@ -102,5 +103,30 @@ func TestCategoryOn(t *testing.T) {
 	}
 	if got := r.CategoryOn(engine.MakeDate(2023, 2, 2)); got != "Categoria B" {
 		t.Errorf("on the day: %q", got)
+	}
+}
+
+// TestSaoPauloDay: a publication date of the CVM is a São Paulo day; its
+// instant falls on that day in São Paulo, not on the evening before.
+func TestSaoPauloDay(t *testing.T) {
+	brt := time.FixedZone("BRT", -3*3600)
+	brst := time.FixedZone("BRST", -2*3600) // daylight saving time, until 2019
+	for _, d := range []engine.Date{engine.MakeDate(2023, 6, 14), engine.MakeDate(2018, 1, 15), engine.MakeDate(2000, 1, 1)} {
+		tm := SaoPauloDay(d)
+		for _, z := range []*time.Location{brt, brst} {
+			y, m, day := tm.In(z).Date()
+			if engine.MakeDate(y, m, day) != d {
+				t.Errorf("%v at %v is %v in %s", d, tm, tm.In(z), z)
+			}
+		}
+	}
+	idx, err := ReadDocIndex(strings.NewReader("CNPJ_CIA;DT_REFER;VERSAO;DENOM_CIA;CD_CVM;CATEG_DOC;ID_DOC;DT_RECEB;LINK_DOC\n"+
+		"02.635.522/0001-95;2023-03-31;2;JALLES MACHADO S.A.;025496;DFP;129002;2023-06-14;https://www.rad.cvm.gov.br/x\n"),
+		"dfp_cia_aberta_2023.csv", Options{})
+	if err != nil || len(idx) != 1 {
+		t.Fatal(idx, err)
+	}
+	if got := idx[0].Received.In(brt).Format("2006-01-02"); got != "2023-06-14" {
+		t.Errorf("DT_RECEB 2023-06-14 received %v, the %s in São Paulo", idx[0].Received, got)
 	}
 }

@@ -22,7 +22,7 @@ type DocEntry struct {
 	CVMCode       string      // CD_CVM without leading zeros
 	Category      string      // CATEG_DOC
 	DocID         string      // ID_DOC
-	Received      time.Time   // DT_RECEB at midnight UTC: publication at the CVM
+	Received      time.Time   // DT_RECEB, the São Paulo day it was published at the CVM, at its start (SaoPauloDay)
 	Link          string      // LINK_DOC: the filing's page at the CVM
 }
 
@@ -53,7 +53,7 @@ func ReadDocIndex(r io.Reader, name string, opt Options) ([]DocEntry, error) {
 			return rd.Errorf(c[3], "%v: %q", err, rd.Field(c[3]))
 		}
 		if recv.Valid() {
-			e.Received = recv.Time()
+			e.Received = SaoPauloDay(recv)
 		}
 		e.Link = rd.String(c[4])
 		if e.Link != "" && !strings.HasPrefix(e.Link, "https://") && !strings.HasPrefix(e.Link, "http://") {
@@ -70,6 +70,15 @@ func ReadDocIndex(r io.Reader, name string, opt Options) ([]DocEntry, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// SaoPauloDay is the start of day d in São Paulo, in UTC: 03:00 UTC
+// (São Paulo is UTC-3; in the summers it kept daylight saving time, until
+// 2019, it was UTC-2, and 03:00 UTC was still that day). The CVM's dates
+// of publication (DT_RECEB, Data_Entrega) are São Paulo days: at 00:00 UTC
+// they would be the evening before there.
+func SaoPauloDay(d engine.Date) time.Time {
+	return d.Time().Add(3 * time.Hour)
 }
 
 func formOf(name string) string {

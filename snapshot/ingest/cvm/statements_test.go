@@ -325,7 +325,7 @@ func TestDocIndexAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(idx) != 3 || idx[1].Version != 2 || idx[1].CVMCode != "25496" || idx[1].DocID != "129002" ||
-		!idx[1].Received.Equal(time.Date(2023, 6, 14, 0, 0, 0, 0, time.UTC)) || idx[2].CompanyName != "RAÍZEN S.A." || idx[0].Form != "DFP" {
+		!idx[1].Received.Equal(time.Date(2023, 6, 14, 3, 0, 0, 0, time.UTC)) || idx[2].CompanyName != "RAÍZEN S.A." || idx[0].Form != "DFP" {
 		t.Fatalf("index %+v", idx)
 	}
 	rs := readDFP(t, "dfp_cia_aberta_BPA_con_2023.csv", Options{Retrieved: retrieved})
@@ -455,7 +455,7 @@ func TestReadStatementsZip(t *testing.T) {
 		r := &fl.Reports[i]
 		if r.CompanyID == "33453598000123" {
 			n++
-			if !r.PublishDate.Equal(time.Date(2023, 6, 21, 0, 0, 0, 0, time.UTC)) || len(r.Sources) != 1 {
+			if !r.PublishDate.Equal(time.Date(2023, 6, 21, 3, 0, 0, 0, time.UTC)) || len(r.Sources) != 1 {
 				t.Errorf("Raízen %s: %v %v", r.Statement, r.PublishDate, r.Sources)
 			}
 		}

@@ -229,7 +229,7 @@ func (j *joiner) generalRow(rd *cvm.Reader) (func(key) error, error) {
 		e.general, e.any = true, true
 		rep := &e.rep
 		if ent.Valid() {
-			rep.PublishDate = ent.Time()
+			rep.PublishDate = cvm.SaoPauloDay(ent)
 		}
 		prev, ok := j.fundKey[k.id]
 		if ok && (k.ref < prev.ref || (k.ref == prev.ref && k.version < prev.version)) {

@@ -89,7 +89,7 @@ func TestMonthlyReal2021(t *testing.T) {
 	r := findReport(t, m.Reports, "12005956000165", engine.MakeDate(2021, 6, 1))
 	want := engine.FundReport{
 		FundID: "12005956000165", ReferenceDate: engine.MakeDate(2021, 6, 1), Version: 1,
-		PublishDate: time.Date(2021, 7, 15, 0, 0, 0, 0, time.UTC), RetrievalDate: retrieved,
+		PublishDate: time.Date(2021, 7, 15, 3, 0, 0, 0, time.UTC), RetrievalDate: retrieved,
 		NetAssets: 3833230862.74, SharesOut: 24157121, NAVPerShare: 158.679126653379, Investors: 236956,
 		DividendYield: 0.004422, MonthlyReturn: 0.021406, TotalAssets: 3889613428.97,
 	}
@@ -124,7 +124,7 @@ func TestMonthlyReal2021(t *testing.T) {
 	}
 	// Versions: 01.235.622/0001-61 filed 2021-05 as version 3.
 	if v := findReport(t, m.Reports, "01235622000161", engine.MakeDate(2021, 5, 1)); v.Version != 3 ||
-		!v.PublishDate.Equal(time.Date(2021, 12, 21, 0, 0, 0, 0, time.UTC)) {
+		!v.PublishDate.Equal(time.Date(2021, 12, 21, 3, 0, 0, 0, time.UTC)) {
 		t.Errorf("version 3: %+v", v)
 	}
 	// Sorted by fund, month, version; funds by ID.
@@ -228,11 +228,11 @@ func TestMonthly2024Names(t *testing.T) {
 	}
 	v1, v2 := m.Reports[0], m.Reports[1]
 	if v1.Version != 1 || v1.NAVPerShare != 115.42 || v1.DividendYield != 0.0079 || v1.Investors != 401234 ||
-		!v1.PublishDate.Equal(time.Date(2025, 2, 14, 0, 0, 0, 0, time.UTC)) {
+		!v1.PublishDate.Equal(time.Date(2025, 2, 14, 3, 0, 0, 0, time.UTC)) {
 		t.Errorf("v1 %+v", v1)
 	}
 	if v2.Version != 2 || v2.NetAssets != 3910000000 || v2.DividendYield.Valid() ||
-		!v2.PublishDate.Equal(time.Date(2025, 3, 2, 0, 0, 0, 0, time.UTC)) {
+		!v2.PublishDate.Equal(time.Date(2025, 3, 2, 3, 0, 0, 0, time.UTC)) {
 		t.Errorf("v2 %+v (blank dividend yield must be Null)", v2)
 	}
 }

@@ -445,7 +445,7 @@ func compareReports(d *diffs, a, b *engine.Universe) {
 			d.add("report missing", "%s", k)
 			continue
 		}
-		if localDate(r.PublishDate) != fileDay(g.PublishDate) {
+		if localDate(r.PublishDate) != localDate(g.PublishDate) {
 			d.add("report publish day", "%s: %s, imported %s", k, r.PublishDate, g.PublishDate)
 		}
 		if len(r.Sources) > 0 && (len(g.Sources) == 0 || g.Sources[0].VisualizationURL != r.Sources[0].VisualizationURL) {
@@ -652,7 +652,7 @@ func compareFunds(d *diffs, a, b *engine.Universe) {
 			d.add("fund report missing", "%s", key(r))
 			continue
 		}
-		if localDate(r.PublishDate) != fileDay(g.PublishDate) {
+		if localDate(r.PublishDate) != localDate(g.PublishDate) {
 			d.add("fund report publish day", "%s: %s, imported %s", key(r), r.PublishDate, g.PublishDate)
 		}
 		for _, f := range []struct {
@@ -670,14 +670,4 @@ func compareFunds(d *diffs, a, b *engine.Universe) {
 	if n != len(b.FundReports) {
 		d.add("fund report count", "demo %d (FIIs), imported %d", n, len(b.FundReports))
 	}
-}
-
-// fileDay is the day the import read from a publication date (DT_RECEB,
-// Data_Entrega): it stamps it at 00:00 UTC.
-func fileDay(t time.Time) engine.Date {
-	if t.IsZero() {
-		return engine.NoDate
-	}
-	y, m, day := t.UTC().Date()
-	return engine.MakeDate(y, m, day)
 }
