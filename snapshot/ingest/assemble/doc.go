@@ -100,11 +100,13 @@
 //
 // # Indexes
 //
-// Index members that are not among the quoted tickers are dropped and
-// counted; an index left without members is not imported. Per index
-// symbol the latest portfolio dated on or before the last COTAHIST
-// session wins (a weighted one over a membership list of the same day),
-// else the latest one.
+// Index members that are not among the quoted tickers are kept in their
+// portfolio (served, not ranked) and counted. Per index symbol the latest
+// portfolio dated on or before the as-of day is served (a weighted one
+// over a membership list of the same day); an index with none on or
+// before it is served with the earliest one after it, the closest to that
+// day. The summary notes every portfolio passed over and every index
+// served with a portfolio dated after the as-of day.
 //
 // # The as-of rule
 //

@@ -3,6 +3,8 @@ package assemble
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,13 +26,14 @@ var indexNames = map[string]string{
 }
 
 // portfolios keeps, per index symbol, the portfolio to import among those
-// offered: the latest one dated on or before the last session of the
-// quotes (a portfolio dated after it cannot be ranked with them), a
-// weighted one over a membership list of the same day; else the latest
-// one.
+// offered: the latest one dated on or before the as-of day (a weighted
+// one over a membership list of the same day; of two alike, the first);
+// when none is, the earliest one after it, the closest to that day. It
+// remembers the days of every offer, for the summary.
 type portfolios struct {
-	lastSession engine.Date // NoDate: no quotes, every date qualifies
-	best        map[string]portfolio
+	asOf engine.Date // NoDate: every day qualifies
+	best map[string]portfolio
+	days map[string][]engine.Date // every day offered, per symbol
 }
 
 type portfolio struct {
@@ -38,28 +41,65 @@ type portfolio struct {
 	weighted bool
 }
 
-// quoted reports whether a portfolio of day d can be ranked with the quotes.
-func (p *portfolios) quoted(d engine.Date) bool { return !p.lastSession.Valid() || d <= p.lastSession }
+// within reports whether a portfolio of day d is on or before the as-of
+// day.
+func (p *portfolios) within(d engine.Date) bool { return !p.asOf.Valid() || d <= p.asOf }
 
 // offer proposes x (weighted: it holds weights, not only members).
 func (p *portfolios) offer(x engine.Index, weighted bool) {
 	if p.best == nil {
-		p.best = map[string]portfolio{}
+		p.best, p.days = map[string]portfolio{}, map[string][]engine.Date{}
 	}
+	p.days[x.Symbol] = append(p.days[x.Symbol], x.AsOf)
 	old, ok := p.best[x.Symbol]
+	in, oldIn := p.within(x.AsOf), ok && p.within(old.x.AsOf)
 	switch {
-	case !ok, p.quoted(x.AsOf) && !p.quoted(old.x.AsOf):
-	case p.quoted(x.AsOf) != p.quoted(old.x.AsOf):
+	case !ok, in && !oldIn:
+	case in != oldIn:
 		return
-	case x.AsOf > old.x.AsOf, x.AsOf == old.x.AsOf && weighted && !old.weighted:
-	default:
+	case x.AsOf == old.x.AsOf:
+		if !weighted || old.weighted {
+			return
+		}
+	case in && x.AsOf < old.x.AsOf, !in && x.AsOf > old.x.AsOf:
 		return
 	}
 	p.best[x.Symbol] = portfolio{x, weighted}
 }
 
+// notes says, for the summary, which portfolio of each index is served
+// and which were passed over.
+func (p *portfolios) notes(r *Report) {
+	var after []string
+	for _, s := range slices.Sorted(maps.Keys(p.best)) {
+		x := p.best[s].x
+		if !p.within(x.AsOf) {
+			after = append(after, s+" "+x.AsOf.String())
+		}
+		var others []string
+		for _, d := range p.days[s] {
+			if d == x.AsOf {
+				continue
+			}
+			o := d.String()
+			if !p.within(d) {
+				o += " (after the as-of day)"
+			}
+			others = append(others, o)
+		}
+		if len(others) > 0 && p.within(x.AsOf) {
+			r.notef("index %s: the portfolio of %s is served, the latest on or before the as-of day %s; passed over: %s", s, x.AsOf, p.asOf, strings.Join(others, ", "))
+		} else if len(others) > 0 {
+			r.notef("index %s: no portfolio on or before the as-of day %s; the earliest after it (%s) is served; passed over: %s", s, p.asOf, x.AsOf, strings.Join(others, ", "))
+		}
+	}
+	if len(after) > 0 {
+		r.notef("%d indexes have no portfolio on or before the as-of day %s and are served with the earliest one after it: %s", len(after), p.asOf, strings.Join(after, ", "))
+	}
+}
+
 func (a *assembler) readIndexes(context.Context, Progress) error {
-	choice := portfolios{lastSession: a.lastSession}
+	choice := portfolios{asOf: a.asOf}
 	for _, v := range a.cfg.Index {
 		sym, p := symbolPath(v)
 		files, err := expand([]string{p}, func(b string) bool { return isIndex(b) })
@@ -100,6 +140,7 @@ func (a *assembler) readIndexes(context.Context, Progress) error {
 			}
 		}
 	}
+	choice.notes(a.rep)
 	known := map[string]bool{}
 	for _, s := range a.u.Securities {
 		known[s.Ticker] = true
