@@ -134,6 +134,17 @@ func appendRankEntry(dst []byte, pos int, ticker string, q *engine.Quote, curren
 	return append(dst, '}')
 }
 
+// moved returns the leading entries of es (sorted gains first for sign 1,
+// losses first for -1) that moved that way, at most limit: a ticker that
+// did not rise is no gainer, one that did not fall no loser.
+func moved(es []engine.RankEntry, sign float64, limit int) []engine.RankEntry {
+	n := 0
+	for n < len(es) && n < limit && float64(es[n].Quote.Variation)*sign > 0 {
+		n++
+	}
+	return es[:n]
+}
+
 // variations serves GET /stocks/variations: the gainers and losers of the
 // last session the plan sees, among every listed ticker (macro series
 // excluded), as ranking entries.
@@ -158,7 +169,7 @@ func (a *API) variations(c *call, dst []byte, r *http.Request, _ httprouter.Para
 		sortRanks(lose, true)
 	}
 	at := updatedAt(gain)
-	gain, lose = gain[:min(limit, len(gain))], lose[:min(limit, len(lose))]
+	gain, lose = moved(gain, 1, limit), moved(lose, -1, limit)
 	dst = append(dst, `{"session":`...)
 	dst = appendDate(dst, session)
 	dst = append(dst, `,"updated_at":`...)
