@@ -107,6 +107,18 @@ func TestImportReal(t *testing.T) {
 	}
 	checkRealFundSigns(t, u)
 	checkRealDataset(t, u)
+	// The same files imported as of a day after the DFPs: their ratios are
+	// current then.
+	out2 := filepath.Join(t.TempDir(), "later")
+	var so bytes.Buffer
+	if err := runImport(context.Background(), append(args[2:], "--out", out2, "--as-of", "2023-06-30"), &so, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	later, err := bundle.Read(out2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRealRatios(t, later)
 }
 
 // checkRealFundSigns checks that FII money and rates keep their sign as
@@ -216,8 +228,35 @@ func checkRealDataset(t *testing.T, u *engine.Universe) {
 	if v := fundPoint(t, ds, h.Issuer, "P_NAV", engine.MakeDate(2021, 4, 1)); v.Valid() {
 		t.Errorf("HGLG11 P_NAV 2021-04 = %v without a price that month", v)
 	}
-	// Jalles Machado (DFP, year ending 2023-03-31): NET_REVENUE ANNUAL is
-	// DRE 3.01 of the consolidated statement, and margins compute.
+	// Jalles Machado's DFP of the year ending 2023-03-31 is dated after the
+	// as-of day (2022-02-04): kept as filed, no ratio point (never current).
+	j, err := ds.Resolve("JALL3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Issuer.Reports) == 0 {
+		t.Error("JALL3 has no reports")
+	}
+	if v := ratioPoint(t, ds, j.Issuer, "NET_REVENUE", engine.MakeDate(2023, 3, 31)); v.Valid() {
+		t.Errorf("JALL3 NET_REVENUE of 2023-03-31 = %v as of 2022-02-04", v)
+	}
+}
+
+// checkRealRatios derives the ratios of the real sample's bundle u as of a
+// day after its DFPs: Jalles Machado's NET_REVENUE ANNUAL (year ending
+// 2023-03-31) is DRE 3.01 of the consolidated statement, and margins
+// compute.
+func checkRealRatios(t *testing.T, u *engine.Universe) {
+	t.Helper()
+	der, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = der
+	ds, err := engine.Build(u)
+	if err != nil {
+		t.Fatal(err)
+	}
 	j, err := ds.Resolve("JALL3")
 	if err != nil {
 		t.Fatal(err)
@@ -243,6 +282,14 @@ func checkRealDataset(t *testing.T, u *engine.Universe) {
 		if v := ratioPoint(t, ds, j.Issuer, id, ref); !v.Valid() {
 			t.Errorf("JALL3 %s null", id)
 		}
+	}
+	// Construtora Tenda's DFP of 2023-03-31 covers one quarter: no ANNUAL.
+	tend, err := ds.Resolve("TEND3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := ratioPoint(t, ds, tend.Issuer, "NET_REVENUE", ref); v.Valid() {
+		t.Errorf("TEND3 NET_REVENUE ANNUAL of a quarter = %v", v)
 	}
 }
 

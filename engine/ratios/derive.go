@@ -41,7 +41,14 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 		}
 	}
 	slices.Sort(ids)
+	asOfDay := engine.NoDate
+	if !u.Meta.AsOf.IsZero() {
+		asOfDay = engine.DateOf(u.Meta.AsOf)
+	}
 	for i := range u.Reports {
+		if !u.Reports[i].KnownOn(asOfDay) {
+			continue // a period after the as-of day: never a current value
+		}
 		if w := works[u.Reports[i].CompanyID]; w != nil {
 			w.reports = append(w.reports, &u.Reports[i])
 		}

@@ -12,7 +12,14 @@
 // # Inputs
 //
 // Reports are CVM DFP (annual, period = fiscal year) and ITR (one
-// three-month quarter) filings. A company's CONSOLIDATED statements are used
+// three-month quarter) filings. The period is taken from the flow
+// statements' start and end dates, not from the form: an ITR's flows are
+// its three-month statement (its year-to-date one is left out); a DFP of
+// twelve months is a fiscal year, a DFP of three months (filed by a
+// company changing its fiscal year) is that quarter, never ANNUAL, and a
+// DFP of another length is left out. A report whose reference date is
+// after the snapshot's as-of day, or after the day it was retrieved
+// (engine.Report.KnownOn), yields no point: it is never a current value. A company's CONSOLIDATED statements are used
 // when it has any; otherwise its INDIVIDUAL ones. Lines are read by their
 // CVM codes (engine.StandardLines): income lines from the DRE, balances from
 // BPA/BPP, depreciation and amortization from the DVA (7.04.01, as a

@@ -86,14 +86,60 @@ func monthIndex(d engine.Date) int32 {
 	return int32(y)*12 + int32(m) - 1
 }
 
+// Period lengths a flow statement's start and end dates can span.
+const (
+	spanNone    = 0  // no start date: a balance sheet, a point in time
+	spanQuarter = 3  // three months
+	spanYear    = 12 // twelve months
+	spanOther   = -1 // anything else: a six- or nine-month year to date, a fiscal year's change
+)
+
+// span returns the months r's flows cover, from its start and end dates
+// (a quarter is 80 to 100 days, a year 355 to 375), or spanNone without a
+// start date.
+func span(r *engine.Report) int {
+	if !r.StartDate.Valid() || !r.EndDate.Valid() {
+		return spanNone
+	}
+	switch days := int(r.EndDate-r.StartDate) + 1; {
+	case days >= 80 && days <= 100:
+		return spanQuarter
+	case days >= 355 && days <= 375:
+		return spanYear
+	}
+	return spanOther
+}
+
 // buildTimeline groups a company's reports into periods and publication
-// states. Only the CONSOLIDATED reports are used when there is any.
+// states. Only the CONSOLIDATED reports are used when there is any. The
+// period comes from the flow statements' start and end dates, not from
+// the form: an ITR's flows are its three-month quarter (its year-to-date
+// statements are left out); a DFP covering twelve months is a fiscal year,
+// one covering three months (a company changing its fiscal year files
+// one) is that quarter, and one of any other length is left out with its
+// balance sheets: a period that is not a year is never annual, and TTM
+// only adds periods that make twelve months.
 func buildTimeline(reports []*engine.Report) (*timeline, error) {
 	consolidated := false
 	for _, r := range reports {
 		if r.Aggregation == engine.AggConsolidated {
 			consolidated = true
 			break
+		}
+	}
+	// The period of each DFP month, from its flow statements.
+	dfpSpan := map[int32]int{}
+	for _, r := range reports {
+		if consolidated != (r.Aggregation == engine.AggConsolidated) || r.Form != "DFP" || !r.ReferenceDate.Valid() {
+			continue
+		}
+		mi := monthIndex(r.ReferenceDate)
+		switch sp := span(r); {
+		case sp == spanNone:
+		case dfpSpan[mi] == spanNone || dfpSpan[mi] == sp:
+			dfpSpan[mi] = sp
+		default:
+			dfpSpan[mi] = spanOther // flows of two lengths: neither
 		}
 	}
 	tl := &timeline{itr: map[int32]*period{}, dfp: map[int32]*period{}, fyEnd: 11}
@@ -110,10 +156,21 @@ func buildTimeline(reports []*engine.Report) (*timeline, error) {
 			return nil, fmt.Errorf("report of company %q (%s %s): no reference date", r.CompanyID, r.Form, r.Statement)
 		}
 		var m map[int32]*period
+		annual := false
 		switch r.Form {
 		case "DFP":
-			m = tl.dfp
+			switch dfpSpan[monthIndex(ref)] {
+			case spanNone, spanYear:
+				m, annual = tl.dfp, true
+			case spanQuarter:
+				m = tl.itr
+			default:
+				continue
+			}
 		case "ITR":
+			if sp := span(r); sp != spanNone && sp != spanQuarter {
+				continue // the year to date: the quarter is its own statement
+			}
 			m = tl.itr
 		default:
 			return nil, fmt.Errorf("report of company %q (%s, %s): form %q is neither DFP nor ITR", r.CompanyID, r.Statement, ref, r.Form)
@@ -124,7 +181,7 @@ func buildTimeline(reports []*engine.Report) (*timeline, error) {
 		mi := monthIndex(ref)
 		p := m[mi]
 		if p == nil {
-			p = &period{ref: ref, mi: mi, annual: r.Form == "DFP"}
+			p = &period{ref: ref, mi: mi, annual: annual}
 			m[mi] = p
 		}
 		if ref > p.ref {

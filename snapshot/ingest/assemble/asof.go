@@ -47,7 +47,7 @@ func (a *assembler) readDates(context.Context, Progress) error {
 func (a *assembler) settleAsOf(context.Context, Progress) error {
 	later := 0
 	for i := range a.u.Reports {
-		if r := a.u.Reports[i].ReferenceDate; r.Valid() && r > a.asOf {
+		if !a.u.Reports[i].KnownOn(a.asOf) {
 			later++
 		}
 	}
@@ -56,7 +56,7 @@ func (a *assembler) settleAsOf(context.Context, Progress) error {
 		rule = "given by --as-of"
 	}
 	if later > 0 {
-		a.rep.notef("as of %s, %s; %d reports have a later reference date (they are served as published)", a.asOf, rule, later)
+		a.rep.notef("as of %s, %s; %d reports have a reference date after it or after their retrieval: kept as filed, never served as current (no ratio point; give --as-of to date the snapshot later)", a.asOf, rule, later)
 	} else {
 		a.rep.notef("as of %s, %s", a.asOf, rule)
 	}

@@ -102,7 +102,7 @@ func TestAsOfRule(t *testing.T) {
 			}
 		}
 		if len(a.rep.Notes) != 1 || !strings.HasPrefix(a.rep.Notes[0], "as of "+engine.DateOf(c.want).String()+", "+rule) ||
-			strings.Contains(a.rep.Notes[0], "later reference date") != (later > 0) {
+			strings.Contains(a.rep.Notes[0], "never served as current") != (later > 0) {
 			t.Errorf("%s: notes %q", c.name, a.rep.Notes)
 		}
 	}
