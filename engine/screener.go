@@ -27,9 +27,10 @@ type Screener struct {
 	// (SectorID[0] level 1 ... SectorID[3] level 4); "" when unknown.
 	SectorID [4][]string
 	// Ratios[k][r] is the latest value of Catalog()[k] for row r: the
-	// point with the latest publish_date (then reference_date) of frequency
-	// TTM, else ANNUAL, of the row's class for by-class indicators or of
-	// the company otherwise; Null when none.
+	// point of the newest reference_date, at its latest publish_date (a
+	// restatement of an older period filed later does not replace it), of
+	// frequency TTM, else ANNUAL, of the row's class for by-class
+	// indicators or of the company otherwise; Null when none.
 	Ratios [][]Num
 	// RatioPublished[k][r] is that point's publish_date (zero when none).
 	RatioPublished [][]time.Time
@@ -53,8 +54,10 @@ func ScreenerClass(c string) bool {
 	return false
 }
 
-// latestRatio returns the latest point (by publish_date, then
-// reference_date) of indicator k for class (TTM first, then ANNUAL).
+// latestRatio returns the point of indicator k for class (TTM first, then
+// ANNUAL) of the newest reference_date, at its latest publish_date: CVM
+// re-filings of older quarters are common, and one filed after the newest
+// quarter must not replace it.
 func latestRatio(is *Issuer, k uint16, class string) *RatioPoint {
 	for _, f := range [...]string{FreqTTM, FreqAnnual} {
 		g := is.RatioGroup(k, class, f)
@@ -63,8 +66,9 @@ func latestRatio(is *Issuer, k uint16, class string) *RatioPoint {
 		}
 		best := &g.Points[0]
 		for i := 1; i < len(g.Points); i++ {
-			if p := &g.Points[i]; p.PublishDate.Compare(best.PublishDate) >= 0 {
-				best = p // ascending reference_date: later ties win
+			p := &g.Points[i]
+			if p.ReferenceDate > best.ReferenceDate || p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) >= 0 {
+				best = p
 			}
 		}
 		return best
