@@ -73,6 +73,8 @@ type assembler struct {
 	made        map[string]bool   // companies made from the quote files (syntheticID)
 	tickerCo    map[string]string // FCA: ticker -> company
 	fcaSecs     map[string]engine.Security
+	unitTicker  map[string]int // FCA: shares per unit, by unit ticker
+	unitCompany map[string]int // FCA: shares per unit, by company (one composition for all its units)
 	fcaLists    []cvm.Listing
 	fcaGeneral  []cvm.GeneralRow    // FCA geral: website, description, founding date
 	fcaAddr     []cvm.AddressRow    // FCA endereco: head-office addresses

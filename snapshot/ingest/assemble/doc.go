@@ -81,9 +81,15 @@
 // ticker's root unless another company holds it. FCA listings give their
 // securities' listing dates and fill, where empty, a company's symbol,
 // listing segment and IPO date; a symbol then claimed twice stays with the
-// lowest company_id. FCA geral rows fill a company's website, description
-// and founding date where empty; the head-office address of its latest
-// FCA (endereco) replaces the registry's.
+// lowest company_id. A unit takes its composition (shares per unit,
+// Security.UnitFactor) from the FCA's Composicao_BDR_Unit (cvm.UnitShares):
+// by its ticker, else the company's one unit composition (some FCAs write
+// no real ticker on the unit's row); the summary lists the units left
+// without one (no per-share ratios). B3's instrument data, the other
+// official source of compositions, is not among the inputs. FCA geral
+// rows fill a company's website, description and founding date where
+// empty; the head-office address of its latest FCA (endereco) replaces
+// the registry's.
 //
 // # What is kept, dropped and counted
 //

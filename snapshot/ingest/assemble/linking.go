@@ -187,6 +187,18 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 		if f, ok := a.fcaSecs[q.Ticker]; ok {
 			sec.ListedFrom, sec.ListedTo = f.ListedFrom, f.ListedTo
 		}
+		if st == engine.ClassUnit {
+			n := a.unitTicker[q.Ticker]
+			if n == 0 {
+				n = a.unitCompany[co]
+			}
+			if n > 0 {
+				sec.UnitFactor = engine.Num(n)
+				a.rep.UnitsComposed++
+			} else {
+				a.rep.UnitsWithout = append(a.rep.UnitsWithout, q.Ticker)
+			}
+		}
 		if len(sec.ISIN) != 12 {
 			sec.ISIN = ""
 		}

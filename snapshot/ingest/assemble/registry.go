@@ -99,6 +99,11 @@ func (a *assembler) readFCA(ctx context.Context, prog Progress) error {
 	}
 	a.fcaLists = cvm.CurrentListings(all)
 	a.tickerCo = cvm.TickerMap(a.fcaLists)
+	var unread []string
+	a.unitTicker, a.unitCompany, unread = cvm.UnitFactors(a.fcaLists)
+	if len(unread) > 0 {
+		a.rep.notef("%d unit compositions of the FCA not read (Composicao_BDR_Unit): %s", len(unread), strings.Join(first(unread, 10), "; "))
+	}
 	a.fcaSecs = map[string]engine.Security{}
 	for _, s := range cvm.Securities(a.fcaLists) {
 		a.fcaSecs[s.Ticker] = s

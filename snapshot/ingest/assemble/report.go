@@ -42,6 +42,11 @@ type Report struct {
 	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME
 	// [STATUS] (how the name matched)".
 	NameLinks []string
+	// UnitsComposed counts the units whose composition (shares per unit)
+	// the FCA gives; UnitsWithout lists the others, which get no per-share
+	// ratios.
+	UnitsComposed int
+	UnitsWithout  []string
 	// Ambiguous lists the shares whose short name matches several
 	// registrants alike: left on an issuer made from the quote file.
 	Ambiguous []string
@@ -148,6 +153,10 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 		for _, l := range r.Ambiguous {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
+	}
+	if r.UnitsComposed+len(r.UnitsWithout) > 0 {
+		fmt.Fprintf(w, "  units: %d with their composition from the FCA (Composicao_BDR_Unit), %d without one (no per-share ratios; give the FCA): %s\n",
+			r.UnitsComposed, len(r.UnitsWithout), strings.Join(first(r.UnitsWithout, 30), " "))
 	}
 	if n := r.SectorsBy; len(n) > 0 {
 		fmt.Fprintf(w, "  sectors: %s companies by B3's classification, %s by CVM's activity sector (coarser), %s funds by FII segment, %s ETFs by listed geography, %s unclassified (no evidence)\n",

@@ -276,6 +276,9 @@ func compareSecurities(d *diffs, a, b *engine.Universe) (map[string]string, map[
 		if g.ISIN != s.ISIN || g.StockType != s.StockType || g.Currency != s.Currency {
 			d.add("security fields", "%s: isin %s/%s type %s/%s currency %s/%s", s.Ticker, s.ISIN, g.ISIN, s.StockType, g.StockType, s.Currency, g.Currency)
 		}
+		if s.StockType == engine.ClassUnit && kind[s.CompanyID] == engine.KindCompany && !numEq(s.UnitFactor, g.UnitFactor, 0) {
+			d.add("unit factor", "%s: %v, imported %v", s.Ticker, s.UnitFactor, g.UnitFactor)
+		}
 		// Listing dates: the FCA carries them for companies' shares.
 		if kind[s.CompanyID] == engine.KindCompany && (g.ListedFrom != s.ListedFrom || g.ListedTo != s.ListedTo) {
 			d.add("security listing dates", "%s: %s..%s, imported %s..%s", s.Ticker, s.ListedFrom, s.ListedTo, g.ListedFrom, g.ListedTo)
