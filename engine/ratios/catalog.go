@@ -219,7 +219,7 @@ func buildDefs() []def {
 		it := e.it
 		d = append(d, def{
 			Indicator: ind(e.id, e.name, engine.IndFundamental, brl,
-				e.item+" / SHARES_OUTSTANDING x SHARE_FACTOR (shares: common + preferred - treasury at the reference date; SHARE_FACTOR: unit factor for UNIT, else 1)",
+				e.item+" / SHARES_OUTSTANDING x SHARE_FACTOR (shares: common + preferred - treasury at the reference date, treasury as the share count's source gives it: the CVM's capital composition does, B3's listed-company data does not; SHARE_FACTOR: unit factor for UNIT, else 1)",
 				perShareVars(e.item), fundFreqs, true),
 			grp: grpFundClass,
 			eval: func(c *evalCtx, v []engine.Num) engine.Num {
@@ -269,7 +269,7 @@ func buildDefs() []def {
 		},
 		def{
 			Indicator: ind("MARKET_CAP", "Market capitalization", engine.IndValuation, brl,
-				"COMMON_SHARES x COMMON_PRICE + PREFERRED_SHARES x PREFERRED_PRICE (shares net of treasury, pro rata; when a class with shares has no price: (COMMON_SHARES + PREFERRED_SHARES) x UNIT_PRICE / UNIT_FACTOR)",
+				"COMMON_SHARES x COMMON_PRICE + PREFERRED_SHARES x PREFERRED_PRICE (shares net of the treasury shares the share count's source gives, pro rata: the CVM's capital composition gives them, B3's listed-company data does not; when a class with shares has no price: (COMMON_SHARES + PREFERRED_SHARES) x UNIT_PRICE / UNIT_FACTOR)",
 				[]string{"COMMON_SHARES", "COMMON_PRICE", "PREFERRED_SHARES", "PREFERRED_PRICE", "UNIT_PRICE", "UNIT_FACTOR"}, valFreqs, false),
 			grp: grpValCompany, static: true,
 			eval: func(c *evalCtx, v []engine.Num) engine.Num {

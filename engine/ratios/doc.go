@@ -68,7 +68,9 @@
 // computed for one ticker per class (CS, PS, PSA..PSE, UNIT, BDR): the most
 // liquid one (lowest non-zero LiquidityRank, then ticker). Per-share values
 // divide by the total shares in effect at the date (SharesPoint: common +
-// preferred - treasury) and multiply by the unit factor for UNIT.
+// preferred - treasury, treasury as its source gives it: the CVM's
+// composicao_capital does, B3's listed-company counts do not) and
+// multiply by the unit factor for UNIT.
 // DIVIDEND_YIELD is TTM only: the declared cash per share (DIVIDEND,
 // INTEREST_ON_EQUITY, RENDIMENTO; highest version of each event) whose
 // prior_ex_date lies in the twelve calendar months ending at the reference
@@ -77,8 +79,8 @@
 // the reference date, over the price; no distribution is a real 0. Prices
 // of a ticker include those of the tickers renamed into it.
 // MARKET_CAP is company level: common shares x the CS price + preferred
-// shares x the most liquid preferred price (treasury shares removed pro
-// rata); when a class with shares has no price, total shares x UNIT price /
+// shares x the most liquid preferred price (the treasury shares the count
+// gives removed pro rata); when a class with shares has no price, total shares x UNIT price /
 // unit factor. ENTERPRISE_VALUE = MARKET_CAP + NET_DEBT, and the EV ratios
 // are company level. MARKET_CAP and DIVIDEND_YIELD do not depend on reports:
 // they get one point per reference date, published on that date (retrieved

@@ -1,6 +1,7 @@
 package ratios
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
@@ -75,6 +76,26 @@ func TestReportsAfterAsOf(t *testing.T) {
 	for _, p := range d.Ratios {
 		if p.ReferenceDate > day("2022-06-30") || p.CompanyID.String() == "Y" {
 			t.Errorf("%s %s %s: a report not known on the as-of day", p.CompanyID, p.Frequency, p.ReferenceDate)
+		}
+	}
+}
+
+// TestTreasuryText: the formulas say what is computed: treasury shares are
+// removed only when the share count's source gives them (B3's
+// listed-company counts do not).
+func TestTreasuryText(t *testing.T) {
+	for _, id := range []string{"MARKET_CAP", "EARNINGS_PER_SHARE", "BOOK_VALUE_PER_SHARE"} {
+		found := false
+		for _, ind := range Catalog() {
+			if ind.ID == id {
+				found = true
+				if !strings.Contains(ind.Formula, "B3's listed-company data does not") {
+					t.Errorf("%s: %q", id, ind.Formula)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s not in the catalog", id)
 		}
 	}
 }

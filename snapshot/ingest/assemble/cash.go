@@ -114,7 +114,15 @@ func (a *assembler) readCash(context.Context, Progress) error {
 		}
 		if sup.Common >= 0 && sup.Preferred >= 0 && !shareSeen[co+a.asOf.String()] {
 			shareSeen[co+a.asOf.String()] = true
-			a.u.Shares = append(a.u.Shares, engine.SharesPoint{CompanyID: co, Date: a.asOf, Common: sup.Common, Preferred: sup.Preferred})
+			// B3 gives no treasury shares: when the CVM's latest capital
+			// composition has the same shares, that one (with its treasury
+			// shares) stays in effect; else B3's counts, whole.
+			if cv, ok := latestShares(a.u.Shares, co, a.asOf); ok && cv.Common == sup.Common && cv.Preferred == sup.Preferred {
+				a.rep.SharesKeptCVM++
+			} else {
+				a.u.Shares = append(a.u.Shares, engine.SharesPoint{CompanyID: co, Date: a.asOf, Common: sup.Common, Preferred: sup.Preferred})
+				a.rep.SharesNoTreasury = append(a.rep.SharesNoTreasury, sup.Symbol)
+			}
 		}
 		for label, n := range sup.UnknownLabels {
 			if a.rep.UnknownShareLabels == nil {
@@ -154,4 +162,17 @@ func (a *assembler) readCash(context.Context, Progress) error {
 		}
 	}
 	return nil
+}
+
+// latestShares returns the latest share count of company id dated on or
+// before day d.
+func latestShares(ps []engine.SharesPoint, id string, d engine.Date) (engine.SharesPoint, bool) {
+	var best engine.SharesPoint
+	found := false
+	for _, p := range ps {
+		if p.CompanyID == id && p.Date <= d && (!found || p.Date > best.Date) {
+			best, found = p, true
+		}
+	}
+	return best, found
 }

@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
 // TestCashNotesOrder checks that the events a cash-dividends response
@@ -178,6 +180,54 @@ func TestSupplementDatesItsOwnCompany(t *testing.T) {
 		}
 		if c.PaymentDate != want {
 			t.Errorf("%s paid %s, want %s", c.Ticker, c.PaymentDate, want)
+		}
+	}
+}
+
+// TestRunSupplementTreasury imports Ambev's real B3 supplement (common
+// shares 15,750,216,851, no treasury) with a CVM composicao_capital table
+// in the official layout: when the CVM's latest composition has the same
+// shares, it stays in effect with its treasury shares; when B3's counts
+// are newer (other shares), they are taken whole and the summary says
+// market cap and per-share values include treasury shares.
+func TestRunSupplementTreasury(t *testing.T) {
+	dir := realDir(t)
+	tmp := t.TempDir()
+	h, err := datafile.ReadFile(filepath.Join(dir, "cvm-headers/dfp_cia_aberta_composicao_capital_header.csv.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		common      string
+		kept, whole int
+	}{{"15750216851", 1, 0}, {"15735150600", 0, 1}} {
+		capital := filepath.Join(tmp, "dfp_cia_aberta_composicao_capital_2020.csv")
+		row := "07.526.557/0001-00;2020-12-31;1;AMBEV S.A.;" + c.common + ";0;" + c.common + ";8000000;0;8000000\n"
+		if err := os.WriteFile(capital, append(bytes.TrimRight(h, "\r\n"), append([]byte("\n"), row...)...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		cfg.Cotahist = []string{filepath.Join(dir, cotahistDay)}
+		cfg.Cad = filepath.Join(dir, "cvm-cad/cad_cia_aberta.csv.zst")
+		cfg.DFP = []string{capital}
+		cfg.Supplement = []string{filepath.Join(dir, "b3-proventos/ropensci__rb3/GetListedSupplementCompany.json.zst")}
+		u, rep := run(t, cfg)
+		var pts []engine.SharesPoint
+		for _, s := range u.Shares {
+			if s.CompanyID == "07526557000100" {
+				pts = append(pts, s)
+			}
+		}
+		if rep.SharesKeptCVM != c.kept || len(rep.SharesNoTreasury) != c.whole || len(pts) != 1+c.whole {
+			t.Errorf("common %s: kept %d, whole %v, points %+v", c.common, rep.SharesKeptCVM, rep.SharesNoTreasury, pts)
+		}
+		if last := pts[len(pts)-1]; c.kept == 1 && last.Treasury != 8000000 {
+			t.Errorf("the share count in effect lost its treasury shares: %+v", last)
+		}
+		var b bytes.Buffer
+		rep.WriteSummary(&b, u)
+		if !strings.Contains(b.String(), "share counts of B3 supplements:") {
+			t.Errorf("summary:\n%s", b.String())
 		}
 	}
 }

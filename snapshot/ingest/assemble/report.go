@@ -42,6 +42,13 @@ type Report struct {
 	// (the weakest evidence: guessed), "TICKER ("NOMRES") → ID NAME
 	// [STATUS] (how the name matched)".
 	NameLinks []string
+	// SharesKeptCVM counts the B3 supplements whose share counts equal the
+	// CVM's latest capital composition of the company (which stays in
+	// effect, with its treasury shares); SharesNoTreasury lists the
+	// symbols whose share count at the as-of day is B3's, without treasury
+	// shares (market cap and per-share values count them).
+	SharesKeptCVM    int
+	SharesNoTreasury []string
 	// UnitsComposed counts the units whose composition (shares per unit)
 	// the FCA gives; UnitsWithout lists the others, which get no per-share
 	// ratios.
@@ -153,6 +160,10 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 		for _, l := range r.Ambiguous {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
+	}
+	if r.SharesKeptCVM+len(r.SharesNoTreasury) > 0 {
+		fmt.Fprintf(w, "  share counts of B3 supplements: %d equal to the CVM's latest capital composition (kept, with its treasury shares), %d newer, taken whole (B3 gives no treasury shares: market cap and per-share values include them): %s\n",
+			r.SharesKeptCVM, len(r.SharesNoTreasury), strings.Join(first(r.SharesNoTreasury, 10), " "))
 	}
 	if r.UnitsComposed+len(r.UnitsWithout) > 0 {
 		fmt.Fprintf(w, "  units: %d with their composition from the FCA (Composicao_BDR_Unit), %d without one (no per-share ratios; give the FCA): %s\n",
