@@ -230,13 +230,24 @@ func (n *regName) levelOf(key string, words, core []string, code string, truncat
 	if runAt(n.core, core, strings.HasPrefix) {
 		return matchAbbrev
 	}
-	// Every short word begins a word of the name, in order; or in any
-	// order when the name holds the code ("BTGP BANCO": Banco BTG
-	// Pactual, BPAC).
-	if n.wordStarts(core, true) || n.wordStarts(core, false) && isSubseq(code, n.key) {
+	// Every short word begins a word of the name, in any order when the
+	// name holds the code ("BTGP BANCO": Banco BTG Pactual, BPAC), else in
+	// order and of 3 letters or more ("INTER CO" is not International
+	// Meal Company).
+	if isSubseq(code, n.key) && n.wordStarts(core, false) || longWords(core) && n.wordStarts(core, true) {
 		return matchContains
 	}
 	return noMatch
+}
+
+// longWords reports whether every word has 3 characters or more.
+func longWords(ws []string) bool {
+	for _, w := range ws {
+		if len(w) < 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // wordStarts reports whether each of ws occurs in the name's key at the

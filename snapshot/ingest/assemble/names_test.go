@@ -202,7 +202,9 @@ func TestShortNameLevels(t *testing.T) {
 	f("ALFA INVEST", "BANCO ALFA DE INVESTIMENTO S.A.", "BRIV", matchAbbrev)
 	f("SID NACIONAL", "CIA SIDERURGICA NACIONAL", "CSNA", matchAbbrev)
 	f("VIA", "CVC BRASIL OPERADORA E AGÊNCIA DE VIAGENS SA", "VIIA", noMatch)
-	f("BR PARTNERS", "BR ADVISORY PARTNERS PARTICIPACOES S.A.", "BRBI", matchContains)
+	f("JOAO CONSTR", "JOAO FORTES CONSTRUTORA S.A.", "XXXX", matchContains)
+	f("BR PARTNERS", "BR ADVISORY PARTNERS PARTICIPACOES S.A.", "BRBI", noMatch) // BR: too short without the code
+	f("INTER CO", "INTERNATIONAL MEAL COMPANY ALIMENTAÇÃO S.A.", "INBR", noMatch)
 	f("BTGP BANCO", "BANCO BTG PACTUAL S/A", "BPAC", matchContains)
 	f("PETROBRAS BR", "PETRÓLEO BRASILEIRO S.A. - PETROBRAS", "BRDT", noMatch) // out of order without the code
 	f("INDS ROMI", "ROMI S.A.", "ROMI", matchLoose)
