@@ -143,14 +143,18 @@ func B3Classification(subID string) (string, bool) {
 
 // FromB3 maps B3's classification, given as its levels (setor, subsetor,
 // segmento, as GetDetailsCompany's "industryClassification" split on
-// " / "), to a sub-industry: by the whole path, else by the segment alone
-// when only one sub-industry carries that name.
+// " / "), to a sub-industry: by the whole path, as the taxonomy names it
+// or as mapping.tsv's b3 lines spell it where B3's files differ, else by
+// the segment alone when only one sub-industry carries that name.
 func FromB3(levels []string) (string, bool) {
 	t := must()
 	if len(levels) == 0 {
 		return "", false
 	}
 	if len(levels) == 3 {
+		if id, ok := t.maps[B3][fold(strings.Join(levels, " / "))]; ok {
+			return id, true
+		}
 		if id, ok := t.b3Path[fold(levels[0])+"/"+fold(levels[1])+"/"+fold(levels[2])]; ok {
 			return id, true
 		}
@@ -257,6 +261,11 @@ func parse(taxonomy, mapping string) (*tables, error) {
 		}
 		var src Source
 		switch f[0] {
+		case "b3":
+			src = B3
+			if len(strings.Split(f[1], " / ")) != 3 {
+				return nil, fmt.Errorf("mapping line %d: a b3 value is \"setor / subsetor / segmento\", got %q", n+1, f[1])
+			}
 		case "cvm":
 			src = CVM
 		case "fii":

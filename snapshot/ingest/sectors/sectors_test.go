@@ -97,9 +97,10 @@ func TestFromCVM(t *testing.T) {
 		{"Emp. Adm. Part.-Bolsas de Valores/Mercadorias e Futuros", "OTHER_FINANCIAL_SERVICES"},
 		{"Emp. Adm. Part. - Serviços médicos", "HOSPITALS_DIAGNOSTICS"},
 		{"Emp. Adm. Part. - Máqs., Equip., Veíc. e Peças", "INDUSTRIAL_MACHINERY"},
-		{"Emp. Adm. Part. - Sem Setor Principal", "HOLDINGS"},
-		{"Emp. Adm. Participações", "HOLDINGS"},
-		{"Agricultura  (Açúcar, Álcool e Cana)", "SUGAR_ETHANOL"},
+		{"Emp. Adm. Part. - Sem Setor Principal", "OTHER_ACTIVITIES"},
+		{"Emp. Adm. Participações", "OTHER_ACTIVITIES"},
+		{"Agricultura  (Açúcar, Álcool e Cana)", "AGRICULTURE"},
+		{"Emp. Adm. Part. - Saneamento, Serv. Água e Gás", "GAS_DISTRIBUTION"},
 		{"", ""},
 		{"Astronáutica", ""},
 	}
