@@ -89,12 +89,13 @@ func runAt(words, run []string, eq func(w, r string) bool) bool {
 var connector = map[string]bool{"DE": true, "DA": true, "DO": true, "DAS": true, "DOS": true, "E": true}
 
 // generic words say nothing of which company a short name is: corporate
-// forms and the abbreviations COTAHIST short names add ("INDS ROMI" is
-// ROMI S.A., once Indústrias Romi).
+// forms, share classes and the abbreviations COTAHIST short names add
+// ("INDS ROMI" is ROMI S.A., once Indústrias Romi; "COGNA ON" is Cogna
+// Educação S.A.).
 var generic = map[string]bool{"S": true, "A": true, "SA": true, "CIA": true, "COMPANHIA": true, "IND": true, "INDS": true,
 	"INDUSTRIA": true, "INDUSTRIAS": true, "PAR": true, "PART": true, "PARTICIP": true, "PARTICIPACOES": true, "LTDA": true,
 	"HOLDING": true, "EM": true, "RECUPERACAO": true, "JUDICIAL": true, "DE": true, "DA": true, "DO": true, "DAS": true,
-	"DOS": true, "E": true}
+	"DOS": true, "E": true, "GRUPO": true, "ON": true, "PN": true}
 
 func without(words []string, drop map[string]bool) []string {
 	var out []string

@@ -208,6 +208,7 @@ func TestShortNameLevels(t *testing.T) {
 	f("BTGP BANCO", "BANCO BTG PACTUAL S/A", "BPAC", matchContains)
 	f("PETROBRAS BR", "PETRÓLEO BRASILEIRO S.A. - PETROBRAS", "BRDT", noMatch) // out of order without the code
 	f("INDS ROMI", "ROMI S.A.", "ROMI", matchLoose)
+	f("COGNA ON", "COGNA EDUCAÇÃO S.A.", "COGN", matchLoose) // a share class in the short name
 	f("TAESA", "TRANSMISSORA ALIANÇA DE ENERGIA ELÉTRICA S.A.", "TAEE", matchLoose)
 	f("VIA", "VIVER INCORPORADORA E CONSTRUTORA S.A", "VIIA", noMatch) // initials need 4 letters
 	f("", "ALFA", "ALFA", noMatch)
