@@ -58,9 +58,8 @@ type LiveBatch struct {
 	Seq     uint64
 	Session Date // the session's day
 	Bars    []LiveBar
-	// Complete says the feed has nothing more for the session: after its
-	// close the session shows as the daily bar a snapshot of the day would
-	// hold.
+	// Complete says the feed has nothing more for the session (the
+	// recording ended, or the feed's day is over).
 	Complete bool
 }
 
@@ -242,8 +241,9 @@ func closeTime(sd Date) int64 { return int64(sd)*86400 + int64(SessionCloseUTC/t
 
 // quote returns a's quote as of unix time t from the live session, and
 // false when the session has no bar of a complete by t (the base answers
-// then). After the close of a complete session the quote is the daily
-// bar a snapshot of the day holds.
+// then). From the session's close (SessionCloseUTC) on, the quote of its
+// last bar is the daily bar a snapshot of the day holds, as a snapshot
+// shows it from then on.
 func (l *Live) quote(a *Asset, t int64) (Quote, bool) {
 	tl := l.tail(a)
 	if tl == nil {
@@ -257,7 +257,7 @@ func (l *Live) quote(a *Asset, t int64) (Quote, bool) {
 	r := &tl.rows[i]
 	q := Quote{Time: tl.times[i], Date: sd, Factor: a.adj.at(sd), Intraday: true,
 		Open: tl.open, High: r.aHigh, Low: r.aLow, Close: r.aClose, Volume: r.aVol, Quantity: Num(r.aQty)}
-	if l.Complete && t >= closeTime(sd) && i == tl.Len()-1 {
+	if t >= closeTime(sd) && i == tl.Len()-1 {
 		q.Time, q.Intraday = int64(sd)*86400, false
 	}
 	k := index.LastLT(a.Daily.Dates, sd)
@@ -266,11 +266,11 @@ func (l *Live) quote(a *Asset, t int64) (Quote, bool) {
 	return q, true
 }
 
-// dailyBar returns the session's daily bar of a (the aggregate of all its
-// bars) once the session is complete, and false otherwise.
+// dailyBar returns the session's daily bar of a: the aggregate of all its
+// bars so far (the caller shows it once the session is over).
 func (l *Live) dailyBar(a *Asset, adjusted bool) (Bar, bool) {
 	tl := l.tail(a)
-	if tl == nil || !l.Complete || tl.Len() == 0 {
+	if tl == nil || tl.Len() == 0 {
 		return Bar{}, false
 	}
 	sd := l.Session

@@ -24,7 +24,7 @@ func (v *View) QuoteAt(a *Asset, t int64) Quote {
 
 // QuoteBefore returns the quote of a's last daily session strictly before
 // d (the previous-day view): the live session's daily bar when it is
-// complete and dated before d, else the base's (Asset.QuoteBefore).
+// dated before d, else the base's (Asset.QuoteBefore).
 func (v *View) QuoteBefore(a *Asset, d Date) Quote {
 	if l := v.Live; l != nil && l.Session < d {
 		if q, ok := l.quote(a, maxUnix); ok && !q.Intraday {
@@ -34,9 +34,9 @@ func (v *View) QuoteBefore(a *Asset, d Date) Quote {
 	return a.QuoteBefore(d)
 }
 
-// LiveDaily returns a's daily bar of the live session (the aggregate of its
-// bars) once the session is complete; false otherwise, and for a ticker
-// the session has no bar of.
+// LiveDaily returns a's daily bar of the live session: the aggregate of its
+// bars so far (shown once the session is over, as a snapshot's daily bar
+// is from its close); false for a ticker the session has no bar of.
 func (v *View) LiveDaily(a *Asset, adjusted bool) (Bar, bool) {
 	if v.Live == nil {
 		return Bar{}, false
@@ -85,16 +85,12 @@ func (v *View) LastMinute(a *Asset, t int64) (int64, bool) {
 }
 
 // Visible returns the unix time from which a cut-off sees everything of
-// the view, given the base's (baseVisible): the live session's watermark,
-// and for a complete session its close (its quotes turn daily then).
+// the view, given the base's (baseVisible): the live session's watermark
+// and its close (its quotes turn daily then).
 func (v *View) Visible(baseVisible int64) int64 {
 	l := v.Live
 	if l == nil || l.Watermark == 0 {
 		return baseVisible
 	}
-	w := l.Watermark
-	if l.Complete {
-		w = max(w, closeTime(l.Session))
-	}
-	return max(baseVisible, w)
+	return max(baseVisible, l.Watermark, closeTime(l.Session))
 }
