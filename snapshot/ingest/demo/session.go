@@ -290,10 +290,14 @@ func sessionRows(r *rand.Rand, ms []int32, price, qty []int64, unit, hi, lo, cl 
 	for k, i := range order {
 		rows[i].id = int32(10 * (k + 1))
 	}
+	// Cancellations come one to ten minutes after their trade: within the
+	// delayed plan's 15 minutes, so that a replayed session equals the
+	// full demo at every cut-off (real ones can come hours later: the live
+	// session then corrects bars already shown).
 	for _, i := range cancelled {
 		c := rows[i]
 		c.cancel = true
-		c.ms = min(c.ms+int32(60000+r.IntN(2*3600*1000)), msAfterClose+30*60*1000)
+		c.ms = min(c.ms+int32(60000+r.IntN(9*60000)), msAfterClose+30*60*1000)
 		rows = append(rows, c)
 	}
 	return rows
