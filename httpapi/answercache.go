@@ -341,6 +341,7 @@ func checkOf(c *call, r *http.Request, body []byte) uint64 {
 	var h maphash.Hash
 	h.SetSeed(checkSeed)
 	h.WriteString(c.key.Plan)
+	h.Write(c.s.vkey[:]) // answerKey made it
 	h.WriteString(r.URL.Path)
 	h.Write(c.s.qkey) // answerKey made it
 

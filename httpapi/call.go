@@ -18,7 +18,8 @@ type call struct {
 	route *Route          // the operation served: its parameter declarations
 	key   KeyEntry        // the authenticated key (zero on public routes)
 	lim   *limiter        // the key's rate limit (nil: none)
-	ds    *engine.Dataset // the one Dataset of this request (the view)
+	ds    *engine.Dataset // the one Dataset of this request (the view's base)
+	live  *engine.Live    // the live session beside it (nil: none)
 	now   time.Time       // the clock's now for this request (the view)
 	body  []byte          // the request body (POST), read up to the cap
 
@@ -53,6 +54,7 @@ type scratch struct {
 	// canonical body and its writer's scratch.
 	qkey, keyBody []byte
 	canon         canonJSON
+	vkey          [24]byte // the view's key (viewKey), as hashed
 }
 
 // reset drops the references to the request's data and keeps the

@@ -88,26 +88,35 @@ func (c *call) canonicalBody() []byte {
 }
 
 // answerKey hashes what an answer depends on besides the Dataset: the
-// key's plan, the clock's cut-off (see lookup), the path, the query's
-// values (normalized, canon.go), the representation (CSV) and, for a
-// POST, the body (canonical). It records the hash in the answer (for the
+// key's plan, for a priced route the view's key (the clock's cut-off and
+// the live session's revision there: delayedKey, eodKey), the path, the
+// query's values (normalized, canon.go), the representation (CSV) and,
+// for a POST, the body (canonical). Other routes do not move with the
+// clock or the feed. It records the hash in the answer (for the
 // answer cache) and returns it with whether the cut-off is live (delayed
 // quotes within their delay) and its key.
 func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum uint64, live bool, key int64) {
-	if c.key.Plan == PlanEOD {
-		key = int64(sessionDate(c.now))
-	} else {
-		cutoff := c.now.Add(-QuoteDelay).Unix()
-		live = cutoff < in.latestVisible
-		key = min(cutoff, in.latestVisible) / 60
+	var k viewKey
+	switch {
+	case !c.route.Priced: // the Dataset and the request only
+	case c.key.Plan == PlanEOD:
+		k = eodKey(c)
+	default:
+		k, live = a.delayedKey(c, in)
+		key = k.at / 60
 	}
 	h := &c.hash
 	h.Reset()
 	h.WriteString(c.key.Plan)
-	var kb [8]byte
-	for i := range kb {
-		kb[i] = byte(key >> (8 * i))
+	kb := &c.s.vkey
+	for i := range 8 {
+		kb[i] = byte(k.at >> (8 * i))
+		kb[8+i] = byte(k.rev >> (8 * i))
 	}
+	for i := range 4 {
+		kb[16+i] = byte(k.session >> (8 * i))
+	}
+	kb[20], kb[21], kb[22], kb[23] = 0, 0, 0, 0
 	h.Write(kb[:])
 	h.WriteString(r.URL.Path)
 	h.WriteString("?")

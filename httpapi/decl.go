@@ -121,6 +121,11 @@ type Route struct {
 	// CSV names the route's text/csv form (csvQuotes, csvRatios, csvCash;
 	// see csv.go), "" for none; such a route declares formatParam.
 	CSV string
+	// Priced routes answer from the plan's view of prices (quotes,
+	// rankings, variations, the screener): their answer, ETag and kept
+	// answer follow the plan's cut-off and the live session's revision
+	// there; other routes depend on the Dataset and the request only.
+	Priced bool
 
 	// serve is the thin handler: it reads its parameters through Params
 	// (see query), appends its JSON answer to dst, or returns an error

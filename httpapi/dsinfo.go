@@ -132,14 +132,58 @@ type view struct {
 	// before (eod plans): only sessions strictly before this date.
 	before engine.Date
 	// qv is the precomputed view when there is one (else nil: compute);
-	// eod views always have one.
+	// eod views and views with a live session always have one.
 	qv *quoteView
+	// ev is what the request sees: the Dataset and the live session.
+	ev engine.View
+}
+
+// viewKey names a quote view: the cut-off (delayed plans: the unix time
+// of its minute; eod plans: the before date) and, when the live session
+// shows there, its day and its revision at the cut-off (RevAt).
+type viewKey struct {
+	at      int64
+	session engine.Date
+	rev     uint64
+}
+
+// delayedKey returns the delayed plan's view key at the request's clock:
+// the cut-off (now − QuoteDelay) as its minute, no later than the time
+// from which everything is visible, and the live session's revision
+// there. moving reports that answers at this key can still change with
+// the clock or the feed: the cut-off is short of the data, or a live
+// session is not complete.
+func (a *API) delayedKey(c *call, in *dsInfo) (k viewKey, moving bool) {
+	cutoff := c.now.Add(-QuoteDelay).Unix()
+	visible := in.latestVisible
+	if l := c.live; l != nil {
+		ev := engine.View{Base: c.ds, Live: l}
+		visible = ev.Visible(visible)
+	}
+	at := min(cutoff, visible)
+	k.at = at - (at%60+60)%60 // its minute: the bars complete by then are the same
+	moving = cutoff < visible
+	if l := c.live; l != nil {
+		k.session, k.rev = l.Session, l.RevAt(k.at)
+		moving = moving || !l.Complete
+	}
+	return k, moving
+}
+
+// eodKey returns the eod plan's view key: the market date of now, and a
+// complete live session dated before it (its revision: its last batch).
+func eodKey(c *call) viewKey {
+	k := viewKey{at: int64(sessionDate(c.now))}
+	if l := c.live; l != nil && int64(l.Session) < k.at {
+		k.session, k.rev = l.Session, l.Seq
+	}
+	return k
 }
 
 // quoteView is the current quote of every asset as seen at one cut-off,
 // with the encoded datapoints and the index rankings. Immutable.
 type quoteView struct {
-	key    int64 // cut-off (delayed) or before date (eod)
+	key    viewKey
 	assets []engine.Asset
 	quotes []engine.Quote
 	raw    [][]byte // encoded current datapoint, unadjusted
@@ -151,30 +195,34 @@ type quoteView struct {
 	gainers, loser []engine.RankEntry
 }
 
+// view returns what the request's plan sees. The quote view of a cut-off
+// is computed once and kept (one per plan, the last one asked): at the
+// snapshot clock's cut-off, past the data (the steady state of the wall
+// clock), and at every minute of a live session, so that a live answer
+// for a given minute and revision is computed once, not per request.
 func (a *API) view(c *call) view {
 	in := a.info(c.ds)
+	ev := engine.View{Base: c.ds, Live: c.live}
 	if c.key.Plan == PlanEOD {
-		v := view{eod: true, before: sessionDate(c.now)}
-		v.qv = in.cached(&in.eod, int64(v.before), true, func(as *engine.Asset) engine.Quote { return as.QuoteBefore(v.before) })
+		v := view{eod: true, before: sessionDate(c.now), ev: ev}
+		v.qv = in.cached(&in.eod, eodKey(c), true, func(as *engine.Asset) engine.Quote { return ev.QuoteBefore(as, v.before) })
 		return v
 	}
-	v := view{cutoff: c.now.Add(-QuoteDelay).Unix()}
-	key := min(v.cutoff, in.latestVisible)
-	// Cache the view of the cut-off of the snapshot clock and of every
-	// cut-off past the data (the steady state of the wall clock).
-	build := key == in.latestVisible || c.now.Equal(c.ds.AsOf())
-	v.qv = in.cached(&in.delayed, key, build, func(as *engine.Asset) engine.Quote {
-		if key == in.latestVisible {
+	k, _ := a.delayedKey(c, in)
+	v := view{cutoff: c.now.Add(-QuoteDelay).Unix(), ev: ev}
+	build := c.live != nil || k.at == in.latestVisible || c.now.Equal(c.ds.AsOf())
+	v.qv = in.cached(&in.delayed, k, build, func(as *engine.Asset) engine.Quote {
+		if c.live == nil && k.at == in.latestVisible {
 			return as.Latest
 		}
-		return as.QuoteAt(time.Unix(key, 0))
+		return ev.QuoteAt(as, k.at)
 	})
 	return v
 }
 
 // cached returns the quote view of key from slot, building it when build
 // is set and the slot holds another key; nil when it is not built.
-func (in *dsInfo) cached(slot *atomic.Pointer[quoteView], key int64, build bool, quote func(*engine.Asset) engine.Quote) *quoteView {
+func (in *dsInfo) cached(slot *atomic.Pointer[quoteView], key viewKey, build bool, quote func(*engine.Asset) engine.Quote) *quoteView {
 	if qv := slot.Load(); qv != nil && qv.key == key {
 		return qv
 	}
@@ -186,7 +234,7 @@ func (in *dsInfo) cached(slot *atomic.Pointer[quoteView], key int64, build bool,
 	return qv
 }
 
-func newQuoteView(ds *engine.Dataset, key int64, quote func(*engine.Asset) engine.Quote) *quoteView {
+func newQuoteView(ds *engine.Dataset, key viewKey, quote func(*engine.Asset) engine.Quote) *quoteView {
 	assets := ds.Assets()
 	qv := &quoteView{key: key, assets: assets, quotes: make([]engine.Quote, len(assets)),
 		raw: make([][]byte, len(assets)), adj: make([][]byte, len(assets)), session: engine.NoDate}
@@ -284,9 +332,20 @@ func (v view) quote(as *engine.Asset) engine.Quote {
 	case v.qv != nil:
 		return v.qv.quotes[v.qv.index(as)]
 	case v.eod:
-		return as.QuoteBefore(v.before)
+		return v.ev.QuoteBefore(as, v.before)
 	}
-	return as.QuoteAt(time.Unix(v.cutoff, 0))
+	return v.ev.QuoteAt(as, v.cutoff)
+}
+
+// liveDay returns the live session's daily bar of as when v shows it: the
+// session is complete, over (its date is within lastDate) and within
+// [from, to].
+func (v view) liveDay(as *engine.Asset, from, to engine.Date, adjusted bool) (engine.Bar, bool) {
+	l := v.ev.Live
+	if l == nil || l.Session > v.lastDate() || from.Valid() && l.Session < from || to.Valid() && l.Session > to {
+		return engine.Bar{}, false
+	}
+	return v.ev.LiveDaily(as, adjusted)
 }
 
 // lastDate returns the last session date visible in v.

@@ -365,7 +365,7 @@ func (a *API) appendTickerQuotes(bars *[]engine.Bar, dst []byte, as *engine.Asse
 // as an array. Daily datapoints are the same in every answer, so those the
 // Dataset's daily cache holds are copied from it.
 func appendSeries(bars *[]engine.Bar, dst []byte, as *engine.Asset, o *quoteOpts) []byte {
-	if o.interval == dailyInterval && o.daily != nil {
+	if _, live := o.v.liveDay(as, o.start, o.end, false); o.interval == dailyInterval && o.daily != nil && !live {
 		lo, hi := as.DayRange(o.start, min(o.end, o.v.lastDate()))
 		if r := o.daily.get(as, o.adjusted); r != nil {
 			if out, ok := r.appendRange(append(dst, '['), lo, hi); ok {
@@ -412,6 +412,9 @@ func seriesBars(dst []engine.Bar, as *engine.Asset, o *quoteOpts) []engine.Bar {
 		end := min(o.end, o.v.lastDate())
 		lo, hi := as.DayRange(o.start, end)
 		dst = as.AppendDaily(dst, lo, hi, o.adjusted)
+		if b, ok := o.v.liveDay(as, o.start, end, o.adjusted); ok {
+			dst = append(dst, b)
+		}
 		if o.interval > dailyInterval {
 			dst = aggregateDays(dst, o.interval)
 		}
@@ -420,8 +423,7 @@ func seriesBars(dst []engine.Bar, as *engine.Asset, o *quoteOpts) []engine.Bar {
 	from := int64(o.start) * 86400
 	to := int64(o.end)*86400 + 86399
 	to = min(to, o.v.cutoff-60)
-	lo, hi := as.MinuteRange(from, to)
-	dst = as.AppendIntraday(dst, lo, hi, o.adjusted)
+	dst = o.v.ev.AppendMinutes(dst, as, from, to, o.adjusted)
 	if o.interval > 60 {
 		dst = engine.Aggregate(dst, o.interval)
 	}
@@ -554,20 +556,21 @@ func (a *API) appendChart(bars *[]engine.Bar, dst []byte, as *engine.Asset, o *q
 		po := *o
 		po.interval = p.interval
 		if p.intraday {
-			// The last p.days sessions with 1-minute data, up to the cut-off.
-			_, hi := as.MinuteRange(-1<<40, o.v.cutoff-60)
-			if hi == 0 {
+			// The last p.days sessions with 1-minute data, up to the cut-off
+			// (the live session's bars included).
+			last, ok := o.v.ev.LastMinute(as, o.v.cutoff-60)
+			if !ok {
 				dst = append(dst, "[]"...)
 				continue
 			}
-			lastDay := engine.Date(as.Intraday.Times[hi-1] / 86400)
+			lastDay := engine.Date(last / 86400)
 			first := lastDay
 			for n := engine.Date(1); n < p.days; n++ {
-				_, h := as.MinuteRange(-1<<40, int64(first)*86400-1)
-				if h == 0 {
+				t, ok := o.v.ev.LastMinute(as, int64(first)*86400-1)
+				if !ok {
 					break
 				}
-				first = engine.Date(as.Intraday.Times[h-1] / 86400)
+				first = engine.Date(t / 86400)
 			}
 			po.start, po.end = first, lastDay
 		} else {

@@ -149,10 +149,13 @@ func (a *API) limit(c *call) int {
 	return c.out.fail(http.StatusTooManyRequests, fmt.Sprintf("too many requests: this key may send %g a second (bursts of %d); retry in %d s", lim.limit.PerSecond, lim.limit.Burst, s))
 }
 
-// resolveView fixes what the request sees: the current Dataset, loaded
-// once, and the clock's now. 503 while no snapshot is published.
+// resolveView fixes what the request sees: the current View (the Dataset
+// and the live session beside it), loaded once, and the clock's now. 503
+// while no snapshot is published.
 func (a *API) resolveView(c *call) int {
-	c.ds = a.store.Current()
+	if v := a.store.View(); v != nil {
+		c.ds, c.live = v.Base, v.Live
+	}
 	if c.ds == nil {
 		c.out.w.Header()["Retry-After"] = retryLoading
 		return c.out.fail(http.StatusServiceUnavailable, a.notLoaded()+"; retry shortly")

@@ -1,0 +1,237 @@
+package httpapi
+
+import (
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+	"github.com/pregao/pregao/snapshot/ingest/negocios"
+)
+
+// movingClock is a clock the test moves.
+type movingClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *movingClock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *movingClock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+// liveDemo is a small demo universe built twice: in full, and without its
+// last session, whose trades are returned in file (time) order.
+type liveDemo struct {
+	full, base *engine.Dataset
+	day        engine.Date
+	trades     []negocios.Trade
+	tickers    []string
+}
+
+var (
+	liveDemoOnce sync.Once
+	liveDemoVal  liveDemo
+	liveDemoErr  error
+)
+
+func newLiveDemo(tb testing.TB) *liveDemo {
+	tb.Helper()
+	liveDemoOnce.Do(func() {
+		sz := demo.Size{Companies: 40, SponsoredBDRs: 3, UnsponsoredBDRs: 3, FIIs: 12, ETFs: 4, IntradayTickers: 8, IntradaySessions: 3,
+			ReportsFrom: 2025, FundReportsFrom: 2026, EventsFrom: 2025, HistoryFrom: 2024}
+		u, sess := demo.GenerateSession(5, sz, nil)
+		build := func(u *engine.Universe) *engine.Dataset {
+			if liveDemoErr != nil {
+				return nil
+			}
+			d, err := ratios.Derive(u)
+			if err != nil {
+				liveDemoErr = err
+				return nil
+			}
+			u.Derived = d
+			ds, err := engine.Build(u)
+			if err != nil {
+				liveDemoErr = err
+			}
+			return ds
+		}
+		base := demo.HoldBack(u, sess)
+		full := *u
+		liveDemoVal.full, liveDemoVal.base = build(&full), build(base)
+		liveDemoVal.day = sess.Day
+		liveDemoVal.tickers = sess.Tickers()
+		sess.Each(func(t *negocios.Trade) error {
+			liveDemoVal.trades = append(liveDemoVal.trades, *t)
+			return nil
+		})
+	})
+	if liveDemoErr != nil {
+		tb.Fatal(liveDemoErr)
+	}
+	return &liveDemoVal
+}
+
+// liveBars turns an Aggregator's changes into the engine's bars.
+func liveBars(ch negocios.Changes) []engine.LiveBar {
+	out := make([]engine.LiveBar, 0, len(ch.Bars))
+	for i := range ch.Bars {
+		m := &ch.Bars[i]
+		b := m.Bar()
+		out = append(out, engine.LiveBar{Ticker: m.Ticker, Time: m.Time, Open: b.Open, High: b.High, Low: b.Low, Close: b.Close,
+			Volume: b.Volume, Quantity: m.Quantity, Trades: m.Trades, Removed: m.Removed})
+	}
+	return out
+}
+
+// The delayed and eod answers of a server holding the day before and the
+// live session, fed the session's trades in batches, equal at every
+// sampled cut-off those of a server holding the whole day: current,
+// intraday and chart quotes, batch quotes, index highs and lows and the
+// variations, during the session, at its close and the day after.
+func TestLiveAnswersEqualFullSnapshot(t *testing.T) {
+	ld := newLiveDemo(t)
+	keys := testKeys(t)
+	clock := &movingClock{}
+	var fullStore, liveStore engine.Store
+	fullStore.Publish(ld.full)
+	liveStore.Publish(ld.base)
+	if err := liveStore.StartLive(ld.day); err != nil {
+		t.Fatal(err)
+	}
+	full := &testServer{api: New(DefaultConfig(), &fullStore, keys, clock, prometheus.NewRegistry(), nil), store: &fullStore}
+	live := &testServer{api: New(DefaultConfig(), &liveStore, keys, clock, prometheus.NewRegistry(), nil), store: &liveStore}
+
+	sample := ld.tickers
+	if len(sample) > 12 {
+		sample = sample[:12]
+	}
+	var reqs []struct{ method, path, body string }
+	add := func(method, path, body string) {
+		reqs = append(reqs, struct{ method, path, body string }{method, path, body})
+	}
+	for _, tk := range sample {
+		add("GET", "/v2/quotes/"+tk+"?type=current", "")
+		add("GET", "/v2/quotes/"+tk+"?type=current&adjusted=true", "")
+		add("GET", "/v2/quotes/"+tk+"?type=historical&interval=60", "")
+		add("GET", "/v2/quotes/"+tk+"?type=historical&interval=900&adjusted=true", "")
+		add("GET", "/v2/quotes/"+tk+"?type=chart", "")
+		add("GET", "/v2/quotes/"+tk+"?type=historical", "")
+	}
+	add("POST", "/v2/quotes", `{"tickers":["`+strings.Join(ld.tickers, `","`)+`"],"type":"current"}`)
+	add("GET", "/v2/indexes/IBOV/highs?limit=20", "")
+	add("GET", "/v2/indexes/IBOV/lows?limit=20", "")
+	add("GET", "/v2/stocks/variations?limit=20", "")
+
+	check := func(at time.Time, keyName, key string) {
+		t.Helper()
+		clock.set(at)
+		for _, r := range reqs {
+			if key == testKeyEOD && r.method == "GET" && strings.Contains(r.path, "type=") && !strings.Contains(r.path, "type=current&adjusted") {
+				continue // eod plans may not send type (403 on both)
+			}
+			want := full.do(r.method, r.path, key, r.body)
+			got := live.do(r.method, r.path, key, r.body)
+			if g, w := got.Body.String(), want.Body.String(); got.Code != want.Code || g != w {
+				i := 0
+				for i < len(g) && i < len(w) && g[i] == w[i] {
+					i++
+				}
+				from := max(0, i-300)
+				t.Fatalf("%s plan at %s (cut-off %s): %s %s %.80s\nlive     %d …%.500s\nsnapshot %d …%.500s", keyName, at.UTC().Format(time.RFC3339),
+					at.Add(-QuoteDelay).UTC().Format("15:04"), r.method, r.path, r.body, got.Code, g[min(from, len(g)):], want.Code, w[min(from, len(w)):])
+			}
+		}
+	}
+	agg := negocios.NewAggregator(ld.day, negocios.Config{})
+	seq := uint64(0)
+	next := 0
+	push := func(until int64, complete bool) {
+		j := next
+		for j < len(ld.trades) && ld.trades[j].Time < until {
+			j++
+		}
+		seq++
+		b := &engine.LiveBatch{Seq: seq, Session: ld.day, Bars: liveBars(agg.Apply(ld.trades[next:j])), Complete: complete}
+		next = j
+		if ok, err := liveStore.ApplyLive(b); !ok || err != nil {
+			t.Fatalf("batch %d: %v %v", seq, ok, err)
+		}
+	}
+	open := ld.day.Time().Add(12 * time.Hour) // 09:00 in São Paulo, before the opening call
+	for at := open; at.Before(ld.day.Time().Add(21 * time.Hour)); at = at.Add(37 * time.Minute) {
+		push(at.UnixMilli(), false)
+		check(at, "delayed", testKeyDelayed)
+	}
+	push(1<<62, true) // the recording ends: the session is complete
+	for _, at := range []time.Time{ld.day.Time().Add(20*time.Hour + 20*time.Minute), ld.day.Time().Add(23 * time.Hour)} {
+		check(at, "delayed", testKeyDelayed)
+	}
+	check(ld.day.Time().Add(36*time.Hour), "eod", testKeyEOD)
+	check(ld.day.Time().Add(36*time.Hour), "delayed", testKeyDelayed)
+}
+
+// A priced answer's ETag follows the live session: a bar ahead of the
+// cut-off leaves it alone, a correction of a visible bar changes it;
+// an answer that does not depend on prices keeps its ETag whatever the
+// feed or the clock do.
+func TestLiveValidators(t *testing.T) {
+	ld := newLiveDemo(t)
+	clock := &movingClock{}
+	var store engine.Store
+	store.Publish(ld.base)
+	store.StartLive(ld.day)
+	ts := &testServer{api: New(DefaultConfig(), &store, testKeys(t), clock, prometheus.NewRegistry(), nil), store: &store}
+	tk := ld.tickers[0]
+	m := func(hh, mm int) int64 {
+		return ld.day.Time().Add(time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute).Unix()
+	}
+	bar := func(at int64, c float64) engine.LiveBar {
+		return engine.LiveBar{Ticker: tk, Time: at, Open: engine.Num(c), High: engine.Num(c), Low: engine.Num(c), Close: engine.Num(c), Volume: engine.Num(c * 100), Quantity: 100, Trades: 1}
+	}
+	store.ApplyLive(&engine.LiveBatch{Seq: 1, Session: ld.day, Bars: []engine.LiveBar{bar(m(14, 0), 10), bar(m(14, 1), 11)}})
+	clock.set(time.Unix(m(14, 17), 0)) // cut-off 14:02: both bars visible
+	etag := func(path string) string {
+		w := ts.do("GET", path, testKeyDelayed, "")
+		if w.Code != 200 {
+			t.Fatalf("%s: %d %s", path, w.Code, w.Body)
+		}
+		return w.Header().Get("ETag")
+	}
+	quote, company := "/v2/quotes/"+tk+"?type=current", "/v2/companies/"+tk
+	q0, c0 := etag(quote), etag(company)
+	store.ApplyLive(&engine.LiveBatch{Seq: 2, Session: ld.day, Bars: []engine.LiveBar{bar(m(14, 5), 12)}}) // ahead of the cut-off
+	if etag(quote) != q0 {
+		t.Error("a bar ahead of the cut-off changed the quote's ETag")
+	}
+	store.ApplyLive(&engine.LiveBatch{Seq: 3, Session: ld.day, Bars: []engine.LiveBar{bar(m(14, 1), 9)}}) // a visible correction
+	q1 := etag(quote)
+	if q1 == q0 {
+		t.Error("a correction of a visible bar kept the quote's ETag")
+	}
+	w := ts.do("GET", quote, testKeyDelayed, "")
+	if !strings.Contains(w.Body.String(), `"close_price":9`) {
+		t.Errorf("the corrected bar is not served: %s", w.Body)
+	}
+	if cc := w.Header().Get("Cache-Control"); !strings.HasPrefix(cc, "private, max-age=") || cc == "private, max-age=300" {
+		t.Errorf("a live answer's Cache-Control %q", cc)
+	}
+	clock.set(time.Unix(m(15, 40), 0))
+	if etag(company) != c0 {
+		t.Error("the feed or the clock changed a company's ETag")
+	}
+	// A conditional request with the current ETag is a 304.
+	r := httptest.NewRequest("GET", quote, nil)
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	r.Header.Set("If-None-Match", etag(quote))
+	rec := httptest.NewRecorder()
+	ts.api.ServeHTTP(rec, r)
+	if rec.Code != 304 {
+		t.Errorf("If-None-Match with the live ETag: %d", rec.Code)
+	}
+}
