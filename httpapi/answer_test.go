@@ -431,3 +431,23 @@ func metricValue(tb testing.TB, reg *prometheus.Registry, name, label string) fl
 	}
 	return 0
 }
+
+// FuzzCanonicalFast: the compact form, when it says its members are in
+// order, is the canonical form the sorting path makes.
+func FuzzCanonicalFast(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[2, 3]}`, ` {"b":1,"a":2}`, `[1 ,2]`, `{"a":"x y"}`, `1 2`, `{"a":tr ue}`, `{"a":{"c":1,"b":2}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		fast, sorted, ok := appendCompact(nil, src)
+		if !ok || !sorted || !json.Valid(src) {
+			return
+		}
+		var c canonJSON
+		c.src = src
+		slow, _, ok := c.value(nil, skipWS(src, 0), 0)
+		if !ok || !bytes.Equal(fast, slow) {
+			t.Fatalf("%q: compact %q, canonical %q (%v)", src, fast, slow, ok)
+		}
+	})
+}

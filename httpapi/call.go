@@ -55,6 +55,7 @@ type scratch struct {
 	qkey, keyBody []byte
 	canon         canonJSON
 	vkey          [24]byte // the view's key (viewKey), as hashed
+	bkey          [16]byte // the body's key (bodyKey)
 }
 
 // reset drops the references to the request's data and keeps the

@@ -94,6 +94,11 @@ type member struct{ k0, k1, v0, v1 int }
 // It reports false, with dst as given, when src is not one JSON value
 // (the handler refuses it; it is keyed as sent).
 func (c *canonJSON) appendCanonical(dst, src []byte) ([]byte, bool) {
+	// Most bodies are sent the same way every time: their compact form,
+	// when its members are already in order, is the canonical form.
+	if out, sorted, ok := appendCompact(dst, src); ok && sorted {
+		return out, true
+	}
 	c.src = src
 	defer func() { c.src = nil; c.mem = c.mem[:0] }()
 	start := len(dst)
@@ -257,4 +262,66 @@ func skipValue(b []byte, i, depth int) (int, bool) {
 // scalarByte reports whether c can be part of a number or a literal.
 func scalarByte(c byte) bool {
 	return c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c == 'E'
+}
+
+// appendCompact appends src without the whitespace outside its strings
+// and reports whether every object's keys are in ascending order (then
+// the result is src's canonical form, when src is JSON). ok is false when
+// removing the whitespace could join two tokens (1 2 into 12): the
+// caller then takes the slow path, which refuses what is not JSON.
+func appendCompact(dst, src []byte) (out []byte, sorted, ok bool) {
+	type frame struct {
+		obj, key bool // an object; the next string is a key
+		k0, k1   int  // the last key's span in dst (k1 0: none yet)
+	}
+	var stack [maxCanonDepth + 1]frame
+	depth := 0
+	sorted = true
+	start := len(dst)
+	gap := false // whitespace since the last byte written
+	for i := 0; i < len(src); i++ {
+		switch b := src[i]; b {
+		case ' ', '\t', '\n', '\r':
+			gap = true
+			continue
+		case '"':
+			j, closed := skipString(src, i)
+			if !closed {
+				return dst[:start], false, false
+			}
+			k0 := len(dst)
+			dst = append(dst, src[i:j]...)
+			if f := &stack[depth]; f.obj && f.key {
+				if f.k1 > 0 && bytes.Compare(dst[f.k0:f.k1], dst[k0:]) > 0 {
+					sorted = false
+				}
+				f.k0, f.k1, f.key = k0, len(dst), false
+			}
+			i = j - 1
+		case '{', '[':
+			if depth == maxCanonDepth {
+				return dst[:start], false, false
+			}
+			depth++
+			stack[depth] = frame{obj: b == '{', key: b == '{'}
+			dst = append(dst, b)
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+			dst = append(dst, b)
+		case ',':
+			if stack[depth].obj {
+				stack[depth].key = true
+			}
+			dst = append(dst, b)
+		default:
+			if gap && len(dst) > start && scalarByte(dst[len(dst)-1]) && scalarByte(b) {
+				return dst[:start], false, false
+			}
+			dst = append(dst, b)
+		}
+		gap = false
+	}
+	return dst, sorted, true
 }

@@ -2,11 +2,15 @@ package httpapi
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
+	"hash/maphash"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Conditional requests. An answer of a GET route depends only on the
@@ -54,7 +58,7 @@ func (a *API) lookup(c *call, r *http.Request) int {
 	in := a.info(c.ds)
 	var keyBody []byte
 	if !get {
-		keyBody = c.canonicalBody()
+		keyBody = a.bodyKey(c)
 	}
 	sum, live, minute := a.answerKey(c, r, in, keyBody)
 	if get {
@@ -75,6 +79,37 @@ func (a *API) lookup(c *call, r *http.Request) int {
 		o.startCapture(&a.captured)
 	}
 	return 0
+}
+
+// bodySlots is the size of the table of bodies seen (bodyAlias).
+const bodySlots = 1024
+
+// bodyAlias ties a request body, by two hashes of its bytes and its
+// length, to two hashes of its canonical form: a body sent again is keyed
+// without being canonicalized again (a 500-ticker batch is 5 KB).
+type bodyAlias struct {
+	rawX, rawM uint64
+	n          int
+	key        [16]byte // xxhash and maphash of the canonical form
+}
+
+// bodyKey returns what keys the request body in the answer's key: the two
+// hashes of its canonical form (canon.go), or of the body as sent when it
+// is not JSON, as 16 bytes. The result is valid until the call's reset.
+func (a *API) bodyKey(c *call) []byte {
+	rx, rm := xxhash.Sum64(c.body), maphash.Bytes(checkSeed, c.body)
+	slot := &a.bodies[rx%bodySlots]
+	if e := slot.Load(); e != nil && e.rawX == rx && e.rawM == rm && e.n == len(c.body) {
+		c.s.bkey = e.key
+		return c.s.bkey[:]
+	}
+	canon := c.canonicalBody()
+	e := &bodyAlias{rawX: rx, rawM: rm, n: len(c.body)}
+	binary.LittleEndian.PutUint64(e.key[:8], xxhash.Sum64(canon))
+	binary.LittleEndian.PutUint64(e.key[8:], maphash.Bytes(checkSeed, canon))
+	slot.Store(e)
+	c.s.bkey = e.key
+	return c.s.bkey[:]
 }
 
 // canonicalBody returns the request body in canonical JSON form (canon.go),
