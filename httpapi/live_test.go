@@ -235,3 +235,46 @@ func TestLiveValidators(t *testing.T) {
 		t.Errorf("If-None-Match with the live ETag: %d", rec.Code)
 	}
 }
+
+// BenchmarkLiveQuoteView is the per-minute cost of a live session: the
+// quote view of the next cut-off (every asset's quote through the live
+// session, encoded twice, the index rankings and the movers), at demo
+// scale 1 with the whole session applied.
+//
+//	go test ./httpapi -run '^$' -bench LiveQuoteView -benchtime 20x
+func BenchmarkLiveQuoteView(b *testing.B) {
+	u, sess := demo.GenerateSession(1, demo.ScaleSize(1), nil)
+	d, err := ratios.Derive(u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := demo.HoldBack(u, sess)
+	base.Derived = d
+	ds, err := engine.Build(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var store engine.Store
+	store.Publish(ds)
+	store.StartLive(sess.Day)
+	agg := negocios.NewAggregator(sess.Day, negocios.Config{})
+	var trades []negocios.Trade
+	sess.Each(func(t *negocios.Trade) error { trades = append(trades, *t); return nil })
+	if _, err := store.ApplyLive(&engine.LiveBatch{Seq: 1, Session: sess.Day, Bars: liveBars(agg.Apply(trades))}); err != nil {
+		b.Fatal(err)
+	}
+	v := store.View()
+	in := newDSInfo(ds)
+	ev := engine.View{Base: v.Base, Live: v.Live}
+	t0 := sess.Day.Time().Add(14 * time.Hour).Unix()
+	b.ReportMetric(float64(len(ds.Assets())), "assets")
+	b.ResetTimer()
+	for i := range b.N {
+		at := t0 + int64(i%300)*60
+		k := viewKey{at: at, session: v.Live.Session, rev: v.Live.RevAt(at)}
+		qv := newQuoteView(in.ds, k, func(as *engine.Asset) engine.Quote { return ev.QuoteAt(as, at) })
+		if len(qv.quotes) == 0 {
+			b.Fatal("empty view")
+		}
+	}
+}
