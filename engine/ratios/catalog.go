@@ -76,7 +76,7 @@ func (c *evalCtx) netDebt() engine.Num {
 }
 
 // perShare is x / shares x factor.
-func (c *evalCtx) perShare(x engine.Num) engine.Num { return engine.Div(x, c.shares) * c.factor }
+func (c *evalCtx) perShare(x engine.Num) engine.Num { return engine.PerShare(x, c.shares, c.factor) }
 
 func (c *evalCtx) ev() engine.Num { return c.marketCap + c.netDebt() }
 
@@ -103,14 +103,14 @@ func line(i int) func(*evalCtx, []engine.Num) engine.Num {
 func perClassPrice(item func(*evalCtx) engine.Num) func(*evalCtx, []engine.Num) engine.Num {
 	return func(c *evalCtx, v []engine.Num) engine.Num {
 		x := item(c)
-		return set(v, engine.Div(c.price, c.perShare(x)), c.price, x, c.shares, c.factor)
+		return set(v, engine.PriceMultiple(c.price, x, c.shares, c.factor), c.price, x, c.shares, c.factor)
 	}
 }
 
 func evByItem(item func(*evalCtx) engine.Num) func(*evalCtx, []engine.Num) engine.Num {
 	return func(c *evalCtx, v []engine.Num) engine.Num {
 		ev, x := c.ev(), item(c)
-		return set(v, engine.Div(ev, x), ev, x)
+		return set(v, engine.EVMultiple(ev, x), ev, x)
 	}
 }
 
@@ -255,7 +255,7 @@ func buildDefs() []def {
 			grp: grpValClass,
 			eval: func(c *evalCtx, v []engine.Num) engine.Num {
 				x := n(c.cur[itNetIncome])
-				return set(v, engine.Div(c.perShare(x), c.price), x, c.shares, c.factor, c.price)
+				return set(v, engine.EarningsYield(x, c.shares, c.factor, c.price), x, c.shares, c.factor, c.price)
 			},
 		},
 		def{
@@ -264,7 +264,7 @@ func buildDefs() []def {
 				[]string{"CASH_PER_SHARE_12M", "PRICE"}, ttmOnly, true),
 			grp: grpValClass, static: true,
 			eval: func(c *evalCtx, v []engine.Num) engine.Num {
-				return set(v, engine.Div(c.cash, c.price), c.cash, c.price)
+				return set(v, engine.DividendYield(c.cash, c.price), c.cash, c.price)
 			},
 		},
 		def{
@@ -282,7 +282,7 @@ func buildDefs() []def {
 				[]string{"MARKET_CAP", "NET_DEBT"}, valFreqs, false),
 			grp: grpValCompany,
 			eval: func(c *evalCtx, v []engine.Num) engine.Num {
-				return set(v, c.ev(), c.marketCap, c.netDebt())
+				return set(v, engine.EnterpriseValue(c.marketCap, c.netDebt()), c.marketCap, c.netDebt())
 			},
 		},
 		def{

@@ -86,6 +86,9 @@
 // they get one point per reference date, published on that date (retrieved
 // at Meta.AsOf). A company without a priced security gets no valuation and
 // no per-class points. Only the companies of Universe.Companies are derived.
+// The arithmetic of the price-derived values is engine's (PerShare,
+// PriceMultiple, EarningsYield, DividendYield, MarketCap,
+// EnterpriseValue, EVMultiple; MaxPriceAge).
 //
 // # Suffixes
 //

@@ -9,9 +9,6 @@ import (
 	"github.com/pregao/pregao/engine"
 )
 
-// maxPriceAge is how far back (days) a close may be looked for.
-const maxPriceAge = 92
-
 // market indexes prices by ticker, joining renamed tickers.
 type market struct {
 	series map[string]*engine.Series
@@ -53,9 +50,9 @@ func (m *market) aliases(ticker string) []string {
 }
 
 // closeOn returns the last valid close of ticker (or of the tickers renamed
-// into it) on or before d and at most maxPriceAge days earlier.
+// into it) on or before d and at most engine.MaxPriceAge days earlier.
 func (m *market) closeOn(ticker string, d engine.Date) engine.Num {
-	return m.closeIn(ticker, d-maxPriceAge, d, 0)
+	return m.closeIn(ticker, d-engine.MaxPriceAge, d, 0)
 }
 
 // closeIn returns the last valid close in [from, to].
@@ -213,23 +210,9 @@ func (w *companyWork) priceAt(m *market, d engine.Date) *priceCtx {
 			}
 		}
 	}
-	pc.marketCap = engine.Null
-	if pc.shares.Valid() {
-		okC := c == 0 || pc.mc.cPrice.Valid()
-		okP := p == 0 || pc.mc.pPrice.Valid()
-		switch {
-		case okC && okP:
-			mc := engine.Num(0)
-			if c > 0 {
-				mc += c * pc.mc.cPrice
-			}
-			if p > 0 {
-				mc += p * pc.mc.pPrice
-			}
-			pc.marketCap = mc
-		default:
-			pc.marketCap = clean(engine.Div(pc.shares, pc.mc.uFactor) * pc.mc.uPrice)
-		}
-	}
+	pc.marketCap = engine.MarketCap(engine.MarketCapInputs{
+		CommonShares: c, CommonPrice: pc.mc.cPrice, PreferredShares: p, PreferredPrice: pc.mc.pPrice,
+		UnitPrice: pc.mc.uPrice, UnitFactor: pc.mc.uFactor, Shares: pc.shares,
+	})
 	return pc
 }
