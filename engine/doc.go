@@ -81,7 +81,9 @@
 //     own ranking; IndexData.Pos() is the position in Dataset.Indexes.
 //   - Dataset.Screener(): column-wise screener table (Close, Volume,
 //     Employees, LiquidityRank, Primary, SectorID per level, Ratios per
-//     catalog indicator, ByVolume order).
+//     catalog indicator, ByVolume order), built at the last session's
+//     closes; Screener.Priced(quote): its price-dependent columns at other
+//     quotes (see "Screener repricing"), Screener.Prices() the build's.
 //   - Dataset.Sectors(), Sector(id), SectorDescendants(id), SectorPath(id).
 //   - Dataset.Catalog(), Dataset.IndicatorIndex(kind, id) (ids are unique
 //     per kind only; the snapshot's own catalog), ScreenerClass(class),
@@ -94,6 +96,55 @@
 //     AppendStandardized(dst, report), StandardLines(); the Section*
 //     names.
 //   - Dataset.Meta(), AsOf(), LastSession(), Universe().
+//
+// # Screener repricing
+//
+// The screener's Close and Volume are each row's last session, and its
+// valuation columns are the ratio points the derivation priced at that
+// session's closes. Screener.Priced(quote) returns the columns that
+// depend on the price at any quote vector (a live session's cut-off:
+// quote is View.QuoteAt at that minute): Close and Volume from each
+// row's quote, ByVolume sorted again, Primary with the quotes' volumes
+// breaking ties of LiquidityRank, and the price-derived indicators
+// recomputed from the point each row shows, with the valuation formulas
+// the derivation itself calls (valuation.go), so that a quote at the
+// close the point used gives the stored value bit for bit. The
+// price-derived indicators are the catalog's VALUATION ones; everything
+// else (fundamental and listed-fund indicators, Employees, sectors) is
+// the Screener's own slice, shared. For the point a row shows (its
+// reference date, TTM figures, share counts, cash per share and unit
+// factor kept as its variables hold them) and a price P, the close of
+// the ticker the point was priced with (its class's most liquid ticker,
+// RatioPoint.Ticker):
+//
+//   - PRICE_TO_EARNINGS, PRICE_TO_BOOK, PRICE_TO_SALES, PRICE_TO_EBITDA,
+//     PRICE_TO_EBIT (by class): PriceMultiple(P, X, SHARES_OUTSTANDING,
+//     SHARE_FACTOR) = P / (X / SHARES_OUTSTANDING x SHARE_FACTOR).
+//   - EARNINGS_YIELD (by class): EarningsYield = (NET_INCOME /
+//     SHARES_OUTSTANDING x SHARE_FACTOR) / P.
+//   - DIVIDEND_YIELD (by class): DividendYield = CASH_PER_SHARE_12M / P.
+//   - MARKET_CAP (company): MarketCap with the point's net COMMON_SHARES,
+//     PREFERRED_SHARES and UNIT_FACTOR and the closes of the company's CS
+//     ticker, its most liquid preferred class's ticker and its UNIT
+//     ticker (the unit case takes the total outstanding from the
+//     company's by-class points of the same date).
+//   - ENTERPRISE_VALUE (company): that market cap + the point's NET_DEBT.
+//   - EV_TO_EBITDA, EV_TO_EBIT, EV_TO_SALES (company): (that market cap +
+//     the NET_DEBT of the ENTERPRISE_VALUE point of the same date) / X.
+//
+// A close prices a valuation dated D (the newest quote's session, or the
+// point's reference date when later) when it is of a session on or
+// before D and at most MaxPriceAge days earlier, else it is null, as in
+// the derivation. A TTM point dated before the session stands for the
+// valuation the derivation would make at the session with the same
+// figures; it is repriced when one of the company's classes has a close
+// within MaxPriceAge days of the session (the derivation makes that
+// point then), and keeps its value otherwise, as does an ANNUAL point.
+// Not recomputed: the twelve months of cash per share end on the point's
+// date, not the session's (a distribution whose last day with is the
+// session itself, or one that leaves the window that day, shows from the
+// next snapshot); the share count is the one in effect on the point's
+// date; RatioPublished stays the point's publish date.
 //
 // # Adjustment factors
 //

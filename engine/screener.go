@@ -9,7 +9,10 @@ import (
 // Screener is the column-wise table the screener scans: one row per
 // (company, ticker) for CS/PS*/UNIT/BDR tickers of KindCompany and KindBDR
 // companies that have a latest quote. Row r of every column describes the
-// same ticker; rows are in ticker order. Built once at Build.
+// same ticker; rows are in ticker order. Built once at Build, at the
+// last session's closes; Priced gives the columns that depend on the
+// price at other quotes (the package documentation, "Screener
+// repricing").
 type Screener struct {
 	Assets  []*Asset  // the row's ticker
 	Issuers []*Issuer // the row's company
@@ -37,6 +40,9 @@ type Screener struct {
 	// ByVolume lists the rows by Volume descending (missing last), then
 	// ticker: the default sort.
 	ByVolume []int32
+
+	ds    *Dataset     // the Dataset of the rows (Priced)
+	price pricingState // what Priced reads, built on its first call
 }
 
 // Len returns the number of rows.
@@ -100,6 +106,7 @@ func cmpRatioSeries(a, b RatioSeries) int {
 func (b *builder) buildScreener() {
 	d := b.d
 	s := &d.screener
+	s.ds = d
 	for i := range d.assets {
 		a := &d.assets[i]
 		if a.Issuer == nil || !ScreenerClass(a.StockType) || !a.Latest.Valid() {

@@ -1,9 +1,9 @@
 package engine
 
 // The valuation formulas: the arithmetic of the catalog's price-derived
-// indicators, called by the ratio derivation (engine/ratios, at build
-// time), so that whatever else computes such a value at another price
-// computes it the same way to the bit. Each product and
+// indicators, shared by the ratio derivation (engine/ratios, at build
+// time) and the screener's repricing (Screener.Priced, per cut-off), so
+// that both compute a value the same way to the bit. Each product and
 // quotient is rounded on its own (an explicit conversion): no platform
 // fuses a multiply and an add into one rounding.
 

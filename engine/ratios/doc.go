@@ -88,7 +88,9 @@
 // no per-class points. Only the companies of Universe.Companies are derived.
 // The arithmetic of the price-derived values is engine's (PerShare,
 // PriceMultiple, EarningsYield, DividendYield, MarketCap,
-// EnterpriseValue, EVMultiple; MaxPriceAge).
+// EnterpriseValue, EVMultiple; MaxPriceAge), shared with the screener's
+// repricing at live quotes (engine.Screener.Priced), so that both give
+// the same bits.
 //
 // # Suffixes
 //
