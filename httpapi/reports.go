@@ -27,7 +27,6 @@ type reportFilter struct {
 	ref        engine.Date
 	year       int
 	quarter    int
-	form       string
 	pub, ret   timeParam
 	latestRef  bool
 }
@@ -41,7 +40,7 @@ func (f *reportFilter) keep(r *engine.Report) bool {
 	if f.statements != nil && !contains(f.statements, r.Statement) {
 		return false
 	}
-	if f.agg != "" && r.Aggregation != f.agg || f.form != "" && r.Form != f.form {
+	if f.agg != "" && r.Aggregation != f.agg {
 		return false
 	}
 	if f.ref.Valid() && r.ReferenceDate != f.ref {
@@ -330,7 +329,7 @@ var sectionStatements = map[string][]string{
 
 // reports serves GET /companies/:id/reports: standardized statements, one
 // item per filed report, its values keyed by standardized line id.
-// frequency ANNUAL selects DFP filings, QUARTERLY ITR filings.
+// frequency selects the reports of that period (reportFrequency).
 func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	q := c.query(r)
 	f := readReportFilter(&q)
@@ -342,12 +341,6 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	switch freq {
-	case engine.FreqAnnual:
-		f.form = "DFP"
-	case engine.FreqQuarterly:
-		f.form = "ITR"
-	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
 	if err != nil {
 		return nil, err
@@ -355,7 +348,8 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	rs := res.Issuer.Reports
 	var valBuf [64]engine.Num
 	pass := func(i int) bool {
-		return f.keep(rs[i]) && !(f.latestRef && superseded(rs, i, &f)) && len(engine.LinesFor(rs[i].Statement)) > 0
+		return f.keep(rs[i]) && (freq == "" || reportFrequency(rs, i) == freq) &&
+			!(f.latestRef && superseded(rs, i, &f)) && len(engine.LinesFor(rs[i].Statement)) > 0
 	}
 	sendCount(c, len(rs), pass)
 	k := 0 // passing items seen
@@ -381,11 +375,7 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		dst = append(dst, `,"aggregation":`...)
 		dst = appendString(dst, rep.Aggregation)
 		dst = append(dst, `,"frequency":`...)
-		if rep.Form == "DFP" {
-			dst = appendString(dst, engine.FreqAnnual)
-		} else {
-			dst = appendString(dst, engine.FreqQuarterly)
-		}
+		dst = appendString(dst, reportFrequency(rs, i))
 		dst = appendReportDates(dst, rep)
 		dst = append(dst, `,"data":{`...)
 		for j, l := range lines {
@@ -405,4 +395,49 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		dst = c.flush(append(dst, '}'))
 	}
 	return append(dst, ']'), nil
+}
+
+// reportFrequency returns the period of rs[i] (a company's reports, in
+// reference date order) from its dates, as the ratio derivation takes it
+// (engine.Report.Span), not from its form: flows of twelve months are
+// ANNUAL, of three months QUARTERLY (a DFP of one quarter included), of
+// another length YTD (an ITR's year to date, a DFP of six months). A
+// balance sheet (no start date) is its filing's: an ITR's is QUARTERLY, a
+// DFP's has the period of the DFP flows of its reference date and
+// aggregation (ANNUAL when they all span a year or there are none, YTD
+// when they disagree).
+func reportFrequency(rs []*engine.Report, i int) string {
+	r := rs[i]
+	sp := r.Span()
+	if sp == engine.SpanNone {
+		if r.Form != "DFP" {
+			return engine.FreqQuarterly
+		}
+		lo, hi := i, i+1
+		for lo > 0 && rs[lo-1].ReferenceDate == r.ReferenceDate {
+			lo--
+		}
+		for hi < len(rs) && rs[hi].ReferenceDate == r.ReferenceDate {
+			hi++
+		}
+		for _, o := range rs[lo:hi] {
+			if o.Form != r.Form || o.Aggregation != r.Aggregation {
+				continue
+			}
+			switch osp := o.Span(); {
+			case osp == engine.SpanNone:
+			case sp == engine.SpanNone || sp == osp:
+				sp = osp
+			default:
+				sp = engine.SpanOther // flows of two lengths: neither
+			}
+		}
+	}
+	switch sp {
+	case engine.SpanNone, engine.SpanYear:
+		return engine.FreqAnnual
+	case engine.SpanQuarter:
+		return engine.FreqQuarterly
+	}
+	return engine.FreqYTD
 }

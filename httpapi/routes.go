@@ -174,8 +174,8 @@ var routeTable = []Route{
 		Params: []Param{
 			pathCompanyID,
 			{Name: "section", In: InQuery, Type: TypeEnum, Enum: reportSections, Desc: "keep only this section (default every one)"},
-			{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: []string{engine.FreqAnnual, engine.FreqQuarterly},
-				Desc: "ANNUAL: annual DFP filings; QUARTERLY: quarterly ITR filings (default both)"},
+			{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: []string{engine.FreqAnnual, engine.FreqQuarterly, engine.FreqYTD},
+				Desc: "keep only reports of this period, taken from their start and end dates: ANNUAL twelve months, QUARTERLY three, YTD another length (default every one)"},
 			aggregation, referenceDate, reportYear, reportQuarter, publishDate, retrievalDate, latestByReference, listLimit, listOffset,
 		}, Response: "StandardizedReports", serve: (*API).reports},
 	{Method: http.MethodGet, Path: routeShareActions, Summary: "A company's share corporate actions (splits, bonuses, spin-offs…), prior_ex_date descending",

@@ -86,29 +86,17 @@ func monthIndex(d engine.Date) int32 {
 	return int32(y)*12 + int32(m) - 1
 }
 
-// Period lengths a flow statement's start and end dates can span.
+// Period lengths a flow statement's start and end dates can span
+// (engine.Report.Span).
 const (
-	spanNone    = 0  // no start date: a balance sheet, a point in time
-	spanQuarter = 3  // three months
-	spanYear    = 12 // twelve months
-	spanOther   = -1 // anything else: a six- or nine-month year to date, a fiscal year's change
+	spanNone    = engine.SpanNone
+	spanQuarter = engine.SpanQuarter
+	spanYear    = engine.SpanYear
+	spanOther   = engine.SpanOther
 )
 
-// span returns the months r's flows cover, from its start and end dates
-// (a quarter is 80 to 100 days, a year 355 to 375), or spanNone without a
-// start date.
-func span(r *engine.Report) int {
-	if !r.StartDate.Valid() || !r.EndDate.Valid() {
-		return spanNone
-	}
-	switch days := int(r.EndDate-r.StartDate) + 1; {
-	case days >= 80 && days <= 100:
-		return spanQuarter
-	case days >= 355 && days <= 375:
-		return spanYear
-	}
-	return spanOther
-}
+// span returns the months r's flows cover (engine.Report.Span).
+func span(r *engine.Report) int { return r.Span() }
 
 // buildTimeline groups a company's reports into periods and publication
 // states. Only the CONSOLIDATED reports are used when there is any. The
