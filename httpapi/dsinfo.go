@@ -39,7 +39,10 @@ type dsInfo struct {
 	etags        [etagSlots]atomic.Pointer[etagEntry] // see etag
 	searchIx     searchIndex                          // folded names, on the first search
 	screen       screenOnce                           // the screener's encoded pieces (screenEnc)
-	answers      answerCache                          // answers kept (answercache.go)
+	// screens are the screener at the last view of each plan (delayed,
+	// eod) that does not show the build-time prices (screenView).
+	screens [2]atomic.Pointer[screenView]
+	answers answerCache // answers kept (answercache.go)
 }
 
 // newInfo is newDSInfo with the API's answer-cache bound.
@@ -335,6 +338,37 @@ func (v view) quote(as *engine.Asset) engine.Quote {
 		return v.ev.QuoteBefore(as, v.before)
 	}
 	return v.ev.QuoteAt(as, v.cutoff)
+}
+
+// screenView is the screener at one plan's view: the prices it shows
+// (engine.Screener.Priced) and their encoding.
+type screenView struct {
+	key viewKey
+	e   *screenEnc
+}
+
+// screenView returns the screener as the request's plan sees it: the
+// build-time columns when the view's quotes are the Dataset's latest (the
+// delayed plan past the data, without a live session), else the columns
+// repriced at the view's quotes, computed once per view key (a minute and
+// a live revision) and plan.
+func (a *API) screenView(c *call) *screenEnc {
+	in := a.info(c.ds)
+	var k viewKey
+	slot := &in.screens[0]
+	if c.key.Plan == PlanEOD {
+		k, slot = eodKey(c), &in.screens[1]
+	} else if k, _ = a.delayedKey(c, in); c.live == nil && k.at == in.latestVisible {
+		return in.screenEnc()
+	}
+	if sv := slot.Load(); sv != nil && sv.key == k {
+		return sv.e
+	}
+	v := a.view(c)
+	s := c.ds.Screener()
+	sv := &screenView{key: k, e: newScreenEnc(s, s.Priced(v.quote))}
+	slot.Store(sv)
+	return sv.e
 }
 
 // liveDay returns the live session's daily bar of as when v shows it: the

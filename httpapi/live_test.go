@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -93,7 +94,8 @@ func liveBars(ch negocios.Changes) []engine.LiveBar {
 // live session, fed the session's trades in batches, equal at every
 // sampled cut-off those of a server holding the whole day: current,
 // intraday and chart quotes, batch quotes, index highs and lows and the
-// variations, during the session, at its close and the day after.
+// variations, and the screener (prices and price-derived columns),
+// during the session, at its close and the day after.
 func TestLiveAnswersEqualFullSnapshot(t *testing.T) {
 	ld := newLiveDemo(t)
 	keys := testKeys(t)
@@ -124,19 +126,27 @@ func TestLiveAnswersEqualFullSnapshot(t *testing.T) {
 		add("GET", "/v2/quotes/"+tk+"?type=historical", "")
 	}
 	add("POST", "/v2/quotes", `{"tickers":["`+strings.Join(ld.tickers, `","`)+`"],"type":"current"}`)
+	add("POST", "/v2/quotes", `{"tickers":["`+strings.Join(ld.tickers, `","`)+`"],"adjusted":true}`)
+	add("GET", "/v2/quotes/"+sample[0]+"?adjusted=true", "")
 	add("GET", "/v2/indexes/IBOV/highs?limit=20", "")
 	add("GET", "/v2/indexes/IBOV/lows?limit=20", "")
 	add("GET", "/v2/stocks/variations?limit=20", "")
+	add("POST", "/v2/screener", `{"primaryOnly":false,"limit":500}`)
+	add("POST", "/v2/screener", `{"sort":[{"by":"droplet:PRICE_TO_EARNINGS","order":"desc"},{"by":"close_price"}],"filters":[{"type":"droplet","id":"DIVIDEND_YIELD","op":">=","value":0}],"limit":100}`)
+	add("POST", "/v2/screener", `{"sort":[{"by":"droplet:MARKET_CAP"}],"filters":[{"type":"close_price","op":">","value":10}],"limit":100}`)
 
 	check := func(at time.Time, keyName, key string) {
 		t.Helper()
 		clock.set(at)
 		for _, r := range reqs {
-			if key == testKeyEOD && r.method == "GET" && strings.Contains(r.path, "type=") && !strings.Contains(r.path, "type=current&adjusted") {
+			if key == testKeyEOD && strings.Contains(r.path+r.body, "type") {
 				continue // eod plans may not send type (403 on both)
 			}
 			want := full.do(r.method, r.path, key, r.body)
 			got := live.do(r.method, r.path, key, r.body)
+			if want.Code != 200 {
+				t.Fatalf("%s %s %.80s: %d %s (every request of the test answers 200)", r.method, r.path, r.body, want.Code, want.Body)
+			}
 			if g, w := got.Body.String(), want.Body.String(); got.Code != want.Code || g != w {
 				i := 0
 				for i < len(g) && i < len(w) && g[i] == w[i] {
@@ -275,6 +285,41 @@ func BenchmarkLiveQuoteView(b *testing.B) {
 		qv := newQuoteView(in.ds, k, func(as *engine.Asset) engine.Quote { return ev.QuoteAt(as, at) })
 		if len(qv.quotes) == 0 {
 			b.Fatal("empty view")
+		}
+	}
+}
+
+// The screener shows the plan's prices: an eod key's rows carry the
+// previous session's closes, as its quotes do, and the delayed key's the
+// latest.
+func TestScreenerFollowsThePlan(t *testing.T) {
+	ld := newLiveDemo(t)
+	var store engine.Store
+	store.Publish(ld.full)
+	ts := &testServer{api: New(DefaultConfig(), &store, testKeys(t), nil, prometheus.NewRegistry(), nil), store: &store}
+	for _, c := range []struct{ name, key string }{{"eod", testKeyEOD}, {"delayed", testKeyDelayed}} {
+		w := ts.do("POST", "/v2/screener", c.key, `{"primaryOnly":false,"limit":5}`)
+		var ans struct {
+			Data []struct {
+				Ticker string   `json:"ticker"`
+				Price  *float64 `json:"current_price"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &ans); err != nil || len(ans.Data) == 0 {
+			t.Fatalf("%s: %v %s", c.name, err, w.Body)
+		}
+		for _, row := range ans.Data {
+			var q struct {
+				Close *float64 `json:"close_price"`
+			}
+			qw := ts.do("GET", "/v2/quotes/"+row.Ticker+"?adjusted=false", c.key, "")
+			if c.key == testKeyDelayed {
+				qw = ts.do("GET", "/v2/quotes/"+row.Ticker+"?type=current", c.key, "")
+			}
+			json.Unmarshal(qw.Body.Bytes(), &q)
+			if row.Price == nil || q.Close == nil || *row.Price != *q.Close {
+				t.Errorf("%s %s: screener price %v, quote close %v (%s)", c.name, row.Ticker, row.Price, q.Close, qw.Body)
+			}
 		}
 	}
 }

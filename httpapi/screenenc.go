@@ -21,6 +21,9 @@ import (
 // and per scalar field. Demo scale 1 (757 rows, 43 indicators): heads
 // 0.1 MB, every indicator column 0.6 MB; scale 10 about ten times that.
 type screenEnc struct {
+	// p are the prices the columns show: the build-time ones, or the
+	// plan's view's (screenView).
+	p *engine.ScreenerPrices
 	// heads[r] is row r's fields after its rank, without the comma before:
 	// "ticker":…,"trading_name":…,"current_price":…,"sector_id":…,"sector_name":….
 	heads encCol
@@ -30,7 +33,7 @@ type screenEnc struct {
 	// suffix[r] is the class suffix of row r's per-class indicator ids
 	// (engine.ClassSuffix of its asset's class).
 	suffix []string
-	ratios []atomic.Pointer[encCol]  // per catalog indicator (Screener.Ratios)
+	ratios []atomic.Pointer[encCol]  // per catalog indicator (p.Ratios)
 	scalar [3]atomic.Pointer[encCol] // close_price, volume, employee_count
 }
 
@@ -60,17 +63,19 @@ type screenOnce struct {
 
 // screenEnc returns the Dataset's screenEnc, building it on first use.
 func (in *dsInfo) screenEnc() *screenEnc {
-	in.screen.once.Do(func() { in.screen.e = newScreenEnc(in.ds.Screener()) })
+	in.screen.once.Do(func() { s := in.ds.Screener(); in.screen.e = newScreenEnc(s, s.Prices()) })
 	return in.screen.e
 }
 
-func newScreenEnc(s *engine.Screener) *screenEnc {
+// newScreenEnc returns the screener's encoding at prices p.
+func newScreenEnc(s *engine.Screener, p *engine.ScreenerPrices) *screenEnc {
 	n := s.Len()
 	e := &screenEnc{
+		p:          p,
 		heads:      encCol{off: make([]uint32, 1, n+1)},
 		tickerRank: make([]int32, n),
 		suffix:     make([]string, n),
-		ratios:     make([]atomic.Pointer[encCol], len(s.Ratios)),
+		ratios:     make([]atomic.Pointer[encCol], len(p.Ratios)),
 	}
 	for r := range n {
 		as, is := s.Assets[r], s.Issuers[r]
@@ -80,7 +85,7 @@ func newScreenEnc(s *engine.Screener) *screenEnc {
 		b = append(b, `,"trading_name":`...)
 		b = appendString(b, is.TradingName)
 		b = append(b, `,"current_price":`...)
-		b = appendNum(b, s.Close[r])
+		b = appendNum(b, p.Close[r])
 		b = append(b, `,"sector_id":`...)
 		if sec := is.Sector[0]; sec != nil {
 			b = appendString(b, sec.ID)

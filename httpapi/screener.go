@@ -111,9 +111,9 @@ func scalarColumn(s *engine.Screener, e *screenEnc, name string) (column, bool) 
 	var i int
 	switch name {
 	case "close_price", "current_price":
-		vals, i = s.Close, 0
+		vals, i = e.p.Close, 0
 	case "volume":
-		vals, i = s.Volume, 1
+		vals, i = e.p.Volume, 1
 	case "employee_count":
 		vals, i = s.Employees, 2
 	default:
@@ -127,15 +127,14 @@ func scalarColumn(s *engine.Screener, e *screenEnc, name string) (column, bool) 
 func (a *API) dropletColumn(ds *engine.Dataset, e *screenEnc, id string) (column, error) {
 	base, class := engine.SplitClassSuffix(strings.ToUpper(strings.TrimSpace(id)))
 	k, ok := ds.IndicatorIndex("", base) // FUNDAMENTAL, then VALUATION
-	s := ds.Screener()
-	if !ok || k >= len(s.Ratios) {
+	if !ok || k >= len(e.p.Ratios) {
 		return column{}, badRequest("unknown ratio id %q (see /ratios/catalog)", id)
 	}
 	ind := &ds.Catalog()[k]
 	if class != "" && !ind.ByClass {
 		return column{}, badRequest("ratio %q is company-level: it takes no class suffix", base)
 	}
-	return column{vals: s.Ratios[k], enc: col(&e.ratios[k], s.Ratios[k]), class: class, byCls: ind.ByClass, id: ind.ID}, nil
+	return column{vals: e.p.Ratios[k], enc: col(&e.ratios[k], e.p.Ratios[k]), class: class, byCls: ind.ByClass, id: ind.ID}, nil
 }
 
 // compileScreener resolves req's filters and sorts, appended to fs and ss
@@ -306,7 +305,7 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 	if req.PrimaryOnly != nil {
 		primary = *req.PrimaryOnly
 	}
-	e := a.info(c.ds).screenEnc()
+	e := a.screenView(c)
 	fs, ss, err := a.compileScreener(c.ds, e, &req, x.filters[:0], x.sorts[:0])
 	x.filters, x.sorts = fs, ss
 	if err != nil {
@@ -314,8 +313,8 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 	}
 	s := c.ds.Screener()
 	rows := c.s.rows[:0]
-	for _, ri := range s.ByVolume {
-		if primary && !s.Primary[ri] {
+	for _, ri := range e.p.ByVolume {
+		if primary && !e.p.Primary[ri] {
 			continue
 		}
 		ok := true

@@ -164,7 +164,7 @@ func checkScreenerOrder(t *testing.T, sortJSON string, rows []any) {
 func TestScreenEnc(t *testing.T) {
 	ds := mustScreenDS(t)
 	s := ds.Screener()
-	e := newScreenEnc(s)
+	e := newScreenEnc(s, s.Prices())
 	for r := range int32(s.Len()) {
 		as, is := s.Assets[r], s.Issuers[r]
 		var want []byte
