@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -23,6 +24,13 @@ const (
 	PlanEOD = "eod"
 )
 
+// ScopeAdmin is the scope of the keys that may call the operator routes
+// under /admin (the live session's push feed). It gives no market data: a
+// key with this scope and no plan (Plan "") is refused (403) on every other
+// route, and a plan key without it is refused on /admin. Keep the two
+// apart: a feed's key and a reader's key are different keys.
+const ScopeAdmin = "admin"
+
 // QuoteDelay is the delay of same-session data for PlanDelayed.
 const QuoteDelay = 15 * time.Minute
 
@@ -35,14 +43,21 @@ const maxKeyLen = 128
 // KeyEntry is one API key in a keys file. Only the SHA-256 digest of the key
 // is stored; the key itself is shown once, when it is created.
 type KeyEntry struct {
-	Name      string    `json:"name"`
+	Name string `json:"name"`
+	// Plan is the market data the key sees, PlanDelayed or PlanEOD; ""
+	// only for a key with ScopeAdmin, which then sees none.
 	Plan      string    `json:"plan"`
 	SHA256    string    `json:"sha256"` // lowercase hex digest of the key
 	CreatedAt time.Time `json:"created_at"`
 	// Limit overrides the plan's request-rate limit for this key (nil:
 	// the plan's, from KeysFile.Limits).
 	Limit *Limit `json:"limit,omitempty"`
+	// Scopes are the key's rights beside its plan: ScopeAdmin, or none.
+	Scopes []string `json:"scopes,omitempty"`
 }
+
+// Admin reports whether the key has ScopeAdmin.
+func (e *KeyEntry) Admin() bool { return slices.Contains(e.Scopes, ScopeAdmin) }
 
 // KeysFile is the JSON document of a keys file.
 type KeysFile struct {
@@ -82,7 +97,7 @@ func NewKeys(f KeysFile) (*Keys, error) {
 	}
 	names := map[string]bool{}
 	for i, e := range f.Keys {
-		if err := validPlan(e.Plan); err != nil {
+		if err := checkAccess(e.Plan, e.Scopes); err != nil {
 			return nil, fmt.Errorf("key %d (%q): %w", i, e.Name, err)
 		}
 		if e.Name == "" {
@@ -172,6 +187,26 @@ func validPlan(p string) error {
 	return nil
 }
 
+// checkAccess checks a key's plan and scopes: known scopes, each once, and
+// a valid plan, or none with a scope.
+func checkAccess(plan string, scopes []string) error {
+	for i, s := range scopes {
+		if s != ScopeAdmin {
+			return fmt.Errorf("scope %q: want %s", s, ScopeAdmin)
+		}
+		if slices.Contains(scopes[:i], s) {
+			return fmt.Errorf("scope %q listed twice", s)
+		}
+	}
+	if plan == "" && len(scopes) > 0 {
+		return nil
+	}
+	if plan == "" {
+		return fmt.Errorf("no plan: want %s or %s (only a key with the %s scope may have none)", PlanDelayed, PlanEOD, ScopeAdmin)
+	}
+	return validPlan(plan)
+}
+
 // ReadKeysFile reads a keys file. A missing file is an empty KeysFile.
 func ReadKeysFile(path string) (KeysFile, error) {
 	var f KeysFile
@@ -246,9 +281,10 @@ func (a *API) ReloadKeys(path string) (int, error) {
 }
 
 // NewKey returns a new random API key ("pg_" and 32 hex digits from
-// crypto/rand) and its entry for a keys file.
-func NewKey(name, plan string, now time.Time) (string, KeyEntry, error) {
-	if err := validPlan(plan); err != nil {
+// crypto/rand) and its entry for a keys file, with plan and scopes (plan
+// "" only with ScopeAdmin).
+func NewKey(name, plan string, now time.Time, scopes ...string) (string, KeyEntry, error) {
+	if err := checkAccess(plan, scopes); err != nil {
 		return "", KeyEntry{}, err
 	}
 	if strings.TrimSpace(name) == "" {
@@ -260,17 +296,22 @@ func NewKey(name, plan string, now time.Time) (string, KeyEntry, error) {
 	}
 	key := KeyPrefix + hex.EncodeToString(raw[:])
 	d := sha256.Sum256([]byte(key))
-	return key, KeyEntry{Name: name, Plan: plan, SHA256: hex.EncodeToString(d[:]), CreatedAt: now.UTC().Truncate(time.Second)}, nil
+	e := KeyEntry{Name: name, Plan: plan, SHA256: hex.EncodeToString(d[:]), CreatedAt: now.UTC().Truncate(time.Second)}
+	if len(scopes) > 0 {
+		e.Scopes = slices.Clone(scopes)
+	}
+	return key, e, nil
 }
 
-// AddKey adds a new key named name to f and returns the key. Names are unique.
-func (f *KeysFile) AddKey(name, plan string, now time.Time) (string, error) {
+// AddKey adds a new key named name, with plan and scopes (see NewKey), to
+// f and returns the key. Names are unique.
+func (f *KeysFile) AddKey(name, plan string, now time.Time, scopes ...string) (string, error) {
 	for _, e := range f.Keys {
 		if e.Name == name {
 			return "", fmt.Errorf("a key named %q exists", name)
 		}
 	}
-	key, e, err := NewKey(name, plan, now)
+	key, e, err := NewKey(name, plan, now, scopes...)
 	if err != nil {
 		return "", err
 	}

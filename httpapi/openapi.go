@@ -182,6 +182,7 @@ func operation(rt *Route) map[string]any {
 	} else {
 		resp["400"] = errorRef("BadRequest")
 		resp["401"] = errorRef("Unauthorized")
+		resp["403"] = errorRef("Forbidden")
 		resp["429"] = errorRef("TooManyRequests")
 		resp["503"] = errorRef("NotReady")
 		if rt.Method == http.MethodGet {
@@ -233,6 +234,7 @@ func errorResponses() map[string]any {
 	for name, desc := range map[string]string{
 		"BadRequest":      "A parameter or body field is missing, unknown or invalid; the message names it and what is accepted",
 		"Unauthorized":    "No valid API key in Authorization: Bearer <key>",
+		"Forbidden":       "The key may not do this: a quote option its plan lacks (eod), market data with a key that has no plan (only the admin scope)",
 		"NotFound":        "The company, ticker, index or fund of the path is unknown (or, for funds, has no indicator)",
 		"TooManyRequests": "The key's request-rate limit is reached; Retry-After says when to retry",
 		"TooLarge":        "The request body is over the server's cap",

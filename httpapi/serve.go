@@ -15,7 +15,7 @@ import (
 )
 
 // The way in, in phases: wrap (metrics, the pooled call, panics), then
-// serve: authenticate, limit, resolve the view, read the body, negotiate
+// serve: authenticate, authorize (admin.go), limit, resolve the view, read the body, negotiate
 // the answer, look up the cache (304 or a kept answer), run the handler,
 // end the answer. Each phase that can answer returns the status it sent
 // (0: go on); every answer leaves through the call's answer (answer.go).
@@ -73,6 +73,9 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 	o := &c.out
 	if !rt.Root {
 		if st := a.authenticate(c, r); st != 0 {
+			return st
+		}
+		if st := a.authorize(c, rt); st != 0 {
 			return st
 		}
 		if st := a.limit(c); st != 0 {

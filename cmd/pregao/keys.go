@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -25,6 +26,7 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	file := fs.String("file", "keys.json", "keys file (holds only SHA-256 digests of the keys)")
 	name := fs.String("name", "", "key name")
 	plan := fs.String("plan", httpapi.PlanDelayed, "plan: delayed (15-minute delayed quotes, every option) or eod (previous session only)")
+	admin := fs.Bool("admin", false, "with add: give the key the admin scope (the /admin push routes of the live feed); without --plan it sees no market data")
 	perSec := fs.Float64("rate", 0, "requests a second: with add, this key's own limit; with limit, the plan's (0: no limit)")
 	burst := fs.Int("burst", 0, "with --rate: the most requests at once (default: the rate rounded up)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -33,8 +35,11 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() > 0 {
 		return fmt.Errorf("keys %s: unexpected argument %q", sub, fs.Arg(0))
 	}
-	rateSet := false
-	fs.Visit(func(f *flag.Flag) { rateSet = rateSet || f.Name == "rate" })
+	rateSet, planSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		rateSet = rateSet || f.Name == "rate"
+		planSet = planSet || f.Name == "plan"
+	})
 	switch sub {
 	case "add":
 		if *name == "" {
@@ -42,9 +47,16 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		// The key is added under the keys file's lock: concurrent adds and
 		// removes are serialized and none is lost.
+		var scopes []string
+		if *admin {
+			scopes = []string{httpapi.ScopeAdmin}
+			if !planSet {
+				*plan = "" // an admin key sees no market data unless asked
+			}
+		}
 		var key string
 		err := httpapi.UpdateKeysFile(*file, func(f *httpapi.KeysFile) (err error) {
-			key, err = f.AddKey(*name, *plan, time.Now())
+			key, err = f.AddKey(*name, *plan, time.Now(), scopes...)
 			if err == nil && rateSet {
 				f.Keys[len(f.Keys)-1].Limit = &httpapi.Limit{PerSecond: *perSec, Burst: *burst}
 				_, err = httpapi.NewKeys(*f) // validates the limit
@@ -55,7 +67,14 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("keys add: %w", err)
 		}
 		fmt.Fprintln(stdout, key)
-		fmt.Fprintf(stderr, "key %q (plan %s) added to %s; it is shown only now: store it safely\n", *name, *plan, *file)
+		what := "plan " + *plan
+		switch {
+		case *admin && *plan == "":
+			what = "admin scope, no plan: it may call only the /admin routes"
+		case *admin:
+			what += " and the admin scope (separate keys for the feed and for readers are safer)"
+		}
+		fmt.Fprintf(stderr, "key %q (%s) added to %s; it is shown only now: store it safely\n", *name, what, *file)
 		return nil
 	case "list":
 		if _, err := os.Stat(*file); err != nil {
@@ -71,7 +90,7 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		sort.Slice(f.Keys, func(i, j int) bool { return f.Keys[i].Name < f.Keys[j].Name })
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tPLAN\tLIMIT\tCREATED\tSHA256")
+		fmt.Fprintln(tw, "NAME\tPLAN\tSCOPES\tLIMIT\tCREATED\tSHA256")
 		for _, e := range f.Keys {
 			l, ok := f.Limits[e.Plan]
 			if e.Limit != nil {
@@ -84,7 +103,14 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 					lim += fmt.Sprintf(" burst %d", l.Burst)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s…\n", e.Name, e.Plan, lim, e.CreatedAt.Format(time.RFC3339), e.SHA256[:12])
+			plan, scopes := e.Plan, strings.Join(e.Scopes, ",")
+			if plan == "" {
+				plan = "-"
+			}
+			if scopes == "" {
+				scopes = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s…\n", e.Name, plan, scopes, lim, e.CreatedAt.Format(time.RFC3339), e.SHA256[:12])
 		}
 		return tw.Flush()
 	case "remove":
