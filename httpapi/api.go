@@ -107,6 +107,9 @@ type API struct {
 	// patterns are the method and pattern of every route registered
 	// ("GET /v2/companies/:id"), written once by New.
 	patterns []string
+	// sink receives the batches of the push endpoints (SetLiveSink; nil:
+	// none, they answer 503).
+	sink atomic.Pointer[LiveSink]
 }
 
 // New returns the API serving store's current Dataset to the holders of
