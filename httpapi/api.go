@@ -24,6 +24,10 @@ type Config struct {
 	// MaxBodyBytes caps request bodies (default 1 MiB); larger bodies are
 	// answered 413.
 	MaxBodyBytes int64
+	// MaxPushBytes caps the bodies of the push endpoints, POST
+	// /admin/live/trades and /admin/live/bars (default
+	// DefaultMaxPushBytes); larger bodies are answered 413.
+	MaxPushBytes int64
 	// Version is the server's version, reported by /healthz (default
 	// "unknown").
 	Version string
@@ -53,7 +57,7 @@ type Config struct {
 
 // DefaultConfig returns the default Config.
 func DefaultConfig() Config {
-	return Config{Prefix: "/v2", MaxBodyBytes: 1 << 20}
+	return Config{Prefix: "/v2", MaxBodyBytes: 1 << 20, MaxPushBytes: DefaultMaxPushBytes}
 }
 
 // Clock gives the API its "now": plan cut-offs (the 15-minute delay, the
@@ -109,7 +113,8 @@ type API struct {
 	patterns []string
 	// sink receives the batches of the push endpoints (SetLiveSink; nil:
 	// none, they answer 503).
-	sink atomic.Pointer[LiveSink]
+	sink  atomic.Pointer[LiveSink]
+	pushM *pushMetrics // the push endpoints' counters (admin.go)
 }
 
 // New returns the API serving store's current Dataset to the holders of
@@ -127,6 +132,9 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = def.MaxBodyBytes
+	}
+	if cfg.MaxPushBytes <= 0 {
+		cfg.MaxPushBytes = def.MaxPushBytes
 	}
 	if cfg.Version == "" {
 		cfg.Version = "unknown"
@@ -149,6 +157,7 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	a.keys.Store(keys)
 	a.calls.New = func() any { return newCall() }
 	a.authFails = newAuthLimiter(*cfg.AuthFailures, log)
+	a.pushM = newPushMetrics(reg)
 	a.m = newMetrics(reg, func() time.Time {
 		if ds := store.Current(); ds != nil {
 			return datasetAsOf(ds)

@@ -25,12 +25,13 @@ const (
 	TypeList                      // comma-separated strings (query parameters)
 	TypeArray                     // a JSON array of Param.Items (body fields)
 	TypeObject                    // a JSON object of Param.Fields (bodies)
+	TypeTime                      // an instant (body fields): RFC 3339 with Z or an offset, or unix milliseconds
 )
 
 var typeNames = [...]string{
 	TypeString: "string", TypeEnum: "enum", TypeBoolean: "boolean", TypeInteger: "integer",
 	TypeNumber: "number", TypeDate: "date", TypeTimestamp: "timestamp", TypeList: "list",
-	TypeArray: "array", TypeObject: "object",
+	TypeArray: "array", TypeObject: "object", TypeTime: "time",
 }
 
 // String returns the type's name ("integer").
@@ -80,7 +81,7 @@ type Param struct {
 	// keys per request"); "" is "items".
 	Noun string
 	// Required marks a body field that must be present (path parameters
-	// always are).
+	// always are), or a query parameter the handler requires (it checks).
 	Required bool
 	// Pattern is a regular expression the value matches (documentation:
 	// the handler checks it).
@@ -126,6 +127,13 @@ type Route struct {
 	// answer follow the plan's cut-off and the live session's revision
 	// there; other routes depend on the Dataset and the request only.
 	Priced bool
+	// Admin routes are the operator's (under /admin): only keys with
+	// ScopeAdmin may call them, whatever their plan (admin.go).
+	Admin bool
+	// Lines declares a body of lines (TypeObject, one per line: NDJSON,
+	// or CSV with a header row naming its fields); nil: none. Not with
+	// Body.
+	Lines *Param
 
 	// serve is the thin handler: it reads its parameters through Params
 	// (see query), appends its JSON answer to dst, or returns an error
@@ -213,6 +221,17 @@ func checkRoute(rt *Route) {
 			bug("body: %s", err)
 		}
 	}
+	if rt.Lines != nil {
+		if rt.Method != http.MethodPost || rt.Lines.Type != TypeObject || rt.Body != nil || rt.Lines.Name == "" || len(rt.Lines.Fields) > 32 {
+			bug("lines must be a named object of at most 32 fields, of a POST without Body")
+		}
+		if err := checkParam(rt.Lines); err != "" {
+			bug("lines: %s", err)
+		}
+	}
+	if rt.Admin && rt.Root {
+		bug("an admin route needs a key: it cannot be Root")
+	}
 	if (rt.serve == nil) != unwrapped[rt.Path] {
 		bug("only /metrics, /openapi.json and the docs page are served outside wrap")
 	}
@@ -242,7 +261,7 @@ func checkParam(p *Param) string {
 	if (p.Type == TypeObject) != (p.Fields != nil) {
 		return "Fields go with TypeObject"
 	}
-	if p.In != "" && (p.Type == TypeArray || p.Type == TypeObject || p.Type == TypeNumber) {
+	if p.In != "" && (p.Type == TypeArray || p.Type == TypeObject || p.Type == TypeNumber || p.Type == TypeTime) {
 		return fmt.Sprintf("a %v is a body type", p.Type)
 	}
 	if p.In == "" && p.Type == TypeList {

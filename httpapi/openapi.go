@@ -76,9 +76,10 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 			},
 			"responses": errorResponses(),
 			"headers": map[string]any{
-				"ETag":          map[string]any{"description": "strong validator of the answer (snapshot and request); send it back in If-None-Match for a 304", "schema": map[string]any{"type": "string"}},
-				"Last-Modified": map[string]any{"description": "when the served snapshot was built", "schema": map[string]any{"type": "string"}},
-				"X-Total-Count": map[string]any{"description": "items of the whole list, before limit and offset", "schema": map[string]any{"type": "integer"}},
+				"ETag":            map[string]any{"description": "strong validator of the answer (snapshot and request); send it back in If-None-Match for a 304", "schema": map[string]any{"type": "string"}},
+				"Last-Modified":   map[string]any{"description": "when the served snapshot was built", "schema": map[string]any{"type": "string"}},
+				"X-Total-Count":   map[string]any{"description": "items of the whole list, before limit and offset", "schema": map[string]any{"type": "integer"}},
+				"X-Live-Next-Seq": map[string]any{"description": "the seq the next batch of the push feed must carry", "schema": map[string]any{"type": "integer"}},
 			},
 		},
 	}
@@ -124,6 +125,7 @@ func openAPITags() []any {
 		map[string]any{"name": "screener", "description": "Tickers filtered and sorted"},
 		map[string]any{"name": "traded-funds", "description": "Listed funds (FIIs, ETFs)"},
 		map[string]any{"name": "operations", "description": "Health, readiness, metrics and this document (no key)"},
+		map[string]any{"name": "admin", "description": "Operator routes, not market data: the live session's push feed. Only keys with the admin scope (pregao keys add --admin) may call them; an API plan key gets 403."},
 	}
 }
 
@@ -147,6 +149,18 @@ func operation(rt *Route) map[string]any {
 			"content":  map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Body.Name)}},
 		}
 	}
+	if rt.Lines != nil {
+		op["requestBody"] = map[string]any{
+			"required": true,
+			"description": "A batch of lines, at most --max-push-body bytes (16 MiB by default): NDJSON, one " + rt.Lines.Name +
+				" object per line (application/x-ndjson, the default without Content-Type), or CSV (text/csv) with a header row naming " +
+				"the same fields in any order and an empty cell for an absent value. Every bad line is a 400 naming line and field; nothing of a refused batch is applied.",
+			"content": map[string]any{
+				"application/x-ndjson": map[string]any{"schema": schemaRef(rt.Lines.Name)},
+				"text/csv":             map[string]any{"schema": map[string]any{"type": "string"}},
+			},
+		}
+	}
 	ok := map[string]any{"description": "OK"}
 	switch {
 	case rt.Path == routeMetricsPath:
@@ -164,7 +178,10 @@ func operation(rt *Route) map[string]any {
 				"type": "string", "description": "the same answer as CSV (format=csv, or Accept: text/csv): one header row, null as an empty cell"}}
 		}
 	}
-	if !rt.Root {
+	switch {
+	case rt.Admin:
+		ok["headers"] = map[string]any{"X-Live-Next-Seq": map[string]any{"$ref": "#/components/headers/X-Live-Next-Seq"}}
+	case !rt.Root:
 		ok["headers"] = map[string]any{
 			"ETag":          map[string]any{"$ref": "#/components/headers/ETag"},
 			"Last-Modified": map[string]any{"$ref": "#/components/headers/Last-Modified"},
@@ -190,6 +207,15 @@ func operation(rt *Route) map[string]any {
 		}
 		if rt.Method == http.MethodPost {
 			resp["413"] = errorRef("TooLarge")
+		}
+		if rt.Admin {
+			resp["409"] = map[string]any{
+				"description": "The batch's seq is not the one expected (X-Live-Next-Seq, also named by the message): below it, the batch was applied already; above it, batches are missing",
+				"headers":     map[string]any{"X-Live-Next-Seq": map[string]any{"$ref": "#/components/headers/X-Live-Next-Seq"}},
+				"content":     map[string]any{"application/json": map[string]any{"schema": schemaRef("Error")}},
+			}
+			resp["415"] = errorRef("UnsupportedMediaType")
+			resp["503"] = errorRef("NoFeed")
 		}
 		for _, p := range rt.Params {
 			if p.In == InPath {
@@ -232,13 +258,15 @@ func errorRef(name string) map[string]any {
 func errorResponses() map[string]any {
 	out := map[string]any{}
 	for name, desc := range map[string]string{
-		"BadRequest":      "A parameter or body field is missing, unknown or invalid; the message names it and what is accepted",
-		"Unauthorized":    "No valid API key in Authorization: Bearer <key>",
-		"Forbidden":       "The key may not do this: a quote option its plan lacks (eod), market data with a key that has no plan (only the admin scope)",
-		"NotFound":        "The company, ticker, index or fund of the path is unknown (or, for funds, has no indicator)",
-		"TooManyRequests": "The key's request-rate limit is reached; Retry-After says when to retry",
-		"TooLarge":        "The request body is over the server's cap",
-		"NotReady":        "No snapshot is loaded yet (the message says how far the load has gone), or the server is shutting down",
+		"BadRequest":           "A parameter or body field is missing, unknown or invalid; the message names it and what is accepted",
+		"Unauthorized":         "No valid API key in Authorization: Bearer <key>",
+		"Forbidden":            "The key may not do this: a quote option its plan lacks (eod), market data with a key that has no plan (only the admin scope)",
+		"NotFound":             "The company, ticker, index or fund of the path is unknown (or, for funds, has no indicator)",
+		"TooManyRequests":      "The key's request-rate limit is reached; Retry-After says when to retry",
+		"TooLarge":             "The request body is over the server's cap",
+		"UnsupportedMediaType": "The request body's Content-Type is not one the operation reads",
+		"NoFeed":               "The server has no push feed (serve without --feed push), or no snapshot loaded yet",
+		"NotReady":             "No snapshot is loaded yet (the message says how far the load has gone), or the server is shutting down",
 	} {
 		out[name] = map[string]any{
 			"description": desc,
@@ -296,6 +324,11 @@ func paramSchema(p Param) map[string]any {
 		s["type"] = "string"
 		s["pattern"] = `^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$`
 		s["description"] = "ISO 8601: YYYY-MM-DD (midnight UTC), YYYY-MM-DDTHH:MM:SS (UTC) or RFC 3339"
+	case TypeTime:
+		s["oneOf"] = []any{
+			map[string]any{"type": "string", "format": "date-time", "description": "RFC 3339 with Z or an offset (fractions allowed)"},
+			map[string]any{"type": "integer", "description": "unix milliseconds"},
+		}
 	case TypeList:
 		s["type"] = "array"
 		s["items"] = map[string]any{"type": "string"}
@@ -368,6 +401,9 @@ func bodySchemas() map[string]any {
 	for i := range routeTable {
 		if b := routeTable[i].Body; b != nil {
 			add(b)
+		}
+		if l := routeTable[i].Lines; l != nil {
+			add(l)
 		}
 	}
 	return out

@@ -232,6 +232,10 @@ var routeTable = []Route{
 		Params: []Param{
 			{Name: "kind", In: InQuery, Type: TypeEnum, Enum: catalogKinds[1:], Fold: true, Desc: "keep indicators of this kind, matched ignoring case"},
 		}, Response: "Catalog", serve: (*API).catalog},
+	{Method: http.MethodPost, Path: routeLiveTrades, Summary: "Push a batch of trades (and cancellations) of the live session: admin keys only (addition)",
+		Params: []Param{seqParam}, Lines: &liveTradeLine, Admin: true, Response: "LivePushResult", serve: (*API).liveTrades},
+	{Method: http.MethodPost, Path: routeLiveBars, Summary: "Push a batch of whole 1-minute bars of the live session: admin keys only (addition)",
+		Params: []Param{seqParam}, Lines: &liveBarLine, Admin: true, Response: "LivePushResult", serve: (*API).liveBars},
 	{Method: http.MethodGet, Path: routeHealthz, Summary: "200 while the process runs", Root: true, Response: "Health", serve: (*API).healthz},
 	{Method: http.MethodGet, Path: routeReadyz, Summary: "200 once a verified snapshot is published, 503 before", Root: true, Response: "Readiness", serve: (*API).readyz},
 	{Method: http.MethodGet, Path: routeMetricsPath, Summary: "Prometheus metrics (text exposition format)", Root: true},

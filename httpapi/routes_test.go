@@ -36,13 +36,28 @@ func samplePath(rt *Route) string {
 
 // sampleBody returns a valid body for rt ("" without one).
 func sampleBody(rt *Route) string {
-	switch rt.Body {
-	case nil:
+	switch {
+	case rt.Lines == &liveTradeLine:
+		return sampleTradeLine
+	case rt.Lines == &liveBarLine:
+		return sampleBarLine
+	case rt.Body == nil:
 		return ""
-	case &quotesBody:
+	case rt.Body == &quotesBody:
 		return `{"tickers":["ENHZ3"]}`
 	}
 	return `{}`
+}
+
+// sampleKey returns a key that may call rt, giving the test server a push
+// feed for an admin route.
+func sampleKey(tb testing.TB, ts *testServer, rt *Route) string {
+	if !rt.Admin {
+		return testKeyDelayed
+	}
+	ts.api.SetKeys(adminTestKeys(tb))
+	ts.api.SetLiveSink(newFakeSink())
+	return testKeyAdmin
 }
 
 // sampleValue returns a valid value of the query parameter p of rt.
@@ -129,7 +144,11 @@ func TestRouteTable(t *testing.T) {
 	for i := range routeTable {
 		rt := &routeTable[i]
 		before := requestsOf(t, ts.reg, rt.Path)
-		w := ts.do(rt.Method, samplePath(rt), testKeyDelayed, sampleBody(rt))
+		path := samplePath(rt)
+		if rt.Admin {
+			path += "?seq=1"
+		}
+		w := ts.do(rt.Method, path, sampleKey(t, ts, rt), sampleBody(rt))
 		if w.Code != 200 {
 			t.Errorf("%s %s: %d %s", rt.Method, samplePath(rt), w.Code, w.Body)
 		}
@@ -153,13 +172,14 @@ func TestRouteParams(t *testing.T) {
 		}
 		base := samplePath(rt)
 		body := sampleBody(rt)
+		key := sampleKey(t, ts, rt)
 		for j := range rt.Params {
 			p := &rt.Params[j]
 			if p.In != InQuery {
 				continue
 			}
 			u := base + "?" + url.Values{p.Name: {sampleValue(rt, p)}}.Encode()
-			if w := ts.do(rt.Method, u, testKeyDelayed, body); w.Code != 200 && w.Code != 404 {
+			if w := ts.do(rt.Method, u, key, body); w.Code != 200 && w.Code != 404 {
 				t.Errorf("%s %s: %d %s", rt.Method, u, w.Code, w.Body)
 			}
 		}
@@ -169,7 +189,7 @@ func TestRouteParams(t *testing.T) {
 		} else {
 			want += ": this operation accepts none"
 		}
-		w := ts.do(rt.Method, base+"?undeclared=1", testKeyDelayed, body)
+		w := ts.do(rt.Method, base+"?undeclared=1", key, body)
 		if w.Code != 400 || !strings.Contains(w.Body.String(), strconv.Quote(want)[1:len(strconv.Quote(want))-1]) {
 			t.Errorf("%s %s?undeclared=1: %d %s, want 400 %s", rt.Method, base, w.Code, w.Body, want)
 		}
@@ -268,6 +288,10 @@ func TestCheckRoute(t *testing.T) {
 	bad("default out of range", Route{Method: "GET", Path: "/x", Params: []Param{{Name: "a", In: InQuery, Type: TypeInteger, Default: 0, Min: 1, Max: 9}}})
 	bad("default not in the enum", Route{Method: "GET", Path: "/x", Params: []Param{{Name: "a", In: InQuery, Type: TypeEnum, Enum: []string{"A"}, Default: "B"}}})
 	bad("body on a GET", Route{Method: "GET", Path: "/x", Body: &quotesBody})
+	bad("lines on a GET", Route{Method: "GET", Path: "/x", Lines: &liveTradeLine})
+	bad("lines and a body", Route{Method: "POST", Path: "/x", Lines: &liveTradeLine, Body: &quotesBody})
+	bad("a time in the query", Route{Method: "GET", Path: "/x", Params: []Param{{Name: "t", In: InQuery, Type: TypeTime}}})
+	bad("an admin route without a key", Route{Method: "POST", Path: "/x", Admin: true, Root: true})
 	bad("body field twice", Route{Method: "POST", Path: "/x", Body: &Param{Type: TypeObject, Fields: []Param{
 		{Name: "a", Type: TypeNumber}, {Name: "a", Type: TypeNumber}}}})
 	bad("array without items", Route{Method: "POST", Path: "/x", Body: &Param{Type: TypeObject, Fields: []Param{{Name: "a", Type: TypeArray}}}})

@@ -90,7 +90,7 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 			return o.failErr(err)
 		}
 	}
-	if !rt.Root {
+	if !rt.Root && !rt.Admin { // a push is applied, never answered from a cache
 		c.parseQuery(r)
 		o.negotiate(r, rt, &c.q)
 		if st := a.lookup(c, r); st != 0 {
@@ -167,10 +167,11 @@ func (a *API) resolveView(c *call) int {
 	return 0
 }
 
-// readBody reads the request body into c.body, up to the cap.
+// readBody reads the request body into c.body, up to the route's cap.
 func (a *API) readBody(c *call, r *http.Request) error {
-	if r.ContentLength > a.cfg.MaxBodyBytes {
-		return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", a.cfg.MaxBodyBytes)
+	limit := a.bodyCap(c.route)
+	if r.ContentLength > limit {
+		return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", limit)
 	}
 	b := c.body[:0]
 	if r.Body == nil {
@@ -183,9 +184,9 @@ func (a *API) readBody(c *call, r *http.Request) error {
 		}
 		n, err := r.Body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if int64(len(b)) > a.cfg.MaxBodyBytes {
+		if int64(len(b)) > limit {
 			c.body = b[:0]
-			return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", a.cfg.MaxBodyBytes)
+			return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", limit)
 		}
 		if err == io.EOF {
 			break

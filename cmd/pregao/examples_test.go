@@ -110,6 +110,9 @@ func TestDocsExamples(t *testing.T) {
 		t.Fatalf("%d examples found: the parser lost them", len(exs))
 	}
 	for _, ex := range exs {
+		if strings.HasPrefix(ex.path, "/v2/admin/") {
+			continue // the push feed's, with files for bodies: httpapi's TestPushDocExamples sends them
+		}
 		r := httptest.NewRequest(ex.method, ex.path, strings.NewReader(ex.body))
 		r.Header.Set("Authorization", "Bearer "+key)
 		w := httptest.NewRecorder()

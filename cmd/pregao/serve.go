@@ -49,6 +49,7 @@ type ServeConfig struct {
 	Prefix                     string        // API path prefix, default /v2
 	Watch                      time.Duration // poll the snapshot and keys files for changes; 0 = only on SIGHUP
 	MaxBodyBytes               int64         // request body cap, default 1 MiB
+	MaxPushBytes               int64         // push body cap (POST /admin/live/…), default 16 MiB
 	LogFormat                  string        // "text" (default) or "json"
 	// AccessLog is where the access log goes: "stderr" (default, with the
 	// other logs), "stdout" or "off"; AccessLogSample is the fraction of
@@ -90,7 +91,7 @@ type ServeConfig struct {
 // DefaultServeConfig returns the default ServeConfig.
 func DefaultServeConfig() ServeConfig {
 	return ServeConfig{
-		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, LogFormat: "text",
+		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, MaxPushBytes: httpapi.DefaultMaxPushBytes, LogFormat: "text",
 		AccessLog: "stderr", AccessLogSample: 1, AnswerCacheMB: httpapi.DefaultAnswerCacheBytes >> 20,
 		AuthFailureRate: httpapi.DefaultAuthFailures.PerSecond, AuthFailureBurst: httpapi.DefaultAuthFailures.Burst,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
@@ -244,7 +245,7 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 			origins = append(origins, o)
 		}
 	}
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout,
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout,
 		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst}}, m.Store, keys, clock, m.Registry, m.log)
 	m.API.SetLoadStatus(func() httpapi.LoadStatus {
 		st := m.progress.State()

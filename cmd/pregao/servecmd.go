@@ -44,6 +44,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.Prefix, "prefix", cfg.Prefix, "path prefix of the API routes")
 	fs.DurationVar(&cfg.Watch, "watch", cfg.Watch, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", cfg.MaxBodyBytes, "request body cap in bytes (larger bodies get 413)")
+	fs.Int64Var(&cfg.MaxPushBytes, "max-push-body", cfg.MaxPushBytes, "body cap in bytes of the push feed's batches, POST /admin/live/trades and /bars (larger ones get 413)")
 	fs.Var(newEnum(&cfg.LogFormat, "text", "json"), "log", "`format` of the logs: text or json")
 	fs.Var(newEnum(&cfg.AccessLog, "stderr", "stdout", "off"), "access-log", "`where` the access log goes (a line per request): stderr, stdout or off")
 	fs.Float64Var(&cfg.AccessLogSample, "access-log-sample", cfg.AccessLogSample, "fraction of requests the access log keeps, 0 to 1 (answers 5xx are always logged)")
