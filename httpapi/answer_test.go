@@ -451,3 +451,18 @@ func FuzzCanonicalFast(f *testing.F) {
 		}
 	})
 }
+
+// A call keeps its buffers across requests, but not a push's body.
+func TestCallResetDropsLargeBody(t *testing.T) {
+	c := newCall()
+	c.body = make([]byte, 10, 64<<10)
+	c.reset()
+	if cap(c.body) != 64<<10 || len(c.body) != 0 {
+		t.Errorf("a 64 KiB body buffer: cap %d, len %d after reset", cap(c.body), len(c.body))
+	}
+	c.body = make([]byte, 10, 2<<20)
+	c.reset()
+	if cap(c.body) != 0 {
+		t.Errorf("a 2 MiB body buffer kept by the pooled call (cap %d)", cap(c.body))
+	}
+}

@@ -83,6 +83,9 @@ func (c *call) reset() {
 	c.out.reset()
 	c.s.reset()
 	body := c.body[:0]
+	if cap(body) > 1<<20 { // a push's body (up to MaxPushBytes) is not kept
+		body = nil
+	}
 	*c = call{body: body, out: c.out, s: c.s}
 }
 

@@ -15,9 +15,9 @@ import (
 )
 
 // The way in, in phases: wrap (metrics, the pooled call, panics), then
-// serve: authenticate, authorize (admin.go), limit, resolve the view, read the body, negotiate
-// the answer, look up the cache (304 or a kept answer), run the handler,
-// end the answer. Each phase that can answer returns the status it sent
+// serve: authenticate, authorize (admin.go), limit, resolve the view,
+// read the body, negotiate the answer, look up the cache (304 or a kept
+// answer), run the handler, end the answer. Each phase that can answer returns the status it sent
 // (0: go on); every answer leaves through the call's answer (answer.go).
 
 // wrap turns rt into an httprouter.Handle: the pooled call, panic
