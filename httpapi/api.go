@@ -100,6 +100,7 @@ type API struct {
 	captured   atomic.Int64                         // bytes held by captures of streamed answers (answercache.go)
 	chunks     chunkPool                            // the chunks captured answers are kept in
 	bodies     [bodySlots]atomic.Pointer[bodyAlias] // request bodies seen (bodyKey)
+	liveHdr    atomic.Pointer[liveSeqHdr]           // the last X-Live-Seq value made
 	authFails  *authLimiter                         // requests without a valid key, per address
 	clock      Clock
 	log        *slog.Logger

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/pregao/pregao/engine"
 )
 
 // Conditional requests. An answer of a GET route depends only on the
@@ -48,6 +50,9 @@ func (a *API) lookup(c *call, r *http.Request) int {
 		return 0
 	}
 	o := &c.out
+	if c.live != nil && c.route.Priced {
+		o.w.Header()[hdrLiveSeq] = a.liveSeq(c.live)
+	}
 	get := r.Method == http.MethodGet || r.Method == http.MethodHead
 	// The cache of the current Dataset only: a request still served by a
 	// replaced one (during a reload) would fill a cache nobody keeps.
@@ -79,6 +84,26 @@ func (a *API) lookup(c *call, r *http.Request) int {
 		o.startCapture(&a.captured)
 	}
 	return 0
+}
+
+// hdrLiveSeq names, on a priced answer while a live session runs, the
+// last batch of the session the answer's view holds.
+var hdrLiveSeq = http.CanonicalHeaderKey("X-Live-Seq")
+
+// liveSeqHdr is the X-Live-Seq value of one live state, made once.
+type liveSeqHdr struct {
+	l *engine.Live
+	h []string
+}
+
+// liveSeq returns the X-Live-Seq value of l (shared: not to be modified).
+func (a *API) liveSeq(l *engine.Live) []string {
+	if e := a.liveHdr.Load(); e != nil && e.l == l {
+		return e.h
+	}
+	e := &liveSeqHdr{l: l, h: []string{strconv.FormatUint(l.Seq, 10)}}
+	a.liveHdr.Store(e)
+	return e.h
 }
 
 // bodySlots is the size of the table of bodies seen (bodyAlias).

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -322,4 +323,63 @@ func TestScreenerFollowsThePlan(t *testing.T) {
 			}
 		}
 	}
+}
+
+// With a writer applying a batch every millisecond, every answer a reader
+// gets names one batch (X-Live-Seq) and is that batch's view: batch k
+// sets every ticker's close to k (run with -race).
+func TestLiveAnswersNameOneSequence(t *testing.T) {
+	ld := newLiveDemo(t)
+	var store engine.Store
+	store.Publish(ld.base)
+	store.StartLive(ld.day)
+	clock := &movingClock{}
+	clock.set(ld.day.Time().Add(23 * time.Hour)) // every minute of the session visible
+	ts := &testServer{api: New(DefaultConfig(), &store, testKeys(t), clock, prometheus.NewRegistry(), nil), store: &store}
+	tickers := ld.tickers[:8]
+	t0 := ld.day.Time().Add(13 * time.Hour).Unix()
+	apply := func(k uint64) {
+		b := engine.LiveBatch{Seq: k, Session: ld.day}
+		for _, tk := range tickers {
+			c := engine.Num(k)
+			b.Bars = append(b.Bars, engine.LiveBar{Ticker: tk, Time: t0 + int64(k-1)*60, Open: c, High: c, Low: c, Close: c, Volume: c, Quantity: 1})
+		}
+		if _, err := store.ApplyLive(&b); err != nil {
+			t.Error(err)
+		}
+	}
+	apply(1)
+	body := `{"tickers":["` + strings.Join(tickers, `","`) + `"],"type":"current"}`
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; !done.Load(); n++ {
+				var w *httptest.ResponseRecorder
+				if (n+g)%2 == 0 {
+					w = ts.do("GET", "/v2/quotes/"+tickers[n%len(tickers)]+"?type=current", testKeyDelayed, "")
+				} else {
+					w = ts.do("POST", "/v2/quotes", testKeyDelayed, body)
+				}
+				seq := w.Header().Get("X-Live-Seq")
+				if w.Code != 200 || seq == "" {
+					t.Errorf("status %d, X-Live-Seq %q", w.Code, seq)
+					return
+				}
+				want := `"close_price":` + seq + `,`
+				if got := strings.Count(w.Body.String(), `"close_price":`); got == 0 || strings.Count(w.Body.String(), want) != got {
+					t.Errorf("an answer naming batch %s holds other closes: %.300s", seq, w.Body)
+					return
+				}
+			}
+		}()
+	}
+	for k := uint64(2); k <= 300; k++ {
+		apply(k)
+		time.Sleep(time.Millisecond)
+	}
+	done.Store(true)
+	wg.Wait()
 }
