@@ -15,6 +15,10 @@
 //     layout generations): a streaming reader, the 2026 writer, and the
 //     aggregation of trades into 1-minute and provisional daily bars that
 //     the live session's feeds share.
+//   - live: the live session's feeds (a replay of recorded trade files,
+//     B3's polled trade files, pushed trades) and its session log, the
+//     durable record of every batch applied, read back by import as
+//     1-minute history.
 //   - demo: the deterministic synthetic demo universe.
 //   - assemble: the import join: reads the official files of a Config
 //     through the packages above and joins them into one engine.Universe

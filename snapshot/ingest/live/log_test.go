@@ -1,0 +1,258 @@
+package live
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pregao/pregao/engine"
+)
+
+var sd = engine.MakeDate(2026, 11, 19)
+
+func minute(h, m int) int64 { return int64(sd)*86400 + int64(h*3600+m*60) }
+
+func testRecords() []Record {
+	return []Record{
+		{Seq: 1, At: minute(13, 1) * 1000, Bars: []engine.LiveBar{
+			{Ticker: "PETR4", Time: minute(13, 0), Open: 23.48, High: 23.5, Low: 23.4, Close: 23.45, Volume: 117400.5, Quantity: 5000, Trades: 12},
+			{Ticker: "VALE3", Time: minute(13, 0), Open: 0.1 + 0.2, High: 0.3, Low: 0.3, Close: 0.3, Volume: 1e-3, Quantity: 1, Trades: 1},
+		}},
+		{Seq: 2, At: minute(13, 2) * 1000, Bars: []engine.LiveBar{{Ticker: "PETR4", Time: minute(13, 0), Removed: true}},
+			Trades: []Trade{{Ticker: "PETR4", Time: minute(13, 0)*1000 + 5, Price: 23.48, Quantity: 100, ID: "a\"b\\c\n<é>", Cancel: true, AfterMarket: true}}},
+		{Seq: 5, At: minute(21, 30) * 1000, Complete: true, Bars: []engine.LiveBar{}},
+	}
+}
+
+// logBytes returns a log of session sd holding recs.
+func logBytes(recs []Record) []byte {
+	b := []byte(header(sd))
+	for i := range recs {
+		b = AppendRecord(b, &recs[i])
+	}
+	return b
+}
+
+func readAllRecords(t *testing.T, b []byte) ([]Record, LogInfo, error) {
+	t.Helper()
+	var got []Record
+	info, err := ReadLog(bytes.NewReader(b), func(r *Record) error {
+		got = append(got, *r)
+		return nil
+	})
+	return got, info, err
+}
+
+// TestLogRoundTrip: records written are read back equal, bit for bit
+// (floats with the fewest digits, strings escaped, removed bars, trades).
+func TestLogRoundTrip(t *testing.T) {
+	recs := testRecords()
+	b := logBytes(recs)
+	got, info, err := readAllRecords(t, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Session != sd || info.Records != 3 || info.Last != 5 || info.Cut != 0 || info.Kept != int64(len(b)) {
+		t.Errorf("info %+v", info)
+	}
+	if !reflect.DeepEqual(got, recs) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got, recs)
+	}
+	if !strings.HasPrefix(string(b), "pregao-session-log 1 2026-11-19\n") {
+		t.Errorf("header %q", b[:40])
+	}
+	// A missing value is null, read back as NaN.
+	r := Record{Seq: 1, Bars: []engine.LiveBar{{Ticker: "PETR4", Time: minute(13, 0), Open: engine.Null, High: engine.Num(math.Inf(1))}}}
+	line := AppendRecord(nil, &r)
+	if !bytes.Contains(line, []byte(`"o":null,"h":null`)) {
+		t.Errorf("line %s", line)
+	}
+	back, err := DecodeRecord(line)
+	if err != nil || !math.IsNaN(float64(back.Bars[0].Open)) {
+		t.Errorf("decoded %+v, %v", back, err)
+	}
+}
+
+// TestLogTornTail: a log cut at any byte keeps exactly the whole records
+// before the cut and counts the rest as cut, never an error (once the
+// header is whole).
+func TestLogTornTail(t *testing.T) {
+	recs := testRecords()
+	full := logBytes(recs)
+	ends := []int{len(header(sd))}
+	for i := range recs {
+		ends = append(ends, len(logBytes(recs[:i+1])))
+	}
+	for n := len(header(sd)); n <= len(full); n++ {
+		got, info, err := readAllRecords(t, full[:n])
+		if err != nil {
+			t.Fatalf("cut at %d: %v", n, err)
+		}
+		whole := 0
+		for whole+1 < len(ends) && ends[whole+1] <= n {
+			whole++
+		}
+		if len(got) != whole || info.Kept != int64(ends[whole]) || info.Cut != int64(n-ends[whole]) {
+			t.Fatalf("cut at %d: %d records, kept %d, cut %d; want %d records, kept %d", n, len(got), info.Kept, info.Cut, whole, ends[whole])
+		}
+		if (info.Cut > 0) != (info.CutReason != nil) {
+			t.Fatalf("cut at %d: cut %d, reason %v", n, info.Cut, info.CutReason)
+		}
+	}
+	for n := 0; n < len(header(sd)); n++ {
+		if _, _, err := readAllRecords(t, full[:n]); !errors.Is(err, ErrLogHeader) {
+			t.Fatalf("header cut at %d: %v, want ErrLogHeader", n, err)
+		}
+	}
+}
+
+// TestLogCorruptRecord: a changed byte in a record (its checksum no longer
+// matches), a record out of sequence or not JSON, cut the log there.
+func TestLogCorruptRecord(t *testing.T) {
+	recs := testRecords()
+	full := logBytes(recs)
+	second := len(logBytes(recs[:1]))
+	for _, tc := range []struct {
+		name string
+		edit func([]byte) []byte
+	}{
+		{"flipped byte", func(b []byte) []byte { b[second+20] ^= 1; return b }},
+		{"bad checksum digit", func(b []byte) []byte { b[second] = 'G'; return b }},
+		{"upper-case checksum", func(b []byte) []byte { copy(b[second:], bytes.ToUpper(b[second:second+8])); return b }},
+		{"seq repeated", func(b []byte) []byte {
+			r := recs[1]
+			r.Seq = 1
+			return append(append(b[:second:second], AppendRecord(nil, &r)...), b[len(logBytes(recs[:2])):]...)
+		}},
+		{"not json", func(b []byte) []byte {
+			line := []byte("00000000 {\"seq\":2,\"bars\":[]")
+			return append(append(b[:second:second], line...), '\n')
+		}},
+		{"unknown field", func(b []byte) []byte {
+			js := []byte(`{"seq":2,"at":0,"bars":[],"extra":1}`)
+			line := AppendRecord(nil, &Record{Seq: 2, Bars: []engine.LiveBar{}})
+			copy(line[9:], js)
+			return append(b[:second:second], line[:9+len(js)]...)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.edit(bytes.Clone(full))
+			got, info, err := readAllRecords(t, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || info.Kept != int64(second) || info.Cut != int64(len(b)-second) || info.CutReason == nil {
+				t.Errorf("%d records, kept %d, cut %d (%v)", len(got), info.Kept, info.Cut, info.CutReason)
+			}
+		})
+	}
+}
+
+// TestOpenLog: a new log is created with its header; appends are read
+// back by the next open; a torn tail is cut from the file; another
+// session's log, or a file that is not a log, is refused and left alone.
+func TestOpenLog(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, LogName(sd))
+	l, info, err := OpenLog(path, sd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Records != 0 || l.Last() != 0 {
+		t.Errorf("new log: %+v", info)
+	}
+	recs := testRecords()
+	for i := range recs {
+		if err := l.Append(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Append(&Record{Seq: 5, Bars: []engine.LiveBar{}}); err == nil {
+		t.Error("append of a seq not above the last: no error")
+	}
+	l.Close()
+	// A torn record after them.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(AppendRecord(nil, &Record{Seq: 9, Bars: []engine.LiveBar{}})[:20])
+	f.Close()
+	var got []Record
+	l, info, err = OpenLog(path, sd, func(r *Record) error { got = append(got, *r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, recs) || info.Cut != 20 || l.Last() != 5 {
+		t.Fatalf("reopened: %d records, info %+v", len(got), info)
+	}
+	if fi, _ := os.Stat(path); fi.Size() != info.Kept {
+		t.Errorf("file %d bytes after the cut, want %d", fi.Size(), info.Kept)
+	}
+	// Undo takes the last append back.
+	if err := l.Append(&Record{Seq: 6, Bars: []engine.LiveBar{}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Undo(); err != nil || l.Last() != 5 || l.Size() != info.Kept {
+		t.Fatalf("undo: %v, last %d, size %d", err, l.Last(), l.Size())
+	}
+	if err := l.Undo(); err == nil {
+		t.Error("a second undo: no error")
+	}
+	if err := l.Append(&Record{Seq: 6, Bars: []engine.LiveBar{}}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	_, info, err = OpenLog(path, sd, nil)
+	if err != nil || info.Records != 4 || info.Last != 6 || info.Cut != 0 {
+		t.Fatalf("after undo and append: %+v, %v", info, err)
+	}
+	if _, _, err := OpenLog(path, sd+1, nil); err == nil || !strings.Contains(err.Error(), "not 2026-11-20") {
+		t.Errorf("another session's log: %v", err)
+	}
+	other := filepath.Join(dir, "other.log")
+	os.WriteFile(other, []byte("hello\n"), 0o644)
+	if _, _, err := OpenLog(other, sd, nil); !errors.Is(err, ErrLogHeader) {
+		t.Errorf("not a log: %v", err)
+	}
+	if b, _ := os.ReadFile(other); string(b) != "hello\n" {
+		t.Error("a file that is not a log was changed")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d entries in the folder, want 2 (no temporary file left)", len(ents))
+	}
+}
+
+// FuzzReadLog: any bytes read as a log never panic; the bytes kept and
+// cut add up to the input, and every record kept, written again, decodes
+// to a record that writes the same line.
+func FuzzReadLog(f *testing.F) {
+	full := logBytes(testRecords())
+	f.Add(full)
+	f.Add(full[:len(full)-3])
+	f.Add([]byte(header(sd)))
+	f.Add([]byte(header(sd) + "00000000 {}\n"))
+	f.Add([]byte("pregao-session-log 2 2026-11-19\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var recs []Record
+		info, err := ReadLog(bytes.NewReader(b), func(r *Record) error { recs = append(recs, *r); return nil })
+		if err != nil {
+			return
+		}
+		if info.Kept+info.Cut != int64(len(b)) || info.Records != len(recs) {
+			t.Fatalf("kept %d + cut %d of %d bytes; %d records of %d", info.Kept, info.Cut, len(b), len(recs), info.Records)
+		}
+		for i := range recs {
+			line := AppendRecord(nil, &recs[i])
+			back, err := DecodeRecord(line)
+			if err != nil {
+				t.Fatalf("record %d written again does not decode: %v", i, err)
+			}
+			if !bytes.Equal(AppendRecord(nil, back), line) {
+				t.Fatalf("record %d: not stable", i)
+			}
+		}
+	})
+}
