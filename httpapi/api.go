@@ -116,6 +116,10 @@ type API struct {
 	// none, they answer 503).
 	sink  atomic.Pointer[LiveSink]
 	pushM *pushMetrics // the push endpoints' counters (admin.go)
+
+	// liveStatus is what /readyz reports of the live session
+	// (SetLiveStatus, livestatus.go).
+	liveStatus atomic.Pointer[func() (LiveStatus, bool)]
 }
 
 // New returns the API serving store's current Dataset to the holders of

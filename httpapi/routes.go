@@ -372,5 +372,6 @@ func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) 
 	}
 	dst = append(dst, `{"status":"ready","as_of":`...)
 	dst = appendTime(dst, datasetAsOf(ds))
+	dst = a.appendLiveStatus(dst)
 	return append(dst, '}'), nil
 }

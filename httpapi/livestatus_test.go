@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// TestReadyzLive: with a live status set, /readyz carries a "live" object
+// (session, seq, watermark, lag, complete) that validates against the
+// Readiness schema; without one, or while it reports no session, none.
+func TestReadyzLive(t *testing.T) {
+	ts := newTestServer(t, true)
+	plain := ts.do("GET", "/readyz", "", "").Body.String()
+	st := LiveStatus{Feed: "replay", Session: engine.MakeDate(2026, 11, 19), Seq: 42,
+		Watermark: time.Date(2026, 11, 19, 14, 31, 0, 0, time.UTC), Lag: 90500 * time.Millisecond}
+	running := true
+	ts.api.SetLiveStatus(func() (LiveStatus, bool) { return st, running })
+	w := ts.do("GET", "/readyz", "", "")
+	var got struct {
+		Status string         `json:"status"`
+		Live   map[string]any `json:"live"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != 200 {
+		t.Fatalf("%d %s: %v", w.Code, w.Body, err)
+	}
+	want := map[string]any{"feed": "replay", "session": "2026-11-19", "seq": 42.0, "watermark": "2026-11-19T14:31:00Z", "lag_seconds": 90.5, "complete": false}
+	if len(got.Live) != len(want) {
+		t.Errorf("live %v, want %v", got.Live, want)
+	}
+	for k, v := range want {
+		if got.Live[k] != v {
+			t.Errorf("live.%s = %v, want %v", k, got.Live[k], v)
+		}
+	}
+	validateAnswer(t, "GET", "/readyz", "", w)
+	// Before the first bar the watermark is null; a complete session has
+	// no lag.
+	st = LiveStatus{Feed: "push", Session: engine.MakeDate(2026, 11, 19), Complete: true, Lag: -time.Second}
+	w = ts.do("GET", "/readyz", "", "")
+	if s := w.Body.String(); !strings.Contains(s, `"watermark":null,"lag_seconds":0,"complete":true}`) {
+		t.Errorf("readyz %s", s)
+	}
+	validateAnswer(t, "GET", "/readyz", "", w)
+	running = false
+	if s := ts.do("GET", "/readyz", "", "").Body.String(); s != plain {
+		t.Errorf("no session running: %s, want %s", s, plain)
+	}
+	ts.api.SetLiveStatus(nil)
+	if s := ts.do("GET", "/readyz", "", "").Body.String(); s != plain {
+		t.Errorf("no live status: %s, want %s", s, plain)
+	}
+}
