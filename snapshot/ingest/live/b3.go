@@ -153,6 +153,11 @@ func (b *B3) pollerOf(d engine.Date) (*negocios.Poller, error) {
 func (b *B3) Next(ctx context.Context) (Step, error) {
 	now := b.cfg.Now()
 	if b.complete {
+		// The complete session's last batch is acknowledged by this call
+		// (the server logged it): its state can be saved.
+		if err := b.poller.Save(); err != nil {
+			b.errs[ReasonState]++
+		}
 		next := b.target(now)
 		if next == b.day {
 			if b.cfg.Session != 0 && b.cfg.Session.Valid() {

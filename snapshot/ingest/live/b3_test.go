@@ -188,11 +188,13 @@ func TestB3Resume(t *testing.T) {
 
 // TestB3WholeDay: in whole-day mode the feed polls the day's file until B3
 // publishes it (a 404 is no error and no batch), then applies it whole in
-// one Complete batch.
+// one Complete batch; its state is saved when the next call acknowledges
+// that batch.
 func TestB3WholeDay(t *testing.T) {
 	s := newStandIn(t)
 	c := &fakeClock{now: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
-	f, _ := NewB3(B3Config{Session: sd, URLs: negocios.URLs{Base: s.url}, Now: c.Now, Sleep: c.Sleep})
+	state := t.TempDir()
+	f, _ := NewB3(B3Config{Session: sd, URLs: negocios.URLs{Base: s.url}, StateDir: state, Now: c.Now, Sleep: c.Sleep})
 	if st := next(t, f); st.Batch != nil || len(f.LastErrors()) != 0 {
 		t.Fatalf("day's file not out yet: %+v, %v", st.Batch, f.LastErrors())
 	}
@@ -204,8 +206,14 @@ func TestB3WholeDay(t *testing.T) {
 	if got, want := fold([]Step{st}), pollOracle(t, "20261119_NEGOCIOSAVISTA.zip"); !reflect.DeepEqual(got, want) {
 		t.Errorf("bars\n%v\nwant\n%v", got, want)
 	}
+	if _, err := os.Stat(filepath.Join(state, "b3-2026-11-19.json")); err == nil {
+		t.Error("the state saved before the server took the last batch")
+	}
 	if _, err := f.Next(context.Background()); !errors.Is(err, io.EOF) {
 		t.Fatalf("after the day: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(state, "b3-2026-11-19.json")); err != nil {
+		t.Errorf("the state is not saved once the last batch is taken: %v", err)
 	}
 	// Following the calendar, the session is the last weekday before
 	// today (its file is out the next morning).
