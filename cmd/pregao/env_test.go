@@ -185,7 +185,7 @@ func TestOperationsDocConfiguration(t *testing.T) {
 		t.Fatal("docs/operations.md has no ## Configuration section")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	row := regexp.MustCompile("(?m)^\\| `--([a-z-]+)` \\| `([A-Z_]+)` \\| ([^|]*) \\|")
+	row := regexp.MustCompile("(?m)^\\| `--([a-z0-9-]+)` \\| `([A-Z0-9_]+)` \\| ([^|]*) \\|")
 	documented := map[string]bool{}
 	cfg := DefaultServeConfig()
 	fs := serveFlags(&cfg)

@@ -62,6 +62,8 @@ func (m *Main) Run(ctx context.Context) error {
 	loaded := make(chan error, 1)
 	if m.Store.Current() == nil {
 		bgDone.Go(func() { loaded <- m.loadFirst(bg) })
+	} else {
+		m.startLive(bg, &bgDone)
 	}
 	kick := make(chan struct{}, 1)
 	bgDone.Go(func() { m.snapshotReloads(bg, kick) })
@@ -92,6 +94,7 @@ func (m *Main) Run(ctx context.Context) error {
 				m.closeAccessLog()
 				return err
 			}
+			m.startLive(bg, &bgDone)
 		case <-hup:
 			if m.Store.Current() == nil {
 				m.log.Info("SIGHUP: the first snapshot is still loading; reloading the keys only")
@@ -111,6 +114,26 @@ func (m *Main) Run(ctx context.Context) error {
 			return m.Close()
 		}
 	}
+}
+
+// startLive starts the live session, if a feed is configured, once the
+// first snapshot is published: its first session (the session log
+// applied again after a restart), then the feed (or, with --feed push,
+// the push endpoints' sink) until ctx ends.
+func (m *Main) startLive(ctx context.Context, wg *sync.WaitGroup) {
+	if m.live == nil {
+		return
+	}
+	wg.Go(func() {
+		if err := m.live.start(); err != nil {
+			m.log.Error("live session not started: serving the snapshot alone", "err", err.Error())
+			return
+		}
+		if m.live.cfg.kind == feedPush {
+			m.API.SetLiveSink(m.live)
+		}
+		m.live.loop(ctx)
+	})
 }
 
 // Close shuts the server down: /readyz turns 503 first and, for Drain,

@@ -24,6 +24,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/ingest/negocios"
 	"github.com/pregao/pregao/snapshot/remote"
 )
 
@@ -81,6 +82,18 @@ type ServeConfig struct {
 	// are closed. Default 1s; not a flag.
 	CloseGrace time.Duration
 
+	// The live session (live.go). Feed is "" (none), "replay:DIR", "b3"
+	// or "push"; FeedSpeed the replay's speed ("max" or K times real
+	// time); LiveDir the folder of the session logs and the b3 feed's
+	// state (required with a feed); LiveSession the session's day
+	// (YYYY-MM-DD; "": the feed's); LiveKeep the sessions whose logs are
+	// kept. B3URL, B3Tickers (comma-separated; "": the whole day's
+	// file), B3Interval and B3Pace configure the b3 feed.
+	Feed, FeedSpeed, LiveDir, LiveSession string
+	LiveKeep                              int
+	B3URL, B3Tickers                      string
+	B3Interval, B3Pace                    time.Duration
+
 	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
 	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an
 	// answer being written is never cut by the shutdown before its own
@@ -97,6 +110,7 @@ func DefaultServeConfig() ServeConfig {
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second, CloseGrace: time.Second,
 		SnapshotStallTimeout: 60 * time.Second,
+		FeedSpeed:            "1", LiveKeep: 10, B3URL: negocios.DefaultBase, B3Interval: time.Minute, B3Pace: time.Second,
 	}
 }
 
@@ -146,6 +160,9 @@ type Main struct {
 
 	progress  snapshot.Progress  // of the first load (loadFirst), for /readyz
 	accessLog *httpapi.AccessLog // nil: --access-log off
+
+	live  *liveRunner   // the live session (--feed); nil: none
+	clock httpapi.Clock // the API's clock
 }
 
 // answerCacheBytes is the httpapi bound of --answer-cache MiB (0: off).
@@ -236,6 +253,33 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	default:
 		return nil, fmt.Errorf("serve: --clock %q: want snapshot or wall", cfg.Clock)
 	}
+	lc, err := parseLiveConfig(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	liveMet := registerLiveMetrics(m.Registry, func() *liveState {
+		if m.live == nil {
+			return nil
+		}
+		return m.live.state.Load()
+	}, func() time.Duration {
+		if m.live == nil {
+			return 0
+		}
+		return m.live.lag(m.live.state.Load())
+	})
+	if lc.kind != "" {
+		if m.live, err = newLiveRunner(lc, m.Store, m.log, liveMet); err != nil {
+			return nil, err
+		}
+		clock = m.live.clock // the feed's: virtual for a replay, the wall clock otherwise
+		if m.live.clock.virtual {
+			cfg.Clock = "replay"
+		} else {
+			cfg.Clock = "wall"
+		}
+		m.cfg.Clock = cfg.Clock
+	}
 	var origins []string
 	for _, o := range strings.Split(cfg.CORSOrigin, ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -245,8 +289,12 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 			origins = append(origins, o)
 		}
 	}
+	m.clock = clock
 	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout,
 		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst}}, m.Store, keys, clock, m.Registry, m.log)
+	if m.live != nil {
+		m.API.SetLiveStatus(m.live.status)
+	}
 	m.API.SetLoadStatus(func() httpapi.LoadStatus {
 		st := m.progress.State()
 		return httpapi.LoadStatus{Phase: st.Phase, Done: st.Done, Total: st.Total, Elapsed: st.Elapsed}

@@ -25,7 +25,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := m.Open(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, remote.Redact(cfg.Snapshot), m.Addr(), cfg.Prefix, cfg.Clock)
+	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, remote.Redact(cfg.Snapshot), m.Addr(), cfg.Prefix, m.cfg.Clock)
 	return m.Run(ctx)
 }
 
@@ -53,6 +53,15 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.IntVar(&cfg.AuthFailureBurst, "auth-failure-burst", cfg.AuthFailureBurst, "requests without a valid API key a client address may send at once before --auth-failure-rate applies")
 	fs.StringVar(&cfg.CORSOrigin, "cors-origin", cfg.CORSOrigin, "browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any (default none)")
 	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
+	fs.StringVar(&cfg.Feed, "feed", cfg.Feed, "live session `feed`: replay:DIR (a recorded session's B3 trade files), b3 (B3's trade files, polled) or push (POST /admin/live/...); default none")
+	fs.StringVar(&cfg.FeedSpeed, "feed-speed", cfg.FeedSpeed, "replay speed: K times real time (60: a minute a second) or max")
+	fs.StringVar(&cfg.LiveDir, "live-dir", cfg.LiveDir, "folder of the session logs (and the b3 feed's state); required with --feed")
+	fs.StringVar(&cfg.LiveSession, "live-session", cfg.LiveSession, "the live session's day, YYYY-MM-DD (default: the feed's: the recording's, or today's in São Paulo)")
+	fs.IntVar(&cfg.LiveKeep, "live-keep", cfg.LiveKeep, "session logs kept in --live-dir (the 1-minute history pregao update takes)")
+	fs.StringVar(&cfg.B3URL, "b3-url", cfg.B3URL, "b3 feed: the address B3's trade files are under (a mirror, a moved portal)")
+	fs.StringVar(&cfg.B3Tickers, "b3-tickers", cfg.B3Tickers, "b3 feed: tickers polled one file each during the session, comma-separated (default: the whole day's file, the next morning)")
+	fs.DurationVar(&cfg.B3Interval, "b3-interval", cfg.B3Interval, "b3 feed: time between the starts of two polls")
+	fs.DurationVar(&cfg.B3Pace, "b3-pace", cfg.B3Pace, "b3 feed: least time between two requests to B3")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the write timeout + 5s)")
 	return fs
 }
