@@ -15,6 +15,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/assemble"
+	"github.com/pregao/pregao/snapshot/ingest/live"
 )
 
 // listFlag is a repeatable flag; each value may hold several
@@ -39,6 +40,11 @@ type importConfig struct {
 	Compression string          // bundle file compression: zstd, gzip or none
 	Force       bool            // replace Out even when it holds files that are not a bundle's (deleting them)
 	Assemble    assemble.Config // the inputs and how to date them
+	// SessionLogs are live session logs (files, or folders of
+	// session-YYYY-MM-DD.log files: serve's --live-dir) whose 1-minute
+	// bars become the intraday history of their sessions up to the as-of
+	// day (live.AddIntraday).
+	SessionLogs []string
 }
 
 // forceUsage is the help text of the --force flag of the commands that
@@ -91,6 +97,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.Var((*listFlag)(&cfg.Supplement), "supplement", "GetListedSupplementCompany.json (share counts, payment dates, stock dividends)")
 	fl.Var((*listFlag)(&cfg.Details), "details", "GetDetailsCompany.json (company CNPJ and tickers)")
 	fl.Var((*listFlag)(&cfg.Listings), "listings", "ETF and FII listing exports (ETFs listados, fundosListados)")
+	fl.Var((*listFlag)(&f.SessionLogs), "session-log", "live session logs, or folders of them (serve's --live-dir): their 1-minute bars become the intraday history of their sessions up to the as-of day")
 	fl.StringVar(&realData, "real-testdata", "", "import every sample file of the project's testdata/real folder at this path (implies --lenient)")
 	fl.BoolVar(&cfg.Lenient, "lenient", false, "skip and count malformed rows and COTAHIST trailer mismatches instead of failing")
 	fl.BoolVar(&cfg.OddLot, "odd-lot", false, "also import COTAHIST's odd-lot market (TPMERC 020, tickers ending in F)")
@@ -161,12 +168,20 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 		prog = progressTo(stdout)
 	}
 	var (
-		u   *engine.Universe
-		rep *assemble.Report
+		u        *engine.Universe
+		rep      *assemble.Report
+		intraday *live.IntradayReport
 	)
 	err := untilDone(ctx, "import", "no bundle written, "+c.Out+" is as it was", stopGrace, stderr, func(ctx context.Context) (err error) {
 		if u, rep, err = assemble.Run(ctx, c.Assemble, prog); err != nil {
 			return err
+		}
+		if len(c.SessionLogs) > 0 {
+			ir, err := live.AddIntraday(u, c.SessionLogs, engine.DateOf(u.Meta.AsOf))
+			if err != nil {
+				return fmt.Errorf("--session-log: %w", err)
+			}
+			intraday = &ir
 		}
 		if prog != nil {
 			fmt.Fprint(stdout, "\r\033[K")
@@ -183,6 +198,19 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote bundle %s (as of %s)\n", c.Out, u.Meta.AsOf.Format(time.RFC3339))
 	rep.WriteSummary(stdout, u)
+	if ir := intraday; ir != nil {
+		fmt.Fprintf(stdout, "session logs: %d 1-minute bars of %d sessions %v", ir.Bars, len(ir.Sessions), ir.Sessions)
+		if len(ir.Later) > 0 {
+			fmt.Fprintf(stdout, "; sessions after the as-of day left out %v", ir.Later)
+		}
+		if ir.Unknown > 0 {
+			fmt.Fprintf(stdout, "; %d bars of tickers without a security left out", ir.Unknown)
+		}
+		if ir.Cut > 0 {
+			fmt.Fprintf(stdout, "; %d bytes of torn log tails left out", ir.Cut)
+		}
+		fmt.Fprintln(stdout)
+	}
 	return nil
 }
 

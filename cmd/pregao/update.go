@@ -27,7 +27,9 @@ import (
 // --watch on FILE (or on the s3:// location) picks it up. The bundle is
 // written to a temporary folder and removed unless --bundle names one.
 // The three steps are fetch's, import's and build's own runs, given their
-// configurations (fetchConfig, importConfig, buildConfig).
+// configurations (fetchConfig, importConfig, buildConfig). With
+// --session-log (files, or serve's --live-dir) the live sessions' logs
+// become the 1-minute history of their days (see importConfig).
 func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("update", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -44,6 +46,8 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	force := fl.Bool("force", false, "with --bundle: "+forceUsage)
 	lenient := fl.Bool("lenient", false, "import: skip malformed rows, counted in the summary")
 	noFetch := fl.Bool("no-fetch", false, "do not download: import and build what DIR holds")
+	var sessionLogs listFlag
+	fl.Var(&sessionLogs, "session-log", "live session logs, or folders of them (serve's --live-dir): their 1-minute bars become the intraday history of their sessions up to the as-of day")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -87,6 +91,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("update: %w", err)
 	}
 	ic.Assemble.Lenient = *lenient
+	ic.SessionLogs = sessionLogs
 	ic.Out, ic.Force = *bundleDir, *force
 	if ic.Out == "" {
 		tmp, err := os.MkdirTemp("", "pregao-update-")
