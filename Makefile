@@ -22,7 +22,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test test-browser soak official-proof replica-test bench fuzz lint tidy clean dist docker docker-demo k8s-schemas
+.PHONY: build demo run run-real test test-browser soak official-proof replica-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -149,6 +149,24 @@ replica-test: build demo
 # needs Chromium). SCREENSHOT=FILE.png keeps a picture of the page.
 test-browser: demo
 	PREGAO_BROWSER_SNAPSHOT=$(abspath $(DEMO_SNAP)) PREGAO_BROWSER_SCREENSHOT=$(SCREENSHOT) $(GO) test -tags browser -count=1 -run TestDocsInBrowser -v ./cmd/pregao
+
+# The live session's figures (docs/api.md, "Benchmarks"): the demo of
+# SCALE with its last session held back (generated and built once, in
+# .cache/), replayed through the session log and Store.ApplyLive as serve
+# does (TestLiveReplayScale: apply p50/p99, log append and fsync, RSS
+# growth), then the benchmarks of a 2,000-ticker apply and of the session
+# log's append (on the disk of .cache/).
+LIVE_DIR := $(CACHE)/live-s$(SEED)-x$(SCALE)
+live-bench: build
+	@if ! $(BIN) inspect $(LIVE_DIR)/base.snap >/dev/null 2>&1; then \
+		set -e; rm -rf $(LIVE_DIR); mkdir -p $(LIVE_DIR); \
+		echo "$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(LIVE_DIR)/bundle --hold-back-session $(LIVE_DIR)/session"; \
+		$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(LIVE_DIR)/bundle --hold-back-session $(LIVE_DIR)/session; \
+		$(BIN) build --from $(LIVE_DIR)/bundle --out $(LIVE_DIR)/base.snap; \
+	fi
+	PREGAO_LIVE_SNAPSHOT=$(abspath $(LIVE_DIR)/base.snap) PREGAO_LIVE_RECORDING=$(abspath $(LIVE_DIR)/session) $(GO) test -count=1 -run TestLiveReplayScale -v ./cmd/pregao
+	$(GO) test -run '^$$' -bench ApplyLive -benchtime 400x ./cmd/pregao
+	PREGAO_BENCH_DIR=$(abspath $(LIVE_DIR)) $(GO) test -run '^$$' -bench 'LogAppend|AppendRecord' -benchtime 200x ./snapshot/ingest/live
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
