@@ -23,8 +23,8 @@ import (
 // The session log (format version 1) is a text file, one line per record:
 //
 //	pregao-session-log 1 2026-11-19
-//	1a2b3c4d {"seq":1,"at":1763557205000,"bars":[{"t":"PETR4","m":1763557200,"o":23.48,"h":23.5,"l":23.4,"c":23.45,"v":117400.5,"q":5000,"n":12}]}
-//	9f8e7d6c {"seq":2,"at":1763557260000,"bars":[{"t":"PETR4","m":1763557200,"x":true}],"complete":true}
+//	bfc54021 {"seq":1,"at":1795093205000,"bars":[{"t":"PETR4","m":1795093200,"o":23.48,"h":23.5,"l":23.4,"c":23.45,"v":117400.5,"q":5000,"n":12}]}
+//	2fb1d365 {"seq":2,"at":1795093265000,"complete":true,"bars":[{"t":"PETR4","m":1795093200,"x":true}]}
 //
 // The first line names the format, its version and the session (the day,
 // YYYY-MM-DD). Each later line is one applied batch: the CRC-32C

@@ -256,3 +256,21 @@ func FuzzReadLog(f *testing.F) {
 		}
 	})
 }
+
+// TestLogDocExample: the example of docs/operations.md ("The session
+// log") is a valid log: its checksums are right.
+func TestLogDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(doc), "```\npregao-session-log 1 ")
+	if !ok {
+		t.Fatal("no example log in docs/operations.md")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	got, info, err := readAllRecords(t, []byte("pregao-session-log 1 "+block))
+	if err != nil || len(got) != 2 || info.Cut != 0 || !got[1].Complete || !got[1].Bars[0].Removed {
+		t.Errorf("%d records, %+v, %v", len(got), info, err)
+	}
+}
