@@ -754,3 +754,56 @@ func TestServeB3(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveNeverBlocksReload: while the live session's writer is held (a
+// slow disk under an fsync, a batch being applied), a snapshot and keys
+// reload and /readyz answer at once: a publish only signals the
+// handover, which runs once the writer is free.
+func TestLiveNeverBlocksReload(t *testing.T) {
+	f := liveFixtureOf(t)
+	dir := t.TempDir()
+	served := filepath.Join(dir, "served.snap")
+	replaceFile(t, f.base, served)
+	m, stop := serveLive(t, f, served, func(c *ServeConfig) {
+		c.Feed, c.LiveDir, c.LiveSession = "push", t.TempDir(), f.day.String()
+	})
+	defer stop()
+	for deadline := time.Now().Add(10 * time.Second); !m.live.state.Load().running; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no session")
+		}
+	}
+	m.live.mu.Lock()
+	released := false
+	defer func() {
+		if !released {
+			m.live.mu.Unlock()
+		}
+	}()
+	replaceFile(t, f.full, served)
+	done := make(chan error, 1)
+	go func() { done <- m.Reload() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a snapshot reload waits for the live session's writer")
+	}
+	if m.Store.Current().LastSession() != f.day {
+		t.Error("the new snapshot is not published")
+	}
+	if lv := readyzLive(t, m); lv["session"] != f.day.String() {
+		t.Errorf("readyz %v", lv)
+	}
+	m.live.mu.Unlock()
+	released = true
+	// The handover check ran (or runs) once the writer is free: the
+	// session is not complete, so it goes on over the new snapshot.
+	m.live.mu.Lock()
+	m.live.mu.Unlock()
+	if v := m.Store.View(); v.Live == nil || v.Base != m.Store.Current() {
+		t.Error("the live session did not go on over the new snapshot")
+	}
+}
