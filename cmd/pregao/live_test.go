@@ -807,3 +807,40 @@ func TestLiveNeverBlocksReload(t *testing.T) {
 		t.Error("the live session did not go on over the new snapshot")
 	}
 }
+
+// TestLiveBadLogMovedAside: a session log that is not one (or is another
+// session's) is moved aside, counted and logged, and the session starts
+// empty: a damaged file never stops the server.
+func TestLiveBadLogMovedAside(t *testing.T) {
+	f := liveFixtureOf(t)
+	for _, content := range []string{"not a log\n", "pregao-session-log 1 2020-01-02\n"} {
+		liveDir := t.TempDir()
+		path := filepath.Join(liveDir, live.LogName(f.day))
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
+			c.Feed, c.LiveDir, c.LiveSession = "push", liveDir, f.day.String()
+		})
+		for deadline := time.Now().Add(10 * time.Second); !m.live.state.Load().running; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%q: no session", content)
+			}
+		}
+		aside, _ := filepath.Glob(path + ".bad-*")
+		if len(aside) != 1 {
+			t.Errorf("%q: moved aside %v", content, aside)
+		} else if b, _ := os.ReadFile(aside[0]); string(b) != content {
+			t.Errorf("%q: the file moved aside holds %q", content, b)
+		}
+		// (The push session's end is past: the server has completed it, a
+		// record without bars.)
+		if info, err := readLog(path); err != nil || info.Session != f.day || info.Records > 1 {
+			t.Errorf("%q: new log %+v, %v", content, info, err)
+		}
+		if _, metrics := get(t, "http://"+m.Addr()+"/metrics", ""); !strings.Contains(metrics, `pregao_live_feed_errors_total{reason="log"} 1`+"\n") {
+			t.Errorf("%q: not counted", content)
+		}
+		stop()
+	}
+}

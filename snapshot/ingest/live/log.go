@@ -337,6 +337,16 @@ func isLowerHex(b []byte) bool {
 // (LogInfo.Cut counts the bytes from there; the file is not changed). A
 // missing or unreadable header is an error wrapping ErrLogHeader.
 func ReadLog(r io.Reader, fn func(*Record) error) (LogInfo, error) {
+	return readLog(r, engine.NoDate, fn)
+}
+
+// errOtherSession is wrapped by the error of a log of another session
+// than the one asked.
+var errOtherSession = errors.New("the log of another session")
+
+// readLog is ReadLog; when want is a valid date, a log of another
+// session is an error before any record is read.
+func readLog(r io.Reader, want engine.Date, fn func(*Record) error) (LogInfo, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var info LogInfo
 	line, err := readLine(br, 256)
@@ -348,6 +358,9 @@ func ReadLog(r io.Reader, fn func(*Record) error) (LogInfo, error) {
 	}
 	if info.Session, err = parseHeader(line[:len(line)-1]); err != nil {
 		return info, err
+	}
+	if want.Valid() && info.Session != want {
+		return info, fmt.Errorf("%w: %s, not %s", errOtherSession, info.Session, want)
 	}
 	info.Kept = int64(len(line))
 	for {
@@ -437,7 +450,8 @@ type Log struct {
 // its header, atomically) when absent, and calls fn with each record it
 // holds. A torn or corrupt tail is cut from the file (truncated, made
 // durable) and described in the LogInfo. A file that is not a session log
-// (ErrLogHeader) or is another session's is an error, and left as it is.
+// (ErrLogHeader) or is another session's is an error before fn is
+// called, and left as it is.
 func OpenLog(path string, sd engine.Date, fn func(*Record) error) (*Log, LogInfo, error) {
 	info := LogInfo{Session: sd}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -450,10 +464,7 @@ func OpenLog(path string, sd engine.Date, fn func(*Record) error) (*Log, LogInfo
 	if err != nil {
 		return nil, info, err
 	}
-	info, err = ReadLog(f, fn)
-	if err == nil && info.Session != sd {
-		err = fmt.Errorf("%s is the log of session %s, not %s", path, info.Session, sd)
-	}
+	info, err = readLog(f, sd, fn)
 	if err == nil && info.Cut > 0 {
 		if err = f.Truncate(info.Kept); err == nil {
 			err = f.Sync()

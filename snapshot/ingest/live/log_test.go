@@ -209,8 +209,9 @@ func TestOpenLog(t *testing.T) {
 	if err != nil || info.Records != 4 || info.Last != 6 || info.Cut != 0 {
 		t.Fatalf("after undo and append: %+v, %v", info, err)
 	}
-	if _, _, err := OpenLog(path, sd+1, nil); err == nil || !strings.Contains(err.Error(), "not 2026-11-20") {
-		t.Errorf("another session's log: %v", err)
+	called := false
+	if _, _, err := OpenLog(path, sd+1, func(*Record) error { called = true; return nil }); err == nil || !strings.Contains(err.Error(), "2026-11-19, not 2026-11-20") || called {
+		t.Errorf("another session's log: %v (records read: %v)", err, called)
 	}
 	other := filepath.Join(dir, "other.log")
 	os.WriteFile(other, []byte("hello\n"), 0o644)

@@ -28,6 +28,15 @@ var recordingOnce struct {
 	err  error
 }
 
+// TestMain removes the recording the tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if recordingOnce.file != "" {
+		os.RemoveAll(filepath.Dir(recordingOnce.file))
+	}
+	os.Exit(code)
+}
+
 // recording returns a folder holding the small demo's last session as
 // B3's trade file (generated once per test binary, copied per test).
 func recording(t *testing.T) (string, engine.Date) {
