@@ -709,12 +709,10 @@ func (r *liveRunner) prune() {
 		var d engine.Date
 		var ok bool
 		if d, ok = live.ParseLogName(e.Name()); !ok {
-			name, found := strings.CutPrefix(e.Name(), "b3-")
-			if name, found = strings.CutSuffix(name, ".json"); !found {
-				continue
-			}
+			name, isB3 := strings.CutPrefix(e.Name(), "b3-")
+			name, isJSON := strings.CutSuffix(name, ".json")
 			x, err := engine.ParseDate(name)
-			if err != nil {
+			if !isB3 || !isJSON || err != nil {
 				continue
 			}
 			d = x

@@ -764,8 +764,11 @@ func TestLiveNeverBlocksReload(t *testing.T) {
 	dir := t.TempDir()
 	served := filepath.Join(dir, "served.snap")
 	replaceFile(t, f.base, served)
+	// A session still to come: the calendar does not complete it, and
+	// no snapshot covers it.
+	sd := live.NextWeekday(live.LocalDate(time.Now()))
 	m, stop := serveLive(t, f, served, func(c *ServeConfig) {
-		c.Feed, c.LiveDir, c.LiveSession = "push", t.TempDir(), f.day.String()
+		c.Feed, c.LiveDir, c.LiveSession = "push", t.TempDir(), sd.String()
 	})
 	defer stop()
 	for deadline := time.Now().Add(10 * time.Second); !m.live.state.Load().running; time.Sleep(5 * time.Millisecond) {
@@ -794,17 +797,56 @@ func TestLiveNeverBlocksReload(t *testing.T) {
 	if m.Store.Current().LastSession() != f.day {
 		t.Error("the new snapshot is not published")
 	}
-	if lv := readyzLive(t, m); lv["session"] != f.day.String() {
+	if lv := readyzLive(t, m); lv["session"] != sd.String() {
 		t.Errorf("readyz %v", lv)
 	}
 	m.live.mu.Unlock()
 	released = true
-	// The handover check ran (or runs) once the writer is free: the
-	// session is not complete, so it goes on over the new snapshot.
-	m.live.mu.Lock()
-	m.live.mu.Unlock()
-	if v := m.Store.View(); v.Live == nil || v.Base != m.Store.Current() {
+	// The session is not complete: it goes on over the new snapshot (the
+	// handover check, run once the writer is free, leaves it).
+	if err := m.live.PushBars(1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v := m.Store.View(); v.Live == nil || v.Live.Seq != 1 || v.Base != m.Store.Current() {
 		t.Error("the live session did not go on over the new snapshot")
+	}
+}
+
+// TestLivePrune: starting a session keeps the logs (and b3 states) of the
+// newest --live-keep sessions, the current one included, and nothing
+// else is touched.
+func TestLivePrune(t *testing.T) {
+	f := liveFixtureOf(t)
+	liveDir := t.TempDir()
+	var names []string
+	for d := f.day - 20; d < f.day; d++ {
+		names = append(names, live.LogName(d), "b3-"+d.String()+".json")
+	}
+	names = append(names, "2026-01-02.json", "notes.txt", "session-2026-01-02.log.bad-1")
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(liveDir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
+		c.Feed, c.LiveDir, c.LiveSession, c.LiveKeep = "push", liveDir, f.day.String(), 3
+	})
+	defer stop()
+	for deadline := time.Now().Add(10 * time.Second); !m.live.state.Load().running; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no session")
+		}
+	}
+	ents, _ := os.ReadDir(liveDir)
+	var left []string
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	want := []string{"2026-01-02.json", "b3-" + (f.day - 2).String() + ".json", "b3-" + (f.day - 1).String() + ".json", "notes.txt",
+		live.LogName(f.day - 2), live.LogName(f.day - 1), live.LogName(f.day), "session-2026-01-02.log.bad-1"}
+	slices.Sort(want)
+	if !slices.Equal(left, want) {
+		t.Errorf("left %v\nwant %v", left, want)
 	}
 }
 
