@@ -205,8 +205,8 @@ func pending(cs []struct {
 // feed's clock and 15 minutes before it), every quote and every 1-minute
 // bar, but for the few tickers a cancellation still to come will change
 // (the full snapshot, made after the session, has it); at the end of the
-// day, for every ticker. (From the close to the end of the recording the
-// live quotes stay intraday, the session not being complete yet.)
+// day, for every ticker. Cut-offs after the close are sampled too: the
+// session shows its daily form from the close, complete or not.
 func TestLiveReplayMatchesFullSnapshot(t *testing.T) {
 	f := liveFixtureOf(t)
 	full := loadDataset(t, f.full)
@@ -236,12 +236,8 @@ func TestLiveReplayMatchesFullSnapshot(t *testing.T) {
 		}
 		// Every 37 minutes of the session (a prime: minutes of every
 		// kind), and at the end.
-		// Between the close (17:00 local) and the end of the recording
-		// (the after-market, late cancellations) the live quotes stay
-		// intraday until the session is complete, where the full
-		// snapshot's are its daily bars: not compared.
 		final := st.Batch != nil && st.Batch.Complete
-		if steps++; steps%(37*12) == 0 && st.At.Unix() < int64(f.day)*86400+int64(engine.SessionCloseUTC/time.Second) || final {
+		if steps++; steps%(37*12) == 0 || final {
 			now := st.At.Unix()
 			for _, cut := range []int64{now, now - 15*60} {
 				skip := pending(cs, now, cut)
