@@ -882,3 +882,62 @@ func TestLiveBadLogMovedAside(t *testing.T) {
 		stop()
 	}
 }
+
+// TestServeReplayAnswers: at the end of the replayed day, the server
+// holding the held-back snapshot and the replayed session answers the
+// current quotes of every ticker (POST /quotes), the variations and the
+// IBOV highs as the server holding the full demo snapshot does.
+func TestServeReplayAnswers(t *testing.T) {
+	f := liveFixtureOf(t)
+	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
+		c.Feed, c.FeedSpeed, c.LiveDir = "replay:"+f.session, "max", t.TempDir()
+	})
+	defer stop()
+	waitComplete(t, m)
+	full, stopFull := serveLive(t, f, f.full, func(*ServeConfig) {})
+	defer stopFull()
+	if a, b := m.clock.Now(), full.clock.Now(); !a.Equal(b) {
+		t.Fatalf("clocks: replay %v, full snapshot %v", a, b)
+	}
+	var tickers []string
+	for i := range m.Store.Current().Assets() {
+		if a := &m.Store.Current().Assets()[i]; a.StockType != engine.ClassMacro {
+			tickers = append(tickers, `"`+a.Ticker+`"`)
+		}
+	}
+	ask := func(m *Main, method, path, body string) string {
+		req, _ := http.NewRequest(method, "http://"+m.Addr()+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+f.key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	compared := 0
+	for lo := 0; lo < len(tickers); lo += 500 {
+		body := `{"type":"current","tickers":[` + strings.Join(tickers[lo:min(lo+500, len(tickers))], ",") + `]}`
+		a, b := ask(m, "POST", "/v2/quotes", body), ask(full, "POST", "/v2/quotes", body)
+		if a != b {
+			t.Errorf("POST /quotes differs:\nreplay %.400s\nfull   %.400s", a, b)
+		}
+		if !strings.Contains(a, f.day.String()) {
+			t.Errorf("the quotes are not of the replayed session %s: %.400s", f.day, a)
+		}
+		compared++
+	}
+	for _, path := range []string{"/v2/stocks/variations", "/v2/indexes/IBOV/highs?limit=10"} {
+		if a, b := ask(m, "GET", path, ""), ask(full, "GET", path, ""); a != b {
+			t.Errorf("%s differs:\nreplay %.400s\nfull   %.400s", path, a, b)
+		}
+	}
+	if compared == 0 {
+		t.Error("no ticker")
+	}
+}
