@@ -22,7 +22,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test test-browser soak official-proof replica-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas
+.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -135,6 +135,25 @@ official-proof: build
 # their targets). Needs the demo snapshot (make demo) and a quiet machine.
 soak: demo
 	PREGAO_SOAK_SNAPSHOT=$(abspath $(DEMO_SNAP)) $(GO) test -count=1 -timeout 10m -run 'TestSoak|TestShutdownUnderLoad|TestSlowloris|TestStalledBody|TestStreamed' -v ./cmd/pregao ./httpapi
+
+# The live session's proof (TestReplayUnderLoad): the demo generated in
+# full and with its last session held back; a server replays the session
+# over the held-back snapshot under an open-loop load while its answers,
+# at instants through the day, are compared with the full snapshot's;
+# then the roll. REPLAY_SPEED and REPLAY_RATE set the replay's speed and
+# the load (requests a second).
+REPLAY_DIR   := $(CACHE)/replay-s$(SEED)-x$(SCALE)
+REPLAY_SPEED ?= 300
+REPLAY_RATE  ?= 500
+replay-test: build
+	@if ! $(BIN) inspect $(REPLAY_DIR)/base.snap >/dev/null 2>&1 || ! $(BIN) inspect $(REPLAY_DIR)/full.snap >/dev/null 2>&1; then \
+		set -e; rm -rf $(REPLAY_DIR); mkdir -p $(REPLAY_DIR); \
+		$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(REPLAY_DIR)/full; \
+		$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(REPLAY_DIR)/base --hold-back-session $(REPLAY_DIR)/session; \
+		$(BIN) build --from $(REPLAY_DIR)/full --out $(REPLAY_DIR)/full.snap; \
+		$(BIN) build --from $(REPLAY_DIR)/base --out $(REPLAY_DIR)/base.snap; \
+	fi
+	PREGAO_REPLAY_DIR=$(abspath $(REPLAY_DIR)) PREGAO_REPLAY_SPEED=$(REPLAY_SPEED) PREGAO_REPLAY_RATE=$(REPLAY_RATE) $(GO) test -count=1 -timeout 20m -run TestReplayUnderLoad -v ./cmd/pregao
 
 # Two replicas loading their snapshot from a local object store behind an
 # nginx load balancer (apt-get install nginx), under load while a new

@@ -48,6 +48,7 @@ type liveConfig struct {
 	kind    string      // feedReplay, feedB3 or feedPush
 	replay  string      // the recording's folder (replay)
 	speed   float64     // replay: K times real time; 0: max
+	from    string      // replay: the São Paulo time (HH:MM) from which speed applies ("": the start)
 	dir     string      // --live-dir
 	session engine.Date // --live-session; NoDate: the feed's
 	keep    int         // session logs kept
@@ -79,6 +80,12 @@ func parseLiveConfig(cfg *ServeConfig) (liveConfig, error) {
 			return lc, fmt.Errorf("serve: --feed-speed %q: want max or a speed above 0 (60: a minute a second)", s)
 		}
 		lc.speed = k
+	}
+	if cfg.FeedFrom != "" {
+		if _, err := time.Parse("15:04", cfg.FeedFrom); err != nil || lc.kind != feedReplay {
+			return lc, fmt.Errorf("serve: --feed-from %q: want HH:MM (São Paulo time), with --feed replay:DIR", cfg.FeedFrom)
+		}
+		lc.from = cfg.FeedFrom
 	}
 	if cfg.LiveSession != "" {
 		d, err := engine.ParseDate(cfg.LiveSession)
@@ -181,7 +188,11 @@ func newLiveRunner(cfg liveConfig, store *engine.Store, log *slog.Logger, met *l
 	r.state.Store(&liveState{})
 	switch cfg.kind {
 	case feedReplay:
-		rp, err := live.NewReplay(live.ReplayConfig{Dir: cfg.replay, Session: cfg.session, Speed: cfg.speed})
+		var from time.Duration
+		if hm, err := time.Parse("15:04", cfg.from); err == nil {
+			from = time.Duration(hm.Hour())*time.Hour + time.Duration(hm.Minute())*time.Minute
+		}
+		rp, err := live.NewReplay(live.ReplayConfig{Dir: cfg.replay, Session: cfg.session, Speed: cfg.speed, From: from})
 		if err != nil {
 			return nil, fmt.Errorf("serve: --feed %s:%s: %w", feedReplay, cfg.replay, err)
 		}

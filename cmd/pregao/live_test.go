@@ -402,6 +402,8 @@ func TestServeLiveFlags(t *testing.T) {
 		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.B3Tickers = "b3", t.TempDir(), "PETR4,no way" }, "not a ticker"},
 		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.B3Interval = "b3", t.TempDir(), 0 }, "--b3-interval"},
 		{func(c *ServeConfig) { c.Feed, c.LiveDir = "replay:"+t.TempDir(), t.TempDir() }, "holds no trade"},
+		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.FeedFrom = "replay:"+t.TempDir(), t.TempDir(), "25:99" }, "--feed-from"},
+		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.FeedFrom = "push", t.TempDir(), "14:00" }, "--feed-from"},
 	} {
 		cfg := DefaultServeConfig()
 		cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
@@ -591,37 +593,8 @@ func TestLiveHandover(t *testing.T) {
 	defer stop()
 	waitComplete(t, m)
 
-	// The next snapshot: the full demo without its last session's
-	// minutes, which the session log gives back.
-	u, err := bundle.Read(f.fullBundle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := slices.Clone(u.Intraday)
+	want := rollSnapshot(t, f.fullBundle, f.day, liveDir, filepath.Join(dir, "next.snap"))
 	cut := int64(f.day) * 86400
-	kept := u.Intraday[:0:0]
-	for _, x := range u.Intraday {
-		n, _ := slices.BinarySearch(x.Times, cut)
-		if n > 0 {
-			kept = append(kept, engine.Intraday{Ticker: x.Ticker, Times: x.Times[:n:n], Open: x.Open[:n:n], High: x.High[:n:n],
-				Low: x.Low[:n:n], Close: x.Close[:n:n], Volume: x.Volume[:n:n], Quantity: x.Quantity[:n:n]})
-		}
-	}
-	u.Intraday = kept
-	rep, err := live.AddIntraday(u, []string{liveDir}, f.day)
-	if err != nil || len(rep.Sessions) != 1 || rep.Unknown != 0 || rep.Cut != 0 {
-		t.Fatalf("%+v, %v", rep, err)
-	}
-	if !sameJSON(t, u.Intraday, want) {
-		t.Fatal("the session log's minutes are not the full demo's")
-	}
-	next := filepath.Join(dir, "next")
-	if err := bundle.Write(next, u, bundle.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := snapshot.BuildFromBundle(next, filepath.Join(dir, "next.snap"), snapshot.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
 
 	now := m.clock.Now().Unix()
 	before := m.Store.View()
@@ -940,4 +913,44 @@ func TestServeReplayAnswers(t *testing.T) {
 	if compared == 0 {
 		t.Error("no ticker")
 	}
+}
+
+// rollSnapshot builds into out the snapshot the roll publishes: the full
+// demo bundle without its last session's minutes (day), which the session
+// logs of liveDir give back (live.AddIntraday), and with the full demo's
+// daily bars (what COTAHIST brings the next morning). It checks that the
+// logs' minutes are the full demo's and returns the full demo's intraday
+// series.
+func rollSnapshot(t *testing.T, fullBundle string, day engine.Date, liveDir, out string) []engine.Intraday {
+	t.Helper()
+	u, err := bundle.Read(fullBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(u.Intraday)
+	cut := int64(day) * 86400
+	kept := u.Intraday[:0:0]
+	for _, x := range u.Intraday {
+		n, _ := slices.BinarySearch(x.Times, cut)
+		if n > 0 {
+			kept = append(kept, engine.Intraday{Ticker: x.Ticker, Times: x.Times[:n:n], Open: x.Open[:n:n], High: x.High[:n:n],
+				Low: x.Low[:n:n], Close: x.Close[:n:n], Volume: x.Volume[:n:n], Quantity: x.Quantity[:n:n]})
+		}
+	}
+	u.Intraday = kept
+	rep, err := live.AddIntraday(u, []string{liveDir}, day)
+	if err != nil || len(rep.Sessions) != 1 || rep.Unknown != 0 || rep.Cut != 0 {
+		t.Fatalf("%+v, %v", rep, err)
+	}
+	if !sameJSON(t, u.Intraday, want) {
+		t.Fatal("the session log's minutes are not the full demo's")
+	}
+	next := out + ".bundle"
+	if err := bundle.Write(next, u, bundle.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapshot.BuildFromBundle(next, out, snapshot.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return want
 }

@@ -89,10 +89,12 @@ type ServeConfig struct {
 	// (YYYY-MM-DD; "": the feed's); LiveKeep the sessions whose logs are
 	// kept. B3URL, B3Tickers (comma-separated; "": the whole day's
 	// file), B3Interval and B3Pace configure the b3 feed.
-	Feed, FeedSpeed, LiveDir, LiveSession string
-	LiveKeep                              int
-	B3URL, B3Tickers                      string
-	B3Interval, B3Pace                    time.Duration
+	// FeedFrom plays a replay as fast as it is applied up to that São
+	// Paulo time of the day (HH:MM), at FeedSpeed from there.
+	Feed, FeedSpeed, FeedFrom, LiveDir, LiveSession string
+	LiveKeep                                        int
+	B3URL, B3Tickers                                string
+	B3Interval, B3Pace                              time.Duration
 
 	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
 	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an

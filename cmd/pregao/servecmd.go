@@ -55,6 +55,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
 	fs.StringVar(&cfg.Feed, "feed", cfg.Feed, "live session `feed`: replay:DIR (a recorded session's B3 trade files), b3 (B3's trade files, polled) or push (POST /admin/live/...); default none")
 	fs.StringVar(&cfg.FeedSpeed, "feed-speed", cfg.FeedSpeed, "replay speed: K times real time (60: a minute a second) or max")
+	fs.StringVar(&cfg.FeedFrom, "feed-from", cfg.FeedFrom, "replay: play as fast as applied up to this São Paulo time (HH:MM), at --feed-speed from there")
 	fs.StringVar(&cfg.LiveDir, "live-dir", cfg.LiveDir, "folder of the session logs (and the b3 feed's state); required with --feed")
 	fs.StringVar(&cfg.LiveSession, "live-session", cfg.LiveSession, "the live session's day, YYYY-MM-DD (default: the feed's: the recording's, or today's in São Paulo)")
 	fs.IntVar(&cfg.LiveKeep, "live-keep", cfg.LiveKeep, "session logs kept in --live-dir (the 1-minute history pregao update takes)")

@@ -30,6 +30,11 @@ type ReplayConfig struct {
 	// Speed is how many times faster than real time the virtual clock
 	// runs; 0 or less: as fast as the batches are taken.
 	Speed float64
+	// From, when above 0, plays the recording as fast as it is applied
+	// up to that time of the session's day in São Paulo (UTC−03:00, from
+	// midnight), and at Speed from there: a session joined at an hour of
+	// the day.
+	From time.Duration
 	// Step is the virtual time between two steps (default 5 s): a
 	// correction of an earlier minute waits at most that long.
 	Step time.Duration
@@ -284,10 +289,10 @@ func (r *Replay) Next(ctx context.Context) (Step, error) {
 }
 
 // pace waits until the wall clock reaches virtual time vt at the
-// configured speed. Steps up to the resumed Seq, the final jump to the
-// end of the day, and every step at speed max do not wait.
+// configured speed. Steps up to the resumed Seq or before From, the final
+// jump to the end of the day, and every step at speed max do not wait.
 func (r *Replay) pace(ctx context.Context, prev uint64, vt int64, final bool) error {
-	if r.cfg.Speed <= 0 || prev < r.resume {
+	if r.cfg.Speed <= 0 || prev < r.resume || r.cfg.From > 0 && vt < r.day.Time().Add(3*time.Hour+r.cfg.From).UnixMilli() {
 		return nil
 	}
 	if !r.anchored {

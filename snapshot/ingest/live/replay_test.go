@@ -397,3 +397,32 @@ func TestReplayBadInput(t *testing.T) {
 		t.Error("no folder: no error")
 	}
 }
+
+// TestReplayFrom: with From, the steps before that time of the day go
+// without waiting, those after at the speed; the steps are the same.
+func TestReplayFrom(t *testing.T) {
+	dir, _ := recording(t)
+	c := &fakeClock{now: time.Unix(1e9, 0)}
+	all, err := NewReplay(ReplayConfig{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := drain(t, all)
+	start, _ := all.Clock()
+	// The middle of the recording, as a time of its day in São Paulo.
+	mid := steps[len(steps)/2].At
+	day := start.UTC().Add(-3 * time.Hour).Truncate(24 * time.Hour)
+	from := mid.UTC().Add(-3 * time.Hour).Sub(day)
+	r, err := NewReplay(ReplayConfig{Dir: dir, Speed: 60, From: from, Now: c.Now, Sleep: c.Sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := drain(t, r)
+	if !reflect.DeepEqual(got, steps) {
+		t.Fatal("a replay with From gives other steps")
+	}
+	span := got[len(got)-2].At.Sub(mid)
+	if d := c.slept - span/60; d < -2*time.Second/60*5 || d > 2*time.Second/60*5 {
+		t.Errorf("slept %v, want about %v (the virtual time after From at speed 60)", c.slept, span/60)
+	}
+}
