@@ -78,8 +78,8 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 			"headers": map[string]any{
 				"ETag":            map[string]any{"description": "strong validator of the answer (snapshot and request); send it back in If-None-Match for a 304", "schema": map[string]any{"type": "string"}},
 				"Last-Modified":   map[string]any{"description": "when the served snapshot was built", "schema": map[string]any{"type": "string"}},
-				"X-Total-Count":   map[string]any{"description": "items of the whole list, before limit and offset", "schema": map[string]any{"type": "integer"}},
-				"X-Live-Next-Seq": map[string]any{"description": "the seq the next batch of the push feed must carry", "schema": map[string]any{"type": "integer"}},
+				"X-Total-Count":   map[string]any{"description": "items of the whole list, before limit and offset", "schema": map[string]any{"type": "integer", "format": "int64"}},
+				"X-Live-Next-Seq": map[string]any{"description": "the seq the next batch of the push feed must carry", "schema": map[string]any{"type": "integer", "format": "int64"}},
 			},
 		},
 	}
@@ -312,12 +312,15 @@ func paramSchema(p Param) map[string]any {
 	case TypeBoolean:
 		s["type"] = "boolean"
 	case TypeInteger:
-		s["type"] = "integer"
+		s["type"], s["format"] = "integer", "int32"
+		if p.Max > 1<<31-1 {
+			s["format"] = "int64"
+		}
 		if p.Min != 0 || p.Max != 0 {
 			s["minimum"], s["maximum"] = p.Min, p.Max
 		}
 	case TypeNumber:
-		s["type"] = "number"
+		s["type"], s["format"] = "number", "double"
 	case TypeDate:
 		s["type"], s["format"] = "string", "date"
 	case TypeTimestamp:
@@ -327,7 +330,7 @@ func paramSchema(p Param) map[string]any {
 	case TypeTime:
 		s["oneOf"] = []any{
 			map[string]any{"type": "string", "format": "date-time", "description": "RFC 3339 with Z or an offset (fractions allowed)"},
-			map[string]any{"type": "integer", "description": "unix milliseconds"},
+			map[string]any{"type": "integer", "format": "int64", "description": "unix milliseconds"},
 		}
 	case TypeList:
 		s["type"] = "array"

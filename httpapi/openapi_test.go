@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -258,4 +260,67 @@ func sortedRoutes(prefix string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Generated clients need one type per field and the width of every
+// number: each schema's type is one type, or one type and "null"; each
+// number is a double; each integer an int32 or, for counts and share
+// quantities, an int64.
+func TestOpenAPITypesAndFormats(t *testing.T) {
+	b, err := OpenAPI("/v2", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	wide := regexp.MustCompile(`(shares|quantity|count)$`)
+	var walk func(v any, path, name string)
+	walk = func(v any, path, name string) {
+		switch v := v.(type) {
+		case map[string]any:
+			props := strings.HasSuffix(path, "/properties") || strings.HasSuffix(path, "/schemas") || strings.HasSuffix(path, "/headers")
+			if typ, ok := v["type"]; ok && !props {
+				var types []string
+				switch typ := typ.(type) {
+				case string:
+					types = []string{typ}
+				case []any:
+					for _, x := range typ {
+						if s, ok := x.(string); ok && s != "null" {
+							types = append(types, s)
+						}
+					}
+				}
+				if len(types) != 1 {
+					t.Errorf("%s: type %v: one type (and null) per field", path, typ)
+				}
+				format, _ := v["format"].(string)
+				switch {
+				case slices.Contains(types, "number") && format != "double":
+					t.Errorf("%s: number with format %q, want double", path, format)
+				case slices.Contains(types, "integer") && wide.MatchString(name) && format != "int64":
+					t.Errorf("%s: integer with format %q, want int64", path, format)
+				case slices.Contains(types, "integer") && format != "int64" && format != "int32":
+					t.Errorf("%s: integer with format %q, want int32 or int64", path, format)
+				}
+			}
+			for k, x := range v {
+				n := name
+				if props {
+					n = k
+				}
+				if p, ok := v["name"].(string); ok && k == "schema" {
+					n = p
+				}
+				walk(x, path+"/"+k, n)
+			}
+		case []any:
+			for i, x := range v {
+				walk(x, fmt.Sprintf("%s/%d", path, i), name)
+			}
+		}
+	}
+	walk(doc, "", "")
 }
