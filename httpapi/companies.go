@@ -391,7 +391,7 @@ func (a *API) sharesHistory(c *call, dst []byte, r *http.Request, ps httprouter.
 		}
 		n++
 		dst = append(dst, `{"date":`...)
-		dst = appendDate(dst, s.Date)
+		dst = appendDateISO(dst, s.Date)
 		dst = append(dst, `,"common_shares":`...)
 		dst = appendInt(dst, s.Common)
 		dst = append(dst, `,"preferred_shares":`...)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
 	"github.com/pb33f/libopenapi/datamodel"
 )
 
@@ -34,7 +35,9 @@ var openAPIValidator = sync.OnceValues(func() (validator.Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, errs := validator.NewValidator(d)
+	// Formats are asserted: a "date-time" field sent as YYYY-MM-DD, or a
+	// "date" one as a timestamp, fails the answer's validation.
+	v, errs := validator.NewValidator(d, config.WithFormatAssertions())
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%v", errs)
 	}
