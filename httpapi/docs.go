@@ -18,7 +18,7 @@ import (
 // its files are under docsPath/.
 const docsPath = "/docs"
 
-//go:embed docsui/index.html docsui/init.js docsui/swagger-ui-bundle.js docsui/swagger-ui.css
+//go:embed docsui/index.html docsui/init.js docsui/swagger-ui-bundle.js docsui/swagger-ui.css docsui/favicon.svg
 var docsFiles embed.FS
 
 // docsCSP keeps the page on this server: scripts, styles, images and
@@ -38,6 +38,7 @@ func newDocsAssets() docsAssets {
 		"init.js":              "text/javascript; charset=utf-8",
 		"swagger-ui-bundle.js": "text/javascript; charset=utf-8",
 		"swagger-ui.css":       "text/css; charset=utf-8",
+		"favicon.svg":          "image/svg+xml",
 	}
 	out := docsAssets{}
 	for name, ctype := range types {

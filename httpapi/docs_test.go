@@ -22,7 +22,10 @@ func TestDocsPage(t *testing.T) {
 	if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "connect-src 'self'") || strings.Contains(csp, "http") {
 		t.Errorf("CSP %q", csp)
 	}
-	for file, ctype := range map[string]string{"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "text/css", "init.js": "text/javascript"} {
+	if !strings.Contains(w.Body.String(), `<link rel="icon" type="image/svg+xml" href="docs/favicon.svg">`) {
+		t.Errorf("/docs names no icon:\n%s", w.Body)
+	}
+	for file, ctype := range map[string]string{"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "text/css", "init.js": "text/javascript", "favicon.svg": "image/svg+xml"} {
 		w := ts.do("GET", "/docs/"+file, "", "")
 		if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), ctype) || w.Body.Len() == 0 {
 			t.Errorf("/docs/%s: %d %q, %d bytes", file, w.Code, w.Header().Get("Content-Type"), w.Body.Len())

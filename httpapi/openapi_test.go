@@ -76,13 +76,20 @@ func TestOpenAPICoversRoutes(t *testing.T) {
 		for m, op := range item {
 			ops = append(ops, strings.ToUpper(m)+" "+p)
 			var rt *Route
+			method := strings.ToUpper(m)
+			if method == http.MethodHead {
+				method = http.MethodGet
+			}
 			for i := range routeTable {
-				if r := &routeTable[i]; r.Method == strings.ToUpper(m) && openAPIPath("/v2", r) == p {
+				if r := &routeTable[i]; (r.Method == method || method == http.MethodOptions) && openAPIPath("/v2", r) == p {
 					rt = r
 				}
 			}
 			if rt == nil {
 				t.Errorf("%s %s: no such route", m, p)
+				continue
+			}
+			if method == http.MethodOptions {
 				continue
 			}
 			if len(op.Parameters) != len(rt.Params) {
@@ -255,11 +262,21 @@ func TestOpenAPIValidationCatches(t *testing.T) {
 	}
 }
 
-// sortedRoutes lists "METHOD path" of every operation of the route table.
+// sortedRoutes lists "METHOD path" of every operation of the route table,
+// with HEAD on every GET and OPTIONS on every path.
 func sortedRoutes(prefix string) []string {
 	var out []string
+	seen := map[string]bool{}
 	for i := range routeTable {
-		out = append(out, routeTable[i].Method+" "+openAPIPath(prefix, &routeTable[i]))
+		p := openAPIPath(prefix, &routeTable[i])
+		out = append(out, routeTable[i].Method+" "+p)
+		if routeTable[i].Method == http.MethodGet {
+			out = append(out, "HEAD "+p)
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, "OPTIONS "+p)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -326,4 +343,46 @@ func TestOpenAPITypesAndFormats(t *testing.T) {
 		}
 	}
 	walk(doc, "", "")
+}
+
+// Every operation's tag is declared, with a description, and the
+// document names a contact.
+func TestOpenAPITagsAndContact(t *testing.T) {
+	b, err := OpenAPI("/v2", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Info struct {
+			Contact struct{ Name, URL string }
+		}
+		Tags  []struct{ Name, Description string }
+		Paths map[string]map[string]struct {
+			OperationID string
+			Tags        []string
+			Description string
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Info.Contact.URL == "" {
+		t.Errorf("info.contact: %+v", doc.Info.Contact)
+	}
+	declared := map[string]bool{}
+	for _, tg := range doc.Tags {
+		declared[tg.Name] = tg.Description != ""
+	}
+	ids := map[string]string{}
+	for p, item := range doc.Paths {
+		for m, op := range item {
+			if len(op.Tags) != 1 || !declared[op.Tags[0]] {
+				t.Errorf("%s %s: tags %q, declared %v", m, p, op.Tags, declared)
+			}
+			if prev, ok := ids[op.OperationID]; ok || op.OperationID == "" {
+				t.Errorf("%s %s: operationId %q (also %s)", m, p, op.OperationID, prev)
+			}
+			ids[op.OperationID] = m + " " + p
+		}
+	}
 }

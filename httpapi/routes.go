@@ -51,7 +51,7 @@ var (
 	pathCompanyID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "LITA3",
 		Desc: "company identifier: a ticker (PETR4), a symbol (PETR), a company_id (CNPJ digits) or a CVM code, matched ignoring case"}
 	pathFundID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "AILO11",
-		Desc: "fund identifier: a listed fund's ticker (GSUL11), symbol or company_id, matched ignoring case"}
+		Desc: "fund identifier: a listed fund's ticker (AILO11), symbol or company_id, matched ignoring case"}
 	pathIndexSymbol = Param{Name: "symbol", In: InPath, Type: TypeString, Required: true, Example: "IBOV",
 		Desc: "index symbol (IBOV, IFIX…: the indexes of the snapshot), matched ignoring case"}
 	rankingLimit = Param{Name: "limit", In: InQuery, Type: TypeInteger, Default: defaultRankingLimit, Min: 1, Max: MaxRankingLimit,
@@ -242,7 +242,7 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: OpenAPIPath, Summary: "This document: the OpenAPI 3.1 description of the API (addition)", Root: true},
 	{Method: http.MethodGet, Path: docsPath, Summary: "The API reference page, rendered from this document, with Try it out (addition)", Root: true},
 	{Method: http.MethodGet, Path: routeDocsFile, Summary: "Files of the API reference page (addition)", Root: true,
-		Params: []Param{{Name: "file", In: InPath, Type: TypeString, Required: true, Desc: "swagger-ui-bundle.js, swagger-ui.css or init.js"}}},
+		Params: []Param{{Name: "file", In: InPath, Type: TypeString, Required: true, Desc: "swagger-ui-bundle.js, swagger-ui.css, init.js or favicon.svg"}}},
 }
 
 // routes builds the router from routeTable. It panics only on a
