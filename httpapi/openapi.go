@@ -34,6 +34,10 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 	for name, s := range bodySchemas() {
 		schemas[name] = s
 	}
+	descs, err := routeDescriptions()
+	if err != nil {
+		return nil, err
+	}
 	paths := map[string]any{}
 	for i := range routeTable {
 		rt := &routeTable[i]
@@ -46,7 +50,9 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 			item = map[string]any{}
 			paths[p] = item
 		}
-		item[strings.ToLower(rt.Method)] = operation(rt)
+		op := operation(rt)
+		op["description"] = descs[rt.Method+" "+rt.Path]
+		item[strings.ToLower(rt.Method)] = op
 		if rt.Method == http.MethodGet {
 			item["head"] = headOperation(rt)
 		}

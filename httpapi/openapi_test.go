@@ -112,10 +112,25 @@ func TestOpenAPICoversRoutes(t *testing.T) {
 // go test ./httpapi -run TestOpenAPIFile -update-openapi).
 func TestOpenAPIFile(t *testing.T) {
 	b, err := OpenAPI("/v2", "unversioned")
-	if err != nil {
+	if err != nil && !*updateOpenAPI {
 		t.Fatal(err)
 	}
 	b = append(b, '\n')
+	descs, err := apiDocSections("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *updateOpenAPI {
+		if err := os.WriteFile("openapi_descriptions.json", descs, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if b, err = OpenAPI("/v2", "unversioned"); err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, '\n')
+	} else if !bytes.Equal(descs, openAPIDescriptions) {
+		t.Errorf("openapi_descriptions.json is stale (docs/api.md changed): go test ./httpapi -run TestOpenAPIFile -update-openapi")
+	}
 	const file = "../docs/openapi.json"
 	if *updateOpenAPI {
 		if err := os.WriteFile(file, b, 0o644); err != nil {
@@ -345,8 +360,8 @@ func TestOpenAPITypesAndFormats(t *testing.T) {
 	walk(doc, "", "")
 }
 
-// Every operation's tag is declared, with a description, and the
-// document names a contact.
+// Every operation has a description (its rules, from docs/api.md) and a
+// declared tag, with a description, and the document names a contact.
 func TestOpenAPITagsAndContact(t *testing.T) {
 	b, err := OpenAPI("/v2", "test")
 	if err != nil {
@@ -379,10 +394,66 @@ func TestOpenAPITagsAndContact(t *testing.T) {
 			if len(op.Tags) != 1 || !declared[op.Tags[0]] {
 				t.Errorf("%s %s: tags %q, declared %v", m, p, op.Tags, declared)
 			}
+			if len(op.Description) < 40 {
+				t.Errorf("%s %s: description %q", m, p, op.Description)
+			}
 			if prev, ok := ids[op.OperationID]; ok || op.OperationID == "" {
 				t.Errorf("%s %s: operationId %q (also %s)", m, p, op.OperationID, prev)
 			}
 			ids[op.OperationID] = m + " " + p
 		}
 	}
+}
+
+// apiDocSections returns, as indented JSON, the parts of the file (docs/api.md)
+// that routeDocs names: a heading's section up to the next heading, or
+// one bullet of it ("heading|prefix"), without the heading, trailing
+// blank lines removed. A part that is not in the file is an error.
+func apiDocSections(file string) ([]byte, error) {
+	md, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(md), "\n")
+	out := map[string]string{}
+	for _, doc := range routeDocs {
+		heading, bullet, _ := strings.Cut(doc, "|")
+		start := slices.Index(lines, heading)
+		if start < 0 {
+			return nil, fmt.Errorf("%s: no heading %q", file, heading)
+		}
+		var sec []string
+		inCode := false
+		for _, l := range lines[start+1:] {
+			if strings.HasPrefix(l, "```") {
+				inCode = !inCode
+			}
+			if !inCode && strings.HasPrefix(l, "#") {
+				break
+			}
+			sec = append(sec, l)
+		}
+		if bullet != "" {
+			i := slices.IndexFunc(sec, func(l string) bool { return strings.HasPrefix(l, bullet) })
+			if i < 0 {
+				return nil, fmt.Errorf("%s: no bullet %q under %q", file, bullet, heading)
+			}
+			j := i + 1
+			for j < len(sec) && strings.HasPrefix(sec[j], "  ") {
+				j++
+			}
+			sec = slices.Clone(sec[i:j])
+			for k := range sec {
+				sec[k] = strings.TrimPrefix(sec[k], "  ")
+			}
+			sec[0] = strings.TrimPrefix(sec[0], "- ")
+		}
+		text := strings.TrimSpace(strings.Join(sec, "\n"))
+		if text == "" {
+			return nil, fmt.Errorf("%s: %q is empty", file, doc)
+		}
+		out[doc] = text
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	return append(b, '\n'), err
 }

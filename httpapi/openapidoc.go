@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
+
+// Each operation's description in the OpenAPI document is the part of
+// docs/api.md that states its rules (the page shows one-line summaries;
+// the rules live in the reference). routeDocs names that part for each
+// route: a heading of docs/api.md, whose section (up to the next heading)
+// is taken whole, or "heading|prefix", the bullet of that section that
+// starts with prefix. The texts are copied into openapi_descriptions.json
+// (the package cannot read docs/ at run time); TestOpenAPIFile fails when
+// the copy is stale, and -update-openapi rewrites it.
+
+//go:embed openapi_descriptions.json
+var openAPIDescriptions []byte
+
+const (
+	docHighs       = "## 1, 2. GET /indexes/{indexSymbol}/highs and /lows"
+	docIndexes     = "## GET /indexes and GET /indexes/{indexSymbol} (additions)"
+	docQuotes      = "## 3. POST /quotes and GET /quotes/{ticker}"
+	docVariations  = "## GET /stocks/variations"
+	docCompanies   = "## 4. GET /companies/{companyIdentifier} and GET /companies"
+	docRatios      = "## 5, 6. Ratios"
+	docRawReports  = "## 7. GET /companies/{companyIdentifier}/raw-reports"
+	docReports     = "## GET /companies/{companyIdentifier}/reports (standardized)"
+	docCash        = "## 8. GET /companies/cash-corporate-actions"
+	docIssuerCash  = "### GET /companies/{companyIdentifier}/cash-corporate-actions and GET /traded-funds/{fundIdentifier}/cash-corporate-actions (additions)"
+	docShare       = "## 9. GET /companies/{companyIdentifier}/corporate-actions"
+	docCompanyMore = "## /insider-transactions, /documents, /shares-history"
+	docScreener    = "## 10. POST /screener"
+	docFundRatios  = "## 11. GET /traded-funds/{fundIdentifier}/ratios"
+	docSectors     = "## GET /sectors (addition)"
+	docCatalog     = "## GET /ratios/catalog"
+	docOperations  = "## Operations"
+	docPush        = "## POST /admin/live/trades and POST /admin/live/bars (additions: the push feed)"
+)
+
+// routeDocs maps "METHOD path" (the route table's) to its part of
+// docs/api.md (see above).
+var routeDocs = map[string]string{
+	"GET " + routeIndexes:       docIndexes,
+	"GET " + routeIndex:         docIndexes,
+	"GET " + routeHighs:         docHighs,
+	"GET " + routeLows:          docHighs,
+	"POST " + routeQuotes:       docQuotes,
+	"GET " + routeQuote:         docQuotes,
+	"GET " + routeVariations:    docVariations,
+	"GET " + routeCompanies:     docCompanies,
+	"GET " + routeCompany:       docCompanies,
+	"GET " + routeCash:          docCash,
+	"GET " + routeCompanyCash:   docIssuerCash,
+	"GET " + routeFundCash:      docIssuerCash,
+	"GET " + routeRatios:        docRatios,
+	"GET " + routeValuation:     docRatios,
+	"GET " + routeRawReports:    docRawReports,
+	"GET " + routeReports:       docReports,
+	"GET " + routeShareActions:  docShare,
+	"GET " + routeInsider:       docCompanyMore + "|- `insider-transactions`",
+	"GET " + routeDocuments:     docCompanyMore + "|- `documents`",
+	"GET " + routeSharesHistory: docCompanyMore + "|- `shares-history`",
+	"POST " + routeScreener:     docScreener,
+	"GET " + routeFundRatios:    docFundRatios,
+	"GET " + routeSectors:       docSectors,
+	"GET " + routeCatalog:       docCatalog,
+	"POST " + routeLiveTrades:   docPush,
+	"POST " + routeLiveBars:     docPush,
+	"GET " + routeHealthz:       docOperations + "|- `/healthz`",
+	"GET " + routeReadyz:        docOperations + "|- `/readyz`",
+	"GET " + routeMetricsPath:   docOperations + "|- `/metrics`",
+	"GET " + OpenAPIPath:        docOperations + "|- `/openapi.json` and `/docs`",
+	"GET " + docsPath:           docOperations + "|- `/openapi.json` and `/docs`",
+	"GET " + routeDocsFile:      docOperations + "|- `/openapi.json` and `/docs`",
+}
+
+// routeDescriptions returns each route's description by "METHOD path",
+// from openapi_descriptions.json.
+func routeDescriptions() (map[string]string, error) {
+	var texts map[string]string
+	if err := json.Unmarshal(openAPIDescriptions, &texts); err != nil {
+		return nil, fmt.Errorf("openapi: openapi_descriptions.json: %w", err)
+	}
+	out := map[string]string{}
+	for i := range routeTable {
+		rt := &routeTable[i]
+		key := rt.Method + " " + rt.Path
+		doc, ok := routeDocs[key]
+		if !ok {
+			return nil, fmt.Errorf("openapi: %s: no part of docs/api.md in routeDocs", key)
+		}
+		text, ok := texts[doc]
+		if !ok {
+			return nil, fmt.Errorf("openapi: %s: %q is not in openapi_descriptions.json (go test ./httpapi -run TestOpenAPIFile -update-openapi)", key, doc)
+		}
+		out[key] = text
+	}
+	return out, nil
+}
