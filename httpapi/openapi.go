@@ -38,6 +38,10 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	examples, err := routeExamples()
+	if err != nil {
+		return nil, err
+	}
 	paths := map[string]any{}
 	for i := range routeTable {
 		rt := &routeTable[i]
@@ -52,6 +56,10 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 		}
 		op := operation(rt)
 		op["description"] = descs[rt.Method+" "+rt.Path]
+		if ex, ok := examples[rt.Method+" "+rt.Path]; ok {
+			json := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)
+			json["examples"] = map[string]any{"demo": map[string]any{"summary": ex.Summary, "value": ex.Value}}
+		}
 		item[strings.ToLower(rt.Method)] = op
 		if rt.Method == http.MethodGet {
 			item["head"] = headOperation(rt)

@@ -457,3 +457,35 @@ func apiDocSections(file string) ([]byte, error) {
 	b, err := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n'), err
 }
+
+// Every API operation has a response example (the demo's answer, see
+// cmd/pregao's TestDocsExamplesOpenAPI), and each one validates against
+// its operation's schema.
+func TestOpenAPIExamplesValidate(t *testing.T) {
+	examples, err := routeExamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range routeTable {
+		k := rt.Method + " " + rt.Path
+		ex, ok := examples[k]
+		if rt.Root || rt.Admin { // the push endpoints answer a feed, not the demo (docs/api.md shows them)
+			continue
+		}
+		if !ok {
+			t.Errorf("%s: no response example", k)
+			continue
+		}
+		method, target, _ := strings.Cut(ex.Summary, " ")
+		target, _, _ = strings.Cut(target, " ")
+		b, err := json.Marshal(ex.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		w.Header().Set("Content-Type", "application/json")
+		w.Code = http.StatusOK
+		w.Body = bytes.NewBuffer(b)
+		validateAnswer(t, method, target, ex.Body, w)
+	}
+}

@@ -99,3 +99,24 @@ func routeDescriptions() (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// OpenAPIExample is one operation's response example: the scale-1 demo's
+// answer to a request, arrays cut to two items (openapi_examples.json,
+// written by cmd/pregao's TestDocsExamplesOpenAPI).
+type OpenAPIExample struct {
+	Summary string `json:"summary"`        // the request: "GET /v2/…" or "POST /v2/… {body}"
+	Body    string `json:"body,omitempty"` // a POST's body
+	Value   any    `json:"value"`          // the answer
+}
+
+//go:embed openapi_examples.json
+var openAPIExamples []byte
+
+// routeExamples returns the response examples by "METHOD path".
+func routeExamples() (map[string]OpenAPIExample, error) {
+	var out map[string]OpenAPIExample
+	if err := json.Unmarshal(openAPIExamples, &out); err != nil {
+		return nil, fmt.Errorf("openapi: openapi_examples.json: %w", err)
+	}
+	return out, nil
+}

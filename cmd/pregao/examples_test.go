@@ -13,9 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
 	"github.com/pregao/pregao/httpapi"
-	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
 // example is one documented request, with the first line of the answer
@@ -94,13 +92,7 @@ func TestDocsExamples(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("builds the scale-1 demo (make test runs it in its pass without -race)")
 	}
-	u := demo.Generate(1, 1)
-	d, err := ratios.Derive(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Derived = d
-	ds, err := engine.Build(u)
+	ds, err := demoDataset()
 	if err != nil {
 		t.Fatal(err)
 	}
