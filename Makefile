@@ -22,7 +22,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas
+.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -107,6 +107,14 @@ test:
 	$(GO) test -race -count=1 -timeout 15m ./...
 	$(GO) test -count=1 -run 'Alloc|DocsExamples|StreamedAnswerMemory' ./...
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# A Go client generated from the served OpenAPI document by a pinned
+# oapi-codegen (fetched through the module proxy), compiled and run
+# against the scale-1 demo: every operation called, every answer decoded,
+# no float32 field. Outside make test (about 30 s once the modules are
+# cached); CI runs it.
+client-test:
+	PREGAO_CLIENT_TEST=1 $(GO) test -count=1 -run TestGeneratedClient -v ./cmd/pregao
 
 # The importers at real size, outside make test: the demo market of
 # SCALE written as official files (generate --official), imported

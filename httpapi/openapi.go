@@ -57,8 +57,15 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 		op := operation(rt)
 		op["description"] = descs[rt.Method+" "+rt.Path]
 		if ex, ok := examples[rt.Method+" "+rt.Path]; ok {
-			json := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)
-			json["examples"] = map[string]any{"demo": map[string]any{"summary": ex.Summary, "value": ex.Value}}
+			media := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)
+			media["examples"] = map[string]any{"demo": map[string]any{"summary": ex.Summary, "value": ex.Value}}
+			if rb, ok := op["requestBody"].(map[string]any); ok && ex.Body != "" {
+				var body any
+				if err := json.Unmarshal([]byte(ex.Body), &body); err != nil {
+					return nil, fmt.Errorf("openapi: %s %s: example body: %w", rt.Method, rt.Path, err)
+				}
+				rb["content"].(map[string]any)["application/json"].(map[string]any)["example"] = body
+			}
 		}
 		item[strings.ToLower(rt.Method)] = op
 		if rt.Method == http.MethodGet {

@@ -242,7 +242,7 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: OpenAPIPath, Summary: "This document: the OpenAPI 3.1 description of the API (addition)", Root: true},
 	{Method: http.MethodGet, Path: docsPath, Summary: "The API reference page, rendered from this document, with Try it out (addition)", Root: true},
 	{Method: http.MethodGet, Path: routeDocsFile, Summary: "Files of the API reference page (addition)", Root: true,
-		Params: []Param{{Name: "file", In: InPath, Type: TypeString, Required: true, Desc: "swagger-ui-bundle.js, swagger-ui.css, init.js or favicon.svg"}}},
+		Params: []Param{{Name: "file", In: InPath, Type: TypeString, Required: true, Example: "init.js", Desc: "swagger-ui-bundle.js, swagger-ui.css, init.js or favicon.svg"}}},
 }
 
 // routes builds the router from routeTable. It panics only on a
