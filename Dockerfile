@@ -10,7 +10,7 @@
 # record them itself). The server is configured by PREGAO_* environment
 # variables, one per `pregao serve` flag.
 
-ARG GO_VERSION=1.26.8
+ARG GO_VERSION=1.26.10
 
 # build: a static binary (no cgo, so no libc), paths trimmed.
 FROM golang:${GO_VERSION}-bookworm AS build

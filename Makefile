@@ -22,7 +22,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test
+.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -39,7 +39,7 @@ dist:
 	@for p in $(DIST_PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; out=dist/pregao-$(DIST_VERSION)-$$os-$$arch; \
 		echo "$$out"; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $$out ./cmd/pregao || exit 1; \
+		GOTOOLCHAIN=$(RELEASE_GO) CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $$out ./cmd/pregao || exit 1; \
 	done
 	cd dist && $(SHA256SUM) pregao-* > SHA256SUMS
 	@cat dist/SHA256SUMS
@@ -209,6 +209,27 @@ fuzz:
 # gofmt, go vet and staticcheck (its default checks) at a pinned release,
 # fetched through the module proxy on first use: only Go is needed.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+# Known vulnerabilities in the code paths the module (and deploy/) reach:
+# govulncheck at a pinned release, against the Go vulnerability database
+# at a pinned commit (golang.org/x/vulndb's OSV files, indexed into
+# $(CACHE)/vulndb), both from the module proxy, so it needs no other host.
+# The standard library is checked as RELEASE_GO, the toolchain that
+# `make dist` and the Dockerfile build with (fetched through the proxy).
+GOVULNCHECK ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
+VULNDB      ?= golang.org/x/vulndb@v0.0.0-20261105234957-e22db6528018
+RELEASE_GO  ?= go1.26.10
+VULNDB_DIR  := $(CACHE)/vulndb-$(lastword $(subst @, ,$(VULNDB)))
+
+$(VULNDB_DIR):
+	@mkdir -p $(CACHE)
+	src=$$($(GO) mod download -json $(VULNDB) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p') \
+	 && rm -rf $@.tmp && $(GO) run golang.org/x/vulndb/cmd/indexdb@$(lastword $(subst @, ,$(VULNDB))) -vulns $$src/data/osv -out $@.tmp \
+	 && mv $@.tmp $@
+
+vulncheck: $(VULNDB_DIR)
+	GOTOOLCHAIN=$(RELEASE_GO) $(GO) run $(GOVULNCHECK) -db file://$(abspath $(VULNDB_DIR)) ./...
+	cd deploy && GOTOOLCHAIN=$(RELEASE_GO) $(GO) run $(GOVULNCHECK) -db file://$(abspath $(VULNDB_DIR)) ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi

@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -156,14 +157,24 @@ func TestDockerfile(t *testing.T) {
 		}
 	}
 
-	// The builder's Go is the go.mod's.
+	// The builder's Go is the release toolchain (RELEASE_GO of the
+	// Makefile, the one make dist builds with and make vulncheck checks
+	// the standard library as), at least the go.mod's.
 	gomod, err := os.ReadFile("../../go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
+	makefile, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
 	gover := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(gomod)
-	if gover == nil || args["GO_VERSION"] != string(gover[1]) {
-		t.Errorf("ARG GO_VERSION=%q, go.mod says go %s", args["GO_VERSION"], gover[1])
+	release := regexp.MustCompile(`(?m)^RELEASE_GO\s*\?=\s*go(\S+)$`).FindSubmatch(makefile)
+	if gover == nil || release == nil || args["GO_VERSION"] != string(release[1]) {
+		t.Errorf("ARG GO_VERSION=%q, the Makefile's RELEASE_GO %q", args["GO_VERSION"], release)
+	}
+	if gover != nil && release != nil && !versionAtLeast(string(release[1]), string(gover[1])) {
+		t.Errorf("RELEASE_GO go%s is older than go.mod's go %s", release[1], gover[1])
 	}
 	if !strings.HasPrefix(byName["build"].base, "golang:${GO_VERSION}") {
 		t.Errorf("build stage FROM %s: want golang:${GO_VERSION}...", byName["build"].base)
@@ -372,4 +383,23 @@ func TestSystemdUnit(t *testing.T) {
 	if len(u["Unit"]["Description"]) == 0 || !slices.Contains(u["Install"]["WantedBy"], "multi-user.target") {
 		t.Errorf("[Unit] Description and [Install] WantedBy=multi-user.target: %v %v", u["Unit"], u["Install"])
 	}
+}
+
+// versionAtLeast reports whether the dotted version a (1.26.10) is b or
+// later, number by number.
+func versionAtLeast(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(as), len(bs)); i++ {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			return x > y
+		}
+	}
+	return true
 }
