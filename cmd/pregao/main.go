@@ -39,6 +39,7 @@ func commands() []command {
 		{"import", "turn official B3/CVM files into a source bundle", runImport, false},
 		{"fetch", "download official B3/CVM files into a folder", runFetch, false},
 		{"update", "fetch, import and build in one step: yesterday's files into a new snapshot", runUpdate, false},
+		{"healthcheck", "exit 0 when a running server is ready (/readyz answers 200), 1 otherwise", runHealthcheck, false},
 		{"version", "print the version and build information (also --version)", runVersion, false},
 	}
 }
@@ -64,6 +65,9 @@ func mainStatus(args []string, stdout, stderr io.Writer) int {
 	if err := run(ctx, args, stdout, stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, "pregao:", err)
+		}
+		if es := (*exitStatus)(nil); errors.As(err, &es) {
+			return es.status
 		}
 		return 2
 	}
@@ -101,7 +105,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: pregao <command> [flags]\n\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'pregao <command> -h' for a command's flags.")
 }
