@@ -45,6 +45,24 @@ func BuildFromBundleContext(ctx context.Context, dir, out string, opt WriteOptio
 	if err != nil {
 		return Header{}, err
 	}
+	return buildUniverse(ctx, u, out, opt)
+}
+
+// BuildFromUniverseContext is BuildFromBundleContext for a universe
+// already in memory (the demo generator's, without a bundle written and
+// read back): the same checks, derivation and file as the bundle of u
+// would give. It consumes u: its source kinds are released as they are
+// encoded, so the caller must not use u afterwards. u.Derived is
+// replaced, and its entity slices sorted into the bundle's canonical
+// order (bundle.Canonicalize).
+func BuildFromUniverseContext(ctx context.Context, u *engine.Universe, out string, opt WriteOptions) (Header, error) {
+	bundle.Canonicalize(u)
+	return buildUniverse(ctx, u, out, opt)
+}
+
+// buildUniverse builds the snapshot of the canonical universe u into out
+// (see BuildFromBundleContext).
+func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt WriteOptions) (Header, error) {
 	if err := ctx.Err(); err != nil {
 		return Header{}, err
 	}

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,5 +94,30 @@ func TestBuildFromBadBundle(t *testing.T) {
 	}
 	if _, err := BuildFromBundle(filepath.Join(dir, "absent"), out, WriteOptions{}); err == nil {
 		t.Error("missing bundle: no error")
+	}
+}
+
+// A universe built in memory gives the bytes its bundle gives: the demo
+// can be generated straight into a snapshot (pregao generate --snapshot).
+func TestBuildFromUniverseIsTheBundles(t *testing.T) {
+	sz := demo.Size{Companies: 3, SponsoredBDRs: 1, FIIs: 2, ETFs: 1, IntradayTickers: 2, IntradaySessions: 2, ReportsFrom: 2024, FundReportsFrom: 2025, EventsFrom: 2025}
+	dir := filepath.Join(t.TempDir(), "bundle")
+	if err := bundle.Write(dir, demo.GenerateSize(3, sz), bundle.WriteOptions{Compression: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	viaBundle := filepath.Join(t.TempDir(), "b.snap")
+	if _, err := BuildFromBundle(dir, viaBundle, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	direct := filepath.Join(t.TempDir(), "u.snap")
+	if _, err := BuildFromUniverseContext(context.Background(), demo.GenerateSize(3, sz), direct, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(viaBundle)
+	b, _ := os.ReadFile(direct)
+	if len(a) == 0 || string(a) != string(b) {
+		ua, _, _ := ReadFile(viaBundle)
+		ub, _, _ := ReadFile(direct)
+		t.Errorf("the universe's snapshot (%d bytes) differs from its bundle's (%d bytes) at %s", len(b), len(a), diff(ua, ub))
 	}
 }

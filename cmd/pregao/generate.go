@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/demo"
 	"github.com/pregao/pregao/snapshot/ingest/negocios"
@@ -38,6 +39,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	off := fs.String("official", "", "write the official B3 and CVM files of the universe into this directory instead of a bundle (then: pregao update --no-fetch --dir DIR)")
 	comp := fs.String("compression", "zstd", "file compression: zstd, gzip or none")
 	force := fs.Bool("force", false, "with --out: "+forceUsage)
+	snap := fs.String("snapshot", "", "write the universe straight into this snapshot file (derived ratios included, as build would), without a bundle")
 	hold := fs.String("hold-back-session", "", "write the bundle without its last session, and that session into this directory as B3's trade file (YYYYMMDD_NEGOCIOSAVISTA.zip), for the replay feed")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -45,12 +47,18 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if fs.NArg() > 0 {
 		return fmt.Errorf("generate: unexpected argument %q", fs.Arg(0))
 	}
-	if *out == "" && *off == "" {
-		fs.Usage()
-		return errors.New("generate: --out or --official is required")
+	given := 0
+	for _, v := range []string{*out, *off, *snap} {
+		if v != "" {
+			given++
+		}
 	}
-	if *out != "" && *off != "" {
-		return errors.New("generate: give --out or --official, not both")
+	if given == 0 {
+		fs.Usage()
+		return errors.New("generate: --out, --official or --snapshot is required")
+	}
+	if given > 1 {
+		return errors.New("generate: give one of --out, --official and --snapshot")
 	}
 	if *hold != "" && *out == "" {
 		return errors.New("generate: --hold-back-session needs --out (the bundle without the session)")
@@ -87,6 +95,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// the bundle folder is left as it was, official files are each
 	// written whole or not at all.
 	what := "no bundle written, " + *out + " is as it was"
+	if *snap != "" {
+		what = "no snapshot written, " + *snap + " is as it was"
+	}
 	if *off != "" {
 		what = "the official files written so far are whole, the others not written"
 	}
@@ -96,6 +107,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		tGen, tWrite time.Duration
 		st           *official.Stats
 		held         string
+		counts       *demo.Counts
+		asOf         time.Time
 	)
 	err := untilDone(ctx, "generate", what, stopGrace, stderr, func(ctx context.Context) (err error) {
 		t0 := time.Now()
@@ -113,6 +126,15 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		defer func() { tWrite = time.Since(t1) }()
 		if *off != "" {
 			st, err = official.WriteContext(ctx, *off, u, official.Options{Meter: meter})
+			return err
+		}
+		if *snap != "" {
+			// The bundle's checks, derivation and bytes, without writing
+			// and reading it back (see snapshot.BuildFromUniverseContext).
+			c := demo.Count(u)
+			counts, asOf = &c, u.Meta.AsOf
+			_, err = snapshot.BuildFromUniverseContext(ctx, u, *snap, snapshot.WriteOptions{Level: snapshot.DefaultLevel, Progress: prog})
+			u = nil
 			return err
 		}
 		wopt.Meter = meter
@@ -143,14 +165,24 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		printOfficial(stdout, *off, *seed, *scale, u, st, tGen, tWrite)
 		return nil
 	}
-	c := demo.Count(u)
-	fmt.Fprintf(stdout, "demo universe seed=%d scale=%d as_of=%s\n", *seed, *scale, u.Meta.AsOf.Format(time.RFC3339))
+	if counts == nil {
+		c := demo.Count(u)
+		counts = &c
+		asOf = u.Meta.AsOf
+	}
+	c := *counts
+	fmt.Fprintf(stdout, "demo universe seed=%d scale=%d as_of=%s\n", *seed, *scale, asOf.Format(time.RFC3339))
 	fmt.Fprintf(stdout, "  sectors %d, companies %d, securities %d, renames %d, indexes %d\n",
 		c.Sectors, c.Companies, c.Securities, c.Renames, c.Indexes)
 	fmt.Fprintf(stdout, "  daily series %d (%d rows), intraday series %d (%d rows)\n", c.Daily, c.DailyRows, c.Intraday, c.IntradayRows)
 	fmt.Fprintf(stdout, "  reports %d (%d accounts), shares %d, cash actions %d, share actions %d\n",
 		c.Reports, c.Accounts, c.Shares, c.CashActions, c.ShareActions)
 	fmt.Fprintf(stdout, "  fund reports %d, insider reports %d, documents %d\n", c.FundReports, c.InsiderReports, c.Documents)
+	if *snap != "" {
+		fmt.Fprintf(stdout, "generated in %v, snapshot %s written in %v\n",
+			tGen.Round(time.Millisecond), *snap, tWrite.Round(time.Millisecond))
+		return nil
+	}
 	fmt.Fprintf(stdout, "generated in %v, written to %s (%s) in %v\n",
 		tGen.Round(time.Millisecond), *out, *comp, tWrite.Round(time.Millisecond))
 	fmt.Fprint(stdout, held)

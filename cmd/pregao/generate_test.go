@@ -23,8 +23,9 @@ func TestRunGenerateFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no out", []string{"--seed", "1"}, "--out or --official is required"},
-		{"out and official", []string{"--out", t.TempDir(), "--official", t.TempDir()}, "not both"},
+		{"no out", []string{"--seed", "1"}, "--out, --official or --snapshot is required"},
+		{"out and official", []string{"--out", t.TempDir(), "--official", t.TempDir()}, "give one of"},
+		{"out and snapshot", []string{"--out", t.TempDir(), "--snapshot", t.TempDir() + "/s.snap"}, "give one of"},
 		{"bad compression", []string{"--out", t.TempDir(), "--compression", "lz4"}, "unknown --compression"},
 		{"bad scale", []string{"--out", t.TempDir(), "--scale", "0"}, "--scale must be"},
 		{"extra argument", []string{"--out", t.TempDir(), "extra"}, "unexpected argument"},
@@ -223,5 +224,36 @@ func TestGenerateRefusesForeignFolder(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(out); len(ents) != 1 {
 		t.Errorf("the folder holds %d entries, want thesis.tex alone", len(ents))
+	}
+}
+
+// generate --snapshot writes the snapshot that generate --out and build
+// give, byte for byte, with a short summary (make run's demo).
+func TestGenerateSnapshot(t *testing.T) {
+	defer func(f func(int) demo.Size) { scaleSize = f }(scaleSize)
+	scaleSize = func(int) demo.Size {
+		return demo.Size{Companies: 6, SponsoredBDRs: 1, FIIs: 2, ETFs: 1, IntradayTickers: 2, IntradaySessions: 2,
+			ReportsFrom: 2025, FundReportsFrom: 2026, EventsFrom: 2026, HistoryFrom: 2025}
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	direct := filepath.Join(dir, "direct.snap")
+	if err := runGenerate(context.Background(), []string{"--seed", "2", "--snapshot", direct}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "snapshot "+direct+" written in") || strings.Count(out.String(), "\n") > 8 {
+		t.Errorf("summary:\n%s", out.String())
+	}
+	if err := runGenerate(context.Background(), []string{"--seed", "2", "--out", filepath.Join(dir, "bundle")}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	built := filepath.Join(dir, "built.snap")
+	if err := runBuild(context.Background(), []string{"--from", filepath.Join(dir, "bundle"), "--out", built}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(direct)
+	b, _ := os.ReadFile(built)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("generate --snapshot wrote %d bytes, generate and build %d: not the same file", len(a), len(b))
 	}
 }
