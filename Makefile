@@ -22,7 +22,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck
+.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -51,36 +51,55 @@ docker:
 docker-demo:
 	docker build --target demo --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg SEED=$(SEED) --build-arg SCALE=$(SCALE) -t pregao:demo .
 
-# Generate and build the demo snapshot once (cached in .cache/, git-ignored).
+# Generate the demo snapshot once (cached in .cache/, git-ignored), straight
+# from the generator (generate --snapshot: no bundle written and read back).
 # A cached snapshot this binary cannot read (an older snapshot format) is
-# generated and built again.
+# generated again. Its summary goes to $(DEMO_DIR)/generate.log (V=1: here).
 demo: build
 	@if ! $(BIN) inspect $(DEMO_SNAP) >/dev/null 2>&1; then \
 		set -e; rm -rf $(DEMO_DIR); mkdir -p $(DEMO_DIR); \
-		echo "$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(DEMO_DIR)/bundle"; \
-		$(BIN) generate --seed $(SEED) --scale $(SCALE) --out $(DEMO_DIR)/bundle; \
-		echo "$(BIN) build --from $(DEMO_DIR)/bundle --out $(DEMO_SNAP)"; \
-		$(BIN) build --from $(DEMO_DIR)/bundle --out $(DEMO_SNAP); \
+		echo "$(BIN) generate --seed $(SEED) --scale $(SCALE) --snapshot $(DEMO_SNAP)"; \
+		$(BIN) generate --seed $(SEED) --scale $(SCALE) --snapshot $(DEMO_SNAP) $(if $(V),,> $(DEMO_DIR)/generate.log); \
 	fi
 
 # A demo API key: the keys file keeps only its SHA-256 digest; the key itself
 # is kept in .cache/demo.key so that `make run` can print it every time.
 $(DEMO_KEY): | build
 	@mkdir -p $(CACHE)
-	$(BIN) keys add --file $(KEYS) --name demo --plan delayed > $(DEMO_KEY)
+	@$(BIN) keys add --file $(KEYS) --name demo --plan delayed > $(DEMO_KEY)
 
+# Serve the demo; once it answers, print the key, the reference page and
+# commands to paste (make run-banner), and nothing after them: the
+# server's log goes to $(SERVE_LOG) (V=1: here). Ctrl-C stops the server.
+SERVE_LOG := $(CACHE)/serve.log
 run: demo $(DEMO_KEY)
-	@echo
-	@echo "API key (plan delayed): $$(cat $(DEMO_KEY))"
-	@echo "Try:"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV   (members and reductor)"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/companies/ABEV3/corporate-actions"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' -d '{\"tickers\":[\"LITA3\",\"LITA11\",\"NORG33\"],\"type\":\"current\"}' http://$(ADDR)$(PREFIX)/quotes"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' 'http://$(ADDR)$(PREFIX)/quotes/CAJT3?type=historical&start_date=2025-02-10&end_date=2025-02-17&adjusted=true'"
-	@echo "  (more demo tickers to try: README.md)"
-	@echo
-	$(BIN) serve --snapshot $(DEMO_SNAP) --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot
+	@$(BIN) serve --snapshot $(DEMO_SNAP) --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot $(if $(V),,2> $(SERVE_LOG)) & pid=$$!; \
+	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; exit 0' INT TERM; \
+	if ! $(BIN) healthcheck --quiet --wait 300s --url http://$(ADDR)/readyz || ! kill -0 $$pid 2>/dev/null; then \
+		kill -TERM $$pid 2>/dev/null; wait $$pid; $(if $(V),,tail -20 $(SERVE_LOG);) exit 1; \
+	fi; \
+	$(MAKE) -s --no-print-directory run-banner; \
+	wait $$pid
+
+# What make run prints once the server answers. Every command runs as
+# pasted in bash and zsh (TestRunPrintedCommands runs them).
+run-banner:
+	@key=$$(cat $(DEMO_KEY)); \
+	echo; \
+	echo "Serving the demo (seed $(SEED), scale $(SCALE)) on http://$(ADDR); Ctrl-C stops it."; \
+	echo "Its log: $(SERVE_LOG). More demo tickers to try: README.md."; \
+	echo; \
+	echo "API key (plan delayed): $$key"; \
+	echo "API reference, with Try it out: http://$(ADDR)/docs"; \
+	echo; \
+	echo "Try, in bash or zsh:"; \
+	echo; \
+	echo "KEY=$$key"; \
+	echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5'"; \
+	echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/indexes/IBOV'"; \
+	echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/companies/PAME3/corporate-actions'"; \
+	echo "curl -s -H \"Authorization: Bearer \$$KEY\" -d '{\"tickers\":[\"LITA3\",\"LITA11\",\"NORG33\"],\"type\":\"current\"}' 'http://$(ADDR)$(PREFIX)/quotes'"; \
+	echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/quotes/CAJT3?type=historical&start_date=2025-02-10&end_date=2025-02-17&adjusted=true'"
 
 # Build a snapshot from the real official sample files in testdata/real and serve it.
 run-real: build $(DEMO_KEY)
@@ -89,11 +108,12 @@ run-real: build $(DEMO_KEY)
 	$(BIN) build --from $(REAL_DIR)/bundle --out $(REAL_DIR)/real.snap
 	@echo
 	@echo "API key (plan delayed): $$(cat $(DEMO_KEY))"
-	@echo "Try (the sample's quotes end on 2022-02-04):"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/quotes/PETR4?type=current"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/indexes/IBOV   (members and reductor)"
-	@echo "  curl -s -H 'Authorization: Bearer $$(cat $(DEMO_KEY))' http://$(ADDR)$(PREFIX)/companies/ABEV3/corporate-actions"
+	@echo "Try (the sample's quotes end on 2022-02-04), in bash or zsh:"
+	@echo
+	@echo "KEY=$$(cat $(DEMO_KEY))"
+	@echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/quotes/PETR4?type=current'"
+	@echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5'"
+	@echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/indexes/IBOV'"
 	@echo
 	$(BIN) serve --snapshot $(REAL_DIR)/real.snap --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot
 
