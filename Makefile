@@ -15,14 +15,15 @@ FUZZTIME ?= 20s
 # Cap the minimization of a new interesting input, so that the fuzz time
 # goes to fuzzing (Go's default of 60s can take a target's whole budget).
 FUZZMINTIME ?= 5s
-# The version `pregao version` reports: the nearest tag, commits since, the
-# commit and -dirty for uncommitted changes. Empty outside a git checkout:
-# the binary then reports its module version or "devel".
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+# The version `pregao version` reports: the nearest release tag (vX.Y.Z),
+# commits since, the commit and -dirty for uncommitted changes; before any
+# tag, the binary reports v0.0.0-devel+COMMIT. Empty outside a git
+# checkout: the binary then reports its module version or "devel".
+VERSION  ?= $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/dev/null)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner
+.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner release release-check
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -40,6 +41,32 @@ dist:
 		os=$${p%/*}; arch=$${p#*/}; out=dist/pregao-$(DIST_VERSION)-$$os-$$arch; \
 		echo "$$out"; \
 		GOTOOLCHAIN=$(RELEASE_GO) CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $$out ./cmd/pregao || exit 1; \
+	done
+	cd dist && $(SHA256SUM) pregao-* > SHA256SUMS
+	@cat dist/SHA256SUMS
+
+# A release, from a clean checkout of its tag (git tag -a v0.1.0; make
+# release): dist's binaries (built by RELEASE_GO), a CycloneDX SBOM of
+# each (pregao-VERSION-OS-ARCH.cdx.json, the modules and Go version its
+# build info records, by cyclonedx-gomod at a pinned release from the
+# module proxy) and SHA256SUMS of them all. Refused (release-check) for a
+# dirty tree, a version that is not a release tag, or one CHANGELOG.md has
+# no section for.
+CYCLONEDX ?= github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+release-check:
+	@case "$(VERSION)" in \
+		v[0-9]*.[0-9]*.[0-9]*-*|*-dirty|"") echo "release: version '$(VERSION)' is not a clean release tag (git tag -a vX.Y.Z first)"; exit 1;; \
+		v[0-9]*.[0-9]*.[0-9]*) ;; \
+		*) echo "release: version '$(VERSION)' is not vX.Y.Z"; exit 1;; \
+	esac
+	@v="$(VERSION)"; grep -q "^## \[$${v#v}\] - " CHANGELOG.md || { echo "release: CHANGELOG.md has no section ## [$${v#v}] - DATE"; exit 1; }
+
+release: release-check
+	$(MAKE) --no-print-directory dist
+	@for f in dist/pregao-$(VERSION)-*; do \
+		case "$$f" in *.cdx.json) continue;; esac; \
+		echo "$$f.cdx.json"; \
+		$(GO) run $(CYCLONEDX) bin -json -output "$$f.cdx.json" -version $(VERSION) "$$f" || exit 1; \
 	done
 	cd dist && $(SHA256SUM) pregao-* > SHA256SUMS
 	@cat dist/SHA256SUMS

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path"
 	"regexp"
 	"slices"
@@ -402,4 +403,35 @@ func versionAtLeast(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// make release-check accepts a clean release tag that CHANGELOG.md has a
+// section for (v0.1.0), and refuses a dirty tree, a bare commit and a
+// version without a section; make release runs it, then builds the
+// binaries, an SBOM of each and the checksums.
+func TestReleaseTarget(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	check := func(version string, ok bool, want string) {
+		t.Helper()
+		out, err := exec.Command("make", "-s", "--no-print-directory", "-C", "../..", "release-check", "VERSION="+version).CombinedOutput()
+		if (err == nil) != ok || !strings.Contains(string(out), want) {
+			t.Errorf("make release-check VERSION=%s: %v %q", version, err, out)
+		}
+	}
+	check("v0.1.0", true, "")
+	check("v0.1.0-dirty", false, "not a clean release tag")
+	check("v0.1.0-3-gddf5ca1", false, "not a clean release tag")
+	check("ddf5ca1", false, "not vX.Y.Z")
+	check("v9.9.9", false, "CHANGELOG.md has no section ## [9.9.9]")
+	out, err := exec.Command("make", "-n", "--no-print-directory", "-C", "../..", "release", "VERSION=v0.1.0").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n release: %v\n%s", err, out)
+	}
+	for _, want := range []string{"CHANGELOG.md", "cyclonedx-gomod", "SHA256SUMS", "GOTOOLCHAIN="} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("make release does not run %s:\n%s", want, out)
+		}
+	}
 }

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -49,7 +51,7 @@ type buildInfo struct {
 // and later); otherwise "devel". The revision is the recorded one, else
 // the stamped one.
 func readBuild(stampedVersion, stampedRevision string, bi *debug.BuildInfo) buildInfo {
-	b := buildInfo{Version: stampedVersion, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	b := buildInfo{Version: semanticVersion(stampedVersion), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi != nil {
 		b.Module, b.ModuleVersion = bi.Main.Path, bi.Main.Version
 		if bi.GoVersion != "" {
@@ -76,6 +78,29 @@ func readBuild(stampedVersion, stampedRevision string, bi *debug.BuildInfo) buil
 		b.Version = "devel"
 	}
 	return b
+}
+
+// semverRE matches a semantic version with Go's leading v: vMAJOR.MINOR.PATCH,
+// then an optional pre-release and build metadata (semver.org 2.0.0).
+var semverRE = regexp.MustCompile(`^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+
+// semanticVersion returns the stamped version v as a semantic version:
+// v itself when it is one (a tag, v0.1.0, or git describe past it,
+// v0.1.0-3-gddf5ca1-dirty); a bare commit (git describe of a history
+// without a release tag: ddf5ca1, ddf5ca1-dirty) as the pre-release
+// v0.0.0-devel with the commit as build metadata, v0.0.0-devel+ddf5ca1;
+// "" as "".
+func semanticVersion(v string) string {
+	if v == "" || semverRE.MatchString(v) {
+		return v
+	}
+	meta := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '.' {
+			return r
+		}
+		return '-'
+	}, strings.TrimPrefix(v, "v"))
+	return "v0.0.0-devel+" + strings.Trim(meta, ".")
 }
 
 // currentBuild returns the running binary's buildInfo, read once.

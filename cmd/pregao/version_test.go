@@ -49,6 +49,7 @@ func TestReadBuild(t *testing.T) {
 			buildInfo{Version: "v1.2.3", Module: module, ModuleVersion: "(devel)", Revision: "0123abcd", GoVersion: "go1.99.1"}},
 		{"no build info", "", "", nil, buildInfo{Version: "devel", GoVersion: runtime.Version()}},
 		{"no build info, stamped", "v2.0.0", "0123abcd", nil, buildInfo{Version: "v2.0.0", Revision: "0123abcd", GoVersion: runtime.Version()}},
+		{"stamped commit before any tag", "ddf5ca1-dirty", "", nil, buildInfo{Version: "v0.0.0-devel+ddf5ca1-dirty", GoVersion: runtime.Version()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.want.Platform = runtime.GOOS + "/" + runtime.GOARCH
@@ -222,5 +223,28 @@ func TestStaticStampedBuild(t *testing.T) {
 	}
 	if got := settings["vcs.revision"]; got == "" && !strings.Contains(string(out), "  revision:  "+rev+"\n") {
 		t.Errorf("--version without the stamped revision: %s", out)
+	}
+}
+
+// pregao version prints a semantic version whatever git describe gave.
+func TestSemanticVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                        "",
+		"v0.1.0":                  "v0.1.0",
+		"v0.1.0-3-gddf5ca1":       "v0.1.0-3-gddf5ca1",
+		"v0.1.0-3-gddf5ca1-dirty": "v0.1.0-3-gddf5ca1-dirty",
+		"v1.0.0-rc.1+build.5":     "v1.0.0-rc.1+build.5",
+		"ddf5ca1":                 "v0.0.0-devel+ddf5ca1",
+		"ddf5ca1-dirty":           "v0.0.0-devel+ddf5ca1-dirty",
+		"v0.1":                    "v0.0.0-devel+0.1",
+		"release/2026 11":         "v0.0.0-devel+release-2026-11",
+	} {
+		got := semanticVersion(in)
+		if got != want {
+			t.Errorf("semanticVersion(%q) = %q, want %q", in, got, want)
+		}
+		if got != "" && !semverRE.MatchString(got) {
+			t.Errorf("semanticVersion(%q) = %q: not a semantic version", in, got)
+		}
 	}
 }
