@@ -266,6 +266,7 @@ func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.P
 	q := c.query(r)
 	from, to := q.dayRange()
 	st := q.enum("stock_type")
+	pg := pager{w: readWindow(&q)}
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -283,7 +284,7 @@ func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.P
 		if st != "" && class != st && !(unitLike(st) && unitLike(class)) {
 			continue
 		}
-		if res.Kind == engine.ByTicker && class != res.Class && sa.ISIN != res.Asset.ISIN {
+		if res.Kind == engine.ByTicker && class != res.Class && sa.ISIN != res.Asset.ISIN || !pg.take() {
 			continue
 		}
 		if n > 0 {
@@ -292,6 +293,7 @@ func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.P
 		n++
 		dst = appendShareAction(dst, sa)
 	}
+	c.setTotal(pg.total)
 	return append(dst, ']'), nil
 }
 

@@ -365,7 +365,7 @@ func (a *API) lookupKept(c *call, r *http.Request, keyBody []byte) bool {
 		return false
 	}
 	if e.ans.total != nil {
-		o.setTotal(e.ans.total)
+		c.sendTotal(e.ans.total)
 	}
 	o.cached, o.held = &e.ans, e
 	a.m.answerHits.Inc()

@@ -373,6 +373,7 @@ func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, m
 func (a *API) sharesHistory(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	q := c.query(r)
 	from, to := q.dayRange()
+	pg := pager{w: readWindow(&q)}
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -383,7 +384,7 @@ func (a *API) sharesHistory(c *call, dst []byte, r *http.Request, ps httprouter.
 	dst = append(dst, '[')
 	n := 0
 	for _, s := range res.Issuer.Shares {
-		if from.Valid() && s.Date < from || to.Valid() && s.Date > to {
+		if from.Valid() && s.Date < from || to.Valid() && s.Date > to || !pg.take() {
 			continue
 		}
 		if n > 0 {
@@ -398,6 +399,7 @@ func (a *API) sharesHistory(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = appendInt(dst, s.Preferred)
 		dst = append(dst, '}')
 	}
+	c.setTotal(pg.total)
 	return append(dst, ']'), nil
 }
 
@@ -459,6 +461,7 @@ func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	}
 	trade := q.enum("trade")
 	group := strings.ToUpper(strings.TrimSpace(q.str("group_id")))
+	pg := pager{w: readWindow(&q)}
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -484,6 +487,9 @@ func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		}
 		if (trade != "" || group != "") && !slices.ContainsFunc(ir.Movements, func(m engine.InsiderMove) bool { return movePass(&m) }) {
 			continue // the movement filters leave the report empty
+		}
+		if !pg.take() {
+			continue
 		}
 		if n > 0 {
 			dst = append(dst, ',')
@@ -530,6 +536,7 @@ func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		dst = appendSources(dst, ir.Sources)
 		dst = append(dst, '}')
 	}
+	c.setTotal(pg.total)
 	return append(dst, ']'), nil
 }
 
@@ -540,8 +547,7 @@ func (a *API) documents(c *call, dst []byte, r *http.Request, ps httprouter.Para
 	cat := q.str("category")
 	start, end := q.dayRange()
 	pub := q.timestamp("publish_date")
-	limit := q.integer("limit")
-	offset := q.integer("offset")
+	pg := pager{w: readWindow(&q)}
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -550,20 +556,13 @@ func (a *API) documents(c *call, dst []byte, r *http.Request, ps httprouter.Para
 		return nil, err
 	}
 	dst = append(dst, '[')
-	n, skipped := 0, 0
+	n := 0
 	for _, d := range res.Issuer.Documents {
 		pd := engine.DateOf(d.PublishDate)
 		if cat != "" && !strings.EqualFold(d.Category, cat) ||
 			start.Valid() && pd < start || end.Valid() && pd > end ||
-			!pub.IsZero() && !d.PublishDate.After(pub) {
+			!pub.IsZero() && !d.PublishDate.After(pub) || !pg.take() {
 			continue
-		}
-		if skipped < offset {
-			skipped++
-			continue
-		}
-		if n == limit {
-			break
 		}
 		if n > 0 {
 			dst = append(dst, ',')
@@ -589,5 +588,6 @@ func (a *API) documents(c *call, dst []byte, r *http.Request, ps httprouter.Para
 		dst = appendSource(dst, &d.Source)
 		dst = append(dst, '}')
 	}
+	c.setTotal(pg.total)
 	return append(dst, ']'), nil
 }

@@ -230,7 +230,7 @@ func cachedList(c *call, dst []byte, slot *atomic.Pointer[cachedAnswer], enc fun
 		slot.Store(a)
 	}
 	c.out.cached = a
-	c.out.setTotal(a.total) // shared: no allocation per request
+	c.sendTotal(a.total) // shared: no allocation per request (unless paged: Link)
 	return dst
 }
 

@@ -16,7 +16,7 @@ import (
 var (
 	corsMethods  = []string{"GET, HEAD, POST, OPTIONS"}
 	corsHeaders  = []string{"Authorization, Content-Type, If-None-Match, X-Request-Id"}
-	corsExpose   = []string{"ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id"}
+	corsExpose   = []string{"ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, X-Total-Count, Link"}
 	corsMaxAge   = []string{"600"}
 	corsWildcard = []string{"*"}
 )

@@ -14,18 +14,25 @@ import (
 // indexList serves GET /indexes (addition): every index of the snapshot,
 // by symbol, with its portfolio date and member count.
 func (a *API) indexList(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
-	if q := c.query(r); q.err() != nil {
+	q := c.query(r)
+	pg := pager{w: readWindow(&q)}
+	if q.err() != nil {
 		return nil, q.err()
 	}
 	ixs := c.ds.Indexes()
 	dst = append(dst, '[')
+	n := 0
 	for i := range ixs {
-		ix := &ixs[i]
-		if i > 0 {
+		if !pg.take() {
+			continue
+		}
+		if n > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(appendIndexHead(dst, ix), '}')
+		n++
+		dst = append(appendIndexHead(dst, &ixs[i]), '}')
 	}
+	c.setTotal(pg.total)
 	return append(dst, ']'), nil
 }
 

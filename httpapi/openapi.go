@@ -108,6 +108,7 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 				"Last-Modified":   map[string]any{"description": "when the served snapshot was built", "schema": map[string]any{"type": "string"}},
 				"X-Total-Count":   map[string]any{"description": "items of the whole list, before limit and offset", "schema": map[string]any{"type": "integer", "format": "int64"}},
 				"X-Live-Next-Seq": map[string]any{"description": "the seq the next batch of the push feed must carry", "schema": map[string]any{"type": "integer", "format": "int64"}},
+				"Link":            map[string]any{"description": "the list's other pages (RFC 8288): the same request with offset moved, as rel=\"next\" (when items follow), rel=\"prev\" (when some precede), rel=\"first\" and rel=\"last\"; absent when the answer is the whole list", "schema": map[string]any{"type": "string"}},
 			},
 		},
 	}
@@ -273,10 +274,15 @@ func operation(rt *Route) map[string]any {
 	case rt.Admin:
 		ok["headers"] = map[string]any{"X-Live-Next-Seq": map[string]any{"$ref": "#/components/headers/X-Live-Next-Seq"}}
 	case !rt.Root:
-		ok["headers"] = map[string]any{
+		hd := map[string]any{
 			"ETag":          map[string]any{"$ref": "#/components/headers/ETag"},
 			"Last-Modified": map[string]any{"$ref": "#/components/headers/Last-Modified"},
 		}
+		if paginated(rt) {
+			hd["X-Total-Count"] = map[string]any{"$ref": "#/components/headers/X-Total-Count"}
+			hd["Link"] = map[string]any{"$ref": "#/components/headers/Link"}
+		}
+		ok["headers"] = hd
 	}
 	resp := map[string]any{"200": ok}
 	if rt.Root {
@@ -316,6 +322,17 @@ func operation(rt *Route) map[string]any {
 	}
 	op["responses"] = resp
 	return op
+}
+
+// paginated reports whether rt is a list that takes limit and offset (its
+// answers carry X-Total-Count and Link).
+func paginated(rt *Route) bool {
+	for _, p := range rt.Params {
+		if p.Name == "offset" && p.In == InQuery {
+			return true
+		}
+	}
+	return false
 }
 
 // operationID is a stable camel-case name: getCompaniesIdRatios.

@@ -287,6 +287,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	if n == 0 {
 		return nil, notFound("no indicator found for fund %q with these parameters", ps.ByName("id"))
 	}
+	c.setTotal(seen) // the points of every page, in answer order
 	return append(dst, '}'), nil
 }
 
@@ -295,11 +296,20 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 func (a *API) catalog(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
 	q := c.query(r)
 	kind := q.enum("kind")
+	w := readWindow(&q)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
 	slot := &a.info(c.ds).catalogBody[slices.Index(catalogKinds, kind)]
-	return cachedBody(c, dst, slot, func(dst []byte) []byte { return appendCatalog(dst, c.ds.Catalog(), kind) }), nil
+	return cachedWindow(c, dst, slot, w, func(dst []byte) ([]byte, int) {
+		n := 0
+		for _, ind := range c.ds.Catalog() {
+			if kind == "" || ind.Kind == kind {
+				n++
+			}
+		}
+		return appendCatalog(dst, c.ds.Catalog(), kind), n
+	}), nil
 }
 
 // catalogKinds are the values of the catalog's kind parameter ("" for

@@ -107,7 +107,7 @@ var ratiosParams = []Param{
 // declarations, so a parameter a handler accepts is necessarily here.
 var routeTable = []Route{
 	{Method: http.MethodGet, Path: routeIndexes, Summary: "Every index of the snapshot: symbol, name, portfolio date and member count (addition)",
-		Response: "IndexList", serve: (*API).indexList},
+		Params: []Param{listLimit, listOffset}, Response: "IndexList", serve: (*API).indexList},
 	{Method: http.MethodGet, Path: routeIndex, Summary: "An index's portfolio: members with weight and theoretical quantity (addition)",
 		Params: []Param{pathIndexSymbol}, Response: "IndexPortfolio", serve: (*API).indexPortfolio},
 	{Method: http.MethodGet, Path: routeHighs, Summary: "Members of an index with the highest variation of the session the plan sees",
@@ -184,6 +184,7 @@ var routeTable = []Route{
 			{Name: "start_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events whose prior_ex_date is on or after this day"},
 			{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events whose prior_ex_date is on or before this day"},
 			{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: shareActionClasses, Desc: "keep events of this share class (UNIT and FUND_UNIT match each other)"},
+			listLimit, listOffset,
 		}, Response: "ShareCorporateActions", serve: (*API).shareActions},
 	{Method: http.MethodGet, Path: routeInsider, Summary: "A company's monthly insider-trading reports, newest reference month first",
 		Params: []Param{
@@ -194,6 +195,7 @@ var routeTable = []Route{
 			{Name: "month", In: InQuery, Type: TypeString, Pattern: `^\d{4}-\d{2}$`, Desc: "keep the reports of this reference month, YYYY-MM (addition, as Partnr's)"},
 			{Name: "trade", In: InQuery, Type: TypeEnum, Enum: []string{"BUY", "SELL"}, Fold: true, Desc: "keep only movements of this operation; reports left without one are left out (addition, as Partnr's)"},
 			{Name: "group_id", In: InQuery, Type: TypeString, Desc: "keep only movements of this group (CONTROLLER, TREASURY, SUBSIDIARY, BOARD, EXECUTIVE_BOARD, AUDIT_COUNCIL…), matched ignoring case; reports left without one are left out (addition, as Partnr's)"},
+			listLimit, listOffset,
 		}, Response: "InsiderTransactions", serve: (*API).insider},
 	{Method: http.MethodGet, Path: routeDocuments, Summary: "A company's regulatory documents, newest publication first",
 		Params: []Param{
@@ -209,6 +211,7 @@ var routeTable = []Route{
 		Params: []Param{pathCompanyID,
 			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: "keep counts dated on or after this day (addition, as Partnr's)"},
 			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: "keep counts dated on or before this day (addition, as Partnr's)"},
+			listLimit, listOffset,
 		}, Response: "SharesHistory", serve: (*API).sharesHistory},
 	{Method: http.MethodPost, Path: routeScreener, Summary: "Tickers filtered and sorted by price, volume, employees, sector and ratios",
 		Body: &screenerBody, Response: "ScreenerResult", Priced: true, serve: (*API).screener},
@@ -227,10 +230,12 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: routeSectors, Summary: "The sector taxonomy: every node with its level, parent and number of issuers; the ids the screener's sector filter takes (addition)",
 		Params: []Param{
 			{Name: "level", In: InQuery, Type: TypeInteger, Min: 1, Max: 4, Desc: "keep one level: 1 sector, 2 industry group, 3 industry, 4 sub-industry (default every level)"},
+			listLimit, listOffset,
 		}, Response: "Sectors", serve: (*API).sectors},
 	{Method: http.MethodGet, Path: routeCatalog, Summary: "Every indicator the ratio routes and the screener know, in catalog order",
 		Params: []Param{
 			{Name: "kind", In: InQuery, Type: TypeEnum, Enum: catalogKinds[1:], Fold: true, Desc: "keep indicators of this kind, matched ignoring case"},
+			listLimit, listOffset,
 		}, Response: "Catalog", serve: (*API).catalog},
 	{Method: http.MethodPost, Path: routeLiveTrades, Summary: "Push a batch of trades (and cancellations) of the live session: admin keys only (addition)",
 		Params: []Param{seqParam}, Lines: &liveTradeLine, Admin: true, Response: "LivePushResult", serve: (*API).liveTrades},

@@ -16,11 +16,12 @@ import (
 func (a *API) sectors(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
 	q := c.query(r)
 	level := q.integer("level")
+	w := readWindow(&q)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
 	in := a.info(c.ds)
-	return cachedList(c, dst, &in.sectorsBody[level], func(dst []byte) ([]byte, int) {
+	return cachedWindow(c, dst, &in.sectorsBody[level], w, func(dst []byte) ([]byte, int) {
 		counts := map[*engine.Sector]int{}
 		iss := c.ds.Issuers()
 		for i := range iss {

@@ -33,8 +33,21 @@ func (c *call) flush(dst []byte) []byte {
 func (c *call) gone() bool { return c.out.werr != nil }
 
 // setTotal sends the size of the whole list (X-Total-Count), before the
-// body starts.
-func (c *call) setTotal(n int) { c.out.setTotal([]string{strconv.Itoa(n)}) }
+// body starts, and the links to its other pages (pageLinks).
+func (c *call) setTotal(n int) { c.sendTotal([]string{strconv.Itoa(n)}) }
+
+// sendTotal sends total (a shared X-Total-Count value) and the links to
+// the list's other pages.
+func (c *call) sendTotal(total []string) {
+	c.out.setTotal(total)
+	if c.out.w == nil {
+		return
+	}
+	n, _ := strconv.Atoi(total[0])
+	if l := pageLinks(c.out.r, c.route, n); l != nil {
+		c.out.w.Header()[hdrLink] = l
+	}
+}
 
 // streams reports whether the answer can be streamed: it has a writer
 // (tests call handlers without one).
