@@ -72,7 +72,7 @@ func (a *API) lookup(c *call, r *http.Request) int {
 			cc = []string{"private, max-age=" + strconv.FormatInt(60-c.now.Add(-QuoteDelay).Unix()%60, 10)}
 			lm = []string{time.Unix(minute*60, 0).UTC().Format(http.TimeFormat)}
 		}
-		if o.validators(r, in.etag(sum), cc, lm) {
+		if o.validators(r, in.etag(sum), cc, lm) || notModifiedSince(r, lm) {
 			return o.notModified()
 		}
 	}
@@ -192,6 +192,23 @@ func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum 
 	sum = h.Sum64()
 	c.out.akey, c.out.akeyOK = sum, true
 	return sum, live, key
+}
+
+// notModifiedSince reports whether r's If-Modified-Since is at or after
+// lastModified (the answer's Last-Modified), which makes a GET a 304. As
+// RFC 9110 (13.1.3) says, it is ignored when the request has an
+// If-None-Match (the ETag decides) or a date that does not parse.
+func notModifiedSince(r *http.Request, lastModified []string) bool {
+	ims := r.Header.Get("If-Modified-Since")
+	if ims == "" || len(lastModified) == 0 || len(r.Header["If-None-Match"]) > 0 {
+		return false
+	}
+	since, err := http.ParseTime(ims)
+	if err != nil {
+		return false
+	}
+	lm, err := http.ParseTime(lastModified[0])
+	return err == nil && !lm.After(since)
 }
 
 var cacheStatic = []string{"private, max-age=" + strconv.Itoa(staleAfter)}

@@ -15,7 +15,7 @@ import (
 
 var (
 	corsMethods  = []string{"GET, HEAD, POST, OPTIONS"}
-	corsHeaders  = []string{"Authorization, Content-Type, If-None-Match, X-Request-Id"}
+	corsHeaders  = []string{"Authorization, Content-Type, If-None-Match, If-Modified-Since, X-Request-Id"}
 	corsExpose   = []string{"ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, X-Total-Count, Link"}
 	corsMaxAge   = []string{"600"}
 	corsWildcard = []string{"*"}

@@ -300,7 +300,7 @@ func operation(rt *Route) map[string]any {
 		resp["429"] = errorRef("TooManyRequests")
 		resp["503"] = errorRef("NotReady")
 		if rt.Method == http.MethodGet {
-			resp["304"] = map[string]any{"description": "Not Modified: the If-None-Match validator matches (no body)"}
+			resp["304"] = map[string]any{"description": "Not Modified: the If-None-Match validator matches, or (without If-None-Match) If-Modified-Since is at or after Last-Modified (no body)"}
 		}
 		if rt.Method == http.MethodPost {
 			resp["413"] = errorRef("TooLarge")
