@@ -250,7 +250,7 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	}
 	if search != "" {
 		found := searchCompanies(c.ds, a.info(c.ds), search, func(is *engine.Issuer) bool {
-			return (is.Kind == engine.KindCompany || is.Kind == engine.KindBDR) && listed(is.Status, st)
+			return (is.Kind == engine.KindCompany || is.Kind == engine.KindBDR || is.IsFund()) && listed(is.Status, st)
 		})
 		return appendWindow(c, dst, slices.Values(found), func(*engine.Issuer) bool { return true }, w,
 			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc) }), nil

@@ -34,6 +34,7 @@ const (
 	docScreener    = "## 10. POST /screener"
 	docFundRatios  = "## 11. GET /traded-funds/{fundIdentifier}/ratios"
 	docSectors     = "## GET /sectors (addition)"
+	docFunds       = "## GET /traded-funds and GET /traded-funds/{fundIdentifier} (additions)"
 	docCatalog     = "## GET /ratios/catalog"
 	docOperations  = "## Operations"
 	docPush        = "## POST /admin/live/trades and POST /admin/live/bars (additions: the push feed)"
@@ -65,6 +66,8 @@ var routeDocs = map[string]string{
 	"POST " + routeScreener:     docScreener,
 	"GET " + routeFundRatios:    docFundRatios,
 	"GET " + routeSectors:       docSectors,
+	"GET " + routeFunds:         docFunds,
+	"GET " + routeFund:          docFunds,
 	"GET " + routeCatalog:       docCatalog,
 	"POST " + routeLiveTrades:   docPush,
 	"POST " + routeLiveBars:     docPush,

@@ -32,6 +32,7 @@ func TestPagesTotalAndLinks(t *testing.T) {
 		routeFundRatios:    "/v2/traded-funds/GSUL11/ratios",
 		routeSectors:       "/v2/sectors",
 		routeCatalog:       "/v2/ratios/catalog",
+		routeFunds:         "/v2/traded-funds",
 	}
 	for i := range routeTable {
 		rt := &routeTable[i]

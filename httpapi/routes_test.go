@@ -23,7 +23,7 @@ func samplePath(rt *Route) string {
 			continue
 		}
 		v := map[string]string{"symbol": "IBOV", "ticker": "ENHZ3", "id": "ENHZ", "file": "init.js"}[name]
-		if rt.Path == routeFundRatios || rt.Path == routeFundCash {
+		if strings.HasPrefix(rt.Path, routeFunds+"/") {
 			v = "GSUL11"
 		}
 		path = strings.Replace(path, seg, v, 1)
@@ -76,6 +76,8 @@ func sampleValue(rt *Route, p *Param) string {
 		return "2024-02"
 	case "category":
 		return "Fato Relevante"
+	case "sector":
+		return "" // the fixture's sector ids: TestTradedFunds
 	}
 	switch p.Type {
 	case TypeBoolean:

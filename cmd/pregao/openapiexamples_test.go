@@ -58,6 +58,8 @@ var openAPIExampleRequests = map[string]struct{ target, body string }{
 	"POST /screener":                               {"/v2/screener", `{"limit":2}`},
 	"GET /traded-funds/:id/ratios":                 {"/v2/traded-funds/AILO11/ratios?id=P_NAV&limit=2", ""},
 	"GET /sectors":                                 {"/v2/sectors?level=1", ""},
+	"GET /traded-funds":                            {"/v2/traded-funds?kind=FII&limit=2", ""},
+	"GET /traded-funds/:id":                        {"/v2/traded-funds/AILO11", ""},
 	"GET /ratios/catalog":                          {"/v2/ratios/catalog?kind=FUND", ""},
 }
 
