@@ -29,8 +29,9 @@ type CashEvent struct {
 func (e *CashEvent) Value() Num { return grossValue(e.DeclaredValue, e.MonetaryCorrection) }
 
 // Adjust returns v / Factor: a BRL-per-share amount of this action in the
-// current share base (Null when v or Factor is missing).
-func (e *CashEvent) Adjust(v Num) Num { return Div(v, e.Factor) }
+// current share base (Null when v or Factor is missing), the float nearest
+// to the exact quotient of the two decimals (see Quo).
+func (e *CashEvent) Adjust(v Num) Num { return Quo(v, e.Factor) }
 
 // InstallmentValue returns an installment's gross value (declared +
 // correction), BRL per share.
@@ -45,7 +46,7 @@ func grossValue(declared, correction Num) Num {
 	if !correction.Valid() {
 		return declared
 	}
-	return declared + correction
+	return Sum(declared, correction)
 }
 
 func (b *builder) buildCash() error {

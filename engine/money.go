@@ -1,6 +1,10 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"math/big"
+	"strconv"
+)
 
 // maxCents bounds the amounts and sums kept in whole cents: below 2^53 an
 // int64 count of cents converts to float64 exactly, and adding two values
@@ -146,4 +150,60 @@ func (s *moneySum) value() Num {
 func (s *moneySum) start(v Num) {
 	*s = moneySum{}
 	s.add(v)
+}
+
+// Sum returns a + b. When both are decimals of at most maxDiffDecimals
+// places the result is the float nearest to the exact decimal sum (4.6 +
+// 0.00861049 gives 4.60861049, not 4.608610489999999); other operands add
+// in float64. Missing operands give Null.
+func Sum(a, b Num) Num {
+	if !b.Valid() {
+		return Null
+	}
+	return Diff(a, -b)
+}
+
+// Quo returns a / b (Null when either is missing or b is 0). When both are
+// decimals of at most maxDiffDecimals places, a = i/10^p and b = j/10^q,
+// it is (i·10^q) / (j·10^p) as one float64 division of two integers held
+// exactly, so the result is the float nearest to the exact quotient
+// (0.3 / 0.1 gives 3, not 2.9999999999999996; 0.32441876 / 2 gives
+// 0.16220938); other operands are read as the decimals their shortest
+// representation writes and divided exactly (quoDecimal).
+func Quo(a, b Num) Num {
+	if !a.Valid() || !b.Valid() || b == 0 {
+		return Null
+	}
+	for p := 0; p <= maxDiffDecimals; p++ {
+		i, ok := scaled(a, p)
+		if !ok {
+			continue
+		}
+		for q := 0; q <= maxDiffDecimals; q++ {
+			j, ok := scaled(b, q)
+			if !ok {
+				continue
+			}
+			num, den := float64(i)*pow10[q], float64(j)*pow10[p]
+			if math.Abs(num) < maxCents && math.Abs(den) < maxCents {
+				return Num(num / den)
+			}
+			return quoDecimal(a, b)
+		}
+		return quoDecimal(a, b)
+	}
+	return quoDecimal(a, b)
+}
+
+// quoDecimal is Quo for operands of more decimal places (a cumulative
+// factor such as 1.05^5 = 1.2762815625): each read as the decimal its
+// shortest representation writes, divided exactly, rounded once.
+func quoDecimal(a, b Num) Num {
+	x, ok1 := new(big.Rat).SetString(strconv.FormatFloat(float64(a), 'g', -1, 64))
+	y, ok2 := new(big.Rat).SetString(strconv.FormatFloat(float64(b), 'g', -1, 64))
+	if !ok1 || !ok2 || y.Sign() == 0 {
+		return a / b
+	}
+	f, _ := x.Quo(x, y).Float64()
+	return Num(f)
 }

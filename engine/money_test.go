@@ -2,6 +2,8 @@ package engine
 
 import (
 	"math"
+	"math/big"
+	"strconv"
 	"testing"
 )
 
@@ -177,5 +179,50 @@ func TestAdjustedDiff(t *testing.T) {
 	third := Num(1.0 / 3)
 	if got := AdjustedDiff(third, 0.25, 1.0000001); got != third-0.25 {
 		t.Errorf("not decimals: %v, want the plain difference %v", float64(got), float64(third-0.25))
+	}
+}
+
+// Sum and Quo give the float nearest to the exact decimal result: the
+// gross value of a cash action (declared + correction) and its adjusted
+// amounts (÷ factor) show no binary noise.
+func TestSumQuoExact(t *testing.T) {
+	for _, c := range []struct{ a, b, want, naive Num }{
+		{4.6, 0.00861049, 4.60861049, 4.608610489999999},
+		{0.1, 0.2, 0.3, 0.30000000000000004},
+		{1.05, 0.32441876, 1.37441876, 0},
+	} {
+		if got := Sum(c.a, c.b); got != c.want {
+			t.Errorf("Sum(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+		if c.naive != 0 && c.a+c.b != c.naive {
+			t.Errorf("%v + %v in float64 is %v: the case shows no noise", c.a, c.b, c.a+c.b)
+		}
+	}
+	for _, c := range []struct{ a, b, want, naive Num }{
+		{0.3, 0.1, 3, 2.9999999999999996},
+		{0.7, 0.1, 7, 6.999999999999999},
+		{0.32441876, 2, 0.16220938, 0},
+		{4.60861049, 1.05, Num(460861049.0 / 105000000.0), 0},
+		{1, 3, Num(1.0 / 3.0), 0},
+	} {
+		if got := Quo(c.a, c.b); got != c.want {
+			t.Errorf("Quo(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+		if c.naive != 0 && c.a/c.b != c.naive {
+			t.Errorf("%v / %v in float64 is %v: the case shows no noise", c.a, c.b, c.a/c.b)
+		}
+	}
+	// Operands of more places: each read as its shortest decimal, the
+	// quotient exact, rounded once.
+	for _, c := range [][2]Num{{0.32441876, 1.2762815625}, {4.60861049, 3.0387656250000003}, {1, 1.157625}} {
+		x, _ := new(big.Rat).SetString(strconv.FormatFloat(float64(c[0]), 'g', -1, 64))
+		y, _ := new(big.Rat).SetString(strconv.FormatFloat(float64(c[1]), 'g', -1, 64))
+		want, _ := x.Quo(x, y).Float64()
+		if got := Quo(c[0], c[1]); got != Num(want) {
+			t.Errorf("Quo(%v, %v) = %v, want %v", c[0], c[1], got, want)
+		}
+	}
+	if Sum(Null, 1).Valid() || Sum(1, Null).Valid() || Quo(1, 0).Valid() || Quo(Null, 2).Valid() {
+		t.Error("a missing operand or a zero divisor must give Null")
 	}
 }
