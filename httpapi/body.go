@@ -652,7 +652,7 @@ func (d *bodyDecoder) date() engine.Date {
 	}
 	t, err := parseDate(string(v))
 	if err != nil {
-		d.invalid("%q: want a date YYYY-MM-DD", v)
+		d.invalid("%q: %s", v, dateProblem(string(v), "want a date YYYY-MM-DD"))
 		return engine.NoDate
 	}
 	return t

@@ -211,7 +211,7 @@ func (q *query) date(name string) engine.Date {
 	}
 	d, err := parseDate(s)
 	if err != nil {
-		q.fail(badRequest("query parameter %s=%q: want a date YYYY-MM-DD", name, s))
+		q.fail(badRequest("query parameter %s=%q: %s", name, s, dateProblem(s, "want a date YYYY-MM-DD")))
 		return engine.NoDate
 	}
 	return d
@@ -226,7 +226,7 @@ func (q *query) timestamp(name string) time.Time {
 	}
 	t, err := parseTimestamp(s)
 	if err != nil {
-		q.fail(badRequest("query parameter %s=%q: want an ISO 8601 timestamp (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", name, s))
+		q.fail(badRequest("query parameter %s=%q: %s", name, s, dateProblem(s, "want an ISO 8601 timestamp (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")))
 		return time.Time{}
 	}
 	return t
@@ -310,6 +310,32 @@ func parseDate(s string) (engine.Date, error) {
 }
 
 var errBadDate = badRequest("bad date")
+
+// dateProblem says what is wrong with s, a date or timestamp that did not
+// parse: a day that is not in the calendar when s has the shape of one
+// (2026-02-30, 2026-13-01: "not a calendar date: February 2026 has 28
+// days"), else want, the form expected.
+func dateProblem(s, want string) string {
+	if len(s) < 10 {
+		return want
+	}
+	for i, c := range []byte(s[:10]) {
+		if (i == 4 || i == 7) != (c == '-') || i != 4 && i != 7 && (c < '0' || c > '9') {
+			return want
+		}
+	}
+	y, _ := strconv.Atoi(s[:4])
+	m, _ := strconv.Atoi(s[5:7])
+	d, _ := strconv.Atoi(s[8:10])
+	if m < 1 || m > 12 {
+		return fmt.Sprintf("not a calendar date: there is no month %02d", m)
+	}
+	days := time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	if d < 1 || d > days {
+		return fmt.Sprintf("not a calendar date: %s %d has %d days", time.Month(m), y, days)
+	}
+	return want
+}
 
 // parseTimestamp parses an ISO 8601 timestamp: a date (midnight UTC), a
 // date and time without zone (UTC), or RFC 3339 with Z or an offset.

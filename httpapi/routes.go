@@ -335,7 +335,7 @@ func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 			w.WriteHeader(http.StatusMovedPermanently)
 			return
 		}
-		a.plainError(w, http.StatusNotFound, fmt.Sprintf("no operation at %s %s", req.Method, req.URL.Path))
+		a.plainError(w, http.StatusNotFound, fmt.Sprintf("no operation at %s %s", req.Method, req.URL.Path)+prefixHint(r, a.cfg.Prefix, req.Method, req.URL.Path))
 		unmatched.observe(http.StatusNotFound, 0)
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
