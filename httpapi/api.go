@@ -49,6 +49,13 @@ type Config struct {
 	// address (authlimit.go): nil is DefaultAuthFailures, PerSecond 0 no
 	// limit.
 	AuthFailures *Limit
+	// QueryToken accepts the API key in the query parameter token=
+	// (?token=KEY) from requests without an Authorization header, for
+	// spreadsheets and browser address bars that cannot send headers
+	// (querytoken.go). Off by default: a URL ends up in histories,
+	// proxies' logs and Referer headers. The parameter is removed from the
+	// request before anything reads or logs its query.
+	QueryToken bool
 	// AccessLog, when not nil, receives one line per request, and every
 	// answer carries an X-Request-Id (the client's, or a new one); see
 	// accesslog.go. nil: no access log, no request ids.

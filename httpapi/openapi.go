@@ -91,7 +91,7 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 			"contact": map[string]any{"name": "Pregão", "url": "https://github.com/pregao/pregao/issues"},
 		},
 		"servers":  []any{map[string]any{"url": "/", "description": "this server"}},
-		"security": []any{map[string]any{"bearerAuth": []any{}}},
+		"security": []any{map[string]any{"bearerAuth": []any{}}, map[string]any{"queryToken": []any{}}},
 		"tags":     openAPITags(),
 		"paths":    paths,
 		"components": map[string]any{
@@ -100,6 +100,10 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 				"bearerAuth": map[string]any{
 					"type": "http", "scheme": "bearer",
 					"description": "An API key (pregao keys add) in Authorization: Bearer <key>. Its plan, delayed or eod, decides which quotes it sees.",
+				},
+				"queryToken": map[string]any{
+					"type": "apiKey", "in": "query", "name": queryTokenParam,
+					"description": "The same API key as ?token=<key>, for spreadsheets and browser address bars, only on a server started with --query-token (off by default) and only without an Authorization header.",
 				},
 			},
 			"responses": errorResponses(),

@@ -108,6 +108,12 @@ func (a *API) authenticate(c *call, r *http.Request) int {
 	h := r.Header["Authorization"]
 	var key *keyState
 	missing := true
+	if len(h) == 0 && a.cfg.QueryToken {
+		if tok, ok := takeQueryToken(r); ok {
+			missing = false
+			key = a.keys.Load().find(tok)
+		}
+	}
 	if len(h) == 1 {
 		v := h[0]
 		const scheme = "Bearer "
@@ -131,7 +137,7 @@ func (a *API) authenticate(c *call, r *http.Request) int {
 	a.m.authFailures.WithLabelValues("refused").Inc()
 	c.out.w.Header()["Www-Authenticate"] = bearerHdr
 	if missing {
-		return c.out.fail(http.StatusUnauthorized, "unauthorized: send the header Authorization: Bearer <API key>")
+		return c.out.fail(http.StatusUnauthorized, "unauthorized: send the header Authorization: Bearer <API key>"+queryTokenHint(a.cfg.QueryToken, r))
 	}
 	return c.out.fail(http.StatusUnauthorized, "unauthorized: unknown API key (check it, or ask for a new one)")
 }

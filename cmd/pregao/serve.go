@@ -69,6 +69,10 @@ type ServeConfig struct {
 	// CORSOrigin lists the browser origins allowed to call the API,
 	// comma-separated ("*": any); "" (default): none.
 	CORSOrigin string
+	// QueryToken accepts the API key as ?token=KEY from requests without
+	// an Authorization header (spreadsheets, browser address bars); off by
+	// default (httpapi.Config.QueryToken).
+	QueryToken bool
 	// Drain is how long, on SIGTERM or interrupt, /readyz answers 503 and
 	// answers close their connections while the API keeps serving, before
 	// the graceful shutdown: set it to what your load balancer needs to
@@ -292,7 +296,7 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		}
 	}
 	m.clock = clock
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout,
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout,
 		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst}}, m.Store, keys, clock, m.Registry, m.log)
 	if m.live != nil {
 		m.API.SetLiveStatus(m.live.status)

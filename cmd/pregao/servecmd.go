@@ -52,6 +52,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.Float64Var(&cfg.AuthFailureRate, "auth-failure-rate", cfg.AuthFailureRate, "requests without a valid API key allowed per client address, a second, after the burst (past it: 429; 0: no limit)")
 	fs.IntVar(&cfg.AuthFailureBurst, "auth-failure-burst", cfg.AuthFailureBurst, "requests without a valid API key a client address may send at once before --auth-failure-rate applies")
 	fs.StringVar(&cfg.CORSOrigin, "cors-origin", cfg.CORSOrigin, "browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any (default none)")
+	fs.BoolVar(&cfg.QueryToken, "query-token", cfg.QueryToken, "also accept the API key as ?token=KEY (spreadsheets, browsers) from requests without an Authorization header; it is removed from the query before logging (default off: URLs end up in histories and proxies' logs)")
 	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
 	fs.StringVar(&cfg.Feed, "feed", cfg.Feed, "live session `feed`: replay:DIR (a recorded session's B3 trade files), b3 (B3's trade files, polled) or push (POST /admin/live/...); default none")
 	fs.StringVar(&cfg.FeedSpeed, "feed-speed", cfg.FeedSpeed, "replay speed: K times real time (60: a minute a second) or max")
