@@ -181,6 +181,7 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 		}
 		return 0, 0
 	})
+	a.m.exportKeys(keys)
 	var gatherer prometheus.Gatherer
 	if g, ok := reg.(prometheus.Gatherer); ok {
 		gatherer = g
@@ -252,6 +253,7 @@ func (a *API) SetKeys(k *Keys) {
 	k.inherit(a.keys.Load())
 	a.keys.Store(k)
 	a.m.keysLoaded.Set(float64(k.Len()))
+	a.m.exportKeys(k)
 }
 
 // RecordLoad records a published snapshot in the metrics.

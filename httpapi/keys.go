@@ -172,6 +172,15 @@ func (k *Keys) find(key string) *keyState {
 	return k.byDigest[sha256.Sum256(buf[:n])]
 }
 
+// names returns the keys' names, in no order.
+func (k *Keys) names() []string {
+	out := make([]string, 0, len(k.byDigest))
+	for _, s := range k.byDigest {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
 // Len returns the number of keys.
 func (k *Keys) Len() int {
 	if k == nil {

@@ -213,3 +213,15 @@ func (m *metrics) recordLoad(info LoadInfo) {
 		m.entities.WithLabelValues(k).Set(float64(v))
 	}
 }
+
+// exportKeys makes pregao_rate_limited_total{key} exist at 0 for every key
+// of k, so that a fresh server's dashboard reads 0 rejections instead of
+// "No data" (a removed key's series stays, with its count).
+func (m *metrics) exportKeys(k *Keys) {
+	if k == nil {
+		return
+	}
+	for _, name := range k.names() {
+		m.rateLimited.WithLabelValues(name)
+	}
+}
