@@ -23,7 +23,7 @@ VERSION  ?= $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/de
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner release release-check
+.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner release release-check docker-pin
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -73,10 +73,24 @@ release: release-check
 
 # Container images (needs a Docker engine): the server, and the server with
 # the demo snapshot and a demo key.
+CREATED := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 docker:
-	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t pregao:$(DIST_VERSION) .
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg CREATED=$(CREATED) -t pregao:$(DIST_VERSION) .
 docker-demo:
-	docker build --target demo --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg SEED=$(SEED) --build-arg SCALE=$(SCALE) -t pregao:demo .
+	docker build --target demo --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg CREATED=$(CREATED) --build-arg SEED=$(SEED) --build-arg SCALE=$(SCALE) -t pregao:demo .
+
+# Pin the Dockerfile's base images by digest: resolve the current digest
+# of each tag (needs docker buildx and the registries) and write it into
+# the Dockerfile's GO_IMAGE_DIGEST and RUNTIME_IMAGE_DIGEST; commit the
+# change. Run it again to move to newer images.
+docker-pin:
+	@for pair in "GO_IMAGE_DIGEST golang:$$(sed -n 's/^ARG GO_VERSION=//p' Dockerfile)-bookworm" "RUNTIME_IMAGE_DIGEST gcr.io/distroless/static-debian12:nonroot"; do \
+		set -- $$pair; \
+		d=$$(docker buildx imagetools inspect "$$2" | sed -n 's/^Digest: *//p' | head -1); \
+		case "$$d" in sha256:*) ;; *) echo "docker-pin: no digest for $$2"; exit 1;; esac; \
+		sed -i "s|^ARG $$1=.*|ARG $$1=\"@$$d\"|" Dockerfile; \
+		echo "$$1=@$$d ($$2)"; \
+	done
 
 # Generate the demo snapshot once (cached in .cache/, git-ignored), straight
 # from the generator (generate --snapshot: no bundle written and read back).

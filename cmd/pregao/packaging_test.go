@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // No Docker engine or systemd runs in the tests: the Dockerfile and the
@@ -27,6 +28,7 @@ type dockerInstr struct {
 // dockerStage is one FROM and the instructions under it.
 type dockerStage struct {
 	name, base string // name from "AS name" (lower case); base image or stage
+	platform   string // FROM --platform=, "" without
 	instrs     []dockerInstr
 }
 
@@ -61,7 +63,11 @@ func parseDockerfile(tb testing.TB, text string) (args map[string]string, stages
 		switch {
 		case in.cmd == "FROM":
 			f := strings.Fields(in.args)
-			st := &dockerStage{base: f[0]}
+			var platform string
+			if len(f) > 0 && strings.HasPrefix(f[0], "--platform=") {
+				platform, f = strings.TrimPrefix(f[0], "--platform="), f[1:]
+			}
+			st := &dockerStage{base: f[0], platform: platform}
 			if len(f) == 3 && strings.EqualFold(f[1], "AS") {
 				st.name = strings.ToLower(f[2])
 			} else if len(f) != 1 {
@@ -180,6 +186,31 @@ func TestDockerfile(t *testing.T) {
 	if !strings.HasPrefix(byName["build"].base, "golang:${GO_VERSION}") {
 		t.Errorf("build stage FROM %s: want golang:${GO_VERSION}...", byName["build"].base)
 	}
+	// The build stage runs on the builder's platform and cross-compiles
+	// (GOOS/GOARCH from TARGETOS/TARGETARCH); the demo data is made by a
+	// binary of the builder's platform, which can run there.
+	if byName["build"].platform != "$BUILDPLATFORM" {
+		t.Errorf("build stage FROM --platform=%q: want $BUILDPLATFORM", byName["build"].platform)
+	}
+	for _, in := range byName["demo-data"].instrs {
+		if in.cmd == "RUN" && strings.Contains(in.args, "/out/pregao ") {
+			t.Errorf("Dockerfile:%d: the demo data is made by the target's binary, which may not run on the builder", in.line)
+		}
+	}
+	// Base images: a digest ARG each, "" or "@sha256:<64 hex>" (make docker-pin).
+	for _, st := range stages {
+		if chainable := slices.ContainsFunc(stages, func(s *dockerStage) bool { return s.name == strings.ToLower(st.base) }); chainable {
+			continue
+		}
+		m := regexp.MustCompile(`\$\{(\w+_DIGEST)\}$`).FindStringSubmatch(st.base)
+		if m == nil {
+			t.Errorf("FROM %s: want the image followed by a digest ARG (${..._DIGEST})", st.base)
+			continue
+		}
+		if d, ok := args[m[1]]; !ok || d != `""` && d != "" && !regexp.MustCompile(`^"?@sha256:[0-9a-f]{64}"?$`).MatchString(d) {
+			t.Errorf("ARG %s=%s: want \"\" or \"@sha256:<digest>\"", m[1], d)
+		}
+	}
 
 	// The binary is built static, trimmed and stamped.
 	buildEnv := envOf(t, chain(stages, byName["build"]))
@@ -250,6 +281,26 @@ func TestDockerfile(t *testing.T) {
 					t.Errorf("ENV %s names no serve flag", k)
 				}
 			}
+			hc, ok := last(ch, "HEALTHCHECK")
+			var hcArgv []string
+			if _, cmd, _ := strings.Cut(hc.args, "CMD "); !ok || json.Unmarshal([]byte(cmd), &hcArgv) != nil || len(hcArgv) < 2 || path.Base(hcArgv[0]) != "pregao" || hcArgv[1] != "healthcheck" {
+				t.Errorf("HEALTHCHECK %q: want CMD [\".../pregao\", \"healthcheck\", ...] (no shell in the image)", hc.args)
+			}
+			labels := map[string]bool{}
+			for _, st := range ch {
+				for _, in := range st.instrs {
+					if in.cmd == "LABEL" {
+						for _, m := range regexp.MustCompile(`(org\.opencontainers\.image\.[a-z]+)=`).FindAllStringSubmatch(in.args, -1) {
+							labels[m[1]] = true
+						}
+					}
+				}
+			}
+			for _, l := range []string{"title", "description", "source", "licenses", "version", "revision", "created"} {
+				if !labels["org.opencontainers.image."+l] {
+					t.Errorf("no LABEL org.opencontainers.image.%s", l)
+				}
+			}
 			expose, ok := last(ch, "EXPOSE")
 			_, port, _ := strings.Cut(env["PREGAO_ADDR"], ":")
 			if !ok || strings.TrimSuffix(expose.args, "/tcp") != port || strings.HasPrefix(env["PREGAO_ADDR"], "127.") {
@@ -258,7 +309,7 @@ func TestDockerfile(t *testing.T) {
 		})
 	}
 	demoEnv := envOf(t, chain(stages, byName["demo"]))
-	for _, k := range []string{"PREGAO_SNAPSHOT", "PREGAO_KEYS"} {
+	for _, k := range []string{"PREGAO_SNAPSHOT", "PREGAO_KEYS", "PREGAO_PRINT_KEY"} {
 		if !strings.HasPrefix(demoEnv[k], "/var/lib/pregao/") {
 			t.Errorf("demo: %s=%q, want a file copied to /var/lib/pregao", k, demoEnv[k])
 		}
@@ -380,6 +431,25 @@ func TestSystemdUnit(t *testing.T) {
 		} else if !slices.Contains(readOnly, path.Dir(env[k])) {
 			t.Errorf("ReadOnlyPaths=%v lacks %s, the directory of %s", readOnly, path.Dir(env[k]), k)
 		}
+	}
+	// systemd waits for the server's whole shutdown budget before it
+	// kills it: drain, close grace and shutdown timeout, plus a margin.
+	def := DefaultServeConfig()
+	budget := def.Drain + def.CloseGrace + def.ShutdownTimeout
+	for _, k := range []string{"PREGAO_DRAIN", "PREGAO_SHUTDOWN_TIMEOUT", "PREGAO_CLOSE_GRACE"} {
+		if v, ok := env[k]; ok {
+			t.Errorf("Environment=%s=%s: the unit sets it, so TimeoutStopSec must follow it (update this test)", k, v)
+		}
+	}
+	stop, err := time.ParseDuration(one("TimeoutStopSec"))
+	if err != nil || stop < budget+5*time.Second {
+		t.Errorf("TimeoutStopSec=%s: the server may take %v to stop (drain %v + close grace %v + shutdown timeout %v): want at least %v",
+			one("TimeoutStopSec"), budget, def.Drain, def.CloseGrace, def.ShutdownTimeout, budget+5*time.Second)
+	}
+	// A remote snapshot's local copy goes to a folder the service may
+	// write: its CacheDirectory.
+	if cache := one("CacheDirectory"); cache == "(unset)" || env["PREGAO_SNAPSHOT_CACHE"] != "/var/cache/"+cache {
+		t.Errorf("CacheDirectory=%s, PREGAO_SNAPSHOT_CACHE=%q: want the cache folder systemd makes writable", cache, env["PREGAO_SNAPSHOT_CACHE"])
 	}
 	if len(u["Unit"]["Description"]) == 0 || !slices.Contains(u["Install"]["WantedBy"], "multi-user.target") {
 		t.Errorf("[Unit] Description and [Install] WantedBy=multi-user.target: %v %v", u["Unit"], u["Install"])

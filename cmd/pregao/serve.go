@@ -69,6 +69,10 @@ type ServeConfig struct {
 	// CORSOrigin lists the browser origins allowed to call the API,
 	// comma-separated ("*": any); "" (default): none.
 	CORSOrigin string
+	// PrintKey names a file holding an API key (keys add's output) that
+	// serve prints at start, for the demo image, whose users read its
+	// log; "" (default): none. Keys otherwise never appear in output.
+	PrintKey string
 	// QueryToken accepts the API key as ?token=KEY from requests without
 	// an Authorization header (spreadsheets, browser address bars); off by
 	// default (httpapi.Config.QueryToken).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/pregao/pregao/snapshot/remote"
 )
@@ -26,6 +27,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, remote.Redact(cfg.Snapshot), m.Addr(), cfg.Prefix, m.cfg.Clock)
+	if cfg.PrintKey != "" {
+		if err := printKey(stdout, cfg.PrintKey, m.Addr(), cfg.Prefix); err != nil {
+			m.Close()
+			return err
+		}
+	}
 	return m.Run(ctx)
 }
 
@@ -52,6 +59,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.Float64Var(&cfg.AuthFailureRate, "auth-failure-rate", cfg.AuthFailureRate, "requests without a valid API key allowed per client address, a second, after the burst (past it: 429; 0: no limit)")
 	fs.IntVar(&cfg.AuthFailureBurst, "auth-failure-burst", cfg.AuthFailureBurst, "requests without a valid API key a client address may send at once before --auth-failure-rate applies")
 	fs.StringVar(&cfg.CORSOrigin, "cors-origin", cfg.CORSOrigin, "browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any (default none)")
+	fs.StringVar(&cfg.PrintKey, "print-key", cfg.PrintKey, "print the API key this file holds (keys add's output) at start, with a request to try: for the demo image, whose log is where its user looks; never for a real key")
 	fs.BoolVar(&cfg.QueryToken, "query-token", cfg.QueryToken, "also accept the API key as ?token=KEY (spreadsheets, browsers) from requests without an Authorization header; it is removed from the query before logging (default off: URLs end up in histories and proxies' logs)")
 	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
 	fs.StringVar(&cfg.Feed, "feed", cfg.Feed, "live session `feed`: replay:DIR (a recorded session's B3 trade files), b3 (B3's trade files, polled) or push (POST /admin/live/...); default none")
@@ -86,4 +94,23 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stderr io.
 		return cfg, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
 	return cfg, nil
+}
+
+// printKey writes the API key held in file (the demo's) and a request to
+// try it with, for a user who reads the server's output (the demo
+// image's log).
+func printKey(w io.Writer, file, addr, prefix string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("serve: --print-key: %w", err)
+	}
+	key := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(key, "pg_") || strings.ContainsAny(key, " \n\t") {
+		return fmt.Errorf("serve: --print-key %s: not an API key (pregao keys add's output)", file)
+	}
+	port := addr[strings.LastIndex(addr, ":")+1:]
+	fmt.Fprintf(w, "API key: %s\n", key)
+	fmt.Fprintf(w, "try: curl -s -H \"Authorization: Bearer %s\" 'http://127.0.0.1:%s%s/indexes/IBOV/highs?limit=5'\n", key, port, prefix)
+	fmt.Fprintf(w, "reference: http://127.0.0.1:%s/docs\n", port)
+	return nil
 }
