@@ -417,45 +417,58 @@ func apiDocSections(file string) ([]byte, error) {
 	lines := strings.Split(string(md), "\n")
 	out := map[string]string{}
 	for _, doc := range routeDocs {
-		heading, bullet, _ := strings.Cut(doc, "|")
-		start := slices.Index(lines, heading)
-		if start < 0 {
-			return nil, fmt.Errorf("%s: no heading %q", file, heading)
+		var parts []string
+		for _, part := range strings.Split(doc, "\n") {
+			text, err := apiDocPart(file, lines, part)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, text)
 		}
-		var sec []string
-		inCode := false
-		for _, l := range lines[start+1:] {
-			if strings.HasPrefix(l, "```") {
-				inCode = !inCode
-			}
-			if !inCode && strings.HasPrefix(l, "#") {
-				break
-			}
-			sec = append(sec, l)
-		}
-		if bullet != "" {
-			i := slices.IndexFunc(sec, func(l string) bool { return strings.HasPrefix(l, bullet) })
-			if i < 0 {
-				return nil, fmt.Errorf("%s: no bullet %q under %q", file, bullet, heading)
-			}
-			j := i + 1
-			for j < len(sec) && strings.HasPrefix(sec[j], "  ") {
-				j++
-			}
-			sec = slices.Clone(sec[i:j])
-			for k := range sec {
-				sec[k] = strings.TrimPrefix(sec[k], "  ")
-			}
-			sec[0] = strings.TrimPrefix(sec[0], "- ")
-		}
-		text := strings.TrimSpace(strings.Join(sec, "\n"))
-		if text == "" {
-			return nil, fmt.Errorf("%s: %q is empty", file, doc)
-		}
-		out[doc] = text
+		out[doc] = strings.Join(parts, "\n\n")
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n'), err
+}
+
+// apiDocPart returns one part of apiDocSections.
+func apiDocPart(file string, lines []string, doc string) (string, error) {
+	heading, bullet, _ := strings.Cut(doc, "|")
+	start := slices.Index(lines, heading)
+	if start < 0 {
+		return "", fmt.Errorf("%s: no heading %q", file, heading)
+	}
+	var sec []string
+	inCode := false
+	for _, l := range lines[start+1:] {
+		if strings.HasPrefix(l, "```") {
+			inCode = !inCode
+		}
+		if !inCode && strings.HasPrefix(l, "#") {
+			break
+		}
+		sec = append(sec, l)
+	}
+	if bullet != "" {
+		i := slices.IndexFunc(sec, func(l string) bool { return strings.HasPrefix(l, bullet) })
+		if i < 0 {
+			return "", fmt.Errorf("%s: no bullet %q under %q", file, bullet, heading)
+		}
+		j := i + 1
+		for j < len(sec) && strings.HasPrefix(sec[j], "  ") {
+			j++
+		}
+		sec = slices.Clone(sec[i:j])
+		for k := range sec {
+			sec[k] = strings.TrimPrefix(sec[k], "  ")
+		}
+		sec[0] = strings.TrimPrefix(sec[0], "- ")
+	}
+	text := strings.TrimSpace(strings.Join(sec, "\n"))
+	if text == "" {
+		return "", fmt.Errorf("%s: %q is empty", file, doc)
+	}
+	return text, nil
 }
 
 // Every API operation has a response example (the demo's answer, see

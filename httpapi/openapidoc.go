@@ -11,7 +11,7 @@ import (
 // the rules live in the reference). routeDocs names that part for each
 // route: a heading of docs/api.md, whose section (up to the next heading)
 // is taken whole, or "heading|prefix", the bullet of that section that
-// starts with prefix. The texts are copied into openapi_descriptions.json
+// starts with prefix; several parts, one a line, are joined. The texts are copied into openapi_descriptions.json
 // (the package cannot read docs/ at run time); TestOpenAPIFile fails when
 // the copy is stale, and -update-openapi rewrites it.
 
@@ -38,6 +38,7 @@ const (
 	docCatalog     = "## GET /ratios/catalog"
 	docOperations  = "## Operations"
 	docPush        = "## POST /admin/live/trades and POST /admin/live/bars (additions: the push feed)"
+	docIndexLevels = "### Index levels: GET /quotes/{indexSymbol} (addition)"
 )
 
 // routeDocs maps "METHOD path" (the route table's) to its part of
@@ -48,7 +49,7 @@ var routeDocs = map[string]string{
 	"GET " + routeHighs:         docHighs,
 	"GET " + routeLows:          docHighs,
 	"POST " + routeQuotes:       docQuotes,
-	"GET " + routeQuote:         docQuotes,
+	"GET " + routeQuote:         docQuotes + "\n" + docIndexLevels,
 	"GET " + routeVariations:    docVariations,
 	"GET " + routeCompanies:     docCompanies,
 	"GET " + routeCompany:       docCompanies,

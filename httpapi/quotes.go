@@ -335,6 +335,9 @@ func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 	}
 	as, ok := c.ds.Asset(t)
 	if !ok {
+		if ix, isIndex := indexLevelTicker(c.ds, t); isIndex { // indexlevels.go
+			return indexQuotes(dst, ix, &o)
+		}
 		return nil, notFound("Ticker not found")
 	}
 	return a.appendTickerQuotes(&c.s.bars, dst, as, &o), nil
