@@ -49,7 +49,7 @@ type answer struct {
 
 	// cached is the answer when it is one encoded before: kept by the
 	// answer cache (held then, released at the end) or by a handler's
-	// per-Dataset slot (cachedBody).
+	// per-Dataset slot (cachedList).
 	cached *cachedAnswer
 	held   *answerEntry
 

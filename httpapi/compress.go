@@ -220,8 +220,11 @@ func (c *cachedAnswer) encoded(enc int) ([]byte, []string) {
 	return f.b, f.length
 }
 
-// cachedList is cachedBody for a list answer: enc also returns the
-// number of items, sent as X-Total-Count.
+// cachedList makes the answer of the call the list held in slot,
+// encoding it with enc (which appends to its argument and returns the
+// number of items, sent as X-Total-Count) on first use; the call's writer
+// sends it (or its compressed form) without a copy. Concurrent first uses
+// may both encode; they store the same bytes. It returns dst unchanged.
 func cachedList(c *call, dst []byte, slot *atomic.Pointer[cachedAnswer], enc func([]byte) ([]byte, int)) []byte {
 	a := slot.Load()
 	if a == nil {
@@ -231,20 +234,5 @@ func cachedList(c *call, dst []byte, slot *atomic.Pointer[cachedAnswer], enc fun
 	}
 	c.out.cached = a
 	c.sendTotal(a.total) // shared: no allocation per request (unless paged: Link)
-	return dst
-}
-
-// cachedBody makes the answer of the call the one held in slot, encoding
-// it with enc (which appends to its argument) on first use; the call's
-// writer sends it (or its compressed form) without a copy. Concurrent
-// first uses may both encode; they store the same bytes. It returns dst
-// unchanged.
-func cachedBody(c *call, dst []byte, slot *atomic.Pointer[cachedAnswer], enc func([]byte) []byte) []byte {
-	a := slot.Load()
-	if a == nil {
-		a = &cachedAnswer{raw: enc(nil)}
-		slot.Store(a)
-	}
-	c.out.cached = a
 	return dst
 }
