@@ -97,7 +97,7 @@ func (o *answer) reset() {
 // with a CSV form, its representation: the format query parameter when
 // given (q holds the request's query), else Accept. It sets Vary to
 // match. This is the one place format= is decided.
-func (o *answer) negotiate(r *http.Request, rt *Route, q *query) {
+func (o *answer) negotiate(r *http.Request, rt *Route, c *call) {
 	hd := o.w.Header()
 	if len(hd["Vary"]) == 0 {
 		hd["Vary"] = hdrVaryAE // shared: a later append copies (len == cap)
@@ -115,6 +115,11 @@ func (o *answer) negotiate(r *http.Request, rt *Route, q *query) {
 		hd["Vary"] = append(v, "Accept")
 	}
 	o.csv = wantsCSV(r)
+	if !strings.Contains(r.URL.RawQuery, "format=") {
+		return
+	}
+	c.parseQuery(r)
+	q := &c.q
 	if i := q.find("format"); i >= 0 && q.seen&(1<<i) != 0 && q.vals[i] != "" {
 		switch v := q.vals[i]; strings.ToLower(v) {
 		case "csv":

@@ -97,18 +97,19 @@ type API struct {
 	store *engine.Store
 	keys  atomic.Pointer[Keys]
 
-	draining   atomic.Bool                          // /readyz answers 503 (shutting down)
-	loading    atomic.Pointer[func() LoadStatus]    // SetLoadStatus
-	corsAllow  corsOrigins                          // from Config.CORSOrigins
-	accessLog  *AccessLog                           // Config.AccessLog
-	openapi    *staticAsset                         // the OpenAPI document (openapi.go)
-	docs       docsAssets                           // the docs page and its files (docs.go)
-	logWriters sync.Pool                            // *logWriter, with accessLog
-	captured   atomic.Int64                         // bytes held by captures of streamed answers (answercache.go)
-	chunks     chunkPool                            // the chunks captured answers are kept in
-	bodies     [bodySlots]atomic.Pointer[bodyAlias] // request bodies seen (bodyKey)
-	liveHdr    atomic.Pointer[liveSeqHdr]           // the last X-Live-Seq value made
-	authFails  *authLimiter                         // requests without a valid key, per address
+	draining   atomic.Bool                            // /readyz answers 503 (shutting down)
+	loading    atomic.Pointer[func() LoadStatus]      // SetLoadStatus
+	corsAllow  corsOrigins                            // from Config.CORSOrigins
+	accessLog  *AccessLog                             // Config.AccessLog
+	openapi    *staticAsset                           // the OpenAPI document (openapi.go)
+	docs       docsAssets                             // the docs page and its files (docs.go)
+	logWriters sync.Pool                              // *logWriter, with accessLog
+	captured   atomic.Int64                           // bytes held by captures of streamed answers (answercache.go)
+	chunks     chunkPool                              // the chunks captured answers are kept in
+	bodies     [bodySlots]atomic.Pointer[bodyAlias]   // request bodies seen (bodyKey)
+	liveHdr    atomic.Pointer[liveSeqHdr]             // the last X-Live-Seq value made
+	queries    [querySlots]atomic.Pointer[queryAlias] // query strings seen (queryKey)
+	authFails  *authLimiter                           // requests without a valid key, per address
 	clock      Clock
 	log        *slog.Logger
 	m          *metrics

@@ -31,6 +31,11 @@ type call struct {
 
 	hash xxhash.Digest // scratch of the answer's key and ETag
 
+	// vk is the delayed plan's view key of the request (delayedKey), once
+	// computed (vkOK).
+	vk             viewKey
+	vkMoving, vkOK bool
+
 	out answer   // the way out: framing, representation, cache, log record
 	s   *scratch // the handlers' scratch (made with the call, kept)
 }
@@ -82,11 +87,16 @@ func newCall() *call {
 func (c *call) reset() {
 	c.out.reset()
 	c.s.reset()
-	body := c.body[:0]
-	if cap(body) > 1<<20 { // a push's body (up to MaxPushBytes) is not kept
-		body = nil
+	c.body = c.body[:0]
+	if cap(c.body) > 1<<20 { // a push's body (up to MaxPushBytes) is not kept
+		c.body = nil
 	}
-	*c = call{body: body, out: c.out, s: c.s}
+	// Field by field: the answer and the scratch stay in place.
+	c.route, c.key, c.lim, c.ds, c.live, c.now = nil, KeyEntry{}, nil, nil, nil, time.Time{}
+	c.vkOK = false
+	if c.qok {
+		c.q, c.qok = query{}, false // the query aliases the request's URL
+	}
 }
 
 // query returns the reader of the request's query string, declared by the

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"hash/maphash"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,8 +46,7 @@ func newSeed() string {
 // must run. A query the declarations refuse skips it all: the handler
 // answers the error, with no validators.
 func (a *API) lookup(c *call, r *http.Request) int {
-	c.parseQuery(r)
-	if c.q.first != nil {
+	if !a.queryKey(c, r) {
 		return 0
 	}
 	o := &c.out
@@ -104,6 +104,43 @@ func (a *API) liveSeq(l *engine.Live) []string {
 	e := &liveSeqHdr{l: l, h: []string{strconv.FormatUint(l.Seq, 10)}}
 	a.liveHdr.Store(e)
 	return e.h
+}
+
+// querySlots is the size of the table of query strings seen (queryAlias).
+const querySlots = 1024
+
+// queryAlias ties a route's raw query string, read without error, to its
+// normalized values (appendQueryKey): a query sent again is keyed without
+// being parsed again.
+type queryAlias struct {
+	route *Route
+	raw   string
+	key   []byte // never modified
+}
+
+// queryKey makes the request's query key in c.s.qkey (appendQueryKey),
+// from the table of queries seen when it holds the raw query, else by
+// reading the query through the route's declarations (c.q). It reports
+// false when the declarations refuse the query: the handler answers the
+// error.
+func (a *API) queryKey(c *call, r *http.Request) bool {
+	raw := r.URL.RawQuery
+	if raw == "" && !c.qok {
+		c.s.qkey = c.s.qkey[:0]
+		return true
+	}
+	slot := &a.queries[maphash.String(checkSeed, raw)%querySlots]
+	if e := slot.Load(); e != nil && e.route == c.route && e.raw == raw && !c.qok {
+		c.s.qkey = append(c.s.qkey[:0], e.key...)
+		return true
+	}
+	c.parseQuery(r)
+	if c.q.first != nil {
+		return false
+	}
+	c.s.qkey = appendQueryKey(c.s.qkey[:0], &c.q)
+	slot.Store(&queryAlias{route: c.route, raw: strings.Clone(raw), key: slices.Clone(c.s.qkey)})
+	return true
 }
 
 // bodySlots is the size of the table of bodies seen (bodyAlias).
@@ -180,8 +217,7 @@ func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum 
 	h.Write(kb[:])
 	h.WriteString(r.URL.Path)
 	h.WriteString("?")
-	c.s.qkey = appendQueryKey(c.s.qkey[:0], &c.q)
-	h.Write(c.s.qkey)
+	h.Write(c.s.qkey) // queryKey made it
 	if c.out.csv {
 		h.WriteString("\x00text/csv") // by Accept: another representation
 	}
@@ -199,11 +235,11 @@ func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum 
 // RFC 9110 (13.1.3) says, it is ignored when the request has an
 // If-None-Match (the ETag decides) or a date that does not parse.
 func notModifiedSince(r *http.Request, lastModified []string) bool {
-	ims := r.Header.Get("If-Modified-Since")
-	if ims == "" || len(lastModified) == 0 || len(r.Header["If-None-Match"]) > 0 {
+	ims := r.Header["If-Modified-Since"] // the canonical key: no canonicalization per request
+	if len(ims) == 0 || ims[0] == "" || len(lastModified) == 0 || len(r.Header["If-None-Match"]) > 0 {
 		return false
 	}
-	since, err := http.ParseTime(ims)
+	since, err := http.ParseTime(ims[0])
 	if err != nil {
 		return false
 	}

@@ -157,6 +157,10 @@ type viewKey struct {
 // the clock or the feed: the cut-off is short of the data, or a live
 // session is not complete.
 func (a *API) delayedKey(c *call, in *dsInfo) (k viewKey, moving bool) {
+	if c.vkOK { // once per request: the answer's key and the view share it
+		return c.vk, c.vkMoving
+	}
+	defer func() { c.vk, c.vkMoving, c.vkOK = k, moving, true }()
 	cutoff := c.now.Add(-QuoteDelay).Unix()
 	visible := in.latestVisible
 	if l := c.live; l != nil {

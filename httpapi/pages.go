@@ -109,13 +109,14 @@ var hdrLink = http.CanonicalHeaderKey("Link")
 // rel="first" and rel="last"; nil when the window is the whole list (no
 // limit and no offset). limit and offset are the request's, their
 // declared defaults when absent (route's declarations).
-func pageLinks(r *http.Request, rt *Route, total int) []string {
+func pageLinks(r *http.Request, rt *Route, totalText string) []string {
 	if r == nil || rt == nil || r.URL == nil {
 		return nil
 	}
 	if !strings.Contains(r.URL.RawQuery, "limit=") && !strings.Contains(r.URL.RawQuery, "offset=") && declaredInt(nil, rt, "limit") == 0 {
 		return nil // the whole list (no allocation)
 	}
+	total, _ := strconv.Atoi(totalText)
 	q := r.URL.Query()
 	w := window{offset: declaredInt(q, rt, "offset"), limit: declaredInt(q, rt, "limit")}
 	if w.limit <= 0 {

@@ -91,8 +91,7 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 		}
 	}
 	if !rt.Root && !rt.Admin { // a push is applied, never answered from a cache
-		c.parseQuery(r)
-		o.negotiate(r, rt, &c.q)
+		o.negotiate(r, rt, c)
 		if st := a.lookup(c, r); st != 0 {
 			return st
 		}

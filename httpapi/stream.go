@@ -43,8 +43,7 @@ func (c *call) sendTotal(total []string) {
 	if c.out.w == nil {
 		return
 	}
-	n, _ := strconv.Atoi(total[0])
-	if l := pageLinks(c.out.r, c.route, n); l != nil {
+	if l := pageLinks(c.out.r, c.route, total[0]); l != nil {
 		c.out.w.Header()[hdrLink] = l
 	}
 }
