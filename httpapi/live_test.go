@@ -383,3 +383,32 @@ func TestLiveAnswersNameOneSequence(t *testing.T) {
 	done.Store(true)
 	wg.Wait()
 }
+
+// The document declares X-Live-Seq on the priced operations, and only
+// there.
+func TestOpenAPILiveSeq(t *testing.T) {
+	b, err := OpenAPI("/v2", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Headers map[string]any `json:"headers"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path, method string
+		want         bool
+	}{{"/v2/quotes/{ticker}", "get", true}, {"/v2/quotes", "post", true}, {"/v2/screener", "post", true}, {"/v2/stocks/variations", "get", true},
+		{"/v2/companies/{id}", "get", false}} {
+		_, has := doc.Paths[c.path][c.method].Responses["200"].Headers["X-Live-Seq"]
+		if has != c.want {
+			t.Errorf("%s %s: X-Live-Seq declared %v, want %v", c.method, c.path, has, c.want)
+		}
+	}
+}

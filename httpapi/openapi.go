@@ -112,6 +112,7 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 				"Last-Modified":   map[string]any{"description": "when the served snapshot was built", "schema": map[string]any{"type": "string"}},
 				"X-Total-Count":   map[string]any{"description": "items of the whole list, before limit and offset", "schema": map[string]any{"type": "integer", "format": "int64"}},
 				"X-Live-Next-Seq": map[string]any{"description": "the seq the next batch of the push feed must carry", "schema": map[string]any{"type": "integer", "format": "int64"}},
+				"X-Live-Seq":      map[string]any{"description": "while a live session runs, on answers from prices: the last batch of the session the answer's view holds", "schema": map[string]any{"type": "integer", "format": "int64"}},
 				"Link":            map[string]any{"description": "the list's other pages (RFC 8288): the same request with offset moved, as rel=\"next\" (when items follow), rel=\"prev\" (when some precede), rel=\"first\" and rel=\"last\"; absent when the answer is the whole list", "schema": map[string]any{"type": "string"}},
 			},
 		},
@@ -285,6 +286,9 @@ func operation(rt *Route) map[string]any {
 		if paginated(rt) {
 			hd["X-Total-Count"] = map[string]any{"$ref": "#/components/headers/X-Total-Count"}
 			hd["Link"] = map[string]any{"$ref": "#/components/headers/Link"}
+		}
+		if rt.Priced {
+			hd["X-Live-Seq"] = map[string]any{"$ref": "#/components/headers/X-Live-Seq"}
 		}
 		ok["headers"] = hd
 	}
