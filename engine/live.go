@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -308,10 +309,10 @@ func (l *Live) apply(b *LiveBatch) *Live {
 	// order and copied at most once.
 	bars := slices.Clone(b.Bars)
 	slices.SortStableFunc(bars, func(x, y LiveBar) int {
-		if c := cmpString(x.Ticker, y.Ticker); c != 0 {
+		if c := cmp.Compare(x.Ticker, y.Ticker); c != 0 {
 			return c
 		}
-		return cmpInt(x.Time, y.Time)
+		return cmp.Compare(x.Time, y.Time)
 	})
 	earliest := int64(math.MaxInt64)
 	for i := range bars {
@@ -384,26 +385,6 @@ func sameRow(t *liveTail, r *LiveBar) bool {
 	}
 	w := &t.rows[i]
 	return w.open == r.Open && w.high == r.High && w.low == r.Low && w.close == r.Close && w.vol == r.Volume && w.qty == r.Quantity && w.trades == r.Trades
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // rebind returns l bound to base d: each tail at its asset's position in

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -95,7 +96,7 @@ func TestLiveEqualsFullSnapshot(t *testing.T) {
 	}
 	// Batches of the bars of a few minutes each, in time order; the last
 	// one completes the session.
-	slices.SortStableFunc(bars, func(x, y LiveBar) int { return cmpInt(x.Time, y.Time) })
+	slices.SortStableFunc(bars, func(x, y LiveBar) int { return cmp.Compare(x.Time, y.Time) })
 	for i, seq := 0, uint64(1); i < len(bars); seq++ {
 		j := min(i+1+int(seq%7), len(bars))
 		b := &LiveBatch{Seq: seq, Session: sd, Bars: bars[i:j], Complete: j == len(bars)}

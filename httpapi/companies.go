@@ -347,18 +347,7 @@ func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, m
 	dst = appendCompanyCore(dst, is)
 	dst = append(dst, `,"kind":`...)
 	dst = appendString(dst, is.Kind)
-	dst = append(dst, `,"tickers":[`...)
-	for j, as := range is.Assets {
-		if j > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"ticker":`...)
-		dst = appendString(dst, as.Ticker)
-		dst = append(dst, `,"stock_type":`...)
-		dst = appendString(dst, as.StockType)
-		dst = append(dst, '}')
-	}
-	dst = append(dst, ']')
+	dst = appendTickers(dst, is)
 	if sec {
 		dst = appendSectorBlocks(dst, is)
 	}
@@ -590,4 +579,21 @@ func (a *API) documents(c *call, dst []byte, r *http.Request, ps httprouter.Para
 	}
 	c.setTotal(pg.total)
 	return append(dst, ']'), nil
+}
+
+// appendTickers appends ,"tickers":[{"ticker":…,"stock_type":…},…] of
+// the issuer's assets (companies and funds alike).
+func appendTickers(dst []byte, is *engine.Issuer) []byte {
+	dst = append(dst, `,"tickers":[`...)
+	for j, as := range is.Assets {
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"ticker":`...)
+		dst = appendString(dst, as.Ticker)
+		dst = append(dst, `,"stock_type":`...)
+		dst = appendString(dst, as.StockType)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
 }

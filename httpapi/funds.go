@@ -91,18 +91,7 @@ func appendFundItem(dst []byte, is *engine.Issuer, sec bool) []byte {
 	dst = appendStringOrNull(dst, is.Status)
 	dst = append(dst, `,"status_date":`...)
 	dst = appendDate(dst, is.StatusDate)
-	dst = append(dst, `,"tickers":[`...)
-	for j, as := range is.Assets {
-		if j > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"ticker":`...)
-		dst = appendString(dst, as.Ticker)
-		dst = append(dst, `,"stock_type":`...)
-		dst = appendString(dst, as.StockType)
-		dst = append(dst, '}')
-	}
-	dst = append(dst, ']')
+	dst = appendTickers(dst, is)
 	if sec {
 		dst = appendSectorBlocks(dst, is)
 	}
