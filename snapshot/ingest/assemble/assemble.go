@@ -26,7 +26,12 @@ type Config struct {
 	Cash       []string // GetListedCashDividends responses, each "SYMBOL=path" (the response names no company)
 	Supplement []string // GetListedSupplementCompany responses
 	Details    []string // GetDetailsCompany responses
-	Listings   []string // ETF and FII listing exports
+	// Instruments are B3's listed-instruments files
+	// (InstrumentsConsolidatedFile): each cash-market ticker's ISIN and
+	// its issuer's legal name, evidence for linking shares (see the
+	// package doc).
+	Instruments []string
+	Listings    []string // ETF and FII listing exports
 
 	// Lenient skips and counts malformed rows and COTAHIST trailer
 	// mismatches instead of failing. Default false.
@@ -81,6 +86,8 @@ type assembler struct {
 	isinFund    map[string]string   // ISIN -> fund company
 	isinTied    map[string][]string // ISIN -> funds claiming it alike (isinOwners)
 	details     []*b3.Details
+	instrTicker map[string]b3.Instrument // B3's instruments file: the row of each ticker nearest the last session
+	instrISIN   map[string]b3.Instrument // the same rows by ISIN (a ticker renamed since keeps its ISIN)
 	etfSyms     map[string]bool
 	etfGeo      map[string]string // ETF symbol -> listing Geografia
 	fiiCodes    map[string]bool
@@ -103,7 +110,7 @@ func newAssembler(cfg Config) *assembler {
 func Run(ctx context.Context, cfg Config, progress Progress) (*engine.Universe, *Report, error) {
 	a := newAssembler(cfg)
 	steps := []func(context.Context, Progress) error{
-		a.readQuotes, a.readDates, a.readCad, a.readFCA, a.readDetails, a.readListings, a.readFII,
+		a.readQuotes, a.readDates, a.readCad, a.readFCA, a.readDetails, a.readInstruments, a.readListings, a.readFII,
 		a.linkSecurities, a.recordRenames, a.readReports, a.settleAsOf, a.readIndexes, a.readCash, a.finish,
 	}
 	for _, step := range steps {

@@ -25,11 +25,26 @@
 //     most recent; if those are of the same month, to none (isinOwners).
 //  3. B3's company details (GetDetailsCompany: B3 names the CNPJ of an
 //     issuer and its tickers), by ticker, then by its 4-character root.
-//  4. Shares and units: the ISIN's issuer code (BRBBDCACNOR1: BBDC) when
+//  4. Shares and units: B3's listed-instruments file
+//     (InstrumentsConsolidatedFile, b3.ReadInstruments), which names each
+//     cash-market ticker's ISIN and its issuer's legal name (CrpnNm) but
+//     no CNPJ. The row of the ticker (with the quote's ISIN), else of the
+//     quote's ISIN (a ticker renamed since), of the file's day nearest the
+//     last session, links the share when that legal name is the legal
+//     name (DENOM_SOCIAL) of exactly one registrant eligible as in rule 6
+//     on its last session. The names are compared word for word
+//     (sameLegalName): connectors and a final corporate form aside, each
+//     word equal or one of B3's abbreviations of it (BCO BRADESCO S.A. is
+//     BANCO BRADESCO S.A., CIA BRASILEIRA DE DISTRIBUICAO is Companhia
+//     Brasileira de Distribuição), no more words abbreviated than equal.
+//     A name no registrant holds (renamed since: VIA S.A. is Grupo Casas
+//     Bahia in a later registry) is listed in the summary; the rules
+//     below then apply.
+//  5. Shares and units: the ISIN's issuer code (BRBBDCACNOR1: BBDC) when
 //     the rules above tie that code to one company (the ISIN of a ticker
 //     they linked, the root of an FCA ticker, B3's symbol and ISINs): a
 //     unit or a class the FCA does not list joins its company.
-//  5. Shares and units only, by name alone (guessed, and listed in the
+//  6. Shares and units only, by name alone (guessed, and listed in the
 //     summary): one question per issuer code (ticker root), with the
 //     COTAHIST short name (NOMRES) of its ticker quoted last, asked of the
 //     registry's companies that were active registrants on the last day
@@ -62,7 +77,7 @@
 //     left unlinked and listed with its candidates (nameIndex.resolve).
 //     Without a registry (no --cad) a company's own status stands in for
 //     its rows: only ACTIVE ones are found.
-//  6. Otherwise a minimal issuer is created from the quote file: name
+//  7. Otherwise a minimal issuer is created from the quote file: name
 //     NOMRES, kind COMPANY, BDR (sponsored for DR1, DR2 and DR3, not DRN)
 //     or, for fund quotas, FII (board 12 or a listed FII, unless listed as
 //     an ETF) or ETF; status ACTIVE when the ticker traded in the last
@@ -85,8 +100,10 @@
 // Security.UnitFactor) from the FCA's Composicao_BDR_Unit (cvm.UnitShares):
 // by its ticker, else the company's one unit composition (some FCAs write
 // no real ticker on the unit's row); the summary lists the units left
-// without one (no per-share ratios). B3's instrument data, the other
-// official source of compositions, is not among the inputs. FCA geral
+// without one (no per-share ratios). B3's instruments file, the other
+// official file about units, gives none: its 52 columns name a unit's
+// ISIN, category (UNIT) and SpcfctnCd ("UNT N2"), not the shares it
+// holds. FCA geral
 // rows fill a company's website, description and founding date where
 // empty; the head-office address of its latest FCA (endereco) replaces
 // the registry's.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/cotahist"
 	"github.com/pregao/pregao/snapshot/ingest/cvm"
 )
 
@@ -50,13 +51,14 @@ func syntheticID(root, st string) string {
 
 // Evidence by which a security was linked to its company.
 const (
-	byNone  = iota
-	byFCA   // the FCA ticker map
-	byISIN  // a fund's ISIN in the FII reports
-	byB3    // B3's company details, by ticker or root
-	byCode  // the ISIN's issuer code, tied to a company by the above
-	byName  // the name rule alone
-	byCount // number of kinds
+	byNone    = iota
+	byFCA     // the FCA ticker map
+	byISIN    // a fund's ISIN in the FII reports
+	byB3      // B3's company details, by ticker or root
+	byListing // B3's instruments file: the issuer's legal name, one registrant's
+	byCode    // the ISIN's issuer code, tied to a company by the above
+	byName    // the name rule alone
+	byCount   // number of kinds
 )
 
 // linkSecurities turns the quote files' tickers into securities of
@@ -87,7 +89,10 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 		c := a.companies[id]
 		return c != nil && kindOK(c.Kind, st)
 	}
-	// Pass 1: the evidence of the FCA, the FII reports and B3's details.
+	// Pass 1: the evidence of the FCA, the FII reports, B3's details and
+	// B3's instruments file.
+	ix := newNameIndex(a.companies, a.cadRows)
+	listed := a.listedIssuers(ix)
 	cos := make([]string, len(a.quotes.Securities))
 	how := make([]int, len(a.quotes.Securities))
 	for i, q := range a.quotes.Securities {
@@ -108,6 +113,8 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 			cos[i], how[i] = detailCo[q.Ticker], byB3
 		case ok(detailCo[root], st):
 			cos[i], how[i] = detailCo[root], byB3
+		case st != engine.ClassFundUnit && st != engine.ClassBDR && ok(listed(q), st):
+			cos[i], how[i] = listed(q), byListing
 		}
 	}
 	// Pass 2: the ISIN's issuer code (BRBBDCACNOR1: BBDC) of a share
@@ -124,7 +131,7 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 	}
 	// Pass 3: the name rule, one question per issuer code, for the shares
 	// and units nothing above linked.
-	answers := a.nameAnswers(cos)
+	answers := a.nameAnswers(ix, cos)
 	for i, q := range a.quotes.Securities {
 		if !engine.ValidTicker(q.Ticker) {
 			a.rep.BadTickers = append(a.rep.BadTickers, q.Ticker)
@@ -219,6 +226,49 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 	return nil
 }
 
+// listedIssuers returns the function that tells the company B3's
+// instruments file names as a quote's issuer: the row of its ticker (of
+// the same ISIN, when both have one), else the row of its ISIN (a ticker
+// renamed since), whose issuer's legal name is one eligible registrant's
+// on the quote's last session (nameIndex.byLegalName); "" when there is
+// no row, or no registrant or several hold that name (noted once per
+// name).
+func (a *assembler) listedIssuers(ix *nameIndex) func(q cotahist.Security) string {
+	type key struct {
+		name string
+		day  engine.Date
+	}
+	memo := map[key]string{}
+	return func(q cotahist.Security) string {
+		in, ok := a.instrTicker[q.Ticker]
+		if ok && in.ISIN != "" && q.ISIN != "" && in.ISIN != q.ISIN {
+			ok = false
+		}
+		if !ok {
+			if in, ok = a.instrISIN[q.ISIN]; !ok || q.ISIN == "" {
+				return ""
+			}
+		}
+		if in.Issuer == "" {
+			return ""
+		}
+		k := key{in.Issuer, q.Last}
+		if id, done := memo[k]; done {
+			return id
+		}
+		id, n := ix.byLegalName(in.Issuer, q.Last)
+		memo[k] = id
+		if id == "" {
+			if n == 0 {
+				a.rep.ListingUnmatched = append(a.rep.ListingUnmatched, fmt.Sprintf("%s (%q)", q.Ticker, in.Issuer))
+			} else {
+				a.rep.notef("%s: B3's instruments file names %q, the legal name of %d registrants active on %s: not linked by it", q.Ticker, in.Issuer, n, q.Last)
+			}
+		}
+		return id
+	}
+}
+
 // isinCode is the issuer code of an ISIN (BRBBDCACNOR1: BBDC), "" when
 // it is not a Brazilian ISIN of 12 characters.
 func isinCode(isin string) string {
@@ -269,7 +319,7 @@ func issuerCodes(a *assembler, cos []string) map[string]string {
 // nameAnswers asks the name rule about every issuer code (ticker root) of
 // a share or unit left unlinked in cos: its short name is the one of its
 // ticker quoted last, its day the last session any of them traded.
-func (a *assembler) nameAnswers(cos []string) map[string]nameAnswer {
+func (a *assembler) nameAnswers(ix *nameIndex, cos []string) map[string]nameAnswer {
 	qs := map[string]*nameQuery{}
 	var codes []string
 	for i, q := range a.quotes.Securities {
@@ -296,7 +346,7 @@ func (a *assembler) nameAnswers(cos []string) map[string]nameAnswer {
 	for i, c := range codes {
 		list[i] = *qs[c]
 	}
-	return newNameIndex(a.companies, a.cadRows).resolve(list)
+	return ix.resolve(list)
 }
 
 // codeNote says whether the issuer code was found in the name.

@@ -288,6 +288,7 @@ type registrant struct {
 	names  []regName
 	rows   []*cvm.CadRow // its registry rows; nil when not from the registry
 	status string        // the company's status, used when rows is nil
+	legal  [][]string    // its legal names (DENOM_SOCIAL of every row), as legalWords
 }
 
 // eligible reports whether a share that traded until day d may be linked
@@ -385,9 +386,11 @@ func newNameIndex(cos map[string]*engine.Company, rows []cvm.CadRow) *nameIndex 
 		}
 		add(c.TradingName)
 		add(c.Name)
+		r.addLegal(c.Name)
 		for _, row := range r.rows {
 			add(row.Company.TradingName)
 			add(row.Company.Name)
+			r.addLegal(row.Company.Name)
 		}
 		ix.regs = append(ix.regs, r)
 	}
@@ -545,4 +548,92 @@ func (ix *nameIndex) resolve(qs []nameQuery) map[string]nameAnswer {
 // describe is a candidate as the summary lists it: "ID NAME [STATUS]".
 func (c *candidate) describe(status string) string {
 	return fmt.Sprintf("%s %s [%s]", c.reg.id, c.reg.name, statusOrUnknown(status))
+}
+
+// legalWords are a legal name's words as sameLegalName compares them:
+// normalized, connectors left out, a corporate form written in two words
+// ("S.A.", "S/A") joined into SA, and a corporate form at the end (SA,
+// LTDA) left out.
+func legalWords(s string) []string {
+	w := without(nameWords(s), connector)
+	out := make([]string, 0, len(w))
+	for i := 0; i < len(w); i++ {
+		if w[i] == "S" && i+1 < len(w) && w[i+1] == "A" {
+			out = append(out, "SA")
+			i++
+			continue
+		}
+		out = append(out, w[i])
+	}
+	for len(out) > 1 && (out[len(out)-1] == "SA" || out[len(out)-1] == "LTDA") {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// sameLegalName reports whether b, a legal name as B3 spells it, is r, as
+// the CVM registry does (both as legalWords): word for word, each equal or
+// b's an abbreviation of r's: shorter, of two letters or more, the same
+// first letter and the rest of its letters in order (BCO is BANCO, CIA
+// COMPANHIA, ELET ELETRICAS, PART PARTICIPACOES). An abbreviation can
+// fit another word too (CIA fits CAPITAL, VIA fits VITTIA), so at least
+// as many words as are abbreviated, one at least, must be equal and not
+// generic (BRADESCO in BCO BRADESCO), and byLegalName wants one
+// registrant only.
+func sameLegalName(b, r []string) bool {
+	if len(b) == 0 || len(b) != len(r) {
+		return false
+	}
+	equal, short := 0, 0
+	for i := range b {
+		if b[i] == r[i] {
+			if !generic[b[i]] {
+				equal++
+			}
+			continue
+		}
+		if len(b[i]) < 2 || len(b[i]) >= len(r[i]) || b[i][0] != r[i][0] || !isSubseq(b[i], r[i]) {
+			return false
+		}
+		short++
+	}
+	return equal > 0 && short <= equal
+}
+
+func (r *registrant) addLegal(name string) {
+	w := legalWords(name)
+	if len(w) == 0 {
+		return
+	}
+	for _, l := range r.legal {
+		if slices.Equal(l, w) {
+			return
+		}
+	}
+	r.legal = append(r.legal, w)
+}
+
+// byLegalName returns the one registrant eligible on day d (registrant.eligible)
+// one of whose legal names is name as B3 spells it (sameLegalName); "" and
+// the number of such registrants when there is not exactly one.
+func (ix *nameIndex) byLegalName(name string, d engine.Date) (id string, n int) {
+	b := legalWords(name)
+	if len(b) == 0 {
+		return "", 0
+	}
+	for i := range ix.regs {
+		r := &ix.regs[i]
+		for _, l := range r.legal {
+			if sameLegalName(b, l) {
+				if r.eligible(d) {
+					id, n = r.id, n+1
+				}
+				break
+			}
+		}
+	}
+	if n != 1 {
+		return "", n
+	}
+	return id, 1
 }

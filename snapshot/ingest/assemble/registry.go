@@ -139,6 +139,64 @@ func (a *assembler) readDetails(context.Context, Progress) error {
 	return nil
 }
 
+// readInstruments reads B3's listed-instruments files. Of a ticker's (and
+// an ISIN's) rows it keeps the one of the day nearest the last session
+// of the quotes: the latest on or before it, else the earliest after.
+func (a *assembler) readInstruments(_ context.Context, prog Progress) error {
+	files, err := expand(a.cfg.Instruments, isListing)
+	if err != nil {
+		return fmt.Errorf("--instruments: %w", err)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	a.instrTicker, a.instrISIN = map[string]b3.Instrument{}, map[string]b3.Instrument{}
+	nearer := func(in, old b3.Instrument) bool {
+		last := a.lastSession
+		if !last.Valid() {
+			return in.Day > old.Day
+		}
+		inOK, oldOK := in.Day <= last, old.Day <= last
+		if inOK != oldOK {
+			return inOK
+		}
+		if inOK {
+			return in.Day > old.Day
+		}
+		return in.Day < old.Day
+	}
+	for _, f := range files {
+		if prog != nil {
+			prog("B3 instruments " + filepath.Base(f))
+		}
+		rc, err := datafile.Open(f)
+		if err != nil {
+			return err
+		}
+		ins, st, err := b3.ReadInstruments(rc, f, a.cfg.Lenient)
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("--instruments: %w", err)
+		}
+		a.rep.Instruments.Rows += st.Rows
+		a.rep.Instruments.Other += st.Other
+		a.rep.Instruments.BadTicker += st.BadTicker
+		a.rep.Instruments.Malformed += st.Malformed
+		for _, in := range ins {
+			if old, ok := a.instrTicker[in.Ticker]; !ok || nearer(in, old) {
+				a.instrTicker[in.Ticker] = in
+			}
+			if in.ISIN == "" {
+				continue
+			}
+			if old, ok := a.instrISIN[in.ISIN]; !ok || nearer(in, old) {
+				a.instrISIN[in.ISIN] = in
+			}
+		}
+	}
+	return nil
+}
+
 func (a *assembler) readListings(context.Context, Progress) error {
 	files, err := expand(a.cfg.Listings, isListing)
 	if err != nil {

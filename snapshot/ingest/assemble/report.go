@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/b3"
 	"github.com/pregao/pregao/snapshot/ingest/cotahist"
 	"github.com/pregao/pregao/snapshot/ingest/cvm"
 	"github.com/pregao/pregao/snapshot/ingest/sectors"
@@ -54,6 +55,12 @@ type Report struct {
 	// ratios.
 	UnitsComposed int
 	UnitsWithout  []string
+	// Instruments counts the rows of B3's instruments files read and passed
+	// over; ListingUnmatched lists the shares whose issuer, as that file
+	// names it, is no eligible registrant's legal name ("TICKER
+	// ("CrpnNm")"): a company renamed since, or absent from the registry.
+	Instruments      b3.InstrumentStats
+	ListingUnmatched []string
 	// Ambiguous lists the shares whose short name matches several
 	// registrants alike: left on an issuer made from the quote file.
 	Ambiguous []string
@@ -147,8 +154,16 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 		}
 	}
 	l := r.Linked
-	fmt.Fprintf(w, "  securities linked to companies by evidence: %d by the FCA ticker map, %d by ISIN (funds), %d by B3 company details, %d by the ISIN's issuer code; %d by name alone; %d on %d issuers made from COTAHIST names\n",
-		l[byFCA], l[byISIN], l[byB3], l[byCode], l[byName], l[byNone], r.Minimal)
+	fmt.Fprintf(w, "  securities linked to companies by evidence: %d by the FCA ticker map, %d by ISIN (funds), %d by B3 company details, %d by B3's instruments file (the issuer's legal name), %d by the ISIN's issuer code; %d by name alone; %d on %d issuers made from COTAHIST names\n",
+		l[byFCA], l[byISIN], l[byB3], l[byListing], l[byCode], l[byName], l[byNone], r.Minimal)
+	if in := r.Instruments; in.Rows > 0 {
+		fmt.Fprintf(w, "  B3 instruments: %s rows, %s of other markets or the odd lot, %s with a ticker the bundle format refuses, %s malformed (skipped)\n",
+			commas(int64(in.Rows)), commas(int64(in.Other)), commas(int64(in.BadTicker)), commas(int64(in.Malformed)))
+	}
+	if len(r.ListingUnmatched) > 0 {
+		fmt.Fprintf(w, "  %d shares whose issuer in B3's instruments file is no active registrant's legal name (renamed since, or not in the registry; the rules after it applied): %s\n",
+			len(r.ListingUnmatched), strings.Join(first(r.ListingUnmatched, 30), "; "))
+	}
 	if len(r.NameLinks) > 0 {
 		fmt.Fprintf(w, "  %d securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; an active registrant on the exchange whose name matches; check them):\n", len(r.NameLinks))
 		for _, l := range r.NameLinks {

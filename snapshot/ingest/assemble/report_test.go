@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/b3"
 	"github.com/pregao/pregao/snapshot/ingest/cotahist"
 	"github.com/pregao/pregao/snapshot/ingest/cvm"
 )
@@ -18,7 +19,9 @@ func TestWriteSummary(t *testing.T) {
 			SkippedBoard: map[int]int64{10: 4}, SkippedSpec: map[string]int64{"PNF": 1}, KeptOtherBoard: map[int]int64{34: 5}, Malformed: 2,
 			TrailerProblems: []string{"a.TXT: trailer counts 11 records, file has 10"}},
 		CVM:    cvm.Stats{Files: 2, Rows: 1100, Skipped: 1, Previous: 3, Ignored: 4, Unused: 1},
-		Linked: [byCount]int{byNone: 6, byFCA: 1, byISIN: 2, byB3: 3, byCode: 7, byName: 4}, Minimal: 5,
+		Linked: [byCount]int{byNone: 6, byFCA: 1, byISIN: 2, byB3: 3, byListing: 9, byCode: 7, byName: 4}, Minimal: 5,
+		Instruments:        b3.InstrumentStats{Rows: 120000, Other: 118000, BadTicker: 2, Malformed: 1},
+		ListingUnmatched:   []string{`VIIA3 ("VIA S.A.")`},
 		StatusesTakenBack:  8,
 		BadTickers:         strings.Fields("A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11"),
 		UnquotedMembers:    7,
@@ -48,7 +51,9 @@ func TestWriteSummary(t *testing.T) {
     registry (cad_cia_aberta SIT): 1 ACTIVE, 1 CANCELLED (listed only with status=CANCELLED or ALL), 0 SUSPENDED
     registry newer than the as-of day: 8 statuses that began later taken back to the one in force then (a company cancelled or suspended later is ACTIVE, one registered later has no status)
     statements: 1 from DFP (annual filings), 2 from ITR (quarterly filings)
-  securities linked to companies by evidence: 1 by the FCA ticker map, 2 by ISIN (funds), 3 by B3 company details, 7 by the ISIN's issuer code; 4 by name alone; 6 on 5 issuers made from COTAHIST names
+  securities linked to companies by evidence: 1 by the FCA ticker map, 2 by ISIN (funds), 3 by B3 company details, 9 by B3's instruments file (the issuer's legal name), 7 by the ISIN's issuer code; 4 by name alone; 6 on 5 issuers made from COTAHIST names
+  B3 instruments: 120,000 rows, 118,000 of other markets or the odd lot, 2 with a ticker the bundle format refuses, 1 malformed (skipped)
+  1 shares whose issuer in B3's instruments file is no active registrant's legal name (renamed since, or not in the registry; the rules after it applied): VIIA3 ("VIA S.A.")
   1 securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; an active registrant on the exchange whose name matches; check them):
     ABCD3 ("ABC") → 11 ABC SA [ACTIVE] (equal name)
   1 shares left unlinked, their short name matching several registrants alike (on an issuer made from COTAHIST):
