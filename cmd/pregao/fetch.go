@@ -83,7 +83,8 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // supplement, details and cash dividends of c.Companies or else of every
 // company the range's COTAHIST files quote (taken from the files in
 // c.Dir: name cotahist too, or fetch it first); listings, the FII and ETF
-// lists. It writes its summary lines to stdout, and its progress when
+// lists; instruments, B3's listed-instruments file of c.To (or of the
+// latest weekday before it B3 has published one for). It writes its summary lines to stdout, and its progress when
 // stdout is a terminal. It stops at ctx's end (a signal): files are
 // renamed into place only when complete, and a download cut short is
 // kept as FILE.part, which the next fetch resumes.
@@ -103,6 +104,8 @@ func (c fetchConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 			svc.Companies = c.Companies
 		case "listings":
 			svc.Listings, wantSvc = true, true
+		case "instruments":
+			svc.Instruments, svc.InstrumentsDay, wantSvc = true, c.To, true
 		}
 	}
 	cl := &fetch.Client{BaseURL: c.BaseURL, Attempts: c.Retries, Pace: c.Pace}

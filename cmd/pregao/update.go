@@ -189,6 +189,7 @@ func officialInputs(dir string, cfg *assemble.Config) error {
 		{&cfg.Supplement, fetch.SvcSupplement, ".json"},
 		{&cfg.Details, fetch.SvcDetail, ".json"},
 		{&cfg.Listings, fetch.SvcFundList, ".csv"},
+		{&cfg.Instruments, fetch.InstrumentsDir, ".csv"},
 	} {
 		if len(filesWithSuffix(p(x.rel), x.suffix)) > 0 {
 			*x.list = append(*x.list, p(x.rel))

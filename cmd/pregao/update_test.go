@@ -191,6 +191,7 @@ func TestOfficialInputs(t *testing.T) {
 		"listedCompaniesProxy/CompanyCall/GetListedCashDividends/ABEV.json",
 		"listedCompaniesProxy/CompanyCall/GetListedCashDividends/PETR.json",
 		"fundsProxy/fundsCall/GetListFundDownload/fundosListados.csv",
+		"api/download/InstrumentsConsolidatedFile/2026-11-25.csv",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(f))
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -216,6 +217,7 @@ func TestOfficialInputs(t *testing.T) {
 	want.Supplement = []string{p("listedCompaniesProxy/CompanyCall/GetListedSupplementCompany")}
 	want.Details = []string{p("listedCompaniesProxy/CompanyCall/GetDetail")}
 	want.Listings = []string{p("fundsProxy/fundsCall/GetListFundDownload")}
+	want.Instruments = []string{p("api/download/InstrumentsConsolidatedFile")}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("inputs:\n%+v\nwant:\n%+v", got, want)
 	}

@@ -98,7 +98,11 @@ func (c *Client) url(it Item) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimRight(c.BaseURL, "/") + u.EscapedPath(), nil
+	q := ""
+	if u.RawQuery != "" {
+		q = "?" + u.RawQuery
+	}
+	return strings.TrimRight(c.BaseURL, "/") + u.EscapedPath() + q, nil
 }
 
 // LockName is the file in a download folder that a fetch holds locked

@@ -10,12 +10,13 @@ import (
 
 // Sources are the names Plan accepts: the official files, then the B3
 // service sources (ServiceSources), which Plan leaves to FetchServices.
-var Sources = []string{"cotahist", "cad", "dfp", "itr", "fca", "fii", "indexes", "companies", "listings"}
+var Sources = []string{"cotahist", "cad", "dfp", "itr", "fca", "fii", "indexes", "companies", "listings", "instruments"}
 
 // ServiceSources are the sources answered by B3's listed-data services
 // (FetchServices): index portfolios, listed-company data (supplement,
-// details, cash dividends) and the listed-fund exports.
-var ServiceSources = []string{"indexes", "companies", "listings"}
+// details, cash dividends), the listed-fund exports and the
+// listed-instruments file.
+var ServiceSources = []string{"indexes", "companies", "listings", "instruments"}
 
 // IsService reports whether source s is one of ServiceSources.
 func IsService(s string) bool {
@@ -69,7 +70,7 @@ func Plan(sources []string, from, to engine.Date, annual bool) ([]Item, error) {
 		}
 		seen[s] = true
 		switch s {
-		case "indexes", "companies", "listings":
+		case "indexes", "companies", "listings", "instruments":
 		case "cotahist":
 			if annual {
 				for y := fy; y <= ty; y++ {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pregao/pregao/engine"
 )
 
 // Services names what FetchServices asks B3's listed-data services for.
@@ -32,6 +34,12 @@ type Services struct {
 	// Listings stores the listed-fund exports (FundLists) as
 	// fundsProxy/fundsCall/GetListFundDownload/NAME.csv, decoded.
 	Listings bool
+	// Instruments asks for B3's listed-instruments file
+	// (InstrumentsConsolidatedFile) of InstrumentsDay (0 or NoDate: today
+	// in São Paulo), or of the latest weekday before it B3 has one for
+	// (a week at most), stored as InstrumentsDir/YYYY-MM-DD.csv.
+	Instruments    bool
+	InstrumentsDay engine.Date
 }
 
 // ServiceResult counts what FetchServices did.
@@ -125,6 +133,17 @@ func (c *Client) FetchServices(ctx context.Context, dir string, s Services) (_ S
 			}
 		}
 	}
+	if s.Instruments {
+		day := s.InstrumentsDay
+		if day == 0 || !day.Valid() {
+			if day, err = engine.ParseDate(today); err != nil {
+				return res, err
+			}
+		}
+		if err := st.instruments(day); err != nil {
+			return res, fmt.Errorf("instruments: %w", err)
+		}
+	}
 	return res, nil
 }
 
@@ -155,6 +174,11 @@ func (st *svcRun) fresh(p string) bool {
 	if e.Absent {
 		return true
 	}
+	return st.onDisk(p, e)
+}
+
+// onDisk reports whether the file of p is on disk with e's size.
+func (st *svcRun) onDisk(p string, e Entry) bool {
 	dst, err := localPath(st.dir, p)
 	if err != nil {
 		return false
@@ -228,7 +252,7 @@ func (st *svcRun) single(p, u string, check func([]byte) ([]byte, bool, error)) 
 	var out []byte
 	var ok bool
 	err := st.retry(u, func() (bool, error) {
-		b, err := st.get(u)
+		b, err := st.get(u, 0)
 		if err != nil {
 			return retryable(err), err
 		}
@@ -274,7 +298,7 @@ func (st *svcRun) paged(p, service string, params map[string]any, emptyOK bool) 
 		}
 		var pg *page
 		err := st.retry(u, func() (bool, error) {
-			b, err := st.get(u)
+			b, err := st.get(u, 0)
 			if err != nil {
 				return retryable(err), err
 			}
@@ -354,8 +378,8 @@ func retryable(err error) bool {
 }
 
 // get makes one GET of a service URL (through Client.BaseURL) and returns
-// a 200 answer's body, at most MaxAnswerBytes of it.
-func (st *svcRun) get(u string) ([]byte, error) {
+// a 200 answer's body, at most limit bytes of it (0: MaxAnswerBytes).
+func (st *svcRun) get(u string, limit int64) ([]byte, error) {
 	c := st.c
 	if c.Pace > 0 && !st.last.IsZero() {
 		if w := c.Pace - time.Since(st.last); w > 0 {
@@ -391,7 +415,9 @@ func (st *svcRun) get(u string) ([]byte, error) {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		return nil, &statusError{resp.StatusCode, u}
 	}
-	limit := c.MaxAnswerBytes
+	if limit <= 0 {
+		limit = c.MaxAnswerBytes
+	}
 	if limit <= 0 {
 		limit = DefaultMaxAnswerBytes
 	}

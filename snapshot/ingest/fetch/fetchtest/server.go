@@ -42,6 +42,14 @@ type Server struct {
 	Details     map[string][]byte
 	Cash        map[string][]byte
 	FundLists   map[int][]byte
+	// Instruments are B3's listed-instruments files by day
+	// (YYYY-MM-DD), served in two steps as B3's file service does:
+	// api/download/requestname?fileName=InstrumentsConsolidatedFile&date=DAY
+	// answers {"token": ...}, api/download/?token=TOKEN the file. A day
+	// without a file answers a token whose download is empty (as for a
+	// day B3 has not published); fault keys "requestname/DAY" and
+	// "download/DAY".
+	Instruments map[string][]byte
 	// Synthetic answers for every issuer code that Supplements lacks a
 	// supplement without events or share counts (codeCVM "9" and the
 	// code's four bytes in decimal, trading name "CODE SA"), a detail
@@ -66,7 +74,7 @@ type Server struct {
 // New returns an empty Server.
 func New() *Server {
 	return &Server{Files: map[string][]byte{}, Portfolios: map[string][]byte{}, Supplements: map[string][]byte{},
-		Details: map[string][]byte{}, Cash: map[string][]byte{}, FundLists: map[int][]byte{},
+		Details: map[string][]byte{}, Cash: map[string][]byte{}, FundLists: map[int][]byte{}, Instruments: map[string][]byte{},
 		Fail: map[string]int{}, Gone: map[string]bool{}, Requests: map[string]int{}}
 }
 
@@ -116,6 +124,37 @@ var services = []string{fetch.SvcPortfolioDay, fetch.SvcSupplement, fetch.SvcDet
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw := r.URL.EscapedPath()
+	switch raw {
+	case "/api/download/requestname":
+		q := r.URL.Query()
+		day := q.Get("date")
+		if code := s.fault("requestname/" + day); code != 0 {
+			http.Error(w, http.StatusText(code), code)
+			return
+		}
+		if q.Get("fileName") != "InstrumentsConsolidatedFile" {
+			http.NotFound(w, r)
+			return
+		}
+		tok := base64.URLEncoding.EncodeToString([]byte("instruments/" + day))
+		b, _ := json.Marshal(map[string]any{"redirectUrl": "~/download?token=" + tok, "token": tok,
+			"file": map[string]string{"name": "InstrumentsConsolidatedFile_" + strings.ReplaceAll(day, "-", ""), "extension": ".csv"}})
+		s.write(w, "application/json", b)
+		return
+	case "/api/download/":
+		t, err := base64.URLEncoding.DecodeString(r.URL.Query().Get("token"))
+		day, ok := strings.CutPrefix(string(t), "instruments/")
+		if err != nil || !ok {
+			http.Error(w, "bad token", http.StatusBadRequest)
+			return
+		}
+		if code := s.fault("download/" + day); code != 0 {
+			http.Error(w, http.StatusText(code), code)
+			return
+		}
+		s.write(w, "text/csv", s.Instruments[day])
+		return
+	}
 	for _, svc := range services {
 		if rest, ok := strings.CutPrefix(raw, "/"+svc+"/"); ok {
 			s.service(w, svc, rest)
