@@ -179,3 +179,35 @@ func realDataset(t *testing.T, extra ...string) (*engine.Dataset, string) {
 	}
 	return ds, summary
 }
+
+// TestRealIBOVClose computes the IBOV level of 2021-03-26 from that day's
+// portfolio download and COTAHIST (the real samples) and compares it with
+// the close the press reported that day: 114,780 points, up 0.91 % from
+// 113,749.90 (DCI, "Ibovespa hoje 26/03/2021"; Estadão/Diário da Região
+// for the 25th). A wrong reductor, quantity base or price would be off by
+// far more than the press's rounding to the point. The variation is not
+// compared: the API prices the 25th with the 26th's portfolio (docs/api.md,
+// index levels), B3 with the 25th's.
+func TestRealIBOVClose(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports the real samples")
+	}
+	ds, _ := realDataset(t)
+	api, key := apiWithKey(t, ds)
+	r := httptest.NewRequest("GET", "/v2/quotes/IBOV?start_date=2021-03-26&end_date=2021-03-26", nil)
+	r.Header.Set("Authorization", "Bearer "+key)
+	w := httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	var pts []struct {
+		Date  string  `json:"date"`
+		Close float64 `json:"close_price"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &pts); err != nil || w.Code != http.StatusOK || len(pts) != 1 {
+		t.Fatalf("%d %.300s: %v", w.Code, w.Body, err)
+	}
+	const published = 114780 // points, as reported to the point
+	if got := pts[0].Close; math.Abs(got-published) >= 1 {
+		t.Errorf("IBOV 2021-03-26 close %.2f, published %d (to the point)", got, published)
+	}
+	t.Logf("IBOV 2021-03-26: computed %.2f, published 114,780", pts[0].Close)
+}
