@@ -96,7 +96,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.Var((*listFlag)(&cfg.Cash), "cash-dividends", "SYMBOL=GetListedCashDividends.json (the response names no company)")
 	fl.Var((*listFlag)(&cfg.Supplement), "supplement", "GetListedSupplementCompany.json (share counts, payment dates, stock dividends)")
 	fl.Var((*listFlag)(&cfg.Details), "details", "GetDetailsCompany.json (company CNPJ and tickers)")
-	fl.Var((*listFlag)(&cfg.Instruments), "instruments", "B3 listed-instruments files InstrumentsConsolidatedFile_YYYYMMDD.csv (each ticker's ISIN and its issuer's legal name: linking evidence)")
+	fl.Var((*listFlag)(&cfg.Instruments), "instruments", "B3 listed-instruments files: InstrumentsConsolidatedFile_YYYYMMDD.csv or the daily bulletin's InstrumentsEquities export (each ticker's ISIN and its issuer's legal name: linking evidence)")
 	fl.Var((*listFlag)(&cfg.Listings), "listings", "ETF and FII listing exports (ETFs listados, fundosListados)")
 	fl.Var((*listFlag)(&f.SessionLogs), "session-log", "live session logs, or folders of them (serve's --live-dir): their 1-minute bars become the intraday history of their sessions up to the as-of day")
 	fl.StringVar(&realData, "real-testdata", "", "import every sample file of the project's testdata/real folder at this path (implies --lenient)")

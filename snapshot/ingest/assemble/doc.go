@@ -26,7 +26,8 @@
 //  3. B3's company details (GetDetailsCompany: B3 names the CNPJ of an
 //     issuer and its tickers), by ticker, then by its 4-character root.
 //  4. Shares and units: B3's listed-instruments file
-//     (InstrumentsConsolidatedFile, b3.ReadInstruments), which names each
+//     (InstrumentsConsolidatedFile, or the daily bulletin's export of the
+//     same table, InstrumentsEquities; b3.ReadInstruments), which names each
 //     cash-market ticker's ISIN and its issuer's legal name (CrpnNm) but
 //     no CNPJ. The row of the ticker (with the quote's ISIN), else of the
 //     quote's ISIN (a ticker renamed since), of the file's day nearest the
@@ -101,7 +102,7 @@
 // by its ticker, else the company's one unit composition (some FCAs write
 // no real ticker on the unit's row); the summary lists the units left
 // without one (no per-share ratios). B3's instruments file, the other
-// official file about units, gives none: its 52 columns name a unit's
+// official file about units, gives none: its columns name a unit's
 // ISIN, category (UNIT) and SpcfctnCd ("UNT N2"), not the shares it
 // holds. FCA geral
 // rows fill a company's website, description and founding date where

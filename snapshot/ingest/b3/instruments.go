@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/pregao/pregao/engine"
@@ -35,26 +36,52 @@ type InstrumentStats struct {
 	Malformed int // rows skipped when lenient: too few fields, a bad date, a NUL byte
 }
 
-// instrumentColumns are the columns ReadInstruments needs, by header name.
-var instrumentColumns = []string{"RptDt", "TckrSymb", "SgmtNm", "MktNm", "SctyCtgyNm", "ISIN", "CrpnNm"}
+// The two layouts of B3's instruments file: the consolidated file's
+// column codes (InstrumentsConsolidatedFile: RptDt;TckrSymb;...;CrpnNm)
+// and the daily bulletin's export (BDI table InstrumentsEquities: a few
+// lines of text, then Portuguese labels, no day column, "-" for none, a
+// closing line of text). Each field is named by its column in both.
+var instrumentLayouts = [2]map[string]string{
+	{"day": "RptDt", "ticker": "TckrSymb", "segment": "SgmtNm", "market": "MktNm", "category": "SctyCtgyNm",
+		"isin": "ISIN", "issuer": "CrpnNm", "spec": "SpcfctnCd", "governance": "CorpGovnLvlNm"},
+	{"ticker": "instrumento financeiro", "segment": "segmento", "market": "mercado", "category": "categoria",
+		"isin": "codigo isin", "issuer": "nome da instituicao", "governance": "nivel de governanca corporativa"},
+}
 
-// ReadInstruments reads B3's listed-instruments file: ';'-separated,
-// ISO-8859-1 or UTF-8, CRLF or LF, an optional first line "Status do
-// Arquivo: ..." before the header, which must name the columns of
-// instrumentColumns (SpcfctnCd and CorpGovnLvlNm are read when present;
-// the official file has 52 columns, extracts fewer). It keeps the rows of
-// the equity cash market's regular lot (MktNm EQUITY-CASH, SgmtNm CASH):
-// shares, units, BDRs and fund quotas; other rows (options, forwards,
-// odd lot, fixed income) are counted in Other. A row with too few fields,
-// a day that is not YYYY-MM-DD or a NUL byte is an error naming file and
-// line or, when lenient, skipped and counted.
+// instrumentNeeded are the fields a header must name (the day aside: the
+// bulletin's export gives it in its text or the file's name).
+var instrumentNeeded = []string{"ticker", "segment", "market", "category", "isin", "issuer"}
+
+// maxPreamble is how many lines may precede the header.
+const maxPreamble = 20
+
+// ReadInstruments reads B3's listed-instruments file, in either layout:
+// the consolidated file (InstrumentsConsolidatedFile: an optional "Status
+// do Arquivo" line, then the column codes RptDt;TckrSymb;...;CrpnNm; 52
+// columns, or an extract naming the needed ones) or the daily bulletin's
+// export (InstrumentsEquities: lines of text, then Portuguese labels
+// "Instrumento financeiro;...;Código ISIN;...;Nome da instituição;...",
+// "-" for an empty field, a closing line of text). Either is
+// ';'-separated, ISO-8859-1 or UTF-8 (with or without a byte-order mark),
+// CRLF or LF. The export has no day column: its day is the last
+// dd/mm/yyyy date of the text before the header, else a YYYY-MM-DD or
+// YYYYMMDD date in the file's name, else it is refused.
+//
+// It keeps the rows of the equity cash market's regular lot (market
+// EQUITY-CASH, segment CASH): shares, units, BDRs and fund quotas; other
+// rows (options, forwards, odd lot, fixed income) are counted in Other. A
+// data row with too few fields, a day that is not a date or a NUL byte is
+// an error naming file and line or, when lenient, skipped and counted; a
+// line of one field after the header (the export's closing text) is not a
+// row.
 func ReadInstruments(r io.Reader, name string, lenient bool) ([]Instrument, InstrumentStats, error) {
 	var st InstrumentStats
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	col := map[string]int{}
+	var col map[string]int // field -> column
 	need := 0
 	lineNo := 0
+	day := engine.NoDate // the export's day
 	var out []Instrument
 	for sc.Scan() {
 		lineNo++
@@ -67,30 +94,44 @@ func ReadInstruments(r io.Reader, name string, lenient bool) ([]Instrument, Inst
 		}
 		line := datafile.Text(raw)
 		f := strings.Split(line, ";")
+		if col == nil {
+			if i := datafile.NULField(f); i >= 0 {
+				return nil, st, fmt.Errorf("%s:%d:%d: %w", name, lineNo, i+1, datafile.ErrNUL)
+			}
+			if col = instrumentHeader(f); col == nil {
+				if lineNo >= maxPreamble {
+					return nil, st, fmt.Errorf("%s: no header of B3's instruments file in the first %d lines (want RptDt;TckrSymb;...;CrpnNm, or the bulletin's Instrumento financeiro;...)", name, maxPreamble)
+				}
+				if d, ok := lastBRDate(line); ok {
+					day = d
+				}
+				continue
+			}
+			for _, k := range instrumentNeeded {
+				i, ok := col[k]
+				if !ok {
+					return nil, st, fmt.Errorf("%s:%d: B3's instruments header lacks the column of %s (%s)", name, lineNo, k, instrumentLayouts[0][k])
+				}
+				need = max(need, i+1)
+			}
+			if _, ok := col["day"]; !ok && !day.Valid() {
+				if day = dayInName(name); !day.Valid() {
+					return nil, st, fmt.Errorf("%s:%d: the bulletin's export gives no day: neither its text nor the file's name holds a date", name, lineNo)
+				}
+			}
+			continue
+		}
+		if len(f) == 1 {
+			continue // the export's closing text
+		}
+		st.Rows++
 		if i := datafile.NULField(f); i >= 0 {
-			if lenient && len(col) > 0 {
+			if lenient {
 				st.Malformed++
 				continue
 			}
 			return nil, st, fmt.Errorf("%s:%d:%d: %w", name, lineNo, i+1, datafile.ErrNUL)
 		}
-		if len(col) == 0 {
-			if strings.HasPrefix(strings.TrimSpace(line), "Status do Arquivo") {
-				continue
-			}
-			for i, h := range f {
-				col[strings.TrimSpace(h)] = i
-			}
-			for _, c := range instrumentColumns {
-				i, ok := col[c]
-				if !ok {
-					return nil, st, fmt.Errorf("%s:%d: want B3's instruments header (RptDt;TckrSymb;...;CrpnNm), missing column %s", name, lineNo, c)
-				}
-				need = max(need, i+1)
-			}
-			continue
-		}
-		st.Rows++
 		if len(f) < need {
 			if lenient {
 				st.Malformed++
@@ -98,27 +139,32 @@ func ReadInstruments(r io.Reader, name string, lenient bool) ([]Instrument, Inst
 			}
 			return nil, st, fmt.Errorf("%s:%d: want at least %d fields, got %d", name, lineNo, need, len(f))
 		}
-		get := func(c string) string {
-			if i, ok := col[c]; ok && i < len(f) {
-				return strings.TrimSpace(f[i])
+		get := func(k string) string {
+			if i, ok := col[k]; ok && i < len(f) {
+				if v := strings.TrimSpace(f[i]); v != "-" {
+					return v
+				}
 			}
 			return ""
 		}
-		if get("MktNm") != "EQUITY-CASH" || get("SgmtNm") != "CASH" {
+		if get("market") != "EQUITY-CASH" || get("segment") != "CASH" {
 			st.Other++
 			continue
 		}
-		day, err := engine.ParseDate(get("RptDt"))
-		if err != nil {
-			if lenient {
-				st.Malformed++
-				continue
+		d := day
+		if _, ok := col["day"]; ok {
+			var err error
+			if d, err = engine.ParseDate(get("day")); err != nil {
+				if lenient {
+					st.Malformed++
+					continue
+				}
+				return nil, st, fmt.Errorf("%s:%d: RptDt %q: want YYYY-MM-DD", name, lineNo, get("day"))
 			}
-			return nil, st, fmt.Errorf("%s:%d: RptDt %q: want YYYY-MM-DD", name, lineNo, get("RptDt"))
 		}
-		in := Instrument{Day: day, Ticker: get("TckrSymb"), ISIN: get("ISIN"), Category: get("SctyCtgyNm"),
-			Spec: strings.Join(strings.Fields(get("SpcfctnCd")), " "), Issuer: strings.Join(strings.Fields(get("CrpnNm")), " "),
-			Governance: get("CorpGovnLvlNm")}
+		in := Instrument{Day: d, Ticker: get("ticker"), ISIN: get("isin"), Category: get("category"),
+			Spec: strings.Join(strings.Fields(get("spec")), " "), Issuer: strings.Join(strings.Fields(get("issuer")), " "),
+			Governance: get("governance")}
 		if !engine.ValidTicker(in.Ticker) {
 			st.BadTicker++
 			continue
@@ -131,8 +177,79 @@ func ReadInstruments(r io.Reader, name string, lenient bool) ([]Instrument, Inst
 	if err := sc.Err(); err != nil {
 		return nil, st, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(col) == 0 {
-		return nil, st, fmt.Errorf("%s: empty file (want B3's instruments header)", name)
+	if col == nil {
+		return nil, st, fmt.Errorf("%s: no header of B3's instruments file (want RptDt;TckrSymb;...;CrpnNm, or the bulletin's Instrumento financeiro;...)", name)
 	}
 	return out, st, nil
+}
+
+// instrumentHeader returns the columns of the fields of header line f in
+// the layout it is of, or nil when f is no header: the consolidated
+// file's codes as written, the export's labels folded (case and accents).
+func instrumentHeader(f []string) map[string]int {
+	codes := map[string]int{}
+	labels := map[string]int{}
+	for i, h := range f {
+		h = strings.TrimSpace(h)
+		codes[h] = i
+		labels[fold(h)] = i
+	}
+	for li, lay := range instrumentLayouts {
+		names := codes
+		if li == 1 {
+			names = labels
+		}
+		if _, ok := names[lay["ticker"]]; !ok {
+			continue
+		}
+		col := map[string]int{}
+		for k, c := range lay {
+			if i, ok := names[c]; ok {
+				col[k] = i
+			}
+		}
+		if li == 1 {
+			for l, i := range labels {
+				if strings.HasPrefix(l, "especificacao") || strings.HasPrefix(l, "codigo de especificacao") {
+					col["spec"] = i
+				}
+			}
+		}
+		return col
+	}
+	return nil
+}
+
+// lastBRDate returns the last valid dd/mm/yyyy date in s.
+func lastBRDate(s string) (engine.Date, bool) {
+	for i := len(s) - 10; i >= 0; i-- {
+		t := s[i : i+10]
+		if t[2] != '/' || t[5] != '/' {
+			continue
+		}
+		if d, err := engine.ParseDate(t[6:] + "-" + t[3:5] + "-" + t[:2]); err == nil {
+			return d, true
+		}
+	}
+	return engine.NoDate, false
+}
+
+// dayInName returns the date a file's name holds (YYYY-MM-DD, or the
+// YYYYMMDD of InstrumentsConsolidatedFile_20240527.csv), NoDate when none.
+func dayInName(name string) engine.Date {
+	b := filepath.Base(name)
+	for i := 0; i+8 <= len(b); i++ {
+		if i+10 <= len(b) {
+			if d, err := engine.ParseDate(b[i : i+10]); err == nil {
+				return d
+			}
+		}
+		t := b[i : i+8]
+		if strings.Trim(t, "0123456789") == "" && (i == 0 || b[i-1] < '0' || b[i-1] > '9') && (i+8 == len(b) || b[i+8] < '0' || b[i+8] > '9') {
+			if d, err := engine.ParseDate(t[:4] + "-" + t[4:6] + "-" + t[6:]); err == nil {
+				return d
+			}
+		}
+	}
+	return engine.NoDate
 }

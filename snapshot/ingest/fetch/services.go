@@ -380,6 +380,12 @@ func retryable(err error) bool {
 // get makes one GET of a service URL (through Client.BaseURL) and returns
 // a 200 answer's body, at most limit bytes of it (0: MaxAnswerBytes).
 func (st *svcRun) get(u string, limit int64) ([]byte, error) {
+	return st.do(http.MethodGet, u, nil, limit)
+}
+
+// do makes one request of method with a JSON body (nil: none) to a
+// service URL, as get does.
+func (st *svcRun) do(method, u string, body []byte, limit int64) ([]byte, error) {
 	c := st.c
 	if c.Pace > 0 && !st.last.IsZero() {
 		if w := c.Pace - time.Since(st.last); w > 0 {
@@ -395,9 +401,16 @@ func (st *svcRun) get(u string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(st.ctx, http.MethodGet, target, nil)
+	var rb io.Reader
+	if body != nil {
+		rb = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(st.ctx, method, target, rb)
 	if err != nil {
 		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json, text/plain, */*")
 	req.Header.Set("User-Agent", "pregao-fetch")

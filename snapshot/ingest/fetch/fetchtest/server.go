@@ -50,6 +50,14 @@ type Server struct {
 	// day B3 has not published); fault keys "requestname/DAY" and
 	// "download/DAY".
 	Instruments map[string][]byte
+	// Bulletin are the daily bulletin's exports of the instruments table
+	// by day, answered to POST bdi/table/export/csv with {"Name":
+	// "InstrumentsEquities", "Date": DAY, ...}; a day without one
+	// answers the export's text and header, no row; NoBulletin makes
+	// every such request a 404 (a bulletin without the table). Fault key
+	// "bulletin/DAY".
+	Bulletin   map[string][]byte
+	NoBulletin bool
 	// Synthetic answers for every issuer code that Supplements lacks a
 	// supplement without events or share counts (codeCVM "9" and the
 	// code's four bytes in decimal, trading name "CODE SA"), a detail
@@ -74,7 +82,7 @@ type Server struct {
 // New returns an empty Server.
 func New() *Server {
 	return &Server{Files: map[string][]byte{}, Portfolios: map[string][]byte{}, Supplements: map[string][]byte{},
-		Details: map[string][]byte{}, Cash: map[string][]byte{}, FundLists: map[int][]byte{}, Instruments: map[string][]byte{},
+		Details: map[string][]byte{}, Cash: map[string][]byte{}, FundLists: map[int][]byte{}, Instruments: map[string][]byte{}, Bulletin: map[string][]byte{},
 		Fail: map[string]int{}, Gone: map[string]bool{}, Requests: map[string]int{}}
 }
 
@@ -140,6 +148,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(map[string]any{"redirectUrl": "~/download?token=" + tok, "token": tok,
 			"file": map[string]string{"name": "InstrumentsConsolidatedFile_" + strings.ReplaceAll(day, "-", ""), "extension": ".csv"}})
 		s.write(w, "application/json", b)
+		return
+	case "/bdi/table/export/csv":
+		var q struct{ Name, Date, FinalDate string }
+		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&q) != nil || q.Name != "InstrumentsEquities" || q.Date != q.FinalDate {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		if code := s.fault("bulletin/" + q.Date); code != 0 {
+			http.Error(w, http.StatusText(code), code)
+			return
+		}
+		if s.NoBulletin {
+			http.NotFound(w, r)
+			return
+		}
+		b, ok := s.Bulletin[q.Date]
+		if !ok {
+			b = []byte("Cadastro de instrumentos listados\r\n\r\nInstrumento financeiro;Ativo;Segmento;Mercado;Categoria;Código ISIN;Nome da instituição\r\n")
+		}
+		s.write(w, "text/csv", b)
 		return
 	case "/api/download/":
 		t, err := base64.URLEncoding.DecodeString(r.URL.Query().Get("token"))
