@@ -90,6 +90,9 @@ func TestRunInstrumentsLink(t *testing.T) {
 			t.Errorf("%s on %q, want %s (%s)", c.ticker, co[c.ticker], c.want, c.why)
 		}
 	}
+	t.Logf("name-only links %d -> %d, made-up issuers %d -> %d, ambiguous %d -> %d, by the instruments file %d, by the issuer code %d -> %d",
+		without.Linked[byName], rep.Linked[byName], without.Minimal, rep.Minimal, len(without.Ambiguous), len(rep.Ambiguous),
+		rep.Linked[byListing], without.Linked[byCode], rep.Linked[byCode])
 	if rep.Linked[byListing] != 9 {
 		t.Errorf("%d linked by the instruments file, want 9 (ASAI3 PCAR3 GOAU4 PETZ3 AESB3 NTCO3 CRFB3 BBDC4 SANB11)", rep.Linked[byListing])
 	}
