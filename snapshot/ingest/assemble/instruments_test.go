@@ -8,20 +8,13 @@ import (
 	"testing"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/b3"
 )
-
-// instrumentsHeader is the header of B3's listed-instruments file
-// (InstrumentsConsolidatedFile), its 52 columns in the official order.
-const instrumentsHeader = "RptDt;TckrSymb;Asst;AsstDesc;SgmtNm;MktNm;SctyCtgyNm;XprtnDt;XprtnCd;TradgStartDt;TradgEndDt;BaseCd;ConvsCritNm;" +
-	"MtrtyDtTrgtPt;ReqrdConvsInd;ISIN;CFICd;DlvryNtceStartDt;DlvryNtceEndDt;OptnTp;CtrctMltplr;AsstQtnQty;AllcnRndLot;TradgCcy;" +
-	"DlvryTpNm;WdrwlDays;WrkgDays;ClnrDays;RlvrBasePricNm;OpngFutrPosDay;SdTpCd1;UndrlygTckrSymb1;SdTpCd2;UndrlygTckrSymb2;" +
-	"PureGoldWght;ExrcPric;OptnStyle;ValTpNm;PrmUpfrntInd;OpngPosLmtDt;DstrbtnId;PricFctr;DaysToSttlm;SrsTpNm;PrtcnFlg;" +
-	"AutomtcExrcInd;SpcfctnCd;CrpnNm;CorpActnStartDt;CtdyTrtmntTpNm;MktCptlstn;CorpGovnLvlNm"
 
 // instrumentRow is the official-layout row of a cash-market share: day,
 // ticker, ISIN, category, SpcfctnCd and CrpnNm given, the rest empty.
 func instrumentRow(day, ticker, isin, cat, spec, issuer string) string {
-	h := strings.Split(instrumentsHeader, ";")
+	h := strings.Split(b3.InstrumentsHeader, ";")
 	v := map[string]string{"RptDt": day, "TckrSymb": ticker, "Asst": ticker[:4], "AsstDesc": ticker[:4], "SgmtNm": "CASH",
 		"MktNm": "EQUITY-CASH", "SctyCtgyNm": cat, "ISIN": isin, "AllcnRndLot": "100", "TradgCcy": "BRL", "SpcfctnCd": spec, "CrpnNm": issuer}
 	f := make([]string, len(h))
@@ -43,7 +36,7 @@ func instrumentRow(day, ticker, isin, cat, spec, issuer string) string {
 func TestRunInstrumentsLink(t *testing.T) {
 	dir := realDir(t)
 	const day = "2022-02-04"
-	rows := instrumentsHeader + "\r\n" +
+	rows := b3.InstrumentsHeader + "\r\n" +
 		instrumentRow(day, "ASAI3", "BRASAIACNOR0", "SHARES", "ON      NM", "SENDAS DISTRIBUIDORA S.A.") +
 		instrumentRow(day, "PCAR3", "BRPCARACNOR3", "SHARES", "ON      NM", "CIA BRASILEIRA DE DISTRIBUICAO") +
 		instrumentRow(day, "GOAU4", "BRGOAUACNPR8", "SHARES", "PN      N1", "METALURGICA GERDAU S.A.") +
@@ -125,7 +118,7 @@ func TestInstrumentRowNearest(t *testing.T) {
 	tmp := t.TempDir()
 	write := func(name, day, issuer string) string {
 		p := filepath.Join(tmp, name)
-		body := instrumentsHeader + "\n" + instrumentRow(day, "ABCD3", "BRABCDACNOR1", "SHARES", "ON", issuer)
+		body := b3.InstrumentsHeader + "\n" + instrumentRow(day, "ABCD3", "BRABCDACNOR1", "SHARES", "ON", issuer)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -36,6 +36,15 @@ type InstrumentStats struct {
 	Malformed int // rows skipped when lenient: too few fields, a bad date, a NUL byte
 }
 
+// InstrumentsHeader is the header of B3's InstrumentsConsolidatedFile,
+// its 52 column codes in the official order (ReadInstruments needs only
+// those of instrumentLayouts).
+const InstrumentsHeader = "RptDt;TckrSymb;Asst;AsstDesc;SgmtNm;MktNm;SctyCtgyNm;XprtnDt;XprtnCd;TradgStartDt;TradgEndDt;BaseCd;ConvsCritNm;" +
+	"MtrtyDtTrgtPt;ReqrdConvsInd;ISIN;CFICd;DlvryNtceStartDt;DlvryNtceEndDt;OptnTp;CtrctMltplr;AsstQtnQty;AllcnRndLot;TradgCcy;" +
+	"DlvryTpNm;WdrwlDays;WrkgDays;ClnrDays;RlvrBasePricNm;OpngFutrPosDay;SdTpCd1;UndrlygTckrSymb1;SdTpCd2;UndrlygTckrSymb2;" +
+	"PureGoldWght;ExrcPric;OptnStyle;ValTpNm;PrmUpfrntInd;OpngPosLmtDt;DstrbtnId;PricFctr;DaysToSttlm;SrsTpNm;PrtcnFlg;" +
+	"AutomtcExrcInd;SpcfctnCd;CrpnNm;CorpActnStartDt;CtdyTrtmntTpNm;MktCptlstn;CorpGovnLvlNm"
+
 // The two layouts of B3's instruments file: the consolidated file's
 // column codes (InstrumentsConsolidatedFile: RptDt;TckrSymb;...;CrpnNm)
 // and the daily bulletin's export (BDI table InstrumentsEquities: a few

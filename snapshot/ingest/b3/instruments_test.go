@@ -8,18 +8,10 @@ import (
 	"github.com/pregao/pregao/engine"
 )
 
-// instrumentsHeader is the header of B3's listed-instruments file
-// (InstrumentsConsolidatedFile), its 52 columns in the official order.
-const instrumentsHeader = "RptDt;TckrSymb;Asst;AsstDesc;SgmtNm;MktNm;SctyCtgyNm;XprtnDt;XprtnCd;TradgStartDt;TradgEndDt;BaseCd;ConvsCritNm;" +
-	"MtrtyDtTrgtPt;ReqrdConvsInd;ISIN;CFICd;DlvryNtceStartDt;DlvryNtceEndDt;OptnTp;CtrctMltplr;AsstQtnQty;AllcnRndLot;TradgCcy;" +
-	"DlvryTpNm;WdrwlDays;WrkgDays;ClnrDays;RlvrBasePricNm;OpngFutrPosDay;SdTpCd1;UndrlygTckrSymb1;SdTpCd2;UndrlygTckrSymb2;" +
-	"PureGoldWght;ExrcPric;OptnStyle;ValTpNm;PrmUpfrntInd;OpngPosLmtDt;DstrbtnId;PricFctr;DaysToSttlm;SrsTpNm;PrtcnFlg;" +
-	"AutomtcExrcInd;SpcfctnCd;CrpnNm;CorpActnStartDt;CtdyTrtmntTpNm;MktCptlstn;CorpGovnLvlNm"
-
 // instrumentLine is one row in the official layout: the named fields
 // given, the other columns empty.
 func instrumentLine(fields map[string]string) string {
-	h := strings.Split(instrumentsHeader, ";")
+	h := strings.Split(InstrumentsHeader, ";")
 	f := make([]string, len(h))
 	for i, c := range h {
 		f[i] = fields[c]
@@ -35,7 +27,7 @@ func share(day, ticker, isin, cat, spec, issuer, gov string) string {
 }
 
 func TestReadInstruments(t *testing.T) {
-	in := "Status do Arquivo: Final\r\n" + instrumentsHeader + "\r\n" +
+	in := "Status do Arquivo: Final\r\n" + InstrumentsHeader + "\r\n" +
 		share("2024-05-27", "BBDC4", "BRBBDCACNPR8", "SHARES", "PN      N1", "BCO BRADESCO S.A.", "NIVEL 1") +
 		// The odd lot and an option on the same share: not the cash market's regular lot.
 		instrumentLine(map[string]string{"RptDt": "2024-05-27", "TckrSymb": "BBDC4F", "SgmtNm": "ODD LOT", "MktNm": "EQUITY-CASH",
@@ -82,12 +74,12 @@ func TestReadInstrumentsErrors(t *testing.T) {
 		{"empty", "", "no header of B3's instruments file"},
 		{"only the status line", "Status do Arquivo: Parcial\n", "no header of B3's instruments file"},
 		{"another file", "CNPJ_CIA;DENOM_SOCIAL\n", "no header of B3's instruments file"},
-		{"a long preamble", strings.Repeat("text\n", 20) + instrumentsHeader + "\n", "in the first 20 lines"},
+		{"a long preamble", strings.Repeat("text\n", 20) + InstrumentsHeader + "\n", "in the first 20 lines"},
 		{"no issuer column", "RptDt;TckrSymb;SgmtNm;MktNm;SctyCtgyNm;ISIN\n", "lacks the column of issuer (CrpnNm)"},
 		{"export without a day", "Cadastro de instrumentos\n" + exportHeader + "\n", "gives no day"},
-		{"short row", instrumentsHeader + "\n2024-05-27;BBDC4;BBDC\n", "i.csv:2: want at least"},
-		{"bad day", instrumentsHeader + "\n" + strings.Replace(row, "2024-05-27", "27/05/2024", 1), "i.csv:2: RptDt \"27/05/2024\""},
-		{"NUL", instrumentsHeader + "\n" + strings.Replace(row, "BRADESCO", "BRA\x00DESCO", 1), "i.csv:2:48"},
+		{"short row", InstrumentsHeader + "\n2024-05-27;BBDC4;BBDC\n", "i.csv:2: want at least"},
+		{"bad day", InstrumentsHeader + "\n" + strings.Replace(row, "2024-05-27", "27/05/2024", 1), "i.csv:2: RptDt \"27/05/2024\""},
+		{"NUL", InstrumentsHeader + "\n" + strings.Replace(row, "BRADESCO", "BRA\x00DESCO", 1), "i.csv:2:48"},
 	} {
 		_, _, err := ReadInstruments(strings.NewReader(c.in), "i.csv", false)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -95,7 +87,7 @@ func TestReadInstrumentsErrors(t *testing.T) {
 		}
 	}
 	// Lenient: the bad rows are counted, the good one kept.
-	in := instrumentsHeader + "\n2024-05-27;BBDC4;BBDC\n" + strings.Replace(row, "2024-05-27", "x", 1) +
+	in := InstrumentsHeader + "\n2024-05-27;BBDC4;BBDC\n" + strings.Replace(row, "2024-05-27", "x", 1) +
 		strings.Replace(row, "BRADESCO", "BRA\x00DESCO", 1) + row
 	got, st, err := ReadInstruments(strings.NewReader(in), "i.csv", true)
 	if err != nil || len(got) != 1 || st.Malformed != 3 {
@@ -157,7 +149,7 @@ func TestReadInstrumentsExport(t *testing.T) {
 }
 
 func FuzzInstruments(f *testing.F) {
-	f.Add([]byte("Status do Arquivo: Final\n" + instrumentsHeader + "\n" +
+	f.Add([]byte("Status do Arquivo: Final\n" + InstrumentsHeader + "\n" +
 		share("2024-05-27", "SANB11", "BRSANBCDAM13", "UNIT", "UNT N2", "BCO SANTANDER (BRASIL) S.A.", "NIVEL 2")))
 	f.Add([]byte("RptDt;TckrSymb;SgmtNm;MktNm;SctyCtgyNm;ISIN;CrpnNm\n2021-03-26;PCAR3;CASH;EQUITY-CASH;SHARES;BRPCARACNOR3;CIA\n"))
 	f.Add([]byte("Posição em 26/11/2026\n" + exportHeader + "\n" + exportRow("BBDC4", "BRBBDCACNPR8", "SHARES", "PN", "BCO BRADESCO S.A.", "-") + "Fim\n"))
