@@ -238,6 +238,12 @@ func TestCashDividends(t *testing.T) {
 		t.Errorf("JCP %+v", j)
 	}
 	d := cas[len(cas)-2]
+	// The same JCP with a record date in 2026 is net of 17.5 %
+	// (engine.InterestWithholding, Lei Complementar 224/2025).
+	late := strings.Replace(string(readReal(t, fileCash)), `"JRS CAP PROPRIO","lastDatePriorEx":"17/12/2021"`, `"JRS CAP PROPRIO","lastDatePriorEx":"05/01/2026"`, 1)
+	if cas26, _, err := ReadCashDividends([]byte(late), fileCash, ctx); err != nil || cas26[1].PriorExDate != day(2026, 1, 5) || !near(cas26[1].NetValue, 0.4702*0.825) {
+		t.Errorf("JCP of 2026: %v %+v", err, cas26[1])
+	}
 	if d.Name != CashDividend || d.ApprovalDate != day(2014, 1, 6) || d.PriorExDate != day(2014, 1, 14) || !near(d.DeclaredValue, 0.1) || !near(d.NetValue, 0.1) {
 		t.Errorf("dividend %+v", d)
 	}

@@ -19,10 +19,6 @@ const (
 	CashRendimento   = "RENDIMENTO"
 )
 
-// InterestNetRate is the fraction of interest on equity (JCP) a resident
-// individual receives: 15% income tax is withheld at source.
-const InterestNetRate = 0.85
-
 // CashName maps B3's corporate-action label to a cash distribution name,
 // or "" when the label is not a cash distribution the model knows.
 func CashName(label string) string {
@@ -62,8 +58,10 @@ type CashStats struct {
 // typeStock, dateApproval, valueCash, ratio, corporateAction,
 // lastDatePriorEx, quotedPerShares...) into cash actions, one version
 // each, in response order. valueCash is BRL per quotedPerShares shares (and
-// so divided by it); interest on equity's net value is InterestNetRate of
-// the declared value, other distributions are net. The payment date is not
+// so divided by it); interest on equity's net value is the declared value
+// less the income tax withheld at the rate in force on its prior_ex_date
+// (engine.NetCashValue, the table shared with the demo generator), other
+// distributions are net. The payment date is not
 // in this response (NoDate): see ApplyPaymentDates.
 func ReadCashDividends(data []byte, name string, ctx CashContext) ([]engine.CashAction, CashStats, error) {
 	st := CashStats{UnknownLabel: map[string]int{}, NoTicker: map[string]int{}}
@@ -116,10 +114,7 @@ func ReadCashDividends(data []byte, name string, ctx CashContext) ([]engine.Cash
 			}
 		}
 		v /= per
-		net := v
-		if cname == CashInterest {
-			net = v * InterestNetRate
-		}
+		net := engine.NetCashValue(cname, v, prior)
 		code := codeOf(cname)
 		eid := fmt.Sprintf("B3-%s-%s-%s-%s-%s", ctx.Symbol, class, code, dateKey(approval), dateKey(prior))
 		ids[eid]++

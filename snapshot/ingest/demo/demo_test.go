@@ -237,7 +237,7 @@ func TestPricesFollowCorporateActions(t *testing.T) {
 			t.Errorf("cash %s %s: close %v, amount %v, next open %v", c.ID, c.Ticker, s.Close[i], c.DeclaredValue, s.Open[i+1])
 		}
 		if c.Name == "INTEREST_ON_EQUITY" {
-			if want := round(float64(c.DeclaredValue+c.MonetaryCorrection)*0.85, 8); math.Abs(float64(c.NetValue)-want) > 1e-8 {
+			if want := round(float64(c.DeclaredValue+c.MonetaryCorrection)*float64(engine.InterestWithholdingAt(c.PriorExDate).Net), 8); math.Abs(float64(c.NetValue)-want) > 1e-8 {
 				t.Errorf("JCP %s: net %v, want %v", c.ID, c.NetValue, want)
 			}
 		}

@@ -127,6 +127,13 @@ func (g *gen) shareActions(e *entity, o *output) {
 
 var cashCodes = map[string]string{"DIVIDEND": "DIVIDENDO", "INTEREST_ON_EQUITY": "JRS CAP PROPRIO", "RENDIMENTO": "RENDIMENTO"}
 
+// netValue is the net value per share of a distribution of gross value
+// (BRL per share) whose prior_ex_date is prior: the withholding table the
+// B3 importer applies (engine.NetCashValue), rounded to 8 places.
+func netValue(name string, value float64, prior engine.Date) engine.Num {
+	return engine.Num(round(float64(engine.NetCashValue(name, engine.Num(value), prior)), 8))
+}
+
 func (g *gen) cashActions(e *entity, o *output, r randSource) {
 	asOfDay := g.cal[len(g.cal)-1]
 	for n, cd := range o.cash {
@@ -157,10 +164,7 @@ func (g *gen) cashActions(e *entity, o *output, r randSource) {
 				ca.CorrectionEnd = pay
 			}
 			value := float64(ca.DeclaredValue + ca.MonetaryCorrection)
-			ca.NetValue = engine.Num(round(value, 8))
-			if cd.name == "INTEREST_ON_EQUITY" {
-				ca.NetValue = engine.Num(round(value*0.85, 8))
-			}
+			ca.NetValue = netValue(cd.name, value, prior)
 			if inst && ca.PaymentDate.Valid() {
 				parts := 2 + r.IntN(2)
 				left := float64(ca.DeclaredValue)
@@ -170,12 +174,8 @@ func (g *gen) cashActions(e *entity, o *output, r randSource) {
 						d = round(left, 8)
 					}
 					left -= d
-					net := d
-					if cd.name == "INTEREST_ON_EQUITY" {
-						net = round(d*0.85, 8)
-					}
 					ca.Installments = append(ca.Installments, engine.Installment{DeclaredValue: engine.Num(d), MonetaryCorrection: 0,
-						NetValue: engine.Num(net), Currency: "BRL", PaymentDate: addBusinessDays(pay, 21*p)})
+						NetValue: netValue(cd.name, d, prior), Currency: "BRL", PaymentDate: addBusinessDays(pay, 21*p)})
 				}
 			}
 			ca.Source = engine.Source{VisualizationURL: fmt.Sprintf("%s/b3/proventos/%s/%s", URLBase, ca.Ticker, evID),
@@ -189,10 +189,7 @@ func (g *gen) cashActions(e *entity, o *output, r randSource) {
 				if r.Float64() < 0.3 {
 					// The first announcement had a slightly different amount.
 					v1.DeclaredValue = engine.Num(round(float64(ca.DeclaredValue)*0.98, 8))
-					v1.NetValue = engine.Num(round(float64(v1.DeclaredValue+v1.MonetaryCorrection), 8))
-					if cd.name == "INTEREST_ON_EQUITY" {
-						v1.NetValue = engine.Num(round(float64(v1.DeclaredValue+v1.MonetaryCorrection)*0.85, 8))
-					}
+					v1.NetValue = netValue(cd.name, float64(v1.DeclaredValue+v1.MonetaryCorrection), prior)
 					v1.Installments = []engine.Installment{}
 				} else if ca.PaymentDate.Valid() && r.Float64() < 0.6 {
 					v1.PaymentDate = ca.PaymentDate - 7
