@@ -59,7 +59,8 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 		}
 	}
 	// buildCash reads only the issuers, assets and adjustment factors built
-	// above and writes only the cash lists, which no other step reads: it
+	// above and writes only the cash lists (and the ex-cash of the total
+	// return, ExCash), which no other step reads: it
 	// runs beside every step below. buildRatios reads only what the steps
 	// before it built and writes only Issuer.Ratios and Issuer.FundRatios:
 	// it runs beside buildCatalog. Errors are reported in step order, as if

@@ -111,6 +111,7 @@ func (b *builder) buildCash() error {
 	for j, k := range byPay {
 		d.cashByPay[j] = int32(uint32(k))
 	}
+	b.buildExCash()
 	return nil
 }
 

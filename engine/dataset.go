@@ -29,6 +29,8 @@ type Dataset struct {
 
 	cash      []CashEvent // every cash action, prior_ex_date desc
 	cashByPay []int32     // rows of cash with a payment date, by (payment date, row)
+	exCash    []ExCash    // per asset, prior_ex_date ascending (see ExCash)
+	exCashAt  []int32     // exCash[exCashAt[i]:exCashAt[i+1]] is asset i's
 
 	catalogByID *index.Map[int32] // upper-case "KIND/ID" -> Catalog index
 

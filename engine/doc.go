@@ -180,4 +180,16 @@
 // F is stored per asset as a step function: the distinct event dates
 // ascending and, for each, the product of the factors of that date and
 // all later ones. F(d) is the value at the first event date >= d.
+//
+// # Total return
+//
+// Dataset.ExCash(asset) is, per asset, the cash per share going ex after
+// each prior_ex_date (gross and net sums of the current versions of the
+// ticker's cash events), built once per Dataset with the cash lists.
+// Dataset.AppendTotalReturn(dst, asset, bars, net) chains B3's index
+// convention over a window of unadjusted daily bars: on an ex-date t,
+// index_t = index_{t-1} × close_t × F_{t-1} / ((close_{t-1} − D_t) × F_t),
+// the cash reinvested at the theoretical ex price and the share events
+// applied through F as the adjusted series applies them; without cash
+// events and share events it is close_t / close_0 exactly.
 package engine
