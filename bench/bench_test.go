@@ -188,6 +188,26 @@ func BenchmarkQuotesHistorical500x1Y(b *testing.B) {
 	run(b, "POST", "/v2/quotes", body)
 }
 
+// BenchmarkTotalReturn500x20Y: POST /quotes/total-return of the 500 most
+// liquid tickers over the 20 years to the last session (the demo's
+// histories start in 2000; younger tickers answer their whole history).
+// ns/op divided by 500 is the time per ticker.
+func BenchmarkTotalReturn500x20Y(b *testing.B) {
+	_, d := setup(b)
+	end := d.LastSession()
+	start := engine.MakeDate(end.Time().Year()-20, end.Time().Month(), end.Time().Day())
+	body := quotesBody(b, 500, fmt.Sprintf(`,"start_date":"%s","end_date":"%s","method":"net"`, start, end))
+	sessions := 0
+	for _, t := range tickers(b, 500) {
+		a, _ := d.Asset(t)
+		lo, hi := a.DayRange(start, end)
+		sessions += hi - lo
+	}
+	run(b, "POST", "/v2/quotes/total-return", body)
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/500, "µs/ticker")
+	b.ReportMetric(float64(sessions)/500, "sessions/ticker")
+}
+
 func BenchmarkScreenerDefault(b *testing.B) {
 	run(b, "POST", "/v2/screener", `{}`)
 }

@@ -46,6 +46,7 @@ type call struct {
 type scratch struct {
 	quotes quotesRequest       // POST /quotes
 	bars   []engine.Bar        // bar series
+	tr     []engine.TRPoint    // total-return series
 	bars2  []engine.Bar        // bar series of the second encoder of POST /quotes
 	buf2   []byte              // output of the second encoder of POST /quotes
 	items  []quoteItem         // POST /quotes
@@ -69,7 +70,7 @@ func (s *scratch) reset() {
 	clear(s.items) // assets and the body
 	clear(s.ranks)
 	s.quotes = quotesRequest{Tickers: s.quotes.Tickers[:0]}
-	s.bars, s.bars2, s.buf2 = s.bars[:0], s.bars2[:0], s.buf2[:0]
+	s.bars, s.bars2, s.buf2, s.tr = s.bars[:0], s.bars2[:0], s.buf2[:0], s.tr[:0]
 	s.items, s.ranks, s.rows, s.keys = s.items[:0], s.ranks[:0], s.rows[:0], s.keys[:0]
 	s.qkey, s.keyBody = s.qkey[:0], s.keyBody[:0]
 	if cap(s.keyBody) > 1<<20 {

@@ -13,19 +13,23 @@ import (
 	"strings"
 )
 
-// CSV answers (addition): the quote routes, the ratio routes and the cash
-// corporate actions answer text/csv when the query says format=csv, or,
-// without format, when Accept prefers text/csv. The CSV is made from the
-// JSON answer, so its values are the same text: numbers as written in
-// JSON (exact decimals), null as an empty cell, one header row. The JSON
-// of a CSV answer is not streamed; a source over maxCSVSource is refused
-// (400) rather than held, so a request's memory stays bounded.
+// CSV answers (addition): the quote routes, the total-return routes, the
+// ratio routes and the cash corporate actions answer text/csv when the
+// query says format=csv, or, without format, when Accept prefers
+// text/csv. The CSV is made from the JSON answer, so its values are the
+// same text: numbers as written in JSON (exact decimals), null as an
+// empty cell, one header row. The JSON of a CSV answer is not streamed; a
+// source over maxCSVSource is refused (400) rather than held, so a
+// request's memory stays bounded.
 
 // CSV forms of a Route (Route.CSV).
 const (
 	csvQuotes = "quotes" // points: date, prices… (ticker and preset columns when needed)
 	csvRatios = "ratios" // indicator, frequency, then the point's fields
 	csvCash   = "cash"   // one row per action, source_url for its source
+	// csvTotalReturn: the points of a total-return series (a ticker column
+	// for a batch).
+	csvTotalReturn = "total-return"
 )
 
 // maxCSVSource bounds the JSON a CSV answer is made from (a variable for
@@ -202,6 +206,11 @@ func toCSV(kind string, src []byte) ([]byte, error) {
 		quoteRows(&t, nil, root)
 		if len(t.cols) == 0 {
 			t.cols = []string{"date", "open_price", "close_price", "highest_price", "lowest_price", "volume", "currency", "variation", "variation_value"}
+		}
+	case csvTotalReturn:
+		quoteRows(&t, nil, root)
+		if len(t.cols) == 0 {
+			t.cols = []string{"date", "close_price", "total_return_index", "cash_value"}
 		}
 	case csvRatios:
 		for i, id := range root.keys {

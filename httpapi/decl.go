@@ -119,8 +119,9 @@ type Route struct {
 	// Root routes are operational: served at the root, without
 	// authentication and without a dataset.
 	Root bool
-	// CSV names the route's text/csv form (csvQuotes, csvRatios, csvCash;
-	// see csv.go), "" for none; such a route declares formatParam.
+	// CSV names the route's text/csv form (csvQuotes, csvTotalReturn,
+	// csvRatios, csvCash; see csv.go), "" for none; such a route declares
+	// formatParam.
 	CSV string
 	// Priced routes answer from the plan's view of prices (quotes,
 	// rankings, variations, the screener): their answer, ETag and kept

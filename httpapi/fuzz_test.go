@@ -55,6 +55,20 @@ func FuzzQuotesHandler(f *testing.F) {
 	})
 }
 
+func FuzzTotalReturnHandler(f *testing.F) {
+	for _, s := range []string{
+		`{"tickers":["ENHZ3","SELIC","XXXX3"],"method":"net"}`, `{"tickers":["ENHZ3"],"start_date":"0001-01-01","end_date":"9999-12-31"}`,
+		`{"tickers":["MSAZ3","EHZN3"],"start_date":"2024-03-26","end_date":"2024-03-26","method":"gross"}`,
+		`{"tickers":["ENHZ3"],"method":null,"start_date":null}`, `{"tickers":"ENHZ3"}`,
+	} {
+		f.Add(s)
+	}
+	ts := newTestServer(f, true)
+	f.Fuzz(func(t *testing.T, body string) {
+		fuzzServe(t, ts, "POST", "/v2/quotes/total-return", body)
+	})
+}
+
 // FuzzGetQuery drives every GET operation with arbitrary query strings.
 func FuzzGetQuery(f *testing.F) {
 	paths := []string{
@@ -63,12 +77,12 @@ func FuzzGetQuery(f *testing.F) {
 		"/v2/companies/ENHZ/raw-reports", "/v2/companies/ENHZ/reports", "/v2/companies/cash-corporate-actions",
 		"/v2/companies/ENHZ/corporate-actions", "/v2/companies/ENHZ/insider-transactions",
 		"/v2/companies/ENHZ/documents", "/v2/companies/ENHZ/shares-history", "/v2/traded-funds/GSUL11/ratios",
-		"/v2/ratios/catalog",
+		"/v2/ratios/catalog", "/v2/quotes/ENHZ3/total-return",
 	}
 	for i, q := range []string{"limit=3", "type=chart", "limit=1", "bdr=true&show_sector=true", "show_market_cap=true&show_logo=true",
 		"ids=NET_MARGIN&show_calculation=true", "frequency=TTM&latest_by_reference_date=true", "flat=true&year=2023&quarter=4",
 		"section=CASH_FLOW", "current=false&start_date=2024-01-01", "stock_type=UNIT", "aggregation=INDIVIDUAL",
-		"limit=1&offset=1", "x=1", "id=P_NAV&reference_date=2024-02-01", "kind=FUND"} {
+		"limit=1&offset=1", "x=1", "id=P_NAV&reference_date=2024-02-01", "kind=FUND", "method=net&start_date=2000-01-01"} {
 		f.Add(uint8(i), q)
 	}
 	ts := newTestServer(f, true)
@@ -102,6 +116,8 @@ func FuzzRouter(f *testing.F) {
 		{0, "companies/ENHZ/corporate-actions", "start_date=2024-13-01", ""},
 		{0, "stocks/variations", "limit=0", ""},
 		{0, "ratios/catalog", "kind=fund", ""},
+		{0, "quotes/enhz3/total-return", "method=net", ""},
+		{1, "quotes/total-return", "", `{"tickers":["ENHZ3","GSUL11"],"start_date":"2023-01-01"}`},
 	} {
 		f.Add(s.m, s.path, s.query, s.body)
 	}

@@ -94,7 +94,7 @@ func liveBars(ch negocios.Changes) []engine.LiveBar {
 // The delayed and eod answers of a server holding the day before and the
 // live session, fed the session's trades in batches, equal at every
 // sampled cut-off those of a server holding the whole day: current,
-// intraday and chart quotes, batch quotes, index highs and lows and the
+// intraday and chart quotes, batch quotes, total returns, index highs and lows and the
 // variations, and the screener (prices and price-derived columns),
 // during the session, at its close and the day after.
 func TestLiveAnswersEqualFullSnapshot(t *testing.T) {
@@ -125,7 +125,9 @@ func TestLiveAnswersEqualFullSnapshot(t *testing.T) {
 		add("GET", "/v2/quotes/"+tk+"?type=historical&interval=900&adjusted=true", "")
 		add("GET", "/v2/quotes/"+tk+"?type=chart", "")
 		add("GET", "/v2/quotes/"+tk+"?type=historical", "")
+		add("GET", "/v2/quotes/"+tk+"/total-return?start_date=2024-01-01", "")
 	}
+	add("POST", "/v2/quotes/total-return", `{"tickers":["`+strings.Join(ld.tickers, `","`)+`"],"start_date":"2024-01-01","method":"net"}`)
 	add("POST", "/v2/quotes", `{"tickers":["`+strings.Join(ld.tickers, `","`)+`"],"type":"current"}`)
 	add("POST", "/v2/quotes", `{"tickers":["`+strings.Join(ld.tickers, `","`)+`"],"adjusted":true}`)
 	add("GET", "/v2/quotes/"+sample[0]+"?adjusted=true", "")

@@ -39,6 +39,7 @@ const (
 	docOperations  = "## Operations"
 	docPush        = "## POST /admin/live/trades and POST /admin/live/bars (additions: the push feed)"
 	docIndexLevels = "### Index levels: GET /quotes/{indexSymbol} (addition)"
+	docTotalReturn = "## Total return: GET /quotes/{ticker}/total-return and POST /quotes/total-return (addition)"
 )
 
 // routeDocs maps "METHOD path" (the route table's) to its part of
@@ -78,6 +79,9 @@ var routeDocs = map[string]string{
 	"GET " + OpenAPIPath:        docOperations + "|- `/openapi.json` and `/docs`",
 	"GET " + docsPath:           docOperations + "|- `/openapi.json` and `/docs`",
 	"GET " + routeDocsFile:      docOperations + "|- `/openapi.json` and `/docs`",
+
+	"GET " + routeTotalReturn:       docTotalReturn,
+	"POST " + routeTotalReturnBatch: docTotalReturn,
 }
 
 // routeDescriptions returns each route's description by "METHOD path",

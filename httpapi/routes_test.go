@@ -43,7 +43,7 @@ func sampleBody(rt *Route) string {
 		return sampleBarLine
 	case rt.Body == nil:
 		return ""
-	case rt.Body == &quotesBody:
+	case rt.Body == &quotesBody, rt.Body == &totalReturnBody:
 		return `{"tickers":["ENHZ3"]}`
 	}
 	return `{}`

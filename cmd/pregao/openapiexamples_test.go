@@ -41,6 +41,8 @@ var openAPIExampleRequests = map[string]struct{ target, body string }{
 	"GET /indexes/:symbol/lows":                    {"/v2/indexes/IBOV/lows?limit=2", ""},
 	"POST /quotes":                                 {"/v2/quotes", `{"tickers":["LITA3","XXXX3"],"type":"current"}`},
 	"GET /quotes/:ticker":                          {"/v2/quotes/CAJT3?type=historical&start_date=2025-02-12&end_date=2025-02-13&adjusted=true", ""},
+	"POST /quotes/total-return":                    {"/v2/quotes/total-return", `{"tickers":["ITAG3","XXXX3"],"start_date":"2026-06-26","end_date":"2026-06-29","method":"net"}`},
+	"GET /quotes/:ticker/total-return":             {"/v2/quotes/ITAG3/total-return?start_date=2026-06-26&end_date=2026-06-29", ""},
 	"GET /stocks/variations":                       {"/v2/stocks/variations?limit=2", ""},
 	"GET /companies":                               {"/v2/companies?search=LITA", ""},
 	"GET /companies/:id":                           {"/v2/companies/LITA4?show_sector=true&show_market_cap=true", ""},

@@ -64,6 +64,8 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 		switch rt.Path {
 		case "/quotes":
 			body = `{"tickers":["ABEV3","PETR4","` + fund + `"],"type":"current"}`
+		case "/quotes/total-return":
+			body = `{"tickers":["ABEV3","PETR4","` + fund + `"]}`
 		case "/screener":
 			body = `{}`
 		}
