@@ -101,8 +101,7 @@ type shareItem struct {
 // the value of the method); prev is the session before the first bar
 // ("" when none). It returns the index and D_t of each bar.
 func recomputeTR(bars []rawBar, cash map[string]float64, prev string) (idx, d []float64) {
-	var day func(i int) string
-	day = func(i int) string {
+	day := func(i int) string {
 		if i < 0 {
 			return prev
 		}
@@ -113,7 +112,7 @@ func recomputeTR(bars []rawBar, cash map[string]float64, prev string) (idx, d []
 	for i := range bars {
 		// D_t: the events whose first session without the right is t.
 		for pe, v := range cash {
-			if pe < day(i) && (day(i-1) != "" && pe >= day(i-1)) {
+			if pe < day(i) && day(i-1) != "" && pe >= day(i-1) {
 				d[i] += v
 			}
 		}
