@@ -395,3 +395,41 @@ func TestTotalReturnCSV(t *testing.T) {
 		t.Errorf("POST csv: %d %q", rec.Code, lines)
 	}
 }
+
+// A batch answers, for each ticker once, what the single route answers,
+// over a long window and a short one, unknown tickers and macro series
+// with their 404 in place.
+func TestTotalReturnBatchEqualsSingles(t *testing.T) {
+	ts, ds := trDemoServer(t)
+	var tickers []string
+	for i := range ds.Assets() {
+		tickers = append(tickers, ds.Assets()[i].Ticker)
+	}
+	tickers = append(tickers, "XXXX3", tickers[0])
+	for _, window := range []string{`"start_date":"2014-01-01","end_date":"2026-12-31"`, `"start_date":"2026-11-10","end_date":"2026-11-20"`} {
+		body := `{"tickers":["` + strings.Join(tickers, `","`) + `"],` + window + `,"method":"net"}`
+		w := ts.do("POST", "/v2/quotes/total-return", testKeyDelayed, body)
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != 200 {
+			t.Fatalf("%s: %d %v", window, w.Code, err)
+		}
+		if len(got) != len(tickers)-1 {
+			t.Errorf("%s: %d tickers answered, want %d", window, len(got), len(tickers)-1)
+		}
+		var q struct {
+			Start string `json:"start_date"`
+			End   string `json:"end_date"`
+		}
+		json.Unmarshal([]byte("{"+window+"}"), &q)
+		for _, tk := range tickers {
+			single := ts.do("GET", "/v2/quotes/"+tk+"/total-return?start_date="+q.Start+"&end_date="+q.End+"&method=net", testKeyDelayed, "")
+			want := single.Body.String()
+			if single.Code == 404 {
+				want = tickerNotFound
+			}
+			if string(got[tk]) != want {
+				t.Fatalf("%s %s: batch %.200s, single %.200s", window, tk, got[tk], want)
+			}
+		}
+	}
+}
