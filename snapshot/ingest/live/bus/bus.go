@@ -1,0 +1,333 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/live"
+)
+
+// Embedded is the URL of the in-process JetStream server.
+const Embedded = "embedded"
+
+// Config configures Open.
+type Config struct {
+	// URL is Embedded or the nats:// URLs of a cluster, comma-separated.
+	URL string
+	// Dir is the embedded server's store folder (required with Embedded).
+	Dir string
+	// Listen is the embedded server's client address (host:port); "":
+	// no listener (only this process reaches it).
+	Listen string
+	// Replicas is the number of copies of the stream (1 embedded; 3 on
+	// a 3-node cluster).
+	Replicas int
+	// MaxAge is how long the stream keeps a batch (0: 7 days).
+	MaxAge time.Duration
+	// Duplicates is the stream's deduplication window (0: 10 minutes).
+	Duplicates time.Duration
+	// Name names the connection on the servers.
+	Name string
+}
+
+// Bus is a connection to the stream.
+type Bus struct {
+	cfg    Config
+	srv    *server.Server // the embedded server, nil for a cluster
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream atomic.Pointer[jetstream.Stream]
+}
+
+// Open starts the embedded server (cfg.URL Embedded) or connects to the
+// cluster. The connection reconnects forever: Open succeeds while the
+// cluster is down, and the stream is made (EnsureStream) once it is up.
+func Open(cfg Config) (*Bus, error) {
+	if cfg.Replicas <= 0 {
+		cfg.Replicas = 1
+	}
+	if cfg.MaxAge <= 0 {
+		cfg.MaxAge = 7 * 24 * time.Hour
+	}
+	if cfg.Duplicates <= 0 {
+		cfg.Duplicates = 10 * time.Minute
+	}
+	b := &Bus{cfg: cfg}
+	opts := []nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
+		nats.ReconnectWait(250 * time.Millisecond), nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2)}
+	url := cfg.URL
+	if cfg.URL == Embedded {
+		srv, err := StartEmbedded(cfg.Dir, cfg.Listen)
+		if err != nil {
+			return nil, err
+		}
+		b.srv = srv
+		url = srv.ClientURL()
+		opts = append(opts, nats.InProcessServer(srv))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("bus: connect %s: %w", cfg.URL, err)
+	}
+	b.nc = nc
+	if b.js, err = jetstream.New(nc); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("bus: %w", err)
+	}
+	return b, nil
+}
+
+// StartEmbedded starts a JetStream server in the process, its store in
+// dir, listening on listen (host:port) or, when listen is "", on
+// nothing.
+func StartEmbedded(dir, listen string) (*server.Server, error) {
+	if dir == "" {
+		return nil, errors.New("bus: the embedded server needs a store folder")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bus: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("bus: %w", err)
+	}
+	o := &server.Options{ServerName: "pregao-embedded", JetStream: true, StoreDir: abs, DontListen: listen == "",
+		NoSigs: true, NoLog: true, DisableJetStreamBanner: true}
+	if listen != "" {
+		host, port, err := net.SplitHostPort(listen)
+		p, perr := strconv.Atoi(port)
+		if err != nil || perr != nil || p < 0 || p > 65535 {
+			return nil, fmt.Errorf("bus: listen address %q: want host:port", listen)
+		}
+		o.Host, o.Port = host, p
+	}
+	srv, err := server.NewServer(o)
+	if err != nil {
+		return nil, fmt.Errorf("bus: embedded server: %w", err)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(30 * time.Second) {
+		srv.Shutdown()
+		return nil, errors.New("bus: the embedded server did not start within 30s")
+	}
+	return srv, nil
+}
+
+// Server returns the embedded server (nil for a cluster).
+func (b *Bus) Server() *server.Server { return b.srv }
+
+// Connected reports whether the connection to the servers is up.
+func (b *Bus) Connected() bool { return b.nc != nil && b.nc.IsConnected() }
+
+// Close closes the connection and stops the embedded server.
+func (b *Bus) Close() {
+	if b.nc != nil {
+		b.nc.Close()
+	}
+	if b.srv != nil {
+		b.srv.Shutdown()
+		b.srv.WaitForShutdown()
+	}
+}
+
+// EnsureStream creates the stream, or updates its limits, and returns
+// it. It fails while no server answers.
+func (b *Bus) EnsureStream(ctx context.Context) (jetstream.Stream, error) {
+	if s := b.stream.Load(); s != nil {
+		return *s, nil
+	}
+	s, err := b.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: StreamName, Description: "pregao: the live sessions' batches",
+		Subjects: []string{SubjectPrefix + ">"}, Storage: jetstream.FileStorage, Replicas: b.cfg.Replicas,
+		MaxAge: b.cfg.MaxAge, Duplicates: b.cfg.Duplicates, Discard: jetstream.DiscardOld, MaxMsgSize: MaxMessage + 4096,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+	}
+	b.stream.Store(&s)
+	return s, nil
+}
+
+// Publish appends record rec of session sd to the stream and returns its
+// stream sequence once the stream has it (on a cluster: a majority of
+// its replicas). dup reports a batch the stream already held (the same
+// deduplication id within its window): nothing was appended.
+func (b *Bus) Publish(ctx context.Context, sd engine.Date, rec *live.Record) (seq uint64, dup bool, err error) {
+	if _, err := b.EnsureStream(ctx); err != nil {
+		return 0, false, err
+	}
+	m, err := Encode(sd, rec)
+	if err != nil {
+		return 0, false, err
+	}
+	ack, err := b.js.PublishMsg(ctx, m, jetstream.WithExpectStream(StreamName))
+	if err != nil {
+		return 0, false, fmt.Errorf("bus: publish batch %d of %s: %w", rec.Seq, sd, err)
+	}
+	return ack.Sequence, ack.Duplicate, nil
+}
+
+// Head returns the stream's last sequence and when it was stored (0 and
+// the zero time for an empty stream).
+func (b *Bus) Head(ctx context.Context) (uint64, time.Time, error) {
+	s, err := b.EnsureStream(ctx)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("bus: stream info: %w", err)
+	}
+	return info.State.LastSeq, info.State.LastTime, nil
+}
+
+// ReadSession calls fn with each batch of session sd in the stream, in
+// order, up to its last one at the time of the call, and returns how
+// many messages did not decode (skipped). The feed side calls it when it
+// starts a session, to number its next batch and rebuild what it
+// aggregates.
+func (b *Bus) ReadSession(ctx context.Context, sd engine.Date, fn func(*live.Record) error) (bad int, err error) {
+	s, err := b.EnsureStream(ctx)
+	if err != nil {
+		return 0, err
+	}
+	last, err := s.GetLastMsgForSubject(ctx, Subject(sd))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("bus: session %s: %w", sd, err)
+	}
+	c, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{Subject(sd)}})
+	if err != nil {
+		return 0, fmt.Errorf("bus: session %s: %w", sd, err)
+	}
+	it, err := c.Messages()
+	if err != nil {
+		return 0, fmt.Errorf("bus: session %s: %w", sd, err)
+	}
+	defer it.Stop()
+	for {
+		m, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			return bad, fmt.Errorf("bus: session %s: %w", sd, err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return bad, fmt.Errorf("bus: session %s: %w", sd, err)
+		}
+		if bt, err := DecodeMsg(m.Subject(), m.Headers(), m.Data()); err != nil {
+			bad++
+		} else if err := fn(bt.Record); err != nil {
+			return bad, err
+		}
+		if md.Sequence.Stream >= last.Sequence {
+			return bad, nil
+		}
+	}
+}
+
+// Delivery is one message Consume hands over.
+type Delivery struct {
+	// Batch is the message decoded; nil when it does not decode (Err).
+	Batch *Batch
+	Err   error
+	// StreamSeq is the message's stream sequence, Pending the messages
+	// after it in the stream when it was delivered, Stored when the
+	// stream stored it.
+	StreamSeq, Pending uint64
+	Stored             time.Time
+	// Delivered counts the deliveries of the message (above 1: a
+	// redelivery).
+	Delivered uint64
+	// Gap counts the stream sequences missing before this message (gone
+	// from the stream before they were delivered: its limits, a
+	// deletion); 0 for the first message of a consumer from the stream's
+	// start.
+	Gap uint64
+}
+
+// ConsumeErrors receives the consumer's transient errors (a lost
+// heartbeat, a consumer created again); it may be nil.
+type ConsumeErrors func(error)
+
+// Consume calls fn with each message of the stream from stream sequence
+// from (1 or 0: the first) on, in order, one at a time, until ctx ends.
+// It survives the loss of the servers: its consumer is made again after
+// the last message fn was given, so fn sees every message once, in
+// order, without a gap the stream does not have.
+func (b *Bus) Consume(ctx context.Context, from uint64, fn func(*Delivery), onErr ConsumeErrors) error {
+	next := max(from, 1)
+	strict := next > 1
+	report := func(err error) {
+		if onErr != nil && err != nil && ctx.Err() == nil {
+			onErr(err)
+		}
+	}
+	for ctx.Err() == nil {
+		err := b.consumeFrom(ctx, &next, &strict, fn)
+		report(err)
+		if ctx.Err() != nil {
+			break
+		}
+		t := time.NewTimer(250 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return ctx.Err()
+}
+
+// consumeFrom runs one ordered consumer from *next until it fails or ctx
+// ends, moving *next past each message delivered.
+func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn func(*Delivery)) error {
+	s, err := b.EnsureStream(ctx)
+	if err != nil {
+		return err
+	}
+	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: *next, InactiveThreshold: time.Minute}
+	c, err := s.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("bus: consumer: %w", err)
+	}
+	it, err := c.Messages(jetstream.WithMessagesErrOnMissingHeartbeat(false))
+	if err != nil {
+		return fmt.Errorf("bus: consumer: %w", err)
+	}
+	defer it.Stop()
+	for {
+		m, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			return fmt.Errorf("bus: consumer: %w", err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			continue // not a stream message
+		}
+		d := &Delivery{StreamSeq: md.Sequence.Stream, Pending: md.NumPending, Stored: md.Timestamp, Delivered: md.NumDelivered}
+		d.Batch, d.Err = DecodeMsg(m.Subject(), m.Headers(), m.Data())
+		if d.StreamSeq < *next {
+			continue // already handed over
+		}
+		if *strict && d.StreamSeq > *next {
+			d.Gap = d.StreamSeq - *next
+		}
+		*next, *strict = d.StreamSeq+1, true
+		fn(d)
+	}
+}

@@ -1,0 +1,39 @@
+// Package bus carries the live session's batches through NATS JetStream
+// (issue 28): one ordered, replicated log that a feed publishes to and
+// every replica applies from, so that replicas at the same stream
+// sequence hold the same session.
+//
+// # The stream
+//
+// One stream, PREGAO_LIVE, holds every session: the subject of a batch
+// is pregao.live.YYYY-MM-DD (its session). A message is one batch:
+//
+//   - its body is the batch's record line of the session log (package
+//     live, log.go: a CRC-32C, the JSON object, a line feed), so that a
+//     message is checked as a log record is;
+//   - header Pregao-Session is the session (YYYY-MM-DD), Pregao-Seq the
+//     batch's sequence number in its session (the feed's Seq);
+//   - header Nats-Msg-Id, the deduplication id, is
+//     SESSION/SEQ/CRC: the same batch published again (a retried
+//     publish, a feed restarted before it saw its ack) is dropped by the
+//     stream within its duplicate window (Config.Duplicates), and a
+//     different batch under a sequence number a replica refused is not.
+//
+// Decode refuses a message whose headers, subject and record do not
+// agree, whatever it holds: a replica counts it and never applies part
+// of it.
+//
+// # Servers
+//
+// Open with URL "embedded" starts a JetStream server in the process
+// (nats-server, its store in Config.Dir), without a listener unless
+// Config.Listen asks for one; with a nats:// URL it connects to an
+// external cluster (the stream is created with Config.Replicas
+// replicas: 3 on a 3-node cluster). The connection reconnects forever;
+// an ordered consumer (Consume) resumes after the last message it
+// delivered, so a replica that loses the bus goes on without a gap when
+// it returns.
+//
+// It imports engine, snapshot/ingest/live, the NATS client and server,
+// and the standard library.
+package bus
