@@ -67,6 +67,12 @@ type LiveBatch struct {
 // ErrLiveBatch wraps the reasons a batch is refused whole.
 var ErrLiveBatch = errors.New("live batch refused")
 
+// Check reports whether Store.ApplyLive would take b into session sd
+// whole (nil), or refuse it, with the error it would return: a feed
+// that hands its batches to other processes (the live stream) checks
+// them first, as they will.
+func (b *LiveBatch) Check(sd Date) error { return b.check(sd) }
+
 // check validates b for session sd: every bar of that day, on a minute,
 // with prices a bar can have. It returns the first problem.
 func (b *LiveBatch) check(sd Date) error {

@@ -202,13 +202,24 @@ func TestLiveRefusals(t *testing.T) {
 		"NaN":            {Ticker: "VALE3", Time: t0, Open: Null, High: 1, Low: 1, Close: 1},
 		"negative qty":   {Ticker: "VALE3", Time: t0, Open: 1, High: 1, Low: 1, Close: 1, Quantity: -1},
 	} {
-		ok, err := store.ApplyLive(&LiveBatch{Seq: 9, Session: sd, Bars: []LiveBar{good, b}})
+		bad := &LiveBatch{Seq: 9, Session: sd, Bars: []LiveBar{good, b}}
+		if err := bad.Check(sd); !errors.Is(err, ErrLiveBatch) {
+			t.Errorf("%s: Check = %v", name, err)
+		}
+		ok, err := store.ApplyLive(bad)
 		if ok || !errors.Is(err, ErrLiveBatch) || store.View() != v {
 			t.Errorf("%s: applied %v, %v", name, ok, err)
 		}
 	}
 	if ok, err := store.ApplyLive(&LiveBatch{Seq: 9, Session: sd + 1}); ok || !errors.Is(err, ErrLiveBatch) {
 		t.Errorf("another session: %v %v", ok, err)
+	}
+	// Check says what ApplyLive will do, without a Store.
+	if err := (&LiveBatch{Seq: 9, Session: sd + 1}).Check(sd); !errors.Is(err, ErrLiveBatch) {
+		t.Errorf("Check of another session's batch: %v", err)
+	}
+	if err := (&LiveBatch{Seq: 9, Session: sd, Bars: []LiveBar{good}}).Check(sd); err != nil {
+		t.Errorf("Check of a good batch: %v", err)
 	}
 }
 

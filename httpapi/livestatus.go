@@ -11,7 +11,7 @@ import (
 // its "live" object.
 type LiveStatus struct {
 	Feed    string      // the feed: replay, b3 or push
-	Session engine.Date // the session's day
+	Session engine.Date // the session's day (NoDate: none yet, a replica of the stream before its first batch)
 	Seq     uint64      // the last batch applied (0: none yet)
 	// Watermark is the end of the latest minute holding a bar (zero: no
 	// bar yet).
@@ -21,6 +21,30 @@ type LiveStatus struct {
 	Lag time.Duration
 	// Complete says the feed has nothing more for the session.
 	Complete bool
+	// Stream is the state of the live stream the session is applied
+	// from (serve --live); nil without one.
+	Stream *StreamStatus
+}
+
+// StreamStatus is what /readyz reports of the live stream (NATS
+// JetStream) a replica applies the session's batches from.
+type StreamStatus struct {
+	// Sequence is the last stream sequence applied (0: none yet).
+	Sequence uint64
+	// Pending is how many messages of the stream are not applied yet,
+	// Lag how long the oldest of them has waited (0 when none).
+	Pending uint64
+	Lag     time.Duration
+	// Redeliveries counts the batches delivered again (a sequence number
+	// already applied: nothing changed).
+	Redeliveries int64
+	// Connected says the replica reaches the stream; Stale is how long
+	// it has not (0 while connected): it serves its last state meanwhile.
+	Connected bool
+	Stale     time.Duration
+	// CaughtUp says the replica has applied the stream up to its head
+	// once since it started: /readyz answers 503 before.
+	CaughtUp bool
 }
 
 // SetLiveStatus makes /readyz carry a "live" object with what fn returns
@@ -46,9 +70,13 @@ func (a *API) appendLiveStatus(dst []byte) []byte {
 	}
 	dst = append(dst, `,"live":{"feed":`...)
 	dst = appendString(dst, s.Feed)
-	dst = append(dst, `,"session":"`...)
-	dst = s.Session.AppendFormat(dst)
-	dst = append(dst, `","seq":`...)
+	if s.Session.Valid() {
+		dst = append(dst, `,"session":"`...)
+		dst = s.Session.AppendFormat(dst)
+		dst = append(dst, `","seq":`...)
+	} else {
+		dst = append(dst, `,"session":null,"seq":`...)
+	}
 	dst = strconv.AppendUint(dst, s.Seq, 10)
 	dst = append(dst, `,"watermark":`...)
 	dst = appendTime(dst, s.Watermark)
@@ -56,5 +84,39 @@ func (a *API) appendLiveStatus(dst []byte) []byte {
 	dst = strconv.AppendFloat(dst, max(s.Lag, 0).Seconds(), 'f', -1, 64)
 	dst = append(dst, `,"complete":`...)
 	dst = strconv.AppendBool(dst, s.Complete)
+	if st := s.Stream; st != nil {
+		dst = append(dst, `,"stream":{"sequence":`...)
+		dst = strconv.AppendUint(dst, st.Sequence, 10)
+		dst = append(dst, `,"pending":`...)
+		dst = strconv.AppendUint(dst, st.Pending, 10)
+		dst = append(dst, `,"lag_seconds":`...)
+		dst = strconv.AppendFloat(dst, max(st.Lag, 0).Seconds(), 'f', -1, 64)
+		dst = append(dst, `,"redeliveries":`...)
+		dst = strconv.AppendInt(dst, st.Redeliveries, 10)
+		dst = append(dst, `,"connected":`...)
+		dst = strconv.AppendBool(dst, st.Connected)
+		dst = append(dst, `,"stale_seconds":`...)
+		dst = strconv.AppendFloat(dst, max(st.Stale, 0).Seconds(), 'f', -1, 64)
+		dst = append(dst, `,"caught_up":`...)
+		dst = strconv.AppendBool(dst, st.CaughtUp)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
+}
+
+// catchingUp returns why the replica is not ready yet while it catches
+// up the live stream (""): ready otherwise.
+func (a *API) catchingUp() string {
+	fn := a.liveStatus.Load()
+	if fn == nil {
+		return ""
+	}
+	s, ok := (*fn)()
+	if !ok || s.Stream == nil || s.Stream.CaughtUp {
+		return ""
+	}
+	if !s.Stream.Connected {
+		return "catching up the live stream: not connected to it yet"
+	}
+	return "catching up the live stream: " + strconv.FormatUint(s.Stream.Pending, 10) + " messages behind, at sequence " + strconv.FormatUint(s.Stream.Sequence, 10)
 }

@@ -54,3 +54,38 @@ func TestReadyzLive(t *testing.T) {
 		t.Errorf("no live status: %s, want %s", s, plain)
 	}
 }
+
+// TestReadyzStream: a replica applying the live stream answers /readyz
+// 503 until it has caught the stream up, then 200 with a "stream"
+// object that validates against the Readiness schema; once caught up it
+// stays ready while the stream is unreachable, reporting the staleness.
+func TestReadyzStream(t *testing.T) {
+	ts := newTestServer(t, true)
+	ss := StreamStatus{Sequence: 40, Pending: 120, Lag: 3 * time.Second, Connected: true}
+	st := LiveStatus{Feed: "stream", Session: engine.MakeDate(2026, 11, 19), Seq: 17, Stream: &ss}
+	ts.api.SetLiveStatus(func() (LiveStatus, bool) { s := st; x := ss; s.Stream = &x; return s, true })
+	for _, tc := range []struct {
+		name string
+		ss   StreamStatus
+		code int
+		body string
+	}{
+		{"catching up", StreamStatus{Sequence: 40, Pending: 120, Lag: 3 * time.Second, Connected: true}, 503, "120 messages behind, at sequence 40"},
+		{"not connected yet", StreamStatus{}, 503, "not connected"},
+		{"caught up", StreamStatus{Sequence: 160, Connected: true, CaughtUp: true, Redeliveries: 2},
+			200, `"stream":{"sequence":160,"pending":0,"lag_seconds":0,"redeliveries":2,"connected":true,"stale_seconds":0,"caught_up":true}}`},
+		{"bus lost after catching up", StreamStatus{Sequence: 160, Stale: 7500 * time.Millisecond, CaughtUp: true},
+			200, `"connected":false,"stale_seconds":7.5,"caught_up":true}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ss = tc.ss
+			w := ts.do("GET", "/readyz", "", "")
+			if w.Code != tc.code || !strings.Contains(w.Body.String(), tc.body) {
+				t.Fatalf("%d %s, want %d with %s", w.Code, w.Body, tc.code, tc.body)
+			}
+			if w.Code == 200 {
+				validateAnswer(t, "GET", "/readyz", "", w)
+			}
+		})
+	}
+}

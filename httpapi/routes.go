@@ -373,8 +373,9 @@ func (a *API) healthz(c *call, dst []byte, r *http.Request, _ httprouter.Params)
 	return append(dst, '}'), nil
 }
 
-// readyz answers 200 once a verified snapshot is published, 503 before and
-// once the server is draining (SetDraining).
+// readyz answers 200 once a verified snapshot is published (and, with a
+// live stream, once the replica has caught it up), 503 before and once
+// the server is draining (SetDraining).
 func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
 	if a.draining.Load() {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: shutting down")
@@ -382,6 +383,9 @@ func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) 
 	ds := a.store.Current()
 	if ds == nil {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: %s", a.notLoaded())
+	}
+	if why := a.catchingUp(); why != "" {
+		return nil, errorf(http.StatusServiceUnavailable, "not ready: %s", why)
 	}
 	dst = append(dst, `{"status":"ready","as_of":`...)
 	dst = appendTime(dst, datasetAsOf(ds))
