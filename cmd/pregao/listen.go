@@ -121,6 +121,10 @@ func (m *Main) Run(ctx context.Context) error {
 // applied again after a restart), then the feed (or, with --feed push,
 // the push endpoints' sink) until ctx ends.
 func (m *Main) startLive(ctx context.Context, wg *sync.WaitGroup) {
+	if m.busCfg.URL != "" {
+		m.startStream(ctx, wg)
+		return
+	}
 	if m.live == nil {
 		return
 	}

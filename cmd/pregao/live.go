@@ -33,6 +33,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot/ingest/live"
+	"github.com/pregao/pregao/snapshot/ingest/live/bus"
 	"github.com/pregao/pregao/snapshot/ingest/negocios"
 )
 
@@ -161,9 +162,17 @@ type liveRunner struct {
 	state   atomic.Pointer[liveState]
 	publish chan struct{} // a snapshot was published (handover loop)
 
+	// bus is the live stream the feed publishes to (--live; nil: the
+	// session log file in --live-dir, applied here), set before start;
+	// ctx ends the retries of a feed that cannot reach it. dups counts
+	// the batches the stream already held.
+	bus  *bus.Bus
+	ctx  context.Context
+	dups atomic.Int64
+
 	mu       sync.Mutex
 	session  engine.Date
-	slog     *live.Log // nil: no session open
+	slog     sessionLog // nil: no session open
 	seq      uint64
 	complete bool
 	rolled   bool
@@ -175,6 +184,15 @@ type liveRunner struct {
 	// lastMinute is each ticker's latest minute with a bar, for the
 	// handover's check.
 	lastMinute map[string]int64
+}
+
+// sessionLog is where a batch goes before it is acknowledged: the
+// session log file (live.Log), or the live stream (streamLog).
+type sessionLog interface {
+	Append(*live.Record) error
+	Undo() error
+	Close() error
+	Last() uint64
 }
 
 // newLiveRunner builds the feed of cfg (a replay reads its recording now,
@@ -259,6 +277,9 @@ func (r *liveRunner) openSession(sd engine.Date) error {
 	if r.slog != nil {
 		r.slog.Close()
 		r.slog = nil
+	}
+	if r.bus != nil {
+		return r.openStreamSession(sd)
 	}
 	if err := r.store.StartLive(sd); err != nil {
 		return err
@@ -373,6 +394,9 @@ func (r *liveRunner) apply(b *engine.LiveBatch, trades []live.Trade, at time.Tim
 	if r.slog == nil {
 		return fmt.Errorf("%w: batch %d: the live session %s is over (the snapshot of its day serves it)", engine.ErrLiveBatch, b.Seq, r.session)
 	}
+	if r.bus != nil {
+		return r.publishBatch(b, trades, at)
+	}
 	rec := live.Record{Seq: b.Seq, At: at.UnixMilli(), Complete: b.Complete, Bars: b.Bars, Trades: trades}
 	t0 := time.Now()
 	if err := r.slog.Append(&rec); err != nil {
@@ -437,11 +461,13 @@ const sessionOpen = 13 * time.Hour
 // once complete; before the open, nothing is late; for a session of an
 // earlier day still incomplete (a day's file not out yet), from that
 // day's end.
-func (r *liveRunner) lag(st *liveState) time.Duration {
+func (r *liveRunner) lag(st *liveState) time.Duration { return watermarkLag(st, r.clock.Now()) }
+
+// watermarkLag is how far st's watermark is behind now (liveRunner.lag).
+func watermarkLag(st *liveState, now time.Time) time.Duration {
 	if st.complete || !st.running {
 		return 0
 	}
-	now := r.clock.Now()
 	ref := st.session.Time().Add(sessionOpen)
 	if live.LocalDate(now) > st.session {
 		ref = live.SessionEnd(st.session)
@@ -493,7 +519,16 @@ func (r *liveRunner) runFeed(ctx context.Context) {
 				r.met.batches.WithLabelValues("refused").Inc()
 				r.met.feedErrors.WithLabelValues(reasonRefused).Inc()
 			default:
-				r.apply(b, nil, st.At)
+				// A batch the stream did not take is published again (the
+				// feed waits): a replica never misses one.
+				for err := r.apply(b, nil, st.At); errors.Is(err, errBus) && ctx.Err() == nil; err = r.apply(b, nil, st.At) {
+					r.mu.Unlock()
+					select {
+					case <-ctx.Done():
+					case <-time.After(min(r.retry, time.Second)):
+					}
+					r.mu.Lock()
+				}
 			}
 		}
 		r.clock.set(st.At)
@@ -670,6 +705,9 @@ func (r *liveRunner) handovers(ctx context.Context) {
 // not list. The caller holds r.mu.
 func (r *liveRunner) checkRolled() {
 	v := r.store.View()
+	if r.bus != nil {
+		return // the replicas hand the session over (streamApplier)
+	}
 	if r.rolled || !r.complete || v == nil || v.Live == nil || v.Base.LastSession() < r.session {
 		return
 	}
@@ -744,6 +782,11 @@ type liveMetrics struct {
 	publish, logAppend                prometheus.Histogram
 	feedErrors                        *prometheus.CounterVec
 	handovers                         prometheus.Counter
+	// The live stream's (--live): batches published by the feed side,
+	// batches delivered again to a replica, and the delay from a batch's
+	// publish to its apply on a replica.
+	published, redeliveries prometheus.Counter
+	applyDelay              prometheus.Histogram
 }
 
 // registerLiveMetrics registers the live metrics on reg; state returns
@@ -770,6 +813,13 @@ func registerLiveMetrics(reg prometheus.Registerer, state func() *liveState, lag
 			Help: "Bad input and failures of the live feed by reason: malformed rows, trades of another day, bad prices, quantities or codes, rows that are not tickers, duplicates, cancellations of unknown trades, out-of-order trades, fetch failures, refused batches, session log failures, torn log tails cut, pushes out of sequence."}, []string{"reason"}),
 		handovers: prometheus.NewCounter(prometheus.CounterOpts{Name: "pregao_live_handovers_total",
 			Help: "Live sessions handed over to the snapshot of their day."}),
+		published: prometheus.NewCounter(prometheus.CounterOpts{Name: "pregao_live_stream_published_total",
+			Help: "Batches the feed published to the live stream (--live) and the stream acknowledged."}),
+		redeliveries: prometheus.NewCounter(prometheus.CounterOpts{Name: "pregao_live_stream_redeliveries_total",
+			Help: "Batches of the live stream delivered again to this replica (a sequence number already applied: nothing changed)."}),
+		applyDelay: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "pregao_live_stream_apply_delay_seconds",
+			Help:    "Time from a batch's store in the live stream to its apply on this replica (visible to requests).",
+			Buckets: []float64{250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3, 250e-3, 1, 5, 30}}),
 	}
 	gauge := func(name, help string, f func(*liveState) float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
@@ -786,6 +836,7 @@ func registerLiveMetrics(reg prometheus.Registerer, state func() *liveState, lag
 		return 0
 	}
 	reg.MustRegister(m.batches, m.bars, m.corrections, m.aside, m.covered, m.publish, m.logAppend, m.feedErrors, m.handovers,
+		m.published, m.redeliveries, m.applyDelay,
 		gauge("pregao_live_running", "1 while a live session runs (a feed is configured and its session started).", func(s *liveState) float64 { return b(s.running) }),
 		gauge("pregao_live_complete", "1 once the feed has nothing more for the session.", func(s *liveState) float64 { return b(s.complete) }),
 		gauge("pregao_live_seq", "Sequence number of the last batch applied to the live session.", func(s *liveState) float64 { return float64(s.seq) }),
@@ -793,10 +844,11 @@ func registerLiveMetrics(reg prometheus.Registerer, state func() *liveState, lag
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pregao_live_lag_seconds",
 			Help: "How far the live session's watermark is behind the feed's clock (0 when complete or before the open)."}, func() float64 { return lag().Seconds() }),
 	)
-	for _, res := range []string{"applied", "redelivered", "refused"} {
+	for _, res := range []string{"applied", "redelivered", "refused", "covered"} {
 		m.batches.WithLabelValues(res)
 	}
-	for _, reason := range append(slices.Clone(live.Reasons), reasonRefused, reasonLog, reasonLogCut, reasonStalled, reasonSeq) {
+	for _, reason := range append(slices.Clone(live.Reasons), reasonRefused, reasonLog, reasonLogCut, reasonStalled, reasonSeq,
+		reasonMessage, reasonGap, reasonSession, reasonBus) {
 		m.feedErrors.WithLabelValues(reason)
 	}
 	return m

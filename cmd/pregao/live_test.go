@@ -278,7 +278,12 @@ func serveLive(t *testing.T, f *liveFixture, snap string, set func(*ServeConfig)
 	cfg := DefaultServeConfig()
 	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.AccessLog = snap, f.keys, "127.0.0.1:0", "off"
 	set(&cfg)
-	m, err := NewMain(cfg, io.Discard)
+	var logw io.Writer = io.Discard
+	if os.Getenv("PREGAO_TEST_LOG") != "" {
+		// PREGAO_TEST_LOG=1: the servers' logs on stderr, to debug a test.
+		logw = os.Stderr
+	}
+	m, err := NewMain(cfg, logw)
 	if err != nil {
 		t.Fatal(err)
 	}

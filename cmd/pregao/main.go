@@ -31,6 +31,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve the HTTP API from a snapshot", runServe, true},
+		{"feed", "run a live feed alone, publishing to the live stream of a NATS cluster", runFeedCmd, false},
 		{"generate", "write the deterministic demo universe as a source bundle", runGenerate, false},
 		{"build", "validate a source bundle and write a snapshot", runBuild, false},
 		{"inspect", "print a snapshot's header and entity counts", runInspect, false},

@@ -112,6 +112,9 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	if m.live != nil {
 		m.live.published() // the handover, if ds covers the live session
 	}
+	if m.stream != nil {
+		m.stream.published()
+	}
 	if old != nil {
 		m.goTuneGC(func() { releaseMemory(restore, m.releaseOld) }, !m.releaseOld) // a release collects
 	} else {

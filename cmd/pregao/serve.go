@@ -24,6 +24,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/ingest/live/bus"
 	"github.com/pregao/pregao/snapshot/ingest/negocios"
 	"github.com/pregao/pregao/snapshot/remote"
 )
@@ -104,6 +105,16 @@ type ServeConfig struct {
 	B3URL, B3Tickers                                string
 	B3Interval, B3Pace                              time.Duration
 
+	// The live stream (livestream.go). Live is "" (none), "embedded" (a
+	// JetStream server in the process, its store in LiveDir/jetstream,
+	// listening on LiveListen when set) or the nats:// URLs of a
+	// cluster: the feed publishes its batches there and the session is
+	// applied from it. LiveReplicas is the stream's copies (default 1
+	// embedded, 3 on a cluster), LiveRetention how long it keeps a batch.
+	Live, LiveListen string
+	LiveReplicas     int
+	LiveRetention    time.Duration
+
 	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
 	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an
 	// answer being written is never cut by the shutdown before its own
@@ -120,7 +131,7 @@ func DefaultServeConfig() ServeConfig {
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second, CloseGrace: time.Second,
 		SnapshotStallTimeout: 60 * time.Second,
-		FeedSpeed:            "1", LiveKeep: 10, B3URL: negocios.DefaultBase, B3Interval: time.Minute, B3Pace: time.Second,
+		FeedSpeed:            "1", LiveKeep: 10, LiveRetention: 7 * 24 * time.Hour, B3URL: negocios.DefaultBase, B3Interval: time.Minute, B3Pace: time.Second,
 	}
 }
 
@@ -173,6 +184,11 @@ type Main struct {
 
 	live  *liveRunner   // the live session (--feed); nil: none
 	clock httpapi.Clock // the API's clock
+	// busCfg is the live stream's (--live; zero URL: none); stream
+	// applies it to the Store, its clock the API's then.
+	busCfg      bus.Config
+	stream      *streamApplier
+	streamClock *streamClock
 }
 
 // answerCacheBytes is the httpapi bound of --answer-cache MiB (0: off).
@@ -267,17 +283,27 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.busCfg, err = parseBusConfig(&cfg); err != nil {
+		return nil, err
+	}
 	liveMet := registerLiveMetrics(m.Registry, func() *liveState {
-		if m.live == nil {
+		switch {
+		case m.stream != nil:
+			return m.stream.state.Load()
+		case m.live == nil:
 			return nil
 		}
 		return m.live.state.Load()
 	}, func() time.Duration {
-		if m.live == nil {
+		switch {
+		case m.stream != nil:
+			return watermarkLag(m.stream.state.Load(), m.streamClock.Now())
+		case m.live == nil:
 			return 0
 		}
 		return m.live.lag(m.live.state.Load())
 	})
+	registerStreamMetrics(m.Registry, func() *streamApplier { return m.stream })
 	if lc.kind != "" {
 		if m.live, err = newLiveRunner(lc, m.Store, m.log, liveMet); err != nil {
 			return nil, err
@@ -289,6 +315,15 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 			cfg.Clock = "wall"
 		}
 		m.cfg.Clock = cfg.Clock
+	}
+	if m.busCfg.URL != "" {
+		// Every replica answers as of the stream's clock, the one beside
+		// the feed included, so that replicas at one stream sequence
+		// give the same answers.
+		m.streamClock = &streamClock{}
+		clock = m.streamClock
+		cfg.Clock, m.cfg.Clock = "stream", "stream"
+		m.stream = newStreamApplier(m.Store, m.log, liveMet, lc.kind, m.streamClock)
 	}
 	var origins []string
 	for _, o := range strings.Split(cfg.CORSOrigin, ",") {
@@ -302,7 +337,10 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	m.clock = clock
 	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout,
 		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst}}, m.Store, keys, clock, m.Registry, m.log)
-	if m.live != nil {
+	switch {
+	case m.busCfg.URL != "":
+		m.API.SetLiveStatus(m.streamStatus)
+	case m.live != nil:
 		m.API.SetLiveStatus(m.live.status)
 	}
 	m.API.SetLoadStatus(func() httpapi.LoadStatus {

@@ -143,8 +143,9 @@ func (b *Bus) Close() {
 	}
 }
 
-// EnsureStream creates the stream, or updates its limits, and returns
-// it. It fails while no server answers.
+// EnsureStream creates the stream, or updates its limits (Config's), and
+// returns it: the feed side's and the embedded server's. It fails while
+// no server answers.
 func (b *Bus) EnsureStream(ctx context.Context) (jetstream.Stream, error) {
 	if s := b.stream.Load(); s != nil {
 		return *s, nil
@@ -161,15 +162,58 @@ func (b *Bus) EnsureStream(ctx context.Context) (jetstream.Stream, error) {
 	return s, nil
 }
 
+// ErrNoStream is returned while the stream does not exist (no feed has
+// published yet).
+var ErrNoStream = errors.New("bus: no live stream yet")
+
+// lookup returns the stream as it is: a replica never changes its
+// limits (the feed side sets them).
+func (b *Bus) lookup(ctx context.Context) (jetstream.Stream, error) {
+	if s := b.stream.Load(); s != nil {
+		return *s, nil
+	}
+	s, err := b.js.Stream(ctx, StreamName)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, ErrNoStream
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+	}
+	b.stream.Store(&s)
+	return s, nil
+}
+
+// LastOfSession returns the stream sequence of session sd's last batch
+// and the batch (decoded; nil when it does not decode); 0 when the stream
+// has none, or no stream exists.
+func (b *Bus) LastOfSession(ctx context.Context, sd engine.Date) (uint64, *Batch, error) {
+	s, err := b.lookup(ctx)
+	if errors.Is(err, ErrNoStream) {
+		return 0, nil, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	m, err := s.GetLastMsgForSubject(ctx, Subject(sd))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil, nil
+	}
+	if err != nil {
+		return 0, nil, fmt.Errorf("bus: session %s: %w", sd, err)
+	}
+	bt, _ := DecodeMsg(m.Subject, m.Header, m.Data)
+	return m.Sequence, bt, nil
+}
+
 // Publish appends record rec of session sd to the stream and returns its
 // stream sequence once the stream has it (on a cluster: a majority of
 // its replicas). dup reports a batch the stream already held (the same
 // deduplication id within its window): nothing was appended.
-func (b *Bus) Publish(ctx context.Context, sd engine.Date, rec *live.Record) (seq uint64, dup bool, err error) {
+func (b *Bus) Publish(ctx context.Context, sd engine.Date, rec *live.Record, virtual bool) (seq uint64, dup bool, err error) {
 	if _, err := b.EnsureStream(ctx); err != nil {
 		return 0, false, err
 	}
-	m, err := Encode(sd, rec)
+	m, err := Encode(sd, rec, virtual)
 	if err != nil {
 		return 0, false, err
 	}
@@ -181,9 +225,12 @@ func (b *Bus) Publish(ctx context.Context, sd engine.Date, rec *live.Record) (se
 }
 
 // Head returns the stream's last sequence and when it was stored (0 and
-// the zero time for an empty stream).
+// the zero time for an empty stream, or none).
 func (b *Bus) Head(ctx context.Context) (uint64, time.Time, error) {
-	s, err := b.EnsureStream(ctx)
+	s, err := b.lookup(ctx)
+	if errors.Is(err, ErrNoStream) {
+		return 0, time.Time{}, nil
+	}
 	if err != nil {
 		return 0, time.Time{}, err
 	}
@@ -296,7 +343,7 @@ func (b *Bus) Consume(ctx context.Context, from uint64, fn func(*Delivery), onEr
 // consumeFrom runs one ordered consumer from *next until it fails or ctx
 // ends, moving *next past each message delivered.
 func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn func(*Delivery)) error {
-	s, err := b.EnsureStream(ctx)
+	s, err := b.lookup(ctx)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func bar(ticker string, hh, mm int, c engine.Num) engine.LiveBar {
 func TestEncodeDecode(t *testing.T) {
 	rec := record(7, bar("PETR4", 13, 5, 23.5), engine.LiveBar{Ticker: "VALE3", Time: minute(13, 4), Removed: true})
 	rec.Complete = true
-	m, err := Encode(sd, rec)
+	m, err := Encode(sd, rec, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestEncodeDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Session != sd || b.Record.Seq != 7 || !b.Record.Complete || len(b.Record.Bars) != 2 || b.Record.Bars[0] != rec.Bars[0] || !b.Record.Bars[1].Removed {
+	if b.Session != sd || !b.Virtual || b.Record.Seq != 7 || !b.Record.Complete || len(b.Record.Bars) != 2 || b.Record.Bars[0] != rec.Bars[0] || !b.Record.Bars[1].Removed {
 		t.Fatalf("decoded %+v", b.Record)
 	}
 	lb := b.LiveBatch()
@@ -52,14 +52,14 @@ func TestEncodeDecode(t *testing.T) {
 	}
 	// Another batch under the same sequence number has another id: a
 	// replica that refused the first can take it.
-	m2, _ := Encode(sd, record(7, bar("PETR4", 13, 5, 24)))
+	m2, _ := Encode(sd, record(7, bar("PETR4", 13, 5, 24)), false)
 	if m2.Header.Get(nats.MsgIdHdr) == m.Header.Get(nats.MsgIdHdr) {
 		t.Fatal("two different batches share a deduplication id")
 	}
 }
 
 func TestDecodeRefuses(t *testing.T) {
-	good, _ := Encode(sd, record(3, bar("PETR4", 13, 5, 23.5)))
+	good, _ := Encode(sd, record(3, bar("PETR4", 13, 5, 23.5)), false)
 	hdr := func(over map[string]string) func(string) string {
 		return func(k string) string {
 			if v, ok := over[k]; ok {
@@ -68,7 +68,7 @@ func TestDecodeRefuses(t *testing.T) {
 			return good.Header.Get(k)
 		}
 	}
-	other, _ := Encode(sd, record(4, bar("PETR4", 13, 5, 23.5)))
+	other, _ := Encode(sd, record(4, bar("PETR4", 13, 5, 23.5)), false)
 	corrupt := append([]byte(nil), good.Data...)
 	corrupt[20] ^= 1
 	for _, tc := range []struct {
@@ -90,6 +90,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"empty body", good.Subject, nil, nil},
 		{"not a record", good.Subject, nil, []byte("hello")},
 		{"too big", good.Subject, nil, make([]byte, MaxMessage+1)},
+		{"unknown clock", good.Subject, map[string]string{HeaderClock: "wall"}, good.Data},
 		{"dedup id of another batch", good.Subject, map[string]string{nats.MsgIdHdr: other.Header.Get(nats.MsgIdHdr)}, good.Data},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,12 +106,15 @@ func TestDecodeRefuses(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	good, _ := Encode(sd, record(3, bar("PETR4", 13, 5, 23.5)))
+	good, _ := Encode(sd, record(3, bar("PETR4", 13, 5, 23.5)), false)
 	f.Add(good.Subject, "2026-11-19", "3", good.Header.Get(nats.MsgIdHdr), good.Data)
 	f.Add(good.Subject, "2026-11-19", "3", "", good.Data[:len(good.Data)-4])
 	f.Add("pregao.live.x", "x", "-1", "", []byte("00000000 {}\n"))
 	f.Fuzz(func(t *testing.T, subject, session, seq, id string, data []byte) {
 		h := map[string]string{HeaderSession: session, HeaderSeq: seq, nats.MsgIdHdr: id}
+		if len(data) > 0 && data[len(data)-1] == '\n' {
+			h[HeaderClock] = "virtual"
+		}
 		b, err := Decode(subject, func(k string) string { return h[k] }, data)
 		if err != nil {
 			if b != nil || !errors.Is(err, ErrMessage) {
@@ -119,7 +123,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		// What decodes encodes back to the same message.
-		m, err := Encode(b.Session, b.Record)
+		m, err := Encode(b.Session, b.Record, b.Virtual)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,14 +165,14 @@ func TestEmbeddedPublishDedupConsume(t *testing.T) {
 		{next, record(1, bar("PETR4", 13, 1, 12))},
 	}
 	for i, r := range recs {
-		seq, dup, err := b.Publish(ctx, r.sd, r.rec)
+		seq, dup, err := b.Publish(ctx, r.sd, r.rec, false)
 		if err != nil || dup || seq != uint64(i+1) {
 			t.Fatalf("publish %d: seq %d dup %v err %v", i, seq, dup, err)
 		}
 	}
 	// Every batch published again: dropped by the stream.
 	for i, r := range recs {
-		seq, dup, err := b.Publish(ctx, r.sd, r.rec)
+		seq, dup, err := b.Publish(ctx, r.sd, r.rec, false)
 		if err != nil || !dup || seq != uint64(i+1) {
 			t.Fatalf("publish again %d: seq %d dup %v err %v", i, seq, dup, err)
 		}
@@ -225,7 +229,7 @@ func TestEmbeddedPublishDedupConsume(t *testing.T) {
 	if head, _, err := b.Head(ctx); err != nil || head != 5 {
 		t.Fatalf("head after a restart %d, %v; want 5", head, err)
 	}
-	if seq, dup, err := b.Publish(ctx, recs[0].sd, recs[0].rec); err != nil || !dup || seq != 1 {
+	if seq, dup, err := b.Publish(ctx, recs[0].sd, recs[0].rec, false); err != nil || !dup || seq != 1 {
 		t.Fatalf("publish again after a restart: %d %v %v", seq, dup, err)
 	}
 }
@@ -236,7 +240,7 @@ func TestConsumeReportsAGap(t *testing.T) {
 	b := openEmbedded(t, t.TempDir())
 	defer b.Close()
 	for i := uint64(1); i <= 4; i++ {
-		if _, _, err := b.Publish(ctx, sd, record(i, bar("PETR4", 13, int(i), 10))); err != nil {
+		if _, _, err := b.Publish(ctx, sd, record(i, bar("PETR4", 13, int(i), 10)), false); err != nil {
 			t.Fatal(err)
 		}
 	}

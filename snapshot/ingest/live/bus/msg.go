@@ -18,6 +18,9 @@ const (
 	SubjectPrefix = "pregao.live."
 	HeaderSession = "Pregao-Session"
 	HeaderSeq     = "Pregao-Seq"
+	// HeaderClock is "virtual" on the batches of a feed whose clock is
+	// its own (a replay): replicas take the record's At as their clock.
+	HeaderClock = "Pregao-Clock"
 )
 
 // MaxMessage bounds a message's body: a batch of every ticker's minute
@@ -31,6 +34,9 @@ func Subject(sd engine.Date) string { return SubjectPrefix + sd.String() }
 type Batch struct {
 	Session engine.Date
 	Record  *live.Record
+	// Virtual says the feed's clock is its own (a replay's): Record.At
+	// is the time the API answers as of.
+	Virtual bool
 }
 
 // LiveBatch returns the batch as the engine applies it.
@@ -42,8 +48,8 @@ func (b *Batch) LiveBatch() *engine.LiveBatch {
 var ErrMessage = errors.New("not a live batch message")
 
 // Encode returns the message of record rec of session sd, with its
-// deduplication id (MsgID).
-func Encode(sd engine.Date, rec *live.Record) (*nats.Msg, error) {
+// deduplication id (MsgID); virtual marks a feed whose clock is its own.
+func Encode(sd engine.Date, rec *live.Record, virtual bool) (*nats.Msg, error) {
 	line := live.AppendRecord(nil, rec)
 	if len(line) > MaxMessage {
 		return nil, fmt.Errorf("%w: batch %d is %d bytes, above %d", ErrMessage, rec.Seq, len(line), MaxMessage)
@@ -53,6 +59,9 @@ func Encode(sd engine.Date, rec *live.Record) (*nats.Msg, error) {
 	m.Header.Set(HeaderSession, sd.String())
 	m.Header.Set(HeaderSeq, strconv.FormatUint(rec.Seq, 10))
 	m.Header.Set(nats.MsgIdHdr, msgID(sd, rec.Seq, line))
+	if virtual {
+		m.Header.Set(HeaderClock, "virtual")
+	}
 	return m, nil
 }
 
@@ -92,7 +101,15 @@ func Decode(subject string, header func(string) string, data []byte) (*Batch, er
 	if id := header(nats.MsgIdHdr); id != "" && id != msgID(sd, seq, data) {
 		return nil, fmt.Errorf("%w: deduplication id %.80q is not the record's", ErrMessage, id)
 	}
-	return &Batch{Session: sd, Record: rec}, nil
+	var virtual bool
+	switch c := header(HeaderClock); c {
+	case "":
+	case "virtual":
+		virtual = true
+	default:
+		return nil, fmt.Errorf("%w: clock header %.40q", ErrMessage, c)
+	}
+	return &Batch{Session: sd, Record: rec, Virtual: virtual}, nil
 }
 
 // DecodeMsg decodes a NATS message (Decode).

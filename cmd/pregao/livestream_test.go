@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/snapshot/ingest/live"
+	"github.com/pregao/pregao/snapshot/ingest/live/bus"
+)
+
+// waitStream waits until the stream applier of m has caught up and
+// applied stream sequence seq (0: any), its session complete when
+// complete is set.
+func waitStream(t *testing.T, m *Main, seq uint64, complete bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ss := m.stream.streamStatus()
+		st := m.stream.state.Load()
+		if ss.CaughtUp && ss.Sequence >= seq && (!complete || st.complete) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica has not caught up: %+v, session %+v", *ss, *st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// answer asks m and returns the status, the ETag and the body.
+func answer(t *testing.T, m *Main, key, method, path, body string) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://"+m.Addr()+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("ETag"), string(b)
+}
+
+// readyzBody returns /readyz's status and body.
+func readyzBody(t *testing.T, m *Main) (int, string) {
+	t.Helper()
+	return get(t, "http://"+m.Addr()+"/readyz", "")
+}
+
+// TestServeLiveEmbedded: serve --live embedded --feed replay plays the
+// held-back session through the embedded stream and applies it from
+// there: the view equals the full snapshot at the replay's end; a second
+// replica (--live nats:// to the first's --live-listen) applies the same
+// stream and answers byte-identically, ETags included; the feed side
+// restarted publishes nothing again and its replica rebuilds the same
+// state from the stream.
+func TestServeLiveEmbedded(t *testing.T) {
+	f := liveFixtureOf(t)
+	liveDir, listen := t.TempDir(), freeAddr(t)
+	feedSide := func() (*Main, func()) {
+		return serveLive(t, f, f.base, func(c *ServeConfig) {
+			c.Feed, c.FeedSpeed, c.LiveDir, c.Live, c.LiveListen = "replay:"+f.session, "max", liveDir, "embedded", listen
+		})
+	}
+	m, stop := feedSide()
+	waitStream(t, m, 0, true)
+	st := m.stream.state.Load()
+	head := m.stream.streamStatus().Sequence
+	if st.seq < 50 || head != st.seq || m.live.state.Load().seq != st.seq {
+		t.Fatalf("applied batch %d at stream sequence %d; the feed published %d", st.seq, head, m.live.state.Load().seq)
+	}
+	now := m.clock.Now()
+	if m.clock != httpapi.Clock(m.streamClock) || m.cfg.Clock != "stream" || now.Before(live.SessionEnd(f.day)) || now.After(live.SessionEnd(f.day).Add(time.Hour)) {
+		t.Errorf("the API's clock %v (%s), want the stream's: the replay's end", now, m.cfg.Clock)
+	}
+	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, now.Unix(), nil) > 0 {
+		t.Error("the view applied from the stream differs from the full snapshot")
+	}
+	// No session log file: the stream is the log.
+	if _, err := readLog(liveDir + "/" + live.LogName(f.day)); err == nil {
+		t.Error("a session log file was written beside the stream")
+	}
+	code, rz := readyzBody(t, m)
+	var r struct {
+		Live struct {
+			Feed   string         `json:"feed"`
+			Seq    uint64         `json:"seq"`
+			Stream map[string]any `json:"stream"`
+		} `json:"live"`
+	}
+	if err := json.Unmarshal([]byte(rz), &r); code != 200 || err != nil || r.Live.Feed != "replay" || r.Live.Seq != st.seq ||
+		r.Live.Stream["sequence"] != float64(head) || r.Live.Stream["pending"] != 0.0 || r.Live.Stream["caught_up"] != true || r.Live.Stream["connected"] != true {
+		t.Errorf("readyz %d %s", code, rz)
+	}
+	_, metrics := get(t, "http://"+m.Addr()+"/metrics", "")
+	for _, want := range []string{
+		"pregao_live_stream_published_total " + jsonNum(st.seq), `pregao_live_batches_total{result="applied"} ` + jsonNum(st.seq),
+		"pregao_live_stream_sequence " + jsonNum(head), "pregao_live_stream_lag_messages 0", "pregao_live_stream_caught_up 1",
+		"pregao_live_stream_connected 1", "pregao_live_stream_redeliveries_total 0", "pregao_live_stream_apply_delay_seconds_count " + jsonNum(st.seq),
+		`pregao_live_feed_errors_total{reason="gap"} 0`, `pregao_live_feed_errors_total{reason="message"} 0`,
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+
+	// A replica of the stream on another process's server.
+	rep, stopRep := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live = "nats://" + listen })
+	waitStream(t, rep, head, true)
+	if lv := readyzLive(t, rep); lv["feed"] != feedStream || lv["seq"] != float64(st.seq) || lv["complete"] != true {
+		t.Errorf("replica readyz live %v", lv)
+	}
+	if a, b := m.clock.Now(), rep.clock.Now(); !a.Equal(b) {
+		t.Errorf("clocks differ: feed side %v, replica %v", a, b)
+	}
+	paths := identicalPaths(t, m)
+	for _, p := range paths {
+		c1, e1, b1 := answer(t, m, f.key, p[0], p[1], p[2])
+		c2, e2, b2 := answer(t, rep, f.key, p[0], p[1], p[2])
+		if c1 != 200 || c1 != c2 || e1 != e2 || b1 != b2 {
+			t.Errorf("%s %s differs: %d %s %.200s / %d %s %.200s", p[0], p[1], c1, e1, b1, c2, e2, b2)
+		}
+	}
+	stopRep()
+
+	// The feed side restarted: it reads the session back from the
+	// stream, publishes nothing again, and its replica applies the same.
+	stop()
+	m, stop = feedSide()
+	defer stop()
+	waitStream(t, m, head, true)
+	time.Sleep(100 * time.Millisecond) // the feed goes through its resumed batches
+	if st2 := m.stream.state.Load(); st2.seq != st.seq || m.stream.streamStatus().Sequence != head {
+		t.Errorf("after a restart: batch %d at stream sequence %d, want %d at %d", st2.seq, m.stream.streamStatus().Sequence, st.seq, head)
+	}
+	_, metrics = get(t, "http://"+m.Addr()+"/metrics", "")
+	if !strings.Contains(metrics, "pregao_live_stream_published_total 0\n") {
+		t.Error("the restarted feed published batches again")
+	}
+	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, m.clock.Now().Unix(), nil) > 0 {
+		t.Error("after a restart the view differs from the full snapshot")
+	}
+}
+
+// identicalPaths returns requests whose answers replicas must agree on.
+func identicalPaths(t *testing.T, m *Main) [][3]string {
+	var tickers []string
+	for i := range m.Store.Current().Assets() {
+		if a := &m.Store.Current().Assets()[i]; a.StockType != engine.ClassMacro && len(tickers) < 300 {
+			tickers = append(tickers, `"`+a.Ticker+`"`)
+		}
+	}
+	out := [][3]string{
+		{"POST", "/v2/quotes", `{"type":"current","tickers":[` + strings.Join(tickers, ",") + `]}`},
+		{"GET", "/v2/stocks/variations", ""},
+		{"GET", "/v2/indexes/IBOV/highs?limit=10", ""},
+	}
+	for _, tk := range tickers[:20] {
+		tk = strings.Trim(tk, `"`)
+		out = append(out, [3]string{"GET", "/v2/quotes/" + tk + "?type=current", ""})
+	}
+	return out
+}
+
+// TestServeLiveBadInput: a replica counts and logs what it cannot apply
+// from the stream, and goes on: a message that does not decode, a batch
+// sequence gap, a batch delivered again, a batch the engine refuses, a
+// batch of an earlier session than the live one. Nothing is applied in
+// part and nothing crashes.
+func TestServeLiveBadInput(t *testing.T) {
+	f := liveFixtureOf(t)
+	listen := freeAddr(t)
+	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveListen = "embedded", t.TempDir(), listen })
+	defer stop()
+	waitStream(t, m, 0, false) // an empty stream: caught up at once
+	if code, body := readyzBody(t, m); code != 200 || !strings.Contains(body, `"session":null`) {
+		t.Fatalf("readyz of an empty stream %d %s", code, body)
+	}
+	b, err := bus.Open(bus.Config{URL: "nats://" + listen, Replicas: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tk := sessionTicker(t, f)
+	t0 := int64(f.day)*86400 + 14*3600
+	good := func(mm int64, c engine.Num) engine.LiveBar {
+		return engine.LiveBar{Ticker: tk, Time: t0 + 60*mm, Open: c, High: c, Low: c, Close: c, Volume: c * 100, Quantity: 100, Trades: 1}
+	}
+	var streamSeq uint64
+	pub := func(sd engine.Date, rec *live.Record) {
+		t.Helper()
+		s, dup, err := b.Publish(ctx, sd, rec, false)
+		if err != nil || dup {
+			t.Fatalf("publish %d: %v %v", rec.Seq, dup, err)
+		}
+		streamSeq = s
+	}
+	pub(f.day, &live.Record{Seq: 1, Bars: []engine.LiveBar{good(0, 10)}})
+	waitStream(t, m, streamSeq, false)
+	v1 := m.Store.View()
+	// Not a batch.
+	natsPublish(t, listen, bus.Subject(f.day), []byte("not a batch"))
+	// A bar no minute can hold: refused whole, the good bar beside it too.
+	pub(f.day, &live.Record{Seq: 2, Bars: []engine.LiveBar{good(1, 11), {Ticker: tk, Time: t0 + 7, Open: 1, High: 1, Low: 1, Close: 1}}})
+	// Batch 2 again, another one: it applies (2 was refused).
+	pub(f.day, &live.Record{Seq: 2, Bars: []engine.LiveBar{good(1, 12)}})
+	// Batch 2 delivered again with other bars: a redelivery, nothing changes.
+	pub(f.day, &live.Record{Seq: 2, Bars: []engine.LiveBar{good(1, 99)}})
+	// A gap: batch 5 after 2, applied, counted.
+	pub(f.day, &live.Record{Seq: 5, Bars: []engine.LiveBar{good(2, 13)}})
+	// The next session starts; then a batch of the earlier one is refused.
+	pub(f.day+1, &live.Record{Seq: 1, Bars: []engine.LiveBar{}})
+	before := streamSeq
+	waitStream(t, m, before, false)
+	vNext := m.Store.View()
+	pub(f.day, &live.Record{Seq: 6, Bars: []engine.LiveBar{good(3, 14)}})
+	waitStream(t, m, streamSeq, false)
+	if m.Store.View() != vNext {
+		t.Error("a batch of an earlier session changed the view")
+	}
+	if v1 == vNext || vNext.Live == nil || vNext.Live.Session != f.day+1 {
+		t.Errorf("the next session did not start: %+v", vNext.Live)
+	}
+	_, metrics := get(t, "http://"+m.Addr()+"/metrics", "")
+	for _, want := range []string{
+		`pregao_live_feed_errors_total{reason="message"} 1`, `pregao_live_feed_errors_total{reason="refused"} 1`,
+		`pregao_live_feed_errors_total{reason="gap"} 1`, `pregao_live_feed_errors_total{reason="session"} 1`,
+		"pregao_live_stream_redeliveries_total 1", `pregao_live_batches_total{result="applied"} 4`,
+		"pregao_live_stream_sequence " + strconv.FormatUint(streamSeq, 10),
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	if code, _ := readyzBody(t, m); code != 200 {
+		t.Errorf("readyz %d after bad input", code)
+	}
+}
+
+// TestServeLiveUnreachable: a replica whose stream cannot be reached
+// serves its snapshot but is not ready (/readyz 503) until it has caught
+// the stream up.
+func TestServeLiveUnreachable(t *testing.T) {
+	f := liveFixtureOf(t)
+	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live = "nats://" + freeAddr(t) })
+	defer stop()
+	time.Sleep(200 * time.Millisecond)
+	code, body := readyzBody(t, m)
+	if code != 503 || !strings.Contains(body, "catching up the live stream: not connected") {
+		t.Errorf("readyz %d %s", code, body)
+	}
+	if c, _, _ := answer(t, m, f.key, "GET", "/v2/indexes/IBOV/highs?limit=3", ""); c != 200 {
+		t.Errorf("the API answers %d while the stream is unreachable", c)
+	}
+	_, metrics := get(t, "http://"+m.Addr()+"/metrics", "")
+	if !strings.Contains(metrics, "pregao_live_stream_connected 0\n") || !strings.Contains(metrics, "pregao_live_stream_caught_up 0\n") {
+		t.Error("metrics do not say the stream is unreachable")
+	}
+}
+
+// TestFeedCommand: pregao feed publishes a replay to a serve's embedded
+// stream (--live-listen); the serve applies it, its view equals the full
+// snapshot; the feed run again publishes nothing new.
+func TestFeedCommand(t *testing.T) {
+	f := liveFixtureOf(t)
+	listen := freeAddr(t)
+	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveListen = "embedded", t.TempDir(), listen })
+	defer stop()
+	runFeed := func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		var out, errb bytes.Buffer
+		done := make(chan error, 1)
+		go func() {
+			done <- runFeedCmd(ctx, []string{"--feed", "replay:" + f.session, "--feed-speed", "max", "--live", "nats://" + listen, "--live-replicas", "1", "--live-dir", t.TempDir()}, &out, &errb)
+		}()
+		waitStream(t, m, 1, true)
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("feed: %v\n%s", err, errb.String())
+		}
+	}
+	runFeed()
+	head := m.stream.streamStatus().Sequence
+	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, m.clock.Now().Unix(), nil) > 0 {
+		t.Error("the view differs from the full snapshot")
+	}
+	runFeed()
+	if h := m.stream.streamStatus().Sequence; h != head {
+		t.Errorf("the feed run again moved the stream from %d to %d", head, h)
+	}
+	var errb bytes.Buffer
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--live", "nats://x:1"}, "--feed replay:DIR or b3 is required"},
+		{[]string{"--feed", "push", "--live", "nats://x:1"}, "--feed replay:DIR or b3 is required"},
+		{[]string{"--feed", "b3", "--live-dir", t.TempDir()}, "--live nats://HOST:PORT is required"},
+		{[]string{"--feed", "b3", "--live", "embedded", "--live-dir", t.TempDir()}, "--live nats://HOST:PORT is required"},
+		{[]string{"--feed", "b3", "--live", "http://x", "--live-dir", t.TempDir()}, "want embedded, or nats://"},
+	} {
+		if err := runFeedCmd(context.Background(), tc.args, io.Discard, &errb); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestServeLiveStreamFlags: --live and its companions are checked before
+// anything is served.
+func TestServeLiveStreamFlags(t *testing.T) {
+	snap, keys, _ := serveFixture(t)
+	for _, tc := range []struct {
+		set  func(*ServeConfig)
+		want string
+	}{
+		{func(c *ServeConfig) { c.Live = "embedded" }, "--live embedded needs --live-dir"},
+		{func(c *ServeConfig) { c.Live = "kafka://x" }, "want embedded, or nats://"},
+		{func(c *ServeConfig) { c.Live = "nats://a:1,http://b" }, "want embedded, or nats://"},
+		{func(c *ServeConfig) { c.LiveListen = "127.0.0.1:4222" }, "--live-listen needs --live embedded"},
+		{func(c *ServeConfig) { c.Live, c.LiveListen = "nats://a:1", "127.0.0.1:4222" }, "--live-listen needs --live embedded"},
+		{func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveListen = "embedded", t.TempDir(), "4222" }, "want host:port"},
+		{func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveReplicas = "embedded", t.TempDir(), 3 }, "holds 1 copy"},
+		{func(c *ServeConfig) { c.Live, c.LiveReplicas = "nats://a:1", 7 }, "want 1 to 5"},
+		{func(c *ServeConfig) { c.Live, c.LiveRetention = "nats://a:1", -time.Hour }, "--live-retention"},
+	} {
+		cfg := DefaultServeConfig()
+		cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
+		tc.set(&cfg)
+		if _, err := newMain(cfg, io.Discard); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", cfg.Live, err, tc.want)
+		}
+	}
+	cfg, err := parseServe([]string{"--live", "nats://a:4222,nats://b:4222", "--live-replicas", "3", "--live-retention", "48h"},
+		func(k string) (string, bool) { return map[string]string{"PREGAO_LIVE_LISTEN": ""}[k], false }, io.Discard)
+	if err != nil || cfg.Live != "nats://a:4222,nats://b:4222" || cfg.LiveReplicas != 3 || cfg.LiveRetention != 48*time.Hour {
+		t.Errorf("parsed %+v, %v", cfg, err)
+	}
+	bc, err := parseBusConfig(&ServeConfig{Live: "nats://a:1"})
+	if err != nil || bc.Replicas != 3 {
+		t.Errorf("a cluster's default copies %d, %v; want 3", bc.Replicas, err)
+	}
+}
+
+// natsPublish publishes a raw message to the server at addr (what no
+// feed of pregao publishes).
+func natsPublish(t *testing.T, addr, subject string, data []byte) error {
+	t.Helper()
+	nc, err := nats.Connect("nats://" + addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(context.Background(), subject, data); err != nil {
+		t.Fatal(err)
+	}
+	return nil
+}
