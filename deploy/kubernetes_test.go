@@ -247,3 +247,108 @@ func sameLabels(got any, want map[string]string) bool {
 	}
 	return true
 }
+
+// The live overlay (kubernetes/live): the feed's Deployment validates
+// strictly and runs one pregao feed at a time; the API replicas' patch
+// names the base Deployment and its container, and the patched
+// Deployment validates; both read the same live stream; the overlay
+// lists every file of its folder.
+func TestKubernetesLiveOverlay(t *testing.T) {
+	v := newValidator(t)
+	b, err := os.ReadFile("kubernetes/live/kustomization.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		Resources []string `json:"resources"`
+		Patches   []struct {
+			Path string `json:"path"`
+		} `json:"patches"`
+	}
+	if err := yaml.Unmarshal(b, &k); err != nil {
+		t.Fatal(err)
+	}
+	if len(k.Resources) != 2 || k.Resources[0] != "../" || k.Resources[1] != "feed.yaml" || len(k.Patches) != 1 || k.Patches[0].Path != "api-live.yaml" {
+		t.Fatalf("live kustomization: resources %v, patches %v", k.Resources, k.Patches)
+	}
+	all, _ := filepath.Glob("kubernetes/live/*.yaml")
+	if len(all) != 3 {
+		t.Errorf("kubernetes/live holds %v: want kustomization.yaml, feed.yaml, api-live.yaml", all)
+	}
+	fh, err := os.Open("kubernetes/live/feed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range v.Validate("feed.yaml", fh) {
+		if r.Status != validator.Valid {
+			t.Errorf("feed.yaml: status %d, err %v, %v", r.Status, r.Err, r.ValidationErrors)
+		}
+	}
+	type env struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	type deployment struct {
+		Kind     string                `json:"kind"`
+		Metadata struct{ Name string } `json:"metadata"`
+		Spec     struct {
+			Replicas *int `json:"replicas"`
+			Strategy struct {
+				Type string `json:"type"`
+			} `json:"strategy"`
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Name    string   `json:"name"`
+						Command []string `json:"command"`
+						Env     []env    `json:"env"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	var feed, patch, base deployment
+	readManifest(t, "live/feed.yaml", &feed)
+	readManifest(t, "live/api-live.yaml", &patch)
+	readManifest(t, "deployment.yaml", &base)
+	envOf := func(d deployment) map[string]string {
+		m := map[string]string{}
+		if len(d.Spec.Template.Spec.Containers) == 1 {
+			for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+				m[e.Name] = e.Value
+			}
+		}
+		return m
+	}
+	fc := feed.Spec.Template.Spec.Containers
+	if feed.Spec.Replicas == nil || *feed.Spec.Replicas != 1 || feed.Spec.Strategy.Type != "Recreate" || len(fc) != 1 ||
+		len(fc[0].Command) != 2 || fc[0].Command[1] != "feed" {
+		t.Errorf("the feed's Deployment: want 1 replica, Recreate, one container running pregao feed: %+v", feed.Spec)
+	}
+	fe, pe := envOf(feed), envOf(patch)
+	if !strings.HasPrefix(fe["PREGAO_LIVE"], "nats://") || fe["PREGAO_LIVE"] != pe["PREGAO_LIVE"] || fe["PREGAO_LIVE_REPLICAS"] != "3" {
+		t.Errorf("PREGAO_LIVE: feed %q (%s copies), API replicas %q: want the same nats:// cluster, 3 copies", fe["PREGAO_LIVE"], fe["PREGAO_LIVE_REPLICAS"], pe["PREGAO_LIVE"])
+	}
+	if patch.Kind != "Deployment" || patch.Metadata.Name != base.Metadata.Name || len(patch.Spec.Template.Spec.Containers) != 1 ||
+		patch.Spec.Template.Spec.Containers[0].Name != base.Spec.Template.Spec.Containers[0].Name {
+		t.Errorf("api-live.yaml patches %s %s, want the base's Deployment %s", patch.Kind, patch.Metadata.Name, base.Metadata.Name)
+	}
+	// The base with the patch's variables (what kustomize's strategic
+	// merge of the env list gives) validates.
+	raw, err := os.ReadFile("kubernetes/deployment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchor := "          env:\n"
+	add := ""
+	for _, e := range patch.Spec.Template.Spec.Containers[0].Env {
+		add += "            - name: " + e.Name + "\n              value: " + e.Value + "\n"
+	}
+	y := strings.Replace(string(raw), anchor, anchor+add, 1)
+	if y == string(raw) {
+		t.Fatal("deployment.yaml has no env list")
+	}
+	if rs := v.Validate("patched", io.NopCloser(strings.NewReader(y))); len(rs) != 1 || rs[0].Status != validator.Valid {
+		t.Errorf("the patched Deployment: %+v", rs)
+	}
+}

@@ -245,3 +245,48 @@ func TestKubernetesEnvIsServes(t *testing.T) {
 		t.Errorf("serve refuses the manifest's environment: %v", err)
 	}
 }
+
+// The live overlay's variables: the feed's are pregao feed's flags with
+// values they accept, the API replicas' patch adds serve's (the base's
+// variables and the patch's together are a serve configuration).
+func TestKubernetesLiveEnv(t *testing.T) {
+	read := func(file string) map[string]string {
+		b, err := os.ReadFile("../../deploy/kubernetes/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := map[string]string{}
+		for _, p := range regexp.MustCompile(`(?m)^\s*- name: (PREGAO_[A-Z0-9_]+)[^\n]*\n\s*value: "?([^"\n]*)"?\s*$`).FindAllStringSubmatch(string(b), -1) {
+			env[p[1]] = p[2]
+		}
+		return env
+	}
+	feed, patch, base := read("live/feed.yaml"), read("live/api-live.yaml"), read("deployment.yaml")
+	if feed["PREGAO_LIVE"] == "" || patch["PREGAO_LIVE"] == "" {
+		t.Fatalf("no PREGAO_LIVE: feed %v, patch %v", feed, patch)
+	}
+	cfg := DefaultServeConfig()
+	fs := feedFlags(&cfg)
+	known := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { known[envName(f.Name)] = true })
+	for name := range feed {
+		if !known[name] {
+			t.Errorf("feed.yaml sets %s, which no pregao feed flag reads", name)
+		}
+	}
+	if err := setFromEnv(fs, func(k string) (string, bool) { v, ok := feed[k]; return v, ok }); err != nil {
+		t.Errorf("pregao feed refuses feed.yaml's environment: %v", err)
+	} else if _, err := parseBusConfig(&cfg); err != nil || cfg.Feed != "b3" {
+		t.Errorf("feed.yaml: feed %q, %v", cfg.Feed, err)
+	}
+	for k, v := range patch {
+		base[k] = v
+	}
+	scfg, err := parseServe(nil, func(k string) (string, bool) { v, ok := base[k]; return v, ok }, io.Discard)
+	if err != nil {
+		t.Fatalf("serve refuses the live overlay's environment: %v", err)
+	}
+	if _, err := parseBusConfig(&scfg); err != nil {
+		t.Errorf("the API replicas' --live: %v", err)
+	}
+}
