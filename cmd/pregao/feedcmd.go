@@ -66,10 +66,7 @@ func runFeedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer b.Close()
 	r.bus, r.ctx = b, ctx
 	fmt.Fprintf(stdout, "pregao %s: feed %s publishing to %s\n", currentBuild().Version, cfg.Feed, cfg.Live)
-	r.mu.Lock()
-	err = r.openSession(r.firstSession())
-	r.mu.Unlock()
-	if err != nil {
+	if err := r.start(); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}

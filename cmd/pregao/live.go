@@ -169,6 +169,8 @@ type liveRunner struct {
 	bus  *bus.Bus
 	ctx  context.Context
 	dups atomic.Int64
+	// started is set once the first session is open (r.mu).
+	started bool
 
 	mu       sync.Mutex
 	session  engine.Date
@@ -246,6 +248,7 @@ func (r *liveRunner) firstSession() engine.Date {
 func (r *liveRunner) start() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer func() { r.started = true }()
 	return r.openSession(r.firstSession())
 }
 

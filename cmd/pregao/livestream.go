@@ -15,7 +15,7 @@
 // not applied (counted as covered). The replica consumes from the
 // stream sequence after the last batch of that session (the snapshot's
 // position in the stream), and answers /readyz 200 once it has applied
-// the stream up to its head.
+// the stream up to its head (a message delivered with none after it).
 
 package main
 
@@ -25,6 +25,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,7 +105,10 @@ func parseBusConfig(cfg *ServeConfig) (bus.Config, error) {
 var errBus = errors.New("live stream unreachable")
 
 // streamLog is the session log of a feed that publishes to the stream:
-// an append is a publish acknowledged by the stream.
+// an append is a publish acknowledged by the stream. A copy of the
+// session log file is kept in --live-dir beside it (file), for pregao
+// update --session-log (the roll); the stream is the log of record: the
+// copy is completed from it when the feed starts.
 type streamLog struct {
 	bus     *bus.Bus
 	session engine.Date
@@ -111,6 +116,8 @@ type streamLog struct {
 	timeout time.Duration
 	dups    *atomic.Int64 // batches the stream already held
 	virtual bool          // the feed's clock is its own (bus.Batch.Virtual)
+	file    *live.Log     // nil: no copy (it could not be opened)
+	fileErr func(error)   // a failed append to the copy
 }
 
 func (s *streamLog) Append(rec *live.Record) error {
@@ -127,13 +134,23 @@ func (s *streamLog) Append(rec *live.Record) error {
 		s.dups.Add(1)
 	}
 	s.last = rec.Seq
+	if s.file != nil && rec.Seq > s.file.Last() {
+		if err := s.file.Append(rec); err != nil {
+			s.fileErr(err)
+		}
+	}
 	return nil
 }
 
 // Undo does nothing: the feed side checks a batch before it publishes
 // it (engine.LiveBatch.Check), so a batch is never taken back.
-func (s *streamLog) Undo() error  { return nil }
-func (s *streamLog) Close() error { return nil }
+func (s *streamLog) Undo() error { return nil }
+func (s *streamLog) Close() error {
+	if s.file != nil {
+		return s.file.Close()
+	}
+	return nil
+}
 func (s *streamLog) Last() uint64 { return s.last }
 
 // openStreamSession is openSession for a feed that publishes to the
@@ -150,11 +167,36 @@ func (r *liveRunner) openStreamSession(sd engine.Date) error {
 	}
 	start := time.Now()
 	restored := 0
+	// The copy of the session log file: what the stream holds beyond it
+	// is appended as it is read back.
+	path := filepath.Join(r.cfg.dir, live.LogName(sd))
+	file, _, err := live.OpenLog(path, sd, func(*live.Record) error { return nil })
+	if err != nil && !errors.Is(err, os.ErrPermission) {
+		aside := fmt.Sprintf("%s.bad-%d", path, time.Now().Unix())
+		r.log.Error("session log copy unreadable: moved aside, written again from the stream", "file", path, "moved_to", aside, "err", err.Error())
+		if os.Rename(path, aside) == nil {
+			file, _, err = live.OpenLog(path, sd, func(*live.Record) error { return nil })
+		}
+	}
+	if err != nil {
+		r.met.feedErrors.WithLabelValues(reasonLog).Inc()
+		r.log.Error("no copy of the session log in --live-dir: pregao update --session-log will lack this session", "err", err.Error())
+		file = nil
+	}
+	fileErr := func(err error) {
+		r.met.feedErrors.WithLabelValues(reasonLog).Inc()
+		r.log.Error("session log copy: append failed (the stream has the batch)", "err", err.Error())
+	}
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		bad, err := r.bus.ReadSession(ctx, sd, func(rec *live.Record) error {
 			if rec.Seq <= r.seq {
 				return nil
+			}
+			if file != nil && rec.Seq > file.Last() {
+				if err := file.Append(rec); err != nil {
+					fileErr(err)
+				}
 			}
 			if rec.Trades != nil && r.trades != nil {
 				r.trades.Apply(rec.Trades)
@@ -167,8 +209,14 @@ func (r *liveRunner) openStreamSession(sd engine.Date) error {
 		if bad > 0 {
 			r.met.feedErrors.WithLabelValues(reasonMessage).Add(float64(bad))
 		}
-		if err == nil || r.ctx == nil || r.ctx.Err() != nil {
+		// The first session waits for the stream as long as it takes; a
+		// later one (a push's rebuild, the next day) gives up after a
+		// while rather than hold the session's lock.
+		if err == nil || r.ctx == nil || r.ctx.Err() != nil || r.started && time.Since(start) > 30*time.Second {
 			if err != nil {
+				if file != nil {
+					file.Close()
+				}
 				return err
 			}
 			break
@@ -183,16 +231,21 @@ func (r *liveRunner) openStreamSession(sd engine.Date) error {
 		}
 		select {
 		case <-r.ctx.Done():
+			if file != nil {
+				file.Close()
+			}
 			return r.ctx.Err()
 		case <-time.After(r.retry):
 		}
 	}
-	r.slog = &streamLog{bus: r.bus, session: sd, last: r.seq, timeout: 10 * time.Second, dups: &r.dups, virtual: r.clock.virtual}
+	r.slog = &streamLog{bus: r.bus, session: sd, last: r.seq, timeout: 10 * time.Second, dups: &r.dups, virtual: r.clock.virtual,
+		file: file, fileErr: fileErr}
 	if r.feed != nil {
 		r.feed.Resume(r.seq)
 	}
 	r.log.Info("live session started on the stream", "session", sd.String(), "batches_in_stream", restored, "seq", r.seq,
-		"read_seconds", time.Since(start).Seconds())
+		"read_seconds", time.Since(start).Seconds(), "log_copy", path)
+	r.prune()
 	r.publishState()
 	return nil
 }
@@ -243,9 +296,6 @@ type streamApplier struct {
 	state    atomic.Pointer[liveState]
 	sstate   atomic.Pointer[streamState]
 	caughtUp atomic.Bool
-	// headAtStart is the stream's last sequence when the replica started
-	// (caught up once it has handed everything up to it over).
-	headAtStart atomic.Uint64
 	// downSince is when the stream was last found unreachable (unix ns;
 	// 0: reachable).
 	downSince    atomic.Int64
@@ -311,7 +361,10 @@ func (a *streamApplier) run(ctx context.Context, b *bus.Bus) {
 	var from, head uint64
 	for {
 		var err error
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		// Short tries: after the loss of a node the stream answers once
+		// a new leader is elected (a few seconds), and a request sent
+		// before then is never answered.
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		from, head, err = a.start(sctx, b)
 		cancel()
 		if err == nil {
@@ -323,11 +376,10 @@ func (a *streamApplier) run(ctx context.Context, b *bus.Bus) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(time.Second):
+		case <-time.After(250 * time.Millisecond):
 		}
 	}
 	a.up()
-	a.headAtStart.Store(head)
 	if head < from {
 		a.setCaughtUp(from - 1)
 	}
@@ -364,8 +416,8 @@ func (a *streamApplier) deliver(d *bus.Delivery) {
 	defer a.mu.Unlock()
 	defer func() {
 		a.sstate.Store(&streamState{seq: d.StreamSeq, pending: d.Pending, stored: d.Stored})
-		if d.Pending == 0 || d.StreamSeq >= a.headAtStart.Load() {
-			a.setCaughtUp(d.StreamSeq)
+		if d.Pending == 0 {
+			a.setCaughtUp(d.StreamSeq) // at the head: nothing after it
 		}
 		a.publishState()
 	}()
@@ -524,9 +576,14 @@ func (a *streamApplier) streamStatus() *httpapi.StreamStatus {
 		s.Lag = max(time.Since(ss.stored), 0)
 	}
 	if !s.Connected {
-		if t := a.downSince.Load(); t != 0 {
+		// Since the connection was lost, else since the stream was last
+		// found unreachable, else since the start (never reached).
+		switch b, t := a.bus.Load(), a.downSince.Load(); {
+		case b != nil && !b.DownSince().IsZero():
+			s.Stale = time.Since(b.DownSince())
+		case t != 0:
 			s.Stale = time.Since(time.Unix(0, t))
-		} else {
+		default:
 			s.Stale = time.Since(a.started)
 		}
 	}

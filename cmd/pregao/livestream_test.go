@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,9 +90,11 @@ func TestServeLiveEmbedded(t *testing.T) {
 	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, now.Unix(), nil) > 0 {
 		t.Error("the view applied from the stream differs from the full snapshot")
 	}
-	// No session log file: the stream is the log.
-	if _, err := readLog(liveDir + "/" + live.LogName(f.day)); err == nil {
-		t.Error("a session log file was written beside the stream")
+	// The copy of the session log (for pregao update --session-log)
+	// holds every batch.
+	logPath := liveDir + "/" + live.LogName(f.day)
+	if info, err := readLog(logPath); err != nil || info.Records != int(st.seq) || info.Last != st.seq {
+		t.Errorf("session log copy %+v, %v; want %d records", info, err, st.seq)
 	}
 	code, rz := readyzBody(t, m)
 	var r struct {
@@ -136,12 +139,20 @@ func TestServeLiveEmbedded(t *testing.T) {
 	}
 	stopRep()
 
-	// The feed side restarted: it reads the session back from the
-	// stream, publishes nothing again, and its replica applies the same.
+	// The feed side restarted, its copy of the session log cut short: it
+	// reads the session back from the stream, completes the copy,
+	// publishes nothing again, and its replica applies the same.
 	stop()
+	if err := os.Truncate(logPath, 4000); err != nil {
+		t.Fatal(err)
+	}
 	m, stop = feedSide()
 	defer stop()
 	waitStream(t, m, head, true)
+	// The feed side has read its session back.
+	for end := time.Now().Add(30 * time.Second); m.live.state.Load().seq != st.seq && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	time.Sleep(100 * time.Millisecond) // the feed goes through its resumed batches
 	if st2 := m.stream.state.Load(); st2.seq != st.seq || m.stream.streamStatus().Sequence != head {
 		t.Errorf("after a restart: batch %d at stream sequence %d, want %d at %d", st2.seq, m.stream.streamStatus().Sequence, st.seq, head)
@@ -149,6 +160,9 @@ func TestServeLiveEmbedded(t *testing.T) {
 	_, metrics = get(t, "http://"+m.Addr()+"/metrics", "")
 	if !strings.Contains(metrics, "pregao_live_stream_published_total 0\n") {
 		t.Error("the restarted feed published batches again")
+	}
+	if info, err := readLog(logPath); err != nil || info.Records != int(st.seq) || info.Last != st.seq {
+		t.Errorf("session log copy after a restart %+v, %v; want %d records", info, err, st.seq)
 	}
 	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, m.clock.Now().Unix(), nil) > 0 {
 		t.Error("after a restart the view differs from the full snapshot")

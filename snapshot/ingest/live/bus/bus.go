@@ -49,6 +49,9 @@ type Bus struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream atomic.Pointer[jetstream.Stream]
+	// down is when the connection was lost (unix ns; 0: connected, or
+	// never connected yet: see Connected).
+	down atomic.Int64
 }
 
 // Open starts the embedded server (cfg.URL Embedded) or connects to the
@@ -66,7 +69,9 @@ func Open(cfg Config) (*Bus, error) {
 	}
 	b := &Bus{cfg: cfg}
 	opts := []nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
-		nats.ReconnectWait(250 * time.Millisecond), nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2)}
+		nats.ReconnectWait(250 * time.Millisecond), nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2),
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { b.down.CompareAndSwap(0, time.Now().UnixNano()) }),
+		nats.ReconnectHandler(func(*nats.Conn) { b.down.Store(0) })}
 	url := cfg.URL
 	if cfg.URL == Embedded {
 		srv, err := StartEmbedded(cfg.Dir, cfg.Listen)
@@ -131,6 +136,15 @@ func (b *Bus) Server() *server.Server { return b.srv }
 
 // Connected reports whether the connection to the servers is up.
 func (b *Bus) Connected() bool { return b.nc != nil && b.nc.IsConnected() }
+
+// DownSince returns when the connection was lost, zero while it is up
+// or before it was ever made.
+func (b *Bus) DownSince() time.Time {
+	if t := b.down.Load(); t != 0 && !b.Connected() {
+		return time.Unix(0, t)
+	}
+	return time.Time{}
+}
 
 // Close closes the connection and stops the embedded server.
 func (b *Bus) Close() {
@@ -348,7 +362,12 @@ func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn fu
 		return err
 	}
 	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: *next, InactiveThreshold: time.Minute}
-	c, err := s.OrderedConsumer(ctx, cfg)
+	// A consumer is made on the stream's leader: after the loss of a
+	// node it may take a new leader's election, so a request that goes
+	// unanswered is soon asked again.
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	c, err := s.OrderedConsumer(cctx, cfg)
+	cancel()
 	if err != nil {
 		return fmt.Errorf("bus: consumer: %w", err)
 	}

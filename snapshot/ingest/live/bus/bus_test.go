@@ -3,6 +3,7 @@ package bus
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -258,4 +259,51 @@ func TestConsumeReportsAGap(t *testing.T) {
 			t.Fatalf("delivery %d gap %d, want %d gap %d", d.StreamSeq, d.Gap, want.seq, want.gap)
 		}
 	}
+}
+
+// A client of a server that goes away says so (Connected false,
+// DownSince set) and says it again once the server is back.
+func TestDownSince(t *testing.T) {
+	dir := t.TempDir()
+	ln := freeListen(t)
+	srv, err := Open(Config{URL: Embedded, Dir: dir, Listen: ln})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(Config{URL: "nats://" + ln, Name: "client"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	waitFor(t, func() bool { return c.Connected() })
+	if !c.DownSince().IsZero() {
+		t.Fatal("DownSince set while connected")
+	}
+	srv.Close()
+	waitFor(t, func() bool { return !c.Connected() && !c.DownSince().IsZero() })
+	srv, err = Open(Config{URL: Embedded, Dir: dir, Listen: ln})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	waitFor(t, func() bool { return c.Connected() && c.DownSince().IsZero() })
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("condition not reached in 20 s")
+		}
+	}
+}
+
+func freeListen(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
