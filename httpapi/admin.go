@@ -33,7 +33,8 @@ import (
 //     by Content-Type (415 otherwise), and every bad line is a 400 naming
 //     line and field; nothing of a refused batch reaches the sink.
 //   - A sink's refusal wrapping engine.ErrLiveBatch is a 400, ErrLiveSeq a
-//     409; any other error a 500 (logged).
+//     409, ErrLiveUnavailable a 503 (the live stream unreachable: send
+//     the batch again); any other error a 500 (logged).
 
 // DefaultMaxPushBytes is the default cap of a push body (Config.MaxPushBytes):
 // 16 MiB, about 150,000 trade lines.
@@ -204,6 +205,10 @@ func (a *API) push(c *call, dst []byte, r *http.Request, kind string) ([]byte, e
 	case errors.Is(err, engine.ErrLiveBatch):
 		a.pushM.count(kind, pushInvalid, n)
 		return nil, badRequest("batch seq=%d refused: %v", seq, err)
+	case errors.Is(err, ErrLiveUnavailable):
+		a.pushM.count(kind, pushFailed, n)
+		a.log.Warn("push batch not taken: the sink is unavailable", "kind", kind, "seq", seq, "err", err.Error())
+		return nil, errorf(http.StatusServiceUnavailable, "batch seq=%d not taken (%v): send it again", seq, err)
 	case err != nil:
 		a.pushM.count(kind, pushFailed, n)
 		return nil, fmt.Errorf("push of %s batch seq=%d: %w", kind, seq, err)

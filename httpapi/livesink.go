@@ -35,6 +35,12 @@ type LiveTrade struct {
 // endpoints answer 409 naming NextSeq.
 var ErrLiveSeq = errors.New("live batch out of sequence")
 
+// ErrLiveUnavailable is what a LiveSink's Push methods return (wrapped)
+// when a batch cannot be made durable for now (the live stream is
+// unreachable): nothing of it is applied, and the push endpoints answer
+// 503; the client sends the same batch again.
+var ErrLiveUnavailable = errors.New("live feed unavailable for now")
+
 // SetLiveSink makes s receive the batches of the push endpoints. Until it
 // is called, or after SetLiveSink(nil), they answer 503 ("no push feed").
 // It is safe for concurrent use with requests.

@@ -244,7 +244,8 @@ func TestPushSequence(t *testing.T) {
 
 // The sink's refusals: a batch it finds invalid (engine.ErrLiveBatch) is a
 // 400 with its reason, one out of sequence (ErrLiveSeq, another push won
-// the race) a 409 naming its next seq, anything else a logged 500.
+// the race) a 409 naming its next seq, one the sink cannot take for now
+// (ErrLiveUnavailable) a 503, anything else a logged 500.
 func TestPushSinkErrors(t *testing.T) {
 	ts, sink := pushServer(t, DefaultConfig())
 	sink.fail = fmt.Errorf("sink: %w: batch 1 is for session 2024-03-27, the live session is 2024-03-28", engine.ErrLiveBatch)
@@ -255,6 +256,11 @@ func TestPushSinkErrors(t *testing.T) {
 	sink.fail = ErrLiveSeq
 	w = ts.push(pushBarsPath+"?seq=1", testKeyAdmin, ndjson, sampleBarLine)
 	checkError(t, w, 409, "expected seq=1")
+
+	sink.fail = fmt.Errorf("live stream unreachable: %w", ErrLiveUnavailable)
+	w = ts.push(pushBarsPath+"?seq=1", testKeyAdmin, ndjson, sampleBarLine)
+	checkError(t, w, 503, "batch seq=1 not taken (live stream unreachable: live feed unavailable for now): send it again")
+	validateAnswer(t, "POST", pushBarsPath+"?seq=1", sampleBarLine, w)
 
 	var logs strings.Builder
 	ts.api.log = slog.New(slog.NewTextHandler(&logs, nil))

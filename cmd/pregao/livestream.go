@@ -102,7 +102,7 @@ func parseBusConfig(cfg *ServeConfig) (bus.Config, error) {
 
 // errBus wraps a failure to reach the stream (the batch may be published
 // again).
-var errBus = errors.New("live stream unreachable")
+var errBus = fmt.Errorf("live stream unreachable: %w", httpapi.ErrLiveUnavailable)
 
 // streamLog is the session log of a feed that publishes to the stream:
 // an append is a publish acknowledged by the stream. A copy of the

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -388,4 +390,21 @@ func natsPublish(t *testing.T, addr, subject string, data []byte) error {
 		t.Fatal(err)
 	}
 	return nil
+}
+
+// A batch the stream cannot take for now is refused with
+// httpapi.ErrLiveUnavailable (the push endpoints' 503: send it again),
+// and the feed's loop takes it as a batch to publish again (errBus).
+func TestStreamLogUnavailable(t *testing.T) {
+	b, err := bus.Open(bus.Config{URL: "nats://" + freeAddr(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var dups atomic.Int64
+	s := &streamLog{bus: b, session: engine.CivilDate(2026, 11, 19), timeout: 300 * time.Millisecond, dups: &dups}
+	err = s.Append(&live.Record{Seq: 1, Bars: []engine.LiveBar{}})
+	if !errors.Is(err, httpapi.ErrLiveUnavailable) || !errors.Is(err, errBus) || s.Last() != 0 {
+		t.Fatalf("Append to an unreachable stream: %v (last %d)", err, s.Last())
+	}
 }
