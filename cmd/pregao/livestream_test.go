@@ -408,3 +408,69 @@ func TestStreamLogUnavailable(t *testing.T) {
 		t.Fatalf("Append to an unreachable stream: %v (last %d)", err, s.Last())
 	}
 }
+
+// TestServeLiveBusLost: a replica whose stream goes away keeps serving
+// its last state, /readyz stays 200 and reports the staleness; when the
+// stream is back the replica goes on after the last message it applied,
+// without a gap.
+func TestServeLiveBusLost(t *testing.T) {
+	f := liveFixtureOf(t)
+	listen, store := freeAddr(t), t.TempDir()
+	owner := func() (*Main, func()) {
+		return serveLive(t, f, f.base, func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveListen = "embedded", store, listen })
+	}
+	srv, stopSrv := owner()
+	waitStream(t, srv, 0, false)
+	rep, stopRep := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live = "nats://" + listen })
+	defer stopRep()
+	tk := sessionTicker(t, f)
+	t0 := int64(f.day)*86400 + 14*3600
+	publish := func(seqs ...uint64) uint64 {
+		t.Helper()
+		b, err := bus.Open(bus.Config{URL: "nats://" + listen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var last uint64
+		for _, seq := range seqs {
+			c := engine.Num(10 + seq)
+			bar := engine.LiveBar{Ticker: tk, Time: t0 + 60*int64(seq), Open: c, High: c, Low: c, Close: c, Volume: c * 10, Quantity: 10, Trades: 1}
+			if last, _, err = b.Publish(ctx, f.day, &live.Record{Seq: seq, Bars: []engine.LiveBar{bar}}, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return last
+	}
+	waitStream(t, rep, publish(1, 2, 3), false)
+	v3 := rep.Store.View()
+	stopSrv() // the stream's only server goes away
+	deadline := time.Now().Add(20 * time.Second)
+	for ss := rep.stream.streamStatus(); ss.Connected || ss.Stale < 500*time.Millisecond; ss = rep.stream.streamStatus() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica does not see the stream gone: %+v", *ss)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	code, body := readyzBody(t, rep)
+	if code != 200 || !strings.Contains(body, `"connected":false`) || !strings.Contains(body, `"caught_up":true`) || rep.Store.View() != v3 {
+		t.Errorf("without its stream: readyz %d %s", code, body)
+	}
+	if c, _, _ := answer(t, rep, f.key, "GET", "/v2/quotes/"+tk+"?type=current", ""); c != 200 {
+		t.Errorf("the API answers %d without the stream", c)
+	}
+	_, stopSrv = owner() // back, with the same store
+	defer stopSrv()
+	waitStream(t, rep, publish(4, 5), false)
+	if st := rep.stream.state.Load(); st.seq != 5 {
+		t.Errorf("after the stream's return: batch %d applied, want 5", st.seq)
+	}
+	_, metrics := get(t, "http://"+rep.Addr()+"/metrics", "")
+	for _, want := range []string{`pregao_live_feed_errors_total{reason="gap"} 0`, `pregao_live_batches_total{result="applied"} 5`, "pregao_live_stream_connected 1"} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
