@@ -302,6 +302,16 @@ func TestKubernetesLiveOverlay(t *testing.T) {
 						Name    string   `json:"name"`
 						Command []string `json:"command"`
 						Env     []env    `json:"env"`
+						Ports   []struct {
+							Name          string `json:"name"`
+							ContainerPort int    `json:"containerPort"`
+						} `json:"ports"`
+						ReadinessProbe, LivenessProbe struct {
+							HTTPGet struct {
+								Path string `json:"path"`
+								Port string `json:"port"`
+							} `json:"httpGet"`
+						}
 					} `json:"containers"`
 				} `json:"spec"`
 			} `json:"template"`
@@ -326,6 +336,16 @@ func TestKubernetesLiveOverlay(t *testing.T) {
 		t.Errorf("the feed's Deployment: want 1 replica, Recreate, one container running pregao feed: %+v", feed.Spec)
 	}
 	fe, pe := envOf(feed), envOf(patch)
+	// The feed's /metrics, /readyz and /healthz (pregao feed
+	// --metrics-addr) on its one port, probed there.
+	if len(fc) == 1 {
+		c := fc[0]
+		if len(c.Ports) != 1 || c.Ports[0].ContainerPort != 8080 || fe["PREGAO_METRICS_ADDR"] != ":8080" ||
+			c.ReadinessProbe.HTTPGet.Path != "/readyz" || c.LivenessProbe.HTTPGet.Path != "/healthz" ||
+			c.ReadinessProbe.HTTPGet.Port != c.Ports[0].Name || c.LivenessProbe.HTTPGet.Port != c.Ports[0].Name {
+			t.Errorf("the feed's port %+v, metrics on %q, probes %+v %+v", c.Ports, fe["PREGAO_METRICS_ADDR"], c.ReadinessProbe, c.LivenessProbe)
+		}
+	}
 	if !strings.HasPrefix(fe["PREGAO_LIVE"], "nats://") || fe["PREGAO_LIVE"] != pe["PREGAO_LIVE"] || fe["PREGAO_LIVE_REPLICAS"] != "3" {
 		t.Errorf("PREGAO_LIVE: feed %q (%s copies), API replicas %q: want the same nats:// cluster, 3 copies", fe["PREGAO_LIVE"], fe["PREGAO_LIVE_REPLICAS"], pe["PREGAO_LIVE"])
 	}

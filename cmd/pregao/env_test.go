@@ -266,7 +266,8 @@ func TestKubernetesLiveEnv(t *testing.T) {
 		t.Fatalf("no PREGAO_LIVE: feed %v, patch %v", feed, patch)
 	}
 	cfg := DefaultServeConfig()
-	fs := feedFlags(&cfg)
+	var metricsAddr string
+	fs := feedFlags(&cfg, &metricsAddr)
 	known := map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) { known[envName(f.Name)] = true })
 	for name := range feed {
@@ -276,8 +277,8 @@ func TestKubernetesLiveEnv(t *testing.T) {
 	}
 	if err := setFromEnv(fs, func(k string) (string, bool) { v, ok := feed[k]; return v, ok }); err != nil {
 		t.Errorf("pregao feed refuses feed.yaml's environment: %v", err)
-	} else if _, err := parseBusConfig(&cfg); err != nil || cfg.Feed != "b3" {
-		t.Errorf("feed.yaml: feed %q, %v", cfg.Feed, err)
+	} else if _, err := parseBusConfig(&cfg); err != nil || cfg.Feed != "b3" || metricsAddr != ":8080" {
+		t.Errorf("feed.yaml: feed %q, metrics on %q, %v", cfg.Feed, metricsAddr, err)
 	}
 	for k, v := range patch {
 		base[k] = v

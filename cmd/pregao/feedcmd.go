@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/live/bus"
@@ -24,7 +27,8 @@ import (
 // back from the stream and goes on after its last batch there.
 func runFeedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := DefaultServeConfig()
-	fs := feedFlags(&cfg)
+	var metricsAddr string
+	fs := feedFlags(&cfg, &metricsAddr)
 	fs.SetOutput(stderr)
 	if err := setFromEnv(fs, os.LookupEnv); err != nil {
 		return fmt.Errorf("feed: %w", err)
@@ -54,10 +58,33 @@ func runFeedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		h = slog.NewJSONHandler(stderr, nil)
 	}
 	log := slog.New(h)
-	met := registerLiveMetrics(prometheus.NewRegistry(), func() *liveState { return nil }, func() time.Duration { return 0 })
-	r, err := newLiveRunner(lc, &engine.Store{}, log, met)
+	reg := prometheus.NewRegistry()
+	registerBuildInfo(reg, currentBuild())
+	var r *liveRunner
+	met := registerLiveMetrics(reg, func() *liveState {
+		if r == nil {
+			return nil
+		}
+		return r.state.Load()
+	}, func() time.Duration {
+		if r == nil {
+			return 0
+		}
+		return r.lag(r.state.Load())
+	})
+	r, err = newLiveRunner(lc, &engine.Store{}, log, met)
 	if err != nil {
 		return errors.New(strings.Replace(err.Error(), "serve:", "feed:", 1))
+	}
+	if metricsAddr != "" {
+		ln, err := net.Listen("tcp", metricsAddr)
+		if err != nil {
+			return fmt.Errorf("feed: --metrics-addr: %w", err)
+		}
+		srv := feedHTTP(reg, r)
+		go srv.Serve(ln)
+		defer srv.Close()
+		log.Info("metrics", "addr", ln.Addr().String())
 	}
 	b, err := bus.Open(bc)
 	if err != nil {
@@ -77,8 +104,9 @@ func runFeedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // feedFlags returns pregao feed's flags, bound to the fields of cfg
-// (those of serve's flags the feed takes); their defaults are cfg's.
-func feedFlags(cfg *ServeConfig) *flag.FlagSet {
+// (those of serve's flags the feed takes; their defaults are cfg's) and
+// to metricsAddr.
+func feedFlags(cfg *ServeConfig, metricsAddr *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("feed", flag.ContinueOnError)
 	fs.StringVar(&cfg.Feed, "feed", cfg.Feed, "the `feed`: replay:DIR (a recorded session's B3 trade files) or b3 (B3's trade files, polled); the push feed runs in serve")
 	fs.StringVar(&cfg.Live, "live", cfg.Live, "the live stream to publish to: nats://HOST:PORT of a NATS cluster (comma-separated), or a serve's embedded server (--live-listen)")
@@ -93,5 +121,29 @@ func feedFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.DurationVar(&cfg.B3Interval, "b3-interval", cfg.B3Interval, "b3 feed: time between the starts of two polls")
 	fs.DurationVar(&cfg.B3Pace, "b3-pace", cfg.B3Pace, "b3 feed: least time between two requests to B3")
 	fs.Var(newEnum(&cfg.LogFormat, "text", "json"), "log", "`format` of the logs: text or json")
+	fs.StringVar(metricsAddr, "metrics-addr", "", "serve /metrics, /healthz and /readyz (200 once the session is open) on this address, e.g. :8080 (default none)")
 	return fs
+}
+
+// feedHTTP serves pregao feed's /metrics, /healthz (200 while the
+// process runs) and /readyz (200 once its session is open: the stream
+// was reached and the session read back from it).
+func feedHTTP(reg *prometheus.Registry, r *liveRunner) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, "{\"status\":\"ok\",\"version\":%q}", currentBuild().Version)
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		st := r.state.Load()
+		if !st.running {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, `{"status":"starting"}`)
+			return
+		}
+		fmt.Fprintf(w, "{\"status\":\"ready\",\"session\":%q,\"seq\":%d,\"complete\":%t}", st.session, st.seq, st.complete)
+	})
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 }

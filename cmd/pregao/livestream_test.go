@@ -297,15 +297,41 @@ func TestFeedCommand(t *testing.T) {
 	listen := freeAddr(t)
 	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveListen = "embedded", t.TempDir(), listen })
 	defer stop()
+	var published []string
 	runFeed := func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		var out, errb bytes.Buffer
 		done := make(chan error, 1)
+		maddr := freeAddr(t)
 		go func() {
-			done <- runFeedCmd(ctx, []string{"--feed", "replay:" + f.session, "--feed-speed", "max", "--live", "nats://" + listen, "--live-replicas", "1", "--live-dir", t.TempDir()}, &out, &errb)
+			done <- runFeedCmd(ctx, []string{"--feed", "replay:" + f.session, "--feed-speed", "max", "--live", "nats://" + listen, "--live-replicas", "1",
+				"--live-dir", t.TempDir(), "--metrics-addr", maddr}, &out, &errb)
 		}()
 		waitStream(t, m, 1, true)
 		time.Sleep(100 * time.Millisecond)
+		// The feed's own endpoints: ready once its session is open (read
+		// back from the stream), through the replay.
+		var code int
+		var body string
+		for end := time.Now().Add(30 * time.Second); (code != 200 || !strings.Contains(body, `"complete":true`)) && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if resp, err := http.Get("http://" + maddr + "/readyz"); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				code, body = resp.StatusCode, string(b)
+			}
+		}
+		if code != 200 || !strings.Contains(body, `"session":"`+f.day.String()+`"`) {
+			t.Errorf("feed readyz %d %s", code, body)
+		}
+		if code, _ := get(t, "http://"+maddr+"/healthz", ""); code != 200 {
+			t.Errorf("feed healthz %d", code)
+		}
+		_, metrics := get(t, "http://"+maddr+"/metrics", "")
+		for _, line := range strings.Split(metrics, "\n") {
+			if strings.HasPrefix(line, "pregao_live_stream_published_total ") {
+				published = append(published, strings.TrimPrefix(line, "pregao_live_stream_published_total "))
+			}
+		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatalf("feed: %v\n%s", err, errb.String())
@@ -319,6 +345,9 @@ func TestFeedCommand(t *testing.T) {
 	runFeed()
 	if h := m.stream.streamStatus().Sequence; h != head {
 		t.Errorf("the feed run again moved the stream from %d to %d", head, h)
+	}
+	if len(published) != 2 || published[0] != strconv.FormatUint(head, 10) || published[1] != "0" {
+		t.Errorf("the feed's pregao_live_stream_published_total: %v, want %d then 0", published, head)
 	}
 	var errb bytes.Buffer
 	for _, tc := range []struct {
