@@ -28,6 +28,14 @@ type AdjEvent struct {
 	Date   Date         // prior_ex_date: the event adjusts sessions on or before it
 	Factor Num          // the event's factor (root or leg, times the received-value part)
 	Action *ShareAction // the source action
+
+	// base is the factor without the received-value part (Factor itself
+	// when the event has none), and valueAt the session whose close
+	// completes that part (the received assets' first session after
+	// the prior_ex_date): before that session closed only base was
+	// known (CashFactorAt). NoDate when Factor is base.
+	base    Num
+	valueAt Date
 }
 
 // AdjustmentFactor returns F(d): the cumulative adjustment factor of the
@@ -77,8 +85,24 @@ func (b *builder) actionAsset(sa *ShareAction) (int32, bool) {
 	return 0, false
 }
 
-// eventFactor computes the factor of share action sa on asset ai.
-func (b *builder) eventFactor(sa *ShareAction, ai int32) (Num, error) {
+// eventFactors returns the factor of share action sa on asset ai, its
+// base (without the received-value part) and the session whose close
+// completes the received-value part (NoDate when there is none).
+func (b *builder) eventFactors(sa *ShareAction, ai int32) (f, base Num, valueAt Date, err error) {
+	f, err = b.rootFactor(sa, ai)
+	if err != nil || !removesReceivedValue(sa.Type) || len(sa.Legs) == 0 {
+		return f, f, NoDate, err
+	}
+	v, at := b.receivedValue(sa, &b.d.assets[ai])
+	if at == NoDate {
+		return f, f, NoDate, nil
+	}
+	return f * v, f, at, nil
+}
+
+// rootFactor is the factor of share action sa on asset ai without the
+// received-value part.
+func (b *builder) rootFactor(sa *ShareAction, ai int32) (Num, error) {
 	switch sa.Type {
 	case ActStockSplit, ActReverseSplit, ActStockBonus:
 		if !sa.Factor.Valid() || sa.Factor <= 0 {
@@ -110,22 +134,22 @@ func (b *builder) eventFactor(sa *ShareAction, ai int32) (Num, error) {
 	if origLeg != nil && origLeg.Factor.Valid() && origLeg.Factor > 0 {
 		orig = origLeg.Factor
 	}
-	if !removesReceivedValue(sa.Type) {
-		return orig, nil
-	}
-	return orig * b.receivedValue(sa, a), nil
+	return orig, nil
 }
 
-// receivedValue returns P / (P - sum(r_i * P_i)) or 1 (see package notes).
-func (b *builder) receivedValue(sa *ShareAction, a *Asset) Num {
+// receivedValue returns P / (P - sum(r_i * P_i)) or 1 (see package
+// notes), and the newest session of the P_i used (NoDate when the value
+// is 1).
+func (b *builder) receivedValue(sa *ShareAction, a *Asset) (Num, Date) {
 	j := index.LastLE(a.Daily.Dates, sa.PriorExDate)
 	if j < 0 {
-		return 1
+		return 1, NoDate
 	}
 	p := a.Daily.Close(j)
 	if !p.Valid() || p <= 0 {
-		return 1
+		return 1, NoDate
 	}
+	at := NoDate
 	sum := Num(0)
 	n := 0
 	for k := range sa.Legs {
@@ -135,20 +159,21 @@ func (b *builder) receivedValue(sa *ShareAction, a *Asset) Num {
 		}
 		ri, ok := b.assetOf(l.Ticker, l.ISIN)
 		if !ok || !l.Factor.Valid() || l.Factor < 0 {
-			return 1
+			return 1, NoDate
 		}
 		r := &b.d.assets[ri]
 		i := index.FirstGT(r.Daily.Dates, sa.PriorExDate)
 		if i >= r.Daily.Len() || !r.Daily.Close(i).Valid() {
-			return 1
+			return 1, NoDate
 		}
 		sum += l.Factor * r.Daily.Close(i)
+		at = max(at, r.Daily.Dates[i])
 		n++
 	}
 	if n == 0 || p-sum <= 0 {
-		return 1
+		return 1, NoDate
 	}
-	return p / (p - sum)
+	return p / (p - sum), at
 }
 
 // buildAdjust computes every asset's events and step function.
@@ -164,14 +189,14 @@ func (b *builder) buildAdjust() error {
 		if !sa.PriorExDate.Valid() {
 			return fmt.Errorf("share action %s of %s: prior_ex_date missing: %w", sa.Type, sa.Ticker, ErrInvalid)
 		}
-		f, err := b.eventFactor(sa, ai)
+		f, base, valueAt, err := b.eventFactors(sa, ai)
 		if err != nil {
 			return err
 		}
 		if f == 1 {
 			continue
 		}
-		per[ai] = append(per[ai], AdjEvent{Date: sa.PriorExDate, Factor: f, Action: sa})
+		per[ai] = append(per[ai], AdjEvent{Date: sa.PriorExDate, Factor: f, Action: sa, base: base, valueAt: valueAt})
 	}
 	for ai := range per {
 		ev := per[ai]

@@ -96,6 +96,7 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 	// The Dataset holds the daily histories compactly (Asset.Daily); its
 	// Universe leaves out the wide series, so that a caller that drops u
 	// lets them be collected.
+	b.d.firstPublished = firstPublished(u)
 	uu := *u
 	uu.Daily = nil
 	b.d.u = &uu
@@ -837,6 +838,7 @@ func (b *builder) buildRatios() error {
 		}, func(g []RatioPoint) RatioSeries {
 			return RatioSeries{Indicator: g[0].Indicator, Class: g[0].Class.String(), Frequency: g[0].Frequency.String(), Points: g}
 		})
+		setKnownFrom(is.Ratios, u.Derived.Catalog)
 		lo = hi
 	}
 	fs := u.Derived.FundRatios

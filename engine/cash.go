@@ -22,6 +22,14 @@ type CashEvent struct {
 	// Current is true for the highest version of the event (EventID; an
 	// action without EventID is its own event).
 	Current bool
+	// asset is the position of the action's asset in Dataset.Assets (-1
+	// when it has none): the adjustment events CashFactorAt reads.
+	asset int32
+	// supersededAt is the earliest publication of a higher version of
+	// the event (0 when there is none): the version is the event's
+	// current one at t when it is published by t and supersededAt is
+	// absent or after t (CurrentAt), with no scan of the other versions.
+	supersededAt Stamp
 }
 
 // Value returns the gross value per share, DeclaredValue +
@@ -52,28 +60,66 @@ func grossValue(declared, correction Num) Num {
 func (b *builder) buildCash() error {
 	u, d := b.u, b.d
 	d.cash = make([]CashEvent, len(u.CashActions))
-	latest := make(map[string]int, len(u.CashActions)) // event -> highest version
+	// Per event: its highest version, its first row and whether it has
+	// more than one row.
+	type event struct {
+		latest int
+		first  int32
+		multi  bool
+	}
+	events := make(map[string]event, len(u.CashActions))
 	for i := range u.CashActions {
 		ca := &u.CashActions[i]
 		is, err := b.issuerOf(ca.CompanyID, func() string { return "cash action " + ca.ID })
 		if err != nil {
 			return err
 		}
-		e := CashEvent{CashAction: ca, Issuer: is, Factor: 1}
+		e := CashEvent{CashAction: ca, Issuer: is, Factor: 1, asset: -1}
+		if ai, ok := b.assetOf(ca.Ticker, ca.ISIN); ok {
+			e.asset = ai
+		}
 		if !ca.PriorExDate.Valid() {
 			e.Factor = Null
-		} else if ai, ok := b.assetOf(ca.Ticker, ca.ISIN); ok {
-			e.Factor = d.assets[ai].adj.at(ca.PriorExDate)
+		} else if e.asset >= 0 {
+			e.Factor = d.assets[e.asset].adj.at(ca.PriorExDate)
 		}
 		d.cash[i] = e
 		k := eventKey(ca)
-		if v, ok := latest[k]; !ok || ca.Version > v {
-			latest[k] = ca.Version
+		if ev, ok := events[k]; !ok {
+			events[k] = event{latest: ca.Version, first: int32(i)}
+		} else {
+			ev.latest, ev.multi = max(ev.latest, ca.Version), true
+			events[k] = ev
 		}
 	}
+	// The rows of the events with more than one version, by first row:
+	// each version's supersededAt is the earliest publication of a higher
+	// one.
+	var multi map[int32][]int32
 	for i := range d.cash {
 		e := &d.cash[i]
-		e.Current = e.Version == latest[eventKey(e.CashAction)]
+		ev := events[eventKey(e.CashAction)]
+		e.Current = e.Version == ev.latest
+		if ev.multi {
+			if multi == nil {
+				multi = map[int32][]int32{}
+			}
+			multi[ev.first] = append(multi[ev.first], int32(i))
+		}
+	}
+	for _, rows := range multi {
+		for _, i := range rows {
+			e := &d.cash[i]
+			for _, j := range rows {
+				o := &d.cash[j]
+				if o.Version <= e.Version {
+					continue
+				}
+				if s := StampOf(o.PublishDate); e.supersededAt == 0 || s.Compare(e.supersededAt) < 0 {
+					e.supersededAt = s
+				}
+			}
+		}
 	}
 	// The comparison stops at the first difference (cmp.Or would compare
 	// every string each time: it was most of the load's sorting time).

@@ -39,6 +39,8 @@ type Dataset struct {
 
 	lastSession Date
 
+	firstPublished time.Time // see FirstPublished
+
 	screener Screener
 }
 
@@ -99,6 +101,10 @@ type RatioSeries struct {
 	Class     string // "" for company-level indicators
 	Frequency string
 	Points    []RatioPoint // reference_date, then publish_date ascending; shared, read-only
+	// KnownFrom, when not nil, is when each point of Points became known
+	// (RatioFilter.KnownAt), where that is later than its publish_date:
+	// see setKnownFrom.
+	KnownFrom []Stamp
 }
 
 // FundRatioSeries is one indicator of one fund for one frequency.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"iter"
+	"sort"
 	"time"
 )
 
@@ -23,6 +24,15 @@ type RatioFilter struct {
 	// the other conditions keep, only the last one (the latest
 	// publication).
 	LatestByReference bool
+	// KnownAt keeps only the points known at that instant (the API's
+	// as_of): published at or before it, and, for a point priced at a
+	// session (its reference date), once that session closed
+	// (SessionClose). The zero time keeps every point. With
+	// LatestByReference, the latest publication known at KnownAt is kept.
+	KnownAt time.Time
+	// KnownFrom is the series' RatioSeries.KnownFrom (nil: each point is
+	// known from its publish date).
+	KnownFrom []Stamp
 }
 
 // ratioPoint is a pointer to a RatioPoint or a FundRatioPoint: what
@@ -53,7 +63,8 @@ func SelectRatioPoints[P any, PP ratioPoint[P]](points []P, f *RatioFilter) iter
 			ref, pub, ret := PP(&points[i]).dates()
 			if f.Reference.Valid() && ref != f.Reference ||
 				!f.PublishedAfter.IsZero() && !pub.Time().After(f.PublishedAfter) ||
-				!f.RetrievedAfter.IsZero() && !ret.Time().After(f.RetrievedAfter) {
+				!f.RetrievedAfter.IsZero() && !ret.Time().After(f.RetrievedAfter) ||
+				!f.KnownAt.IsZero() && !knownAt(ref, pub, f.KnownFrom, i, f.KnownAt) {
 				continue
 			}
 			if pending >= 0 && !(f.LatestByReference && ref == pendingRef) && !yield(pending) {
@@ -67,4 +78,36 @@ func SelectRatioPoints[P any, PP ratioPoint[P]](points []P, f *RatioFilter) iter
 			yield(pending)
 		}
 	}
+}
+
+// knownAt reports whether point i, of reference date ref and publish
+// date pub, is known at t (see RatioFilter.KnownAt).
+func knownAt(ref Date, pub Stamp, knownFrom []Stamp, i int, t time.Time) bool {
+	if i < len(knownFrom) {
+		pub = knownFrom[i]
+	}
+	return !pub.Time().After(t) && !SessionClose(ref).After(t)
+}
+
+// LatestKnown returns the position in points (one series as
+// SelectRatioPoints takes it) of the latest point known at t (see
+// RatioFilter.KnownAt): the newest reference date with a point known
+// then, and of its points the latest publication known then; -1 when
+// none is. knownFrom is the series' RatioSeries.KnownFrom (nil for fund
+// series). A binary search skips the reference dates after t's day; only
+// the points of reference dates up to it that were published after t are
+// stepped over.
+func LatestKnown[P any, PP ratioPoint[P]](points []P, knownFrom []Stamp, t time.Time) int {
+	day := SaoPauloDay(t)
+	i := sort.Search(len(points), func(i int) bool {
+		ref, _, _ := PP(&points[i]).dates()
+		return ref > day
+	})
+	for i--; i >= 0; i-- {
+		ref, pub, _ := PP(&points[i]).dates()
+		if knownAt(ref, pub, knownFrom, i, t) {
+			return i
+		}
+	}
+	return -1
 }

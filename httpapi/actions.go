@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -24,6 +25,7 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	st := q.enum("stock_type")
 	bdr := q.boolean("bdr")
 	w := readWindow(&q)
+	asOf := q.asOf(c.ds)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -31,7 +33,14 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	pass := func(e *engine.CashEvent) bool {
 		return !(current && !e.Current || st != "" && e.StockType != st) && cashIssuerListed(e.Issuer, bdr)
 	}
-	if current && st == "" && !bdr && !from.Valid() && !to.Valid() && w.all() {
+	enc := appendCashAction
+	if !asOf.IsZero() {
+		pass = func(e *engine.CashEvent) bool {
+			return e.KnownAt(asOf) && !(current && !e.CurrentAt(asOf) || st != "" && e.StockType != st) && cashIssuerListed(e.Issuer, bdr)
+		}
+		enc = cashEncoderAt(c.ds, asOf)
+	}
+	if current && st == "" && !bdr && !from.Valid() && !to.Valid() && w.all() && asOf.IsZero() {
 		// The default list, the largest answer of all (31 MB at scale 1):
 		// encoded and compressed once per Dataset.
 		return cachedList(c, dst, &a.info(c.ds).cashAll, func(dst []byte) ([]byte, int) {
@@ -65,7 +74,15 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 			}
 		}
 	}
-	return appendWindow(c, dst, seq, pass, w, appendCashAction), nil
+	return appendWindow(c, dst, seq, pass, w, enc), nil
+}
+
+// cashEncoderAt returns appendCashAction as of t: adjusted values and
+// adjustment_factor from the share actions known at t.
+func cashEncoderAt(ds *engine.Dataset, t time.Time) func([]byte, *engine.CashEvent) []byte {
+	return func(dst []byte, e *engine.CashEvent) []byte {
+		return appendCashActionFactor(dst, e, ds.CashFactorAt(e, t))
+	}
 }
 
 // companyCash serves GET /companies/{id}/cash-corporate-actions (addition):
@@ -73,7 +90,7 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 // all-companies list; by ticker, those of its share class.
 func (a *API) companyCash(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	q := c.query(r)
-	f := readCashFilter(&q)
+	f := readCashFilter(&q, c.ds)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -92,7 +109,7 @@ func (a *API) companyCash(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 // of the companies' cash actions (stock_type FUND_UNIT).
 func (a *API) fundCash(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	q := c.query(r)
-	f := readCashFilter(&q)
+	f := readCashFilter(&q, c.ds)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -109,20 +126,29 @@ type cashFilter struct {
 	from, to engine.Date
 	class    string
 	w        window
+	asOf     time.Time // zero: now
 }
 
-func readCashFilter(q *query) cashFilter {
+func readCashFilter(q *query, ds *engine.Dataset) cashFilter {
 	f := cashFilter{current: q.boolean("current")}
 	f.from, f.to = q.dayRange()
 	f.class = q.enum("stock_type")
 	f.w = readWindow(q)
+	f.asOf = q.asOf(ds)
 	return f
 }
 
 // append appends the events of evs (prior_ex_date descending) that pass f.
 func (f *cashFilter) append(c *call, dst []byte, evs []*engine.CashEvent) []byte {
 	keep := func(e *engine.CashEvent) bool {
-		if f.current && !e.Current || f.class != "" && e.StockType != f.class {
+		if f.class != "" && e.StockType != f.class {
+			return false
+		}
+		if f.asOf.IsZero() {
+			if f.current && !e.Current {
+				return false
+			}
+		} else if !e.KnownAt(f.asOf) || f.current && !e.CurrentAt(f.asOf) {
 			return false
 		}
 		if f.from.Valid() || f.to.Valid() {
@@ -140,7 +166,11 @@ func (f *cashFilter) append(c *call, dst []byte, evs []*engine.CashEvent) []byte
 			}
 		}
 	}
-	return appendWindow(c, dst, seq, keep, f.w, appendCashAction)
+	enc := appendCashAction
+	if !f.asOf.IsZero() {
+		enc = cashEncoderAt(c.ds, f.asOf)
+	}
+	return appendWindow(c, dst, seq, keep, f.w, enc)
 }
 
 // appendCashItem appends e as item n (from 0) of a JSON array.
@@ -153,6 +183,13 @@ func appendCashItem(dst []byte, n int, e *engine.CashEvent) []byte {
 
 // appendCashAction appends one cash corporate action.
 func appendCashAction(dst []byte, e *engine.CashEvent) []byte {
+	return appendCashActionFactor(dst, e, e.Factor)
+}
+
+// appendCashActionFactor appends one cash corporate action whose
+// adjustment factor is factor (e.Factor, or as known at an as_of).
+func appendCashActionFactor(dst []byte, e *engine.CashEvent, factor engine.Num) []byte {
+	adjust := func(v engine.Num) engine.Num { return engine.Quo(v, factor) }
 	dst = append(dst, `{"id":`...)
 	dst = appendString(dst, e.ID)
 	dst = append(dst, `,"company_id":`...)
@@ -191,15 +228,15 @@ func appendCashAction(dst []byte, e *engine.CashEvent) []byte {
 	dst = append(dst, `,"net_value":`...)
 	dst = appendNum(dst, e.NetValue)
 	dst = append(dst, `,"adjusted_declared_value":`...)
-	dst = appendNum(dst, e.Adjust(e.DeclaredValue))
+	dst = appendNum(dst, adjust(e.DeclaredValue))
 	dst = append(dst, `,"adjusted_monetary_correction":`...)
-	dst = appendNum(dst, e.Adjust(e.MonetaryCorrection))
+	dst = appendNum(dst, adjust(e.MonetaryCorrection))
 	dst = append(dst, `,"adjusted_value":`...)
-	dst = appendNum(dst, e.Adjust(value))
+	dst = appendNum(dst, adjust(value))
 	dst = append(dst, `,"adjusted_net_value":`...)
-	dst = appendNum(dst, e.Adjust(e.NetValue))
+	dst = appendNum(dst, adjust(e.NetValue))
 	dst = append(dst, `,"adjustment_factor":`...)
-	dst = appendNum(dst, e.Factor)
+	dst = appendNum(dst, factor)
 	dst = append(dst, `,"currency":`...)
 	dst = appendString(dst, currencyOr(e.Currency))
 	dst = append(dst, `,"installments":[`...)
@@ -218,13 +255,13 @@ func appendCashAction(dst []byte, e *engine.CashEvent) []byte {
 		dst = append(dst, `,"net_value":`...)
 		dst = appendNum(dst, in.NetValue)
 		dst = append(dst, `,"adjusted_declared_value":`...)
-		dst = appendNum(dst, e.Adjust(in.DeclaredValue))
+		dst = appendNum(dst, adjust(in.DeclaredValue))
 		dst = append(dst, `,"adjusted_monetary_correction":`...)
-		dst = appendNum(dst, e.Adjust(in.MonetaryCorrection))
+		dst = appendNum(dst, adjust(in.MonetaryCorrection))
 		dst = append(dst, `,"adjusted_value":`...)
-		dst = appendNum(dst, e.Adjust(iv))
+		dst = appendNum(dst, adjust(iv))
 		dst = append(dst, `,"adjusted_net_value":`...)
-		dst = appendNum(dst, e.Adjust(in.NetValue))
+		dst = appendNum(dst, adjust(in.NetValue))
 		dst = append(dst, `,"currency":`...)
 		dst = appendString(dst, currencyOr(in.Currency))
 		dst = append(dst, `,"payment_date":`...)
@@ -267,6 +304,7 @@ func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.P
 	from, to := q.dayRange()
 	st := q.enum("stock_type")
 	pg := pager{w: readWindow(&q)}
+	asOf := q.asOf(c.ds)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -277,7 +315,7 @@ func (a *API) shareActions(c *call, dst []byte, r *http.Request, ps httprouter.P
 	dst = append(dst, '[')
 	n := 0
 	for _, sa := range res.Issuer.ShareActions {
-		if from.Valid() && sa.PriorExDate < from || to.Valid() && sa.PriorExDate > to {
+		if from.Valid() && sa.PriorExDate < from || to.Valid() && sa.PriorExDate > to || !asOf.IsZero() && !sa.KnownAt(asOf) {
 			continue
 		}
 		class := a.isinClass(c.ds, sa.ISIN, sa.Ticker)

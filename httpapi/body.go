@@ -387,6 +387,8 @@ func wantKind(p *Param) string {
 		return "a date YYYY-MM-DD"
 	case TypeTimestamp:
 		return "an ISO 8601 timestamp"
+	case TypeAsOf:
+		return asOfWant
 	case TypeTime:
 		return "an RFC 3339 time or unix milliseconds"
 	case TypeArray:

@@ -42,6 +42,12 @@ func appendQueryKey(dst []byte, q *query) []byte {
 				break
 			}
 			dst = append(dst, v...)
+		case TypeAsOf:
+			if t, _, err := parseAsOf(v); err == nil {
+				dst = strconv.AppendInt(dst, t.UnixNano(), 10)
+				break
+			}
+			dst = append(dst, v...)
 		case TypeList:
 			for j := 0; ; j++ {
 				item, rest, more := strings.Cut(v, ",")

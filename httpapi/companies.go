@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -49,6 +50,7 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	logo := q.boolean("show_logo")
 	details := q.boolean("show_company_details")
 	sector := q.boolean("show_sector")
+	asOf := q.asOf(c.ds)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -58,7 +60,7 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	}
 	is := res.Issuer
 	dst = append(dst, '{')
-	dst = appendCompanyCore(dst, is)
+	dst = appendCompanyCoreAt(dst, is, asOf)
 	dst = append(dst, `,"description":`...)
 	dst = appendString(dst, is.Description)
 	dst = append(dst, `,"ceo_name":`...)
@@ -92,7 +94,7 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		dst = appendSectorBlocks(dst, is)
 	}
 	if marketCap {
-		dst = appendMarketCap(dst, c.ds, is)
+		dst = appendMarketCap(dst, c.ds, is, asOf)
 	}
 	if logo {
 		dst = append(dst, `,"logo":`...)
@@ -126,6 +128,12 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 
 // appendCompanyCore appends the identity and share-count fields (no braces).
 func appendCompanyCore(dst []byte, is *engine.Issuer) []byte {
+	return appendCompanyCoreAt(dst, is, time.Time{})
+}
+
+// appendCompanyCoreAt is appendCompanyCore with the share counts known at
+// asOf (the latest ones when zero).
+func appendCompanyCoreAt(dst []byte, is *engine.Issuer, asOf time.Time) []byte {
 	dst = append(dst, `"company_id":`...)
 	dst = appendString(dst, is.ID)
 	dst = append(dst, `,"name":`...)
@@ -139,6 +147,9 @@ func appendCompanyCore(dst []byte, is *engine.Issuer) []byte {
 	dst = append(dst, `,"status_date":`...)
 	dst = appendDate(dst, is.StatusDate)
 	sh, ok := is.LatestShares()
+	if !asOf.IsZero() {
+		sh, ok = is.SharesAt(asOf)
+	}
 	if ok {
 		dst = append(dst, `,"common_shares":`...)
 		dst = appendInt(dst, sh.Common)
@@ -174,8 +185,9 @@ func appendSectorBlocks(dst []byte, is *engine.Issuer) []byte {
 
 // latestValue returns the latest company-level value of a valuation
 // indicator of ds's catalog (latest reference_date, then publish_date),
-// Null when none.
-func latestValue(ds *engine.Dataset, is *engine.Issuer, id string) engine.Num {
+// Null when none; with a non-zero asOf, the latest known then
+// (engine.LatestKnown).
+func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Time) engine.Num {
 	i, ok := ds.IndicatorIndex(engine.IndValuation, id)
 	if !ok {
 		return engine.Null
@@ -189,7 +201,13 @@ func latestValue(ds *engine.Dataset, is *engine.Issuer, id string) engine.Num {
 		}
 		// Points are in reference_date, then publish_date order: a
 		// series' latest is its last point.
-		p := &g.Points[len(g.Points)-1]
+		last := len(g.Points) - 1
+		if !asOf.IsZero() {
+			if last = engine.LatestKnown(g.Points, g.KnownFrom, asOf); last < 0 {
+				continue
+			}
+		}
+		p := &g.Points[last]
 		if best == nil || p.ReferenceDate > best.ReferenceDate || (p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) > 0) {
 			best = p
 		}
@@ -201,11 +219,11 @@ func latestValue(ds *engine.Dataset, is *engine.Issuer, id string) engine.Num {
 }
 
 // appendMarketCap appends market_cap and enterprise_value {value, format}.
-func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer) []byte {
+func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer, asOf time.Time) []byte {
 	dst = append(dst, `,"market_cap":{"value":`...)
-	dst = appendNum(dst, latestValue(ds, is, "MARKET_CAP"))
+	dst = appendNum(dst, latestValue(ds, is, "MARKET_CAP", asOf))
 	dst = append(dst, `,"format":"BRL"},"enterprise_value":{"value":`...)
-	dst = appendNum(dst, latestValue(ds, is, "ENTERPRISE_VALUE"))
+	dst = appendNum(dst, latestValue(ds, is, "ENTERPRISE_VALUE", asOf))
 	return append(dst, `,"format":"BRL"}`...)
 }
 
@@ -352,7 +370,7 @@ func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, m
 		dst = appendSectorBlocks(dst, is)
 	}
 	if mc {
-		dst = appendMarketCap(dst, ds, is)
+		dst = appendMarketCap(dst, ds, is, time.Time{})
 	}
 	return append(dst, '}')
 }

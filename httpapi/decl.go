@@ -26,12 +26,13 @@ const (
 	TypeArray                     // a JSON array of Param.Items (body fields)
 	TypeObject                    // a JSON object of Param.Fields (bodies)
 	TypeTime                      // an instant (body fields): RFC 3339 with Z or an offset, or unix milliseconds
+	TypeAsOf                      // an as_of instant: YYYY-MM-DD (that day's end in São Paulo), YYYY-MM-DDTHH:MM[:SS] (São Paulo time) or RFC 3339
 )
 
 var typeNames = [...]string{
 	TypeString: "string", TypeEnum: "enum", TypeBoolean: "boolean", TypeInteger: "integer",
 	TypeNumber: "number", TypeDate: "date", TypeTimestamp: "timestamp", TypeList: "list",
-	TypeArray: "array", TypeObject: "object", TypeTime: "time",
+	TypeArray: "array", TypeObject: "object", TypeTime: "time", TypeAsOf: "as_of",
 }
 
 // String returns the type's name ("integer").

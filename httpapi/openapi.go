@@ -443,6 +443,10 @@ func paramSchema(p Param) map[string]any {
 		s["type"] = "string"
 		s["pattern"] = `^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$`
 		s["description"] = "ISO 8601: YYYY-MM-DD (midnight UTC), YYYY-MM-DDTHH:MM:SS (UTC) or RFC 3339"
+	case TypeAsOf:
+		s["type"] = "string"
+		s["pattern"] = asOfPattern
+		s["description"] = "YYYY-MM-DD (the end of that day in São Paulo), YYYY-MM-DDTHH:MM[:SS[.fraction]] (São Paulo time, UTC-3) or RFC 3339 with Z or an offset"
 	case TypeTime:
 		s["oneOf"] = []any{
 			map[string]any{"type": "string", "format": "date-time", "description": "RFC 3339 with Z or an offset (fractions allowed)"},

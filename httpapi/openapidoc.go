@@ -40,6 +40,8 @@ const (
 	docPush        = "## POST /admin/live/trades and POST /admin/live/bars (additions: the push feed)"
 	docIndexLevels = "### Index levels: GET /quotes/{indexSymbol} (addition)"
 	docTotalReturn = "## Total return: GET /quotes/{ticker}/total-return and POST /quotes/total-return (addition)"
+
+	docAsOf        = "## Point in time: as_of (addition)"
 )
 
 // routeDocs maps "METHOD path" (the route table's) to its part of
@@ -53,20 +55,20 @@ var routeDocs = map[string]string{
 	"GET " + routeQuote:         docQuotes + "\n" + docIndexLevels,
 	"GET " + routeVariations:    docVariations,
 	"GET " + routeCompanies:     docCompanies,
-	"GET " + routeCompany:       docCompanies,
-	"GET " + routeCash:          docCash,
-	"GET " + routeCompanyCash:   docIssuerCash,
-	"GET " + routeFundCash:      docIssuerCash,
-	"GET " + routeRatios:        docRatios,
-	"GET " + routeValuation:     docRatios,
-	"GET " + routeRawReports:    docRawReports,
-	"GET " + routeReports:       docReports,
-	"GET " + routeShareActions:  docShare,
+	"GET " + routeCompany:       docCompanies + "\n" + docAsOf,
+	"GET " + routeCash:          docCash + "\n" + docAsOf,
+	"GET " + routeCompanyCash:   docIssuerCash + "\n" + docAsOf,
+	"GET " + routeFundCash:      docIssuerCash + "\n" + docAsOf,
+	"GET " + routeRatios:        docRatios + "\n" + docAsOf,
+	"GET " + routeValuation:     docRatios + "\n" + docAsOf,
+	"GET " + routeRawReports:    docRawReports + "\n" + docAsOf,
+	"GET " + routeReports:       docReports + "\n" + docAsOf,
+	"GET " + routeShareActions:  docShare + "\n" + docAsOf,
 	"GET " + routeInsider:       docCompanyMore + "|- `insider-transactions`",
 	"GET " + routeDocuments:     docCompanyMore + "|- `documents`",
 	"GET " + routeSharesHistory: docCompanyMore + "|- `shares-history`",
 	"POST " + routeScreener:     docScreener,
-	"GET " + routeFundRatios:    docFundRatios,
+	"GET " + routeFundRatios:    docFundRatios + "\n" + docAsOf,
 	"GET " + routeSectors:       docSectors,
 	"GET " + routeFunds:         docFunds,
 	"GET " + routeFund:          docFunds,

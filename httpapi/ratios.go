@@ -44,6 +44,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		latestRef: q.boolean("latest_by_reference_date"),
 	}
 	ids := q.list("ids")
+	asOf := q.asOf(c.ds)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	}
 	cat := c.ds.Catalog()
 	byTicker := res.Kind == engine.ByTicker
-	sel := engine.RatioFilter{Reference: f.refDate, PublishedAfter: f.pub, RetrievedAfter: f.ret, LatestByReference: f.latestRef}
+	sel := engine.RatioFilter{Reference: f.refDate, PublishedAfter: f.pub, RetrievedAfter: f.ret, LatestByReference: f.latestRef, KnownAt: asOf}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false // an id object is open
@@ -106,6 +107,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = appendString(dst, s.Frequency)
 		dst = append(dst, ":["...)
 		n := 0
+		sel.KnownFrom = s.KnownFrom
 		for pi := range engine.SelectRatioPoints(s.Points, &sel) {
 			if n > 0 {
 				dst = append(dst, ',')
@@ -205,6 +207,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	latest := q.boolean("latest_by_reference_date")
 	limit := q.integer("limit")
 	offset := q.integer("offset")
+	asOf := q.asOf(c.ds)
 	if err := q.err(); err != nil {
 		return nil, err
 	}
@@ -224,7 +227,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 	}
 	cat := c.ds.Catalog()
-	sel := engine.RatioFilter{Reference: ref, PublishedAfter: pub, RetrievedAfter: ret, LatestByReference: latest}
+	sel := engine.RatioFilter{Reference: ref, PublishedAfter: pub, RetrievedAfter: ret, LatestByReference: latest, KnownAt: asOf}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false

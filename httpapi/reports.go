@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -29,6 +30,7 @@ type reportFilter struct {
 	quarter    int
 	pub, ret   timeParam
 	latestRef  bool
+	asOf       time.Time // zero: now
 }
 
 type timeParam = struct {
@@ -53,6 +55,9 @@ func (f *reportFilter) keep(r *engine.Report) bool {
 		}
 	}
 	if f.pub.set && r.PublishDate.UnixNano() <= f.pub.t || f.ret.set && r.RetrievalDate.UnixNano() <= f.ret.t {
+		return false
+	}
+	if !f.asOf.IsZero() && !r.KnownAt(f.asOf) {
 		return false
 	}
 	return true
@@ -84,7 +89,7 @@ func superseded(rs []*engine.Report, i int, f *reportFilter) bool {
 }
 
 // readReportFilter reads the parameters shared by both report endpoints.
-func readReportFilter(q *query) reportFilter {
+func readReportFilter(q *query, ds *engine.Dataset) reportFilter {
 	f := reportFilter{
 		agg:     q.enum("aggregation"),
 		ref:     q.date("reference_date"),
@@ -96,6 +101,7 @@ func readReportFilter(q *query) reportFilter {
 	f.pub = timeParam{!pub.IsZero(), pub.UnixNano()}
 	f.ret = timeParam{!ret.IsZero(), ret.UnixNano()}
 	f.latestRef = q.boolean("latest_by_reference_date")
+	f.asOf = q.asOf(ds)
 	return f
 }
 
@@ -103,7 +109,7 @@ func readReportFilter(q *query) reportFilter {
 // reference_date, statement, aggregation and version order.
 func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	q := c.query(r)
-	f := readReportFilter(&q)
+	f := readReportFilter(&q, c.ds)
 	if rt := q.enum("report_type"); rt != "" {
 		f.statements = []string{rt}
 	}
@@ -332,7 +338,7 @@ var sectionStatements = map[string][]string{
 // frequency selects the reports of that period (reportFrequency).
 func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	q := c.query(r)
-	f := readReportFilter(&q)
+	f := readReportFilter(&q, c.ds)
 	if sec := q.enum("section"); sec != "" {
 		f.statements = sectionStatements[sec]
 	}

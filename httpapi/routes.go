@@ -85,7 +85,7 @@ var oneIssuerCashParams = []Param{
 	{Name: "start_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or after this day (events without a payment date are left out)"},
 	{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or before this day (events without a payment date are left out)"},
 	{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: append(cashClasses[:len(cashClasses):len(cashClasses)], engine.ClassFundUnit), Desc: "keep events of this share class (by ticker: the ticker's class)"},
-	listLimit, listOffset, formatParam,
+	listLimit, listOffset, formatParam, asOfParam,
 }
 
 // reportSections are the sections of the standardized reports.
@@ -99,7 +99,7 @@ var ratiosParams = []Param{
 	{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: companyFreqs, Desc: "keep only points of this frequency (default every frequency)"},
 	referenceDate, publishDate, retrievalDate,
 	{Name: "show_calculation", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add calculation and variables ([{id, value}])"},
-	latestByReference, formatParam,
+	latestByReference, formatParam, asOfParam,
 }
 
 // routeTable is every operation of the API: the router is built from it
@@ -147,7 +147,7 @@ var routeTable = []Route{
 			showMarketCap,
 			{Name: "show_logo", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add logo and icon ({svg, png_1024 … png_64})"},
 			{Name: "show_company_details", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add website, address, founding_date and ipo_date"},
-			showSector,
+			showSector, asOfParam,
 		}, Response: "Company", serve: (*API).company},
 	{Method: http.MethodGet, Path: routeCash, Summary: "Cash corporate actions of every Brazilian company, prior_ex_date descending",
 		Params: []Param{
@@ -156,7 +156,7 @@ var routeTable = []Route{
 			{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events paid on or before this day (events without a payment date are left out)"},
 			{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: cashClasses, Desc: "keep events of this share class (BDR needs bdr=true)"},
 			{Name: "bdr", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add the events of BDR issuers"},
-			listLimit, listOffset, formatParam,
+			listLimit, listOffset, formatParam, asOfParam,
 		}, Response: "CashCorporateActions", CSV: csvCash, serve: (*API).cashActions},
 	{Method: http.MethodGet, Path: routeCompanyCash, Summary: "One company's cash corporate actions, prior_ex_date descending; by ticker, its class's (addition)",
 		Params: append([]Param{pathCompanyID}, oneIssuerCashParams...), Response: "CashCorporateActions", CSV: csvCash, serve: (*API).companyCash},
@@ -172,7 +172,7 @@ var routeTable = []Route{
 			{Name: "report_type", In: InQuery, Type: TypeEnum, Enum: engine.Statements, Desc: "keep only this statement (default every one)"},
 			aggregation, referenceDate, reportYear, reportQuarter,
 			{Name: "flat", In: InQuery, Type: TypeBoolean, Default: false, Desc: "data keyed by account path instead of tree_data"},
-			publishDate, retrievalDate, latestByReference, listLimit, listOffset,
+			publishDate, retrievalDate, latestByReference, listLimit, listOffset, asOfParam,
 		}, Response: "RawReports", serve: (*API).rawReports},
 	{Method: http.MethodGet, Path: routeReports, Summary: "A company's standardized statements, one item per filed report",
 		Params: []Param{
@@ -180,7 +180,7 @@ var routeTable = []Route{
 			{Name: "section", In: InQuery, Type: TypeEnum, Enum: reportSections, Desc: "keep only this section (default every one)"},
 			{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: []string{engine.FreqAnnual, engine.FreqQuarterly, engine.FreqYTD},
 				Desc: "keep only reports of this period, taken from their start and end dates: ANNUAL twelve months, QUARTERLY three, YTD another length (default every one)"},
-			aggregation, referenceDate, reportYear, reportQuarter, publishDate, retrievalDate, latestByReference, listLimit, listOffset,
+			aggregation, referenceDate, reportYear, reportQuarter, publishDate, retrievalDate, latestByReference, listLimit, listOffset, asOfParam,
 		}, Response: "StandardizedReports", serve: (*API).reports},
 	{Method: http.MethodGet, Path: routeShareActions, Summary: "A company's share corporate actions (splits, bonuses, spin-offs…), prior_ex_date descending",
 		Params: []Param{
@@ -188,7 +188,7 @@ var routeTable = []Route{
 			{Name: "start_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events whose prior_ex_date is on or after this day"},
 			{Name: "end_date", In: InQuery, Type: TypeTimestamp, Desc: "keep events whose prior_ex_date is on or before this day"},
 			{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: shareActionClasses, Desc: "keep events of this share class (UNIT and FUND_UNIT match each other)"},
-			listLimit, listOffset,
+			listLimit, listOffset, asOfParam,
 		}, Response: "ShareCorporateActions", serve: (*API).shareActions},
 	{Method: http.MethodGet, Path: routeInsider, Summary: "A company's monthly insider-trading reports, newest reference month first",
 		Params: []Param{
@@ -233,7 +233,7 @@ var routeTable = []Route{
 			{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: fundFreqs, Fold: true, Desc: "keep only points of this frequency, matched ignoring case"},
 			latestByReference,
 			{Name: "limit", In: InQuery, Type: TypeInteger, Default: 500, Min: 1, Max: 500, Desc: "number of points, in answer order (indicator, frequency, reference date)"},
-			listOffset, formatParam,
+			listOffset, formatParam, asOfParam,
 		}, Response: "FundRatios", CSV: csvRatios, serve: (*API).fundRatios},
 	{Method: http.MethodGet, Path: routeSectors, Summary: "The sector taxonomy: every node with its level, parent and number of issuers; the ids the screener's sector filter takes (addition)",
 		Params: []Param{

@@ -93,6 +93,8 @@ func sampleValue(rt *Route, p *Param) string {
 		return "2024-03-28"
 	case TypeTimestamp:
 		return "2024-03-28T00:00:00Z"
+	case TypeAsOf:
+		return "2024-03-28"
 	}
 	return "x"
 }

@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"sort"
+	"time"
+)
+
+// Point in time: what the Dataset knew at an instant t (the API's as_of).
+// Every version of a report, cash action, fund report and ratio point is
+// kept with its publication instant; these helpers answer "what was
+// published by t" from what Build indexes once, without scanning other
+// versions:
+//
+//   - a report, a cash action, a fund report or a ratio point is known at
+//     t when its publish date is at or before t;
+//   - a version of a cash event is its current one at t when it is known
+//     and no higher version is (CashEvent.CurrentAt reads the earliest
+//     publication of a higher version, kept per version at Build);
+//   - a share count (SharesPoint) is known from its date, a share action
+//     from its approval date (neither has a publication instant): from
+//     the start of that day in São Paulo;
+//   - a ratio point priced at a session (a valuation point's reference
+//     date) is known once that session closed (SessionClose) as well.
+
+// SaoPaulo is the time zone of the as-of convention: São Paulo time,
+// UTC-3 (Brazil has kept no daylight saving time since 2019).
+var SaoPaulo = time.FixedZone("BRT", -3*3600)
+
+// SaoPauloDay returns the calendar day of t in São Paulo.
+func SaoPauloDay(t time.Time) Date { return DateOf(t.Add(-3 * time.Hour)) }
+
+// dayStart is the first instant of day d in São Paulo.
+func dayStart(d Date) time.Time { return d.Time().Add(3 * time.Hour) }
+
+// SessionClose is when the closes of session d are known: 18:00 in São
+// Paulo (21:00 UTC), the end of B3's regular session.
+func SessionClose(d Date) time.Time { return d.Time().Add(21 * time.Hour) }
+
+// KnownAt reports whether r was published at or before t.
+func (r *Report) KnownAt(t time.Time) bool { return !r.PublishDate.After(t) }
+
+// KnownAt reports whether this version was published at or before t.
+func (e *CashEvent) KnownAt(t time.Time) bool { return !e.PublishDate.After(t) }
+
+// CurrentAt reports whether this version is the highest version of its
+// event published at or before t.
+func (e *CashEvent) CurrentAt(t time.Time) bool {
+	return e.KnownAt(t) && (e.supersededAt == 0 || e.supersededAt.Time().After(t))
+}
+
+// KnownAt reports whether the share action was approved by t (its
+// approval day, or its prior_ex_date when the approval is missing, has
+// begun in São Paulo).
+func (sa *ShareAction) KnownAt(t time.Time) bool {
+	d := sa.ApprovalDate
+	if !d.Valid() {
+		d = sa.PriorExDate
+	}
+	return !d.Valid() || !dayStart(d).After(t)
+}
+
+// AdjustAt returns v divided by the action's adjustment factor as known
+// at t (see CashFactorAt).
+func (d *Dataset) AdjustAt(e *CashEvent, v Num, t time.Time) Num { return Quo(v, d.CashFactorAt(e, t)) }
+
+// CashFactorAt returns the adjustment factor of e as known at t: F of its
+// prior_ex_date counting only the share actions known at t
+// (ShareAction.KnownAt), each with the factor known at t (without its
+// received-value part until the received assets' first session after
+// its prior_ex_date closed), computed as Build computes F (the same
+// products in the same order): the factor a Dataset built from the
+// actions and sessions known at t gives. It is e.Factor when every
+// action counted is fully known at t.
+func (d *Dataset) CashFactorAt(e *CashEvent, t time.Time) Num {
+	if !e.PriorExDate.Valid() || e.asset < 0 {
+		return e.Factor
+	}
+	ev := d.assets[e.asset].events
+	i := sort.Search(len(ev), func(i int) bool { return ev[i].Date >= e.PriorExDate })
+	all := true
+	for k := range ev[i:] {
+		if f, ok := ev[i+k].factorAt(t); !ok || f != ev[i+k].Factor {
+			all = false
+			break
+		}
+	}
+	if all {
+		return e.Factor
+	}
+	// The step function of the known events from prior_ex_date on: the
+	// factors of one date multiplied in event order, then the dates'
+	// products from the last backwards (buildAdjust); events whose
+	// factor is 1 are left out, as Build leaves them.
+	cum := Num(1)
+	for j := len(ev); j > i; {
+		k := j - 1
+		for k > i && ev[k-1].Date == ev[j-1].Date {
+			k--
+		}
+		day, any := Num(1), false
+		for m := range ev[k:j] {
+			f, ok := ev[k+m].factorAt(t)
+			if !ok || f == 1 {
+				continue
+			}
+			if any {
+				day *= f
+			} else {
+				day, any = f, true
+			}
+		}
+		if any {
+			cum = day * cum
+		}
+		j = k
+	}
+	return cum
+}
+
+// factorAt returns the event's factor as known at t, and false when its
+// action is not known then.
+func (x *AdjEvent) factorAt(t time.Time) (Num, bool) {
+	if !x.Action.KnownAt(t) {
+		return 0, false
+	}
+	if x.valueAt.Valid() && SessionClose(x.valueAt).After(t) {
+		return x.base, true
+	}
+	return x.Factor, true
+}
+
+// SharesAt returns the newest share-count point known at t (dated on or
+// before t's day in São Paulo) and true, or false when there is none.
+func (is *Issuer) SharesAt(t time.Time) (SharesPoint, bool) {
+	day := SaoPauloDay(t)
+	// Shares is newest first.
+	i := sort.Search(len(is.Shares), func(i int) bool { return is.Shares[i].Date <= day })
+	if i == len(is.Shares) {
+		return SharesPoint{}, false
+	}
+	return *is.Shares[i], true
+}
+
+// FirstPublished returns the earliest publication of the Dataset's
+// published data (reports, cash actions, fund reports, share counts): an
+// as-of instant before it knows nothing. The zero time when there is
+// none.
+func (d *Dataset) FirstPublished() time.Time { return d.firstPublished }
+
+// firstPublished computes FirstPublished.
+func firstPublished(u *Universe) time.Time {
+	var first time.Time
+	see := func(t time.Time) {
+		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	for i := range u.Reports {
+		see(u.Reports[i].PublishDate)
+	}
+	for i := range u.CashActions {
+		see(u.CashActions[i].PublishDate)
+	}
+	for i := range u.FundReports {
+		see(u.FundReports[i].PublishDate)
+	}
+	for i := range u.Shares {
+		if d := u.Shares[i].Date; d.Valid() {
+			see(dayStart(d))
+		}
+	}
+	return first
+}
+
+// reportIndependent reports whether an indicator's points are computed
+// from prices, share counts and cash actions only (MARKET_CAP and
+// DIVIDEND_YIELD): the derivation publishes them on their reference
+// date, but emits them only with a period's first valuation points.
+func reportIndependent(ind *Indicator) bool {
+	return ind.Kind == IndValuation && (ind.ID == "MARKET_CAP" || ind.ID == "DIVIDEND_YIELD")
+}
+
+// setKnownFrom sets KnownFrom on one company's report-independent
+// valuation series (sorted as Issuer.Ratios): a point of reference date R
+// and frequency f exists because the filings of R were published, so it
+// is known from the first publication of the company's other valuation
+// points of (R, f) when that is after its own publish date (R). Without
+// it an as_of between R and that publication would show a point that a
+// Dataset of what was published by then does not have.
+func setKnownFrom(ss []RatioSeries, cat []Indicator) {
+	for i := range ss {
+		s := &ss[i]
+		if !reportIndependent(&cat[s.Indicator]) {
+			continue
+		}
+		// The report-dependent valuation series of the same frequency
+		// (company level first: it is computed for every company with
+		// valuation).
+		var ref *RatioSeries
+		for j := range ss {
+			o := &ss[j]
+			ind := &cat[o.Indicator]
+			if o.Frequency != s.Frequency || ind.Kind != IndValuation || reportIndependent(ind) {
+				continue
+			}
+			if ref == nil || o.Class == "" && ref.Class != "" {
+				ref = o
+			}
+		}
+		if ref == nil {
+			continue
+		}
+		var kf []Stamp
+		for k := range s.Points {
+			p := &s.Points[k]
+			from := p.PublishDate
+			j := sort.Search(len(ref.Points), func(j int) bool { return ref.Points[j].ReferenceDate >= p.ReferenceDate })
+			if j < len(ref.Points) && ref.Points[j].ReferenceDate == p.ReferenceDate && ref.Points[j].PublishDate.Compare(from) > 0 {
+				from = ref.Points[j].PublishDate
+			}
+			if from != p.PublishDate && kf == nil {
+				kf = make([]Stamp, len(s.Points))
+				for m := range k {
+					kf[m] = s.Points[m].PublishDate
+				}
+			}
+			if kf != nil {
+				kf[k] = from
+			}
+		}
+		s.KnownFrom = kf
+	}
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// spTime is hh:mm in São Paulo on day d.
+func spTime(d Date, hh, mm int) time.Time {
+	return d.Time().Add(time.Duration(hh+3)*time.Hour + time.Duration(mm)*time.Minute)
+}
+
+func TestSaoPauloDay(t *testing.T) {
+	for _, c := range []struct {
+		t    time.Time
+		want Date
+	}{
+		{time.Date(2024, 1, 3, 2, 59, 59, 0, time.UTC), MakeDate(2024, 1, 2)}, // 23:59:59 the day before in São Paulo
+		{time.Date(2024, 1, 3, 3, 0, 0, 0, time.UTC), MakeDate(2024, 1, 3)},
+		{time.Date(2024, 1, 3, 21, 0, 0, 0, time.UTC), MakeDate(2024, 1, 3)},
+	} {
+		if got := SaoPauloDay(c.t); got != c.want {
+			t.Errorf("SaoPauloDay(%v) = %v, want %v", c.t, got, c.want)
+		}
+	}
+}
+
+func TestCashCurrentAt(t *testing.T) {
+	u := testUniverse(t)
+	u.CashActions[0].PublishDate = at(0, 12, 0) // c1 v1
+	u.CashActions[1].PublishDate = at(2, 12, 0) // c1 v2
+	ds := mustBuild(t, u)
+	ev := map[string]*CashEvent{}
+	for i := range ds.CashActions() {
+		e := &ds.CashActions()[i]
+		ev[e.ID] = e
+	}
+	for _, c := range []struct {
+		id          string
+		t           time.Time
+		known, curr bool
+	}{
+		{"c1v1", at(0, 11, 59), false, false},
+		{"c1v1", at(0, 12, 0), true, true},
+		{"c1v2", at(1, 0, 0), false, false},
+		{"c1v1", at(2, 11, 0), true, true},
+		{"c1v1", at(2, 12, 0), true, false}, // v2 published at that instant
+		{"c1v2", at(2, 12, 0), true, true},
+		{"c1v2", at(4, 0, 0), true, true},
+		{"c2v1", at(4, 0, 0), true, true}, // one version, published at the zero time
+	} {
+		e := ev[c.id]
+		if got := e.KnownAt(c.t); got != c.known {
+			t.Errorf("%s KnownAt(%v) = %v, want %v", c.id, c.t, got, c.known)
+		}
+		if got := e.CurrentAt(c.t); got != c.curr {
+			t.Errorf("%s CurrentAt(%v) = %v, want %v", c.id, c.t, got, c.curr)
+		}
+	}
+}
+
+// TestCashFactorAt checks that the adjustment factor as known at t is the
+// one a Dataset built from the share actions known at t gives, to the
+// bit.
+func TestCashFactorAt(t *testing.T) {
+	base := testUniverse(t)
+	base.ShareActions[0].ApprovalDate = d(1) // PETR4 split 1:10, prior_ex d1
+	base.ShareActions[1].ApprovalDate = d(2) // PETR3 reverse 10:1, prior_ex d2
+	base.ShareActions[2].ApprovalDate = d(0) // PETR3 bonus 5 %, prior_ex d0
+	full := mustBuild(t, base)
+	for _, when := range []time.Time{spTime(d(0), 12, 0), spTime(d(1), 0, 0), spTime(d(1), 12, 0), spTime(d(2), 12, 0), spTime(d(4), 12, 0)} {
+		u := testUniverse(t)
+		u.ShareActions = nil
+		for _, sa := range base.ShareActions {
+			if sa.KnownAt(when) {
+				u.ShareActions = append(u.ShareActions, sa)
+			}
+		}
+		part := mustBuild(t, u)
+		for i := range full.CashActions() {
+			e := &full.CashActions()[i]
+			var want Num
+			for j := range part.CashActions() {
+				if part.CashActions()[j].ID == e.ID {
+					want = part.CashActions()[j].Factor
+				}
+			}
+			if got := full.CashFactorAt(e, when); got != want && (got.Valid() || want.Valid()) {
+				t.Errorf("at %v: %s factor %v, want %v (built from the actions known then)", when, e.ID, got, want)
+			}
+		}
+	}
+	// The split of PETR4 (c1's ticker) is known from d1 in São Paulo.
+	e := &full.CashActions()[slices.IndexFunc(full.CashActions(), func(e CashEvent) bool { return e.ID == "c1v1" })]
+	if f := full.CashFactorAt(e, spTime(d(0), 23, 59)); f != 1 {
+		t.Errorf("c1v1 factor before the split's approval = %v, want 1", f)
+	}
+	if f := full.CashFactorAt(e, spTime(d(1), 0, 0)); f != 10 {
+		t.Errorf("c1v1 factor from the split's approval = %v, want 10", f)
+	}
+}
+
+func TestSharesAt(t *testing.T) {
+	ds := mustBuild(t, testUniverse(t))
+	is, _ := ds.Issuer(petroID)
+	for _, c := range []struct {
+		t      time.Time
+		ok     bool
+		common int64
+	}{
+		{spTime(MakeDate(2021, 12, 31), 23, 59), false, 0},
+		{spTime(MakeDate(2022, 1, 1), 0, 0), true, 100},
+		{spTime(MakeDate(2023, 5, 31), 23, 59), true, 100},
+		{spTime(MakeDate(2023, 6, 1), 0, 0), true, 110},
+		{at(4, 21, 0), true, 110},
+	} {
+		p, ok := is.SharesAt(c.t)
+		if ok != c.ok || p.Common != c.common {
+			t.Errorf("SharesAt(%v) = %d, %v; want %d, %v", c.t, p.Common, ok, c.common, c.ok)
+		}
+	}
+	if got, want := ds.FirstPublished(), spTime(MakeDate(2022, 1, 1), 0, 0); !got.Equal(want) {
+		t.Errorf("FirstPublished = %v, want %v (the first share count)", got, want)
+	}
+}
+
+// TestRatioKnownAt checks RatioFilter.KnownAt and LatestKnown on one
+// series with a re-filed reference date and a point priced at a session.
+func TestRatioKnownAt(t *testing.T) {
+	q1, q2, sess := MakeDate(2023, 9, 30), MakeDate(2023, 12, 31), MakeDate(2024, 3, 1)
+	pts := []RatioPoint{
+		{ReferenceDate: q1, PublishDate: StampOf(spTime(MakeDate(2023, 11, 1), 19, 0)), Value: 1},
+		{ReferenceDate: q1, PublishDate: StampOf(spTime(MakeDate(2024, 2, 1), 19, 0)), Value: 2}, // re-filed
+		{ReferenceDate: q2, PublishDate: StampOf(spTime(MakeDate(2024, 1, 20), 19, 0)), Value: 3},
+		{ReferenceDate: sess, PublishDate: StampOf(spTime(MakeDate(2024, 1, 20), 19, 0)), Value: 4}, // priced at a session
+	}
+	for _, c := range []struct {
+		t      time.Time
+		all    []int // SelectRatioPoints with KnownAt
+		latest []int // ... and LatestByReference
+		last   int   // LatestKnown
+	}{
+		{spTime(MakeDate(2023, 10, 31), 12, 0), nil, nil, -1},
+		{spTime(MakeDate(2023, 11, 1), 19, 0), []int{0}, []int{0}, 0},
+		{spTime(MakeDate(2024, 1, 31), 12, 0), []int{0, 2}, []int{0, 2}, 2},
+		{spTime(MakeDate(2024, 2, 1), 19, 0), []int{0, 1, 2}, []int{1, 2}, 2},
+		{spTime(MakeDate(2024, 3, 1), 17, 59), []int{0, 1, 2}, []int{1, 2}, 2}, // the session has not closed
+		{spTime(MakeDate(2024, 3, 1), 18, 0), []int{0, 1, 2, 3}, []int{1, 2, 3}, 3},
+	} {
+		got := slices.Collect(SelectRatioPoints(pts, &RatioFilter{Reference: NoDate, KnownAt: c.t}))
+		if !slices.Equal(got, c.all) {
+			t.Errorf("KnownAt %v: %v, want %v", c.t, got, c.all)
+		}
+		got = slices.Collect(SelectRatioPoints(pts, &RatioFilter{Reference: NoDate, KnownAt: c.t, LatestByReference: true}))
+		if !slices.Equal(got, c.latest) {
+			t.Errorf("KnownAt %v, latest by reference: %v, want %v", c.t, got, c.latest)
+		}
+		if got := LatestKnown(pts, nil, c.t); got != c.last {
+			t.Errorf("LatestKnown(%v) = %d, want %d", c.t, got, c.last)
+		}
+	}
+}

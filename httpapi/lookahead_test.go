@@ -1,0 +1,421 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"reflect"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+// lookAheadSize is the demo of the look-ahead test: small enough to be
+// built once per as_of instant under -race, with restatements of reports,
+// cash events and fund reports.
+var lookAheadSize = demo.Size{Companies: 40, FIIs: 10, ETFs: 2, ReportsFrom: 2023, FundReportsFrom: 2024, EventsFrom: 2026, HistoryFrom: 2022}
+
+// buildDemoDS derives and builds u (which it does not modify).
+func buildDemoDS(tb testing.TB, u *engine.Universe) *engine.Dataset {
+	tb.Helper()
+	uu := *u
+	d, err := ratios.Derive(&uu)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	uu.Derived = d
+	ds, err := engine.Build(&uu)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ds
+}
+
+// serverOf serves ds with the test keys.
+func serverOf(tb testing.TB, ds *engine.Dataset) *testServer {
+	tb.Helper()
+	ts := &testServer{store: &engine.Store{}, reg: prometheus.NewRegistry()}
+	ts.store.Publish(ds)
+	ts.api = New(DefaultConfig(), ts.store, testKeys(tb), nil, ts.reg, nil)
+	return ts
+}
+
+// publishedBy returns the universe of what u published by t: reports,
+// cash actions and fund reports published at or before t, share counts
+// dated by t's day, share actions approved by then, the sessions closed
+// by then; everything else (registry, securities, the catalog's
+// derivation rules, the metadata) as in u. Its derived ratios are
+// computed from that data only.
+func publishedBy(u *engine.Universe, t time.Time) *engine.Universe {
+	p := *u
+	p.Derived = engine.Derived{}
+	p.Intraday = nil
+	p.Reports = nil
+	for _, r := range u.Reports {
+		if r.KnownAt(t) {
+			p.Reports = append(p.Reports, r)
+		}
+	}
+	p.CashActions = nil
+	for _, a := range u.CashActions {
+		if !a.PublishDate.After(t) {
+			p.CashActions = append(p.CashActions, a)
+		}
+	}
+	p.FundReports = nil
+	for _, r := range u.FundReports {
+		if !r.PublishDate.After(t) {
+			p.FundReports = append(p.FundReports, r)
+		}
+	}
+	p.Shares = nil
+	for _, s := range u.Shares {
+		if s.Date <= engine.SaoPauloDay(t) {
+			p.Shares = append(p.Shares, s)
+		}
+	}
+	p.ShareActions = nil
+	for _, sa := range u.ShareActions {
+		if sa.KnownAt(t) {
+			p.ShareActions = append(p.ShareActions, sa)
+		}
+	}
+	p.Daily = make([]engine.Series, len(u.Daily))
+	for i, s := range u.Daily {
+		n := sort.Search(len(s.Dates), func(k int) bool { return engine.SessionClose(s.Dates[k]).After(t) })
+		p.Daily[i] = engine.Series{Ticker: s.Ticker, Dates: s.Dates[:n], Open: s.Open[:n], High: s.High[:n], Low: s.Low[:n],
+			Close: s.Close[:n], Volume: s.Volume[:n], Quantity: s.Quantity[:n], Trades: s.Trades[:n]}
+	}
+	return &p
+}
+
+// TestAsOfLookAhead is the look-ahead proof of as_of, on a demo with
+// restatements: for random (route, identifier, as_of) triples,
+//
+//   - no publish_date in the answer is after as_of;
+//   - the answer equals the one a Dataset built from only the data
+//     published by as_of (publishedBy) gives without as_of; valuation
+//     points at that Dataset's last session are left out of the
+//     comparison (as_of does not reprice the latest valuation at the last
+//     session before it: docs/api.md) and so is the company detail's
+//     market capitalization;
+//   - every route has triples where as_of shows a version that a later
+//     publication replaced (a restatement, a corrected dividend, a new
+//     share count): as_of changes the answer, not only its length.
+func TestAsOfLookAhead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds one Dataset per as_of instant")
+	}
+	u := demo.GenerateSize(5, lookAheadSize)
+	full := buildDemoDS(t, u)
+	fs := serverOf(t, full)
+	r := rand.New(rand.NewPCG(29, 4))
+
+	var companies, funds []string
+	for _, is := range full.Issuers() {
+		switch {
+		case is.IsFund() && len(is.FundReports) > 0:
+			funds = append(funds, is.ID)
+		case !is.IsFund() && len(is.Reports) > 0:
+			companies = append(companies, is.ID)
+		}
+	}
+	// The instants: shortly before a restatement (a later version's
+	// publication: as_of then shows the version it replaced), with the
+	// restated issuer among the identifiers asked, and random ones.
+	type mark struct {
+		t    time.Time
+		id   string
+		fund bool
+	}
+	var reportMarks, cashMarks, fundMarks, fundCashMarks []mark
+	for _, rep := range u.Reports {
+		if rep.Version > 1 {
+			reportMarks = append(reportMarks, mark{rep.PublishDate, rep.CompanyID, false})
+		}
+	}
+	for _, a := range u.CashActions {
+		if a.Version > 1 {
+			if is, ok := full.Issuer(a.CompanyID); ok && is.IsFund() {
+				fundCashMarks = append(fundCashMarks, mark{a.PublishDate, a.CompanyID, true})
+			} else {
+				cashMarks = append(cashMarks, mark{a.PublishDate, a.CompanyID, false})
+			}
+		}
+	}
+	for _, fr := range u.FundReports {
+		if fr.Version > 1 {
+			fundMarks = append(fundMarks, mark{fr.PublishDate, fr.FundID, true})
+		}
+	}
+	first, last := full.FirstPublished(), full.AsOf()
+	var instants []mark
+	for range 2 {
+		for _, ms := range [][]mark{reportMarks, cashMarks, fundMarks, fundCashMarks} {
+			if len(ms) == 0 {
+				t.Fatal("the demo has no restatement of a kind")
+			}
+			m := ms[r.IntN(len(ms))]
+			m.t = m.t.Add(-time.Duration(1+r.IntN(47)) * time.Hour)
+			instants = append(instants, m)
+		}
+	}
+	for range 2 {
+		instants = append(instants, mark{t: first.Add(time.Duration(r.Int64N(int64(last.Sub(first)))))})
+	}
+
+	type route struct {
+		name, path, query string
+		fund              bool
+		latest            bool // answers the latest version of each item: as_of must show replaced ones
+	}
+	routes := []route{
+		{"ratios", "/v2/companies/%s/ratios", "show_calculation=true", false, false},
+		{"ratios latest", "/v2/companies/%s/ratios", "latest_by_reference_date=true&frequency=TTM", false, true},
+		{"valuation", "/v2/companies/%s/ratios/valuation", "show_calculation=true", false, false},
+		{"raw reports", "/v2/companies/%s/raw-reports", "flat=true&limit=100", false, false},
+		{"reports latest", "/v2/companies/%s/reports", "latest_by_reference_date=true&limit=100", false, true},
+		{"company", "/v2/companies/%s", "show_sector=true", false, true},
+		{"company cash", "/v2/companies/%s/cash-corporate-actions", "", false, true},
+		{"company cash versions", "/v2/companies/%s/cash-corporate-actions", "current=false", false, false},
+		{"share actions", "/v2/companies/%s/corporate-actions", "", false, false},
+		{"cash", "/v2/companies/cash-corporate-actions", "limit=500", false, false},
+		{"fund ratios", "/v2/traded-funds/%s/ratios", "latest_by_reference_date=true", true, true},
+		{"fund cash", "/v2/traded-funds/%s/cash-corporate-actions", "", true, true},
+	}
+	changed := map[string]int{}
+	checked := 0
+	for _, m := range instants {
+		at := m.t.Truncate(time.Second)
+		if at.Before(first) || at.After(last) {
+			continue
+		}
+		pu := publishedBy(u, at)
+		ps := serverOf(t, buildDemoDS(t, pu))
+		lastDay := engine.NoDate // the derivation's last session: the newest day of any series
+		for _, s := range pu.Daily {
+			if n := len(s.Dates); n > 0 {
+				lastDay = max(lastDay, s.Dates[n-1])
+			}
+		}
+		asOf := at.In(engine.SaoPaulo).Format("2006-01-02T15:04:05")
+		for _, rt := range routes {
+			ids := companies
+			if rt.fund {
+				ids = funds
+			}
+			for k := range 3 {
+				path := rt.path
+				if slices.Contains([]byte(path), '%') {
+					id := ids[r.IntN(len(ids))]
+					if k == 0 && m.id != "" && m.fund == rt.fund {
+						id = m.id
+					}
+					path = fmt.Sprintf(path, id)
+				}
+				q := rt.query
+				sep := func(q string) string {
+					if q == "" {
+						return ""
+					}
+					return "&"
+				}
+				got := getJSON(t, fs, path+"?"+q+sep(q)+"as_of="+url.QueryEscape(asOf))
+				want := getJSON(t, ps, path+"?"+q)
+				now := getJSON(t, fs, path+"?"+q)
+				checked++
+				if p, ok := publishedAfter(got, at); ok {
+					t.Errorf("%s as_of=%s: publish_date %s is after as_of", path, asOf, p)
+				}
+				if rt.name == "valuation" {
+					dropSession(got, lastDay)
+					dropSession(want, lastDay)
+				}
+				if d := firstDiff(got, want, ""); d != "" {
+					t.Errorf("%s?%s as_of=%s: %s (want: a Dataset of what was published by then)", path, q, asOf, d)
+				}
+				if replaced(got, now) {
+					changed[rt.name]++
+				}
+			}
+		}
+	}
+	t.Logf("%d answers checked; answers showing a replaced version, by route: %v", checked, changed)
+	for _, rt := range routes {
+		if changed[rt.name] == 0 && rt.latest {
+			t.Errorf("route %s: as_of never showed a replaced version", rt.name)
+		}
+	}
+}
+
+// getJSON serves a GET with the test key and decodes its 200 answer.
+func getJSON(tb testing.TB, ts *testServer, path string) any {
+	tb.Helper()
+	w := ts.do("GET", path, testKeyDelayed, "")
+	if w.Code == 404 {
+		return "404"
+	}
+	if w.Code != 200 {
+		tb.Fatalf("GET %s: %d %s", path, w.Code, w.Body)
+	}
+	var v any
+	if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+		tb.Fatalf("GET %s: %v", path, err)
+	}
+	return v
+}
+
+// publishedAfter returns the first publish_date (or a source's
+// published_at) of v after t.
+func publishedAfter(v any, t time.Time) (string, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && (k == "publish_date" || k == "published_at") {
+				if p, err := time.Parse(time.RFC3339Nano, s); err == nil && p.After(t) {
+					return s, true
+				}
+			}
+			if s, ok := publishedAfter(e, t); ok {
+				return s, true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if s, ok := publishedAfter(e, t); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// dropSession removes from a ratios answer the points of reference date
+// d.
+func dropSession(v any, d engine.Date) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for id, fs := range m {
+		freqs := fs.(map[string]any)
+		for f, ps := range freqs {
+			kept := []any{}
+			for _, p := range ps.([]any) {
+				if p.(map[string]any)["reference_date"] != d.Time().Format(time.RFC3339) {
+					kept = append(kept, p)
+				}
+			}
+			if len(kept) == 0 {
+				delete(freqs, f)
+			} else {
+				freqs[f] = kept
+			}
+		}
+		if len(freqs) == 0 {
+			delete(m, id)
+		}
+	}
+}
+
+// replaced reports whether the as_of answer got holds a version that the
+// current answer now does not: an item (a report, a cash action, a ratio
+// point, the share counts) that a later publication replaced.
+func replaced(got, now any) bool {
+	switch g := got.(type) {
+	case []any:
+		n, _ := now.([]any)
+		for _, x := range g {
+			if !containsJSON(n, x) {
+				return true
+			}
+		}
+	case map[string]any:
+		n, _ := now.(map[string]any)
+		if _, ok := g["total_shares"]; ok {
+			return !reflect.DeepEqual(g["total_shares"], n["total_shares"]) || !reflect.DeepEqual(g["common_shares"], n["common_shares"])
+		}
+		for id, fs := range g {
+			nf, _ := n[id].(map[string]any)
+			for f, ps := range fs.(map[string]any) {
+				np, _ := nf[f].([]any)
+				for _, p := range ps.([]any) {
+					if !containsJSON(np, p) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func containsJSON(xs []any, x any) bool {
+	for _, y := range xs {
+		if reflect.DeepEqual(x, y) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstDiff describes the first difference between two decoded JSON
+// values ("" when equal).
+func firstDiff(got, want any, at string) string {
+	switch g := got.(type) {
+	case map[string]any:
+		w, ok := want.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := make([]string, 0, len(g)+len(w))
+		for k := range g {
+			keys = append(keys, k)
+		}
+		for k := range w {
+			if _, ok := g[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			gv, gok := g[k]
+			wv, wok := w[k]
+			if !gok || !wok {
+				return fmt.Sprintf("%s.%s: present %v, want present %v", at, k, gok, wok)
+			}
+			if d := firstDiff(gv, wv, at+"."+k); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		w, ok := want.([]any)
+		if !ok {
+			break
+		}
+		for i := range min(len(g), len(w)) {
+			if d := firstDiff(g[i], w[i], fmt.Sprintf("%s[%d]", at, i)); d != "" {
+				return d
+			}
+		}
+		if len(g) != len(w) {
+			return fmt.Sprintf("%s: %d items, want %d", at, len(g), len(w))
+		}
+		return ""
+	}
+	if reflect.DeepEqual(got, want) {
+		return ""
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	return fmt.Sprintf("%s: %.300s, want %.300s", at, gj, wj)
+}
