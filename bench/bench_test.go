@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -353,5 +354,29 @@ func BenchmarkKept(b *testing.B) {
 		{"ratios-ttm", "GET", "/v2/companies/" + t + "/ratios?frequency=TTM", ""},
 	} {
 		b.Run(c.name, func(b *testing.B) { runKept(b, c.method, c.path, c.body) })
+	}
+}
+
+// BenchmarkAsOf serves the point-in-time routes of a liquid company with
+// as_of a year before the snapshot's as_of (a restated past: every
+// series filtered by publication) and, for comparison, the same request
+// without it.
+func BenchmarkAsOf(b *testing.B) {
+	_, d := setup(b)
+	t := d.Screener().Assets[d.Screener().ByVolume[0]].Ticker
+	asOf := d.LastSession().Time().AddDate(-1, 0, 0).Format(time.DateOnly)
+	for _, c := range []struct{ name, path string }{
+		{"fundamental-all", "/v2/companies/" + t + "/ratios?show_calculation=true"},
+		{"valuation-ttm-latest", "/v2/companies/" + t + "/ratios/valuation?frequency=TTM&latest_by_reference_date=true"},
+		{"raw-reports-latest", "/v2/companies/" + t + "/raw-reports?latest_by_reference_date=true&flat=true"},
+		{"company-market-cap", "/v2/companies/" + t + "?show_market_cap=true"},
+		{"company-cash", "/v2/companies/" + t + "/cash-corporate-actions"},
+	} {
+		b.Run(c.name+"/now", func(b *testing.B) { run(b, "GET", c.path, "") })
+		sep := "?"
+		if strings.Contains(c.path, "?") {
+			sep = "&"
+		}
+		b.Run(c.name+"/as_of", func(b *testing.B) { run(b, "GET", c.path+sep+"as_of="+asOf, "") })
 	}
 }

@@ -46,7 +46,7 @@ func BenchmarkDecode(b *testing.B) {
 
 var (
 	demoScales = flag.String("demoscales", "1", "comma-separated demo scales for BenchmarkDecodeDemo (e.g. 1,10)")
-	snapFile   = flag.String("snapshot", "", "snapshot file for BenchmarkReadFile")
+	snapFile   = flag.String("snapshot", "", "snapshot file for BenchmarkReadFile and BenchmarkLoadFile")
 )
 
 // BenchmarkDecodeDemo loads the demo universe's snapshot (with derived
@@ -137,6 +137,33 @@ func BenchmarkReadFile(b *testing.B) {
 	b.ReportMetric(float64(universeBytes(u)), "universe-bytes")
 	b.ReportMetric(float64(m.HeapAlloc), "heap-bytes")
 	runtime.KeepAlive(u)
+}
+
+// BenchmarkLoadFile loads the snapshot named by -snapshot as pregao
+// serve does (Load with PauseGC: read, verify, decode, engine.Build) and
+// reports the heap the loaded Dataset keeps (heap-inuse-MiB, after a
+// collection), e.g. for the scale-1 demo:
+//
+//	make demo && go test -run '^$' -bench 'LoadFile' -benchtime 2x -count 6 ./snapshot/ -snapshot $PWD/.cache/demo-s1-x1/demo.snap
+func BenchmarkLoadFile(b *testing.B) {
+	if *snapFile == "" {
+		b.Skip("no -snapshot FILE")
+	}
+	var m runtime.MemStats
+	for b.Loop() {
+		ds, _, err := Load(*snapFile, LoadOptions{PauseGC: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		runtime.KeepAlive(ds)
+		ds = nil
+		runtime.GC()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(m.HeapInuse)/(1<<20), "heap-inuse-MiB")
 }
 
 // benchDecode decodes data b.N times (Decode, with collection paused for
