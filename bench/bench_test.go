@@ -380,3 +380,18 @@ func BenchmarkAsOf(b *testing.B) {
 		b.Run(c.name+"/as_of", func(b *testing.B) { run(b, "GET", c.path+sep+"as_of="+asOf, "") })
 	}
 }
+
+// BenchmarkScreenerAsOf screens as BenchmarkScreenerDefault and
+// BenchmarkScreenerDropletFilterSort do, with as_of a year before the
+// snapshot's as_of: the screener's columns as known then, computed for
+// the request.
+func BenchmarkScreenerAsOf(b *testing.B) {
+	_, d := setup(b)
+	asOf := d.LastSession().Time().AddDate(-1, 0, 0).Format(time.DateOnly)
+	for _, c := range []struct{ name, body string }{
+		{"default", `{"as_of":"` + asOf + `"}`},
+		{"droplet-filter-sort", `{"as_of":"` + asOf + `","primaryOnly":false,"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS","op":"between","min":0,"max":30}],"sort":[{"by":"droplet:DIVIDEND_YIELD","order":"desc"}]}`},
+	} {
+		b.Run(c.name, func(b *testing.B) { run(b, "POST", "/v2/screener", c.body) })
+	}
+}

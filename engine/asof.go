@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"time"
 )
@@ -230,4 +232,83 @@ func setKnownFrom(ss []RatioSeries, cat []Indicator) {
 		}
 		s.KnownFrom = kf
 	}
+}
+
+// At returns the screener as known at t (the API's as_of): each row's
+// close and volume of its last session closed by t (Null when it has
+// none), each ratio cell the latest point known at t of the series
+// Ratios reads (TTM, else ANNUAL: the point of the newest reference
+// date known then, at its latest publication known then; see
+// LatestKnown), and ByVolume the rows with a session closed by t (a
+// ticker listed later is not a row then) by that volume. Valuation cells
+// are the points as derived (priced at their reference date), not
+// repriced at t's session. The rows and Primary are the Screener's own
+// (a ticker delisted before the snapshot's last session is no row). It
+// allocates the columns: meant for one request. Only the ratio columns
+// of the catalog indexes in need are computed (the others are nil).
+func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
+	n := s.Len()
+	out := &ScreenerPrices{Session: NoDate, Close: make([]Num, n), Volume: make([]Num, n), Primary: s.Primary, Ratios: make([][]Num, len(s.Ratios))}
+	traded := make([]bool, n)
+	for r, a := range s.Assets {
+		out.Close[r], out.Volume[r] = Null, Null
+		b := a.Daily
+		i := sort.Search(b.Len(), func(i int) bool { return SessionClose(b.Dates[i]).After(t) }) - 1
+		if i >= 0 {
+			traded[r] = true
+			out.Close[r], out.Volume[r] = b.Close(i), b.Volume(i)
+			if b.Dates[i] > out.Session {
+				out.Session = b.Dates[i]
+			}
+		}
+	}
+	var cat []Indicator
+	if s.ds != nil {
+		cat = s.ds.Catalog()
+	}
+	for _, k := range need {
+		if k < 0 || k >= len(out.Ratios) || out.Ratios[k] != nil {
+			continue
+		}
+		col := make([]Num, n)
+		for r, a := range s.Assets {
+			col[r] = Null
+			if k >= len(cat) {
+				continue
+			}
+			class := ""
+			if cat[k].ByClass {
+				class = a.StockType
+			}
+			if p := latestRatioAt(s.Issuers[r], uint16(k), class, t); p != nil {
+				col[r] = p.Value
+			}
+		}
+		out.Ratios[k] = col
+	}
+	out.ByVolume = make([]int32, 0, n)
+	for r := range n {
+		if traded[r] {
+			out.ByVolume = append(out.ByVolume, int32(r))
+		}
+	}
+	slices.SortStableFunc(out.ByVolume, func(x, y int32) int {
+		return cmp.Or(cmpDescMissingLast(out.Volume[x], out.Volume[y]), cmp.Compare(s.Assets[x].Ticker, s.Assets[y].Ticker))
+	})
+	return out
+}
+
+// latestRatioAt is latestRatio as known at t: of the first of TTM and
+// ANNUAL with a point known at t, the latest one (LatestKnown).
+func latestRatioAt(is *Issuer, k uint16, class string, t time.Time) *RatioPoint {
+	for _, f := range [...]string{FreqTTM, FreqAnnual} {
+		g := is.RatioGroup(k, class, f)
+		if g == nil {
+			continue
+		}
+		if i := LatestKnown(g.Points, g.KnownFrom, t); i >= 0 {
+			return &g.Points[i]
+		}
+	}
+	return nil
 }

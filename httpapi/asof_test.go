@@ -117,6 +117,20 @@ func TestAsOfErrors(t *testing.T) {
 	if n != 10 {
 		t.Errorf("%d routes declare as_of, want 10", n)
 	}
+	// The screener takes it in its body.
+	for _, c := range []struct{ body, want string }{
+		{`{"as_of":"2024-02-30"}`, `request body: field "as_of": "2024-02-30": not a calendar date: February 2024 has 29 days`},
+		{`{"as_of":"` + after + `"}`, `request body: field "as_of": "` + after + `": after the snapshot's as_of`},
+		{`{"as_of":"` + before + `"}`, `request body: field "as_of": "` + before + `": before the snapshot's first data`},
+		{`{"as_of":20240328}`, `request body: field "as_of": want a date YYYY-MM-DD or a São Paulo date-time`},
+	} {
+		checkError(t, ts.do("POST", "/v2/screener", testKeyDelayed, c.body), 400, c.want)
+	}
+	for _, ok := range []string{asOfDay, first.Format("2006-01-02T15:04:05")} {
+		if w := ts.do("POST", "/v2/screener", testKeyDelayed, `{"as_of":"`+ok+`"}`); w.Code != 200 {
+			t.Errorf("POST /v2/screener as_of %s: %d %s", ok, w.Code, w.Body)
+		}
+	}
 }
 
 func declares(rt *Route, name string) bool {

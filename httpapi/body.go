@@ -847,6 +847,8 @@ var screenerBody = Param{Name: "ScreenerRequest", Type: TypeObject, Fields: []Pa
 	{Name: "primaryOnly", Type: TypeBoolean, Default: true, Desc: "keep only the most liquid ticker of each company"},
 	{Name: "filters", Type: TypeArray, Max: MaxScreenerFilters, Noun: "filters", Items: &screenerFilterDecl, Desc: "conditions every result meets (a missing value never matches)"},
 	{Name: "sort", Type: TypeArray, Max: MaxScreenerSorts, Noun: "sort keys", Items: &screenerSortDecl, Desc: "sort keys, the first one first; default volume descending; ties by ticker"},
+	{Name: "as_of", Type: TypeAsOf, Desc: "point in time (addition): screen as at this instant, from what was published by then (docs/api.md, Point in time): closes and volumes of the last session closed by then, each ratio the latest point known then (valuation points not repriced). " +
+		"A date YYYY-MM-DD is the end of that day in São Paulo; a date-time YYYY-MM-DDTHH:MM[:SS] is São Paulo time (UTC-3), or RFC 3339 with Z or an offset"},
 }}
 
 var screenerFilterDecl = Param{Name: "ScreenerFilter", Type: TypeObject, Fields: []Param{
@@ -899,6 +901,8 @@ func parseScreenerRequest(body []byte, req *screenerRequest) error {
 				req.Filters = append(req.Filters, screenerFilter{})
 				decodeScreenerFilter(&d, &req.Filters[len(req.Filters)-1])
 			}
+		case "as_of":
+			req.AsOf = d.text()
 		case "sort":
 			req.Sort = nil
 			if d.null() || !d.array() {

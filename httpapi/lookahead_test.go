@@ -192,7 +192,7 @@ func TestAsOfLookAhead(t *testing.T) {
 		{"fund cash", "/v2/traded-funds/%s/cash-corporate-actions", "", true, true},
 	}
 	changed := map[string]int{}
-	checked := 0
+	checked, screenRows := 0, 0
 	for _, m := range instants {
 		at := m.t.Truncate(time.Second)
 		if at.Before(first) || at.After(last) {
@@ -207,6 +207,12 @@ func TestAsOfLookAhead(t *testing.T) {
 			}
 		}
 		asOf := at.In(engine.SaoPaulo).Format("2006-01-02T15:04:05")
+		checked++
+		n, ch := screenerAt(t, fs, ps, asOf)
+		screenRows += n
+		if ch {
+			changed["screener"]++
+		}
 		for _, rt := range routes {
 			ids := companies
 			if rt.fund {
@@ -248,7 +254,10 @@ func TestAsOfLookAhead(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d answers checked; answers showing a replaced version, by route: %v", checked, changed)
+	t.Logf("%d answers checked (%d screener rows); answers showing a replaced version, by route: %v", checked, screenRows, changed)
+	if changed["screener"] == 0 || screenRows == 0 {
+		t.Errorf("screener: %d rows compared, as_of changed the answer %d times", screenRows, changed["screener"])
+	}
 	for _, rt := range routes {
 		if changed[rt.name] == 0 && rt.latest {
 			t.Errorf("route %s: as_of never showed a replaced version", rt.name)
@@ -418,4 +427,78 @@ func firstDiff(got, want any, at string) string {
 	gj, _ := json.Marshal(got)
 	wj, _ := json.Marshal(want)
 	return fmt.Sprintf("%s: %.300s, want %.300s", at, gj, wj)
+}
+
+// screenerBodyAt is the screener request of the look-ahead test: every
+// ticker with a close (not only the primary ones), sorted by two
+// fundamental ratios, with the close and volume as filters that every
+// row with them passes, so that each row shows those four values.
+func screenerBodyAt(asOf string) string {
+	b := `{"limit":500,"primaryOnly":false,"sort":[{"by":"droplet:NET_MARGIN","order":"desc"},{"by":"droplet:RETURN_ON_EQUITY"}],"filters":[` +
+		`{"type":"close_price","op":">=","value":-1e300},{"type":"volume","op":">=","value":-1e300}]`
+	if asOf != "" {
+		b += `,"as_of":"` + asOf + `"`
+	}
+	return b + "}"
+}
+
+// screenerAt checks the screener with as_of against the one of the
+// Dataset of what was published by then (ps): the rows both have (a
+// snapshot's rows are its last session's listed tickers) carry the same
+// close, volume and fundamental ratios. It returns the number of rows
+// compared and whether as_of showed a fundamental value that the current
+// screener no longer shows for the same ticker (a restatement, or a newer
+// period since).
+func screenerAt(t *testing.T, fs, ps *testServer, asOf string) (int, bool) {
+	t.Helper()
+	rows := func(ts *testServer, body string) map[string][]any {
+		w := ts.do("POST", "/v2/screener", testKeyDelayed, body)
+		if w.Code != 200 {
+			t.Fatalf("POST /v2/screener %s: %d %s", body, w.Code, w.Body)
+		}
+		var ans struct {
+			Data []struct {
+				Ticker string `json:"ticker"`
+				Sort   []struct {
+					Value any `json:"value"`
+				} `json:"sort"`
+				Filters []struct {
+					Value any `json:"applied_value"`
+				} `json:"filters"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &ans); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]any{}
+		for _, r := range ans.Data {
+			var vs []any
+			for _, f := range r.Sort {
+				vs = append(vs, f.Value)
+			}
+			for _, f := range r.Filters {
+				vs = append(vs, f.Value)
+			}
+			out[r.Ticker] = vs
+		}
+		return out
+	}
+	got := rows(fs, screenerBodyAt(asOf))
+	want := rows(ps, screenerBodyAt(""))
+	now := rows(fs, screenerBodyAt(""))
+	common, changed := 0, false
+	for tk, w := range want {
+		g, ok := got[tk]
+		if !ok {
+			continue
+		}
+		common++
+		if d := firstDiff(g, w, tk); d != "" {
+			t.Errorf("screener as_of=%s: %s (want: a Dataset of what was published by then)", asOf, d)
+		}
+		if n, ok := now[tk]; ok && g[0] != nil && !reflect.DeepEqual(n[:2], g[:2]) {
+			changed = true
+		}
+	}
+	return common, changed
 }

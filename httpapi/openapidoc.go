@@ -41,7 +41,7 @@ const (
 	docIndexLevels = "### Index levels: GET /quotes/{indexSymbol} (addition)"
 	docTotalReturn = "## Total return: GET /quotes/{ticker}/total-return and POST /quotes/total-return (addition)"
 
-	docAsOf        = "## Point in time: as_of (addition)"
+	docAsOf = "## Point in time: as_of (addition)"
 )
 
 // routeDocs maps "METHOD path" (the route table's) to its part of
@@ -67,7 +67,7 @@ var routeDocs = map[string]string{
 	"GET " + routeInsider:       docCompanyMore + "|- `insider-transactions`",
 	"GET " + routeDocuments:     docCompanyMore + "|- `documents`",
 	"GET " + routeSharesHistory: docCompanyMore + "|- `shares-history`",
-	"POST " + routeScreener:     docScreener,
+	"POST " + routeScreener:     docScreener + "\n" + docAsOf,
 	"GET " + routeFundRatios:    docFundRatios + "\n" + docAsOf,
 	"GET " + routeSectors:       docSectors,
 	"GET " + routeFunds:         docFunds,

@@ -26,6 +26,7 @@ type screenerRequest struct {
 	PrimaryOnly *bool
 	Filters     []screenerFilter
 	Sort        []screenerSort
+	AsOf        string // "" when absent
 }
 
 // screenerFilter is one filter as sent; its kind is Type: a scalar field
@@ -135,6 +136,30 @@ func (a *API) dropletColumn(ds *engine.Dataset, e *screenEnc, id string) (column
 		return column{}, badRequest("ratio %q is company-level: it takes no class suffix", base)
 	}
 	return column{vals: e.p.Ratios[k], enc: col(&e.ratios[k], e.p.Ratios[k]), class: class, byCls: ind.ByClass, id: ind.ID}, nil
+}
+
+// dropletIndexes returns the catalog indexes of the ratios req's filters
+// and sorts name (those of the ids that resolve; compileScreener refuses
+// the others).
+func dropletIndexes(ds *engine.Dataset, req *screenerRequest) []int {
+	var ks []int
+	add := func(id string) {
+		base, _ := engine.SplitClassSuffix(strings.ToUpper(strings.TrimSpace(id)))
+		if k, ok := ds.IndicatorIndex("", base); ok {
+			ks = append(ks, k)
+		}
+	}
+	for i := range req.Filters {
+		if req.Filters[i].Type == "droplet" {
+			add(req.Filters[i].ID)
+		}
+	}
+	for i := range req.Sort {
+		if id, ok := strings.CutPrefix(req.Sort[i].By, dropletPrefix); ok {
+			add(id)
+		}
+	}
+	return ks
 }
 
 // compileScreener resolves req's filters and sorts, appended to fs and ss
@@ -305,7 +330,17 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 	if req.PrimaryOnly != nil {
 		primary = *req.PrimaryOnly
 	}
-	e := a.screenView(c)
+	var e *screenEnc
+	if req.AsOf == "" {
+		e = a.screenView(c)
+	} else {
+		t, err := checkAsOf(req.AsOf, c.ds)
+		if err != nil {
+			return nil, badRequest("request body: field \"as_of\": %q: %s", req.AsOf, err)
+		}
+		s := c.ds.Screener()
+		e = newScreenEnc(s, s.At(t, dropletIndexes(c.ds, &req)))
+	}
 	fs, ss, err := a.compileScreener(c.ds, e, &req, x.filters[:0], x.sorts[:0])
 	x.filters, x.sorts = fs, ss
 	if err != nil {
