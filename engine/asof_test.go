@@ -161,3 +161,46 @@ func TestRatioKnownAt(t *testing.T) {
 		}
 	}
 }
+
+// TestScreenerAt checks the screener as known at an instant: closes and
+// volumes of the last session closed by then, rows without one left out
+// of ByVolume, ratio cells known then, and only the columns asked for.
+func TestScreenerAt(t *testing.T) {
+	ds := mustBuild(t, testUniverse(t))
+	s := ds.Screener()
+	row := func(ticker string) int {
+		for r, a := range s.Assets {
+			if a.Ticker == ticker {
+				return r
+			}
+		}
+		t.Fatalf("no screener row %s", ticker)
+		return -1
+	}
+	petr4, spun3 := row("PETR4"), row("SPUN3")
+	for _, c := range []struct {
+		t            time.Time
+		close        Num
+		spunListed   bool
+		dividendCell Num // PETR4's DIVIDEND_YIELD (TTM, reference d4, published at d4 00:00 UTC)
+	}{
+		{SessionClose(d(2)).Add(-time.Second), 110, false, Null},
+		{SessionClose(d(2)), 11.5, false, Null},
+		{SessionClose(d(3)), 12, true, Null},
+		{SessionClose(d(4)), 12.6, true, 0.08},
+	} {
+		p := s.At(c.t, []int{1})
+		if p.Close[petr4] != c.close || p.Volume[petr4] != c.close*1000 {
+			t.Errorf("at %v: PETR4 close %v volume %v, want %v and %v", c.t, p.Close[petr4], p.Volume[petr4], c.close, c.close*1000)
+		}
+		if got := slices.Contains(p.ByVolume, int32(spun3)); got != c.spunListed {
+			t.Errorf("at %v: SPUN3 (first session d3) a row: %v, want %v", c.t, got, c.spunListed)
+		}
+		if got := p.Ratios[1][petr4]; got != c.dividendCell && (got.Valid() || c.dividendCell.Valid()) {
+			t.Errorf("at %v: PETR4 DIVIDEND_YIELD %v, want %v", c.t, got, c.dividendCell)
+		}
+		if p.Ratios[0] != nil {
+			t.Errorf("at %v: column 0 computed though not asked for", c.t)
+		}
+	}
+}
