@@ -728,6 +728,25 @@ const (
 	TypeChart      = "chart"
 )
 
+// decodeTickers reads the value of the tickers field into tickers
+// (emptied first; the strings alias the body) and records whether it was
+// an array (hasTickers): null or another type leaves none.
+func (q *quotesRequest) decodeTickers(d *bodyDecoder, tickers [][]byte) [][]byte {
+	tickers, q.hasTickers = tickers[:0], false
+	if d.null() || !d.array() {
+		return tickers
+	}
+	q.hasTickers = true
+	for d.item() {
+		t := d.str()
+		if d.err != nil {
+			break
+		}
+		tickers = append(tickers, t)
+	}
+	return tickers
+}
+
 // MaxTickers is the largest number of tickers of one POST /quotes.
 const MaxTickers = 500
 
@@ -747,18 +766,7 @@ func parseQuotesRequest(body []byte, q *quotesRequest) error {
 	for d.next() {
 		switch d.name() {
 		case "tickers":
-			tickers, q.hasTickers = tickers[:0], false
-			if d.null() || !d.array() {
-				continue
-			}
-			q.hasTickers = true
-			for d.item() {
-				t := d.str()
-				if d.err != nil {
-					break
-				}
-				tickers = append(tickers, t)
-			}
+			tickers = q.decodeTickers(&d, tickers)
 		case "type":
 			q.Type = ""
 			if d.null() {

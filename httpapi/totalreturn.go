@@ -202,18 +202,7 @@ func parseTotalReturnRequest(body []byte, q *quotesRequest) (string, error) {
 	for d.next() {
 		switch d.name() {
 		case "tickers":
-			tickers, q.hasTickers = tickers[:0], false
-			if d.null() || !d.array() {
-				continue
-			}
-			q.hasTickers = true
-			for d.item() {
-				t := d.str()
-				if d.err != nil {
-					break
-				}
-				tickers = append(tickers, t)
-			}
+			tickers = q.decodeTickers(&d, tickers)
 		case "start_date":
 			q.Start = engine.NoDate
 			if !d.null() {
