@@ -82,6 +82,11 @@ func TestServeLiveEmbedded(t *testing.T) {
 	waitStream(t, m, 0, true)
 	st := m.stream.state.Load()
 	head := m.stream.streamStatus().Sequence
+	// The feed records a batch as published once the stream acknowledged
+	// it, which may come after the replica beside it applied the batch.
+	for deadline := time.Now().Add(10 * time.Second); m.live.state.Load().seq < st.seq && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if st.seq < 50 || head != st.seq || m.live.state.Load().seq != st.seq {
 		t.Fatalf("applied batch %d at stream sequence %d; the feed published %d", st.seq, head, m.live.state.Load().seq)
 	}
