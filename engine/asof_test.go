@@ -204,3 +204,26 @@ func TestScreenerAt(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionAt(t *testing.T) {
+	ds := mustBuild(t, testUniverse(t))
+	ss := ds.sessionDates()
+	if len(ss) < 2 {
+		t.Fatal("the test universe has fewer than two sessions")
+	}
+	first, second := ss[0], ss[1]
+	for _, c := range []struct {
+		t    time.Time
+		want Date
+	}{
+		{spTime(first, 17, 59), NoDate}, // before the first close
+		{spTime(first, 18, 0), first},   // at the close
+		{spTime(second, 17, 59), first},
+		{spTime(second, 18, 0), second},
+		{spTime(ss[len(ss)-1], 23, 0), ss[len(ss)-1]},
+	} {
+		if got := ds.SessionAt(c.t); got != c.want {
+			t.Errorf("SessionAt(%v) = %v, want %v", c.t, got, c.want)
+		}
+	}
+}

@@ -42,6 +42,8 @@ type Dataset struct {
 	firstPublished time.Time // see FirstPublished
 
 	screener Screener
+
+	sessionsState // see SessionAt
 }
 
 // Issuer is the derived view of one Company: its tickers and every

@@ -111,3 +111,12 @@ func LatestKnown[P any, PP ratioPoint[P]](points []P, knownFrom []Stamp, t time.
 	}
 	return -1
 }
+
+// Keeps reports whether f's reference, publication and retrieval
+// conditions keep p (KnownAt and LatestByReference aside): for a point
+// made for the request, such as a SessionValuation's.
+func (f *RatioFilter) Keeps(p *RatioPoint) bool {
+	return !(f.Reference.Valid() && p.ReferenceDate != f.Reference ||
+		!f.PublishedAfter.IsZero() && !p.PublishDate.Time().After(f.PublishedAfter) ||
+		!f.RetrievedAfter.IsZero() && !p.RetrievalDate.Time().After(f.RetrievedAfter))
+}

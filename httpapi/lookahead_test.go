@@ -171,6 +171,12 @@ func TestAsOfLookAhead(t *testing.T) {
 	for range 2 {
 		instants = append(instants, mark{t: first.Add(time.Duration(r.Int64N(int64(last.Sub(first)))))})
 	}
+	// Either side of a session's close: the last session before as_of
+	// is that one, or the one before.
+	for range 2 {
+		d := engine.SaoPauloDay(first.Add(time.Duration(r.Int64N(int64(last.Sub(first))))))
+		instants = append(instants, mark{t: engine.SessionClose(d)}, mark{t: engine.SessionClose(d).Add(-time.Second)})
+	}
 
 	type route struct {
 		name, path, query string
@@ -192,7 +198,7 @@ func TestAsOfLookAhead(t *testing.T) {
 		{"fund cash", "/v2/traded-funds/%s/cash-corporate-actions", "", true, true},
 	}
 	changed := map[string]int{}
-	checked, screenRows := 0, 0
+	checked, screenRows, sessionPoints := 0, 0, 0
 	for _, m := range instants {
 		at := m.t.Truncate(time.Second)
 		if at.Before(first) || at.After(last) {
@@ -241,9 +247,8 @@ func TestAsOfLookAhead(t *testing.T) {
 				if p, ok := publishedAfter(got, at); ok {
 					t.Errorf("%s as_of=%s: publish_date %s is after as_of", path, asOf, p)
 				}
-				if rt.name == "valuation" {
-					dropSession(got, lastDay)
-					dropSession(want, lastDay)
+				if rt.name == "valuation" && hasReference(got, lastDay) {
+					sessionPoints++
 				}
 				if d := firstDiff(got, want, ""); d != "" {
 					t.Errorf("%s?%s as_of=%s: %s (want: a Dataset of what was published by then)", path, q, asOf, d)
@@ -254,7 +259,10 @@ func TestAsOfLookAhead(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d answers checked (%d screener rows); answers showing a replaced version, by route: %v", checked, screenRows, changed)
+	t.Logf("%d answers checked (%d screener rows, %d valuation answers priced at the last session); answers showing a replaced version, by route: %v", checked, screenRows, sessionPoints, changed)
+	if sessionPoints == 0 {
+		t.Error("valuation: no answer had a point priced at the last session before as_of")
+	}
 	if changed["screener"] == 0 || screenRows == 0 {
 		t.Errorf("screener: %d rows compared, as_of changed the answer %d times", screenRows, changed["screener"])
 	}
@@ -307,32 +315,20 @@ func publishedAfter(v any, t time.Time) (string, bool) {
 	return "", false
 }
 
-// dropSession removes from a ratios answer the points of reference date
-// d.
-func dropSession(v any, d engine.Date) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return
-	}
-	for id, fs := range m {
-		freqs := fs.(map[string]any)
-		for f, ps := range freqs {
-			kept := []any{}
+// hasReference reports whether a ratios answer has a point of reference
+// date d.
+func hasReference(v any, d engine.Date) bool {
+	m, _ := v.(map[string]any)
+	for _, fs := range m {
+		for _, ps := range fs.(map[string]any) {
 			for _, p := range ps.([]any) {
-				if p.(map[string]any)["reference_date"] != d.Time().Format(time.RFC3339) {
-					kept = append(kept, p)
+				if p.(map[string]any)["reference_date"] == d.Time().Format(time.RFC3339) {
+					return true
 				}
 			}
-			if len(kept) == 0 {
-				delete(freqs, f)
-			} else {
-				freqs[f] = kept
-			}
-		}
-		if len(freqs) == 0 {
-			delete(m, id)
 		}
 	}
+	return false
 }
 
 // replaced reports whether the as_of answer got holds a version that the

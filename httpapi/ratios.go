@@ -69,6 +69,10 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	cat := c.ds.Catalog()
 	byTicker := res.Kind == engine.ByTicker
 	sel := engine.RatioFilter{Reference: f.refDate, PublishedAfter: f.pub, RetrievedAfter: f.ret, LatestByReference: f.latestRef, KnownAt: asOf}
+	var sv *engine.SessionValuation
+	if !asOf.IsZero() && kind == engine.IndValuation {
+		sv = c.ds.SessionValuationAt(res.Issuer, asOf)
+	}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false // an id object is open
@@ -108,13 +112,29 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		dst = append(dst, ":["...)
 		n := 0
 		sel.KnownFrom = s.KnownFrom
+		// With as_of, a TTM valuation series ends at the last session
+		// before it (sv): that point replaces the snapshot's own
+		// last-session point, dated between the period and that session.
+		sp, spVars := sv.Of(si)
+		if sp != nil && !sel.Keeps(sp) {
+			sp = nil
+		}
 		for pi := range engine.SelectRatioPoints(s.Points, &sel) {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			n++
 			p := &s.Points[pi]
-			dst = appendRatioPoint(dst, p, c.ds.RatioVars(p), ind, f.calc)
+			if sp != nil && p.ReferenceDate > sv.Base {
+				if p.ReferenceDate <= sv.Session {
+					continue
+				}
+				dst = appendRatioPointAt(dst, n, sp, spVars, ind, f.calc)
+				n++
+				sp = nil
+			}
+			dst = appendRatioPointAt(dst, n, p, c.ds.RatioVars(p), ind, f.calc)
+			n++
+		}
+		if sp != nil {
+			dst = appendRatioPointAt(dst, n, sp, spVars, ind, f.calc)
+			n++
 		}
 		if n == 0 {
 			dst = dst[:mark] // nothing kept: drop the frequency (and the new id)
@@ -150,6 +170,15 @@ func otherRoute(kind string) string {
 		return "/companies/{companyIdentifier}/ratios/valuation"
 	}
 	return "/companies/{companyIdentifier}/ratios"
+}
+
+// appendRatioPointAt appends the n-th point of a list (a comma before
+// all but the first).
+func appendRatioPointAt(dst []byte, n int, p *engine.RatioPoint, vars []engine.Num, ind *engine.Indicator, calc bool) []byte {
+	if n > 0 {
+		dst = append(dst, ',')
+	}
+	return appendRatioPoint(dst, p, vars, ind, calc)
 }
 
 // appendRatioPoint appends one ratio point.
