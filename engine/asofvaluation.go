@@ -463,3 +463,29 @@ type sessionsState struct {
 	sessionsOnce sync.Once
 	sessions     []Date
 }
+
+// Point returns the point of catalog indicator k and class ("" for a
+// company-level indicator) and its variables, or nil.
+func (v *SessionValuation) Point(k uint16, class string) (*RatioPoint, []Num) {
+	if v == nil {
+		return nil, nil
+	}
+	for i := range v.Points {
+		if p := &v.Points[i]; p.Indicator == k && p.Class.String() == class {
+			return p, v.Vars(i)
+		}
+	}
+	return nil, nil
+}
+
+// Latest returns the later of p (a point of series (k, class, TTM)
+// known at t, or nil) and v's point of that series: v's when p is dated
+// on or before v's session (p is then the newest period's point, or the
+// snapshot's own last-session point, which v's replaces).
+func (v *SessionValuation) Latest(p *RatioPoint, k uint16, class string) *RatioPoint {
+	sp, _ := v.Point(k, class)
+	if sp == nil || p != nil && p.ReferenceDate > v.Session {
+		return p
+	}
+	return sp
+}

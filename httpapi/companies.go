@@ -187,7 +187,10 @@ func appendSectorBlocks(dst []byte, is *engine.Issuer) []byte {
 // indicator of ds's catalog (latest reference_date, then publish_date),
 // Null when none; with a non-zero asOf, the latest known then
 // (engine.LatestKnown).
-func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Time) engine.Num {
+//
+// sv, with asOf, is the valuation at the last session before it: its
+// point stands for the TTM series' (SessionValuation.Latest).
+func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Time, sv *engine.SessionValuation) engine.Num {
 	i, ok := ds.IndicatorIndex(engine.IndValuation, id)
 	if !ok {
 		return engine.Null
@@ -208,6 +211,9 @@ func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Tim
 			}
 		}
 		p := &g.Points[last]
+		if f == engine.FreqTTM && sv != nil {
+			p = sv.Latest(p, k, "")
+		}
 		if best == nil || p.ReferenceDate > best.ReferenceDate || (p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) > 0) {
 			best = p
 		}
@@ -220,10 +226,14 @@ func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Tim
 
 // appendMarketCap appends market_cap and enterprise_value {value, format}.
 func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer, asOf time.Time) []byte {
+	var sv *engine.SessionValuation
+	if !asOf.IsZero() {
+		sv = ds.SessionValuationAt(is, asOf)
+	}
 	dst = append(dst, `,"market_cap":{"value":`...)
-	dst = appendNum(dst, latestValue(ds, is, "MARKET_CAP", asOf))
+	dst = appendNum(dst, latestValue(ds, is, "MARKET_CAP", asOf, sv))
 	dst = append(dst, `,"format":"BRL"},"enterprise_value":{"value":`...)
-	dst = appendNum(dst, latestValue(ds, is, "ENTERPRISE_VALUE", asOf))
+	dst = appendNum(dst, latestValue(ds, is, "ENTERPRISE_VALUE", asOf, sv))
 	return append(dst, `,"format":"BRL"}`...)
 }
 

@@ -102,11 +102,10 @@ func publishedBy(u *engine.Universe, t time.Time) *engine.Universe {
 //
 //   - no publish_date in the answer is after as_of;
 //   - the answer equals the one a Dataset built from only the data
-//     published by as_of (publishedBy) gives without as_of; valuation
-//     points at that Dataset's last session are left out of the
-//     comparison (as_of does not reprice the latest valuation at the last
-//     session before it: docs/api.md) and so is the company detail's
-//     market capitalization;
+//     published by as_of (publishedBy) gives without as_of, valuation
+//     points at that Dataset's last session and the company detail's
+//     market capitalization included (as_of prices the latest valuation
+//     at the last session closed by then: docs/api.md);
 //   - every route has triples where as_of shows a version that a later
 //     publication replaced (a restatement, a corrected dividend, a new
 //     share count): as_of changes the answer, not only its length.
@@ -190,6 +189,7 @@ func TestAsOfLookAhead(t *testing.T) {
 		{"raw reports", "/v2/companies/%s/raw-reports", "flat=true&limit=100", false, false},
 		{"reports latest", "/v2/companies/%s/reports", "latest_by_reference_date=true&limit=100", false, true},
 		{"company", "/v2/companies/%s", "show_sector=true", false, true},
+		{"company market cap", "/v2/companies/%s", "show_market_cap=true", false, false},
 		{"company cash", "/v2/companies/%s/cash-corporate-actions", "", false, true},
 		{"company cash versions", "/v2/companies/%s/cash-corporate-actions", "current=false", false, false},
 		{"share actions", "/v2/companies/%s/corporate-actions", "", false, false},
@@ -250,6 +250,9 @@ func TestAsOfLookAhead(t *testing.T) {
 				if rt.name == "valuation" && hasReference(got, lastDay) {
 					sessionPoints++
 				}
+				if rt.name == "company market cap" && !reflect.DeepEqual(got, now) {
+					changed[rt.name]++
+				}
 				if d := firstDiff(got, want, ""); d != "" {
 					t.Errorf("%s?%s as_of=%s: %s (want: a Dataset of what was published by then)", path, q, asOf, d)
 				}
@@ -260,6 +263,9 @@ func TestAsOfLookAhead(t *testing.T) {
 		}
 	}
 	t.Logf("%d answers checked (%d screener rows, %d valuation answers priced at the last session); answers showing a replaced version, by route: %v", checked, screenRows, sessionPoints, changed)
+	if changed["company market cap"] == 0 {
+		t.Error("company market cap: as_of never changed it")
+	}
 	if sessionPoints == 0 {
 		t.Error("valuation: no answer had a point priced at the last session before as_of")
 	}
