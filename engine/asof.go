@@ -240,9 +240,11 @@ func setKnownFrom(ss []RatioSeries, cat []Indicator) {
 // Ratios reads (TTM, else ANNUAL: the point of the newest reference
 // date known then, at its latest publication known then; see
 // LatestKnown), and ByVolume the rows with a session closed by t (a
-// ticker listed later is not a row then) by that volume. Valuation cells
-// are the points as derived (priced at their reference date), not
-// repriced at t's session. The rows and Primary are the Screener's own
+// ticker listed later is not a row then) by that volume. A valuation
+// cell whose latest point known at t is a TTM one dated on or before
+// the last session closed by t is the point SessionValuationAt makes at
+// that session, as the derivation of a snapshot of the data published
+// by t ends the series. The rows and Primary are the Screener's own
 // (a ticker delisted before the snapshot's last session is no row). It
 // allocates the columns: meant for one request. Only the ratio columns
 // of the catalog indexes in need are computed (the others are nil).
@@ -266,10 +268,28 @@ func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 	if s.ds != nil {
 		cat = s.ds.Catalog()
 	}
+	// The valuation at the last session closed by t, per issuer, for the
+	// price-derived columns (computed once per issuer, on first need).
+	var svs map[*Issuer]*SessionValuation
+	valuationAt := func(is *Issuer) *SessionValuation {
+		if s.ds == nil {
+			return nil
+		}
+		sv, ok := svs[is]
+		if !ok {
+			if svs == nil {
+				svs = map[*Issuer]*SessionValuation{}
+			}
+			sv = s.ds.SessionValuationAt(is, t)
+			svs[is] = sv
+		}
+		return sv
+	}
 	for _, k := range need {
 		if k < 0 || k >= len(out.Ratios) || out.Ratios[k] != nil {
 			continue
 		}
+		priced := s.PriceDerived(k)
 		col := make([]Num, n)
 		for r, a := range s.Assets {
 			col[r] = Null
@@ -280,7 +300,11 @@ func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 			if cat[k].ByClass {
 				class = a.StockType
 			}
-			if p := latestRatioAt(s.Issuers[r], uint16(k), class, t); p != nil {
+			p := latestRatioAt(s.Issuers[r], uint16(k), class, t)
+			if priced && (p == nil || p.Frequency == FrequencyTTM) {
+				p = valuationAt(s.Issuers[r]).Latest(p, uint16(k), class)
+			}
+			if p != nil {
 				col[r] = p.Value
 			}
 		}

@@ -251,7 +251,8 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 			}
 		}, classesOf(classes, func(x *classIn) ShareClass { return x.class }))
 	}
-	out := &SessionValuation{Session: L, Base: base}
+	out := &SessionValuation{Session: L, Base: base, Points: make([]RatioPoint, 0, len(bases)),
+		Series: make([]int, 0, len(bases)), vars: make([]Num, 0, 6*len(bases))}
 	for _, b := range bases {
 		p := b.p
 		bv := d.RatioVars(p)
@@ -396,7 +397,13 @@ func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClas
 		a   *CashEvent
 	}
 	var evs []ev
-	for _, e := range is.CashActions {
+	// CashActions is by prior_ex_date descending: the window's events
+	// are one run.
+	lo := sort.Search(len(is.CashActions), func(i int) bool { return is.CashActions[i].PriorExDate <= day })
+	for _, e := range is.CashActions[lo:] {
+		if e.PriorExDate <= from {
+			break
+		}
 		if !e.CurrentAt(t) || !cashCounted(e.Name) {
 			continue
 		}

@@ -436,7 +436,7 @@ func firstDiff(got, want any, at string) string {
 // fundamental ratios, with the close and volume as filters that every
 // row with them passes, so that each row shows those four values.
 func screenerBodyAt(asOf string) string {
-	b := `{"limit":500,"primaryOnly":false,"sort":[{"by":"droplet:NET_MARGIN","order":"desc"},{"by":"droplet:RETURN_ON_EQUITY"}],"filters":[` +
+	b := `{"limit":500,"primaryOnly":false,"sort":[{"by":"droplet:NET_MARGIN","order":"desc"},{"by":"droplet:RETURN_ON_EQUITY"},{"by":"droplet:PRICE_TO_EARNINGS"},{"by":"droplet:DIVIDEND_YIELD"},{"by":"droplet:MARKET_CAP"},{"by":"droplet:EV_TO_EBITDA"}],"filters":[` +
 		`{"type":"close_price","op":">=","value":-1e300},{"type":"volume","op":">=","value":-1e300}]`
 	if asOf != "" {
 		b += `,"as_of":"` + asOf + `"`
