@@ -855,7 +855,7 @@ var screenerBody = Param{Name: "ScreenerRequest", Type: TypeObject, Fields: []Pa
 	{Name: "primaryOnly", Type: TypeBoolean, Default: true, Desc: "keep only the most liquid ticker of each company"},
 	{Name: "filters", Type: TypeArray, Max: MaxScreenerFilters, Noun: "filters", Items: &screenerFilterDecl, Desc: "conditions every result meets (a missing value never matches)"},
 	{Name: "sort", Type: TypeArray, Max: MaxScreenerSorts, Noun: "sort keys", Items: &screenerSortDecl, Desc: "sort keys, the first one first; default volume descending; ties by ticker"},
-	{Name: "as_of", Type: TypeAsOf, Desc: "point in time (addition): screen as at this instant, from what was published by then (docs/api.md, Point in time): closes and volumes of the last session closed by then, each ratio the latest point known then (valuation points not repriced). " +
+	{Name: "as_of", Type: TypeAsOf, Desc: "point in time (addition): screen as at this instant, from what was published by then (docs/api.md, Point in time): closes and volumes of the last session closed by then, each ratio the latest point known then (valuation ratios at the last session closed by then). " +
 		"A date YYYY-MM-DD is the end of that day in São Paulo; a date-time YYYY-MM-DDTHH:MM[:SS] is São Paulo time (UTC-3), or RFC 3339 with Z or an offset"},
 }}
 
