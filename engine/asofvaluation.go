@@ -496,3 +496,22 @@ func (v *SessionValuation) Latest(p *RatioPoint, k uint16, class string) *RatioP
 	}
 	return sp
 }
+
+// DividendYieldAt returns a DIVIDEND_YIELD point p of is (vs its
+// variables: CASH_PER_SHARE_12M, PRICE) as a Dataset built from the data
+// published by t derives it: the cash of the twelve months before its
+// reference date counted from each event's version current at t and the
+// share actions approved by t, at the point's price. The variables go to
+// buf (2 long). A point without its two variables is returned as it is.
+func (d *Dataset) DividendYieldAt(is *Issuer, p *RatioPoint, vs []Num, t time.Time, buf []Num) (Num, []Num) {
+	if len(vs) != 2 || len(buf) < 2 {
+		return p.Value, vs
+	}
+	ticker := p.Ticker.String()
+	sec := securityOf(d, ticker)
+	cash := vs[0]
+	d.cashAt(is, t, p.ReferenceDate, func(ShareClass) (*Security, []string) { return sec, aliasesOf(d, ticker) },
+		func(_ ShareClass, v Num) { cash = v }, []ShareClass{p.Class})
+	buf[0], buf[1] = cash, vs[1]
+	return DividendYield(cash, vs[1]), buf[:2]
+}

@@ -114,6 +114,21 @@ func TestAsOfLookAhead(t *testing.T) {
 		t.Skip("builds one Dataset per as_of instant")
 	}
 	u := demo.GenerateSize(5, lookAheadSize)
+	// The demo publishes its corrected dividends before their
+	// prior_ex_date; publish them 120 days later, so that a correction
+	// comes after quarter ends whose twelve months hold the event (their
+	// DIVIDEND_YIELD points must count the version current at as_of).
+	shifted := 0
+	for i := range u.CashActions {
+		a := &u.CashActions[i]
+		if later := a.PublishDate.AddDate(0, 0, 120); a.Version > 1 && later.Before(u.Meta.AsOf) {
+			a.PublishDate = later
+			shifted++
+		}
+	}
+	if shifted == 0 {
+		t.Fatal("no corrected cash event to publish later")
+	}
 	full := buildDemoDS(t, u)
 	fs := serverOf(t, full)
 	r := rand.New(rand.NewPCG(29, 4))

@@ -70,6 +70,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	byTicker := res.Kind == engine.ByTicker
 	sel := engine.RatioFilter{Reference: f.refDate, PublishedAfter: f.pub, RetrievedAfter: f.ret, LatestByReference: f.latestRef, KnownAt: asOf}
 	var sv *engine.SessionValuation
+	var dyVars [2]engine.Num
 	if !asOf.IsZero() && kind == engine.IndValuation {
 		sv = c.ds.SessionValuationAt(res.Issuer, asOf)
 	}
@@ -116,6 +117,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		// before it (sv): that point replaces the snapshot's own
 		// last-session point, dated between the period and that session.
 		sp, spVars := sv.Of(si)
+		dy := !asOf.IsZero() && kind == engine.IndValuation && ind.ID == "DIVIDEND_YIELD"
 		if sp != nil && !sel.Keeps(sp) {
 			sp = nil
 		}
@@ -129,7 +131,16 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 				n++
 				sp = nil
 			}
-			dst = appendRatioPointAt(dst, n, p, c.ds.RatioVars(p), ind, f.calc)
+			if dy {
+				// A quarter-end DIVIDEND_YIELD point counts the cash
+				// versions current at as_of, not the latest ones.
+				q := *p
+				var vars []engine.Num
+				q.Value, vars = c.ds.DividendYieldAt(res.Issuer, p, c.ds.RatioVars(p), asOf, dyVars[:])
+				dst = appendRatioPointAt(dst, n, &q, vars, ind, f.calc)
+			} else {
+				dst = appendRatioPointAt(dst, n, p, c.ds.RatioVars(p), ind, f.calc)
+			}
 			n++
 		}
 		if sp != nil {
