@@ -368,6 +368,7 @@ func BenchmarkAsOf(b *testing.B) {
 	for _, c := range []struct{ name, path string }{
 		{"fundamental-all", "/v2/companies/" + t + "/ratios?show_calculation=true"},
 		{"valuation-ttm-latest", "/v2/companies/" + t + "/ratios/valuation?frequency=TTM&latest_by_reference_date=true"},
+		{"valuation-all", "/v2/companies/" + t + "/ratios/valuation?show_calculation=true"},
 		{"raw-reports-latest", "/v2/companies/" + t + "/raw-reports?latest_by_reference_date=true&flat=true"},
 		{"company-market-cap", "/v2/companies/" + t + "?show_market_cap=true"},
 		{"company-cash", "/v2/companies/" + t + "/cash-corporate-actions"},
