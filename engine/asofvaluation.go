@@ -380,7 +380,8 @@ func aliasesOf(d *Dataset, ticker string) []string {
 	return out
 }
 
-// cashNames are the cash actions the dividend yield counts.
+// cashCounted reports whether the dividend yield counts a cash action
+// of that name (the derivation's cashNames).
 func cashCounted(name string) bool {
 	return name == "DIVIDEND" || name == "INTEREST_ON_EQUITY" || name == "RENDIMENTO"
 }
