@@ -435,13 +435,8 @@ func (r *liveRunner) apply(b *engine.LiveBatch, trades []live.Trade, at time.Tim
 // publishState publishes what /readyz and the gauges read. The caller
 // holds r.mu.
 func (r *liveRunner) publishState() {
-	st := &liveState{running: r.slog != nil || r.rolled, session: r.session, seq: r.seq, complete: r.complete, rolled: r.rolled}
-	if v := r.store.View(); v != nil && v.Live != nil {
-		st.watermark = v.Live.Watermark
-	} else if old := r.state.Load(); old != nil && old.session == r.session {
-		st.watermark = old.watermark
-	}
-	r.state.Store(st)
+	r.state.Store(nextState(r.store, r.state.Load(),
+		&liveState{running: r.slog != nil || r.rolled, session: r.session, seq: r.seq, complete: r.complete, rolled: r.rolled}))
 }
 
 // status is /readyz's live object.
@@ -714,16 +709,7 @@ func (r *liveRunner) checkRolled() {
 	if r.rolled || !r.complete || v == nil || v.Live == nil || v.Base.LastSession() < r.session {
 		return
 	}
-	short, absent := 0, 0
-	for t, m := range r.lastMinute {
-		a, ok := v.Base.Asset(t)
-		switch {
-		case !ok:
-			absent++
-		case a.Intraday.Len() == 0 || a.Intraday.Times[a.Intraday.Len()-1] < m:
-			short++
-		}
-	}
+	base := v.Base
 	r.store.EndLive()
 	r.rolled = true
 	r.met.handovers.Inc()
@@ -731,12 +717,42 @@ func (r *liveRunner) checkRolled() {
 		r.slog.Close()
 		r.slog = nil
 	}
+	logHandover(r.log, base, r.session, r.seq, r.lastMinute)
+}
+
+// logHandover logs the handover of session (its last batch seq) to the
+// snapshot base, counting the tickers whose 1-minute bars in base end
+// before their last live minute (lastMinute: a gap the snapshot has) and
+// those base does not list; either makes it a warning.
+func logHandover(log *slog.Logger, base *engine.Dataset, session engine.Date, seq uint64, lastMinute map[string]int64) {
+	short, absent := 0, 0
+	for t, m := range lastMinute {
+		a, ok := base.Asset(t)
+		switch {
+		case !ok:
+			absent++
+		case a.Intraday.Len() == 0 || a.Intraday.Times[a.Intraday.Len()-1] < m:
+			short++
+		}
+	}
 	lvl := slog.LevelInfo
 	if short > 0 || absent > 0 {
 		lvl = slog.LevelWarn
 	}
-	r.log.Log(context.Background(), lvl, "live session handed over to the snapshot of its day", "session", r.session.String(), "seq", r.seq,
-		"tickers", len(r.lastMinute), "tickers_with_fewer_minutes_in_the_snapshot", short, "tickers_not_in_the_snapshot", absent)
+	log.Log(context.Background(), lvl, "live session handed over to the snapshot of its day", "session", session.String(), "seq", seq,
+		"tickers", len(lastMinute), "tickers_with_fewer_minutes_in_the_snapshot", short, "tickers_not_in_the_snapshot", absent)
+}
+
+// nextState returns st with the watermark of the store's live session,
+// else the previous state's of the same session (a handed-over session
+// keeps it).
+func nextState(store *engine.Store, old, st *liveState) *liveState {
+	if v := store.View(); v != nil && v.Live != nil {
+		st.watermark = v.Live.Watermark
+	} else if old != nil && old.session == st.session {
+		st.watermark = old.watermark
+	}
+	return st
 }
 
 // prune removes the session logs (and b3 states) of all but the newest

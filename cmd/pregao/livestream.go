@@ -539,8 +539,8 @@ func (a *streamApplier) handovers(ctx context.Context) {
 }
 
 // checkRolled ends the live session once it is complete and the base's
-// last session reaches its day (liveRunner.checkRolled). The caller
-// holds a.mu.
+// last session reaches its day, logged as liveRunner.checkRolled logs it
+// (logHandover). The caller holds a.mu.
 func (a *streamApplier) checkRolled() {
 	v := a.store.View()
 	if a.rolled || !a.complete || v == nil || v.Live == nil || v.Base.LastSession() < a.session {
@@ -549,19 +549,14 @@ func (a *streamApplier) checkRolled() {
 	a.store.EndLive()
 	a.rolled = true
 	a.met.handovers.Inc()
-	a.log.Info("live session handed over to the snapshot of its day", "session", a.session.String(), "seq", a.seq)
+	logHandover(a.log, v.Base, a.session, a.seq, a.lastMinute)
 }
 
 // publishState publishes what /readyz and the gauges read. The caller
 // holds a.mu.
 func (a *streamApplier) publishState() {
-	st := &liveState{running: a.session.Valid(), session: a.session, seq: a.seq, complete: a.complete, rolled: a.rolled}
-	if v := a.store.View(); v != nil && v.Live != nil {
-		st.watermark = v.Live.Watermark
-	} else if old := a.state.Load(); old != nil && old.session == a.session {
-		st.watermark = old.watermark
-	}
-	a.state.Store(st)
+	a.state.Store(nextState(a.store, a.state.Load(),
+		&liveState{running: a.session.Valid(), session: a.session, seq: a.seq, complete: a.complete, rolled: a.rolled}))
 }
 
 // streamStatus is /readyz's stream object.
