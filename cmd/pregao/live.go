@@ -379,15 +379,20 @@ func (r *liveRunner) countDeltas() {
 	if v == nil || v.Live == nil {
 		return
 	}
-	l, p := v.Live, r.lastLive
+	r.met.addDeltas(v.Live, r.lastLive)
+	r.lastLive = v.Live
+}
+
+// addDeltas adds the growth of the engine's live counters from p (nil:
+// none yet) to l to the metrics.
+func (m *liveMetrics) addDeltas(l, p *engine.Live) {
 	if p == nil {
 		p = &engine.Live{}
 	}
-	r.met.bars.Add(float64(l.Bars - p.Bars))
-	r.met.corrections.Add(float64(l.Corrections - p.Corrections))
-	r.met.aside.Add(float64(l.Aside - p.Aside))
-	r.met.covered.Add(float64(l.Covered - p.Covered))
-	r.lastLive = l
+	m.bars.Add(float64(l.Bars - p.Bars))
+	m.corrections.Add(float64(l.Corrections - p.Corrections))
+	m.aside.Add(float64(l.Aside - p.Aside))
+	m.covered.Add(float64(l.Covered - p.Covered))
 }
 
 // apply logs batch b (with the trades it came from, for a push) and
@@ -671,25 +676,36 @@ var _ httpapi.LiveSink = (*liveRunner)(nil)
 
 // published tells the handover loop that a snapshot was published. It
 // never blocks.
-func (r *liveRunner) published() {
-	select {
-	case r.publish <- struct{}{}:
-	default:
-	}
-}
+func (r *liveRunner) published() { notify(r.publish) }
 
 // handovers checks, after each snapshot published, whether it took the
 // session over.
 func (r *liveRunner) handovers(ctx context.Context) {
+	onSignal(ctx, r.publish, func() {
+		r.mu.Lock()
+		r.checkRolled()
+		r.publishState()
+		r.mu.Unlock()
+	})
+}
+
+// notify sends on c (of capacity 1) unless a signal is pending: it never
+// blocks, and signals sent before the receiver wakes count once.
+func notify(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// onSignal runs fn for each signal on c until ctx ends.
+func onSignal(ctx context.Context, c <-chan struct{}, fn func()) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.publish:
-			r.mu.Lock()
-			r.checkRolled()
-			r.publishState()
-			r.mu.Unlock()
+		case <-c:
+			fn()
 		}
 	}
 }

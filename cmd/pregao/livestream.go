@@ -505,37 +505,22 @@ func (a *streamApplier) countDeltas() {
 	if v == nil || v.Live == nil {
 		return
 	}
-	l, p := v.Live, a.lastLive
-	if p == nil {
-		p = &engine.Live{}
-	}
-	a.met.bars.Add(float64(l.Bars - p.Bars))
-	a.met.corrections.Add(float64(l.Corrections - p.Corrections))
-	a.met.aside.Add(float64(l.Aside - p.Aside))
-	a.met.covered.Add(float64(l.Covered - p.Covered))
-	a.lastLive = l
+	a.met.addDeltas(v.Live, a.lastLive)
+	a.lastLive = v.Live
 }
 
 // published tells the handover loop that a snapshot was published.
-func (a *streamApplier) published() {
-	select {
-	case a.publish <- struct{}{}:
-	default:
-	}
-}
+func (a *streamApplier) published() { notify(a.publish) }
 
+// handovers checks, after each snapshot published, whether it took the
+// session over (liveRunner.handovers).
 func (a *streamApplier) handovers(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-a.publish:
-			a.mu.Lock()
-			a.checkRolled()
-			a.publishState()
-			a.mu.Unlock()
-		}
-	}
+	onSignal(ctx, a.publish, func() {
+		a.mu.Lock()
+		a.checkRolled()
+		a.publishState()
+		a.mu.Unlock()
+	})
 }
 
 // checkRolled ends the live session once it is complete and the base's
