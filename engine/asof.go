@@ -16,8 +16,10 @@ import (
 //   - a report, a cash action, a fund report or a ratio point is known at
 //     t when its publish date is at or before t;
 //   - a version of a cash event is its current one at t when it is known
-//     and no higher version is (CashEvent.CurrentAt reads the earliest
-//     publication of a higher version, kept per version at Build);
+//     and no version ranking after it is: a higher version, or one of
+//     the same number published later (CompareCashVersions; CurrentAt
+//     reads the earliest publication of a version ranking after it,
+//     kept per version at Build);
 //   - a share count (SharesPoint) is known from its date, a share action
 //     from its approval date (neither has a publication instant): from
 //     the start of that day in São Paulo;
@@ -44,10 +46,13 @@ func (r *Report) KnownAt(t time.Time) bool { return !r.PublishDate.After(t) }
 // KnownAt reports whether this version was published at or before t.
 func (e *CashEvent) KnownAt(t time.Time) bool { return !e.PublishDate.After(t) }
 
-// CurrentAt reports whether this version is the highest version of its
-// event published at or before t.
+// CurrentAt reports whether this version is the current one of its event
+// among those published at or before t: the one ranking last by
+// CompareCashVersions (the highest version, of one version the later
+// published), as Current is among all. At or after the latest
+// publication of the event's versions it equals Current.
 func (e *CashEvent) CurrentAt(t time.Time) bool {
-	return e.KnownAt(t) && (e.supersededAt == 0 || e.supersededAt.Time().After(t))
+	return e.KnownAt(t) && (!e.superseded || e.supersededAt.Time().After(t))
 }
 
 // KnownAt reports whether the share action was approved by t (its

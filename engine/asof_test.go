@@ -227,3 +227,59 @@ func TestSessionAt(t *testing.T) {
 		}
 	}
 }
+
+// TestCashSameVersion: of two rows of one event with one version number
+// (a source republishing without bumping it), the later published is
+// current, and of two published together the greater id; Current,
+// CurrentAt and ExCash (total return) follow that rule, each event
+// counted once, and CurrentAt at the snapshot's as_of is Current.
+func TestCashSameVersion(t *testing.T) {
+	u := testUniverse(t)
+	u.CashActions[2].PublishDate = at(1, 12, 0) // c2v1: 0.5
+	// c2 republished as version 1 with another value, and c5 whose two
+	// rows share version and publication: c5b (the greater id) is current.
+	rep := u.CashActions[2]
+	rep.ID, rep.PublishDate, rep.DeclaredValue, rep.NetValue = "c2v1r", at(3, 12, 0), 0.6, 0.6
+	c5a := CashAction{ID: "c5b", EventID: "c5", Version: 1, CompanyID: petroID, Ticker: "PETR4", StockType: ClassPS, PriorExDate: d(1),
+		PublishDate: at(1, 9, 0), DeclaredValue: 0.7, MonetaryCorrection: 0, NetValue: 0.7, Name: "DIVIDEND"}
+	c5b := c5a
+	c5b.ID, c5b.DeclaredValue, c5b.NetValue = "c5a", 0.4, 0.4
+	u.CashActions = append([]CashAction{rep, c5a}, append(u.CashActions, c5b)...)
+	ds := mustBuild(t, u)
+	ev := map[string]*CashEvent{}
+	for i := range ds.CashActions() {
+		e := &ds.CashActions()[i]
+		ev[e.ID] = e
+	}
+	for id, want := range map[string]bool{"c2v1": false, "c2v1r": true, "c5a": false, "c5b": true, "c1v1": false, "c1v2": true} {
+		if got := ev[id].Current; got != want {
+			t.Errorf("%s Current = %v, want %v", id, got, want)
+		}
+	}
+	for _, c := range []struct {
+		id   string
+		t    time.Time
+		curr bool
+	}{
+		{"c2v1", at(1, 12, 0), true},
+		{"c2v1", at(3, 11, 59), true},
+		{"c2v1", at(3, 12, 0), false}, // republished at that instant
+		{"c2v1r", at(3, 12, 0), true},
+		{"c5a", at(1, 9, 0), false},
+		{"c5b", at(1, 9, 0), true},
+	} {
+		if got := ev[c.id].CurrentAt(c.t); got != c.curr {
+			t.Errorf("%s CurrentAt(%v) = %v, want %v", c.id, c.t, got, c.curr)
+		}
+	}
+	for id, e := range ev {
+		if got := e.CurrentAt(ds.AsOf()); got != e.Current {
+			t.Errorf("%s CurrentAt(as_of) = %v, Current %v", id, got, e.Current)
+		}
+	}
+	a, _ := ds.Asset("PETR4")
+	want := []ExCash{{d(0), 1.3, 1.1}, {d(1), 0.7, 0.7}, {d(3), 0.6, 0.6}}
+	if got := ds.ExCash(a); !slices.Equal(got, want) {
+		t.Errorf("PETR4 ExCash %v, want %v (each event once, at its current row)", got, want)
+	}
+}

@@ -19,16 +19,23 @@ type CashEvent struct {
 	// 1 when the ticker has no later share event or no price history, and
 	// Null when prior_ex_date is missing.
 	Factor Num
-	// Current is true for the highest version of the event (EventID; an
-	// action without EventID is its own event).
+	// Current is true for the current version of the event (EventID; an
+	// action without EventID is its own event): its highest version, of
+	// two rows with one version the later published (see
+	// CompareCashVersions).
 	Current bool
+	// superseded is true when a version of the event ranks after this
+	// one: supersededAt is then meaningful (it is 0, the zero time, when
+	// that version has no publish date).
+	superseded bool
 	// asset is the position of the action's asset in Dataset.Assets (-1
 	// when it has none): the adjustment events CashFactorAt reads.
 	asset int32
-	// supersededAt is the earliest publication of a higher version of
-	// the event (0 when there is none): the version is the event's
-	// current one at t when it is published by t and supersededAt is
-	// absent or after t (CurrentAt), with no scan of the other versions.
+	// supersededAt is the earliest publication of a version of the event
+	// ranking after this one (CompareCashVersions, then the row; see
+	// superseded): the version is the event's current one at t when it
+	// is published by t and not superseded, or supersededAt is after t
+	// (CurrentAt), with no scan of the other versions.
 	supersededAt Stamp
 }
 
@@ -60,10 +67,10 @@ func grossValue(declared, correction Num) Num {
 func (b *builder) buildCash() error {
 	u, d := b.u, b.d
 	d.cash = make([]CashEvent, len(u.CashActions))
-	// Per event: its highest version, its first row and whether it has
-	// more than one row.
+	// Per event: its current row (the last by CompareCashVersions), its
+	// first row and whether it has more than one row.
 	type event struct {
-		latest int
+		latest int32
 		first  int32
 		multi  bool
 	}
@@ -86,20 +93,23 @@ func (b *builder) buildCash() error {
 		d.cash[i] = e
 		k := eventKey(ca)
 		if ev, ok := events[k]; !ok {
-			events[k] = event{latest: ca.Version, first: int32(i)}
+			events[k] = event{latest: int32(i), first: int32(i)}
 		} else {
-			ev.latest, ev.multi = max(ev.latest, ca.Version), true
+			if CompareCashVersions(ca, &u.CashActions[ev.latest]) >= 0 {
+				ev.latest = int32(i)
+			}
+			ev.multi = true
 			events[k] = ev
 		}
 	}
 	// The rows of the events with more than one version, by first row:
-	// each version's supersededAt is the earliest publication of a higher
-	// one.
+	// each version's supersededAt is the earliest publication of a row
+	// after it (CompareCashVersions, then the row).
 	var multi map[int32][]int32
 	for i := range d.cash {
 		e := &d.cash[i]
 		ev := events[eventKey(e.CashAction)]
-		e.Current = e.Version == ev.latest
+		e.Current = int32(i) == ev.latest
 		if ev.multi {
 			if multi == nil {
 				multi = map[int32][]int32{}
@@ -112,11 +122,11 @@ func (b *builder) buildCash() error {
 			e := &d.cash[i]
 			for _, j := range rows {
 				o := &d.cash[j]
-				if o.Version <= e.Version {
+				if c := CompareCashVersions(o.CashAction, e.CashAction); c < 0 || c == 0 && j <= i {
 					continue
 				}
-				if s := StampOf(o.PublishDate); e.supersededAt == 0 || s.Compare(e.supersededAt) < 0 {
-					e.supersededAt = s
+				if s := StampOf(o.PublishDate); !e.superseded || s.Compare(e.supersededAt) < 0 {
+					e.supersededAt, e.superseded = s, true
 				}
 			}
 		}
@@ -181,6 +191,24 @@ func (d *Dataset) CashPaidBetween(dst []int32, from, to Date) []int32 {
 	dst = append(dst, ix[lo:hi]...)
 	slices.Sort(dst[n:])
 	return dst
+}
+
+// CompareCashVersions orders two versions of one cash event: the higher
+// Version, then (a source that republished without bumping it, or two
+// rows with one number) the later PublishDate, then the greater ID ranks
+// after. It returns -1, 0 or +1 as x ranks before, with or after y. Of
+// an event's rows the one ranking last is its current version (Current),
+// and of the rows published by an instant t the one ranking last is the
+// current one at t (CurrentAt); rows ranking alike are ordered by their
+// position in Universe.CashActions, the later current.
+func CompareCashVersions(x, y *CashAction) int {
+	if c := cmp.Compare(x.Version, y.Version); c != 0 {
+		return c
+	}
+	if c := x.PublishDate.Compare(y.PublishDate); c != 0 {
+		return c
+	}
+	return strings.Compare(x.ID, y.ID)
 }
 
 func eventKey(ca *CashAction) string {

@@ -100,7 +100,9 @@ func moreLiquid(a, b *engine.Security) int {
 // cashNames are the cash actions counted in the dividend yield.
 var cashNames = map[string]bool{"DIVIDEND": true, "INTEREST_ON_EQUITY": true, "RENDIMENTO": true}
 
-// currentCash keeps the highest version of each event with a counted name.
+// currentCash keeps the current version of each event with a counted
+// name: the one ranking last by engine.CompareCashVersions, of rows
+// ranking alike the later one (as Build's CashEvent.Current).
 func currentCash(as []*engine.CashAction) []*engine.CashAction {
 	best := map[string]*engine.CashAction{}
 	var order []string
@@ -113,7 +115,7 @@ func currentCash(as []*engine.CashAction) []*engine.CashAction {
 		if !ok {
 			order = append(order, key)
 		}
-		if !ok || a.Version > b.Version || (a.Version == b.Version && a.ID > b.ID) {
+		if !ok || engine.CompareCashVersions(a, b) >= 0 {
 			best[key] = a
 		}
 	}

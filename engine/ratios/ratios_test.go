@@ -473,3 +473,30 @@ func TestYearAgoRefiling(t *testing.T) {
 		}
 	}
 }
+
+// TestCashSameVersionDerived: of two rows of one event with one version
+// number, the dividend yield counts the later published one (as Build's
+// CashEvent.Current), whatever their ids and order.
+func TestCashSameVersionDerived(t *testing.T) {
+	for _, later := range []string{"j1a", "j1b"} {
+		u := fixture()
+		j := u.CashActions[2] // j1, 0.3 PS, prior_ex 2024-02-10
+		u.CashActions = slices.Delete(u.CashActions, 2, 3)
+		a, b := j, j
+		a.ID, a.PublishDate, a.DeclaredValue = "j1a", at("2024-01-10"), 0.3
+		b.ID, b.PublishDate, b.DeclaredValue = "j1b", at("2024-01-10"), 0.5
+		want := 0.5
+		if later == "j1a" {
+			a.PublishDate = at("2024-01-20")
+			want = 0.3
+		} else {
+			b.PublishDate = at("2024-01-20")
+		}
+		u.CashActions = append(u.CashActions, b, a)
+		d := mustDerive(t, u)
+		ps := pointsOf(t, d, "C1", engine.IndValuation, "DIVIDEND_YIELD", "PS", engine.FreqTTM, "2024-03-31")
+		if len(ps) != 1 || !close12(float64(ps[0].Value), (0.6/2+want)/13) {
+			t.Errorf("%s published later: %+v, want %v", later, ps, (0.6/2+want)/13)
+		}
+	}
+}
