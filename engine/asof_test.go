@@ -283,3 +283,35 @@ func TestCashSameVersion(t *testing.T) {
 		t.Errorf("PETR4 ExCash %v, want %v (each event once, at its current row)", got, want)
 	}
 }
+
+// TestDividendYieldAtFormerTicker: a DIVIDEND_YIELD point whose ticker is
+// a former ticker of its class (VVAR3, renamed VIIA3) counts the cash of
+// the whole rename chain, as a point under the current ticker does: the
+// events recorded under VVAR3 and under VIIA3 (their ISINs differ).
+// Total return already joins them: ExCash matches an event to its asset
+// with renames resolved.
+func TestDividendYieldAtFormerTicker(t *testing.T) {
+	u := testUniverse(t)
+	u.CashActions = append(u.CashActions,
+		CashAction{ID: "v1", EventID: "v1", Version: 1, CompanyID: viaID, Ticker: "VVAR3", StockType: ClassCS, ISIN: "BRVVARACNOR1",
+			PriorExDate: d(1), PublishDate: at(0, 12, 0), DeclaredValue: 0.25, Name: "DIVIDEND"},
+		CashAction{ID: "v2", EventID: "v2", Version: 1, CompanyID: viaID, Ticker: "VIIA3", StockType: ClassCS,
+			PriorExDate: d(3), PublishDate: at(3, 12, 0), DeclaredValue: 0.5, Name: "DIVIDEND"})
+	ds := mustBuild(t, u)
+	is, _ := ds.Issuer(viaID)
+	buf := make([]Num, 2)
+	for _, tk := range []string{"VIIA3", "VVAR3"} {
+		p := &RatioPoint{CompanyID: Intern(viaID), Indicator: 1, Class: ShareClassCS, Ticker: Intern(tk), Frequency: FrequencyTTM,
+			ReferenceDate: d(4), PublishDate: StampOf(at(4, 0, 0)), Value: 0}
+		got, vs := ds.DividendYieldAt(is, p, []Num{0, 6}, at(4, 21, 0), buf)
+		if vs[0] != 0.75 || got != 0.125 {
+			t.Errorf("ticker %s: cash %v, yield %v; want 0.75 (both events of the chain), 0.125", tk, vs[0], got)
+		}
+	}
+	for _, tk := range []string{"VIIA3", "VVAR3"} {
+		a, _ := ds.Asset(tk)
+		if got, want := ds.ExCash(a), []ExCash{{d(1), 0.25, Null}, {d(3), 0.5, Null}}; len(got) != 2 || got[0].PriorEx != want[0].PriorEx || got[0].Gross != want[0].Gross || got[1].Gross != want[1].Gross {
+			t.Errorf("ExCash(%s) = %v, want the gross of %v", tk, got, want)
+		}
+	}
+}

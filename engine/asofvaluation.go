@@ -371,11 +371,21 @@ func closeOn(d *Dataset, ticker string, day Date) Num {
 	return Null
 }
 
-// aliasesOf returns ticker and the tickers renamed into it.
+// aliasesOf returns ticker and the other tickers of its rename chain:
+// the ticker it was renamed to (its asset's, when ticker is a former
+// one) and every ticker renamed into that, as Build joins them into one
+// asset.
 func aliasesOf(d *Dataset, ticker string) []string {
 	out := []string{ticker}
-	if a, ok := d.Asset(ticker); ok && a.Ticker == ticker {
-		out = append(out, a.Former...)
+	if a, ok := d.Asset(ticker); ok {
+		if a.Ticker != ticker {
+			out = append(out, a.Ticker)
+		}
+		for _, f := range a.Former {
+			if f != ticker {
+				out = append(out, f)
+			}
+		}
 	}
 	return out
 }

@@ -70,10 +70,18 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 			splits[a.CompanyID] = append(splits[a.CompanyID], a)
 		}
 	}
+	// The securities priced, by company: a former ticker's security is
+	// its current ticker's (as Build joins them into one asset), so a
+	// class is priced by a current ticker, with the history and the cash
+	// of its whole rename chain.
+	former := make(map[string]bool, len(u.Renames))
+	for _, r := range u.Renames {
+		former[r.From] = true
+	}
 	secs := map[string][]*engine.Security{}
 	for i := range u.Securities {
 		s := &u.Securities[i]
-		if pricedClass(s.StockType) {
+		if pricedClass(s.StockType) && !former[s.Ticker] {
 			secs[s.CompanyID] = append(secs[s.CompanyID], s)
 		}
 	}

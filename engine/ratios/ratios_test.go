@@ -474,6 +474,27 @@ func TestYearAgoRefiling(t *testing.T) {
 	}
 }
 
+// TestClassOfRenamedTicker: a former ticker's security (CAAO3, renamed
+// CAAA3, here ranked more liquid) never prices its class: the class's
+// points carry the current ticker, priced from the joined history and
+// counting the cash recorded under both tickers, as Build joins them
+// into one asset.
+func TestClassOfRenamedTicker(t *testing.T) {
+	u := fixture()
+	u.Securities = append(u.Securities, engine.Security{Ticker: "CAAO3", CompanyID: "C1", StockType: engine.ClassCS,
+		UnitFactor: engine.Null, LiquidityRank: 1, ListedTo: day("2023-05-31")})
+	u.CashActions = append(u.CashActions, engine.CashAction{ID: "n1", EventID: "n1", Version: 1, CompanyID: "C1", Ticker: "CAAA3",
+		StockType: engine.ClassCS, PriorExDate: day("2023-11-02"), Name: "DIVIDEND", DeclaredValue: 0.1})
+	d := mustDerive(t, u)
+	ps := pointsOf(t, d, "C1", engine.IndValuation, "DIVIDEND_YIELD", "CS", engine.FreqTTM, "2024-03-31")
+	if len(ps) != 1 {
+		t.Fatalf("%d points, want 1", len(ps))
+	}
+	if tk := ps[0].Ticker.String(); tk != "CAAA3" || !close12(float64(ps[0].Value), 0.3/14) {
+		t.Errorf("DIVIDEND_YIELD_CS: ticker %s value %v, want CAAA3 %v (cash 0.2 as CAAO3 + 0.1 as CAAA3, close 14)", tk, ps[0].Value, 0.3/14)
+	}
+}
+
 // TestCashSameVersionDerived: of two rows of one event with one version
 // number, the dividend yield counts the later published one (as Build's
 // CashEvent.Current), whatever their ids and order.
