@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,21 +115,6 @@ func TestAsOfLookAhead(t *testing.T) {
 		t.Skip("builds one Dataset per as_of instant")
 	}
 	u := demo.GenerateSize(5, lookAheadSize)
-	// The demo publishes its corrected dividends before their
-	// prior_ex_date; publish them 120 days later, so that a correction
-	// comes after quarter ends whose twelve months hold the event (their
-	// DIVIDEND_YIELD points must count the version current at as_of).
-	shifted := 0
-	for i := range u.CashActions {
-		a := &u.CashActions[i]
-		if later := a.PublishDate.AddDate(0, 0, 120); a.Version > 1 && later.Before(u.Meta.AsOf) {
-			a.PublishDate = later
-			shifted++
-		}
-	}
-	if shifted == 0 {
-		t.Fatal("no corrected cash event to publish later")
-	}
 	full := buildDemoDS(t, u)
 	fs := serverOf(t, full)
 	r := rand.New(rand.NewPCG(29, 4))
@@ -149,28 +135,70 @@ func TestAsOfLookAhead(t *testing.T) {
 		t    time.Time
 		id   string
 		fund bool
+		dy   time.Time // a dividend's correction published then (see dyMarks)
 	}
 	var reportMarks, cashMarks, fundMarks, fundCashMarks []mark
 	for _, rep := range u.Reports {
 		if rep.Version > 1 {
-			reportMarks = append(reportMarks, mark{rep.PublishDate, rep.CompanyID, false})
+			reportMarks = append(reportMarks, mark{t: rep.PublishDate, id: rep.CompanyID})
 		}
 	}
 	for _, a := range u.CashActions {
 		if a.Version > 1 {
 			if is, ok := full.Issuer(a.CompanyID); ok && is.IsFund() {
-				fundCashMarks = append(fundCashMarks, mark{a.PublishDate, a.CompanyID, true})
+				fundCashMarks = append(fundCashMarks, mark{t: a.PublishDate, id: a.CompanyID, fund: true})
 			} else {
-				cashMarks = append(cashMarks, mark{a.PublishDate, a.CompanyID, false})
+				cashMarks = append(cashMarks, mark{t: a.PublishDate, id: a.CompanyID})
+			}
+		}
+	}
+	// Corrections of a company's declared dividend published after its
+	// ex date (the demo publishes some late). Between the two, the
+	// valuation's DIVIDEND_YIELD at the last session counts the first
+	// version: an instant in the hour before the correction, after that
+	// day's session closed, so that as_of at the correction has the same
+	// last session (sessionDY). So does a quarter-end DIVIDEND_YIELD point
+	// whose twelve months hold the event, known before the correction: an
+	// instant between the two (quarterDY).
+	first := map[string]engine.Num{}
+	for _, a := range u.CashActions {
+		if a.Version == 1 {
+			first[a.EventID] = a.DeclaredValue
+		}
+	}
+	cat := full.Catalog()
+	var sessionDY, quarterDY []mark
+	for _, a := range u.CashActions {
+		is, ok := full.Issuer(a.CompanyID)
+		if a.Version == 1 || !ok || is.IsFund() || !cashCountedName(a.Name) || a.DeclaredValue == first[a.EventID] ||
+			!a.PublishDate.After(engine.SessionClose(a.PriorExDate).AddDate(0, 0, 1)) {
+			continue
+		}
+		sessionDY = append(sessionDY, mark{t: a.PublishDate.Add(-time.Duration(1+r.IntN(59)) * time.Minute), id: a.CompanyID, dy: a.PublishDate})
+		for _, s := range is.Ratios {
+			if cat[s.Indicator].ID != "DIVIDEND_YIELD" || cat[s.Indicator].Kind != engine.IndValuation {
+				continue
+			}
+			for k, p := range s.Points {
+				from := p.PublishDate.Time()
+				if s.KnownFrom != nil {
+					from = s.KnownFrom[k].Time()
+				}
+				if from.Before(engine.SessionClose(p.ReferenceDate)) {
+					from = engine.SessionClose(p.ReferenceDate)
+				}
+				if p.ReferenceDate >= a.PriorExDate && p.ReferenceDate < a.PriorExDate+365 && from.Before(a.PublishDate) {
+					quarterDY = append(quarterDY, mark{t: from.Add(time.Duration(r.Int64N(int64(a.PublishDate.Sub(from))))), id: a.CompanyID, dy: a.PublishDate})
+				}
 			}
 		}
 	}
 	for _, fr := range u.FundReports {
 		if fr.Version > 1 {
-			fundMarks = append(fundMarks, mark{fr.PublishDate, fr.FundID, true})
+			fundMarks = append(fundMarks, mark{t: fr.PublishDate, id: fr.FundID, fund: true})
 		}
 	}
-	first, last := full.FirstPublished(), full.AsOf()
+	firstPub, last := full.FirstPublished(), full.AsOf()
 	var instants []mark
 	for range 2 {
 		for _, ms := range [][]mark{reportMarks, cashMarks, fundMarks, fundCashMarks} {
@@ -182,13 +210,19 @@ func TestAsOfLookAhead(t *testing.T) {
 			instants = append(instants, m)
 		}
 	}
+	if len(sessionDY) == 0 || len(quarterDY) == 0 {
+		t.Fatalf("the demo has %d dividends corrected after their ex date, %d quarter-end DIVIDEND_YIELD points known before one", len(sessionDY), len(quarterDY))
+	}
+	for _, ms := range [][]mark{sessionDY, sessionDY, quarterDY} {
+		instants = append(instants, ms[r.IntN(len(ms))])
+	}
 	for range 2 {
-		instants = append(instants, mark{t: first.Add(time.Duration(r.Int64N(int64(last.Sub(first)))))})
+		instants = append(instants, mark{t: firstPub.Add(time.Duration(r.Int64N(int64(last.Sub(firstPub)))))})
 	}
 	// Either side of a session's close: the last session before as_of
 	// is that one, or the one before.
 	for range 2 {
-		d := engine.SaoPauloDay(first.Add(time.Duration(r.Int64N(int64(last.Sub(first))))))
+		d := engine.SaoPauloDay(firstPub.Add(time.Duration(r.Int64N(int64(last.Sub(firstPub))))))
 		instants = append(instants, mark{t: engine.SessionClose(d)}, mark{t: engine.SessionClose(d).Add(-time.Second)})
 	}
 
@@ -214,9 +248,10 @@ func TestAsOfLookAhead(t *testing.T) {
 	}
 	changed := map[string]int{}
 	checked, screenRows, sessionPoints := 0, 0, 0
+	dyChanged := map[string]int{} // by kind of instant: session, quarter
 	for _, m := range instants {
 		at := m.t.Truncate(time.Second)
-		if at.Before(first) || at.After(last) {
+		if at.Before(firstPub) || at.After(last) {
 			continue
 		}
 		pu := publishedBy(u, at)
@@ -233,6 +268,25 @@ func TestAsOfLookAhead(t *testing.T) {
 		screenRows += n
 		if ch {
 			changed["screener"]++
+		}
+		if !m.dy.IsZero() {
+			// The valuation of the corrected company before and at the
+			// correction: each equals a Dataset's of what was published
+			// then, and a DIVIDEND_YIELD point changes.
+			path := "/v2/companies/" + m.id + "/ratios/valuation?show_calculation=true&as_of="
+			after := m.dy.In(engine.SaoPaulo).Format("2006-01-02T15:04:05")
+			got := getJSON(t, fs, path+url.QueryEscape(asOf))
+			gotAfter := getJSON(t, fs, path+url.QueryEscape(after))
+			wantAfter := getJSON(t, serverOf(t, buildDemoDS(t, publishedBy(u, m.dy))), "/v2/companies/"+m.id+"/ratios/valuation?show_calculation=true")
+			if d := firstDiff(gotAfter, wantAfter, ""); d != "" {
+				t.Errorf("%s%s: %s (want: a Dataset of what was published by then)", path, after, d)
+			}
+			if kind := "quarter"; dividendYieldChanged(got, gotAfter) {
+				if m.dy.Sub(at) < time.Hour {
+					kind = "session"
+				}
+				dyChanged[kind]++
+			}
 		}
 		for _, rt := range routes {
 			ids := companies
@@ -277,9 +331,12 @@ func TestAsOfLookAhead(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d answers checked (%d screener rows, %d valuation answers priced at the last session); answers showing a replaced version, by route: %v", checked, screenRows, sessionPoints, changed)
+	t.Logf("%d answers checked (%d screener rows, %d valuation answers priced at the last session, DIVIDEND_YIELD changed by a dividend's correction: %v); answers showing a replaced version, by route: %v", checked, screenRows, sessionPoints, dyChanged, changed)
 	if changed["company market cap"] == 0 {
 		t.Error("company market cap: as_of never changed it")
+	}
+	if dyChanged["session"] == 0 || dyChanged["quarter"] == 0 {
+		t.Errorf("valuation: DIVIDEND_YIELD changed between an as_of before a dividend's correction and one at it %v times by kind, want both kinds", dyChanged)
 	}
 	if sessionPoints == 0 {
 		t.Error("valuation: no answer had a point priced at the last session before as_of")
@@ -292,6 +349,39 @@ func TestAsOfLookAhead(t *testing.T) {
 			t.Errorf("route %s: as_of never showed a replaced version", rt.name)
 		}
 	}
+}
+
+// cashCountedName reports whether the dividend yield counts a cash action
+// of that name.
+func cashCountedName(name string) bool {
+	return name == "DIVIDEND" || name == "INTEREST_ON_EQUITY" || name == "RENDIMENTO"
+}
+
+// dividendYieldChanged reports whether two ratios answers hold a
+// DIVIDEND_YIELD point (any class) of one reference date with different
+// values.
+func dividendYieldChanged(a, b any) bool {
+	am, _ := a.(map[string]any)
+	bm, _ := b.(map[string]any)
+	for id, fs := range am {
+		if !strings.HasPrefix(id, "DIVIDEND_YIELD") {
+			continue
+		}
+		bf, _ := bm[id].(map[string]any)
+		for f, ps := range fs.(map[string]any) {
+			bps, _ := bf[f].([]any)
+			for _, p := range ps.([]any) {
+				pm := p.(map[string]any)
+				for _, q := range bps {
+					qm := q.(map[string]any)
+					if qm["reference_date"] == pm["reference_date"] && !reflect.DeepEqual(qm["value"], pm["value"]) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // getJSON serves a GET with the test key and decodes its 200 answer.

@@ -701,3 +701,54 @@ func TestBankRatios(t *testing.T) {
 		}
 	}
 }
+
+// TestLateCashCorrections: a share of the corrected cash events are
+// published after their prior_ex_date (10 to 90 days), before the
+// snapshot's as_of; most keep the declared value (a rectified payment
+// date or monetary correction), some change it. The others are
+// published before the prior_ex_date (companies) as before.
+func TestLateCashCorrections(t *testing.T) {
+	u := small(t)
+	first := map[string]*engine.CashAction{}
+	for i := range u.CashActions {
+		if a := &u.CashActions[i]; a.Version == 1 {
+			first[a.EventID] = a
+		}
+	}
+	kinds := map[string]int{}
+	for i := range u.CashActions {
+		a := &u.CashActions[i]
+		if a.Version != 2 {
+			continue
+		}
+		v1 := first[a.EventID]
+		if v1 == nil || a.PublishDate.After(u.Meta.AsOf) || a.PublishDate.Before(v1.PublishDate) {
+			t.Fatalf("%s: version 2 published %v, version 1 %v, as_of %v", a.ID, a.PublishDate, v1, u.Meta.AsOf)
+		}
+		days := engine.DateOf(a.PublishDate) - a.PriorExDate
+		switch {
+		case days < 10:
+			kinds["early"]++
+			continue
+		case days > 90:
+			t.Errorf("%s: published %d days after its prior_ex_date", a.ID, days)
+		}
+		switch {
+		case a.DeclaredValue != v1.DeclaredValue:
+			kinds["late value"]++
+		case a.MonetaryCorrection != v1.MonetaryCorrection:
+			kinds["late monetary correction"]++
+		default:
+			kinds["late payment date"]++
+		}
+	}
+	t.Logf("corrections by kind: %v", kinds)
+	for _, k := range []string{"early", "late value", "late monetary correction", "late payment date"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s correction: %v", k, kinds)
+		}
+	}
+	if late := kinds["late value"] + kinds["late monetary correction"] + kinds["late payment date"]; kinds["late value"]*2 > late {
+		t.Errorf("%d of %d late corrections change the declared value, want a minority", kinds["late value"], late)
+	}
+}

@@ -50,7 +50,7 @@ func (g *gen) detailEntity(idx int) {
 		o.secs = append(o.secs, sec)
 	}
 	g.shareActions(e, o)
-	g.cashActions(e, o, r)
+	g.cashActions(e, o, r, g.rng(idx, 7))
 	g.sharePoints(e, o, r)
 	if e.c.Kind == engine.KindCompany || (e.c.Kind == engine.KindBDR && e.c.BDRSponsored) {
 		g.reports(e, o, g.rng(idx, 3))
@@ -134,7 +134,17 @@ func netValue(name string, value float64, prior engine.Date) engine.Num {
 	return engine.Num(round(float64(engine.NetCashValue(name, engine.Num(value), prior)), 8))
 }
 
-func (g *gen) cashActions(e *entity, o *output, r randSource) {
+// lateShare is the share of the corrected cash events (version 2) whose
+// correction is published after their prior_ex_date (a late
+// "retificação": 10 to 90 days after it), and lateValueShare the share
+// of those that change the declared value (the others rectify the
+// payment date, or a company's monetary correction).
+const lateShare, lateValueShare = 0.4, 0.25
+
+// cashActions writes the cash events of e, drawing from r and, for the
+// timing and kind of a late correction, from lr (its own stream, so that
+// the rest of the entity's draws do not depend on it).
+func (g *gen) cashActions(e *entity, o *output, r, lr randSource) {
 	asOfDay := g.cal[len(g.cal)-1]
 	for n, cd := range o.cash {
 		prior := g.cal[cd.ex-1]
@@ -147,6 +157,18 @@ func (g *gen) cashActions(e *entity, o *output, r randSource) {
 		corr := r.Float64() < 0.04 && e.c.Kind == engine.KindCompany
 		inst := r.Float64() < 0.03 && e.c.Kind == engine.KindCompany
 		twoVer := r.Float64() < 0.03
+		// A late correction: published lateDay, after the prior_ex_date
+		// (and before the snapshot's last session), changing the declared
+		// value (lateValue) or else the payment date or, for a company,
+		// adding a monetary correction (lateCorr).
+		late, lateValue, lateCorr, lateDay := false, false, false, engine.NoDate
+		if twoVer {
+			late = lr.Float64() < lateShare
+			lateDay = prior + engine.Date(10+lr.IntN(81))
+			lateValue = lr.Float64() < lateValueShare
+			lateCorr = !lateValue && !corr && e.c.Kind == engine.KindCompany && lr.Float64() < 0.5
+			late = late && lateDay < asOfDay
+		}
 		for k, c := range e.classes {
 			amt := cd.amt[k]
 			evID := fmt.Sprintf("C%06d-%05d-%d", e.idx, n, k)
@@ -186,22 +208,37 @@ func (g *gen) cashActions(e *entity, o *output, r randSource) {
 				v1.Version, v1.ID = 1, evID+"-v1"
 				v1.PublishDate = localTime(approval, 19, 0)
 				v1.Source.PublishedAt, v1.Source.RetrievedAt = v1.PublishDate, v1.PublishDate.Add(6*time.Hour)
-				if r.Float64() < 0.3 {
+				value := r.Float64() < 0.3
+				pay := !value && ca.PaymentDate.Valid() && r.Float64() < 0.6
+				if late {
+					value, pay = lateValue, !lateValue && !lateCorr && ca.PaymentDate.Valid()
+				}
+				switch {
+				case value:
 					// The first announcement had a slightly different amount.
 					v1.DeclaredValue = engine.Num(round(float64(ca.DeclaredValue)*0.98, 8))
 					v1.NetValue = netValue(cd.name, float64(v1.DeclaredValue+v1.MonetaryCorrection), prior)
 					v1.Installments = []engine.Installment{}
-				} else if ca.PaymentDate.Valid() && r.Float64() < 0.6 {
+				case late && lateCorr && ca.PaymentDate.Valid():
+					// The correction adds the monetary correction up to
+					// the payment the first announcement left out.
+					ca.MonetaryCorrection = engine.Num(round(amt*0.01, 8))
+					ca.CorrectionStart, ca.CorrectionEnd = firstOfMonth(prior), ca.PaymentDate
+					ca.NetValue = netValue(cd.name, float64(ca.DeclaredValue+ca.MonetaryCorrection), prior)
+				case pay:
 					v1.PaymentDate = ca.PaymentDate - 7
 					if len(v1.Installments) > 0 {
 						v1.Installments[0].PaymentDate = v1.PaymentDate
 					}
-				} else {
+				default:
 					v1.PaymentDate = engine.NoDate
 				}
 				o.cashActs = append(o.cashActs, v1)
 				ca.Version = 2
 				ca.PublishDate = localTime(approval+3, 19, 0)
+				if late {
+					ca.PublishDate = localTime(lateDay, 19, 0)
+				}
 				ca.Source.PublishedAt, ca.Source.RetrievedAt = ca.PublishDate, ca.PublishDate.Add(6*time.Hour)
 				ca.Source.Name += " (retificação)"
 			} else {

@@ -49,6 +49,14 @@
 //     (3.01 "Receitas da Intermediação Financeira", pre-tax income 3.05,
 //     taxes 3.06, continuing result 3.07, the period's result 3.09). ITR DRE and DRA cover the quarter; ITR DVA and DFC are
 //     year-to-date, as filed. About 5% of filings have a version 2.
+//   - Cash actions: about 3% of events have a version 2 (a
+//     "retificação"), published three days after the approval, except
+//     that 40% are published late, 10 to 90 days after the
+//     prior_ex_date (and before as_of): a quarter of those change the
+//     declared value, the others the payment date or, for a company, add
+//     a monetary correction. So an as_of between an ex date and its
+//     correction sees the first version in the cash routes and in
+//     DIVIDEND_YIELD.
 //   - The last session is made of trades (GenerateSession returns them
 //     as B3's trade file carries them; package negocios reads, writes and
 //     aggregates that file): every listed ticker trades, with an opening
