@@ -66,13 +66,17 @@
 // the last session of the data (the latest close across all tickers) that
 // uses the newest TTM figures and that session's close. Per-class ratios are
 // computed for one ticker per class (CS, PS, PSA..PSE, UNIT, BDR): the most
-// liquid one (lowest non-zero LiquidityRank, then ticker). Per-share values
+// liquid one (lowest non-zero LiquidityRank, then ticker) among the
+// current tickers: a former ticker's security (renamed since) is its
+// current ticker's, as engine.Build joins them. Per-share values
 // divide by the total shares in effect at the date (SharesPoint: common +
 // preferred - treasury, treasury as its source gives it: the CVM's
 // composicao_capital does, B3's listed-company counts do not) and
 // multiply by the unit factor for UNIT.
 // DIVIDEND_YIELD is TTM only: the declared cash per share (DIVIDEND,
-// INTEREST_ON_EQUITY, RENDIMENTO; highest version of each event) whose
+// INTEREST_ON_EQUITY, RENDIMENTO; the current version of each event,
+// engine.CompareCashVersions: the highest, of one version number the
+// later published) whose
 // prior_ex_date lies in the twelve calendar months ending at the reference
 // date, matched to the priced ticker (or a ticker renamed into it) or its
 // ISIN, divided by the factors of the stock splits/bonuses between it and
