@@ -428,7 +428,25 @@ type Meta struct {
 	AsOf        time.Time `json:"as_of"`       // the data's "now": end of the last session covered
 	Description string    `json:"description"` // where the data comes from
 	Attribution string    `json:"attribution"`
+	// Stream is the data's position in the live stream (zero: unknown).
+	Stream StreamPosition `json:"stream,omitzero"`
 }
+
+// StreamPosition is where a snapshot stands in the live stream (NATS
+// JetStream, issue 28): Next is the first stream sequence whose batch it
+// does not cover (0: unknown), and Name, Session and Batch identify the
+// message at Next-1, the last batch it covers (its stream, its session
+// and its batch sequence, live.Record.Seq), so that a replica can check
+// the stream it consumes is the one the snapshot was built from.
+type StreamPosition struct {
+	Next    uint64 `json:"next"`
+	Name    string `json:"name"`
+	Session Date   `json:"session"`
+	Batch   uint64 `json:"batch"`
+}
+
+// Known reports whether p holds a position (Next above 0).
+func (p StreamPosition) Known() bool { return p.Next > 0 }
 
 // Universe is every source entity of a dataset: what a bundle holds, what a
 // snapshot stores (with Derived filled) and what a Dataset is built from.

@@ -3,13 +3,13 @@
 // indicator catalog and every ratio point), compressed and checksummed,
 // built once by "pregao build" and loaded by "pregao serve".
 //
-// # File layout (format version 4, FormatVersion)
+// # File layout (format version 5, FormatVersion)
 //
 // All integers are little-endian; "uvarint" is encoding/binary's unsigned
 // varint (minimal form only), "svarint" its zigzag form.
 //
 //	offset 0   "PREGAOSN"                      magic, 8 bytes
-//	offset 8   uint16 format version           4; other versions are refused
+//	offset 8   uint16 format version           5; 4 is read, others refused
 //	offset 10  uint32 L                        header body length (<= 16 MiB)
 //	offset 14  header body, L bytes
 //	14+L       uint64 xxhash64 of bytes [0, 14+L)
@@ -18,7 +18,10 @@
 // The header body holds: build time, Meta.AsOf (times: uvarint 0 for the
 // zero time, else zigzag(unix seconds)+1 then uvarint nanoseconds),
 // Meta.Description and Meta.Attribution (uvarint length + UTF-8), the
-// zstd level, the counts (uvarint n, then n pairs of name and uvarint: one
+// position in the live stream (Meta.Stream, version 5: uvarint Next, the
+// first stream sequence not covered, 0 for unknown; when above 0, the
+// stream name, uvarint zigzag(session)+1 and uvarint batch sequence of
+// the message at Next-1), the zstd level, the counts (uvarint n, then n pairs of name and uvarint: one
 // per entity kind, plus daily_rows, intraday_rows, report_accounts and
 // ratio_vars, the last added in version 2), and the section table
 // (uvarint n, then per section: kind name, offset from the first section,

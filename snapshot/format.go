@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -19,9 +20,19 @@ const Magic = "PREGAOSN"
 //
 // Version 2 added the header count ratio_vars (the variables of every
 // ratio point, loaded into one array); version 3 the companies'
-// status_date; version 4 (this one) the indexes' reductor (after as_of).
-// Older files are refused with ErrVersion: rebuild them with pregao build.
-const FormatVersion uint16 = 4
+// status_date; version 4 the indexes' reductor (after as_of); version 5
+// (this one) the header's position in the live stream (Header.Stream).
+// Version 4 files are read with the position unknown (their sections are
+// version 5's); older files are refused with ErrVersion: rebuild them
+// with pregao build.
+const FormatVersion uint16 = 5
+
+// minReadVersion is the oldest version read.
+const minReadVersion uint16 = 4
+
+// maxStreamName bounds the stream name of a header's position (bytes;
+// JetStream names are at most 255).
+const maxStreamName = 255
 
 // Fixed layout: magic (8), version (uint16 LE), header body length
 // (uint32 LE), body, xxhash64 of everything before it (uint64 LE).
@@ -62,9 +73,13 @@ type Header struct {
 	// Counts holds the number of entities of every kind by section name
 	// (sectors, companies, daily...), plus daily_rows, intraday_rows and
 	// report_accounts.
-	Counts   map[string]int `json:"counts"`
-	Sections []Section      `json:"sections"`
-	Size     int64          `json:"file_size"` // bytes of the whole file
+	Counts map[string]int `json:"counts"`
+	// Stream is the snapshot's position in the live stream: the first
+	// stream sequence it does not cover and the batch before it (Meta.Stream;
+	// absent: unknown, as in every version 4 file).
+	Stream   engine.StreamPosition `json:"stream,omitzero"`
+	Sections []Section             `json:"sections"`
+	Size     int64                 `json:"file_size"` // bytes of the whole file
 	// DataOffset is where the first section starts (bytes).
 	DataOffset int64 `json:"data_offset"`
 }
@@ -112,9 +127,43 @@ func (h *hbuf) time(t time.Time) error {
 }
 func (h *hbuf) u64(v uint64) { h.b = binary.LittleEndian.AppendUint64(h.b, v) }
 
+// stream writes a stream position: uvarint Next, then, when above 0, the
+// stream name, zigzag(session)+1 (0: no session) and the batch sequence.
+func (h *hbuf) stream(p engine.StreamPosition) {
+	h.uv(p.Next)
+	if p.Next == 0 {
+		return
+	}
+	h.str(p.Name)
+	if p.Session.Valid() {
+		h.uv(zig(int64(p.Session)) + 1)
+	} else {
+		h.uv(0)
+	}
+	h.uv(p.Batch)
+}
+
+// checkStream returns why p cannot be written (nil when it can).
+func checkStream(p engine.StreamPosition) error {
+	switch {
+	case p.Next == 0 && p != engine.StreamPosition{}:
+		return errors.New("stream position: next is 0 (unknown) but the batch is given")
+	case p.Next == 0:
+		return nil
+	case p.Name == "" || len(p.Name) > maxStreamName:
+		return fmt.Errorf("stream position: stream name of %d bytes, want 1 to %d", len(p.Name), maxStreamName)
+	case !p.Session.Valid() || p.Batch == 0:
+		return errors.New("stream position: the session and batch (from 1) of the last batch covered are required")
+	}
+	return nil
+}
+
 // encodeHeader returns the header body of h; section offsets are stored
 // relative to h.DataOffset (the first section).
 func encodeHeader(h *Header) ([]byte, error) {
+	if err := checkStream(h.Stream); err != nil {
+		return nil, err
+	}
 	var b hbuf
 	if err := b.time(h.BuildTime); err != nil {
 		return nil, fmt.Errorf("build time: %w", err)
@@ -124,6 +173,7 @@ func encodeHeader(h *Header) ([]byte, error) {
 	}
 	b.str(h.Source)
 	b.str(h.Attribution)
+	b.stream(h.Stream)
 	b.uv(uint64(h.Level))
 	names := CountNames()
 	b.uv(uint64(len(names)))
@@ -151,6 +201,9 @@ func contentID(h *Header) string {
 	_ = b.time(h.AsOf)
 	b.str(h.Source)
 	b.str(h.Attribution)
+	if h.FormatVersion >= 5 {
+		b.stream(h.Stream)
+	}
 	for _, n := range CountNames() {
 		b.str(n)
 		b.uv(uint64(h.Counts[n]))
@@ -193,8 +246,8 @@ func headerLen(b []byte) (int, error) {
 	if v == 0 {
 		return 0, fmt.Errorf("%w: format version 0", ErrVersion)
 	}
-	if v < FormatVersion {
-		return 0, fmt.Errorf("%w: format version %d is older than the supported %d: rebuild the snapshot (pregao build)", ErrVersion, v, FormatVersion)
+	if v < minReadVersion {
+		return 0, fmt.Errorf("%w: format version %d is older than the oldest supported %d: rebuild the snapshot (pregao build)", ErrVersion, v, minReadVersion)
 	}
 	if len(b) < prefixLen {
 		return 0, fmt.Errorf("%w: %d bytes, shorter than the header prefix", ErrTruncated, len(b))
@@ -226,6 +279,9 @@ func parseHeader(b []byte, size int64) (Header, error) {
 	h.AsOf = d.htime()
 	h.Source = d.hstr()
 	h.Attribution = d.hstr()
+	if h.FormatVersion >= 5 {
+		h.Stream = d.hstream()
+	}
 	lvl := d.uv()
 	if lvl > 22 {
 		d.fail("invalid zstd level %d", lvl)
@@ -322,6 +378,30 @@ func parseHeader(b []byte, size int64) (Header, error) {
 	return h, nil
 }
 
+// hstream reads a stream position of the header (hbuf.stream).
+func (d *pdec) hstream() engine.StreamPosition {
+	var p engine.StreamPosition
+	if p.Next = d.uv(); p.Next == 0 || d.err != nil {
+		return engine.StreamPosition{}
+	}
+	p.Name = d.hstr()
+	p.Session = engine.NoDate
+	if s := d.uv(); s > 0 && d.err == nil {
+		v := unzig(s - 1)
+		if v < math.MinInt32+1 || v > math.MaxInt32 {
+			d.fail("stream position: session %d out of range", v)
+		}
+		p.Session = engine.Date(v)
+	}
+	p.Batch = d.uv()
+	if d.err == nil {
+		if err := checkStream(p); err != nil {
+			d.fail("%v", err)
+		}
+	}
+	return p
+}
+
 // hstr reads a length-prefixed string of the header.
 func (d *pdec) hstr() string {
 	n := d.uv()
@@ -347,7 +427,7 @@ func kindIndex(name string) int {
 
 // metaOf returns the Meta a header describes.
 func metaOf(h *Header) engine.Meta {
-	return engine.Meta{AsOf: h.AsOf, Description: h.Source, Attribution: h.Attribution}
+	return engine.Meta{AsOf: h.AsOf, Description: h.Source, Attribution: h.Attribution, Stream: h.Stream}
 }
 
 // String returns a one-line summary of the header.

@@ -47,6 +47,7 @@ var timeType = reflect.TypeFor[time.Time]()
 var (
 	stampType     = reflect.TypeFor[engine.Stamp]()
 	frequencyType = reflect.TypeFor[engine.Frequency]()
+	streamPosType = reflect.TypeFor[engine.StreamPosition]()
 	classType     = reflect.TypeFor[engine.ShareClass]()
 	lineType      = reflect.TypeFor[engine.Line]()
 	symType       = reflect.TypeFor[engine.Sym]()
@@ -144,6 +145,14 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 			v.Set(reflect.ValueOf(engine.StampOf(t)))
 		} else {
 			v.Set(reflect.ValueOf(t))
+		}
+		return
+	}
+	if v.Type() == streamPosType {
+		// Unknown, or a valid position (a header refuses any other).
+		if rng.IntN(3) > 0 {
+			v.Set(reflect.ValueOf(engine.StreamPosition{Next: rng.Uint64N(1<<50) + 1, Name: "PREGAO_LIVE",
+				Session: engine.Date(rng.IntN(40000) - 10000), Batch: rng.Uint64N(1e6) + 1}))
 		}
 		return
 	}
@@ -293,7 +302,8 @@ func handUniverse() *engine.Universe {
 	nan := engine.Null
 	src := engine.Source{VisualizationURL: "https://example.invalid/v?id=1", DownloadURL: "", PublishedAt: t0, RetrievedAt: time.Time{}, Name: "CVM — DFP"}
 	u := &engine.Universe{
-		Meta: engine.Meta{AsOf: t0, Description: "hand-built fixture: Ação, São Paulo", Attribution: "Pregão tests"},
+		Meta: engine.Meta{AsOf: t0, Description: "hand-built fixture: Ação, São Paulo", Attribution: "Pregão tests",
+			Stream: engine.StreamPosition{Next: 1234, Name: "PREGAO_LIVE", Session: engine.MakeDate(2024, 3, 28), Batch: 57}},
 		Sectors: []engine.Sector{
 			{ID: "S10", Name: "Energia", Level: 1},
 			{ID: "S10.10", Name: "Petróleo, Gás e Biocombustíveis", Level: 2, ParentID: "S10"},

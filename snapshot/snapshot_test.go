@@ -341,7 +341,7 @@ func TestCorruption(t *testing.T) {
 		{"wrong magic", func() []byte { b := bytes.Clone(good); b[0] = 'X'; return b }, ErrFormat, "bad magic"},
 		{"not a snapshot", func() []byte { return []byte("{\"json\": true}\n") }, ErrFormat, "bad magic"},
 		{"newer version", func() []byte { b := bytes.Clone(good); b[8] = byte(FormatVersion + 1); return b }, ErrVersion, fmt.Sprintf("newer than the supported %d", FormatVersion)},
-		{"older version", func() []byte { b := bytes.Clone(good); b[8] = 1; return b }, ErrVersion, "older than the supported 4: rebuild"},
+		{"older version", func() []byte { b := bytes.Clone(good); b[8] = 1; return b }, ErrVersion, "older than the oldest supported 4: rebuild"},
 		{"version zero", func() []byte { b := bytes.Clone(good); b[8] = 0; return b }, ErrVersion, "version 0"},
 		{"huge header length", func() []byte { b := bytes.Clone(good); b[13] = 0xff; return b }, ErrFormat, "header length"},
 		{"truncated prefix", func() []byte { return good[:11] }, ErrTruncated, "header prefix"},

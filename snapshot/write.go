@@ -300,6 +300,7 @@ func assemble(meta engine.Meta, opt WriteOptions, level int, counts map[string]i
 		AsOf:          meta.AsOf,
 		Source:        meta.Description,
 		Attribution:   meta.Attribution,
+		Stream:        meta.Stream,
 		Level:         level,
 		Counts:        counts,
 		Sections:      secs,

@@ -200,6 +200,19 @@ func convMeta(m *engine.Meta, l *lineCtx) engine.Meta {
 		l.errf("as_of", "required (RFC 3339 timestamp)")
 	}
 	l.ts("as_of", &m.AsOf)
+	p := &m.Stream
+	switch {
+	case p.Next == 0 && p.Name == "" && p.Batch == 0 && !p.Session.Valid():
+		*p = engine.StreamPosition{} // absent: unknown
+	case p.Next == 0:
+		l.errf("stream.next", "required (from 1) when stream is given")
+	case p.Name == "" || len(p.Name) > 255:
+		l.errf("stream.name", "required, at most 255 bytes")
+	case !p.Session.Valid():
+		l.errf("stream.session", "required (YYYY-MM-DD)")
+	case p.Batch == 0:
+		l.errf("stream.batch", "required (from 1)")
+	}
 	return *m
 }
 

@@ -182,6 +182,12 @@ func TestErrors(t *testing.T) {
 			[]string{`intraday.csv:2: field "time": bad timestamp`}},
 		{"meta as_of", FileMeta, -1, line(`{"description":"x"}`),
 			[]string{`meta.json:1: field "as_of": required`}},
+		{"meta stream next", FileMeta, -1, line(`{"as_of":"2024-03-28T21:00:00Z","stream":{"name":"PREGAO_LIVE","session":"2024-03-28","batch":3}}`),
+			[]string{`meta.json:1: field "stream.next": required (from 1)`}},
+		{"meta stream session", FileMeta, -1, line(`{"as_of":"2024-03-28T21:00:00Z","stream":{"next":9,"name":"PREGAO_LIVE","batch":3}}`),
+			[]string{`meta.json:1: field "stream.session": required`}},
+		{"meta stream batch", FileMeta, -1, line(`{"as_of":"2024-03-28T21:00:00Z","stream":{"next":9,"name":"PREGAO_LIVE","session":"2024-03-28"}}`),
+			[]string{`meta.json:1: field "stream.batch": required`}},
 		{"two problems", FileCompanies, 1, func(s string) string {
 			return repl(`"status":"ACTIVE"`, `"status":"GONE"`)(repl(`"kind":"COMPANY"`, `"kind":"X"`)(s))
 		},

@@ -64,7 +64,7 @@ var readers = map[string]reader{
 		if err != nil {
 			return err
 		}
-		var m engine.Meta
+		m := engine.Meta{Stream: engine.StreamPosition{Session: engine.NoDate}}
 		l := lineCtx{c: c, file: file, line: 1}
 		if field, msg := decodeLine(b, &m); msg != "" {
 			l.errf(field, "%s", msg)

@@ -524,3 +524,27 @@ func TestDailyChunks(t *testing.T) {
 		})
 	}
 }
+
+// meta.json carries the position in the live stream (absent: unknown)
+// through a write and a read.
+func TestMetaStreamPosition(t *testing.T) {
+	u := mustRead(t, smallDir)
+	if u.Meta.Stream.Known() {
+		t.Fatalf("small bundle has a stream position %+v", u.Meta.Stream)
+	}
+	u.Meta.Stream = engine.StreamPosition{Next: 42, Name: "PREGAO_LIVE", Session: engine.MakeDate(2024, 3, 28), Batch: 7}
+	dir := t.TempDir()
+	if err := Write(dir, u, WriteOptions{Compression: CompressNone}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, FileMeta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"stream":{"next":42,"name":"PREGAO_LIVE","session":"2024-03-28","batch":7}`; !bytes.Contains(b, []byte(want)) {
+		t.Errorf("meta.json = %s, want it to hold %s", b, want)
+	}
+	if got := mustRead(t, dir).Meta.Stream; got != u.Meta.Stream {
+		t.Errorf("read back %+v, want %+v", got, u.Meta.Stream)
+	}
+}
