@@ -45,6 +45,12 @@ type StreamStatus struct {
 	// CaughtUp says the replica has applied the stream up to its head
 	// once since it started: /readyz answers 503 before.
 	CaughtUp bool
+	// Start is the stream sequence the replica started consuming from
+	// (0: not started yet); Position the position in the stream recorded
+	// in the snapshot it started with (zero: none). Start is
+	// Position.Next when the stream agreed with it.
+	Start    uint64
+	Position engine.StreamPosition
 }
 
 // SetLiveStatus makes /readyz carry a "live" object with what fn returns
@@ -99,6 +105,22 @@ func (a *API) appendLiveStatus(dst []byte) []byte {
 		dst = strconv.AppendFloat(dst, max(st.Stale, 0).Seconds(), 'f', -1, 64)
 		dst = append(dst, `,"caught_up":`...)
 		dst = strconv.AppendBool(dst, st.CaughtUp)
+		dst = append(dst, `,"start":`...)
+		dst = strconv.AppendUint(dst, st.Start, 10)
+		dst = append(dst, `,"snapshot_position":`...)
+		if p := st.Position; p.Known() {
+			dst = append(dst, `{"next":`...)
+			dst = strconv.AppendUint(dst, p.Next, 10)
+			dst = append(dst, `,"name":`...)
+			dst = appendString(dst, p.Name)
+			dst = append(dst, `,"session":`...)
+			dst = appendDate(dst, p.Session)
+			dst = append(dst, `,"batch":`...)
+			dst = strconv.AppendUint(dst, p.Batch, 10)
+			dst = append(dst, '}')
+		} else {
+			dst = append(dst, "null"...)
+		}
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')

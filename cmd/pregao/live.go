@@ -883,7 +883,7 @@ func registerLiveMetrics(reg prometheus.Registerer, state func() *liveState, lag
 		m.batches.WithLabelValues(res)
 	}
 	for _, reason := range append(slices.Clone(live.Reasons), reasonRefused, reasonLog, reasonLogCut, reasonStalled, reasonSeq,
-		reasonMessage, reasonGap, reasonSession, reasonBus) {
+		reasonMessage, reasonGap, reasonSession, reasonBus, reasonSnapshot) {
 		m.feedErrors.WithLabelValues(reason)
 	}
 	return m

@@ -12,10 +12,15 @@
 //
 // Where a booting replica starts: its snapshot covers every session up
 // to its last (Dataset.LastSession); the batches of those sessions are
-// not applied (counted as covered). The replica consumes from the
-// stream sequence after the last batch of that session (the snapshot's
-// position in the stream), and answers /readyz 200 once it has applied
-// the stream up to its head (a message delivered with none after it).
+// not applied (counted as covered). When the snapshot records its
+// position in the stream (engine.Meta.Stream: the first sequence it does
+// not cover, from the session log copy pregao update read), the replica
+// checks the message before it is the batch the snapshot names and
+// consumes from there; otherwise (no position, or one the stream
+// contradicts: counted, reason "snapshot") it looks up the last batch of
+// its last session in the stream and consumes after it. It answers
+// /readyz 200 once it has applied the stream up to its head (a message
+// delivered with none after it).
 
 package main
 
@@ -50,6 +55,9 @@ const (
 	reasonGap     = "gap"     // stream sequences missing, or a batch sequence skipped
 	reasonSession = "session" // a batch of an earlier session than the live one
 	reasonBus     = "bus"     // the stream could not be reached
+	// reasonSnapshot: the snapshot's position names a batch the stream
+	// does not hold there (another stream, one made again).
+	reasonSnapshot = "snapshot"
 )
 
 // parseBusConfig checks --live and its companions; a zero URL is no
@@ -107,8 +115,10 @@ var errBus = fmt.Errorf("live stream unreachable: %w", httpapi.ErrLiveUnavailabl
 // streamLog is the session log of a feed that publishes to the stream:
 // an append is a publish acknowledged by the stream. A copy of the
 // session log file is kept in --live-dir beside it (file), for pregao
-// update --session-log (the roll); the stream is the log of record: the
-// copy is completed from it when the feed starts.
+// update --session-log (the roll), each record with its stream sequence
+// (live.Record.Stream: the snapshot's position in the stream); the
+// stream is the log of record: the copy is completed from it when the
+// feed starts.
 type streamLog struct {
 	bus     *bus.Bus
 	session engine.Date
@@ -123,7 +133,7 @@ type streamLog struct {
 func (s *streamLog) Append(rec *live.Record) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	_, dup, err := s.bus.Publish(ctx, s.session, rec, s.virtual)
+	seq, dup, err := s.bus.Publish(ctx, s.session, rec, s.virtual)
 	if err != nil {
 		if errors.Is(err, bus.ErrMessage) {
 			return err
@@ -134,6 +144,7 @@ func (s *streamLog) Append(rec *live.Record) error {
 		s.dups.Add(1)
 	}
 	s.last = rec.Seq
+	rec.Stream = seq // the copy keeps it: pregao update --session-log's position
 	if s.file != nil && rec.Seq > s.file.Last() {
 		if err := s.file.Append(rec); err != nil {
 			s.fileErr(err)
@@ -295,6 +306,7 @@ type streamApplier struct {
 
 	state    atomic.Pointer[liveState]
 	sstate   atomic.Pointer[streamState]
+	from     atomic.Pointer[startPoint] // set by start
 	caughtUp atomic.Bool
 	// downSince is when the stream was last found unreachable (unix ns;
 	// 0: reachable).
@@ -323,9 +335,10 @@ func newStreamApplier(store *engine.Store, log *slog.Logger, met *liveMetrics, f
 	return a
 }
 
-// start returns the stream sequence to consume from: after the last
-// batch of the last session the snapshot covers, and the stream's head.
-// The clock is the one of that last batch.
+// start returns the stream sequence to consume from: the snapshot's
+// position when the stream agrees with it (checkPosition), else after
+// the last batch of the last session the snapshot covers; and the
+// stream's head. The clock is the one of the last batch covered.
 func (a *streamApplier) start(ctx context.Context, b *bus.Bus) (from, head uint64, err error) {
 	if b.Server() != nil {
 		// The embedded server's stream is this process's to make.
@@ -337,7 +350,32 @@ func (a *streamApplier) start(ctx context.Context, b *bus.Bus) (from, head uint6
 		return 0, 0, err
 	}
 	from = 1
-	if d := a.store.Current(); d != nil && d.LastSession().Valid() {
+	d := a.store.Current()
+	if d == nil {
+		return from, head, nil
+	}
+	if pos := d.Meta().Stream; pos.Known() {
+		bt, why, err := checkPosition(ctx, b, pos)
+		if err != nil {
+			return 0, 0, err
+		}
+		if why == "" && pos.Session > d.LastSession() {
+			// Starting there would skip the batches of sessions the
+			// snapshot has no data of.
+			why = "the snapshot's last session is " + d.LastSession().String() + ", before the position's"
+		}
+		if why == "" {
+			if bt != nil {
+				a.clock.set(bt)
+			}
+			a.from.Store(&startPoint{from: pos.Next, position: pos})
+			return pos.Next, head, nil
+		}
+		a.met.feedErrors.WithLabelValues(reasonSnapshot).Inc()
+		a.log.Warn("live stream: the snapshot's position does not match the stream; looking its last session up instead",
+			"snapshot_position", fmtStreamPosition(pos), "stream", why)
+	}
+	if d.LastSession().Valid() {
 		seq, bt, err := b.LastOfSession(ctx, d.LastSession())
 		if err != nil {
 			return 0, 0, err
@@ -349,7 +387,46 @@ func (a *streamApplier) start(ctx context.Context, b *bus.Bus) (from, head uint6
 			a.clock.set(bt)
 		}
 	}
+	a.from.Store(&startPoint{from: from, position: d.Meta().Stream, lookup: true})
 	return from, head, nil
+}
+
+// startPoint is where the replica started consuming: from the
+// snapshot's position, or (lookup) after its last session's last batch.
+type startPoint struct {
+	from     uint64
+	position engine.StreamPosition // the snapshot's (zero: none)
+	lookup   bool
+}
+
+// checkPosition checks the snapshot's position pos against the stream:
+// the message at pos.Next-1 must be the batch pos names (returned), or
+// be gone from the stream (its limits) with pos.Next within the stream
+// (first <= pos.Next <= last+1). why says what contradicts pos ("" when
+// nothing does); err is a failure to ask the stream.
+func checkPosition(ctx context.Context, b *bus.Bus, pos engine.StreamPosition) (bt *bus.Batch, why string, err error) {
+	if pos.Name != bus.StreamName {
+		return nil, fmt.Sprintf("the stream is %s, not %s", bus.StreamName, pos.Name), nil
+	}
+	first, last, err := b.Bounds(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	bt, err = b.Message(ctx, pos.Next-1)
+	switch {
+	case errors.Is(err, bus.ErrGone):
+		if pos.Next > last+1 || first > pos.Next || first == 0 {
+			return nil, fmt.Sprintf("message %d is not in the stream, which holds %d to %d", pos.Next-1, first, last), nil
+		}
+		return nil, "", nil // gone by the stream's limits: the position still stands
+	case errors.Is(err, bus.ErrMessage):
+		return nil, fmt.Sprintf("message %d is not a batch: %v", pos.Next-1, err), nil
+	case err != nil:
+		return nil, "", err
+	case bt.Session != pos.Session || bt.Record.Seq != pos.Batch:
+		return nil, fmt.Sprintf("message %d is batch %d of session %s", pos.Next-1, bt.Record.Seq, bt.Session), nil
+	}
+	return bt, "", nil
 }
 
 // run applies the stream of b until ctx ends.
@@ -383,7 +460,11 @@ func (a *streamApplier) run(ctx context.Context, b *bus.Bus) {
 	if head < from {
 		a.setCaughtUp(from - 1)
 	}
-	a.log.Info("applying the live stream", "from_sequence", from, "head", head)
+	how := "the snapshot's position"
+	if sp := a.from.Load(); sp == nil || sp.lookup {
+		how = "after the last batch of the snapshot's last session"
+	}
+	a.log.Info("applying the live stream", "from_sequence", from, "head", head, "from", how)
 	b.Consume(ctx, from, a.deliver, func(err error) {
 		if errors.Is(err, bus.ErrNoStream) {
 			return // no feed has published yet
@@ -549,6 +630,9 @@ func (a *streamApplier) streamStatus() *httpapi.StreamStatus {
 	ss := a.sstate.Load()
 	s := &httpapi.StreamStatus{Sequence: ss.seq, Pending: ss.pending, Redeliveries: a.redeliveries.Load(),
 		CaughtUp: a.caughtUp.Load()}
+	if sp := a.from.Load(); sp != nil {
+		s.Start, s.Position = sp.from, sp.position
+	}
 	if b := a.bus.Load(); b != nil {
 		s.Connected = b.Connected() && a.downSince.Load() == 0
 	}

@@ -98,10 +98,10 @@ func TestServeLiveEmbedded(t *testing.T) {
 		t.Error("the view applied from the stream differs from the full snapshot")
 	}
 	// The copy of the session log (for pregao update --session-log)
-	// holds every batch.
+	// holds every batch, each with its stream sequence.
 	logPath := liveDir + "/" + live.LogName(f.day)
-	if info, err := readLog(logPath); err != nil || info.Records != int(st.seq) || info.Last != st.seq {
-		t.Errorf("session log copy %+v, %v; want %d records", info, err, st.seq)
+	if info, err := readLog(logPath); err != nil || info.Records != int(st.seq) || info.Last != st.seq || info.LastStream != head || !info.LastComplete {
+		t.Errorf("session log copy %+v, %v; want %d records, the last at stream sequence %d", info, err, st.seq, head)
 	}
 	code, rz := readyzBody(t, m)
 	var r struct {
@@ -168,8 +168,8 @@ func TestServeLiveEmbedded(t *testing.T) {
 	if !strings.Contains(metrics, "pregao_live_stream_published_total 0\n") {
 		t.Error("the restarted feed published batches again")
 	}
-	if info, err := readLog(logPath); err != nil || info.Records != int(st.seq) || info.Last != st.seq {
-		t.Errorf("session log copy after a restart %+v, %v; want %d records", info, err, st.seq)
+	if info, err := readLog(logPath); err != nil || info.Records != int(st.seq) || info.Last != st.seq || info.LastStream != head {
+		t.Errorf("session log copy after a restart %+v, %v; want %d records, the last at stream sequence %d", info, err, st.seq, head)
 	}
 	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, m.clock.Now().Unix(), nil) > 0 {
 		t.Error("after a restart the view differs from the full snapshot")

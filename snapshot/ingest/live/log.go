@@ -34,6 +34,12 @@ import (
 //   - seq: the batch's sequence number, strictly increasing along the file.
 //   - at: the feed's clock when the batch was applied, unix milliseconds.
 //   - complete: true when the feed has nothing more for the session.
+//   - stream: the batch's sequence in the live stream (NATS JetStream,
+//     package bus), from 1; only in the copy of the session log a feed
+//     that publishes to the stream keeps in --live-dir, never in a stream
+//     message. Optional: a log without it (every log written before it
+//     existed, a serve without --live) reads as before, the sequence
+//     unknown (0).
 //   - bars: the 1-minute bars (engine.LiveBar): t ticker, m the minute's
 //     start (unix seconds, UTC), o h l c prices in BRL, v the volume in
 //     BRL, q the quantity, n the trade count, x true for a minute taken
@@ -72,7 +78,10 @@ type Record struct {
 	Seq      uint64
 	At       int64 // the feed's clock at the apply, unix milliseconds
 	Complete bool
-	Bars     []engine.LiveBar
+	// Stream is the batch's stream sequence (the "stream" field; 0:
+	// unknown, and always 0 in a stream message).
+	Stream uint64
+	Bars   []engine.LiveBar
 	// Trades are the trades of a push of trades (nil otherwise).
 	Trades []Trade
 }
@@ -108,6 +117,10 @@ type LogInfo struct {
 	Session engine.Date
 	Records int    // records kept
 	Last    uint64 // the last record's Seq (0: none)
+	// LastStream is the last record's stream sequence (Record.Stream; 0:
+	// none, or unknown) and LastComplete whether it is complete.
+	LastStream   uint64
+	LastComplete bool
 	// Kept is the length in bytes of the valid part (header and records
 	// kept); Cut the bytes after it, cut away, and CutReason why (nil
 	// when nothing was cut).
@@ -153,6 +166,10 @@ func AppendRecord(dst []byte, r *Record) []byte {
 	dst = strconv.AppendInt(dst, r.At, 10)
 	if r.Complete {
 		dst = append(dst, `,"complete":true`...)
+	}
+	if r.Stream > 0 {
+		dst = append(dst, `,"stream":`...)
+		dst = strconv.AppendUint(dst, r.Stream, 10)
 	}
 	dst = append(dst, `,"bars":[`...)
 	for i := range r.Bars {
@@ -277,6 +294,7 @@ type recordJSON struct {
 	Seq      *uint64     `json:"seq"`
 	At       int64       `json:"at"`
 	Complete bool        `json:"complete"`
+	Stream   uint64      `json:"stream"`
 	Bars     *[]barJSON  `json:"bars"`
 	Trades   []tradeJSON `json:"trades"`
 }
@@ -308,7 +326,7 @@ func DecodeRecord(line []byte) (*Record, error) {
 	if rj.Seq == nil || *rj.Seq == 0 || rj.Bars == nil {
 		return nil, errors.New("record: seq (from 1) and bars are required")
 	}
-	r := &Record{Seq: *rj.Seq, At: rj.At, Complete: rj.Complete, Bars: make([]engine.LiveBar, len(*rj.Bars))}
+	r := &Record{Seq: *rj.Seq, At: rj.At, Complete: rj.Complete, Stream: rj.Stream, Bars: make([]engine.LiveBar, len(*rj.Bars))}
 	for i, b := range *rj.Bars {
 		r.Bars[i] = engine.LiveBar{Ticker: b.T, Time: b.M, Open: b.O, High: b.H, Low: b.L, Close: b.C, Volume: b.V,
 			Quantity: b.Q, Trades: b.N, Removed: b.X}
@@ -394,6 +412,7 @@ func readLog(r io.Reader, want engine.Date, fn func(*Record) error) (LogInfo, er
 		}
 		info.Records++
 		info.Last = rec.Seq
+		info.LastStream, info.LastComplete = rec.Stream, rec.Complete
 		info.Kept += int64(len(line))
 	}
 }

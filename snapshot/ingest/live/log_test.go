@@ -3,6 +3,8 @@ package live
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -236,6 +238,7 @@ func FuzzReadLog(f *testing.F) {
 	f.Add([]byte(header(sd)))
 	f.Add([]byte(header(sd) + "00000000 {}\n"))
 	f.Add([]byte("pregao-session-log 2 2026-11-19\n"))
+	f.Add(logBytes(streamRecords()))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var recs []Record
 		info, err := ReadLog(bytes.NewReader(b), func(r *Record) error { recs = append(recs, *r); return nil })
@@ -273,5 +276,64 @@ func TestLogDocExample(t *testing.T) {
 	got, info, err := readAllRecords(t, []byte("pregao-session-log 1 "+block))
 	if err != nil || len(got) != 2 || info.Cut != 0 || !got[1].Complete || !got[1].Bars[0].Removed {
 		t.Errorf("%d records, %+v, %v", len(got), info, err)
+	}
+}
+
+// streamRecords are testRecords as a stream feed's copy keeps them: each
+// with its stream sequence.
+func streamRecords() []Record {
+	recs := testRecords()
+	for i := range recs {
+		recs[i].Stream = uint64(100 + 7*i)
+	}
+	return recs
+}
+
+// The copy of a stream feed's log carries each batch's stream sequence
+// (the "stream" field, inside the checksum); a log without it reads as
+// before, the sequence 0.
+func TestLogStreamSequence(t *testing.T) {
+	b := logBytes(streamRecords())
+	if !bytes.Contains(b, []byte(`"complete":true,"stream":114,"bars":[]`)) {
+		t.Fatalf("the last record lacks its stream sequence:\n%s", b)
+	}
+	got, info, err := readAllRecords(t, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range got {
+		if want := uint64(100 + 7*i); r.Stream != want {
+			t.Errorf("record %d: stream %d, want %d", i, r.Stream, want)
+		}
+	}
+	if info.LastStream != 114 || !info.LastComplete || info.Last != 5 {
+		t.Errorf("info = %+v, want last 5 at stream 114, complete", info)
+	}
+	// An old log: no stream field, every sequence unknown.
+	old := logBytes(testRecords())
+	if bytes.Contains(old, []byte(`"stream"`)) {
+		t.Fatalf("a record without a stream sequence writes one:\n%s", old)
+	}
+	got, info, err = readAllRecords(t, old)
+	if err != nil || len(got) != 3 || info.Cut != 0 {
+		t.Fatalf("old log: %d records, %+v, %v", len(got), info, err)
+	}
+	for _, r := range got {
+		if r.Stream != 0 {
+			t.Errorf("old log record %d: stream %d, want 0", r.Seq, r.Stream)
+		}
+	}
+	if info.LastStream != 0 || !info.LastComplete {
+		t.Errorf("old log info = %+v", info)
+	}
+	// A hand-written line with the field: read, the checksum covering it.
+	js := `{"seq":1,"at":0,"stream":9,"bars":[]}`
+	line := fmt.Sprintf("%08x %s\n", crc32.Checksum([]byte(js), castagnoli), js)
+	r, err := DecodeRecord([]byte(line))
+	if err != nil || r.Stream != 9 {
+		t.Fatalf("DecodeRecord(%q) = %+v, %v", line, r, err)
+	}
+	if _, err := DecodeRecord([]byte(strings.Replace(line, `"stream":9`, `"stream":8`, 1))); err == nil {
+		t.Error("a changed stream sequence passes the checksum")
 	}
 }

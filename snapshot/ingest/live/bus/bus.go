@@ -216,6 +216,9 @@ func (b *Bus) LastOfSession(ctx context.Context, sd engine.Date) (uint64, *Batch
 		return 0, nil, fmt.Errorf("bus: session %s: %w", sd, err)
 	}
 	bt, _ := DecodeMsg(m.Subject, m.Header, m.Data)
+	if bt != nil {
+		bt.Record.Stream = m.Sequence
+	}
 	return m.Sequence, bt, nil
 }
 
@@ -255,9 +258,60 @@ func (b *Bus) Head(ctx context.Context) (uint64, time.Time, error) {
 	return info.State.LastSeq, info.State.LastTime, nil
 }
 
+// ErrGone is returned by Message for a stream sequence the stream does
+// not hold: removed by its limits or deleted, or not stored yet.
+var ErrGone = errors.New("bus: no such message in the stream")
+
+// Message returns the message at stream sequence seq, decoded (its
+// Record.Stream is seq), or a decoding error wrapping ErrMessage;
+// ErrGone when the stream does not hold it (or there is no stream).
+func (b *Bus) Message(ctx context.Context, seq uint64) (*Batch, error) {
+	if seq == 0 {
+		return nil, ErrGone
+	}
+	s, err := b.lookup(ctx)
+	if errors.Is(err, ErrNoStream) {
+		return nil, ErrGone
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.GetMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, ErrGone
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: message %d: %w", seq, err)
+	}
+	bt, err := DecodeMsg(m.Subject, m.Header, m.Data)
+	if err != nil {
+		return nil, err
+	}
+	bt.Record.Stream = m.Sequence
+	return bt, nil
+}
+
+// Bounds returns the stream's first and last sequences (0 and 0 when
+// there is no stream; an empty stream's first is its last plus 1).
+func (b *Bus) Bounds(ctx context.Context) (first, last uint64, err error) {
+	s, err := b.lookup(ctx)
+	if errors.Is(err, ErrNoStream) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("bus: stream info: %w", err)
+	}
+	return info.State.FirstSeq, info.State.LastSeq, nil
+}
+
 // ReadSession calls fn with each batch of session sd in the stream, in
-// order, up to its last one at the time of the call, and returns how
-// many messages did not decode (skipped). The feed side calls it when it
+// order, up to its last one at the time of the call (each record's
+// Stream its stream sequence), and returns how many messages did not
+// decode (skipped). The feed side calls it when it
 // starts a session, to number its next batch and rebuild what it
 // aggregates.
 func (b *Bus) ReadSession(ctx context.Context, sd engine.Date, fn func(*live.Record) error) (bad int, err error) {
@@ -292,8 +346,11 @@ func (b *Bus) ReadSession(ctx context.Context, sd engine.Date, fn func(*live.Rec
 		}
 		if bt, err := DecodeMsg(m.Subject(), m.Headers(), m.Data()); err != nil {
 			bad++
-		} else if err := fn(bt.Record); err != nil {
-			return bad, err
+		} else {
+			bt.Record.Stream = md.Sequence.Stream
+			if err := fn(bt.Record); err != nil {
+				return bad, err
+			}
 		}
 		if md.Sequence.Stream >= last.Sequence {
 			return bad, nil
@@ -387,6 +444,9 @@ func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn fu
 		}
 		d := &Delivery{StreamSeq: md.Sequence.Stream, Pending: md.NumPending, Stored: md.Timestamp, Delivered: md.NumDelivered}
 		d.Batch, d.Err = DecodeMsg(m.Subject(), m.Headers(), m.Data())
+		if d.Batch != nil {
+			d.Batch.Record.Stream = d.StreamSeq
+		}
 		if d.StreamSeq < *next {
 			continue // already handed over
 		}

@@ -307,3 +307,64 @@ func freeListen(t *testing.T) string {
 	defer l.Close()
 	return l.Addr().String()
 }
+
+// Message gets one message by stream sequence; Bounds gives the stream's
+// first and last; the read paths give each record its stream sequence,
+// and a record's own Stream never goes into a message.
+func TestMessageBoundsStreamSequences(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := openEmbedded(t, t.TempDir())
+	defer b.Close()
+	if _, err := b.Message(ctx, 1); !errors.Is(err, ErrGone) {
+		t.Fatalf("Message without a stream: %v, want ErrGone", err)
+	}
+	if first, last, err := b.Bounds(ctx); err != nil || first != 0 || last != 0 {
+		t.Fatalf("Bounds without a stream: %d %d %v", first, last, err)
+	}
+	for i := uint64(1); i <= 4; i++ {
+		rec := record(i, bar("PETR4", 13, int(i), 10))
+		rec.Stream = 99 // a copy's field: not part of the message
+		if seq, _, err := b.Publish(ctx, sd, rec, false); err != nil || seq != i {
+			t.Fatalf("publish %d: %d %v", i, seq, err)
+		}
+	}
+	plain, _ := Encode(sd, record(2, bar("PETR4", 13, 2, 10)), false)
+	bt, err := b.Message(ctx, 2)
+	if err != nil || bt.Session != sd || bt.Record.Seq != 2 || bt.Record.Stream != 2 {
+		t.Fatalf("Message(2) = %+v, %v", bt, err)
+	}
+	if got, _ := Encode(sd, bt.Record, false); string(got.Data) != string(plain.Data) || got.Header.Get(nats.MsgIdHdr) != plain.Header.Get(nats.MsgIdHdr) {
+		t.Fatalf("a record's stream sequence went into its message:\n%s\n%s", got.Data, plain.Data)
+	}
+	if _, err := b.Message(ctx, 5); !errors.Is(err, ErrGone) {
+		t.Fatalf("Message(5) past the head: %v, want ErrGone", err)
+	}
+	s, _ := b.EnsureStream(ctx)
+	if err := s.DeleteMsg(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Message(ctx, 1); !errors.Is(err, ErrGone) {
+		t.Fatalf("Message(1) deleted: %v, want ErrGone", err)
+	}
+	if first, last, err := b.Bounds(ctx); err != nil || first != 2 || last != 4 {
+		t.Fatalf("Bounds = %d %d %v, want 2 4", first, last, err)
+	}
+	var streams []uint64
+	if _, err := b.ReadSession(ctx, sd, func(r *live.Record) error { streams = append(streams, r.Stream); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(streams) != 3 || streams[0] != 2 || streams[2] != 4 {
+		t.Fatalf("ReadSession stream sequences %v, want [2 3 4]", streams)
+	}
+	if seq, last, err := b.LastOfSession(ctx, sd); err != nil || seq != 4 || last.Record.Stream != 4 {
+		t.Fatalf("LastOfSession = %d %+v %v", seq, last, err)
+	}
+	got := make(chan *Delivery, 8)
+	cctx, ccancel := context.WithCancel(ctx)
+	defer ccancel()
+	go b.Consume(cctx, 3, func(d *Delivery) { got <- d }, nil)
+	if d := <-got; d.StreamSeq != 3 || d.Batch.Record.Stream != 3 {
+		t.Fatalf("delivery %d with record stream %d", d.StreamSeq, d.Batch.Record.Stream)
+	}
+}

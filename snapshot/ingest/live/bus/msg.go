@@ -49,7 +49,13 @@ var ErrMessage = errors.New("not a live batch message")
 
 // Encode returns the message of record rec of session sd, with its
 // deduplication id (MsgID); virtual marks a feed whose clock is its own.
+// rec.Stream is left out: a message's stream sequence is the stream's.
 func Encode(sd engine.Date, rec *live.Record, virtual bool) (*nats.Msg, error) {
+	if rec.Stream != 0 {
+		r := *rec
+		r.Stream = 0
+		rec = &r
+	}
 	line := live.AppendRecord(nil, rec)
 	if len(line) > MaxMessage {
 		return nil, fmt.Errorf("%w: batch %d is %d bytes, above %d", ErrMessage, rec.Seq, len(line), MaxMessage)
