@@ -16,6 +16,7 @@ import (
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/assemble"
 	"github.com/pregao/pregao/snapshot/ingest/live"
+	"github.com/pregao/pregao/snapshot/ingest/live/bus"
 )
 
 // listFlag is a repeatable flag; each value may hold several
@@ -172,6 +173,7 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 		u        *engine.Universe
 		rep      *assemble.Report
 		intraday *live.IntradayReport
+		posWhy   string // why the bundle records no stream position
 	)
 	err := untilDone(ctx, "import", "no bundle written, "+c.Out+" is as it was", stopGrace, stderr, func(ctx context.Context) (err error) {
 		if u, rep, err = assemble.Run(ctx, c.Assemble, prog); err != nil {
@@ -183,6 +185,7 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 				return fmt.Errorf("--session-log: %w", err)
 			}
 			intraday = &ir
+			u.Meta.Stream, posWhy = streamPosition(u, &ir)
 		}
 		if prog != nil {
 			fmt.Fprint(stdout, "\r\033[K")
@@ -211,8 +214,53 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "; %d bytes of torn log tails left out", ir.Cut)
 		}
 		fmt.Fprintln(stdout)
+		if p := u.Meta.Stream; p.Known() {
+			fmt.Fprintf(stdout, "stream position: %s\n", fmtStreamPosition(p))
+		} else {
+			fmt.Fprintf(stdout, "stream position: none (%s): a replica looks its last session up in the stream\n", posWhy)
+		}
 	}
 	return nil
+}
+
+// streamPosition returns the position in the live stream of u, whose
+// intraday history took the session logs rep describes: the stream
+// sequence after the last batch of the last session u covers, when that
+// session's log is a stream feed's copy (its records carry stream
+// sequences) and complete (its last record says so). Otherwise it
+// returns the zero position and why: a replica that consumed from a
+// position in the middle of a session, or after a session the snapshot
+// has no data of, would serve it incomplete.
+func streamPosition(u *engine.Universe, rep *live.IntradayReport) (engine.StreamPosition, string) {
+	if len(rep.Sessions) == 0 {
+		return engine.StreamPosition{}, "no session log up to the as-of day"
+	}
+	last := rep.Sessions[len(rep.Sessions)-1]
+	macro := make(map[string]bool)
+	for i := range u.Securities {
+		if u.Securities[i].StockType == engine.ClassMacro {
+			macro[u.Securities[i].Ticker] = true
+		}
+	}
+	daily := engine.NoDate
+	for i := range u.Daily {
+		s := &u.Daily[i]
+		if n := len(s.Dates); n > 0 && !macro[s.Ticker] && (!daily.Valid() || s.Dates[n-1] > daily) {
+			daily = s.Dates[n-1]
+		}
+	}
+	info := rep.Logs[last]
+	switch {
+	case daily.Valid() && daily > last:
+		return engine.StreamPosition{}, fmt.Sprintf("no session log of the last session %s, the last log is of %s", daily, last)
+	case info.Records == 0:
+		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s holds no batch", last)
+	case info.LastStream == 0:
+		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s carries no stream sequences (not the copy of a --live feed)", last)
+	case !info.LastComplete:
+		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s is not complete (batch %d is its last)", last, info.Last)
+	}
+	return engine.StreamPosition{Next: info.LastStream + 1, Name: bus.StreamName, Session: last, Batch: info.Last}, ""
 }
 
 // realTestdataInputs adds to cfg the sample files of the project's

@@ -13,6 +13,7 @@ import (
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/live"
+	"github.com/pregao/pregao/snapshot/ingest/live/bus"
 )
 
 // TestImportSessionLog: pregao import --session-log takes the 1-minute
@@ -98,5 +99,93 @@ func TestUpdateSessionLog(t *testing.T) {
 	a, ok := ds.Asset("PETR4")
 	if !ok || !slices.Equal(a.Intraday.Times, []int64{m, m + 60, m + 120}) || a.Intraday.Close[2] != 31 {
 		t.Errorf("PETR4's minutes: %+v", a.Intraday)
+	}
+}
+
+// TestImportStreamPosition: the snapshot's position in the live stream
+// comes from the copy of the session log a stream feed keeps: one after
+// the stream sequence of the last batch of the snapshot's last session,
+// when that log carries stream sequences and is complete; otherwise none,
+// and the summary says why.
+func TestImportStreamPosition(t *testing.T) {
+	src := "../../testdata/real/b3-cotahist/gbvbahia01__Spring-Batch-Cotahist/COTAHIST_D04022022.TXT.zip"
+	day := engine.MakeDate(2022, 2, 4) // the file's session: the snapshot's last
+	m := int64(day)*86400 + 13*3600
+	// write writes session d's log in dir: batches 1 to 3, the last
+	// complete when complete, at stream sequences 11 to 13 when stream.
+	write := func(t *testing.T, dir string, d engine.Date, stream, complete bool) {
+		l, _, err := live.OpenLog(filepath.Join(dir, live.LogName(d)), d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		for i := uint64(1); i <= 3; i++ {
+			tm := m + int64(d-day)*86400 + int64(i)*60
+			r := &live.Record{Seq: i, Complete: complete && i == 3, Bars: []engine.LiveBar{{Ticker: "PETR4", Time: tm, Open: 30, High: 30, Low: 30, Close: 30, Volume: 3000, Quantity: 100, Trades: 1}}}
+			if stream {
+				r.Stream = 10 + i
+			}
+			if err := l.Append(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name             string
+		session          engine.Date
+		stream, complete bool
+		want             engine.StreamPosition
+		summary          string
+	}{
+		{"complete with stream sequences", day, true, true,
+			engine.StreamPosition{Next: 14, Name: bus.StreamName, Session: day, Batch: 3},
+			"stream position: PREGAO_LIVE from sequence 14 (after batch 3 of session 2022-02-04)\n"},
+		{"not complete", day, true, false, engine.StreamPosition{},
+			"stream position: none (the session log of 2022-02-04 is not complete (batch 3 is its last))"},
+		{"no stream sequences", day, false, true, engine.StreamPosition{},
+			"stream position: none (the session log of 2022-02-04 carries no stream sequences"},
+		{"not the last session", day - 1, true, true, engine.StreamPosition{},
+			"stream position: none (no session log of the last session 2022-02-04, the last log is of 2022-02-03)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			logs, out := t.TempDir(), filepath.Join(t.TempDir(), "bundle")
+			write(t, logs, c.session, c.stream, c.complete)
+			var so, se bytes.Buffer
+			if err := runImport(context.Background(), []string{"--out", out, "--session-log", logs, "--cotahist", src}, &so, &se); err != nil {
+				t.Fatalf("%v\n%s", err, se.String())
+			}
+			if !strings.Contains(so.String(), c.summary) {
+				t.Errorf("summary lacks %q:\n%s", c.summary, so.String())
+			}
+			u, err := bundle.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.Meta.Stream != c.want {
+				t.Errorf("bundle position %+v, want %+v", u.Meta.Stream, c.want)
+			}
+		})
+	}
+
+	// pregao update: the snapshot records it; pregao inspect shows it.
+	work, logs := t.TempDir(), t.TempDir()
+	official := filepath.Join(work, "official", "InstDados", "SerHist")
+	if err := os.MkdirAll(official, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	replaceFile(t, src, filepath.Join(official, "COTAHIST_D04022022.ZIP"))
+	write(t, logs, day, true, true)
+	out := filepath.Join(work, "pregao.snap")
+	var so, se bytes.Buffer
+	if err := runUpdate(context.Background(), []string{"--no-fetch", "--dir", filepath.Join(work, "official"), "--out", out, "--session-log", logs}, &so, &se); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, so.String(), se.String())
+	}
+	h, err := snapshot.ReadHeader(out)
+	if want := (engine.StreamPosition{Next: 14, Name: bus.StreamName, Session: day, Batch: 3}); err != nil || h.Stream != want {
+		t.Fatalf("snapshot position %+v, %v; want %+v", h.Stream, err, want)
+	}
+	so.Reset()
+	if err := run(context.Background(), []string{"inspect", out}, &so, &se); err != nil || !strings.Contains(so.String(), "stream position  PREGAO_LIVE from sequence 14 (after batch 3 of session 2022-02-04)") {
+		t.Errorf("inspect: %v\n%s", err, so.String())
 	}
 }

@@ -101,6 +101,10 @@ type IntradayReport struct {
 	Unknown int
 	// Cut counts the bytes of torn or corrupt tails left out.
 	Cut int64
+	// Logs holds, per session taken, what its log's read said (the last
+	// record's Seq, stream sequence and completeness: the snapshot's
+	// position in the live stream).
+	Logs map[engine.Date]LogInfo
 }
 
 // AddIntraday takes the 1-minute bars of the session logs at paths (see
@@ -136,8 +140,10 @@ func AddIntraday(u *engine.Universe, paths []string, asOf engine.Date) (Intraday
 		return rep, nil
 	}
 	days := make([]engine.Date, 0, len(sessions))
-	for d := range sessions {
+	rep.Logs = make(map[engine.Date]LogInfo, len(sessions))
+	for d, s := range sessions {
 		days = append(days, d)
+		rep.Logs[d] = s.Info
 	}
 	slices.Sort(days)
 	rep.Sessions = days
