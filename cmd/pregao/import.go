@@ -46,7 +46,14 @@ type importConfig struct {
 	// bars become the intraday history of their sessions up to the as-of
 	// day (live.AddIntraday).
 	SessionLogs []string
+	// Live, a NATS cluster's nats:// URLs (comma-separated), takes the
+	// snapshot's position in the live stream from the stream itself
+	// (streamPositionOf) rather than from the session logs' copies.
+	Live string
 }
+
+// liveUsage is the help text of import's and update's --live flag.
+const liveUsage = "the live stream's NATS cluster, nats://HOST:PORT (comma-separated): the snapshot's position in the stream is taken from the stream (after its last session's last batch, when complete) rather than from the --session-log copies"
 
 // forceUsage is the help text of the --force flag of the commands that
 // write a bundle folder.
@@ -100,6 +107,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.Var((*listFlag)(&cfg.Instruments), "instruments", "B3 listed-instruments files: InstrumentsConsolidatedFile_YYYYMMDD.csv or the daily bulletin's InstrumentsEquities export (each ticker's ISIN and its issuer's legal name: linking evidence)")
 	fl.Var((*listFlag)(&cfg.Listings), "listings", "ETF and FII listing exports (ETFs listados, fundosListados)")
 	fl.Var((*listFlag)(&f.SessionLogs), "session-log", "live session logs, or folders of them (serve's --live-dir): their 1-minute bars become the intraday history of their sessions up to the as-of day")
+	fl.StringVar(&f.Live, "live", "", liveUsage)
 	fl.StringVar(&realData, "real-testdata", "", "import every sample file of the project's testdata/real folder at this path (implies --lenient)")
 	fl.BoolVar(&cfg.Lenient, "lenient", false, "skip and count malformed rows and COTAHIST trailer mismatches instead of failing")
 	fl.BoolVar(&cfg.OddLot, "odd-lot", false, "also import COTAHIST's odd-lot market (TPMERC 020, tickers ending in F)")
@@ -129,6 +137,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if f.Out == "" {
 		fl.Usage()
 		return errors.New("import: --out is required")
+	}
+	if err := checkLiveURL(f.Live); err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	if asOf != "" {
 		d, err := engine.ParseDate(asOf)
@@ -187,6 +198,9 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 			intraday = &ir
 			u.Meta.Stream, posWhy = streamPosition(u, &ir)
 		}
+		if c.Live != "" {
+			u.Meta.Stream, posWhy = streamPositionOf(ctx, c.Live, u)
+		}
 		if prog != nil {
 			fmt.Fprint(stdout, "\r\033[K")
 		}
@@ -214,6 +228,8 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "; %d bytes of torn log tails left out", ir.Cut)
 		}
 		fmt.Fprintln(stdout)
+	}
+	if len(c.SessionLogs) > 0 || c.Live != "" {
 		if p := u.Meta.Stream; p.Known() {
 			fmt.Fprintf(stdout, "stream position: %s\n", fmtStreamPosition(p))
 		} else {
@@ -236,19 +252,7 @@ func streamPosition(u *engine.Universe, rep *live.IntradayReport) (engine.Stream
 		return engine.StreamPosition{}, "no session log up to the as-of day"
 	}
 	last := rep.Sessions[len(rep.Sessions)-1]
-	macro := make(map[string]bool)
-	for i := range u.Securities {
-		if u.Securities[i].StockType == engine.ClassMacro {
-			macro[u.Securities[i].Ticker] = true
-		}
-	}
-	daily := engine.NoDate
-	for i := range u.Daily {
-		s := &u.Daily[i]
-		if n := len(s.Dates); n > 0 && !macro[s.Ticker] && (!daily.Valid() || s.Dates[n-1] > daily) {
-			daily = s.Dates[n-1]
-		}
-	}
+	daily := lastSessionOf(u)
 	info := rep.Logs[last]
 	switch {
 	case daily.Valid() && daily > last:
@@ -261,6 +265,83 @@ func streamPosition(u *engine.Universe, rep *live.IntradayReport) (engine.Stream
 		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s is not complete (batch %d is its last)", last, info.Last)
 	}
 	return engine.StreamPosition{Next: info.LastStream + 1, Name: bus.StreamName, Session: last, Batch: info.Last}, ""
+}
+
+// lastSessionOf returns the last session of u's quotes (daily rows and
+// intraday bars of securities that are not macro series), as the
+// engine's Dataset.LastSession, NoDate when there is none.
+func lastSessionOf(u *engine.Universe) engine.Date {
+	macro := make(map[string]bool)
+	for i := range u.Securities {
+		if u.Securities[i].StockType == engine.ClassMacro {
+			macro[u.Securities[i].Ticker] = true
+		}
+	}
+	last := engine.NoDate
+	note := func(d engine.Date) {
+		if !last.Valid() || d > last {
+			last = d
+		}
+	}
+	for i := range u.Daily {
+		if s := &u.Daily[i]; len(s.Dates) > 0 && !macro[s.Ticker] {
+			note(s.Dates[len(s.Dates)-1])
+		}
+	}
+	for i := range u.Intraday {
+		if s := &u.Intraday[i]; len(s.Times) > 0 && !macro[s.Ticker] {
+			note(engine.Date(s.Times[len(s.Times)-1] / 86400))
+		}
+	}
+	return last
+}
+
+// checkLiveURL checks import's and update's --live: "" or nats:// (or
+// tls://) URLs, comma-separated. The embedded stream is a serve's own.
+func checkLiveURL(u string) error {
+	if u == "" {
+		return nil
+	}
+	for _, x := range strings.Split(u, ",") {
+		if !strings.HasPrefix(x, "nats://") && !strings.HasPrefix(x, "tls://") || len(x) <= len("nats://") {
+			return fmt.Errorf("--live %q: want nats://HOST:PORT of the live stream's NATS cluster (comma-separated; an embedded stream is reached through its serve's --live-listen)", u)
+		}
+	}
+	return nil
+}
+
+// streamPositionTimeout bounds streamPositionOf's questions to the
+// stream.
+var streamPositionTimeout = 15 * time.Second
+
+// streamPositionOf asks the live stream at url where u stands in it:
+// after the last batch of u's last session, when that batch is the
+// session's complete one. Otherwise, or when the stream cannot be
+// reached, it returns the zero position and why.
+func streamPositionOf(ctx context.Context, url string, u *engine.Universe) (engine.StreamPosition, string) {
+	last := lastSessionOf(u)
+	if !last.Valid() {
+		return engine.StreamPosition{}, "no session in the data"
+	}
+	b, err := bus.Open(bus.Config{URL: url, Name: "pregao import " + currentBuild().Version})
+	if err != nil {
+		return engine.StreamPosition{}, fmt.Sprintf("the live stream: %v", err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(ctx, streamPositionTimeout)
+	defer cancel()
+	seq, bt, err := b.LastOfSession(ctx, last)
+	switch {
+	case err != nil:
+		return engine.StreamPosition{}, fmt.Sprintf("the live stream at %s did not answer: %v", url, err)
+	case seq == 0:
+		return engine.StreamPosition{}, fmt.Sprintf("the live stream holds no batch of the last session %s", last)
+	case bt == nil:
+		return engine.StreamPosition{}, fmt.Sprintf("the last message of session %s in the live stream (%d) is not a batch", last, seq)
+	case !bt.Record.Complete:
+		return engine.StreamPosition{}, fmt.Sprintf("the live stream's session %s is not complete (batch %d is its last)", last, bt.Record.Seq)
+	}
+	return engine.StreamPosition{Next: seq + 1, Name: bus.StreamName, Session: last, Batch: bt.Record.Seq}, ""
 }
 
 // realTestdataInputs adds to cfg the sample files of the project's

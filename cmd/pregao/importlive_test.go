@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot"
@@ -187,5 +188,59 @@ func TestImportStreamPosition(t *testing.T) {
 	so.Reset()
 	if err := run(context.Background(), []string{"inspect", out}, &so, &se); err != nil || !strings.Contains(so.String(), "stream position  PREGAO_LIVE from sequence 14 (after batch 3 of session 2022-02-04)") {
 		t.Errorf("inspect: %v\n%s", err, so.String())
+	}
+}
+
+// TestImportStreamPositionLive: pregao import --live nats://… takes the
+// position from the stream: after the last batch of the last session,
+// once that batch is complete; none while it is not, nor when the stream
+// does not answer.
+func TestImportStreamPositionLive(t *testing.T) {
+	src := "../../testdata/real/b3-cotahist/gbvbahia01__Spring-Batch-Cotahist/COTAHIST_D04022022.TXT.zip"
+	day := engine.MakeDate(2022, 2, 4)
+	listen := freeAddr(t)
+	b, err := bus.Open(bus.Config{URL: bus.Embedded, Dir: t.TempDir(), Listen: listen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	publish := func(sd engine.Date, seq uint64, complete bool) {
+		t.Helper()
+		if _, _, err := b.Publish(ctx, sd, &live.Record{Seq: seq, Complete: complete}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish(day-1, 1, true) // stream sequence 1
+	publish(day, 1, false)  // 2
+	publish(day, 2, false)  // 3
+	imp := func(url, summary string, want engine.StreamPosition) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "bundle")
+		var so, se bytes.Buffer
+		if err := runImport(context.Background(), []string{"--out", out, "--live", url, "--cotahist", src}, &so, &se); err != nil {
+			t.Fatalf("%v\n%s", err, se.String())
+		}
+		if !strings.Contains(so.String(), summary) {
+			t.Errorf("summary lacks %q:\n%s", summary, so.String())
+		}
+		if u, err := bundle.Read(out); err != nil || u.Meta.Stream != want {
+			t.Errorf("bundle position %+v, %v; want %+v", u.Meta.Stream, err, want)
+		}
+	}
+	imp("nats://"+listen, "stream position: none (the live stream's session 2022-02-04 is not complete (batch 2 is its last))", engine.StreamPosition{})
+	publish(day, 3, true)    // 4
+	publish(day+3, 1, false) // 5: a later session
+	imp("nats://"+listen, "stream position: PREGAO_LIVE from sequence 5 (after batch 3 of session 2022-02-04)\n",
+		engine.StreamPosition{Next: 5, Name: bus.StreamName, Session: day, Batch: 3})
+
+	defer func(d time.Duration) { streamPositionTimeout = d }(streamPositionTimeout)
+	streamPositionTimeout = 300 * time.Millisecond
+	imp("nats://"+freeAddr(t), "stream position: none (the live stream at nats://", engine.StreamPosition{})
+
+	var so, se bytes.Buffer
+	if err := runImport(context.Background(), []string{"--out", t.TempDir(), "--live", "embedded"}, &so, &se); err == nil || !strings.Contains(err.Error(), "want nats://") {
+		t.Errorf("--live embedded: %v", err)
 	}
 }

@@ -46,6 +46,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	force := fl.Bool("force", false, "with --bundle: "+forceUsage)
 	lenient := fl.Bool("lenient", false, "import: skip malformed rows, counted in the summary")
 	noFetch := fl.Bool("no-fetch", false, "do not download: import and build what DIR holds")
+	liveURL := fl.String("live", "", liveUsage)
 	var sessionLogs listFlag
 	fl.Var(&sessionLogs, "session-log", "live session logs, or folders of them (serve's --live-dir): their 1-minute bars become the intraday history of their sessions up to the as-of day")
 	if err := fl.Parse(args); err != nil {
@@ -57,6 +58,9 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *dir == "" || *out == "" {
 		fl.Usage()
 		return errors.New("update: --dir and --out are required")
+	}
+	if err := checkLiveURL(*liveURL); err != nil {
+		return fmt.Errorf("update: %w", err)
 	}
 	if *bundleDir != "" {
 		if err := bundle.CheckDir(*bundleDir, bundle.WriteOptions{Force: *force}); err != nil {
@@ -91,7 +95,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("update: %w", err)
 	}
 	ic.Assemble.Lenient = *lenient
-	ic.SessionLogs = sessionLogs
+	ic.SessionLogs, ic.Live = sessionLogs, *liveURL
 	ic.Out, ic.Force = *bundleDir, *force
 	if ic.Out == "" {
 		tmp, err := os.MkdirTemp("", "pregao-update-")
