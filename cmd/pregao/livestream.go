@@ -354,8 +354,11 @@ func (a *streamApplier) start(ctx context.Context, b *bus.Bus) (from, head uint6
 	if d == nil {
 		return from, head, nil
 	}
-	if pos := d.Meta().Stream; pos.Known() {
-		bt, why, err := checkPosition(ctx, b, pos)
+	pos := d.Meta().Stream
+	var why string // what contradicts the snapshot's position
+	if pos.Known() {
+		var bt *bus.Batch
+		bt, why, err = checkPosition(ctx, b, pos)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -371,9 +374,6 @@ func (a *streamApplier) start(ctx context.Context, b *bus.Bus) (from, head uint6
 			a.from.Store(&startPoint{from: pos.Next, position: pos})
 			return pos.Next, head, nil
 		}
-		a.met.feedErrors.WithLabelValues(reasonSnapshot).Inc()
-		a.log.Warn("live stream: the snapshot's position does not match the stream; looking its last session up instead",
-			"snapshot_position", fmtStreamPosition(pos), "stream", why)
 	}
 	if d.LastSession().Valid() {
 		seq, bt, err := b.LastOfSession(ctx, d.LastSession())
@@ -387,7 +387,13 @@ func (a *streamApplier) start(ctx context.Context, b *bus.Bus) (from, head uint6
 			a.clock.set(bt)
 		}
 	}
-	a.from.Store(&startPoint{from: from, position: d.Meta().Stream, lookup: true})
+	if why != "" {
+		// Once the lookup answered: start is tried again on errors.
+		a.met.feedErrors.WithLabelValues(reasonSnapshot).Inc()
+		a.log.Warn("live stream: the snapshot's position does not match the stream; starting after its last session's last batch instead",
+			"snapshot_position", fmtStreamPosition(pos), "stream", why, "from_sequence", from)
+	}
+	a.from.Store(&startPoint{from: from, position: pos, lookup: true})
 	return from, head, nil
 }
 
