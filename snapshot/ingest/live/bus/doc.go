@@ -23,6 +23,14 @@
 // agree, whatever it holds: a replica counts it and never applies part
 // of it.
 //
+// The record in a message never carries its stream sequence (the
+// "stream" field of the session log copy a feed keeps): Encode leaves it
+// out, and the read paths (ReadSession, LastOfSession, Message, Consume)
+// set Record.Stream from the message's metadata. Message gets one
+// message by stream sequence and Bounds the stream's first and last: a
+// replica checks with them the position in the stream its snapshot
+// records.
+//
 // # Servers
 //
 // Open with URL "embedded" starts a JetStream server in the process
