@@ -252,7 +252,9 @@ func setKnownFrom(ss []RatioSeries, cat []Indicator) {
 // by t ends the series. The rows and Primary are the Screener's own
 // (a ticker delisted before the snapshot's last session is no row). It
 // allocates the columns: meant for one request. Only the ratio columns
-// of the catalog indexes in need are computed (the others are nil).
+// of the catalog indexes in need are computed (the others are nil), and
+// the valuation at the session is made once per company, for the
+// price-derived indicators in need only.
 func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 	n := s.Len()
 	out := &ScreenerPrices{Session: NoDate, Close: make([]Num, n), Volume: make([]Num, n), Primary: s.Primary, Ratios: make([][]Num, len(s.Ratios))}
@@ -273,47 +275,68 @@ func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 	if s.ds != nil {
 		cat = s.ds.Catalog()
 	}
-	// The valuation at the last session closed by t, per issuer, for the
-	// price-derived columns (computed once per issuer, on first need).
-	var svs map[*Issuer]*SessionValuation
-	valuationAt := func(is *Issuer) *SessionValuation {
-		if s.ds == nil {
-			return nil
-		}
-		sv, ok := svs[is]
-		if !ok {
-			if svs == nil {
-				svs = map[*Issuer]*SessionValuation{}
-			}
-			sv = s.ds.SessionValuationAt(is, t)
-			svs[is] = sv
-		}
-		return sv
-	}
+	// The columns asked for, and the price-derived ones among them: those
+	// read the valuation at the last session closed by t, computed once
+	// per issuer and for those indicators only.
+	var kBuf [16]int
+	ks := kBuf[:0]
+	var needPriced []bool
 	for _, k := range need {
 		if k < 0 || k >= len(out.Ratios) || out.Ratios[k] != nil {
 			continue
 		}
-		priced := s.PriceDerived(k)
 		col := make([]Num, n)
-		for r, a := range s.Assets {
+		for r := range col {
 			col[r] = Null
-			if k >= len(cat) {
-				continue
-			}
-			class := ""
-			if cat[k].ByClass {
-				class = a.StockType
-			}
-			p := latestRatioAt(s.Issuers[r], uint16(k), class, t)
-			if priced && (p == nil || p.Frequency == FrequencyTTM) {
-				p = valuationAt(s.Issuers[r]).Latest(p, uint16(k), class)
-			}
-			if p != nil {
-				col[r] = p.Value
-			}
 		}
 		out.Ratios[k] = col
+		if k >= len(cat) {
+			continue
+		}
+		ks = append(ks, k)
+		if s.PriceDerived(k) {
+			if needPriced == nil {
+				needPriced = make([]bool, len(cat))
+			}
+			needPriced[k] = true
+		}
+	}
+	if len(ks) > 0 {
+		var sv SessionValuation
+		rows := s.issuerRows()
+		for g := 0; g < len(rows); {
+			is := s.Issuers[rows[g]]
+			end := g + 1
+			for end < len(rows) && s.Issuers[rows[end]] == is {
+				end++
+			}
+			valued := 0 // 0: not computed yet, 1: sv holds it, -1: none
+			for _, r := range rows[g:end] {
+				a := s.Assets[r]
+				for _, k := range ks {
+					class := ""
+					if cat[k].ByClass {
+						class = a.StockType
+					}
+					p := latestRatioAt(is, uint16(k), class, t)
+					if needPriced != nil && needPriced[k] && (p == nil || p.Frequency == FrequencyTTM) {
+						if valued == 0 {
+							valued = -1
+							if s.ds.sessionValuation(is, t, needPriced, &sv) {
+								valued = 1
+							}
+						}
+						if valued == 1 {
+							p = sv.Latest(p, uint16(k), class)
+						}
+					}
+					if p != nil {
+						out.Ratios[k][r] = p.Value
+					}
+				}
+			}
+			g = end
+		}
 	}
 	out.ByVolume = make([]int32, 0, n)
 	for r := range n {

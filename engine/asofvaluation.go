@@ -89,9 +89,25 @@ func (d *Dataset) SessionAt(t time.Time) Date {
 // class with a close within MaxPriceAge days of it, or a catalog whose
 // valuation indicators this binary does not know how to price.
 func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation {
+	out := new(SessionValuation)
+	if !d.sessionValuation(is, t, nil, out) {
+		return nil
+	}
+	return out
+}
+
+// sessionValuation is SessionValuationAt with only the points of the
+// catalog indicators k with need[k] (every one when need is nil): it
+// fills out, reusing its slices, and reports whether it has a point. A
+// point is the one SessionValuationAt makes, and there is one exactly
+// when SessionValuationAt has it: whether the valuation exists, its
+// publication and its prices still read every series.
+func (d *Dataset) sessionValuation(is *Issuer, t time.Time, need []bool, out *SessionValuation) bool {
+	wanted := func(k uint16) bool { return need == nil || int(k) < len(need) && need[k] }
+	out.Points, out.Series, out.vars = out.Points[:0], out.Series[:0], out.vars[:0]
 	L := d.SessionAt(t)
 	if !L.Valid() || is == nil {
-		return nil
+		return false
 	}
 	cat := d.Catalog()
 	// The newest period known at t: the reference dates of the
@@ -112,16 +128,44 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 		break // every fundamental TTM series has a point per period
 	}
 	if !base.Valid() || base >= L {
-		return nil
+		return false
 	}
 	// The latest quarter-end valuation point of each series at base,
-	// known at t.
+	// known at t: those of the indicators needed kept in bases (a few
+	// dozen at most: on the stack), every one read for the publication
+	// and the classes priced.
 	type basePt struct {
 		si int
 		p  *RatioPoint
 	}
-	var bases []basePt
+	var basesBuf [48]basePt
+	bases := basesBuf[:0]
+	found := false
 	var pub, ret Stamp
+	// The classes priced: their tickers, from the by-class points.
+	type classIn struct {
+		class  ShareClass
+		ticker Sym
+		sec    *Security
+		price  Num
+		cash   Num
+		factor Num
+	}
+	var classesBuf [4]classIn
+	classes := classesBuf[:0]
+	classOf := func(c ShareClass, tk Sym) int {
+		for i := range classes {
+			if classes[i].class == c {
+				return i
+			}
+		}
+		x := classIn{class: c, ticker: tk, price: Null, cash: Null, factor: Null}
+		x.sec = securityOf(d, tk.String())
+		x.price = closeOn(d, tk.String(), L)
+		classes = append(classes, x)
+		return len(classes) - 1
+	}
+	anyPrice := false
 	staticRet := StampOf(d.AsOf())
 	if staticRet == 0 {
 		staticRet = StampOf(L.Time())
@@ -132,7 +176,7 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 			continue
 		}
 		if priceRuleOf(&cat[g.Indicator]) == ruleNone {
-			return nil
+			return false
 		}
 		j := sort.Search(len(g.Points), func(j int) bool { return g.Points[j].ReferenceDate > base })
 		var bp *RatioPoint
@@ -145,42 +189,17 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 		if bp == nil {
 			continue
 		}
-		bases = append(bases, basePt{si, bp})
+		found = true
+		if wanted(g.Indicator) {
+			bases = append(bases, basePt{si, bp})
+		}
 		if !reportIndependent(&cat[g.Indicator]) && bp.PublishDate > pub {
 			pub, ret = bp.PublishDate, bp.RetrievalDate
 		}
-	}
-	if len(bases) == 0 || pub == 0 {
-		return nil
-	}
-	// The classes priced: their tickers, from the by-class points.
-	type classIn struct {
-		class  ShareClass
-		ticker Sym
-		sec    *Security
-		price  Num
-		cash   Num
-		factor Num
-	}
-	var classes []*classIn
-	classOf := func(c ShareClass, tk Sym) *classIn {
-		for _, x := range classes {
-			if x.class == c {
-				return x
-			}
-		}
-		x := &classIn{class: c, ticker: tk, price: Null, cash: Null, factor: Null}
-		x.sec = securityOf(d, tk.String())
-		x.price = closeOn(d, tk.String(), L)
-		classes = append(classes, x)
-		return x
-	}
-	anyPrice := false
-	for _, b := range bases {
-		if b.p.Class != ShareClassNone {
-			x := classOf(b.p.Class, b.p.Ticker)
-			if rule := priceRuleOf(&cat[b.p.Indicator]); rule == ruleMultiple || rule == ruleEarningsYield {
-				vs := d.RatioVars(b.p)
+		if bp.Class != ShareClassNone {
+			x := &classes[classOf(bp.Class, bp.Ticker)]
+			if rule := priceRuleOf(&cat[bp.Indicator]); rule == ruleMultiple || rule == ruleEarningsYield {
+				vs := d.RatioVars(bp)
 				if len(vs) == 4 {
 					if rule == ruleMultiple {
 						x.factor = vs[3]
@@ -192,8 +211,8 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 			anyPrice = anyPrice || x.price.Valid()
 		}
 	}
-	if !anyPrice {
-		return nil
+	if !found || pub == 0 || !anyPrice {
+		return false
 	}
 	// Shares at L (the derivation's sharesAt: of the points of the newest
 	// date on or before L, the last in the Universe's order).
@@ -215,8 +234,9 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 	mc := MarketCapInputs{CommonShares: cShares, PreferredShares: pShares, Shares: shares,
 		CommonPrice: Null, PreferredPrice: Null, UnitPrice: Null, UnitFactor: Null}
 	var pref *Security
-	slices.SortFunc(classes, func(a, b *classIn) int { return cmp.Compare(a.class.String(), b.class.String()) })
-	for _, x := range classes {
+	slices.SortFunc(classes, func(a, b classIn) int { return cmp.Compare(a.class.String(), b.class.String()) })
+	for i := range classes {
+		x := &classes[i]
 		switch x.class.String() {
 		case ClassCS:
 			mc.CommonPrice = x.price
@@ -236,30 +256,37 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 		}
 	}
 	if needCash {
-		d.cashAt(is, t, L, func(c ShareClass) (*Security, []string) {
-			for _, x := range classes {
-				if x.class == c {
-					return x.sec, aliasesOf(d, x.ticker.String())
+		var clsBuf [len(classesBuf)]ShareClass
+		cls := clsBuf[:0]
+		for i := range classes {
+			cls = append(cls, classes[i].class)
+		}
+		d.cashAt(is, t, L, func(c ShareClass) (*Security, string) {
+			for i := range classes {
+				if classes[i].class == c {
+					return classes[i].sec, classes[i].ticker.String()
 				}
 			}
-			return nil, nil
+			return nil, ""
 		}, func(c ShareClass, v Num) {
-			for _, x := range classes {
-				if x.class == c {
-					x.cash = v
+			for i := range classes {
+				if classes[i].class == c {
+					classes[i].cash = v
 				}
 			}
-		}, classesOf(classes, func(x *classIn) ShareClass { return x.class }))
+		}, cls)
 	}
-	out := &SessionValuation{Session: L, Base: base, Points: make([]RatioPoint, 0, len(bases)),
-		Series: make([]int, 0, len(bases)), vars: make([]Num, 0, 6*len(bases))}
+	out.Session, out.Base = L, base
+	if cap(out.Points) < len(bases) {
+		out.Points, out.Series, out.vars = make([]RatioPoint, 0, len(bases)), make([]int, 0, len(bases)), make([]Num, 0, 6*len(bases))
+	}
 	for _, b := range bases {
 		p := b.p
 		bv := d.RatioVars(p)
 		rule := priceRuleOf(&cat[p.Indicator])
 		var x *classIn
 		if p.Class != ShareClassNone {
-			x = classOf(p.Class, p.Ticker)
+			x = &classes[classOf(p.Class, p.Ticker)]
 		}
 		var val Num
 		var vs []Num
@@ -314,19 +341,7 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 		out.Points = append(out.Points, q)
 		out.Series = append(out.Series, b.si)
 	}
-	if len(out.Points) == 0 {
-		return nil
-	}
-	return out
-}
-
-// classesOf maps xs with f.
-func classesOf[T any](xs []T, f func(T) ShareClass) []ShareClass {
-	out := make([]ShareClass, len(xs))
-	for i, x := range xs {
-		out[i] = f(x)
-	}
-	return out
+	return len(out.Points) > 0
 }
 
 // netDebtOf returns the NET_DEBT variable of the company's
@@ -371,23 +386,23 @@ func closeOn(d *Dataset, ticker string, day Date) Num {
 	return Null
 }
 
-// aliasesOf returns ticker and the other tickers of its rename chain:
-// the ticker it was renamed to (its asset's, when ticker is a former
-// one) and every ticker renamed into that, as Build joins them into one
-// asset.
-func aliasesOf(d *Dataset, ticker string) []string {
-	out := []string{ticker}
+// appendAliases appends ticker and the other tickers of its rename
+// chain to dst: the ticker it was renamed to (its asset's, when ticker
+// is a former one) and every ticker renamed into that, as Build joins
+// them into one asset.
+func appendAliases(dst []string, d *Dataset, ticker string) []string {
+	dst = append(dst, ticker)
 	if a, ok := d.Asset(ticker); ok {
 		if a.Ticker != ticker {
-			out = append(out, a.Ticker)
+			dst = append(dst, a.Ticker)
 		}
 		for _, f := range a.Former {
 			if f != ticker {
-				out = append(out, f)
+				dst = append(dst, f)
 			}
 		}
 	}
-	return out
+	return dst
 }
 
 // cashCounted reports whether the dividend yield counts a cash action
@@ -399,15 +414,18 @@ func cashCounted(name string) bool {
 // cashAt computes, for each class of classes, the declared cash per share
 // with prior_ex_date in the twelve calendar months ending at day (the
 // derivation's cashTTM), from the versions current at t and the share
-// actions approved by t, and calls set with it.
-func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClass) (*Security, []string), set func(ShareClass, Num), classes []ShareClass) {
+// actions approved by t, and calls set with it. class returns the
+// security of a class and the ticker priced (its events are matched by
+// that ISIN, or by a ticker of its rename chain, appendAliases).
+func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClass) (*Security, string), set func(ShareClass, Num), classes []ShareClass) {
 	from := DateOf(day.Time().AddDate(-1, 0, 0))
 	// The current version at t of each counted event, by event key.
 	type ev struct {
 		key string
 		a   *CashEvent
 	}
-	var evs []ev
+	var evBuf [16]ev
+	evs := evBuf[:0]
 	// CashActions is by prior_ex_date descending: the window's events
 	// are one run.
 	lo := sort.Search(len(is.CashActions), func(i int) bool { return is.CashActions[i].PriorExDate <= day })
@@ -426,15 +444,18 @@ func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClas
 	}
 	slices.SortFunc(evs, func(x, y ev) int { return cmp.Compare(x.key, y.key) })
 	for _, c := range classes {
-		sec, aliases := class(c)
+		sec, ticker := class(c)
 		if sec == nil {
 			set(c, Num(0))
 			continue
 		}
+		var aliasBuf [4]string
+		aliases := appendAliases(aliasBuf[:0], d, ticker)
 		matches := func(isin, ticker string) bool {
 			return isin != "" && isin == sec.ISIN || ticker != "" && slices.Contains(aliases, ticker)
 		}
-		var splits []*ShareAction
+		var splitBuf [8]*ShareAction
+		splits := splitBuf[:0]
 		for _, s := range is.ShareActions {
 			if s.Factor.Valid() && s.Factor > 0 && len(s.Legs) == 0 && s.KnownAt(t) && matches(s.ISIN, s.Ticker) {
 				splits = append(splits, s)
@@ -521,7 +542,7 @@ func (d *Dataset) DividendYieldAt(is *Issuer, p *RatioPoint, vs []Num, t time.Ti
 	ticker := p.Ticker.String()
 	sec := securityOf(d, ticker)
 	cash := vs[0]
-	d.cashAt(is, t, p.ReferenceDate, func(ShareClass) (*Security, []string) { return sec, aliasesOf(d, ticker) },
+	d.cashAt(is, t, p.ReferenceDate, func(ShareClass) (*Security, string) { return sec, ticker },
 		func(_ ShareClass, v Num) { cash = v }, []ShareClass{p.Class})
 	buf[0], buf[1] = cash, vs[1]
 	return DividendYield(cash, vs[1]), buf[:2]

@@ -43,6 +43,27 @@ type Screener struct {
 
 	ds    *Dataset     // the Dataset of the rows (Priced)
 	price pricingState // what Priced reads, built on its first call
+	// byIssuer lists the rows with each company's rows one run, in row
+	// order (At values a company once).
+	byIssuer []int32
+}
+
+// issuerRows returns the rows with each company's rows one run.
+func (s *Screener) issuerRows() []int32 { return s.byIssuer }
+
+// groupByIssuer returns the rows of issuers (one per row) with each
+// issuer's rows one run: by the issuer's first row, then row.
+func groupByIssuer(issuers []*Issuer) []int32 {
+	first := make(map[*Issuer]int32, len(issuers))
+	rows := make([]int32, len(issuers))
+	for r, is := range issuers {
+		if _, ok := first[is]; !ok {
+			first[is] = int32(r)
+		}
+		rows[r] = int32(r)
+	}
+	slices.SortStableFunc(rows, func(x, y int32) int { return cmp.Compare(first[issuers[x]], first[issuers[y]]) })
+	return rows
 }
 
 // Len returns the number of rows.
@@ -174,6 +195,7 @@ func (b *builder) buildScreener() {
 			}
 		}
 	})
+	s.byIssuer = groupByIssuer(s.Issuers)
 	s.ByVolume = make([]int32, n)
 	for i := range s.ByVolume {
 		s.ByVolume[i] = int32(i)
