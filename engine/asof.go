@@ -249,7 +249,9 @@ func setKnownFrom(ss []RatioSeries, cat []Indicator) {
 // cell whose latest point known at t is a TTM one dated on or before
 // the last session closed by t is the point SessionValuationAt makes at
 // that session, as the derivation of a snapshot of the data published
-// by t ends the series. The rows and Primary are the Screener's own
+// by t ends the series; any other DIVIDEND_YIELD cell is its point
+// with the cash of the versions current at t (DividendYieldAt). The
+// rows and Primary are the Screener's own
 // (a ticker delisted before the snapshot's last session is no row). It
 // allocates the columns: meant for one request. Only the ratio columns
 // of the catalog indexes in need are computed (the others are nil), and
@@ -280,7 +282,7 @@ func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 	// per issuer and for those indicators only.
 	var kBuf [16]int
 	ks := kBuf[:0]
-	var needPriced []bool
+	var needPriced, dividendYield []bool
 	for _, k := range need {
 		if k < 0 || k >= len(out.Ratios) || out.Ratios[k] != nil {
 			continue
@@ -300,9 +302,16 @@ func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 			}
 			needPriced[k] = true
 		}
+		if priceRuleOf(&cat[k]) == ruleDividendYield {
+			if dividendYield == nil {
+				dividendYield = make([]bool, len(cat))
+			}
+			dividendYield[k] = true
+		}
 	}
 	if len(ks) > 0 {
 		var sv SessionValuation
+		var dyVars [2]Num
 		rows := s.issuerRows()
 		for g := 0; g < len(rows); {
 			is := s.Issuers[rows[g]]
@@ -319,6 +328,7 @@ func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 						class = a.StockType
 					}
 					p := latestRatioAt(is, uint16(k), class, t)
+					stored := p
 					if needPriced != nil && needPriced[k] && (p == nil || p.Frequency == FrequencyTTM) {
 						if valued == 0 {
 							valued = -1
@@ -330,7 +340,13 @@ func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 							p = sv.Latest(p, uint16(k), class)
 						}
 					}
-					if p != nil {
+					switch {
+					case p == nil:
+					case p == stored && dividendYield != nil && dividendYield[k]:
+						// A stored DIVIDEND_YIELD point counts the cash
+						// versions current at t, as on the ratio routes.
+						out.Ratios[k][r], _ = s.ds.DividendYieldAt(is, p, s.ds.RatioVars(p), t, dyVars[:])
+					default:
 						out.Ratios[k][r] = p.Value
 					}
 				}

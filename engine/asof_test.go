@@ -315,3 +315,44 @@ func TestDividendYieldAtFormerTicker(t *testing.T) {
 		}
 	}
 }
+
+// TestScreenerAtDividendYield checks a DIVIDEND_YIELD cell whose latest
+// point known at t is a stored quarter-end one (no valuation at the
+// session before t: no valuation point at the newest period): it counts
+// the cash versions current at t, not the correction published later
+// that the snapshot's point counts.
+func TestScreenerAtDividendYield(t *testing.T) {
+	u := testUniverse(t)
+	u.Derived.Catalog[1].Variables = []string{"CASH_PER_SHARE_12M", "PRICE"}
+	// c1 (PETR4, 1 BRL corrected to 1.2) goes ex in the twelve months
+	// of the quarter ending 2023-12-31; its correction is published on
+	// d4 at 13:00 UTC.
+	for i := range u.CashActions[:2] {
+		u.CashActions[i].PriorExDate = MakeDate(2023, 12, 1)
+	}
+	u.CashActions[0].PublishDate = at(0, 12, 0)
+	u.CashActions[1].PublishDate = at(4, 13, 0)
+	q := MakeDate(2023, 12, 31)
+	u.Derived.Ratios = append(u.Derived.Ratios, RatioPoint{CompanyID: Intern(petroID), Indicator: 1, Class: ShareClassPS, Ticker: Intern("PETR4"),
+		Frequency: FrequencyTTM, ReferenceDate: q, PublishDate: StampOf(dayStart(q)), Value: DividendYield(1.2, 100),
+		VarsAt: uint32(len(u.Derived.RatioVars)), NVars: 2})
+	u.Derived.RatioVars = append(u.Derived.RatioVars, 1.2, 100)
+	ds := mustBuild(t, u)
+	s := ds.Screener()
+	petr4 := slices.IndexFunc(s.Assets, func(a *Asset) bool { return a.Ticker == "PETR4" })
+	for _, c := range []struct {
+		t    time.Time
+		want Num
+	}{
+		{at(4, 12, 0), DividendYield(1, 100)},   // c1 v1 current
+		{at(4, 13, 0), DividendYield(1.2, 100)}, // v2 published
+		{at(4, 20, 0), DividendYield(1.2, 100)},
+	} {
+		if sv := ds.SessionValuationAt(s.Issuers[petr4], c.t); sv != nil {
+			t.Fatalf("at %v: a valuation at the session (%v): the cell would not be the stored point", c.t, sv.Session)
+		}
+		if got := s.At(c.t, []int{1}).Ratios[1][petr4]; got != c.want {
+			t.Errorf("at %v: PETR4 DIVIDEND_YIELD %v, want %v", c.t, got, c.want)
+		}
+	}
+}
