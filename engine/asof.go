@@ -239,43 +239,52 @@ func setKnownFrom(ss []RatioSeries, cat []Indicator) {
 	}
 }
 
-// At returns the screener as known at t (the API's as_of): each row's
-// close and volume of its last session closed by t (Null when it has
-// none), each ratio cell the latest point known at t of the series
-// Ratios reads (TTM, else ANNUAL: the point of the newest reference
-// date known then, at its latest publication known then; see
-// LatestKnown), and ByVolume the rows with a session closed by t (a
-// ticker listed later is not a row then) by that volume. A valuation
-// cell whose latest point known at t is a TTM one dated on or before
-// the last session closed by t is the point SessionValuationAt makes at
+// At returns the screener as known at t (the API's as_of): the rows a
+// Dataset built from the data published by t would have, and their
+// columns as known at t (prices). rows is the table prices is row for
+// row with: the Screener's rows, then the tickers delisted before the
+// snapshot's last session (s itself when there are none; otherwise only
+// its Assets, Issuers, Employees, LiquidityRank and SectorID are set).
+//
+// ByVolume lists the rows at t: those with a session closed by t (a
+// ticker listed later is not one) and not delisted before the last
+// session closed by t, by the volume of their last session closed by
+// t. Each row's close and volume are those of that session (Null when
+// it has none); Primary marks each company's first row in liquidity
+// order at t (LiquidityRank, then that volume); each ratio cell is the
+// latest point known at t of the series Ratios reads (TTM, else
+// ANNUAL: the point of the newest reference date known then, at its
+// latest publication known then; see LatestKnown). A valuation cell
+// whose latest point known at t is a TTM one dated on or before the
+// last session closed by t is the point SessionValuationAt makes at
 // that session, as the derivation of a snapshot of the data published
-// by t ends the series; any other DIVIDEND_YIELD cell is its point
-// with the cash of the versions current at t (DividendYieldAt). The
-// rows and Primary are the Screener's own
-// (a ticker delisted before the snapshot's last session is no row). It
-// allocates the columns: meant for one request. Only the ratio columns
-// of the catalog indexes in need are computed (the others are nil), and
-// the valuation at the session is made once per company, for the
-// price-derived indicators in need only.
-func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
-	n := s.Len()
-	out := &ScreenerPrices{Session: NoDate, Close: make([]Num, n), Volume: make([]Num, n), Primary: s.Primary, Ratios: make([][]Num, len(s.Ratios))}
-	traded := make([]bool, n)
-	for r, a := range s.Assets {
-		out.Close[r], out.Volume[r] = Null, Null
-		b := a.Daily
-		i := sort.Search(b.Len(), func(i int) bool { return SessionClose(b.Dates[i]).After(t) }) - 1
-		if i >= 0 {
-			traded[r] = true
-			out.Close[r], out.Volume[r] = b.Close(i), b.Volume(i)
-			if b.Dates[i] > out.Session {
-				out.Session = b.Dates[i]
-			}
-		}
-	}
+// by t ends the series; any other DIVIDEND_YIELD cell is its point with
+// the cash of the versions current at t (DividendYieldAt).
+//
+// It allocates the columns: meant for one request. Only the ratio
+// columns of the catalog indexes in need are computed (the others are
+// nil), and the valuation at the session is made once per company, for
+// the price-derived indicators in need only.
+func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *ScreenerPrices) {
+	past := s.pastRows()
+	tab := past.tab
+	n := tab.Len()
 	var cat []Indicator
 	if s.ds != nil {
 		cat = s.ds.Catalog()
+	}
+	out := &ScreenerPrices{Session: NoDate, Close: make([]Num, n), Volume: make([]Num, n), Primary: make([]bool, n), Ratios: make([][]Num, len(cat))}
+	in := make([]bool, n) // a row at t
+	for r, a := range tab.Assets {
+		out.Close[r], out.Volume[r] = Null, Null
+		i := lastClosed(a, t)
+		if i >= 0 {
+			in[r] = past.rowAt(r, t, s.Len())
+			out.Close[r], out.Volume[r] = a.Daily.Close(i), a.Daily.Volume(i)
+			if d := a.Daily.Dates[i]; d > out.Session {
+				out.Session = d
+			}
+		}
 	}
 	// The columns asked for, and the price-derived ones among them: those
 	// read the valuation at the last session closed by t, computed once
@@ -292,9 +301,6 @@ func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 			col[r] = Null
 		}
 		out.Ratios[k] = col
-		if k >= len(cat) {
-			continue
-		}
 		ks = append(ks, k)
 		if s.PriceDerived(k) {
 			if needPriced == nil {
@@ -309,61 +315,83 @@ func (s *Screener) At(t time.Time, need []int) *ScreenerPrices {
 			dividendYield[k] = true
 		}
 	}
-	if len(ks) > 0 {
-		var sv SessionValuation
-		var dyVars [2]Num
-		rows := s.issuerRows()
-		for g := 0; g < len(rows); {
-			is := s.Issuers[rows[g]]
-			end := g + 1
-			for end < len(rows) && s.Issuers[rows[end]] == is {
-				end++
+	var sv SessionValuation
+	var dyVars [2]Num
+	byIssuer := tab.issuerRows()
+	for g := 0; g < len(byIssuer); {
+		is := tab.Issuers[byIssuer[g]]
+		end := g + 1
+		for end < len(byIssuer) && tab.Issuers[byIssuer[end]] == is {
+			end++
+		}
+		// The company's first asset in liquidity order at t (Build's
+		// rule, with each asset's last session closed by t).
+		var primary *Asset
+		primaryVol := Null
+		for _, o := range is.Assets {
+			if !ScreenerClass(o.StockType) {
+				continue
 			}
-			valued := 0 // 0: not computed yet, 1: sv holds it, -1: none
-			for _, r := range rows[g:end] {
-				a := s.Assets[r]
-				for _, k := range ks {
-					class := ""
-					if cat[k].ByClass {
-						class = a.StockType
-					}
-					p := latestRatioAt(is, uint16(k), class, t)
-					stored := p
-					if needPriced != nil && needPriced[k] && (p == nil || p.Frequency == FrequencyTTM) {
-						if valued == 0 {
-							valued = -1
-							if s.ds.sessionValuation(is, t, needPriced, &sv) {
-								valued = 1
-							}
+			i := lastClosed(o, t)
+			if i < 0 {
+				continue
+			}
+			if v := o.Daily.Volume(i); primary == nil || liquidityCmpVol(o, v, primary, primaryVol) < 0 {
+				primary, primaryVol = o, v
+			}
+		}
+		valued := 0 // 0: not computed yet, 1: sv holds it, -1: none
+		for _, r := range byIssuer[g:end] {
+			a := tab.Assets[r]
+			out.Primary[r] = a == primary
+			for _, k := range ks {
+				class := ""
+				if cat[k].ByClass {
+					class = a.StockType
+				}
+				p := latestRatioAt(is, uint16(k), class, t)
+				stored := p
+				if needPriced != nil && needPriced[k] && (p == nil || p.Frequency == FrequencyTTM) {
+					if valued == 0 {
+						valued = -1
+						if s.ds.sessionValuation(is, t, needPriced, &sv) {
+							valued = 1
 						}
-						if valued == 1 {
-							p = sv.Latest(p, uint16(k), class)
-						}
 					}
-					switch {
-					case p == nil:
-					case p == stored && dividendYield != nil && dividendYield[k]:
-						// A stored DIVIDEND_YIELD point counts the cash
-						// versions current at t, as on the ratio routes.
-						out.Ratios[k][r], _ = s.ds.DividendYieldAt(is, p, s.ds.RatioVars(p), t, dyVars[:])
-					default:
-						out.Ratios[k][r] = p.Value
+					if valued == 1 {
+						p = sv.Latest(p, uint16(k), class)
 					}
 				}
+				switch {
+				case p == nil:
+				case p == stored && dividendYield != nil && dividendYield[k]:
+					// A stored DIVIDEND_YIELD point counts the cash
+					// versions current at t, as on the ratio routes.
+					out.Ratios[k][r], _ = s.ds.DividendYieldAt(is, p, s.ds.RatioVars(p), t, dyVars[:])
+				default:
+					out.Ratios[k][r] = p.Value
+				}
 			}
-			g = end
 		}
+		g = end
 	}
 	out.ByVolume = make([]int32, 0, n)
 	for r := range n {
-		if traded[r] {
+		if in[r] {
 			out.ByVolume = append(out.ByVolume, int32(r))
 		}
 	}
 	slices.SortStableFunc(out.ByVolume, func(x, y int32) int {
-		return cmp.Or(cmpDescMissingLast(out.Volume[x], out.Volume[y]), cmp.Compare(s.Assets[x].Ticker, s.Assets[y].Ticker))
+		return cmp.Or(cmpDescMissingLast(out.Volume[x], out.Volume[y]), cmp.Compare(tab.Assets[x].Ticker, tab.Assets[y].Ticker))
 	})
-	return out
+	return tab, out
+}
+
+// lastClosed returns the index of a's last daily session closed by t
+// (SessionClose), -1 when none.
+func lastClosed(a *Asset, t time.Time) int {
+	b := a.Daily
+	return sort.Search(b.Len(), func(i int) bool { return SessionClose(b.Dates[i]).After(t) }) - 1
 }
 
 // latestRatioAt is latestRatio as known at t: of the first of TTM and

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"sort"
 	"testing"
 	"time"
 )
@@ -189,7 +190,7 @@ func TestScreenerAt(t *testing.T) {
 		{SessionClose(d(3)), 12, true, Null},
 		{SessionClose(d(4)), 12.6, true, 0.08},
 	} {
-		p := s.At(c.t, []int{1})
+		_, p := s.At(c.t, []int{1})
 		if p.Close[petr4] != c.close || p.Volume[petr4] != c.close*1000 {
 			t.Errorf("at %v: PETR4 close %v volume %v, want %v and %v", c.t, p.Close[petr4], p.Volume[petr4], c.close, c.close*1000)
 		}
@@ -351,8 +352,81 @@ func TestScreenerAtDividendYield(t *testing.T) {
 		if sv := ds.SessionValuationAt(s.Issuers[petr4], c.t); sv != nil {
 			t.Fatalf("at %v: a valuation at the session (%v): the cell would not be the stored point", c.t, sv.Session)
 		}
-		if got := s.At(c.t, []int{1}).Ratios[1][petr4]; got != c.want {
-			t.Errorf("at %v: PETR4 DIVIDEND_YIELD %v, want %v", c.t, got, c.want)
+		if _, p := s.At(c.t, []int{1}); p.Ratios[1][petr4] != c.want {
+			t.Errorf("at %v: PETR4 DIVIDEND_YIELD %v, want %v", c.t, p.Ratios[1][petr4], c.want)
 		}
+	}
+}
+
+// TestScreenerAtRows checks the screener's rows at an instant against
+// those of a Dataset built from the sessions closed by then: a ticker
+// delisted before the snapshot's last session (PETR3, delisted on d2)
+// is a row while the last session closed is not after d2, a ticker
+// listed later (SPUN3, from d3) is not one before, and each company's
+// primary row is its first in liquidity order then (PETR3 and PETR4
+// without rank: by the volume of their last session then, PETR3's the
+// larger; from d3 no row of the company is primary, as Build makes it).
+func TestScreenerAtRows(t *testing.T) {
+	universe := func() *Universe {
+		u := testUniverse(t)
+		for i := range u.Securities {
+			switch u.Securities[i].Ticker {
+			case "PETR3":
+				u.Securities[i].ListedTo = d(2)
+				u.Securities[i].LiquidityRank = 0
+			case "PETR4":
+				u.Securities[i].LiquidityRank = 0
+			}
+		}
+		for i := range u.Daily {
+			if u.Daily[i].Ticker == "PETR3" {
+				u.Daily[i] = mkSeries("PETR3", []int{0, 1, 2}, []float64{1000, 1000, 1000})
+			}
+		}
+		return u
+	}
+	full := mustBuild(t, universe())
+	s := full.Screener()
+	if slices.ContainsFunc(s.Assets, func(a *Asset) bool { return a.Ticker == "PETR3" }) {
+		t.Fatal("PETR3, delisted before the last session, is a row of the snapshot")
+	}
+	sawPETR3 := false
+	for _, when := range []time.Time{
+		SessionClose(d(0)).Add(-time.Second), SessionClose(d(0)), SessionClose(d(2)),
+		SessionClose(d(3)).Add(-time.Second), SessionClose(d(3)), SessionClose(d(4)),
+	} {
+		// A Dataset of the sessions closed by then.
+		u := universe()
+		u.Intraday = nil
+		for i, sr := range u.Daily {
+			n := sort.Search(len(sr.Dates), func(k int) bool { return SessionClose(sr.Dates[k]).After(when) })
+			u.Daily[i] = Series{Ticker: sr.Ticker, Dates: sr.Dates[:n], Open: sr.Open[:n], High: sr.High[:n], Low: sr.Low[:n],
+				Close: sr.Close[:n], Volume: sr.Volume[:n], Quantity: sr.Quantity[:n], Trades: sr.Trades[:n]}
+		}
+		then := mustBuild(t, u).Screener()
+		var want, wantPrimary []string
+		for r, a := range then.Assets {
+			want = append(want, a.Ticker)
+			if then.Primary[r] {
+				wantPrimary = append(wantPrimary, a.Ticker)
+			}
+		}
+		rows, p := s.At(when, nil)
+		var got, gotPrimary []string
+		for _, r := range p.ByVolume {
+			got = append(got, rows.Assets[r].Ticker)
+			if p.Primary[r] {
+				gotPrimary = append(gotPrimary, rows.Assets[r].Ticker)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(gotPrimary)
+		if !slices.Equal(got, want) || !slices.Equal(gotPrimary, wantPrimary) {
+			t.Errorf("at %v: rows %v, primary %v; want %v, %v (a Dataset of the sessions closed by then)", when, got, gotPrimary, want, wantPrimary)
+		}
+		sawPETR3 = sawPETR3 || slices.Contains(got, "PETR3")
+	}
+	if !sawPETR3 {
+		t.Error("PETR3 was never a row")
 	}
 }

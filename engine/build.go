@@ -611,7 +611,11 @@ func (b *builder) buildQuotes() error {
 
 // liquidityCmp orders a company's tickers: LiquidityRank ascending with 0
 // (unknown) last, then latest volume descending (missing last), then ticker.
-func liquidityCmp(x, y *Asset) int {
+func liquidityCmp(x, y *Asset) int { return liquidityCmpVol(x, x.Latest.Volume, y, y.Latest.Volume) }
+
+// liquidityCmpVol is liquidityCmp with the volumes xv and yv (Screener.At:
+// those of the last session before an instant).
+func liquidityCmpVol(x *Asset, xv Num, y *Asset, yv Num) int {
 	rx, ry := x.LiquidityRank, y.LiquidityRank
 	if rx <= 0 {
 		rx = math.MaxInt
@@ -622,7 +626,7 @@ func liquidityCmp(x, y *Asset) int {
 	if c := cmp.Compare(rx, ry); c != 0 {
 		return c
 	}
-	return cmp.Or(cmpDescMissingLast(x.Latest.Volume, y.Latest.Volume), strings.Compare(x.Ticker, y.Ticker))
+	return cmp.Or(cmpDescMissingLast(xv, yv), strings.Compare(x.Ticker, y.Ticker))
 }
 
 // cmpDescMissingLast orders valid values descending before missing ones.

@@ -12,7 +12,8 @@ import (
 // same ticker; rows are in ticker order. Built once at Build, at the
 // last session's closes; Priced gives the columns that depend on the
 // price at other quotes (the package documentation, "Screener
-// repricing").
+// repricing"); At gives the rows and columns as known at an earlier
+// instant.
 type Screener struct {
 	Assets  []*Asset  // the row's ticker
 	Issuers []*Issuer // the row's company
@@ -46,6 +47,7 @@ type Screener struct {
 	// byIssuer lists the rows with each company's rows one run, in row
 	// order (At values a company once).
 	byIssuer []int32
+	past     pastState // the rows of earlier sessions (At), built on first use
 }
 
 // issuerRows returns the rows with each company's rows one run.
@@ -124,22 +126,50 @@ func cmpRatioSeries(a, b RatioSeries) int {
 	return cmp.Compare(a.Frequency, b.Frequency)
 }
 
+// screenerCandidate reports whether a is a screener row but for its
+// listing dates: a share class of a screener kind with a quote, of a
+// company (or BDR issuer) whose registration is not cancelled.
+func screenerCandidate(a *Asset) bool {
+	if a.Issuer == nil || !ScreenerClass(a.StockType) || !a.Latest.Valid() || a.Issuer.Status == "CANCELLED" {
+		return false
+	}
+	k := a.Issuer.Kind
+	return k == KindCompany || k == KindBDR
+}
+
+// delistedBefore reports whether a was delisted before session last: a
+// screener row of a Dataset whose last session is last is a candidate
+// that is not.
+func delistedBefore(a *Asset, last Date) bool {
+	return a.ListedTo.Valid() && a.ListedTo > a.ListedFrom && a.ListedTo < last
+}
+
+// fillScreenerRow sets row r's columns that come from the registry
+// (Issuers, Employees, LiquidityRank, SectorID) for asset a.
+func fillScreenerRow(s *Screener, r int, a *Asset) {
+	is := a.Issuer
+	s.Issuers[r] = is
+	s.Employees[r] = Null
+	if is.Employees >= 0 {
+		s.Employees[r] = Num(is.Employees)
+	}
+	s.LiquidityRank[r] = int32(a.LiquidityRank)
+	for l, sec := range is.Sector {
+		if sec != nil {
+			s.SectorID[l][r] = sec.ID
+		}
+	}
+}
+
 func (b *builder) buildScreener() {
 	d := b.d
 	s := &d.screener
 	s.ds = d
 	for i := range d.assets {
 		a := &d.assets[i]
-		if a.Issuer == nil || !ScreenerClass(a.StockType) || !a.Latest.Valid() {
-			continue
+		if screenerCandidate(a) && !delistedBefore(a, d.lastSession) {
+			s.Assets = append(s.Assets, a)
 		}
-		if k := a.Issuer.Kind; k != KindCompany && k != KindBDR {
-			continue
-		}
-		if a.ListedTo.Valid() && a.ListedTo > a.ListedFrom && a.ListedTo < d.lastSession || a.Issuer.Status == "CANCELLED" {
-			continue // delisted, or its company's registration is cancelled: not of the last session
-		}
-		s.Assets = append(s.Assets, a)
 	}
 	n := len(s.Assets)
 	s.Issuers = make([]*Issuer, n)
@@ -162,19 +192,9 @@ func (b *builder) buildScreener() {
 	b.parallelFor(n, func(r int) {
 		a := s.Assets[r]
 		is := a.Issuer
-		s.Issuers[r] = is
+		fillScreenerRow(s, r, a)
 		s.Close[r] = a.Latest.Close
 		s.Volume[r] = a.Latest.Volume
-		s.Employees[r] = Null
-		if is.Employees >= 0 {
-			s.Employees[r] = Num(is.Employees)
-		}
-		s.LiquidityRank[r] = int32(a.LiquidityRank)
-		for l, sec := range is.Sector {
-			if sec != nil {
-				s.SectorID[l][r] = sec.ID
-			}
-		}
 		// Issuer.Assets is in liquidity order: the first one with a row
 		// is the primary.
 		for _, o := range is.Assets {

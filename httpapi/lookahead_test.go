@@ -115,6 +115,7 @@ func TestAsOfLookAhead(t *testing.T) {
 		t.Skip("builds one Dataset per as_of instant")
 	}
 	u := demo.GenerateSize(5, lookAheadSize)
+	delisted, delistedOn := delistOne(t, u)
 	full := buildDemoDS(t, u)
 	fs := serverOf(t, full)
 	r := rand.New(rand.NewPCG(29, 4))
@@ -225,6 +226,16 @@ func TestAsOfLookAhead(t *testing.T) {
 		d := engine.SaoPauloDay(firstPub.Add(time.Duration(r.Int64N(int64(last.Sub(firstPub))))))
 		instants = append(instants, mark{t: engine.SessionClose(d)}, mark{t: engine.SessionClose(d).Add(-time.Second)})
 	}
+	// Either side of the close of the session after the delisting: the
+	// last session before as_of is the delisting's, or the next.
+	after := engine.NoDate
+	for _, a := range full.Assets() {
+		if i, _ := slices.BinarySearch(a.Daily.Dates, delistedOn+1); a.StockType != engine.ClassMacro && i < len(a.Daily.Dates) && (!after.Valid() || a.Daily.Dates[i] < after) {
+			after = a.Daily.Dates[i]
+		}
+	}
+	next := engine.SessionClose(after)
+	instants = append(instants, mark{t: engine.SessionClose(delistedOn)}, mark{t: next.Add(-time.Second)}, mark{t: next})
 
 	type route struct {
 		name, path, query string
@@ -247,7 +258,7 @@ func TestAsOfLookAhead(t *testing.T) {
 		{"fund cash", "/v2/traded-funds/%s/cash-corporate-actions", "", true, true},
 	}
 	changed := map[string]int{}
-	checked, screenRows, sessionPoints := 0, 0, 0
+	checked, screenRows, sessionPoints, delistedRows := 0, 0, 0, 0
 	dyChanged := map[string]int{} // by kind of instant: session, quarter
 	for _, m := range instants {
 		at := m.t.Truncate(time.Second)
@@ -287,6 +298,9 @@ func TestAsOfLookAhead(t *testing.T) {
 				}
 				dyChanged[kind]++
 			}
+		}
+		if n > 0 && screenerHas(t, ps, delisted) {
+			delistedRows++
 		}
 		for _, rt := range routes {
 			ids := companies
@@ -331,7 +345,11 @@ func TestAsOfLookAhead(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d answers checked (%d screener rows, %d valuation answers priced at the last session, DIVIDEND_YIELD changed by a dividend's correction: %v); answers showing a replaced version, by route: %v", checked, screenRows, sessionPoints, dyChanged, changed)
+	t.Logf("%d answers checked (%d screener rows, %d valuation answers priced at the last session, DIVIDEND_YIELD changed by a dividend's correction: %v, %d screeners listing %s, delisted on %v); answers showing a replaced version, by route: %v",
+		checked, screenRows, sessionPoints, dyChanged, delistedRows, delisted, delistedOn, changed)
+	if delistedRows == 0 {
+		t.Errorf("screener: %s (delisted on %v) was a row at no as_of", delisted, delistedOn)
+	}
 	if changed["company market cap"] == 0 {
 		t.Error("company market cap: as_of never changed it")
 	}
@@ -550,12 +568,11 @@ func screenerBodyAt(asOf string) string {
 }
 
 // screenerAt checks the screener with as_of against the one of the
-// Dataset of what was published by then (ps): the rows both have (a
-// snapshot's rows are its last session's listed tickers) carry the same
-// close, volume and fundamental ratios. It returns the number of rows
-// compared and whether as_of showed a fundamental value that the current
-// screener no longer shows for the same ticker (a restatement, or a newer
-// period since).
+// Dataset of what was published by then (ps): the same rows (every one,
+// and the primary ones), each with the same close, volume and ratios.
+// It returns the number of rows compared and whether as_of showed a
+// fundamental value that the current screener no longer shows for the
+// same ticker (a restatement, or a newer period since).
 func screenerAt(t *testing.T, fs, ps *testServer, asOf string) (int, bool) {
 	t.Helper()
 	rows := func(ts *testServer, body string) map[string][]any {
@@ -593,10 +610,27 @@ func screenerAt(t *testing.T, fs, ps *testServer, asOf string) (int, bool) {
 	got := rows(fs, screenerBodyAt(asOf))
 	want := rows(ps, screenerBodyAt(""))
 	now := rows(fs, screenerBodyAt(""))
+	for tk := range got {
+		if _, ok := want[tk]; !ok {
+			t.Errorf("screener as_of=%s: %s is a row (not one of a Dataset of what was published by then)", asOf, tk)
+		}
+	}
+	primary := func(ts *testServer, body string) []string {
+		var tks []string
+		for tk := range rows(ts, strings.Replace(body, `"primaryOnly":false`, `"primaryOnly":true`, 1)) {
+			tks = append(tks, tk)
+		}
+		slices.Sort(tks)
+		return tks
+	}
+	if g, w := primary(fs, screenerBodyAt(asOf)), primary(ps, screenerBodyAt("")); !slices.Equal(g, w) {
+		t.Errorf("screener as_of=%s primaryOnly: rows %v, want %v (a Dataset of what was published by then)", asOf, g, w)
+	}
 	common, changed := 0, false
 	for tk, w := range want {
 		g, ok := got[tk]
 		if !ok {
+			t.Errorf("screener as_of=%s: %s is not a row (one of a Dataset of what was published by then)", asOf, tk)
 			continue
 		}
 		common++
@@ -608,4 +642,62 @@ func screenerAt(t *testing.T, fs, ps *testServer, asOf string) (int, bool) {
 		}
 	}
 	return common, changed
+}
+
+// screenerHas reports whether ticker is a row of ts's screener.
+func screenerHas(tb testing.TB, ts *testServer, ticker string) bool {
+	tb.Helper()
+	w := ts.do("POST", "/v2/screener", testKeyDelayed, `{"limit":500,"primaryOnly":false}`)
+	if w.Code != 200 {
+		tb.Fatalf("POST /v2/screener: %d %s", w.Code, w.Body)
+	}
+	return strings.Contains(w.Body.String(), `"ticker":"`+ticker+`"`)
+}
+
+// delistOne delists a ticker of u (which it modifies) about 90 sessions
+// before its last: its company keeps another row, it is no ticker of a
+// rename, and its bars after its delisting are dropped. The demo's own
+// delisted tickers are of cancelled companies, rows at no instant; this
+// one is a screener row of the Datasets of the instants before its
+// delisting and of none after. It returns the ticker and its ListedTo.
+func delistOne(tb testing.TB, u *engine.Universe) (string, engine.Date) {
+	tb.Helper()
+	renamed := map[string]bool{}
+	for _, rn := range u.Renames {
+		renamed[rn.From], renamed[rn.To] = true, true
+	}
+	kind := map[string]string{}
+	for _, c := range u.Companies {
+		if c.Status != "CANCELLED" {
+			kind[c.ID] = c.Kind
+		}
+	}
+	classes := map[string]int{}
+	for _, sec := range u.Securities {
+		if engine.ScreenerClass(sec.StockType) {
+			classes[sec.CompanyID]++
+		}
+	}
+	for i := range u.Securities {
+		sec := &u.Securities[i]
+		if !engine.ScreenerClass(sec.StockType) || kind[sec.CompanyID] != engine.KindCompany || classes[sec.CompanyID] < 2 ||
+			renamed[sec.Ticker] || sec.ListedTo.Valid() {
+			continue
+		}
+		for j := range u.Daily {
+			sr := &u.Daily[j]
+			if sr.Ticker != sec.Ticker || len(sr.Dates) < 200 {
+				continue
+			}
+			n := len(sr.Dates) - 90
+			on := sr.Dates[n-1]
+			sec.ListedTo = on
+			*sr = engine.Series{Ticker: sr.Ticker, Dates: sr.Dates[:n], Open: sr.Open[:n], High: sr.High[:n], Low: sr.Low[:n],
+				Close: sr.Close[:n], Volume: sr.Volume[:n], Quantity: sr.Quantity[:n], Trades: sr.Trades[:n]}
+			u.Intraday = slices.DeleteFunc(u.Intraday, func(x engine.Intraday) bool { return x.Ticker == sec.Ticker })
+			return sec.Ticker, on
+		}
+	}
+	tb.Fatal("no ticker to delist")
+	return "", engine.NoDate
 }

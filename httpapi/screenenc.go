@@ -21,8 +21,11 @@ import (
 // and per scalar field. Demo scale 1 (757 rows, 43 indicators): heads
 // 0.1 MB, every indicator column 0.6 MB; scale 10 about ten times that.
 type screenEnc struct {
-	// p are the prices the columns show: the build-time ones, or the
-	// plan's view's (screenView).
+	// s is the table of the rows: the Dataset's screener, or with as_of
+	// the one engine.Screener.At returns.
+	s *engine.Screener
+	// p are the prices the columns show: the build-time ones, the
+	// plan's view's (screenView), or those at an as_of.
 	p *engine.ScreenerPrices
 	// heads[r] is row r's fields after its rank, without the comma before:
 	// "ticker":…,"trading_name":…,"current_price":…,"sector_id":…,"sector_name":….
@@ -71,6 +74,7 @@ func (in *dsInfo) screenEnc() *screenEnc {
 func newScreenEnc(s *engine.Screener, p *engine.ScreenerPrices) *screenEnc {
 	n := s.Len()
 	e := &screenEnc{
+		s:          s,
 		p:          p,
 		heads:      encCol{off: make([]uint32, 1, n+1)},
 		tickerRank: make([]int32, n),

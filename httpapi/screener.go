@@ -165,7 +165,7 @@ func dropletIndexes(ds *engine.Dataset, req *screenerRequest) []int {
 // compileScreener resolves req's filters and sorts, appended to fs and ss
 // (the call's scratch).
 func (a *API) compileScreener(ds *engine.Dataset, e *screenEnc, req *screenerRequest, fs []cFilter, ss []cSort) ([]cFilter, []cSort, error) {
-	s := ds.Screener()
+	s := e.s
 	for i := range req.Filters {
 		f := &req.Filters[i]
 		cf := cFilter{src: f}
@@ -338,15 +338,14 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 		if err != nil {
 			return nil, badRequest("request body: field \"as_of\": %q: %s", req.AsOf, err)
 		}
-		s := c.ds.Screener()
-		e = newScreenEnc(s, s.At(t, dropletIndexes(c.ds, &req)))
+		e = newScreenEnc(c.ds.Screener().At(t, dropletIndexes(c.ds, &req)))
 	}
 	fs, ss, err := a.compileScreener(c.ds, e, &req, x.filters[:0], x.sorts[:0])
 	x.filters, x.sorts = fs, ss
 	if err != nil {
 		return nil, err
 	}
-	s := c.ds.Screener()
+	s := e.s
 	rows := c.s.rows[:0]
 	for _, ri := range e.p.ByVolume {
 		if primary && !e.p.Primary[ri] {

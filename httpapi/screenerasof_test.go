@@ -28,14 +28,14 @@ func TestScreenerAtColumns(t *testing.T) {
 		engine.SessionClose(last).AddDate(0, -7, 0).Add(-time.Hour),
 		engine.SessionClose(last),
 	} {
-		full := s.At(at, all)
+		_, full := s.At(at, all)
 		priced := 0
 		for _, id := range ids {
 			k, ok := ds.IndicatorIndex("", id)
 			if !ok {
 				t.Fatalf("no indicator %s", id)
 			}
-			one := s.At(at, []int{k})
+			_, one := s.At(at, []int{k})
 			for r := range one.Ratios[k] {
 				g, w := one.Ratios[k][r], full.Ratios[k][r]
 				if g != w && (g.Valid() || w.Valid()) {
