@@ -58,6 +58,7 @@ func runFeedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		h = slog.NewJSONHandler(stderr, nil)
 	}
 	log := slog.New(h)
+	bc.Log = log.With("live", "stream")
 	reg := prometheus.NewRegistry()
 	registerBuildInfo(reg, currentBuild())
 	var r *liveRunner
@@ -92,7 +93,7 @@ func runFeedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer b.Close()
 	r.bus, r.ctx = b, ctx
-	fmt.Fprintf(stdout, "pregao %s: feed %s publishing to %s\n", currentBuild().Version, cfg.Feed, cfg.Live)
+	fmt.Fprintf(stdout, "pregao %s: feed %s publishing to %s\n", currentBuild().Version, cfg.Feed, bus.Redact(cfg.Live))
 	if err := r.start(); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -113,6 +114,7 @@ func feedFlags(cfg *ServeConfig, metricsAddr *string) *flag.FlagSet {
 	fs.StringVar(&cfg.LiveDir, "live-dir", cfg.LiveDir, "folder of the b3 feed's state (required)")
 	fs.IntVar(&cfg.LiveReplicas, "live-replicas", cfg.LiveReplicas, "copies of the live stream when the feed creates it (0: 3)")
 	fs.DurationVar(&cfg.LiveRetention, "live-retention", cfg.LiveRetention, "how long the live stream keeps a batch")
+	liveStreamFlags(fs, cfg)
 	fs.StringVar(&cfg.FeedSpeed, "feed-speed", cfg.FeedSpeed, "replay speed: K times real time (60: a minute a second) or max")
 	fs.StringVar(&cfg.FeedFrom, "feed-from", cfg.FeedFrom, "replay: play as fast as published up to this São Paulo time (HH:MM), at --feed-speed from there")
 	fs.StringVar(&cfg.LiveSession, "live-session", cfg.LiveSession, "the session's day, YYYY-MM-DD (default: the feed's)")

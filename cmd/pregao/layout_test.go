@@ -39,6 +39,7 @@ var allowedImports = []struct {
 	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "internal/atomicfile", "index"}, nil},
 	{"snapshot/bundle", []string{"engine", "internal/atomicfile"}, nil},
 	{"internal/atomicfile", nil, nil},
+	{"internal/natstest", nil, nil},
 	{"snapshot/remote", []string{"snapshot"}, nil},
 	{"snapshot/ingest/...", []string{"engine", "internal/atomicfile", "snapshot/ingest/..."}, []string{"snapshot/ingest/official"}},
 	{"engine/ratios", []string{"engine"}, nil},

@@ -27,6 +27,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -60,14 +61,33 @@ const (
 	reasonSnapshot = "snapshot"
 )
 
+// liveStreamFlags adds the live stream's flags serve and pregao feed
+// share beyond --live: its size cap and a cluster's credentials and TLS.
+func liveStreamFlags(fs *flag.FlagSet, cfg *ServeConfig) {
+	fs.Int64Var(&cfg.LiveMaxBytes, "live-max-bytes", cfg.LiveMaxBytes, "the live stream's size cap in bytes: beyond it the oldest batches are dropped, as beyond --live-retention (0: no cap)")
+	fs.StringVar(&cfg.LiveCreds, "live-creds", cfg.LiveCreds, "--live nats://: the `file` of a NATS user's credentials (.creds: its JWT and nkey seed); default none")
+	fs.StringVar(&cfg.LiveTLSCA, "live-tls-ca", cfg.LiveTLSCA, "--live nats://: PEM `file` of the CAs the NATS servers' certificates are checked against (default: the system's); makes the connection TLS")
+	fs.StringVar(&cfg.LiveTLSCert, "live-tls-cert", cfg.LiveTLSCert, "--live nats://: PEM `file` of the client certificate, for NATS servers that verify clients (with --live-tls-key)")
+	fs.StringVar(&cfg.LiveTLSKey, "live-tls-key", cfg.LiveTLSKey, "--live nats://: PEM `file` of the client certificate's key (with --live-tls-cert)")
+}
+
 // parseBusConfig checks --live and its companions; a zero URL is no
-// stream.
+// stream. Credentials and TLS files are read and checked here, so that
+// a bad one is refused at startup.
 func parseBusConfig(cfg *ServeConfig) (bus.Config, error) {
-	bc := bus.Config{URL: cfg.Live, Listen: cfg.LiveListen, Replicas: cfg.LiveReplicas, MaxAge: cfg.LiveRetention, Name: "pregao " + currentBuild().Version}
+	bc := bus.Config{URL: cfg.Live, Listen: cfg.LiveListen, Replicas: cfg.LiveReplicas, MaxAge: cfg.LiveRetention, MaxBytes: cfg.LiveMaxBytes,
+		Creds: cfg.LiveCreds, TLSCA: cfg.LiveTLSCA, TLSCert: cfg.LiveTLSCert, TLSKey: cfg.LiveTLSKey, Name: "pregao " + currentBuild().Version}
+	secured := cfg.LiveCreds != "" || cfg.LiveTLSCA != "" || cfg.LiveTLSCert != "" || cfg.LiveTLSKey != ""
 	switch u := cfg.Live; {
 	case u == "":
 		if cfg.LiveListen != "" {
 			return bc, errors.New("serve: --live-listen needs --live embedded")
+		}
+		if secured {
+			return bc, errors.New("serve: --live-creds and --live-tls-* need --live nats://")
+		}
+		if cfg.LiveMaxBytes != 0 {
+			return bc, errors.New("serve: --live-max-bytes needs --live")
 		}
 		return bc, nil
 	case u == bus.Embedded:
@@ -81,6 +101,9 @@ func parseBusConfig(cfg *ServeConfig) (bus.Config, error) {
 		if bc.Replicas != 1 {
 			return bc, fmt.Errorf("serve: --live-replicas %d: the embedded server holds 1 copy", bc.Replicas)
 		}
+		if secured {
+			return bc, errors.New("serve: --live-creds and --live-tls-* are for a NATS cluster (--live nats://), not --live embedded")
+		}
 		if l := cfg.LiveListen; l != "" {
 			if _, _, err := net.SplitHostPort(l); err != nil {
 				return bc, fmt.Errorf("serve: --live-listen %q: want host:port", l)
@@ -89,7 +112,7 @@ func parseBusConfig(cfg *ServeConfig) (bus.Config, error) {
 	default:
 		for _, x := range strings.Split(u, ",") {
 			if !strings.HasPrefix(x, "nats://") && !strings.HasPrefix(x, "tls://") || len(x) <= len("nats://") {
-				return bc, fmt.Errorf("serve: --live %q: want embedded, or nats://HOST:PORT of a NATS cluster (comma-separated)", u)
+				return bc, fmt.Errorf("serve: --live %q: want embedded, or nats://HOST:PORT of a NATS cluster (comma-separated)", bus.Redact(u))
 			}
 		}
 		if cfg.LiveListen != "" {
@@ -105,8 +128,18 @@ func parseBusConfig(cfg *ServeConfig) (bus.Config, error) {
 	if cfg.LiveRetention < 0 {
 		return bc, fmt.Errorf("serve: --live-retention %s: want a duration above 0", cfg.LiveRetention)
 	}
+	if cfg.LiveMaxBytes < 0 {
+		return bc, fmt.Errorf("serve: --live-max-bytes %d: want 0 (no cap) or a number of bytes", cfg.LiveMaxBytes)
+	}
+	if err := bc.Check(); err != nil {
+		return bc, fmt.Errorf("serve: --live-creds, --live-tls-*: %s", strings.TrimPrefix(err.Error(), "bus: "))
+	}
 	return bc, nil
 }
+
+// streamOpenRetry is how long serve waits before it opens the live
+// stream again after Open failed.
+const streamOpenRetry = 10 * time.Second
 
 // errBus wraps a failure to reach the stream (the batch may be published
 // again).
@@ -704,13 +737,26 @@ func (m *Main) streamStatus() (httpapi.LiveStatus, bool) { return m.stream.statu
 // publishes to it, and the applier, until ctx ends.
 func (m *Main) startStream(ctx context.Context, wg *sync.WaitGroup) {
 	wg.Go(func() {
-		b, err := bus.Open(m.busCfg)
-		if err != nil {
-			m.log.Error("live stream not opened: serving the snapshot alone", "err", err.Error())
-			return
+		bc := m.busCfg
+		bc.Log = m.log.With("live", "stream")
+		// Open fails at once on credentials or TLS the servers refuse:
+		// tried again (a Secret's files updated in place, an account
+		// pushed to the cluster), each new error logged once.
+		b, err := bus.Open(bc)
+		for last := ""; err != nil; b, err = bus.Open(bc) {
+			if msg := err.Error(); msg != last {
+				m.log.Error("live stream not opened: serving the snapshot alone, trying again", "every", streamOpenRetry.String(), "err", msg)
+				last = msg
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(streamOpenRetry):
+			}
 		}
 		defer b.Close()
-		attrs := []any{"url", m.busCfg.URL, "replicas", m.busCfg.Replicas, "retention", m.busCfg.MaxAge.String()}
+		attrs := []any{"url", bus.Redact(bc.URL), "replicas", bc.Replicas, "retention", bc.MaxAge.String(), "max_bytes", bc.MaxBytes,
+			"tls", bc.TLSCA != "" || bc.TLSCert != "" || strings.Contains(bc.URL, "tls://"), "creds", bc.Creds != ""}
 		if b.Server() != nil {
 			attrs = append(attrs, "store", m.busCfg.Dir, "listen", m.busCfg.Listen)
 		}

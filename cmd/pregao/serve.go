@@ -110,10 +110,15 @@ type ServeConfig struct {
 	// listening on LiveListen when set) or the nats:// URLs of a
 	// cluster: the feed publishes its batches there and the session is
 	// applied from it. LiveReplicas is the stream's copies (default 1
-	// embedded, 3 on a cluster), LiveRetention how long it keeps a batch.
-	Live, LiveListen string
-	LiveReplicas     int
-	LiveRetention    time.Duration
+	// embedded, 3 on a cluster), LiveRetention how long it keeps a batch
+	// and LiveMaxBytes how many bytes (0: no cap beyond LiveRetention).
+	// LiveCreds, LiveTLSCA, LiveTLSCert and LiveTLSKey are the files of
+	// a cluster's credentials and TLS (bus.Config; "": none).
+	Live, LiveListen                              string
+	LiveReplicas                                  int
+	LiveRetention                                 time.Duration
+	LiveMaxBytes                                  int64
+	LiveCreds, LiveTLSCA, LiveTLSCert, LiveTLSKey string
 
 	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
 	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an

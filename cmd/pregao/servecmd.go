@@ -72,6 +72,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.LiveListen, "live-listen", cfg.LiveListen, "--live embedded: also accept NATS clients (pregao feed, other replicas) on this host:port; default none")
 	fs.IntVar(&cfg.LiveReplicas, "live-replicas", cfg.LiveReplicas, "copies of the live stream: 1 embedded; on a cluster 3 (0: that default; never 2)")
 	fs.DurationVar(&cfg.LiveRetention, "live-retention", cfg.LiveRetention, "how long the live stream keeps a batch")
+	liveStreamFlags(fs, cfg)
 	fs.StringVar(&cfg.B3URL, "b3-url", cfg.B3URL, "b3 feed: the address B3's trade files are under (a mirror, a moved portal)")
 	fs.StringVar(&cfg.B3Tickers, "b3-tickers", cfg.B3Tickers, "b3 feed: tickers polled one file each during the session, comma-separated (default: the whole day's file, the next morning)")
 	fs.DurationVar(&cfg.B3Interval, "b3-interval", cfg.B3Interval, "b3 feed: time between the starts of two polls")

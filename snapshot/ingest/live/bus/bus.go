@@ -2,18 +2,23 @@ package bus
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/live"
@@ -40,6 +45,120 @@ type Config struct {
 	Duplicates time.Duration
 	// Name names the connection on the servers.
 	Name string
+	// MaxBytes caps the stream's size in bytes: beyond it the oldest
+	// batches are dropped, as beyond MaxAge (0: no cap but MaxAge).
+	MaxBytes int64
+
+	// Creds is the file of a NATS user's credentials (its JWT and nkey
+	// seed, a .creds file), read at each connection; "": none. A user
+	// and password (or a token) go in URL instead.
+	Creds string
+	// TLSCA is a PEM file of the certificate authorities the servers'
+	// certificates are checked against ("": the system's); TLSCert and
+	// TLSKey are the PEM files of a client certificate and its key, for
+	// servers that verify their clients (both or neither). Any of them
+	// makes the connection TLS. None applies to Embedded.
+	TLSCA, TLSCert, TLSKey string
+
+	// Log receives the connection's failures (each new one while it
+	// retries) and the stream's limits that differ from Config's; nil:
+	// none.
+	Log *slog.Logger
+}
+
+// Check reports a Config that cannot connect whatever the servers do:
+// security files with Embedded, a certificate without its key (or the
+// other way round), a file that cannot be read or is not what it should
+// be. Open checks it too; call it to refuse a configuration at startup.
+func (c Config) Check() error {
+	secured := c.Creds != "" || c.TLSCA != "" || c.TLSCert != "" || c.TLSKey != ""
+	if c.URL == Embedded && secured {
+		return errors.New("bus: credentials and TLS files are for a NATS cluster, not the embedded server")
+	}
+	if c.MaxBytes < 0 {
+		return fmt.Errorf("bus: stream size cap %d: want 0 (none) or a number of bytes", c.MaxBytes)
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("bus: a client certificate needs both its certificate file and its key file")
+	}
+	if c.Creds != "" {
+		b, err := os.ReadFile(c.Creds)
+		if err != nil {
+			return fmt.Errorf("bus: credentials file: %w", err)
+		}
+		jwt, _ := nkeys.ParseDecoratedJWT(b)
+		kp, err := nkeys.ParseDecoratedUserNKey(b)
+		if err != nil || strings.Count(jwt, ".") != 2 {
+			return fmt.Errorf("bus: credentials file %s: not a NATS user's credentials (a JWT and a user nkey seed)", c.Creds)
+		}
+		kp.Wipe()
+	}
+	if c.TLSCA != "" {
+		b, err := os.ReadFile(c.TLSCA)
+		if err != nil {
+			return fmt.Errorf("bus: TLS CA file: %w", err)
+		}
+		if !x509.NewCertPool().AppendCertsFromPEM(b) {
+			return fmt.Errorf("bus: TLS CA file %s: no PEM certificate in it", c.TLSCA)
+		}
+	}
+	if c.TLSCert != "" {
+		if _, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey); err != nil {
+			return fmt.Errorf("bus: TLS client certificate %s and key %s: %w", c.TLSCert, c.TLSKey, err)
+		}
+	}
+	return nil
+}
+
+// Redact returns urls (comma-separated, as Config.URL) with the
+// password of each replaced by "xxxxx", and a token (a user without a
+// password) by "xxxxx": what may be logged or shown of them.
+func Redact(urls string) string {
+	parts := strings.Split(urls, ",")
+	for i, u := range parts {
+		scheme, rest, ok := strings.Cut(u, "://")
+		if !ok {
+			continue
+		}
+		host := rest
+		if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+			host = rest[:j]
+		}
+		at := strings.LastIndexByte(host, '@')
+		if at < 0 {
+			continue
+		}
+		user := "xxxxx"
+		if name, _, ok := strings.Cut(host[:at], ":"); ok {
+			user = name + ":xxxxx"
+		}
+		parts[i] = scheme + "://" + user + rest[at:]
+	}
+	return strings.Join(parts, ",")
+}
+
+// permanent reports a connection failure that retrying does not cure:
+// the servers refuse the credentials, or TLS fails.
+func permanent(err error) bool {
+	// ErrTLS: among others, the server closed the connection right
+	// after the handshake (TLS 1.3 checks the client's certificate
+	// then), which is reported either as the server's alert or so.
+	for _, e := range []error{nats.ErrAuthorization, nats.ErrAuthExpired, nats.ErrAuthRevoked, nats.ErrAccountAuthExpired,
+		nats.ErrSecureConnRequired, nats.ErrSecureConnWanted, nats.ErrClientCertOrRootCAsRequired, nats.ErrTLS} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var (
+		verify  *tls.CertificateVerificationError
+		alert   tls.AlertError
+		unknown x509.UnknownAuthorityError
+		host    x509.HostnameError
+		invalid x509.CertificateInvalidError
+		header  tls.RecordHeaderError
+	)
+	return errors.As(err, &verify) || errors.As(err, &alert) || errors.As(err, &unknown) || errors.As(err, &host) ||
+		errors.As(err, &invalid) || errors.As(err, &header) || strings.Contains(err.Error(), "tls: ")
 }
 
 // Bus is a connection to the stream.
@@ -67,11 +186,37 @@ func Open(cfg Config) (*Bus, error) {
 	if cfg.Duplicates <= 0 {
 		cfg.Duplicates = 10 * time.Minute
 	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
 	b := &Bus{cfg: cfg}
-	opts := []nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
+	var lastErr atomic.Pointer[string]
+	opts := []nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250 * time.Millisecond), nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2),
 		nats.DisconnectErrHandler(func(*nats.Conn, error) { b.down.CompareAndSwap(0, time.Now().UnixNano()) }),
-		nats.ReconnectHandler(func(*nats.Conn) { b.down.Store(0) })}
+		nats.ReconnectHandler(func(*nats.Conn) { b.down.Store(0); lastErr.Store(nil) }),
+		// Credentials refused now may be accepted later (a file
+		// rotated, an account pushed): keep trying, and log each new
+		// failure once.
+		nats.IgnoreAuthErrorAbort(),
+		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) {
+			if msg := err.Error(); err != nil && (lastErr.Load() == nil || *lastErr.Load() != msg) {
+				lastErr.Store(&msg)
+				cfg.Log.Warn("live stream: connection failed; retrying", "url", Redact(cfg.URL), "err", msg)
+			}
+		})}
+	if cfg.Creds != "" {
+		opts = append(opts, nats.UserCredentials(cfg.Creds))
+	}
+	if cfg.TLSCA != "" {
+		opts = append(opts, nats.RootCAs(cfg.TLSCA))
+	}
+	if cfg.TLSCert != "" {
+		opts = append(opts, nats.ClientCert(cfg.TLSCert, cfg.TLSKey))
+	}
 	url := cfg.URL
 	if cfg.URL == Embedded {
 		srv, err := StartEmbedded(cfg.Dir, cfg.Listen)
@@ -82,10 +227,16 @@ func Open(cfg Config) (*Bus, error) {
 		url = srv.ClientURL()
 		opts = append(opts, nats.InProcessServer(srv))
 	}
+	// A first try that gives up at once: credentials or TLS the servers
+	// refuse are an error now; servers that do not answer yet are tried
+	// again, forever.
 	nc, err := nats.Connect(url, opts...)
+	if err != nil && !permanent(err) {
+		nc, err = nats.Connect(url, append(opts, nats.RetryOnFailedConnect(true))...)
+	}
 	if err != nil {
 		b.Close()
-		return nil, fmt.Errorf("bus: connect %s: %w", cfg.URL, err)
+		return nil, fmt.Errorf("bus: connect %s: %w", Redact(cfg.URL), err)
 	}
 	b.nc = nc
 	if b.js, err = jetstream.New(nc); err != nil {
@@ -157,20 +308,75 @@ func (b *Bus) Close() {
 	}
 }
 
-// EnsureStream creates the stream, or updates its limits (Config's), and
-// returns it: the feed side's and the embedded server's. It fails while
-// no server answers.
+// streamConfig is the stream Config asks for.
+func (b *Bus) streamConfig() jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name: StreamName, Description: "pregao: the live sessions' batches",
+		Subjects: []string{SubjectPrefix + ">"}, Storage: jetstream.FileStorage, Replicas: b.cfg.Replicas,
+		MaxAge: b.cfg.MaxAge, MaxBytes: max(b.cfg.MaxBytes, 0), Duplicates: b.cfg.Duplicates, Discard: jetstream.DiscardOld,
+		MaxMsgSize: MaxMessage + 4096,
+	}
+}
+
+// LimitsDiffer returns the limits of stream config have that are not
+// want's, each as "name: have (stream) vs want"; none when they agree.
+// A cap of 0 or below is no cap.
+func LimitsDiffer(have, want jetstream.StreamConfig) []string {
+	var d []string
+	capOf := func(v int64) int64 { return max(v, 0) }
+	add := func(name string, h, w any) { d = append(d, fmt.Sprintf("%s: %v (stream) vs %v", name, h, w)) }
+	if have.Replicas != want.Replicas {
+		add("replicas", have.Replicas, want.Replicas)
+	}
+	if have.MaxAge != want.MaxAge {
+		add("max_age", have.MaxAge, want.MaxAge)
+	}
+	if capOf(have.MaxBytes) != capOf(want.MaxBytes) {
+		add("max_bytes", capOf(have.MaxBytes), capOf(want.MaxBytes))
+	}
+	if have.Duplicates != want.Duplicates {
+		add("duplicates", have.Duplicates, want.Duplicates)
+	}
+	if have.Discard != want.Discard {
+		add("discard", have.Discard, want.Discard)
+	}
+	if capOf(int64(have.MaxMsgSize)) != capOf(int64(want.MaxMsgSize)) {
+		add("max_msg_size", have.MaxMsgSize, want.MaxMsgSize)
+	}
+	return d
+}
+
+// EnsureStream creates the stream with Config's limits and returns it:
+// the feed side's and the embedded server's. An existing stream whose
+// limits differ is updated on the embedded server (this process owns
+// it), and logged; on a cluster it is left as it is, and what differs
+// is logged (the cluster's operator changes it). It fails while no
+// server answers.
 func (b *Bus) EnsureStream(ctx context.Context) (jetstream.Stream, error) {
 	if s := b.stream.Load(); s != nil {
 		return *s, nil
 	}
-	s, err := b.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: StreamName, Description: "pregao: the live sessions' batches",
-		Subjects: []string{SubjectPrefix + ">"}, Storage: jetstream.FileStorage, Replicas: b.cfg.Replicas,
-		MaxAge: b.cfg.MaxAge, Duplicates: b.cfg.Duplicates, Discard: jetstream.DiscardOld, MaxMsgSize: MaxMessage + 4096,
-	})
+	want := b.streamConfig()
+	s, err := b.js.Stream(ctx, StreamName)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		s, err = b.js.CreateStream(ctx, want)
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			s, err = b.js.Stream(ctx, StreamName) // made meanwhile by another
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+	}
+	if d := LimitsDiffer(s.CachedInfo().Config, want); len(d) > 0 {
+		if b.srv == nil {
+			b.cfg.Log.Warn("live stream: its limits differ from this process's flags; left as they are on the cluster (change them there, e.g. nats stream edit "+StreamName+")",
+				"differs", strings.Join(d, "; "))
+		} else {
+			if s, err = b.js.UpdateStream(ctx, want); err != nil {
+				return nil, fmt.Errorf("bus: stream %s: update its limits: %w", StreamName, err)
+			}
+			b.cfg.Log.Info("live stream: its limits updated to this process's flags", "changed", strings.Join(d, "; "))
+		}
 	}
 	b.stream.Store(&s)
 	return s, nil
@@ -192,6 +398,9 @@ func (b *Bus) lookup(ctx context.Context) (jetstream.Stream, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+	}
+	if d := LimitsDiffer(s.CachedInfo().Config, b.streamConfig()); len(d) > 0 {
+		b.cfg.Log.Info("live stream: its limits (the feed side's) differ from this replica's flags", "differs", strings.Join(d, "; "))
 	}
 	b.stream.Store(&s)
 	return s, nil

@@ -37,7 +37,13 @@
 // (nats-server, its store in Config.Dir), without a listener unless
 // Config.Listen asks for one; with a nats:// URL it connects to an
 // external cluster (the stream is created with Config.Replicas
-// replicas: 3 on a 3-node cluster). The connection reconnects forever;
+// replicas: 3 on a 3-node cluster), with a user's credentials file
+// (Config.Creds) and TLS (Config.TLSCA, TLSCert, TLSKey) when the
+// cluster asks for them; credentials or TLS the servers refuse fail
+// Open at once, and Redact is what may be logged of a URL. The stream
+// keeps batches for Config.MaxAge and at most Config.MaxBytes; an
+// existing stream's limits are updated only on the embedded server
+// (EnsureStream). The connection reconnects forever;
 // an ordered consumer (Consume) resumes after the last message it
 // delivered, so a replica that loses the bus goes on without a gap when
 // it returns.
