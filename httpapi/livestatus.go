@@ -51,6 +51,24 @@ type StreamStatus struct {
 	// Position.Next when the stream agreed with it.
 	Start    uint64
 	Position engine.StreamPosition
+	// Gaps counts the gaps the replica found since it started (stream
+	// sequences gone from the stream, batch sequence numbers skipped in
+	// a session), SessionGaps those in the live session while no
+	// snapshot has taken it over (its minutes carried only by the
+	// missing batches are missing); LastGap is the last one (nil: none).
+	Gaps, SessionGaps int64
+	LastGap           *StreamGap
+}
+
+// StreamGap is a gap in the live stream: the missing sequences First to
+// Last, stream sequences (Kind "stream": messages gone from the stream)
+// or batch sequence numbers of Session (Kind "batch"), found at stream
+// sequence StreamSeq (the message after them).
+type StreamGap struct {
+	Kind        string
+	Session     engine.Date // NoDate: the message after the gap is not a batch
+	First, Last uint64
+	StreamSeq   uint64
 }
 
 // SetLiveStatus makes /readyz carry a "live" object with what fn returns
@@ -120,6 +138,31 @@ func (a *API) appendLiveStatus(dst []byte) []byte {
 			dst = append(dst, '}')
 		} else {
 			dst = append(dst, "null"...)
+		}
+		dst = append(dst, `,"gaps":`...)
+		dst = strconv.AppendInt(dst, st.Gaps, 10)
+		dst = append(dst, `,"session_gaps":`...)
+		dst = strconv.AppendInt(dst, st.SessionGaps, 10)
+		dst = append(dst, `,"last_gap":`...)
+		if g := st.LastGap; g == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = append(dst, `{"kind":`...)
+			dst = appendString(dst, g.Kind)
+			if g.Session.Valid() {
+				dst = append(dst, `,"session":"`...)
+				dst = g.Session.AppendFormat(dst)
+				dst = append(dst, '"')
+			} else {
+				dst = append(dst, `,"session":null`...)
+			}
+			dst = append(dst, `,"first":`...)
+			dst = strconv.AppendUint(dst, g.First, 10)
+			dst = append(dst, `,"last":`...)
+			dst = strconv.AppendUint(dst, g.Last, 10)
+			dst = append(dst, `,"stream_sequence":`...)
+			dst = strconv.AppendUint(dst, g.StreamSeq, 10)
+			dst = append(dst, '}')
 		}
 		dst = append(dst, '}')
 	}

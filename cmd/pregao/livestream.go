@@ -347,6 +347,10 @@ type streamApplier struct {
 	started      time.Time
 	redeliveries atomic.Int64
 	publish      chan struct{}
+	// gaps counts the gaps found (noteGap), sessionGaps those of the
+	// live session while it is not rolled; lastGap is the last one.
+	gaps, sessionGaps atomic.Int64
+	lastGap           atomic.Pointer[httpapi.StreamGap]
 
 	mu         sync.Mutex
 	session    engine.Date
@@ -542,8 +546,13 @@ func (a *streamApplier) deliver(d *bus.Delivery) {
 		a.publishState()
 	}()
 	if d.Gap > 0 {
-		a.met.feedErrors.WithLabelValues(reasonGap).Inc()
-		a.log.Warn("live stream: messages missing before this one (gone from the stream)", "stream_seq", d.StreamSeq, "missing", d.Gap)
+		sd := engine.NoDate
+		if d.Batch != nil {
+			sd = d.Batch.Session
+		}
+		a.noteGap(&httpapi.StreamGap{Kind: "stream", Session: sd, First: d.StreamSeq - d.Gap, Last: d.StreamSeq - 1, StreamSeq: d.StreamSeq})
+		a.log.Warn("live stream: messages missing before this one (gone from the stream); applying on", "stream_seq", d.StreamSeq, "missing", d.Gap,
+			"first_missing", d.StreamSeq-d.Gap)
 	}
 	if d.Err != nil {
 		a.met.feedErrors.WithLabelValues(reasonMessage).Inc()
@@ -570,6 +579,10 @@ func (a *streamApplier) deliver(d *bus.Delivery) {
 		}
 		a.session, a.seq, a.complete, a.rolled, a.lastLive = bt.Session, 0, false, false, nil
 		clear(a.lastMinute)
+		// A gap of the stream just before concerned the session before,
+		// or this one's first batches, which the batch check below
+		// counts.
+		a.sessionGaps.Store(0)
 		a.log.Info("live session started from the stream", "session", bt.Session.String(), "stream_seq", d.StreamSeq)
 	}
 	b := bt.LiveBatch()
@@ -580,8 +593,9 @@ func (a *streamApplier) deliver(d *bus.Delivery) {
 		return
 	}
 	if b.Seq > a.seq+1 {
-		a.met.feedErrors.WithLabelValues(reasonGap).Inc()
-		a.log.Warn("live stream: batches missing before this one", "session", a.session.String(), "seq", b.Seq, "after", a.seq, "stream_seq", d.StreamSeq)
+		a.noteGap(&httpapi.StreamGap{Kind: "batch", Session: a.session, First: a.seq + 1, Last: b.Seq - 1, StreamSeq: d.StreamSeq})
+		a.log.Warn("live stream: batches missing before this one; applying on (the minutes only they carried are missing until a later batch or the session's snapshot)",
+			"session", a.session.String(), "seq", b.Seq, "after", a.seq, "stream_seq", d.StreamSeq)
 	}
 	if a.rolled {
 		a.met.batches.WithLabelValues("covered").Inc()
@@ -616,6 +630,22 @@ func (a *streamApplier) deliver(d *bus.Delivery) {
 	}
 	a.countDeltas()
 	a.checkRolled()
+}
+
+// noteGap counts gap g (pregao_live_feed_errors_total{reason="gap"},
+// /readyz's gaps and last_gap) and, while the live session is not
+// rolled, in the session's gaps (pregao_live_stream_session_gaps). The
+// stream is never held for a gap: the batches after it are applied (a
+// batch replaces whole minutes), and the minutes only the missing ones
+// carried stay missing until a later batch repeats them or the
+// session's snapshot takes it over. The caller holds a.mu.
+func (a *streamApplier) noteGap(g *httpapi.StreamGap) {
+	a.met.feedErrors.WithLabelValues(reasonGap).Inc()
+	a.gaps.Add(1)
+	a.lastGap.Store(g)
+	if a.session.Valid() && !a.rolled {
+		a.sessionGaps.Add(1)
+	}
 }
 
 // countDeltas adds the engine's counters' growth to the metrics. The
@@ -653,6 +683,7 @@ func (a *streamApplier) checkRolled() {
 	}
 	a.store.EndLive()
 	a.rolled = true
+	a.sessionGaps.Store(0) // the snapshot has the whole session
 	a.met.handovers.Inc()
 	logHandover(a.log, v.Base, a.session, a.seq, a.lastMinute)
 }
@@ -668,7 +699,7 @@ func (a *streamApplier) publishState() {
 func (a *streamApplier) streamStatus() *httpapi.StreamStatus {
 	ss := a.sstate.Load()
 	s := &httpapi.StreamStatus{Sequence: ss.seq, Pending: ss.pending, Redeliveries: a.redeliveries.Load(),
-		CaughtUp: a.caughtUp.Load()}
+		CaughtUp: a.caughtUp.Load(), Gaps: a.gaps.Load(), SessionGaps: a.sessionGaps.Load(), LastGap: a.lastGap.Load()}
 	if sp := a.from.Load(); sp != nil {
 		s.Start, s.Position = sp.from, sp.position
 	}
@@ -803,6 +834,7 @@ func registerStreamMetrics(reg prometheus.Registerer, applier func() *streamAppl
 		gauge("pregao_live_stream_lag_seconds", "How long the oldest message of the live stream not applied yet has waited (0: none).", func(s *httpapi.StreamStatus) float64 { return s.Lag.Seconds() }),
 		gauge("pregao_live_stream_connected", "1 while this replica reaches the live stream.", func(s *httpapi.StreamStatus) float64 { return b(s.Connected) }),
 		gauge("pregao_live_stream_stale_seconds", "How long this replica has not reached the live stream (0 while it does): it serves its last state meanwhile.", func(s *httpapi.StreamStatus) float64 { return s.Stale.Seconds() }),
+		gauge("pregao_live_stream_session_gaps", "Gaps (stream messages gone, batch sequence numbers skipped) in the live session this replica applies, while no snapshot has taken it over: its minutes only the missing batches carried are missing.", func(s *httpapi.StreamStatus) float64 { return float64(s.SessionGaps) }),
 		gauge("pregao_live_stream_caught_up", "1 once this replica has applied the live stream up to its head since it started (/readyz answers 503 before).", func(s *httpapi.StreamStatus) float64 { return b(s.CaughtUp) }),
 	)
 }
