@@ -48,8 +48,42 @@ type importConfig struct {
 	SessionLogs []string
 	// Live, a NATS cluster's nats:// URLs (comma-separated), takes the
 	// snapshot's position in the live stream from the stream itself
-	// (streamPositionOf) rather than from the session logs' copies.
-	Live string
+	// (streamPositionOf) rather than from the session logs' copies;
+	// LiveAuth is how to reach a secured cluster.
+	Live     string
+	LiveAuth liveAuth
+}
+
+// liveAuth is the files import and update reach a secured live stream
+// with, as serve and pregao feed do (--live-creds, --live-tls-*).
+type liveAuth struct{ Creds, TLSCA, TLSCert, TLSKey string }
+
+// flags adds --live-creds and --live-tls-* to fl.
+func (a *liveAuth) flags(fl *flag.FlagSet) {
+	fl.StringVar(&a.Creds, "live-creds", "", "with --live: the `file` of a NATS user's credentials (.creds: its JWT and nkey seed)")
+	fl.StringVar(&a.TLSCA, "live-tls-ca", "", "with --live: PEM `file` of the CAs the NATS servers' certificates are checked against (default: the system's); makes the connection TLS")
+	fl.StringVar(&a.TLSCert, "live-tls-cert", "", "with --live: PEM `file` of the client certificate, for NATS servers that verify clients (with --live-tls-key)")
+	fl.StringVar(&a.TLSKey, "live-tls-key", "", "with --live: PEM `file` of the client certificate's key (with --live-tls-cert)")
+}
+
+// busConfig returns the stream's configuration for url, its files read
+// and checked (a bad one is refused before anything is imported).
+func (a liveAuth) busConfig(url string) (bus.Config, error) {
+	bc := bus.Config{URL: url, Creds: a.Creds, TLSCA: a.TLSCA, TLSCert: a.TLSCert, TLSKey: a.TLSKey,
+		Name: "pregao import " + currentBuild().Version}
+	if err := checkLiveURL(url); err != nil {
+		return bc, err
+	}
+	if url == "" {
+		if a != (liveAuth{}) {
+			return bc, errors.New("--live-creds and --live-tls-* need --live nats://")
+		}
+		return bc, nil
+	}
+	if err := bc.Check(); err != nil {
+		return bc, fmt.Errorf("--live-creds, --live-tls-*: %s", strings.TrimPrefix(err.Error(), "bus: "))
+	}
+	return bc, nil
 }
 
 // liveUsage is the help text of import's and update's --live flag.
@@ -108,6 +142,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.Var((*listFlag)(&cfg.Listings), "listings", "ETF and FII listing exports (ETFs listados, fundosListados)")
 	fl.Var((*listFlag)(&f.SessionLogs), "session-log", "live session logs, or folders of them (serve's --live-dir): their 1-minute bars become the intraday history of their sessions up to the as-of day")
 	fl.StringVar(&f.Live, "live", "", liveUsage)
+	f.LiveAuth.flags(fl)
 	fl.StringVar(&realData, "real-testdata", "", "import every sample file of the project's testdata/real folder at this path (implies --lenient)")
 	fl.BoolVar(&cfg.Lenient, "lenient", false, "skip and count malformed rows and COTAHIST trailer mismatches instead of failing")
 	fl.BoolVar(&cfg.OddLot, "odd-lot", false, "also import COTAHIST's odd-lot market (TPMERC 020, tickers ending in F)")
@@ -138,7 +173,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fl.Usage()
 		return errors.New("import: --out is required")
 	}
-	if err := checkLiveURL(f.Live); err != nil {
+	if _, err := f.LiveAuth.busConfig(f.Live); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
 	if asOf != "" {
@@ -199,7 +234,7 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 			u.Meta.Stream, posWhy = streamPosition(u, &ir)
 		}
 		if c.Live != "" {
-			u.Meta.Stream, posWhy = streamPositionOf(ctx, c.Live, u)
+			u.Meta.Stream, posWhy = streamPositionOf(ctx, c.Live, c.LiveAuth, u)
 		}
 		if prog != nil {
 			fmt.Fprint(stdout, "\r\033[K")
@@ -304,7 +339,7 @@ func checkLiveURL(u string) error {
 	}
 	for _, x := range strings.Split(u, ",") {
 		if !strings.HasPrefix(x, "nats://") && !strings.HasPrefix(x, "tls://") || len(x) <= len("nats://") {
-			return fmt.Errorf("--live %q: want nats://HOST:PORT of the live stream's NATS cluster (comma-separated; an embedded stream is reached through its serve's --live-listen)", u)
+			return fmt.Errorf("--live %q: want nats://HOST:PORT of the live stream's NATS cluster (comma-separated; an embedded stream is reached through its serve's --live-listen)", bus.Redact(u))
 		}
 	}
 	return nil
@@ -314,16 +349,21 @@ func checkLiveURL(u string) error {
 // stream.
 var streamPositionTimeout = 15 * time.Second
 
-// streamPositionOf asks the live stream at url where u stands in it:
-// after the last batch of u's last session, when that batch is the
-// session's complete one. Otherwise, or when the stream cannot be
-// reached, it returns the zero position and why.
-func streamPositionOf(ctx context.Context, url string, u *engine.Universe) (engine.StreamPosition, string) {
+// streamPositionOf asks the live stream at url (reached with auth) where
+// u stands in it: after the last batch of u's last session, when that
+// batch is the session's complete one. Otherwise, or when the stream
+// cannot be reached, it returns the zero position and why (url's
+// password redacted).
+func streamPositionOf(ctx context.Context, url string, auth liveAuth, u *engine.Universe) (engine.StreamPosition, string) {
 	last := lastSessionOf(u)
 	if !last.Valid() {
 		return engine.StreamPosition{}, "no session in the data"
 	}
-	b, err := bus.Open(bus.Config{URL: url, Name: "pregao import " + currentBuild().Version})
+	bc, err := auth.busConfig(url)
+	if err != nil {
+		return engine.StreamPosition{}, err.Error()
+	}
+	b, err := bus.Open(bc)
 	if err != nil {
 		return engine.StreamPosition{}, fmt.Sprintf("the live stream: %v", err)
 	}
@@ -333,7 +373,7 @@ func streamPositionOf(ctx context.Context, url string, u *engine.Universe) (engi
 	seq, bt, err := b.LastOfSession(ctx, last)
 	switch {
 	case err != nil:
-		return engine.StreamPosition{}, fmt.Sprintf("the live stream at %s did not answer: %v", url, err)
+		return engine.StreamPosition{}, fmt.Sprintf("the live stream at %s did not answer: %v", bus.Redact(url), err)
 	case seq == 0:
 		return engine.StreamPosition{}, fmt.Sprintf("the live stream holds no batch of the last session %s", last)
 	case bt == nil:

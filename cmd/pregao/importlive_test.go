@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/natstest"
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/live"
@@ -242,5 +245,81 @@ func TestImportStreamPositionLive(t *testing.T) {
 	var so, se bytes.Buffer
 	if err := runImport(context.Background(), []string{"--out", t.TempDir(), "--live", "embedded"}, &so, &se); err == nil || !strings.Contains(err.Error(), "want nats://") {
 		t.Errorf("--live embedded: %v", err)
+	}
+}
+
+// TestImportStreamPositionSecured: import --live reaches a NATS cluster
+// that asks for TLS with a client certificate and a password through
+// --live-tls-*, as serve and pregao feed do, and records the position;
+// without the client certificate it records none and says why, with the
+// password redacted; the flags without --live, or a certificate without
+// its key, are refused before anything is imported.
+func TestImportStreamPositionSecured(t *testing.T) {
+	src := "../../testdata/real/b3-cotahist/gbvbahia01__Spring-Batch-Cotahist/COTAHIST_D04022022.TXT.zip"
+	day := engine.MakeDate(2022, 2, 4)
+	o := &server.Options{Username: "pregao", Password: "pw-S3cret"}
+	c := natstest.TLS(t, o, t.TempDir())
+	url := "nats://pregao:pw-S3cret@" + natstest.Start(t, o)
+	b, err := bus.Open(bus.Config{URL: url, TLSCA: c.CA, TLSCert: c.Cert, TLSKey: c.Key, Replicas: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := b.EnsureStream(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for seq := uint64(1); seq <= 2; seq++ {
+		if _, _, err := b.Publish(ctx, day, &live.Record{Seq: seq, Complete: seq == 2}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func(d time.Duration) { streamPositionTimeout = d }(streamPositionTimeout)
+	streamPositionTimeout = 5 * time.Second
+	tlsArgs := []string{"--live-tls-ca", c.CA, "--live-tls-cert", c.Cert, "--live-tls-key", c.Key}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		summary string
+		want    engine.StreamPosition
+	}{
+		{"with the certificate", tlsArgs, "stream position: PREGAO_LIVE from sequence 3 (after batch 2 of session 2022-02-04)\n",
+			engine.StreamPosition{Next: 3, Name: bus.StreamName, Session: day, Batch: 2}},
+		{"without a client certificate", []string{"--live-tls-ca", c.CA}, "stream position: none (the live stream: ", engine.StreamPosition{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "bundle")
+			var so, se bytes.Buffer
+			if err := runImport(context.Background(), append([]string{"--out", out, "--live", url, "--cotahist", src}, tc.args...), &so, &se); err != nil {
+				t.Fatalf("%v\n%s", err, se.String())
+			}
+			if !strings.Contains(so.String(), tc.summary) || strings.Contains(so.String()+se.String(), "pw-S3cret") {
+				t.Errorf("summary lacks %q, or shows the password:\n%s%s", tc.summary, so.String(), se.String())
+			}
+			if u, err := bundle.Read(out); err != nil || u.Meta.Stream != tc.want {
+				t.Errorf("bundle position %+v, %v; want %+v", u.Meta.Stream, err, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--live-creds", c.CA}, "need --live nats://"},
+		{[]string{"--live", url, "--live-tls-cert", c.Cert}, "both its certificate file and its key file"},
+		{[]string{"--live", url, "--live-tls-ca", filepath.Join(t.TempDir(), "none.pem")}, "no such file"},
+		{[]string{"--live", "http://pregao:pw-S3cret@host:4222"}, "xxxxx"},
+	} {
+		var so, se bytes.Buffer
+		err := runImport(context.Background(), append([]string{"--out", filepath.Join(t.TempDir(), "b"), "--cotahist", src}, tc.args...), &so, &se)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "pw-S3cret") {
+			t.Errorf("import %v: %v; want an error saying %q, no password", tc.args, err, tc.want)
+		}
+		var uo, ue bytes.Buffer
+		err = runUpdate(context.Background(), append([]string{"--dir", t.TempDir(), "--out", filepath.Join(t.TempDir(), "s.snap"), "--no-fetch"}, tc.args...), &uo, &ue)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("update %v: %v; want an error saying %q", tc.args, err, tc.want)
+		}
 	}
 }
