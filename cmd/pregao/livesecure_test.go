@@ -30,19 +30,10 @@ func TestLiveSecuredCluster(t *testing.T) {
 
 	var logs syncBuffer
 	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.AccessLog = f.base, f.keys, "127.0.0.1:0", "off"
+	cfg.Snapshot, cfg.Keys, cfg.AccessLog = f.base, f.keys, "off"
 	cfg.Live, cfg.LiveTLSCA, cfg.LiveTLSCert, cfg.LiveTLSKey, cfg.LiveReplicas = url, c.CA, c.Cert, c.Key, 1
-	m, err := NewMain(cfg, &logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Open(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- m.Run(ctx) }()
-	defer func() { cancel(); <-served }()
+	m, stop := startServe(t, cfg, &logs)
+	defer stop()
 
 	var out, errb bytes.Buffer
 	fctx, fcancel := context.WithCancel(context.Background())
@@ -94,17 +85,8 @@ func TestLiveSecuredCluster(t *testing.T) {
 	// /readyz 503, the refusal logged (and tried again).
 	var rlogs syncBuffer
 	cfg.LiveTLSCert, cfg.LiveTLSKey = "", ""
-	r, err := NewMain(cfg, &rlogs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Open(); err != nil {
-		t.Fatal(err)
-	}
-	rctx, rcancel := context.WithCancel(context.Background())
-	rdone := make(chan error, 1)
-	go func() { rdone <- r.Run(rctx) }()
-	defer func() { rcancel(); <-rdone }()
+	r, rstop := startServe(t, cfg, &rlogs)
+	defer rstop()
 	for end := time.Now().Add(10 * time.Second); !strings.Contains(rlogs.String(), "live stream not opened") && time.Now().Before(end); {
 		time.Sleep(20 * time.Millisecond)
 	}
