@@ -454,15 +454,17 @@ func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClas
 		matches := func(isin, ticker string) bool {
 			return isin != "" && isin == sec.ISIN || ticker != "" && slices.Contains(aliases, ticker)
 		}
-		var splitBuf [8]*ShareAction
+		// The splits in the Universe's order (the derivation's): by
+		// their positions in it, kept at Build.
+		var splitBuf [8]split
 		splits := splitBuf[:0]
-		for _, s := range is.ShareActions {
+		for k, s := range is.ShareActions {
 			if s.Factor.Valid() && s.Factor > 0 && len(s.Legs) == 0 && s.KnownAt(t) && matches(s.ISIN, s.Ticker) {
-				splits = append(splits, s)
+				splits = append(splits, split{is.shareActionAt[k], s})
 			}
 		}
 		if len(splits) > 1 {
-			d.inUniverseOrder(splits)
+			slices.SortFunc(splits, func(x, y split) int { return cmp.Compare(x.at, y.at) })
 		}
 		sum := Num(0)
 		for _, x := range evs {
@@ -471,8 +473,8 @@ func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClas
 				continue
 			}
 			v := a.DeclaredValue
-			for _, s := range splits {
-				if s.PriorExDate >= a.PriorExDate && s.PriorExDate < day {
+			for _, sp := range splits {
+				if s := sp.s; s.PriorExDate >= a.PriorExDate && s.PriorExDate < day {
 					v /= s.Factor
 				}
 			}
@@ -482,19 +484,11 @@ func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClas
 	}
 }
 
-// inUniverseOrder sorts share actions of the Universe in its order (the
-// derivation's).
-func (d *Dataset) inUniverseOrder(ss []*ShareAction) {
-	pos := make(map[*ShareAction]int, len(ss))
-	for _, s := range ss {
-		pos[s] = -1
-	}
-	for i := range d.u.ShareActions {
-		if _, ok := pos[&d.u.ShareActions[i]]; ok {
-			pos[&d.u.ShareActions[i]] = i
-		}
-	}
-	slices.SortFunc(ss, func(a, b *ShareAction) int { return cmp.Compare(pos[a], pos[b]) })
+// split is a share action of an issuer and its position in the
+// Universe's ShareActions (Issuer.shareActionAt).
+type split struct {
+	at int32
+	s  *ShareAction
 }
 
 // sessionsState is the lazily built list of SessionAt.

@@ -672,10 +672,14 @@ type issuerList[T any] struct {
 	what  func(*T) string     // names an item in the error of an unknown owner
 	list  func(*Issuer) *[]*T // the issuer's list of such items
 	order func(x, y *T) int   // the order of each list (stable sort)
+	// at, when set, is the issuer's list of the items' positions in
+	// items, index for index with its list.
+	at func(*Issuer) *[]int32
 }
 
 // attach appends a pointer to every item of items, in items order, to the
-// list of its issuer, then sorts every issuer's list (stably) by l.order.
+// list of its issuer, then sorts every issuer's list (stably) by l.order;
+// with l.at, the items' positions in items too, in the list's order.
 // The first item of an unknown company id fails.
 func attach[T any](b *builder, items []T, l issuerList[T]) error {
 	for i := range items {
@@ -684,11 +688,32 @@ func attach[T any](b *builder, items []T, l issuerList[T]) error {
 		if err != nil {
 			return err
 		}
+		if l.at != nil {
+			p := l.at(is)
+			*p = append(*p, int32(i))
+			continue
+		}
 		p := l.list(is)
 		*p = append(*p, x)
 	}
 	for i := range b.d.issuers {
-		slices.SortStableFunc(*l.list(&b.d.issuers[i]), l.order)
+		is := &b.d.issuers[i]
+		if l.at == nil {
+			slices.SortStableFunc(*l.list(is), l.order)
+			continue
+		}
+		// The positions sorted as the pointers would be (the same stable
+		// sort of the same sequence), then the pointers from them.
+		at := *l.at(is)
+		if len(at) == 0 {
+			continue
+		}
+		slices.SortStableFunc(at, func(x, y int32) int { return l.order(&items[x], &items[y]) })
+		list := make([]*T, len(at))
+		for k, j := range at {
+			list[k] = &items[j]
+		}
+		*l.list(is) = list
 	}
 	return nil
 }
@@ -733,6 +758,7 @@ func (b *builder) buildIssuerLists() error {
 			return fmt.Sprintf("share action %s %s %s", a.Type, a.Ticker, a.PriorExDate)
 		},
 		list: func(is *Issuer) *[]*ShareAction { return &is.ShareActions },
+		at:   func(is *Issuer) *[]int32 { return &is.shareActionAt },
 		order: func(x, y *ShareAction) int {
 			if c := cmp.Compare(y.PriorExDate, x.PriorExDate); c != 0 {
 				return c

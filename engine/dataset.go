@@ -67,6 +67,10 @@ type Issuer struct {
 	CashActions []*CashEvent
 	// ShareActions sorted by prior_ex_date descending (then ISIN, type).
 	ShareActions []*ShareAction
+	// shareActionAt[i] is the position of ShareActions[i] in the
+	// Universe's ShareActions (the derivation's order of a company's
+	// splits, cashAt).
+	shareActionAt []int32
 	// Insider reports sorted by reference_date, aggregation, version.
 	Insider []*InsiderReport
 	// Documents sorted by publish_date descending, then id.
