@@ -39,6 +39,7 @@ type dsInfo struct {
 	etags        [etagSlots]atomic.Pointer[etagEntry] // see etag
 	searchIx     searchIndex                          // folded names, on the first search
 	screen       screenOnce                           // the screener's encoded pieces (screenEnc)
+	past         pastOnce                             // and those of its rows at an as_of (pastHeads)
 	// screens are the screener at the last view of each plan (delayed,
 	// eod) that does not show the build-time prices (screenView).
 	screens [2]atomic.Pointer[screenView]

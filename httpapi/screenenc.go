@@ -13,7 +13,8 @@ import (
 // encoded once per Dataset: the heads, ticker order and class suffixes by
 // Prepare (or Warm, or the first screener request), each column by the
 // first request that shows it. Immutable once built, shared by every
-// request.
+// request. With as_of, each request has its own, its columns encoded for
+// it, and the rest kept once per Dataset (pastHeads).
 //
 // Memory, for n screener rows: heads about 140 bytes a row, ticker order 4
 // bytes and class suffix 16 bytes a row; each encoded column about 14
@@ -28,7 +29,8 @@ type screenEnc struct {
 	// plan's view's (screenView), or those at an as_of.
 	p *engine.ScreenerPrices
 	// heads[r] is row r's fields after its rank, without the comma before:
-	// "ticker":…,"trading_name":…,"current_price":…,"sector_id":…,"sector_name":….
+	// "ticker":…,"trading_name":…,"current_price":…,"sector_id":…,"sector_name":…
+	// (empty with past: see appendHead).
 	heads encCol
 	// tickerRank[r] is row r's position in ticker order: the sorts' tie
 	// break (tickers are unique rows).
@@ -36,6 +38,9 @@ type screenEnc struct {
 	// suffix[r] is the class suffix of row r's per-class indicator ids
 	// (engine.ClassSuffix of its asset's class).
 	suffix []string
+	// past, with as_of, holds the heads instead of heads, each with
+	// another price than p's, which appendHead puts in its place.
+	past   *pastHeads
 	ratios []atomic.Pointer[encCol]  // per catalog indicator (p.Ratios)
 	scalar [3]atomic.Pointer[encCol] // close_price, volume, employee_count
 }
@@ -82,35 +87,48 @@ func newScreenEnc(s *engine.Screener, p *engine.ScreenerPrices) *screenEnc {
 		ratios:     make([]atomic.Pointer[encCol], len(p.Ratios)),
 	}
 	for r := range n {
-		as, is := s.Assets[r], s.Issuers[r]
-		b := e.heads.b
-		b = append(b, `"ticker":`...)
-		b = appendString(b, as.Ticker)
-		b = append(b, `,"trading_name":`...)
-		b = appendString(b, is.TradingName)
-		b = append(b, `,"current_price":`...)
-		b = appendNum(b, p.Close[r])
-		b = append(b, `,"sector_id":`...)
-		if sec := is.Sector[0]; sec != nil {
-			b = appendString(b, sec.ID)
-			b = append(b, `,"sector_name":`...)
-			b = appendString(b, sec.Name)
-		} else {
-			b = append(b, `null,"sector_name":null`...)
-		}
-		e.heads.b = b
-		e.heads.off = append(e.heads.off, uint32(len(b)))
-		e.suffix[r] = engine.ClassSuffix(as.StockType)
+		e.heads.b, _, _ = appendScreenHead(e.heads.b, s, r, p.Close[r])
+		e.heads.off = append(e.heads.off, uint32(len(e.heads.b)))
+		e.suffix[r] = engine.ClassSuffix(s.Assets[r].StockType)
 	}
-	order := make([]int32, n)
+	tickerRanks(e.tickerRank, s)
+	return e
+}
+
+// appendScreenHead appends row r's head at price (screenEnc.heads)
+// and returns it with the offsets in it of the price's first byte and of
+// the byte after its last.
+func appendScreenHead(dst []byte, s *engine.Screener, r int, price engine.Num) (b []byte, at, end int) {
+	as, is := s.Assets[r], s.Issuers[r]
+	dst = append(dst, `"ticker":`...)
+	dst = appendString(dst, as.Ticker)
+	dst = append(dst, `,"trading_name":`...)
+	dst = appendString(dst, is.TradingName)
+	dst = append(dst, `,"current_price":`...)
+	at = len(dst)
+	dst = appendNum(dst, price)
+	end = len(dst)
+	dst = append(dst, `,"sector_id":`...)
+	if sec := is.Sector[0]; sec != nil {
+		dst = appendString(dst, sec.ID)
+		dst = append(dst, `,"sector_name":`...)
+		dst = appendString(dst, sec.Name)
+	} else {
+		dst = append(dst, `null,"sector_name":null`...)
+	}
+	return dst, at, end
+}
+
+// tickerRanks sets rank[r] to row r's position in ticker order.
+func tickerRanks(rank []int32, s *engine.Screener) {
+	order := make([]int32, len(rank))
 	for r := range order {
 		order[r] = int32(r)
 	}
 	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(s.Assets[x].Ticker, s.Assets[y].Ticker) })
 	for i, r := range order {
-		e.tickerRank[r] = int32(i)
+		rank[r] = int32(i)
 	}
-	return e
 }
 
 // col returns the encoded values of vals, kept in *p (built on first use).
@@ -123,4 +141,102 @@ func col(p *atomic.Pointer[encCol], vals []engine.Num) *encCol {
 		c = p.Load()
 	}
 	return c
+}
+
+// appendHead appends row r's head (see heads) to dst.
+func (e *screenEnc) appendHead(dst []byte, r int32) []byte {
+	if e.past == nil {
+		return append(dst, e.heads.at(r)...)
+	}
+	h, price := e.past.head(r)
+	dst = append(dst, h[:price[0]]...)
+	dst = appendNum(dst, e.p.Close[r])
+	return append(dst, h[price[1]:]...)
+}
+
+// pastHeads is what the screener's answers with as_of repeat from the
+// Dataset: the heads, ticker order and class suffixes of the rows of the
+// table engine.Screener.At returns (the snapshot's rows, then the
+// tickers delisted before its last session), made once per Dataset by
+// its first such request. The heads of the snapshot's rows are those of
+// its screenEnc, encoded at the build-time prices; the others are
+// encoded here, once. An answer writes each head with the price at its
+// as_of in place of the one the head holds (screenEnc.appendHead).
+//
+// Memory, for m rows delisted since: about 140 bytes a row of them, and
+// 28 bytes a row of the table (price span, ticker order, suffix).
+type pastHeads struct {
+	tab   *engine.Screener
+	snap  *encCol // the heads of the rows before len(snap.off)-1
+	extra encCol  // the heads of the rows after, from the first
+	// price[r] is where row r's head holds its price:
+	// head[price[r][0]:price[r][1]].
+	price      [][2]uint32
+	tickerRank []int32
+	suffix     []string
+}
+
+// head returns row r's head and where its price is in it.
+func (h *pastHeads) head(r int32) ([]byte, [2]uint32) {
+	if n0 := int32(len(h.snap.off) - 1); r >= n0 {
+		return h.extra.at(r - n0), h.price[r]
+	}
+	return h.snap.at(r), h.price[r]
+}
+
+// newPastHeads returns the pastHeads of tab, the table of the Screener
+// snap encodes, at any instant.
+func newPastHeads(snap *screenEnc, tab *engine.Screener) *pastHeads {
+	n0, n := snap.s.Len(), tab.Len()
+	h := &pastHeads{
+		tab:        tab,
+		snap:       &snap.heads,
+		extra:      encCol{off: make([]uint32, 1, n-n0+1)},
+		price:      make([][2]uint32, n),
+		tickerRank: make([]int32, n),
+		suffix:     make([]string, n),
+	}
+	var scratch []byte
+	for r := range n0 {
+		// The head as snap has it, encoded again to find its price.
+		var at, end int
+		scratch, at, end = appendScreenHead(scratch[:0], tab, r, snap.p.Close[r])
+		h.price[r] = [2]uint32{uint32(at), uint32(end)}
+		h.suffix[r] = snap.suffix[r]
+	}
+	for r := n0; r < n; r++ {
+		start := len(h.extra.b)
+		var at, end int
+		h.extra.b, at, end = appendScreenHead(h.extra.b, tab, r, engine.Null)
+		h.extra.off = append(h.extra.off, uint32(len(h.extra.b)))
+		h.price[r] = [2]uint32{uint32(at - start), uint32(end - start)}
+		h.suffix[r] = engine.ClassSuffix(tab.Assets[r].StockType)
+	}
+	tickerRanks(h.tickerRank, tab)
+	return h
+}
+
+// pastOnce builds a Dataset's pastHeads once (dsInfo.past).
+type pastOnce struct {
+	once sync.Once
+	h    *pastHeads
+}
+
+// screenAt returns the encoding of the screener at an instant: tab and
+// prices as engine.Screener.At returns them, with the heads of the
+// Dataset's pastHeads.
+func (in *dsInfo) screenAt(tab *engine.Screener, prices *engine.ScreenerPrices) *screenEnc {
+	in.past.once.Do(func() { in.past.h = newPastHeads(in.screenEnc(), tab) })
+	h := in.past.h
+	if h.tab != tab { // not the table At returns (one per Dataset)
+		return newScreenEnc(tab, prices)
+	}
+	return &screenEnc{
+		s:          tab,
+		p:          prices,
+		tickerRank: h.tickerRank,
+		suffix:     h.suffix,
+		past:       h,
+		ratios:     make([]atomic.Pointer[encCol], len(prices.Ratios)),
+	}
 }

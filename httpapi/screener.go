@@ -338,7 +338,7 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 		if err != nil {
 			return nil, badRequest("request body: field \"as_of\": %q: %s", req.AsOf, err)
 		}
-		e = newScreenEnc(c.ds.Screener().At(t, dropletIndexes(c.ds, &req)))
+		e = a.info(c.ds).screenAt(c.ds.Screener().At(t, dropletIndexes(c.ds, &req)))
 	}
 	fs, ss, err := a.compileScreener(c.ds, e, &req, x.filters[:0], x.sorts[:0])
 	x.filters, x.sorts = fs, ss
@@ -538,7 +538,7 @@ func appendScreenerRow(dst []byte, s *engine.Screener, e *screenEnc, hb []byte, 
 	dst = append(dst, `{"rank":`...)
 	dst = appendInt(dst, int64(rank))
 	dst = append(dst, ',')
-	dst = append(dst, e.heads.at(r)...)
+	dst = e.appendHead(dst, r)
 	dst = append(dst, `,"sort":[`...)
 	for i := range ss {
 		if i > 0 {
