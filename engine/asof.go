@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -38,7 +39,10 @@ func dayStart(d Date) time.Time { return d.Time().Add(3 * time.Hour) }
 
 // SessionClose is when the closes of session d are known: 18:00 in São
 // Paulo (21:00 UTC), the end of B3's regular session.
-func SessionClose(d Date) time.Time { return d.Time().Add(21 * time.Hour) }
+func SessionClose(d Date) time.Time { return d.Time().Add(sessionCloseAt) }
+
+// sessionCloseAt is SessionClose's time of day, UTC.
+const sessionCloseAt = 21 * time.Hour
 
 // KnownAt reports whether r was published at or before t.
 func (r *Report) KnownAt(t time.Time) bool { return !r.PublishDate.After(t) }
@@ -275,9 +279,10 @@ func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *Screener
 	}
 	out := &ScreenerPrices{Session: NoDate, Close: make([]Num, n), Volume: make([]Num, n), Primary: make([]bool, n), Ratios: make([][]Num, len(cat))}
 	in := make([]bool, n) // a row at t
+	by := closedBy(t)
 	for r, a := range tab.Assets {
 		out.Close[r], out.Volume[r] = Null, Null
-		i := lastClosed(a, t)
+		i := lastClosed(a, by)
 		if i >= 0 {
 			in[r] = past.rowAt(r, t, s.Len())
 			out.Close[r], out.Volume[r] = a.Daily.Close(i), a.Daily.Volume(i)
@@ -332,7 +337,7 @@ func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *Screener
 			if !ScreenerClass(o.StockType) {
 				continue
 			}
-			i := lastClosed(o, t)
+			i := lastClosed(o, by)
 			if i < 0 {
 				continue
 			}
@@ -381,17 +386,42 @@ func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *Screener
 			out.ByVolume = append(out.ByVolume, int32(r))
 		}
 	}
-	slices.SortStableFunc(out.ByVolume, func(x, y int32) int {
-		return cmp.Or(cmpDescMissingLast(out.Volume[x], out.Volume[y]), cmp.Compare(tab.Assets[x].Ticker, tab.Assets[y].Ticker))
+	// By volume descending, missing last (cmpDescMissingLast), then
+	// ticker: the rows' tickers differ, so the order is total and an
+	// unstable sort gives it; the tickers compared by their rank.
+	rank := past.tickerRank
+	slices.SortFunc(out.ByVolume, func(x, y int32) int {
+		vx, vy := descKey(out.Volume[x]), descKey(out.Volume[y])
+		switch {
+		case vx < vy:
+			return -1
+		case vx > vy:
+			return 1
+		}
+		return cmp.Compare(rank[x], rank[y])
 	})
 	return tab, out
 }
 
-// lastClosed returns the index of a's last daily session closed by t
-// (SessionClose), -1 when none.
-func lastClosed(a *Asset, t time.Time) int {
+// descKey returns v's key in cmpDescMissingLast's order, ascending:
+// -v, +Inf when missing (valid values are finite).
+func descKey(v Num) float64 {
+	if !v.Valid() {
+		return math.Inf(1)
+	}
+	return -float64(v)
+}
+
+// closedBy returns the last date whose session is closed at t: d is
+// closed by t (SessionClose(d) is not after t) exactly when d <= closedBy(t).
+func closedBy(t time.Time) Date { return DateOf(t.Add(-sessionCloseAt)) }
+
+// lastClosed returns the index of a's last daily session on or before
+// by (closedBy of an instant: its last session closed by then), -1 when
+// none.
+func lastClosed(a *Asset, by Date) int {
 	b := a.Daily
-	return sort.Search(b.Len(), func(i int) bool { return SessionClose(b.Dates[i]).After(t) }) - 1
+	return sort.Search(b.Len(), func(i int) bool { return b.Dates[i] > by }) - 1
 }
 
 // latestRatioAt is latestRatio as known at t: of the first of TTM and

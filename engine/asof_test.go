@@ -430,3 +430,20 @@ func TestScreenerAtRows(t *testing.T) {
 		t.Error("PETR3 was never a row")
 	}
 }
+
+// closedBy(t) is the last date whose session is closed at t
+// (SessionClose), to the nanosecond and in any time zone.
+func TestClosedBy(t *testing.T) {
+	for _, day := range []Date{MakeDate(1969, 12, 31), MakeDate(1970, 1, 1), MakeDate(2024, 2, 29), MakeDate(2026, 11, 27)} {
+		for _, off := range []time.Duration{-24 * time.Hour, -time.Second, -time.Nanosecond, 0, time.Nanosecond, time.Second, 3 * time.Hour, 24*time.Hour - time.Nanosecond, 24 * time.Hour} {
+			for _, loc := range []*time.Location{time.UTC, SaoPaulo} {
+				at := SessionClose(day).Add(off).In(loc)
+				for _, d := range []Date{day - 1, day, day + 1} {
+					if got, want := d <= closedBy(at), !SessionClose(d).After(at); got != want {
+						t.Errorf("at %v: %v <= closedBy = %v, want %v (closedBy %v)", at, d, got, want, closedBy(at))
+					}
+				}
+			}
+		}
+	}
+}

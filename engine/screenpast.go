@@ -26,6 +26,8 @@ type screenerPast struct {
 	// until[i] is, for row Len()+i of tab, the first session after its
 	// ListedTo: it is a row at t while that session has not closed.
 	until []Date
+	// tickerRank[r] is row r's position in tab in ticker order.
+	tickerRank []int32
 }
 
 // pastState is the lazily built screenerPast of a Screener.
@@ -51,6 +53,21 @@ func (p *screenerPast) rowAt(r int, t time.Time, n int) bool {
 }
 
 func newScreenerPast(s *Screener) *screenerPast {
+	p := newScreenerPastTab(s)
+	p.tickerRank = make([]int32, p.tab.Len())
+	order := make([]int32, len(p.tickerRank))
+	for r := range order {
+		order[r] = int32(r)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(p.tab.Assets[x].Ticker, p.tab.Assets[y].Ticker) })
+	for i, r := range order {
+		p.tickerRank[r] = int32(i)
+	}
+	return p
+}
+
+// newScreenerPastTab is newScreenerPast but for tickerRank.
+func newScreenerPastTab(s *Screener) *screenerPast {
 	p := &screenerPast{tab: s}
 	d := s.ds
 	if d == nil {

@@ -1,0 +1,90 @@
+package engine_test
+
+import (
+	"cmp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+var (
+	asOfDemoOnce sync.Once
+	asOfDemo     *engine.Dataset
+	asOfDemoErr  error
+)
+
+// mustAsOfDemo returns the scale-1 demo (without derived ratios), built
+// once.
+func mustAsOfDemo(tb testing.TB) *engine.Dataset {
+	tb.Helper()
+	asOfDemoOnce.Do(func() { asOfDemo, asOfDemoErr = engine.Build(demo.Generate(1, 1)) })
+	if asOfDemoErr != nil {
+		tb.Fatal(asOfDemoErr)
+	}
+	return asOfDemo
+}
+
+// On the demo, the splits cashAt orders by the positions Build keeps are
+// in the order of a scan of the Universe.
+func TestShareActionUniverseOrderDemo(t *testing.T) {
+	n := engine.CheckShareActionOrder(t, mustAsOfDemo(t))
+	t.Logf("%d issuers list their share actions out of the Universe's order", n)
+}
+
+// On the demo, with one volume in every ten sessions' bars missing and
+// one in ten set to 1000 (ties), the screener's rows at as_of are by
+// volume descending, missing last, then ticker: each row strictly before
+// the next.
+func TestScreenerAtByVolumeDemo(t *testing.T) {
+	u := demo.Generate(1, 1)
+	for i := range u.Daily {
+		vs := u.Daily[i].Volume
+		for j := range vs {
+			switch (i + j) % 10 {
+			case 0:
+				vs[j] = engine.Null
+			case 1:
+				vs[j] = 1000
+			}
+		}
+	}
+	ds, err := engine.Build(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ds.Screener()
+	last := engine.SessionClose(ds.LastSession())
+	ties := 0
+	for _, at := range []time.Time{last, last.AddDate(0, -1, 0), last.AddDate(-1, 0, 0), last.AddDate(-5, 0, -3)} {
+		tab, p := s.At(at, nil)
+		if len(p.ByVolume) == 0 {
+			t.Fatalf("at %v: no row", at)
+		}
+		for i := 1; i < len(p.ByVolume); i++ {
+			x, y := p.ByVolume[i-1], p.ByVolume[i]
+			vx, vy := p.Volume[x], p.Volume[y]
+			c := 0
+			switch {
+			case vx.Valid() && !vy.Valid():
+				c = -1
+			case !vx.Valid() && vy.Valid():
+				c = 1
+			case vx.Valid():
+				c = cmp.Compare(vy, vx)
+			}
+			if c == 0 {
+				ties++
+				c = cmp.Compare(tab.Assets[x].Ticker, tab.Assets[y].Ticker)
+			}
+			if c >= 0 {
+				t.Fatalf("at %v: row %s (volume %v) before %s (volume %v)", at, tab.Assets[x].Ticker, vx, tab.Assets[y].Ticker, vy)
+			}
+		}
+	}
+	if ties == 0 {
+		t.Fatal("no two rows of the same volume: the tickers' order is not exercised")
+	}
+}
