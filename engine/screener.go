@@ -42,12 +42,12 @@ type Screener struct {
 	// ticker: the default sort.
 	ByVolume []int32
 
-	ds    *Dataset     // the Dataset of the rows (Priced)
-	price pricingState // what Priced reads, built on its first call
+	ds    *Dataset            // the Dataset of the rows (Priced)
+	price lazy[screenPricing] // what Priced reads, built on its first call
 	// byIssuer lists the rows with each company's rows one run, in row
 	// order (At values a company once).
 	byIssuer []int32
-	past     pastState // the rows of earlier sessions (At), built on first use
+	past     lazy[screenerPast] // the rows of earlier sessions (At), built on first use
 }
 
 // issuerRows returns the rows with each company's rows one run.

@@ -3,7 +3,6 @@ package engine
 import (
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -30,16 +29,9 @@ type screenerPast struct {
 	tickerRank []int32
 }
 
-// pastState is the lazily built screenerPast of a Screener.
-type pastState struct {
-	once sync.Once
-	p    *screenerPast
-}
-
 // pastRows returns the Screener's screenerPast, built on first use.
 func (s *Screener) pastRows() *screenerPast {
-	s.past.once.Do(func() { s.past.p = newScreenerPast(s) })
-	return s.past.p
+	return s.past.get(func() *screenerPast { return newScreenerPast(s) })
 }
 
 // rowAt reports whether row r of tab is a screener row at t, given that

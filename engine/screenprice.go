@@ -282,15 +282,22 @@ type primaryTie struct {
 	rows  []int32 // the company's rows
 }
 
-// pricingState is the lazily built screenPricing of a Screener.
-type pricingState struct {
-	once sync.Once
-	p    *screenPricing
+// pricing returns the Screener's screenPricing, built on first use.
+func (s *Screener) pricing() *screenPricing {
+	return s.price.get(func() *screenPricing { return newScreenPricing(s) })
 }
 
-func (s *Screener) pricing() *screenPricing {
-	s.price.once.Do(func() { s.price.p = newScreenPricing(s) })
-	return s.price.p
+// lazy holds a value built once, on first use, by the first caller of
+// get; later callers wait for it and share it.
+type lazy[T any] struct {
+	once sync.Once
+	v    *T
+}
+
+// get returns the value, calling build the first time.
+func (l *lazy[T]) get(build func() *T) *T {
+	l.once.Do(func() { l.v = build() })
+	return l.v
 }
 
 func newScreenPricing(s *Screener) *screenPricing {
