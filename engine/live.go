@@ -135,8 +135,8 @@ func (t *liveTail) Len() int { return len(t.times) }
 
 // appendRow returns a new header with bar r after the last one, in the
 // same arrays when they have room.
-func (t *liveTail) appendRow(tm int64, r *LiveBar) *liveTail {
-	n := &liveTail{times: append(t.times, tm), rows: t.rows, open: t.open, acc: t.acc}
+func (t *liveTail) appendRow(tm int64, r *LiveBar) liveTail {
+	n := liveTail{times: append(t.times, tm), rows: t.rows, open: t.open, acc: t.acc}
 	row := liveRow{open: r.Open, high: r.High, low: r.Low, close: r.Close, vol: r.Volume, qty: r.Quantity, trades: r.Trades}
 	if len(t.rows) == 0 {
 		n.open = r.Open
@@ -155,7 +155,7 @@ func (t *liveTail) appendRow(tm int64, r *LiveBar) *liveTail {
 
 // rebuilt returns a tail with fresh arrays holding t's bars with bar r
 // replacing (or inserted at) its minute, or its minute removed.
-func (t *liveTail) rebuilt(r *LiveBar) *liveTail {
+func (t *liveTail) rebuilt(r *LiveBar) liveTail {
 	i, found := slices.BinarySearch(t.times, r.Time)
 	var bars []LiveBar
 	for j := range t.times {
@@ -171,7 +171,7 @@ func (t *liveTail) rebuilt(r *LiveBar) *liveTail {
 	if i == len(t.times) && !r.Removed {
 		bars = append(bars, *r)
 	}
-	n := &liveTail{times: make([]int64, 0, len(bars)+16), rows: make([]liveRow, 0, len(bars)+16)}
+	n := liveTail{times: make([]int64, 0, len(bars)+16), rows: make([]liveRow, 0, len(bars)+16)}
 	for k := range bars {
 		n = n.appendRow(bars[k].Time, &bars[k])
 	}
@@ -193,11 +193,14 @@ type Live struct {
 	// Aside those of tickers the base does not know.
 	Bars, Corrections, Covered, Aside int64
 
-	base  *Dataset    // the Dataset the tails are indexed by
-	tails []*liveTail // by asset position in base; nil: no bar
+	base *Dataset // the Dataset the tails are indexed by
+	// tails are by asset position in base, nil times: no bar. Headers by
+	// value: a batch copies them in one block, not one new header for
+	// each ticker it changes.
+	tails []liveTail
 	// held are the tails of tickers base does not know, served from the
 	// next base that knows them.
-	held map[string]*liveTail
+	held map[string]liveTail
 	// revMin and revSeq are the steps of RevAt: the earliest minute (unix
 	// seconds) a batch changed and its Seq, both ascending.
 	revMin []int64
@@ -221,10 +224,10 @@ func covers(a *Asset, sd Date) bool {
 // tail returns the live bars of a, nil when it has none or its base
 // history covers the session.
 func (l *Live) tail(a *Asset) *liveTail {
-	if l == nil || a.pos < 0 || int(a.pos) >= len(l.tails) || &l.base.assets[a.pos] != a {
+	if l == nil || a.pos < 0 || int(a.pos) >= len(l.tails) || &l.base.assets[a.pos] != a || l.tails[a.pos].times == nil {
 		return nil
 	}
-	return l.tails[a.pos]
+	return &l.tails[a.pos]
 }
 
 // RevAt returns the revision of what a cut-off at unix time cutoff sees of
@@ -294,7 +297,7 @@ func (l *Live) dailyBar(a *Asset, adjusted bool) (Bar, bool) {
 func newLive(base *Dataset, sd Date) *Live {
 	l := &Live{Session: sd, base: base}
 	if base != nil {
-		l.tails = make([]*liveTail, len(base.assets))
+		l.tails = make([]liveTail, len(base.assets))
 	}
 	return l
 }
@@ -304,22 +307,21 @@ func newLive(base *Dataset, sd Date) *Live {
 func (l *Live) apply(b *LiveBatch) *Live {
 	n := *l
 	n.Seq, n.Complete = b.Seq, b.Complete || l.Complete
-	n.tails = slices.Clone(l.tails) // the pointer slice: copy on write
+	n.tails = slices.Clone(l.tails) // the headers: copy on write
 	if l.held != nil {
-		n.held = make(map[string]*liveTail, len(l.held))
+		n.held = make(map[string]liveTail, len(l.held))
 		for k, v := range l.held {
 			n.held[k] = v
 		}
 	}
 	// Bars by ticker, then minute, so that each tail is appended to in
-	// order and copied at most once.
-	bars := slices.Clone(b.Bars)
-	slices.SortStableFunc(bars, func(x, y LiveBar) int {
-		if c := cmp.Compare(x.Ticker, y.Ticker); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.Time, y.Time)
-	})
+	// order and copied at most once. Feeds send them so (b is not
+	// modified); others are sorted in a copy.
+	bars := b.Bars
+	if !slices.IsSortedFunc(bars, byTickerMinute) {
+		bars = slices.Clone(bars)
+		slices.SortStableFunc(bars, byTickerMinute)
+	}
 	earliest := int64(math.MaxInt64)
 	for i := range bars {
 		r := &bars[i]
@@ -328,7 +330,7 @@ func (l *Live) apply(b *LiveBatch) *Live {
 		if l.base != nil {
 			a, _ = l.base.Asset(r.Ticker)
 		}
-		var t *liveTail
+		var t liveTail
 		switch {
 		case a == nil:
 			n.Aside++
@@ -339,15 +341,12 @@ func (l *Live) apply(b *LiveBatch) *Live {
 		default:
 			t = n.tails[a.pos]
 		}
-		if t == nil {
-			t = &liveTail{}
-		}
 		switch last := t.Len() - 1; {
-		case r.Removed && !hasMinute(t, r.Time):
+		case r.Removed && !hasMinute(&t, r.Time):
 			continue // nothing to remove
 		case !r.Removed && (last < 0 || r.Time > t.times[last]):
 			t = t.appendRow(r.Time, r)
-		case !r.Removed && sameRow(t, r):
+		case !r.Removed && sameRow(&t, r):
 			continue // a redelivered minute
 		default:
 			n.Corrections++
@@ -355,7 +354,7 @@ func (l *Live) apply(b *LiveBatch) *Live {
 		}
 		if a == nil {
 			if n.held == nil {
-				n.held = map[string]*liveTail{}
+				n.held = map[string]liveTail{}
 			}
 			n.held[r.Ticker] = t
 		} else {
@@ -376,6 +375,14 @@ func (l *Live) apply(b *LiveBatch) *Live {
 		}
 	}
 	return &n
+}
+
+// byTickerMinute orders bars by ticker, then minute.
+func byTickerMinute(x, y LiveBar) int {
+	if c := cmp.Compare(x.Ticker, y.Ticker); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.Time, y.Time)
 }
 
 func hasMinute(t *liveTail, tm int64) bool {
@@ -399,14 +406,14 @@ func sameRow(t *liveTail, r *LiveBar) bool {
 func (l *Live) rebind(d *Dataset) *Live {
 	n := *l
 	n.base = d
-	n.tails = make([]*liveTail, len(d.assets))
+	n.tails = make([]liveTail, len(d.assets))
 	n.held = nil
-	place := func(ticker string, t *liveTail) {
+	place := func(ticker string, t liveTail) {
 		a, ok := d.Asset(ticker)
 		switch {
 		case !ok:
 			if n.held == nil {
-				n.held = map[string]*liveTail{}
+				n.held = map[string]liveTail{}
 			}
 			n.held[ticker] = t
 		case !covers(a, n.Session):
@@ -415,7 +422,7 @@ func (l *Live) rebind(d *Dataset) *Live {
 	}
 	if l.base != nil {
 		for i, t := range l.tails {
-			if t != nil {
+			if t.times != nil {
 				place(l.base.assets[i].Ticker, t)
 			}
 		}

@@ -305,3 +305,46 @@ func TestLiveConcurrent(t *testing.T) {
 func unixTime(ts int64) time.Time { return time.Unix(ts, 0) }
 
 func sleepMillis(n int) { time.Sleep(time.Duration(n) * time.Millisecond) }
+
+// A batch in the feeds' order (ticker, then minute) is applied in place,
+// others through a sorted copy: both give the same session, and neither
+// modifies the batch.
+func TestLiveBatchOrder(t *testing.T) {
+	sd := d(5)
+	tickers := []string{"PETR3", "PETR4", "VALE3"}
+	bars, _, _ := liveSession(sd, tickers, 11)
+	shuffled := slices.Clone(bars)
+	rand.New(rand.NewPCG(3, 4)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	view := func(in []LiveBar) *View {
+		t.Helper()
+		var store Store
+		store.Publish(mustBuild(t, testUniverse(t)))
+		if err := store.StartLive(sd); err != nil {
+			t.Fatal(err)
+		}
+		was := slices.Clone(in)
+		if ok, err := store.ApplyLive(&LiveBatch{Seq: 1, Session: sd, Bars: in}); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		if !slices.Equal(in, was) {
+			t.Error("the batch's bars were modified")
+		}
+		return store.View()
+	}
+	if !slices.IsSortedFunc(bars, byTickerMinute) || slices.IsSortedFunc(shuffled, byTickerMinute) {
+		t.Fatal("the fixtures are not in the orders the test needs")
+	}
+	sorted, other := view(bars), view(shuffled)
+	for _, tk := range tickers {
+		a, _ := sorted.Base.Asset(tk)
+		b, _ := other.Base.Asset(tk)
+		from, to := int64(sd)*86400, int64(sd)*86400+86399
+		got, want := other.AppendMinutes(nil, b, from, to, false), sorted.AppendMinutes(nil, a, from, to, false)
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%s: %d minutes from the shuffled batch, %d from the sorted one, or they differ", tk, len(got), len(want))
+		}
+		if got, want := other.QuoteAt(b, to), sorted.QuoteAt(a, to); got != want {
+			t.Errorf("%s: quote %+v from the shuffled batch, %+v from the sorted one", tk, got, want)
+		}
+	}
+}
