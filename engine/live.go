@@ -20,12 +20,12 @@ import (
 //
 // Memory. Each ticker's bars are a tail of rows; a published Live holds
 // one header per ticker (a length and the arrays). A new bar is appended
-// beyond every published length, in the same arrays, so readers holding
-// an older Live never see it; a bar that corrects an earlier minute (a
-// cancelled trade, a late one) copies that ticker's tail first. The
-// running session aggregates (high, low, close, volume, quantity so far)
-// are computed as bars are appended, so a quote at any minute is one
-// search and one row.
+// beyond every published length, in the same arrays (or a new chunk of
+// rows), so readers holding an older Live never see it; a bar that
+// corrects an earlier minute (a cancelled trade, a late one) copies that
+// ticker's tail first. The running session aggregates (high, low, close,
+// volume, quantity so far) are computed as bars are appended, so a quote
+// at any minute is one search and one row.
 //
 // What the Dataset already covers wins: a ticker whose daily or 1-minute
 // history in the base reaches the live session's day is not overlaid (the
@@ -123,33 +123,71 @@ type liveRow struct {
 // liveTail is one ticker's bars of the session, ascending Time. A
 // published tail is immutable within its length (see the package comment
 // on appends).
+//
+// The rows are in chunks of tailChunk that never move: a tail grows by a
+// new chunk, not by copying its rows. The times, searched, are one array
+// (an eighth of a row a bar) that grows by copying. A session's tickers
+// trade in step (a bar each, every minute); to keep them from all
+// growing in the same batch (the p99 of an apply), the first row sits at
+// a varying offset in its chunk and the times grow to varying
+// capacities, both from the spread appendRow is given.
 type liveTail struct {
-	times []int64
-	rows  []liveRow
-	open  Num      // the session's open: the first bar's
-	acc   moneySum // the volume sum at the last row, to continue exactly
+	times  []int64
+	chunks []*[tailChunk]liveRow
+	off    int      // the first row's place in chunks[0]
+	open   Num      // the session's open: the first bar's
+	acc    moneySum // the volume sum at the last row, to continue exactly
 }
+
+// tailChunk is the rows of a chunk: 4,056 bytes, in a 4 KiB size class
+// (TestLiveTailChunkSize).
+const tailChunk = 39
 
 // Len returns the number of bars.
 func (t *liveTail) Len() int { return len(t.times) }
 
+// row returns bar i's row.
+func (t *liveTail) row(i int) *liveRow {
+	k := i + t.off
+	return &t.chunks[k/tailChunk][k%tailChunk]
+}
+
 // appendRow returns a new header with bar r after the last one, in the
-// same arrays when they have room.
-func (t *liveTail) appendRow(tm int64, r *LiveBar) liveTail {
-	n := liveTail{times: append(t.times, tm), rows: t.rows, open: t.open, acc: t.acc}
+// same arrays when they have room. spread is any number (the bar's place
+// in its batch) that varies the first row's offset and the times'
+// capacities from ticker to ticker.
+func (t *liveTail) appendRow(tm int64, r *LiveBar, spread int) liveTail {
+	spread = max(spread, 0)
+	k := len(t.times)
+	n := liveTail{times: t.times, chunks: t.chunks, off: t.off, open: t.open, acc: t.acc}
+	if k == cap(t.times) {
+		c := 16 + spread%32
+		if k > 0 {
+			c = k + k/2 + spread%k
+		}
+		n.times = make([]int64, k, c)
+		copy(n.times, t.times)
+	}
+	n.times = append(n.times, tm)
+	if k == 0 {
+		n.off, n.chunks = spread%tailChunk, nil
+	}
+	if p := k + n.off; k == 0 || p%tailChunk == 0 {
+		n.chunks = append(n.chunks, new([tailChunk]liveRow))
+	}
 	row := liveRow{open: r.Open, high: r.High, low: r.Low, close: r.Close, vol: r.Volume, qty: r.Quantity, trades: r.Trades}
-	if len(t.rows) == 0 {
+	if k == 0 {
 		n.open = r.Open
 		n.acc.start(r.Volume)
 		row.aHigh, row.aLow, row.aClose, row.aQty, row.aTrades = r.High, r.Low, r.Close, r.Quantity, r.Trades
 	} else {
-		p := &t.rows[len(t.rows)-1]
+		p := t.row(k - 1)
 		n.acc.add(r.Volume)
 		row.aHigh, row.aLow = maxNum(p.aHigh, r.High), minNum(p.aLow, r.Low)
 		row.aClose, row.aQty, row.aTrades = r.Close, p.aQty+r.Quantity, p.aTrades+r.Trades
 	}
 	row.aVol = n.acc.value()
-	n.rows = append(n.rows, row)
+	*n.row(k) = row
 	return n
 }
 
@@ -165,15 +203,15 @@ func (t *liveTail) rebuilt(r *LiveBar) liveTail {
 		if j == i && found {
 			continue
 		}
-		row := &t.rows[j]
+		row := t.row(j)
 		bars = append(bars, LiveBar{Time: t.times[j], Open: row.open, High: row.high, Low: row.low, Close: row.close, Volume: row.vol, Quantity: row.qty, Trades: row.trades})
 	}
 	if i == len(t.times) && !r.Removed {
 		bars = append(bars, *r)
 	}
-	n := liveTail{times: make([]int64, 0, len(bars)+16), rows: make([]liveRow, 0, len(bars)+16)}
+	n := liveTail{times: make([]int64, 0, len(bars)+16)}
 	for k := range bars {
-		n = n.appendRow(bars[k].Time, &bars[k])
+		n = n.appendRow(bars[k].Time, &bars[k], 0)
 	}
 	return n
 }
@@ -264,7 +302,7 @@ func (l *Live) quote(a *Asset, t int64) (Quote, bool) {
 		return Quote{}, false
 	}
 	sd := l.Session
-	r := &tl.rows[i]
+	r := tl.row(i)
 	q := Quote{Time: tl.times[i], Date: sd, Factor: a.adj.at(sd), Intraday: true,
 		Open: tl.open, High: r.aHigh, Low: r.aLow, Close: r.aClose, Volume: r.aVol, Quantity: Num(r.aQty)}
 	if t >= closeTime(sd) && i == tl.Len()-1 {
@@ -284,7 +322,7 @@ func (l *Live) dailyBar(a *Asset, adjusted bool) (Bar, bool) {
 		return Bar{}, false
 	}
 	sd := l.Session
-	r := &tl.rows[tl.Len()-1]
+	r := tl.row(tl.Len() - 1)
 	b := Bar{Time: int64(sd) * 86400, Date: sd, Open: tl.open, High: r.aHigh, Low: r.aLow, Close: r.aClose,
 		Volume: r.aVol, Quantity: Num(r.aQty), Trades: r.aTrades, Factor: a.adj.at(sd)}
 	if adjusted {
@@ -345,7 +383,7 @@ func (l *Live) apply(b *LiveBatch) *Live {
 		case r.Removed && !hasMinute(&t, r.Time):
 			continue // nothing to remove
 		case !r.Removed && (last < 0 || r.Time > t.times[last]):
-			t = t.appendRow(r.Time, r)
+			t = t.appendRow(r.Time, r, i)
 		case !r.Removed && sameRow(&t, r):
 			continue // a redelivered minute
 		default:
@@ -396,7 +434,7 @@ func sameRow(t *liveTail, r *LiveBar) bool {
 	if !ok {
 		return false
 	}
-	w := &t.rows[i]
+	w := t.row(i)
 	return w.open == r.Open && w.high == r.High && w.low == r.Low && w.close == r.Close && w.vol == r.Volume && w.qty == r.Quantity && w.trades == r.Trades
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // liveSession makes a session on day sd for tickers: random 1-minute bars
@@ -346,5 +347,67 @@ func TestLiveBatchOrder(t *testing.T) {
 		if got, want := other.QuoteAt(b, to), sorted.QuoteAt(a, to); got != want {
 			t.Errorf("%s: quote %+v from the shuffled batch, %+v from the sorted one", tk, got, want)
 		}
+	}
+}
+
+// A tail's rows, in chunks from any first offset, read back as appended,
+// and a header taken before later appends (a published one) still reads
+// its own bars.
+func TestLiveTailChunks(t *testing.T) {
+	bar := func(i int) LiveBar {
+		p := Num(10 + float64(i%100)/100)
+		return LiveBar{Time: int64(i) * 60, Open: p, High: p + 0.02, Low: p - 0.01, Close: p + 0.01, Volume: p * 100, Quantity: 100, Trades: int64(i%5 + 1)}
+	}
+	const n = 5*tailChunk + 7
+	for spread := range 2 * tailChunk {
+		var tl liveTail
+		var kept []liveTail
+		for i := range n {
+			r := bar(i)
+			tl = tl.appendRow(r.Time, &r, spread)
+			kept = append(kept, tl)
+		}
+		for k, h := range kept {
+			if h.Len() != k+1 {
+				t.Fatalf("spread %d: header %d has %d bars", spread, k, h.Len())
+			}
+			for i := range h.Len() {
+				r := bar(i)
+				if w := h.row(i); h.times[i] != r.Time || w.open != r.Open || w.close != r.Close || w.trades != r.Trades || w.aQty != int64(i+1)*100 {
+					t.Fatalf("spread %d: header %d, bar %d: %d %+v", spread, k, i, h.times[i], *w)
+				}
+			}
+		}
+	}
+}
+
+// Tails appended in step (every ticker a bar each minute, as a market
+// trades) do not all grow in the same batch: a few of them do in each.
+func TestLiveTailsGrowApart(t *testing.T) {
+	const tickers, minutes = 2000, 420
+	tails := make([]liveTail, tickers)
+	most := 0
+	for m := range minutes {
+		grew := 0
+		for i := range tails {
+			r := LiveBar{Time: int64(m) * 60, Open: 10, High: 10, Low: 10, Close: 10, Volume: 1000, Quantity: 100, Trades: 1}
+			old := tails[i]
+			tails[i] = old.appendRow(r.Time, &r, i)
+			if m > 0 && (cap(tails[i].times) != cap(old.times) || len(tails[i].chunks) != len(old.chunks)) {
+				grew++
+			}
+		}
+		most = max(most, grew)
+	}
+	if most > tickers/10 {
+		t.Errorf("%d of %d tails grew in one minute", most, tickers)
+	}
+	t.Logf("at most %d of %d tails grew in one minute", most, tickers)
+}
+
+// A chunk of rows fills its 4 KiB size class.
+func TestLiveTailChunkSize(t *testing.T) {
+	if n := unsafe.Sizeof([tailChunk]liveRow{}); n > 4096 || n+unsafe.Sizeof(liveRow{}) <= 4096 {
+		t.Errorf("a chunk is %d bytes, want the most rows in 4096", n)
 	}
 }

@@ -58,7 +58,7 @@ func (v *View) AppendMinutes(dst []Bar, a *Asset, from, to int64, adjusted bool)
 	f := a.adj.at(sd)
 	lo, hi = index.Span(tl.times, from, to)
 	for i := lo; i < hi; i++ {
-		r := &tl.rows[i]
+		r := tl.row(i)
 		b := Bar{Time: tl.times[i], Date: sd, Open: r.open, High: r.high, Low: r.low, Close: r.close,
 			Volume: r.vol, Quantity: Num(r.qty), Factor: f}
 		if adjusted {
