@@ -128,15 +128,15 @@ type liveRow struct {
 // new chunk, not by copying its rows. The times, searched, are one array
 // (an eighth of a row a bar) that grows by copying. A session's tickers
 // trade in step (a bar each, every minute); to keep them from all
-// growing in the same batch (the p99 of an apply), the first row sits at
-// a varying offset in its chunk and the times grow to varying
+// growing in the same batch (the p99 of an apply), the first chunk holds
+// a varying number of rows (tailChunk-off) and the times grow to varying
 // capacities, both from the spread appendRow is given.
 type liveTail struct {
 	times  []int64
-	chunks []*[tailChunk]liveRow
-	off    int      // the first row's place in chunks[0]
-	open   Num      // the session's open: the first bar's
-	acc    moneySum // the volume sum at the last row, to continue exactly
+	chunks [][]liveRow // tailChunk rows each, but the first: tailChunk-off
+	off    int         // where the first row would be in a whole chunk
+	open   Num         // the session's open: the first bar's
+	acc    moneySum    // the volume sum at the last row, to continue exactly
 }
 
 // tailChunk is the rows of a chunk: 4,056 bytes, in a 4 KiB size class
@@ -149,7 +149,11 @@ func (t *liveTail) Len() int { return len(t.times) }
 // row returns bar i's row.
 func (t *liveTail) row(i int) *liveRow {
 	k := i + t.off
-	return &t.chunks[k/tailChunk][k%tailChunk]
+	c, j := k/tailChunk, k%tailChunk
+	if c == 0 {
+		j -= t.off
+	}
+	return &t.chunks[c][j]
 }
 
 // appendRow returns a new header with bar r after the last one, in the
@@ -169,11 +173,12 @@ func (t *liveTail) appendRow(tm int64, r *LiveBar, spread int) liveTail {
 		copy(n.times, t.times)
 	}
 	n.times = append(n.times, tm)
-	if k == 0 {
-		n.off, n.chunks = spread%tailChunk, nil
-	}
-	if p := k + n.off; k == 0 || p%tailChunk == 0 {
-		n.chunks = append(n.chunks, new([tailChunk]liveRow))
+	switch {
+	case k == 0:
+		n.off = spread % tailChunk
+		n.chunks = [][]liveRow{make([]liveRow, tailChunk-n.off)}
+	case (k+n.off)%tailChunk == 0:
+		n.chunks = append(n.chunks, make([]liveRow, tailChunk))
 	}
 	row := liveRow{open: r.Open, high: r.High, low: r.Low, close: r.Close, vol: r.Volume, qty: r.Quantity, trades: r.Trades}
 	if k == 0 {
