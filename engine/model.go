@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -447,6 +448,15 @@ type StreamPosition struct {
 
 // Known reports whether p holds a position (Next above 0).
 func (p StreamPosition) Known() bool { return p.Next > 0 }
+
+// String describes p for logs and output: "NAME from sequence N (after
+// batch B of session S)", or "unknown".
+func (p StreamPosition) String() string {
+	if !p.Known() {
+		return "unknown"
+	}
+	return fmt.Sprintf("%s from sequence %d (after batch %d of session %s)", p.Name, p.Next, p.Batch, p.Session)
+}
 
 // Universe is every source entity of a dataset: what a bundle holds, what a
 // snapshot stores (with Derived filled) and what a Dataset is built from.

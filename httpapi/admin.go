@@ -32,8 +32,8 @@ import (
 //   - The body is capped by Config.MaxPushBytes (413), is NDJSON or CSV
 //     by Content-Type (415 otherwise), and every bad line is a 400 naming
 //     line and field; nothing of a refused batch reaches the sink.
-//   - A sink's refusal wrapping engine.ErrLiveBatch is a 400, ErrLiveSeq a
-//     409, ErrLiveUnavailable a 503 (the live stream unreachable: send
+//   - A sink's refusal wrapping engine.ErrLiveBatch is a 400, engine.ErrLiveSeq a
+//     409, engine.ErrLiveUnavailable a 503 (the live stream unreachable: send
 //     the batch again); any other error a 500 (logged).
 
 // DefaultMaxPushBytes is the default cap of a push body (Config.MaxPushBytes):
@@ -177,7 +177,7 @@ func (a *API) push(c *call, dst []byte, r *http.Request, kind string) ([]byte, e
 		return nil, outOfSequence(hd, uint64(seq), next)
 	}
 	var (
-		trades []LiveTrade
+		trades []engine.LiveTrade
 		bars   []engine.LiveBar
 	)
 	if kind == pushTrades {
@@ -199,13 +199,13 @@ func (a *API) push(c *call, dst []byte, r *http.Request, kind string) ([]byte, e
 		err = sink.PushBars(uint64(seq), bars)
 	}
 	switch {
-	case errors.Is(err, ErrLiveSeq):
+	case errors.Is(err, engine.ErrLiveSeq):
 		a.pushM.count(kind, pushSequence, n)
 		return nil, outOfSequence(hd, uint64(seq), sink.NextSeq())
 	case errors.Is(err, engine.ErrLiveBatch):
 		a.pushM.count(kind, pushInvalid, n)
 		return nil, badRequest("batch seq=%d refused: %v", seq, err)
-	case errors.Is(err, ErrLiveUnavailable):
+	case errors.Is(err, engine.ErrLiveUnavailable):
 		a.pushM.count(kind, pushFailed, n)
 		a.log.Warn("push batch not taken: the sink is unavailable", "kind", kind, "seq", seq, "err", err.Error())
 		return nil, errorf(http.StatusServiceUnavailable, "batch seq=%d not taken (%v): send it again", seq, err)

@@ -122,12 +122,12 @@ type API struct {
 	patterns []string
 	// sink receives the batches of the push endpoints (SetLiveSink; nil:
 	// none, they answer 503).
-	sink  atomic.Pointer[LiveSink]
+	sink  atomic.Pointer[engine.LiveSink]
 	pushM *pushMetrics // the push endpoints' counters (admin.go)
 
 	// liveStatus is what /readyz reports of the live session
 	// (SetLiveStatus, livestatus.go).
-	liveStatus atomic.Pointer[func() (LiveStatus, bool)]
+	liveStatus atomic.Pointer[func() (engine.LiveStatus, bool)]
 }
 
 // New returns the API serving store's current Dataset to the holders of

@@ -492,14 +492,14 @@ const (
 
 // tradeParser reads trade lines into trades.
 type tradeParser struct {
-	trades []LiveTrade
-	cur    LiveTrade
+	trades []engine.LiveTrade
+	cur    engine.LiveTrade
 }
 
 var tradeRequired = requiredFields(&liveTradeLine)
 
 func (t *tradeParser) decl() *Param { return &liveTradeLine }
-func (t *tradeParser) reset()       { t.cur = LiveTrade{} }
+func (t *tradeParser) reset()       { t.cur = engine.LiveTrade{} }
 
 func (t *tradeParser) set(i int, v cell) (err error) {
 	p := &liveTradeLine.Fields[i]
@@ -540,7 +540,7 @@ func (t *tradeParser) done(has uint32) error {
 }
 
 // parseTrades parses a body of trade lines (CSV when csvForm).
-func parseTrades(body []byte, csvForm bool) ([]LiveTrade, error) {
+func parseTrades(body []byte, csvForm bool) ([]engine.LiveTrade, error) {
 	var p tradeParser
 	err := parseLines(body, csvForm, &p)
 	return p.trades, err

@@ -15,7 +15,7 @@ import (
 
 // tradesNDJSON and tradesCSV write trades as the push endpoint reads them
 // (times as unix milliseconds).
-func tradesNDJSON(trades []LiveTrade) string {
+func tradesNDJSON(trades []engine.LiveTrade) string {
 	var b strings.Builder
 	for _, t := range trades {
 		action, session := "new", "regular"
@@ -31,7 +31,7 @@ func tradesNDJSON(trades []LiveTrade) string {
 	return b.String()
 }
 
-func tradesCSV(trades []LiveTrade) string {
+func tradesCSV(trades []engine.LiveTrade) string {
 	var b strings.Builder
 	b.WriteString("session,action,id,quantity,price,time,ticker\n")
 	for _, t := range trades {
@@ -89,7 +89,7 @@ func pushSeeds(f *testing.F, lines ...string) {
 	for _, l := range lines {
 		f.Add(l, false)
 	}
-	f.Add(tradesCSV([]LiveTrade{{Ticker: "ENHZ3", Time: 1711631112345, Price: 12.34, Quantity: 100, ID: "10", Cancel: true}}), true)
+	f.Add(tradesCSV([]engine.LiveTrade{{Ticker: "ENHZ3", Time: 1711631112345, Price: 12.34, Quantity: 100, ID: "10", Cancel: true}}), true)
 	f.Add(barsCSV([]engine.LiveBar{{Ticker: "ENHZ3", Time: 1711631100, Open: 1, High: 2, Low: 1, Close: 2, Volume: 3, Quantity: 2, Trades: 1}, {Ticker: "PETR4", Time: 1711631160, Removed: true}}), true)
 	f.Add("ticker,time,price,quantity,id\nENHZ3,2024-03-28T10:05:12.345-03:00,\"12.34\",100,a\n", true)
 	f.Add("\uFEFFticker,time\r\nENHZ3,1\r\n", true)

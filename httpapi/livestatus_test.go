@@ -15,10 +15,10 @@ import (
 func TestReadyzLive(t *testing.T) {
 	ts := newTestServer(t, true)
 	plain := ts.do("GET", "/readyz", "", "").Body.String()
-	st := LiveStatus{Feed: "replay", Session: engine.MakeDate(2026, 11, 19), Seq: 42,
+	st := engine.LiveStatus{Feed: "replay", Session: engine.MakeDate(2026, 11, 19), Seq: 42,
 		Watermark: time.Date(2026, 11, 19, 14, 31, 0, 0, time.UTC), Lag: 90500 * time.Millisecond}
 	running := true
-	ts.api.SetLiveStatus(func() (LiveStatus, bool) { return st, running })
+	ts.api.SetLiveStatus(func() (engine.LiveStatus, bool) { return st, running })
 	w := ts.do("GET", "/readyz", "", "")
 	var got struct {
 		Status string         `json:"status"`
@@ -39,7 +39,7 @@ func TestReadyzLive(t *testing.T) {
 	validateAnswer(t, "GET", "/readyz", "", w)
 	// Before the first bar the watermark is null; a complete session has
 	// no lag.
-	st = LiveStatus{Feed: "push", Session: engine.MakeDate(2026, 11, 19), Complete: true, Lag: -time.Second}
+	st = engine.LiveStatus{Feed: "push", Session: engine.MakeDate(2026, 11, 19), Complete: true, Lag: -time.Second}
 	w = ts.do("GET", "/readyz", "", "")
 	if s := w.Body.String(); !strings.Contains(s, `"watermark":null,"lag_seconds":0,"complete":true}`) {
 		t.Errorf("readyz %s", s)
@@ -61,29 +61,29 @@ func TestReadyzLive(t *testing.T) {
 // stays ready while the stream is unreachable, reporting the staleness.
 func TestReadyzStream(t *testing.T) {
 	ts := newTestServer(t, true)
-	ss := StreamStatus{Sequence: 40, Pending: 120, Lag: 3 * time.Second, Connected: true}
-	st := LiveStatus{Feed: "stream", Session: engine.MakeDate(2026, 11, 19), Seq: 17, Stream: &ss}
-	ts.api.SetLiveStatus(func() (LiveStatus, bool) { s := st; x := ss; s.Stream = &x; return s, true })
+	ss := engine.StreamStatus{Sequence: 40, Pending: 120, Lag: 3 * time.Second, Connected: true}
+	st := engine.LiveStatus{Feed: "stream", Session: engine.MakeDate(2026, 11, 19), Seq: 17, Stream: &ss}
+	ts.api.SetLiveStatus(func() (engine.LiveStatus, bool) { s := st; x := ss; s.Stream = &x; return s, true })
 	for _, tc := range []struct {
 		name string
-		ss   StreamStatus
+		ss   engine.StreamStatus
 		code int
 		body string
 	}{
-		{"catching up", StreamStatus{Sequence: 40, Pending: 120, Lag: 3 * time.Second, Connected: true}, 503, "120 messages behind, at sequence 40"},
-		{"not connected yet", StreamStatus{}, 503, "not connected"},
-		{"caught up", StreamStatus{Sequence: 160, Connected: true, CaughtUp: true, Redeliveries: 2, Start: 37},
+		{"catching up", engine.StreamStatus{Sequence: 40, Pending: 120, Lag: 3 * time.Second, Connected: true}, 503, "120 messages behind, at sequence 40"},
+		{"not connected yet", engine.StreamStatus{}, 503, "not connected"},
+		{"caught up", engine.StreamStatus{Sequence: 160, Connected: true, CaughtUp: true, Redeliveries: 2, Start: 37},
 			200, `"stream":{"sequence":160,"pending":0,"lag_seconds":0,"redeliveries":2,"connected":true,"stale_seconds":0,"caught_up":true,"start":37,"snapshot_position":null,"gaps":0,"session_gaps":0,"last_gap":null}}`},
-		{"bus lost after catching up", StreamStatus{Sequence: 160, Stale: 7500 * time.Millisecond, CaughtUp: true},
+		{"bus lost after catching up", engine.StreamStatus{Sequence: 160, Stale: 7500 * time.Millisecond, CaughtUp: true},
 			200, `"connected":false,"stale_seconds":7.5,"caught_up":true,`},
-		{"from the snapshot's position", StreamStatus{Sequence: 160, Connected: true, CaughtUp: true, Start: 41,
+		{"from the snapshot's position", engine.StreamStatus{Sequence: 160, Connected: true, CaughtUp: true, Start: 41,
 			Position: engine.StreamPosition{Next: 41, Name: "PREGAO_LIVE", Session: engine.MakeDate(2026, 11, 18), Batch: 390}},
 			200, `"caught_up":true,"start":41,"snapshot_position":{"next":41,"name":"PREGAO_LIVE","session":"2026-11-18","batch":390},"gaps":0,`},
-		{"a batch gap", StreamStatus{Sequence: 160, Connected: true, CaughtUp: true, Gaps: 3, SessionGaps: 1,
-			LastGap: &StreamGap{Kind: "batch", Session: engine.MakeDate(2026, 11, 19), First: 12, Last: 14, StreamSeq: 150}},
+		{"a batch gap", engine.StreamStatus{Sequence: 160, Connected: true, CaughtUp: true, Gaps: 3, SessionGaps: 1,
+			LastGap: &engine.LiveGap{Kind: "batch", Session: engine.MakeDate(2026, 11, 19), First: 12, Last: 14, StreamSeq: 150}},
 			200, `"gaps":3,"session_gaps":1,"last_gap":{"kind":"batch","session":"2026-11-19","first":12,"last":14,"stream_sequence":150}}}`},
-		{"a stream gap before a message that is not a batch", StreamStatus{Sequence: 160, Connected: true, CaughtUp: true, Gaps: 1,
-			LastGap: &StreamGap{Kind: "stream", Session: engine.NoDate, First: 100, Last: 159, StreamSeq: 160}},
+		{"a stream gap before a message that is not a batch", engine.StreamStatus{Sequence: 160, Connected: true, CaughtUp: true, Gaps: 1,
+			LastGap: &engine.LiveGap{Kind: "stream", Session: engine.NoDate, First: 100, Last: 159, StreamSeq: 160}},
 			200, `"gaps":1,"session_gaps":0,"last_gap":{"kind":"stream","session":null,"first":100,"last":159,"stream_sequence":160}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,11 +18,11 @@ import (
 )
 
 // fakeSink records the batches it applies; it refuses a seq other than
-// next with ErrLiveSeq, and returns fail (once) instead of applying.
+// next with engine.ErrLiveSeq, and returns fail (once) instead of applying.
 type fakeSink struct {
 	mu     sync.Mutex
 	next   uint64
-	trades [][]LiveTrade
+	trades [][]engine.LiveTrade
 	bars   [][]engine.LiveBar
 	fail   error
 }
@@ -43,14 +43,14 @@ func (s *fakeSink) apply(seq uint64, add func()) error {
 		return err
 	}
 	if seq != s.next {
-		return fmt.Errorf("batch %d: %w", seq, ErrLiveSeq)
+		return fmt.Errorf("batch %d: %w", seq, engine.ErrLiveSeq)
 	}
 	add()
 	s.next++
 	return nil
 }
 
-func (s *fakeSink) PushTrades(seq uint64, t []LiveTrade) error {
+func (s *fakeSink) PushTrades(seq uint64, t []engine.LiveTrade) error {
 	return s.apply(seq, func() { s.trades = append(s.trades, t) })
 }
 
@@ -146,7 +146,7 @@ func TestPushAuth(t *testing.T) {
 // 3339 (any offset) or unix milliseconds, action and session defaults,
 // cancellations and the after-market.
 func TestPushTrades(t *testing.T) {
-	want := []LiveTrade{
+	want := []engine.LiveTrade{
 		{Ticker: "ENHZ3", Time: 1711631112345, Price: 12.34, Quantity: 100, ID: "10"},
 		{Ticker: "ENHZ3", Time: 1711631112345, Price: 12.34, Quantity: 100, ID: "10", Cancel: true},
 		{Ticker: "MSAZ3", Time: 1711656000000, Price: 7.5, Quantity: 3, ID: "b-2", AfterMarket: true},
@@ -243,9 +243,9 @@ func TestPushSequence(t *testing.T) {
 }
 
 // The sink's refusals: a batch it finds invalid (engine.ErrLiveBatch) is a
-// 400 with its reason, one out of sequence (ErrLiveSeq, another push won
+// 400 with its reason, one out of sequence (engine.ErrLiveSeq, another push won
 // the race) a 409 naming its next seq, one the sink cannot take for now
-// (ErrLiveUnavailable) a 503, anything else a logged 500.
+// (engine.ErrLiveUnavailable) a 503, anything else a logged 500.
 func TestPushSinkErrors(t *testing.T) {
 	ts, sink := pushServer(t, DefaultConfig())
 	sink.fail = fmt.Errorf("sink: %w: batch 1 is for session 2024-03-27, the live session is 2024-03-28", engine.ErrLiveBatch)
@@ -253,11 +253,11 @@ func TestPushSinkErrors(t *testing.T) {
 	checkError(t, w, 400, "batch seq=1 refused: sink: live batch refused: batch 1 is for session 2024-03-27")
 	validateAnswer(t, "POST", pushBarsPath+"?seq=1", sampleBarLine, w)
 
-	sink.fail = ErrLiveSeq
+	sink.fail = engine.ErrLiveSeq
 	w = ts.push(pushBarsPath+"?seq=1", testKeyAdmin, ndjson, sampleBarLine)
 	checkError(t, w, 409, "expected seq=1")
 
-	sink.fail = fmt.Errorf("live stream unreachable: %w", ErrLiveUnavailable)
+	sink.fail = fmt.Errorf("live stream unreachable: %w", engine.ErrLiveUnavailable)
 	w = ts.push(pushBarsPath+"?seq=1", testKeyAdmin, ndjson, sampleBarLine)
 	checkError(t, w, 503, "batch seq=1 not taken (live stream unreachable: live feed unavailable for now): send it again")
 	validateAnswer(t, "POST", pushBarsPath+"?seq=1", sampleBarLine, w)

@@ -17,7 +17,6 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/remote"
 )
@@ -189,14 +188,6 @@ func inspect(ctx context.Context, name string, args []string, verify bool, stdou
 	return nil
 }
 
-// fmtStreamPosition describes a snapshot's position in the live stream.
-func fmtStreamPosition(p engine.StreamPosition) string {
-	if !p.Known() {
-		return "unknown"
-	}
-	return fmt.Sprintf("%s from sequence %d (after batch %d of session %s)", p.Name, p.Next, p.Batch, p.Session)
-}
-
 // printHeader writes h as readable tables.
 func printHeader(w io.Writer, h snapshot.Header) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -209,7 +200,7 @@ func printHeader(w io.Writer, h snapshot.Header) {
 	if h.Attribution != "" {
 		fmt.Fprintf(tw, "attribution\t%s\n", h.Attribution)
 	}
-	fmt.Fprintf(tw, "stream position\t%s\n", fmtStreamPosition(h.Stream))
+	fmt.Fprintf(tw, "stream position\t%s\n", h.Stream.String())
 	fmt.Fprintf(tw, "zstd level\t%d\n", h.Level)
 	fmt.Fprintf(tw, "file size\t%s\n", fmtBytes(h.Size))
 	tw.Flush()

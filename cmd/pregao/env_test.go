@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pregao/pregao/engine/session"
 )
 
 func TestEnvName(t *testing.T) {
@@ -265,9 +267,8 @@ func TestKubernetesLiveEnv(t *testing.T) {
 	if feed["PREGAO_LIVE"] == "" || patch["PREGAO_LIVE"] == "" {
 		t.Fatalf("no PREGAO_LIVE: feed %v, patch %v", feed, patch)
 	}
-	cfg := DefaultServeConfig()
-	var metricsAddr string
-	fs := feedFlags(&cfg, &metricsAddr)
+	cfg := FeedConfig{Live: session.DefaultConfig()}
+	fs := feedFlags(&cfg)
 	known := map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) { known[envName(f.Name)] = true })
 	for name := range feed {
@@ -277,8 +278,8 @@ func TestKubernetesLiveEnv(t *testing.T) {
 	}
 	if err := setFromEnv(fs, func(k string) (string, bool) { v, ok := feed[k]; return v, ok }); err != nil {
 		t.Errorf("pregao feed refuses feed.yaml's environment: %v", err)
-	} else if _, err := parseBusConfig(&cfg); err != nil || cfg.Feed != "b3" || metricsAddr != ":8080" {
-		t.Errorf("feed.yaml: feed %q, metrics on %q, %v", cfg.Feed, metricsAddr, err)
+	} else if err := cfg.Live.Check("test"); err != nil || cfg.Live.Feed != "b3" || cfg.MetricsAddr != ":8080" {
+		t.Errorf("feed.yaml: feed %q, metrics on %q, %v", cfg.Live.Feed, cfg.MetricsAddr, err)
 	}
 	for k, v := range patch {
 		base[k] = v
@@ -287,7 +288,7 @@ func TestKubernetesLiveEnv(t *testing.T) {
 	if err != nil {
 		t.Fatalf("serve refuses the live overlay's environment: %v", err)
 	}
-	if _, err := parseBusConfig(&scfg); err != nil {
+	if err := scfg.Live.Check("test"); err != nil {
 		t.Errorf("the API replicas' --live: %v", err)
 	}
 }

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/session"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/assemble"
 	"github.com/pregao/pregao/snapshot/ingest/live"
-	"github.com/pregao/pregao/snapshot/ingest/live/bus"
 )
 
 // listFlag is a repeatable flag; each value may hold several
@@ -46,48 +46,13 @@ type importConfig struct {
 	// bars become the intraday history of their sessions up to the as-of
 	// day (live.AddIntraday).
 	SessionLogs []string
-	// Live, a NATS cluster's nats:// URLs (comma-separated), takes the
-	// snapshot's position in the live stream from the stream itself
-	// (streamPositionOf) rather than from the session logs' copies;
-	// LiveAuth is how to reach a secured cluster.
-	Live     string
-	LiveAuth liveAuth
+	// Live.Stream, a NATS cluster's nats:// URLs (comma-separated),
+	// takes the snapshot's position in the live stream from the stream
+	// itself (session.PositionInStream) rather than from the session
+	// logs' copies; its credentials and TLS files reach a secured
+	// cluster.
+	Live session.Config
 }
-
-// liveAuth is the files import and update reach a secured live stream
-// with, as serve and pregao feed do (--live-creds, --live-tls-*).
-type liveAuth struct{ Creds, TLSCA, TLSCert, TLSKey string }
-
-// flags adds --live-creds and --live-tls-* to fl.
-func (a *liveAuth) flags(fl *flag.FlagSet) {
-	fl.StringVar(&a.Creds, "live-creds", "", "with --live: the `file` of a NATS user's credentials (.creds: its JWT and nkey seed)")
-	fl.StringVar(&a.TLSCA, "live-tls-ca", "", "with --live: PEM `file` of the CAs the NATS servers' certificates are checked against (default: the system's); makes the connection TLS")
-	fl.StringVar(&a.TLSCert, "live-tls-cert", "", "with --live: PEM `file` of the client certificate, for NATS servers that verify clients (with --live-tls-key)")
-	fl.StringVar(&a.TLSKey, "live-tls-key", "", "with --live: PEM `file` of the client certificate's key (with --live-tls-cert)")
-}
-
-// busConfig returns the stream's configuration for url, its files read
-// and checked (a bad one is refused before anything is imported).
-func (a liveAuth) busConfig(url string) (bus.Config, error) {
-	bc := bus.Config{URL: url, Creds: a.Creds, TLSCA: a.TLSCA, TLSCert: a.TLSCert, TLSKey: a.TLSKey,
-		Name: "pregao import " + currentBuild().Version}
-	if err := checkLiveURL(url); err != nil {
-		return bc, err
-	}
-	if url == "" {
-		if a != (liveAuth{}) {
-			return bc, errors.New("--live-creds and --live-tls-* need --live nats://")
-		}
-		return bc, nil
-	}
-	if err := bc.Check(); err != nil {
-		return bc, fmt.Errorf("--live-creds, --live-tls-*: %s", strings.TrimPrefix(err.Error(), "bus: "))
-	}
-	return bc, nil
-}
-
-// liveUsage is the help text of import's and update's --live flag.
-const liveUsage = "the live stream's NATS cluster, nats://HOST:PORT (comma-separated): the snapshot's position in the stream is taken from the stream (after its last session's last batch, when complete) rather than from the --session-log copies"
 
 // forceUsage is the help text of the --force flag of the commands that
 // write a bundle folder.
@@ -141,8 +106,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.Var((*listFlag)(&cfg.Instruments), "instruments", "B3 listed-instruments files: InstrumentsConsolidatedFile_YYYYMMDD.csv or the daily bulletin's InstrumentsEquities export (each ticker's ISIN and its issuer's legal name: linking evidence)")
 	fl.Var((*listFlag)(&cfg.Listings), "listings", "ETF and FII listing exports (ETFs listados, fundosListados)")
 	fl.Var((*listFlag)(&f.SessionLogs), "session-log", "live session logs, or folders of them (serve's --live-dir): their 1-minute bars become the intraday history of their sessions up to the as-of day")
-	fl.StringVar(&f.Live, "live", "", liveUsage)
-	f.LiveAuth.flags(fl)
+	f.Live.AddFlags(fl, session.RoleImport)
 	fl.StringVar(&realData, "real-testdata", "", "import every sample file of the project's testdata/real folder at this path (implies --lenient)")
 	fl.BoolVar(&cfg.Lenient, "lenient", false, "skip and count malformed rows and COTAHIST trailer mismatches instead of failing")
 	fl.BoolVar(&cfg.OddLot, "odd-lot", false, "also import COTAHIST's odd-lot market (TPMERC 020, tickers ending in F)")
@@ -173,7 +137,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fl.Usage()
 		return errors.New("import: --out is required")
 	}
-	if _, err := f.LiveAuth.busConfig(f.Live); err != nil {
+	if err := f.Live.CheckImport(); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
 	if asOf != "" {
@@ -231,10 +195,12 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 				return fmt.Errorf("--session-log: %w", err)
 			}
 			intraday = &ir
-			u.Meta.Stream, posWhy = streamPosition(u, &ir)
+			u.Meta.Stream, posWhy = session.PositionFromLogs(u, &ir)
 		}
-		if c.Live != "" {
-			u.Meta.Stream, posWhy = streamPositionOf(ctx, c.Live, c.LiveAuth, u)
+		if c.Live.Stream != "" {
+			pctx, cancel := context.WithTimeout(ctx, streamPositionTimeout)
+			u.Meta.Stream, posWhy = session.PositionInStream(pctx, c.Live, currentBuild().Version, u)
+			cancel()
 		}
 		if prog != nil {
 			fmt.Fprint(stdout, "\r\033[K")
@@ -264,9 +230,9 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stdout)
 	}
-	if len(c.SessionLogs) > 0 || c.Live != "" {
+	if len(c.SessionLogs) > 0 || c.Live.Stream != "" {
 		if p := u.Meta.Stream; p.Known() {
-			fmt.Fprintf(stdout, "stream position: %s\n", fmtStreamPosition(p))
+			fmt.Fprintf(stdout, "stream position: %s\n", p.String())
 		} else {
 			fmt.Fprintf(stdout, "stream position: none (%s): a replica looks its last session up in the stream\n", posWhy)
 		}
@@ -274,115 +240,9 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// streamPosition returns the position in the live stream of u, whose
-// intraday history took the session logs rep describes: the stream
-// sequence after the last batch of the last session u covers, when that
-// session's log is a stream feed's copy (its records carry stream
-// sequences) and complete (its last record says so). Otherwise it
-// returns the zero position and why: a replica that consumed from a
-// position in the middle of a session, or after a session the snapshot
-// has no data of, would serve it incomplete.
-func streamPosition(u *engine.Universe, rep *live.IntradayReport) (engine.StreamPosition, string) {
-	if len(rep.Sessions) == 0 {
-		return engine.StreamPosition{}, "no session log up to the as-of day"
-	}
-	last := rep.Sessions[len(rep.Sessions)-1]
-	daily := lastSessionOf(u)
-	info := rep.Logs[last]
-	switch {
-	case daily.Valid() && daily > last:
-		return engine.StreamPosition{}, fmt.Sprintf("no session log of the last session %s, the last log is of %s", daily, last)
-	case info.Records == 0:
-		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s holds no batch", last)
-	case info.LastStream == 0:
-		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s carries no stream sequences (not the copy of a --live feed)", last)
-	case !info.LastComplete:
-		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s is not complete (batch %d is its last)", last, info.Last)
-	}
-	return engine.StreamPosition{Next: info.LastStream + 1, Name: bus.StreamName, Session: last, Batch: info.Last}, ""
-}
-
-// lastSessionOf returns the last session of u's quotes (daily rows and
-// intraday bars of securities that are not macro series), as the
-// engine's Dataset.LastSession, NoDate when there is none.
-func lastSessionOf(u *engine.Universe) engine.Date {
-	macro := make(map[string]bool)
-	for i := range u.Securities {
-		if u.Securities[i].StockType == engine.ClassMacro {
-			macro[u.Securities[i].Ticker] = true
-		}
-	}
-	last := engine.NoDate
-	note := func(d engine.Date) {
-		if !last.Valid() || d > last {
-			last = d
-		}
-	}
-	for i := range u.Daily {
-		if s := &u.Daily[i]; len(s.Dates) > 0 && !macro[s.Ticker] {
-			note(s.Dates[len(s.Dates)-1])
-		}
-	}
-	for i := range u.Intraday {
-		if s := &u.Intraday[i]; len(s.Times) > 0 && !macro[s.Ticker] {
-			note(engine.Date(s.Times[len(s.Times)-1] / 86400))
-		}
-	}
-	return last
-}
-
-// checkLiveURL checks import's and update's --live: "" or nats:// (or
-// tls://) URLs, comma-separated. The embedded stream is a serve's own.
-func checkLiveURL(u string) error {
-	if u == "" {
-		return nil
-	}
-	for _, x := range strings.Split(u, ",") {
-		if !strings.HasPrefix(x, "nats://") && !strings.HasPrefix(x, "tls://") || len(x) <= len("nats://") {
-			return fmt.Errorf("--live %q: want nats://HOST:PORT of the live stream's NATS cluster (comma-separated; an embedded stream is reached through its serve's --live-listen)", bus.Redact(u))
-		}
-	}
-	return nil
-}
-
-// streamPositionTimeout bounds streamPositionOf's questions to the
-// stream.
+// streamPositionTimeout bounds import's questions to the live stream
+// (session.PositionInStream).
 var streamPositionTimeout = 15 * time.Second
-
-// streamPositionOf asks the live stream at url (reached with auth) where
-// u stands in it: after the last batch of u's last session, when that
-// batch is the session's complete one. Otherwise, or when the stream
-// cannot be reached, it returns the zero position and why (url's
-// password redacted).
-func streamPositionOf(ctx context.Context, url string, auth liveAuth, u *engine.Universe) (engine.StreamPosition, string) {
-	last := lastSessionOf(u)
-	if !last.Valid() {
-		return engine.StreamPosition{}, "no session in the data"
-	}
-	bc, err := auth.busConfig(url)
-	if err != nil {
-		return engine.StreamPosition{}, err.Error()
-	}
-	b, err := bus.Open(bc)
-	if err != nil {
-		return engine.StreamPosition{}, fmt.Sprintf("the live stream: %v", err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(ctx, streamPositionTimeout)
-	defer cancel()
-	seq, bt, err := b.LastOfSession(ctx, last)
-	switch {
-	case err != nil:
-		return engine.StreamPosition{}, fmt.Sprintf("the live stream at %s did not answer: %v", bus.Redact(url), err)
-	case seq == 0:
-		return engine.StreamPosition{}, fmt.Sprintf("the live stream holds no batch of the last session %s", last)
-	case bt == nil:
-		return engine.StreamPosition{}, fmt.Sprintf("the last message of session %s in the live stream (%d) is not a batch", last, seq)
-	case !bt.Record.Complete:
-		return engine.StreamPosition{}, fmt.Sprintf("the live stream's session %s is not complete (batch %d is its last)", last, bt.Record.Seq)
-	}
-	return engine.StreamPosition{Next: seq + 1, Name: bus.StreamName, Session: last, Batch: bt.Record.Seq}, ""
-}
 
 // realTestdataInputs adds to cfg the sample files of the project's
 // testdata/real folder (dir): every complete COTAHIST day of 2021-2022

@@ -13,11 +13,11 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/session/bus"
 	"github.com/pregao/pregao/internal/natstest"
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/live"
-	"github.com/pregao/pregao/snapshot/ingest/live/bus"
 )
 
 // TestImportSessionLog: pregao import --session-log takes the 1-minute

@@ -23,11 +23,13 @@ const module = "github.com/pregao/pregao"
 // Arrows point down only: nothing imports cmd, bench or httpapi, engine
 // does no I/O of the snapshot, httpapi imports nothing of the snapshot
 // tree, and the ingest tree (everything that produces a source bundle)
-// never imports the snapshot format. No importer imports
-// snapshot/ingest/official, the writer of the official formats (generate
-// --official): the proof that import reads the official files is only a
-// proof if the readers know nothing of the writer. Only cmd (generate)
-// and official's own tests use it.
+// never imports the snapshot format. The live session (engine/session,
+// its stream's transport in engine/session/bus) reads the feeds' formats
+// of the ingest tree and writes the Store; nothing but cmd imports it.
+// No importer imports snapshot/ingest/official, the writer of the
+// official formats (generate --official): the proof that import reads
+// the official files is only a proof if the readers know nothing of the
+// writer. Only cmd (generate) and official's own tests use it.
 var allowedImports = []struct {
 	pkg   string
 	allow []string
@@ -43,6 +45,8 @@ var allowedImports = []struct {
 	{"snapshot/remote", []string{"snapshot"}, nil},
 	{"snapshot/ingest/...", []string{"engine", "internal/atomicfile", "snapshot/ingest/..."}, []string{"snapshot/ingest/official"}},
 	{"engine/ratios", []string{"engine"}, nil},
+	{"engine/session", []string{"engine", "engine/session/bus", "snapshot/ingest/live", "snapshot/ingest/negocios"}, nil},
+	{"engine/session/bus", []string{"engine", "snapshot/ingest/live"}, nil},
 	{"engine", []string{"index"}, nil},
 	{"index", nil, nil},
 }
@@ -191,4 +195,7 @@ func TestImportRulesMatch(t *testing.T) {
 	g("httpapi", "internal/atomicfile", true)
 	g("httpapi", "snapshot", false)
 	g("httpapi", "snapshot/bundle", false)
+	g("httpapi", "engine/session", false)
+	g("snapshot/ingest/live", "engine/session/bus", false)
+	g("engine/session", "httpapi", false)
 }

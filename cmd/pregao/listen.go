@@ -116,28 +116,12 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 }
 
-// startLive starts the live session, if a feed is configured, once the
-// first snapshot is published: its first session (the session log
-// applied again after a restart), then the feed (or, with --feed push,
-// the push endpoints' sink) until ctx ends.
+// startLive runs the live session, if a feed or a stream is configured,
+// once the first snapshot is published, until ctx ends.
 func (m *Main) startLive(ctx context.Context, wg *sync.WaitGroup) {
-	if m.busCfg.URL != "" {
-		m.startStream(ctx, wg)
-		return
+	if m.Live.Runs() {
+		wg.Go(func() { m.Live.Run(ctx) })
 	}
-	if m.live == nil {
-		return
-	}
-	wg.Go(func() {
-		if err := m.live.start(); err != nil {
-			m.log.Error("live session not started: serving the snapshot alone", "err", err.Error())
-			return
-		}
-		if m.live.cfg.kind == feedPush {
-			m.API.SetLiveSink(m.live)
-		}
-		m.live.loop(ctx)
-	})
 }
 
 // Close shuts the server down: /readyz turns 503 first and, for Drain,

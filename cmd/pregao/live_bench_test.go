@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,91 +14,8 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot"
-	"github.com/pregao/pregao/snapshot/ingest/demo"
 	"github.com/pregao/pregao/snapshot/ingest/live"
 )
-
-// applyBenchStore returns a Store with a demo market of at least n
-// tickers whose last session is held back (so that the live session may
-// hold it), the session started, and n of its tickers.
-func applyBenchStore(b *testing.B, n int) (*engine.Store, engine.Date, []string) {
-	b.Helper()
-	u, sess := demo.GenerateSession(1, demo.Size{Companies: 1500, SponsoredBDRs: 60, UnsponsoredBDRs: 60, FIIs: 350, ETFs: 120,
-		IntradayTickers: 10, IntradaySessions: 1, ReportsFrom: 2026, FundReportsFrom: 2026, EventsFrom: 2026, HistoryFrom: 2026}, nil)
-	ds, err := engine.Build(demo.HoldBack(u, sess))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var tickers []string
-	for i := range ds.Assets() {
-		if a := &ds.Assets()[i]; a.StockType != engine.ClassMacro {
-			tickers = append(tickers, a.Ticker)
-		}
-	}
-	if len(tickers) < n {
-		b.Fatalf("%d tickers, want %d", len(tickers), n)
-	}
-	store := &engine.Store{}
-	store.Publish(ds)
-	return store, sess.Day, tickers[:n]
-}
-
-// BenchmarkApplyLive applies a batch of one new minute of 2,000 tickers
-// through Store.ApplyLive (checks, copy-on-write of the tails' pointer
-// slice, appends, the running aggregates, the publish), the session's
-// tails growing through the day; with 1% of the bars correcting an
-// earlier minute (a cancelled trade: that ticker's tail is copied). The
-// p50 and p99 of single applies are reported. Target: 1 ms.
-//
-//	go test -run '^$' -bench ApplyLive -benchtime 400x ./cmd/pregao
-func BenchmarkApplyLive(b *testing.B) {
-	const n = 2000
-	store, day, tickers := applyBenchStore(b, n)
-	for _, corr := range []int{0, n / 100} {
-		b.Run(fmt.Sprintf("tickers=%d/corrections=%d", n, corr), func(b *testing.B) {
-			first := int64(day)*86400 + 13*3600 // 10:00 local
-			minute, seq := first, uint64(0)
-			start := func() {
-				if err := store.StartLive(day); err != nil {
-					b.Fatal(err)
-				}
-				minute, seq = first, 0
-			}
-			start()
-			bars := make([]engine.LiveBar, n)
-			took := make([]time.Duration, 0, b.N)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if minute >= first+420*60 { // the session's 420 minutes: start again
-					b.StopTimer()
-					start()
-					b.StartTimer()
-				}
-				for k, t := range tickers {
-					p := engine.Num(10 + float64((k+i)%500)/100)
-					bars[k] = engine.LiveBar{Ticker: t, Time: minute, Open: p, High: p + 0.02, Low: p - 0.01, Close: p + 0.01, Volume: p * 1000, Quantity: 1000, Trades: 7}
-					if k < corr && minute > first {
-						bars[k].Time = minute - 60 // a correction of the minute before
-						bars[k].Quantity = 900
-					}
-				}
-				seq++
-				t0 := time.Now()
-				ok, err := store.ApplyLive(&engine.LiveBatch{Seq: seq, Session: day, Bars: bars})
-				took = append(took, time.Since(t0))
-				if !ok || err != nil {
-					b.Fatal(ok, err)
-				}
-				minute += 60
-			}
-			b.StopTimer()
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
-		})
-	}
-}
 
 // TestLiveReplayScale replays a whole held-back demo session through the
 // server's path (session log append and fsync, then Store.ApplyLive, per

@@ -126,7 +126,7 @@ func TestLiveKill9(t *testing.T) {
 	fh.Close()
 
 	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
-		c.Feed, c.FeedSpeed, c.LiveDir = "replay:"+f.session, "max", liveDir
+		c.Live.Feed, c.Live.FeedSpeed, c.Live.Dir = "replay:"+f.session, "max", liveDir
 	})
 	defer stop()
 	waitComplete(t, m)
@@ -142,7 +142,7 @@ func TestLiveKill9(t *testing.T) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
-	if after, err := readLog(path); err != nil || after.Cut != 0 || after.Records != int(m.live.state.Load().seq) {
+	if after, err := readLog(path); err != nil || after.Cut != 0 || after.Records != int(m.Live.State().Seq) {
 		t.Errorf("log at the end %+v, %v", after, err)
 	}
 }

@@ -277,6 +277,7 @@ func serveLive(t *testing.T, f *liveFixture, snap string, set func(*ServeConfig)
 	t.Helper()
 	cfg := DefaultServeConfig()
 	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.AccessLog = snap, f.keys, "127.0.0.1:0", "off"
+	cfg.Live.Retry = 10 * time.Millisecond
 	set(&cfg)
 	var logw io.Writer = io.Discard
 	if os.Getenv("PREGAO_TEST_LOG") != "" {
@@ -286,9 +287,6 @@ func serveLive(t *testing.T, f *liveFixture, snap string, set func(*ServeConfig)
 	m, err := NewMain(cfg, logw)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if m.live != nil {
-		m.live.retry = 10 * time.Millisecond
 	}
 	if err := m.Open(); err != nil {
 		t.Fatal(err)
@@ -324,11 +322,11 @@ func waitComplete(t *testing.T, m *Main) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if st := m.live.state.Load(); st.complete {
+		if st := m.Live.State(); st.Complete {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the live session is not complete after 60 s: %+v", *m.live.state.Load())
+			t.Fatalf("the live session is not complete after 60 s: %+v", *m.Live.State())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -343,30 +341,30 @@ func TestServeReplay(t *testing.T) {
 	f := liveFixtureOf(t)
 	liveDir := t.TempDir()
 	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
-		c.Feed, c.FeedSpeed, c.LiveDir = "replay:"+f.session, "max", liveDir
+		c.Live.Feed, c.Live.FeedSpeed, c.Live.Dir = "replay:"+f.session, "max", liveDir
 	})
 	defer stop()
 	waitComplete(t, m)
 	lv := readyzLive(t, m)
-	st := m.live.state.Load()
-	if lv["feed"] != "replay" || lv["session"] != f.day.String() || lv["complete"] != true || lv["lag_seconds"] != 0.0 || lv["seq"] != float64(st.seq) || st.seq < 50 {
+	st := m.Live.State()
+	if lv["feed"] != "replay" || lv["session"] != f.day.String() || lv["complete"] != true || lv["lag_seconds"] != 0.0 || lv["seq"] != float64(st.Seq) || st.Seq < 50 {
 		t.Errorf("readyz live %v", lv)
 	}
 	now := m.clock.Now()
-	if m.clock != httpapi.Clock(m.live.clock) || now.Before(live.SessionEnd(f.day)) || now.After(live.SessionEnd(f.day).Add(time.Hour)) {
+	if m.clock != httpapi.Clock(m.Live.Clock()) || now.Before(live.SessionEnd(f.day)) || now.After(live.SessionEnd(f.day).Add(time.Hour)) {
 		t.Errorf("the API's clock %v, want the replay's end", now)
 	}
 	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, now.Unix(), nil) > 0 {
 		t.Error("the served view differs from the full snapshot")
 	}
 	info, err := readLog(filepath.Join(liveDir, live.LogName(f.day)))
-	if err != nil || info.Records != int(st.seq) || info.Last != st.seq || info.Cut != 0 {
-		t.Errorf("session log %+v, %v; want %d records", info, err, st.seq)
+	if err != nil || info.Records != int(st.Seq) || info.Last != st.Seq || info.Cut != 0 {
+		t.Errorf("session log %+v, %v; want %d records", info, err, st.Seq)
 	}
 	_, metrics := get(t, "http://"+m.Addr()+"/metrics", "")
 	for _, want := range []string{
-		`pregao_live_batches_total{result="applied"} ` + jsonNum(st.seq), "pregao_live_complete 1", "pregao_live_running 1",
-		"pregao_live_seq " + jsonNum(st.seq), "pregao_live_publish_duration_seconds_count " + jsonNum(st.seq),
+		`pregao_live_batches_total{result="applied"} ` + jsonNum(st.Seq), "pregao_live_complete 1", "pregao_live_running 1",
+		"pregao_live_seq " + jsonNum(st.Seq), "pregao_live_publish_duration_seconds_count " + jsonNum(st.Seq),
 		`pregao_live_feed_errors_total{reason="malformed"} 0`, "pregao_live_lag_seconds 0",
 	} {
 		if !strings.Contains(metrics, want+"\n") {
@@ -389,45 +387,37 @@ func readLog(path string) (live.LogInfo, error) {
 	return live.ReadLog(fh, nil)
 }
 
-// TestServeLiveFlags: the live flags are checked before anything is
-// served.
+// TestServeLiveFlags: serve's live flags (declared by the session
+// package, checked there) reach ServeConfig.Live from the command line
+// and the environment, and a bad one stops serve before anything is
+// served, naming it.
 func TestServeLiveFlags(t *testing.T) {
 	snap, keys, _ := serveFixture(t)
 	for _, tc := range []struct {
 		set  func(*ServeConfig)
 		want string
 	}{
-		{func(c *ServeConfig) { c.Feed = "kafka" }, "want replay:DIR, b3 or push"},
-		{func(c *ServeConfig) { c.Feed = "replay:" }, "want replay:DIR, b3 or push"},
-		{func(c *ServeConfig) { c.Feed = "push" }, "needs --live-dir"},
-		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.FeedSpeed = "push", t.TempDir(), "fast" }, "--feed-speed"},
-		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.FeedSpeed = "push", t.TempDir(), "-1" }, "--feed-speed"},
-		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.LiveSession = "push", t.TempDir(), "19/11/2026" }, "--live-session"},
-		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.LiveKeep = "push", t.TempDir(), 0 }, "--live-keep"},
-		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.B3Tickers = "b3", t.TempDir(), "PETR4,no way" }, "not a ticker"},
-		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.B3Interval = "b3", t.TempDir(), 0 }, "--b3-interval"},
-		{func(c *ServeConfig) { c.Feed, c.LiveDir = "replay:"+t.TempDir(), t.TempDir() }, "holds no trade"},
-		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.FeedFrom = "replay:"+t.TempDir(), t.TempDir(), "25:99" }, "--feed-from"},
-		{func(c *ServeConfig) { c.Feed, c.LiveDir, c.FeedFrom = "push", t.TempDir(), "14:00" }, "--feed-from"},
+		{func(c *ServeConfig) { c.Live.Feed = "kafka" }, "serve: --feed \"kafka\": want replay:DIR, b3 or push"},
+		{func(c *ServeConfig) { c.Live.Stream = "kafka://x" }, "serve: --live \"kafka://x\": want embedded, or nats://"},
 	} {
 		cfg := DefaultServeConfig()
 		cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
 		tc.set(&cfg)
 		if _, err := newMain(cfg, io.Discard); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", cfg.Feed, err, tc.want)
+			t.Errorf("%+v: %v, want %q", cfg.Live, err, tc.want)
 		}
 	}
-	// The flags and their variables.
-	cfg, err := parseServe([]string{"--feed", "replay:/x", "--feed-speed", "max", "--live-dir", "/d", "--live-session", "2026-11-19", "--b3-tickers", "PETR4"},
+	cfg, err := parseServe([]string{"--feed", "replay:/x", "--feed-speed", "max", "--live-dir", "/d", "--live-session", "2026-11-19", "--b3-tickers", "PETR4",
+		"--live", "nats://a:4222,nats://b:4222", "--live-replicas", "3", "--live-retention", "48h"},
 		func(k string) (string, bool) {
 			return map[string]string{"PREGAO_LIVE_KEEP": "3", "PREGAO_B3_URL": "http://mirror"}[k], k == "PREGAO_LIVE_KEEP" || k == "PREGAO_B3_URL"
 		}, io.Discard)
-	if err != nil || cfg.Feed != "replay:/x" || cfg.FeedSpeed != "max" || cfg.LiveDir != "/d" || cfg.LiveSession != "2026-11-19" || cfg.LiveKeep != 3 || cfg.B3URL != "http://mirror" || cfg.B3Tickers != "PETR4" {
-		t.Errorf("parsed %+v, %v", cfg, err)
+	l := cfg.Live
+	if err != nil || l.Feed != "replay:/x" || l.FeedSpeed != "max" || l.Dir != "/d" || l.Day != "2026-11-19" || l.Keep != 3 || l.B3URL != "http://mirror" || l.B3Tickers != "PETR4" ||
+		l.Stream != "nats://a:4222,nats://b:4222" || l.Replicas != 3 || l.Retention != 48*time.Hour {
+		t.Errorf("parsed %+v, %v", cfg.Live, err)
 	}
 }
-
-var _ httpapi.LiveSink = (*liveRunner)(nil)
 
 // sessionTicker returns a ticker that trades in the held-back session.
 func sessionTicker(t *testing.T, f *liveFixture) string {
@@ -444,123 +434,6 @@ func sessionTicker(t *testing.T, f *liveFixture) string {
 		if st.Batch != nil && len(st.Batch.Bars) > 0 {
 			return st.Batch.Bars[0].Ticker
 		}
-	}
-}
-
-// TestServePush: with --feed push the server is the push endpoints' sink:
-// a batch must carry the next sequence number (else ErrLiveSeq naming it:
-// a retry is idempotent), a batch with a bad bar or trade is refused
-// whole (engine.ErrLiveBatch) without taking a number, pushed trades are
-// aggregated; a restart restores the bars, the numbering and the
-// aggregation (a later cancellation finds its trade); at the session's
-// end the server completes it, and the next weekday's starts at its
-// start.
-func TestServePush(t *testing.T) {
-	f := liveFixtureOf(t)
-	tk := sessionTicker(t, f)
-	dir := t.TempDir()
-	day := f.day
-	at := func(h, m int) int64 { return int64(day)*86400 + int64(h*3600+m*60) }
-	now := time.Unix(at(14, 0), 0)
-	var mu sync.Mutex
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	start := func() (*Main, func()) {
-		cfg := DefaultServeConfig()
-		cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.AccessLog = f.base, f.keys, "127.0.0.1:0", "off"
-		cfg.Feed, cfg.LiveDir = "push", dir
-		m, err := NewMain(cfg, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.live.now = clock
-		if err := m.Open(); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- m.Run(ctx) }()
-		for deadline := time.Now().Add(10 * time.Second); !m.live.state.Load().running; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the push session did not start")
-			}
-		}
-		return m, func() { cancel(); <-done }
-	}
-	m, stop := start()
-	r := m.live
-	if r.NextSeq() != 1 || r.state.Load().session != day {
-		t.Fatalf("next %d, session %s", r.NextSeq(), r.state.Load().session)
-	}
-	bar := engine.LiveBar{Ticker: tk, Time: at(13, 0), Open: 10, High: 11, Low: 9, Close: 10.5, Volume: 1000, Quantity: 100, Trades: 3}
-	if err := r.PushBars(1, []engine.LiveBar{bar}); err != nil {
-		t.Fatal(err)
-	}
-	for _, seq := range []uint64{1, 3} {
-		if err := r.PushBars(seq, []engine.LiveBar{bar}); !errors.Is(err, httpapi.ErrLiveSeq) || !strings.Contains(err.Error(), "the next is 2") {
-			t.Errorf("push %d after 1: %v", seq, err)
-		}
-	}
-	bad := bar
-	bad.High = 1
-	if err := r.PushBars(2, []engine.LiveBar{bar, bad}); !errors.Is(err, engine.ErrLiveBatch) || r.NextSeq() != 2 {
-		t.Errorf("a bad bar: %v, next %d", err, r.NextSeq())
-	}
-	ms := func(h, m, s int) int64 { return at(h, m)*1000 + int64(s)*1000 }
-	trades := []httpapi.LiveTrade{
-		{Ticker: tk, Time: ms(13, 5, 1), Price: 20, Quantity: 10, ID: "t-1"},
-		{Ticker: tk, Time: ms(13, 5, 2), Price: 21, Quantity: 10, ID: "77"},
-	}
-	if err := r.PushTrades(2, trades); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.PushTrades(3, []httpapi.LiveTrade{{Ticker: tk, Time: ms(13, 6, 0), Price: -1, Quantity: 1, ID: "x"}}); !errors.Is(err, engine.ErrLiveBatch) || r.NextSeq() != 3 {
-		t.Errorf("a bad trade: %v, next %d", err, r.NextSeq())
-	}
-	minutes := func(m *Main) []engine.Bar {
-		v := m.Store.View()
-		a, _ := v.Base.Asset(tk)
-		return v.AppendMinutes(nil, a, at(12, 59), at(13, 59), false)
-	}
-	got := minutes(m)
-	if len(got) != 2 || got[1].Volume != 410 || got[1].Close != 21 {
-		t.Fatalf("bars %+v", got)
-	}
-	stop()
-
-	// Restarted: the two batches are back, the numbering goes on and the
-	// aggregation knows trade t-1.
-	m, stop = start()
-	defer func() { stop() }()
-	r = m.live
-	if r.NextSeq() != 3 || !sameJSON(t, minutes(m), got) {
-		t.Fatalf("after the restart: next %d, bars %+v", r.NextSeq(), minutes(m))
-	}
-	if err := r.PushTrades(3, []httpapi.LiveTrade{{Ticker: tk, Time: ms(13, 5, 1), Price: 20, Quantity: 10, ID: "t-1", Cancel: true}}); err != nil {
-		t.Fatal(err)
-	}
-	if got := minutes(m); len(got) != 2 || got[1].Volume != 210 || got[1].Open != 21 {
-		t.Errorf("after the cancellation: %+v", got)
-	}
-	info, _ := readLog(filepath.Join(dir, live.LogName(day)))
-	if info.Records != 3 || info.Last != 3 {
-		t.Errorf("log %+v", info)
-	}
-	// The end of the session: the server completes it (seq 4).
-	mu.Lock()
-	now = live.SessionEnd(day)
-	mu.Unlock()
-	if r.NextSeq() != 5 || !r.state.Load().complete || !m.Store.View().Live.Complete {
-		t.Errorf("after the end: next %d, state %+v", r.NextSeq(), *r.state.Load())
-	}
-	// The next weekday's session starts at its start, empty.
-	mu.Lock()
-	now = live.SessionStart(live.NextWeekday(day)).Add(time.Second)
-	mu.Unlock()
-	if r.NextSeq() != 1 || r.state.Load().session != live.NextWeekday(day) || m.Store.View().Live.Session != live.NextWeekday(day) {
-		t.Errorf("the next session: next %d, state %+v", r.NextSeq(), *r.state.Load())
-	}
-	if _, err := os.Stat(filepath.Join(dir, live.LogName(live.NextWeekday(day)))); err != nil {
-		t.Error(err)
 	}
 }
 
@@ -593,7 +466,7 @@ func TestLiveHandover(t *testing.T) {
 	served := filepath.Join(dir, "served.snap")
 	replaceFile(t, f.base, served)
 	m, stop := serveLive(t, f, served, func(c *ServeConfig) {
-		c.Feed, c.FeedSpeed, c.LiveDir = "replay:"+f.session, "max", liveDir
+		c.Live.Feed, c.Live.FeedSpeed, c.Live.Dir = "replay:"+f.session, "max", liveDir
 	})
 	defer stop()
 	waitComplete(t, m)
@@ -620,7 +493,7 @@ func TestLiveHandover(t *testing.T) {
 	if err := m.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !m.live.state.Load().rolled; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); !m.Live.State().Rolled; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no handover")
 		}
@@ -658,7 +531,7 @@ func TestLiveHandover(t *testing.T) {
 		t.Errorf("%d tickers with minutes of the session", withMinutes)
 	}
 	lv := readyzLive(t, m)
-	if lv["complete"] != true || lv["seq"] != float64(m.live.state.Load().seq) {
+	if lv["complete"] != true || lv["seq"] != float64(m.Live.State().Seq) {
 		t.Errorf("readyz after the handover: %v", lv)
 	}
 	_, metrics := get(t, "http://"+m.Addr()+"/metrics", "")
@@ -695,8 +568,8 @@ func TestServeB3(t *testing.T) {
 	defer ts.Close()
 	liveDir := t.TempDir()
 	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
-		c.Feed, c.LiveDir, c.LiveSession = "b3", liveDir, "2026-11-19"
-		c.B3URL, c.B3Tickers, c.B3Pace = ts.URL+"/rapinegocios/tickercsv", "PLAE3,LITA11,ABEV3,VALE3", time.Millisecond
+		c.Live.Feed, c.Live.Dir, c.Live.Day = "b3", liveDir, "2026-11-19"
+		c.Live.B3URL, c.Live.B3Tickers, c.Live.B3Pace = ts.URL+"/rapinegocios/tickercsv", "PLAE3,LITA11,ABEV3,VALE3", time.Millisecond
 	})
 	defer stop()
 	waitComplete(t, m)
@@ -729,63 +602,6 @@ func TestServeB3(t *testing.T) {
 	}
 }
 
-// TestLiveNeverBlocksReload: while the live session's writer is held (a
-// slow disk under an fsync, a batch being applied), a snapshot and keys
-// reload and /readyz answer at once: a publish only signals the
-// handover, which runs once the writer is free.
-func TestLiveNeverBlocksReload(t *testing.T) {
-	f := liveFixtureOf(t)
-	dir := t.TempDir()
-	served := filepath.Join(dir, "served.snap")
-	replaceFile(t, f.base, served)
-	// A session still to come: the calendar does not complete it, and
-	// no snapshot covers it.
-	sd := live.NextWeekday(live.LocalDate(time.Now()))
-	m, stop := serveLive(t, f, served, func(c *ServeConfig) {
-		c.Feed, c.LiveDir, c.LiveSession = "push", t.TempDir(), sd.String()
-	})
-	defer stop()
-	for deadline := time.Now().Add(10 * time.Second); !m.live.state.Load().running; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no session")
-		}
-	}
-	m.live.mu.Lock()
-	released := false
-	defer func() {
-		if !released {
-			m.live.mu.Unlock()
-		}
-	}()
-	replaceFile(t, f.full, served)
-	done := make(chan error, 1)
-	go func() { done <- m.Reload() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("a snapshot reload waits for the live session's writer")
-	}
-	if m.Store.Current().LastSession() != f.day {
-		t.Error("the new snapshot is not published")
-	}
-	if lv := readyzLive(t, m); lv["session"] != sd.String() {
-		t.Errorf("readyz %v", lv)
-	}
-	m.live.mu.Unlock()
-	released = true
-	// The session is not complete: it goes on over the new snapshot (the
-	// handover check, run once the writer is free, leaves it).
-	if err := m.live.PushBars(1, nil); err != nil {
-		t.Fatal(err)
-	}
-	if v := m.Store.View(); v.Live == nil || v.Live.Seq != 1 || v.Base != m.Store.Current() {
-		t.Error("the live session did not go on over the new snapshot")
-	}
-}
-
 // TestLivePrune: starting a session keeps the logs (and b3 states) of the
 // newest --live-keep sessions, the current one included, and nothing
 // else is touched.
@@ -803,10 +619,10 @@ func TestLivePrune(t *testing.T) {
 		}
 	}
 	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
-		c.Feed, c.LiveDir, c.LiveSession, c.LiveKeep = "push", liveDir, f.day.String(), 3
+		c.Live.Feed, c.Live.Dir, c.Live.Day, c.Live.Keep = "push", liveDir, f.day.String(), 3
 	})
 	defer stop()
-	for deadline := time.Now().Add(10 * time.Second); !m.live.state.Load().running; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); !m.Live.State().Running; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no session")
 		}
@@ -836,9 +652,9 @@ func TestLiveBadLogMovedAside(t *testing.T) {
 			t.Fatal(err)
 		}
 		m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
-			c.Feed, c.LiveDir, c.LiveSession = "push", liveDir, f.day.String()
+			c.Live.Feed, c.Live.Dir, c.Live.Day = "push", liveDir, f.day.String()
 		})
-		for deadline := time.Now().Add(10 * time.Second); !m.live.state.Load().running; time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(10 * time.Second); !m.Live.State().Running; time.Sleep(5 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%q: no session", content)
 			}
@@ -868,7 +684,7 @@ func TestLiveBadLogMovedAside(t *testing.T) {
 func TestServeReplayAnswers(t *testing.T) {
 	f := liveFixtureOf(t)
 	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
-		c.Feed, c.FeedSpeed, c.LiveDir = "replay:"+f.session, "max", t.TempDir()
+		c.Live.Feed, c.Live.FeedSpeed, c.Live.Dir = "replay:"+f.session, "max", t.TempDir()
 	})
 	defer stop()
 	waitComplete(t, m)

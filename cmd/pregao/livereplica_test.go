@@ -21,8 +21,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/session/bus"
 	"github.com/pregao/pregao/httpapi"
-	"github.com/pregao/pregao/snapshot/ingest/live/bus"
 )
 
 // TestLiveReplicas (make live-replica-test; PREGAO_REPLICA_BIN the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/pregao/pregao/engine/session"
 	"github.com/pregao/pregao/internal/natstest"
 )
 
@@ -31,7 +32,7 @@ func TestLiveSecuredCluster(t *testing.T) {
 	var logs syncBuffer
 	cfg := DefaultServeConfig()
 	cfg.Snapshot, cfg.Keys, cfg.AccessLog = f.base, f.keys, "off"
-	cfg.Live, cfg.LiveTLSCA, cfg.LiveTLSCert, cfg.LiveTLSKey, cfg.LiveReplicas = url, c.CA, c.Cert, c.Key, 1
+	cfg.Live.Stream, cfg.Live.TLSCA, cfg.Live.TLSCert, cfg.Live.TLSKey, cfg.Live.Replicas = url, c.CA, c.Cert, c.Key, 1
 	m, stop := startServe(t, cfg, &logs)
 	defer stop()
 
@@ -84,7 +85,7 @@ func TestLiveSecuredCluster(t *testing.T) {
 	// A replica without the client certificate: the snapshot served,
 	// /readyz 503, the refusal logged (and tried again).
 	var rlogs syncBuffer
-	cfg.LiveTLSCert, cfg.LiveTLSKey = "", ""
+	cfg.Live.TLSCert, cfg.Live.TLSKey = "", ""
 	r, rstop := startServe(t, cfg, &rlogs)
 	defer rstop()
 	for end := time.Now().Add(10 * time.Second); !strings.Contains(rlogs.String(), "live stream not opened") && time.Now().Before(end); {
@@ -115,16 +116,16 @@ func TestLiveSecurityFlags(t *testing.T) {
 		set  func(*ServeConfig)
 		want string
 	}{
-		{"creds without --live", func(c *ServeConfig) { c.LiveCreds = creds }, "need --live nats://"},
-		{"max bytes without --live", func(c *ServeConfig) { c.LiveMaxBytes = 1 << 30 }, "--live-max-bytes needs --live"},
-		{"creds embedded", func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveCreds = "embedded", t.TempDir(), creds }, "not --live embedded"},
-		{"TLS embedded", func(x *ServeConfig) { x.Live, x.LiveDir, x.LiveTLSCA = "embedded", t.TempDir(), c.CA }, "not --live embedded"},
-		{"key without cert", func(x *ServeConfig) { x.Live, x.LiveTLSKey = "nats://a:1", c.Key }, "both its certificate file and its key file"},
-		{"creds missing", func(x *ServeConfig) { x.Live, x.LiveCreds = "nats://a:1", filepath.Join(dir, "none") }, "credentials file: open"},
-		{"creds not creds", func(x *ServeConfig) { x.Live, x.LiveCreds = "nats://a:1", junk }, "not a NATS user's credentials"},
-		{"CA not PEM", func(x *ServeConfig) { x.Live, x.LiveTLSCA = "nats://a:1", junk }, "no PEM certificate"},
-		{"negative max bytes", func(x *ServeConfig) { x.Live, x.LiveMaxBytes = "nats://a:1", -1 }, "--live-max-bytes -1"},
-		{"password in a bad URL", func(x *ServeConfig) { x.Live = "nats://u:pw-x@a:1,http://u:pw-y@b" }, "nats://u:xxxxx@a:1,http://u:xxxxx@b"},
+		{"creds without --live", func(c *ServeConfig) { c.Live.Creds = creds }, "need --live nats://"},
+		{"max bytes without --live", func(c *ServeConfig) { c.Live.MaxBytes = 1 << 30 }, "--live-max-bytes needs --live"},
+		{"creds embedded", func(c *ServeConfig) { c.Live.Stream, c.Live.Dir, c.Live.Creds = "embedded", t.TempDir(), creds }, "not --live embedded"},
+		{"TLS embedded", func(x *ServeConfig) { x.Live.Stream, x.Live.Dir, x.Live.TLSCA = "embedded", t.TempDir(), c.CA }, "not --live embedded"},
+		{"key without cert", func(x *ServeConfig) { x.Live.Stream, x.Live.TLSKey = "nats://a:1", c.Key }, "both its certificate file and its key file"},
+		{"creds missing", func(x *ServeConfig) { x.Live.Stream, x.Live.Creds = "nats://a:1", filepath.Join(dir, "none") }, "credentials file: open"},
+		{"creds not creds", func(x *ServeConfig) { x.Live.Stream, x.Live.Creds = "nats://a:1", junk }, "not a NATS user's credentials"},
+		{"CA not PEM", func(x *ServeConfig) { x.Live.Stream, x.Live.TLSCA = "nats://a:1", junk }, "no PEM certificate"},
+		{"negative max bytes", func(x *ServeConfig) { x.Live.Stream, x.Live.MaxBytes = "nats://a:1", -1 }, "--live-max-bytes -1"},
+		{"password in a bad URL", func(x *ServeConfig) { x.Live.Stream = "nats://u:pw-x@a:1,http://u:pw-y@b" }, "nats://u:xxxxx@a:1,http://u:xxxxx@b"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultServeConfig()
@@ -143,17 +144,16 @@ func TestLiveSecurityFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bc, err := parseBusConfig(&cfg)
-	if err != nil || bc.Creds != creds || bc.TLSCA != c.CA || bc.TLSCert != c.Cert || bc.TLSKey != c.Key || bc.MaxBytes != 1<<30 {
-		t.Errorf("serve from the environment: %+v, %v", bc, err)
+	l := cfg.Live
+	if err := l.Check("test"); err != nil || l.Creds != creds || l.TLSCA != c.CA || l.TLSCert != c.Cert || l.TLSKey != c.Key || l.MaxBytes != 1<<30 {
+		t.Errorf("serve from the environment: %+v, %v", l, err)
 	}
-	fcfg := DefaultServeConfig()
-	var maddr string
-	fs := feedFlags(&fcfg, &maddr)
+	fcfg := FeedConfig{Live: session.DefaultConfig()}
+	fs := feedFlags(&fcfg)
 	if err := setFromEnv(fs, lookup); err != nil {
 		t.Fatal(err)
 	}
-	if bc, err := parseBusConfig(&fcfg); err != nil || bc.Creds != creds || bc.TLSCert != c.Cert || bc.MaxBytes != 1<<30 {
-		t.Errorf("feed from the environment: %+v, %v", bc, err)
+	if l := fcfg.Live; l.Check("test") != nil || l.Creds != creds || l.TLSCert != c.Cert || l.MaxBytes != 1<<30 {
+		t.Errorf("feed from the environment: %+v", l)
 	}
 }

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,10 +16,16 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/session/bus"
 	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot/ingest/live"
-	"github.com/pregao/pregao/snapshot/ingest/live/bus"
 )
+
+// streamOf returns the state of the stream m applies.
+func streamOf(m *Main) *engine.StreamStatus {
+	st, _ := m.Live.Status()
+	return st.Stream
+}
 
 // waitStream waits until the stream applier of m has caught up and
 // applied stream sequence seq (0: any), its session complete when
@@ -30,9 +34,9 @@ func waitStream(t *testing.T, m *Main, seq uint64, complete bool) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		ss := m.stream.streamStatus()
-		st := m.stream.state.Load()
-		if ss.CaughtUp && ss.Sequence >= seq && (!complete || st.complete) {
+		ss := streamOf(m)
+		st := m.Live.State()
+		if ss.CaughtUp && ss.Sequence >= seq && (!complete || st.Complete) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -75,23 +79,23 @@ func TestServeLiveEmbedded(t *testing.T) {
 	liveDir, listen := t.TempDir(), freeAddr(t)
 	feedSide := func() (*Main, func()) {
 		return serveLive(t, f, f.base, func(c *ServeConfig) {
-			c.Feed, c.FeedSpeed, c.LiveDir, c.Live, c.LiveListen = "replay:"+f.session, "max", liveDir, "embedded", listen
+			c.Live.Feed, c.Live.FeedSpeed, c.Live.Dir, c.Live.Stream, c.Live.Listen = "replay:"+f.session, "max", liveDir, "embedded", listen
 		})
 	}
 	m, stop := feedSide()
 	waitStream(t, m, 0, true)
-	st := m.stream.state.Load()
-	head := m.stream.streamStatus().Sequence
+	st := m.Live.State()
+	head := streamOf(m).Sequence
 	// The feed records a batch as published once the stream acknowledged
 	// it, which may come after the replica beside it applied the batch.
-	for deadline := time.Now().Add(10 * time.Second); m.live.state.Load().seq < st.seq && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(10 * time.Second); m.Live.FeedState().Seq < st.Seq && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if st.seq < 50 || head != st.seq || m.live.state.Load().seq != st.seq {
-		t.Fatalf("applied batch %d at stream sequence %d; the feed published %d", st.seq, head, m.live.state.Load().seq)
+	if st.Seq < 50 || head != st.Seq || m.Live.FeedState().Seq != st.Seq {
+		t.Fatalf("applied batch %d at stream sequence %d; the feed published %d", st.Seq, head, m.Live.FeedState().Seq)
 	}
 	now := m.clock.Now()
-	if m.clock != httpapi.Clock(m.streamClock) || m.cfg.Clock != "stream" || now.Before(live.SessionEnd(f.day)) || now.After(live.SessionEnd(f.day).Add(time.Hour)) {
+	if m.clock != httpapi.Clock(m.Live.Clock()) || m.cfg.Clock != "stream" || now.Before(live.SessionEnd(f.day)) || now.After(live.SessionEnd(f.day).Add(time.Hour)) {
 		t.Errorf("the API's clock %v (%s), want the stream's: the replay's end", now, m.cfg.Clock)
 	}
 	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, now.Unix(), nil) > 0 {
@@ -100,8 +104,8 @@ func TestServeLiveEmbedded(t *testing.T) {
 	// The copy of the session log (for pregao update --session-log)
 	// holds every batch, each with its stream sequence.
 	logPath := liveDir + "/" + live.LogName(f.day)
-	if info, err := readLog(logPath); err != nil || info.Records != int(st.seq) || info.Last != st.seq || info.LastStream != head || !info.LastComplete {
-		t.Errorf("session log copy %+v, %v; want %d records, the last at stream sequence %d", info, err, st.seq, head)
+	if info, err := readLog(logPath); err != nil || info.Records != int(st.Seq) || info.Last != st.Seq || info.LastStream != head || !info.LastComplete {
+		t.Errorf("session log copy %+v, %v; want %d records, the last at stream sequence %d", info, err, st.Seq, head)
 	}
 	code, rz := readyzBody(t, m)
 	var r struct {
@@ -111,15 +115,15 @@ func TestServeLiveEmbedded(t *testing.T) {
 			Stream map[string]any `json:"stream"`
 		} `json:"live"`
 	}
-	if err := json.Unmarshal([]byte(rz), &r); code != 200 || err != nil || r.Live.Feed != "replay" || r.Live.Seq != st.seq ||
+	if err := json.Unmarshal([]byte(rz), &r); code != 200 || err != nil || r.Live.Feed != "replay" || r.Live.Seq != st.Seq ||
 		r.Live.Stream["sequence"] != float64(head) || r.Live.Stream["pending"] != 0.0 || r.Live.Stream["caught_up"] != true || r.Live.Stream["connected"] != true {
 		t.Errorf("readyz %d %s", code, rz)
 	}
 	_, metrics := get(t, "http://"+m.Addr()+"/metrics", "")
 	for _, want := range []string{
-		"pregao_live_stream_published_total " + jsonNum(st.seq), `pregao_live_batches_total{result="applied"} ` + jsonNum(st.seq),
+		"pregao_live_stream_published_total " + jsonNum(st.Seq), `pregao_live_batches_total{result="applied"} ` + jsonNum(st.Seq),
 		"pregao_live_stream_sequence " + jsonNum(head), "pregao_live_stream_lag_messages 0", "pregao_live_stream_caught_up 1",
-		"pregao_live_stream_connected 1", "pregao_live_stream_redeliveries_total 0", "pregao_live_stream_apply_delay_seconds_count " + jsonNum(st.seq),
+		"pregao_live_stream_connected 1", "pregao_live_stream_redeliveries_total 0", "pregao_live_stream_apply_delay_seconds_count " + jsonNum(st.Seq),
 		`pregao_live_feed_errors_total{reason="gap"} 0`, `pregao_live_feed_errors_total{reason="message"} 0`,
 	} {
 		if !strings.Contains(metrics, want+"\n") {
@@ -128,9 +132,9 @@ func TestServeLiveEmbedded(t *testing.T) {
 	}
 
 	// A replica of the stream on another process's server.
-	rep, stopRep := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live = "nats://" + listen })
+	rep, stopRep := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live.Stream = "nats://" + listen })
 	waitStream(t, rep, head, true)
-	if lv := readyzLive(t, rep); lv["feed"] != feedStream || lv["seq"] != float64(st.seq) || lv["complete"] != true {
+	if lv := readyzLive(t, rep); lv["feed"] != "stream" || lv["seq"] != float64(st.Seq) || lv["complete"] != true {
 		t.Errorf("replica readyz live %v", lv)
 	}
 	if a, b := m.clock.Now(), rep.clock.Now(); !a.Equal(b) {
@@ -157,19 +161,19 @@ func TestServeLiveEmbedded(t *testing.T) {
 	defer stop()
 	waitStream(t, m, head, true)
 	// The feed side has read its session back.
-	for end := time.Now().Add(30 * time.Second); m.live.state.Load().seq != st.seq && time.Now().Before(end); {
+	for end := time.Now().Add(30 * time.Second); m.Live.FeedState().Seq != st.Seq && time.Now().Before(end); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(100 * time.Millisecond) // the feed goes through its resumed batches
-	if st2 := m.stream.state.Load(); st2.seq != st.seq || m.stream.streamStatus().Sequence != head {
-		t.Errorf("after a restart: batch %d at stream sequence %d, want %d at %d", st2.seq, m.stream.streamStatus().Sequence, st.seq, head)
+	if st2 := m.Live.State(); st2.Seq != st.Seq || streamOf(m).Sequence != head {
+		t.Errorf("after a restart: batch %d at stream sequence %d, want %d at %d", st2.Seq, streamOf(m).Sequence, st.Seq, head)
 	}
 	_, metrics = get(t, "http://"+m.Addr()+"/metrics", "")
 	if !strings.Contains(metrics, "pregao_live_stream_published_total 0\n") {
 		t.Error("the restarted feed published batches again")
 	}
-	if info, err := readLog(logPath); err != nil || info.Records != int(st.seq) || info.Last != st.seq || info.LastStream != head {
-		t.Errorf("session log copy after a restart %+v, %v; want %d records, the last at stream sequence %d", info, err, st.seq, head)
+	if info, err := readLog(logPath); err != nil || info.Records != int(st.Seq) || info.Last != st.Seq || info.LastStream != head {
+		t.Errorf("session log copy after a restart %+v, %v; want %d records, the last at stream sequence %d", info, err, st.Seq, head)
 	}
 	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, m.clock.Now().Unix(), nil) > 0 {
 		t.Error("after a restart the view differs from the full snapshot")
@@ -204,7 +208,7 @@ func identicalPaths(t *testing.T, m *Main) [][3]string {
 func TestServeLiveBadInput(t *testing.T) {
 	f := liveFixtureOf(t)
 	listen := freeAddr(t)
-	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveListen = "embedded", t.TempDir(), listen })
+	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live.Stream, c.Live.Dir, c.Live.Listen = "embedded", t.TempDir(), listen })
 	defer stop()
 	waitStream(t, m, 0, false) // an empty stream: caught up at once
 	if code, body := readyzBody(t, m); code != 200 || !strings.Contains(body, `"session":null`) {
@@ -278,7 +282,7 @@ func TestServeLiveBadInput(t *testing.T) {
 // the stream up.
 func TestServeLiveUnreachable(t *testing.T) {
 	f := liveFixtureOf(t)
-	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live = "nats://" + freeAddr(t) })
+	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live.Stream = "nats://" + freeAddr(t) })
 	defer stop()
 	time.Sleep(200 * time.Millisecond)
 	code, body := readyzBody(t, m)
@@ -300,7 +304,7 @@ func TestServeLiveUnreachable(t *testing.T) {
 func TestFeedCommand(t *testing.T) {
 	f := liveFixtureOf(t)
 	listen := freeAddr(t)
-	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveListen = "embedded", t.TempDir(), listen })
+	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live.Stream, c.Live.Dir, c.Live.Listen = "embedded", t.TempDir(), listen })
 	defer stop()
 	var published []string
 	runFeed := func() {
@@ -343,12 +347,12 @@ func TestFeedCommand(t *testing.T) {
 		}
 	}
 	runFeed()
-	head := m.stream.streamStatus().Sequence
+	head := streamOf(m).Sequence
 	if compareView(t, m.Store.View(), loadDataset(t, f.full), f.day, m.clock.Now().Unix(), nil) > 0 {
 		t.Error("the view differs from the full snapshot")
 	}
 	runFeed()
-	if h := m.stream.streamStatus().Sequence; h != head {
+	if h := streamOf(m).Sequence; h != head {
 		t.Errorf("the feed run again moved the stream from %d to %d", head, h)
 	}
 	if len(published) != 2 || published[0] != strconv.FormatUint(head, 10) || published[1] != "0" {
@@ -371,42 +375,6 @@ func TestFeedCommand(t *testing.T) {
 	}
 }
 
-// TestServeLiveStreamFlags: --live and its companions are checked before
-// anything is served.
-func TestServeLiveStreamFlags(t *testing.T) {
-	snap, keys, _ := serveFixture(t)
-	for _, tc := range []struct {
-		set  func(*ServeConfig)
-		want string
-	}{
-		{func(c *ServeConfig) { c.Live = "embedded" }, "--live embedded needs --live-dir"},
-		{func(c *ServeConfig) { c.Live = "kafka://x" }, "want embedded, or nats://"},
-		{func(c *ServeConfig) { c.Live = "nats://a:1,http://b" }, "want embedded, or nats://"},
-		{func(c *ServeConfig) { c.LiveListen = "127.0.0.1:4222" }, "--live-listen needs --live embedded"},
-		{func(c *ServeConfig) { c.Live, c.LiveListen = "nats://a:1", "127.0.0.1:4222" }, "--live-listen needs --live embedded"},
-		{func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveListen = "embedded", t.TempDir(), "4222" }, "want host:port"},
-		{func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveReplicas = "embedded", t.TempDir(), 3 }, "holds 1 copy"},
-		{func(c *ServeConfig) { c.Live, c.LiveReplicas = "nats://a:1", 7 }, "want 1 to 5"},
-		{func(c *ServeConfig) { c.Live, c.LiveRetention = "nats://a:1", -time.Hour }, "--live-retention"},
-	} {
-		cfg := DefaultServeConfig()
-		cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
-		tc.set(&cfg)
-		if _, err := newMain(cfg, io.Discard); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", cfg.Live, err, tc.want)
-		}
-	}
-	cfg, err := parseServe([]string{"--live", "nats://a:4222,nats://b:4222", "--live-replicas", "3", "--live-retention", "48h"},
-		func(k string) (string, bool) { return map[string]string{"PREGAO_LIVE_LISTEN": ""}[k], false }, io.Discard)
-	if err != nil || cfg.Live != "nats://a:4222,nats://b:4222" || cfg.LiveReplicas != 3 || cfg.LiveRetention != 48*time.Hour {
-		t.Errorf("parsed %+v, %v", cfg, err)
-	}
-	bc, err := parseBusConfig(&ServeConfig{Live: "nats://a:1"})
-	if err != nil || bc.Replicas != 3 {
-		t.Errorf("a cluster's default copies %d, %v; want 3", bc.Replicas, err)
-	}
-}
-
 // natsPublish publishes a raw message to the server at addr (what no
 // feed of pregao publishes).
 func natsPublish(t *testing.T, addr, subject string, data []byte) error {
@@ -426,23 +394,6 @@ func natsPublish(t *testing.T, addr, subject string, data []byte) error {
 	return nil
 }
 
-// A batch the stream cannot take for now is refused with
-// httpapi.ErrLiveUnavailable (the push endpoints' 503: send it again),
-// and the feed's loop takes it as a batch to publish again (errBus).
-func TestStreamLogUnavailable(t *testing.T) {
-	b, err := bus.Open(bus.Config{URL: "nats://" + freeAddr(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	var dups atomic.Int64
-	s := &streamLog{bus: b, session: engine.CivilDate(2026, 11, 19), timeout: 300 * time.Millisecond, dups: &dups}
-	err = s.Append(&live.Record{Seq: 1, Bars: []engine.LiveBar{}})
-	if !errors.Is(err, httpapi.ErrLiveUnavailable) || !errors.Is(err, errBus) || s.Last() != 0 {
-		t.Fatalf("Append to an unreachable stream: %v (last %d)", err, s.Last())
-	}
-}
-
 // TestServeLiveBusLost: a replica whose stream goes away keeps serving
 // its last state, /readyz stays 200 and reports the staleness; when the
 // stream is back the replica goes on after the last message it applied,
@@ -451,11 +402,11 @@ func TestServeLiveBusLost(t *testing.T) {
 	f := liveFixtureOf(t)
 	listen, store := freeAddr(t), t.TempDir()
 	owner := func() (*Main, func()) {
-		return serveLive(t, f, f.base, func(c *ServeConfig) { c.Live, c.LiveDir, c.LiveListen = "embedded", store, listen })
+		return serveLive(t, f, f.base, func(c *ServeConfig) { c.Live.Stream, c.Live.Dir, c.Live.Listen = "embedded", store, listen })
 	}
 	srv, stopSrv := owner()
 	waitStream(t, srv, 0, false)
-	rep, stopRep := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live = "nats://" + listen })
+	rep, stopRep := serveLive(t, f, f.base, func(c *ServeConfig) { c.Live.Stream = "nats://" + listen })
 	defer stopRep()
 	tk := sessionTicker(t, f)
 	t0 := int64(f.day)*86400 + 14*3600
@@ -482,7 +433,7 @@ func TestServeLiveBusLost(t *testing.T) {
 	v3 := rep.Store.View()
 	stopSrv() // the stream's only server goes away
 	deadline := time.Now().Add(20 * time.Second)
-	for ss := rep.stream.streamStatus(); ss.Connected || ss.Stale < 500*time.Millisecond; ss = rep.stream.streamStatus() {
+	for ss := streamOf(rep); ss.Connected || ss.Stale < 500*time.Millisecond; ss = streamOf(rep) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the replica does not see the stream gone: %+v", *ss)
 		}
@@ -498,8 +449,8 @@ func TestServeLiveBusLost(t *testing.T) {
 	_, stopSrv = owner() // back, with the same store
 	defer stopSrv()
 	waitStream(t, rep, publish(4, 5), false)
-	if st := rep.stream.state.Load(); st.seq != 5 {
-		t.Errorf("after the stream's return: batch %d applied, want 5", st.seq)
+	if st := rep.Live.State(); st.Seq != 5 {
+		t.Errorf("after the stream's return: batch %d applied, want 5", st.Seq)
 	}
 	_, metrics := get(t, "http://"+rep.Addr()+"/metrics", "")
 	for _, want := range []string{`pregao_live_feed_errors_total{reason="gap"} 0`, `pregao_live_batches_total{result="applied"} 5`, "pregao_live_stream_connected 1"} {

@@ -109,12 +109,7 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	}
 	old := m.Store.Current()
 	m.Store.Publish(ds)
-	if m.live != nil {
-		m.live.published() // the handover, if ds covers the live session
-	}
-	if m.stream != nil {
-		m.stream.published()
-	}
+	m.Live.Published() // the handover, if ds covers the live session
 	if old != nil {
 		m.goTuneGC(func() { releaseMemory(restore, m.releaseOld) }, !m.releaseOld) // a release collects
 	} else {

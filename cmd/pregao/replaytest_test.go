@@ -110,7 +110,7 @@ func TestReplayUnderLoad(t *testing.T) {
 	replaceFile(t, f.base, served)
 	start := time.Now()
 	r, stop := serveLive(t, f, served, func(c *ServeConfig) {
-		c.Feed, c.FeedSpeed, c.LiveDir = "replay:"+f.session, speed, liveDir
+		c.Live.Feed, c.Live.FeedSpeed, c.Live.Dir = "replay:"+f.session, speed, liveDir
 	})
 	defer stop()
 	loadDone := make(chan []loadSample, 1)
@@ -137,7 +137,7 @@ func TestReplayUnderLoad(t *testing.T) {
 	var busy []window
 	for _, at := range samples {
 		for r.clock.Now().Before(at) {
-			if r.live.state.Load().complete {
+			if r.Live.State().Complete {
 				break
 			}
 			time.Sleep(2 * time.Millisecond)
@@ -165,17 +165,17 @@ func TestReplayUnderLoad(t *testing.T) {
 		slow = v
 	}
 	r2, stop2 := serveLive(t, f, f.base, func(c *ServeConfig) {
-		c.Feed, c.FeedSpeed, c.FeedFrom, c.LiveDir = "replay:"+f.session, slow, "14:00", t.TempDir()
+		c.Live.Feed, c.Live.FeedSpeed, c.Live.FeedFrom, c.Live.Dir = "replay:"+f.session, slow, "14:00", t.TempDir()
 	})
-	for st := r2.live.state.Load(); r2.clock.Now().Before(f.day.Time().Add(17 * time.Hour)); st = r2.live.state.Load() {
-		if st.complete {
+	for st := r2.Live.State(); r2.clock.Now().Before(f.day.Time().Add(17 * time.Hour)); st = r2.Live.State() {
+		if st.Complete {
 			t.Fatal("the replay from 14:00 ended before 14:00")
 		}
 		time.Sleep(10 * time.Millisecond) // the morning, played as fast as applied
 	}
-	seq0 := r2.live.state.Load().seq
+	seq0 := r2.Live.State().Seq
 	during2 := openLoad("http://"+r2.Addr()+"/v2", loadPaths, f.key, rate, 2*refDur, time.Now())
-	seq2 := r2.live.state.Load().seq - seq0
+	seq2 := r2.Live.State().Seq - seq0
 	stop2()
 
 	// The roll.
@@ -185,7 +185,7 @@ func TestReplayUnderLoad(t *testing.T) {
 	if err := r.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); !r.live.state.Load().rolled; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !r.Live.State().Rolled; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no handover")
 		}

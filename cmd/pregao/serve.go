@@ -22,10 +22,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/session"
 	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot"
-	"github.com/pregao/pregao/snapshot/ingest/live/bus"
-	"github.com/pregao/pregao/snapshot/ingest/negocios"
 	"github.com/pregao/pregao/snapshot/remote"
 )
 
@@ -91,34 +90,9 @@ type ServeConfig struct {
 	// are closed. Default 1s; not a flag.
 	CloseGrace time.Duration
 
-	// The live session (live.go). Feed is "" (none), "replay:DIR", "b3"
-	// or "push"; FeedSpeed the replay's speed ("max" or K times real
-	// time); LiveDir the folder of the session logs and the b3 feed's
-	// state (required with a feed); LiveSession the session's day
-	// (YYYY-MM-DD; "": the feed's); LiveKeep the sessions whose logs are
-	// kept. B3URL, B3Tickers (comma-separated; "": the whole day's
-	// file), B3Interval and B3Pace configure the b3 feed.
-	// FeedFrom plays a replay as fast as it is applied up to that São
-	// Paulo time of the day (HH:MM), at FeedSpeed from there.
-	Feed, FeedSpeed, FeedFrom, LiveDir, LiveSession string
-	LiveKeep                                        int
-	B3URL, B3Tickers                                string
-	B3Interval, B3Pace                              time.Duration
-
-	// The live stream (livestream.go). Live is "" (none), "embedded" (a
-	// JetStream server in the process, its store in LiveDir/jetstream,
-	// listening on LiveListen when set) or the nats:// URLs of a
-	// cluster: the feed publishes its batches there and the session is
-	// applied from it. LiveReplicas is the stream's copies (default 1
-	// embedded, 3 on a cluster), LiveRetention how long it keeps a batch
-	// and LiveMaxBytes how many bytes (0: no cap beyond LiveRetention).
-	// LiveCreds, LiveTLSCA, LiveTLSCert and LiveTLSKey are the files of
-	// a cluster's credentials and TLS (bus.Config; "": none).
-	Live, LiveListen                              string
-	LiveReplicas                                  int
-	LiveRetention                                 time.Duration
-	LiveMaxBytes                                  int64
-	LiveCreds, LiveTLSCA, LiveTLSCert, LiveTLSKey string
+	// Live configures the live session and the live stream (package
+	// engine/session; its flags are declared there).
+	Live session.Config
 
 	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
 	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an
@@ -136,7 +110,7 @@ func DefaultServeConfig() ServeConfig {
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second, CloseGrace: time.Second,
 		SnapshotStallTimeout: 60 * time.Second,
-		FeedSpeed:            "1", LiveKeep: 10, LiveRetention: 7 * 24 * time.Hour, B3URL: negocios.DefaultBase, B3Interval: time.Minute, B3Pace: time.Second,
+		Live:                 session.DefaultConfig(),
 	}
 }
 
@@ -187,13 +161,10 @@ type Main struct {
 	progress  snapshot.Progress  // of the first load (loadFirst), for /readyz
 	accessLog *httpapi.AccessLog // nil: --access-log off
 
-	live  *liveRunner   // the live session (--feed); nil: none
-	clock httpapi.Clock // the API's clock
-	// busCfg is the live stream's (--live; zero URL: none); stream
-	// applies it to the Store, its clock the API's then.
-	busCfg      bus.Config
-	stream      *streamApplier
-	streamClock *streamClock
+	// Live is the live session (--feed, --live): it registers its
+	// metrics whether or not one runs. clock is the API's.
+	Live  *session.Session
+	clock httpapi.Clock
 }
 
 // answerCacheBytes is the httpapi bound of --answer-cache MiB (0: off).
@@ -284,51 +255,18 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	default:
 		return nil, fmt.Errorf("serve: --clock %q: want snapshot or wall", cfg.Clock)
 	}
-	lc, err := parseLiveConfig(&cfg)
+	m.Live, err = session.New(cfg.Live, m.Store, session.Options{Log: m.log, Registerer: m.Registry, Version: build.Version,
+		SetSink: func(s engine.LiveSink) { m.API.SetLiveSink(s) }})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("serve: %w", err)
 	}
-	if m.busCfg, err = parseBusConfig(&cfg); err != nil {
-		return nil, err
-	}
-	liveMet := registerLiveMetrics(m.Registry, func() *liveState {
-		switch {
-		case m.stream != nil:
-			return m.stream.state.Load()
-		case m.live == nil:
-			return nil
-		}
-		return m.live.state.Load()
-	}, func() time.Duration {
-		switch {
-		case m.stream != nil:
-			return watermarkLag(m.stream.state.Load(), m.streamClock.Now())
-		case m.live == nil:
-			return 0
-		}
-		return m.live.lag(m.live.state.Load())
-	})
-	registerStreamMetrics(m.Registry, func() *streamApplier { return m.stream })
-	if lc.kind != "" {
-		if m.live, err = newLiveRunner(lc, m.Store, m.log, liveMet); err != nil {
-			return nil, err
-		}
-		clock = m.live.clock // the feed's: virtual for a replay, the wall clock otherwise
-		if m.live.clock.virtual {
-			cfg.Clock = "replay"
-		} else {
-			cfg.Clock = "wall"
-		}
-		m.cfg.Clock = cfg.Clock
-	}
-	if m.busCfg.URL != "" {
-		// Every replica answers as of the stream's clock, the one beside
-		// the feed included, so that replicas at one stream sequence
-		// give the same answers.
-		m.streamClock = &streamClock{}
-		clock = m.streamClock
-		cfg.Clock, m.cfg.Clock = "stream", "stream"
-		m.stream = newStreamApplier(m.Store, m.log, liveMet, lc.kind, m.streamClock)
+	if name := m.Live.ClockName(); name != "" {
+		// The feed's (virtual for a replay) or the stream's: every
+		// replica answers as of the stream's clock, the one beside the
+		// feed included, so that replicas at one stream sequence give
+		// the same answers.
+		clock = m.Live.Clock()
+		cfg.Clock, m.cfg.Clock = name, name
 	}
 	var origins []string
 	for _, o := range strings.Split(cfg.CORSOrigin, ",") {
@@ -342,11 +280,8 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	m.clock = clock
 	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout,
 		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst}}, m.Store, keys, clock, m.Registry, m.log)
-	switch {
-	case m.busCfg.URL != "":
-		m.API.SetLiveStatus(m.streamStatus)
-	case m.live != nil:
-		m.API.SetLiveStatus(m.live.status)
+	if m.Live.Runs() {
+		m.API.SetLiveStatus(m.Live.Status)
 	}
 	m.API.SetLoadStatus(func() httpapi.LoadStatus {
 		st := m.progress.State()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pregao/pregao/engine/session"
 	"github.com/pregao/pregao/snapshot/remote"
 )
 
@@ -62,21 +63,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.PrintKey, "print-key", cfg.PrintKey, "print the API key this file holds (keys add's output) at start, with a request to try: for the demo image, whose log is where its user looks; never for a real key")
 	fs.BoolVar(&cfg.QueryToken, "query-token", cfg.QueryToken, "also accept the API key as ?token=KEY (spreadsheets, browsers) from requests without an Authorization header; it is removed from the query before logging (default off: URLs end up in histories and proxies' logs)")
 	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
-	fs.StringVar(&cfg.Feed, "feed", cfg.Feed, "live session `feed`: replay:DIR (a recorded session's B3 trade files), b3 (B3's trade files, polled) or push (POST /admin/live/...); default none")
-	fs.StringVar(&cfg.FeedSpeed, "feed-speed", cfg.FeedSpeed, "replay speed: K times real time (60: a minute a second) or max")
-	fs.StringVar(&cfg.FeedFrom, "feed-from", cfg.FeedFrom, "replay: play as fast as applied up to this São Paulo time (HH:MM), at --feed-speed from there")
-	fs.StringVar(&cfg.LiveDir, "live-dir", cfg.LiveDir, "folder of the session logs (and the b3 feed's state); required with --feed")
-	fs.StringVar(&cfg.LiveSession, "live-session", cfg.LiveSession, "the live session's day, YYYY-MM-DD (default: the feed's: the recording's, or today's in São Paulo)")
-	fs.IntVar(&cfg.LiveKeep, "live-keep", cfg.LiveKeep, "session logs kept in --live-dir (the 1-minute history pregao update takes)")
-	fs.StringVar(&cfg.Live, "live", cfg.Live, "the live stream the session's batches go through (NATS JetStream): embedded (a server in this process, its store in --live-dir) or nats://HOST:PORT,... of a cluster; default none (the feed applies here, its log in --live-dir)")
-	fs.StringVar(&cfg.LiveListen, "live-listen", cfg.LiveListen, "--live embedded: also accept NATS clients (pregao feed, other replicas) on this host:port; default none")
-	fs.IntVar(&cfg.LiveReplicas, "live-replicas", cfg.LiveReplicas, "copies of the live stream: 1 embedded; on a cluster 3 (0: that default; never 2)")
-	fs.DurationVar(&cfg.LiveRetention, "live-retention", cfg.LiveRetention, "how long the live stream keeps a batch")
-	liveStreamFlags(fs, cfg)
-	fs.StringVar(&cfg.B3URL, "b3-url", cfg.B3URL, "b3 feed: the address B3's trade files are under (a mirror, a moved portal)")
-	fs.StringVar(&cfg.B3Tickers, "b3-tickers", cfg.B3Tickers, "b3 feed: tickers polled one file each during the session, comma-separated (default: the whole day's file, the next morning)")
-	fs.DurationVar(&cfg.B3Interval, "b3-interval", cfg.B3Interval, "b3 feed: time between the starts of two polls")
-	fs.DurationVar(&cfg.B3Pace, "b3-pace", cfg.B3Pace, "b3 feed: least time between two requests to B3")
+	cfg.Live.AddFlags(fs, session.RoleServe)
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the write timeout + 5s)")
 	return fs
 }

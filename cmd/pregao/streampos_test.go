@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/session/bus"
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/ingest/live"
-	"github.com/pregao/pregao/snapshot/ingest/live/bus"
 )
 
 // withPosition writes the snapshot at src again, at dst, with position
@@ -93,12 +93,11 @@ func TestReplicaStartsAtSnapshotPosition(t *testing.T) {
 				snap = filepath.Join(dir, "base.snap")
 				withPosition(t, f.base, snap, c.pos)
 			}
-			m, stop := serveLive(t, f, snap, func(cfg *ServeConfig) { cfg.Live, cfg.LiveDir = bus.Embedded, liveDir })
+			m, stop := serveLive(t, f, snap, func(cfg *ServeConfig) { cfg.Live.Stream, cfg.Live.Dir = bus.Embedded, liveDir })
 			defer stop()
 			waitStream(t, m, 0, false)
-			sp := m.stream.from.Load()
-			if sp == nil || sp.from != c.from || sp.lookup != c.lookup || sp.position != c.pos {
-				t.Fatalf("started at %+v, want from %d (lookup %v, position %+v)", sp, c.from, c.lookup, c.pos)
+			if sp := streamOf(m); sp.Start != c.from || sp.Lookup != c.lookup || sp.Position != c.pos {
+				t.Fatalf("started at %d (lookup %v, position %+v), want from %d (lookup %v, position %+v)", sp.Start, sp.Lookup, sp.Position, c.from, c.lookup, c.pos)
 			}
 			_, metrics := get(t, "http://"+m.Addr()+"/metrics", "")
 			for _, want := range []string{

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/session"
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/assemble"
@@ -46,9 +47,8 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	force := fl.Bool("force", false, "with --bundle: "+forceUsage)
 	lenient := fl.Bool("lenient", false, "import: skip malformed rows, counted in the summary")
 	noFetch := fl.Bool("no-fetch", false, "do not download: import and build what DIR holds")
-	liveURL := fl.String("live", "", liveUsage)
-	var auth liveAuth
-	auth.flags(fl)
+	var liveCfg session.Config
+	liveCfg.AddFlags(fl, session.RoleImport)
 	var sessionLogs listFlag
 	fl.Var(&sessionLogs, "session-log", "live session logs, or folders of them (serve's --live-dir): their 1-minute bars become the intraday history of their sessions up to the as-of day")
 	if err := fl.Parse(args); err != nil {
@@ -61,7 +61,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fl.Usage()
 		return errors.New("update: --dir and --out are required")
 	}
-	if _, err := auth.busConfig(*liveURL); err != nil {
+	if err := liveCfg.CheckImport(); err != nil {
 		return fmt.Errorf("update: %w", err)
 	}
 	if *bundleDir != "" {
@@ -97,7 +97,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("update: %w", err)
 	}
 	ic.Assemble.Lenient = *lenient
-	ic.SessionLogs, ic.Live, ic.LiveAuth = sessionLogs, *liveURL, auth
+	ic.SessionLogs, ic.Live = sessionLogs, liveCfg
 	ic.Out, ic.Force = *bundleDir, *force
 	if ic.Out == "" {
 		tmp, err := os.MkdirTemp("", "pregao-update-")

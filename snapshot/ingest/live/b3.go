@@ -27,7 +27,8 @@ type B3Config struct {
 	// moved portal, a test server).
 	URLs negocios.URLs
 	// Interval is the time between the starts of two polls (default
-	// 60 s); Pace the least time between two requests (default 1 s).
+	// DefaultB3Interval); Pace the least time between two requests
+	// (default DefaultB3Pace).
 	Interval, Pace time.Duration
 	// StateDir, when set, holds the poller's watermarks of each session
 	// (b3-YYYY-MM-DD.json), so that a restart resumes.
@@ -42,6 +43,12 @@ type B3Config struct {
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 }
+
+// The defaults of B3Config's Interval and Pace.
+const (
+	DefaultB3Interval = time.Minute
+	DefaultB3Pace     = time.Second
+)
 
 // B3 polls B3's trade files (see the package documentation).
 type B3 struct {
@@ -59,16 +66,16 @@ type B3 struct {
 // NewB3 returns a B3 feed of cfg.
 func NewB3(cfg B3Config) (*B3, error) {
 	if cfg.Interval <= 0 {
-		cfg.Interval = time.Minute
+		cfg.Interval = DefaultB3Interval
 	}
 	if cfg.Pace <= 0 {
-		cfg.Pace = time.Second
+		cfg.Pace = DefaultB3Pace
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = Sleep
 	}
 	for _, t := range cfg.Tickers {
 		if !engine.ValidTicker(t) {

@@ -88,15 +88,7 @@ type Record struct {
 
 // Trade is one trade (or cancellation) of a push, as the session log
 // keeps it.
-type Trade struct {
-	Ticker      string
-	Time        int64      // unix milliseconds, UTC
-	Price       engine.Num // BRL per share
-	Quantity    int64
-	ID          string
-	Cancel      bool
-	AfterMarket bool
-}
+type Trade = engine.LiveTrade
 
 // LogName returns the name of session d's log in a live folder:
 // session-YYYY-MM-DD.log.

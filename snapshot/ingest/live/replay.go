@@ -97,7 +97,7 @@ func NewReplay(cfg ReplayConfig) (*Replay, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = Sleep
 	}
 	if math.IsNaN(cfg.Speed) || math.IsInf(cfg.Speed, 0) {
 		return nil, errorf("replay: speed %v", cfg.Speed)

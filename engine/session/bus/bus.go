@@ -27,6 +27,9 @@ import (
 // Embedded is the URL of the in-process JetStream server.
 const Embedded = "embedded"
 
+// DefaultMaxAge is how long the stream keeps a batch by default: 7 days.
+const DefaultMaxAge = 7 * 24 * time.Hour
+
 // Config configures Open.
 type Config struct {
 	// URL is Embedded or the nats:// URLs of a cluster, comma-separated.
@@ -39,7 +42,7 @@ type Config struct {
 	// Replicas is the number of copies of the stream (1 embedded; 3 on
 	// a 3-node cluster).
 	Replicas int
-	// MaxAge is how long the stream keeps a batch (0: 7 days).
+	// MaxAge is how long the stream keeps a batch (0: DefaultMaxAge).
 	MaxAge time.Duration
 	// Duplicates is the stream's deduplication window (0: 10 minutes).
 	Duplicates time.Duration
@@ -181,7 +184,7 @@ func Open(cfg Config) (*Bus, error) {
 		cfg.Replicas = 1
 	}
 	if cfg.MaxAge <= 0 {
-		cfg.MaxAge = 7 * 24 * time.Hour
+		cfg.MaxAge = DefaultMaxAge
 	}
 	if cfg.Duplicates <= 0 {
 		cfg.Duplicates = 10 * time.Minute

@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"bytes"
@@ -10,10 +10,10 @@ import (
 	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
-// TestLogHandover: the handover log (both appliers: the file feed's and
-// the stream's) is a warning that counts the tickers whose 1-minute bars
-// in the snapshot end before their last live minute and those the
-// snapshot does not list; without either it is information.
+// TestLogHandover: the handover log is a warning that counts the
+// tickers whose 1-minute bars in the snapshot end before their last live
+// minute and those the snapshot does not list; without either it is
+// information.
 func TestLogHandover(t *testing.T) {
 	u := demo.GenerateSize(5, demo.Size{Companies: 2, FIIs: 1, IntradayTickers: 1, IntradaySessions: 1, ReportsFrom: 2025, FundReportsFrom: 2025, EventsFrom: 2025})
 	ds, err := engine.Build(u)

@@ -1,0 +1,342 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/session/bus"
+	"github.com/pregao/pregao/snapshot/ingest/live"
+)
+
+// local is the local driver: the feed of this process (a replay, B3's
+// trade files, or the pushes it takes as the push endpoints' sink), its
+// numbering and its session log. A batch is durable before it is
+// acknowledged: appended to the session log file and then applied to the
+// head (head non-nil), or published to the live stream and acknowledged
+// by it (bus non-nil: the stream driver applies it, here and on every
+// replica).
+//
+// mu serializes every writer of the session: the feed's steps, the
+// pushes, the session's start and end. It is never held while a feed
+// waits or fetches, and taken before the head's lock, never after.
+type local struct {
+	cfg   *settings
+	feed  live.Feed // nil: push
+	head  *head     // nil: the batches go to the stream only
+	clock *Clock    // the feed's
+	// virtual says the feed's clock is its own (a replay's).
+	virtual bool
+	met     *metrics
+	log     *slog.Logger
+	// now is the wall clock of the push session's calendar (tests).
+	now func() time.Time
+	// setSink makes the push feed the push endpoints' sink (nil: none).
+	setSink func(engine.LiveSink)
+
+	// state is the session as published to the stream (bus non-nil),
+	// for a feed's own readiness and gauges.
+	state atomic.Pointer[State]
+
+	// bus is the live stream the feed publishes to (nil: the session log
+	// file in cfg.dir, applied here), set before start; ctx ends the
+	// retries of a feed that cannot reach it. dups counts the batches the
+	// stream already held.
+	bus  *bus.Bus
+	ctx  context.Context
+	dups atomic.Int64
+
+	mu       sync.Mutex
+	started  bool // the first session was opened
+	session  engine.Date
+	slog     sessionLog // nil: no session open
+	seq      uint64     // the last batch made durable
+	complete bool
+	trades   *live.Trades // push: the session's aggregation of pushed trades
+	// feedErrs and tradeErrs are the error counts already added to the
+	// metrics.
+	feedErrs, tradeErrs map[string]int64
+}
+
+// sessionLog is where a batch goes before it is acknowledged: the
+// session log file (live.Log), or the live stream (streamLog).
+type sessionLog interface {
+	Append(*live.Record) error
+	Undo() error
+	Close() error
+	Last() uint64
+}
+
+// newLocal builds the feed of cfg (a replay reads its recording now, so
+// that a bad folder stops the command at once).
+func newLocal(cfg *settings, h *head, log *slog.Logger, met *metrics, now func() time.Time) (*local, error) {
+	if err := os.MkdirAll(cfg.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--live-dir: %w", err)
+	}
+	l := &local{cfg: cfg, head: h, log: log.With("feed", cfg.kind), clock: &Clock{}, met: met, now: now, session: engine.NoDate,
+		feedErrs: map[string]int64{}, tradeErrs: map[string]int64{}}
+	l.state.Store(&State{Session: engine.NoDate})
+	switch cfg.kind {
+	case FeedReplay:
+		var from time.Duration
+		if hm, err := time.Parse("15:04", cfg.from); err == nil {
+			from = time.Duration(hm.Hour())*time.Hour + time.Duration(hm.Minute())*time.Minute
+		}
+		rp, err := live.NewReplay(live.ReplayConfig{Dir: cfg.replay, Session: cfg.session, Speed: cfg.speed, From: from})
+		if err != nil {
+			return nil, fmt.Errorf("--feed %s:%s: %w", FeedReplay, cfg.replay, err)
+		}
+		l.feed = rp
+		l.log.Info("replay loaded", "recording", rp.String())
+	case FeedB3:
+		b, err := live.NewB3(cfg.b3)
+		if err != nil {
+			return nil, fmt.Errorf("--feed b3: %w", err)
+		}
+		l.feed = b
+	}
+	if l.feed != nil {
+		var start time.Time
+		start, l.virtual = l.feed.Clock()
+		l.clock.set(start, l.virtual)
+	}
+	return l, nil
+}
+
+// firstSession returns the session the driver starts with.
+func (l *local) firstSession() engine.Date {
+	switch {
+	case l.cfg.session.Valid():
+		return l.cfg.session
+	case l.feed != nil:
+		return l.feed.Session()
+	}
+	return live.CurrentSession(l.now())
+}
+
+// start opens the first session: the snapshot is published by then. A
+// push feed becomes the push endpoints' sink.
+func (l *local) start() error {
+	l.mu.Lock()
+	err := l.openSession(l.firstSession())
+	l.started = true
+	l.mu.Unlock()
+	if err == nil && l.feed == nil && l.setSink != nil {
+		l.setSink(l)
+	}
+	return err
+}
+
+// loop runs the feed, or the push session's calendar, until ctx ends,
+// then closes the session log.
+func (l *local) loop(ctx context.Context) {
+	if l.feed != nil {
+		l.runFeed(ctx)
+	} else {
+		l.runPushCalendar(ctx)
+	}
+	l.mu.Lock()
+	if l.slog != nil {
+		l.slog.Close()
+		l.slog = nil
+	}
+	l.mu.Unlock()
+}
+
+// openSession starts session sd: the previous session's log is closed,
+// sd's opened and read back (restoreFile, or restoreStream with a
+// stream). The caller holds l.mu.
+func (l *local) openSession(sd engine.Date) error {
+	if l.slog != nil {
+		l.slog.Close()
+		l.slog = nil
+	}
+	l.session, l.seq, l.complete = sd, 0, false
+	l.newTrades()
+	var err error
+	if l.bus != nil {
+		err = l.restoreStream(sd)
+	} else {
+		err = l.restoreFile(sd)
+	}
+	if err != nil {
+		return err
+	}
+	if l.feed != nil {
+		l.feed.Resume(l.seq)
+	}
+	prune(l.cfg.dir, l.cfg.keep, sd, l.log)
+	l.closeIfRolled()
+	l.publishState()
+	return nil
+}
+
+// newTrades starts the push session's aggregation of trades anew.
+func (l *local) newTrades() {
+	if l.cfg.kind == FeedPush {
+		l.trades = live.NewTrades(l.session, false)
+		clear(l.tradeErrs)
+	}
+}
+
+// noteDurable records batch b as durable. The caller holds l.mu.
+func (l *local) noteDurable(b *engine.LiveBatch) {
+	l.seq = b.Seq
+	l.complete = l.complete || b.Complete
+}
+
+// commit makes batch b durable and applies it (with the trades it came
+// from, for a push; at is the feed's clock): appended to the session log
+// and applied to the head, a batch the engine refuses taken out of the
+// log again; or, with a stream, checked as every replica will check it
+// (a batch they would refuse is refused here, never published) and
+// published. The caller holds l.mu and has checked b.Seq is l.seq+1 or
+// above.
+func (l *local) commit(b *engine.LiveBatch, trades []live.Trade, at time.Time) error {
+	if l.slog == nil {
+		return fmt.Errorf("%w: batch %d: the live session %s is over (the snapshot of its day serves it)", engine.ErrLiveBatch, b.Seq, l.session)
+	}
+	if l.head == nil {
+		if err := b.Check(l.session); err != nil {
+			l.met.batches.WithLabelValues("refused").Inc()
+			l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
+			l.log.Warn("live batch refused", "seq", b.Seq, "bars", len(b.Bars), "err", err.Error())
+			return err
+		}
+	}
+	rec := live.Record{Seq: b.Seq, At: at.UnixMilli(), Complete: b.Complete, Bars: b.Bars, Trades: trades}
+	t0 := time.Now()
+	if err := l.slog.Append(&rec); err != nil {
+		if l.head == nil {
+			l.met.feedErrors.WithLabelValues(reasonBus).Inc()
+			l.log.Error("live stream: batch not published", "seq", b.Seq, "err", err.Error())
+		} else {
+			l.met.feedErrors.WithLabelValues(reasonLog).Inc()
+			l.log.Error("session log append failed: batch not applied", "seq", b.Seq, "err", err.Error())
+		}
+		return err
+	}
+	l.met.logAppend.Observe(time.Since(t0).Seconds())
+	if l.head == nil {
+		l.met.published.Inc()
+		l.noteDurable(b)
+		l.publishState()
+		return nil
+	}
+	l.head.mu.Lock()
+	out, err := l.head.apply(b, false)
+	if out == applied {
+		l.head.publishState()
+	}
+	l.head.mu.Unlock()
+	if out != applied {
+		if uerr := l.slog.Undo(); uerr != nil {
+			l.log.Error("session log: a refused batch could not be taken out; the next restart refuses it again", "seq", b.Seq, "err", uerr.Error())
+		}
+		return err
+	}
+	l.noteDurable(b)
+	l.closeIfRolled()
+	return nil
+}
+
+// closeIfRolled closes the session log once the head handed the session
+// over to its snapshot: later batches of it are refused. The caller
+// holds l.mu.
+func (l *local) closeIfRolled() {
+	if l.head != nil && l.slog != nil && l.head.isRolled(l.session) {
+		l.slog.Close()
+		l.slog = nil
+	}
+}
+
+// publishState publishes the state of a feed that publishes to the
+// stream (the head publishes its own). The caller holds l.mu.
+func (l *local) publishState() {
+	if l.head == nil {
+		l.state.Store(&State{Running: l.slog != nil, Session: l.session, Seq: l.seq, Complete: l.complete})
+	}
+}
+
+// runFeed takes the feed's steps until ctx ends: a step of a new session
+// starts it; a batch above the last made durable is committed (those up
+// to it, a restarted replay's, are skipped); the clock moves on.
+func (l *local) runFeed(ctx context.Context) {
+	for {
+		st, err := l.feed.Next(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, io.EOF) {
+			l.log.Info("feed finished: nothing more for the session", "session", l.session.String(), "seq", l.seq)
+			<-ctx.Done()
+			return
+		}
+		l.mu.Lock()
+		l.countErrors(l.feed.Errors(), l.feedErrs)
+		l.mu.Unlock()
+		if err != nil {
+			l.met.feedErrors.WithLabelValues(reasonStalled).Inc()
+			l.log.Warn("feed failed; retrying", "err", err.Error(), "retry", l.cfg.retry.String())
+			if live.Sleep(ctx, l.cfg.retry) != nil {
+				return
+			}
+			continue
+		}
+		l.mu.Lock()
+		l.step(ctx, &st)
+		l.mu.Unlock()
+	}
+}
+
+// step takes one step of the feed. The caller holds l.mu.
+func (l *local) step(ctx context.Context, st *live.Step) {
+	if st.Session.Valid() && st.Session != l.session && !l.cfg.session.Valid() {
+		if err := l.openSession(st.Session); err != nil {
+			l.log.Error("live session not started", "session", st.Session.String(), "err", err.Error())
+		}
+	}
+	if b := st.Batch; b != nil {
+		switch {
+		case b.Seq <= l.seq:
+			l.met.batches.WithLabelValues("redelivered").Inc()
+		case b.Session != l.session:
+			l.met.batches.WithLabelValues("refused").Inc()
+			l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
+		default:
+			// A batch the stream did not take is published again (the
+			// feed waits): a replica never misses one.
+			for err := l.commit(b, nil, st.At); errors.Is(err, errBus) && ctx.Err() == nil; err = l.commit(b, nil, st.At) {
+				l.mu.Unlock()
+				live.Sleep(ctx, min(l.cfg.retry, time.Second))
+				l.mu.Lock()
+			}
+		}
+	}
+	l.clock.set(st.At, l.virtual)
+	if l.head != nil {
+		l.head.mu.Lock()
+		l.head.publishState()
+		l.head.mu.Unlock()
+	}
+	l.publishState()
+}
+
+// countErrors adds the bad input counted since the last call (errs,
+// cumulative) to the metrics; seen holds what was added. The caller
+// holds l.mu.
+func (l *local) countErrors(errs, seen map[string]int64) {
+	for k, v := range errs {
+		if d := v - seen[k]; d > 0 {
+			l.met.feedErrors.WithLabelValues(k).Add(float64(d))
+			seen[k] = v
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/live"
+)
+
+// The push feed: the local driver is the push endpoints' sink
+// (engine.LiveSink), and a calendar completes each session at its end and
+// starts the next weekday's at its start.
+
+var _ engine.LiveSink = (*local)(nil)
+
+// runPushCalendar completes the push session at its end (a batch without
+// bars, which takes a sequence number) and, unless Config.Day fixes it,
+// starts the next weekday's at its start.
+func (l *local) runPushCalendar(ctx context.Context) {
+	for {
+		l.mu.Lock()
+		l.rollPush()
+		until := live.SessionEnd(l.session)
+		switch {
+		case l.complete && l.cfg.session.Valid():
+			until = time.Time{}
+		case l.complete:
+			until = live.SessionStart(live.NextWeekday(l.session))
+		}
+		l.mu.Unlock()
+		if until.IsZero() {
+			<-ctx.Done()
+			return
+		}
+		if live.Sleep(ctx, max(until.Sub(l.now()), 0)+time.Second) != nil {
+			return
+		}
+	}
+}
+
+// rollPush completes the push session once its end has passed, and
+// starts the session of the calendar when it is a later one. The caller
+// holds l.mu.
+func (l *local) rollPush() {
+	now := l.now()
+	if l.slog != nil && !l.complete && !now.Before(live.SessionEnd(l.session)) {
+		b := &engine.LiveBatch{Seq: l.seq + 1, Session: l.session, Bars: []engine.LiveBar{}, Complete: true}
+		if err := l.commit(b, nil, now); err == nil {
+			l.log.Info("push session complete", "session", l.session.String(), "seq", b.Seq)
+		}
+	}
+	if l.cfg.session.Valid() {
+		return
+	}
+	if sd := live.CurrentSession(now); sd > l.session {
+		if err := l.openSession(sd); err != nil {
+			l.log.Error("live session not started", "session", sd.String(), "err", err.Error())
+		}
+	}
+}
+
+// NextSeq is the sequence number the next push must carry.
+func (l *local) NextSeq() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rollPush()
+	return l.seq + 1
+}
+
+// PushBars applies a pushed batch of whole 1-minute bars.
+func (l *local) PushBars(seq uint64, bars []engine.LiveBar) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rollPush()
+	if err := l.checkSeq(seq); err != nil {
+		return err
+	}
+	return l.commit(&engine.LiveBatch{Seq: seq, Session: l.session, Bars: slices.Clone(bars)}, nil, l.now())
+}
+
+// PushTrades aggregates a pushed batch of trades and applies the bars
+// that changed. A batch holding a trade no bar can come from is refused
+// whole, before anything is aggregated. Should its commit fail, the
+// session is started again from its log, so that the aggregation holds
+// exactly the batches applied.
+func (l *local) PushTrades(seq uint64, trades []engine.LiveTrade) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rollPush()
+	if err := l.checkSeq(seq); err != nil {
+		return err
+	}
+	if l.trades == nil || l.slog == nil {
+		return fmt.Errorf("%w: batch %d: the live session %s is over (the snapshot of its day serves it)", engine.ErrLiveBatch, seq, l.session)
+	}
+	if err := l.trades.Check(trades); err != nil {
+		l.met.batches.WithLabelValues("refused").Inc()
+		l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
+		return err
+	}
+	bars := l.trades.Apply(trades)
+	err := l.commit(&engine.LiveBatch{Seq: seq, Session: l.session, Bars: bars}, trades, l.now())
+	l.countErrors(l.trades.Errors(), l.tradeErrs)
+	if err != nil {
+		// The aggregation took trades that are not applied: rebuild it
+		// (and the session) from the log.
+		if oerr := l.openSession(l.session); oerr != nil {
+			l.log.Error("live session could not be started again after a failed push", "err", oerr.Error())
+		}
+	}
+	return err
+}
+
+// checkSeq refuses a push whose sequence number is not the next. The
+// caller holds l.mu.
+func (l *local) checkSeq(seq uint64) error {
+	if seq != l.seq+1 {
+		l.met.feedErrors.WithLabelValues(reasonSeq).Inc()
+		return fmt.Errorf("%w: batch %d, the next is %d", engine.ErrLiveSeq, seq, l.seq+1)
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/live"
+)
+
+// runSession runs s until the returned stop is called, once its first
+// session is open (State().Running).
+func runSession(t *testing.T, s *Session) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	waitFor(t, "the session to start", func() bool { st := s.State(); return st != nil && st.Running })
+	return func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("Run did not return after its context ended")
+		}
+	}
+}
+
+// waitFor waits until cond holds, failing the test after a minute (the
+// deadline of a loaded machine, not a duration the test relies on).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for %s", what)
+		}
+	}
+}
+
+// TestPush: with the push feed the session is the push endpoints' sink:
+// a batch must carry the next sequence number (else ErrLiveSeq naming
+// it: a retry is idempotent), a batch with a bad bar or trade is refused
+// whole (engine.ErrLiveBatch) without taking a number, pushed trades are
+// aggregated; a restart restores the bars, the numbering and the
+// aggregation (a later cancellation finds its trade); at the session's
+// end the session completes it, and the next weekday's starts at its
+// start.
+func TestPush(t *testing.T) {
+	f := fixtureOf(t)
+	tk, dir, day := f.ticker, t.TempDir(), f.day
+	at := func(h, m int) int64 { return int64(day)*86400 + int64(h*3600+m*60) }
+	now := time.Unix(at(14, 0), 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	start := func() (*Session, *engine.Store, engine.LiveSink, func()) {
+		store := storeOf(f.base)
+		cfg := DefaultConfig()
+		cfg.Feed, cfg.Dir = "push", dir
+		var sink engine.LiveSink
+		var sinkMu sync.Mutex
+		s, err := New(cfg, store, Options{Now: clock, SetSink: func(x engine.LiveSink) { sinkMu.Lock(); sink = x; sinkMu.Unlock() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := runSession(t, s)
+		var r engine.LiveSink
+		waitFor(t, "the push sink", func() bool { sinkMu.Lock(); defer sinkMu.Unlock(); r = sink; return r != nil })
+		return s, store, r, stop
+	}
+	s, store, r, stop := start()
+	if r.NextSeq() != 1 || s.State().Session != day {
+		t.Fatalf("next %d, session %s", r.NextSeq(), s.State().Session)
+	}
+	bar := engine.LiveBar{Ticker: tk, Time: at(13, 0), Open: 10, High: 11, Low: 9, Close: 10.5, Volume: 1000, Quantity: 100, Trades: 3}
+	if err := r.PushBars(1, []engine.LiveBar{bar}); err != nil {
+		t.Fatal(err)
+	}
+	for _, seq := range []uint64{1, 3} {
+		if err := r.PushBars(seq, []engine.LiveBar{bar}); !errors.Is(err, engine.ErrLiveSeq) || !strings.Contains(err.Error(), "the next is 2") {
+			t.Errorf("push %d after 1: %v", seq, err)
+		}
+	}
+	bad := bar
+	bad.High = 1
+	if err := r.PushBars(2, []engine.LiveBar{bar, bad}); !errors.Is(err, engine.ErrLiveBatch) || r.NextSeq() != 2 {
+		t.Errorf("a bad bar: %v, next %d", err, r.NextSeq())
+	}
+	ms := func(h, m, s int) int64 { return at(h, m)*1000 + int64(s)*1000 }
+	trades := []engine.LiveTrade{
+		{Ticker: tk, Time: ms(13, 5, 1), Price: 20, Quantity: 10, ID: "t-1"},
+		{Ticker: tk, Time: ms(13, 5, 2), Price: 21, Quantity: 10, ID: "77"},
+	}
+	if err := r.PushTrades(2, trades); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.PushTrades(3, []engine.LiveTrade{{Ticker: tk, Time: ms(13, 6, 0), Price: -1, Quantity: 1, ID: "x"}}); !errors.Is(err, engine.ErrLiveBatch) || r.NextSeq() != 3 {
+		t.Errorf("a bad trade: %v, next %d", err, r.NextSeq())
+	}
+	minutes := func(store *engine.Store) []engine.Bar {
+		v := store.View()
+		a, _ := v.Base.Asset(tk)
+		return v.AppendMinutes(nil, a, at(12, 59), at(13, 59), false)
+	}
+	got := minutes(store)
+	if len(got) != 2 || got[1].Volume != 410 || got[1].Close != 21 {
+		t.Fatalf("bars %+v", got)
+	}
+	stop()
+
+	// Restarted: the two batches are back, the numbering goes on and the
+	// aggregation knows trade t-1.
+	s, store, r, stop = start()
+	defer func() { stop() }()
+	if again := minutes(store); r.NextSeq() != 3 || !reflect.DeepEqual(again, got) {
+		t.Fatalf("after the restart: next %d, bars %+v", r.NextSeq(), again)
+	}
+	if err := r.PushTrades(3, []engine.LiveTrade{{Ticker: tk, Time: ms(13, 5, 1), Price: 20, Quantity: 10, ID: "t-1", Cancel: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := minutes(store); len(got) != 2 || got[1].Volume != 210 || got[1].Open != 21 {
+		t.Errorf("after the cancellation: %+v", got)
+	}
+	info, _ := readLog(filepath.Join(dir, live.LogName(day)))
+	if info.Records != 3 || info.Last != 3 {
+		t.Errorf("log %+v", info)
+	}
+	// The end of the session: the session completes it (seq 4).
+	mu.Lock()
+	now = live.SessionEnd(day)
+	mu.Unlock()
+	if r.NextSeq() != 5 || !s.State().Complete || !store.View().Live.Complete {
+		t.Errorf("after the end: next %d, state %+v", r.NextSeq(), *s.State())
+	}
+	// The next weekday's session starts at its start, empty.
+	mu.Lock()
+	now = live.SessionStart(live.NextWeekday(day)).Add(time.Second)
+	mu.Unlock()
+	if r.NextSeq() != 1 || s.State().Session != live.NextWeekday(day) || store.View().Live.Session != live.NextWeekday(day) {
+		t.Errorf("the next session: next %d, state %+v", r.NextSeq(), *s.State())
+	}
+	if _, err := os.Stat(filepath.Join(dir, live.LogName(live.NextWeekday(day)))); err != nil {
+		t.Error(err)
+	}
+}
+
+// readLog reads the session log at path.
+func readLog(path string) (live.LogInfo, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return live.LogInfo{}, err
+	}
+	defer fh.Close()
+	return live.ReadLog(fh, nil)
+}
