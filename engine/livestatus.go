@@ -25,6 +25,14 @@ type LiveStatus struct {
 	Lag time.Duration
 	// Complete says the feed has nothing more for the session.
 	Complete bool
+	// Gaps counts the gaps found in the live session's batches since the
+	// process started, whatever their source (the stream's, a session
+	// log's damaged records), SessionGaps those of the session under way
+	// while no snapshot has taken it over (its minutes carried only by
+	// the missing batches are missing); LastGap is the last one (nil:
+	// none).
+	Gaps, SessionGaps int64
+	LastGap           *LiveGap
 	// Stream is the state of the live stream the session is applied
 	// from (serve --live); nil without one.
 	Stream *StreamStatus
@@ -69,8 +77,10 @@ type StreamStatus struct {
 
 // LiveGap is a gap in the live session's batches: the missing sequences
 // First to Last, stream sequences (Kind "stream": messages gone from the
-// stream) or batch sequence numbers of Session (Kind "batch"), found at
-// stream sequence StreamSeq (the message after them).
+// stream) or batch sequence numbers of Session (Kind "batch": skipped in
+// the stream; Kind "log": damaged records of the session log, set
+// aside), found at stream sequence StreamSeq (the message after them; 0
+// for a log's).
 type LiveGap struct {
 	Kind        string
 	Session     Date // NoDate: the message after the gap is not a batch

@@ -43,6 +43,12 @@ func (a *API) appendLiveStatus(dst []byte) []byte {
 	dst = strconv.AppendFloat(dst, max(s.Lag, 0).Seconds(), 'f', -1, 64)
 	dst = append(dst, `,"complete":`...)
 	dst = strconv.AppendBool(dst, s.Complete)
+	dst = append(dst, `,"gaps":`...)
+	dst = strconv.AppendInt(dst, s.Gaps, 10)
+	dst = append(dst, `,"session_gaps":`...)
+	dst = strconv.AppendInt(dst, s.SessionGaps, 10)
+	dst = append(dst, `,"last_gap":`...)
+	dst = appendGap(dst, s.LastGap)
 	if st := s.Stream; st != nil {
 		dst = append(dst, `,"stream":{"sequence":`...)
 		dst = strconv.AppendUint(dst, st.Sequence, 10)
@@ -79,28 +85,33 @@ func (a *API) appendLiveStatus(dst []byte) []byte {
 		dst = append(dst, `,"session_gaps":`...)
 		dst = strconv.AppendInt(dst, st.SessionGaps, 10)
 		dst = append(dst, `,"last_gap":`...)
-		if g := st.LastGap; g == nil {
-			dst = append(dst, "null"...)
-		} else {
-			dst = append(dst, `{"kind":`...)
-			dst = appendString(dst, g.Kind)
-			if g.Session.Valid() {
-				dst = append(dst, `,"session":"`...)
-				dst = g.Session.AppendFormat(dst)
-				dst = append(dst, '"')
-			} else {
-				dst = append(dst, `,"session":null`...)
-			}
-			dst = append(dst, `,"first":`...)
-			dst = strconv.AppendUint(dst, g.First, 10)
-			dst = append(dst, `,"last":`...)
-			dst = strconv.AppendUint(dst, g.Last, 10)
-			dst = append(dst, `,"stream_sequence":`...)
-			dst = strconv.AppendUint(dst, g.StreamSeq, 10)
-			dst = append(dst, '}')
-		}
+		dst = appendGap(dst, st.LastGap)
 		dst = append(dst, '}')
 	}
+	return append(dst, '}')
+}
+
+// appendGap appends gap g as a JSON object ({kind, session, first,
+// last, stream_sequence}), or null.
+func appendGap(dst []byte, g *engine.LiveGap) []byte {
+	if g == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"kind":`...)
+	dst = appendString(dst, g.Kind)
+	if g.Session.Valid() {
+		dst = append(dst, `,"session":"`...)
+		dst = g.Session.AppendFormat(dst)
+		dst = append(dst, '"')
+	} else {
+		dst = append(dst, `,"session":null`...)
+	}
+	dst = append(dst, `,"first":`...)
+	dst = strconv.AppendUint(dst, g.First, 10)
+	dst = append(dst, `,"last":`...)
+	dst = strconv.AppendUint(dst, g.Last, 10)
+	dst = append(dst, `,"stream_sequence":`...)
+	dst = strconv.AppendUint(dst, g.StreamSeq, 10)
 	return append(dst, '}')
 }
 

@@ -10,8 +10,9 @@ import (
 )
 
 // TestReadyzLive: with a live status set, /readyz carries a "live" object
-// (session, seq, watermark, lag, complete) that validates against the
-// Readiness schema; without one, or while it reports no session, none.
+// (session, seq, watermark, lag, complete, gaps) that validates against
+// the Readiness schema; without one, or while it reports no session,
+// none.
 func TestReadyzLive(t *testing.T) {
 	ts := newTestServer(t, true)
 	plain := ts.do("GET", "/readyz", "", "").Body.String()
@@ -27,7 +28,8 @@ func TestReadyzLive(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != 200 {
 		t.Fatalf("%d %s: %v", w.Code, w.Body, err)
 	}
-	want := map[string]any{"feed": "replay", "session": "2026-11-19", "seq": 42.0, "watermark": "2026-11-19T14:31:00Z", "lag_seconds": 90.5, "complete": false}
+	want := map[string]any{"feed": "replay", "session": "2026-11-19", "seq": 42.0, "watermark": "2026-11-19T14:31:00Z", "lag_seconds": 90.5, "complete": false,
+		"gaps": 0.0, "session_gaps": 0.0, "last_gap": nil}
 	if len(got.Live) != len(want) {
 		t.Errorf("live %v, want %v", got.Live, want)
 	}
@@ -41,7 +43,15 @@ func TestReadyzLive(t *testing.T) {
 	// no lag.
 	st = engine.LiveStatus{Feed: "push", Session: engine.MakeDate(2026, 11, 19), Complete: true, Lag: -time.Second}
 	w = ts.do("GET", "/readyz", "", "")
-	if s := w.Body.String(); !strings.Contains(s, `"watermark":null,"lag_seconds":0,"complete":true}`) {
+	if s := w.Body.String(); !strings.Contains(s, `"watermark":null,"lag_seconds":0,"complete":true,"gaps":0,"session_gaps":0,"last_gap":null}`) {
+		t.Errorf("readyz %s", s)
+	}
+	validateAnswer(t, "GET", "/readyz", "", w)
+	// Damaged records of the session log: a gap of kind log.
+	st = engine.LiveStatus{Feed: "push", Session: engine.MakeDate(2026, 11, 19), Seq: 40, Gaps: 2, SessionGaps: 2,
+		LastGap: &engine.LiveGap{Kind: "log", Session: engine.MakeDate(2026, 11, 19), First: 21, Last: 37}}
+	w = ts.do("GET", "/readyz", "", "")
+	if s := w.Body.String(); !strings.Contains(s, `"gaps":2,"session_gaps":2,"last_gap":{"kind":"log","session":"2026-11-19","first":21,"last":37,"stream_sequence":0}}`) {
 		t.Errorf("readyz %s", s)
 	}
 	validateAnswer(t, "GET", "/readyz", "", w)

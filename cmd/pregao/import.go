@@ -228,6 +228,9 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if ir.Cut > 0 {
 			fmt.Fprintf(stdout, "; %d bytes of torn log tails left out", ir.Cut)
 		}
+		if ir.Damaged > 0 {
+			fmt.Fprintf(stdout, "; %d damaged records (%d bytes) left out", ir.Damaged, ir.DamagedBytes)
+		}
 		fmt.Fprintln(stdout)
 	}
 	if len(c.SessionLogs) > 0 || c.Live.Stream != "" {

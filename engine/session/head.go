@@ -236,7 +236,8 @@ func (h *head) publishState() {
 // feed named feed.
 func (h *head) status(feed string) engine.LiveStatus {
 	st := h.state.Load()
-	s := engine.LiveStatus{Feed: feed, Session: st.Session, Seq: st.Seq, Complete: st.Complete, Lag: lag(st, h.clock.Now())}
+	s := engine.LiveStatus{Feed: feed, Session: st.Session, Seq: st.Seq, Complete: st.Complete, Lag: lag(st, h.clock.Now()),
+		Gaps: h.gaps.Load(), SessionGaps: h.sessionGaps.Load(), LastGap: h.lastGap.Load()}
 	if st.Watermark > 0 {
 		s.Watermark = time.Unix(st.Watermark, 0).UTC()
 	}

@@ -12,15 +12,17 @@ import (
 // Reasons the session counts bad input and failures under
 // (pregao_live_feed_errors_total), beside the feeds' (live.Reasons).
 const (
-	reasonRefused = "refused"  // a batch the engine refused
-	reasonLog     = "log"      // the session log could not be written or read
-	reasonLogCut  = "log_cut"  // a torn or corrupt tail cut from a session log
-	reasonStalled = "feed"     // a feed's transient failure
-	reasonSeq     = "sequence" // a push with another sequence number than the next
-	reasonMessage = "message"  // a stream message that does not decode
-	reasonGap     = "gap"      // stream sequences missing, or a batch sequence skipped
-	reasonSession = "session"  // a stream batch of an earlier session than the live one
-	reasonBus     = "bus"      // the stream could not be reached
+	reasonRefused = "refused" // a batch the engine refused
+	reasonLog     = "log"     // the session log could not be written or read
+	reasonLogCut  = "log_cut" // a torn tail cut from a session log
+	// reasonLogDamaged: a damaged record of a session log, set aside.
+	reasonLogDamaged = "log_damaged"
+	reasonStalled    = "feed"     // a feed's transient failure
+	reasonSeq        = "sequence" // a push with another sequence number than the next
+	reasonMessage    = "message"  // a stream message that does not decode
+	reasonGap        = "gap"      // stream sequences missing, or a batch sequence skipped
+	reasonSession    = "session"  // a stream batch of an earlier session than the live one
+	reasonBus        = "bus"      // the stream could not be reached
 	// reasonSnapshot: the snapshot's position names a batch the stream
 	// does not hold there (another stream, one made again).
 	reasonSnapshot = "snapshot"
@@ -62,7 +64,7 @@ func newMetrics(reg prometheus.Registerer, s *Session) *metrics {
 			Help:    "Time to append a batch to the session log and make it durable (write and fsync).",
 			Buckets: []float64{50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3, 1}}),
 		feedErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_live_feed_errors_total",
-			Help: "Bad input and failures of the live feed by reason: malformed rows, trades of another day, bad prices, quantities or codes, rows that are not tickers, duplicates, cancellations of unknown trades, out-of-order trades, fetch failures, refused batches, session log failures, torn log tails cut, pushes out of sequence."}, []string{"reason"}),
+			Help: "Bad input and failures of the live feed by reason: malformed rows, trades of another day, bad prices, quantities or codes, rows that are not tickers, duplicates, cancellations of unknown trades, out-of-order trades, fetch failures, refused batches, session log failures, torn log tails cut, damaged log records set aside, pushes out of sequence."}, []string{"reason"}),
 		handovers: prometheus.NewCounter(prometheus.CounterOpts{Name: "pregao_live_handovers_total",
 			Help: "Live sessions handed over to the snapshot of their day."}),
 		published: prometheus.NewCounter(prometheus.CounterOpts{Name: "pregao_live_stream_published_total",
@@ -87,13 +89,15 @@ func newMetrics(reg prometheus.Registerer, s *Session) *metrics {
 		gauge("pregao_live_complete", "1 once the feed has nothing more for the session.", func(s *State) float64 { return b2f(s.Complete) }),
 		gauge("pregao_live_seq", "Sequence number of the last batch applied to the live session.", func(s *State) float64 { return float64(s.Seq) }),
 		gauge("pregao_live_watermark_seconds", "End of the latest minute holding a live bar, unix seconds (0: none).", func(s *State) float64 { return float64(s.Watermark) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pregao_live_session_gaps",
+			Help: "Gaps (batches gone from the live stream or skipped, damaged records of the session log) in the live session under way, while no snapshot has taken it over: its minutes only the missing batches carried are missing."}, func() float64 { return float64(s.sessionGaps()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pregao_live_lag_seconds",
 			Help: "How far the live session's watermark is behind the feed's clock (0 when complete or before the open)."}, func() float64 { return s.lag().Seconds() }),
 	)
 	for _, res := range []string{"applied", "redelivered", "refused", "covered"} {
 		m.batches.WithLabelValues(res)
 	}
-	for _, reason := range append(slices.Clone(live.Reasons), reasonRefused, reasonLog, reasonLogCut, reasonStalled, reasonSeq,
+	for _, reason := range append(slices.Clone(live.Reasons), reasonRefused, reasonLog, reasonLogCut, reasonLogDamaged, reasonStalled, reasonSeq,
 		reasonMessage, reasonGap, reasonSession, reasonBus, reasonSnapshot) {
 		m.feedErrors.WithLabelValues(reason)
 	}

@@ -38,6 +38,9 @@ func PositionFromLogs(u *engine.Universe, rep *live.IntradayReport) (engine.Stre
 		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s carries no stream sequences (not the copy of a --live feed)", last)
 	case !info.LastComplete:
 		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s is not complete (batch %d is its last)", last, info.Last)
+	case len(info.Missing) > 0:
+		m := info.Missing[0]
+		return engine.StreamPosition{}, fmt.Sprintf("the session log of %s lacks damaged batches (%d to %d): ask the stream (--live)", last, m.First, m.Last)
 	}
 	return engine.StreamPosition{Next: info.LastStream + 1, Name: bus.StreamName, Session: last, Batch: info.Last}, ""
 }

@@ -33,6 +33,8 @@ func TestPositionFromLogs(t *testing.T) {
 		{"empty", live.IntradayReport{Sessions: []engine.Date{d2}, Logs: map[engine.Date]live.LogInfo{d2: {}}}, engine.StreamPosition{}, "holds no batch"},
 		{"a serve's own log", live.IntradayReport{Sessions: []engine.Date{d2}, Logs: map[engine.Date]live.LogInfo{d2: {Records: 3, Last: 3, LastComplete: true}}},
 			engine.StreamPosition{}, "carries no stream sequences"},
+		{"damaged", live.IntradayReport{Sessions: []engine.Date{d2}, Logs: map[engine.Date]live.LogInfo{d2: {Records: 3, Last: 300, LastStream: 9, LastComplete: true, Missing: []live.SeqRange{{First: 7, Last: 9}}}}},
+			engine.StreamPosition{}, "lacks damaged batches (7 to 9)"},
 		{"incomplete", live.IntradayReport{Sessions: []engine.Date{d2}, Logs: map[engine.Date]live.LogInfo{d2: {Records: 3, Last: 3, LastStream: 9}}},
 			engine.StreamPosition{}, "is not complete (batch 3 is its last)"},
 	} {

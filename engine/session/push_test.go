@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/live"
 )
@@ -158,4 +160,74 @@ func readLog(path string) (live.LogInfo, error) {
 	}
 	defer fh.Close()
 	return live.ReadLog(fh, nil)
+}
+
+// TestDamagedLogRestored: a session log damaged in the middle costs the
+// damaged records only: the restart restores every valid record after
+// them, sets the damaged bytes aside beside the log, and reports the
+// missing batches as a gap of kind log (Status, the gauge, the error
+// counter); the push numbering goes on after the last record.
+func TestDamagedLogRestored(t *testing.T) {
+	f := fixtureOf(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, live.LogName(f.day))
+	lg, _, err := live.OpenLog(path, f.day, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := int64(f.day)*86400 + 13*3600
+	for i := 1; i <= 36; i++ {
+		p := engine.Num(10 + i%5)
+		bar := engine.LiveBar{Ticker: f.ticker, Time: t0 + int64(i)*60, Open: p, High: p, Low: p, Close: p, Volume: p * 100, Quantity: 100, Trades: 1}
+		if err := lg.Append(&live.Record{Seq: uint64(i), At: (t0 + int64(i)*60 + 61) * 1000, Bars: []engine.LiveBar{bar}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lg.Close()
+	b, _ := os.ReadFile(path)
+	// A flipped byte in the 18th record.
+	lines := 0
+	for i := range b {
+		if b[i] == '\n' {
+			if lines++; lines == 18 {
+				b[i+20] ^= 1
+				break
+			}
+		}
+	}
+	os.WriteFile(path, b, 0o644)
+	store := storeOf(f.base)
+	reg := prometheus.NewRegistry()
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir, cfg.Day = "push", dir, f.day.String()
+	now := func() time.Time { return time.Unix(t0+3600, 0) }
+	s, err := New(cfg, store, Options{Registerer: reg, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runSession(t, s)()
+	st, ok := s.Status()
+	if v := store.View(); !ok || st.Seq != 36 || v.Live == nil || v.Live.Seq != 36 {
+		t.Fatalf("restored to batch %d (live %+v), want 36", st.Seq, v.Live)
+	}
+	want := &engine.LiveGap{Kind: "log", Session: f.day, First: 18, Last: 18}
+	if st.SessionGaps != 1 || st.Gaps != 1 || st.LastGap == nil || *st.LastGap != *want {
+		t.Errorf("gaps %d/%d, last %+v; want %+v", st.Gaps, st.SessionGaps, st.LastGap, want)
+	}
+	if g := gaugeValue(t, reg, "pregao_live_session_gaps"); g != 1 {
+		t.Errorf("pregao_live_session_gaps %v", g)
+	}
+	if n := counterValue(t, reg, "pregao_live_feed_errors_total", "reason", reasonLogDamaged); n != 1 {
+		t.Errorf("damaged records counted %v", n)
+	}
+	aside, _ := filepath.Glob(path + ".damaged-*")
+	if len(aside) != 1 {
+		t.Fatalf("set aside: %v", aside)
+	}
+	if next := s.local.NextSeq(); next != 37 {
+		t.Errorf("next push %d, want 37", next)
+	}
+	if info, err := readLog(path); err != nil || info.Records != 35 || len(info.Damaged) != 0 {
+		t.Errorf("the log after the restore: %+v, %v", info, err)
+	}
 }

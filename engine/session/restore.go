@@ -65,14 +65,38 @@ func (l *local) restoreFile(sd engine.Date) error {
 	h.seq = lg.Last()
 	if info.Cut > 0 {
 		l.met.feedErrors.WithLabelValues(reasonLogCut).Inc()
-		l.log.Warn("session log: torn or corrupt tail cut", "file", path, "bytes_cut", info.Cut, "reason", info.CutReason.Error())
+		l.log.Warn("session log: torn tail cut", "file", path, "bytes_cut", info.Cut, "reason", info.CutReason.Error())
 	}
+	l.noteDamage(sd, path, &info)
 	h.countDeltas()
 	l.log.Info("live session started", "session", sd.String(), "log", path, "batches_restored", restored, "refused", refused,
 		"seq", l.seq, "restore_seconds", time.Since(start).Seconds())
 	h.checkRolled()
 	h.publishState()
 	return nil
+}
+
+// noteDamage counts and logs the damaged records a session log's open
+// set aside, and notes the batches they took as gaps of the session
+// (/readyz's last_gap, pregao_live_session_gaps). The caller holds l.mu
+// and l.head.mu.
+func (l *local) noteDamage(sd engine.Date, path string, info *live.LogInfo) {
+	if len(info.Damaged) == 0 {
+		return
+	}
+	l.met.feedErrors.WithLabelValues(reasonLogDamaged).Add(float64(len(info.Damaged)))
+	reasons := make([]string, len(info.Damaged))
+	for i, d := range info.Damaged {
+		reasons[i] = d.Reason.Error()
+	}
+	missing := make([]string, len(info.Missing))
+	for i, m := range info.Missing {
+		missing[i] = fmt.Sprintf("%d-%d", m.First, m.Last)
+		l.head.noteGap(&engine.LiveGap{Kind: "log", Session: sd, First: m.First, Last: m.Last})
+	}
+	l.log.Error("session log: damaged records set aside, every valid record kept; the batches they held are missing", "file", path,
+		"set_aside_in", info.Aside, "records", len(info.Damaged), "bytes", info.DamagedBytes(), "missing_batches", strings.Join(missing, ","),
+		"reasons", strings.Join(reasons, "; "))
 }
 
 // errBus wraps a failure to reach the stream (the batch may be published

@@ -166,6 +166,14 @@ func (s *Session) FeedState() *State {
 // gaugeState is State for the gauges.
 func (s *Session) gaugeState() *State { return s.State() }
 
+// sessionGaps is the gaps of the session under way (0 without a head).
+func (s *Session) sessionGaps() int64 {
+	if s.head == nil {
+		return 0
+	}
+	return s.head.sessionGaps.Load()
+}
+
 // lag is how far the session's watermark is behind its clock.
 func (s *Session) lag() time.Duration {
 	st := s.State()

@@ -20,8 +20,9 @@ type SessionBars struct {
 }
 
 // ReadSessionBars reads the session log at path and folds its records,
-// last writer wins per ticker and minute. A torn or corrupt tail is left
-// out (Info.Cut), the file is not changed.
+// last writer wins per ticker and minute. A torn tail (Info.Cut) and
+// damaged records (Info.Damaged, Info.Missing) are left out, the file is
+// not changed.
 func ReadSessionBars(path string) (*SessionBars, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -99,8 +100,11 @@ type IntradayReport struct {
 	// Unknown counts the bars of tickers the universe has no security
 	// of, left out (an instrument the snapshot does not list).
 	Unknown int
-	// Cut counts the bytes of torn or corrupt tails left out.
-	Cut int64
+	// Cut counts the bytes of torn tails left out; Damaged the damaged
+	// records (lines that are not valid records, LogInfo.Damaged) left
+	// out, and DamagedBytes their bytes.
+	Cut                   int64
+	Damaged, DamagedBytes int64
 	// Logs holds, per session taken, what its log's read said (the last
 	// record's Seq, stream sequence and completeness: the snapshot's
 	// position in the live stream).
@@ -130,6 +134,8 @@ func AddIntraday(u *engine.Universe, paths []string, asOf engine.Date) (Intraday
 			return rep, err
 		}
 		rep.Cut += s.Info.Cut
+		rep.Damaged += int64(len(s.Info.Damaged))
+		rep.DamagedBytes += s.Info.DamagedBytes()
 		if asOf.Valid() && s.Session > asOf {
 			rep.Later = append(rep.Later, s.Session)
 			continue

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/pregao/pregao/engine"
@@ -56,12 +57,16 @@ import (
 // A record is appended with one write and made durable (fsync) before
 // the batch is acknowledged. The header is written with the file, which
 // appears whole (a temporary file renamed). A crash can only leave a
-// torn last record: the reader keeps every record up to the first line
-// that is not whole and valid (no line feed, a checksum that does not
-// match, JSON that does not decode, a sequence number not above the
-// previous one) and cuts the rest, counted (LogInfo.Cut). A bad line in
-// the middle of a file (a damaged disk) cuts what follows it the same
-// way.
+// torn last record: a last line without its line feed, which the reader
+// cuts, counted (LogInfo.Cut). A whole line that is not a valid record
+// (a checksum that does not match, JSON that does not decode, a sequence
+// number not above the previous one: a damaged disk, a stray write)
+// costs that line only: the reader skips it, counted with its place
+// (LogInfo.Damaged), and keeps every valid record after it; the
+// sequence numbers between the records around it are missing
+// (LogInfo.Missing). OpenLog sets the damaged bytes aside in a file
+// beside the log (LogInfo.Aside) before it writes the log again without
+// them.
 
 // LogMagic starts the header line of a session log.
 const LogMagic = "pregao-session-log"
@@ -113,11 +118,37 @@ type LogInfo struct {
 	// none, or unknown) and LastComplete whether it is complete.
 	LastStream   uint64
 	LastComplete bool
-	// Kept is the length in bytes of the valid part (header and records
-	// kept); Cut the bytes after it, cut away, and CutReason why (nil
-	// when nothing was cut).
+	// Kept is the length in bytes of the header and the records kept;
+	// Cut the bytes of a torn last line, cut away, and CutReason why
+	// (nil when nothing was cut).
 	Kept, Cut int64
 	CutReason error
+	// Damaged are the whole lines that are not valid records, skipped, in
+	// file order; Missing the ranges of sequence numbers between two
+	// records kept that damaged lines stand between (the batches the
+	// damage took). Aside is the file OpenLog set the damaged bytes aside
+	// in ("": none).
+	Damaged []Damage
+	Missing []SeqRange
+	Aside   string
+}
+
+// Damage is a whole line of a session log that is not a valid record.
+type Damage struct {
+	Offset, Length int64 // bytes from the file's start; the line feed included
+	Reason         error
+}
+
+// SeqRange is the sequence numbers First to Last.
+type SeqRange struct{ First, Last uint64 }
+
+// DamagedBytes returns the bytes of the damaged lines.
+func (i *LogInfo) DamagedBytes() int64 {
+	var n int64
+	for _, d := range i.Damaged {
+		n += d.Length
+	}
+	return n
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -342,10 +373,11 @@ func isLowerHex(b []byte) bool {
 }
 
 // ReadLog reads a session log from r, calling fn with each valid record
-// in order (fn's error stops the read and is returned). It stops at the
-// first line that is not a whole, valid record above the previous one
-// (LogInfo.Cut counts the bytes from there; the file is not changed). A
-// missing or unreadable header is an error wrapping ErrLogHeader.
+// in order (fn's error stops the read and is returned). A whole line that
+// is not a valid record above the previous one is skipped
+// (LogInfo.Damaged, LogInfo.Missing); a torn last line ends the read
+// (LogInfo.Cut). The file is not changed. A missing or unreadable header
+// is an error wrapping ErrLogHeader.
 func ReadLog(r io.Reader, fn func(*Record) error) (LogInfo, error) {
 	return readLog(r, engine.NoDate, fn)
 }
@@ -373,30 +405,63 @@ func readLog(r io.Reader, want engine.Date, fn func(*Record) error) (LogInfo, er
 		return info, fmt.Errorf("%w: %s, not %s", errOtherSession, info.Session, want)
 	}
 	info.Kept = int64(len(line))
+	off := info.Kept // the next line's offset
+	damaged := false // damaged lines since the last record kept
 	for {
 		line, err := readLine(br, MaxRecord)
 		if errors.Is(err, io.EOF) {
 			return info, nil
 		}
-		if err != nil && !errors.Is(err, errTorn) && !errors.Is(err, errLong) {
-			return info, err
+		if errors.Is(err, errLong) {
+			// A line longer than a record may be: damage up to its line
+			// feed, or a torn tail when there is none.
+			n := int64(len(line))
+			rest, rerr := br.ReadSlice('\n')
+			for errors.Is(rerr, bufio.ErrBufferFull) {
+				n += int64(len(rest))
+				rest, rerr = br.ReadSlice('\n')
+			}
+			n += int64(len(rest))
+			switch {
+			case rerr == nil:
+				info.Damaged = append(info.Damaged, Damage{Offset: off, Length: n, Reason: fmt.Errorf("byte %d: %w", off, errLong)})
+				off += n
+				damaged = true
+				continue
+			case errors.Is(rerr, io.EOF):
+				info.Cut = n
+				info.CutReason = fmt.Errorf("record %d (byte %d): %w", info.Records+1, off, errLong)
+				return info, nil
+			default:
+				return info, rerr
+			}
 		}
-		var rec *Record
-		if err == nil {
-			rec, err = DecodeRecord(line)
-		}
-		if err == nil && rec.Seq <= info.Last {
-			err = fmt.Errorf("seq %d not above %d", rec.Seq, info.Last)
-		}
-		if err != nil {
+		if errors.Is(err, errTorn) {
 			rest, rerr := io.Copy(io.Discard, br)
 			if rerr != nil {
 				return info, rerr
 			}
 			info.Cut = int64(len(line)) + rest
-			info.CutReason = fmt.Errorf("record %d (byte %d): %w", info.Records+1, info.Kept, err)
+			info.CutReason = fmt.Errorf("record %d (byte %d): %w", info.Records+1, off, err)
 			return info, nil
 		}
+		if err != nil {
+			return info, err
+		}
+		rec, err := DecodeRecord(line)
+		if err == nil && rec.Seq <= info.Last {
+			err = fmt.Errorf("seq %d not above %d", rec.Seq, info.Last)
+		}
+		if err != nil {
+			info.Damaged = append(info.Damaged, Damage{Offset: off, Length: int64(len(line)), Reason: fmt.Errorf("byte %d: %w", off, err)})
+			off += int64(len(line))
+			damaged = true
+			continue
+		}
+		if damaged && rec.Seq > info.Last+1 {
+			info.Missing = append(info.Missing, SeqRange{info.Last + 1, rec.Seq - 1})
+		}
+		damaged = false
 		if fn != nil {
 			if err := fn(rec); err != nil {
 				return info, err
@@ -406,6 +471,7 @@ func readLog(r io.Reader, want engine.Date, fn func(*Record) error) (LogInfo, er
 		info.Last = rec.Seq
 		info.LastStream, info.LastComplete = rec.Stream, rec.Complete
 		info.Kept += int64(len(line))
+		off += int64(len(line))
 	}
 }
 
@@ -459,10 +525,13 @@ type Log struct {
 
 // OpenLog opens the session log of session sd at path, creating it (with
 // its header, atomically) when absent, and calls fn with each record it
-// holds. A torn or corrupt tail is cut from the file (truncated, made
-// durable) and described in the LogInfo. A file that is not a session log
-// (ErrLogHeader) or is another session's is an error before fn is
-// called, and left as it is.
+// holds. A torn last line is cut from the file (truncated, made durable);
+// damaged lines are set aside, whole, in a file beside the log
+// (PATH.damaged-TIME, LogInfo.Aside), made durable before the log is
+// written again without them (a temporary file renamed): every valid
+// record stays. Both are described in the LogInfo. A file that is not a
+// session log (ErrLogHeader) or is another session's is an error before
+// fn is called, and left as it is.
 func OpenLog(path string, sd engine.Date, fn func(*Record) error) (*Log, LogInfo, error) {
 	info := LogInfo{Session: sd}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -476,21 +545,68 @@ func OpenLog(path string, sd engine.Date, fn func(*Record) error) (*Log, LogInfo
 		return nil, info, err
 	}
 	info, err = readLog(f, sd, fn)
-	if err == nil && info.Cut > 0 {
+	switch {
+	case err != nil:
+	case len(info.Damaged) > 0:
+		f, err = rewriteLog(f, path, &info)
+	case info.Cut > 0:
 		if err = f.Truncate(info.Kept); err == nil {
 			err = f.Sync()
 		}
 	}
 	if err != nil {
-		f.Close()
+		if f != nil {
+			f.Close()
+		}
 		return nil, info, fmt.Errorf("session log %s: %w", path, err)
 	}
 	return &Log{f: f, path: path, session: sd, size: info.Kept, last: info.Last}, info, nil
 }
 
-// createLog writes a log holding only the header of sd at path: a
-// temporary file, synced, renamed, and the folder synced.
-func createLog(path string, sd engine.Date) error {
+// rewriteLog sets the damaged lines of the log f at path aside (its file
+// name in info.Aside) and replaces the log with its header and valid
+// records (no torn tail either); it returns the new file, open for
+// appending (f is closed). On error the log is as it was.
+func rewriteLog(f *os.File, path string, info *LogInfo) (*os.File, error) {
+	aside := fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
+	err := writeFileAtomic(aside, func(w io.Writer) error {
+		for _, d := range info.Damaged {
+			if _, err := io.Copy(w, io.NewSectionReader(f, d.Offset, d.Length)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return f, fmt.Errorf("setting damaged records aside: %w", err)
+	}
+	info.Aside = aside
+	st, err := f.Stat()
+	if err != nil {
+		return f, err
+	}
+	end := st.Size() - info.Cut
+	err = writeFileAtomic(path, func(w io.Writer) error {
+		at := int64(0)
+		for _, d := range append(info.Damaged, Damage{Offset: end}) {
+			if _, err := io.Copy(w, io.NewSectionReader(f, at, d.Offset-at)); err != nil {
+				return err
+			}
+			at = d.Offset + d.Length
+		}
+		return nil
+	})
+	if err != nil {
+		return f, fmt.Errorf("writing the log without its damaged records: %w", err)
+	}
+	f.Close()
+	return os.OpenFile(path, os.O_RDWR, 0)
+}
+
+// writeFileAtomic replaces path with what write writes: a temporary file
+// beside it, synced, renamed, and the folder synced; on error path is as
+// it was.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	atomicfile.RemoveStale(dir, filepath.Base(path))
 	tmp, err := os.CreateTemp(dir, atomicfile.TempPattern(filepath.Base(path)))
@@ -498,7 +614,7 @@ func createLog(path string, sd engine.Date) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.WriteString(header(sd))
+	err = write(tmp)
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -512,6 +628,15 @@ func createLog(path string, sd engine.Date) error {
 		err = syncDir(dir)
 	}
 	return err
+}
+
+// createLog writes a log holding only the header of sd at path,
+// atomically.
+func createLog(path string, sd engine.Date) error {
+	return writeFileAtomic(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, header(sd))
+		return err
+	})
 }
 
 func syncDir(dir string) error {

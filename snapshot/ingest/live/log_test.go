@@ -113,34 +113,43 @@ func TestLogTornTail(t *testing.T) {
 	}
 }
 
-// TestLogCorruptRecord: a changed byte in a record (its checksum no longer
-// matches), a record out of sequence or not JSON, cut the log there.
+// TestLogCorruptRecord: a whole line whose checksum no longer matches (a
+// changed byte), out of sequence or not JSON costs that line only: it is
+// skipped and placed (Damaged), the records after it kept, and the
+// sequence numbers it stands between are missing; a last line without
+// its line feed is a torn tail, cut.
 func TestLogCorruptRecord(t *testing.T) {
 	recs := testRecords()
 	full := logBytes(recs)
 	second := len(logBytes(recs[:1]))
+	third := len(logBytes(recs[:2]))
 	for _, tc := range []struct {
-		name string
-		edit func([]byte) []byte
+		name    string
+		edit    func([]byte) []byte
+		seqs    []uint64 // the records kept
+		damaged int      // the damaged line's length (0: none)
+		missing []SeqRange
+		torn    bool
 	}{
-		{"flipped byte", func(b []byte) []byte { b[second+20] ^= 1; return b }},
-		{"bad checksum digit", func(b []byte) []byte { b[second] = 'G'; return b }},
-		{"upper-case checksum", func(b []byte) []byte { copy(b[second:], bytes.ToUpper(b[second:second+8])); return b }},
+		{"flipped byte", func(b []byte) []byte { b[second+20] ^= 1; return b }, []uint64{1, 5}, third - second, []SeqRange{{2, 4}}, false},
+		{"bad checksum digit", func(b []byte) []byte { b[second] = 'G'; return b }, []uint64{1, 5}, third - second, []SeqRange{{2, 4}}, false},
+		{"upper-case checksum", func(b []byte) []byte { copy(b[second:], bytes.ToUpper(b[second:second+8])); return b }, []uint64{1, 5}, third - second, []SeqRange{{2, 4}}, false},
+		{"zeroed", func(b []byte) []byte { clear(b[second+3 : third-5]); return b }, []uint64{1, 5}, third - second, []SeqRange{{2, 4}}, false},
 		{"seq repeated", func(b []byte) []byte {
 			r := recs[1]
 			r.Seq = 1
-			return append(append(b[:second:second], AppendRecord(nil, &r)...), b[len(logBytes(recs[:2])):]...)
-		}},
+			return append(append(b[:second:second], AppendRecord(nil, &r)...), b[third:]...)
+		}, []uint64{1, 5}, len(AppendRecord(nil, &Record{Seq: 1, At: recs[1].At, Bars: recs[1].Bars, Trades: recs[1].Trades})), []SeqRange{{2, 4}}, false},
 		{"not json", func(b []byte) []byte {
 			line := []byte("00000000 {\"seq\":2,\"bars\":[]")
 			return append(append(b[:second:second], line...), '\n')
-		}},
-		{"unknown field", func(b []byte) []byte {
+		}, []uint64{1}, len("00000000 {\"seq\":2,\"bars\":[]\n"), nil, false},
+		{"unknown field, torn", func(b []byte) []byte {
 			js := []byte(`{"seq":2,"at":0,"bars":[],"extra":1}`)
 			line := AppendRecord(nil, &Record{Seq: 2, Bars: []engine.LiveBar{}})
 			copy(line[9:], js)
 			return append(b[:second:second], line[:9+len(js)]...)
-		}},
+		}, []uint64{1}, 0, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tc.edit(bytes.Clone(full))
@@ -148,10 +157,92 @@ func TestLogCorruptRecord(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 1 || info.Kept != int64(second) || info.Cut != int64(len(b)-second) || info.CutReason == nil {
-				t.Errorf("%d records, kept %d, cut %d (%v)", len(got), info.Kept, info.Cut, info.CutReason)
+			var seqs []uint64
+			for _, r := range got {
+				seqs = append(seqs, r.Seq)
+			}
+			if !reflect.DeepEqual(seqs, tc.seqs) || !reflect.DeepEqual(info.Missing, tc.missing) || info.Records != len(got) {
+				t.Errorf("records %v, missing %v; want %v, %v", seqs, info.Missing, tc.seqs, tc.missing)
+			}
+			switch {
+			case tc.damaged > 0 && (len(info.Damaged) != 1 || info.Damaged[0].Offset != int64(second) || info.Damaged[0].Length != int64(tc.damaged) || info.Damaged[0].Reason == nil):
+				t.Errorf("damaged %+v, want one line of %d bytes at %d", info.Damaged, tc.damaged, second)
+			case tc.damaged == 0 && len(info.Damaged) > 0:
+				t.Errorf("damaged %+v, want none", info.Damaged)
+			case tc.torn != (info.Cut > 0) || tc.torn != (info.CutReason != nil):
+				t.Errorf("cut %d (%v), torn %v", info.Cut, info.CutReason, tc.torn)
+			case info.Kept+info.DamagedBytes()+info.Cut != int64(len(b)):
+				t.Errorf("kept %d + damaged %d + cut %d of %d bytes", info.Kept, info.DamagedBytes(), info.Cut, len(b))
 			}
 		})
+	}
+}
+
+// TestOpenLogDamaged: OpenLog keeps every valid record of a log damaged
+// in the middle (a flipped byte, 4 KiB zeroed across records), sets the
+// damaged bytes aside in a file beside it, byte for byte, writes the log
+// again without them, and reports the missing sequence numbers; the log
+// reopens clean and takes appends.
+func TestOpenLogDamaged(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, LogName(sd))
+	var recs []Record
+	for i := 1; i <= 40; i++ {
+		recs = append(recs, Record{Seq: uint64(i), At: minute(13, i) * 1000, Bars: []engine.LiveBar{
+			{Ticker: "PETR4", Time: minute(13, i), Open: 23.48, High: 23.5, Low: 23.4, Close: 23.45, Volume: 117400.5, Quantity: 5000, Trades: 12},
+			{Ticker: "VALE3", Time: minute(13, i), Open: 61.2, High: 61.3, Low: 61.1, Close: 61.25, Volume: 61250, Quantity: 1000, Trades: 4}}})
+	}
+	full := logBytes(recs)
+	ends := []int{len(header(sd))}
+	for i := range recs {
+		ends = append(ends, len(logBytes(recs[:i+1])))
+	}
+	b := bytes.Clone(full)
+	b[ends[4]+30] ^= 0x20 // record 5
+	zeroFrom := ends[20] + 7
+	clear(b[zeroFrom : zeroFrom+4096]) // from within record 21 on
+	lastHit := 20
+	for ends[lastHit+1] <= zeroFrom+4096 {
+		lastHit++
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []uint64
+	l, info, err := OpenLog(path, sd, func(r *Record) error { got = append(got, r.Seq); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []uint64
+	for i := 1; i <= 40; i++ {
+		if i != 5 && (i < 21 || i > lastHit+1) {
+			want = append(want, uint64(i))
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("records %v\nwant %v", got, want)
+	}
+	if wantMissing := []SeqRange{{5, 5}, {21, uint64(lastHit + 1)}}; !reflect.DeepEqual(info.Missing, wantMissing) || len(info.Damaged) != 2 {
+		t.Errorf("missing %v, damaged %+v; want %v", info.Missing, info.Damaged, wantMissing)
+	}
+	aside, err := os.ReadFile(info.Aside)
+	if wantAside := append(bytes.Clone(b[ends[4]:ends[5]]), b[ends[20]:ends[lastHit+1]]...); err != nil || !bytes.Equal(aside, wantAside) || filepath.Dir(info.Aside) != dir {
+		t.Errorf("set aside %d bytes in %q (%v), want %d", len(aside), info.Aside, err, len(wantAside))
+	}
+	if fi, _ := os.Stat(path); fi.Size() != info.Kept || l.Size() != info.Kept || l.Last() != 40 {
+		t.Errorf("the log is %d bytes (kept %d, size %d), last %d", fi.Size(), info.Kept, l.Size(), l.Last())
+	}
+	if err := l.Append(&Record{Seq: 41, Bars: []engine.LiveBar{}}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	got = nil
+	_, info, err = OpenLog(path, sd, func(r *Record) error { got = append(got, r.Seq); return nil })
+	if err != nil || len(info.Damaged) != 0 || info.Cut != 0 || info.Aside != "" || len(got) != len(want)+1 || info.Last != 41 {
+		t.Errorf("reopened: %+v, %d records, %v", info, len(got), err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d entries in the folder, want the log and the file set aside", len(ents))
 	}
 }
 
@@ -228,8 +319,8 @@ func TestOpenLog(t *testing.T) {
 	}
 }
 
-// FuzzReadLog: any bytes read as a log never panic; the bytes kept and
-// cut add up to the input, and every record kept, written again, decodes
+// FuzzReadLog: any bytes read as a log never panic; the bytes kept,
+// damaged and cut add up to the input, and every record kept, written again, decodes
 // to a record that writes the same line.
 func FuzzReadLog(f *testing.F) {
 	full := logBytes(testRecords())
@@ -245,8 +336,8 @@ func FuzzReadLog(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if info.Kept+info.Cut != int64(len(b)) || info.Records != len(recs) {
-			t.Fatalf("kept %d + cut %d of %d bytes; %d records of %d", info.Kept, info.Cut, len(b), len(recs), info.Records)
+		if info.Kept+info.DamagedBytes()+info.Cut != int64(len(b)) || info.Records != len(recs) {
+			t.Fatalf("kept %d + damaged %d + cut %d of %d bytes; %d records of %d", info.Kept, info.DamagedBytes(), info.Cut, len(b), len(recs), info.Records)
 		}
 		for i := range recs {
 			line := AppendRecord(nil, &recs[i])
