@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
+	"math"
 	"time"
 )
 
@@ -25,6 +29,15 @@ type LiveStatus struct {
 	Lag time.Duration
 	// Complete says the feed has nothing more for the session.
 	Complete bool
+	// Restoring says the session is being read back from its log (a
+	// restart): /readyz answers 503 until it is done, so that no request
+	// is answered with the session half restored.
+	Restoring bool
+	// Degraded says why the session cannot take batches for now ("":
+	// it can): its log could not be written, and is reopened with
+	// backoff; pushes meanwhile get 503, the feed waits. The session
+	// keeps serving what it holds.
+	Degraded string
 	// Gaps counts the gaps found in the live session's batches since the
 	// process started, whatever their source (the stream's, a session
 	// log's damaged records), SessionGaps those of the session under way
@@ -106,6 +119,11 @@ type LiveTrade struct {
 type LiveSink interface {
 	// NextSeq is the sequence number the next pushed batch must carry.
 	NextSeq() uint64
+	// Applied returns the digest (LiveDigest) of the batch numbered seq
+	// of the session under way, and false when the session holds no such
+	// batch: a second pusher's batch of that number is "applied already"
+	// only when its digest is the same.
+	Applied(seq uint64) (digest string, ok bool)
 	// PushBars applies a batch of whole 1-minute bars numbered seq.
 	PushBars(seq uint64, bars []LiveBar) error
 	// PushTrades aggregates a batch of trades numbered seq into bars and
@@ -118,8 +136,76 @@ type LiveSink interface {
 // push endpoints answer 409 naming NextSeq.
 var ErrLiveSeq = errors.New("live batch out of sequence")
 
+// ErrLiveClosed is what a LiveSink's Push methods return (wrapped) for a
+// batch of a session that is over (complete, or handed over to the
+// snapshot of its day): nothing of it is applied, and the push
+// endpoints answer 409.
+var ErrLiveClosed = errors.New("live session closed")
+
 // ErrLiveUnavailable is what a LiveSink's Push methods return (wrapped)
 // when a batch cannot be made durable for now (the live stream is
 // unreachable): nothing of it is applied, and the push endpoints answer
 // 503; the client sends the same batch again.
 var ErrLiveUnavailable = errors.New("live feed unavailable for now")
+
+// LiveDigest returns the digest of a pushed batch's content: of its
+// trades when it has any (a push of trades), else of its bars; 32
+// lower-case hexadecimal digits (the first 128 bits of a SHA-256 of every
+// field, in order). Two batches with the same lines in the same order
+// have the same digest, whatever their sequence number or arrival time.
+func LiveDigest(bars []LiveBar, trades []LiveTrade) string {
+	h := sha256.New()
+	var b []byte
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	num := func(n Num) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(n))) }
+	i64 := func(n int64) { b = binary.AppendVarint(b, n) }
+	flag := func(v bool) {
+		if v {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	if len(trades) > 0 {
+		b = append(b, 't')
+		for i := range trades {
+			t := &trades[i]
+			str(t.Ticker)
+			i64(t.Time)
+			num(t.Price)
+			i64(t.Quantity)
+			str(t.ID)
+			flag(t.Cancel)
+			flag(t.AfterMarket)
+			h.Write(b)
+			b = b[:0]
+		}
+	} else {
+		b = append(b, 'b')
+		for i := range bars {
+			x := &bars[i]
+			str(x.Ticker)
+			i64(x.Time)
+			flag(x.Removed)
+			if x.Removed {
+				h.Write(b) // a minute taken out has no values
+				b = b[:0]
+				continue
+			}
+			num(x.Open)
+			num(x.High)
+			num(x.Low)
+			num(x.Close)
+			num(x.Volume)
+			i64(x.Quantity)
+			i64(x.Trades)
+			h.Write(b)
+			b = b[:0]
+		}
+	}
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}

@@ -26,23 +26,35 @@ import (
 //     that scope gets 403 on the market-data routes (authorize).
 //   - No sink (serve without --feed push): 503, before the body is read.
 //   - seq must be the sink's NextSeq: otherwise 409 naming it, in the
-//     message and in X-Live-Next-Seq, before the body is parsed. A retry
-//     of a batch that was applied (its answer lost) is a 409 whose next
-//     seq is above the batch's: the client takes it as applied.
+//     message and in X-Live-Next-Seq. A seq above it is refused before
+//     the body is parsed. A seq below it (a retry of a batch whose answer
+//     was lost, or another pusher's batch of that number) is compared
+//     with the batch applied under it by digest (engine.LiveDigest, in
+//     X-Live-Batch-Digest): the same body is "applied already" (the
+//     client takes it as applied), another body a conflict naming both
+//     digests (nothing of it is applied: the client sends it again under
+//     the next seq).
+//   - A push into a session that is over (complete, or handed over to the
+//     snapshot of its day: engine.ErrLiveClosed) is a 409.
 //   - The body is capped by Config.MaxPushBytes (413), is NDJSON or CSV
 //     by Content-Type (415 otherwise), and every bad line is a 400 naming
 //     line and field; nothing of a refused batch reaches the sink.
-//   - A sink's refusal wrapping engine.ErrLiveBatch is a 400, engine.ErrLiveSeq a
-//     409, engine.ErrLiveUnavailable a 503 (the live stream unreachable: send
-//     the batch again); any other error a 500 (logged).
+//   - A sink's refusal wrapping engine.ErrLiveBatch is a 400, engine.ErrLiveSeq
+//     or engine.ErrLiveClosed a 409, engine.ErrLiveUnavailable a 503 (the
+//     live stream unreachable, the session log being reopened: send the
+//     batch again); any other error a 500 (logged).
 
 // DefaultMaxPushBytes is the default cap of a push body (Config.MaxPushBytes):
 // 16 MiB, about 150,000 trade lines.
 const DefaultMaxPushBytes = 16 << 20
 
 // hdrNextSeq names the seq the next batch must carry, on the answers of
-// the push endpoints that know it (200 and 409).
-const hdrNextSeq = "X-Live-Next-Seq"
+// the push endpoints that know it (200 and 409); hdrDigest the digest of
+// the batch applied under a seq below it (409).
+const (
+	hdrNextSeq = "X-Live-Next-Seq"
+	hdrDigest  = "X-Live-Batch-Digest"
+)
 
 // Route templates of the push endpoints.
 const (
@@ -172,7 +184,8 @@ func (a *API) push(c *call, dst []byte, r *http.Request, kind string) ([]byte, e
 		return nil, err
 	}
 	hd := c.out.w.Header()
-	if next := sink.NextSeq(); uint64(seq) != next {
+	next := sink.NextSeq()
+	if uint64(seq) > next {
 		a.pushM.count(kind, pushSequence, 0)
 		return nil, outOfSequence(hd, uint64(seq), next)
 	}
@@ -193,6 +206,10 @@ func (a *API) push(c *call, dst []byte, r *http.Request, kind string) ([]byte, e
 		a.pushM.count(kind, pushInvalid, 0)
 		return nil, err
 	}
+	if uint64(seq) < next {
+		a.pushM.count(kind, pushSequence, n)
+		return nil, appliedAlready(hd, uint64(seq), next, engine.LiveDigest(bars, trades), sink)
+	}
 	if kind == pushTrades {
 		err = sink.PushTrades(uint64(seq), trades)
 	} else {
@@ -201,7 +218,14 @@ func (a *API) push(c *call, dst []byte, r *http.Request, kind string) ([]byte, e
 	switch {
 	case errors.Is(err, engine.ErrLiveSeq):
 		a.pushM.count(kind, pushSequence, n)
+		if next = sink.NextSeq(); uint64(seq) < next { // another pusher took the number meanwhile
+			return nil, appliedAlready(hd, uint64(seq), next, engine.LiveDigest(bars, trades), sink)
+		}
 		return nil, outOfSequence(hd, uint64(seq), sink.NextSeq())
+	case errors.Is(err, engine.ErrLiveClosed):
+		a.pushM.count(kind, pushSequence, n)
+		hd[hdrNextSeq] = []string{strconv.FormatUint(sink.NextSeq(), 10)}
+		return nil, errorf(http.StatusConflict, "batch seq=%d refused: %v", seq, err)
 	case errors.Is(err, engine.ErrLiveBatch):
 		a.pushM.count(kind, pushInvalid, n)
 		return nil, badRequest("batch seq=%d refused: %v", seq, err)
@@ -214,7 +238,7 @@ func (a *API) push(c *call, dst []byte, r *http.Request, kind string) ([]byte, e
 		return nil, fmt.Errorf("push of %s batch seq=%d: %w", kind, seq, err)
 	}
 	a.pushM.count(kind, pushApplied, n)
-	next := sink.NextSeq()
+	next = sink.NextSeq()
 	hd[hdrNextSeq] = []string{strconv.FormatUint(next, 10)}
 	dst = append(dst, `{"seq":`...)
 	dst = strconv.AppendInt(dst, int64(seq), 10)
@@ -236,6 +260,25 @@ func outOfSequence(hd http.Header, seq, next uint64) error {
 		return errorf(http.StatusConflict, "batch seq=%d is out of sequence: expected seq=%d; batch %d was never applied", seq, next, next)
 	}
 	return errorf(http.StatusConflict, "batch seq=%d is out of sequence: expected seq=%d; batches %d to %d were never applied", seq, next, next, seq-1)
+}
+
+// appliedAlready is the 409 of a batch numbered seq below next, whose
+// body's digest is digest: the batch applied under seq has the same
+// digest (a retry: done), another one (a second pusher's batch: not
+// applied), or none the sink knows. It sets X-Live-Next-Seq and, when
+// known, X-Live-Batch-Digest.
+func appliedAlready(hd http.Header, seq, next uint64, digest string, sink engine.LiveSink) error {
+	hd[hdrNextSeq] = []string{strconv.FormatUint(next, 10)}
+	had, ok := sink.Applied(seq)
+	switch {
+	case !ok:
+		return errorf(http.StatusConflict, "batch seq=%d is out of sequence: expected seq=%d; batch %d of this session is not known, so this body (digest %s) cannot be compared: it was not applied", seq, next, seq, digest)
+	case had == digest:
+		hd[hdrDigest] = []string{had}
+		return errorf(http.StatusConflict, "batch seq=%d is out of sequence: expected seq=%d; batch %d was applied already with this body (digest %s): a retry of it is done", seq, next, seq, digest)
+	}
+	hd[hdrDigest] = []string{had}
+	return errorf(http.StatusConflict, "batch seq=%d conflicts: batch %d was applied with another body (digest %s); this body (digest %s) was not applied: send it as seq=%d", seq, seq, had, digest, next)
 }
 
 // pushForm returns whether the body is CSV, by Content-Type: text/csv, or

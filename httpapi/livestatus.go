@@ -49,6 +49,12 @@ func (a *API) appendLiveStatus(dst []byte) []byte {
 	dst = strconv.AppendInt(dst, s.SessionGaps, 10)
 	dst = append(dst, `,"last_gap":`...)
 	dst = appendGap(dst, s.LastGap)
+	dst = append(dst, `,"degraded":`...)
+	if s.Degraded == "" {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendString(dst, s.Degraded)
+	}
 	if st := s.Stream; st != nil {
 		dst = append(dst, `,"stream":{"sequence":`...)
 		dst = strconv.AppendUint(dst, st.Sequence, 10)
@@ -115,14 +121,21 @@ func appendGap(dst []byte, g *engine.LiveGap) []byte {
 	return append(dst, '}')
 }
 
-// catchingUp returns why the replica is not ready yet while it catches
-// up the live stream (""): ready otherwise.
-func (a *API) catchingUp() string {
+// liveNotReady returns why the live session keeps the server from being
+// ready ("": it does not): it is being restored from its log, or, for a
+// replica, the live stream is not caught up yet.
+func (a *API) liveNotReady() string {
 	fn := a.liveStatus.Load()
 	if fn == nil {
 		return ""
 	}
 	s, ok := (*fn)()
+	if ok && s.Restoring {
+		if s.Session.Valid() {
+			return "restoring the live session " + s.Session.String() + " from its log"
+		}
+		return "restoring the live session from its log"
+	}
 	if !ok || s.Stream == nil || s.Stream.CaughtUp {
 		return ""
 	}

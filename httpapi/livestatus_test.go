@@ -29,7 +29,7 @@ func TestReadyzLive(t *testing.T) {
 		t.Fatalf("%d %s: %v", w.Code, w.Body, err)
 	}
 	want := map[string]any{"feed": "replay", "session": "2026-11-19", "seq": 42.0, "watermark": "2026-11-19T14:31:00Z", "lag_seconds": 90.5, "complete": false,
-		"gaps": 0.0, "session_gaps": 0.0, "last_gap": nil}
+		"gaps": 0.0, "session_gaps": 0.0, "last_gap": nil, "degraded": nil}
 	if len(got.Live) != len(want) {
 		t.Errorf("live %v, want %v", got.Live, want)
 	}
@@ -43,7 +43,7 @@ func TestReadyzLive(t *testing.T) {
 	// no lag.
 	st = engine.LiveStatus{Feed: "push", Session: engine.MakeDate(2026, 11, 19), Complete: true, Lag: -time.Second}
 	w = ts.do("GET", "/readyz", "", "")
-	if s := w.Body.String(); !strings.Contains(s, `"watermark":null,"lag_seconds":0,"complete":true,"gaps":0,"session_gaps":0,"last_gap":null}`) {
+	if s := w.Body.String(); !strings.Contains(s, `"watermark":null,"lag_seconds":0,"complete":true,"gaps":0,"session_gaps":0,"last_gap":null,"degraded":null}`) {
 		t.Errorf("readyz %s", s)
 	}
 	validateAnswer(t, "GET", "/readyz", "", w)
@@ -51,10 +51,20 @@ func TestReadyzLive(t *testing.T) {
 	st = engine.LiveStatus{Feed: "push", Session: engine.MakeDate(2026, 11, 19), Seq: 40, Gaps: 2, SessionGaps: 2,
 		LastGap: &engine.LiveGap{Kind: "log", Session: engine.MakeDate(2026, 11, 19), First: 21, Last: 37}}
 	w = ts.do("GET", "/readyz", "", "")
-	if s := w.Body.String(); !strings.Contains(s, `"gaps":2,"session_gaps":2,"last_gap":{"kind":"log","session":"2026-11-19","first":21,"last":37,"stream_sequence":0}}`) {
+	if s := w.Body.String(); !strings.Contains(s, `"gaps":2,"session_gaps":2,"last_gap":{"kind":"log","session":"2026-11-19","first":21,"last":37,"stream_sequence":0},"degraded":null}`) {
 		t.Errorf("readyz %s", s)
 	}
 	validateAnswer(t, "GET", "/readyz", "", w)
+	// A session log that cannot be written: degraded, still ready.
+	st = engine.LiveStatus{Feed: "push", Session: engine.MakeDate(2026, 11, 19), Seq: 36, Degraded: "the session log cannot be written"}
+	w = ts.do("GET", "/readyz", "", "")
+	if s := w.Body.String(); w.Code != 200 || !strings.Contains(s, `"degraded":"the session log cannot be written"}`) {
+		t.Errorf("readyz %d %s", w.Code, s)
+	}
+	validateAnswer(t, "GET", "/readyz", "", w)
+	// A session read back from its log: not ready.
+	st = engine.LiveStatus{Feed: "push", Session: engine.MakeDate(2026, 11, 19), Restoring: true}
+	checkError(t, ts.do("GET", "/readyz", "", ""), 503, "not ready: restoring the live session 2026-11-19 from its log")
 	running = false
 	if s := ts.do("GET", "/readyz", "", "").Body.String(); s != plain {
 		t.Errorf("no session running: %s, want %s", s, plain)

@@ -20,14 +20,22 @@ import (
 // fakeSink records the batches it applies; it refuses a seq other than
 // next with engine.ErrLiveSeq, and returns fail (once) instead of applying.
 type fakeSink struct {
-	mu     sync.Mutex
-	next   uint64
-	trades [][]engine.LiveTrade
-	bars   [][]engine.LiveBar
-	fail   error
+	mu      sync.Mutex
+	next    uint64
+	trades  [][]engine.LiveTrade
+	bars    [][]engine.LiveBar
+	digests map[uint64]string
+	fail    error
 }
 
-func newFakeSink() *fakeSink { return &fakeSink{next: 1} }
+func newFakeSink() *fakeSink { return &fakeSink{next: 1, digests: map[uint64]string{}} }
+
+func (s *fakeSink) Applied(seq uint64) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.digests[seq]
+	return d, ok
+}
 
 func (s *fakeSink) NextSeq() uint64 {
 	s.mu.Lock()
@@ -51,11 +59,11 @@ func (s *fakeSink) apply(seq uint64, add func()) error {
 }
 
 func (s *fakeSink) PushTrades(seq uint64, t []engine.LiveTrade) error {
-	return s.apply(seq, func() { s.trades = append(s.trades, t) })
+	return s.apply(seq, func() { s.trades = append(s.trades, t); s.digests[seq] = engine.LiveDigest(nil, t) })
 }
 
 func (s *fakeSink) PushBars(seq uint64, b []engine.LiveBar) error {
-	return s.apply(seq, func() { s.bars = append(s.bars, b) })
+	return s.apply(seq, func() { s.bars = append(s.bars, b); s.digests[seq] = engine.LiveDigest(b, nil) })
 }
 
 // received returns how many batches s applied.
@@ -227,8 +235,18 @@ func TestPushSequence(t *testing.T) {
 		t.Fatalf("seq=1: %d %s", w.Code, w.Body)
 	}
 	// The answer was lost: the client sends the same batch again.
-	conflict("1", "batch seq=1 is out of sequence: expected seq=2; batch 1 was applied already (a retry of it is done)", "2")
+	digest := engine.LiveDigest(nil, sink.trades[0])
+	conflict("1", "batch seq=1 is out of sequence: expected seq=2; batch 1 was applied already with this body (digest "+digest+"): a retry of it is done", "2")
 	conflict("1", "expected seq=2", "2")
+	// A second pusher's different batch under the same number: a
+	// conflict naming both digests, not "applied already".
+	other := strings.Replace(sampleTradeLine, `"10"`, `"99"`, 1)
+	w := ts.push(pushTradesPath+"?seq=1", testKeyAdmin, ndjson, other)
+	checkError(t, w, 409, "batch seq=1 conflicts: batch 1 was applied with another body (digest "+digest+"); this body (digest ")
+	if !strings.Contains(w.Body.String(), "was not applied: send it as seq=2") || w.Header().Get(hdrDigest) != digest || w.Header().Get(hdrNextSeq) != "2" {
+		t.Errorf("a different body under seq 1: %s, digest header %q", w.Body, w.Header().Get(hdrDigest))
+	}
+	validateAnswer(t, "POST", pushTradesPath+"?seq=1", other, w)
 	if w := ts.push(pushTradesPath+"?seq=2", testKeyAdmin, ndjson, sampleTradeLine); w.Code != 200 || w.Header().Get(hdrNextSeq) != "3" {
 		t.Fatalf("seq=2: %d %s", w.Code, w.Body)
 	}
@@ -411,7 +429,7 @@ func TestPushMetricsAndLog(t *testing.T) {
 		{"pregao_live_push_batches_total", "trades", "applied", 1},
 		{"pregao_live_push_lines_total", "trades", "applied", 2},
 		{"pregao_live_push_batches_total", "trades", "sequence", 1},
-		{"pregao_live_push_lines_total", "trades", "sequence", 0},
+		{"pregao_live_push_lines_total", "trades", "sequence", 2},
 		{"pregao_live_push_batches_total", "trades", "invalid", 1},
 		{"pregao_live_push_batches_total", "bars", "invalid", 2},
 		{"pregao_live_push_lines_total", "bars", "invalid", 1},

@@ -374,8 +374,9 @@ func (a *API) healthz(c *call, dst []byte, r *http.Request, _ httprouter.Params)
 }
 
 // readyz answers 200 once a verified snapshot is published (and, with a
-// live stream, once the replica has caught it up), 503 before and once
-// the server is draining (SetDraining).
+// live session, once it is restored from its log; with a live stream,
+// once the replica has caught it up), 503 before and once the server is
+// draining (SetDraining).
 func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
 	if a.draining.Load() {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: shutting down")
@@ -384,7 +385,7 @@ func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) 
 	if ds == nil {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: %s", a.notLoaded())
 	}
-	if why := a.catchingUp(); why != "" {
+	if why := a.liveNotReady(); why != "" {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: %s", why)
 	}
 	dst = append(dst, `{"status":"ready","as_of":`...)

@@ -134,8 +134,10 @@ func TestLiveKill9(t *testing.T) {
 		t.Error("after the restart the session differs from the full snapshot's")
 	}
 	_, metrics := get(t, "http://"+m.Addr()+"/metrics", "")
+	// The replay goes on after the last batch of the log, without
+	// walking the batches it holds again.
 	for _, want := range []string{
-		`pregao_live_batches_total{result="redelivered"} ` + jsonNum(info.Last),
+		`pregao_live_batches_total{result="redelivered"} 0`,
 		`pregao_live_feed_errors_total{reason="log_cut"} 1`,
 	} {
 		if !strings.Contains(metrics, want+"\n") {

@@ -38,6 +38,9 @@ type head struct {
 
 	state  atomic.Pointer[State]
 	signal chan struct{} // a snapshot was published (handovers)
+	// restoring is set while the local driver reads a session back from
+	// its log (and, with a local driver, from New to its first session).
+	restoring atomic.Bool
 	// gaps counts the gaps found (noteGap), sessionGaps those of the
 	// live session while it is not rolled; lastGap is the last one.
 	gaps, sessionGaps atomic.Int64
@@ -237,7 +240,7 @@ func (h *head) publishState() {
 func (h *head) status(feed string) engine.LiveStatus {
 	st := h.state.Load()
 	s := engine.LiveStatus{Feed: feed, Session: st.Session, Seq: st.Seq, Complete: st.Complete, Lag: lag(st, h.clock.Now()),
-		Gaps: h.gaps.Load(), SessionGaps: h.sessionGaps.Load(), LastGap: h.lastGap.Load()}
+		Restoring: h.restoring.Load(), Gaps: h.gaps.Load(), SessionGaps: h.sessionGaps.Load(), LastGap: h.lastGap.Load()}
 	if st.Watermark > 0 {
 		s.Watermark = time.Unix(st.Watermark, 0).UTC()
 	}

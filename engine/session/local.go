@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,13 +54,25 @@ type local struct {
 	ctx  context.Context
 	dups atomic.Int64
 
+	// degraded is why the session log cannot take batches for now (nil:
+	// it can), for /readyz.
+	degraded atomic.Pointer[string]
+
 	mu       sync.Mutex
 	started  bool // the first session was opened
 	session  engine.Date
-	slog     sessionLog // nil: no session open
+	slog     sessionLog // nil: no session open (or the log is broken)
 	seq      uint64     // the last batch made durable
+	lastAt   time.Time  // the feed's clock of batch seq (zero: unknown)
 	complete bool
 	trades   *live.Trades // push: the session's aggregation of pushed trades
+	// broken is why the session log could not be written (nil: it can):
+	// the log is closed and reopened with backoff (recoverLog); batches
+	// are refused meanwhile with engine.ErrLiveUnavailable.
+	broken error
+	// digests holds the digest (engine.LiveDigest) of each batch of a
+	// push session made durable, by seq.
+	digests map[uint64]string
 	// feedErrs and tradeErrs are the error counts already added to the
 	// metrics.
 	feedErrs, tradeErrs map[string]int64
@@ -158,7 +171,8 @@ func (l *local) openSession(sd engine.Date) error {
 		l.slog.Close()
 		l.slog = nil
 	}
-	l.session, l.seq, l.complete = sd, 0, false
+	l.session, l.seq, l.lastAt, l.complete = sd, 0, time.Time{}, false
+	l.setBroken(nil)
 	l.newTrades()
 	var err error
 	if l.bus != nil {
@@ -170,7 +184,7 @@ func (l *local) openSession(sd engine.Date) error {
 		return err
 	}
 	if l.feed != nil {
-		l.feed.Resume(l.seq)
+		l.feed.Resume(l.seq, l.lastAt)
 	}
 	prune(l.cfg.dir, l.cfg.keep, sd, l.log)
 	l.closeIfRolled()
@@ -178,18 +192,23 @@ func (l *local) openSession(sd engine.Date) error {
 	return nil
 }
 
-// newTrades starts the push session's aggregation of trades anew.
+// newTrades starts the push session's aggregation of trades (and its
+// batches' digests) anew.
 func (l *local) newTrades() {
 	if l.cfg.kind == FeedPush {
 		l.trades = live.NewTrades(l.session, false)
+		l.digests = map[uint64]string{}
 		clear(l.tradeErrs)
 	}
 }
 
-// noteDurable records batch b as durable. The caller holds l.mu.
-func (l *local) noteDurable(b *engine.LiveBatch) {
-	l.seq = b.Seq
-	l.complete = l.complete || b.Complete
+// noteDurable records rec's batch as durable. The caller holds l.mu.
+func (l *local) noteDurable(rec *live.Record) {
+	l.seq, l.lastAt = rec.Seq, time.UnixMilli(rec.At)
+	l.complete = l.complete || rec.Complete
+	if l.digests != nil {
+		l.digests[rec.Seq] = engine.LiveDigest(rec.Bars, rec.Trades)
+	}
 }
 
 // commit makes batch b durable and applies it (with the trades it came
@@ -197,11 +216,16 @@ func (l *local) noteDurable(b *engine.LiveBatch) {
 // and applied to the head, a batch the engine refuses taken out of the
 // log again; or, with a stream, checked as every replica will check it
 // (a batch they would refuse is refused here, never published) and
-// published. The caller holds l.mu and has checked b.Seq is l.seq+1 or
-// above.
+// published. A log that cannot be written is broken: closed, reopened
+// with backoff, and the batch refused meanwhile (engine.ErrLiveUnavailable:
+// send it again). The caller holds l.mu and has checked b.Seq is l.seq+1
+// or above.
 func (l *local) commit(b *engine.LiveBatch, trades []live.Trade, at time.Time) error {
+	if l.broken != nil {
+		return fmt.Errorf("%w: batch %d not taken: the session log is unavailable (%v); it is reopened, send the batch again", engine.ErrLiveUnavailable, b.Seq, l.broken)
+	}
 	if l.slog == nil {
-		return fmt.Errorf("%w: batch %d: the live session %s is over (the snapshot of its day serves it)", engine.ErrLiveBatch, b.Seq, l.session)
+		return fmt.Errorf("%w: batch %d: the live session %s is over (the snapshot of its day serves it)", engine.ErrLiveClosed, b.Seq, l.session)
 	}
 	if l.head == nil {
 		if err := b.Check(l.session); err != nil {
@@ -217,16 +241,17 @@ func (l *local) commit(b *engine.LiveBatch, trades []live.Trade, at time.Time) e
 		if l.head == nil {
 			l.met.feedErrors.WithLabelValues(reasonBus).Inc()
 			l.log.Error("live stream: batch not published", "seq", b.Seq, "err", err.Error())
-		} else {
-			l.met.feedErrors.WithLabelValues(reasonLog).Inc()
-			l.log.Error("session log append failed: batch not applied", "seq", b.Seq, "err", err.Error())
+			return err
 		}
-		return err
+		l.met.feedErrors.WithLabelValues(reasonLog).Inc()
+		l.log.Error("session log append failed: batch not applied; the log is reopened", "seq", b.Seq, "err", err.Error())
+		l.breakLog(err)
+		return fmt.Errorf("%w: batch %d not taken: the session log could not be written (%v); send it again", engine.ErrLiveUnavailable, b.Seq, err)
 	}
 	l.met.logAppend.Observe(time.Since(t0).Seconds())
 	if l.head == nil {
 		l.met.published.Inc()
-		l.noteDurable(b)
+		l.noteDurable(&rec)
 		l.publishState()
 		return nil
 	}
@@ -242,8 +267,101 @@ func (l *local) commit(b *engine.LiveBatch, trades []live.Trade, at time.Time) e
 		}
 		return err
 	}
-	l.noteDurable(b)
+	l.noteDurable(&rec)
 	l.closeIfRolled()
+	return nil
+}
+
+// breakLog closes the session log that could not be written (err) and
+// starts reopening it with backoff (recoverLog). The session's numbering
+// and what the Store holds stay. The caller holds l.mu.
+func (l *local) breakLog(err error) {
+	l.slog.Close()
+	l.slog = nil
+	l.setBroken(err)
+	if l.ctx != nil {
+		go l.recoverLog(l.ctx, l.session)
+	}
+}
+
+// setBroken sets why the log is broken (nil: it is not), for /readyz.
+// The caller holds l.mu.
+func (l *local) setBroken(err error) {
+	l.broken = err
+	if err == nil {
+		l.degraded.Store(nil)
+		return
+	}
+	msg := fmt.Sprintf("the session log cannot be written (%v): it is reopened; batches wait meanwhile", err)
+	l.degraded.Store(&msg)
+}
+
+// recoverLog reopens session sd's broken log, waiting 1 s, then twice as
+// long after each failure up to 30 s, until it opens or ctx ends.
+func (l *local) recoverLog(ctx context.Context, sd engine.Date) {
+	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
+		if live.Sleep(ctx, wait) != nil {
+			return
+		}
+		l.mu.Lock()
+		if l.broken == nil || l.session != sd {
+			l.mu.Unlock()
+			return
+		}
+		err := l.reopen()
+		if err == nil {
+			l.log.Info("session log reopened: the session takes batches again", "session", sd.String(), "seq", l.seq)
+		} else {
+			l.log.Warn("session log still cannot be opened; retrying", "err", err.Error(), "retry", min(2*wait, 30*time.Second).String())
+		}
+		l.mu.Unlock()
+		if err == nil {
+			return
+		}
+	}
+}
+
+// reopen opens the session's log again without restarting the session:
+// the push aggregation is rebuilt from its records, and records beyond
+// the last batch made durable (a write that failed after it reached the
+// file) are applied; the Store keeps what it holds. On error the log is
+// (still) broken. The caller holds l.mu.
+func (l *local) reopen() error {
+	if l.slog != nil {
+		l.slog.Close()
+		l.slog = nil
+	}
+	l.newTrades()
+	path := filepath.Join(l.cfg.dir, live.LogName(l.session))
+	seq := l.seq
+	var late []*live.Record
+	lg, info, err := live.OpenLog(path, l.session, func(rec *live.Record) error {
+		if rec.Trades != nil && l.trades != nil {
+			l.trades.Apply(rec.Trades)
+		}
+		if l.digests != nil {
+			l.digests[rec.Seq] = engine.LiveDigest(rec.Bars, rec.Trades)
+		}
+		if rec.Seq > seq {
+			late = append(late, rec)
+		}
+		return nil
+	})
+	if err != nil {
+		l.setBroken(err)
+		return err
+	}
+	l.slog = lg
+	l.setBroken(nil)
+	l.head.mu.Lock()
+	l.noteDamage(l.session, path, &info)
+	for _, rec := range late {
+		if out, _ := l.head.apply(&engine.LiveBatch{Seq: rec.Seq, Session: l.session, Bars: rec.Bars, Complete: rec.Complete}, false); out == applied {
+			l.noteDurable(rec)
+		}
+	}
+	l.head.publishState()
+	l.head.mu.Unlock()
 	return nil
 }
 
@@ -311,9 +429,9 @@ func (l *local) step(ctx context.Context, st *live.Step) {
 			l.met.batches.WithLabelValues("refused").Inc()
 			l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
 		default:
-			// A batch the stream did not take is published again (the
-			// feed waits): a replica never misses one.
-			for err := l.commit(b, nil, st.At); errors.Is(err, errBus) && ctx.Err() == nil; err = l.commit(b, nil, st.At) {
+			// A batch the stream or a broken log did not take is
+			// committed again (the feed waits): none is missed.
+			for err := l.commit(b, nil, st.At); errors.Is(err, engine.ErrLiveUnavailable) && ctx.Err() == nil; err = l.commit(b, nil, st.At) {
 				l.mu.Unlock()
 				live.Sleep(ctx, min(l.cfg.retry, time.Second))
 				l.mu.Lock()

@@ -70,12 +70,20 @@ func (l *local) NextSeq() uint64 {
 	return l.seq + 1
 }
 
+// Applied returns the digest of the batch numbered seq of the push
+// session under way (false: none).
+func (l *local) Applied(seq uint64) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d, ok := l.digests[seq]
+	return d, ok
+}
+
 // PushBars applies a pushed batch of whole 1-minute bars.
 func (l *local) PushBars(seq uint64, bars []engine.LiveBar) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.rollPush()
-	if err := l.checkSeq(seq); err != nil {
+	if err := l.checkPush(seq); err != nil {
 		return err
 	}
 	return l.commit(&engine.LiveBatch{Seq: seq, Session: l.session, Bars: slices.Clone(bars)}, nil, l.now())
@@ -84,17 +92,13 @@ func (l *local) PushBars(seq uint64, bars []engine.LiveBar) error {
 // PushTrades aggregates a pushed batch of trades and applies the bars
 // that changed. A batch holding a trade no bar can come from is refused
 // whole, before anything is aggregated. Should its commit fail, the
-// session is started again from its log, so that the aggregation holds
-// exactly the batches applied.
+// aggregation is rebuilt from the log (reopen), so that it holds exactly
+// the batches applied.
 func (l *local) PushTrades(seq uint64, trades []engine.LiveTrade) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.rollPush()
-	if err := l.checkSeq(seq); err != nil {
+	if err := l.checkPush(seq); err != nil {
 		return err
-	}
-	if l.trades == nil || l.slog == nil {
-		return fmt.Errorf("%w: batch %d: the live session %s is over (the snapshot of its day serves it)", engine.ErrLiveBatch, seq, l.session)
 	}
 	if err := l.trades.Check(trades); err != nil {
 		l.met.batches.WithLabelValues("refused").Inc()
@@ -104,20 +108,40 @@ func (l *local) PushTrades(seq uint64, trades []engine.LiveTrade) error {
 	bars := l.trades.Apply(trades)
 	err := l.commit(&engine.LiveBatch{Seq: seq, Session: l.session, Bars: bars}, trades, l.now())
 	l.countErrors(l.trades.Errors(), l.tradeErrs)
-	if err != nil {
-		// The aggregation took trades that are not applied: rebuild it
-		// (and the session) from the log.
+	switch {
+	case err == nil || l.broken != nil:
+		// (A broken log rebuilds the aggregation as it reopens.)
+	case l.head == nil:
+		// The stream did not take the batch: the session is read back
+		// from it.
 		if oerr := l.openSession(l.session); oerr != nil {
 			l.log.Error("live session could not be started again after a failed push", "err", oerr.Error())
+		}
+	case l.slog != nil:
+		// The engine refused the bars: the aggregation took trades that
+		// are not applied.
+		if rerr := l.reopen(); rerr != nil {
+			l.log.Error("session log could not be read again after a refused push; it is reopened", "err", rerr.Error())
+			if l.ctx != nil {
+				go l.recoverLog(l.ctx, l.session)
+			}
 		}
 	}
 	return err
 }
 
-// checkSeq refuses a push whose sequence number is not the next. The
-// caller holds l.mu.
-func (l *local) checkSeq(seq uint64) error {
-	if seq != l.seq+1 {
+// checkPush moves the push calendar on and refuses a push into a session
+// that is over (complete, or handed over to its snapshot:
+// engine.ErrLiveClosed) or numbered another way than the next
+// (engine.ErrLiveSeq). The caller holds l.mu.
+func (l *local) checkPush(seq uint64) error {
+	l.rollPush()
+	switch {
+	case l.broken != nil:
+		return fmt.Errorf("%w: batch %d not taken: the session log is unavailable (%v); it is reopened, send the batch again", engine.ErrLiveUnavailable, seq, l.broken)
+	case l.complete || l.slog == nil:
+		return fmt.Errorf("%w: batch %d: the live session %s is over (complete at batch %d); a later batch belongs to the next session", engine.ErrLiveClosed, seq, l.session, l.seq)
+	case seq != l.seq+1:
 		l.met.feedErrors.WithLabelValues(reasonSeq).Inc()
 		return fmt.Errorf("%w: batch %d, the next is %d", engine.ErrLiveSeq, seq, l.seq+1)
 	}

@@ -231,3 +231,151 @@ func TestDamagedLogRestored(t *testing.T) {
 		t.Errorf("the log after the restore: %+v, %v", info, err)
 	}
 }
+
+// pushSession starts a push session of day over the base in dir (the
+// wall clock of its calendar at now) and returns it, its Store and its
+// sink.
+func pushSession(t *testing.T, f *fixture, dir string, now func() time.Time, logs ...*lockedBuilder) (*Session, *engine.Store, *local, func()) {
+	t.Helper()
+	store := storeOf(f.base)
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir, cfg.Day = "push", dir, f.day.String()
+	opts := Options{Now: now}
+	if len(logs) > 0 {
+		opts.Log = testLog(logs[0])
+	}
+	s, err := New(cfg, store, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := s.Status(); !ok || !st.Restoring {
+		t.Errorf("before its first session is read back: status %+v, %t; want restoring", st, ok)
+	}
+	stop := runSession(t, s)
+	if st, ok := s.Status(); !ok || st.Restoring {
+		t.Errorf("running: status %+v, %t", st, ok)
+	}
+	return s, store, s.local, stop
+}
+
+// minuteBar is ticker's bar of minute m (from 10:00 in São Paulo) of day.
+func minuteBar(ticker string, day engine.Date, m int) engine.LiveBar {
+	p := engine.Num(10 + m%7)
+	return engine.LiveBar{Ticker: ticker, Time: int64(day)*86400 + 13*3600 + int64(m)*60, Open: p, High: p, Low: p, Close: p, Volume: p * 100, Quantity: 100, Trades: 1}
+}
+
+// TestPushRules: one rule for every push. A batch of a ticker the
+// snapshot does not know is taken and held aside (as from the other
+// feeds), never served; each batch's digest is kept (also across a
+// restart) so that a second pusher's batch under a number applied is told
+// apart from a retry; once the session is complete, a push of bars or of
+// trades is refused as closed (engine.ErrLiveClosed).
+func TestPushRules(t *testing.T) {
+	f := fixtureOf(t)
+	dir := t.TempDir()
+	t0 := int64(f.day)*86400 + 13*3600
+	var mu sync.Mutex
+	now := time.Unix(t0+3600, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s, store, r, stop := pushSession(t, f, dir, clock)
+	bars := []engine.LiveBar{minuteBar(f.ticker, f.day, 1), minuteBar("ZZZZ3", f.day, 1)}
+	if err := r.PushBars(1, bars); err != nil {
+		t.Fatal(err)
+	}
+	v := store.View()
+	if _, known := v.Base.Asset("ZZZZ3"); known || v.Live.Aside != 1 || v.Live.Bars != 2 {
+		t.Errorf("an unknown ticker: known %t, aside %d of %d bars", known, v.Live.Aside, v.Live.Bars)
+	}
+	trades := []engine.LiveTrade{{Ticker: f.ticker, Time: (t0 + 150) * 1000, Price: 11, Quantity: 10, ID: "1"}}
+	if err := r.PushTrades(2, trades); err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint64]string{1: engine.LiveDigest(bars, nil), 2: engine.LiveDigest(nil, trades)}
+	check := func(when string) {
+		t.Helper()
+		for seq, d := range want {
+			if got, ok := r.Applied(seq); !ok || got != d {
+				t.Errorf("%s: batch %d's digest %q (%t), want %q", when, seq, got, ok, d)
+			}
+		}
+		if _, ok := r.Applied(3); ok {
+			t.Errorf("%s: a digest for a batch not applied", when)
+		}
+	}
+	check("applied")
+	stop()
+	s, store, r, stop = pushSession(t, f, dir, clock)
+	defer func() { stop() }()
+	check("after a restart")
+	// The end of the session: complete, then closed to pushes.
+	mu.Lock()
+	now = live.SessionEnd(f.day)
+	mu.Unlock()
+	if next := r.NextSeq(); next != 4 || !s.State().Complete {
+		t.Fatalf("after the end: next %d, state %+v", next, *s.State())
+	}
+	for _, err := range []error{r.PushBars(4, bars[:1]), r.PushTrades(4, trades)} {
+		if !errors.Is(err, engine.ErrLiveClosed) || !strings.Contains(err.Error(), "is over (complete at batch 3)") {
+			t.Errorf("a push into the complete session: %v", err)
+		}
+	}
+	if v := store.View(); v.Live.Seq != 3 {
+		t.Errorf("the closed session changed: seq %d", v.Live.Seq)
+	}
+}
+
+// TestLogBroken: a session log that cannot be written (here: its file
+// gone and a folder in its place, so that it cannot be opened either)
+// refuses batches with engine.ErrLiveUnavailable (503: send again)
+// without losing its numbering or what the Store holds, says so on its
+// status (degraded), reopens the log with backoff, and takes batches
+// again once the log can be written.
+func TestLogBroken(t *testing.T) {
+	f := fixtureOf(t)
+	dir := t.TempDir()
+	t0 := int64(f.day)*86400 + 13*3600
+	var logs lockedBuilder
+	s, store, r, stop := pushSession(t, f, dir, func() time.Time { return time.Unix(t0+3600, 0) }, &logs)
+	defer stop()
+	for seq := uint64(1); seq <= 3; seq++ {
+		if err := r.PushBars(seq, []engine.LiveBar{minuteBar(f.ticker, f.day, int(seq))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, live.LogName(f.day))
+	r.mu.Lock()
+	r.slog.(*live.Log).Close() // the next append fails
+	r.mu.Unlock()
+	if err := os.Rename(path, path+".saved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := r.PushBars(4, []engine.LiveBar{minuteBar(f.ticker, f.day, 4)})
+	if !errors.Is(err, engine.ErrLiveUnavailable) {
+		t.Fatalf("a push to a broken log: %v, want ErrLiveUnavailable", err)
+	}
+	st, _ := s.Status()
+	if st.Degraded == "" || r.NextSeq() != 4 || st.Seq != 3 || store.View().Live.Seq != 3 {
+		t.Fatalf("broken: status %+v, next %d", st, r.NextSeq())
+	}
+	if err := r.PushBars(4, []engine.LiveBar{minuteBar(f.ticker, f.day, 4)}); !errors.Is(err, engine.ErrLiveUnavailable) {
+		t.Errorf("while broken: %v", err)
+	}
+	waitFor(t, "a reopen to fail", func() bool { return strings.Contains(logs.String(), "session log still cannot be opened; retrying") })
+	// The disk is fixed: the log reopens, the session takes batches again.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".saved", path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the log to reopen", func() bool { st, _ := s.Status(); return st.Degraded == "" })
+	if err := r.PushBars(4, []engine.LiveBar{minuteBar(f.ticker, f.day, 4)}); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := readLog(path); err != nil || info.Records != 4 || store.View().Live.Seq != 4 {
+		t.Errorf("after the recovery: log %+v, %v", info, err)
+	}
+}

@@ -23,6 +23,8 @@ import (
 // (counted) and a new one started. The caller holds l.mu.
 func (l *local) restoreFile(sd engine.Date) error {
 	h := l.head
+	h.restoring.Store(true)
+	defer h.restoring.Store(false)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err := h.start(sd); err != nil {
@@ -31,9 +33,14 @@ func (l *local) restoreFile(sd engine.Date) error {
 	path := filepath.Join(l.cfg.dir, live.LogName(sd))
 	start := time.Now()
 	restored, refused := 0, 0
+	var lastAt int64
 	apply := func(rec *live.Record) error {
+		lastAt = rec.At
 		if rec.Trades != nil && l.trades != nil {
 			l.trades.Apply(rec.Trades)
+		}
+		if l.digests != nil {
+			l.digests[rec.Seq] = engine.LiveDigest(rec.Bars, rec.Trades)
 		}
 		if _, err := h.apply(&engine.LiveBatch{Seq: rec.Seq, Session: sd, Bars: rec.Bars, Complete: rec.Complete}, true); err != nil {
 			refused++
@@ -62,6 +69,9 @@ func (l *local) restoreFile(sd engine.Date) error {
 	}
 	l.slog = lg
 	l.seq, l.complete = lg.Last(), h.complete
+	if l.seq > 0 {
+		l.lastAt = time.UnixMilli(lastAt)
+	}
 	h.seq = lg.Last()
 	if info.Cut > 0 {
 		l.met.feedErrors.WithLabelValues(reasonLogCut).Inc()
@@ -185,7 +195,7 @@ func (l *local) restoreStream(sd engine.Date) error {
 			if rec.Trades != nil && l.trades != nil {
 				l.trades.Apply(rec.Trades)
 			}
-			l.noteDurable(&engine.LiveBatch{Seq: rec.Seq, Complete: rec.Complete})
+			l.noteDurable(rec)
 			restored++
 			return nil
 		})

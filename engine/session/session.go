@@ -103,6 +103,10 @@ func New(cfg Config, store *engine.Store, opts Options) (*Session, error) {
 	if st.bus.URL != "" && s.head != nil {
 		s.stream = newStream(s.head, s.log, s.met)
 	}
+	if s.local != nil && s.local.head != nil {
+		// Not ready until the first session is read back from its log.
+		s.head.restoring.Store(true)
+	}
 	return s, nil
 }
 
@@ -196,8 +200,12 @@ func (s *Session) Status() (engine.LiveStatus, bool) {
 		st := s.head.status(feed)
 		st.Stream = s.stream.status()
 		return st, true
-	case s.head != nil && s.local != nil && s.head.state.Load().Running:
-		return s.head.status(s.cfg.kind), true
+	case s.head != nil && s.local != nil && (s.head.state.Load().Running || s.head.restoring.Load()):
+		st := s.head.status(s.cfg.kind)
+		if d := s.local.degraded.Load(); d != nil {
+			st.Degraded = *d
+		}
+		return st, true
 	}
 	return engine.LiveStatus{}, false
 }
@@ -285,7 +293,11 @@ func (s *Session) runLocal(ctx context.Context) error {
 		return nil
 	}
 	l.bus, l.ctx = s.bus, ctx
-	if err := l.start(); err != nil {
+	err := l.start()
+	if l.head != nil {
+		l.head.restoring.Store(false) // restored, or given up: the snapshot serves alone
+	}
+	if err != nil {
 		return err
 	}
 	l.loop(ctx)

@@ -105,7 +105,7 @@ func (b *B3) Session() engine.Date { return b.day }
 func (b *B3) Clock() (time.Time, bool) { return b.cfg.Now(), false }
 
 // Resume numbers the next batch seq+1.
-func (b *B3) Resume(seq uint64) { b.seq = seq }
+func (b *B3) Resume(seq uint64, _ time.Time) { b.seq = seq }
 
 // Errors returns the bad input counted so far, by reason.
 func (b *B3) Errors() map[string]int64 {

@@ -173,7 +173,7 @@ func TestB3Resume(t *testing.T) {
 	// Killed; started again after the file grew, the log holding batch 1.
 	s.serve(t, "PLAE3/2026-11-19", "PLAE3_1130.zip")
 	g, _ := NewB3(cfg)
-	g.Resume(1)
+	g.Resume(1, time.Time{})
 	s2 := next(t, g)
 	if s2.Batch == nil || s2.Batch.Seq != 2 || len(s2.Batch.Bars) != 3 {
 		t.Fatalf("after the restart: %+v", s2.Batch)
@@ -269,7 +269,7 @@ func TestB3Calendar(t *testing.T) {
 	if st.Session != sd+1 || st.Batch != nil {
 		t.Fatalf("the next session: %+v", st)
 	}
-	f.Resume(7)
+	f.Resume(7, time.Time{})
 	st = next(t, f)
 	if st.Batch != nil || f.Errors()[ReasonWrongDay] != 4 {
 		t.Errorf("a file of rows of another day: %+v, errors %v", st.Batch, f.Errors())

@@ -21,11 +21,13 @@ type Feed interface {
 	// takes Step.At as "now") rather than the wall clock.
 	Clock() (start time.Time, virtual bool)
 	// Resume tells the feed that its batches up to seq were applied
-	// before (the session log of a restarted server): a replay goes
-	// through them without waiting, a polling feed numbers its next
+	// before (the session log of a restarted server), batch seq at the
+	// feed's time at (Step.At; zero: unknown): a replay goes on from
+	// there without walking the batches again (or, with at unknown,
+	// through them without waiting), a polling feed numbers its next
 	// batch seq+1. Called before the first Next, and after a step that
 	// starts a new session (with that session's log's last Seq).
-	Resume(seq uint64)
+	Resume(seq uint64, at time.Time)
 	// Next waits for the feed's next step and returns it. It returns
 	// io.EOF once the feed has nothing more, ever, and ctx's error when
 	// ctx ends; any other error is transient (counted, and Next called

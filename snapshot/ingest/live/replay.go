@@ -74,6 +74,7 @@ type Replay struct {
 	done       bool
 
 	resume          uint64 // batches up to it go without waiting
+	resumeAt        int64  // the virtual time of batch resume (unix ms; 0: unknown)
 	anchored        bool
 	anchorV         int64 // virtual ms ...
 	anchorW         time.Time
@@ -206,8 +207,48 @@ func (r *Replay) End() time.Time { return time.UnixMilli(r.end).UTC() }
 // Rows returns the number of rows the recording holds (all days).
 func (r *Replay) Rows() int { return r.rowsRead }
 
-// Resume makes the batches up to seq go without waiting (see Feed).
-func (r *Replay) Resume(seq uint64) { r.resume = seq }
+// Resume goes on after batch seq, applied before at virtual time at:
+// the next Next feeds every row before at to the aggregation at once and
+// numbers its batch seq+1, as the replay would have at that step; with
+// at zero, the batches up to seq are walked again without waiting (see
+// Feed).
+func (r *Replay) Resume(seq uint64, at time.Time) {
+	r.resume, r.resumeAt = seq, 0
+	if seq > 0 && !at.IsZero() {
+		r.resumeAt = at.UnixMilli()
+	}
+}
+
+// rowsBefore returns the rows not fed yet whose time is before vt (unix
+// ms) as trades, in r.buf, and counts them fed.
+func (r *Replay) rowsBefore(vt int64) []negocios.Trade {
+	r.buf = r.buf[:0]
+	for n := len(r.rows); r.pos < n && r.rows[r.pos].ms < vt; r.pos++ {
+		x := &r.rows[r.pos]
+		r.buf = append(r.buf, negocios.Trade{RefDate: x.ref, TradeDate: x.day, Ticker: r.tickers[x.tk], Action: x.action,
+			Session: x.session, Price: x.price, Quantity: x.qty, Time: x.ms, ID: x.id})
+	}
+	return r.buf
+}
+
+// fastForward takes the replay to the virtual time of the resumed batch
+// without making its batches again: every row before it is aggregated
+// at once; the bars of the minutes not ended by then are pending, as
+// they would be at that step; the batches up to it were applied. Done
+// when the resumed batch was the last (it ended the recording).
+func (r *Replay) fastForward() {
+	for _, b := range r.agg.Apply(r.rowsBefore(r.resumeAt)).Bars {
+		if (b.Time+60)*1000 > r.resumeAt {
+			r.pending[barKey{b.Ticker, b.Time}] = b
+		}
+	}
+	r.vt, r.seq = r.resumeAt, r.resume
+	if r.pos == len(r.rows) && r.resumeAt >= r.end {
+		r.done = true
+		r.endErrs = r.Errors()
+		r.rows, r.agg, r.pending, r.buf = nil, nil, nil, nil
+	}
+}
 
 // Errors returns the bad input counted so far, by reason.
 func (r *Replay) Errors() map[string]int64 {
@@ -233,17 +274,15 @@ func (r *Replay) Next(ctx context.Context) (Step, error) {
 	if err := ctx.Err(); err != nil {
 		return Step{}, err
 	}
+	if r.resumeAt > r.vt && r.seq == 0 {
+		if r.fastForward(); r.done {
+			return Step{}, io.EOF
+		}
+	}
 	vt := r.vt + r.cfg.Step.Milliseconds()
 	// Feed every row before vt.
-	r.buf = r.buf[:0]
-	n := len(r.rows)
-	for r.pos < n && r.rows[r.pos].ms < vt {
-		x := &r.rows[r.pos]
-		r.buf = append(r.buf, negocios.Trade{RefDate: x.ref, TradeDate: x.day, Ticker: r.tickers[x.tk], Action: x.action,
-			Session: x.session, Price: x.price, Quantity: x.qty, Time: x.ms, ID: x.id})
-		r.pos++
-	}
-	final := r.pos == n
+	r.buf = r.rowsBefore(vt)
+	final := r.pos == len(r.rows)
 	if final {
 		vt = max(vt, r.end)
 	}

@@ -264,33 +264,57 @@ func TestReplayPace(t *testing.T) {
 	if d := c.slept - span/60; d < -time.Millisecond || d > time.Millisecond {
 		t.Errorf("slept %v for %v of virtual time at speed 60, want %v", c.slept, span, span/60)
 	}
-	// Resumed at batch k: nothing waits until k, then the pace resumes
-	// from k's time.
+	// Resumed after batch k (applied at its time): the replay goes on
+	// from there without making batches 1 to k again, the same steps as
+	// the replay played whole, the pace from k's time.
 	const k = 40
-	c2 := &fakeClock{now: time.Unix(1e9, 0)}
-	r2, _ := NewReplay(ReplayConfig{Dir: dir, Speed: 60, Now: c2.Now, Sleep: c2.Sleep})
-	r2.Resume(k)
 	var atK time.Time
-	for {
-		s, err := r2.Next(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, s := range steps {
 		if s.Batch != nil && s.Batch.Seq == k {
 			atK = s.At
+		}
+	}
+	c2 := &fakeClock{now: time.Unix(1e9, 0)}
+	r2, _ := NewReplay(ReplayConfig{Dir: dir, Speed: 60, Now: c2.Now, Sleep: c2.Sleep})
+	r2.Resume(k, atK)
+	rest := drain(t, r2)
+	for _, s := range rest {
+		if s.Batch != nil {
+			if s.Batch.Seq != k+1 {
+				t.Fatalf("the first batch after resuming at %d is %d", k, s.Batch.Seq)
+			}
 			break
 		}
 	}
-	if c2.naps != 0 {
-		t.Fatalf("%d waits before the resumed batch", c2.naps)
-	}
-	rest := drain(t, r2)
 	span = rest[len(rest)-2].At.Sub(atK)
 	if d := c2.slept - span/60; d < -time.Millisecond || d > time.Millisecond {
 		t.Errorf("after resuming: slept %v for %v of virtual time", c2.slept, span)
 	}
 	if !reflect.DeepEqual(rest, steps[len(steps)-len(rest):]) {
 		t.Error("a resumed replay gives other steps")
+	}
+	// Resumed without the batch's time: walked again, without waiting.
+	c3 := &fakeClock{now: time.Unix(1e9, 0)}
+	r3, _ := NewReplay(ReplayConfig{Dir: dir, Speed: 60, Now: c3.Now, Sleep: c3.Sleep})
+	r3.Resume(k, time.Time{})
+	for {
+		s, err := r3.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Batch != nil && s.Batch.Seq == k {
+			break
+		}
+	}
+	if c3.naps != 0 {
+		t.Fatalf("%d waits before the resumed batch", c3.naps)
+	}
+	// Resumed after the last batch: nothing more.
+	last := steps[len(steps)-1]
+	r4, _ := NewReplay(ReplayConfig{Dir: dir, Speed: 60, Now: c3.Now, Sleep: c3.Sleep})
+	r4.Resume(last.Batch.Seq, last.At)
+	if _, err := r4.Next(context.Background()); !errors.Is(err, io.EOF) {
+		t.Errorf("resumed after the last batch: %v, want io.EOF", err)
 	}
 }
 
