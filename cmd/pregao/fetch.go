@@ -77,7 +77,9 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // run downloads the official files of c.Sources for the days
-// c.From..c.To (cotahist, cad, dfp, itr, fca, fii: see fetch.Plan), then
+// c.From..c.To (cotahist, cad, dfp, itr, fca, fii, and bcb's PTAX
+// closing-rates files: see fetch.Plan), bcb's SGS series in windows of at
+// most 10 years (fetch.FetchSGS), then
 // the answers of B3's listed-data services (fetch.FetchServices):
 // indexes, the portfolios of the day of c.Indexes; companies, the
 // supplement, details and cash dividends of c.Companies or else of every
@@ -125,6 +127,21 @@ func (c fetchConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 				return interrupted(ctx, "fetch", fetchStopped)
 			}
 			return err
+		}
+	}
+	if slices.Contains(c.Sources, "bcb") {
+		start := time.Now()
+		res, err := cl.FetchSGS(ctx, c.Dir, c.From, c.To, nil)
+		if isTerminal(stdout) {
+			fmt.Fprint(stdout, "\r\033[K")
+		}
+		fmt.Fprintf(stdout, "fetch: BCB SGS series: %d answers stored (%.1f MB), %d already fetched today or final, %d windows without values, %d requests in %.1fs\n",
+			res.Downloaded, float64(res.Bytes)/1e6, res.Skipped, res.Missing, res.Requests, time.Since(start).Seconds())
+		if err != nil {
+			if ctx.Err() != nil {
+				return interrupted(ctx, "fetch", fetchStopped)
+			}
+			return fmt.Errorf("fetch: %w", err)
 		}
 	}
 	if !wantSvc {

@@ -1,4 +1,4 @@
-// Package fetch downloads the official B3 and CVM files for a date range
+// Package fetch downloads the official B3, CVM and Banco Central files for a date range
 // into a local folder that mirrors the official directory layout (the URL
 // path: InstDados/SerHist/COTAHIST_D26032021.ZIP,
 // dados/CIA_ABERTA/DOC/DFP/DADOS/dfp_cia_aberta_2023.zip...).
@@ -10,6 +10,17 @@
 // others are revalidated with If-None-Match), and retried with exponential
 // backoff on network errors and 5xx/429 answers. A daily COTAHIST file that
 // answers 404 is a day without a session, not an error.
+//
+// FetchSGS stores the Banco Central's SGS series (SGSCodes: Selic
+// target, IPCA, CDI) in windows of at most 10 years, the service's cap
+// on a daily series since March 2025: one answer per series and decade
+// (dados/serie/bcdata.sgs.432/dados/2020-2029.json), cut at today, asked
+// at most once a São Paulo day and never again once fetched
+// SGSSettleDays after its window; a window without values (404) is
+// recorded absent, and an answer that is no JSON array (the firewall's
+// HTML page) is retried, never stored. Its PTAX closing-rates files
+// (Download/fechamento/YYYYMMDD.csv, one per weekday, 404 on a holiday)
+// are Plan's items. bcb.go cites the evidence.
 //
 // FetchServices stores the answers of B3's listed-data services
 // (sistemaswebb3-listados.b3.com.br: index portfolios, listed-company

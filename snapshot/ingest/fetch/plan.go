@@ -8,9 +8,11 @@ import (
 	"github.com/pregao/pregao/engine"
 )
 
-// Sources are the names Plan accepts: the official files, then the B3
-// service sources (ServiceSources), which Plan leaves to FetchServices.
-var Sources = []string{"cotahist", "cad", "dfp", "itr", "fca", "fii", "indexes", "companies", "listings", "instruments"}
+// Sources are the names Plan accepts: the official files, the Banco
+// Central's (bcb: Plan lists its closing-rates files, FetchSGS asks its
+// SGS series), then the B3 service sources (ServiceSources), which Plan
+// leaves to FetchServices.
+var Sources = []string{"cotahist", "cad", "dfp", "itr", "fca", "fii", "bcb", "indexes", "companies", "listings", "instruments"}
 
 // ServiceSources are the sources answered by B3's listed-data services
 // (FetchServices): index portfolios, listed-company data (supplement,
@@ -52,7 +54,9 @@ type Item struct {
 // cotahist: one daily file per weekday (or, when annual, one file per
 // year; the current and future years are not immutable); cad: the current
 // registry; dfp, itr, fca (the reference form: tickers of each company's
-// securities), fii: one yearly archive per year of the range.
+// securities), fii: one yearly archive per year of the range; bcb: the
+// PTAX closing-rates file of every weekday (a holiday answers 404,
+// counted; its SGS series are FetchSGS's).
 func Plan(sources []string, from, to engine.Date, annual bool) ([]Item, error) {
 	if !from.Valid() || !to.Valid() || to < from {
 		return nil, fmt.Errorf("bad date range %s..%s", from, to)
@@ -84,6 +88,14 @@ func Plan(sources []string, from, to engine.Date, annual bool) ([]Item, error) {
 					continue
 				}
 				items = append(items, b3Item("COTAHIST_D"+t.Format("02012006")+".ZIP", true, true))
+			}
+		case "bcb":
+			for d := from; d <= to; d++ {
+				if wd := d.Time().Weekday(); wd == time.Saturday || wd == time.Sunday {
+					continue
+				}
+				p := ClosingPath(d)
+				items = append(items, Item{URL: BCBPTAXHost + "/" + p, Path: p, Optional: true, Immutable: true})
 			}
 		case "cad":
 			items = append(items, cvmItem("dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv", false))

@@ -16,6 +16,8 @@ const (
 	PathD03 = "/InstDados/SerHist/COTAHIST_D03022022.ZIP"
 	PathD04 = "/InstDados/SerHist/COTAHIST_D04022022.ZIP"
 	PathCad = "/dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv"
+	// PathClosing is the PTAX closing-rates file of 2026-07-31.
+	PathClosing = "/Download/fechamento/20260731.csv"
 )
 
 // Samples returns a Server holding the project's real sample files and
@@ -30,7 +32,10 @@ const (
 //   - AMBEV's listed-company answers (ABEV; codeCVM 23264; trading name
 //     AMBEVSA: 29 cash events), other companies being unknown (empty
 //     supplement, as B3 answers);
-//   - the FII (typeFund 7) and ETF (typeFund 20) listing exports.
+//   - the FII (typeFund 7) and ETF (typeFund 20) listing exports;
+//   - the SGS series 432 (Selic target, daily: 2020-01-01 to 2026-02-13)
+//     and 433 (IPCA, monthly: 2020-01 to 2026-01) as the Banco Central
+//     answered them, and its PTAX closing-rates file of 2026-07-31.
 func Samples() (*Server, error) {
 	real, err := datafile.RealDir()
 	if err != nil {
@@ -53,6 +58,9 @@ func Samples() (*Server, error) {
 		{func(b []byte) { s.Cash["AMBEVSA"] = b }, rp("b3-proventos/ropensci__rb3/GetListedCashDividends.json.zst")},
 		{func(b []byte) { s.FundLists[7] = b }, rp("b3-listings/FabianoManetti__OtimizacaoPortfolio/fundosListados.csv.zst")},
 		{func(b []byte) { s.FundLists[20] = b }, rp("b3-listings/wilsonfreitas__brasa/etfs-listados-20231014.csv.zst")},
+		{func(b []byte) { s.SGS[432], s.SGSDaily[432] = b, true }, rp("bcb-sgs/JuanRocha01__ML-ETTJ26/432_01-01-2020_13-02-2026.json.zst")},
+		{func(b []byte) { s.SGS[433] = b }, rp("bcb-sgs/JuanRocha01__ML-ETTJ26/433_01-01-2020_13-02-2026.json.zst")},
+		{func(b []byte) { s.Files[PathClosing] = b }, rp("bcb-ptax/Wigny__ptax/20260731.csv")},
 	} {
 		b, err := read(f.src)
 		if err != nil {

@@ -65,6 +65,18 @@ type Server struct {
 	// on every company of a day, for scale tests. Otherwise such codes
 	// are unknown (an empty body).
 	Synthetic bool
+	// SGS are whole SGS answers by series code (JSON arrays of
+	// {"data","valor"} as the Banco Central writes them), served at
+	// /dados/serie/bcdata.sgs.CODE/dados?formato=json&dataInicial=
+	// dd/mm/yyyy&dataFinal=dd/mm/yyyy cut to the window, as the SGS
+	// does: a window of a series in SGSDaily longer than 10 years
+	// answers 406 with the Banco Central's message, a window without
+	// values 404, an unknown series 404. Fault key: the URL path.
+	SGS      map[int][]byte
+	SGSDaily map[int]bool
+	// Rejected makes the next n requests of a URL path answer the Banco
+	// Central's firewall page ("Requisição inválida!", HTML, status 200).
+	Rejected map[string]int
 
 	Mu sync.Mutex
 	// Fail makes the next n requests of a key (a file's URL path, or
@@ -83,6 +95,7 @@ type Server struct {
 func New() *Server {
 	return &Server{Files: map[string][]byte{}, Portfolios: map[string][]byte{}, Supplements: map[string][]byte{},
 		Details: map[string][]byte{}, Cash: map[string][]byte{}, FundLists: map[int][]byte{}, Instruments: map[string][]byte{}, Bulletin: map[string][]byte{},
+		SGS: map[int][]byte{}, SGSDaily: map[int]bool{}, Rejected: map[string]int{},
 		Fail: map[string]int{}, Gone: map[string]bool{}, Requests: map[string]int{}}
 }
 
@@ -181,6 +194,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.write(w, "text/csv", s.Instruments[day])
+		return
+	}
+	if strings.HasPrefix(raw, "/dados/serie/bcdata.sgs.") {
+		s.sgs(w, r)
 		return
 	}
 	for _, svc := range services {
@@ -322,4 +339,83 @@ func syntheticCVM(code string) string {
 		out += fmt.Sprintf("%03d", code[i])
 	}
 	return out
+}
+
+// rejectedPage is the shape of the Banco Central's firewall page.
+const rejectedPage = `<?xml version="1.0" encoding="pt-br"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml" lang="pt-br" xml:lang="pt-br"><head><title>Requisição inválida!</title></head>
+<body>Requisi&ccedil;&atilde;o Inv&aacute;lida! A sua requisição foi rejeitada.</body></html>
+`
+
+// sgs answers one SGS request.
+func (s *Server) sgs(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	if code := s.fault(path); code != 0 {
+		http.Error(w, http.StatusText(code), code)
+		return
+	}
+	s.Mu.Lock()
+	reject := s.Rejected[path] > 0
+	if reject {
+		s.Rejected[path]--
+	}
+	s.Mu.Unlock()
+	if reject {
+		s.write(w, "text/html", []byte(rejectedPage))
+		return
+	}
+	rest := strings.TrimPrefix(path, "/dados/serie/bcdata.sgs.")
+	num, ok := strings.CutSuffix(rest, "/dados")
+	code, err := strconv.Atoi(num)
+	q := r.URL.Query()
+	if !ok || err != nil || q.Get("formato") != "json" {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	whole, known := s.SGS[code]
+	from, err1 := time.Parse("02/01/2006", q.Get("dataInicial"))
+	to, err2 := time.Parse("02/01/2006", q.Get("dataFinal"))
+	if err1 != nil || err2 != nil || to.Before(from) {
+		http.Error(w, `{"erro":{"statusCode":400,"detail":"datas inválidas"}}`, http.StatusBadRequest)
+		return
+	}
+	if s.SGSDaily[code] && to.After(from.AddDate(10, 0, 0)) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotAcceptable)
+		w.Write([]byte(`{"error":"O sistema aceita uma janela de consulta de, no máximo, 10 anos em séries de periodicidade diária"}`))
+		return
+	}
+	var recs []struct {
+		Data  string `json:"data"`
+		Valor string `json:"valor"`
+	}
+	if known {
+		if err := json.Unmarshal(whole, &recs); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	n := 0
+	for _, rec := range recs {
+		d, err := time.Parse("02/01/2006", rec.Data)
+		if err != nil || d.Before(from) || d.After(to) {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"data":%q,"valor":%q}`, rec.Data, rec.Valor)
+		n++
+	}
+	b.WriteByte(']')
+	if n == 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"error":"Value(s) not found"}`))
+		return
+	}
+	s.write(w, "application/json", b.Bytes())
 }

@@ -52,7 +52,7 @@ func TestSamples(t *testing.T) {
 			t.Errorf("%s: %d results, %v", k, len(p.Results), err)
 		}
 	}
-	if len(s.Files) != 3 || s.Supplements["ABEV"] == nil || s.Cash["AMBEVSA"] == nil || len(s.FundLists) != 2 {
+	if len(s.Files) != 4 || len(s.SGS) != 2 || !s.SGSDaily[432] || s.Supplements["ABEV"] == nil || s.Cash["AMBEVSA"] == nil || len(s.FundLists) != 2 {
 		t.Errorf("samples incomplete")
 	}
 	if syntheticCVM("ABEV") != "9065066069086" {
