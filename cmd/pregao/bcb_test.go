@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/ingest/bcb"
 	"github.com/pregao/pregao/snapshot/ingest/fetch"
 	"github.com/pregao/pregao/snapshot/ingest/fetch/fetchtest"
@@ -70,6 +73,98 @@ func TestSGSCodesMapped(t *testing.T) {
 	for i, m := range bcb.Mapping {
 		if fetch.SGSCodes[i] != m.Code {
 			t.Errorf("fetch asks %d where bcb maps %s to %d", fetch.SGSCodes[i], m.Ticker, m.Code)
+		}
+	}
+}
+
+// pregao update wires the bcb source: it fetches the SGS series and the
+// closing rates with the day's COTAHIST, imports them from the folders
+// fetch wrote (officialInputs) and builds a snapshot whose macro series
+// are those of the as-of day: the Selic target of 2022-02-04 (10.75, the
+// Copom's rise of 2022-02-02 in force from the 3rd), the IPCA up to
+// December 2021 (0.73; January's was released on 2022-02-09).
+func TestUpdateBCB(t *testing.T) {
+	_, base := bcbServer(t)
+	work := t.TempDir()
+	out := filepath.Join(work, "pregao.snap")
+	args := []string{"--dir", filepath.Join(work, "official"), "--out", out, "--bundle", filepath.Join(work, "bundle"),
+		"--from", "2022-02-03", "--to", "2022-02-04", "--sources", "cotahist,bcb", "--base-url", base}
+	var so, se bytes.Buffer
+	if err := runUpdate(context.Background(), args, &so, &se); err != nil {
+		t.Fatalf("update: %v\n%s\n%s", err, so.String(), se.String())
+	}
+	for _, want := range []string{"fetch: 2 downloaded", "fetch: BCB SGS series: 2 answers stored", "BCB: 2 SGS answers, 0 PTAX closing-rate files; points: SELIC 527, IPCA 24",
+		"left out: 1,060 points published after the as-of day; 698 Selic targets of weekends and holidays"} {
+		if !strings.Contains(so.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, so.String())
+		}
+	}
+	ds, _, err := snapshot.Load(out, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tk, want := range map[string]struct {
+		day   string
+		close engine.Num
+	}{"SELIC": {"2022-02-04", 10.75}, "IPCA": {"2021-12-01", 0.73}} {
+		a, ok := ds.Asset(tk)
+		if !ok || a.StockType != engine.ClassMacro || a.Issuer != nil {
+			t.Fatalf("%s: %v %+v", tk, ok, a)
+		}
+		s := a.Daily
+		n := s.Len()
+		if n == 0 || s.Dates[n-1].String() != want.day || s.Close(n-1) != want.close || s.Open(n-1).Valid() {
+			t.Errorf("%s: %d points, want the last on %s at %v", tk, n, want.day, want.close)
+		}
+	}
+}
+
+// What make run-real serves of the macro series: the real SGS answers of
+// SELIC and IPCA up to the samples' as-of day (2022-02-04), checked
+// against the Banco Central's figures; the closing rates of 2026-07-31
+// are after it and are not served.
+func TestRealMacroSeries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports the real samples")
+	}
+	ds, summary := realDataset(t)
+	if !strings.Contains(summary, "BCB: 3 SGS answers, 1 PTAX closing-rate files; points: SELIC 527, IPCA 144") {
+		t.Errorf("summary:\n%s", summary)
+	}
+	api, key := apiWithKey(t, ds)
+	body := `{"tickers":["SELIC","IPCA","USD"],"type":"historical","start_date":"2021-03-01","end_date":"2021-03-26"}`
+	r := httptest.NewRequest("POST", "/v2/quotes", strings.NewReader(body))
+	r.Header.Set("Authorization", "Bearer "+key)
+	w := httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != 200 {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	for tk, want := range map[string]string{
+		"SELIC": `{"date":"2021-03-26T00:00:00Z","open_price":null,"close_price":2.75,"highest_price":null,"lowest_price":null,"volume":null,"currency":"BRL","variation":0,"variation_value":0,"adjustment_factor":1}`,
+		"IPCA":  `{"date":"2021-03-01T00:00:00Z","open_price":null,"close_price":0.93,"highest_price":null,"lowest_price":null,"volume":null,"currency":"BRL","variation":0.08139534883720945,"variation_value":0.07,"adjustment_factor":1}`,
+		"USD":   `{"error":{"status":404,"message":"Ticker not found"}}`,
+	} {
+		if !strings.Contains(string(got[tk]), want) {
+			t.Errorf("%s: %s, want it to hold %s", tk, got[tk], want)
+		}
+	}
+}
+
+func TestImportBCBErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "notes.txt")
+	os.WriteFile(bad, []byte("x"), 0o644)
+	var so, se bytes.Buffer
+	for args, want := range map[string]string{
+		"--bcb " + bad:                        "not a Banco Central file",
+		"--bcb IGPM=" + bad:                   `"IGPM" is no series of the mapping`,
+		"--bcb " + filepath.Join(dir, "none"): "none",
+	} {
+		err := runImport(context.Background(), append(strings.Fields(args), "--as-of", "2022-02-04", "--out", filepath.Join(dir, "b")), &so, &se)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", args, err, want)
 		}
 	}
 }

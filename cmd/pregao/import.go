@@ -70,7 +70,7 @@ func forceHint(err error) error {
 
 const importUsage = `usage: pregao import --out BUNDLE_DIR [--force] [inputs...]
 
-Turns official B3 and CVM files into a source bundle (then: pregao build --from BUNDLE_DIR).
+Turns official B3, CVM and Banco Central files into a source bundle (then: pregao build --from BUNDLE_DIR).
 An existing BUNDLE_DIR is replaced whole; one holding anything but a bundle's
 files (and README, LICENSE, NOTICE, PROVENANCE files, kept) is refused unless --force.
 Every input flag may be repeated and takes comma-separated files, directories
@@ -105,6 +105,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.Var((*listFlag)(&cfg.Details), "details", "GetDetailsCompany.json (company CNPJ and tickers)")
 	fl.Var((*listFlag)(&cfg.Instruments), "instruments", "B3 listed-instruments files: InstrumentsConsolidatedFile_YYYYMMDD.csv or the daily bulletin's InstrumentsEquities export (each ticker's ISIN and its issuer's legal name: linking evidence)")
 	fl.Var((*listFlag)(&cfg.Listings), "listings", "ETF and FII listing exports (ETFs listados, fundosListados)")
+	fl.Var((*listFlag)(&cfg.BCB), "bcb", "Banco Central files, the macro series: SGS answers (JSON or CSV) as SERIES=path (SELIC=, IPCA=, CDI= or the SGS code: 432=, 433=, 4389=) or under a path holding bcdata.sgs.CODE (pregao fetch's), and PTAX closing-rate files YYYYMMDD.csv (every currency)")
 	fl.Var((*listFlag)(&f.SessionLogs), "session-log", "live session logs, or folders of them (serve's --live-dir): their 1-minute bars become the intraday history of their sessions up to the as-of day")
 	f.Live.AddFlags(fl, session.RoleImport)
 	fl.StringVar(&realData, "real-testdata", "", "import every sample file of the project's testdata/real folder at this path (implies --lenient)")
@@ -252,8 +253,9 @@ var streamPositionTimeout = 15 * time.Second
 // (not the edited extract whose trailer does not match, nor B3's 2003
 // demo file, whose lone session 18 years earlier would distort
 // variations), the registry, DFP tables, FII reports, index portfolios,
-// AMBEV's listed-company responses and the fund listings. Folders that
-// are absent are left out. One listing export holds a malformed code,
+// AMBEV's listed-company responses, the fund listings and the Banco
+// Central's SGS answers (SELIC, IPCA) and PTAX closing rates. Folders
+// that are absent are left out. One listing export holds a malformed code,
 // hence it sets Lenient.
 func realTestdataInputs(dir string, cfg *assemble.Config) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -292,6 +294,10 @@ func realTestdataInputs(dir string, cfg *assemble.Config) error {
 	add(&cfg.Supplement, "b3-proventos/ropensci__rb3/GetListedSupplementCompany.json.zst")
 	add(&cfg.Details, "b3-proventos/ropensci__rb3/GetDetailsCompany.json.zst")
 	add(&cfg.Listings, "b3-listings")
+	addAs(&cfg.BCB, "SELIC", "bcb-sgs/JuanRocha01__ML-ETTJ26/432_01-01-2020_13-02-2026.json.zst")
+	addAs(&cfg.BCB, "IPCA", "bcb-sgs/JuanRocha01__ML-ETTJ26/433_01-01-2010_31-12-2019.json.zst")
+	addAs(&cfg.BCB, "IPCA", "bcb-sgs/JuanRocha01__ML-ETTJ26/433_01-01-2020_13-02-2026.json.zst")
+	add(&cfg.BCB, "bcb-ptax")
 	if n == 0 {
 		return fmt.Errorf("%s: no sample file found", dir)
 	}

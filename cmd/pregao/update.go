@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,12 +119,13 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // defaultUpdateSources are the sources pregao update fetches unless told:
-// every official file, and the B3 index portfolios and fund lists (10
-// answers, about 14 requests). B3's listed-company data is asked for by
+// every official file, the Banco Central's (its SGS series: 3 requests a
+// day for the current decade; the PTAX closing rates of each weekday), and
+// the B3 index portfolios and fund lists (10 answers, about 14 requests). B3's listed-company data is asked for by
 // naming companies: about 330 companies a day, 3 requests or more each,
 // some 1,000 requests, at least 3.3 minutes at the 200 ms pace (more with
 // B3's answer time); once a day at most.
-const defaultUpdateSources = "cotahist,cad,dfp,itr,fca,fii,indexes,listings"
+const defaultUpdateSources = "cotahist,cad,dfp,itr,fca,fii,bcb,indexes,listings"
 
 // lastWeekday is the last weekday before now's day in São Paulo (UTC-3):
 // the last session whose files B3 and CVM may have published.
@@ -142,7 +144,8 @@ func lastWeekday(now time.Time) engine.Date {
 
 // officialInputs adds to cfg the files of dir, laid out as pregao fetch
 // writes them (the official hosts' paths): the COTAHIST files, the CVM
-// registry, DFP, ITR and FCA archives and the FII monthly reports; the B3
+// registry, DFP, ITR and FCA archives, the FII monthly reports, the
+// Banco Central's SGS answers and PTAX closing rates; the B3
 // service answers: every index portfolio ("SYMBOL=FILE", SYMBOL the
 // folder under GetPortfolioDay), the companies' supplements and details
 // (their folders), their cash dividends ("CODE=FILE", CODE the file's
@@ -171,6 +174,14 @@ func officialInputs(dir string, cfg *assemble.Config) error {
 			*x.list = append(*x.list, p(x.rel))
 		}
 		n++
+	}
+	// The Banco Central's folders, when they hold an answer: fetch makes
+	// the closing-rates folder before a holiday's 404.
+	for _, rel := range []string{"dados/serie", "Download/fechamento"} {
+		if holdsFile(p(rel), ".json", ".csv") {
+			cfg.BCB = append(cfg.BCB, p(rel))
+			n++
+		}
 	}
 	syms, _ := os.ReadDir(p(fetch.SvcPortfolioDay))
 	for _, sym := range syms {
@@ -206,6 +217,27 @@ func officialInputs(dir string, cfg *assemble.Config) error {
 		return fmt.Errorf("%s holds no official file (fetch first, or check --dir)", dir)
 	}
 	return nil
+}
+
+// holdsFile reports whether folder d, or a folder below it, holds a
+// regular file whose name ends with one of suffixes.
+func holdsFile(d string, suffixes ...string) bool {
+	found := false
+	filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipAll
+		}
+		if e.Type().IsRegular() {
+			for _, s := range suffixes {
+				if strings.HasSuffix(e.Name(), s) {
+					found = true
+					return filepath.SkipAll
+				}
+			}
+		}
+		return nil
+	})
+	return found
 }
 
 // filesWithSuffix returns the regular files of folder d (not below it)

@@ -192,6 +192,8 @@ func TestOfficialInputs(t *testing.T) {
 		"listedCompaniesProxy/CompanyCall/GetListedCashDividends/PETR.json",
 		"fundsProxy/fundsCall/GetListFundDownload/fundosListados.csv",
 		"api/download/InstrumentsConsolidatedFile/2026-11-25.csv",
+		"dados/serie/bcdata.sgs.432/dados/2020-2029.json",
+		"Download/fechamento/20260731.csv",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(f))
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -218,6 +220,7 @@ func TestOfficialInputs(t *testing.T) {
 	want.Details = []string{p("listedCompaniesProxy/CompanyCall/GetDetail")}
 	want.Listings = []string{p("fundsProxy/fundsCall/GetListFundDownload")}
 	want.Instruments = []string{p("api/download/InstrumentsConsolidatedFile")}
+	want.BCB = []string{p("dados/serie"), p("Download/fechamento")}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("inputs:\n%+v\nwant:\n%+v", got, want)
 	}

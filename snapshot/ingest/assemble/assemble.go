@@ -32,6 +32,12 @@ type Config struct {
 	// package doc).
 	Instruments []string
 	Listings    []string // ETF and FII listing exports
+	// BCB are the Banco Central's files (package bcb): SGS answers, each
+	// "SERIES=path" (SELIC=, IPCA=, CDI= or the SGS code) or a path
+	// holding bcdata.sgs.CODE, and PTAX closing-rates files
+	// (YYYYMMDD.csv); folders are searched for them. They become MACRO
+	// series as of the as-of day.
+	BCB []string
 
 	// Lenient skips and counts malformed rows and COTAHIST trailer
 	// mismatches instead of failing. Default false.
@@ -111,7 +117,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*engine.Universe, 
 	a := newAssembler(cfg)
 	steps := []func(context.Context, Progress) error{
 		a.readQuotes, a.readDates, a.readCad, a.readFCA, a.readDetails, a.readInstruments, a.readListings, a.readFII,
-		a.linkSecurities, a.recordRenames, a.readReports, a.settleAsOf, a.readIndexes, a.readCash, a.finish,
+		a.linkSecurities, a.recordRenames, a.readReports, a.settleAsOf, a.readIndexes, a.readCash, a.readMacro, a.finish,
 	}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {

@@ -25,6 +25,9 @@ func (a *assembler) finish(context.Context, Progress) error {
 	a.u.Companies = cos
 	a.u.Meta.Description = "Imported from official open data: " + strings.Join(a.sourcesUsed(), ", ")
 	a.u.Meta.Attribution = "Data: B3 S.A. – Brasil, Bolsa, Balcão (market data) and CVM – Comissão de Valores Mobiliários (dados.cvm.gov.br)"
+	if len(a.cfg.BCB) > 0 {
+		a.u.Meta.Attribution += "; macro series: Banco Central do Brasil (dadosabertos.bcb.gov.br)"
+	}
 	return nil
 }
 
@@ -97,6 +100,7 @@ func (a *assembler) sourcesUsed() []string {
 	add(len(c.DFP) > 0, "CVM DFP")
 	add(len(c.ITR) > 0, "CVM ITR")
 	add(len(c.FII) > 0, "CVM FII monthly reports")
+	add(len(c.BCB) > 0, "Banco Central SGS series and PTAX rates")
 	if len(s) == 0 {
 		return []string{"none"}
 	}

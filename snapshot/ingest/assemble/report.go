@@ -11,6 +11,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/b3"
+	"github.com/pregao/pregao/snapshot/ingest/bcb"
 	"github.com/pregao/pregao/snapshot/ingest/cotahist"
 	"github.com/pregao/pregao/snapshot/ingest/cvm"
 	"github.com/pregao/pregao/snapshot/ingest/sectors"
@@ -21,6 +22,7 @@ import (
 type Report struct {
 	Quotes cotahist.Stats // COTAHIST files, lines and what was skipped
 	CVM    cvm.Stats      // CVM tables (registry, FCA, DFP, ITR, FII)
+	Macro  bcb.Stats      // the Banco Central's files (macro series)
 	Notes  []string       // one sentence each, in the order met
 
 	// Linked counts the securities linked to companies by each kind of
@@ -153,6 +155,7 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 			fmt.Fprintf(w, "    statements: %s from DFP (annual filings), %s from ITR (quarterly filings)\n", commas(int64(forms["DFP"])), commas(int64(forms["ITR"])))
 		}
 	}
+	r.writeMacro(w)
 	l := r.Linked
 	fmt.Fprintf(w, "  securities linked to companies by evidence: %d by the FCA ticker map, %d by ISIN (funds), %d by B3 company details, %d by B3's instruments file (the issuer's legal name), %d by the ISIN's issuer code; %d by name alone; %d on %d issuers made from COTAHIST names\n",
 		l[byFCA], l[byISIN], l[byB3], l[byListing], l[byCode], l[byName], l[byNone], r.Minimal)
@@ -212,6 +215,53 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+// writeMacro writes the lines of the Banco Central's files: what they
+// held, by series, and what was left out.
+func (r *Report) writeMacro(w io.Writer) {
+	m := r.Macro
+	if m.SGSFiles+m.ClosingFiles == 0 {
+		return
+	}
+	var series, fx []string
+	for _, s := range bcb.Mapping {
+		if n := m.Points[s.Ticker]; n > 0 {
+			series = append(series, fmt.Sprintf("%s %s", s.Ticker, commas(int64(n))))
+		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(m.Points)) {
+		if _, ok := bcb.SGSSeries(t); !ok && t != "USD" {
+			fx = append(fx, t)
+		}
+	}
+	if n := m.Points["USD"]; n > 0 {
+		series = append(series, fmt.Sprintf("USD %s", commas(int64(n))))
+	}
+	line := fmt.Sprintf("  BCB: %d SGS answers, %d PTAX closing-rate files; points: %s", m.SGSFiles, m.ClosingFiles, strings.Join(series, ", "))
+	if len(fx) > 0 {
+		line += fmt.Sprintf("; %d other currencies (%s)", len(fx), strings.Join(first(fx, 12), " "))
+	}
+	fmt.Fprintln(w, line)
+	var out []string
+	if m.Later > 0 {
+		out = append(out, fmt.Sprintf("%s points published after the as-of day", commas(int64(m.Later))))
+	}
+	if m.NotBusinessDay > 0 {
+		out = append(out, fmt.Sprintf("%s Selic targets of weekends and holidays (one point per business day)", commas(int64(m.NotBusinessDay))))
+	}
+	if m.Empty > 0 {
+		out = append(out, fmt.Sprintf("%d records without a value", m.Empty))
+	}
+	if m.Malformed > 0 {
+		out = append(out, fmt.Sprintf("%d malformed records (--lenient)", m.Malformed))
+	}
+	if m.Revised > 0 {
+		out = append(out, fmt.Sprintf("%d dates given again with another value (the later file's kept)", m.Revised))
+	}
+	if len(out) > 0 {
+		fmt.Fprintf(w, "    left out: %s\n", strings.Join(out, "; "))
 	}
 }
 
