@@ -24,11 +24,14 @@
 //   - Company ids are 14-digit CNPJs; BDR issuers, which have none, use
 //     their CVM-style code.
 //   - Macro series are securities of stock_type MACRO with no company:
-//     SELIC is the target rate in percent per year, one point per session;
-//     IPCA is a price index level (fictional values on the official
-//     index's scale) dated on the first day of its reference month, up to
-//     the last month published; USD is BRL per US dollar, one point per
-//     session. Their volume is null.
+//     SELIC is the Copom's target rate in percent per year, one point per
+//     session; IPCA is the index's change in its month in percent
+//     (fictional values, two decimals, negative in some months) dated on
+//     the first day of its reference month, up to the last month
+//     published; USD is BRL per US dollar, one point per session. Their
+//     volume is null. They mean what the Banco Central's series that
+//     pregao import --bcb reads mean (package bcb: SGS 432, SGS 433, the
+//     PTAX sell rate).
 //   - The market calendar is B3's: weekdays minus Brazilian national
 //     holidays (Carnival Monday and Tuesday, Good Friday and Corpus Christi
 //     from Easter), December 24 and December 31.

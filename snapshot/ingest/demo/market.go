@@ -88,11 +88,12 @@ func (g *gen) macroSeries() ([]engine.Security, []engine.Series) {
 		l := round(min(o, c)*math.Exp(-math.Abs(0.004*r.NormFloat64())), 4)
 		usd.Open[i], usd.High[i], usd.Low[i], usd.Close[i], usd.Volume[i] = engine.Num(o), engine.Num(h), engine.Num(l), engine.Num(c), engine.Null
 	}
-	// IPCA: monthly index on the first day of each reference month, up to
-	// the last month published (around the 10th of the next month).
+	// IPCA: the index's change in the month (%, two decimals, as the
+	// Banco Central's SGS 433 publishes it) on the first day of each
+	// reference month, up to the last month published (around the 10th
+	// of the next month).
 	var months []engine.Date
 	var vals []float64
-	idx := 1609.0
 	infl := 0.5
 	last := firstOfMonth(g.cal[n-1])
 	if _, _, d := ymd(g.cal[n-1]); d < 11 {
@@ -100,9 +101,8 @@ func (g *gen) macroSeries() ([]engine.Security, []engine.Series) {
 	}
 	for m := firstOfMonth(g.cal[0]); m < last; m = firstOfMonth(m + 32) {
 		infl = 0.45 + 0.75*(infl-0.45) + 0.22*r.NormFloat64()
-		idx *= 1 + infl/100
 		months = append(months, m)
-		vals = append(vals, round(idx, 2))
+		vals = append(vals, round(infl, 2))
 	}
 	ipca := mk("IPCA", months)
 	for i, v := range vals {
