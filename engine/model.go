@@ -26,7 +26,7 @@ const (
 	ClassUnit     = "UNIT"      // unit (certificate of several shares)
 	ClassBDR      = "BDR"       // depositary receipt of a foreign company
 	ClassFundUnit = "FUND_UNIT" // quota of a listed fund (FII, ETF)
-	ClassMacro    = "MACRO"     // macro series (SELIC, IPCA, USD): no company
+	ClassMacro    = "MACRO"     // macro series (SELIC, IPCA, CDI, USD...): no company
 )
 
 // ShareClass is the compact form of a Class* string held by RatioPoint.

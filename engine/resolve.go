@@ -31,7 +31,7 @@ func (k ResolvedKind) String() string {
 // Resolved is the result of Resolve.
 type Resolved struct {
 	Kind ResolvedKind
-	// Company is the issuer; nil only for macro series (SELIC, IPCA, USD).
+	// Company is the issuer; nil only for macro series (SELIC, IPCA, CDI, USD...).
 	Company *Company
 	// Issuer is the derived view of Company (nil when Company is nil).
 	Issuer *Issuer

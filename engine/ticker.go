@@ -24,7 +24,7 @@ package engine
 //   - codes with a letter after the class (receipts and subscription
 //     rights: BBFI11B, EQMA3B) and the longer codes of options and
 //     forwards (PETRA245);
-//   - macro series names (SELIC, IPCA, USD), which the API and the bundle
+//   - macro series names (SELIC, IPCA, CDI, USD...), which the API and the bundle
 //     accept as series names by rules of their own.
 //
 // It does not allocate.

@@ -22,7 +22,8 @@ func TestSingleQuoteTickerCase(t *testing.T) {
 			t.Errorf("%s: %d %s, want %s", p, w.Code, w.Body, up.Body)
 		}
 	}
-	checkError(t, ts.do("GET", "/v2/quotes/enh?type=current", testKeyDelayed, ""), 400, "want 4 letters")
+	checkError(t, ts.do("GET", "/v2/quotes/en1?type=current", testKeyDelayed, ""), 400, "want 4 letters")
+	checkError(t, ts.do("GET", "/v2/quotes/eur?type=current", testKeyDelayed, ""), 404, "Ticker not found") // a currency's macro series the snapshot lacks
 	checkError(t, ts.do("GET", "/v2/quotes/nope3", testKeyDelayed, ""), 404, "Ticker not found")
 	if w := ts.do("GET", "/v2/quotes/selic?type=current", testKeyDelayed, ""); w.Code != 200 {
 		t.Errorf("selic: %d %s", w.Code, w.Body)

@@ -660,9 +660,12 @@ func (d *bodyDecoder) date() engine.Date {
 	return t
 }
 
-// tickerPattern is the form of a ticker (documentation; validTicker
-// checks it).
-const tickerPattern = `^([A-Z0-9]{4}[0-9]?[0-9]?|SELIC|IPCA|USD)$`
+// tickerPattern is the form of a ticker or macro series (documentation;
+// validTicker checks it).
+const tickerPattern = `^([A-Z0-9]{4}[0-9]?[0-9]?|SELIC|IPCA|CDI|[A-Z]{3})$`
+
+// tickerWant says what tickerPattern accepts, in error messages.
+const tickerWant = "want 4 letters or digits and up to 2 digits (e.g. PETR4), or a macro series: SELIC, IPCA, CDI or a currency's ISO code (USD, EUR...)"
 
 // tickerListPattern is the shape of the path of GET /quotes/{ticker}: one
 // ticker, or several comma-separated, in either case (the handler checks
@@ -694,7 +697,7 @@ func asField(p Param) Param {
 var quotesBody = Param{Name: "QuotesRequest", Type: TypeObject, Fields: []Param{
 	{Name: "tickers", Type: TypeArray, Required: true, Min: 1, Max: MaxTickers, Noun: "tickers",
 		Items: &Param{Type: TypeString, Pattern: tickerPattern},
-		Desc:  "tickers (upper case) or macro series (SELIC, IPCA, USD); a repeated ticker is answered once"},
+		Desc:  "tickers (upper case) or macro series (SELIC, IPCA, CDI, and the PTAX rates by ISO code: USD, EUR...); a repeated ticker is answered once"},
 	asField(quoteType),
 	asField(quoteInterval),
 	{Name: "start_date", Type: TypeDate, Desc: quoteStartDesc},
@@ -824,21 +827,28 @@ func parseQuotesRequest(body []byte, q *quotesRequest) error {
 	}
 	for _, t := range tickers {
 		if !validTicker(string(t)) {
-			return fieldErr("tickers", "%q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", t)
+			return fieldErr("tickers", "%q: %s", t, tickerWant)
 		}
 	}
 	return nil
 }
 
 // validTicker reports whether t is a ticker (engine.ValidTicker:
-// ^[A-Z0-9]{4}[0-9]{0,2}$) or one of the macro series SELIC, IPCA and USD.
+// ^[A-Z0-9]{4}[0-9]{0,2}$) or the name of a macro series: SELIC, IPCA,
+// CDI, or three capital letters, a currency's ISO 4217 code (the PTAX
+// rates: USD, EUR...). A well-formed name the snapshot lacks is a 404.
 func validTicker(t string) bool {
 	switch t {
-	case "SELIC", "IPCA", "USD":
+	case "SELIC", "IPCA", "CDI":
+		return true
+	}
+	if len(t) == 3 && isUpper(t[0]) && isUpper(t[1]) && isUpper(t[2]) {
 		return true
 	}
 	return engine.ValidTicker(t)
 }
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 
 // Caps of a screener body: each bounds the work of one request (a sort key
 // or a filter is a pass over the candidates). Beyond them the answer is a

@@ -47,6 +47,8 @@ func TestParseQuotesRequest(t *testing.T) {
 		return string(q.Tickers[0]) == "PETR4" && q.Type == "" && q.Interval == 0 && q.Start == engine.NoDate && !q.Adjusted
 	})
 	ok(`{"tickers":["VALE3"],"interval":6e1}`, func(q *quotesRequest) bool { return q.Interval == 60 })
+	// Macro series: CDI and the currencies by ISO code (the PTAX rates).
+	ok(`{"tickers":["CDI","EUR","ARS","CNY","PET"]}`, func(q *quotesRequest) bool { return len(q.Tickers) == 5 })
 	bad(``, "empty")
 	bad(`[]`, "want a JSON object")
 	bad(`{}`, `"tickers"`)
@@ -56,7 +58,7 @@ func TestParseQuotesRequest(t *testing.T) {
 	bad(`{"tickers":[4]}`, "want a string")
 	bad(`{"tickers":["petr4"]}`, `"petr4"`)
 	bad(`{"tickers":["PETR4X"]}`, "PETR4X")
-	bad(`{"tickers":["PET"]}`, "PET")
+	bad(`{"tickers":["PE4"]}`, "PE4")
 	bad(`{"tickers":["PETR456"]}`, "PETR456")
 	bad(`{"tickers":["PETR4"],"typo":1}`, `unknown field "typo"`)
 	bad(`{"tickers":["PETR4"],"type":"spot"}`, `"type"`)

@@ -39,6 +39,7 @@ const (
 	docOperations  = "## Operations"
 	docPush        = "## POST /admin/live/trades and POST /admin/live/bars (additions: the push feed)"
 	docIndexLevels = "### Index levels: GET /quotes/{indexSymbol} (addition)"
+	docMacro       = "### Macro series: SELIC, IPCA, CDI and the PTAX rates"
 	docTotalReturn = "## Total return: GET /quotes/{ticker}/total-return and POST /quotes/total-return (addition)"
 
 	docAsOf = "## Point in time: as_of (addition)"
@@ -51,8 +52,8 @@ var routeDocs = map[string]string{
 	"GET " + routeIndex:         docIndexes,
 	"GET " + routeHighs:         docHighs,
 	"GET " + routeLows:          docHighs,
-	"POST " + routeQuotes:       docQuotes,
-	"GET " + routeQuote:         docQuotes + "\n" + docIndexLevels,
+	"POST " + routeQuotes:       docQuotes + "\n" + docMacro,
+	"GET " + routeQuote:         docQuotes + "\n" + docMacro + "\n" + docIndexLevels,
 	"GET " + routeVariations:    docVariations,
 	"GET " + routeCompanies:     docCompanies,
 	"GET " + routeCompany:       docCompanies + "\n" + docAsOf,

@@ -307,7 +307,7 @@ func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 		// GET /quotes/PETR4,VALE3,…: the batch of POST /quotes.
 		for _, s := range strings.Split(t, ",") {
 			if !validTicker(s) {
-				q.fail(badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD, comma-separated", s))
+				q.fail(badRequest("ticker %q: %s, comma-separated", s, tickerWant))
 				break
 			}
 			multi = append(multi, []byte(s))
@@ -316,7 +316,7 @@ func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 			q.fail(badRequest("%d tickers: at most %d per request", len(multi), MaxTickers))
 		}
 	} else if !validTicker(t) {
-		q.fail(badRequest("ticker %q: want 4 letters or digits and up to 2 digits (e.g. PETR4), or SELIC, IPCA, USD", ps.ByName("ticker")))
+		q.fail(badRequest("ticker %q: %s", ps.ByName("ticker"), tickerWant))
 	}
 	typ := q.enum("type")
 	iv := q.integer("interval")

@@ -119,7 +119,7 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: routeQuote, Summary: "Quotes of one ticker, with the options of POST /quotes",
 		Params: []Param{
 			{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: tickerListPattern, Example: "ITAG3",
-				Desc: "ticker (PETR4), macro series (SELIC, IPCA, USD) or index with a portfolio (IBOV: its levels, addition), matched ignoring case; several, comma-separated (PETR4,VALE3, at most 500), answer as POST /quotes does: an object keyed by ticker (addition)"},
+				Desc: "ticker (PETR4), macro series (SELIC, IPCA, CDI, or a currency's ISO code: USD, EUR...) or index with a portfolio (IBOV: its levels, addition), matched ignoring case; several, comma-separated (PETR4,VALE3, at most 500), answer as POST /quotes does: an object keyed by ticker (addition)"},
 			quoteType, quoteInterval,
 			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: quoteStartDesc},
 			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: quoteEndDesc},

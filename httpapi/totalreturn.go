@@ -37,7 +37,7 @@ const (
 
 var trParams = []Param{
 	{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: `^[A-Za-z0-9]{3,6}$`, Example: "ITAG3",
-		Desc: "ticker (PETR4) of a share, unit, BDR or listed fund, matched ignoring case; a macro series (SELIC, IPCA, USD) has no total return (404)"},
+		Desc: "ticker (PETR4) of a share, unit, BDR or listed fund, matched ignoring case; a macro series (SELIC, IPCA, CDI, USD...) has no total return (404)"},
 	{Name: "start_date", In: InQuery, Type: TypeDate, Desc: trStartDesc},
 	{Name: "end_date", In: InQuery, Type: TypeDate, Desc: trEndDesc},
 	{Name: "method", In: InQuery, Type: TypeEnum, Enum: trMethods, Default: methodGross, Desc: trMethodDesc},
@@ -48,7 +48,7 @@ var trParams = []Param{
 var totalReturnBody = Param{Name: "TotalReturnRequest", Type: TypeObject, Fields: []Param{
 	{Name: "tickers", Type: TypeArray, Required: true, Min: 1, Max: MaxTickers, Noun: "tickers",
 		Items: &Param{Type: TypeString, Pattern: tickerPattern},
-		Desc:  "tickers (upper case); a repeated ticker is answered once; an unknown one, or a macro series (SELIC, IPCA, USD), answers its 404 error"},
+		Desc:  "tickers (upper case); a repeated ticker is answered once; an unknown one, or a macro series (SELIC, IPCA, CDI, USD...), answers its 404 error"},
 	{Name: "start_date", Type: TypeDate, Desc: trStartDesc},
 	{Name: "end_date", Type: TypeDate, Desc: trEndDesc},
 	{Name: "method", Type: TypeEnum, Enum: trMethods, Default: methodGross, Desc: trMethodDesc},
