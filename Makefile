@@ -155,6 +155,7 @@ run-real: build $(DEMO_KEY)
 	@echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/quotes/PETR4?type=current'"
 	@echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/indexes/IBOV/highs?limit=5'"
 	@echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/indexes/IBOV'"
+	@echo "curl -s -H \"Authorization: Bearer \$$KEY\" 'http://$(ADDR)$(PREFIX)/quotes/SELIC,IPCA?type=current'"
 	@echo
 	$(BIN) serve --snapshot $(REAL_DIR)/real.snap --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot
 

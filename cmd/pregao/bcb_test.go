@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -165,6 +166,59 @@ func TestImportBCBErrors(t *testing.T) {
 		err := runImport(context.Background(), append(strings.Fields(args), "--as-of", "2022-02-04", "--out", filepath.Join(dir, "b")), &so, &se)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", args, err, want)
+		}
+	}
+}
+
+// The macro series an import adds answer POST /quotes: CDI from an SGS
+// CSV answer, the currencies of the closing-rates files by ISO code; a
+// holiday (2021-04-21) is no datapoint.
+func TestMacroQuotes(t *testing.T) {
+	fx := "../../snapshot/ingest/bcb/testdata"
+	work := t.TempDir()
+	var so, se bytes.Buffer
+	args := []string{"--bcb", "CDI=" + fx + "/cdi_2021-04.csv", "--bcb", fx + "/20210420.csv," + fx + "/20210422.csv",
+		"--as-of", "2021-04-23", "--out", filepath.Join(work, "bundle")}
+	if err := runImport(context.Background(), args, &so, &se); err != nil {
+		t.Fatalf("import: %v\n%s", err, se.String())
+	}
+	snap := filepath.Join(work, "s.snap")
+	if err := runBuild(context.Background(), []string{"--from", filepath.Join(work, "bundle"), "--out", snap}, &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := snapshot.Load(snap, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, key := apiWithKey(t, ds)
+	r := httptest.NewRequest("POST", "/v2/quotes", strings.NewReader(`{"tickers":["CDI","USD","EUR","ARS"],"start_date":"2021-04-19","end_date":"2021-04-23"}`))
+	r.Header.Set("Authorization", "Bearer "+key)
+	w := httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	var got map[string][]struct {
+		Date  string   `json:"date"`
+		Close *float64 `json:"close_price"`
+		Open  *float64 `json:"open_price"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != 200 {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	for tk, want := range map[string]string{
+		"CDI": "2021-04-19 2.65, 2021-04-20 2.65, 2021-04-22 2.65", // the 23rd's is published on the 24th
+		"USD": "2021-04-20 5.5517, 2021-04-22 5.5061",
+		"EUR": "2021-04-20 6.6749, 2021-04-22 6.6194",
+		"ARS": "2021-04-20 0.05974, 2021-04-22 0.05923",
+	} {
+		var s []string
+		for _, p := range got[tk] {
+			if p.Close == nil || p.Open != nil {
+				t.Errorf("%s %s: close %v open %v", tk, p.Date, p.Close, p.Open)
+				continue
+			}
+			s = append(s, p.Date[:10]+" "+strconv.FormatFloat(*p.Close, 'f', -1, 64))
+		}
+		if strings.Join(s, ", ") != want {
+			t.Errorf("%s: %s, want %s", tk, strings.Join(s, ", "), want)
 		}
 	}
 }
