@@ -86,9 +86,9 @@
 //     published by then. The Selic target of a day is known on it (the
 //     Copom decides it before), the PTAX of a day at 13:10 of it; the CDI
 //     of a day is published the next day (known from the day after); the
-//     IPCA of a month is published by IBGE between the 6th and the 12th
-//     of the next month (known from the 15th of the next month, a margin
-//     that never serves a figure before its release).
+//     IPCA of a month is published by IBGE around the 10th of the next
+//     month, on a day its calendar sets (known from the 15th of the next
+//     month: a margin, so that no figure is served before its release).
 //   - Revisions: the Banco Central corrects a published value by
 //     publishing the date again with the new value. Within one file the
 //     later record of a date wins; across files, the later input (inputs

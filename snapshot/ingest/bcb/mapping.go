@@ -39,7 +39,8 @@ func sameDay(d engine.Date) engine.Date { return d }
 func nextDay(d engine.Date) engine.Date { return d + 1 }
 
 // ipcaRelease: the IPCA of a month (dated its 1st) is known from the 15th
-// of the next month (IBGE releases it between the 6th and the 12th).
+// of the next month (IBGE releases it around the 10th, on a day its
+// calendar sets; the margin never serves a figure before its release).
 func ipcaRelease(d engine.Date) engine.Date {
 	y, m, _ := d.Time().Date()
 	return engine.MakeDate(y, m+1, 15)
