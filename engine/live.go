@@ -62,6 +62,10 @@ type LiveBatch struct {
 	// Complete says the feed has nothing more for the session (the
 	// recording ended, or the feed's day is over).
 	Complete bool
+	// At is the feed's clock when the batch was made, unix milliseconds
+	// (0: unknown): the time its changes are dated (Live.RevTime). It is
+	// the batch's own, the same on every replica.
+	At int64
 }
 
 // ErrLiveBatch wraps the reasons a batch is refused whole.
@@ -230,6 +234,9 @@ type Live struct {
 	// bar: every bar ends by then.
 	Watermark int64
 	Complete  bool // the feed has nothing more for the session
+	// At is the feed's clock of the last batch applied (LiveBatch.At),
+	// unix milliseconds (0: unknown).
+	At int64
 	// Bars counts the bars applied (corrections included), Corrections
 	// those that changed or removed a minute already held, Covered those
 	// of tickers whose history in the base already covers the session,
@@ -244,10 +251,12 @@ type Live struct {
 	// held are the tails of tickers base does not know, served from the
 	// next base that knows them.
 	held map[string]liveTail
-	// revMin and revSeq are the steps of RevAt: the earliest minute (unix
-	// seconds) a batch changed and its Seq, both ascending.
+	// revMin, revSeq and revAt are the steps of RevAt and RevTime: the
+	// earliest minute (unix seconds) a batch changed, its Seq and its At,
+	// all ascending.
 	revMin []int64
 	revSeq []uint64
+	revAt  []int64
 }
 
 // Base returns the Dataset l is bound to.
@@ -287,6 +296,20 @@ func (l *Live) RevAt(cutoff int64) uint64 {
 		return 0
 	}
 	return l.revSeq[i]
+}
+
+// RevTime returns when the revision RevAt(cutoff) was made: the At of
+// its batch (unix milliseconds; 0: no revision, or a batch without At).
+// It only grows as batches come and the cut-off moves.
+func (l *Live) RevTime(cutoff int64) int64 {
+	if l == nil {
+		return 0
+	}
+	i := index.LastLE(l.revMin, cutoff-60)
+	if i < 0 {
+		return 0
+	}
+	return l.revAt[i]
 }
 
 // closeTime returns when session sd's daily bar counts as complete.
@@ -349,7 +372,7 @@ func newLive(base *Dataset, sd Date) *Live {
 // not change. It does not modify l.
 func (l *Live) apply(b *LiveBatch) *Live {
 	n := *l
-	n.Seq, n.Complete = b.Seq, b.Complete || l.Complete
+	n.Seq, n.Complete, n.At = b.Seq, b.Complete || l.Complete, max(l.At, b.At)
 	n.tails = slices.Clone(l.tails) // the headers: copy on write
 	if l.held != nil {
 		n.held = make(map[string]liveTail, len(l.held))
@@ -410,11 +433,13 @@ func (l *Live) apply(b *LiveBatch) *Live {
 		// RevAt's steps: every step at or after the earliest minute changed
 		// is dominated by this batch.
 		k := index.FirstGE(l.revMin, earliest)
+		at := max(l.At, b.At)
 		if k == len(l.revMin) {
-			n.revMin, n.revSeq = append(l.revMin, earliest), append(l.revSeq, b.Seq)
+			n.revMin, n.revSeq, n.revAt = append(l.revMin, earliest), append(l.revSeq, b.Seq), append(l.revAt, at)
 		} else {
 			n.revMin = append(slices.Clip(l.revMin[:k]), earliest)
 			n.revSeq = append(slices.Clip(l.revSeq[:k]), b.Seq)
+			n.revAt = append(slices.Clip(l.revAt[:k]), at)
 		}
 	}
 	return &n

@@ -65,12 +65,14 @@ func (a *API) lookup(c *call, r *http.Request) int {
 	if !get {
 		keyBody = a.bodyKey(c)
 	}
-	sum, live, minute := a.answerKey(c, r, in, keyBody)
+	sum, live, vk := a.answerKey(c, r, in, keyBody)
 	if get {
 		cc, lm := cacheStatic, in.lastModified
 		if live {
 			cc = []string{"private, max-age=" + strconv.FormatInt(60-c.now.Add(-QuoteDelay).Unix()%60, 10)}
-			lm = []string{time.Unix(minute*60, 0).UTC().Format(http.TimeFormat)}
+		}
+		if t := pricedModified(c, in, vk); t > in.lastMod {
+			lm = []string{time.Unix(t, 0).UTC().Format(http.TimeFormat)}
 		}
 		if o.validators(r, in.etag(sum), cc, lm) || notModifiedSince(r, lm) {
 			return o.notModified()
@@ -192,15 +194,13 @@ func (c *call) canonicalBody() []byte {
 // clock or the feed. It records the hash in the answer (for the
 // answer cache) and returns it with whether the cut-off is live (delayed
 // quotes within their delay) and its key.
-func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum uint64, live bool, key int64) {
-	var k viewKey
+func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum uint64, live bool, k viewKey) {
 	switch {
 	case !c.route.Priced: // the Dataset and the request only
 	case c.key.Plan == PlanEOD:
 		k = eodKey(c)
 	default:
 		k, live = a.delayedKey(c, in)
-		key = k.at / 60
 	}
 	h := &c.hash
 	h.Reset()
@@ -227,7 +227,32 @@ func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum 
 	}
 	sum = h.Sum64()
 	c.out.akey, c.out.akeyOK = sum, true
-	return sum, live, key
+	return sum, live, k
+}
+
+// pricedModified returns when the view k of a priced answer last changed,
+// unix seconds (0: not priced, or nothing later than the snapshot): for
+// the delayed plan, the cut-off's minute and the time of the live
+// session's revision there (LiveBatch.At); for the eod plan, the time of
+// the last batch of the complete live session it holds. The
+// Last-Modified of an answer is the later of it and the snapshot's
+// build time, so that it never moves back while the answer changes
+// (the live session completing, a correction, a reload).
+func pricedModified(c *call, in *dsInfo, k viewKey) int64 {
+	switch {
+	case !c.route.Priced:
+		return 0
+	case c.key.Plan == PlanEOD:
+		if k.session.Valid() && c.live != nil {
+			return c.live.At / 1000
+		}
+		return 0
+	}
+	t := k.at
+	if c.live != nil {
+		t = max(t, c.live.RevTime(k.at)/1000)
+	}
+	return t
 }
 
 // notModifiedSince reports whether r's If-Modified-Since is at or after

@@ -36,6 +36,7 @@ type dsInfo struct {
 	// (else the Dataset's as_of) as an HTTP date.
 	seed         string
 	lastModified []string
+	lastMod      int64                                // lastModified as unix seconds
 	etags        [etagSlots]atomic.Pointer[etagEntry] // see etag
 	searchIx     searchIndex                          // folded names, on the first search
 	screen       screenOnce                           // the screener's encoded pieces (screenEnc)
@@ -56,7 +57,7 @@ func (a *API) newInfo(ds *engine.Dataset) *dsInfo {
 }
 
 func newDSInfo(ds *engine.Dataset) *dsInfo {
-	in := &dsInfo{ds: ds, daily: newDailyCache(ds), seed: newSeed(), lastModified: []string{ds.AsOf().UTC().Format(http.TimeFormat)}}
+	in := &dsInfo{ds: ds, daily: newDailyCache(ds), seed: newSeed(), lastModified: []string{ds.AsOf().UTC().Format(http.TimeFormat)}, lastMod: ds.AsOf().Unix()}
 	assets := ds.Assets()
 	for i := range assets {
 		q := &assets[i].Latest
@@ -102,7 +103,7 @@ func (a *API) Prepare(ds *engine.Dataset, id string, built time.Time) {
 		in.seed = id
 	}
 	if !built.IsZero() {
-		in.lastModified = []string{built.UTC().Format(http.TimeFormat)}
+		in.lastModified, in.lastMod = []string{built.UTC().Format(http.TimeFormat)}, built.Unix()
 	}
 	a.dsnext.Store(in)
 	// The screener's rows (0.5 ms at demo scale 1); the search index is

@@ -245,8 +245,13 @@ func ReadKeysFile(path string) (KeysFile, error) {
 
 // LoadKeys reads a keys file and indexes it. A missing file is an error.
 func LoadKeys(path string) (*Keys, error) {
-	if _, err := os.Stat(path); err != nil {
+	st, err := os.Stat(path)
+	if err != nil {
 		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		// Never opened: a named pipe would wait for a writer.
+		return nil, fmt.Errorf("%s: not a regular file: a keys file must be a file", path)
 	}
 	f, err := ReadKeysFile(path)
 	if err != nil {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -412,5 +413,82 @@ func TestOpenAPILiveSeq(t *testing.T) {
 		if has != c.want {
 			t.Errorf("%s %s: X-Live-Seq declared %v, want %v", c.method, c.path, has, c.want)
 		}
+	}
+}
+
+// TestLiveLastModified: the Last-Modified of a priced answer never moves
+// back while the answer changes: a correction within the cut-off's
+// minute moves it on (the correcting batch's time), so does the session
+// completing (before, it went back to the snapshot's build time and an
+// If-Modified-Since revalidation got a 304 for a stale quote); the eod
+// plan's answer follows the complete session's last batch. A company's
+// answer keeps the snapshot's.
+func TestLiveLastModified(t *testing.T) {
+	ld := newLiveDemo(t)
+	clock := &movingClock{}
+	var store engine.Store
+	store.Publish(ld.base)
+	store.StartLive(ld.day)
+	api := New(DefaultConfig(), &store, testKeys(t), clock, prometheus.NewRegistry(), nil)
+	tk := ld.tickers[0]
+	m := func(hh, mm int) int64 {
+		return ld.day.Time().Add(time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute).Unix()
+	}
+	bar := func(at int64, c float64) engine.LiveBar {
+		return engine.LiveBar{Ticker: tk, Time: at, Open: engine.Num(c), High: engine.Num(c), Low: engine.Num(c), Close: engine.Num(c), Volume: engine.Num(c * 100), Quantity: 100, Trades: 1}
+	}
+	apply := func(seq uint64, at int64, complete bool, bars ...engine.LiveBar) {
+		t.Helper()
+		if ok, err := store.ApplyLive(&engine.LiveBatch{Seq: seq, Session: ld.day, Bars: bars, Complete: complete, At: at * 1000}); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
+	quote := "/v2/quotes/" + tk + "?type=current"
+	get := func(path, key, ims string) (int, time.Time, string) {
+		t.Helper()
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		if ims != "" {
+			r.Header.Set("If-Modified-Since", ims)
+		}
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		lm, err := http.ParseTime(w.Header().Get("Last-Modified"))
+		if err != nil {
+			t.Fatalf("%s: %d %s, Last-Modified %q", path, w.Code, w.Body, w.Header().Get("Last-Modified"))
+		}
+		return w.Code, lm, w.Body.String()
+	}
+	build, _ := http.ParseTime(api.info(ld.base).lastModified[0])
+	apply(1, m(14, 1)+5, false, bar(m(14, 0), 10), bar(m(14, 1), 11))
+	clock.set(time.Unix(m(14, 17)+30, 0)) // cut-off 14:02:30: both bars visible
+	_, lm1, body1 := get(quote, testKeyDelayed, "")
+	if lm1.Before(build) || lm1.Unix() != max(build.Unix(), m(14, 2)) {
+		t.Errorf("Last-Modified %v, want the cut-off's minute %v (or the build %v)", lm1, time.Unix(m(14, 2), 0).UTC(), build)
+	}
+	// A correction of a visible bar, within the same cut-off minute.
+	apply(2, m(14, 2)+20, false, bar(m(14, 1), 9))
+	code, lm2, body2 := get(quote, testKeyDelayed, lm1.Format(http.TimeFormat))
+	if code != 200 || body2 == body1 || !lm2.After(lm1) {
+		t.Errorf("after a correction: %d, Last-Modified %v (was %v)", code, lm2, lm1)
+	}
+	// The session completes, the clock goes past the data: the answer
+	// changes (the day's bar is whole) and Last-Modified stays ahead.
+	apply(3, m(21, 30), true)
+	clock.set(time.Unix(m(22, 0), 0))
+	code, lm3, _ := get(quote, testKeyDelayed, lm2.Format(http.TimeFormat))
+	if code != 200 || lm3.Before(lm2) {
+		t.Errorf("the session complete: %d, Last-Modified %v, before %v", code, lm3, lm2)
+	}
+	if code, _, _ := get(quote, testKeyDelayed, lm3.Format(http.TimeFormat)); code != http.StatusNotModified {
+		t.Errorf("unchanged since: %d, want 304", code)
+	}
+	// The eod plan, the next day: the complete session's last batch.
+	clock.set(time.Unix(m(22, 0)+86400*3, 0))
+	if _, lm, _ := get("/v2/quotes/"+tk, testKeyEOD, ""); lm.Unix() != max(build.Unix(), m(21, 30)) {
+		t.Errorf("eod: Last-Modified %v, want the last batch's %v", lm, time.Unix(m(21, 30), 0).UTC())
+	}
+	if _, lm, _ := get("/v2/companies/"+tk, testKeyDelayed, ""); !lm.Equal(build) {
+		t.Errorf("a company's Last-Modified %v, want the build's %v", lm, build)
 	}
 }

@@ -14,6 +14,19 @@ import (
 // without a writer would wait for one.
 var ErrNotRegular = errors.New("not a regular file")
 
+// CheckFile returns an error wrapping ErrNotRegular when path names
+// anything but a regular file (symbolic links followed), the error of
+// its Stat when it cannot be looked at (fs.ErrNotExist when absent), and
+// nil otherwise. It never opens path: a command checks a snapshot path
+// with it before anything could wait on a named pipe.
+func CheckFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return regular(path, st)
+}
+
 // openFile opens the snapshot file at path (symbolic links followed) for
 // reading and returns it with its size in bytes; the caller closes it.
 // The path is checked before the open and the opened file again after

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -42,5 +43,60 @@ func TestVerifyInspectRefuseFIFO(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%v: still blocked after 5 s", args)
 		}
+	}
+}
+
+// TestServeRefusesFIFO: serve of a named pipe (which hung, deaf to
+// SIGTERM and SIGINT) refuses it at once, as verify does, and so does a
+// keys file that is a named pipe.
+func TestServeRefusesFIFO(t *testing.T) {
+	snap, keys, _ := serveFixture(t)
+	fifo := mkfifo(t)
+	for _, c := range []struct{ snap, keys, want string }{
+		{fifo, keys, "serve: --snapshot " + fifo + ": not a regular file (a named pipe)"},
+		{snap, fifo, "not a regular file: a keys file must be a file"},
+	} {
+		cfg := DefaultServeConfig()
+		cfg.Snapshot, cfg.Keys, cfg.Addr = c.snap, c.keys, "127.0.0.1:0"
+		done := make(chan error, 1)
+		go func() { _, err := newMain(cfg, io.Discard); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v, want %q", err, c.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("serve of %s, %s: still blocked after 10 s", c.snap, c.keys)
+		}
+	}
+}
+
+// TestShutdownWhileLoading: a SIGTERM (the end of Run's context) while
+// the first snapshot's load is stuck (a hung disk) ends Run within the
+// shutdown's timeout; the loader is left behind.
+func TestShutdownWhileLoading(t *testing.T) {
+	snap, keys, _ := serveFixture(t)
+	stuck, release := make(chan struct{}), make(chan struct{})
+	beforeFirstLoad = func() { close(stuck); <-release }
+	defer func() { beforeFirstLoad = nil; close(release) }()
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.AccessLog = snap, keys, "127.0.0.1:0", "off"
+	cfg.WriteTimeout, cfg.ShutdownTimeout = time.Second, time.Second
+	m, err := newMain(cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	<-stuck
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return while the loader is stuck")
 	}
 }

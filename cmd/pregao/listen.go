@@ -58,7 +58,18 @@ func (m *Main) Run(ctx context.Context) error {
 	go func() { errc <- m.srv.Serve(m.ln) }()
 	bg, stopBg := context.WithCancel(context.Background())
 	var bgDone sync.WaitGroup
-	defer func() { stopBg(); bgDone.Wait() }()
+	defer func() {
+		stopBg()
+		// A loader stuck in a read (a hung network disk) does not hold
+		// the process: it is left behind after the shutdown's timeout.
+		done := make(chan struct{})
+		go func() { bgDone.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(m.shutdownTimeout()):
+			m.log.Warn("background work (a snapshot load, a fetch) still running after the shutdown's timeout: left behind", "timeout", m.shutdownTimeout().String())
+		}
+	}()
 	loaded := make(chan error, 1)
 	if m.Store.Current() == nil {
 		bgDone.Go(func() { loaded <- m.loadFirst(bg) })

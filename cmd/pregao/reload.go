@@ -36,6 +36,9 @@ type fileSig struct {
 const sigHead = 64 << 10
 
 func sigOf(path string) fileSig {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return fileSig{} // never opened: a named pipe would wait for a writer
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fileSig{}

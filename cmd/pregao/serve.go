@@ -290,6 +290,11 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if m.snapPath, err = localSnapshot(cfg); err != nil {
 		return nil, err
 	}
+	if err := snapshot.CheckFile(m.snapPath); errors.Is(err, snapshot.ErrNotRegular) {
+		// Refused at once, as verify does: opening a named pipe would wait
+		// for a writer.
+		return nil, fmt.Errorf("serve: --snapshot %w", err)
+	}
 	if remote.IsURL(cfg.Snapshot) {
 		if cfg.SnapshotMaxBytes < 0 || cfg.SnapshotStallTimeout < 0 {
 			return nil, fmt.Errorf("serve: --snapshot-max-bytes %d, --snapshot-stall-timeout %s: want 0 (the default) or more", cfg.SnapshotMaxBytes, cfg.SnapshotStallTimeout)

@@ -235,7 +235,8 @@ func (l *local) commit(b *engine.LiveBatch, trades []live.Trade, at time.Time) e
 			return err
 		}
 	}
-	rec := live.Record{Seq: b.Seq, At: at.UnixMilli(), Complete: b.Complete, Bars: b.Bars, Trades: trades}
+	b.At = at.UnixMilli()
+	rec := live.Record{Seq: b.Seq, At: b.At, Complete: b.Complete, Bars: b.Bars, Trades: trades}
 	t0 := time.Now()
 	if err := l.slog.Append(&rec); err != nil {
 		if l.head == nil {
@@ -356,7 +357,7 @@ func (l *local) reopen() error {
 	l.head.mu.Lock()
 	l.noteDamage(l.session, path, &info)
 	for _, rec := range late {
-		if out, _ := l.head.apply(&engine.LiveBatch{Seq: rec.Seq, Session: l.session, Bars: rec.Bars, Complete: rec.Complete}, false); out == applied {
+		if out, _ := l.head.apply(&engine.LiveBatch{Seq: rec.Seq, Session: l.session, Bars: rec.Bars, Complete: rec.Complete, At: rec.At}, false); out == applied {
 			l.noteDurable(rec)
 		}
 	}

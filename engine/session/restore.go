@@ -42,7 +42,7 @@ func (l *local) restoreFile(sd engine.Date) error {
 		if l.digests != nil {
 			l.digests[rec.Seq] = engine.LiveDigest(rec.Bars, rec.Trades)
 		}
-		if _, err := h.apply(&engine.LiveBatch{Seq: rec.Seq, Session: sd, Bars: rec.Bars, Complete: rec.Complete}, true); err != nil {
+		if _, err := h.apply(&engine.LiveBatch{Seq: rec.Seq, Session: sd, Bars: rec.Bars, Complete: rec.Complete, At: rec.At}, true); err != nil {
 			refused++
 			return nil
 		}

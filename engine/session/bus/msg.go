@@ -41,7 +41,7 @@ type Batch struct {
 
 // LiveBatch returns the batch as the engine applies it.
 func (b *Batch) LiveBatch() *engine.LiveBatch {
-	return &engine.LiveBatch{Seq: b.Record.Seq, Session: b.Session, Bars: b.Record.Bars, Complete: b.Record.Complete}
+	return &engine.LiveBatch{Seq: b.Record.Seq, Session: b.Session, Bars: b.Record.Bars, Complete: b.Record.Complete, At: b.Record.At}
 }
 
 // ErrMessage wraps every reason Decode refuses a message.
