@@ -174,6 +174,7 @@ func (l *local) openSession(sd engine.Date) error {
 	l.session, l.seq, l.lastAt, l.complete = sd, 0, time.Time{}, false
 	l.setBroken(nil)
 	l.newTrades()
+	prune(l.cfg.dir, l.cfg.keep, sd, l.log)
 	var err error
 	if l.bus != nil {
 		err = l.restoreStream(sd)
@@ -186,7 +187,6 @@ func (l *local) openSession(sd engine.Date) error {
 	if l.feed != nil {
 		l.feed.Resume(l.seq, l.lastAt)
 	}
-	prune(l.cfg.dir, l.cfg.keep, sd, l.log)
 	l.closeIfRolled()
 	l.publishState()
 	return nil

@@ -253,15 +253,16 @@ func (l *local) openCopy(sd engine.Date) *live.Log {
 }
 
 // prune removes the session logs (and b3 states) in dir of all but the
-// newest keep sessions, never those of session cur.
+// newest keep sessions, session cur counted (its log may not exist yet)
+// and never removed.
 func prune(dir string, keep int, cur engine.Date, log *slog.Logger) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	var days []engine.Date
+	days := []engine.Date{cur}
 	for _, e := range ents {
-		if d, ok := live.ParseLogName(e.Name()); ok {
+		if d, ok := live.ParseLogName(e.Name()); ok && d != cur {
 			days = append(days, d)
 		}
 	}
