@@ -183,25 +183,18 @@ func firstPublished(u *Universe) time.Time {
 	return first
 }
 
-// reportIndependent reports whether an indicator's points are computed
-// from prices, share counts and cash actions only (MARKET_CAP and
-// DIVIDEND_YIELD): the derivation publishes them on their reference
-// date, but emits them only with a period's first valuation points.
-func reportIndependent(ind *Indicator) bool {
-	return ind.Kind == IndValuation && (ind.ID == "MARKET_CAP" || ind.ID == "DIVIDEND_YIELD")
-}
-
 // setKnownFrom sets KnownFrom on one company's report-independent
-// valuation series (sorted as Issuer.Ratios): a point of reference date R
+// valuation series (sorted as Issuer.Ratios; rules are the catalog's
+// price rules, PriceRule.Static): a point of reference date R
 // and frequency f exists because the filings of R were published, so it
 // is known from the first publication of the company's other valuation
 // points of (R, f) when that is after its own publish date (R). Without
 // it an as_of between R and that publication would show a point that a
 // Dataset of what was published by then does not have.
-func setKnownFrom(ss []RatioSeries, cat []Indicator) {
+func setKnownFrom(ss []RatioSeries, cat []Indicator, rules []PriceRule) {
 	for i := range ss {
 		s := &ss[i]
-		if !reportIndependent(&cat[s.Indicator]) {
+		if !rules[s.Indicator].Static() {
 			continue
 		}
 		// The report-dependent valuation series of the same frequency
@@ -210,8 +203,7 @@ func setKnownFrom(ss []RatioSeries, cat []Indicator) {
 		var ref *RatioSeries
 		for j := range ss {
 			o := &ss[j]
-			ind := &cat[o.Indicator]
-			if o.Frequency != s.Frequency || ind.Kind != IndValuation || reportIndependent(ind) {
+			if o.Frequency != s.Frequency || cat[o.Indicator].Kind != IndValuation || rules[o.Indicator].Static() {
 				continue
 			}
 			if ref == nil || o.Class == "" && ref.Class != "" {
@@ -313,7 +305,7 @@ func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *Screener
 			}
 			needPriced[k] = true
 		}
-		if priceRuleOf(&cat[k]) == ruleDividendYield {
+		if s.ds.PriceRule(k).CountsCash() {
 			if dividendYield == nil {
 				dividendYield = make([]bool, len(cat))
 			}

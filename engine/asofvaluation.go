@@ -86,8 +86,8 @@ func (d *Dataset) SessionAt(t time.Time) Date {
 // closed by t as a Dataset built from the data published by t would
 // derive it (see above), or nil when that Dataset has no such point: no
 // period known then, the newest one dated on or after that session, no
-// class with a close within MaxPriceAge days of it, or a catalog whose
-// valuation indicators this binary does not know how to price.
+// class with a close within MaxPriceAge days of it, or a VALUATION
+// indicator of the catalog without a price rule (Dataset.PriceRule).
 func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation {
 	out := new(SessionValuation)
 	if !d.sessionValuation(is, t, nil, out) {
@@ -103,16 +103,82 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 // when SessionValuationAt has it: whether the valuation exists, its
 // publication and its prices still read every series.
 func (d *Dataset) sessionValuation(is *Issuer, t time.Time, need []bool, out *SessionValuation) bool {
-	wanted := func(k uint16) bool { return need == nil || int(k) < len(need) && need[k] }
 	out.Points, out.Series, out.vars = out.Points[:0], out.Series[:0], out.vars[:0]
 	L := d.SessionAt(t)
 	if !L.Valid() || is == nil {
 		return false
 	}
+	base := d.periodAt(is, L, t)
+	if !base.Valid() || base >= L {
+		return false
+	}
+	// The base points of the indicators needed (a few dozen at most) and
+	// the classes priced (a handful): on the stack.
+	var basesBuf [48]basePt
+	var classesBuf [4]classIn
+	sv := sessionIn{t: t, L: L, base: base}
+	bases, classes, ok := d.sessionBases(is, &sv, need, basesBuf[:0], classesBuf[:0])
+	if !ok {
+		return false
+	}
+	sv.mc = marketCapInputsAt(is, L, classes)
+	sv.marketCap = MarketCap(sv.mc)
+	if d.countsCash(bases) {
+		d.classesCash(is, t, L, classes)
+	}
+	sv.staticRet = StampOf(d.AsOf())
+	if sv.staticRet == 0 {
+		sv.staticRet = StampOf(L.Time())
+	}
+	out.Session, out.Base = L, base
+	if cap(out.Points) < len(bases) {
+		out.Points, out.Series, out.vars = make([]RatioPoint, 0, len(bases)), make([]int, 0, len(bases)), make([]Num, 0, 6*len(bases))
+	}
+	for _, b := range bases {
+		d.appendSessionPoint(out, &sv, is, b, classes)
+	}
+	return len(out.Points) > 0
+}
+
+// sessionIn is what one sessionValuation prices with, besides its base
+// points and classes.
+type sessionIn struct {
+	t         time.Time
+	L         Date  // the session priced
+	base      Date  // the reference date of the period whose figures are used
+	pub, ret  Stamp // the publication of the newest report-dependent base point
+	staticRet Stamp // the retrieval date of the report-independent points
+	// mc holds the share counts at L (net of treasury, Null without a
+	// count) and the classes' closes; marketCap is MarketCap(mc).
+	mc        MarketCapInputs
+	marketCap Num
+}
+
+// basePt is a base point: the latest quarter-end valuation point of
+// Issuer.Ratios[si] at the base, known at t.
+type basePt struct {
+	si int
+	p  *RatioPoint
+}
+
+// classIn is one share class priced: its ticker (from its by-class
+// points), security, close at the session, cash per share of the twelve
+// months before it (Null until counted) and shares per traded unit.
+type classIn struct {
+	class  ShareClass
+	ticker Sym
+	sec    *Security
+	price  Num
+	cash   Num
+	factor Num
+}
+
+// periodAt returns the newest period known at t on or before L: the
+// newest reference date on or before L of the company's fundamental TTM
+// points published by t (every fundamental TTM series has a point per
+// period, so the first one is read); NoDate when none.
+func (d *Dataset) periodAt(is *Issuer, L Date, t time.Time) Date {
 	cat := d.Catalog()
-	// The newest period known at t: the reference dates of the
-	// company's fundamental TTM points, one per period.
-	base := NoDate
 	for si := range is.Ratios {
 		g := &is.Ratios[si]
 		if g.Frequency != FreqTTM || g.Class != "" || cat[g.Indicator].Kind != IndFundamental {
@@ -120,103 +186,94 @@ func (d *Dataset) sessionValuation(is *Issuer, t time.Time, need []bool, out *Se
 		}
 		for i := len(g.Points) - 1; i >= 0; i-- {
 			p := &g.Points[i]
-			if p.ReferenceDate <= L && p.ReferenceDate > base && !p.PublishDate.Time().After(t) {
-				base = p.ReferenceDate
-				break
+			if p.ReferenceDate <= L && p.ReferenceDate > NoDate && !p.PublishDate.Time().After(t) {
+				return p.ReferenceDate
 			}
 		}
-		break // every fundamental TTM series has a point per period
+		break
 	}
-	if !base.Valid() || base >= L {
-		return false
-	}
-	// The latest quarter-end valuation point of each series at base,
-	// known at t: those of the indicators needed kept in bases (a few
-	// dozen at most: on the stack), every one read for the publication
-	// and the classes priced.
-	type basePt struct {
-		si int
-		p  *RatioPoint
-	}
-	var basesBuf [48]basePt
-	bases := basesBuf[:0]
-	found := false
-	var pub, ret Stamp
-	// The classes priced: their tickers, from the by-class points.
-	type classIn struct {
-		class  ShareClass
-		ticker Sym
-		sec    *Security
-		price  Num
-		cash   Num
-		factor Num
-	}
-	var classesBuf [4]classIn
-	classes := classesBuf[:0]
-	classOf := func(c ShareClass, tk Sym) int {
-		for i := range classes {
-			if classes[i].class == c {
-				return i
-			}
-		}
-		x := classIn{class: c, ticker: tk, price: Null, cash: Null, factor: Null}
-		x.sec = securityOf(d, tk.String())
-		x.price = closeOn(d, tk.String(), L)
-		classes = append(classes, x)
-		return len(classes) - 1
-	}
-	anyPrice := false
-	staticRet := StampOf(d.AsOf())
-	if staticRet == 0 {
-		staticRet = StampOf(L.Time())
-	}
+	return NoDate
+}
+
+// sessionBases reads every TTM valuation series of is at the base
+// (sv.base): it appends the base points of the indicators needed to
+// bases (need as sessionValuation's), the classes priced to classes
+// (their factors from the base points that hold one), sets sv's
+// publication, and reports whether the valuation exists: a base point
+// of some series, a report-dependent one among them, a class with a
+// close at the session, and a price rule for every valuation series.
+func (d *Dataset) sessionBases(is *Issuer, sv *sessionIn, need []bool, bases []basePt, classes []classIn) ([]basePt, []classIn, bool) {
+	cat := d.Catalog()
+	found, anyPrice := false, false
 	for si := range is.Ratios {
 		g := &is.Ratios[si]
 		if g.Frequency != FreqTTM || cat[g.Indicator].Kind != IndValuation {
 			continue
 		}
-		if priceRuleOf(&cat[g.Indicator]) == ruleNone {
-			return false
+		rule := d.rules.of[g.Indicator]
+		if !rule.Priced() {
+			return bases, classes, false
 		}
-		j := sort.Search(len(g.Points), func(j int) bool { return g.Points[j].ReferenceDate > base })
-		var bp *RatioPoint
-		for j--; j >= 0 && g.Points[j].ReferenceDate == base; j-- {
-			if !g.Points[j].PublishDate.Time().After(t) {
-				bp = &g.Points[j]
-				break
-			}
-		}
+		bp := knownPointOn(g, sv.base, sv.t)
 		if bp == nil {
 			continue
 		}
 		found = true
-		if wanted(g.Indicator) {
+		if need == nil || int(g.Indicator) < len(need) && need[g.Indicator] {
 			bases = append(bases, basePt{si, bp})
 		}
-		if !reportIndependent(&cat[g.Indicator]) && bp.PublishDate > pub {
-			pub, ret = bp.PublishDate, bp.RetrievalDate
+		if !rule.Static() && bp.PublishDate > sv.pub {
+			sv.pub, sv.ret = bp.PublishDate, bp.RetrievalDate
 		}
 		if bp.Class != ShareClassNone {
-			x := &classes[classOf(bp.Class, bp.Ticker)]
-			if rule := priceRuleOf(&cat[bp.Indicator]); rule == ruleMultiple || rule == ruleEarningsYield {
-				vs := d.RatioVars(bp)
-				if len(vs) == 4 {
-					if rule == ruleMultiple {
-						x.factor = vs[3]
-					} else {
-						x.factor = vs[2]
-					}
-				}
+			var x *classIn
+			classes, x = d.classAt(classes, bp.Class, bp.Ticker, sv.L)
+			if f, ok := rule.stored(d.RatioVars(bp), pvFactor); ok {
+				x.factor = f
 			}
 			anyPrice = anyPrice || x.price.Valid()
 		}
 	}
-	if !found || pub == 0 || !anyPrice {
-		return false
+	return bases, classes, found && sv.pub != 0 && anyPrice
+}
+
+// knownPointOn returns the latest publication known at t of g's point of
+// reference date ref, nil when none.
+func knownPointOn(g *RatioSeries, ref Date, t time.Time) *RatioPoint {
+	j := sort.Search(len(g.Points), func(j int) bool { return g.Points[j].ReferenceDate > ref })
+	for j--; j >= 0 && g.Points[j].ReferenceDate == ref; j-- {
+		if !g.Points[j].PublishDate.Time().After(t) {
+			return &g.Points[j]
+		}
 	}
-	// Shares at L (the derivation's sharesAt: of the points of the newest
-	// date on or before L, the last in the Universe's order).
-	shares, cShares, pShares := Null, Null, Null
+	return nil
+}
+
+// classAt returns classes with share class c (priced by ticker tk, its
+// close the last on or before L) and a pointer to it: appended when
+// classes has none.
+func (d *Dataset) classAt(classes []classIn, c ShareClass, tk Sym, L Date) ([]classIn, *classIn) {
+	for i := range classes {
+		if classes[i].class == c {
+			return classes, &classes[i]
+		}
+	}
+	x := classIn{class: c, ticker: tk, price: Null, cash: Null, factor: Null}
+	x.sec = securityOf(d, tk.String())
+	x.price = closeOn(d, tk.String(), L)
+	classes = append(classes, x)
+	return classes, &classes[len(classes)-1]
+}
+
+// marketCapInputsAt returns the market capitalization inputs of is at
+// session L: the share counts in effect at L (the derivation's sharesAt:
+// of the counts of the newest date on or before L, the last in the
+// Universe's order), net of treasury pro rata, and the closes of the CS,
+// the most liquid preferred class and the UNIT (with its factor). It
+// sorts classes by class.
+func marketCapInputsAt(is *Issuer, L Date, classes []classIn) MarketCapInputs {
+	mc := MarketCapInputs{CommonShares: Null, PreferredShares: Null, Shares: Null,
+		CommonPrice: Null, PreferredPrice: Null, UnitPrice: Null, UnitFactor: Null}
 	i := sort.Search(len(is.Shares), func(i int) bool { return is.Shares[i].Date <= L })
 	if i < len(is.Shares) {
 		for i+1 < len(is.Shares) && is.Shares[i+1].Date == is.Shares[i].Date {
@@ -226,13 +283,10 @@ func (d *Dataset) sessionValuation(is *Issuer, t time.Time, need []bool, out *Se
 		tot := float64(sp.Common + sp.Preferred)
 		net := tot - float64(sp.Treasury)
 		if tot > 0 && net > 0 {
-			shares = Num(net)
-			cShares, pShares = Num(float64(sp.Common)*net/tot), Num(float64(sp.Preferred)*net/tot)
+			mc.Shares = Num(net)
+			mc.CommonShares, mc.PreferredShares = Num(float64(sp.Common)*net/tot), Num(float64(sp.Preferred)*net/tot)
 		}
 	}
-	// Market capitalization inputs.
-	mc := MarketCapInputs{CommonShares: cShares, PreferredShares: pShares, Shares: shares,
-		CommonPrice: Null, PreferredPrice: Null, UnitPrice: Null, UnitFactor: Null}
 	var pref *Security
 	slices.SortFunc(classes, func(a, b classIn) int { return cmp.Compare(a.class.String(), b.class.String()) })
 	for i := range classes {
@@ -248,124 +302,117 @@ func (d *Dataset) sessionValuation(is *Issuer, t time.Time, need []bool, out *Se
 			}
 		}
 	}
-	marketCap := MarketCap(mc)
-	needCash := false
-	for _, b := range bases {
-		if priceRuleOf(&cat[b.p.Indicator]) == ruleDividendYield {
-			needCash = true
-		}
-	}
-	if needCash {
-		var clsBuf [len(classesBuf)]ShareClass
-		cls := clsBuf[:0]
-		for i := range classes {
-			cls = append(cls, classes[i].class)
-		}
-		d.cashAt(is, t, L, func(c ShareClass) (*Security, string) {
-			for i := range classes {
-				if classes[i].class == c {
-					return classes[i].sec, classes[i].ticker.String()
-				}
-			}
-			return nil, ""
-		}, func(c ShareClass, v Num) {
-			for i := range classes {
-				if classes[i].class == c {
-					classes[i].cash = v
-				}
-			}
-		}, cls)
-	}
-	out.Session, out.Base = L, base
-	if cap(out.Points) < len(bases) {
-		out.Points, out.Series, out.vars = make([]RatioPoint, 0, len(bases)), make([]int, 0, len(bases)), make([]Num, 0, 6*len(bases))
-	}
-	for _, b := range bases {
-		p := b.p
-		bv := d.RatioVars(p)
-		rule := priceRuleOf(&cat[p.Indicator])
-		var x *classIn
-		if p.Class != ShareClassNone {
-			x = &classes[classOf(p.Class, p.Ticker)]
-		}
-		var val Num
-		var vs []Num
-		switch rule {
-		case ruleMultiple:
-			if len(bv) != 4 {
-				continue
-			}
-			val = PriceMultiple(x.price, bv[1], shares, x.factor)
-			vs = []Num{x.price, bv[1], shares, x.factor}
-		case ruleEarningsYield:
-			if len(bv) != 4 {
-				continue
-			}
-			val = EarningsYield(bv[0], shares, x.factor, x.price)
-			vs = []Num{bv[0], shares, x.factor, x.price}
-		case ruleDividendYield:
-			val = DividendYield(x.cash, x.price)
-			vs = []Num{x.cash, x.price}
-		case ruleMarketCap:
-			val = marketCap
-			vs = []Num{cShares, mc.CommonPrice, pShares, mc.PreferredPrice, mc.UnitPrice, mc.UnitFactor}
-		case ruleEV:
-			if len(bv) != 2 {
-				continue
-			}
-			val = EnterpriseValue(marketCap, bv[1])
-			vs = []Num{marketCap, bv[1]}
-		case ruleEVMultiple:
-			if len(bv) != 2 {
-				continue
-			}
-			// The ENTERPRISE_VALUE of the same valuation: market cap plus
-			// the net debt, unrounded as the derivation keeps it.
-			nd, ok := netDebtOf(d, is, base, t)
-			if !ok {
-				continue
-			}
-			ev := marketCap + nd
-			val = EVMultiple(ev, bv[1])
-			vs = []Num{ev, bv[1]}
-		}
-		q := *p
-		q.Value = validOrNull(val)
-		q.ReferenceDate = L
-		q.PublishDate, q.RetrievalDate = pub, ret
-		if reportIndependent(&cat[p.Indicator]) {
-			q.PublishDate, q.RetrievalDate = StampOf(L.Time()), staticRet
-		}
-		q.VarsAt, q.NVars = uint32(len(out.vars)), uint8(len(vs))
-		out.vars = append(out.vars, vs...)
-		out.Points = append(out.Points, q)
-		out.Series = append(out.Series, b.si)
-	}
-	return len(out.Points) > 0
+	return mc
 }
 
-// netDebtOf returns the NET_DEBT variable of the company's
-// ENTERPRISE_VALUE TTM point at ref known at t.
-func netDebtOf(d *Dataset, is *Issuer, ref Date, t time.Time) (Num, bool) {
-	k, ok := d.IndicatorIndex(IndValuation, "ENTERPRISE_VALUE")
+// countsCash reports whether a base point's rule counts the cash of the
+// twelve months (PriceRule.CountsCash).
+func (d *Dataset) countsCash(bases []basePt) bool {
+	for _, b := range bases {
+		if d.rules.of[b.p.Indicator].CountsCash() {
+			return true
+		}
+	}
+	return false
+}
+
+// classesCash sets the cash per share of the twelve months before L of
+// each class (cashAt, as known at t).
+func (d *Dataset) classesCash(is *Issuer, t time.Time, L Date, classes []classIn) {
+	var clsBuf [4]ShareClass
+	cls := clsBuf[:0]
+	for i := range classes {
+		cls = append(cls, classes[i].class)
+	}
+	d.cashAt(is, t, L, func(c ShareClass) (*Security, string) {
+		for i := range classes {
+			if classes[i].class == c {
+				return classes[i].sec, classes[i].ticker.String()
+			}
+		}
+		return nil, ""
+	}, func(c ShareClass, v Num) {
+		for i := range classes {
+			if classes[i].class == c {
+				classes[i].cash = v
+			}
+		}
+	}, cls)
+}
+
+// appendSessionPoint appends to out the point at the session standing
+// for base point b: its rule's value and variables at the session's
+// inputs, published with the valuation (a report-independent point: on
+// the session, retrieved with the snapshot). A point whose figures
+// cannot be read is left out.
+func (d *Dataset) appendSessionPoint(out *SessionValuation, sv *sessionIn, is *Issuer, b basePt, classes []classIn) {
+	p := b.p
+	rule := d.rules.of[p.Indicator]
+	in, ok := d.sessionInputs(sv, is, p, rule, classes)
 	if !ok {
+		return
+	}
+	q := *p
+	q.Value = validOrNull(rule.Value(&in))
+	q.ReferenceDate = sv.L
+	q.PublishDate, q.RetrievalDate = sv.pub, sv.ret
+	if rule.Static() {
+		q.PublishDate, q.RetrievalDate = StampOf(sv.L.Time()), sv.staticRet
+	}
+	at := len(out.vars)
+	out.vars = rule.AppendVars(out.vars, &in)
+	q.VarsAt, q.NVars = uint32(at), uint8(len(out.vars)-at)
+	out.Points = append(out.Points, q)
+	out.Series = append(out.Series, b.si)
+}
+
+// sessionInputs returns the inputs of base point p of rule at the
+// session: the class's close, factor and cash and the company's share
+// count and market capitalization at the session, the period's figures
+// as p holds them (and, for a rule whose points do not hold it, the
+// NET_DEBT of the same valuation); false when they cannot be read.
+func (d *Dataset) sessionInputs(sv *sessionIn, is *Issuer, p *RatioPoint, rule PriceRule, classes []classIn) (PriceInputs, bool) {
+	in := nullInputs
+	in.Shares, in.MarketCap, in.Cap = sv.mc.Shares, sv.marketCap, &sv.mc
+	if p.Class != ShareClassNone {
+		for i := range classes {
+			if x := &classes[i]; x.class == p.Class {
+				in.Price, in.Factor, in.Cash = x.price, x.factor, x.cash
+				break
+			}
+		}
+	}
+	if !rule.readFigures(d.RatioVars(p), &in) {
+		return in, false
+	}
+	if rule.netDebtElsewhere() {
+		// The NET_DEBT of the same valuation, as the derivation keeps it.
+		nd, ok := d.netDebtAt(is, sv.base, sv.t)
+		if !ok {
+			return in, false
+		}
+		in.NetDebt = nd
+	}
+	return in, true
+}
+
+// netDebtAt returns the NET_DEBT of the company's TTM valuation at ref
+// known at t: the variable of its point that holds it
+// (valuationRules.netDebt).
+func (d *Dataset) netDebtAt(is *Issuer, ref Date, t time.Time) (Num, bool) {
+	k := d.rules.netDebt
+	if k < 0 {
 		return Null, false
 	}
 	g := is.RatioGroup(uint16(k), "", FreqTTM)
 	if g == nil {
 		return Null, false
 	}
-	j := sort.Search(len(g.Points), func(j int) bool { return g.Points[j].ReferenceDate > ref })
-	for j--; j >= 0 && g.Points[j].ReferenceDate == ref; j-- {
-		if !g.Points[j].PublishDate.Time().After(t) {
-			vs := d.RatioVars(&g.Points[j])
-			if len(vs) != 2 {
-				return Null, false
-			}
-			return vs[1], true
-		}
+	p := knownPointOn(g, ref, t)
+	if p == nil {
+		return Null, false
 	}
-	return Null, false
+	return d.rules.of[k].stored(d.RatioVars(p), pvNetDebt)
 }
 
 // closeOn returns the last valid close of ticker's asset (its joined
@@ -523,21 +570,22 @@ func (v *SessionValuation) Latest(p *RatioPoint, k uint16, class string) *RatioP
 	return sp
 }
 
-// DividendYieldAt returns a DIVIDEND_YIELD point p of is (vs its
-// variables: CASH_PER_SHARE_12M, PRICE) as a Dataset built from the data
-// published by t derives it: the cash of the twelve months before its
-// reference date counted from each event's version current at t and the
-// share actions approved by t, at the point's price. The variables go to
-// buf (2 long). A point without its two variables is returned as it is.
+// DividendYieldAt returns a DIVIDEND_YIELD point p of is (a point of the
+// CashToPrice rule; vs its variables: CASH_PER_SHARE_12M, PRICE) as a
+// Dataset built from the data published by t derives it: the cash of the
+// twelve months before its reference date counted from each event's
+// version current at t and the share actions approved by t, at the
+// point's price. The variables go to buf (2 long). A point without its
+// two variables is returned as it is.
 func (d *Dataset) DividendYieldAt(is *Issuer, p *RatioPoint, vs []Num, t time.Time, buf []Num) (Num, []Num) {
-	if len(vs) != 2 || len(buf) < 2 {
+	rule := PriceRule{Form: CashToPrice}
+	in := nullInputs
+	if len(buf) < len(vs) || !rule.read(vs, &in) {
 		return p.Value, vs
 	}
 	ticker := p.Ticker.String()
 	sec := securityOf(d, ticker)
-	cash := vs[0]
 	d.cashAt(is, t, p.ReferenceDate, func(ShareClass) (*Security, string) { return sec, ticker },
-		func(_ ShareClass, v Num) { cash = v }, []ShareClass{p.Class})
-	buf[0], buf[1] = cash, vs[1]
-	return DividendYield(cash, vs[1]), buf[:2]
+		func(_ ShareClass, v Num) { in.Cash = v }, []ShareClass{p.Class})
+	return rule.Value(&in), rule.AppendVars(buf[:0], &in)
 }

@@ -50,6 +50,7 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 		}
 	}()
 	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial}
+	b.d.rules = readPriceRules(u.Derived.Catalog) // read by buildRatios and the Screener
 	for _, step := range []func() error{
 		b.buildSectors, b.buildIssuers, b.buildRenames, b.buildAssets, b.buildDaily, b.buildIntraday,
 		b.buildAdjust,
@@ -868,7 +869,7 @@ func (b *builder) buildRatios() error {
 		}, func(g []RatioPoint) RatioSeries {
 			return RatioSeries{Indicator: g[0].Indicator, Class: g[0].Class.String(), Frequency: g[0].Frequency.String(), Points: g}
 		})
-		setKnownFrom(is.Ratios, u.Derived.Catalog)
+		setKnownFrom(is.Ratios, u.Derived.Catalog, d.rules.of)
 		lo = hi
 	}
 	fs := u.Derived.FundRatios

@@ -33,6 +33,7 @@ type Dataset struct {
 	exCashAt  []int32     // exCash[exCashAt[i]:exCashAt[i+1]] is asset i's
 
 	catalogByID *index.Map[int32] // upper-case "KIND/ID" -> Catalog index
+	rules       valuationRules    // the catalog's price rules
 
 	indexes       []IndexData // sorted by symbol
 	indexBySymbol *index.Map[int32]

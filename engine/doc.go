@@ -106,31 +106,38 @@
 // quote is View.QuoteAt at that minute): Close and Volume from each
 // row's quote, ByVolume sorted again, Primary with the quotes' volumes
 // breaking ties of LiquidityRank, and the price-derived indicators
-// recomputed from the point each row shows, with the valuation formulas
-// the derivation itself calls (valuation.go), so that a quote at the
-// close the point used gives the stored value bit for bit. The
-// price-derived indicators are the catalog's VALUATION ones; everything
+// recomputed from the point each row shows, with the price rule the
+// derivation itself computes with (PriceRule.Value over the formulas of
+// valuation.go), so that a quote at the close the point used gives the
+// stored value bit for bit. The price-derived indicators are the
+// catalog's VALUATION ones: each catalog entry of engine/ratios declares
+// its PriceRule, which writes the entry's variables, and the Dataset
+// reads it back from them (Dataset.PriceRule, ParsePriceRule); a
+// VALUATION entry that reads as no rule keeps its values. Everything
 // else (fundamental and listed-fund indicators, Employees, sectors) is
 // the Screener's own slice, shared. For the point a row shows (its
 // reference date, TTM figures, share counts, cash per share and unit
 // factor kept as its variables hold them) and a price P, the close of
 // the ticker the point was priced with (its class's most liquid ticker,
-// RatioPoint.Ticker):
+// RatioPoint.Ticker), by the form of its rule:
 //
-//   - PRICE_TO_EARNINGS, PRICE_TO_BOOK, PRICE_TO_SALES, PRICE_TO_EBITDA,
-//     PRICE_TO_EBIT (by class): PriceMultiple(P, X, SHARES_OUTSTANDING,
-//     SHARE_FACTOR) = P / (X / SHARES_OUTSTANDING x SHARE_FACTOR).
-//   - EARNINGS_YIELD (by class): EarningsYield = (NET_INCOME /
+//   - PriceToItem (by class: PRICE_TO_EARNINGS, PRICE_TO_BOOK,
+//     PRICE_TO_SALES, PRICE_TO_EBITDA, PRICE_TO_EBIT): PriceMultiple(P, X,
+//     SHARES_OUTSTANDING, SHARE_FACTOR) = P / (X / SHARES_OUTSTANDING x
+//     SHARE_FACTOR), X the rule's Item.
+//   - ItemToPrice (by class: EARNINGS_YIELD): EarningsYield = (X /
 //     SHARES_OUTSTANDING x SHARE_FACTOR) / P.
-//   - DIVIDEND_YIELD (by class): DividendYield = CASH_PER_SHARE_12M / P.
-//   - MARKET_CAP (company): MarketCap with the point's net COMMON_SHARES,
-//     PREFERRED_SHARES and UNIT_FACTOR and the closes of the company's CS
-//     ticker, its most liquid preferred class's ticker and its UNIT
-//     ticker (the unit case takes the total outstanding from the
-//     company's by-class points of the same date).
-//   - ENTERPRISE_VALUE (company): that market cap + the point's NET_DEBT.
-//   - EV_TO_EBITDA, EV_TO_EBIT, EV_TO_SALES (company): (that market cap +
-//     the NET_DEBT of the ENTERPRISE_VALUE point of the same date) / X.
+//   - CashToPrice (by class: DIVIDEND_YIELD): DividendYield =
+//     CASH_PER_SHARE_12M / P.
+//   - MarketCapSum (company: MARKET_CAP): MarketCap with the point's net
+//     COMMON_SHARES, PREFERRED_SHARES and UNIT_FACTOR and the closes of
+//     the company's CS ticker, its most liquid preferred class's ticker
+//     and its UNIT ticker (the unit case takes the total outstanding from
+//     the company's by-class points of the same date).
+//   - EVSum (company: ENTERPRISE_VALUE): that market cap + the point's
+//     NET_DEBT.
+//   - EVToItem (company: EV_TO_EBITDA, EV_TO_EBIT, EV_TO_SALES): (that
+//     market cap + the NET_DEBT of the EVSum point of the same date) / X.
 //
 // A close prices a valuation dated D (the newest quote's session, or the
 // point's reference date when later) when it is of a session on or

@@ -33,7 +33,10 @@ type def struct {
 	grp    group
 	growth bool // also depends on the year-ago inputs
 	static bool // does not depend on reports (one point per reference date)
-	eval   func(c *evalCtx, v []engine.Num) engine.Num
+	// price is a valuation entry's price rule: it writes the entry's
+	// variables, class split and formula, and eval computes with it.
+	price engine.PriceRule
+	eval  func(c *evalCtx, v []engine.Num) engine.Num
 }
 
 var (
@@ -78,8 +81,6 @@ func (c *evalCtx) netDebt() engine.Num {
 // perShare is x / shares x factor.
 func (c *evalCtx) perShare(x engine.Num) engine.Num { return engine.PerShare(x, c.shares, c.factor) }
 
-func (c *evalCtx) ev() engine.Num { return c.marketCap + c.netDebt() }
-
 // set fills v with the values and returns r (cleaned).
 func set(v []engine.Num, r engine.Num, xs ...engine.Num) engine.Num {
 	copy(v, xs)
@@ -100,22 +101,61 @@ func line(i int) func(*evalCtx, []engine.Num) engine.Num {
 	}
 }
 
-func perClassPrice(item func(*evalCtx) engine.Num) func(*evalCtx, []engine.Num) engine.Num {
+// priced evaluates a valuation entry with its price rule: at the
+// context's price, share counts, cash per share and market
+// capitalization, and the company figure the rule names (reportItem).
+func priced(rule engine.PriceRule) func(*evalCtx, []engine.Num) engine.Num {
+	item := reportItem(rule.Item)
 	return func(c *evalCtx, v []engine.Num) engine.Num {
-		x := item(c)
-		return set(v, engine.PriceMultiple(c.price, x, c.shares, c.factor), c.price, x, c.shares, c.factor)
+		in := engine.PriceInputs{Price: c.price, Item: engine.Null, Shares: c.shares, Factor: c.factor, Cash: c.cash,
+			MarketCap: c.marketCap, NetDebt: c.netDebt(), Cap: &c.mc}
+		if item != nil {
+			in.Item = item(c)
+		}
+		rule.AppendVars(v[:0], &in)
+		return clean(rule.Value(&in))
 	}
 }
 
-func evByItem(item func(*evalCtx) engine.Num) func(*evalCtx, []engine.Num) engine.Num {
-	return func(c *evalCtx, v []engine.Num) engine.Num {
-		ev, x := c.ev(), item(c)
-		return set(v, engine.EVMultiple(ev, x), ev, x)
-	}
+// computedItems are the company figures the derivation computes from
+// report lines.
+var computedItems = map[string]func(*evalCtx) engine.Num{
+	"EBITDA":   (*evalCtx).ebitda,
+	"NET_DEBT": (*evalCtx).netDebt,
 }
 
-func itemOf(i int) func(*evalCtx) engine.Num {
-	return func(c *evalCtx) engine.Num { return n(c.cur[i]) }
+// reportItem returns how the derivation reads the company figure of
+// variable id name: a report line (itemLines) or a computed figure; nil
+// for "" (a rule without one). It panics for an unknown id: a catalog
+// entry naming a figure the derivation cannot read.
+func reportItem(name string) func(*evalCtx) engine.Num {
+	if name == "" {
+		return nil
+	}
+	if f := computedItems[name]; f != nil {
+		return f
+	}
+	for it, id := range itemLines {
+		if id == name {
+			return func(c *evalCtx) engine.Num { return n(c.cur[it]) }
+		}
+	}
+	panic("BUG: catalog: price rule of unknown figure " + name)
+}
+
+// valuation returns the catalog entry of a valuation ratio priced by
+// rule: its variables, class split, formula (note appended) and
+// report independence are the rule's, and its points are the rule's
+// values (priced).
+func valuation(id, name, format string, rule engine.PriceRule, freqs []string, note string) def {
+	grp := grpValCompany
+	if rule.ByClass() {
+		grp = grpValClass
+	}
+	return def{
+		Indicator: ind(id, name, engine.IndValuation, format, rule.Formula(note), rule.Variables(), freqs, rule.ByClass()),
+		grp:       grp, static: rule.Static(), price: rule, eval: priced(rule),
+	}
 }
 
 var defs = buildDefs()
@@ -229,78 +269,31 @@ func buildDefs() []def {
 		})
 	}
 
-	ebitdaItem := func(c *evalCtx) engine.Num { return c.ebitda() }
+	// Valuation: one entry per ratio, declared by its price rule.
+	rule := func(f engine.PriceForm, item string) engine.PriceRule { return engine.PriceRule{Form: f, Item: item} }
 	for _, e := range []struct {
-		id, name, item string
-		f              func(*evalCtx) engine.Num
+		id, name, format string
+		rule             engine.PriceRule
+		freqs            []string
+		note             string // appended to the rule's formula
 	}{
-		{"PRICE_TO_EARNINGS", "Price / earnings", "NET_INCOME", itemOf(itNetIncome)},
-		{"PRICE_TO_BOOK", "Price / book value", "EQUITY", itemOf(itEquity)},
-		{"PRICE_TO_SALES", "Price / sales", "NET_REVENUE", itemOf(itRevenue)},
-		{"PRICE_TO_EBITDA", "Price / EBITDA", "EBITDA", ebitdaItem},
-		{"PRICE_TO_EBIT", "Price / EBIT", "EBIT", itemOf(itEBIT)},
+		{"PRICE_TO_EARNINGS", "Price / earnings", mul, rule(engine.PriceToItem, "NET_INCOME"), valFreqs, ""},
+		{"PRICE_TO_BOOK", "Price / book value", mul, rule(engine.PriceToItem, "EQUITY"), valFreqs, ""},
+		{"PRICE_TO_SALES", "Price / sales", mul, rule(engine.PriceToItem, "NET_REVENUE"), valFreqs, ""},
+		{"PRICE_TO_EBITDA", "Price / EBITDA", mul, rule(engine.PriceToItem, "EBITDA"), valFreqs, ""},
+		{"PRICE_TO_EBIT", "Price / EBIT", mul, rule(engine.PriceToItem, "EBIT"), valFreqs, ""},
+		{"EARNINGS_YIELD", "Earnings yield", pct, rule(engine.ItemToPrice, "NET_INCOME"), valFreqs, ""},
+		{"DIVIDEND_YIELD", "Dividend yield", pct, rule(engine.CashToPrice, ""), ttmOnly,
+			"declared cash per share with prior_ex_date in the last 12 calendar months, split-adjusted"},
+		{"MARKET_CAP", "Market capitalization", brl, rule(engine.MarketCapSum, ""), valFreqs,
+			"shares net of the treasury shares the share count's source gives, pro rata: the CVM's capital composition gives them, B3's listed-company data does not; when a class with shares has no price: (COMMON_SHARES + PREFERRED_SHARES) x UNIT_PRICE / UNIT_FACTOR"},
+		{"ENTERPRISE_VALUE", "Enterprise value", brl, rule(engine.EVSum, ""), valFreqs, ""},
+		{"EV_TO_EBITDA", "Enterprise value / EBITDA", mul, rule(engine.EVToItem, "EBITDA"), valFreqs, ""},
+		{"EV_TO_EBIT", "Enterprise value / EBIT", mul, rule(engine.EVToItem, "EBIT"), valFreqs, ""},
+		{"EV_TO_SALES", "Enterprise value / sales", mul, rule(engine.EVToItem, "NET_REVENUE"), valFreqs, ""},
 	} {
-		d = append(d, def{
-			Indicator: ind(e.id, e.name, engine.IndValuation, mul,
-				"PRICE / ("+e.item+" / SHARES_OUTSTANDING x SHARE_FACTOR)",
-				[]string{"PRICE", e.item, "SHARES_OUTSTANDING", "SHARE_FACTOR"}, valFreqs, true),
-			grp: grpValClass, eval: perClassPrice(e.f),
-		})
+		d = append(d, valuation(e.id, e.name, e.format, e.rule, e.freqs, e.note))
 	}
-	d = append(d,
-		def{
-			Indicator: ind("EARNINGS_YIELD", "Earnings yield", engine.IndValuation, pct,
-				"(NET_INCOME / SHARES_OUTSTANDING x SHARE_FACTOR) / PRICE",
-				[]string{"NET_INCOME", "SHARES_OUTSTANDING", "SHARE_FACTOR", "PRICE"}, valFreqs, true),
-			grp: grpValClass,
-			eval: func(c *evalCtx, v []engine.Num) engine.Num {
-				x := n(c.cur[itNetIncome])
-				return set(v, engine.EarningsYield(x, c.shares, c.factor, c.price), x, c.shares, c.factor, c.price)
-			},
-		},
-		def{
-			Indicator: ind("DIVIDEND_YIELD", "Dividend yield", engine.IndValuation, pct,
-				"CASH_PER_SHARE_12M / PRICE (declared cash per share with prior_ex_date in the last 12 calendar months, split-adjusted)",
-				[]string{"CASH_PER_SHARE_12M", "PRICE"}, ttmOnly, true),
-			grp: grpValClass, static: true,
-			eval: func(c *evalCtx, v []engine.Num) engine.Num {
-				return set(v, engine.DividendYield(c.cash, c.price), c.cash, c.price)
-			},
-		},
-		def{
-			Indicator: ind("MARKET_CAP", "Market capitalization", engine.IndValuation, brl,
-				"COMMON_SHARES x COMMON_PRICE + PREFERRED_SHARES x PREFERRED_PRICE (shares net of the treasury shares the share count's source gives, pro rata: the CVM's capital composition gives them, B3's listed-company data does not; when a class with shares has no price: (COMMON_SHARES + PREFERRED_SHARES) x UNIT_PRICE / UNIT_FACTOR)",
-				[]string{"COMMON_SHARES", "COMMON_PRICE", "PREFERRED_SHARES", "PREFERRED_PRICE", "UNIT_PRICE", "UNIT_FACTOR"}, valFreqs, false),
-			grp: grpValCompany, static: true,
-			eval: func(c *evalCtx, v []engine.Num) engine.Num {
-				m := c.mc
-				return set(v, c.marketCap, m.cShares, m.cPrice, m.pShares, m.pPrice, m.uPrice, m.uFactor)
-			},
-		},
-		def{
-			Indicator: ind("ENTERPRISE_VALUE", "Enterprise value", engine.IndValuation, brl, "MARKET_CAP + NET_DEBT",
-				[]string{"MARKET_CAP", "NET_DEBT"}, valFreqs, false),
-			grp: grpValCompany,
-			eval: func(c *evalCtx, v []engine.Num) engine.Num {
-				return set(v, engine.EnterpriseValue(c.marketCap, c.netDebt()), c.marketCap, c.netDebt())
-			},
-		},
-		def{
-			Indicator: ind("EV_TO_EBITDA", "Enterprise value / EBITDA", engine.IndValuation, mul, "ENTERPRISE_VALUE / EBITDA",
-				[]string{"ENTERPRISE_VALUE", "EBITDA"}, valFreqs, false),
-			grp: grpValCompany, eval: evByItem(ebitdaItem),
-		},
-		def{
-			Indicator: ind("EV_TO_EBIT", "Enterprise value / EBIT", engine.IndValuation, mul, "ENTERPRISE_VALUE / EBIT",
-				[]string{"ENTERPRISE_VALUE", "EBIT"}, valFreqs, false),
-			grp: grpValCompany, eval: evByItem(itemOf(itEBIT)),
-		},
-		def{
-			Indicator: ind("EV_TO_SALES", "Enterprise value / sales", engine.IndValuation, mul, "ENTERPRISE_VALUE / NET_REVENUE",
-				[]string{"ENTERPRISE_VALUE", "NET_REVENUE"}, valFreqs, false),
-			grp: grpValCompany, eval: evByItem(itemOf(itRevenue)),
-		},
-	)
 	fund := func(id, name, format, formula string, vars []string) def {
 		return def{Indicator: ind(id, name, engine.IndFund, format, formula, vars, monthly, false), grp: grpListedFund}
 	}

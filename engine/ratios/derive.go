@@ -242,7 +242,7 @@ type evalCtx struct {
 	factor    engine.Num
 	price     engine.Num
 	cash      engine.Num
-	mc        mcInputs
+	mc        engine.MarketCapInputs
 	marketCap engine.Num
 }
 

@@ -90,11 +90,16 @@
 // they get one point per reference date, published on that date (retrieved
 // at Meta.AsOf). A company without a priced security gets no valuation and
 // no per-class points. Only the companies of Universe.Companies are derived.
-// The arithmetic of the price-derived values is engine's (PerShare,
+// Each valuation entry of the catalog declares its engine.PriceRule (its
+// form and the company figure it divides or is divided by), which writes
+// the entry's variables, class split and formula; its points are the
+// rule's values (engine.PriceRule.Value over engine's PerShare,
 // PriceMultiple, EarningsYield, DividendYield, MarketCap,
-// EnterpriseValue, EVMultiple; MaxPriceAge), shared with the screener's
-// repricing at live quotes (engine.Screener.Priced), so that both give
-// the same bits.
+// EnterpriseValue, EVMultiple; MaxPriceAge). The screener's repricing at
+// live quotes (engine.Screener.Priced) and the valuation at a past
+// session (engine.Dataset.SessionValuationAt) read the rule back from
+// the catalog and compute with it, so that the three give the same
+// bits: a new valuation ratio is one catalog entry.
 //
 // # Suffixes
 //

@@ -155,11 +155,6 @@ func (c *classSec) cashTTM(d engine.Date) engine.Num {
 	return clean(sum)
 }
 
-// mcInputs are the market capitalization variables.
-type mcInputs struct {
-	cShares, cPrice, pShares, pPrice, uPrice, uFactor engine.Num
-}
-
 // sharesAt returns the share count in effect at d.
 func sharesAt(ps []engine.SharesPoint, d engine.Date) (engine.SharesPoint, bool) {
 	i := sort.Search(len(ps), func(i int) bool { return ps[i].Date > d })
@@ -176,8 +171,8 @@ type priceCtx struct {
 	shares    engine.Num // common + preferred - treasury
 	prices    []engine.Num
 	cash      []engine.Num
-	mc        mcInputs
-	marketCap engine.Num
+	mc        engine.MarketCapInputs
+	marketCap engine.Num // engine.MarketCap(mc)
 	anyPrice  bool
 }
 
@@ -193,7 +188,8 @@ func (w *companyWork) priceAt(m *market, d engine.Date) *priceCtx {
 			c, p = engine.Num(float64(sp.Common)*net/tot), engine.Num(float64(sp.Preferred)*net/tot)
 		}
 	}
-	pc.mc = mcInputs{cShares: c, cPrice: engine.Null, pShares: p, pPrice: engine.Null, uPrice: engine.Null, uFactor: engine.Null}
+	pc.mc = engine.MarketCapInputs{CommonShares: c, CommonPrice: engine.Null, PreferredShares: p, PreferredPrice: engine.Null,
+		UnitPrice: engine.Null, UnitFactor: engine.Null, Shares: pc.shares}
 	var pref *engine.Security
 	for i, cs := range w.classes {
 		pc.prices[i] = m.closeOn(cs.sec.Ticker, d)
@@ -203,18 +199,15 @@ func (w *companyWork) priceAt(m *market, d engine.Date) *priceCtx {
 		}
 		switch cs.class {
 		case engine.ClassCS:
-			pc.mc.cPrice = pc.prices[i]
+			pc.mc.CommonPrice = pc.prices[i]
 		case engine.ClassUnit:
-			pc.mc.uPrice, pc.mc.uFactor = pc.prices[i], cs.factor
+			pc.mc.UnitPrice, pc.mc.UnitFactor = pc.prices[i], cs.factor
 		case engine.ClassPS, engine.ClassPSA, engine.ClassPSB, engine.ClassPSC, engine.ClassPSD, engine.ClassPSE:
 			if pref == nil || moreLiquid(cs.sec, pref) < 0 {
-				pref, pc.mc.pPrice = cs.sec, pc.prices[i]
+				pref, pc.mc.PreferredPrice = cs.sec, pc.prices[i]
 			}
 		}
 	}
-	pc.marketCap = engine.MarketCap(engine.MarketCapInputs{
-		CommonShares: c, CommonPrice: pc.mc.cPrice, PreferredShares: p, PreferredPrice: pc.mc.pPrice,
-		UnitPrice: pc.mc.uPrice, UnitFactor: pc.mc.uFactor, Shares: pc.shares,
-	})
+	pc.marketCap = engine.MarketCap(pc.mc)
 	return pc
 }
