@@ -270,25 +270,45 @@ func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *Screener
 		cat = s.ds.Catalog()
 	}
 	out := &ScreenerPrices{Session: NoDate, Close: make([]Num, n), Volume: make([]Num, n), Primary: make([]bool, n), Ratios: make([][]Num, len(cat))}
-	in := make([]bool, n) // a row at t
+	in := past.quotesAt(out, t, s.Len())
+	var kBuf [16]int
+	var sv SessionValuation
+	w := screenAt{s: s, cat: cat, t: t, sv: &sv}
+	w.ks, w.needPriced, w.countsCash = s.columnsAt(out, need, kBuf[:0])
+	w.fill(tab, out)
+	out.ByVolume = past.byVolume(out.Volume, in)
+	return tab, out
+}
+
+// quotesAt sets each row's close and volume at t in out (those of its
+// last session closed by t, Null when none) and out.Session (the newest
+// of those sessions), and returns which rows are rows at t (rowAt; n is
+// the Screener's own row count).
+func (past *screenerPast) quotesAt(out *ScreenerPrices, t time.Time, n int) []bool {
+	in := make([]bool, len(out.Close))
 	by := closedBy(t)
-	for r, a := range tab.Assets {
+	for r, a := range past.tab.Assets {
 		out.Close[r], out.Volume[r] = Null, Null
 		i := lastClosed(a, by)
 		if i >= 0 {
-			in[r] = past.rowAt(r, t, s.Len())
+			in[r] = past.rowAt(r, t, n)
 			out.Close[r], out.Volume[r] = a.Daily.Close(i), a.Daily.Volume(i)
 			if d := a.Daily.Dates[i]; d > out.Session {
 				out.Session = d
 			}
 		}
 	}
-	// The columns asked for, and the price-derived ones among them: those
-	// read the valuation at the last session closed by t, computed once
-	// per issuer and for those indicators only.
-	var kBuf [16]int
-	ks := kBuf[:0]
-	var needPriced, dividendYield []bool
+	return in
+}
+
+// columnsAt allocates in out the ratio columns of the catalog indexes in
+// need (Null-filled, once each) and returns their indexes appended to ks
+// and, per catalog indicator, the price-derived ones among them (those
+// read the valuation at the last session closed by t, computed once per
+// issuer and for those indicators only) and those whose stored points
+// count the cash of twelve months (PriceRule.CountsCash); nil when none.
+func (s *Screener) columnsAt(out *ScreenerPrices, need []int, ks []int) (_ []int, needPriced, countsCash []bool) {
+	n := len(out.Close)
 	for _, k := range need {
 		if k < 0 || k >= len(out.Ratios) || out.Ratios[k] != nil {
 			continue
@@ -301,19 +321,38 @@ func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *Screener
 		ks = append(ks, k)
 		if s.PriceDerived(k) {
 			if needPriced == nil {
-				needPriced = make([]bool, len(cat))
+				needPriced = make([]bool, len(out.Ratios))
 			}
 			needPriced[k] = true
 		}
 		if s.ds.PriceRule(k).CountsCash() {
-			if dividendYield == nil {
-				dividendYield = make([]bool, len(cat))
+			if countsCash == nil {
+				countsCash = make([]bool, len(out.Ratios))
 			}
-			dividendYield[k] = true
+			countsCash[k] = true
 		}
 	}
-	var sv SessionValuation
-	var dyVars [2]Num
+	return ks, needPriced, countsCash
+}
+
+// screenAt is one At call's ratio cells: the columns asked for and the
+// valuation at the session of the company in hand.
+type screenAt struct {
+	s          *Screener
+	cat        []Indicator
+	t          time.Time
+	ks         []int  // the catalog indexes of the columns
+	needPriced []bool // see columnsAt
+	countsCash []bool // see columnsAt
+	sv         *SessionValuation
+	valued     int // of the company in hand: 0 not computed yet, 1 sv holds it, -1 none
+	dyVars     [2]Num
+}
+
+// fill sets every row's Primary and ratio cells in out, company by
+// company (tab's rows).
+func (w *screenAt) fill(tab *Screener, out *ScreenerPrices) {
+	by := closedBy(w.t)
 	byIssuer := tab.issuerRows()
 	for g := 0; g < len(byIssuer); {
 		is := tab.Issuers[byIssuer[g]]
@@ -321,69 +360,88 @@ func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *Screener
 		for end < len(byIssuer) && tab.Issuers[byIssuer[end]] == is {
 			end++
 		}
-		// The company's first asset in liquidity order at t (Build's
-		// rule, with each asset's last session closed by t).
-		var primary *Asset
-		primaryVol := Null
-		for _, o := range is.Assets {
-			if !ScreenerClass(o.StockType) {
-				continue
-			}
-			i := lastClosed(o, by)
-			if i < 0 {
-				continue
-			}
-			if v := o.Daily.Volume(i); primary == nil || liquidityCmpVol(o, v, primary, primaryVol) < 0 {
-				primary, primaryVol = o, v
-			}
-		}
-		valued := 0 // 0: not computed yet, 1: sv holds it, -1: none
+		primary := primaryAt(is, by)
+		w.valued = 0
 		for _, r := range byIssuer[g:end] {
 			a := tab.Assets[r]
 			out.Primary[r] = a == primary
-			for _, k := range ks {
-				class := ""
-				if cat[k].ByClass {
-					class = a.StockType
-				}
-				p := latestRatioAt(is, uint16(k), class, t)
-				stored := p
-				if needPriced != nil && needPriced[k] && (p == nil || p.Frequency == FrequencyTTM) {
-					if valued == 0 {
-						valued = -1
-						if s.ds.sessionValuation(is, t, needPriced, &sv) {
-							valued = 1
-						}
-					}
-					if valued == 1 {
-						p = sv.Latest(p, uint16(k), class)
-					}
-				}
-				switch {
-				case p == nil:
-				case p == stored && dividendYield != nil && dividendYield[k]:
-					// A stored DIVIDEND_YIELD point counts the cash
-					// versions current at t, as on the ratio routes.
-					out.Ratios[k][r], _ = s.ds.DividendYieldAt(is, p, s.ds.RatioVars(p), t, dyVars[:])
-				default:
-					out.Ratios[k][r] = p.Value
+			for _, k := range w.ks {
+				if v, ok := w.cell(is, a, k); ok {
+					out.Ratios[k][r] = v
 				}
 			}
 		}
 		g = end
 	}
-	out.ByVolume = make([]int32, 0, n)
-	for r := range n {
-		if in[r] {
-			out.ByVolume = append(out.ByVolume, int32(r))
+}
+
+// primaryAt returns the company's first asset in liquidity order at the
+// last session closed by by (Build's rule, with each asset's last
+// session closed by then), nil when none.
+func primaryAt(is *Issuer, by Date) *Asset {
+	var primary *Asset
+	primaryVol := Null
+	for _, o := range is.Assets {
+		if !ScreenerClass(o.StockType) {
+			continue
+		}
+		i := lastClosed(o, by)
+		if i < 0 {
+			continue
+		}
+		if v := o.Daily.Volume(i); primary == nil || liquidityCmpVol(o, v, primary, primaryVol) < 0 {
+			primary, primaryVol = o, v
 		}
 	}
-	// By volume descending, missing last (cmpDescMissingLast), then
-	// ticker: the rows' tickers differ, so the order is total and an
-	// unstable sort gives it; the tickers compared by their rank.
+	return primary
+}
+
+// cell returns the value of asset a's cell of catalog indicator k at
+// w.t (see At); false when it has no point then.
+func (w *screenAt) cell(is *Issuer, a *Asset, k int) (Num, bool) {
+	class := ""
+	if w.cat[k].ByClass {
+		class = a.StockType
+	}
+	p := latestRatioAt(is, uint16(k), class, w.t)
+	stored := p
+	if w.needPriced != nil && w.needPriced[k] && (p == nil || p.Frequency == FrequencyTTM) {
+		if w.valued == 0 {
+			w.valued = -1
+			if w.s.ds.sessionValuation(is, w.t, w.needPriced, w.sv) {
+				w.valued = 1
+			}
+		}
+		if w.valued == 1 {
+			p = w.sv.Latest(p, uint16(k), class)
+		}
+	}
+	switch {
+	case p == nil:
+		return Null, false
+	case p == stored && w.countsCash != nil && w.countsCash[k]:
+		// A stored DIVIDEND_YIELD point counts the cash versions
+		// current at t, as on the ratio routes.
+		v, _ := w.s.ds.DividendYieldAt(is, p, w.s.ds.RatioVars(p), w.t, w.dyVars[:])
+		return v, true
+	}
+	return p.Value, true
+}
+
+// byVolume returns the rows at t (in) by volume descending, missing last
+// (cmpDescMissingLast), then ticker: the rows' tickers differ, so the
+// order is total and an unstable sort gives it; the tickers compared by
+// their rank.
+func (past *screenerPast) byVolume(volume []Num, in []bool) []int32 {
+	out := make([]int32, 0, len(volume))
+	for r := range volume {
+		if in[r] {
+			out = append(out, int32(r))
+		}
+	}
 	rank := past.tickerRank
-	slices.SortFunc(out.ByVolume, func(x, y int32) int {
-		vx, vy := descKey(out.Volume[x]), descKey(out.Volume[y])
+	slices.SortFunc(out, func(x, y int32) int {
+		vx, vy := descKey(volume[x]), descKey(volume[y])
 		switch {
 		case vx < vy:
 			return -1
@@ -392,7 +450,7 @@ func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *Screener
 		}
 		return cmp.Compare(rank[x], rank[y])
 	})
-	return tab, out
+	return out
 }
 
 // descKey returns v's key in cmpDescMissingLast's order, ascending:
