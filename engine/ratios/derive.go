@@ -30,7 +30,25 @@ type companyWork struct {
 func Derive(u *engine.Universe) (engine.Derived, error) {
 	out := engine.Derived{Catalog: Catalog()}
 	m := newMarket(u)
+	works, ids := companyWorks(u)
+	setClasses(u, m, works, ids)
+	results, err := deriveCompanies(works, ids, m, u.Meta.AsOf)
+	if err != nil {
+		return engine.Derived{}, err
+	}
+	gatherPoints(&out, results)
+	out.FundRatios = deriveFunds(u, m)
+	// Generation order is nearly the canonical one (companies by id,
+	// buckets by indicator, class and frequency): usually only checked.
+	engine.SortRatioPoints(out.Ratios)
+	engine.SortFundRatioPoints(out.FundRatios)
+	return out, nil
+}
 
+// companyWorks returns the work of every company of u, by id, and the
+// ids sorted: each company's reports known on the as-of day and its share
+// counts.
+func companyWorks(u *engine.Universe) (map[string]*companyWork, []string) {
 	works := map[string]*companyWork{}
 	ids := make([]string, 0, len(u.Companies))
 	for i := range u.Companies {
@@ -58,6 +76,16 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 			w.shares = append(w.shares, s)
 		}
 	}
+	return works, ids
+}
+
+// setClasses sorts each company's share counts and sets the classes it
+// is priced by: per class, the most liquid of its current securities
+// (a former ticker's security is its current ticker's, as Build joins
+// them into one asset, so a class is priced by a current ticker, with
+// the history and the cash of its whole rename chain), with the cash
+// actions and splits matched to it.
+func setClasses(u *engine.Universe, m *market, works map[string]*companyWork, ids []string) {
 	cash := map[string][]*engine.CashAction{}
 	for i := range u.CashActions {
 		a := &u.CashActions[i]
@@ -70,10 +98,6 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 			splits[a.CompanyID] = append(splits[a.CompanyID], a)
 		}
 	}
-	// The securities priced, by company: a former ticker's security is
-	// its current ticker's (as Build joins them into one asset), so a
-	// class is priced by a current ticker, with the history and the cash
-	// of its whole rename chain.
 	former := make(map[string]bool, len(u.Renames))
 	for _, r := range u.Renames {
 		former[r.From] = true
@@ -88,37 +112,47 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 	for _, id := range ids {
 		w := works[id]
 		slices.SortStableFunc(w.shares, func(a, b engine.SharesPoint) int { return cmp.Compare(a.Date, b.Date) })
-		best := map[string]*engine.Security{}
-		for _, s := range secs[id] {
-			if b := best[s.StockType]; b == nil || moreLiquid(s, b) < 0 {
-				best[s.StockType] = s
-			}
-		}
-		current := currentCash(cash[id])
-		for class, s := range best {
-			cs := &classSec{class: class, sec: s, factor: 1, aliases: m.aliases(s.Ticker)}
-			if class == engine.ClassUnit {
-				cs.factor = s.UnitFactor
-				if !cs.factor.Valid() || cs.factor <= 0 {
-					cs.factor = engine.Null
-				}
-			}
-			for _, a := range current {
-				if cs.matches(a.ISIN, a.Ticker) {
-					cs.cash = append(cs.cash, a)
-				}
-			}
-			for _, a := range splits[id] {
-				if cs.matches(a.ISIN, a.Ticker) {
-					cs.splits = append(cs.splits, a)
-				}
-			}
-			w.classes = append(w.classes, cs)
-		}
-		slices.SortFunc(w.classes, func(a, b *classSec) int { return strings.Compare(a.class, b.class) })
+		w.setClasses(m, secs[id], currentCash(cash[id]), splits[id])
 	}
+}
 
-	staticRet := u.Meta.AsOf
+// setClasses sets w's classes from the company's priced securities, its
+// current cash actions and its splits.
+func (w *companyWork) setClasses(m *market, secs []*engine.Security, current []*engine.CashAction, splits []*engine.ShareAction) {
+	best := map[string]*engine.Security{}
+	for _, s := range secs {
+		if b := best[s.StockType]; b == nil || moreLiquid(s, b) < 0 {
+			best[s.StockType] = s
+		}
+	}
+	for class, s := range best {
+		cs := &classSec{class: class, sec: s, factor: 1, aliases: m.aliases(s.Ticker)}
+		if class == engine.ClassUnit {
+			cs.factor = s.UnitFactor
+			if !cs.factor.Valid() || cs.factor <= 0 {
+				cs.factor = engine.Null
+			}
+		}
+		for _, a := range current {
+			if cs.matches(a.ISIN, a.Ticker) {
+				cs.cash = append(cs.cash, a)
+			}
+		}
+		for _, a := range splits {
+			if cs.matches(a.ISIN, a.Ticker) {
+				cs.splits = append(cs.splits, a)
+			}
+		}
+		w.classes = append(w.classes, cs)
+	}
+	slices.SortFunc(w.classes, func(a, b *classSec) int { return strings.Compare(a.class, b.class) })
+}
+
+// deriveCompanies derives every company of ids over GOMAXPROCS
+// goroutines and returns their emitters (nil for a company without
+// reports), finished; the error is that of the first company in ids
+// that failed.
+func deriveCompanies(works map[string]*companyWork, ids []string, m *market, staticRet time.Time) ([]*emitter, error) {
 	results := make([]*emitter, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
@@ -137,22 +171,28 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 	}
 	close(next)
 	wg.Wait()
-	total := 0
 	for i := range ids {
 		if errs[i] != nil {
-			return engine.Derived{}, errs[i]
+			return nil, errs[i]
 		}
 		if results[i] != nil {
-			total += results[i].finish()
+			results[i].finish()
 		}
 	}
-	out.Ratios = make([]engine.RatioPoint, 0, total)
-	nvars := 0
+	return results, nil
+}
+
+// gatherPoints moves the emitters' points and variables to out, in
+// generation order, releasing each emitter's buckets.
+func gatherPoints(out *engine.Derived, results []*emitter) {
+	total, nvars := 0, 0
 	for _, e := range results {
 		if e != nil {
+			total += e.points()
 			nvars += len(e.vars)
 		}
 	}
+	out.Ratios = make([]engine.RatioPoint, 0, total)
 	out.RatioVars = make([]engine.Num, 0, nvars)
 	for i, e := range results {
 		if e == nil {
@@ -167,12 +207,6 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 		}
 		results[i] = nil // let the buckets go
 	}
-	out.FundRatios = deriveFunds(u, m)
-	// Generation order is nearly the canonical one (companies by id,
-	// buckets by indicator, class and frequency): usually only checked.
-	engine.SortRatioPoints(out.Ratios)
-	engine.SortFundRatioPoints(out.FundRatios)
-	return out, nil
 }
 
 // noVars is the zero variables a point starts from (no indicator has
@@ -215,18 +249,23 @@ func newEmitter(company string, classes int) *emitter {
 }
 
 // finish sorts the buckets that generation left out of order (reports
-// dated after the last session put the last-session points before them)
-// and returns the number of points.
-func (e *emitter) finish() int {
-	n := 0
+// dated after the last session put the last-session points before them).
+func (e *emitter) finish() {
 	for _, b := range e.buckets {
-		n += len(b)
 		for i := 1; i < len(b); i++ {
 			if b[i].ReferenceDate < b[i-1].ReferenceDate {
 				slices.SortStableFunc(b, byRefPublish)
 				break
 			}
 		}
+	}
+}
+
+// points returns the number of points of e.
+func (e *emitter) points() int {
+	n := 0
+	for _, b := range e.buckets {
+		n += len(b)
 	}
 	return n
 }
@@ -325,6 +364,10 @@ func (e *emitter) emitValuation(w *companyWork, pc *priceCtx, f string, ref engi
 
 var valuationFreqs = map[string]bool{engine.FreqAnnual: true, engine.FreqTTM: true}
 
+// deriveCompany derives the ratio points of one company: for every
+// month with a period and every frequency, a point per publication state
+// of the filings each indicator uses, and the valuation at the last
+// session. It returns nil for a company without reports.
 func deriveCompany(w *companyWork, m *market, staticRet time.Time) (*emitter, error) {
 	if len(w.reports) == 0 {
 		return nil, nil
@@ -335,90 +378,134 @@ func deriveCompany(w *companyWork, m *market, staticRet time.Time) (*emitter, er
 	}
 	e := newEmitter(w.id, len(w.classes))
 	e.hint = len(tl.mis) + len(tl.mis)/8 + 2
-	var uc, up usage
-	var all []time.Time
-	prices := map[engine.Date]*priceCtx{}
-	priceAt := func(d engine.Date) *priceCtx {
-		pc := prices[d]
-		if pc == nil {
-			pc = w.priceAt(m, d)
-			prices[d] = pc
-		}
-		return pc
-	}
-	valued := len(w.classes) > 0
+	c := &companyDeriver{w: w, m: m, tl: tl, e: e, staticRet: staticRet}
+	prices := priceCache{} // not in c: a local map stays off the heap
 	for _, mi := range tl.mis {
 		for _, f := range fundFreqs {
-			prim := tl.primary(mi, f)
-			if prim == nil || len(prim.states) == 0 {
-				continue
-			}
-			first := prim.states[0].t
-			uc.reset(true)
-			up.reset(true)
-			tl.current(mi, f, forever, &uc)
-			tl.flows(mi-12, f, forever, &up)
-			all = times(all, append(uc.periods, up.periods...), first)
-			var pc *priceCtx
-			if valued {
-				pc = priceAt(prim.ref)
-			}
-			ref := prim.ref
-			staticDone := false
-			for _, T := range all {
-				uc.reset(false)
-				up.reset(false)
-				e.ctx.cur = tl.current(mi, f, T, &uc)
-				e.ctx.prev = tl.flows(mi-12, f, T, &up)
-				both := uc
-				both.merge(&up)
-				// One point per publication state actually used: a point is
-				// new at T only when its newest input was published at T.
-				curNew := uc.any && uc.pub.Equal(T)
-				bothNew := both.any && both.pub.Equal(T)
-				for di := range defs {
-					d := &defs[di]
-					switch {
-					case d.grp == grpFund && d.growth:
-						if bothNew {
-							e.emit(di, -1, "", "", f, ref, both.pub, both.ret)
-						}
-					case d.grp == grpFund && curNew:
-						e.emit(di, -1, "", "", f, ref, uc.pub, uc.ret)
-					case d.grp == grpFundClass && curNew:
-						for i, cs := range w.classes {
-							e.setClass(pc, i, cs)
-							e.emit(di, i, cs.class, cs.sec.Ticker, f, ref, uc.pub, uc.ret)
-						}
-					}
-				}
-				if valued && valuationFreqs[f] && curNew {
-					e.emitValuation(w, pc, f, ref, uc.pub, uc.ret, !staticDone, staticRet)
-					staticDone = true
-				}
-			}
+			c.period(mi, f, prices)
 		}
 	}
-	// The latest valuation: newest TTM figures at the last session.
-	if valued && len(tl.mis) > 0 && m.last.Valid() {
-		for k := len(tl.mis) - 1; k >= 0; k-- {
-			mi := tl.mis[k]
-			prim := tl.primary(mi, engine.FreqTTM)
-			if prim == nil || prim.ref > m.last {
-				continue
-			}
-			if prim.ref < m.last {
-				pc := priceAt(m.last)
-				if pc.anyPrice {
-					uc.reset(false)
-					e.ctx.cur = tl.current(mi, engine.FreqTTM, forever, &uc)
-					e.emitValuation(w, pc, engine.FreqTTM, m.last, uc.pub, uc.ret, true, staticRet)
-				}
-			}
-			break
-		}
-	}
+	c.lastSession(prices)
 	return e, nil
+}
+
+// companyDeriver is one deriveCompany call's state.
+type companyDeriver struct {
+	w         *companyWork
+	m         *market
+	tl        *timeline
+	e         *emitter
+	staticRet time.Time
+	uc, up    usage       // the filings of the period, of the year-ago period
+	all       []time.Time // the publication states of a period
+}
+
+// priceCache holds a company's priceCtx by date.
+type priceCache map[engine.Date]*priceCtx
+
+// priceAt returns the company's priceCtx at d, computed once per date
+// (kept in prices).
+func (c *companyDeriver) priceAt(prices priceCache, d engine.Date) *priceCtx {
+	pc := prices[d]
+	if pc == nil {
+		pc = c.w.priceAt(c.m, d)
+		prices[d] = pc
+	}
+	return pc
+}
+
+// valued reports whether the company has a priced class (else it gets
+// no valuation and no per-class points).
+func (c *companyDeriver) valued() bool { return len(c.w.classes) > 0 }
+
+// period emits the points of the period of month mi and frequency f: at
+// each publication state of the filings it uses, from the first
+// publication of its own filing.
+func (c *companyDeriver) period(mi int32, f string, prices priceCache) {
+	tl := c.tl
+	prim := tl.primary(mi, f)
+	if prim == nil || len(prim.states) == 0 {
+		return
+	}
+	first := prim.states[0].t
+	c.uc.reset(true)
+	c.up.reset(true)
+	tl.current(mi, f, forever, &c.uc)
+	tl.flows(mi-12, f, forever, &c.up)
+	c.all = times(c.all, append(c.uc.periods, c.up.periods...), first)
+	var pc *priceCtx
+	if c.valued() {
+		pc = c.priceAt(prices, prim.ref)
+	}
+	staticDone := false
+	for _, T := range c.all {
+		if c.state(mi, f, prim.ref, pc, T, !staticDone) {
+			staticDone = true
+		}
+	}
+}
+
+// state emits the points of the period (mi, f) of reference date ref
+// that are new at publication state T: one point per publication state
+// actually used, new at T only when its newest input was published at T.
+// withStatic also emits the report-independent valuation points; it
+// reports whether it emitted valuation points.
+func (c *companyDeriver) state(mi int32, f string, ref engine.Date, pc *priceCtx, T time.Time, withStatic bool) bool {
+	e, uc, up := c.e, &c.uc, &c.up
+	uc.reset(false)
+	up.reset(false)
+	e.ctx.cur = c.tl.current(mi, f, T, uc)
+	e.ctx.prev = c.tl.flows(mi-12, f, T, up)
+	both := *uc
+	both.merge(up)
+	curNew := uc.any && uc.pub.Equal(T)
+	bothNew := both.any && both.pub.Equal(T)
+	for di := range defs {
+		d := &defs[di]
+		switch {
+		case d.grp == grpFund && d.growth:
+			if bothNew {
+				e.emit(di, -1, "", "", f, ref, both.pub, both.ret)
+			}
+		case d.grp == grpFund && curNew:
+			e.emit(di, -1, "", "", f, ref, uc.pub, uc.ret)
+		case d.grp == grpFundClass && curNew:
+			for i, cs := range c.w.classes {
+				e.setClass(pc, i, cs)
+				e.emit(di, i, cs.class, cs.sec.Ticker, f, ref, uc.pub, uc.ret)
+			}
+		}
+	}
+	if !c.valued() || !valuationFreqs[f] || !curNew {
+		return false
+	}
+	e.emitValuation(c.w, pc, f, ref, uc.pub, uc.ret, withStatic, c.staticRet)
+	return true
+}
+
+// lastSession emits the latest valuation: the newest TTM figures at the
+// last session, when the newest TTM period on or before it is dated
+// before it and a class has a close then.
+func (c *companyDeriver) lastSession(prices priceCache) {
+	tl, m := c.tl, c.m
+	if !c.valued() || len(tl.mis) == 0 || !m.last.Valid() {
+		return
+	}
+	for k := len(tl.mis) - 1; k >= 0; k-- {
+		mi := tl.mis[k]
+		prim := tl.primary(mi, engine.FreqTTM)
+		if prim == nil || prim.ref > m.last {
+			continue
+		}
+		if prim.ref < m.last {
+			if pc := c.priceAt(prices, m.last); pc.anyPrice {
+				c.uc.reset(false)
+				c.e.ctx.cur = tl.current(mi, engine.FreqTTM, forever, &c.uc)
+				c.e.emitValuation(c.w, pc, engine.FreqTTM, m.last, c.uc.pub, c.uc.ret, true, c.staticRet)
+			}
+		}
+		return
+	}
 }
 
 // deriveFunds computes the listed-fund points: one per indicator and
