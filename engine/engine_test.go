@@ -518,7 +518,14 @@ func TestIssuerLists(t *testing.T) {
 	if is.IsFund() {
 		t.Error("PETR is a fund")
 	}
-	// Ratio groups: (indicator, class, frequency) with points by reference date.
+	checkRatioGroups(t, ds, is)
+	checkFundLists(t, ds)
+}
+
+// checkRatioGroups checks the ratio groups of PETR in the test universe:
+// (indicator, class, frequency) with points by reference date.
+func checkRatioGroups(t *testing.T, ds *Dataset, is *Issuer) {
+	t.Helper()
 	var keys []string
 	for _, g := range is.Ratios {
 		keys = append(keys, ds.Catalog()[g.Indicator].ID+"/"+g.Class+"/"+g.Frequency)
@@ -533,6 +540,11 @@ func TestIssuerLists(t *testing.T) {
 	if is.RatioGroup(0, "", FreqQuarterly) != nil {
 		t.Error("missing group found")
 	}
+}
+
+// checkFundLists checks the lists of the fund of the test universe.
+func checkFundLists(t *testing.T, ds *Dataset) {
+	t.Helper()
 	f, _ := ds.Issuer(fundID)
 	if !f.IsFund() || len(f.FundReports) != 1 || len(f.FundRatios) != 1 || len(f.FundRatios[0].Points) != 2 ||
 		f.FundRatios[0].Points[0].ReferenceDate != MakeDate(2023, 11, 1) {
