@@ -117,7 +117,7 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		// before it (sv): that point replaces the snapshot's own
 		// last-session point, dated between the period and that session.
 		sp, spVars := sv.Of(si)
-		dy := !asOf.IsZero() && kind == engine.IndValuation && ind.ID == "DIVIDEND_YIELD"
+		dy := !asOf.IsZero() && c.ds.PriceRule(int(s.Indicator)).CountsCash()
 		if sp != nil && !sel.Keeps(sp) {
 			sp = nil
 		}
