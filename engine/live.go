@@ -257,6 +257,30 @@ type Live struct {
 	revMin []int64
 	revSeq []uint64
 	revAt  []int64
+	// changes lists, in batch order, each minute of a known ticker that a
+	// batch changed after it was held (a correction, a removal, a late
+	// minute before the last): what a reader that saw the session up to
+	// a batch has missed of the minutes it had (ChangesSince).
+	changes []LiveChange
+}
+
+// LiveChange is a minute of Ticker (Minute: unix seconds, its start)
+// that batch Seq changed, removed or inserted before the ticker's last
+// minute.
+type LiveChange struct {
+	Seq    uint64
+	Ticker string
+	Minute int64
+}
+
+// ChangesSince returns the changes of the batches after seq, in batch
+// order (shared: not to be modified).
+func (l *Live) ChangesSince(seq uint64) []LiveChange {
+	if l == nil {
+		return nil
+	}
+	i, _ := slices.BinarySearchFunc(l.changes, seq+1, func(c LiveChange, s uint64) int { return cmp.Compare(c.Seq, s) })
+	return l.changes[i:]
 }
 
 // Base returns the Dataset l is bound to.
@@ -417,6 +441,9 @@ func (l *Live) apply(b *LiveBatch) *Live {
 		default:
 			n.Corrections++
 			t = t.rebuilt(r)
+			if a != nil {
+				n.changes = append(n.changes, LiveChange{Seq: b.Seq, Ticker: a.Ticker, Minute: r.Time})
+			}
 		}
 		if a == nil {
 			if n.held == nil {

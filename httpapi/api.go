@@ -60,6 +60,14 @@ type Config struct {
 	// answer carries an X-Request-Id (the client's, or a new one); see
 	// accesslog.go. nil: no access log, no request ids.
 	AccessLog *AccessLog
+	// StreamConnsPerKey bounds the open streams of the live session
+	// (GET /stream/quotes) per key (0: DefaultStreamConnsPerKey; past
+	// it, 429); MaxStreams the streams of the server (0:
+	// DefaultMaxStreams; past it, 503). StreamStep is how often a plan's
+	// steps are made (0: 100 ms) and StreamHeartbeat how often an idle
+	// stream gets a comment (0: 15 s). See sse.go.
+	StreamConnsPerKey, MaxStreams int
+	StreamStep, StreamHeartbeat   time.Duration
 }
 
 // DefaultConfig returns the default Config.
@@ -98,6 +106,7 @@ type API struct {
 	keys  atomic.Pointer[Keys]
 
 	draining   atomic.Bool                            // /readyz answers 503 (shutting down)
+	streams    *sseHubs                               // the streams of the live session (sse.go)
 	loading    atomic.Pointer[func() LoadStatus]      // SetLoadStatus
 	corsAllow  corsOrigins                            // from Config.CORSOrigins
 	accessLog  *AccessLog                             // Config.AccessLog
@@ -165,12 +174,25 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.StreamConnsPerKey <= 0 {
+		cfg.StreamConnsPerKey = DefaultStreamConnsPerKey
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.StreamStep <= 0 {
+		cfg.StreamStep = defaultStreamStep
+	}
+	if cfg.StreamHeartbeat <= 0 {
+		cfg.StreamHeartbeat = defaultStreamHeartbeat
+	}
 	a := &API{cfg: cfg, store: store, clock: clock, log: log, corsAllow: newCORSOrigins(cfg.CORSOrigins), accessLog: cfg.AccessLog}
 	a.logWriters.New = func() any { return new(logWriter) }
 	a.keys.Store(keys)
 	a.calls.New = func() any { return newCall() }
 	a.authFails = newAuthLimiter(*cfg.AuthFailures, log)
 	a.pushM = newPushMetrics(reg)
+	a.streams = newSSEHubs(a, reg)
 	a.m = newMetrics(reg, func() time.Time {
 		if ds := store.Current(); ds != nil {
 			return datasetAsOf(ds)
@@ -205,7 +227,12 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 // keeps answering, each answer closing its connection, so that load
 // balancers and clients move away before the server stops. Safe for
 // concurrent use.
-func (a *API) SetDraining(on bool) { a.draining.Store(on) }
+func (a *API) SetDraining(on bool) {
+	a.draining.Store(on)
+	if on {
+		a.streams.closeAll() // streams end: their clients reconnect elsewhere
+	}
+}
 
 // LoadStatus describes the load of the first snapshot while none is
 // published, for /readyz and the API's 503 answers.

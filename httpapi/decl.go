@@ -136,6 +136,10 @@ type Route struct {
 	// or CSV with a header row naming its fields); nil: none. Not with
 	// Body.
 	Lines *Param
+	// Stream routes answer a stream of Server-Sent Events
+	// (text/event-stream, sse.go): no answer cache, no compression, no
+	// validators.
+	Stream bool
 
 	// serve is the thin handler: it reads its parameters through Params
 	// (see query), appends its JSON answer to dst, or returns an error

@@ -142,7 +142,7 @@ func tagOf(rt *Route) string {
 		return "operations"
 	}
 	seg := strings.Split(strings.Trim(rt.Path, "/"), "/")[0]
-	if seg == "stocks" {
+	if seg == "stocks" || seg == "stream" {
 		return "quotes"
 	}
 	if seg == "ratios" {
@@ -268,6 +268,16 @@ func operation(rt *Route) map[string]any {
 		ok["content"] = map[string]any{"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}
 	case rt.Path == routeDocsFile:
 		ok["content"] = map[string]any{"text/javascript": map[string]any{"schema": map[string]any{"type": "string"}}, "text/css": map[string]any{"schema": map[string]any{"type": "string"}}}
+	case rt.Stream:
+		// Server-Sent Events: the body is a stream of text events; the
+		// data of each event kind has its schema (x-events).
+		ok["content"] = map[string]any{"text/event-stream": map[string]any{
+			"schema": map[string]any{"type": "string", "description": "Server-Sent Events: `id`, `event` (bar, correction, quote, session) and `data` (JSON) lines, a blank line after each; comments (`: keep-alive`) every 15 s"},
+			"x-events": map[string]any{
+				"bar": schemaRef("StreamBar"), "correction": schemaRef("StreamCorrection"),
+				"quote": schemaRef("StreamQuote"), "session": schemaRef("StreamSession"),
+			},
+		}}
 	default:
 		ok["content"] = map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Response)}}
 		if rt.CSV != "" {
@@ -278,6 +288,7 @@ func operation(rt *Route) map[string]any {
 	switch {
 	case rt.Admin:
 		ok["headers"] = map[string]any{"X-Live-Next-Seq": map[string]any{"$ref": "#/components/headers/X-Live-Next-Seq"}}
+	case rt.Stream:
 	case !rt.Root:
 		hd := map[string]any{
 			"ETag":          map[string]any{"$ref": "#/components/headers/ETag"},
@@ -307,7 +318,7 @@ func operation(rt *Route) map[string]any {
 		resp["403"] = errorRef("Forbidden")
 		resp["429"] = errorRef("TooManyRequests")
 		resp["503"] = errorRef("NotReady")
-		if rt.Method == http.MethodGet {
+		if rt.Method == http.MethodGet && !rt.Stream {
 			resp["304"] = map[string]any{"description": "Not Modified: the If-None-Match validator matches, or (without If-None-Match) If-Modified-Since is at or after Last-Modified (no body)"}
 		}
 		if rt.Method == http.MethodPost {

@@ -41,6 +41,7 @@ const (
 	docIndexLevels = "### Index levels: GET /quotes/{indexSymbol} (addition)"
 	docMacro       = "### Macro series: SELIC, IPCA, CDI and the PTAX rates"
 	docTotalReturn = "## Total return: GET /quotes/{ticker}/total-return and POST /quotes/total-return (addition)"
+	docStream      = "## GET /stream/quotes: the live session as it happens (addition)"
 
 	docAsOf = "## Point in time: as_of (addition)"
 )
@@ -74,6 +75,7 @@ var routeDocs = map[string]string{
 	"GET " + routeFunds:         docFunds,
 	"GET " + routeFund:          docFunds,
 	"GET " + routeCatalog:       docCatalog,
+	"GET " + routeStreamQuotes:  docStream,
 	"POST " + routeLiveTrades:   docPush,
 	"POST " + routeLiveBars:     docPush,
 	"GET " + routeHealthz:       docOperations + "|- `/healthz`",

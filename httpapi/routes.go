@@ -245,6 +245,12 @@ var routeTable = []Route{
 			{Name: "kind", In: InQuery, Type: TypeEnum, Enum: catalogKinds[1:], Fold: true, Desc: "keep indicators of this kind, matched ignoring case"},
 			listLimit, listOffset,
 		}, Response: "Catalog", serve: (*API).catalog},
+	{Method: http.MethodGet, Path: routeStreamQuotes, Summary: "The live session as it happens, as the key's plan sees it: a stream of Server-Sent Events (addition)",
+		Params: []Param{
+			{Name: "tickers", In: InQuery, Type: TypeList, Example: "PETR4,VALE3", Desc: "the tickers to stream, comma-separated (up to 500); or index"},
+			{Name: "index", In: InQuery, Type: TypeString, Example: "IBOV", Desc: "an index whose members and level to stream (its symbol, matched ignoring case); or tickers"},
+		},
+		Response: "StreamBar", Stream: true, serve: (*API).streamQuotes},
 	{Method: http.MethodPost, Path: routeLiveTrades, Summary: "Push a batch of trades (and cancellations) of the live session: admin keys only (addition)",
 		Params: []Param{seqParam}, Lines: &liveTradeLine, Admin: true, Response: "LivePushResult", serve: (*API).liveTrades},
 	{Method: http.MethodPost, Path: routeLiveBars, Summary: "Push a batch of whole 1-minute bars of the live session: admin keys only (addition)",

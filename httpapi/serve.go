@@ -90,7 +90,7 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 			return o.failErr(err)
 		}
 	}
-	if !rt.Root && !rt.Admin { // a push is applied, never answered from a cache
+	if !rt.Root && !rt.Admin && !rt.Stream { // a push is applied, a stream streamed: never answered from a cache
 		o.negotiate(r, rt, c)
 		if st := a.lookup(c, r); st != 0 {
 			return st

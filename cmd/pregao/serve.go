@@ -93,6 +93,10 @@ type ServeConfig struct {
 	// Live configures the live session and the live stream (package
 	// engine/session; its flags are declared there).
 	Live session.Config
+	// StreamConnsPerKey bounds the streams of the live session (GET
+	// /stream/quotes) a key may hold open (default
+	// httpapi.DefaultStreamConnsPerKey).
+	StreamConnsPerKey int
 
 	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
 	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an
@@ -111,6 +115,7 @@ func DefaultServeConfig() ServeConfig {
 		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second, CloseGrace: time.Second,
 		SnapshotStallTimeout: 60 * time.Second,
 		Live:                 session.DefaultConfig(),
+		StreamConnsPerKey:    httpapi.DefaultStreamConnsPerKey,
 	}
 }
 
@@ -215,6 +220,9 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if r := cfg.AuthFailureRate; math.IsNaN(r) || math.IsInf(r, 0) || r < 0 || r > 0 && cfg.AuthFailureBurst < 1 {
 		return nil, fmt.Errorf("serve: --auth-failure-rate %g, --auth-failure-burst %d: want a rate ≥ 0 (0: no limit) and a burst ≥ 1", r, cfg.AuthFailureBurst)
 	}
+	if cfg.StreamConnsPerKey < 1 {
+		return nil, fmt.Errorf("serve: --stream-conns-per-key %d: want 1 or more", cfg.StreamConnsPerKey)
+	}
 	if cfg.AccessLogSample < 0 || cfg.AccessLogSample > 1 {
 		return nil, fmt.Errorf("serve: --access-log-sample %g: want a fraction from 0 to 1", cfg.AccessLogSample)
 	}
@@ -278,7 +286,7 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		}
 	}
 	m.clock = clock
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout,
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout, StreamConnsPerKey: cfg.StreamConnsPerKey,
 		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst}}, m.Store, keys, clock, m.Registry, m.log)
 	if m.Live.Runs() {
 		m.API.SetLiveStatus(m.Live.Status)

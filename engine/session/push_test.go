@@ -277,7 +277,7 @@ func TestPushRules(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Unix(t0+3600, 0)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s, store, r, stop := pushSession(t, f, dir, clock)
+	_, store, r, stop := pushSession(t, f, dir, clock)
 	bars := []engine.LiveBar{minuteBar(f.ticker, f.day, 1), minuteBar("ZZZZ3", f.day, 1)}
 	if err := r.PushBars(1, bars); err != nil {
 		t.Fatal(err)
@@ -304,7 +304,7 @@ func TestPushRules(t *testing.T) {
 	}
 	check("applied")
 	stop()
-	s, store, r, stop = pushSession(t, f, dir, clock)
+	s, store, r, stop := pushSession(t, f, dir, clock)
 	defer func() { stop() }()
 	check("after a restart")
 	// The end of the session: complete, then closed to pushes.

@@ -1,0 +1,518 @@
+package httpapi
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// The session stream (addition): GET /stream/quotes sends the live
+// session to the client as Server-Sent Events (text/event-stream), as
+// the key's plan sees it: the bars, the quotes they change, the
+// corrections and the session's states (sseevents.go).
+//
+// One hub per plan makes the steps: every StreamStep it loads the
+// published view once (never half a batch) and the clock, and when the
+// plan's cursor moved it makes the step's events for every ticker, each
+// encoded once and shared by every subscriber, which takes those of its
+// tickers. A subscriber is a request: it catches up from its
+// Last-Event-ID with the view of the hub's last step, then follows the
+// steps through a channel of StreamQueue steps; one that falls that far
+// behind is cut (counted) and reconnects where it was. The feed never
+// waits for the stream: the hubs only read what the Store published.
+//
+// Bounds: StreamConnsPerKey streams per key (429 past it), MaxStreams in
+// all (503); a write that does not go through within the write timeout
+// cuts the stream; draining (SetDraining) ends every stream, the client
+// reconnecting elsewhere with its Last-Event-ID.
+
+// Stream defaults (Config).
+const (
+	DefaultStreamConnsPerKey = 8
+	DefaultMaxStreams        = 10000
+	defaultStreamStep        = 100 * time.Millisecond
+	defaultStreamHeartbeat   = 15 * time.Second
+	streamQueue              = 64
+	// sseRetry is the reconnection delay the stream asks of clients.
+	sseRetry = 3000 // milliseconds
+)
+
+const routeStreamQuotes = "/stream/quotes"
+
+// sseStep is the events between two cursors, with the view at the
+// second.
+type sseStep struct {
+	from, to sseCursor
+	sv       *sseView
+	events   []sseEvent // by ticker ("" first), as diff orders them
+}
+
+// sseHub makes the steps of one plan.
+type sseHub struct {
+	a    *API
+	plan string
+
+	mu    sync.Mutex
+	subs  map[*sseSub]struct{}
+	last  *sseView  // the view of the last step (nil: none yet)
+	ran   time.Time // the clock of the last step tried
+	wants map[*engine.IndexData]int
+	stop  chan struct{} // closes the running loop (nil: not running)
+}
+
+// sseSub is one stream.
+type sseSub struct {
+	steps chan *sseStep
+	cut   chan struct{} // closed by the hub: too far behind, or draining
+	once  sync.Once
+	why   atomic.Pointer[string]
+}
+
+func (s *sseSub) close(why string) {
+	s.once.Do(func() {
+		s.why.Store(&why)
+		close(s.cut)
+	})
+}
+
+// sseHubs are the hubs of the plans and the streams' counts.
+type sseHubs struct {
+	hubs   map[string]*sseHub
+	mu     sync.Mutex
+	perKey map[string]int
+	total  int
+	closed bool
+	m      *sseMetrics
+}
+
+type sseMetrics struct {
+	subscribers *prometheus.GaugeVec
+	events      *prometheus.CounterVec
+	cut         *prometheus.CounterVec
+	byKind      map[string]prometheus.Counter // events' series, made once
+}
+
+func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
+	h := &sseHubs{hubs: map[string]*sseHub{}, perKey: map[string]int{}, m: &sseMetrics{
+		subscribers: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "pregao_stream_subscribers",
+			Help: "Open streams of the live session (GET /stream/quotes) by plan."}, []string{"plan"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_stream_events_total",
+			Help: "Events sent on the streams of the live session, by event: bar, correction, quote, session."}, []string{"event"}),
+		cut: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_stream_cut_total",
+			Help: "Streams the server ended, by reason: slow (too far behind the steps), write (a write did not go through within the write timeout), drain (shutdown)."}, []string{"reason"}),
+	}}
+	for _, p := range []string{PlanDelayed, PlanEOD} {
+		h.hubs[p] = &sseHub{a: a, plan: p, subs: map[*sseSub]struct{}{}, wants: map[*engine.IndexData]int{}}
+		h.m.subscribers.WithLabelValues(p)
+	}
+	h.m.byKind = map[string]prometheus.Counter{}
+	for _, e := range []string{"bar", "correction", "quote", "session"} {
+		h.m.byKind[e] = h.m.events.WithLabelValues(e)
+	}
+	for _, r := range []string{"slow", "write", "drain"} {
+		h.m.cut.WithLabelValues(r)
+	}
+	if reg != nil {
+		reg.MustRegister(h.m.subscribers, h.m.events, h.m.cut)
+	}
+	return h
+}
+
+// admit counts a new stream of key: false when the key has its streams
+// (perKey) or the server its total (what, for the answer).
+func (h *sseHubs) admit(key string, perKey, total int) (ok bool, what string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.closed:
+		return false, "draining"
+	case h.perKey[key] >= perKey:
+		return false, "key"
+	case h.total >= total:
+		return false, "total"
+	}
+	h.perKey[key]++
+	h.total++
+	return true, ""
+}
+
+func (h *sseHubs) release(key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.perKey[key]--; h.perKey[key] <= 0 {
+		delete(h.perKey, key)
+	}
+	h.total--
+}
+
+// closeAll ends every stream (draining) and refuses new ones.
+func (h *sseHubs) closeAll() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	for _, hub := range h.hubs {
+		hub.mu.Lock()
+		for s := range hub.subs {
+			s.close("drain")
+		}
+		hub.mu.Unlock()
+	}
+}
+
+// subscribe registers s and returns the view of the hub's last step,
+// which the subscriber catches up to (the hub's steps after it come
+// through s.steps); the loop starts with the first subscriber.
+func (hub *sseHub) subscribe(s *sseSub, ix *engine.IndexData) *sseView {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	hub.subs[s] = struct{}{}
+	if ix != nil {
+		hub.wants[ix]++
+	}
+	if hub.last == nil || hub.stop == nil {
+		hub.last = hub.a.sseViewOf(hub.plan, *hub.a.store.View(), hub.a.clock.Now(), hubCursor(hub.last))
+	}
+	if hub.stop == nil {
+		hub.stop = make(chan struct{})
+		go hub.loop(hub.stop)
+	}
+	return hub.last
+}
+
+func hubCursor(sv *sseView) sseCursor {
+	if sv == nil {
+		return sseCursor{session: engine.NoDate}
+	}
+	return sv.cur
+}
+
+func (hub *sseHub) unsubscribe(s *sseSub, ix *engine.IndexData) {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	delete(hub.subs, s)
+	if ix != nil {
+		if hub.wants[ix]--; hub.wants[ix] <= 0 {
+			delete(hub.wants, ix)
+		}
+	}
+	if len(hub.subs) == 0 && hub.stop != nil {
+		close(hub.stop)
+		hub.stop = nil
+	}
+}
+
+// loop makes a step every StreamStep until stop is closed.
+func (hub *sseHub) loop(stop chan struct{}) {
+	t := time.NewTicker(hub.a.cfg.StreamStep)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			hub.step()
+		}
+	}
+}
+
+// step makes the step from the last view to the published one, if the
+// plan's cursor moved, and hands it to every subscriber; one whose queue
+// is full is cut.
+func (hub *sseHub) step() {
+	v := hub.a.store.View()
+	if v == nil {
+		return
+	}
+	now := hub.a.clock.Now()
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	last := hub.last
+	sv := hub.a.sseViewOf(hub.plan, *v, now, hubCursor(last))
+	hub.ran = now
+	if !sv.cur.after(last.cur) {
+		if sv.ev.Base != last.ev.Base || sv.ev.Live != last.ev.Live {
+			hub.last = sv // the same cursor, a newer view: a later catch-up reads it
+		}
+		return
+	}
+	// Every index some subscriber wants, in order of symbol, computed
+	// along with the tickers.
+	m := markAt(last.cur)
+	events := hub.a.diff(nil, &m, sv, nil, nil)
+	for ix := range hub.wants {
+		if bx, ok := sv.ev.Base.Index(ix.Index.Symbol); ok {
+			events = hub.a.diff(events, &m, sv, []*engine.Asset{}, bx)
+		}
+	}
+	slices.SortStableFunc(events, func(x, y sseEvent) int {
+		switch {
+		case x.ticker == y.ticker:
+			return 0
+		case x.ticker < y.ticker:
+			return -1
+		}
+		return 1
+	})
+	st := &sseStep{from: last.cur, to: sv.cur, sv: sv, events: dedupSession(events)}
+	hub.last = sv
+	for s := range hub.subs {
+		select {
+		case s.steps <- st:
+		default:
+			s.close("slow")
+		}
+	}
+}
+
+// dedupSession keeps one copy of each session event (the index diffs
+// repeat them).
+func dedupSession(events []sseEvent) []sseEvent {
+	out := events[:0]
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.ticker == "" {
+			k := string(e.msg)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// sseWant is what a stream takes: the events of its tickers (sorted),
+// with the level of index (nil: none), whose symbol is among them.
+type sseWant struct {
+	tickers []string
+	index   *engine.IndexData
+}
+
+// streamWant reads the stream's subscription: tickers (up to
+// MaxTickers, each a ticker of the snapshot) or index.
+func (a *API) streamWant(c *call, r *http.Request) (sseWant, error) {
+	q := c.query(r)
+	tickers := q.list("tickers")
+	symbol := q.str("index")
+	if err := q.err(); err != nil {
+		return sseWant{}, err
+	}
+	switch {
+	case len(tickers) == 0 && symbol == "":
+		return sseWant{}, badRequest("query parameter tickers or index is required: the tickers to stream, comma-separated (up to %d), or an index (IBOV) for its members and level", MaxTickers)
+	case len(tickers) > 0 && symbol != "":
+		return sseWant{}, badRequest("query parameters tickers and index: send one of them")
+	case len(tickers) > MaxTickers:
+		return sseWant{}, badRequest("query parameter tickers: %d tickers, at most %d", len(tickers), MaxTickers)
+	}
+	var w sseWant
+	if symbol != "" {
+		ix, ok := indexLevelTicker(c.ds, symbol)
+		if !ok {
+			if _, known := c.ds.Index(symbol); known {
+				return sseWant{}, badRequest("index %q: its level cannot be computed (a portfolio without a reductor, or a member without a security)", symbol)
+			}
+			return sseWant{}, errorf(http.StatusNotFound, "index %q not found (GET /indexes lists them)", symbol)
+		}
+		w.index = ix
+		w.tickers = append(w.tickers, ix.Index.Symbol)
+		for _, as := range ix.Members {
+			w.tickers = append(w.tickers, as.Ticker)
+		}
+	}
+	for _, t := range tickers {
+		as, ok := c.ds.Asset(t)
+		if !ok || as.StockType == engine.ClassMacro {
+			return sseWant{}, errorf(http.StatusNotFound, "ticker %q not found", t)
+		}
+		w.tickers = append(w.tickers, as.Ticker)
+	}
+	slices.Sort(w.tickers)
+	w.tickers = slices.Compact(w.tickers)
+	return w, nil
+}
+
+// streamQuotes serves GET /stream/quotes: the checks, then the stream
+// until the client leaves, the server drains, or the stream is cut.
+func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	want, err := a.streamWant(c, r)
+	if err != nil {
+		return nil, err
+	}
+	mark := sseMark{to: sseCursor{session: engine.NoDate}, from: sseCursor{session: engine.NoDate}}
+	resume := false
+	if id := r.Header.Get("Last-Event-ID"); id != "" {
+		if mark, err = parseID(id); err != nil {
+			return nil, err
+		}
+		resume = true
+	}
+	hd := c.out.w.Header()
+	if ok, what := a.streams.admit(c.key.Name, a.cfg.StreamConnsPerKey, a.cfg.MaxStreams); !ok {
+		hd["Retry-After"] = []string{"10"}
+		switch what {
+		case "key":
+			return nil, errorf(http.StatusTooManyRequests, "too many streams for this key: %d are open, the most a key may hold; close one, or retry in 10 s", a.cfg.StreamConnsPerKey)
+		case "draining":
+			return nil, errorf(http.StatusServiceUnavailable, "the server is shutting down: reconnect (with Last-Event-ID) to another")
+		}
+		return nil, errorf(http.StatusServiceUnavailable, "too many streams on this server: retry in 10 s")
+	}
+	defer a.streams.release(c.key.Name)
+	hub := a.streams.hubs[c.key.Plan]
+	sub := &sseSub{steps: make(chan *sseStep, streamQueue), cut: make(chan struct{})}
+	sv := hub.subscribe(sub, want.index)
+	defer hub.unsubscribe(sub, want.index)
+	gauge := a.streams.m.subscribers.WithLabelValues(c.key.Plan)
+	gauge.Inc()
+	defer gauge.Dec()
+
+	w := c.out.w
+	hd["Content-Type"] = []string{"text/event-stream; charset=utf-8"}
+	hd["Cache-Control"] = []string{"no-cache"}
+	hd["X-Accel-Buffering"] = []string{"no"} // proxies: do not hold the events back
+	hd["X-Content-Type-Options"] = noSniff
+	rc := http.NewResponseController(w)
+	out := &sseOut{a: a, w: w, rc: rc, timeout: a.cfg.WriteTimeout}
+	w.WriteHeader(http.StatusOK)
+	c.out.streamed = true // the status is sent: errors now end the stream
+	out.write([]byte("retry: " + strconv.Itoa(sseRetry) + "\n\n"))
+	// A stream lasts: the call's answer buffer (64 KiB, for answers) is
+	// not held by it; the call gets a new one when it serves again.
+	c.out.buf = nil
+
+	// Where the client is: its last event's place, or, new, the hub's
+	// last step (it gets what comes after, and the session's state).
+	assets := make([]*engine.Asset, 0, len(want.tickers))
+	for _, t := range want.tickers {
+		if as, ok := sv.ev.Base.Asset(t); ok {
+			assets = append(assets, as)
+		}
+	}
+	if resume {
+		out.events(a.diff(nil, &mark, sv, assets, want.index), nil)
+	} else {
+		// A new client: the session's state now, its id the client's
+		// place; then what comes.
+		mark = sseMark{from: sv.cur, to: sv.cur, part: -int64(sv.cur.state)}
+		st := stepper{mark: mark}
+		st.emit("", "session", mark.part, appendSessionEvent(nil, sv.cur.session, sv.cur.state))
+		out.events(st.dst, nil)
+	}
+	// Then the hub's steps.
+	mine := sv.cur
+	if mark.to.after(mine) {
+		mine = mark.to // a client ahead of this server: the steps it has are skipped
+	}
+	beat := time.NewTicker(a.cfg.StreamHeartbeat)
+	defer beat.Stop()
+	ctx := r.Context()
+	for out.err == nil {
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-sub.cut:
+			reason := *sub.why.Load()
+			a.streams.m.cut.WithLabelValues(reason).Inc()
+			if reason == "drain" {
+				out.write([]byte(": the server is shutting down: reconnect with Last-Event-ID\n\n"))
+			}
+			return nil, nil
+		case <-beat.C:
+			out.write([]byte(": keep-alive\n\n"))
+		case st := <-sub.steps:
+			switch {
+			case !st.to.after(mine):
+				// Seen already.
+			case st.from == mine:
+				out.events(st.events, want.tickers)
+			default:
+				m := markAt(mine)
+				out.events(a.diff(nil, &m, st.sv, assets, want.index), nil)
+			}
+			if st.to.after(mine) {
+				mine = st.to
+			}
+		}
+	}
+	a.streams.m.cut.WithLabelValues("write").Inc()
+	return nil, nil
+}
+
+// sseOut writes a stream's events, each write given the write timeout.
+type sseOut struct {
+	a       *API
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	err     error
+	buf     []byte
+}
+
+func (o *sseOut) write(b []byte) {
+	if o.err != nil {
+		return
+	}
+	if o.timeout > 0 {
+		_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+	}
+	if _, o.err = o.w.Write(b); o.err == nil {
+		o.err = o.rc.Flush()
+	}
+}
+
+// events writes the events of tickers (sorted; nil: all) of evs (sorted
+// by ticker, the session's first), flushed at the end (or every 256
+// KiB). A subscriber finds its tickers' events by binary search: an
+// idle one costs a search per ticker a step, not a look at every event.
+func (o *sseOut) events(evs []sseEvent, tickers []string) {
+	o.buf = o.buf[:0]
+	if tickers == nil {
+		o.add(evs)
+	} else {
+		n := 0
+		for n < len(evs) && evs[n].ticker == "" {
+			n++
+		}
+		o.add(evs[:n])
+		rest := evs[n:]
+		for _, t := range tickers {
+			i, found := slices.BinarySearchFunc(rest, t, func(e sseEvent, t string) int { return cmp.Compare(e.ticker, t) })
+			if !found {
+				continue
+			}
+			j := i + 1
+			for j < len(rest) && rest[j].ticker == t {
+				j++
+			}
+			o.add(rest[i:j])
+			rest = rest[j:]
+		}
+	}
+	if len(o.buf) > 0 {
+		o.write(o.buf)
+	}
+	o.buf = o.buf[:0]
+}
+
+// add appends evs to the output, writing every streamChunk bytes.
+func (o *sseOut) add(evs []sseEvent) {
+	for i := range evs {
+		o.buf = append(o.buf, evs[i].msg...)
+		o.a.streams.m.byKind[evs[i].kind].Inc()
+		if len(o.buf) >= streamChunk {
+			o.write(o.buf)
+			o.buf = o.buf[:0]
+		}
+	}
+}

@@ -1,0 +1,661 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/ingest/negocios"
+)
+
+// sseMsg is one event as a client reads it.
+type sseMsg struct{ id, event, data string }
+
+// sseClient reads a stream into events until stopped.
+type sseClient struct {
+	mu     sync.Mutex
+	events []sseMsg
+	resp   *http.Response
+	done   chan struct{}
+	cancel context.CancelFunc
+}
+
+// openStream connects to url with key (and lastID as Last-Event-ID) and
+// reads its events; it fails the test unless the answer is a 200 stream.
+func openStream(t *testing.T, url, key, lastID string) *sseClient {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" {
+		cancel()
+		t.Fatalf("%s: %d %s", url, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	c := &sseClient{resp: resp, done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(c.done)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var m sseMsg
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if m.event != "" {
+					c.mu.Lock()
+					c.events = append(c.events, m)
+					c.mu.Unlock()
+				}
+				m = sseMsg{}
+			case strings.HasPrefix(line, "id: "):
+				m.id = line[4:]
+			case strings.HasPrefix(line, "event: "):
+				m.event = line[7:]
+			case strings.HasPrefix(line, "data: "):
+				m.data = line[6:]
+			}
+		}
+	}()
+	return c
+}
+
+func (c *sseClient) close() {
+	c.cancel()
+	c.resp.Body.Close()
+	<-c.done
+}
+
+func (c *sseClient) got() []sseMsg {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]sseMsg(nil), c.events...)
+}
+
+// waitEvents waits until c has read at least n events.
+func (c *sseClient) waitEvents(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); len(c.got()) < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d events after a minute, want %d", len(c.got()), n)
+		}
+	}
+}
+
+// sseMinute is what a client holds of one minute of a ticker: the bar's
+// JSON (or "" when the minute was taken out) and how many bar events.
+type sseMinute struct {
+	bar  string
+	bars int
+}
+
+// foldEvents applies events to a client's state: ticker → minute (the bar's
+// date) → what it holds; session states in order.
+func foldEvents(t *testing.T, events []sseMsg) (map[string]map[string]*sseMinute, []string) {
+	t.Helper()
+	state := map[string]map[string]*sseMinute{}
+	var sessions []string
+	for _, e := range events {
+		var d struct {
+			Ticker  string          `json:"ticker"`
+			Date    string          `json:"date"`
+			Bar     json.RawMessage `json:"bar"`
+			Session *string         `json:"session"`
+			State   string          `json:"state"`
+		}
+		if err := json.Unmarshal([]byte(e.data), &d); err != nil {
+			t.Fatalf("event %s %q: %v", e.event, e.data, err)
+		}
+		switch e.event {
+		case "session":
+			sessions = append(sessions, d.State)
+			continue
+		case "quote":
+			continue
+		}
+		date := d.Date
+		if string(d.Bar) != "null" {
+			var b struct {
+				Date string `json:"date"`
+			}
+			json.Unmarshal(d.Bar, &b)
+			date = b.Date
+		}
+		if state[d.Ticker] == nil {
+			state[d.Ticker] = map[string]*sseMinute{}
+		}
+		m := state[d.Ticker][date]
+		if m == nil {
+			m = &sseMinute{}
+			state[d.Ticker][date] = m
+		}
+		if e.event == "bar" {
+			m.bars++
+		}
+		m.bar = string(d.Bar)
+		if m.bar == "null" {
+			m.bar = ""
+		}
+		// A bar is sent once the cut-off passed its minute's end.
+		mk, err := parseID(e.id)
+		if err != nil {
+			t.Fatalf("event %s: id %q: %v", e.event, e.id, err)
+		}
+		if when, _ := time.Parse(time.RFC3339, date); mk.to.at > 0 && when.Unix()+60 > mk.to.at {
+			t.Errorf("%s %s of %s sent at cut-off %s, before its minute's end", e.event, d.Ticker, date, time.Unix(mk.to.at, 0).UTC().Format("15:04"))
+		}
+	}
+	return state, sessions
+}
+
+// sseFixture is a live session fed minute by minute to two replicas (two
+// Stores, two APIs, each behind a server), and a third API over the full
+// day for the expected answers.
+type sseFixture struct {
+	ld     *liveDemo
+	clock  *movingClock
+	stores [2]*engine.Store
+	apis   [2]*API
+	srvs   [2]*httptest.Server
+	full   *testServer
+	agg    *negocios.Aggregator
+	seq    uint64
+	next   int
+	keys   *Keys
+	open   time.Time
+}
+
+func newSSEFixture(t *testing.T) *sseFixture {
+	ld := newLiveDemo(t)
+	f := &sseFixture{ld: ld, clock: &movingClock{}, keys: testKeys(t), agg: negocios.NewAggregator(ld.day, negocios.Config{})}
+	f.open = ld.day.Time().Add(12 * time.Hour)
+	f.clock.set(f.open)
+	cfg := DefaultConfig()
+	cfg.StreamStep = 2 * time.Millisecond
+	for i := range f.stores {
+		f.stores[i] = &engine.Store{}
+		f.stores[i].Publish(ld.base)
+		f.stores[i].StartLive(ld.day)
+		f.apis[i] = New(cfg, f.stores[i], f.keys, f.clock, prometheus.NewRegistry(), nil)
+		f.srvs[i] = httptest.NewServer(f.apis[i])
+		api, srv := f.apis[i], f.srvs[i]
+		t.Cleanup(func() { api.SetDraining(true); srv.Close() })
+	}
+	var fullStore engine.Store
+	fullStore.Publish(ld.full)
+	f.full = &testServer{api: New(DefaultConfig(), &fullStore, f.keys, f.clock, prometheus.NewRegistry(), nil), store: &fullStore}
+	return f
+}
+
+// step feeds the trades before at to both replicas as one batch (the
+// last one complete) and moves the clock to at, then waits for every hub
+// of the replicas to make its step.
+func (f *sseFixture) step(t *testing.T, at time.Time, complete bool) {
+	t.Helper()
+	j := f.next
+	for j < len(f.ld.trades) && (complete || f.ld.trades[j].Time < at.UnixMilli()) {
+		j++
+	}
+	bars := liveBars(f.agg.Apply(f.ld.trades[f.next:j]))
+	f.next = j
+	f.apply(t, at, complete, bars)
+}
+
+// apply applies bars to both replicas as the next batch at at (the
+// clock moved there), then waits for every hub of the replicas to make
+// its step.
+func (f *sseFixture) apply(t *testing.T, at time.Time, complete bool, bars []engine.LiveBar) {
+	t.Helper()
+	f.seq++
+	for _, s := range f.stores {
+		if ok, err := s.ApplyLive(&engine.LiveBatch{Seq: f.seq, Session: f.ld.day, Bars: bars, Complete: complete, At: at.UnixMilli()}); !ok || err != nil {
+			t.Fatalf("batch %d: %v %v", f.seq, ok, err)
+		}
+	}
+	f.clock.set(at)
+	for _, a := range f.apis {
+		for _, hub := range a.streams.hubs {
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Microsecond) {
+				hub.mu.Lock()
+				idle, caught := hub.stop == nil, hub.last != nil && !hub.ran.Before(at) && hub.last.ev.Live == a.store.View().Live
+				hub.mu.Unlock()
+				if idle || caught {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the %s hub has not made the step of batch %d", hub.plan, f.seq)
+				}
+			}
+		}
+	}
+}
+
+// liveBar returns the live bar of ticker at minute m in replica 0 (ok
+// false: none).
+func (f *sseFixture) liveBar(ticker string, m int64) (engine.LiveBar, bool) {
+	v := f.stores[0].View()
+	as, _ := v.Base.Asset(ticker)
+	bs := v.AppendMinutes(nil, as, m, m, false)
+	if len(bs) == 0 {
+		return engine.LiveBar{}, false
+	}
+	b := bs[0]
+	return engine.LiveBar{Ticker: ticker, Time: m, Open: b.Open, High: b.High, Low: b.Low, Close: b.Close, Volume: b.Volume, Quantity: int64(b.Quantity), Trades: 1}, true
+}
+
+// TestStreamSession replays a session minute by minute while clients
+// read the stream of 40 tickers: every 1-minute bar of the session
+// arrives as a bar exactly once, after its plan's cut-off, and what a
+// client holds at the end equals the full day's bars; a client that
+// disconnects at a random event and reconnects with Last-Event-ID (to
+// the same server, to another replica, to a new server over the same
+// data) ends with the same bars, none twice; the session's states come
+// in order.
+func TestStreamSession(t *testing.T) {
+	f := newSSEFixture(t)
+	tickers := f.ld.tickers
+	if len(tickers) > 40 {
+		tickers = tickers[:40]
+	}
+	path := "/v2/stream/quotes?tickers=" + strings.Join(tickers, ",")
+	a := openStream(t, f.srvs[0].URL+path, testKeyDelayed, "")
+	a.waitEvents(t, 1) // the session's state: the client is in
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("PREGAO_TEST_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	t.Logf("seed %d (PREGAO_TEST_SEED repeats a run)", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	b := openStream(t, f.srvs[0].URL+path, testKeyDelayed, "")
+	b.waitEvents(t, 1)
+	var bEvents []sseMsg
+	hops := 0
+	hopAt := 1 + rng.IntN(60)
+	// Corrections of visible minutes, undone later (the day's bars stay
+	// the full day's): a changed close, a minute taken out.
+	var undo []engine.LiveBar
+	for at := f.open.Add(time.Minute); at.Before(f.ld.day.Time().Add(21*time.Hour + 30*time.Minute)); at = at.Add(3 * time.Minute) {
+		f.step(t, at, false)
+		switch at.Sub(f.open) {
+		case 151 * time.Minute: // 14:31 in São Paulo: cut-off 14:16
+			for i, tk := range tickers[:6] {
+				for m := int64(f.ld.day)*86400 + 13*3600; m < at.Add(-QuoteDelay).Unix()-60; m += 60 {
+					lb, ok := f.liveBar(tk, m)
+					if !ok {
+						continue
+					}
+					undo = append(undo, lb)
+					c := lb
+					if i%2 == 0 {
+						c.Close, c.High = lb.High, lb.High
+					} else {
+						c = engine.LiveBar{Ticker: tk, Time: m, Removed: true}
+					}
+					f.apply(t, at, false, []engine.LiveBar{c})
+					break
+				}
+			}
+		case 241 * time.Minute:
+			f.apply(t, at, false, undo)
+		}
+		if got := b.got(); len(got) >= hopAt && hops < 3 {
+			// Cut at a random event: keep what was read up to it, and
+			// reconnect with its id, to the same server, the other
+			// replica, then a new server over the first's store.
+			b.close()
+			got = b.got()
+			k := 1 + rng.IntN(len(got))
+			bEvents = append(bEvents, got[:k]...)
+			srv := f.srvs[hops%2]
+			if hops == 2 {
+				api := New(f.apis[0].cfg, f.stores[0], f.keys, f.clock, prometheus.NewRegistry(), nil)
+				s := httptest.NewServer(api)
+				t.Cleanup(func() { api.SetDraining(true); s.Close() })
+				srv = s
+				f.apis[0] = api // its hub is waited for from now on
+			}
+			if os.Getenv("PREGAO_TEST_DEBUG") != "" {
+				t.Logf("hop %d after %s %s (event %d of %d)", hops, got[k-1].event, got[k-1].id, k, len(got))
+			}
+			b = openStream(t, srv.URL+path, testKeyDelayed, got[k-1].id)
+			hops++
+			hopAt = len(got) + rng.IntN(200)
+		}
+	}
+	f.step(t, f.ld.day.Time().Add(21*time.Hour+45*time.Minute), true)
+	f.step(t, f.ld.day.Time().Add(23*time.Hour), false)
+	time.Sleep(20 * time.Millisecond) // the last step's writes
+	a.close()
+	b.close()
+	bEvents = append(bEvents, b.got()...)
+	if hops < 3 {
+		t.Fatalf("%d reconnections, want 3", hops)
+	}
+
+	stateA, sessA := foldEvents(t, a.got())
+	stateB, _ := foldEvents(t, bEvents)
+	if want := []string{"open", "close"}; fmt.Sprint(sessA[len(sessA)-2:]) != fmt.Sprint(want) {
+		t.Errorf("session states %v, want them to end with %v", sessA, want)
+	}
+	// The full day's bars, as the API answers them.
+	bars := 0
+	for _, tk := range tickers {
+		w := f.full.do("GET", "/v2/quotes/"+tk+"?type=historical&interval=60&start_date="+f.ld.day.String()+"&end_date="+f.ld.day.String(), testKeyDelayed, "")
+		var series []json.RawMessage
+		if err := json.Unmarshal(w.Body.Bytes(), &series); err != nil {
+			t.Fatalf("%s: %v %s", tk, err, w.Body)
+		}
+		want := map[string]string{}
+		for _, raw := range series {
+			var b struct {
+				Date string `json:"date"`
+			}
+			json.Unmarshal(raw, &b)
+			want[b.Date] = string(raw)
+		}
+		bars += len(want)
+		for name, st := range map[string]map[string]map[string]*sseMinute{"a": stateA, "b": stateB} {
+			got := st[tk]
+			for date, w := range want {
+				m := got[date]
+				switch {
+				case m == nil:
+					t.Errorf("client %s: %s %s never sent", name, tk, date)
+				case m.bars != 1:
+					t.Errorf("client %s: %s %s sent as a bar %d times", name, tk, date, m.bars)
+					if os.Getenv("PREGAO_TEST_DEBUG") != "" {
+						for _, e := range bEvents {
+							if strings.Contains(e.data, tk) && strings.Contains(e.data, date) {
+								t.Logf("  %s %s", e.event, e.id)
+							}
+						}
+					}
+				case m.bar != w:
+					t.Errorf("client %s: %s %s\n got %s\nwant %s", name, tk, date, m.bar, w)
+				}
+			}
+			for date, m := range got {
+				if _, ok := want[date]; !ok && m.bar != "" {
+					t.Errorf("client %s: %s %s held (%s), the full day has no such bar", name, tk, date, m.bar)
+				}
+			}
+		}
+	}
+	corrections := 0
+	for _, e := range a.got() {
+		if e.event == "correction" {
+			corrections++
+		}
+	}
+	t.Logf("%d bars of %d tickers checked; client a %d events (%d corrections), client b %d events over %d connections", bars, len(tickers), len(a.got()), corrections, len(bEvents), hops+1)
+	if corrections == 0 {
+		t.Error("no correction in the session: the fixture does not test them")
+	}
+	if bars < 1000 {
+		t.Fatalf("%d bars checked: the fixture is too small", bars)
+	}
+}
+
+// TestStreamIndexAndEOD: a stream of an index sends its members' bars
+// and its level's, which end equal to GET /quotes/{index}'s levels of the
+// full day; a stream of an eod key sends nothing of the session while it
+// runs, then, once it is over and the next day has come, its close and
+// each ticker's daily bar, equal to the full day's.
+func TestStreamIndexAndEOD(t *testing.T) {
+	f := newSSEFixture(t)
+	ix := f.srvs[0].URL + "/v2/stream/quotes?index=IBOV"
+	c := openStream(t, ix, testKeyDelayed, "")
+	e := openStream(t, f.srvs[0].URL+"/v2/stream/quotes?tickers="+strings.Join(f.ld.tickers[:5], ","), testKeyEOD, "")
+	c.waitEvents(t, 1)
+	e.waitEvents(t, 1)
+	for at := f.open.Add(time.Minute); at.Before(f.ld.day.Time().Add(21*time.Hour + 30*time.Minute)); at = at.Add(7 * time.Minute) {
+		f.step(t, at, false)
+	}
+	f.step(t, f.ld.day.Time().Add(21*time.Hour+45*time.Minute), true)
+	if got := e.got(); len(got) != 1 || got[0].event != "session" || !strings.Contains(got[0].data, `"state":"none"`) {
+		t.Errorf("an eod stream during the session: %v", got)
+	}
+	f.step(t, f.ld.day.Time().Add(36*time.Hour), false) // the next day
+	time.Sleep(20 * time.Millisecond)
+	c.close()
+	e.close()
+
+	state, _ := foldEvents(t, c.got())
+	w := f.full.do("GET", "/v2/quotes/IBOV?type=historical&interval=60&start_date="+f.ld.day.String()+"&end_date="+f.ld.day.String(), testKeyDelayed, "")
+	var levels []json.RawMessage
+	if err := json.Unmarshal(w.Body.Bytes(), &levels); err != nil || len(levels) < 100 {
+		t.Fatalf("IBOV's levels: %d %v %.200s", len(levels), err, w.Body)
+	}
+	for _, raw := range levels {
+		var b struct {
+			Date string `json:"date"`
+		}
+		json.Unmarshal(raw, &b)
+		m := state["IBOV"][b.Date]
+		if m == nil || m.bars != 1 || m.bar != string(raw) {
+			t.Fatalf("IBOV %s: %+v\nwant %s", b.Date, m, raw)
+		}
+	}
+	ibov, _ := f.ld.full.Index("IBOV")
+	if len(state) != len(ibov.Members)+1 {
+		t.Errorf("the index stream sent the bars of %d tickers, want its %d members' and its own", len(state), len(ibov.Members))
+	}
+	eod, sessions := foldEvents(t, e.got())
+	if fmt.Sprint(sessions) != "[none close]" { // never open: the eod plan sees the session once it is over
+		t.Errorf("eod session states %v", sessions)
+	}
+	for _, tk := range f.ld.tickers[:5] {
+		w := f.full.do("GET", "/v2/quotes/"+tk, testKeyEOD, "")
+		var q struct {
+			Close engine.Num `json:"close_price"`
+			Date  string     `json:"date"`
+		}
+		json.Unmarshal(w.Body.Bytes(), &q)
+		var got struct {
+			Close engine.Num `json:"close_price"`
+		}
+		m := eod[tk][f.ld.day.Time().UTC().Format(time.RFC3339)]
+		if m == nil || m.bars != 1 || json.Unmarshal([]byte(m.bar), &got) != nil || !got.Close.Valid() || got.Close != q.Close {
+			t.Errorf("eod %s: %+v, want the close %v of %s", tk, m, q, w.Body)
+		}
+	}
+}
+
+// TestStreamBounds: bad requests are refused before the stream starts
+// (400, 404); a key past its streams gets
+// 429 with Retry-After; an idle stream gets keep-alive comments; a
+// subscriber that cannot take the steps is cut (slow), and draining ends
+// every stream (drain) and refuses new ones; the gauge and counters say
+// so.
+func TestStreamBounds(t *testing.T) {
+	ld := newLiveDemo(t)
+	store := &engine.Store{}
+	store.Publish(ld.base)
+	clock := &movingClock{}
+	clock.set(ld.day.Time().Add(14 * time.Hour))
+	cfg := DefaultConfig()
+	cfg.StreamConnsPerKey, cfg.StreamHeartbeat, cfg.StreamStep = 2, 20*time.Millisecond, 2*time.Millisecond
+	reg := prometheus.NewRegistry()
+	api := New(cfg, store, testKeys(t), clock, reg, nil)
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	tk := ld.tickers[0]
+	for _, c := range []struct {
+		path, key, lastID string
+		code              int
+		want              string
+	}{
+		{"/v2/stream/quotes", testKeyDelayed, "", 400, "query parameter tickers or index is required"},
+		{"/v2/stream/quotes?tickers=" + tk + "&index=IBOV", testKeyDelayed, "", 400, "send one of them"},
+		{"/v2/stream/quotes?tickers=ZZZZ3", testKeyDelayed, "", 404, `ticker "ZZZZ3" not found`},
+		{"/v2/stream/quotes?index=NOPE", testKeyDelayed, "", 404, `index "NOPE" not found`},
+		{"/v2/stream/quotes?tickers=" + strings.TrimSuffix(strings.Repeat(tk+",", 501), ","), testKeyDelayed, "", 400, "at most 500"},
+		{"/v2/stream/quotes?tickers=" + tk, testKeyDelayed, "yesterday", 400, `Last-Event-ID "yesterday": not an event id`},
+		{"/v2/stream/quotes?tickers=" + tk, testKeyDelayed, "20261119.9.0.0/20261119.1.0.0/X/q", 400, "not an event id"},
+		{"/v2/stream/quotes?tickers=" + tk + "&nope=1", testKeyDelayed, "", 400, "unknown query parameter"},
+	} {
+		r := httptest.NewRequest("GET", c.path, nil)
+		r.Header.Set("Authorization", "Bearer "+c.key)
+		if c.lastID != "" {
+			r.Header.Set("Last-Event-ID", c.lastID)
+		}
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		checkError(t, w, c.code, c.want)
+	}
+
+	// Two streams for the key, a third refused.
+	path := srv.URL + "/v2/stream/quotes?tickers=" + tk
+	s1, s2 := openStream(t, path, testKeyDelayed, ""), openStream(t, path, testKeyDelayed, "")
+	r := httptest.NewRequest("GET", "/v2/stream/quotes?tickers="+tk, nil)
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	w := httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	checkError(t, w, 429, "too many streams for this key: 2 are open")
+	if w.Header().Get("Retry-After") == "" {
+		t.Error("a 429 without Retry-After")
+	}
+	if g := labelled(t, reg, "pregao_stream_subscribers", "plan", PlanDelayed); g != 2 {
+		t.Errorf("subscribers %v, want 2", g)
+	}
+	s2.close()
+	for deadline := time.Now().Add(time.Minute); labelled(t, reg, "pregao_stream_subscribers", "plan", PlanDelayed) != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a closed stream still counted")
+		}
+	}
+	// Keep-alive comments on an idle stream.
+	raw := rawStream(t, path, testKeyDelayed)
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(raw.text(), ": keep-alive\n\n"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no keep-alive in %q", raw.text())
+		}
+	}
+	if !strings.HasPrefix(raw.text(), "retry: 3000\n\n") {
+		t.Errorf("the stream starts %.60q, want retry: 3000", raw.text())
+	}
+	raw.close()
+	for deadline := time.Now().Add(time.Minute); labelled(t, reg, "pregao_stream_subscribers", "plan", PlanDelayed) != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a closed stream still counted")
+		}
+	}
+	// A subscriber whose steps pile up is cut.
+	hub := api.streams.hubs[PlanDelayed]
+	slow := &sseSub{steps: make(chan *sseStep, 1), cut: make(chan struct{})}
+	hub.subscribe(slow, nil)
+	store.StartLive(ld.day)
+	for i := 1; i <= 3; i++ {
+		store.ApplyLive(&engine.LiveBatch{Seq: uint64(i), Session: ld.day, Bars: []engine.LiveBar{}})
+		clock.set(clock.Now().Add(time.Minute))
+		hub.step()
+	}
+	select {
+	case <-slow.cut:
+		if *slow.why.Load() != "slow" {
+			t.Errorf("cut for %q, want slow", *slow.why.Load())
+		}
+	default:
+		t.Error("a subscriber 2 steps behind a queue of 1 is not cut")
+	}
+	hub.unsubscribe(slow, nil)
+	// Draining ends the streams and refuses new ones.
+	api.SetDraining(true)
+	<-s1.done // the server ended it
+	r = httptest.NewRequest("GET", "/v2/stream/quotes?tickers="+tk, nil)
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	w = httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	checkError(t, w, 503, "shutting down")
+	if n := labelled(t, reg, "pregao_stream_cut_total", "reason", "drain"); n != 1 {
+		t.Errorf("streams cut by the drain: %v, want 1", n)
+	}
+	if n := labelled(t, reg, "pregao_stream_events_total", "event", "session"); n < 3 {
+		t.Errorf("session events counted: %v", n)
+	}
+}
+
+// rawStreamReader holds a stream's bytes as read.
+type rawStreamReader struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	c    *sseClient
+	done chan struct{}
+}
+
+func (r *rawStreamReader) text() string { r.mu.Lock(); defer r.mu.Unlock(); return r.b.String() }
+func (r *rawStreamReader) close()       { r.c.cancel(); r.c.resp.Body.Close(); <-r.done }
+
+// rawStream reads a stream's bytes, comments included.
+func rawStream(t *testing.T, url, key string) *rawStreamReader {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		cancel()
+		t.Fatalf("%s: %v %v", url, resp, err)
+	}
+	r := &rawStreamReader{c: &sseClient{resp: resp, cancel: cancel}, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := resp.Body.Read(buf)
+			r.mu.Lock()
+			r.b.Write(buf[:n])
+			r.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return r
+}
+
+// labelled returns the value of the counter or gauge name{label=value}.
+func labelled(tb testing.TB, reg *prometheus.Registry, name, label, value string) float64 {
+	tb.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.Metric {
+			for _, p := range m.Label {
+				if p.GetName() == label && p.GetValue() == value {
+					if g := m.GetGauge(); g != nil {
+						return g.GetValue()
+					}
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	tb.Fatalf("no series %s{%s=%q}", name, label, value)
+	return 0
+}
