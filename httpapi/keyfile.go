@@ -92,13 +92,11 @@ func encodeKeysFile(f KeysFile) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// replaceFile writes b to a temporary file beside path and renames it over
-// path. The temporary file takes the owner, group and permission bits of
-// the existing path, or mode (owned by the caller) when there is none; it
-// is synced before the rename and the directory after it. On any error the
-// temporary file is removed and path is unchanged.
-func replaceFile(path string, b []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
+// replaceFile replaces the file at path with b (atomicfile.Create and
+// Commit). The new file takes the owner, group and permission bits of the
+// existing path, or mode (owned by the caller) when there is none. On any
+// error path is unchanged.
+func replaceFile(path string, b []byte, mode fs.FileMode) error {
 	uid, gid := -1, -1
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
@@ -106,40 +104,18 @@ func replaceFile(path string, b []byte, mode fs.FileMode) (err error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	atomicfile.RemoveStale(dir, filepath.Base(path)) // of updates killed midway
-	tmp, err := os.CreateTemp(dir, atomicfile.TempPattern(filepath.Base(path)))
+	f, err := atomicfile.Create(path, mode)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(b); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
+	defer f.Abort()
+	if _, err := f.Write(b); err != nil {
 		return err
 	}
 	if uid >= 0 && (uid != os.Getuid() || gid != os.Getgid()) {
-		if err = tmp.Chown(uid, gid); err != nil {
+		if err := f.Chown(uid, gid); err != nil {
 			return fmt.Errorf("%s: cannot keep its owner %d:%d (run as that user or root): %w", path, uid, gid, err)
 		}
 	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return f.Commit()
 }

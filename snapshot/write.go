@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -94,67 +92,45 @@ func servableWith(path string, prog *Progress) error {
 }
 
 // writeEncoded writes enc to path (through its symbolic links: to the file
-// they name, atomicfile.Target) through a synced temporary file, which
-// check (when not nil) must accept before it is renamed over path. The
-// temporary files of killed writers of the same path are removed first.
-// ctx is checked between parts and before the rename: once it ends, the
-// temporary file is removed and path left as it was.
-func writeEncoded(ctx context.Context, path string, enc *encoded, check func(string) error) (err error) {
-	if path, err = atomicfile.Target(path); err != nil {
-		return err
-	}
-	dir := filepath.Dir(path)
-	atomicfile.RemoveStale(dir, filepath.Base(path))
-	f, err := os.CreateTemp(dir, atomicfile.TempPattern(filepath.Base(path)))
+// they name, atomicfile.Target) through an atomicfile.File, which check
+// (when not nil) must accept, read back from the temporary file, before
+// Commit renames it over path. ctx is checked between parts and before
+// the commit: once it ends, the temporary file is removed and path left
+// as it was.
+func writeEncoded(ctx context.Context, path string, enc *encoded, check func(string) error) error {
+	path, err := atomicfile.Target(path)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
+	f, err := atomicfile.Create(path, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if _, err = bw.Write(enc.header); err != nil {
+	if _, err := bw.Write(enc.header); err != nil {
 		return err
 	}
 	for _, p := range enc.parts {
-		if err = ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, err = bw.Write(p); err != nil {
+		if _, err := bw.Write(p); err != nil {
 			return err
 		}
 	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
+	if err := bw.Flush(); err != nil {
 		return err
 	}
 	if check != nil {
-		if err = check(f.Name()); err != nil {
+		if err := check(f.Name()); err != nil {
 			return err
 		}
 	}
-	if err = ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // best effort: make the rename durable
-		d.Close()
-	}
-	return nil
+	return f.Commit()
 }
 
 // job is one section part: items [lo,hi) of kinds[k].

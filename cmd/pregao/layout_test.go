@@ -42,7 +42,7 @@ var allowedImports = []struct {
 	{"snapshot/bundle", []string{"engine", "internal/atomicfile"}, nil},
 	{"internal/atomicfile", nil, nil},
 	{"internal/natstest", nil, nil},
-	{"snapshot/remote", []string{"snapshot"}, nil},
+	{"snapshot/remote", []string{"snapshot", "internal/atomicfile"}, nil},
 	{"snapshot/ingest/...", []string{"engine", "internal/atomicfile", "snapshot/ingest/..."}, []string{"snapshot/ingest/official"}},
 	{"engine/ratios", []string{"engine"}, nil},
 	{"engine/session", []string{"engine", "engine/session/bus", "snapshot/ingest/live", "snapshot/ingest/negocios"}, nil},

@@ -90,16 +90,3 @@ func SwapDir(tmp, dir string) error {
 	}
 	return os.RemoveAll(tmp) // now the old folder
 }
-
-// syncDir syncs the directory entry changes of dir.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return err
-	}
-	return nil
-}

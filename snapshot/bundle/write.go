@@ -475,8 +475,8 @@ func writeFile(dir, base, comp string, write func(w io.Writer) error) (ManifestF
 
 // Create returns a writer of the bundle file base (one of Files) in dir,
 // compressed with comp ("zstd", "gzip" or "none"; "" is zstd) and named
-// with the matching suffix. The content goes to a hidden temporary file
-// that Close renames into place; without Close nothing appears. It lets an
+// with the matching suffix. The content goes to an atomicfile.File that
+// Close commits into place; without Close nothing appears. It lets an
 // importer stream a big file (see NewDailyWriter, NewJSONLWriter). Any
 // file of the same base name with another suffix is removed by Close.
 func Create(dir, base, comp string) (io.WriteCloser, error) {
@@ -488,9 +488,12 @@ func Create(dir, base, comp string) (io.WriteCloser, error) {
 		return nil, err
 	}
 	name := base + suffix(comp)
-	f, err := os.CreateTemp(dir, "."+name+".tmp*")
+	f, err := atomicfile.Create(filepath.Join(dir, name), 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	if !syncFiles {
+		f.SkipSync()
 	}
 	fw := &fileWriter{f: f, dir: dir, base: base, name: name, stats: newFileStats()}
 	fw.bw = bufio.NewWriterSize(fw.stats.stored(f), 1<<20)
@@ -516,7 +519,7 @@ func Create(dir, base, comp string) (io.WriteCloser, error) {
 }
 
 type fileWriter struct {
-	f         *os.File
+	f         *atomicfile.File
 	bw        *bufio.Writer
 	w         io.Writer
 	close     func() error
@@ -534,12 +537,12 @@ func (fw *fileWriter) Write(p []byte) (int, error) {
 func (fw *fileWriter) abort() {
 	if !fw.done {
 		fw.done = true
-		fw.f.Close()
-		os.Remove(fw.f.Name())
+		fw.f.Abort()
 	}
 }
 
-// Close finishes the compressed stream, syncs the file and renames it.
+// Close finishes the compressed stream, removes the base's files of other
+// suffixes and commits the file.
 func (fw *fileWriter) Close() error {
 	if fw.done {
 		return errors.New("bundle: file already closed")
@@ -548,33 +551,21 @@ func (fw *fileWriter) Close() error {
 	if err == nil {
 		err = fw.bw.Flush()
 	}
-	if err == nil && syncFiles {
-		err = fw.f.Sync()
-	}
 	if err != nil {
 		fw.abort()
-		return fmt.Errorf("bundle: %s: %w", fw.name, err)
-	}
-	fw.done = true
-	if err := fw.f.Chmod(0o644); err != nil {
-		fw.f.Close()
-		os.Remove(fw.f.Name())
-		return fmt.Errorf("bundle: %s: %w", fw.name, err)
-	}
-	if err := fw.f.Close(); err != nil {
-		os.Remove(fw.f.Name())
 		return fmt.Errorf("bundle: %s: %w", fw.name, err)
 	}
 	for _, s := range []string{"", ".zst", ".gz"} {
 		if n := fw.base + s; n != fw.name {
 			if err := os.Remove(filepath.Join(fw.dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				fw.abort()
 				return fmt.Errorf("bundle: %w", err)
 			}
 		}
 	}
-	if err := os.Rename(fw.f.Name(), filepath.Join(fw.dir, fw.name)); err != nil {
-		os.Remove(fw.f.Name())
-		return fmt.Errorf("bundle: %w", err)
+	fw.done = true
+	if err := fw.f.Commit(); err != nil {
+		return fmt.Errorf("bundle: %s: %w", fw.name, err)
 	}
 	return nil
 }

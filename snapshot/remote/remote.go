@@ -18,8 +18,8 @@
 // .BASE.part.etag (the ETag it belongs to), .BASE.etag (the ETag of PATH),
 // .BASE.sha256 (the SHA-256 of PATH) and .BASE.refused (the publication
 // refused last). A Fetcher is not safe for concurrent use; one process at
-// a time should fetch to one PATH. It imports only the snapshot format of
-// this module.
+// a time should fetch to one PATH. It imports only the snapshot format and
+// internal/atomicfile of this module.
 package remote
 
 import (
@@ -41,6 +41,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/pregao/pregao/internal/atomicfile"
 	"github.com/pregao/pregao/snapshot"
 )
 
@@ -540,11 +541,10 @@ func writeTag(path, tag string) error {
 		}
 		return nil
 	}
-	tmp := path + ".tmp-" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, []byte(tag+"\n"), 0o644); err != nil {
+	return atomicfile.WriteFile(path, 0o644, func(w io.Writer) error {
+		_, err := io.WriteString(w, tag+"\n")
 		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 func syncDir(dir string) error {

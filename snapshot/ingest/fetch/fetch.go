@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pregao/pregao/internal/atomicfile"
 )
 
 // ManifestName is the manifest file in the download folder.
@@ -181,11 +183,10 @@ func writeManifest(dir string, m map[string]Entry) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, ManifestName+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	return atomicfile.WriteFile(filepath.Join(dir, ManifestName), 0o644, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
 		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, ManifestName))
+	})
 }
 
 // localPath returns the file's path under dir, refusing paths that would

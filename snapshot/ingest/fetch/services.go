@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/atomicfile"
 )
 
 // Services names what FetchServices asks B3's listed-data services for.
@@ -448,7 +449,7 @@ func (st *svcRun) do(method, u string, body []byte, limit int64) ([]byte, error)
 	return buf.Bytes(), nil
 }
 
-// store writes b at p atomically (p.part, renamed) and records it.
+// store writes b at p atomically (atomicfile.WriteFile) and records it.
 func (st *svcRun) store(p, u string, b []byte) error {
 	dst, err := localPath(st.dir, p)
 	if err != nil {
@@ -457,11 +458,11 @@ func (st *svcRun) store(p, u string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	part := dst + ".part"
-	if err := os.WriteFile(part, b, 0o644); err != nil {
+	err = atomicfile.WriteFile(dst, 0o644, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	if err := os.Rename(part, dst); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	st.man[p] = Entry{URL: u, Size: int64(len(b)), Fetched: st.c.now().UTC().Format(time.RFC3339)}

@@ -569,7 +569,7 @@ func OpenLog(path string, sd engine.Date, fn func(*Record) error) (*Log, LogInfo
 // appending (f is closed). On error the log is as it was.
 func rewriteLog(f *os.File, path string, info *LogInfo) (*os.File, error) {
 	aside := fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
-	err := writeFileAtomic(aside, func(w io.Writer) error {
+	err := atomicfile.WriteFile(aside, 0o600, func(w io.Writer) error {
 		for _, d := range info.Damaged {
 			if _, err := io.Copy(w, io.NewSectionReader(f, d.Offset, d.Length)); err != nil {
 				return err
@@ -586,7 +586,7 @@ func rewriteLog(f *os.File, path string, info *LogInfo) (*os.File, error) {
 		return f, err
 	}
 	end := st.Size() - info.Cut
-	err = writeFileAtomic(path, func(w io.Writer) error {
+	err = atomicfile.WriteFile(path, 0o600, func(w io.Writer) error {
 		at := int64(0)
 		for _, d := range append(info.Damaged, Damage{Offset: end}) {
 			if _, err := io.Copy(w, io.NewSectionReader(f, at, d.Offset-at)); err != nil {
@@ -603,52 +603,13 @@ func rewriteLog(f *os.File, path string, info *LogInfo) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDWR, 0)
 }
 
-// writeFileAtomic replaces path with what write writes: a temporary file
-// beside it, synced, renamed, and the folder synced; on error path is as
-// it was.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	atomicfile.RemoveStale(dir, filepath.Base(path))
-	tmp, err := os.CreateTemp(dir, atomicfile.TempPattern(filepath.Base(path)))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	err = write(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(dir)
-	}
-	return err
-}
-
 // createLog writes a log holding only the header of sd at path,
-// atomically.
+// atomically (atomicfile.WriteFile: synced, renamed, the folder synced).
 func createLog(path string, sd engine.Date) error {
-	return writeFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.WriteFile(path, 0o600, func(w io.Writer) error {
 		_, err := io.WriteString(w, header(sd))
 		return err
 	})
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }
 
 // Path returns the log's file.

@@ -10,13 +10,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/atomicfile"
 )
 
 // URLs is the one place that knows where B3 publishes its trade files.
@@ -258,22 +258,10 @@ func (p *Poller) Save() error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(p.cfg.StatePath)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p.cfg.StatePath)+".*.tmp")
-	if err != nil {
+	err = atomicfile.WriteFile(p.cfg.StatePath, 0o600, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(b, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p.cfg.StatePath)
-	}
+	})
 	if err != nil {
 		return fmt.Errorf("negocios: saving %s: %w", p.cfg.StatePath, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/atomicfile"
 )
 
 // Header2026 is the header of the current (2026) equities file, the 11
@@ -95,31 +96,18 @@ func (w *Writer) Flush() error { return w.w.Flush() }
 
 // WriteDay writes the rows each yields into dir as B3 publishes a day of
 // the 2026 equities file: ZipName(day) holding TextName(day). The archive
-// appears atomically (a temporary name, then a rename). It returns the
+// appears atomically (atomicfile.WriteFile, mode 0644). It returns the
 // archive's path and the number of rows written.
 func WriteDay(dir string, day engine.Date, each func(yield func(*Trade) error) error) (string, int64, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", 0, err
 	}
 	dst := filepath.Join(dir, ZipName(day))
-	tmp, err := os.CreateTemp(dir, "."+ZipName(day)+".*.tmp")
-	if err != nil {
-		return "", 0, err
-	}
-	defer os.Remove(tmp.Name()) // after the rename: nothing
-	rows, err := writeZip(tmp, day, each)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
+	var rows int64
+	err := atomicfile.WriteFile(dst, 0o644, func(w io.Writer) (err error) {
+		rows, err = writeZip(w, day, each)
+		return err
+	})
 	if err != nil {
 		return "", 0, fmt.Errorf("negocios: %s: %w", dst, err)
 	}

@@ -192,61 +192,48 @@ func (w *writer) add(f func(s *Stats)) {
 	w.mu.Unlock()
 }
 
-// create opens a temporary file beside dir/rel, making its directories.
-// done(err) closes it and, when err and the close are nil, syncs it and
-// renames it over dir/rel and counts its size; otherwise it removes it. A
-// generate killed or failing midway so leaves no truncated file under an
-// official name for an import to read; a killed one's temporary file is
-// removed by the next generate that writes the same file.
-func (w *writer) create(rel string) (*os.File, func(error) error, error) {
+// replace writes dir/rel through write (atomicfile.WriteFile, mode 0600),
+// making its directories, and counts its size. A generate killed or
+// failing midway so leaves no truncated file under an official name for an
+// import to read; a killed one's temporary file is removed by the next
+// generate that writes the same file.
+func (w *writer) replace(rel string, write func(io.Writer) error) error {
 	p := filepath.Join(w.dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, nil, err
+		return err
 	}
-	atomicfile.RemoveStale(filepath.Dir(p), filepath.Base(p)) // of a generate killed midway
-	f, err := os.CreateTemp(filepath.Dir(p), atomicfile.TempPattern(filepath.Base(p)))
+	var size int64
+	err := atomicfile.WriteFile(p, 0o600, func(f io.Writer) error {
+		return write(countingWriter{f, &size})
+	})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	done := func(err error) error {
-		if err == nil {
-			err = f.Sync()
-		}
-		var size int64
-		if err == nil {
-			var st os.FileInfo
-			if st, err = f.Stat(); err == nil {
-				size = st.Size()
-			}
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(f.Name(), p)
-		}
-		if err != nil {
-			os.Remove(f.Name())
-			return err
-		}
-		w.add(func(s *Stats) { s.Files++; s.Bytes += size })
-		return nil
-	}
-	return f, done, nil
+	w.add(func(s *Stats) { s.Files++; s.Bytes += size })
+	return nil
+}
+
+// countingWriter adds the bytes written through it to *n.
+type countingWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
 }
 
 // writeFile writes one plain file through fill.
 func (w *writer) writeFile(rel string, fill func(io.Writer) error) error {
-	f, done, err := w.create(rel)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	err = done(err)
+	err := w.replace(rel, func(f io.Writer) error {
+		bw := bufio.NewWriterSize(f, 1<<16)
+		if err := fill(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 	if err != nil {
 		return fmt.Errorf("official: %s: %w", rel, err)
 	}
@@ -262,36 +249,30 @@ type member struct {
 // writeZip writes a ZIP archive of members, deflated at BestSpeed (the
 // official archives use deflate too; the level only changes the size).
 func (w *writer) writeZip(rel string, members []member) error {
-	f, done, err := w.create(rel)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	zw := zip.NewWriter(bw)
-	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		return flate.NewWriter(out, flate.BestSpeed)
+	err := w.replace(rel, func(f io.Writer) error {
+		bw := bufio.NewWriterSize(f, 1<<16)
+		zw := zip.NewWriter(bw)
+		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+			return flate.NewWriter(out, flate.BestSpeed)
+		})
+		for _, m := range members {
+			zf, err := zw.CreateHeader(&zip.FileHeader{Name: m.name, Method: zip.Deflate, Modified: modTime})
+			if err != nil {
+				return err
+			}
+			mb := bufio.NewWriterSize(zf, 1<<16)
+			if err := m.fill(mb); err != nil {
+				return err
+			}
+			if err := mb.Flush(); err != nil {
+				return err
+			}
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		return bw.Flush()
 	})
-	for _, m := range members {
-		if err != nil {
-			break
-		}
-		var zf io.Writer
-		zf, err = zw.CreateHeader(&zip.FileHeader{Name: m.name, Method: zip.Deflate, Modified: modTime})
-		if err != nil {
-			break
-		}
-		mb := bufio.NewWriterSize(zf, 1<<16)
-		if err = m.fill(mb); err == nil {
-			err = mb.Flush()
-		}
-	}
-	if cerr := zw.Close(); err == nil {
-		err = cerr
-	}
-	if ferr := bw.Flush(); err == nil {
-		err = ferr
-	}
-	err = done(err)
 	if err != nil {
 		return fmt.Errorf("official: %s: %w", rel, err)
 	}
