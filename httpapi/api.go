@@ -94,7 +94,7 @@ type SnapshotClock struct{ Store *engine.Store }
 // Now returns the as_of of the Store's current Dataset.
 func (c SnapshotClock) Now() time.Time {
 	if ds := c.Store.Current(); ds != nil {
-		return datasetAsOf(ds)
+		return ds.AsOf()
 	}
 	return time.Time{}
 }
@@ -195,7 +195,7 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	a.streams = newSSEHubs(a, reg)
 	a.m = newMetrics(reg, func() time.Time {
 		if ds := store.Current(); ds != nil {
-			return datasetAsOf(ds)
+			return ds.AsOf()
 		}
 		return time.Time{}
 	}, time.Now, func() (int64, int) {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,7 +17,7 @@ import (
 func resolveCompany(ds *engine.Dataset, id string) (engine.Resolved, error) {
 	res, err := ds.Resolve(id)
 	if err != nil {
-		if isInvalid(err) {
+		if errors.Is(err, engine.ErrInvalid) {
 			return res, badRequest("company identifier %q: want a ticker, symbol or company_id", id)
 		}
 		return res, notFound("company %q not found", id)
@@ -32,7 +33,7 @@ func resolveCompany(ds *engine.Dataset, id string) (engine.Resolved, error) {
 func resolveFund(ds *engine.Dataset, id string) (engine.Resolved, error) {
 	res, err := ds.ResolveFund(id)
 	if err != nil {
-		if isInvalid(err) {
+		if errors.Is(err, engine.ErrInvalid) {
 			return res, badRequest("fund identifier %q: want a ticker, symbol or company_id", id)
 		}
 		return res, notFound("fund %q not found", id)

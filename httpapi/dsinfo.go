@@ -112,7 +112,7 @@ func (a *API) Prepare(ds *engine.Dataset, id string, built time.Time) {
 	in.screenEnc()
 	now := a.clock.Now()
 	if _, ok := a.clock.(SnapshotClock); ok {
-		now = datasetAsOf(ds)
+		now = ds.AsOf()
 	}
 	c := &call{ds: ds, now: now, key: KeyEntry{Plan: PlanDelayed}, s: new(scratch)}
 	a.view(c)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pregao/pregao/engine"
 )
 
 // Error is an HTTP-level error: a status code and a message for the client.
@@ -113,9 +115,9 @@ func statusOf(err error) (int, string) {
 	switch {
 	case errors.As(err, &e):
 		return e.Status, capMessage(e.Message)
-	case isNotFound(err):
+	case errors.Is(err, engine.ErrNotFound):
 		return http.StatusNotFound, capMessage(err.Error())
-	case isInvalid(err):
+	case errors.Is(err, engine.ErrInvalid):
 		return http.StatusBadRequest, capMessage(err.Error())
 	}
 	return http.StatusInternalServerError, "internal server error"

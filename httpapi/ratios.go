@@ -31,8 +31,9 @@ func (a *API) ratiosValuation(c *call, dst []byte, r *http.Request, ps httproute
 	return a.companyRatios(c, dst, r, ps, engine.IndValuation)
 }
 
-// companyRatios serves endpoints 5 and 6. Without frequency every frequency
-// is returned; points are in reference_date then publish_date order.
+// companyRatios serves the company ratio routes of kind (routeRatios:
+// fundamental, routeValuation: valuation). Without frequency every
+// frequency is returned; points are in reference_date then publish_date order.
 func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.Params, kind string) ([]byte, error) {
 	q := c.query(r)
 	f := ratioFilter{

@@ -395,7 +395,7 @@ func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) 
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: %s", why)
 	}
 	dst = append(dst, `{"status":"ready","as_of":`...)
-	dst = appendTime(dst, datasetAsOf(ds))
+	dst = appendTime(dst, ds.AsOf())
 	dst = a.appendLiveStatus(dst)
 	return append(dst, '}'), nil
 }

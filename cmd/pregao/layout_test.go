@@ -90,19 +90,28 @@ func allowed(p, dep string) bool {
 	return false
 }
 
-// TestImportRules holds every package of the module to allowedImports and
-// fails naming the file and the offending import.
-func TestImportRules(t *testing.T) {
+// moduleRoot returns the module's root folder (the tests run in
+// cmd/pregao).
+func moduleRoot(tb testing.TB) string {
+	tb.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found: %v", err)
+		tb.Fatalf("module root not found: %v", err)
 	}
-	imports := map[string]map[string]string{} // package -> import -> first file
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	return root
+}
+
+// modulePackages returns the module's packages (module-relative paths,
+// sorted) and, for each, its non-test Go files (root-relative paths).
+// Hidden folders, testdata and other modules (deploy) are left out; the
+// module root (".") holds no package.
+func modulePackages(tb testing.TB, root string) (pkgs []string, files map[string][]string) {
+	tb.Helper()
+	files = map[string][]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -119,43 +128,50 @@ func TestImportRules(t *testing.T) {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
 		rel, _ := filepath.Rel(root, filepath.Dir(p))
 		pkg := filepath.ToSlash(rel)
-		for _, spec := range f.Imports {
-			ip, _ := strconv.Unquote(spec.Path.Value)
-			dep, ok := strings.CutPrefix(ip, module+"/")
-			if !ok {
-				continue
-			}
-			if imports[pkg] == nil {
-				imports[pkg] = map[string]string{}
-			}
-			if _, seen := imports[pkg][dep]; !seen {
-				imports[pkg][dep] = path.Join(pkg, name)
-			}
+		if files[pkg] == nil {
+			pkgs = append(pkgs, pkg)
 		}
-		if _, _, ok := rulesFor(pkg); !ok && pkg != "." {
-			t.Errorf("package %s has no entry in allowedImports: add one (and describe it in its doc.go)", pkg)
-		}
+		files[pkg] = append(files[pkg], path.Join(pkg, name))
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	pkgs := make([]string, 0, len(imports))
-	for p := range imports {
-		pkgs = append(pkgs, p)
+		tb.Fatal(err)
 	}
 	sort.Strings(pkgs)
-	for _, p := range pkgs {
-		allow, deny, _ := rulesFor(p)
-		for dep, file := range imports[p] {
-			if !allowed(p, dep) {
-				t.Errorf("%s imports %s: package %s may import only %v, never %v", file, dep, p, allow, deny)
+	return pkgs, files
+}
+
+// TestImportRules holds every package of the module to allowedImports and
+// fails naming the file and the offending import.
+func TestImportRules(t *testing.T) {
+	root := moduleRoot(t)
+	pkgs, files := modulePackages(t, root)
+	fset := token.NewFileSet()
+	for _, pkg := range pkgs {
+		if _, _, ok := rulesFor(pkg); !ok && pkg != "." {
+			t.Errorf("package %s has no entry in allowedImports: add one (and describe it in its doc.go)", pkg)
+		}
+		imports := map[string]string{} // import -> first file
+		for _, file := range files[pkg] {
+			f, err := parser.ParseFile(fset, filepath.Join(root, filepath.FromSlash(file)), nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, spec := range f.Imports {
+				ip, _ := strconv.Unquote(spec.Path.Value)
+				if dep, ok := strings.CutPrefix(ip, module+"/"); ok {
+					if _, seen := imports[dep]; !seen {
+						imports[dep] = file
+					}
+				}
+			}
+		}
+		allow, deny, _ := rulesFor(pkg)
+		for dep, file := range imports {
+			if !allowed(pkg, dep) {
+				t.Errorf("%s imports %s: package %s may import only %v, never %v", file, dep, pkg, allow, deny)
 			}
 		}
 	}
