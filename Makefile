@@ -238,10 +238,11 @@ replay-data: build
 # LIVE_RATE requests a second, every batch published twice; mid-session
 # one NATS node and one replica are killed (SIGKILL) and the replica
 # restarted. It passes with 0 failed requests, the restarted replica
-# ready within 10 s at the head of the stream, and the 3 replicas
-# answering 200 fixed requests byte-identically (bodies and ETags) and as
-# the full demo snapshot does. The processes' logs stay in
-# .cache/live-replicas/.
+# ready within 10 s of the stream answering again (after NATS's election
+# of another leader, when the killed node led it) at the head of the
+# stream, and the 3 replicas answering 200 fixed requests
+# byte-identically (bodies and ETags) and as the full demo snapshot does.
+# The processes' logs stay in .cache/live-replicas/.
 LIVE_SPEED ?= 600
 LIVE_RATE  ?= 300
 NATS_BIN   := $(CACHE)/nats-server

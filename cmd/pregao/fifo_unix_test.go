@@ -40,8 +40,8 @@ func TestVerifyInspectRefuseFIFO(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.HasPrefix(err.Error(), args[0]+": ") {
 				t.Errorf("%v: %v, want a refusal as not a regular file", args, err)
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%v: still blocked after 5 s", args)
+		case <-time.After(waitBound):
+			t.Fatalf("%v: still blocked after %v", args, waitBound)
 		}
 	}
 }

@@ -15,8 +15,10 @@ import (
 // asks again until the server is ready.
 func TestHealthcheck(t *testing.T) {
 	var ready atomic.Bool
+	var refused atomic.Int64 // 503 answers
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/readyz" || !ready.Load() {
+			refused.Add(1)
 			http.Error(w, `{"error":{"status":503,"message":"not ready: loading the snapshot"}}`, http.StatusServiceUnavailable)
 			return
 		}
@@ -34,11 +36,15 @@ func TestHealthcheck(t *testing.T) {
 	if msg := check(1, "--url", srv.URL+"/readyz"); !strings.Contains(msg, "503") {
 		t.Errorf("not ready: %q", msg)
 	}
+	// Ready once --wait has been refused twice: it asks again.
+	before := refused.Load()
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		for end := time.Now().Add(waitBound); refused.Load() < before+2 && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
 		ready.Store(true)
 	}()
-	if msg := check(0, "--url", srv.URL+"/readyz", "--wait", "10s"); !strings.Contains(msg, "ready") {
+	if msg := check(0, "--url", srv.URL+"/readyz", "--wait", waitBound.String()); !strings.Contains(msg, "ready") {
 		t.Errorf("ready: %q", msg)
 	}
 	check(1, "--url", "http://127.0.0.1:1/readyz")

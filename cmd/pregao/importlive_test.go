@@ -207,7 +207,7 @@ func TestImportStreamPositionLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	publish := func(sd engine.Date, seq uint64, complete bool) {
 		t.Helper()
@@ -265,7 +265,7 @@ func TestImportStreamPositionSecured(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	if _, err := b.EnsureStream(ctx); err != nil {
 		t.Fatal(err)

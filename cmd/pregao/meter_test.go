@@ -61,10 +61,7 @@ func TestMeterDraws(t *testing.T) {
 	p, stop := drawMeter(&w, "generate", time.Millisecond)
 	p.Begin("simulate", "entities", 10)
 	p.Add(4)
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(w.String(), "4 of 10 entities") && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the line drawn", func() bool { return strings.Contains(w.String(), "4 of 10 entities") })
 	stop()
 	stop() // twice is harmless
 	out := w.String()

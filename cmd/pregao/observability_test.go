@@ -37,7 +37,7 @@ func exportedMetrics(t *testing.T) map[string]bool {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(waitBound):
 			t.Error("no shutdown")
 		}
 	}()

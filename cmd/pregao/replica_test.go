@@ -83,7 +83,7 @@ func TestReplicas(t *testing.T) {
 		addrs = append(addrs, addr)
 	}
 	for _, a := range addrs {
-		waitReady(t, "http://"+a+"/readyz", 2*time.Minute)
+		waitReady(t, "http://"+a+"/readyz", waitBound)
 	}
 	lb := freeAddr(t)
 	conf := fmt.Sprintf(`pid %[1]s/nginx.pid;
@@ -114,7 +114,7 @@ http {
 		t.Fatal(err)
 	}
 	defer func() { ng.Process.Signal(os.Interrupt); ng.Wait() }()
-	waitReady(t, "http://"+lb+"/readyz", 10*time.Second)
+	waitReady(t, "http://"+lb+"/readyz", waitBound)
 
 	paths := []string{"/v2/quotes/PETR4?type=current", "/v2/indexes/IBOV/highs?limit=10", "/v2/companies?show_sector=true"}
 	if code, _ := getStatus("http://"+lb+paths[0], key); code != 200 {
@@ -131,7 +131,7 @@ http {
 	published := time.Since(start)
 	var switched []time.Duration
 	for _, a := range addrs {
-		switched = append(switched, waitReloaded(t, "http://"+a+"/metrics", 25*time.Second).Sub(start))
+		switched = append(switched, waitReloaded(t, "http://"+a+"/metrics", waitBound).Sub(start))
 	}
 	samples := <-done
 	failed := 0

@@ -133,7 +133,7 @@ func TestServeReloadRefusesCorruptSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitBound):
 		t.Fatal("no graceful shutdown")
 	}
 }
@@ -242,20 +242,15 @@ func TestServeWatchReloadsKeys(t *testing.T) {
 	}
 	// Make the change visible to the size/mtime check even on coarse clocks.
 	os.Chtimes(keys, time.Now().Add(time.Hour), time.Now().Add(time.Hour))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if code, _ := get(t, base+"/v2/ratios/catalog", key); code == 401 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the keys file change was not picked up")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, "the keys file change picked up", func() bool {
+		code, _ := get(t, base+"/v2/ratios/catalog", key)
+		return code == 401
+	})
 }
 
 // startServe opens cfg's server on a free loopback port and runs it until
-// stop, which cancels it and returns Run's error (waiting at most 10 s).
+// stop, which cancels it and returns Run's error (waiting at most
+// waitBound).
 // Logs go to logw (nil: discarded).
 func startServe(t *testing.T, cfg ServeConfig, logw io.Writer) (m *Main, stop func() error) {
 	t.Helper()
@@ -272,8 +267,8 @@ func startServe(t *testing.T, cfg ServeConfig, logw io.Writer) (m *Main, stop fu
 }
 
 // runMain opens m's listener and runs it: done receives Run's error; stop
-// cancels it and returns that error (waiting at most 10 s; do not call
-// both).
+// cancels it and returns that error (waiting at most waitBound; do not
+// call both).
 func runMain(t *testing.T, m *Main) (stop func() error, done <-chan error) {
 	t.Helper()
 	if err := m.Open(); err != nil {
@@ -288,8 +283,8 @@ func runMain(t *testing.T, m *Main) (stop func() error, done <-chan error) {
 		select {
 		case err := <-errc:
 			return err
-		case <-time.After(10 * time.Second):
-			t.Error("no shutdown within 10 s")
+		case <-time.After(waitBound):
+			t.Errorf("no shutdown within %v", waitBound)
 			return nil
 		}
 	}, errc

@@ -15,13 +15,16 @@ import (
 	"time"
 )
 
-// TestShutdownDrains: on shutdown /readyz turns 503 at once while the API
-// keeps answering for the drain, each answer closing its connection; a
-// request in flight when the shutdown starts is answered whole.
+// TestShutdownDrains: on shutdown /readyz turns 503 while the API keeps
+// answering for the drain, each answer closing its connection; a request
+// in flight when the shutdown starts, and still running after the drain
+// (the listener closed), is answered whole.
 func TestShutdownDrains(t *testing.T) {
 	snap, keys, key := serveFixture(t)
 	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.Drain = snap, keys, "127.0.0.1:0", 600*time.Millisecond
+	// The drain is the window the checks below run in: wide enough for a
+	// loaded machine.
+	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.Drain = snap, keys, "127.0.0.1:0", 3*time.Second
 	m, err := NewMain(cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -30,11 +33,11 @@ func TestShutdownDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	api := m.srv.Handler
-	slow := make(chan struct{})
+	slow, release := make(chan struct{}), make(chan struct{})
 	m.srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("slow") != "" {
 			close(slow)
-			time.Sleep(900 * time.Millisecond) // past the drain
+			<-release // past the drain
 			r.URL.RawQuery = ""
 		}
 		api.ServeHTTP(w, r)
@@ -64,10 +67,10 @@ func TestShutdownDrains(t *testing.T) {
 	}()
 	<-slow
 	cancel()
-	time.Sleep(100 * time.Millisecond)
-	if code, body := get(t, base+"/readyz", ""); code != 503 {
-		t.Errorf("readyz while draining: %d %s", code, body)
-	}
+	waitUntil(t, "readyz 503 once the shutdown began", func() bool {
+		code, _ := get(t, base+"/readyz", "")
+		return code == 503
+	})
 	req, _ := http.NewRequest("GET", base+"/v2/ratios/catalog", nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	resp, err := http.DefaultClient.Do(req)
@@ -78,6 +81,14 @@ func TestShutdownDrains(t *testing.T) {
 	if resp.StatusCode != 200 || !resp.Close {
 		t.Errorf("API while draining: %d, Connection: close %v", resp.StatusCode, resp.Close)
 	}
+	waitUntil(t, "the listener closed after the drain", func() bool {
+		c, err := net.Dial("tcp", m.Addr())
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	})
+	close(release)
 	if code := <-inflight; code != 200 {
 		t.Errorf("request in flight: %d", code)
 	}
@@ -86,7 +97,7 @@ func TestShutdownDrains(t *testing.T) {
 		if err != nil {
 			t.Errorf("Run: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitBound):
 		t.Fatal("no shutdown")
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
@@ -118,7 +129,9 @@ func TestShutdownUnderLoad(t *testing.T) {
 	}
 	snap, keys, key := serveFixture(t)
 	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Drain = snap, keys, 500*time.Millisecond
+	// The drain must outlast the probe's noticing it (every 50 ms) on a
+	// loaded machine.
+	cfg.Snapshot, cfg.Keys, cfg.Drain = snap, keys, 3*time.Second
 	m, stop := startServe(t, cfg, nil)
 	base := "http://" + m.Addr()
 	var ready atomic.Bool
@@ -136,8 +149,8 @@ func TestShutdownUnderLoad(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
-	deadline := time.Now().Add(10 * time.Second) // a shutdown that never ends fails, not hangs
-	var sent, failed atomic.Int64
+	deadline := time.Now().Add(waitBound) // a shutdown that never ends fails, not hangs
+	var sent, failed, answered atomic.Int64
 	var wg sync.WaitGroup
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
 	for range 8 {
@@ -159,11 +172,13 @@ func TestShutdownUnderLoad(t *testing.T) {
 				if resp.StatusCode != 200 {
 					failed.Add(1)
 					t.Logf("status %d", resp.StatusCode)
+					continue
 				}
+				answered.Add(1)
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitUntil(t, "the load under way", func() bool { return answered.Load() >= 8*4 })
 	shutdown := make(chan error, 1)
 	go func() { shutdown <- stop() }() // as SIGTERM
 	wg.Wait()
@@ -214,7 +229,7 @@ func shutdownRound(t *testing.T, cfg ServeConfig, key string, clients int) (answ
 	client := &http.Client{Transport: tr}
 	var ok, bad atomic.Int64
 	var wg sync.WaitGroup
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitBound) // clients stop on refusal: a bound, not a wait
 	for range clients {
 		wg.Add(1)
 		go func() {
@@ -248,7 +263,8 @@ func shutdownRound(t *testing.T, cfg ServeConfig, key string, clients int) (answ
 			}
 		}()
 	}
-	time.Sleep(400 * time.Millisecond)
+	// Every client's keep-alive connection in use: the load under way.
+	waitUntil(t, "the load under way", func() bool { return ok.Load() >= int64(4*clients) })
 	start := time.Now()
 	if err := stop(); err != nil {
 		t.Errorf("Run: %v", err)
@@ -264,7 +280,9 @@ func shutdownRound(t *testing.T, cfg ServeConfig, key string, clients int) (answ
 func TestShutdownClosesIdleAfterGrace(t *testing.T) {
 	snap, keys, _ := serveFixture(t)
 	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.CloseGrace = snap, keys, 300*time.Millisecond
+	// A grace long enough that a shutdown without connections ends well
+	// before it on a loaded machine.
+	cfg.Snapshot, cfg.Keys, cfg.CloseGrace = snap, keys, time.Second
 	m, stop := startServe(t, cfg, nil)
 	conn, err := net.Dial("tcp", m.Addr())
 	if err != nil {
@@ -283,10 +301,10 @@ func TestShutdownClosesIdleAfterGrace(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d < cfg.CloseGrace || d > cfg.CloseGrace+2*time.Second {
+	if d := time.Since(start); d < cfg.CloseGrace || d > cfg.CloseGrace+waitBound {
 		t.Errorf("shutdown with an idle connection took %s, want the grace %s", d, cfg.CloseGrace)
 	}
-	conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	conn.SetReadDeadline(time.Now().Add(waitBound)) // a closed connection reads EOF at once
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Errorf("idle connection after the shutdown: %v, want EOF", err)
 	}

@@ -26,7 +26,7 @@ func TestStalledBodyIs408(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn.SetDeadline(time.Now().Add(waitBound)) // the 408 comes after ReadTimeout: a bound against a hang
 	io.WriteString(conn, "POST /v2/quotes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+key+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"tickers\":")
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {

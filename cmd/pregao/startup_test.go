@@ -39,17 +39,10 @@ func TestServeListensBeforeLoading(t *testing.T) {
 		t.Errorf("API while loading: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	close(release)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		st, body := get(t, base+"/readyz", "")
-		if st == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready 10 s after the load was released: %d %s", st, body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, "ready once the load was released", func() bool {
+		st, _ := get(t, base+"/readyz", "")
+		return st == 200
+	})
 	if st, body := get(t, base+"/v2/companies", key); st != 200 {
 		t.Errorf("API once loaded: %d %s", st, body)
 	}
@@ -93,7 +86,7 @@ func TestServeStopsWhenFirstLoadFails(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "bad.snap") {
 			t.Errorf("Run: %v, want the load's error naming the file", err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("server still running 10 s after its snapshot failed to load")
+	case <-time.After(waitBound):
+		t.Fatalf("server still running %v after its snapshot failed to load", waitBound)
 	}
 }

@@ -134,7 +134,7 @@ func TestServeReportsVersion(t *testing.T) {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(waitBound):
 			t.Error("no shutdown")
 		}
 	}()
