@@ -31,9 +31,6 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 	if err := json.Unmarshal(openAPISchemas, &schemas); err != nil {
 		return nil, fmt.Errorf("openapi: openapi_schemas.json: %w", err)
 	}
-	for name, s := range bodySchemas() {
-		schemas[name] = s
-	}
 	descs, err := routeDescriptions()
 	if err != nil {
 		return nil, err
@@ -42,6 +39,7 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	bodies := requestBodies()
 	paths := map[string]any{}
 	for i := range routeTable {
 		rt := &routeTable[i]
@@ -59,12 +57,12 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 		if ex, ok := examples[rt.Method+" "+rt.Path]; ok {
 			media := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)
 			media["examples"] = map[string]any{"demo": map[string]any{"summary": ex.Summary, "value": ex.Value}}
-			if rb, ok := op["requestBody"].(map[string]any); ok && ex.Body != "" {
+			if rt.Body != nil && ex.Body != "" {
 				var body any
 				if err := json.Unmarshal([]byte(ex.Body), &body); err != nil {
 					return nil, fmt.Errorf("openapi: %s %s: example body: %w", rt.Method, rt.Path, err)
 				}
-				rb["content"].(map[string]any)["application/json"].(map[string]any)["example"] = body
+				bodies[rt.Body.Name].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["example"] = body
 			}
 		}
 		item[strings.ToLower(rt.Method)] = op
@@ -95,7 +93,8 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 		"tags":     openAPITags(),
 		"paths":    paths,
 		"components": map[string]any{
-			"schemas": schemas,
+			"schemas":       schemas,
+			"requestBodies": bodies,
 			"securitySchemes": map[string]any{
 				"bearerAuth": map[string]any{
 					"type": "http", "scheme": "bearer",
@@ -241,22 +240,10 @@ func operation(rt *Route) map[string]any {
 		op["parameters"] = params
 	}
 	if rt.Body != nil {
-		op["requestBody"] = map[string]any{
-			"required": true,
-			"content":  map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Body.Name)}},
-		}
+		op["requestBody"] = map[string]any{"$ref": "#/components/requestBodies/" + rt.Body.Name}
 	}
 	if rt.Lines != nil {
-		op["requestBody"] = map[string]any{
-			"required": true,
-			"description": "A batch of lines, at most --max-push-body bytes (16 MiB by default): NDJSON, one " + rt.Lines.Name +
-				" object per line (application/x-ndjson, the default without Content-Type), or CSV (text/csv) with a header row naming " +
-				"the same fields in any order and an empty cell for an absent value. Every bad line is a 400 naming line and field; nothing of a refused batch is applied.",
-			"content": map[string]any{
-				"application/x-ndjson": map[string]any{"schema": schemaRef(rt.Lines.Name)},
-				"text/csv":             map[string]any{"schema": map[string]any{"type": "string"}},
-			},
-		}
+		op["requestBody"] = map[string]any{"$ref": "#/components/requestBodies/" + rt.Lines.Name}
 	}
 	ok := map[string]any{"description": "OK"}
 	switch {
@@ -469,11 +456,7 @@ func paramSchema(p Param) map[string]any {
 	case TypeArray:
 		s["type"] = "array"
 		if p.Items != nil {
-			if p.Items.Type == TypeObject && p.Items.Name != "" {
-				s["items"] = schemaRef(p.Items.Name)
-			} else {
-				s["items"] = paramSchema(*p.Items)
-			}
+			s["items"] = paramSchema(*p.Items)
 		}
 		if p.Min != 0 || p.Max != 0 {
 			if p.Min > 0 {
@@ -500,6 +483,9 @@ func paramSchema(p Param) map[string]any {
 			s["required"] = req
 		}
 		s["additionalProperties"] = false
+		if p.In == "" && p.Desc != "" {
+			s["description"] = p.Desc // a body's or an item's (a field's is set by its object)
+		}
 	}
 	if p.Fold && p.Type == TypeEnum {
 		// Matched ignoring case: the schema accepts any spelling; the
@@ -513,31 +499,34 @@ func paramSchema(p Param) map[string]any {
 	return s
 }
 
-// bodySchemas are the request bodies' schemas (and their named item
-// schemas), from their declarations.
-func bodySchemas() map[string]any {
+// requestBodies are the request bodies of the routes
+// (components/requestBodies), by the name of their declaration, each
+// with its whole schema inline, items included. A field with a default is
+// optional (only Required fields are listed as required), and generators
+// type it so: openapi-typescript, by default, makes a property with a
+// default required in a named schema (components/schemas, which it reads
+// as an answer), but not in a request body.
+func requestBodies() map[string]any {
 	out := map[string]any{}
-	var add func(p *Param)
-	add = func(p *Param) {
-		if p.Type == TypeObject && p.Name != "" {
-			s := paramSchema(*p)
-			if p.Desc != "" {
-				s["description"] = p.Desc
-			}
-			out[p.Name] = s
-		}
-		for i := range p.Fields {
-			if f := &p.Fields[i]; f.Items != nil {
-				add(f.Items)
-			}
-		}
-	}
 	for i := range routeTable {
-		if b := routeTable[i].Body; b != nil {
-			add(b)
-		}
-		if l := routeTable[i].Lines; l != nil {
-			add(l)
+		rt := &routeTable[i]
+		switch {
+		case rt.Body != nil:
+			out[rt.Body.Name] = map[string]any{
+				"required": true,
+				"content":  map[string]any{"application/json": map[string]any{"schema": paramSchema(*rt.Body)}},
+			}
+		case rt.Lines != nil:
+			out[rt.Lines.Name] = map[string]any{
+				"required": true,
+				"description": "A batch of lines, at most --max-push-body bytes (16 MiB by default): NDJSON, one " + rt.Lines.Name +
+					" object per line (application/x-ndjson, the default without Content-Type), or CSV (text/csv) with a header row naming " +
+					"the same fields in any order and an empty cell for an absent value. Every bad line is a 400 naming line and field; nothing of a refused batch is applied.",
+				"content": map[string]any{
+					"application/x-ndjson": map[string]any{"schema": paramSchema(*rt.Lines)},
+					"text/csv":             map[string]any{"schema": map[string]any{"type": "string"}},
+				},
+			}
 		}
 	}
 	return out

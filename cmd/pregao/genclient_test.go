@@ -118,17 +118,20 @@ func clientTestMain(t *testing.T, doc []byte) (string, []string) {
 		Name, In string
 		Example  any
 	}
+	type body struct {
+		Ref     string `json:"$ref"`
+		Content map[string]struct{ Example any }
+	}
 	var d struct {
 		Paths map[string]map[string]struct {
 			OperationID string
 			Parameters  []param
-			RequestBody *struct {
-				Content map[string]struct{ Example any }
-			}
-			Responses map[string]struct {
+			RequestBody *body
+			Responses   map[string]struct {
 				Content map[string]json.RawMessage
 			}
 		}
+		Components struct{ RequestBodies map[string]*body }
 	}
 	if err := json.Unmarshal(doc, &d); err != nil {
 		t.Fatal(err)
@@ -157,6 +160,12 @@ func clientTestMain(t *testing.T, doc []byte) (string, []string) {
 			var b strings.Builder
 			label := strings.ToUpper(method) + " " + path
 			fmt.Fprintf(&b, "\t{ // %s\n", label)
+			if rb := op.RequestBody; rb != nil && rb.Ref != "" {
+				op.RequestBody = d.Components.RequestBodies[strings.TrimPrefix(rb.Ref, "#/components/requestBodies/")]
+				if op.RequestBody == nil {
+					t.Fatalf("%s %s: request body %s not in the document", method, path, rb.Ref)
+				}
+			}
 			if op.RequestBody != nil {
 				if _, ok := op.RequestBody.Content["application/json"]; !ok {
 					// The push feed's lines (NDJSON, CSV), admin keys only: the
