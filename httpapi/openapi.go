@@ -66,12 +66,6 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 			}
 		}
 		item[strings.ToLower(rt.Method)] = op
-		if rt.Method == http.MethodGet {
-			item["head"] = headOperation(rt)
-		}
-		if item["options"] == nil {
-			item["options"] = optionsOperation(rt)
-		}
 	}
 	doc := map[string]any{
 		"openapi":           "3.1.0",
@@ -84,7 +78,11 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 				"financial reports, corporate actions, a screener and listed-fund ratios. `null` means missing data, never zero. " +
 				"Percentage variations are decimal fractions (0.0621 is +6.21%). Every error answer is `{\"error\":{\"status\":N,\"message\":\"…\"}}`. " +
 				"Plans: `delayed` sees quotes of the current session 15 minutes late; `eod` sees the previous session only " +
-				"and may send only `adjusted` to the quote routes. Operations marked (addition) go beyond the reference specification.",
+				"and may send only `adjusted` to the quote routes. Operations marked (addition) go beyond the reference specification.\n\n" +
+				"Every path also answers `OPTIONS` (204, no key: `Allow` lists its methods; with `--cors-origin`, a CORS preflight " +
+				"is answered the same way with the `Access-Control-*` headers), and every GET operation `HEAD` (the status and headers, " +
+				"`ETag`, `Last-Modified` and `X-Total-Count` included, that GET would answer, without the body). " +
+				"They are described here once rather than as an operation of each path.",
 			"license": map[string]any{"name": "Apache-2.0", "identifier": "Apache-2.0"},
 			"contact": map[string]any{"name": "Pregão", "url": "https://github.com/pregao/pregao/issues"},
 		},
@@ -148,68 +146,6 @@ func tagOf(rt *Route) string {
 		return "companies"
 	}
 	return seg
-}
-
-// headOperation documents HEAD on a GET route: the GET answer's status
-// and headers, without a body.
-func headOperation(rt *Route) map[string]any {
-	get := operation(rt)
-	op := map[string]any{
-		"operationId": "head" + strings.TrimPrefix(get["operationId"].(string), "get"),
-		"summary":     "Headers of GET: " + rt.Summary,
-		"description": "The status and headers (ETag, Last-Modified, X-Total-Count…) the GET answer would have, without its body.",
-		"tags":        get["tags"],
-	}
-	if p, ok := get["parameters"]; ok {
-		op["parameters"] = p
-	}
-	if sec, ok := get["security"]; ok {
-		op["security"] = sec
-	}
-	resp := map[string]any{}
-	for code, r := range get["responses"].(map[string]any) {
-		out := map[string]any{}
-		if m, ok := r.(map[string]any); ok {
-			if ref, ok := m["$ref"].(string); ok {
-				out["description"] = errorResponses()[strings.TrimPrefix(ref, "#/components/responses/")].(map[string]any)["description"]
-			} else {
-				out["description"] = m["description"]
-				if h, ok := m["headers"]; ok {
-					out["headers"] = h
-				}
-			}
-		}
-		resp[code] = out
-	}
-	op["responses"] = resp
-	return op
-}
-
-// optionsOperation documents OPTIONS on a path: 204 with Allow, no key.
-func optionsOperation(rt *Route) map[string]any {
-	op := map[string]any{
-		"operationId": "options" + strings.TrimPrefix(strings.TrimPrefix(operationID(rt), "get"), "post"),
-		"summary":     "The methods of this path, in Allow",
-		"description": "204 with `Allow` listing the path's methods (`OPTIONS` and `HEAD` among them); no key needed. A CORS preflight from an allowed origin (`--cors-origin`) is answered the same way, with the `Access-Control-*` headers.",
-		"tags":        []any{tagOf(rt)},
-		"security":    []any{},
-		"responses": map[string]any{
-			"204": map[string]any{
-				"description": "No Content: Allow lists the methods",
-				"headers":     map[string]any{"Allow": map[string]any{"description": "the path's methods", "schema": map[string]any{"type": "string"}}},
-			},
-		},
-	}
-	var params []any
-	for _, p := range rt.Params {
-		if p.In == InPath {
-			params = append(params, parameter(p))
-		}
-	}
-	if len(params) > 0 {
-		op["parameters"] = params
-	}
-	return op
 }
 
 func openAPITags() []any {
