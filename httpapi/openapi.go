@@ -31,7 +31,7 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 	if err := json.Unmarshal(openAPISchemas, &schemas); err != nil {
 		return nil, fmt.Errorf("openapi: openapi_schemas.json: %w", err)
 	}
-	descs, err := routeDescriptions()
+	descs, err := routeDescriptions(version)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,9 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 				"Every path also answers `OPTIONS` (204, no key: `Allow` lists its methods; with `--cors-origin`, a CORS preflight " +
 				"is answered the same way with the `Access-Control-*` headers), and every GET operation `HEAD` (the status and headers, " +
 				"`ETag`, `Last-Modified` and `X-Total-Count` included, that GET would answer, without the body). " +
-				"They are described here once rather than as an operation of each path.",
+				"They are described here once rather than as an operation of each path.\n\n" +
+				"Each operation links to its rules (defaults, errors, decisions, examples) in the reference, " +
+				"[docs/api.md](" + docsRepo + docsRef(version) + "/docs/api.md).",
 			"license": map[string]any{"name": "Apache-2.0", "identifier": "Apache-2.0"},
 			"contact": map[string]any{"name": "Pregão", "url": "https://github.com/pregao/pregao/issues"},
 		},

@@ -376,7 +376,7 @@ func TestOpenAPITypesAndFormats(t *testing.T) {
 	walk(doc, "", "")
 }
 
-// Every operation has a description (its rules, from docs/api.md) and a
+// Every operation has a description (links to its rules in docs/api.md) and a
 // declared tag, with a description, and the document names a contact.
 func TestOpenAPITagsAndContact(t *testing.T) {
 	b, err := OpenAPI("/v2", "test")
@@ -421,70 +421,107 @@ func TestOpenAPITagsAndContact(t *testing.T) {
 	}
 }
 
-// apiDocSections returns, as indented JSON, the parts of the file (docs/api.md)
-// that routeDocs names: a heading's section up to the next heading, or
-// one bullet of it ("heading|prefix"), without the heading, trailing
-// blank lines removed. A part that is not in the file is an error.
+// apiDocSections returns, as indented JSON, the anchor of each heading
+// of the file (docs/api.md) that routeDocs names, as GitHub writes it
+// (githubAnchor, over every heading of the file in order, code blocks
+// left out). A heading or a bullet that is not in the file is an error.
 func apiDocSections(file string) ([]byte, error) {
 	md, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	lines := strings.Split(string(md), "\n")
+	anchors := map[string]string{}
+	seen := map[string]int{}
+	inCode := false
+	for _, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			inCode = !inCode
+		}
+		if !inCode && strings.HasPrefix(l, "#") {
+			if _, dup := anchors[l]; !dup {
+				anchors[l] = githubAnchor(strings.TrimLeft(l, "#"), seen)
+			}
+		}
+	}
 	out := map[string]string{}
 	for _, doc := range routeDocs {
-		var parts []string
 		for _, part := range strings.Split(doc, "\n") {
-			text, err := apiDocPart(file, lines, part)
-			if err != nil {
-				return nil, err
+			heading, bullet, _ := strings.Cut(part, "|")
+			a, ok := anchors[heading]
+			if !ok {
+				return nil, fmt.Errorf("%s: no heading %q", file, heading)
 			}
-			parts = append(parts, text)
+			if bullet != "" && !apiDocHasBullet(lines, heading, bullet) {
+				return nil, fmt.Errorf("%s: no bullet %q under %q", file, bullet, heading)
+			}
+			out[heading] = a
 		}
-		out[doc] = strings.Join(parts, "\n\n")
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n'), err
 }
 
-// apiDocPart returns one part of apiDocSections.
-func apiDocPart(file string, lines []string, doc string) (string, error) {
-	heading, bullet, _ := strings.Cut(doc, "|")
+// apiDocHasBullet reports whether the section of heading has a line that
+// starts with bullet.
+func apiDocHasBullet(lines []string, heading, bullet string) bool {
 	start := slices.Index(lines, heading)
-	if start < 0 {
-		return "", fmt.Errorf("%s: no heading %q", file, heading)
-	}
-	var sec []string
 	inCode := false
 	for _, l := range lines[start+1:] {
 		if strings.HasPrefix(l, "```") {
 			inCode = !inCode
 		}
 		if !inCode && strings.HasPrefix(l, "#") {
-			break
+			return false
 		}
-		sec = append(sec, l)
+		if strings.HasPrefix(l, bullet) {
+			return true
+		}
 	}
-	if bullet != "" {
-		i := slices.IndexFunc(sec, func(l string) bool { return strings.HasPrefix(l, bullet) })
-		if i < 0 {
-			return "", fmt.Errorf("%s: no bullet %q under %q", file, bullet, heading)
+	return false
+}
+
+// githubAnchor gives the anchors GitHub gives these headings.
+func TestGitHubAnchor(t *testing.T) {
+	seen := map[string]int{}
+	for _, c := range []struct{ heading, want string }{
+		{"3. POST /quotes and GET /quotes/{ticker}", "3-post-quotes-and-get-quotesticker"},
+		{"1, 2. GET /indexes/{indexSymbol}/highs and /lows", "1-2-get-indexesindexsymbolhighs-and-lows"},
+		{"Point in time: as_of (addition)", "point-in-time-as_of-addition"},
+		{"/insider-transactions, /documents, /shares-history", "insider-transactions-documents-shares-history"},
+		{"Pregão HTTP API", "pregão-http-api"},
+		{"`pregao serve` flags", "pregao-serve-flags"},
+		{"Parameters", "parameters"},
+		{"Parameters", "parameters-1"},
+	} {
+		if got := githubAnchor(c.heading, seen); got != c.want {
+			t.Errorf("%q: %q, want %q", c.heading, got, c.want)
 		}
-		j := i + 1
-		for j < len(sec) && strings.HasPrefix(sec[j], "  ") {
-			j++
-		}
-		sec = slices.Clone(sec[i:j])
-		for k := range sec {
-			sec[k] = strings.TrimPrefix(sec[k], "  ")
-		}
-		sec[0] = strings.TrimPrefix(sec[0], "- ")
 	}
-	text := strings.TrimSpace(strings.Join(sec, "\n"))
-	if text == "" {
-		return "", fmt.Errorf("%s: %q is empty", file, doc)
+}
+
+// Each operation's description is short and links to docs/api.md: at
+// the release's tag for a release, on main otherwise.
+func TestOpenAPIDescriptionsLink(t *testing.T) {
+	for version, ref := range map[string]string{"v0.1.0": "v0.1.0", "v0.1.0-89-g4f16615": "main", "devel": "main"} {
+		b, err := OpenAPI("/v2", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Paths map[string]map[string]struct{ Description string }
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for p, item := range doc.Paths {
+			for m, op := range item {
+				if len(op.Description) > 600 || !strings.Contains(op.Description, "(https://github.com/pregao/pregao/blob/"+ref+"/docs/api.md#") {
+					t.Errorf("%s: %s %s: description %q", version, m, p, op.Description)
+				}
+			}
+		}
 	}
-	return text, nil
 }
 
 // Every API operation has a response example (the demo's answer, see

@@ -4,19 +4,40 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
 )
 
-// Each operation's description in the OpenAPI document is the part of
-// docs/api.md that states its rules (the page shows one-line summaries;
-// the rules live in the reference). routeDocs names that part for each
-// route: a heading of docs/api.md, whose section (up to the next heading)
-// is taken whole, or "heading|prefix", the bullet of that section that
-// starts with prefix; several parts, one a line, are joined. The texts are copied into openapi_descriptions.json
-// (the package cannot read docs/ at run time); TestOpenAPIFile fails when
-// the copy is stale, and -update-openapi rewrites it.
+// Each operation's description in the OpenAPI document is short: it
+// links to the part of docs/api.md that states its rules (defaults,
+// errors, decisions, examples), which the document does not repeat.
+// routeDocs names that part for each route: a heading of docs/api.md, or
+// "heading|prefix", a bullet of that section (the link goes to the
+// heading); several parts, one a line, give several links. The headings'
+// anchors (as GitHub writes them, see githubAnchor) are copied into
+// openapi_descriptions.json (the package cannot read docs/ at run time);
+// TestOpenAPIFile fails when the copy is stale, or a heading gone, and
+// -update-openapi rewrites it.
 
 //go:embed openapi_descriptions.json
 var openAPIDescriptions []byte
+
+// docsRepo is where docs/api.md is read: the repository's file at a
+// release tag, or on main (docsRef).
+const docsRepo = "https://github.com/pregao/pregao/blob/"
+
+// releaseRE matches a release version (a tag): v0.1.0.
+var releaseRE = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+
+// docsRef is the revision of docs/api.md the links of a document of
+// version name: the release's tag for a release, else main.
+func docsRef(version string) string {
+	if releaseRE.MatchString(version) {
+		return version
+	}
+	return "main"
+}
 
 const (
 	docHighs       = "## 1, 2. GET /indexes/{indexSymbol}/highs and /lows"
@@ -46,7 +67,7 @@ const (
 	docAsOf = "## Point in time: as_of (addition)"
 )
 
-// routeDocs maps "METHOD path" (the route table's) to its part of
+// routeDocs maps "METHOD path" (the route table's) to its parts of
 // docs/api.md (see above).
 var routeDocs = map[string]string{
 	"GET " + routeIndexes:       docIndexes,
@@ -89,13 +110,15 @@ var routeDocs = map[string]string{
 	"POST " + routeTotalReturnBatch: docTotalReturn,
 }
 
-// routeDescriptions returns each route's description by "METHOD path",
-// from openapi_descriptions.json.
-func routeDescriptions() (map[string]string, error) {
-	var texts map[string]string
-	if err := json.Unmarshal(openAPIDescriptions, &texts); err != nil {
+// routeDescriptions returns each route's description by "METHOD path":
+// links to its parts of docs/api.md at the revision docsRef gives for
+// version, from openapi_descriptions.json.
+func routeDescriptions(version string) (map[string]string, error) {
+	var anchors map[string]string
+	if err := json.Unmarshal(openAPIDescriptions, &anchors); err != nil {
 		return nil, fmt.Errorf("openapi: openapi_descriptions.json: %w", err)
 	}
+	base := docsRepo + docsRef(version) + "/docs/api.md"
 	out := map[string]string{}
 	for i := range routeTable {
 		rt := &routeTable[i]
@@ -104,13 +127,41 @@ func routeDescriptions() (map[string]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("openapi: %s: no part of docs/api.md in routeDocs", key)
 		}
-		text, ok := texts[doc]
-		if !ok {
-			return nil, fmt.Errorf("openapi: %s: %q is not in openapi_descriptions.json (go test ./httpapi -run TestOpenAPIFile -update-openapi)", key, doc)
+		var links []string
+		for _, part := range strings.Split(doc, "\n") {
+			heading, _, _ := strings.Cut(part, "|")
+			anchor, ok := anchors[heading]
+			if !ok {
+				return nil, fmt.Errorf("openapi: %s: %q is not in openapi_descriptions.json (go test ./httpapi -run TestOpenAPIFile -update-openapi)", key, heading)
+			}
+			links = append(links, fmt.Sprintf("[%s](%s#%s)", strings.TrimLeft(heading, "# "), base, anchor))
 		}
-		out[key] = text
+		out[key] = "Rules, defaults and examples: docs/api.md, " + strings.Join(links, "; ") + "."
 	}
 	return out, nil
+}
+
+// githubAnchor is the anchor GitHub gives a Markdown heading (its text
+// without the #s): lower case, every character but letters, digits,
+// marks, "_", "-" and spaces left out, spaces as "-". A heading whose
+// anchor an earlier one has gets "-1", "-2"… (seen counts them).
+func githubAnchor(heading string, seen map[string]int) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+			b.WriteRune(r)
+		}
+	}
+	a := b.String()
+	n := seen[a]
+	seen[a] = n + 1
+	if n > 0 {
+		a = fmt.Sprintf("%s-%d", a, n)
+	}
+	return a
 }
 
 // OpenAPIExample is one operation's response example: the scale-1 demo's
