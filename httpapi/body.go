@@ -705,6 +705,23 @@ var quotesBody = Param{Name: "QuotesRequest", Type: TypeObject, Fields: []Param{
 	asField(quoteAdjusted),
 }}
 
+// The bodies of the quote routes of one type (POST /quotes/current,
+// /historical and /chart): the fields of quotesBody that type reads.
+var (
+	currentQuotesBody = Param{Name: "CurrentQuotesRequest", Type: TypeObject, Fields: []Param{
+		quotesBody.Fields[0], asField(quoteAdjusted),
+	}}
+	historicalQuotesBody = Param{Name: "HistoricalQuotesRequest", Type: TypeObject, Fields: []Param{
+		quotesBody.Fields[0], asField(quoteInterval),
+		{Name: "start_date", Type: TypeDate, Desc: quoteStartDesc},
+		{Name: "end_date", Type: TypeDate, Desc: quoteEndDesc},
+		asField(quoteAdjusted),
+	}}
+	chartQuotesBody = Param{Name: "ChartQuotesRequest", Type: TypeObject, Fields: []Param{
+		quotesBody.Fields[0], asField(quoteAdjusted),
+	}}
+)
+
 // quotesRequest is the body of POST /quotes. Tickers alias the request body
 // buffer: they are valid only while the request is served. It is pooled
 // in call.
@@ -759,13 +776,14 @@ func fieldErr(field, format string, args ...any) error {
 }
 
 // parseQuotesRequest decodes body strictly into q (reset first; its
-// Tickers array is reused) through quotesBody. It validates values but not
-// plan restrictions.
-func parseQuotesRequest(body []byte, q *quotesRequest) error {
+// Tickers array is reused) through decl, quotesBody or the body of a
+// route of one type (whose fields are some of quotesBody's). It
+// validates values but not plan restrictions.
+func parseQuotesRequest(body []byte, q *quotesRequest, decl *Param) error {
 	q.reset()
 	tickers := q.Tickers
 	d := bodyDecoder{s: jsonScanner{b: body}}
-	d.begin(&quotesBody)
+	d.begin(decl)
 	for d.next() {
 		switch d.name() {
 		case "tickers":

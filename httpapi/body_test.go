@@ -16,7 +16,7 @@ func TestParseQuotesRequest(t *testing.T) {
 	ok := func(body string, check func(q *quotesRequest) bool) {
 		t.Helper()
 		var q quotesRequest
-		if err := parseQuotesRequest([]byte(body), &q); err != nil {
+		if err := parseQuotesRequest([]byte(body), &q, &quotesBody); err != nil {
 			t.Errorf("%s: %v", body, err)
 			return
 		}
@@ -27,7 +27,7 @@ func TestParseQuotesRequest(t *testing.T) {
 	bad := func(body, wantMsg string) {
 		t.Helper()
 		var q quotesRequest
-		err := parseQuotesRequest([]byte(body), &q)
+		err := parseQuotesRequest([]byte(body), &q, &quotesBody)
 		if err == nil {
 			t.Errorf("%s: accepted", body)
 			return
@@ -83,9 +83,9 @@ func TestParseQuotesRequest(t *testing.T) {
 func TestParseQuotesRequestReusesTickers(t *testing.T) {
 	var q quotesRequest
 	body := []byte(`{"tickers":["PETR4","VALE3"],"type":"current"}`)
-	parseQuotesRequest(body, &q)
+	parseQuotesRequest(body, &q, &quotesBody)
 	if n := testing.AllocsPerRun(100, func() {
-		if err := parseQuotesRequest(body, &q); err != nil {
+		if err := parseQuotesRequest(body, &q, &quotesBody); err != nil {
 			t.Fatal(err)
 		}
 	}); n > 0 {
@@ -115,7 +115,7 @@ func TestNumberZeroAlloc(t *testing.T) {
 	var q quotesRequest
 	body := []byte(`{"tickers":["PETR4"],"type":"historical","interval":3600,"start_date":"2024-03-25","end_date":"2024-03-28"}`)
 	if n := testing.AllocsPerRun(100, func() {
-		if err := parseQuotesRequest(body, &q); err != nil {
+		if err := parseQuotesRequest(body, &q, &quotesBody); err != nil {
 			t.Fatal(err)
 		}
 	}); n > 0 {
@@ -133,7 +133,7 @@ func FuzzQuotesBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var q quotesRequest
-		err := parseQuotesRequest(b, &q)
+		err := parseQuotesRequest(b, &q, &quotesBody)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Status != 400 {
@@ -233,7 +233,7 @@ func TestParseScreenerRequest(t *testing.T) {
 func TestBodyWording(t *testing.T) {
 	quotes := func(b string) string {
 		var q quotesRequest
-		_, msg := statusOf(parseQuotesRequest([]byte(b), &q))
+		_, msg := statusOf(parseQuotesRequest([]byte(b), &q, &quotesBody))
 		return msg
 	}
 	screener := func(b string) string {

@@ -115,7 +115,7 @@ type Route struct {
 	// Body declares the request body (TypeObject); nil: none.
 	Body *Param
 	// Response names the schema of a 200 answer (JSON); "" for the
-	// Prometheus text of /metrics.
+	// Prometheus text of /metrics and for an Untyped route.
 	Response string
 	// Root routes are operational: served at the root, without
 	// authentication and without a dataset.
@@ -132,6 +132,14 @@ type Route struct {
 	// Admin routes are the operator's (under /admin): only keys with
 	// ScopeAdmin may call them, whatever their plan (admin.go).
 	Admin bool
+	// Untyped marks a route whose answer's shape depends on its
+	// parameters (the specification's GET /quotes/{ticker} and POST
+	// /quotes: a quote, a series or the chart presets by type, keyed by
+	// ticker for a batch). It is served but left out of the OpenAPI
+	// document, which describes instead a route per shape (GET
+	// /quotes/{ticker}/current…), so that every operation of the
+	// document has one answer type a generated client can name.
+	Untyped bool
 	// Lines declares a body of lines (TypeObject, one per line: NDJSON,
 	// or CSV with a header row naming its fields); nil: none. Not with
 	// Body.

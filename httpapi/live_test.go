@@ -407,7 +407,7 @@ func TestOpenAPILiveSeq(t *testing.T) {
 	for _, c := range []struct {
 		path, method string
 		want         bool
-	}{{"/v2/quotes/{ticker}", "get", true}, {"/v2/quotes", "post", true}, {"/v2/screener", "post", true}, {"/v2/stocks/variations", "get", true},
+	}{{"/v2/quotes/{ticker}/historical", "get", true}, {"/v2/quotes/current", "post", true}, {"/v2/screener", "post", true}, {"/v2/stocks/variations", "get", true},
 		{"/v2/companies/{id}", "get", false}} {
 		_, has := doc.Paths[c.path][c.method].Responses["200"].Headers["X-Live-Seq"]
 		if has != c.want {

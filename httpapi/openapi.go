@@ -43,6 +43,9 @@ func OpenAPI(prefix, version string) ([]byte, error) {
 	paths := map[string]any{}
 	for i := range routeTable {
 		rt := &routeTable[i]
+		if rt.Untyped {
+			continue // described by the routes of one type
+		}
 		if rt.Response != "" && schemas[rt.Response] == nil {
 			return nil, fmt.Errorf("openapi: %s %s: no schema %q", rt.Method, rt.Path, rt.Response)
 		}
@@ -449,6 +452,7 @@ func requestBodies() map[string]any {
 	for i := range routeTable {
 		rt := &routeTable[i]
 		switch {
+		case rt.Untyped:
 		case rt.Body != nil:
 			out[rt.Body.Name] = map[string]any{
 				"required": true,

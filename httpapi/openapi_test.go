@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -163,6 +164,7 @@ func validateAnswerTB(t testing.TB, method, target, body string, w *httptest.Res
 	if err != nil {
 		t.Fatal(err)
 	}
+	method, target, body = typedTarget(method, target, body, w.Body.Bytes())
 	var rb io.Reader
 	if body != "" {
 		rb = strings.NewReader(body)
@@ -181,6 +183,67 @@ func validateAnswerTB(t testing.TB, method, target, body string, w *httptest.Res
 			t.Errorf("%s %s → %d: %s: %s %v", method, target, w.Code, e.Message, e.Reason, details)
 		}
 	}
+}
+
+// typedTarget returns the request of the document's route of one type
+// that answers as the request to an Untyped route (GET /v2/quotes/{ticker}
+// or POST /v2/quotes) did, judging the type by the answer: the document
+// describes those answers under their type's route. Other requests are
+// returned as they are.
+func typedTarget(method, target, body string, answer []byte) (string, string, string) {
+	path, rawQuery, _ := strings.Cut(target, "?")
+	ticker, ok := strings.CutPrefix(path, "/v2/quotes/")
+	single := ok && method == http.MethodGet && !strings.Contains(ticker, "/")
+	if !single && !(method == http.MethodPost && path == "/v2/quotes") {
+		return method, target, body
+	}
+	var v any
+	if err := json.Unmarshal(answer, &v); err != nil {
+		return method, target, body // an error or a CSV answer: the route is named by its status
+	}
+	typeOf := func(v any) string {
+		switch v := v.(type) {
+		case []any:
+			return TypeHistorical
+		case map[string]any:
+			if _, ok := v["chart"]; ok {
+				return TypeChart
+			}
+		}
+		return TypeCurrent
+	}
+	if single && !strings.Contains(ticker, ",") {
+		q, _ := url.ParseQuery(rawQuery)
+		q.Del("type")
+		if typeOf(v) != TypeHistorical {
+			q.Del("interval")
+			q.Del("start_date")
+			q.Del("end_date")
+		}
+		t := "/v2/quotes/" + ticker + "/" + typeOf(v)
+		if len(q) > 0 {
+			t += "?" + q.Encode()
+		}
+		return http.MethodGet, t, ""
+	}
+	// A batch: keyed by ticker, the type is that of the first answer
+	// that is not an error.
+	typ := TypeCurrent
+	m, _ := v.(map[string]any)
+	for _, x := range m {
+		if e, isMap := x.(map[string]any); !isMap || e["error"] == nil {
+			typ = typeOf(x)
+			break
+		}
+	}
+	tickers := strings.Split(ticker, ",")
+	if method == http.MethodPost {
+		var b struct{ Tickers []string }
+		json.Unmarshal([]byte(body), &b)
+		tickers = b.Tickers
+	}
+	nb, _ := json.Marshal(map[string]any{"tickers": tickers})
+	return http.MethodPost, "/v2/quotes/" + typ, string(nb)
 }
 
 // Every golden answer validates against the schema of its route.
@@ -276,7 +339,9 @@ func TestOpenAPIValidationCatches(t *testing.T) {
 func sortedRoutes(prefix string) []string {
 	var out []string
 	for i := range routeTable {
-		out = append(out, routeTable[i].Method+" "+openAPIPath(prefix, &routeTable[i]))
+		if !routeTable[i].Untyped {
+			out = append(out, routeTable[i].Method+" "+openAPIPath(prefix, &routeTable[i]))
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -535,7 +600,7 @@ func TestOpenAPIExamplesValidate(t *testing.T) {
 	for _, rt := range routeTable {
 		k := rt.Method + " " + rt.Path
 		ex, ok := examples[k]
-		if rt.Root || rt.Admin || rt.Stream { // the push endpoints answer a feed, a stream streams (docs/api.md shows them)
+		if rt.Root || rt.Admin || rt.Stream || rt.Untyped { // the push endpoints answer a feed, a stream streams (docs/api.md shows them); an untyped route is not in the document
 			continue
 		}
 		if !ok {

@@ -70,12 +70,20 @@ const (
 // routeDocs maps "METHOD path" (the route table's) to its parts of
 // docs/api.md (see above).
 var routeDocs = map[string]string{
-	"GET " + routeIndexes:       docIndexes,
-	"GET " + routeIndex:         docIndexes,
-	"GET " + routeHighs:         docHighs,
-	"GET " + routeLows:          docHighs,
-	"POST " + routeQuotes:       docQuotes + "\n" + docMacro,
-	"GET " + routeQuote:         docQuotes + "\n" + docMacro + "\n" + docIndexLevels,
+	"GET " + routeIndexes: docIndexes,
+	"GET " + routeIndex:   docIndexes,
+	"GET " + routeHighs:   docHighs,
+	"GET " + routeLows:    docHighs,
+	"POST " + routeQuotes: docQuotes + "\n" + docMacro,
+	"GET " + routeQuote:   docQuotes + "\n" + docMacro + "\n" + docIndexLevels,
+
+	"GET " + routeQuoteCurrent:      docQuotes + "\n" + docMacro + "\n" + docIndexLevels,
+	"GET " + routeQuoteHistorical:   docQuotes + "\n" + docMacro + "\n" + docIndexLevels,
+	"GET " + routeQuoteChart:        docQuotes,
+	"POST " + routeQuotesCurrent:    docQuotes + "\n" + docMacro,
+	"POST " + routeQuotesHistorical: docQuotes + "\n" + docMacro,
+	"POST " + routeQuotesChart:      docQuotes,
+
 	"GET " + routeVariations:    docVariations,
 	"GET " + routeCompanies:     docCompanies,
 	"GET " + routeCompany:       docCompanies + "\n" + docAsOf,

@@ -119,7 +119,7 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 		return nil, q.err()
 	}
 	q := &c.s.quotes
-	if err := parseQuotesRequest(c.body, q); err != nil {
+	if err := parseQuotesRequest(c.body, q, &quotesBody); err != nil {
 		return nil, err
 	}
 	o, err := a.quoteOptions(c, q.Type, q.Interval, q.Start, q.End, q.Adjusted)
@@ -341,6 +341,80 @@ func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 		return nil, notFound("Ticker not found")
 	}
 	return a.appendTickerQuotes(&c.s.bars, dst, as, &o), nil
+}
+
+// quoteHandler is the type of Route.serve.
+type quoteHandler = func(a *API, c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error)
+
+// quoteTyped returns the handler of GET /quotes/:ticker/current,
+// /historical or /chart (typ): the answer of GET /quotes/{ticker} with
+// that type, for one ticker; the route declares only the options the
+// type reads.
+func quoteTyped(typ string) quoteHandler {
+	return func(a *API, c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
+		q := c.query(r)
+		t := strings.ToUpper(ps.ByName("ticker")) // path identifiers ignore case
+		if !validTicker(t) {
+			q.fail(badRequest("ticker %q: %s", ps.ByName("ticker"), tickerWant))
+		}
+		var iv int
+		start, end := engine.NoDate, engine.NoDate
+		if typ == TypeHistorical {
+			iv = q.integer("interval")
+			start = q.date("start_date")
+			end = q.date("end_date")
+		}
+		adj := q.boolean("adjusted")
+		if err := q.err(); err != nil {
+			return nil, err
+		}
+		o, err := a.typedQuoteOptions(c, typ, int64(iv), start, end, adj)
+		if err != nil {
+			return nil, err
+		}
+		as, ok := c.ds.Asset(t)
+		if !ok {
+			if ix, isIndex := indexLevelTicker(c.ds, t); isIndex { // indexlevels.go
+				return indexQuotes(dst, ix, &o)
+			}
+			return nil, notFound("Ticker not found")
+		}
+		return a.appendTickerQuotes(&c.s.bars, dst, as, &o), nil
+	}
+}
+
+// quotesTyped returns the handler of POST /quotes/current, /historical or
+// /chart (typ, whose body decl declares): the answer of POST /quotes with
+// that type.
+func quotesTyped(typ string, decl *Param) quoteHandler {
+	return func(a *API, c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+		if q := c.query(r); q.err() != nil {
+			return nil, q.err()
+		}
+		q := &c.s.quotes
+		if err := parseQuotesRequest(c.body, q, decl); err != nil {
+			return nil, err
+		}
+		o, err := a.typedQuoteOptions(c, typ, q.Interval, q.Start, q.End, q.Adjusted)
+		if err != nil {
+			return nil, err
+		}
+		return a.appendBatch(c, dst, q.Tickers, &o), nil
+	}
+}
+
+// typedQuoteOptions is quoteOptions for the routes of one type, which
+// their path names: the eod plan's answer is the current type (the
+// previous session's quote, as the untyped routes give it without
+// options), and the other types are refused to it (403).
+func (a *API) typedQuoteOptions(c *call, typ string, interval int64, start, end engine.Date, adjusted bool) (quoteOpts, error) {
+	if c.key.Plan != PlanEOD {
+		return a.quoteOptions(c, typ, interval, start, end, adjusted)
+	}
+	if typ != TypeCurrent {
+		return quoteOpts{}, errorf(http.StatusForbidden, "your plan (%s) does not include %s quotes: it gives previous-session (D-1) quotes (the current route) and accepts only adjusted", PlanEOD, typ)
+	}
+	return a.quoteOptions(c, "", interval, start, end, adjusted)
 }
 
 // appendTickerQuotes appends one ticker's answer for o.

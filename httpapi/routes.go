@@ -14,36 +14,45 @@ import (
 // Route templates (relative to the prefix; the operational ones are at the
 // root), used as the metrics' route label.
 const (
-	routeIndexes       = "/indexes"
-	routeIndex         = "/indexes/:symbol"
-	routeHighs         = "/indexes/:symbol/highs"
-	routeLows          = "/indexes/:symbol/lows"
-	routeQuotes        = "/quotes"
-	routeQuote         = "/quotes/:ticker"
-	routeVariations    = "/stocks/variations"
-	routeCompanies     = "/companies"
-	routeCompany       = "/companies/:id"
-	routeCash          = "/companies/cash-corporate-actions"
-	routeRatios        = "/companies/:id/ratios"
-	routeValuation     = "/companies/:id/ratios/valuation"
-	routeRawReports    = "/companies/:id/raw-reports"
-	routeReports       = "/companies/:id/reports"
-	routeShareActions  = "/companies/:id/corporate-actions"
-	routeInsider       = "/companies/:id/insider-transactions"
-	routeDocuments     = "/companies/:id/documents"
-	routeSharesHistory = "/companies/:id/shares-history"
-	routeScreener      = "/screener"
-	routeFundRatios    = "/traded-funds/:id/ratios"
-	routeCatalog       = "/ratios/catalog"
-	routeHealthz       = "/healthz"
-	routeReadyz        = "/readyz"
-	routeMetricsPath   = "/metrics"
-	routeUnmatched     = "(unmatched)"
-	routeDocsFile      = docsPath + "/:file"
-	routeCompanyCash   = "/companies/:id/cash-corporate-actions"
-	routeSectors       = "/sectors"
-	routeFundCash      = "/traded-funds/:id/cash-corporate-actions"
-	cashActionsSegment = "cash-corporate-actions"
+	routeIndexes = "/indexes"
+	routeIndex   = "/indexes/:symbol"
+	routeHighs   = "/indexes/:symbol/highs"
+	routeLows    = "/indexes/:symbol/lows"
+	routeQuotes  = "/quotes"
+	routeQuote   = "/quotes/:ticker"
+	// The quote routes of one type each (addition): what GET
+	// /quotes/{ticker} and POST /quotes answer for that type, as an
+	// operation of its own.
+	routeQuoteCurrent     = "/quotes/:ticker/current"
+	routeQuoteHistorical  = "/quotes/:ticker/historical"
+	routeQuoteChart       = "/quotes/:ticker/chart"
+	routeQuotesCurrent    = "/quotes/current"
+	routeQuotesHistorical = "/quotes/historical"
+	routeQuotesChart      = "/quotes/chart"
+	routeVariations       = "/stocks/variations"
+	routeCompanies        = "/companies"
+	routeCompany          = "/companies/:id"
+	routeCash             = "/companies/cash-corporate-actions"
+	routeRatios           = "/companies/:id/ratios"
+	routeValuation        = "/companies/:id/ratios/valuation"
+	routeRawReports       = "/companies/:id/raw-reports"
+	routeReports          = "/companies/:id/reports"
+	routeShareActions     = "/companies/:id/corporate-actions"
+	routeInsider          = "/companies/:id/insider-transactions"
+	routeDocuments        = "/companies/:id/documents"
+	routeSharesHistory    = "/companies/:id/shares-history"
+	routeScreener         = "/screener"
+	routeFundRatios       = "/traded-funds/:id/ratios"
+	routeCatalog          = "/ratios/catalog"
+	routeHealthz          = "/healthz"
+	routeReadyz           = "/readyz"
+	routeMetricsPath      = "/metrics"
+	routeUnmatched        = "(unmatched)"
+	routeDocsFile         = docsPath + "/:file"
+	routeCompanyCash      = "/companies/:id/cash-corporate-actions"
+	routeSectors          = "/sectors"
+	routeFundCash         = "/traded-funds/:id/cash-corporate-actions"
+	cashActionsSegment    = "cash-corporate-actions"
 )
 
 // Parameters several routes share.
@@ -52,6 +61,8 @@ var (
 		Desc: "company identifier: a ticker (PETR4), a symbol (PETR), a company_id (CNPJ digits) or a CVM code, matched ignoring case"}
 	pathFundID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "AILO11",
 		Desc: "fund identifier: a listed fund's ticker (AILO11), symbol or company_id, matched ignoring case"}
+	pathQuoteTicker = Param{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: `^[A-Za-z0-9]{3,6}$`, Example: "ITAG3",
+		Desc: "ticker (PETR4), macro series (SELIC, IPCA, CDI, or a currency's ISO code: USD, EUR...) or index with a portfolio (IBOV: its levels, addition), matched ignoring case"}
 	pathIndexSymbol = Param{Name: "symbol", In: InPath, Type: TypeString, Required: true, Example: "IBOV",
 		Desc: "index symbol (IBOV, IFIX…: the indexes of the snapshot), matched ignoring case"}
 	rankingLimit = Param{Name: "limit", In: InQuery, Type: TypeInteger, Default: defaultRankingLimit, Min: 1, Max: MaxRankingLimit,
@@ -115,7 +126,7 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: routeLows, Summary: "Members of an index with the lowest variation of the session the plan sees",
 		Params: []Param{pathIndexSymbol, rankingLimit}, Response: "Ranking", Priced: true, serve: (*API).indexLows},
 	{Method: http.MethodPost, Path: routeQuotes, Summary: "Quotes of up to 500 tickers: current, historical series or chart presets",
-		Body: &quotesBody, Response: "QuotesByTicker", CSV: csvQuotes, Priced: true, serve: (*API).quotesBatch},
+		Body: &quotesBody, CSV: csvQuotes, Priced: true, Untyped: true, serve: (*API).quotesBatch},
 	{Method: http.MethodGet, Path: routeQuote, Summary: "Quotes of one ticker, with the options of POST /quotes",
 		Params: []Param{
 			{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: tickerListPattern, Example: "ITAG3",
@@ -124,7 +135,25 @@ var routeTable = []Route{
 			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: quoteStartDesc},
 			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: quoteEndDesc},
 			quoteAdjusted, formatParam,
-		}, Response: "TickerQuotes", CSV: csvQuotes, Priced: true, serve: (*API).quoteSingle},
+		}, CSV: csvQuotes, Priced: true, Untyped: true, serve: (*API).quoteSingle},
+	{Method: http.MethodGet, Path: routeQuoteCurrent, Summary: "A ticker's current quote: GET /quotes/{ticker}?type=current (addition)",
+		Params:   []Param{pathQuoteTicker, quoteAdjusted, formatParam},
+		Response: "Quote", CSV: csvQuotes, Priced: true, serve: quoteTyped(TypeCurrent)},
+	{Method: http.MethodGet, Path: routeQuoteHistorical, Summary: "A ticker's historical series: GET /quotes/{ticker}?type=historical (addition)",
+		Params: []Param{pathQuoteTicker, quoteInterval,
+			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: quoteStartDesc},
+			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: quoteEndDesc},
+			quoteAdjusted, formatParam},
+		Response: "QuoteSeries", CSV: csvQuotes, Priced: true, serve: quoteTyped(TypeHistorical)},
+	{Method: http.MethodGet, Path: routeQuoteChart, Summary: "A ticker's chart presets (1d, 5d, 1M, 6M, 1Y, 5Y): GET /quotes/{ticker}?type=chart (addition)",
+		Params:   []Param{pathQuoteTicker, quoteAdjusted, formatParam},
+		Response: "Chart", CSV: csvQuotes, Priced: true, serve: quoteTyped(TypeChart)},
+	{Method: http.MethodPost, Path: routeQuotesCurrent, Summary: "Current quotes of up to 500 tickers: POST /quotes with type current (addition)",
+		Body: &currentQuotesBody, Response: "CurrentQuotesByTicker", CSV: csvQuotes, Priced: true, serve: quotesTyped(TypeCurrent, &currentQuotesBody)},
+	{Method: http.MethodPost, Path: routeQuotesHistorical, Summary: "Historical series of up to 500 tickers: POST /quotes with type historical (addition)",
+		Body: &historicalQuotesBody, Response: "HistoricalQuotesByTicker", CSV: csvQuotes, Priced: true, serve: quotesTyped(TypeHistorical, &historicalQuotesBody)},
+	{Method: http.MethodPost, Path: routeQuotesChart, Summary: "Chart presets of up to 500 tickers: POST /quotes with type chart (addition)",
+		Body: &chartQuotesBody, Response: "ChartsByTicker", CSV: csvQuotes, Priced: true, serve: quotesTyped(TypeChart, &chartQuotesBody)},
 	{Method: http.MethodPost, Path: routeTotalReturnBatch, Summary: "Total-return series of up to 500 tickers: dividends reinvested at the theoretical ex price (addition)",
 		Body: &totalReturnBody, Response: "TotalReturnByTicker", CSV: csvTotalReturn, Priced: true, serve: (*API).totalReturnBatch},
 	{Method: http.MethodGet, Path: routeTotalReturn, Summary: "A ticker's total-return series: its index, 1.0 on the first session, with dividends reinvested at the theoretical ex price (addition)",
