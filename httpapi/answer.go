@@ -109,6 +109,10 @@ func (o *answer) negotiate(r *http.Request, rt *Route, c *call) {
 		return
 	}
 	o.csvKind = rt.CSV
+	if rt.Media == mediaCSV { // the CSV form's own route: no choice
+		o.csv = true
+		return
+	}
 	if v := hd["Vary"]; len(v) == 1 && &v[0] == &hdrVaryAE[0] {
 		hd["Vary"] = hdrVaryAEAccept // shared, as hdrVaryAE: no allocation
 	} else {

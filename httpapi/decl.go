@@ -122,8 +122,15 @@ type Route struct {
 	Root bool
 	// CSV names the route's text/csv form (csvQuotes, csvTotalReturn,
 	// csvRatios, csvCash; see csv.go), "" for none; such a route declares
-	// formatParam.
+	// formatParam, unless its Media is mediaCSV.
 	CSV string
+	// Media is the media type of the route's answers when it is not
+	// negotiated: "" for JSON (or, on a route with a CSV form, JSON or
+	// CSV by format and Accept), mediaCSV for the CSV form's own route
+	// (see csvRoutes). The OpenAPI document gives each operation the one
+	// media type of its answer, so that a generated client types it
+	// (a route answering Server-Sent Events would be another Media).
+	Media string
 	// Priced routes answer from the plan's view of prices (quotes,
 	// rankings, variations, the screener): their answer, ETag and kept
 	// answer follow the plan's cut-off and the live session's revision
@@ -153,6 +160,37 @@ type Route struct {
 	// (see query), appends its JSON answer to dst, or returns an error
 	// that the wrapper writes. nil for /metrics (promhttp).
 	serve func(a *API, c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error)
+}
+
+// mediaCSV is the Media of the routes that answer CSV only.
+const mediaCSV = "text/csv"
+
+// csvRoutes returns routes with, after each route that has a CSV form
+// (and is not Untyped), the route of that form alone: its path with
+// ".csv" appended, its parameters but format, Media mediaCSV. It answers
+// what the route answers with format=csv, as an operation of its own,
+// so that the OpenAPI document gives the route's operation JSON alone
+// and a generated client types the two apart.
+func csvRoutes(routes []Route) []Route {
+	out := make([]Route, 0, 2*len(routes))
+	for _, rt := range routes {
+		out = append(out, rt)
+		if rt.CSV == "" || rt.Untyped {
+			continue
+		}
+		c := rt
+		c.Path += ".csv"
+		c.Summary = "CSV: " + rt.Summary
+		c.Media = mediaCSV
+		c.Params = nil
+		for _, p := range rt.Params {
+			if p.Name != formatParam.Name {
+				c.Params = append(c.Params, p)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // Routes returns the API's operations (the operational ones included), in

@@ -175,6 +175,9 @@ func operation(rt *Route) map[string]any {
 	}
 	var params []any
 	for _, p := range rt.Params {
+		if p.Name == formatParam.Name && p.In == InQuery && rt.CSV != "" {
+			continue // format=csv is the CSV route's (the route at path.csv)
+		}
 		params = append(params, parameter(p))
 	}
 	if len(params) > 0 {
@@ -206,12 +209,14 @@ func operation(rt *Route) map[string]any {
 				"quote": schemaRef("StreamQuote"), "session": schemaRef("StreamSession"),
 			},
 		}}
+	case rt.Media == mediaCSV:
+		ok["content"] = map[string]any{"text/csv": map[string]any{"schema": map[string]any{
+			"type": "string", "description": "the answer of " + rt.Method + " " + strings.TrimSuffix(openAPIPath("", rt), ".csv") +
+				" as CSV (its format=csv, or Accept: text/csv): one header row with the JSON field names, null as an empty cell"}}}
 	default:
+		// JSON alone: the CSV form is the route at path.csv, so that a
+		// generated client does not type this answer as JSON or a string.
 		ok["content"] = map[string]any{"application/json": map[string]any{"schema": schemaRef(rt.Response)}}
-		if rt.CSV != "" {
-			ok["content"].(map[string]any)["text/csv"] = map[string]any{"schema": map[string]any{
-				"type": "string", "description": "the same answer as CSV (format=csv, or Accept: text/csv): one header row, null as an empty cell"}}
-		}
 	}
 	switch {
 	case rt.Admin:

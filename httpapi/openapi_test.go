@@ -86,8 +86,12 @@ func TestOpenAPICoversRoutes(t *testing.T) {
 				t.Errorf("%s %s: no such route", m, p)
 				continue
 			}
-			if len(op.Parameters) != len(rt.Params) {
-				t.Errorf("%s %s: %d parameters, the route declares %d", m, p, len(op.Parameters), len(rt.Params))
+			want := len(rt.Params)
+			if rt.CSV != "" && slices.ContainsFunc(rt.Params, func(p Param) bool { return p.Name == formatParam.Name }) {
+				want-- // format: the CSV form is the route at path.csv
+			}
+			if len(op.Parameters) != want {
+				t.Errorf("%s %s: %d parameters, the route declares %d", m, p, len(op.Parameters), want)
 			}
 		}
 	}
@@ -487,7 +491,7 @@ func TestOpenAPITagsAndContact(t *testing.T) {
 }
 
 // apiDocSections returns, as indented JSON, the anchor of each heading
-// of the file (docs/api.md) that routeDocs names, as GitHub writes it
+// of the file (docs/api.md) that routeDocs (or docCSV) names, as GitHub writes it
 // (githubAnchor, over every heading of the file in order, code blocks
 // left out). A heading or a bullet that is not in the file is an error.
 func apiDocSections(file string) ([]byte, error) {
@@ -510,7 +514,11 @@ func apiDocSections(file string) ([]byte, error) {
 		}
 	}
 	out := map[string]string{}
+	docs := []string{docCSV} // the parts of the CSV forms' routes
 	for _, doc := range routeDocs {
+		docs = append(docs, doc)
+	}
+	for _, doc := range docs {
 		for _, part := range strings.Split(doc, "\n") {
 			heading, bullet, _ := strings.Cut(part, "|")
 			a, ok := anchors[heading]
@@ -600,7 +608,7 @@ func TestOpenAPIExamplesValidate(t *testing.T) {
 	for _, rt := range routeTable {
 		k := rt.Method + " " + rt.Path
 		ex, ok := examples[k]
-		if rt.Root || rt.Admin || rt.Stream || rt.Untyped { // the push endpoints answer a feed, a stream streams (docs/api.md shows them); an untyped route is not in the document
+		if rt.Root || rt.Admin || rt.Stream || rt.Untyped || rt.Media != "" { // the push endpoints answer a feed, a stream streams (docs/api.md shows them); an untyped route is not in the document; a CSV form has its route's
 			continue
 		}
 		if !ok {

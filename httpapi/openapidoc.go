@@ -65,6 +65,7 @@ const (
 	docStream      = "## GET /stream/quotes: the live session as it happens (addition)"
 
 	docAsOf = "## Point in time: as_of (addition)"
+	docCSV  = "### CSV (addition)"
 )
 
 // routeDocs maps "METHOD path" (the route table's) to its parts of
@@ -132,6 +133,10 @@ func routeDescriptions(version string) (map[string]string, error) {
 		rt := &routeTable[i]
 		key := rt.Method + " " + rt.Path
 		doc, ok := routeDocs[key]
+		if rt.Media == mediaCSV { // a CSV form's route: its route's parts, then CSV's
+			doc, ok = routeDocs[rt.Method+" "+strings.TrimSuffix(rt.Path, ".csv")]
+			doc += "\n" + docCSV
+		}
 		if !ok {
 			return nil, fmt.Errorf("openapi: %s: no part of docs/api.md in routeDocs", key)
 		}

@@ -36,7 +36,7 @@ func TestPagesTotalAndLinks(t *testing.T) {
 	}
 	for i := range routeTable {
 		rt := &routeTable[i]
-		if !paginated(rt) {
+		if !paginated(rt) || rt.Media == mediaCSV { // a CSV form's pages: TestCSVRoutes
 			continue
 		}
 		target, ok := targets[rt.Path]

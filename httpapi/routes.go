@@ -116,7 +116,7 @@ var ratiosParams = []Param{
 // routeTable is every operation of the API: the router is built from it
 // (see routes) and each handler reads its parameters through its route's
 // declarations, so a parameter a handler accepts is necessarily here.
-var routeTable = []Route{
+var routeTable = csvRoutes([]Route{
 	{Method: http.MethodGet, Path: routeIndexes, Summary: "Every index of the snapshot: symbol, name, portfolio date and member count (addition)",
 		Params: []Param{listLimit, listOffset}, Response: "IndexList", serve: (*API).indexList},
 	{Method: http.MethodGet, Path: routeIndex, Summary: "An index's portfolio: members with weight and theoretical quantity (addition)",
@@ -291,7 +291,7 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: docsPath, Summary: "The API reference page, rendered from this document, with Try it out (addition)", Root: true},
 	{Method: http.MethodGet, Path: routeDocsFile, Summary: "Files of the API reference page (addition)", Root: true,
 		Params: []Param{{Name: "file", In: InPath, Type: TypeString, Required: true, Example: "init.js", Desc: "swagger-ui-bundle.js, swagger-ui.css, init.js or favicon.svg"}}},
-}
+})
 
 // routes builds the router from routeTable. It panics only on a
 // declaration or route conflict (a setup mistake that the tests catch).
@@ -305,11 +305,15 @@ func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 	// preflights are answered before routing, see cors.go).
 	r.HandleOPTIONS = true
 	r.GlobalOPTIONS = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	var cash httprouter.Handle
+	var cash, cashCSV httprouter.Handle
 	for i := range routeTable {
-		if rt := &routeTable[i]; rt.Path == routeCash {
+		switch rt := &routeTable[i]; rt.Path {
+		case routeCash:
 			checkRoute(rt)
 			cash = a.wrap(rt)
+		case routeCash + ".csv":
+			checkRoute(rt)
+			cashCSV = a.wrap(rt)
 		}
 	}
 	for i := range routeTable {
@@ -321,20 +325,23 @@ func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 		}
 		var h httprouter.Handle
 		switch rt.Path {
-		case routeCash:
+		case routeCash, routeCash + ".csv":
 			// httprouter refuses a static segment and a parameter at the
-			// same position, so /companies/cash-corporate-actions is
-			// dispatched inside the /companies/:id handle; the public
-			// paths are unchanged.
+			// same position, so /companies/cash-corporate-actions (and its
+			// .csv) is dispatched inside the /companies/:id handle; the
+			// public paths are unchanged.
 			continue
 		case routeCompany:
 			detail := a.wrap(rt)
 			h = func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
-				if ps.ByName("id") == cashActionsSegment {
+				switch ps.ByName("id") {
+				case cashActionsSegment:
 					cash(w, req, ps)
-					return
+				case cashActionsSegment + ".csv":
+					cashCSV(w, req, ps)
+				default:
+					detail(w, req, ps)
 				}
-				detail(w, req, ps)
 			}
 		case OpenAPIPath:
 			h = a.serveStatic(a.openapi, rt.Path, nil)
