@@ -874,12 +874,14 @@ func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 const (
 	MaxScreenerFilters = 64  // filters per request
 	MaxScreenerSorts   = 8   // sort keys per request
-	MaxScreenerSectors = 256 // sector ids in one filter's "in"
+	MaxScreenerSectors = 256 // sector ids (or index symbols) in one filter's "in"
 )
 
 // screenerBody declares the body of POST /screener.
 var screenerBody = Param{Name: "ScreenerRequest", Type: TypeObject, Fields: []Param{
 	{Name: "limit", Type: TypeInteger, Default: defaultScreenerLimit, Min: 1, Max: MaxScreenerLimit, Desc: "number of results"},
+	{Name: "offset", Type: TypeInteger, Default: 0, Min: 0, Max: 1<<31 - 1,
+		Desc: "number of results to skip, in answer order (addition): with limit, pages through every result past the first 500; X-Total-Count gives their number"},
 	{Name: "primaryOnly", Type: TypeBoolean, Default: true, Desc: "keep only the most liquid ticker of each company"},
 	{Name: "filters", Type: TypeArray, Max: MaxScreenerFilters, Noun: "filters", Items: &screenerFilterDecl, Desc: "conditions every result meets (a missing value never matches)"},
 	{Name: "sort", Type: TypeArray, Max: MaxScreenerSorts, Noun: "sort keys", Items: &screenerSortDecl, Desc: "sort keys, the first one first; default volume descending; ties by ticker"},
@@ -888,13 +890,14 @@ var screenerBody = Param{Name: "ScreenerRequest", Type: TypeObject, Fields: []Pa
 }}
 
 var screenerFilterDecl = Param{Name: "ScreenerFilter", Type: TypeObject, Fields: []Param{
-	{Name: "type", Type: TypeEnum, Required: true, Enum: []string{"close_price", "current_price", "volume", "employee_count", "sector", "droplet"},
-		Desc: "the filtered value: a scalar field (current_price is close_price), sector ids, or a ratio (droplet)"},
+	{Name: "type", Type: TypeEnum, Required: true, Enum: []string{"close_price", "current_price", "volume", "employee_count", "sector", "index", "droplet"},
+		Desc: "the filtered value: a scalar field (current_price is close_price), sector ids, index membership (addition), or a ratio (droplet)"},
 	{Name: "op", Type: TypeEnum, Enum: []string{">=", ">", "<=", "<", "==", "between"}, Desc: "comparison of scalar and droplet filters"},
 	{Name: "value", Type: TypeNumber, Desc: "the operand of >=, >, <=, < and =="},
 	{Name: "min", Type: TypeNumber, Desc: "lower bound of between (inclusive)"},
 	{Name: "max", Type: TypeNumber, Desc: "upper bound of between (inclusive)"},
-	{Name: "in", Type: TypeArray, Max: MaxScreenerSectors, Noun: "sector ids", Items: &Param{Type: TypeString}, Desc: "sector ids of any level (a sector filter)"},
+	{Name: "in", Type: TypeArray, Max: MaxScreenerSectors, Noun: "ids", Items: &Param{Type: TypeString},
+		Desc: "sector ids of any level (a sector filter), or index symbols, IBOV… (an index filter: the members of any of them, addition)"},
 	{Name: "id", Type: TypeString, Desc: "ratio id of a droplet filter (see /ratios/catalog), optionally with a class suffix"},
 }}
 
@@ -918,6 +921,14 @@ func parseScreenerRequest(body []byte, req *screenerRequest) error {
 			}
 			if n := d.integer(); d.err == nil {
 				req.Limit = &n
+			}
+		case "offset":
+			req.Offset = nil
+			if d.null() {
+				continue
+			}
+			if n := d.integer(); d.err == nil {
+				req.Offset = &n
 			}
 		case "primaryOnly":
 			req.PrimaryOnly = nil

@@ -223,7 +223,7 @@ func TestParseScreenerRequest(t *testing.T) {
 	bad(sorts(MaxScreenerSorts+1), `request body: field "sort": at most 8 sort keys per request`)
 	bad(sorts(20000), `request body: field "sort": at most 8 sort keys per request`)
 	bad(filters(MaxScreenerFilters+1), `request body: field "filters": at most 64 filters per request`)
-	bad(sectors(MaxScreenerSectors+1), `request body: field "filters[0].in": at most 256 sector ids per request`)
+	bad(sectors(MaxScreenerSectors+1), `request body: field "filters[0].in": at most 256 ids per request`)
 }
 
 // TestBodyWording checks that both bodies word the same mistakes the same

@@ -86,8 +86,8 @@ func TestErrorPaths(t *testing.T) {
 		{"POST", "/v2/screener", d, `{"limit":501}`, 400, "want 1 to 500"},
 		{"POST", "/v2/screener", d, `{"limit":"10"}`, 400, `field "limit"`},
 		{"POST", "/v2/screener", d, `{"primaryOnly":"yes"}`, 400, `field "primaryOnly"`},
-		{"POST", "/v2/screener", d, `{"filter":[]}`, 400, `request body: unknown field "filter" (accepted: limit, primaryOnly, filters, sort, as_of)`},
-		{"POST", "/v2/screener", d, `{"primary_only":true}`, 400, `request body: unknown field "primary_only" (accepted: limit, primaryOnly, filters, sort, as_of)`},
+		{"POST", "/v2/screener", d, `{"filter":[]}`, 400, `request body: unknown field "filter" (accepted: limit, offset, primaryOnly, filters, sort, as_of)`},
+		{"POST", "/v2/screener", d, `{"primary_only":true}`, 400, `request body: unknown field "primary_only" (accepted: limit, offset, primaryOnly, filters, sort, as_of)`},
 		{"POST", "/v2/screener", d, `{"PrimaryOnly":true}`, 400, `unknown field "PrimaryOnly"`}, // field names are exact
 		{"POST", "/v2/screener", d, `{"filters":[{"type":"volume","valor":1}]}`, 400, `request body: unknown field "filters[0].valor" (accepted: type, op, value, min, max, in, id)`},
 		{"POST", "/v2/screener", d, `{"sort":[{"by":"volume"},{"by":"volume","dir":"asc"}]}`, 400, `request body: unknown field "sort[1].dir" (accepted: by, order)`},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -230,6 +231,8 @@ func operation(rt *Route) map[string]any {
 		if paginated(rt) {
 			hd["X-Total-Count"] = map[string]any{"$ref": "#/components/headers/X-Total-Count"}
 			hd["Link"] = map[string]any{"$ref": "#/components/headers/Link"}
+		} else if rt.Body != nil && slices.ContainsFunc(rt.Body.Fields, func(f Param) bool { return f.Name == "offset" }) {
+			hd["X-Total-Count"] = map[string]any{"$ref": "#/components/headers/X-Total-Count"} // paged by the body (the screener)
 		}
 		if rt.Priced {
 			hd["X-Live-Seq"] = map[string]any{"$ref": "#/components/headers/X-Live-Seq"}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -23,6 +24,7 @@ const (
 // screenerBody and decoded by parseScreenerRequest (nil: absent).
 type screenerRequest struct {
 	Limit       *int
+	Offset      *int
 	PrimaryOnly *bool
 	Filters     []screenerFilter
 	Sort        []screenerSort
@@ -30,7 +32,7 @@ type screenerRequest struct {
 }
 
 // screenerFilter is one filter as sent; its kind is Type: a scalar field
-// (close_price, volume, employee_count), "sector" or "droplet".
+// (close_price, volume, employee_count), "sector", "index" or "droplet".
 type screenerFilter struct {
 	Type  string
 	Op    string
@@ -74,8 +76,9 @@ func (col *column) appendAt(dst []byte, s *engine.Screener, r int32) []byte {
 type cFilter struct {
 	src     *screenerFilter
 	col     column
-	sectors map[string]bool // sector filters
-	lo, hi  float64         // bounds of between (inclusive)
+	sectors map[string]bool        // sector filters
+	members map[*engine.Asset]bool // index filters: the indexes' members
+	lo, hi  float64                // bounds of between (inclusive)
 	op      filterOp
 	v       float64
 	// head is the filter as every row repeats it, up to the row's own
@@ -189,6 +192,27 @@ func (a *API) compileScreener(ds *engine.Dataset, e *screenEnc, req *screenerReq
 			}
 			fs = append(fs, cf)
 			continue
+		case "index":
+			if len(f.In) == 0 {
+				return nil, nil, badRequest("filters[%d]: an index filter needs a non-empty \"in\" list of index symbols (IBOV…)", i)
+			}
+			if f.Op != "" || f.Value != nil || f.Min != nil || f.Max != nil || f.ID != "" {
+				return nil, nil, badRequest("filters[%d]: an index filter takes only type and in", i)
+			}
+			cf.members = map[*engine.Asset]bool{}
+			for _, sym := range f.In {
+				ix, err := findIndex(ds, sym)
+				if err != nil {
+					return nil, nil, badRequest("filters[%d]: %s", i, err.(*Error).Message)
+				}
+				for _, as := range ix.Members {
+					if as != nil {
+						cf.members[as] = true
+					}
+				}
+			}
+			fs = append(fs, cf)
+			continue
 		case "droplet":
 			if f.ID == "" {
 				return nil, nil, badRequest("filters[%d]: a droplet filter needs an id (a ratio id without the droplet: prefix)", i)
@@ -201,7 +225,7 @@ func (a *API) compileScreener(ds *engine.Dataset, e *screenEnc, req *screenerReq
 		default:
 			col, ok := scalarColumn(s, e, f.Type)
 			if !ok {
-				return nil, nil, badRequest("filters[%d]: unknown filter type %q (want close_price, volume, employee_count, sector or droplet)", i, f.Type)
+				return nil, nil, badRequest("filters[%d]: unknown filter type %q (want close_price, volume, employee_count, sector, index or droplet)", i, f.Type)
 			}
 			if f.ID != "" {
 				return nil, nil, badRequest("filters[%d]: id applies to droplet filters only", i)
@@ -209,7 +233,7 @@ func (a *API) compileScreener(ds *engine.Dataset, e *screenEnc, req *screenerReq
 			cf.col = col
 		}
 		if f.In != nil {
-			return nil, nil, badRequest("filters[%d]: in applies to sector filters only", i)
+			return nil, nil, badRequest("filters[%d]: in applies to sector and index filters only", i)
 		}
 		cf.op = filterOps[f.Op]
 		switch f.Op {
@@ -264,6 +288,9 @@ func (a *API) compileScreener(ds *engine.Dataset, e *screenEnc, req *screenerReq
 }
 
 func (f *cFilter) pass(s *engine.Screener, r int32) bool {
+	if f.members != nil {
+		return f.members[s.Assets[r]]
+	}
 	if f.sectors != nil {
 		for l := range s.SectorID {
 			if id := s.SectorID[l][r]; id != "" && f.sectors[id] {
@@ -322,9 +349,12 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 	if err := parseScreenerRequest(c.body, &req); err != nil {
 		return nil, err
 	}
-	limit := defaultScreenerLimit
+	limit, offset := defaultScreenerLimit, 0
 	if req.Limit != nil {
 		limit = *req.Limit
+	}
+	if req.Offset != nil {
+		offset = *req.Offset
 	}
 	primary := true
 	if req.PrimaryOnly != nil {
@@ -363,10 +393,12 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 		}
 	}
 	c.s.rows = rows
+	c.out.setTotal([]string{strconv.Itoa(len(rows))}) // every result, for paging with offset
+	end := min(offset+max(limit, 0), len(rows))
 	if len(ss) != 1 || ss[0].src.By != "volume" || !ss[0].desc { // else ByVolume order already
-		rows = c.sortRows(s, e, ss, rows, limit)
+		rows = c.sortRows(s, e, ss, rows, end)
 	}
-	rows = rows[:min(max(limit, 0), len(rows))]
+	rows = rows[min(offset, end):end]
 
 	// What every row repeats of the request, encoded once.
 	hb := x.heads[:0]
@@ -393,6 +425,10 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 	}
 	dst = append(dst, `],"limit":`...)
 	dst = appendInt(dst, int64(limit))
+	if req.Offset != nil { // mirrored when sent (addition)
+		dst = append(dst, `,"offset":`...)
+		dst = appendInt(dst, int64(offset))
+	}
 	dst = append(dst, `,"primaryOnly":`...)
 	dst = appendBool(dst, primary)
 	dst = append(dst, `,"count":`...)
@@ -402,7 +438,7 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendScreenerRow(dst, s, e, hb, ri, i+1, fs, ss)
+		dst = appendScreenerRow(dst, s, e, hb, ri, offset+i+1, fs, ss)
 	}
 	return append(dst, "]}"...), nil
 }
@@ -556,7 +592,7 @@ func appendScreenerRow(dst []byte, s *engine.Screener, e *screenEnc, hb []byte, 
 		f := &fs[i]
 		dst = append(dst, hb[f.head[0]:f.head[1]]...)
 		switch {
-		case f.sectors != nil: // the head is all of it
+		case f.sectors != nil || f.members != nil: // the head is all of it
 		case f.src.Type == "droplet":
 			dst = f.col.appendAt(dst, s, r)
 			dst = append(dst, `,"resolved_id":`...)
@@ -579,12 +615,12 @@ func appendScreenerRow(dst []byte, s *engine.Screener, e *screenEnc, hb []byte, 
 // appendFilterHead appends what every row repeats of filter f, up to the
 // row's own value: scalar filters add applied_value; droplet filters carry
 // the row's ratio value in value and add resolved_id (the class-suffixed
-// id of per-class ratios). A sector filter is all head.
+// id of per-class ratios). A sector or index filter is all head.
 func appendFilterHead(dst []byte, f *cFilter) []byte {
 	src := f.src
 	dst = append(dst, `{"type":`...)
 	dst = appendString(dst, src.Type)
-	if f.sectors != nil {
+	if f.sectors != nil || f.members != nil {
 		dst = append(dst, `,"in":`...)
 		dst = appendStrings(dst, src.In)
 		return append(dst, '}')

@@ -278,3 +278,99 @@ func TestScreenerScratchEmptied(t *testing.T) {
 		}
 	}
 }
+
+// offset pages through the whole answer: the pages, in turn, are the
+// whole answer (ranks continuing), X-Total-Count gives its length, a page
+// past the end is empty, and metadata mirrors an offset sent.
+func TestScreenerOffset(t *testing.T) {
+	ds := mustScreenDS(t)
+	store := &engine.Store{}
+	store.Publish(ds)
+	api := New(DefaultConfig(), store, testKeys(t), SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	ts := &testServer{store: store, api: api}
+	for _, sort := range []string{`[{"by":"volume","order":"desc"}]`, `[{"by":"droplet:DIVIDEND_YIELD","order":"asc"},{"by":"close_price","order":"desc"}]`} {
+		whole := ts.do("POST", "/v2/screener", testKeyDelayed, `{"primaryOnly":false,"limit":500,"sort":`+sort+`}`)
+		full := arr(obj(decodeJSON(t, whole.Body.Bytes()))["data"])
+		if total := whole.Header().Get("X-Total-Count"); total != fmt.Sprint(len(full)) || len(full) < 60 {
+			t.Fatalf("%s: X-Total-Count %q, %d rows", sort, total, len(full))
+		}
+		var pages []any
+		for offset := 0; offset <= len(full); offset += 7 {
+			w := ts.do("POST", "/v2/screener", testKeyDelayed, fmt.Sprintf(`{"primaryOnly":false,"limit":7,"offset":%d,"sort":%s}`, offset, sort))
+			page := obj(decodeJSON(t, w.Body.Bytes()))
+			md := obj(page["metadata"])
+			if md["offset"] != float64(offset) || md["count"] != float64(len(arr(page["data"]))) || w.Header().Get("X-Total-Count") != fmt.Sprint(len(full)) {
+				t.Fatalf("offset %d: metadata %v, X-Total-Count %q", offset, md, w.Header().Get("X-Total-Count"))
+			}
+			validateAnswer(t, "POST", "/v2/screener", `{"offset":1}`, w)
+			pages = append(pages, arr(page["data"])...)
+		}
+		if !reflect.DeepEqual(pages, full) {
+			t.Errorf("%s: the pages are not the whole answer", sort)
+		}
+	}
+	if w := ts.do("POST", "/v2/screener", testKeyDelayed, `{"offset":100000}`); w.Code != 200 || !strings.Contains(w.Body.String(), `"offset":100000,"primaryOnly":true,"count":0},"data":[]}`) {
+		t.Errorf("past the end: %d %s", w.Code, w.Body)
+	}
+	if w := ts.do("POST", "/v2/screener", testKeyDelayed, `{"limit":2}`); strings.Contains(w.Body.String(), `"offset"`) {
+		t.Errorf("metadata names an offset not sent: %s", w.Body)
+	}
+	checkError(t, ts.do("POST", "/v2/screener", testKeyDelayed, `{"offset":-1}`), 400, `field "offset"`)
+}
+
+// {"type":"index","in":[...]} keeps the members of any of the indexes
+// (symbols in any case), echoed as sent; an unknown index is a 400 naming
+// the indexes, other fields with it are a 400.
+func TestScreenerIndexFilter(t *testing.T) {
+	ds := mustScreenDS(t)
+	store := &engine.Store{}
+	store.Publish(ds)
+	api := New(DefaultConfig(), store, testKeys(t), SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	ts := &testServer{store: store, api: api}
+	if len(ds.Indexes()) < 2 {
+		t.Fatalf("%d indexes: the fixture needs two", len(ds.Indexes()))
+	}
+	a, b := &ds.Indexes()[0], &ds.Indexes()[1]
+	members := map[string]bool{}
+	for _, ix := range []*engine.IndexData{a, b} {
+		for _, as := range ix.Members {
+			if as != nil {
+				members[as.Ticker] = true
+			}
+		}
+	}
+	body := fmt.Sprintf(`{"primaryOnly":false,"limit":500,"filters":[{"type":"index","in":[%q,%q]}]}`, strings.ToLower(a.Symbol), b.Symbol)
+	w := ts.do("POST", "/v2/screener", testKeyDelayed, body)
+	rows := arr(obj(decodeJSON(t, w.Body.Bytes()))["data"])
+	all := arr(obj(ts.getJSON(t, "POST", "/v2/screener", testKeyDelayed, `{"primaryOnly":false,"limit":500}`))["data"])
+	var want []string
+	for _, r := range all {
+		if tk := obj(r)["ticker"].(string); members[tk] {
+			want = append(want, tk)
+		}
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, obj(r)["ticker"].(string))
+		if f := arr(obj(r)["filters"]); len(f) != 1 || !reflect.DeepEqual(obj(f[0]), map[string]any{"type": "index", "in": []any{strings.ToLower(a.Symbol), b.Symbol}}) {
+			t.Fatalf("filters echoed as %v", f)
+		}
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("index filter: %v\nwant %v", got, want)
+	}
+	validateAnswer(t, "POST", "/v2/screener", body, w)
+	checkError(t, ts.do("POST", "/v2/screener", testKeyDelayed, `{"filters":[{"type":"index","in":["NOPE"]}]}`), 400, `filters[0]: index "NOPE" not found (indexes: `)
+	checkError(t, ts.do("POST", "/v2/screener", testKeyDelayed, `{"filters":[{"type":"index","in":[]}]}`), 400, `filters[0]: an index filter needs a non-empty "in" list`)
+	checkError(t, ts.do("POST", "/v2/screener", testKeyDelayed, `{"filters":[{"type":"index","in":["`+a.Symbol+`"],"op":">"}]}`), 400, `filters[0]: an index filter takes only type and in`)
+}
+
+// decodeJSON decodes an answer body.
+func decodeJSON(t *testing.T, b []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%v: %.200s", err, b)
+	}
+	return v
+}
