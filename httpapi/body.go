@@ -382,6 +382,9 @@ func wantKind(p *Param) string {
 	case TypeBoolean:
 		return "true or false"
 	case TypeInteger, TypeNumber:
+		if p.Unit != "" {
+			return "a number of " + p.Unit
+		}
 		return "a number"
 	case TypeDate:
 		return "a date YYYY-MM-DD"
@@ -625,9 +628,9 @@ func (d *bodyDecoder) integer() int {
 	p := d.decl()
 	switch {
 	case f != math.Trunc(f):
-		d.invalid("%v: want a whole number from %d to %d", f, p.Min, p.Max)
+		d.invalid("%v: want a whole number from %d to %d%s", f, p.Min, p.Max, unitSuffix(p))
 	case f < float64(p.Min) || f > float64(p.Max):
-		d.invalid("%v: want %d to %d", f, p.Min, p.Max)
+		d.invalid("%v: want %d to %d%s", f, p.Min, p.Max, unitSuffix(p))
 	default:
 		return int(f)
 	}
@@ -676,7 +679,7 @@ const tickerListPattern = `^[A-Za-z0-9]{3,6}(,[A-Za-z0-9]{3,6})*$`
 var (
 	quoteType = Param{Name: "type", In: InQuery, Type: TypeEnum, Enum: []string{TypeCurrent, TypeHistorical, TypeChart},
 		Desc: "current: the latest quote; historical: a series of datapoints; chart: the 1d, 5d, 1M, 6M, 1Y and 5Y presets. Default historical (eod plans: the previous session's quote, and the option is refused)"}
-	quoteInterval = Param{Name: "interval", In: InQuery, Type: TypeInteger, Min: 60, Max: 1 << 40,
+	quoteInterval = Param{Name: "interval", In: InQuery, Type: TypeInteger, Min: 60, Max: 1 << 40, Unit: "seconds",
 		Desc: "seconds per datapoint of a historical series, a whole number, at least 60; default 86400 (daily)"}
 	quoteAdjusted = Param{Name: "adjusted", In: InQuery, Type: TypeBoolean, Default: false,
 		Desc: "divide prices by the cumulative adjustment factor of the later corporate events"}

@@ -246,7 +246,7 @@ func TestBodyWording(t *testing.T) {
 		{``, ``, `request body: empty; want a JSON object`},
 		{` 7`, ` 7`, `request body: want a JSON object (at byte 1)`},
 		{`{"adjusted":"yes"}`, `{"primaryOnly":"yes"}`, `request body: field "%s": want true or false, got a string`},
-		{`{"interval":[]}`, `{"limit":[]}`, `request body: field "%s": want a number, got an array`},
+		{`{"interval":[]}`, `{"limit":[]}`, `request body: field "%s": want a number%s got an array`}, // interval: "of seconds,"
 		{`{"tickers":{}}`, `{"filters":{}}`, `request body: field "%s": want an array of %s, got an object`},
 		{`{"tickers":["A"]}x`, `{}x`, `request body: unexpected data after the JSON object (at byte %s)`},
 		{`{"tickers":["A"],}`, `{"limit":1,}`, `request body: want a field name (at byte %s)`},

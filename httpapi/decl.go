@@ -78,6 +78,9 @@ type Param struct {
 	// Min and Max bound a TypeInteger (inclusive) or the number of items
 	// of a TypeArray; unused when both are 0.
 	Min, Max int
+	// Unit is the unit of a TypeInteger or TypeNumber ("seconds"), which
+	// the messages of a bad value name; "" for none.
+	Unit string
 	// Noun names the items of a TypeArray in messages ("at most 8 sort
 	// keys per request"); "" is "items".
 	Noun string
@@ -303,6 +306,9 @@ func checkParam(p *Param) string {
 	}
 	if p.Fold && p.Type != TypeEnum {
 		return "Fold goes with TypeEnum"
+	}
+	if p.Unit != "" && p.Type != TypeInteger && p.Type != TypeNumber {
+		return "Unit goes with a number"
 	}
 	if p.Min > p.Max {
 		return "Min > Max"

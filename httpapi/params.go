@@ -192,14 +192,26 @@ func (q *query) integer(name string) int {
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil {
-		q.fail(badRequest("query parameter %s=%q: want an integer", name, s))
+		if p.Unit != "" {
+			q.fail(badRequest("query parameter %s=%q: want a whole number of %s", name, s, p.Unit))
+		} else {
+			q.fail(badRequest("query parameter %s=%q: want an integer", name, s))
+		}
 		return 0
 	}
 	if v < p.Min || v > p.Max {
-		q.fail(badRequest("query parameter %s=%d: want %d to %d", name, v, p.Min, p.Max))
+		q.fail(badRequest("query parameter %s=%d: want %d to %d%s", name, v, p.Min, p.Max, unitSuffix(p)))
 		return 0
 	}
 	return v
+}
+
+// unitSuffix returns " UNIT" for a parameter with a Unit, "" otherwise.
+func unitSuffix(p *Param) string {
+	if p.Unit == "" {
+		return ""
+	}
+	return " " + p.Unit
 }
 
 // date returns the value of a TypeDate parameter (YYYY-MM-DD); NoDate

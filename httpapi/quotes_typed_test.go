@@ -55,3 +55,17 @@ func TestQuotesTyped(t *testing.T) {
 	checkError(t, ts.do("POST", "/v2/quotes/chart", testKeyDelayed, `{`+tickers+`,"start_date":"2024-03-20"}`), 400, `unknown field "start_date"`)
 	checkError(t, ts.do("POST", "/v2/quotes/historical", testKeyDelayed, `{"tickers":[]}`), 400, `field "tickers": required`)
 }
+
+// interval's errors name its unit, seconds, in the query and in a body.
+func TestIntervalErrorsSayTheUnit(t *testing.T) {
+	ts := newTestServer(t, true)
+	for _, c := range []struct{ method, target, body, want string }{
+		{"GET", "/v2/quotes/ENHZ3?interval=30", "", `query parameter interval=30: want 60 to 1099511627776 seconds`},
+		{"GET", "/v2/quotes/ENHZ3/historical?interval=5m", "", `query parameter interval="5m": want a whole number of seconds`},
+		{"GET", "/v2/quotes/ENHZ3?interval=1.5", "", `query parameter interval="1.5": want a whole number of seconds`},
+		{"POST", "/v2/quotes", `{"tickers":["ENHZ3"],"interval":30}`, `request body: field "interval": 30: want a whole number of seconds, at least 60`},
+		{"POST", "/v2/quotes/historical", `{"tickers":["ENHZ3"],"interval":"5m"}`, `request body: field "interval": want a number of seconds, got a string`},
+	} {
+		checkError(t, ts.do(c.method, c.target, testKeyDelayed, c.body), 400, c.want)
+	}
+}
