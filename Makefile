@@ -4,7 +4,9 @@ BIN      := bin/pregao
 CACHE    := .cache
 SEED     ?= 1
 SCALE    ?= 1
-ADDR     ?= 127.0.0.1:8080
+# The address make run serves on: ADDR=HOST:PORT, or PREGAO_ADDR from the
+# environment (serve's own variable), else 127.0.0.1:8080.
+ADDR     ?= $(or $(PREGAO_ADDR),127.0.0.1:8080)
 PREFIX   ?= /v2
 DEMO_DIR := $(CACHE)/demo-s$(SEED)-x$(SCALE)
 DEMO_SNAP := $(DEMO_DIR)/demo.snap
@@ -109,13 +111,25 @@ $(DEMO_KEY): | build
 	@mkdir -p $(CACHE)
 	@$(BIN) keys add --file $(KEYS) --name demo --plan delayed > $(DEMO_KEY)
 
-# Serve the demo; once it answers, print the key, the reference page and
-# commands to paste (make run-banner), and nothing after them: the
-# server's log goes to $(SERVE_LOG) (V=1: here). Ctrl-C stops the server.
+# Serve the demo on ADDR; once it answers, print the key, the reference
+# page and commands to paste (make run-banner), and nothing after them:
+# the server's log goes to $(SERVE_LOG) (V=1: here). Ctrl-C stops the
+# server. Until serve has its listener (its "serving" line), its output
+# goes to $(SERVE_LOG).new: when the address is taken serve stops at
+# once, and so does make run, with serve's error, leaving $(SERVE_LOG)
+# (another make run's) alone; /readyz is asked only of a server that is
+# this one.
 SERVE_LOG := $(CACHE)/serve.log
 run: demo $(DEMO_KEY)
-	@$(BIN) serve --snapshot $(DEMO_SNAP) --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot $(if $(V),,2> $(SERVE_LOG)) & pid=$$!; \
-	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; exit 0' INT TERM; \
+	@rm -f $(SERVE_LOG).new $(SERVE_LOG).out; \
+	$(BIN) serve --snapshot $(DEMO_SNAP) --keys $(KEYS) --addr $(ADDR) --prefix $(PREFIX) --clock snapshot > $(SERVE_LOG).out $(if $(V),,2> $(SERVE_LOG).new) & pid=$$!; \
+	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; rm -f $(SERVE_LOG).out; exit 0' INT TERM; \
+	while kill -0 $$pid 2>/dev/null && ! grep -qs serving $(SERVE_LOG).out; do sleep 0.1; done; \
+	if ! grep -qs serving $(SERVE_LOG).out; then \
+		wait $$pid; $(if $(V),,cat $(SERVE_LOG).new >&2; rm -f $(SERVE_LOG).new;) rm -f $(SERVE_LOG).out; \
+		echo "make run: pregao serve could not start on $(ADDR) (make run ADDR=HOST:PORT serves elsewhere)" >&2; exit 1; \
+	fi; \
+	rm -f $(SERVE_LOG).out; $(if $(V),,mv -f $(SERVE_LOG).new $(SERVE_LOG);) \
 	if ! $(BIN) healthcheck --quiet --wait 300s --url http://$(ADDR)/readyz || ! kill -0 $$pid 2>/dev/null; then \
 		kill -TERM $$pid 2>/dev/null; wait $$pid; $(if $(V),,tail -20 $(SERVE_LOG);) exit 1; \
 	fi; \
