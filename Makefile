@@ -17,19 +17,39 @@ FUZZTIME ?= 20s
 # Cap the minimization of a new interesting input, so that the fuzz time
 # goes to fuzzing (Go's default of 60s can take a target's whole budget).
 FUZZMINTIME ?= 5s
-# The version `pregao version` reports: the nearest release tag (vX.Y.Z),
-# commits since, the commit and -dirty for uncommitted changes; before any
-# tag, the binary reports v0.0.0-devel+COMMIT. Empty outside a git
-# checkout: the binary then reports its module version or "devel".
-VERSION  ?= $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/dev/null)
+# The version `pregao version` and /docs report, from the tree, not the
+# tags (not every copy of the repository has them): the release that
+# cmd/pregao/release.go names (make release sets it), then, past the
+# commit whose CHANGELOG.md gained that release's section (the commit
+# make release makes), -N-gCOMMIT (N commits since), and -dirty for
+# uncommitted changes, as git describe writes it: v0.1.0, v0.1.0-98-
+# g4f16615-dirty. Without that commit in the history (a shallow clone),
+# the release with the commit as build metadata (v0.1.0+4f16615);
+# outside a git checkout, v0.1.0+devel.
+RELEASE_FILE := cmd/pregao/release.go
+TREE_RELEASE := $(shell sed -n 's/^const release = "\(v[^"]*\)"$$/\1/p' $(RELEASE_FILE))
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell r=$(TREE_RELEASE); h=$$(git rev-parse --short HEAD 2>/dev/null); \
+	if [ -z "$$h" ]; then echo "$$r+devel"; exit 0; fi; \
+	d=$$(git diff --quiet HEAD -- 2>/dev/null || echo dirty); \
+	c=$$(git log -1 --format=%H -S"## [$$(echo $$r | cut -c2-)] - " -- CHANGELOG.md 2>/dev/null); \
+	n=$$([ -n "$$c" ] && git rev-list --count "$$c..HEAD" 2>/dev/null); \
+	if [ -z "$$n" ]; then echo "$$r+$$h$${d:+.$$d}"; \
+	elif [ "$$n" = 0 ]; then echo "$$r$${d:+-$$d}"; \
+	else echo "$$r-$$n-g$$h$${d:+-$$d}"; fi)
+endif
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test replay-data live-replica-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner release release-check docker-pin
+.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test replay-data live-replica-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner release release-check release-bump version docker-pin
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
 	@echo "$(BIN): $$($(BIN) version -short)"
+
+# The version make build stamps (VERSION above).
+version:
+	@echo $(VERSION)
 
 # Static release binaries (no cgo, paths trimmed, symbols stripped, version
 # stamped) for each of DIST_PLATFORMS, and their SHA-256 sums, in dist/
@@ -47,23 +67,53 @@ dist:
 	cd dist && $(SHA256SUM) pregao-* > SHA256SUMS
 	@cat dist/SHA256SUMS
 
-# A release, from a clean checkout of its tag (git tag -a v0.1.0; make
-# release): dist's binaries (built by RELEASE_GO), a CycloneDX SBOM of
-# each (pregao-VERSION-OS-ARCH.cdx.json, the modules and Go version its
-# build info records, by cyclonedx-gomod at a pinned release from the
-# module proxy) and SHA256SUMS of them all. Refused (release-check) for a
-# dirty tree, a version that is not a release tag, or one CHANGELOG.md has
-# no section for.
+# A release: make release RELEASE=vX.Y.Z on a clean tree (release-bump):
+# CHANGELOG.md's Unreleased section becomes ## [X.Y.Z] - TODAY under a
+# new, empty Unreleased (the links at its end follow) and
+# cmd/pregao/release.go names vX.Y.Z, both in one commit, "release:
+# vX.Y.Z", tagged vX.Y.Z; then the binaries of that commit: dist's
+# (built by RELEASE_GO), a CycloneDX SBOM of each
+# (pregao-VERSION-OS-ARCH.cdx.json, the modules and Go version its build
+# info records, by cyclonedx-gomod at a pinned release from the module
+# proxy) and SHA256SUMS of them all. Refused: a dirty tree, a RELEASE
+# that is not vX.Y.Z or not past the tree's release, an empty Unreleased
+# section. make release without RELEASE builds the binaries of a release
+# commit again (a release checked out); release-check refuses a version
+# that is not a clean release or one CHANGELOG.md has no section for.
 CYCLONEDX ?= github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
 release-check:
 	@case "$(VERSION)" in \
-		v[0-9]*.[0-9]*.[0-9]*-*|*-dirty|"") echo "release: version '$(VERSION)' is not a clean release tag (git tag -a vX.Y.Z first)"; exit 1;; \
+		v[0-9]*.[0-9]*.[0-9]*-*|*+*|*-dirty|"") echo "release: version '$(VERSION)' is not a clean release (make release RELEASE=vX.Y.Z makes one)"; exit 1;; \
 		v[0-9]*.[0-9]*.[0-9]*) ;; \
 		*) echo "release: version '$(VERSION)' is not vX.Y.Z"; exit 1;; \
 	esac
 	@v="$(VERSION)"; grep -q "^## \[$${v#v}\] - " CHANGELOG.md || { echo "release: CHANGELOG.md has no section ## [$${v#v}] - DATE"; exit 1; }
 
-release: release-check
+release-bump:
+	@v="$(RELEASE)"; n="$${v#v}"; o="$(TREE_RELEASE)"; \
+	case "$$v" in v[0-9]*.[0-9]*.[0-9]*) ;; *) echo "release: RELEASE=$$v is not vX.Y.Z"; exit 1;; esac; \
+	case "$$n" in *[!0-9.]*|*..*|.*|*.) echo "release: RELEASE=$$v is not vX.Y.Z"; exit 1;; esac; \
+	if [ -n "$$(git status --porcelain)" ]; then echo "release: the tree has uncommitted changes"; exit 1; fi; \
+	if [ "$$v" = "$$o" ] || [ "$$(printf '%s\n%s\n' "$$o" "$$v" | sort -V | tail -1)" != "$$v" ]; then echo "release: $$v is not after the tree's release, $$o"; exit 1; fi; \
+	if grep -q "^## \[$$n\]" CHANGELOG.md; then echo "release: CHANGELOG.md has a section ## [$$n] already"; exit 1; fi; \
+	awk '/^## \[Unreleased\]/ { u = 1; next } u && /^## / { exit } u && NF { found = 1 } END { exit !found }' CHANGELOG.md \
+		|| { echo "release: CHANGELOG.md's Unreleased section is empty"; exit 1; }; \
+	awk -v v="$$v" -v n="$$n" -v o="$$o" -v d="$$(date -u +%Y-%m-%d)" ' \
+		$$0 == "## [Unreleased]" { print; print ""; print "## [" n "] - " d; next } \
+		index($$0, "[Unreleased]: ") == 1 && index($$0, "/compare/" o "...HEAD") { \
+			base = substr($$0, 15, index($$0, "/compare/") - 15); \
+			print "[Unreleased]: " base "/compare/" v "...HEAD"; print "[" n "]: " base "/releases/tag/" v; next } \
+		{ print }' CHANGELOG.md > CHANGELOG.md.tmp && mv CHANGELOG.md.tmp CHANGELOG.md; \
+	sed 's/^const release = ".*"$$/const release = "'"$$v"'"/' $(RELEASE_FILE) > $(RELEASE_FILE).tmp && mv $(RELEASE_FILE).tmp $(RELEASE_FILE); \
+	git commit -q -m "release: $$v" -m "CHANGELOG.md's Unreleased section is $$n's; $(RELEASE_FILE) names it." CHANGELOG.md $(RELEASE_FILE) \
+		&& git tag -a "$$v" -m "Pregão $$n" && echo "release: committed and tagged $$v"
+
+release:
+ifneq ($(RELEASE),)
+	@$(MAKE) --no-print-directory release-bump RELEASE=$(RELEASE)
+	@$(MAKE) --no-print-directory release RELEASE=
+else
+	@$(MAKE) --no-print-directory release-check
 	$(MAKE) --no-print-directory dist
 	@for f in dist/pregao-$(VERSION)-*; do \
 		case "$$f" in *.cdx.json) continue;; esac; \
@@ -72,6 +122,7 @@ release: release-check
 	done
 	cd dist && $(SHA256SUM) pregao-* > SHA256SUMS
 	@cat dist/SHA256SUMS
+endif
 
 # Container images (needs a Docker engine): the server, and the server with
 # the demo snapshot and a demo key.

@@ -475,10 +475,10 @@ func versionAtLeast(a, b string) bool {
 	return true
 }
 
-// make release-check accepts a clean release tag that CHANGELOG.md has a
-// section for (v0.1.0), and refuses a dirty tree, a bare commit and a
-// version without a section; make release runs it, then builds the
-// binaries, an SBOM of each and the checksums.
+// make release-check accepts a clean release that CHANGELOG.md has a
+// section for (v0.1.0), and refuses a dirty tree, a commit past a
+// release, a bare commit and a version without a section; make release
+// runs it, then builds the binaries, an SBOM of each and the checksums.
 func TestReleaseTarget(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
@@ -491,8 +491,9 @@ func TestReleaseTarget(t *testing.T) {
 		}
 	}
 	check("v0.1.0", true, "")
-	check("v0.1.0-dirty", false, "not a clean release tag")
-	check("v0.1.0-3-gddf5ca1", false, "not a clean release tag")
+	check("v0.1.0-dirty", false, "not a clean release")
+	check("v0.1.0-3-gddf5ca1", false, "not a clean release")
+	check("v0.1.0+4f16615", false, "not a clean release")
 	check("ddf5ca1", false, "not vX.Y.Z")
 	check("v9.9.9", false, "CHANGELOG.md has no section ## [9.9.9]")
 	out, err := exec.Command("make", "-n", "--no-print-directory", "-C", "../..", "release", "VERSION=v0.1.0").CombinedOutput()
@@ -503,5 +504,142 @@ func TestReleaseTarget(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("make release does not run %s:\n%s", want, out)
 		}
+	}
+}
+
+// The tree's release (cmd/pregao/release.go) is CHANGELOG.md's newest
+// release section, and make names it in the version it stamps.
+func TestReleaseInTree(t *testing.T) {
+	changelog, err := os.ReadFile("../../CHANGELOG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$`).FindSubmatch(changelog)
+	if m == nil || "v"+string(m[1]) != release {
+		t.Errorf("release %s, CHANGELOG.md's newest release section %q", release, m)
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	out, err := exec.Command("make", "-s", "--no-print-directory", "-C", "../..", "version").Output()
+	if v := strings.TrimSpace(string(out)); err != nil || !strings.HasPrefix(v, release) || !semverRE.MatchString(v) {
+		t.Errorf("make version: %q %v: want %s, past it or with build metadata", v, err, release)
+	}
+}
+
+// The version make stamps comes from the tree, not the tags: in a
+// repository without any tag, the commit whose CHANGELOG.md gained the
+// release's section is that release, later commits are past it
+// (-N-gCOMMIT, -dirty), and make release RELEASE=vX.Y.Z moves the
+// Unreleased section under vX.Y.Z, sets the tree's release and commits
+// and tags both; the version stays vX.Y.Z once the tag is gone. It
+// refuses a dirty tree, a version that is not vX.Y.Z or not past the
+// tree's release, and an empty Unreleased section.
+func TestReleaseVersionFromTree(t *testing.T) {
+	for _, tool := range []string{"make", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	env := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t",
+		"GIT_COMMITTER_EMAIL=t@example.invalid", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	run := func(name string, args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	must := func(name string, args ...string) string {
+		t.Helper()
+		out, err := run(name, args...)
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(path.Dir(path.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	makefile, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := func(want string) {
+		t.Helper()
+		if got := must("make", "-s", "--no-print-directory", "version"); got != want {
+			t.Errorf("make version: %s, want %s", got, want)
+		}
+	}
+	head := func() string { return must("git", "rev-parse", "--short", "HEAD") }
+	const links = "[Unreleased]: https://github.com/pregao/pregao/compare/v0.1.0...HEAD\n[0.1.0]: https://github.com/pregao/pregao/releases/tag/v0.1.0\n"
+
+	must("git", "init", "-q")
+	write("Makefile", string(makefile))
+	write("cmd/pregao/release.go", "package main\n\nconst release = \"v0.1.0\"\n")
+	write("CHANGELOG.md", "# Changelog\n\n## [Unreleased]\n\n- first\n")
+	must("git", "add", ".")
+	must("git", "commit", "-q", "-m", "before the release")
+	version("v0.1.0+" + head()) // the release's commit is not there yet
+
+	write("CHANGELOG.md", "# Changelog\n\n## [Unreleased]\n\n## [0.1.0] - 2026-11-27\n\n- first\n\n"+links)
+	must("git", "commit", "-q", "-am", "0.1.0")
+	version("v0.1.0") // the commit CHANGELOG.md calls 0.1.0, no tag
+	if out, err := run("make", "-s", "release-bump", "RELEASE=v0.2.0"); err == nil || !strings.Contains(out, "Unreleased section is empty") {
+		t.Errorf("release of an empty Unreleased section: %v %s", err, out)
+	}
+
+	write("CHANGELOG.md", "# Changelog\n\n## [Unreleased]\n\n- second\n\n## [0.1.0] - 2026-11-27\n\n- first\n\n"+links)
+	must("git", "commit", "-q", "-am", "a change")
+	version("v0.1.0-1-g" + head())
+	write("notes.txt", "x")
+	must("git", "add", "notes.txt")
+	version("v0.1.0-1-g" + head() + "-dirty")
+	for release, want := range map[string]string{"v0.2.0": "uncommitted changes"} {
+		if out, err := run("make", "-s", "release-bump", "RELEASE="+release); err == nil || !strings.Contains(out, want) {
+			t.Errorf("release-bump RELEASE=%s on a dirty tree: %v %s", release, err, out)
+		}
+	}
+	must("git", "commit", "-q", "-m", "notes")
+	for release, want := range map[string]string{"v0.1.0": "not after the tree's release", "v0.0.9": "not after", "v1.2": "not vX.Y.Z", "v1.2.x": "not vX.Y.Z", "2.0.0": "not vX.Y.Z"} {
+		if out, err := run("make", "-s", "release-bump", "RELEASE="+release); err == nil || !strings.Contains(out, want) {
+			t.Errorf("release-bump RELEASE=%s: %v %s, want %q", release, err, out, want)
+		}
+	}
+
+	if out := must("make", "-s", "--no-print-directory", "release-bump", "RELEASE=v0.2.0"); !strings.Contains(out, "committed and tagged v0.2.0") {
+		t.Errorf("release-bump: %s", out)
+	}
+	today := time.Now().UTC().Format("2006-01-02")
+	wantLog := "# Changelog\n\n## [Unreleased]\n\n## [0.2.0] - " + today + "\n\n- second\n\n## [0.1.0] - 2026-11-27\n\n- first\n\n" +
+		"[Unreleased]: https://github.com/pregao/pregao/compare/v0.2.0...HEAD\n[0.2.0]: https://github.com/pregao/pregao/releases/tag/v0.2.0\n[0.1.0]: https://github.com/pregao/pregao/releases/tag/v0.1.0\n"
+	if b, _ := os.ReadFile(path.Join(dir, "CHANGELOG.md")); string(b) != wantLog {
+		t.Errorf("CHANGELOG.md after the release:\n%s\nwant\n%s", b, wantLog)
+	}
+	if b, _ := os.ReadFile(path.Join(dir, "cmd/pregao/release.go")); !strings.Contains(string(b), "const release = \"v0.2.0\"\n") {
+		t.Errorf("release.go after the release:\n%s", b)
+	}
+	if subject := must("git", "log", "-1", "--format=%s"); subject != "release: v0.2.0" || must("git", "status", "--porcelain") != "" {
+		t.Errorf("the release's commit %q, status %q", subject, must("git", "status", "--porcelain"))
+	}
+	if tag := must("git", "describe", "--tags", "--exact-match"); tag != "v0.2.0" {
+		t.Errorf("tag %q", tag)
+	}
+	version("v0.2.0")
+	must("make", "-s", "release-check")
+	must("git", "tag", "-d", "v0.2.0") // a clone without the tags
+	version("v0.2.0")
+	write("notes.txt", "y")
+	must("git", "commit", "-q", "-am", "after the release")
+	version("v0.2.0-1-g" + head())
+	if out, err := run("make", "-s", "release-check"); err == nil || !strings.Contains(out, "not a clean release") {
+		t.Errorf("release-check past the release: %v %s", err, out)
 	}
 }

@@ -16,12 +16,14 @@ import (
 	"github.com/pregao/pregao/snapshot"
 )
 
-// version is the release version, stamped at link time by `make build`
-// and `make dist`:
+// version is the version, stamped at link time by `make build` and
+// `make dist` (the Makefile's VERSION: the release of the tree and the
+// commits since):
 //
-//	go build -ldflags "-X main.version=$(git describe --tags --always --dirty)"
+//	go build -ldflags "-X main.version=v0.1.0-98-g4f16615"
 //
-// Left empty, the version comes from the build info (see readBuild).
+// Left empty, the version comes from the build info or the tree's
+// release (see readBuild).
 var version string
 
 // revision is the VCS revision, stamped at link time like version
@@ -34,7 +36,7 @@ var revision string
 // buildInfo describes the running binary. Fields that the build did not
 // record are empty.
 type buildInfo struct {
-	Version       string // stamped version, else the module version, else "devel"
+	Version       string // stamped version, else the module version of a release, else the tree's release (treeVersion)
 	Module        string // main module path
 	ModuleVersion string // main module version from the build info: "(devel)", a tag or a pseudo-version
 	Revision      string // VCS revision (commit hash)
@@ -46,10 +48,11 @@ type buildInfo struct {
 
 // readBuild combines the stamped version and revision with the build info
 // bi (nil when the binary has none). The version is the stamped one if
-// set; otherwise the main module's version when it is a real one (go
-// install module@version, or the VCS-derived pseudo-version of Go 1.24
-// and later); otherwise "devel". The revision is the recorded one, else
-// the stamped one.
+// set; otherwise the main module's version when it names a release (go
+// install module@version, or the pseudo-version Go 1.24 and later derive
+// from a tag, v0.1.1-0.DATE-COMMIT); otherwise the tree's release with
+// the revision as build metadata (treeVersion). The revision is the
+// recorded one, else the stamped one.
 func readBuild(stampedVersion, stampedRevision string, bi *debug.BuildInfo) buildInfo {
 	b := buildInfo{Version: semanticVersion(stampedVersion), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi != nil {
@@ -71,13 +74,31 @@ func readBuild(stampedVersion, stampedRevision string, bi *debug.BuildInfo) buil
 	if b.Revision == "" {
 		b.Revision = stampedRevision
 	}
-	if b.Version == "" && b.ModuleVersion != "" && b.ModuleVersion != "(devel)" {
+	if b.Version == "" && b.ModuleVersion != "" && b.ModuleVersion != "(devel)" && !strings.HasPrefix(b.ModuleVersion, "v0.0.0-") {
 		b.Version = b.ModuleVersion
 	}
 	if b.Version == "" {
-		b.Version = "devel"
+		b.Version = treeVersion(b.Revision, b.Modified == "true")
 	}
 	return b
+}
+
+// treeVersion is the version of a build that nothing stamped and no tag
+// names (a clone without tags, a container build without .git): the
+// tree's release, with the revision's first 12 digits as build metadata
+// (v0.1.0+4f16615c3488, .dirty when modified), or +devel without one. It
+// names the release the build comes from, not how far past it.
+func treeVersion(revision string, modified bool) string {
+	meta := "devel"
+	if len(revision) >= 12 {
+		meta = revision[:12]
+	} else if revision != "" {
+		meta = revision
+	}
+	if modified {
+		meta += ".dirty"
+	}
+	return release + "+" + semverMeta(meta)
 }
 
 // semverRE matches a semantic version with Go's leading v: vMAJOR.MINOR.PATCH,
@@ -85,22 +106,27 @@ func readBuild(stampedVersion, stampedRevision string, bi *debug.BuildInfo) buil
 var semverRE = regexp.MustCompile(`^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 
 // semanticVersion returns the stamped version v as a semantic version:
-// v itself when it is one (a tag, v0.1.0, or git describe past it,
-// v0.1.0-3-gddf5ca1-dirty); a bare commit (git describe of a history
-// without a release tag: ddf5ca1, ddf5ca1-dirty) as the pre-release
-// v0.0.0-devel with the commit as build metadata, v0.0.0-devel+ddf5ca1;
-// "" as "".
+// v itself when it is one (a release, v0.1.0, or past it,
+// v0.1.0-3-gddf5ca1-dirty); anything else (a bare commit, ddf5ca1, as git
+// describe gives without a tag) as build metadata of the tree's release,
+// v0.1.0+ddf5ca1; "" as "".
 func semanticVersion(v string) string {
 	if v == "" || semverRE.MatchString(v) {
 		return v
 	}
+	return release + "+" + semverMeta(strings.TrimPrefix(v, "v"))
+}
+
+// semverMeta returns s as semantic-version build metadata: characters
+// other than letters, digits, "-" and "." as "-", no "." at either end.
+func semverMeta(s string) string {
 	meta := strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '.' {
 			return r
 		}
 		return '-'
-	}, strings.TrimPrefix(v, "v"))
-	return "v0.0.0-devel+" + strings.Trim(meta, ".")
+	}, s)
+	return strings.Trim(meta, ".")
 }
 
 // currentBuild returns the running binary's buildInfo, read once.

@@ -39,17 +39,21 @@ func TestReadBuild(t *testing.T) {
 			buildInfo{Version: "v1.2.3-4-gddf5ca1-dirty", Module: module, ModuleVersion: "v1.2.3", Revision: "ddf5ca1f00", Time: "2026-11-24T18:01:00Z", Modified: "true", GoVersion: "go1.99.1"}},
 		{"module version", "", "", main("v1.2.3", nil),
 			buildInfo{Version: "v1.2.3", Module: module, ModuleVersion: "v1.2.3", GoVersion: "go1.99.1"}},
-		{"pseudo-version", "", "", main("v0.0.0-20261124180100-ddf5ca1f0000+dirty", vcs),
-			buildInfo{Version: "v0.0.0-20261124180100-ddf5ca1f0000+dirty", Module: module, ModuleVersion: "v0.0.0-20261124180100-ddf5ca1f0000+dirty", Revision: "ddf5ca1f00", Time: "2026-11-24T18:01:00Z", Modified: "true", GoVersion: "go1.99.1"}},
+		{"pseudo-version past a tag", "", "", main("v0.1.1-0.20261124180100-ddf5ca1f0000+dirty", vcs),
+			buildInfo{Version: "v0.1.1-0.20261124180100-ddf5ca1f0000+dirty", Module: module, ModuleVersion: "v0.1.1-0.20261124180100-ddf5ca1f0000+dirty", Revision: "ddf5ca1f00", Time: "2026-11-24T18:01:00Z", Modified: "true", GoVersion: "go1.99.1"}},
+		{"pseudo-version without a tag: the tree's release", "", "", main("v0.0.0-20261124180100-ddf5ca1f0000+dirty", vcs),
+			buildInfo{Version: release + "+ddf5ca1f00.dirty", Module: module, ModuleVersion: "v0.0.0-20261124180100-ddf5ca1f0000+dirty", Revision: "ddf5ca1f00", Time: "2026-11-24T18:01:00Z", Modified: "true", GoVersion: "go1.99.1"}},
 		{"devel build", "", "", main("(devel)", []debug.BuildSetting{{Key: "vcs.modified", Value: "false"}}),
-			buildInfo{Version: "devel", Module: module, ModuleVersion: "(devel)", Modified: "false", GoVersion: "go1.99.1"}},
+			buildInfo{Version: release + "+devel", Module: module, ModuleVersion: "(devel)", Modified: "false", GoVersion: "go1.99.1"}},
+		{"devel build with a revision", "", "", main("(devel)", []debug.BuildSetting{{Key: "vcs.revision", Value: "4f16615c3488aa00bb"}}),
+			buildInfo{Version: release + "+4f16615c3488", Module: module, ModuleVersion: "(devel)", Revision: "4f16615c3488aa00bb", GoVersion: "go1.99.1"}},
 		{"recorded revision wins", "v1.2.3", "0123abcd", main("(devel)", vcs),
 			buildInfo{Version: "v1.2.3", Module: module, ModuleVersion: "(devel)", Revision: "ddf5ca1f00", Time: "2026-11-24T18:01:00Z", Modified: "true", GoVersion: "go1.99.1"}},
 		{"stamped revision", "v1.2.3", "0123abcd", main("(devel)", nil),
 			buildInfo{Version: "v1.2.3", Module: module, ModuleVersion: "(devel)", Revision: "0123abcd", GoVersion: "go1.99.1"}},
-		{"no build info", "", "", nil, buildInfo{Version: "devel", GoVersion: runtime.Version()}},
+		{"no build info", "", "", nil, buildInfo{Version: release + "+devel", GoVersion: runtime.Version()}},
 		{"no build info, stamped", "v2.0.0", "0123abcd", nil, buildInfo{Version: "v2.0.0", Revision: "0123abcd", GoVersion: runtime.Version()}},
-		{"stamped commit before any tag", "ddf5ca1-dirty", "", nil, buildInfo{Version: "v0.0.0-devel+ddf5ca1-dirty", GoVersion: runtime.Version()}},
+		{"stamped bare commit", "ddf5ca1-dirty", "", nil, buildInfo{Version: release + "+ddf5ca1-dirty", GoVersion: runtime.Version()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.want.Platform = runtime.GOOS + "/" + runtime.GOARCH
@@ -113,8 +117,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestServeReportsVersion: the startup log line, /healthz and the
-// pregao_build_info gauge carry the version.
+// TestServeReportsVersion: the startup log line, /healthz, the document
+// /docs renders and the pregao_build_info gauge carry the version.
 func TestServeReportsVersion(t *testing.T) {
 	snap, keys, _ := serveFixture(t)
 	cfg := DefaultServeConfig()
@@ -145,6 +149,9 @@ func TestServeReportsVersion(t *testing.T) {
 	}
 	if code, body := get(t, base+"/healthz", ""); code != 200 || body != `{"status":"ok","version":"`+b.Version+`"}` {
 		t.Errorf("healthz %d %s", code, body)
+	}
+	if _, doc := get(t, base+"/openapi.json", ""); !strings.Contains(doc, `"version": "`+b.Version+`"`) {
+		t.Errorf("/openapi.json (the /docs page's) does not name version %s", b.Version)
 	}
 	_, metrics := get(t, base+"/metrics", "")
 	want := `pregao_build_info{goversion="` + b.GoVersion + `",revision="` + b.Revision + `",version="` + b.Version + `"} 1`
@@ -226,7 +233,8 @@ func TestStaticStampedBuild(t *testing.T) {
 	}
 }
 
-// pregao version prints a semantic version whatever git describe gave.
+// pregao version prints a semantic version whatever was stamped: one
+// that is not names the tree's release.
 func TestSemanticVersion(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                        "",
@@ -234,10 +242,10 @@ func TestSemanticVersion(t *testing.T) {
 		"v0.1.0-3-gddf5ca1":       "v0.1.0-3-gddf5ca1",
 		"v0.1.0-3-gddf5ca1-dirty": "v0.1.0-3-gddf5ca1-dirty",
 		"v1.0.0-rc.1+build.5":     "v1.0.0-rc.1+build.5",
-		"ddf5ca1":                 "v0.0.0-devel+ddf5ca1",
-		"ddf5ca1-dirty":           "v0.0.0-devel+ddf5ca1-dirty",
-		"v0.1":                    "v0.0.0-devel+0.1",
-		"release/2026 11":         "v0.0.0-devel+release-2026-11",
+		"ddf5ca1":                 release + "+ddf5ca1",
+		"ddf5ca1-dirty":           release + "+ddf5ca1-dirty",
+		"v0.1":                    release + "+0.1",
+		"release/2026 11":         release + "+release-2026-11",
 	} {
 		got := semanticVersion(in)
 		if got != want {
