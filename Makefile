@@ -128,7 +128,7 @@ endif
 # the demo snapshot and a demo key.
 CREATED := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 docker:
-	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg CREATED=$(CREATED) -t pregao:$(DIST_VERSION) .
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg CREATED=$(CREATED) -t pregao:$(subst +,-,$(DIST_VERSION)) .
 docker-demo:
 	docker build --target demo --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --build-arg CREATED=$(CREATED) --build-arg SEED=$(SEED) --build-arg SCALE=$(SCALE) -t pregao:demo .
 
