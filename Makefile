@@ -239,13 +239,18 @@ test:
 	$(GO) test -count=1 -run 'Alloc|DocsExamples|StreamedAnswerMemory|DemoMoneyExact' ./...
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
-# A Go client generated from the served OpenAPI document by a pinned
-# oapi-codegen (fetched through the module proxy), compiled and run
-# against the scale-1 demo: every operation called, every answer decoded,
-# no float32 field. Outside make test (about 30 s once the modules are
-# cached); CI runs it.
+# Clients generated from the served OpenAPI document, compiled and run
+# against the scale-1 demo: a Go client by a pinned oapi-codegen
+# (fetched through the module proxy; every operation called, every
+# answer decoded, no float32 field), and a TypeScript client by
+# openapi-typescript and openapi-fetch, pinned with typescript in
+# cmd/pregao/testdata/tsclient's lockfile (npm ci; Node.js and npm from
+# the OS packages: apt-get install nodejs npm), compiled with tsc
+# --strict: every operation called, typed calls without a cast, the
+# event-stream reader. Outside make test (about 1.5 min once the modules
+# and packages are cached); CI runs it.
 client-test:
-	PREGAO_CLIENT_TEST=1 $(GO) test -count=1 -run TestGeneratedClient -v ./cmd/pregao
+	PREGAO_CLIENT_TEST=1 $(GO) test -count=1 -run 'TestGeneratedClient' -v ./cmd/pregao
 
 # The importers at real size, outside make test: the demo market of
 # SCALE written as official files (generate --official), imported
