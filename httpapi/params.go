@@ -22,8 +22,10 @@ const maxParams = 16
 // every parameter.
 //
 // Decisions (docs/api.md): a parameter the operation does not declare is a
-// 400 naming it and the accepted ones; a parameter given twice is a 400;
-// an empty value (?limit=) is the same as an absent parameter. The query
+// 400 naming it and the accepted ones; a parameter given twice is a 400,
+// but a TypeList one: its values then join in order (tickers=A&tickers=B
+// is tickers=A,B, how generated clients send an array); an empty value
+// (?limit=) is the same as an absent parameter. The query
 // string's errors (malformed, unknown or repeated parameter) come before
 // any value's.
 //
@@ -81,6 +83,8 @@ func newQuery(raw string, params []Param) query {
 		switch {
 		case i < 0:
 			nameErr = unknownParam(k, params)
+		case q.seen&(1<<i) != 0 && q.params[i].Type == TypeList:
+			q.vals[i] += "," + v // an empty part is list's 400
 		case q.seen&(1<<i) != 0:
 			nameErr = badRequest("query parameter %q is given more than once", k)
 		default:

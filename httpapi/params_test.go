@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +139,13 @@ func TestQueryValues(t *testing.T) {
 	ok("l", func(q *query) bool { l := q.list("l"); return len(l) == 3 && l[1] == "B" })
 	bad("lbad", `query parameter lbad="A,,B": empty item in the comma-separated list`, func(q *query) { q.list("lbad") })
 	ok("s", func(q *query) bool { return q.str("s") == "a b" })
+
+	// A list given more than once is every value, in order (the form of
+	// an array that generated clients send); an empty one is an empty
+	// item.
+	ok, bad = queryChecks(t, "l=A&s=x&l=B,C&l=D&lbad=A&lbad=", []Param{qp("l", TypeList), qp("lbad", TypeList), qp("s", TypeString)})
+	ok("l repeated", func(q *query) bool { return slices.Equal(q.list("l"), []string{"A", "B", "C", "D"}) })
+	bad("lbad repeated", `query parameter lbad="A,": empty item in the comma-separated list`, func(q *query) { q.list("lbad") })
 }
 
 func TestQueryDayRange(t *testing.T) {

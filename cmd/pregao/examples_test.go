@@ -171,6 +171,14 @@ func apiWithKey(t *testing.T, ds *engine.Dataset) (*httpapi.API, string) {
 	t.Helper()
 	store := &engine.Store{}
 	store.Publish(ds)
+	keys, key := delayedKey(t, ds)
+	return httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil), key
+}
+
+// delayedKey returns keys holding one key of the delayed plan, and that
+// key.
+func delayedKey(t *testing.T, ds *engine.Dataset) (*httpapi.Keys, string) {
+	t.Helper()
 	var f httpapi.KeysFile
 	key, e, err := httpapi.NewKey("test", httpapi.PlanDelayed, ds.AsOf())
 	if err != nil {
@@ -181,5 +189,5 @@ func apiWithKey(t *testing.T, ds *engine.Dataset) (*httpapi.API, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil), key
+	return keys, key
 }

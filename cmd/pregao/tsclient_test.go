@@ -11,9 +11,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/httpapi"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // tsClientDir holds the TypeScript client test's project: package.json
@@ -29,7 +34,9 @@ const tsClientDir = "testdata/tsclient"
 // written from the document, as TestGeneratedClient's), calls written by
 // hand that use each answer through its generated type, and the
 // event-stream reader's self-test. The calling code holds no cast, no
-// non-null assertion and no any. Outside make test (it needs Node.js and
+// non-null assertion and no any. Then the live stream: a second server
+// runs a session, and stream.ts reads it through the client from before
+// the session, every bar and quote checked against its event's schema. Outside make test (it needs Node.js and
 // npm, from the OS packages, and the npm registry or its cache): make
 // client-test, which CI runs.
 func TestGeneratedClientTypeScript(t *testing.T) {
@@ -45,9 +52,13 @@ func TestGeneratedClientTypeScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api, key := apiWithKey(t, ds)
-	srv := httptest.NewServer(api)
+	keys, key := delayedKey(t, ds)
+	store := &engine.Store{}
+	store.Publish(ds)
+	srv := httptest.NewServer(httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil))
 	defer srv.Close()
+	live, want, session := liveStreamServer(t, ds, keys)
+	defer live.Close()
 	resp, err := http.Get(srv.URL + "/openapi.json")
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +127,8 @@ func TestGeneratedClientTypeScript(t *testing.T) {
 	// experimental) only with a failure.
 	prog := exec.Command("node", filepath.Join("out", "main.js"))
 	prog.Dir = dir
-	prog.Env = append(os.Environ(), "PREGAO_URL="+srv.URL, "PREGAO_KEY="+key)
+	prog.Env = append(os.Environ(), "PREGAO_URL="+srv.URL, "PREGAO_KEY="+key,
+		"PREGAO_STREAM_URL="+live.URL, "PREGAO_STREAM_WANT="+want, "PREGAO_STREAM_SESSION="+session.String())
 	var stderr strings.Builder
 	prog.Stderr = &stderr
 	stdout, err := prog.Output()
@@ -142,10 +154,60 @@ func TestGeneratedClientTypeScript(t *testing.T) {
 		t.Errorf("%d of %d operations answered and decoded", len(okOps), len(ops))
 	}
 	if stream != "" && len(okStream) == 0 {
-		t.Errorf("the document has the stream %s: main.ts must read it (see its STREAM comment)", stream)
+		t.Errorf("the document has the stream %s: stream.ts must read it", stream)
 	}
-	t.Logf("%d operations called, %d decoded; %d typed checks passed: %s", len(ops), len(okOps), len(okTyped), strings.Join(okTyped, "; "))
+	t.Logf("%d operations called, %d decoded; %d typed checks passed: %s; %s", len(ops), len(okOps), len(okTyped), strings.Join(okTyped, "; "), strings.Join(okStream, "; "))
 }
+
+// liveStreamServer serves ds with a live session on the weekday after its
+// last one, for keys: five 1-minute bars of LITA3 and of PLAE3 from 10:00
+// in São Paulo, applied in two batches, the clock at noon (the delayed
+// plan sees them all). It returns the server, the bars' closes as
+// PREGAO_STREAM_WANT gives them to stream.ts, and the session's day.
+func liveStreamServer(t *testing.T, ds *engine.Dataset, keys *httpapi.Keys) (*httptest.Server, string, engine.Date) {
+	t.Helper()
+	day := ds.LastSession() + 1
+	for day.Time().Weekday() == time.Saturday || day.Time().Weekday() == time.Sunday {
+		day++
+	}
+	store := &engine.Store{}
+	store.Publish(ds)
+	if err := store.StartLive(day); err != nil {
+		t.Fatal(err)
+	}
+	open := day.Time().Add(13 * time.Hour) // 10:00 in São Paulo
+	var want []string
+	var batches [2][]engine.LiveBar
+	for i, tk := range []string{"LITA3", "PLAE3"} {
+		if _, ok := ds.Asset(tk); !ok {
+			t.Fatalf("%s is not in the demo", tk)
+		}
+		var closes []string
+		for m := range 5 {
+			c := engine.Num(10*(i+1)) + engine.Num(m)/4 // 10, 10.25, …: exact in binary
+			b := engine.LiveBar{Ticker: tk, Time: open.Add(time.Duration(m) * time.Minute).Unix(),
+				Open: c - 0.5, High: c + 0.5, Low: c - 0.5, Close: c, Volume: 1000 * c, Quantity: 1000, Trades: 3}
+			batches[m/3] = append(batches[m/3], b)
+			closes = append(closes, strconv.FormatFloat(float64(c), 'f', -1, 64))
+		}
+		want = append(want, tk+":"+strings.Join(closes, ","))
+	}
+	for i, bars := range batches {
+		at := open.Add(time.Duration(3*i+3) * time.Minute)
+		if ok, err := store.ApplyLive(&engine.LiveBatch{Seq: uint64(i + 1), Session: day, Bars: bars, At: at.UnixMilli()}); !ok || err != nil {
+			t.Fatalf("batch %d: %v %v", i+1, ok, err)
+		}
+	}
+	api := httpapi.New(httpapi.DefaultConfig(), store, keys, stoppedClock(day.Time().Add(15*time.Hour)), prometheus.NewRegistry(), nil)
+	srv := httptest.NewServer(api)
+	t.Cleanup(func() { api.SetDraining(true) }) // ends the streams left open
+	return srv, strings.Join(want, ";"), day
+}
+
+// stoppedClock is a clock stopped at its time.
+type stoppedClock time.Time
+
+func (c stoppedClock) Now() time.Time { return time.Time(c) }
 
 // tsClientCalls writes calls.ts: a function that calls every operation
 // of doc with the generated client (path parameters from their examples,

@@ -1,12 +1,13 @@
 // The TypeScript client test's program (TestGeneratedClientTypeScript,
 // make client-test): every operation of the document called through the
 // generated client (calls.ts, written by the test), then the typed calls
-// (typed.ts) and the event-stream reader. It prints "ok ..." per check,
+// (typed.ts), the event-stream reader and the live stream (stream.ts). It prints "ok ..." per check,
 // what went wrong otherwise.
 import { newClient, report } from "./client.js";
 import { everyOperation } from "./calls.js";
 import { typedCalls } from "./typed.js";
 import { selfTest } from "./sse.js";
+import { parseWant, streamSession } from "./stream.js";
 
 // What the program uses of Node's process (its types, @types/node, are
 // not needed for more).
@@ -25,21 +26,13 @@ async function main(): Promise<void> {
   const problem = selfTest();
   report("sse: parser", 200, 200, problem === "", problem);
 
-  // STREAM (issue 36, item 1): GET /v2/stream/quotes is not in the
-  // document yet. Once it is, call it here through the client, as the
-  // other operations are, and read it with sse.ts:
-  //
-  //   const { data, response } = await c.GET("/v2/stream/quotes", {
-  //     params: { query: { tickers: "LITA3,LITA4" } },
-  //     headers: { "Last-Event-ID": lastId },
-  //     parseAs: "stream",
-  //   });
-  //   await readEventStream(data, (e) => { ...; return more; });
-  //
-  // receiving the bars of a replayed session (the test server then runs
-  // one), each event's data parsed as the document's schema of its event
-  // type, and report "ok stream: ..." lines. The Go test requires such a
-  // line as soon as the document has a stream operation.
+  // The live stream, from a second server that runs a session (its
+  // tickers and bars in PREGAO_STREAM_WANT).
+  const streamUrl = process.env["PREGAO_STREAM_URL"] ?? "";
+  if (streamUrl !== "") {
+    const want = parseWant(process.env["PREGAO_STREAM_WANT"] ?? "");
+    await streamSession(newClient(streamUrl, key), report, want, process.env["PREGAO_STREAM_SESSION"] ?? "");
+  }
 }
 
 main().catch((err: unknown) => {
