@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,8 +34,10 @@ const tsClientDir = "testdata/tsclient"
 // hand that use each answer through its generated type, and the
 // event-stream reader's self-test. The calling code holds no cast, no
 // non-null assertion and no any. Then the live stream: a second server
-// runs a session, and stream.ts reads it through the client from before
-// the session, every bar and quote checked against its event's schema. Outside make test (it needs Node.js and
+// replays the live fixture's held-back session, and stream.ts reads it
+// through the client from before the session, every event checked
+// against its schema and every bar of three tickers against the server's
+// historical answer. Outside make test (it needs Node.js and
 // npm, from the OS packages, and the npm registry or its cache): make
 // client-test, which CI runs.
 func TestGeneratedClientTypeScript(t *testing.T) {
@@ -57,8 +58,8 @@ func TestGeneratedClientTypeScript(t *testing.T) {
 	store.Publish(ds)
 	srv := httptest.NewServer(httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil))
 	defer srv.Close()
-	live, want, session := liveStreamServer(t, ds, keys)
-	defer live.Close()
+	liveURL, liveKey, session, liveTickers, stopLive := replayedSession(t)
+	defer stopLive()
 	resp, err := http.Get(srv.URL + "/openapi.json")
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestGeneratedClientTypeScript(t *testing.T) {
 	prog := exec.Command("node", filepath.Join("out", "main.js"))
 	prog.Dir = dir
 	prog.Env = append(os.Environ(), "PREGAO_URL="+srv.URL, "PREGAO_KEY="+key,
-		"PREGAO_STREAM_URL="+live.URL, "PREGAO_STREAM_WANT="+want, "PREGAO_STREAM_SESSION="+session.String())
+		"PREGAO_STREAM_URL="+liveURL, "PREGAO_STREAM_KEY="+liveKey, "PREGAO_STREAM_TICKERS="+strings.Join(liveTickers, ","), "PREGAO_STREAM_SESSION="+session.String())
 	var stderr strings.Builder
 	prog.Stderr = &stderr
 	stdout, err := prog.Output()
@@ -159,55 +160,30 @@ func TestGeneratedClientTypeScript(t *testing.T) {
 	t.Logf("%d operations called, %d decoded; %d typed checks passed: %s; %s", len(ops), len(okOps), len(okTyped), strings.Join(okTyped, "; "), strings.Join(okStream, "; "))
 }
 
-// liveStreamServer serves ds with a live session on the weekday after its
-// last one, for keys: five 1-minute bars of LITA3 and of PLAE3 from 10:00
-// in São Paulo, applied in two batches, the clock at noon (the delayed
-// plan sees them all). It returns the server, the bars' closes as
-// PREGAO_STREAM_WANT gives them to stream.ts, and the session's day.
-func liveStreamServer(t *testing.T, ds *engine.Dataset, keys *httpapi.Keys) (*httptest.Server, string, engine.Date) {
+// replayedSession serves the live fixture's held-back snapshot with the
+// replay of its session at full speed, and waits for the session to be
+// complete. It returns the server's base URL, its key, the session's day
+// and three tickers that trade in the session.
+func replayedSession(t *testing.T) (url, key string, day engine.Date, tickers []string, stop func()) {
 	t.Helper()
-	day := ds.LastSession() + 1
-	for day.Time().Weekday() == time.Saturday || day.Time().Weekday() == time.Sunday {
-		day++
-	}
-	store := &engine.Store{}
-	store.Publish(ds)
-	if err := store.StartLive(day); err != nil {
-		t.Fatal(err)
-	}
-	open := day.Time().Add(13 * time.Hour) // 10:00 in São Paulo
-	var want []string
-	var batches [2][]engine.LiveBar
-	for i, tk := range []string{"LITA3", "PLAE3"} {
-		if _, ok := ds.Asset(tk); !ok {
-			t.Fatalf("%s is not in the demo", tk)
-		}
-		var closes []string
-		for m := range 5 {
-			c := engine.Num(10*(i+1)) + engine.Num(m)/4 // 10, 10.25, …: exact in binary
-			b := engine.LiveBar{Ticker: tk, Time: open.Add(time.Duration(m) * time.Minute).Unix(),
-				Open: c - 0.5, High: c + 0.5, Low: c - 0.5, Close: c, Volume: 1000 * c, Quantity: 1000, Trades: 3}
-			batches[m/3] = append(batches[m/3], b)
-			closes = append(closes, strconv.FormatFloat(float64(c), 'f', -1, 64))
-		}
-		want = append(want, tk+":"+strings.Join(closes, ","))
-	}
-	for i, bars := range batches {
-		at := open.Add(time.Duration(3*i+3) * time.Minute)
-		if ok, err := store.ApplyLive(&engine.LiveBatch{Seq: uint64(i + 1), Session: day, Bars: bars, At: at.UnixMilli()}); !ok || err != nil {
-			t.Fatalf("batch %d: %v %v", i+1, ok, err)
+	f := liveFixtureOf(t)
+	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
+		c.Live.Feed, c.Live.FeedSpeed, c.Live.Dir = "replay:"+f.session, "max", t.TempDir()
+	})
+	waitComplete(t, m)
+	full := loadDataset(t, f.full)
+	for i := range full.Assets() {
+		as := &full.Assets()[i]
+		if lo, hi := as.MinuteRange(int64(f.day)*86400, int64(f.day+1)*86400-1); hi > lo && len(tickers) < 3 {
+			tickers = append(tickers, as.Ticker)
 		}
 	}
-	api := httpapi.New(httpapi.DefaultConfig(), store, keys, stoppedClock(day.Time().Add(15*time.Hour)), prometheus.NewRegistry(), nil)
-	srv := httptest.NewServer(api)
-	t.Cleanup(func() { api.SetDraining(true) }) // ends the streams left open
-	return srv, strings.Join(want, ";"), day
+	if len(tickers) < 3 {
+		stop()
+		t.Fatalf("%d tickers trade in the session", len(tickers))
+	}
+	return "http://" + m.Addr(), f.key, f.day, tickers, stop
 }
-
-// stoppedClock is a clock stopped at its time.
-type stoppedClock time.Time
-
-func (c stoppedClock) Now() time.Time { return time.Time(c) }
 
 // tsClientCalls writes calls.ts: a function that calls every operation
 // of doc with the generated client (path parameters from their examples,

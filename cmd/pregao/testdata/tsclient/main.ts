@@ -7,7 +7,7 @@ import { newClient, report } from "./client.js";
 import { everyOperation } from "./calls.js";
 import { typedCalls } from "./typed.js";
 import { selfTest } from "./sse.js";
-import { parseWant, streamSession } from "./stream.js";
+import { streamSession } from "./stream.js";
 
 // What the program uses of Node's process (its types, @types/node, are
 // not needed for more).
@@ -26,12 +26,13 @@ async function main(): Promise<void> {
   const problem = selfTest();
   report("sse: parser", 200, 200, problem === "", problem);
 
-  // The live stream, from a second server that runs a session (its
-  // tickers and bars in PREGAO_STREAM_WANT).
+  // The live stream, from a second server that replayed a session (its
+  // key and three tickers that trade in it given).
   const streamUrl = process.env["PREGAO_STREAM_URL"] ?? "";
   if (streamUrl !== "") {
-    const want = parseWant(process.env["PREGAO_STREAM_WANT"] ?? "");
-    await streamSession(newClient(streamUrl, key), report, want, process.env["PREGAO_STREAM_SESSION"] ?? "");
+    const live = newClient(streamUrl, process.env["PREGAO_STREAM_KEY"] ?? "");
+    const tickers = (process.env["PREGAO_STREAM_TICKERS"] ?? "").split(",");
+    await streamSession(live, report, tickers, process.env["PREGAO_STREAM_SESSION"] ?? "");
   }
 }
 

@@ -10,6 +10,7 @@ import { readEventStream } from "./sse.js";
 type StreamBar = components["schemas"]["StreamBar"];
 type StreamQuote = components["schemas"]["StreamQuote"];
 type StreamSession = components["schemas"]["StreamSession"];
+type StreamCorrection = components["schemas"]["StreamCorrection"];
 type Quote = components["schemas"]["Quote"];
 
 // isObject says v is a JSON object (its fields then read as unknown).
@@ -41,6 +42,14 @@ function isStreamQuote(v: unknown): v is StreamQuote {
   return isObject(v) && typeof v["ticker"] === "string" && isQuote(v["quote"]) && Object.keys(v).length === 2;
 }
 
+function isStreamCorrection(v: unknown): v is StreamCorrection {
+  return (
+    isObject(v) &&
+    typeof v["ticker"] === "string" &&
+    (isQuote(v["bar"]) || (v["bar"] === null && typeof v["date"] === "string"))
+  );
+}
+
 function isStreamSession(v: unknown): v is StreamSession {
   const states = ["none", "open", "close", "handover"];
   return (
@@ -51,43 +60,52 @@ function isStreamSession(v: unknown): v is StreamSession {
   );
 }
 
-// Want is what the server's session holds: per ticker, the closes of its
-// 1-minute bars in time order.
-export type Want = Map<string, number[]>;
-
-// parseWant reads PREGAO_STREAM_WANT: "LITA3:10.01,10.02;PLAE3:20.5".
-export function parseWant(text: string): Want {
-  const want: Want = new Map();
-  for (const part of text.split(";")) {
-    const [ticker, closes] = part.split(":");
-    if (ticker !== undefined && ticker !== "" && closes !== undefined) {
-      want.set(ticker, closes.split(",").map(Number));
-    }
+// wantBars asks the server for the session's 1-minute bars of each
+// ticker (the typed historical operation, interval 60 s): what the
+// stream must come to hold.
+async function wantBars(c: PregaoClient, tickers: string[], session: string): Promise<Map<string, Quote[]>> {
+  const want = new Map<string, Quote[]>();
+  for (const ticker of tickers) {
+    const { data } = await c.GET("/v2/quotes/{ticker}/historical", {
+      params: { path: { ticker }, query: { interval: 60, start_date: session, end_date: session } },
+    });
+    want.set(ticker, data ?? []);
   }
   return want;
 }
 
-// streamSession reads the stream of want's tickers from before the
-// session (the Last-Event-ID of the state "none") until every bar of
-// want and a quote of each ticker arrived, or 30 s passed.
-export async function streamSession(c: PregaoClient, report: Report, want: Want, session: string): Promise<void> {
+// same says two quotes are the same JSON (the server writes fields in
+// one order).
+function same(a: Quote | undefined, b: Quote | undefined): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+// streamSession reads the stream of tickers from before the session (the
+// Last-Event-ID of the state "none"), the session being complete, until
+// every bar the historical answer holds arrived, a quote of each ticker
+// and the state "close" (or 30 s passed): each bar exactly once, in time
+// order, equal to the historical answer's; a correction replaces its
+// minute; each ticker's quote closes at its last bar's close.
+export async function streamSession(c: PregaoClient, report: Report, tickers: string[], session: string): Promise<void> {
   const op = "stream: GET /v2/stream/quotes";
+  const want = await wantBars(c, tickers, session);
+  let wanted = 0;
+  for (const bars of want.values()) {
+    wanted += bars.length;
+  }
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 30_000);
-  const bars = new Map<string, Quote[]>();
+  const held = new Map<string, Quote>(); // ticker + date: the bar as last sent
+  const sent = new Map<string, number>(); // ticker + date: bar events
   const quotes = new Map<string, Quote>();
   const states: string[] = [];
   const problems: string[] = [];
-  let wanted = 0;
-  for (const closes of want.values()) {
-    wanted += closes.length;
-  }
-  let got = 0;
   let status = 0;
   let lastId = "";
+  let events = 0;
   try {
     const { data, response } = await c.GET("/v2/stream/quotes", {
-      params: { query: { tickers: [...want.keys()] } },
+      params: { query: { tickers } },
       headers: { "Last-Event-ID": "0.0.0.0/0.0.0.0//s0" },
       parseAs: "stream",
       signal: abort.signal,
@@ -98,36 +116,26 @@ export async function streamSession(c: PregaoClient, report: Report, want: Want,
       return;
     }
     const parser = await readEventStream(data, (e) => {
+      events++;
       const v: unknown = JSON.parse(e.data);
-      switch (e.event) {
-        case "session":
-          if (isStreamSession(v)) {
-            states.push(`${v.state} ${v.session ?? "null"}`);
-          } else {
-            problems.push(`session: ${e.data}`);
-          }
-          break;
-        case "bar":
-          if (isStreamBar(v)) {
-            const list = bars.get(v.ticker) ?? [];
-            list.push(v.bar);
-            bars.set(v.ticker, list);
-            got++;
-          } else {
-            problems.push(`bar: ${e.data}`);
-          }
-          break;
-        case "quote":
-          if (isStreamQuote(v)) {
-            quotes.set(v.ticker, v.quote);
-          } else {
-            problems.push(`quote: ${e.data}`);
-          }
-          break;
-        default:
-          problems.push(`${e.event}: ${e.data}`);
+      if (e.event === "session" && isStreamSession(v)) {
+        states.push(`${v.state} ${v.session ?? "null"}`);
+      } else if (e.event === "bar" && isStreamBar(v)) {
+        const k = `${v.ticker} ${v.bar.date}`;
+        held.set(k, v.bar);
+        sent.set(k, (sent.get(k) ?? 0) + 1);
+      } else if (e.event === "correction" && isStreamCorrection(v)) {
+        if (v.bar !== null) {
+          held.set(`${v.ticker} ${v.bar.date}`, v.bar);
+        } else {
+          held.delete(`${v.ticker} ${v.date ?? ""}`);
+        }
+      } else if (e.event === "quote" && isStreamQuote(v)) {
+        quotes.set(v.ticker, v.quote);
+      } else {
+        problems.push(`${e.event}: not its schema: ${e.data.slice(0, 200)}`);
       }
-      return got < wanted || quotes.size < want.size;
+      return held.size < wanted || quotes.size < tickers.length || !states.includes(`close ${session}`);
     });
     lastId = parser.lastEventId;
   } catch (err: unknown) {
@@ -135,27 +143,35 @@ export async function streamSession(c: PregaoClient, report: Report, want: Want,
   } finally {
     clearTimeout(timer);
   }
-  for (const [ticker, closes] of want) {
-    const list = bars.get(ticker) ?? [];
-    const gotCloses = list.map((q) => q.close_price);
-    const ordered = list.every((q, i) => i === 0 || (list[i - 1]?.date ?? "") < q.date);
-    if (JSON.stringify(gotCloses) !== JSON.stringify(closes) || !ordered || !list.every((q) => q.date.startsWith(session))) {
-      problems.push(`${ticker}: bars ${JSON.stringify(list)}, want closes ${JSON.stringify(closes)}`);
+  let bars = 0;
+  for (const [ticker, list] of want) {
+    if (list.length === 0) {
+      problems.push(`${ticker}: no bars in the historical answer`);
     }
-    const last = closes[closes.length - 1];
+    for (const w of list) {
+      const k = `${ticker} ${w.date}`;
+      if (!same(held.get(k), w) || sent.get(k) !== 1) {
+        problems.push(`${k}: sent ${sent.get(k) ?? 0} times, held ${JSON.stringify(held.get(k))}, want ${JSON.stringify(w)}`);
+      }
+      bars++;
+    }
+    const last = list[list.length - 1];
     const q = quotes.get(ticker);
-    if (q === undefined || q.close_price !== last || q.currency !== "BRL") {
-      problems.push(`${ticker}: quote ${JSON.stringify(q)}, want close ${last}`);
+    if (q === undefined || last === undefined || q.close_price !== last.close_price) {
+      problems.push(`${ticker}: quote ${JSON.stringify(q)}, last bar ${JSON.stringify(last)}`);
     }
   }
-  if (states[0] !== `open ${session}`) {
-    problems.push(`states ${JSON.stringify(states)}, want open ${session} first`);
+  if (held.size !== wanted) {
+    problems.push(`${held.size} bars held, ${wanted} in the historical answers`);
+  }
+  if (states[0] !== `open ${session}` || !states.includes(`close ${session}`)) {
+    problems.push(`states ${JSON.stringify(states)}, want open ${session} first, then close`);
   }
   if (lastId === "") {
     problems.push("no event id");
   }
-  report(op, status, 200, problems.length === 0, problems.join("; "));
+  report(op, status, 200, problems.length === 0, problems.slice(0, 5).join("; "));
   if (problems.length === 0) {
-    console.log(`ok stream: ${got} bars of ${want.size} tickers, ${quotes.size} quotes, states ${states.join(", ")}, last id ${lastId}`);
+    console.log(`ok stream: ${events} events, ${bars} bars of ${tickers.join(", ")} as the historical answer, ${quotes.size} quotes, states ${states.join(", ")}`);
   }
 }
