@@ -69,13 +69,27 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 		case "/screener":
 			body = `{}`
 		}
+		if rt.Stream {
+			path += "?tickers=ABEV3,PETR4," + fund
+		}
 		r := httptest.NewRequest(rt.Method, path, strings.NewReader(body))
 		r.Header.Set("Authorization", "Bearer "+key)
+		if rt.Stream {
+			// A stream lasts: its context, ended at once, ends it after
+			// its head and the session's state.
+			ctx, cancel := context.WithCancel(r.Context())
+			cancel()
+			r = r.WithContext(ctx)
+		}
 		w := httptest.NewRecorder()
 		api.ServeHTTP(w, r)
 		valid := json.Valid(w.Body.Bytes())
-		if rt.Media == "text/csv" {
+		switch {
+		case rt.Media == "text/csv":
 			valid = strings.HasPrefix(w.Header().Get("Content-Type"), "text/csv") && w.Body.Len() > 0
+		case rt.Stream:
+			valid = strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") &&
+				strings.Contains(w.Body.String(), "event: session\n")
 		}
 		if w.Code != http.StatusOK || !valid {
 			t.Errorf("%s %s: %d %.200s", rt.Method, path, w.Code, w.Body)
