@@ -495,6 +495,7 @@ func TestStreamBounds(t *testing.T) {
 	clock.set(ld.day.Time().Add(14 * time.Hour))
 	cfg := DefaultConfig()
 	cfg.StreamConnsPerKey, cfg.StreamHeartbeat, cfg.StreamStep = 2, 20*time.Millisecond, 2*time.Millisecond
+	cfg.MaxStreams = 3
 	reg := prometheus.NewRegistry()
 	api := New(cfg, store, testKeys(t), clock, reg, nil)
 	srv := httptest.NewServer(api)
@@ -534,6 +535,22 @@ func TestStreamBounds(t *testing.T) {
 	checkError(t, w, 429, "too many streams for this key: 2 are open")
 	if w.Header().Get("Retry-After") == "" {
 		t.Error("a 429 without Retry-After")
+	}
+	// The server's bound, every key together: 503.
+	e1 := openStream(t, path, testKeyEOD, "")
+	r = httptest.NewRequest("GET", "/v2/stream/quotes?tickers="+tk, nil)
+	r.Header.Set("Authorization", "Bearer "+testKeyEOD)
+	w = httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	checkError(t, w, 503, "too many streams on this server")
+	if w.Header().Get("Retry-After") == "" {
+		t.Error("a 503 without Retry-After")
+	}
+	e1.close()
+	for deadline := time.Now().Add(time.Minute); labelled(t, reg, "pregao_stream_subscribers", "plan", PlanEOD) != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a closed stream still counted")
+		}
 	}
 	if g := labelled(t, reg, "pregao_stream_subscribers", "plan", PlanDelayed); g != 2 {
 		t.Errorf("subscribers %v, want 2", g)

@@ -97,6 +97,10 @@ type ServeConfig struct {
 	// /stream/quotes) a key may hold open (default
 	// httpapi.DefaultStreamConnsPerKey).
 	StreamConnsPerKey int
+	// MaxStreams bounds the streams of the live session the server holds
+	// open, every key together (default httpapi.DefaultMaxStreams; past
+	// it, 503).
+	MaxStreams int
 
 	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
 	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an
@@ -116,6 +120,7 @@ func DefaultServeConfig() ServeConfig {
 		SnapshotStallTimeout: 60 * time.Second,
 		Live:                 session.DefaultConfig(),
 		StreamConnsPerKey:    httpapi.DefaultStreamConnsPerKey,
+		MaxStreams:           httpapi.DefaultMaxStreams,
 	}
 }
 
@@ -223,6 +228,9 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.StreamConnsPerKey < 1 {
 		return nil, fmt.Errorf("serve: --stream-conns-per-key %d: want 1 or more", cfg.StreamConnsPerKey)
 	}
+	if cfg.MaxStreams < 1 {
+		return nil, fmt.Errorf("serve: --max-streams %d: want 1 or more", cfg.MaxStreams)
+	}
 	if cfg.AccessLogSample < 0 || cfg.AccessLogSample > 1 {
 		return nil, fmt.Errorf("serve: --access-log-sample %g: want a fraction from 0 to 1", cfg.AccessLogSample)
 	}
@@ -286,7 +294,7 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		}
 	}
 	m.clock = clock
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout, StreamConnsPerKey: cfg.StreamConnsPerKey,
+	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout, StreamConnsPerKey: cfg.StreamConnsPerKey, MaxStreams: cfg.MaxStreams,
 		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst}}, m.Store, keys, clock, m.Registry, m.log)
 	if m.Live.Runs() {
 		m.API.SetLiveStatus(m.Live.Status)

@@ -159,6 +159,8 @@ func TestServeRefusesBadStart(t *testing.T) {
 		{func(c *ServeConfig) { c.AccessLog = "syslog" }, `--access-log "syslog"`},
 		{func(c *ServeConfig) { c.AuthFailureRate = -1 }, "--auth-failure-rate -1"},
 		{func(c *ServeConfig) { c.AuthFailureBurst = 0 }, "--auth-failure-burst 0"},
+		{func(c *ServeConfig) { c.StreamConnsPerKey = 0 }, "--stream-conns-per-key 0"},
+		{func(c *ServeConfig) { c.MaxStreams = 0 }, "--max-streams 0"},
 	} {
 		cfg := DefaultServeConfig()
 		cfg.Snapshot, cfg.Keys = snap, keys

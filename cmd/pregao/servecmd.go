@@ -64,6 +64,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.BoolVar(&cfg.QueryToken, "query-token", cfg.QueryToken, "also accept the API key as ?token=KEY (spreadsheets, browsers) from requests without an Authorization header; it is removed from the query before logging (default off: URLs end up in histories and proxies' logs)")
 	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
 	fs.IntVar(&cfg.StreamConnsPerKey, "stream-conns-per-key", cfg.StreamConnsPerKey, "streams of the live session (GET /stream/quotes) a key may hold open; past it, 429")
+	fs.IntVar(&cfg.MaxStreams, "max-streams", cfg.MaxStreams, "streams of the live session (GET /stream/quotes) the server holds open, every key together; past it, 503")
 	cfg.Live.AddFlags(fs, session.RoleServe)
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the write timeout + 5s)")
 	return fs
