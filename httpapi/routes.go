@@ -276,7 +276,7 @@ var routeTable = csvRoutes([]Route{
 		}, Response: "Catalog", serve: (*API).catalog},
 	{Method: http.MethodGet, Path: routeStreamQuotes, Summary: "The live session as it happens, as the key's plan sees it: a stream of Server-Sent Events (addition)",
 		Params: []Param{
-			{Name: "tickers", In: InQuery, Type: TypeList, Example: "PETR4,VALE3", Desc: "the tickers to stream, comma-separated (up to 500); or index"},
+			{Name: "tickers", In: InQuery, Type: TypeList, Example: "ITAG3,LITA3", Desc: "the tickers to stream, comma-separated (up to 500); or index"},
 			{Name: "index", In: InQuery, Type: TypeString, Example: "IBOV", Desc: "an index whose members and level to stream (its symbol, matched ignoring case); or tickers"},
 		},
 		Response: "StreamBar", Stream: true, serve: (*API).streamQuotes},

@@ -369,6 +369,18 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 		return nil, errorf(http.StatusServiceUnavailable, "too many streams on this server: retry in 10 s")
 	}
 	defer a.streams.release(c.key.Name)
+	w := c.out.w
+	hd["Content-Type"] = []string{"text/event-stream; charset=utf-8"}
+	hd["Cache-Control"] = []string{"no-cache"}
+	hd["X-Accel-Buffering"] = []string{"no"} // proxies: do not hold the events back
+	hd["X-Content-Type-Options"] = noSniff
+	if r.Method == http.MethodHead {
+		// The head a GET would get, and the end: a HEAD has no body to
+		// stream, and holding it open would hold one of the key's streams.
+		w.WriteHeader(http.StatusOK)
+		c.out.streamed = true
+		return nil, nil
+	}
 	hub := a.streams.hubs[c.key.Plan]
 	sub := &sseSub{steps: make(chan *sseStep, streamQueue), cut: make(chan struct{})}
 	sv := hub.subscribe(sub, want.index)
@@ -377,11 +389,6 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	gauge.Inc()
 	defer gauge.Dec()
 
-	w := c.out.w
-	hd["Content-Type"] = []string{"text/event-stream; charset=utf-8"}
-	hd["Cache-Control"] = []string{"no-cache"}
-	hd["X-Accel-Buffering"] = []string{"no"} // proxies: do not hold the events back
-	hd["X-Content-Type-Options"] = noSniff
 	rc := http.NewResponseController(w)
 	out := &sseOut{a: a, w: w, rc: rc, timeout: a.cfg.WriteTimeout}
 	w.WriteHeader(http.StatusOK)

@@ -525,6 +525,26 @@ func TestStreamBounds(t *testing.T) {
 		checkError(t, w, c.code, c.want)
 	}
 
+	// HEAD: the head a GET gets, and the end (no stream held).
+	head := make(chan *httptest.ResponseRecorder)
+	go func() {
+		r := httptest.NewRequest("HEAD", "/v2/stream/quotes?tickers="+tk, nil)
+		r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		head <- w
+	}()
+	select {
+	case w := <-head:
+		if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") || w.Body.Len() != 0 {
+			t.Errorf("HEAD: %d %q %d bytes", w.Code, w.Header().Get("Content-Type"), w.Body.Len())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("HEAD of a stream did not end")
+	}
+	if api.streams.total != 0 {
+		t.Errorf("after a HEAD, %d streams counted", api.streams.total)
+	}
 	// Two streams for the key, a third refused.
 	path := srv.URL + "/v2/stream/quotes?tickers=" + tk
 	s1, s2 := openStream(t, path, testKeyDelayed, ""), openStream(t, path, testKeyDelayed, "")

@@ -134,6 +134,13 @@ func headAndOptions(t *testing.T, base, key string, doc []byte) int {
 					target = strings.Replace(target, "{"+p.Name+"}", fmt.Sprint(p.Example), 1)
 				}
 			}
+			if strings.Contains(path, "/stream/") { // a stream wants what to stream
+				for _, p := range op.Parameters {
+					if p.In == "query" && p.Name == "tickers" {
+						target += "?tickers=" + fmt.Sprint(p.Example)
+					}
+				}
+			}
 			send := func(m string) *http.Response {
 				req, _ := http.NewRequest(m, base+target, nil)
 				req.Header.Set("Authorization", "Bearer "+key)
@@ -236,6 +243,28 @@ func clientTestMain(t *testing.T, doc []byte) (string, []string) {
 				fmt.Fprintf(&b, "\t\tvar body %sJSONRequestBody\n\t\tmust(json.Unmarshal([]byte(%q), &body))\n", name, body)
 				args = append(args, "body")
 			}
+			if _, ok := op.Responses["200"].Content["text/event-stream"]; ok {
+				// A stream lasts: the plain client's call, the answer's head
+				// and its first event (the session's state), then the end.
+				var tickers any
+				for _, p := range op.Parameters {
+					if p.In == "query" && p.Name == "tickers" {
+						tickers = p.Example
+					}
+				}
+				if tickers == nil {
+					t.Fatalf("%s: no tickers example", label)
+				}
+				fmt.Fprintf(&b, "\t\ttk := strings.Split(%q, \",\")\n", fmt.Sprint(tickers))
+				fmt.Fprintf(&b, "\t\tsctx, cancel := context.WithTimeout(ctx, time.Minute)\n")
+				fmt.Fprintf(&b, "\t\tr, err := c.%s(sctx, &%sParams{Tickers: &tk})\n", name, name)
+				fmt.Fprintf(&b, "\t\tif err != nil {\n\t\t\tfmt.Printf(\"%%s: %%v\\n\", %q, err)\n\t\t} else {\n", label)
+				fmt.Fprintf(&b, "\t\t\tev := firstEvent(r.Body)\n\t\t\tr.Body.Close()\n")
+				fmt.Fprintf(&b, "\t\t\tcheck(%q, r.StatusCode, 200, strings.HasPrefix(r.Header.Get(\"Content-Type\"), \"text/event-stream\") && strings.Contains(ev, \"event: session\\n\"), []byte(ev))\n\t\t}\n\t\tcancel()\n\t}\n", label)
+				calls = append(calls, b.String())
+				ops = append(ops, label)
+				continue
+			}
 			status, decoded := 200, "true"
 			if _, ok := op.Responses["200"].Content["application/json"]; ok {
 				decoded = "r.JSON200 != nil"
@@ -254,12 +283,30 @@ func clientTestMain(t *testing.T, doc []byte) (string, []string) {
 // called with the client generated from it.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"strings"
+	"time"
 )
+
+// firstEvent reads a stream up to its first event (after the retry
+// line): its lines, each ending in a line feed.
+func firstEvent(r io.Reader) string {
+	var b strings.Builder
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		b.WriteString(sc.Text() + "\n")
+		if sc.Text() == "" && strings.Contains(b.String(), "event: ") {
+			break
+		}
+	}
+	return b.String()
+}
 
 func must(err error) {
 	if err != nil {
