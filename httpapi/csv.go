@@ -21,6 +21,11 @@ import (
 // empty cell, one header row. The JSON of a CSV answer is not streamed; a
 // source over maxCSVSource is refused (400) rather than held, so a
 // request's memory stays bounded.
+//
+// A text cell that a spreadsheet would read as a formula (one that begins
+// with =, +, -, @, a tab or a carriage return) is sent with a leading
+// apostrophe (safeCell), as OWASP's advice on CSV injection has it; JSON
+// numbers, and text that is a plain decimal number, are sent as given.
 
 // CSV forms of a Route (Route.CSV).
 const (
@@ -79,6 +84,7 @@ type node struct {
 	vals   []*node
 	scalar string // the JSON text of a number, the string, "" for null
 	null   bool
+	num    bool // scalar is a JSON number
 }
 
 func (n *node) get(key string) *node {
@@ -122,7 +128,7 @@ func parseOrdered(b []byte) (*node, error) {
 			}
 			return n, nil
 		case json.Number:
-			return &node{scalar: v.String()}, nil
+			return &node{scalar: v.String(), num: true}, nil
 		case string:
 			return &node{scalar: v}, nil
 		case bool:
@@ -161,7 +167,7 @@ func (t *table) col(name string) int {
 func (t *table) row(fixed [][2]string, obj *node) map[int]string {
 	r := map[int]string{}
 	for _, f := range fixed {
-		r[t.col(f[0])] = f[1]
+		r[t.col(f[0])] = safeCell(f[1])
 	}
 	if obj != nil && obj.obj {
 		for i, k := range obj.keys {
@@ -169,7 +175,7 @@ func (t *table) row(fixed [][2]string, obj *node) map[int]string {
 			if v.obj || v.arr {
 				continue
 			}
-			r[t.col(k)] = v.scalar
+			r[t.col(k)] = cellOf(v)
 		}
 	}
 	t.rows = append(t.rows, r)
@@ -229,7 +235,7 @@ func toCSV(kind string, src []byte) ([]byte, error) {
 			r := t.row(nil, a)
 			if s := a.get("source"); s != nil {
 				if u := s.get("visualization_url"); u != nil {
-					r[t.col("source_url")] = u.scalar
+					r[t.col("source_url")] = cellOf(u)
 				}
 			}
 		}
@@ -271,4 +277,71 @@ func quoteRows(t *table, fixed [][2]string, n *node) {
 			quoteRows(t, [][2]string{{"ticker", tk}}, n.vals[i])
 		}
 	}
+}
+
+// cellOf returns the CSV cell of a scalar: a JSON number as written, text
+// through safeCell.
+func cellOf(n *node) string {
+	if n.num {
+		return n.scalar
+	}
+	return safeCell(n.scalar)
+}
+
+// safeCell returns s as a CSV cell that no spreadsheet reads as a formula:
+// text that begins with =, +, -, @, a tab or a carriage return gets a
+// leading apostrophe (=HYPERLINK(…) becomes '=HYPERLINK(…)), unless it
+// is a plain decimal number (-1.5, +2), which is sent as given. Other text
+// is returned as is, without allocating.
+func safeCell(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+	default:
+		return s
+	}
+	if plainNumber(s) {
+		return s
+	}
+	return "'" + s
+}
+
+// plainNumber reports whether s is a decimal number: an optional sign,
+// digits, at most one point among them, an optional exponent (1e-5).
+func plainNumber(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	digits, dot := 0, false
+	for i := 0; i < len(mant); i++ {
+		switch c := mant[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return false
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if !hasExp {
+		return true
+	}
+	if exp != "" && (exp[0] == '+' || exp[0] == '-') {
+		exp = exp[1:]
+	}
+	if exp == "" {
+		return false
+	}
+	for i := 0; i < len(exp); i++ {
+		if exp[i] < '0' || exp[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

