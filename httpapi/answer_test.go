@@ -94,8 +94,9 @@ func TestAuthMessages(t *testing.T) {
 }
 
 // Requests without a valid key are limited per client address: past the
-// burst they get 429 with Retry-After, counted and logged once per trip;
-// valid keys from the same address, and other addresses, are not slowed.
+// burst they still get the 401 the specification asks for, with
+// Retry-After, counted and logged once per trip; valid keys from the same
+// address, and other addresses, are not slowed.
 func TestAuthFailuresLimited(t *testing.T) {
 	store := &engine.Store{}
 	store.Publish(mustSmall(t))
@@ -119,16 +120,18 @@ func TestAuthFailuresLimited(t *testing.T) {
 	}
 	for i := range 5 {
 		w := do("pg_more"+strconv.Itoa(i), "198.51.100.7:4001") // another port, the same address
-		checkError(t, w, 429, "without a valid API key")
-		if w.Header().Get("Retry-After") == "" {
-			t.Error("429 without Retry-After")
+		checkError(t, w, 401, "unknown API key (check it, or ask for a new one); too many requests without a valid API key from this address: retry in")
+		if w.Header().Get("Retry-After") == "" || w.Header().Get("WWW-Authenticate") == "" {
+			t.Errorf("limited 401: Retry-After %q, WWW-Authenticate %q", w.Header().Get("Retry-After"), w.Header().Get("WWW-Authenticate"))
 		}
 	}
-	checkError(t, do("", "198.51.100.7:4002"), 429, "without a valid API key")
+	checkError(t, do("", "198.51.100.7:4002"), 401, "send the header Authorization")
 	if w := do(testKeyDelayed, "198.51.100.7:4003"); w.Code != 200 {
 		t.Errorf("a valid key from a limited address: status %d", w.Code)
 	}
-	checkError(t, do("pg_guess", "203.0.113.9:4000"), 401, "unknown API key")
+	if w := do("pg_guess", "203.0.113.9:4000"); w.Header().Get("Retry-After") != "" {
+		t.Errorf("another address: Retry-After %q", w.Header().Get("Retry-After"))
+	}
 	if got := metricValue(t, reg, "pregao_auth_failures_total", "limited"); got != 6 {
 		t.Errorf("limited: %v, want 6", got)
 	}
@@ -148,6 +151,41 @@ func TestAuthFailuresLimited(t *testing.T) {
 		if w.Code != 401 {
 			t.Fatalf("limit off: status %d", w.Code)
 		}
+	}
+}
+
+// A client that keeps retrying a wrong key faster than the limit makes one
+// trip, logged once, however long it keeps on: not a line each time a
+// token comes back (26 lines in 5 s before). Once the bucket is full
+// again the next trip is logged anew.
+func TestAuthFailuresOneLogPerTrip(t *testing.T) {
+	var logs bytes.Buffer
+	al := newAuthLimiter(Limit{PerSecond: 5, Burst: 20}, slog.New(slog.NewTextHandler(&logs, nil)))
+	t0 := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	limited := 0
+	for i := range 500 { // 100 a second for 5 s
+		if _, ok := al.fail("192.0.2.1:5000", t0.Add(time.Duration(i)*10*time.Millisecond)); !ok {
+			limited++
+		}
+	}
+	if n := strings.Count(logs.String(), "limited"); n != 1 || limited < 400 {
+		t.Fatalf("5 s at 100/s: %d log lines, %d limited; want 1 line, over 400 limited:\n%s", n, limited, logs.String())
+	}
+	// Quiet for less than the refill of the burst (4 s): the same trip.
+	t1 := t0.Add(5*time.Second + 3*time.Second)
+	for i := range 100 {
+		al.fail("192.0.2.1:5000", t1.Add(time.Duration(i)*10*time.Millisecond))
+	}
+	if n := strings.Count(logs.String(), "limited"); n != 1 {
+		t.Fatalf("after a 3 s pause: %d log lines, want 1", n)
+	}
+	// Quiet long enough for the bucket to be full: a new trip.
+	t2 := t1.Add(time.Second + 5*time.Second)
+	for i := range 100 {
+		al.fail("192.0.2.1:5000", t2.Add(time.Duration(i)*10*time.Millisecond))
+	}
+	if n := strings.Count(logs.String(), "limited"); n != 2 {
+		t.Fatalf("after a 5 s pause: %d log lines, want 2", n)
 	}
 }
 

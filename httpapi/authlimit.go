@@ -10,9 +10,15 @@ import (
 
 // Requests without a valid key are limited per client address, so that
 // keys cannot be tried at the full rate of the server: each address has a
-// token bucket, and a request refused 401 takes a token; with the bucket
-// empty the answer is 429 with Retry-After, and the trip is logged once
-// and counted (pregao_auth_failures_total{result="limited"}). Requests
+// token bucket, and a request refused 401 takes a token. With the bucket
+// empty the answer is still the 401 the specification gives a request
+// without valid credentials (a client retrying a mistyped key is told its
+// key is wrong, not to slow down), with Retry-After: the seconds until the
+// address may be refused again. Such a request is only counted
+// (pregao_auth_failures_total{result="limited"}); the trip is logged once,
+// when the bucket is first found empty: it ends once the bucket is full
+// again (the address sent no request without a valid key for Burst ÷
+// PerSecond seconds), and the next empty bucket is a new trip. Requests
 // with a valid key never touch the buckets: they are not slowed, whatever
 // their address's failures. The address is the connection's (behind a
 // proxy, the proxy's: put the limit in the proxy there).
@@ -44,7 +50,7 @@ type authBucket struct {
 	addr    string
 	tokens  float64
 	last    time.Time // when tokens was counted
-	tripped bool      // the last request found it empty (logged once)
+	tripped bool      // a trip is under way: found empty, not full since (logged once)
 }
 
 func newAuthLimiter(l Limit, log *slog.Logger) *authLimiter {
@@ -53,7 +59,7 @@ func newAuthLimiter(l Limit, log *slog.Logger) *authLimiter {
 
 // fail takes a token of remote's bucket (a connection's "host:port") for a
 // request refused at now; when there is none, it takes nothing and
-// returns how long until there is one.
+// returns how long until there is one, logging the trip when it begins.
 func (al *authLimiter) fail(remote string, now time.Time) (wait time.Duration, ok bool) {
 	if al == nil || al.limit.PerSecond <= 0 {
 		return 0, true
@@ -74,9 +80,11 @@ func (al *authLimiter) fail(remote string, now time.Time) (wait time.Duration, o
 	}
 	b.tokens = min(burst, b.tokens+now.Sub(b.last).Seconds()*al.limit.PerSecond)
 	b.last = now
+	if b.tokens >= burst {
+		b.tripped = false // full again: the trip, if any, is over
+	}
 	if b.tokens >= 1 {
 		b.tokens--
-		b.tripped = false
 		return 0, true
 	}
 	if !b.tripped {

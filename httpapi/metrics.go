@@ -38,7 +38,7 @@ type metrics struct {
 	answerHits  prometheus.Counter     // answers sent from the answer cache
 	answerEvict prometheus.Counter     // answers evicted from the answer cache
 	// authFailures counts the requests without a valid key: refused (401)
-	// or limited (429, authlimit.go).
+	// or limited (401 with Retry-After, authlimit.go).
 	authFailures *prometheus.CounterVec
 
 	mu     sync.Mutex
@@ -135,7 +135,7 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 		}),
 		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pregao_auth_failures_total",
-			Help: "Requests without a valid API key, by result: refused (401) or limited (429: too many from the client's address).",
+			Help: "Requests without a valid API key, by result: refused (401) or limited (401 with Retry-After: too many from the client's address).",
 		}, []string{"result"}),
 		routes: map[string]*routeMetrics{},
 	}

@@ -101,8 +101,8 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 }
 
 // authenticate finds the request's key (the Authorization header). A
-// request without a known key is answered 401, or 429 once its client
-// address has failed too often (authlimit.go).
+// request without a known key is answered 401; once its client address
+// has failed too often (authlimit.go) the 401 carries Retry-After.
 func (a *API) authenticate(c *call, r *http.Request) int {
 	h := r.Header["Authorization"]
 	var key *keyState
@@ -127,18 +127,20 @@ func (a *API) authenticate(c *call, r *http.Request) int {
 		c.out.noteKey(key.Name)
 		return 0
 	}
+	hd := c.out.w.Header()
+	hd["Www-Authenticate"] = bearerHdr
+	msg := "unauthorized: unknown API key (check it, or ask for a new one)"
+	if missing {
+		msg = "unauthorized: send the header Authorization: Bearer <API key>" + queryTokenHint(a.cfg.QueryToken, r)
+	}
 	if wait, ok := a.authFails.fail(r.RemoteAddr, time.Now()); !ok {
 		a.m.authFailures.WithLabelValues("limited").Inc()
 		s := secondsUp(wait)
-		c.out.w.Header()["Retry-After"] = []string{strconv.Itoa(s)}
-		return c.out.fail(http.StatusTooManyRequests, fmt.Sprintf("too many requests without a valid API key from this address; retry in %d s", s))
+		hd["Retry-After"] = []string{strconv.Itoa(s)}
+		return c.out.fail(http.StatusUnauthorized, msg+"; too many requests without a valid API key from this address: retry in "+strconv.Itoa(s)+" s")
 	}
 	a.m.authFailures.WithLabelValues("refused").Inc()
-	c.out.w.Header()["Www-Authenticate"] = bearerHdr
-	if missing {
-		return c.out.fail(http.StatusUnauthorized, "unauthorized: send the header Authorization: Bearer <API key>"+queryTokenHint(a.cfg.QueryToken, r))
-	}
-	return c.out.fail(http.StatusUnauthorized, "unauthorized: unknown API key (check it, or ask for a new one)")
+	return c.out.fail(http.StatusUnauthorized, msg)
 }
 
 // limit takes a token of the key's rate limit: 429 when it has none.

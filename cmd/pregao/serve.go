@@ -63,7 +63,7 @@ type ServeConfig struct {
 	// AuthFailureRate and AuthFailureBurst limit the requests without a
 	// valid API key per client address: a token bucket of Burst refilled
 	// at Rate a second (default 5 and 20; Rate 0: no limit). Past it,
-	// such requests get 429.
+	// such requests still get 401, with Retry-After.
 	AuthFailureRate  float64
 	AuthFailureBurst int
 	// CORSOrigin lists the browser origins allowed to call the API,

@@ -293,25 +293,26 @@ func runMain(t *testing.T, m *Main) (stop func() error, done <-chan error) {
 }
 
 // --auth-failure-rate and --auth-failure-burst reach the API: past the
-// burst, a client without a valid key gets 429; a valid key still 200;
-// rate 0 turns the limit off.
+// burst, a client without a valid key still gets 401, saying when to
+// retry; a valid key still 200; rate 0 turns the limit off.
 func TestServeAuthFailureLimit(t *testing.T) {
 	snap, keys, key := serveFixture(t)
 	for _, c := range []struct {
-		rate float64
-		want int
-	}{{0.001, 429}, {0, 401}} {
+		rate    float64
+		limited bool
+	}{{0.001, true}, {0, false}} {
 		cfg := DefaultServeConfig()
 		cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
 		cfg.AuthFailureRate, cfg.AuthFailureBurst = c.rate, 2
 		m, stop := startServe(t, cfg, nil)
 		base := "http://" + m.Addr() + "/v2/ratios/catalog"
 		var code int
+		var body string
 		for range 3 {
-			code, _ = get(t, base, "pg_wrong")
+			code, body = get(t, base, "pg_wrong")
 		}
-		if code != c.want {
-			t.Errorf("rate %g burst 2: third wrong key answered %d, want %d", c.rate, code, c.want)
+		if code != 401 || strings.Contains(body, "retry in") != c.limited {
+			t.Errorf("rate %g burst 2: third wrong key answered %d %s, want 401 (limited %v)", c.rate, code, body, c.limited)
 		}
 		if code, _ := get(t, base, key); code != 200 {
 			t.Errorf("rate %g: a valid key answered %d", c.rate, code)

@@ -57,7 +57,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.Var(newEnum(&cfg.AccessLog, "stderr", "stdout", "off"), "access-log", "`where` the access log goes (a line per request): stderr, stdout or off")
 	fs.Float64Var(&cfg.AccessLogSample, "access-log-sample", cfg.AccessLogSample, "fraction of requests the access log keeps, 0 to 1 (answers 5xx are always logged)")
 	fs.Int64Var(&cfg.AnswerCacheMB, "answer-cache", cfg.AnswerCacheMB, "MiB of answers kept per snapshot to be sent again without encoding (0: off)")
-	fs.Float64Var(&cfg.AuthFailureRate, "auth-failure-rate", cfg.AuthFailureRate, "requests without a valid API key allowed per client address, a second, after the burst (past it: 429; 0: no limit)")
+	fs.Float64Var(&cfg.AuthFailureRate, "auth-failure-rate", cfg.AuthFailureRate, "requests without a valid API key allowed per client address, a second, after the burst (past it: 401 with Retry-After; 0: no limit)")
 	fs.IntVar(&cfg.AuthFailureBurst, "auth-failure-burst", cfg.AuthFailureBurst, "requests without a valid API key a client address may send at once before --auth-failure-rate applies")
 	fs.StringVar(&cfg.CORSOrigin, "cors-origin", cfg.CORSOrigin, "browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any (default none)")
 	fs.StringVar(&cfg.PrintKey, "print-key", cfg.PrintKey, "print the API key this file holds (keys add's output) at start, with a request to try: for the demo image, whose log is where its user looks; never for a real key")
