@@ -400,6 +400,42 @@ func (v view) lastDate() engine.Date {
 	return d
 }
 
+// The eod plan's history: one rule for every route that shows prices.
+//
+// An eod key sees the prices of one session per ticker: its last session
+// before the market date of now (D-1; the live session's once it is a
+// previous session), the one its current quote shows. Quotes, index
+// levels and rankings answer that session; a total return is the window
+// of that one session; a CSV is the same answer as text; a file or a
+// stream of prices (routes to come) holds that session only. An option
+// that asks for another session (start_date, end_date, a quote type or
+// interval, the screener's as_of) is a 403 that names what was sent
+// (eodHistory), never a silently longer answer. Every priced route calls
+// eodHistory with the options it was sent, and shows an eod key the
+// sessions eodSession gives, or none.
+
+// eodHistory applies the eod plan's rule to the request of c, which sent
+// the options named in sent (those that would show another session than
+// D-1): nil when its key's plan is not eod or nothing was sent, else the
+// 403 naming them.
+func eodHistory(c *call, sent []string) error {
+	if c.key.Plan != PlanEOD || len(sent) == 0 {
+		return nil
+	}
+	return errorf(http.StatusForbidden, "your plan (%s) does not include %s: it gives previous-session (D-1) prices only (on quote routes, only adjusted)", PlanEOD, joinAnd(sent))
+}
+
+// eodSession returns the one session of as an eod view shows (its last
+// session before v.before, live or not), or NoDate when it has none. v
+// must be an eod view.
+func (v view) eodSession(as *engine.Asset) engine.Date {
+	q := v.quote(as)
+	if !q.Valid() {
+		return engine.NoDate
+	}
+	return q.Date
+}
+
 // indexPos returns the position of ix in ixs, the indexes of its Dataset.
 func indexPos(ixs []engine.IndexData, ix *engine.IndexData) int {
 	i := ix.Pos()

@@ -26,7 +26,7 @@ var goldenCases = []struct {
 	{"total_return_net", "GET", "/v2/quotes/enhz3/total-return?start_date=2023-01-01&method=net", testKeyDelayed, ""},
 	{"total_return_split", "GET", "/v2/quotes/MSAZ3/total-return?start_date=2024-03-01&end_date=2024-03-28", testKeyDelayed, ""},
 	{"total_return_batch", "POST", "/v2/quotes/total-return", testKeyDelayed, `{"tickers":["ENHZ3","ENHZ4","GSUL11","XXXX3","ENHZ3","EHZN3","SELIC"],"start_date":"2023-01-01","method":"net"}`},
-	{"total_return_eod", "POST", "/v2/quotes/total-return", testKeyEOD, `{"tickers":["ENHZ4","MSAZ3"],"start_date":"2024-01-01"}`},
+	{"total_return_eod", "POST", "/v2/quotes/total-return", testKeyEOD, `{"tickers":["ENHZ4","MSAZ3","NOPE3"],"method":"net"}`},
 	{"variations", "GET", "/v2/stocks/variations?limit=3", testKeyDelayed, ""},
 	{"variations_eod", "GET", "/v2/stocks/variations", testKeyEOD, ""},
 	{"companies", "GET", "/v2/companies", testKeyDelayed, ""},

@@ -46,8 +46,8 @@ func (a *API) quoteOptions(c *call, typ string, interval int64, start, end engin
 		if end.Valid() {
 			used = append(used, "end_date")
 		}
-		if len(used) > 0 {
-			return o, errorf(http.StatusForbidden, "your plan (%s) does not include %s: it gives previous-session (D-1) quotes and accepts only adjusted", PlanEOD, joinAnd(used))
+		if err := eodHistory(c, used); err != nil {
+			return o, err
 		}
 		// eod: the previous session's quote.
 		o.typ = TypeCurrent
@@ -412,7 +412,7 @@ func (a *API) typedQuoteOptions(c *call, typ string, interval int64, start, end 
 		return a.quoteOptions(c, typ, interval, start, end, adjusted)
 	}
 	if typ != TypeCurrent {
-		return quoteOpts{}, errorf(http.StatusForbidden, "your plan (%s) does not include %s quotes: it gives previous-session (D-1) quotes (the current route) and accepts only adjusted", PlanEOD, typ)
+		return quoteOpts{}, eodHistory(c, []string{typ + " quotes"})
 	}
 	return a.quoteOptions(c, "", interval, start, end, adjusted)
 }

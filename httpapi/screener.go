@@ -360,6 +360,11 @@ func (a *API) screenerAnswer(c *call, x *screenerScratch, dst []byte, r *http.Re
 	if req.PrimaryOnly != nil {
 		primary = *req.PrimaryOnly
 	}
+	if req.AsOf != "" {
+		if err := eodHistory(c, []string{"as_of"}); err != nil {
+			return nil, err
+		}
+	}
 	var e *screenEnc
 	if req.AsOf == "" {
 		e = a.screenView(c)

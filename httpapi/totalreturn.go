@@ -63,9 +63,20 @@ type trOpts struct {
 
 // trOptions fills the window's defaults (the last session the plan sees,
 // and 365 days before it) and checks it: daily series have no window
-// limit (as the daily quote series).
+// limit (as the daily quote series). An eod key's window is its one
+// session (eodHistory): start_date and end_date are refused.
 func (a *API) trOptions(c *call, start, end engine.Date, method string) (trOpts, error) {
 	o := trOpts{start: start, end: end, net: method == methodNet, v: a.view(c)}
+	if o.v.eod {
+		var sent []string
+		if start.Valid() {
+			sent = append(sent, "start_date")
+		}
+		if end.Valid() {
+			sent = append(sent, "end_date")
+		}
+		return o, eodHistory(c, sent)
+	}
 	if !o.end.Valid() {
 		o.end = o.v.lastDate()
 	}
@@ -161,9 +172,17 @@ func trAsset(ds *engine.Dataset, t string) (*engine.Asset, bool) {
 
 // appendTotalReturn appends one ticker's total-return series for o as a
 // JSON array: the sessions of the window the plan sees (the live
-// session's once it is over, as the daily quote series shows it).
+// session's once it is over, as the daily quote series shows it); for an
+// eod key, its one session (eodSession).
 func (a *API) appendTotalReturn(c *call, dst []byte, as *engine.Asset, o *trOpts) []byte {
 	qo := quoteOpts{typ: TypeHistorical, interval: dailyInterval, start: o.start, end: o.end, v: o.v}
+	if o.v.eod {
+		d := o.v.eodSession(as)
+		if !d.Valid() {
+			return append(dst, "[]"...)
+		}
+		qo.start, qo.end = d, d
+	}
 	c.s.bars = seriesBars(c.s.bars[:0], as, &qo)
 	c.s.tr = c.ds.AppendTotalReturn(c.s.tr[:0], as, c.s.bars, o.net)
 	return appendTotalReturnPoints(dst, c.s.tr)

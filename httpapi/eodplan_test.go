@@ -1,0 +1,233 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// eodRouteCases are, for every priced route, what an eod key may ask
+// (answered from its one session) and what asks for another session (a
+// 403 naming the options). TestEODHistoryPerRoute fails when a priced
+// route has no case: a route that shows prices (a file, a stream) must
+// call eodHistory and be listed here.
+var eodRouteCases = []struct {
+	route   string
+	method  string
+	path    string
+	body    string
+	refused []struct{ path, body, names string }
+}{
+	{routeQuote, "GET", "/v2/quotes/ENHZ3?adjusted=true", "", []struct{ path, body, names string }{
+		{"/v2/quotes/ENHZ3?start_date=2023-01-01", "", "start_date"},
+		{"/v2/quotes/ENHZ3?type=historical&end_date=2024-03-01", "", "type and end_date"},
+		{"/v2/quotes/ENHZ3?interval=86400", "", "interval"},
+	}},
+	{routeQuotes, "POST", "/v2/quotes", `{"tickers":["ENHZ3","MSAZ3"]}`, []struct{ path, body, names string }{
+		{"/v2/quotes", `{"tickers":["ENHZ3"],"start_date":"2023-01-01","end_date":"2024-03-01"}`, "start_date and end_date"},
+	}},
+	{routeQuoteCurrent, "GET", "/v2/quotes/ENHZ3/current", "", nil},
+	{routeQuotesCurrent, "POST", "/v2/quotes/current", `{"tickers":["ENHZ3","MSAZ3"]}`, nil},
+	// The routes of another type show other sessions as a whole.
+	{routeQuoteHistorical, "GET", "", "", []struct{ path, body, names string }{
+		{"/v2/quotes/ENHZ3/historical", "", "historical quotes"},
+		{"/v2/quotes/ENHZ3/historical.csv?start_date=2023-01-01", "", "historical quotes"},
+	}},
+	{routeQuoteChart, "GET", "", "", []struct{ path, body, names string }{
+		{"/v2/quotes/ENHZ3/chart", "", "chart quotes"},
+		{"/v2/quotes/ENHZ3/chart.csv", "", "chart quotes"},
+	}},
+	{routeQuotesHistorical, "POST", "", "", []struct{ path, body, names string }{
+		{"/v2/quotes/historical", `{"tickers":["ENHZ3"]}`, "historical quotes"},
+		{"/v2/quotes/historical.csv", `{"tickers":["ENHZ3"]}`, "historical quotes"},
+	}},
+	{routeQuotesChart, "POST", "", "", []struct{ path, body, names string }{
+		{"/v2/quotes/chart", `{"tickers":["ENHZ3"]}`, "chart quotes"},
+	}},
+	{routeTotalReturn, "GET", "/v2/quotes/ENHZ3/total-return?method=net", "", []struct{ path, body, names string }{
+		{"/v2/quotes/ENHZ3/total-return?start_date=2023-01-01", "", "start_date"},
+		{"/v2/quotes/ENHZ3/total-return?end_date=2024-03-01", "", "end_date"},
+	}},
+	{routeTotalReturnBatch, "POST", "/v2/quotes/total-return", `{"tickers":["ENHZ3","MSAZ3"]}`, []struct{ path, body, names string }{
+		{"/v2/quotes/total-return", `{"tickers":["ENHZ3"],"start_date":"2023-01-01"}`, "start_date"},
+	}},
+	{routeHighs, "GET", "/v2/indexes/IBOV/highs", "", nil},
+	{routeLows, "GET", "/v2/indexes/IBOV/lows", "", nil},
+	{routeVariations, "GET", "/v2/stocks/variations", "", nil},
+	{routeScreener, "POST", "/v2/screener", `{"limit":5}`, []struct{ path, body, names string }{
+		{"/v2/screener", `{"as_of":"2024-01-15"}`, "as_of"},
+	}},
+}
+
+// The eod plan's one rule, route by route: every priced route, and its
+// CSV form, shows an eod key its one session (the previous one, D-1) and
+// refuses, 403 naming them, the options that would show another.
+func TestEODHistoryPerRoute(t *testing.T) {
+	ts := newTestServer(t, true)
+	covered := map[string]bool{}
+	for _, c := range eodRouteCases {
+		covered[c.route] = true
+	}
+	for r := range eodCoveredElsewhere {
+		covered[r] = true
+	}
+	for i := range routeTable {
+		// A CSV form (path.csv) is its route's case.
+		if rt := &routeTable[i]; (rt.Priced || rt.Stream) && !covered[strings.TrimSuffix(rt.Path, ".csv")] {
+			t.Errorf("priced route %s %s has no eod case: call eodHistory in it and add one", rt.Method, rt.Path)
+		}
+	}
+
+	// D-1: the session of an eod current quote; the delayed key sees a
+	// later one, so the checks below have teeth.
+	var q struct{ Date string }
+	w := ts.do("GET", "/v2/quotes/ENHZ3", testKeyEOD, "")
+	if err := json.Unmarshal(w.Body.Bytes(), &q); err != nil || q.Date == "" {
+		t.Fatalf("eod quote: %v %s", err, w.Body)
+	}
+	d1 := q.Date
+	var dq struct{ Date string }
+	json.Unmarshal(ts.do("GET", "/v2/quotes/ENHZ3?type=current", testKeyDelayed, "").Body.Bytes(), &dq)
+	if dq.Date <= d1 {
+		t.Fatalf("delayed sees %s, eod %s: want the delayed key ahead", dq.Date, d1)
+	}
+
+	for _, c := range eodRouteCases {
+		t.Run(c.method+" "+c.route, func(t *testing.T) {
+			for _, x := range c.refused {
+				checkError(t, ts.do(c.method, x.path, testKeyEOD, x.body), 403, "does not include "+x.names+": it gives previous-session (D-1) prices only")
+				if c.route != routeScreener || x.body == "" {
+					continue
+				}
+				if w := ts.do(c.method, x.path, testKeyDelayed, x.body); w.Code != 200 {
+					t.Errorf("the delayed key asking %s: %d %s", x.body, w.Code, w.Body)
+				}
+			}
+			if c.path == "" { // refused as a whole
+				return
+			}
+			w := ts.do(c.method, c.path, testKeyEOD, c.body)
+			if w.Code != 200 {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+			dates := sessionDates(t, w.Body.Bytes())
+			if len(dates) == 0 && c.route != routeScreener { // screener rows carry no date
+				t.Fatalf("no dated value in %.300s", w.Body)
+			}
+			for _, d := range dates {
+				if d != d1[:10] {
+					t.Errorf("eod answer shows %s, want only %s: %.300s", d, d1, w.Body)
+					break
+				}
+			}
+			if r := findRoute(c.route); r.CSV != "" {
+				csvW := doAcceptKey(ts, c.method, csvPath(r, c.path), c.body, "text/csv", testKeyEOD)
+				recs := readCSV(t, csvW)
+				col := -1
+				for i, h := range recs[0] {
+					if h == "date" {
+						col = i
+					}
+				}
+				if col < 0 || len(recs) < 2 {
+					t.Fatalf("CSV %v", recs)
+				}
+				for _, r := range recs[1:] {
+					if r[col] != "" && r[col][:10] != d1[:10] {
+						t.Errorf("CSV row %v: want the session %s only", r, d1)
+					}
+				}
+			}
+		})
+	}
+	// Index levels, through the quote route: the level of the one session.
+	w = ts.do("GET", "/v2/quotes/IBOV", testKeyEOD, "")
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `"date":"`+d1[:10]) {
+		t.Errorf("eod index level: %d %.300s, want the session %s", w.Code, w.Body, d1)
+	}
+	checkError(t, ts.do("GET", "/v2/quotes/IBOV?type=historical&start_date=2024-01-01", testKeyEOD, ""), 403, "does not include type and start_date")
+}
+
+// The rule as a function, for the routes to come (files, streams).
+func TestEODHistoryRule(t *testing.T) {
+	eod := &call{key: KeyEntry{Plan: PlanEOD}}
+	delayed := &call{key: KeyEntry{Plan: PlanDelayed}}
+	if err := eodHistory(eod, nil); err != nil {
+		t.Errorf("eod, nothing sent: %v", err)
+	}
+	if err := eodHistory(delayed, []string{"start_date"}); err != nil {
+		t.Errorf("delayed: %v", err)
+	}
+	err := eodHistory(eod, []string{"start_date", "end_date", "as_of"})
+	var he *Error
+	if !errors.As(err, &he) || he.Status != 403 || !strings.Contains(he.Message, "start_date, end_date and as_of") {
+		t.Errorf("eod with a window: %v", err)
+	}
+}
+
+// sessionDates returns the sessions an answer shows: every "date" of its
+// datapoints, and a ranking's "session" and "updated_at", as YYYY-MM-DD.
+func sessionDates(t *testing.T, body []byte) []string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(any)
+	walk = func(x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			for k, v := range x {
+				if s, ok := v.(string); ok && (k == "date" || k == "session" || k == "updated_at") && len(s) >= 10 {
+					out = append(out, s[:10])
+				}
+				walk(v)
+			}
+		case []any:
+			for _, v := range x {
+				walk(v)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// eodCoveredElsewhere are the priced routes whose eod rule another test
+// checks: the stream has no option that asks for another session; it
+// sends an eod key the previous session's daily bars (its plan's hub).
+var eodCoveredElsewhere = map[string]string{routeStreamQuotes: "TestStreamIndexAndEOD"}
+
+// csvPath is the path of the CSV form of the request of path on r: its
+// .csv route's, or path itself (an untyped route, CSV by Accept).
+func csvPath(r *Route, path string) string {
+	if r.Untyped {
+		return path
+	}
+	p, q, _ := strings.Cut(path, "?")
+	if q != "" {
+		q = "?" + q
+	}
+	return p + ".csv" + q
+}
+
+func findRoute(path string) *Route {
+	for i := range routeTable {
+		if routeTable[i].Path == path {
+			return &routeTable[i]
+		}
+	}
+	return nil
+}
+
+func doAcceptKey(ts *testServer, method, path, body, accept, key string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.Header.Set("Authorization", "Bearer "+key)
+	r.Header.Set("Accept", accept)
+	w := httptest.NewRecorder()
+	ts.api.ServeHTTP(w, r)
+	return w
+}
