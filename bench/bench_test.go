@@ -396,3 +396,15 @@ func BenchmarkScreenerAsOf(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) { run(b, "POST", "/v2/screener", c.body) })
 	}
 }
+
+// BenchmarkQuotesAdjusted500x20Y: POST /quotes of the tickers and window
+// of BenchmarkTotalReturn500x20Y, daily and adjusted: what the total
+// return's answer is measured against.
+func BenchmarkQuotesAdjusted500x20Y(b *testing.B) {
+	_, d := setup(b)
+	end := d.LastSession()
+	start := engine.MakeDate(end.Time().Year()-20, end.Time().Month(), end.Time().Day())
+	body := quotesBody(b, 500, fmt.Sprintf(`,"type":"historical","adjusted":true,"start_date":"%s","end_date":"%s"`, start, end))
+	run(b, "POST", "/v2/quotes", body)
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/500, "µs/ticker")
+}

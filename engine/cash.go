@@ -168,6 +168,7 @@ func (b *builder) buildCash() error {
 		d.cashByPay[j] = int32(uint32(k))
 	}
 	b.buildExCash()
+	b.buildTRMarks()
 	return nil
 }
 

@@ -31,6 +31,8 @@ type Dataset struct {
 	cashByPay []int32     // rows of cash with a payment date, by (payment date, row)
 	exCash    []ExCash    // per asset, prior_ex_date ascending (see ExCash)
 	exCashAt  []int32     // exCash[exCashAt[i]:exCashAt[i+1]] is asset i's
+	trMarks   []trMark    // per asset, row ascending: the total-return index (trMark)
+	trMarksAt []int32     // trMarks[trMarksAt[i]:trMarksAt[i+1]] is asset i's
 
 	catalogByID *index.Map[int32] // upper-case "KIND/ID" -> Catalog index
 	rules       valuationRules    // the catalog's price rules

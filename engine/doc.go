@@ -198,5 +198,10 @@
 // index_t = index_{t-1} × close_t × F_{t-1} / ((close_{t-1} − D_t) × F_t),
 // the cash reinvested at the theoretical ex price and the share events
 // applied through F as the adjusted series applies them; without cash
-// events and share events it is close_t / close_0 exactly.
+// events and share events it is close_t / close_0 exactly. The index is
+// also kept with the Dataset, built once at load: per asset, the daily
+// rows where cash goes ex and where the base steps (gross and net).
+// Dataset.AppendTotalReturnRows(dst, asset, lo, hi, live, net) answers a
+// window of rows from it, bit for bit what AppendTotalReturn gives for
+// the same bars, without making them.
 package engine

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"unsafe"
 )
 
 // ExCash is the cash per share of one ticker that goes ex after one
@@ -182,4 +183,275 @@ func addCash(sum, v Num) Num {
 		return v
 	}
 	return Sum(sum, v)
+}
+
+// The total-return index of each asset, kept with the Dataset. The index
+// of a window is close_t × (F_b/F_t) / B_t, B the window's first close b
+// rebased at each ex-date after it (AppendTotalReturn): the part that
+// does not depend on the window is, per daily row, the cash going ex on
+// it (D_t) and the factor the base is multiplied by at a close that
+// follows cash (B_t = B_{t-1} × (close_j − P) / close_j, close_j the
+// previous close and P the cash since it). Both are kept, gross and net,
+// for the rows where they are not nothing (trMark), built once with the
+// cash lists (buildTRMarks): a window's series is then one pass over its
+// rows' closes and factors, with the same operations in the same order
+// as AppendTotalReturn, so the answers are bit for bit the same.
+
+// trMark is one daily row of an asset where its total return does more
+// than follow the price: cash goes ex on it, or the base steps there (a
+// close after cash: the ex-date's own, or the next one when the ex-date
+// has none).
+type trMark struct {
+	row  int32
+	cash [2]Num // D_t, gross and net; 0 when none
+	// step is, per method, what the base is multiplied by at this row
+	// when the previous close is in the window (always, past the window's
+	// first close): (close_j − P) / close_j; 0 when no cash is pending
+	// (no step), Null when P ≥ close_j (the base ends: the index is Null
+	// from here on).
+	step [2]Num
+}
+
+// trMarksOf returns the marks of a, row ascending.
+func (d *Dataset) trMarksOf(a *Asset) []trMark {
+	i := a.Pos()
+	if i+1 >= len(d.trMarksAt) {
+		return nil
+	}
+	return d.trMarks[d.trMarksAt[i]:d.trMarksAt[i+1]]
+}
+
+// TRIndexBytes returns the bytes the Dataset keeps for the total-return
+// index of its assets (the marks: cash and base steps, gross and net).
+func (d *Dataset) TRIndexBytes() int64 {
+	return int64(cap(d.trMarks))*int64(unsafe.Sizeof(trMark{})) + int64(cap(d.trMarksAt))*4
+}
+
+// buildTRMarks fills d.trMarks and d.trMarksAt from the ex-cash
+// (buildExCash), the daily rows and the adjustment factors: for each
+// asset, the rows its ExCash goes ex on (the first session after the
+// prior_ex_date; cash whose prior_ex_date is before the first session or
+// on or after the last is not in a row) and the steps of the base, as
+// AppendTotalReturn over the whole history computes them.
+func (b *builder) buildTRMarks() {
+	d := b.d
+	d.trMarksAt = make([]int32, len(d.assets)+1)
+	marks := make([]trMark, 0, len(d.exCash)+len(d.exCash)/16) // a mark per ex-date, and a few steps
+	var scratch []trMark
+	for ai := range d.assets {
+		a := &d.assets[ai]
+		marks, scratch = appendTRMarks(marks, scratch, a, d.ExCash(a))
+		d.trMarksAt[ai+1] = int32(len(marks))
+	}
+	d.trMarks = slices.Clip(marks)
+}
+
+// appendTRMarks appends the marks of a, whose ex-cash is cash, to dst;
+// scratch is reused across calls (returned, grown).
+func appendTRMarks(dst, scratch []trMark, a *Asset, cash []ExCash) ([]trMark, []trMark) {
+	s := a.Daily
+	n := s.Len()
+	if n < 2 || len(cash) == 0 {
+		return dst, scratch
+	}
+	start := len(dst)
+	// The cash of each row: ExCash whose prior_ex_date is in
+	// [Dates[r-1], Dates[r]), summed in order as AppendTotalReturn sums it.
+	j := sort.Search(len(cash), func(k int) bool { return cash[k].PriorEx >= s.Dates[0] })
+	for j < len(cash) {
+		r := sort.Search(n, func(k int) bool { return s.Dates[k] > cash[j].PriorEx })
+		if r >= n {
+			break // ex after the last session: the live session's, if any
+		}
+		m := trMark{row: int32(r)}
+		for ; j < len(cash) && cash[j].PriorEx < s.Dates[r]; j++ {
+			m.cash[0] = addCash(m.cash[0], cash[j].Gross)
+			m.cash[1] = addCash(m.cash[1], cash[j].Net)
+		}
+		dst = append(dst, m)
+	}
+	// The steps: at each close after cash, from the previous close. A
+	// close without a mark gets one when a step falls on it.
+	cashMarks := append(scratch[:0], dst[start:]...)
+	dst = dst[:start]
+	last := Null
+	var pending [2]Num
+	ci := 0
+	f := factorWalker{adj: &a.adj}
+	for r := 0; r < n; r++ {
+		var m trMark
+		has := ci < len(cashMarks) && int(cashMarks[ci].row) == r
+		if has {
+			m = cashMarks[ci]
+			ci++
+		} else if pending == [2]Num{} {
+			// Nothing pending and no cash: nothing to mark; skip ahead to
+			// the row before the next cash, keeping the last close.
+			next := n
+			if ci < len(cashMarks) {
+				next = int(cashMarks[ci].row)
+			}
+			if next-1 > r {
+				for k := next - 1; k >= r; k-- {
+					if c := s.Close(k); c.Valid() {
+						if fk := a.adj.at(s.Dates[k]); fk.Valid() && fk != 0 {
+							last = c
+							break
+						}
+					}
+				}
+				r = next - 1
+				continue
+			}
+		}
+		m.row = int32(r)
+		c, fr := s.Close(r), f.at(s.Dates[r])
+		if !c.Valid() || !fr.Valid() || fr == 0 {
+			if last.Valid() {
+				pending[0] = addCash(pending[0], m.cash[0])
+				pending[1] = addCash(pending[1], m.cash[1])
+			}
+			if has {
+				dst = append(dst, m)
+			}
+			continue
+		}
+		if last.Valid() {
+			for k := range 2 {
+				p := addCash(pending[k], m.cash[k])
+				if p == 0 {
+					continue
+				}
+				if ex := Diff(last, p); ex > 0 {
+					m.step[k] = ex / last
+				} else {
+					m.step[k] = Null
+				}
+			}
+		}
+		if has || m.step != [2]Num{} {
+			dst = append(dst, m)
+		}
+		last, pending = c, [2]Num{}
+	}
+	return dst, cashMarks
+}
+
+// factorWalker returns F(d) for dates ascending, walking the steps as
+// AppendDaily does.
+type factorWalker struct {
+	adj *steps
+	k   int
+}
+
+func (w *factorWalker) at(d Date) Num {
+	for w.k < len(w.adj.dates) && w.adj.dates[w.k] < d {
+		w.k++
+	}
+	if w.k < len(w.adj.dates) {
+		return w.adj.cum[w.k]
+	}
+	return 1
+}
+
+// AppendTotalReturnRows appends to dst the total-return series of a over
+// its daily rows [lo, hi) and then, when extra is not nil, over extra
+// (the live session's unadjusted daily bar, dated after every row), and
+// returns the extended slice: the points AppendTotalReturn gives for
+// AppendDaily(lo, hi, unadjusted) followed by *extra, bit for bit, from
+// the index kept with the Dataset (the cash and base steps of each row)
+// instead of the bars and the ex-cash. The live bar's cash and step are
+// computed on top, from ExCash. It allocates only when dst must grow.
+func (d *Dataset) AppendTotalReturnRows(dst []TRPoint, a *Asset, lo, hi int, extra *Bar, net bool) []TRPoint {
+	s := a.Daily
+	lo, hi = clamp(lo, hi, s.Len())
+	m := 0
+	if net {
+		m = 1
+	}
+	marks := d.trMarksOf(a)
+	mi := sort.Search(len(marks), func(k int) bool { return int(marks[k].row) >= lo })
+	f := factorWalker{adj: &a.adj}
+	if lo < hi {
+		f.k = sort.Search(len(a.adj.dates), func(k int) bool { return a.adj.dates[k] >= s.Dates[lo] })
+	}
+	base, f0, last := Null, Null, Null
+	lastRow := -1
+	for r := lo; r < hi; r++ {
+		dt := s.Dates[r]
+		c, fr := s.Close(r), f.at(dt)
+		p := TRPoint{Date: dt, Close: c, Cash: 0, Index: Null}
+		step := Num(0)
+		if mi < len(marks) && int(marks[mi].row) == r {
+			p.Cash, step = marks[mi].cash[m], marks[mi].step[m]
+			mi++
+		}
+		switch {
+		case !c.Valid() || !fr.Valid() || fr == 0:
+		case !last.Valid():
+			base, f0, p.Index = c, fr, 1
+			last, lastRow = c, r
+		default:
+			if step != 0 && base.Valid() {
+				if step.Valid() {
+					base *= step
+				} else {
+					base = Null
+				}
+			}
+			idx := c / base
+			if fr != f0 {
+				idx = c * (f0 / fr) / base
+			}
+			p.Index = idx
+			last, lastRow = c, r
+		}
+		dst = append(dst, p)
+	}
+	if extra == nil {
+		return dst
+	}
+	// The live bar: its cash goes ex after the session before it, the
+	// window's last row (as in AppendTotalReturn over the rows and it).
+	cash := d.ExCash(a)
+	from := extra.Date
+	if hi > lo {
+		from = s.Dates[hi-1]
+	} else if k := a.DayIndex(extra.Date - 1); k >= 0 {
+		from = s.Dates[k]
+	}
+	dv := Num(0)
+	for j := sort.Search(len(cash), func(k int) bool { return cash[k].PriorEx >= from }); j < len(cash) && cash[j].PriorEx < extra.Date; j++ {
+		v := cash[j].Gross
+		if net {
+			v = cash[j].Net
+		}
+		dv = addCash(dv, v)
+	}
+	p := TRPoint{Date: extra.Date, Close: extra.Close, Cash: dv, Index: Null}
+	switch {
+	case !extra.Close.Valid() || !extra.Factor.Valid() || extra.Factor == 0:
+	case !last.Valid():
+		p.Index = 1
+	default:
+		// The cash pending since the last close: the rows after it, in
+		// the window, then the live bar's.
+		pending := Num(0)
+		for k := sort.Search(len(marks), func(k int) bool { return int(marks[k].row) > lastRow }); k < len(marks) && int(marks[k].row) < hi; k++ {
+			pending = addCash(pending, marks[k].cash[m])
+		}
+		if pending = addCash(pending, dv); pending != 0 && base.Valid() {
+			if ex := Diff(last, pending); ex > 0 {
+				base *= ex / last
+			} else {
+				base = Null
+			}
+		}
+		idx := extra.Close / base
+		if extra.Factor != f0 {
+			idx = extra.Close * (f0 / extra.Factor) / base
+		}
+		p.Index = idx
+	}
+	return append(dst, p)
 }

@@ -207,3 +207,19 @@ func TestAppendUnix(t *testing.T) {
 		}
 	}
 }
+
+// appendDay writes what appendUnix writes for a midnight, inside the
+// table and outside it.
+func TestAppendDay(t *testing.T) {
+	for _, d := range []engine.Date{engine.MakeDate(1989, 12, 31), dayTableFirst, engine.MakeDate(2000, 2, 29), engine.MakeDate(2024, 3, 27),
+		engine.MakeDate(dayTableTo-1, 12, 31), engine.MakeDate(dayTableTo, 1, 1), 0, -1} {
+		if got, want := string(appendDay(nil, d)), string(appendUnix(nil, int64(d)*86400)); got != want {
+			t.Errorf("%v: %s, want %s", d, got, want)
+		}
+	}
+	for d := dayTableFirst - 10; d < engine.MakeDate(dayTableTo, 1, 10); d += 13 {
+		if got, want := string(appendDay(nil, d)), string(appendUnix(nil, int64(d)*86400)); got != want {
+			t.Fatalf("%v: %s, want %s", d, got, want)
+		}
+	}
+}

@@ -174,17 +174,27 @@ func trAsset(ds *engine.Dataset, t string) (*engine.Asset, bool) {
 // JSON array: the sessions of the window the plan sees (the live
 // session's once it is over, as the daily quote series shows it); for an
 // eod key, its one session (eodSession).
+//
+// The series comes from the total-return index the Dataset keeps
+// (engine.Dataset.AppendTotalReturnRows: each row's cash and base step,
+// gross and net, built once at load), the live session's bar computed on
+// top: the rows seriesBars would give, without making the bars.
 func (a *API) appendTotalReturn(c *call, dst []byte, as *engine.Asset, o *trOpts) []byte {
-	qo := quoteOpts{typ: TypeHistorical, interval: dailyInterval, start: o.start, end: o.end, v: o.v}
+	start, end := o.start, o.end
 	if o.v.eod {
 		d := o.v.eodSession(as)
 		if !d.Valid() {
 			return append(dst, "[]"...)
 		}
-		qo.start, qo.end = d, d
+		start, end = d, d
 	}
-	c.s.bars = seriesBars(c.s.bars[:0], as, &qo)
-	c.s.tr = c.ds.AppendTotalReturn(c.s.tr[:0], as, c.s.bars, o.net)
+	end = min(end, o.v.lastDate())
+	lo, hi := as.DayRange(start, end)
+	var live *engine.Bar
+	if b, ok := o.v.liveDay(as, start, end, false); ok {
+		live = &b
+	}
+	c.s.tr = c.ds.AppendTotalReturnRows(c.s.tr[:0], as, lo, hi, live, o.net)
 	return appendTotalReturnPoints(dst, c.s.tr)
 }
 
@@ -197,11 +207,15 @@ func appendTotalReturnPoints(dst []byte, points []engine.TRPoint) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"date":`...)
-		dst = appendUnix(dst, int64(p.Date)*86400)
+		dst = appendDay(dst, p.Date)
 		dst = append(dst, `,"close_price":`...)
 		dst = appendNum(dst, p.Close)
 		dst = append(dst, `,"total_return_index":`...)
 		dst = engine.AppendNum(dst, p.Index) // the same text as appendNum, without its test for cents (an index never is)
+		if p.Cash == 0 {
+			dst = append(dst, `,"cash_value":0}`...) // most sessions
+			continue
+		}
 		dst = append(dst, `,"cash_value":`...)
 		dst = appendNum(dst, p.Cash)
 		dst = append(dst, '}')
