@@ -19,10 +19,15 @@ import (
 
 const benchKey = "pg_bench000000000000000000000000000"
 
+// benchKeyLight is a second key (BenchmarkFairShare: the light client
+// beside the heavy one).
+const benchKeyLight = "pg_light000000000000000000000000000"
+
 var (
 	once    sync.Once
 	api     *httpapi.API // answer cache off: every request runs its handler
 	apiKept *httpapi.API // answer cache on (the server's default)
+	apiFree *httpapi.API // answer cache off, admission off
 	ds      *engine.Dataset
 	loadErr error
 )
@@ -48,6 +53,9 @@ func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 		_, e, _ := httpapi.NewKey("bench", httpapi.PlanDelayed, ds.AsOf())
 		e.SHA256 = hexSHA(benchKey)
 		f.Keys = append(f.Keys, e)
+		_, e2, _ := httpapi.NewKey("light", httpapi.PlanDelayed, ds.AsOf())
+		e2.SHA256 = hexSHA(benchKeyLight)
+		f.Keys = append(f.Keys, e2)
 		keys, err := httpapi.NewKeys(f)
 		if err != nil {
 			loadErr = err
@@ -57,6 +65,8 @@ func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 		cfg.AnswerCacheBytes = -1
 		api = httpapi.New(cfg, store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
 		apiKept = httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+		cfg.Admission = &httpapi.Admission{Cores: -1}
+		apiFree = httpapi.New(cfg, store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
 	})
 	if loadErr != nil {
 		b.Fatal(loadErr)

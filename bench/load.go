@@ -23,21 +23,30 @@ type LoadConfig struct {
 	Requests    int           // stop after this many requests (at most 1,000,000)
 	Duration    time.Duration // or after this long (at most 5 minutes)
 	Concurrency int           // parallel clients (default 4, at most 256)
+	// Rate, when > 0, starts requests at this many a second (open loop:
+	// each on its own connection slot, at most Concurrency in flight; a
+	// request due while Concurrency are in flight waits for one) instead
+	// of each client sending its next request as its last is answered.
+	Rate float64
 }
 
 // LoadResult summarizes a load run.
 type LoadResult struct {
 	Requests  int
 	Errors    int // transport errors and non-200 answers
+	Refused   int // of which 429 answers
+	Failed    int // of which 5xx answers
 	Elapsed   time.Duration
 	P50, P99  time.Duration
 	Max       time.Duration
 	PerSecond float64
+	// Latencies are those of every answered request, ascending.
+	Latencies []time.Duration
 }
 
 func (r LoadResult) String() string {
-	return fmt.Sprintf("%d requests (%d errors) in %v: %.0f req/s, p50 %v, p99 %v, max %v",
-		r.Requests, r.Errors, r.Elapsed.Round(time.Millisecond), r.PerSecond, r.P50, r.P99, r.Max)
+	return fmt.Sprintf("%d requests (%d errors: %d 429, %d 5xx) in %v: %.0f req/s, p50 %v, p99 %v, max %v",
+		r.Requests, r.Errors, r.Refused, r.Failed, r.Elapsed.Round(time.Millisecond), r.PerSecond, r.P50, r.P99, r.Max)
 }
 
 // Load runs cfg: bounded by count and time, loopback only.
@@ -72,14 +81,27 @@ func Load(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	defer client.CloseIdleConnections()
 
 	var (
-		mu    sync.Mutex
-		lats  []time.Duration
-		errs  int
-		next  int
-		wg    sync.WaitGroup
-		start = time.Now()
+		mu                    sync.Mutex
+		lats                  []time.Duration
+		errs, refused, failed int
+		next                  int
+		wg                    sync.WaitGroup
+		start                 = time.Now()
+		tick                  <-chan time.Time
 	)
+	if cfg.Rate > 0 {
+		t := time.NewTicker(time.Duration(float64(time.Second) / cfg.Rate))
+		defer t.Stop()
+		tick = t.C
+	}
 	take := func() bool {
+		if tick != nil {
+			select {
+			case <-tick:
+			case <-ctx.Done():
+				return false
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if next >= cfg.Requests || ctx.Err() != nil {
@@ -93,7 +115,7 @@ func Load(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 		go func() {
 			defer wg.Done()
 			local := make([]time.Duration, 0, 1024)
-			bad := 0
+			bad, r429, r5xx := 0, 0, 0
 			for take() {
 				req, _ := http.NewRequestWithContext(ctx, cfg.Method, cfg.URL, bytes.NewReader(cfg.Body))
 				if cfg.Key != "" {
@@ -110,24 +132,33 @@ func Load(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				local = append(local, time.Since(t0))
-				if resp.StatusCode != http.StatusOK {
+				switch {
+				case resp.StatusCode == http.StatusOK:
+				case resp.StatusCode == http.StatusTooManyRequests:
+					bad++
+					r429++
+				case resp.StatusCode >= 500:
+					bad++
+					r5xx++
+				default:
 					bad++
 				}
 			}
 			mu.Lock()
 			lats = append(lats, local...)
-			errs += bad
+			errs, refused, failed = errs+bad, refused+r429, failed+r5xx
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	res := LoadResult{Requests: len(lats), Errors: errs, Elapsed: time.Since(start)}
+	res := LoadResult{Requests: len(lats), Errors: errs, Refused: refused, Failed: failed, Elapsed: time.Since(start)}
 	if len(lats) > 0 {
 		slices.Sort(lats)
 		res.P50 = lats[len(lats)/2]
 		res.P99 = lats[min(len(lats)-1, len(lats)*99/100)]
 		res.Max = lats[len(lats)-1]
 		res.PerSecond = float64(len(lats)) / res.Elapsed.Seconds()
+		res.Latencies = lats
 	}
 	return res, nil
 }

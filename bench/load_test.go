@@ -1,11 +1,19 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/pregao/pregao/engine"
 )
 
 func TestLoadRefusesRemote(t *testing.T) {
@@ -30,4 +38,161 @@ func BenchmarkLoadIndexHighs(b *testing.B) {
 		}
 		b.Log(res)
 	}
+}
+
+// BenchmarkFairShare (PREGAO_LOAD=1) serves, over loopback HTTP, a light
+// key at 20 requests a second (a company's detail with its market cap,
+// computed each time: the answer cache is off) alone, then beside a heavy
+// key's 4 connections of costly requests, with the admission on (the
+// default) and off, alternately for PREGAO_FAIR_ROUNDS rounds (default
+// 3) of PREGAO_FAIR_SECONDS (default 20) per phase. Both clients run as
+// processes of their own (this test binary, TestLoadClient), the heavy
+// one at the lowest CPU priority (nice 19), so that reading its answers
+// (185 MB each for the total return) is not work the server's cores do
+// for it, as it is not when the client is another machine. It logs the
+// light key's p50 and p99 (over every round of a phase) and the heavy
+// key's answers, and fails when, admission on, the light key's p99 beside
+// the heavy key is over 1.5 times its p99 alone, or a heavy request got a
+// 5xx. PREGAO_FAIR_HEAVY=screener-as_of or total-return-500x20y runs one
+// kind of heavy request.
+func BenchmarkFairShare(b *testing.B) {
+	if os.Getenv("PREGAO_LOAD") == "" {
+		b.Skip("set PREGAO_LOAD=1 to run the loopback load")
+	}
+	_, d := setup(b)
+	rounds := envInt("PREGAO_FAIR_ROUNDS", 3)
+	phase := time.Duration(envInt("PREGAO_FAIR_SECONDS", 20)) * time.Second
+	asOf := d.LastSession().Time().AddDate(-1, 0, 0).Format(time.DateOnly)
+	end := d.LastSession()
+	start := engine.MakeDate(end.Time().Year()-20, end.Time().Month(), end.Time().Day())
+	heavies := []struct{ name, path, body string }{
+		{"screener-as_of", "/v2/screener", `{"as_of":"` + asOf + `","primaryOnly":false,"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS","op":"between","min":0,"max":30}],"sort":[{"by":"droplet:DIVIDEND_YIELD","order":"desc"}]}`},
+		{"total-return-500x20y", "/v2/quotes/total-return", quotesBody(b, 500, fmt.Sprintf(`,"start_date":"%s","end_date":"%s"`, start, end))},
+	}
+	if h := os.Getenv("PREGAO_FAIR_HEAVY"); h != "" {
+		heavies = slices.DeleteFunc(heavies, func(x struct{ name, path, body string }) bool { return x.name != h })
+	}
+	light := "/v2/companies/" + d.Screener().Assets[d.Screener().ByVolume[3]].Ticker + "?show_market_cap=true"
+	for i := 0; i < b.N; i++ {
+		for _, h := range heavies {
+			type result struct {
+				alone, beside []time.Duration
+				heavy         LoadResult
+			}
+			res := map[string]*result{}
+			names := []string{"admission", "no-admission"}
+			for range rounds {
+				for _, name := range names { // alternately, round by round
+					srv := api
+					if name == "no-admission" {
+						srv = apiFree
+					}
+					r := res[name]
+					if r == nil {
+						r = &result{}
+						res[name] = r
+					}
+					ts := httptest.NewServer(srv)
+					a := runClient(b, clientConfig{URL: ts.URL + light, Key: benchKeyLight, Rate: 20, Concurrency: 4, Duration: phase})
+					r.alone = append(r.alone, a.Latencies...)
+					hc := make(chan LoadResult, 1)
+					go func() {
+						hc <- runClient(b, clientConfig{URL: ts.URL + h.path, Method: "POST", Body: h.body, Key: benchKey, Concurrency: 4, Duration: phase + 4*time.Second, Nice: true})
+					}()
+					time.Sleep(2 * time.Second) // the heavy key at work first
+					w := runClient(b, clientConfig{URL: ts.URL + light, Key: benchKeyLight, Rate: 20, Concurrency: 4, Duration: phase})
+					hr := <-hc
+					ts.Close()
+					r.beside = append(r.beside, w.Latencies...)
+					r.heavy.Requests += hr.Requests
+					r.heavy.Errors += hr.Errors
+					r.heavy.Refused += hr.Refused
+					r.heavy.Failed += hr.Failed
+					if a.Errors+w.Errors > 0 {
+						b.Errorf("%s %s: light key errors: alone %v; beside %v", h.name, name, a, w)
+					}
+				}
+			}
+			for _, name := range names {
+				r := res[name]
+				pa, pb := pct(r.alone, 99), pct(r.beside, 99)
+				ratio := float64(pb) / float64(pa)
+				b.Logf("%s, %s: light p50 %v alone, %v beside; p99 %v alone, %v beside (%.2fx); heavy %d answers (%d 429, %d 5xx, %d other errors)",
+					h.name, name, pct(r.alone, 50), pct(r.beside, 50), pa, pb, ratio, r.heavy.Requests, r.heavy.Refused, r.heavy.Failed, r.heavy.Errors-r.heavy.Refused-r.heavy.Failed)
+				if name == "admission" && (ratio > 1.5 || r.heavy.Failed > 0) {
+					b.Errorf("%s with admission: light p99 %.2fx alone (want ≤ 1.5), heavy 5xx %d", h.name, ratio, r.heavy.Failed)
+				}
+			}
+		}
+	}
+}
+
+// clientConfig is a LoadConfig for TestLoadClient, passed in the
+// environment; Nice runs it at the lowest CPU priority.
+type clientConfig struct {
+	URL, Method, Body, Key string
+	Rate                   float64
+	Concurrency            int
+	Duration               time.Duration
+	Nice                   bool
+}
+
+// runClient runs cfg in a process of its own (TestLoadClient) and returns
+// its result.
+func runClient(b *testing.B, cfg clientConfig) LoadResult {
+	b.Helper()
+	js, _ := json.Marshal(cfg)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLoadClient$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "PREGAO_LOAD_CLIENT="+string(js))
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("load client: %v: %s", err, out)
+	}
+	var r LoadResult
+	line := out[bytes.LastIndex(out, []byte("\nRESULT "))+len("\nRESULT "):]
+	if err := json.Unmarshal(line[:bytes.IndexByte(line, '\n')], &r); err != nil {
+		b.Fatalf("load client: %v: %s", err, out)
+	}
+	return r
+}
+
+// TestLoadClient is the client process of BenchmarkFairShare: it runs the
+// load PREGAO_LOAD_CLIENT describes and prints its result.
+func TestLoadClient(t *testing.T) {
+	js := os.Getenv("PREGAO_LOAD_CLIENT")
+	if js == "" {
+		t.Skip("a load client of BenchmarkFairShare")
+	}
+	var cfg clientConfig
+	if err := json.Unmarshal([]byte(js), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Nice {
+		if err := lowestPriority(); err != nil {
+			t.Log("nice:", err)
+		}
+	}
+	r, err := Load(context.Background(), LoadConfig{URL: cfg.URL, Method: cfg.Method, Body: []byte(cfg.Body), Key: cfg.Key, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Duration: cfg.Duration})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(r)
+	fmt.Printf("\nRESULT %s\n", out)
+}
+
+// pct returns the p-th percentile of latencies.
+func pct(lats []time.Duration, p int) time.Duration {
+	if len(lats) == 0 {
+		return 0
+	}
+	s := slices.Clone(lats)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
 }

@@ -44,8 +44,11 @@ type answer struct {
 	// written, the first write error and the compressor.
 	streamed bool
 	sent     int64
-	werr     error
-	z        compressor
+	// size is the answer's bytes as made (before compression), once end
+	// has run: the cost in bytes admission counts per key.
+	size int64
+	werr error
+	z    compressor
 
 	// cached is the answer when it is one encoded before: kept by the
 	// answer cache (held then, released at the end) or by a handler's
@@ -166,6 +169,7 @@ func (o *answer) end(body []byte, err error) int {
 	if body != nil {
 		o.buf = body[:0]
 	}
+	o.size = o.sent + int64(len(body))
 	switch {
 	case o.csv && err == nil:
 		return o.sendCSV(body)

@@ -56,6 +56,10 @@ type Config struct {
 	// proxies' logs and Referer headers. The parameter is removed from the
 	// request before anything reads or logs its query.
 	QueryToken bool
+	// Admission gives each API key a fair share of the cores
+	// (admission.go): nil is DefaultAdmission (on); Cores < 0 turns it
+	// off.
+	Admission *Admission
 	// AccessLog, when not nil, receives one line per request, and every
 	// answer carries an X-Request-Id (the client's, or a new one); see
 	// accesslog.go. nil: no access log, no request ids.
@@ -119,6 +123,7 @@ type API struct {
 	liveHdr    atomic.Pointer[liveSeqHdr]             // the last X-Live-Seq value made
 	queries    [querySlots]atomic.Pointer[queryAlias] // query strings seen (queryKey)
 	authFails  *authLimiter                           // requests without a valid key, per address
+	adm        *admission                             // each key's share of the cores (nil: off)
 	clock      Clock
 	log        *slog.Logger
 	m          *metrics
@@ -191,6 +196,14 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	a.keys.Store(keys)
 	a.calls.New = func() any { return newCall() }
 	a.authFails = newAuthLimiter(*cfg.AuthFailures, log)
+	if cfg.Admission == nil {
+		d := DefaultAdmission()
+		cfg.Admission = &d
+	}
+	a.adm = newAdmission(*cfg.Admission)
+	if reg != nil {
+		reg.MustRegister(newAdmissionCollector(a))
+	}
 	a.pushM = newPushMetrics(reg)
 	a.streams = newSSEHubs(a, reg)
 	a.m = newMetrics(reg, func() time.Time {

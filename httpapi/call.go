@@ -15,13 +15,18 @@ import (
 // out (answer.go). Handler scratch sits behind its own pointer. A call is
 // pooled by the API: nothing in it may be kept after the request.
 type call struct {
-	route *Route          // the operation served: its parameter declarations
-	key   KeyEntry        // the authenticated key (zero on public routes)
-	lim   *limiter        // the key's rate limit (nil: none)
-	ds    *engine.Dataset // the one Dataset of this request (the view's base)
-	live  *engine.Live    // the live session beside it (nil: none)
-	now   time.Time       // the clock's now for this request (the view)
-	body  []byte          // the request body (POST), read up to the cap
+	route *Route        // the operation served: its parameter declarations
+	key   KeyEntry      // the authenticated key (zero on public routes)
+	lim   *limiter      // the key's rate limit (nil: none)
+	adm   *keyAdmission // the key's admission state (nil: no key)
+	// admitted: the request holds a slot of its key since admAt
+	// (admission.go); leave gives it back.
+	admitted bool
+	admAt    time.Time
+	ds       *engine.Dataset // the one Dataset of this request (the view's base)
+	live     *engine.Live    // the live session beside it (nil: none)
+	now      time.Time       // the clock's now for this request (the view)
+	body     []byte          // the request body (POST), read up to the cap
 
 	// q is the request's query string read through the route's
 	// declarations (qok: read), once, before the answer cache is asked:
@@ -94,6 +99,7 @@ func (c *call) reset() {
 	}
 	// Field by field: the answer and the scratch stay in place.
 	c.route, c.key, c.lim, c.ds, c.live, c.now = nil, KeyEntry{}, nil, nil, nil, time.Time{}
+	c.adm, c.admitted = nil, false
 	c.vkOK = false
 	if c.qok {
 		c.q, c.qok = query{}, false // the query aliases the request's URL

@@ -76,10 +76,12 @@ type Keys struct {
 	byDigest map[[sha256.Size]byte]*keyState
 }
 
-// keyState is a key's entry and its token bucket (nil: not limited).
+// keyState is a key's entry, its token bucket (nil: not limited) and its
+// admission state (admission.go).
 type keyState struct {
 	KeyEntry
 	lim *limiter
+	adm *keyAdmission
 }
 
 // NewKeys indexes the entries of f. It fails on an unknown plan, a malformed
@@ -123,7 +125,7 @@ func NewKeys(f KeysFile) (*Keys, error) {
 				return nil, fmt.Errorf("key %d (%q): limit: %w", i, e.Name, err)
 			}
 		}
-		st := &keyState{KeyEntry: e}
+		st := &keyState{KeyEntry: e, adm: &keyAdmission{}}
 		if l.PerSecond > 0 {
 			st.lim = newLimiter(l)
 		}
@@ -134,20 +136,26 @@ func NewKeys(f KeysFile) (*Keys, error) {
 
 // inherit gives k's limited keys the token buckets of old's keys of the
 // same name and limit, so that a reload of the keys file neither refills
-// nor empties them.
+// nor empties them, and every key the admission state (slots, queue,
+// counters) of old's key of the same name.
 func (k *Keys) inherit(old *Keys) {
 	if k == nil || old == nil {
 		return
 	}
-	byName := make(map[string]*limiter, len(old.byDigest))
+	byName := make(map[string]*keyState, len(old.byDigest))
 	for _, st := range old.byDigest {
-		if st.lim != nil {
-			byName[st.Name] = st.lim
-		}
+		byName[st.Name] = st
 	}
 	for _, st := range k.byDigest {
-		if o := byName[st.Name]; st.lim != nil && o != nil && o.limit == st.lim.limit {
-			st.lim = o
+		o := byName[st.Name]
+		if o == nil {
+			continue
+		}
+		if st.lim != nil && o.lim != nil && o.lim.limit == st.lim.limit {
+			st.lim = o.lim
+		}
+		if o.adm != nil {
+			st.adm = o.adm
 		}
 	}
 }

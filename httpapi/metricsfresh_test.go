@@ -33,6 +33,9 @@ func TestCounterFamiliesFromTheStart(t *testing.T) {
 		"pregao_http_panics_total":            1,
 		"pregao_access_log_dropped_total":     1,
 		"pregao_answer_cache_evictions_total": 1,
+		"pregao_key_busy_seconds_total":       testKeys(t).Len(),
+		"pregao_admission_refused_total":      testKeys(t).Len(),
+		"pregao_admission_waited_total":       testKeys(t).Len(),
 	} {
 		if series[name] < min {
 			t.Errorf("%s: %d series at start, want %d", name, series[name], min)

@@ -325,7 +325,7 @@ func errorResponses() map[string]any {
 		"Unauthorized":         "No valid API key in Authorization: Bearer <key>",
 		"Forbidden":            "The key may not do this: a quote option its plan lacks (eod), market data with a key that has no plan (only the admin scope)",
 		"NotFound":             "The company, ticker, index or fund of the path is unknown (or, for funds, has no indicator)",
-		"TooManyRequests":      "The key's request-rate limit is reached; Retry-After says when to retry",
+		"TooManyRequests":      "The key's request-rate limit is reached, or its requests already compute on its share of the cores; Retry-After says when to retry",
 		"TooLarge":             "The request body is over the server's cap",
 		"UnsupportedMediaType": "The request body's Content-Type is not one the operation reads",
 		"NoFeed":               "The server has no push feed (serve without --feed push), or no snapshot loaded yet",

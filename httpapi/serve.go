@@ -95,6 +95,11 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 		if st := a.lookup(c, r); st != 0 {
 			return st
 		}
+		// The answer is computed: it takes a slot of its key's share.
+		if st := a.admit(c, r); st != 0 {
+			return st
+		}
+		defer a.leave(c)
 	}
 	body, err := rt.serve(a, c, o.buf[:0], r, ps)
 	return o.end(body, err)
@@ -124,6 +129,7 @@ func (a *API) authenticate(c *call, r *http.Request) int {
 	if key != nil {
 		c.key = key.KeyEntry
 		c.lim = key.lim
+		c.adm = key.adm
 		c.out.noteKey(key.Name)
 		return 0
 	}

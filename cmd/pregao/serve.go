@@ -66,6 +66,15 @@ type ServeConfig struct {
 	// such requests still get 401, with Retry-After.
 	AuthFailureRate  float64
 	AuthFailureBurst int
+	// AdmissionCores, AdmissionWait and AdmissionQueue configure the
+	// fair share of the cores each API key gets (httpapi.Admission):
+	// the slots shared among the active keys (default 0: GOMAXPROCS;
+	// -1: admission off), how long a request over its key's share waits
+	// for a slot before a 429 (default 1s), and how many of one key's
+	// requests may wait (default 64).
+	AdmissionCores int
+	AdmissionWait  time.Duration
+	AdmissionQueue int
 	// CORSOrigin lists the browser origins allowed to call the API,
 	// comma-separated ("*": any); "" (default): none.
 	CORSOrigin string
@@ -115,6 +124,7 @@ func DefaultServeConfig() ServeConfig {
 		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, MaxPushBytes: httpapi.DefaultMaxPushBytes, LogFormat: "text",
 		AccessLog: "stderr", AccessLogSample: 1, AnswerCacheMB: httpapi.DefaultAnswerCacheBytes >> 20,
 		AuthFailureRate: httpapi.DefaultAuthFailures.PerSecond, AuthFailureBurst: httpapi.DefaultAuthFailures.Burst,
+		AdmissionWait: httpapi.DefaultAdmission().MaxWait, AdmissionQueue: httpapi.DefaultAdmission().MaxQueue,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second, ShutdownTimeout: 35 * time.Second, CloseGrace: time.Second,
 		SnapshotStallTimeout: 60 * time.Second,
@@ -231,6 +241,9 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.MaxStreams < 1 {
 		return nil, fmt.Errorf("serve: --max-streams %d: want 1 or more", cfg.MaxStreams)
 	}
+	if cfg.AdmissionCores < -1 || cfg.AdmissionWait <= 0 || cfg.AdmissionQueue < 1 {
+		return nil, fmt.Errorf("serve: --admission-cores %d, --admission-wait %v, --admission-queue %d: want cores ≥ 0 (0: GOMAXPROCS) or -1 (off), a wait > 0 and a queue ≥ 1", cfg.AdmissionCores, cfg.AdmissionWait, cfg.AdmissionQueue)
+	}
 	if cfg.AccessLogSample < 0 || cfg.AccessLogSample > 1 {
 		return nil, fmt.Errorf("serve: --access-log-sample %g: want a fraction from 0 to 1", cfg.AccessLogSample)
 	}
@@ -295,7 +308,8 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	}
 	m.clock = clock
 	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout, StreamConnsPerKey: cfg.StreamConnsPerKey, MaxStreams: cfg.MaxStreams,
-		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst}}, m.Store, keys, clock, m.Registry, m.log)
+		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst},
+		Admission:    &httpapi.Admission{Cores: cfg.AdmissionCores, MaxWait: cfg.AdmissionWait, MaxQueue: cfg.AdmissionQueue}}, m.Store, keys, clock, m.Registry, m.log)
 	if m.Live.Runs() {
 		m.API.SetLiveStatus(m.Live.Status)
 	}

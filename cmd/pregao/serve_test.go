@@ -161,6 +161,9 @@ func TestServeRefusesBadStart(t *testing.T) {
 		{func(c *ServeConfig) { c.AuthFailureBurst = 0 }, "--auth-failure-burst 0"},
 		{func(c *ServeConfig) { c.StreamConnsPerKey = 0 }, "--stream-conns-per-key 0"},
 		{func(c *ServeConfig) { c.MaxStreams = 0 }, "--max-streams 0"},
+		{func(c *ServeConfig) { c.AdmissionCores = -2 }, "--admission-cores -2"},
+		{func(c *ServeConfig) { c.AdmissionWait = 0 }, "--admission-wait 0s"},
+		{func(c *ServeConfig) { c.AdmissionQueue = 0 }, "--admission-queue 0"},
 	} {
 		cfg := DefaultServeConfig()
 		cfg.Snapshot, cfg.Keys = snap, keys
