@@ -312,7 +312,7 @@ func TestAnswerCacheEvictWhileSending(t *testing.T) {
 	if got := string(e.ans.flat()); got != strings.Repeat("x", 3*captureChunk) {
 		t.Fatal("the bytes of an entry being sent changed")
 	}
-	e.release(ac.pool)
+	e.release(&ac)
 	if ac.pool.held() != 3*captureChunk {
 		t.Errorf("after the send: %d bytes pooled, want the 3 chunks", ac.pool.held())
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -65,6 +66,14 @@ const captureChunk = streamChunk
 // maxFreeChunks bounds the chunks the pool keeps for reuse (16 MiB).
 const maxFreeChunks = 64
 
+// keptPage is the unit an answer built whole is kept in (keptCopy), when
+// it fills one: small, so that an answer of tens of kilobytes (an as_of
+// screener page) is held out of the heap but for a tail under a page.
+const keptPage = 16 << 10
+
+// maxFreePages bounds the pages the page pool keeps for reuse (16 MiB).
+const maxFreePages = 1024
+
 // entryOverhead is what an entry counts against the bound beside its
 // bytes: the entry, its map slot and header values.
 const entryOverhead = 256
@@ -82,7 +91,9 @@ type answerCache struct {
 	seen    [seenSlots]atomic.Uint64 // keys of streamed answers sent once (doorkeeper)
 
 	pool      *chunkPool         // where captured chunks come from and go back to
+	pages     *chunkPool         // where the pages of answers built whole come from (keptCopy)
 	evictions prometheus.Counter // nil: not counted
+	closed    bool               // its Dataset was replaced: nothing more is kept (close)
 }
 
 // ownerEntries are the keys of the entries one API key made and no other
@@ -148,16 +159,25 @@ func (e *answerEntry) acquire() bool {
 	}
 }
 
-// release drops a reference taken by acquire (or the cache's own).
-func (e *answerEntry) release(pool *chunkPool) {
+// release drops a reference taken by acquire (or the cache's own); the
+// last one gives the parts back to their pools (ac.give).
+func (e *answerEntry) release(ac *answerCache) {
 	if e.ans.parts == nil {
 		return
 	}
-	if e.refs.Add(-1) == 0 && pool != nil {
+	if e.refs.Add(-1) == 0 {
 		for _, b := range e.ans.parts {
-			pool.put(b)
+			ac.give(b)
 		}
 	}
+}
+
+// give gives b, a part of a kept answer, back to the pool it came from:
+// a captured chunk, a page, or neither (a tail copied to its size, left
+// to the collector).
+func (ac *answerCache) give(b []byte) {
+	ac.pool.put(b)
+	ac.pages.put(b)
 }
 
 var checkSeed = maphash.MakeSeed()
@@ -258,6 +278,9 @@ func (ac *answerCache) put(key, check uint64, owner string, body kept, total []s
 	}
 	ac.mu.Lock()
 	defer ac.mu.Unlock()
+	if ac.closed {
+		return false
+	}
 	if ac.entries == nil {
 		ac.entries = map[uint64]*answerEntry{}
 		ac.owned = map[string]*ownerEntries{}
@@ -321,7 +344,22 @@ func (ac *answerCache) remove(key uint64, e *answerEntry) {
 	if ac.evictions != nil {
 		ac.evictions.Inc()
 	}
-	e.release(ac.pool)
+	e.release(ac)
+}
+
+// close drops every entry of a cache whose Dataset was replaced, so that
+// the chunks they hold go back to the pool (once the requests sending
+// them are done), and keeps nothing more.
+func (ac *answerCache) close() {
+	ac.mu.Lock()
+	defer ac.mu.Unlock()
+	ac.closed = true
+	ev := ac.evictions
+	ac.evictions = nil // not evictions: the Dataset went
+	for k, e := range ac.entries {
+		ac.remove(k, e)
+	}
+	ac.evictions = ev
 }
 
 // isLarge reports whether an answer of n bytes is large: kept within half
@@ -375,18 +413,54 @@ func (a *API) lookupKept(c *call, r *http.Request, keyBody []byte) bool {
 // release gives back the kept answer being sent, if any.
 func (o *answer) release() {
 	if o.held != nil {
-		o.held.release(o.cache.pool)
+		o.held.release(o.cache)
 		o.held = nil
 	}
 	o.cached = nil
 }
 
-// keep stores the answer just made, when it may be kept: a copy of body.
+// keep stores the answer just made, when it may be kept: a copy of body,
+// in chunks of the pool when it fills one (keptCopy).
 func (o *answer) keep(body []byte) {
-	if !o.akeyOK || o.cache == nil || o.streamed || o.cached != nil || !o.cache.admits(len(body)) {
+	ac := o.cache
+	if !o.akeyOK || ac == nil || o.streamed || o.cached != nil || !ac.admits(len(body)) {
 		return
 	}
-	o.cache.put(o.akey, o.acheck, o.owner, kept{raw: append([]byte(nil), body...)}, o.total())
+	k := keptCopy(body, ac.pages)
+	if !ac.put(o.akey, o.acheck, o.owner, k, o.total()) {
+		for _, b := range k.parts {
+			ac.give(b)
+		}
+	}
+}
+
+// keptCopy returns a copy of body to keep. An answer of at least a page
+// is copied into pages of pool (the last part, shorter, to its size on
+// the heap), held as a captured answer is: the pages live out of the Go
+// heap (chunkPool), and those of an evicted answer go back to the pool
+// and are reused by the next one kept. Kept on the heap, the cache's
+// bytes counted twice (the collector lets the heap grow by what is live)
+// and every evicted answer was garbage: a flood of distinct as_of
+// screener pages (117 KB each) raised resident memory 505 MB above the
+// same flood without the cache, for a 128 MiB bound. A shorter answer is
+// one copy of its size.
+func keptCopy(body []byte, pool *chunkPool) kept {
+	size := pool.chunkSize()
+	if pool == nil || len(body) < size {
+		return kept{raw: append([]byte(nil), body...)}
+	}
+	k := kept{n: len(body)}
+	k.parts = make([][]byte, 0, (len(body)+size-1)/size)
+	for len(body) > 0 {
+		if len(body) < size {
+			k.parts = append(k.parts, append([]byte(nil), body...))
+			break
+		}
+		c := append(pool.get(), body[:size]...)
+		k.parts = append(k.parts, c)
+		body = body[size:]
+	}
+	return k
 }
 
 // total is the X-Total-Count the answer carries, if any.
@@ -420,7 +494,7 @@ func (o *answer) keepStreamed() {
 		parts, n := k.handOver()
 		if !ac.put(o.akey, o.acheck, o.owner, kept{parts: parts, n: n}, o.total()) {
 			for _, b := range parts {
-				ac.pool.put(b)
+				ac.give(b)
 			}
 		}
 	case k.tooLarge:
@@ -510,15 +584,37 @@ func (k *capture) drop() {
 	k.chunks, k.n, k.held, k.on = k.chunks[:0], 0, 0, false
 }
 
-// chunkPool keeps up to maxFreeChunks chunks of captureChunk bytes for
-// reuse. Safe for concurrent use.
+// chunkPool hands out the chunks of size bytes (captureChunk, for
+// captured answers; keptPage, for kept ones) that answers are held in,
+// and keeps up to maxFree given back for reuse. Its chunks live outside the Go heap where the system
+// allows (mapChunk): the collector does not count them, so the answer
+// cache's chunks cost the process their size, not twice it. A chunk the
+// pool has no room for is unmapped; put takes back only the pool's own
+// chunks (by address), never a heap slice of the same capacity. Every
+// chunk taken must be given back exactly once, when nothing refers to it
+// (the answer entries' references, answerEntry.refs). Safe for
+// concurrent use.
 type chunkPool struct {
-	mu   sync.Mutex
-	free [][]byte
+	size    int // bytes of a chunk (0: captureChunk)
+	maxFree int // chunks kept for reuse (0: maxFreeChunks)
+	mu      sync.Mutex
+	free    [][]byte
+	mapped  map[*byte]bool // the pool's chunks out of the heap (true) or in it, by address
+	made    atomic.Int64   // chunks made (not taken from free)
+	out     atomic.Int64   // chunks handed out and not given back
 }
 
-// get returns an empty chunk of capacity captureChunk.
+// chunkSize is the size of the pool's chunks (captureChunk for nil).
+func (p *chunkPool) chunkSize() int {
+	if p == nil || p.size == 0 {
+		return captureChunk
+	}
+	return p.size
+}
+
+// get returns an empty chunk of capacity chunkSize.
 func (p *chunkPool) get() []byte {
+	p.out.Add(1)
 	p.mu.Lock()
 	if n := len(p.free); n > 0 {
 		b := p.free[n-1]
@@ -528,24 +624,50 @@ func (p *chunkPool) get() []byte {
 		return b
 	}
 	p.mu.Unlock()
-	return make([]byte, 0, captureChunk)
+	p.made.Add(1)
+	b, m := mapChunk(p.chunkSize())
+	p.mu.Lock()
+	if p.mapped == nil {
+		p.mapped = map[*byte]bool{}
+	}
+	p.mapped[unsafe.SliceData(b[:1])] = m
+	p.mu.Unlock()
+	return b
 }
 
-// put gives b back: kept when it is a whole chunk and the pool has room.
+// put gives b back, when it is one of the pool's chunks: kept for reuse
+// while the pool has room, else unmapped (or left to the collector).
 func (p *chunkPool) put(b []byte) {
-	if p == nil || cap(b) != captureChunk {
+	if p == nil || cap(b) != p.chunkSize() {
 		return
 	}
+	ptr := unsafe.SliceData(b[:1])
 	p.mu.Lock()
-	if len(p.free) < maxFreeChunks {
-		p.free = append(p.free, b[:0])
+	m, ours := p.mapped[ptr]
+	if !ours {
+		p.mu.Unlock()
+		return
 	}
+	p.out.Add(-1)
+	maxFree := p.maxFree
+	if maxFree == 0 {
+		maxFree = maxFreeChunks
+	}
+	if len(p.free) < maxFree {
+		p.free = append(p.free, b[:0])
+		p.mu.Unlock()
+		return
+	}
+	delete(p.mapped, ptr)
 	p.mu.Unlock()
+	if m {
+		unmapChunk(b[:cap(b)])
+	}
 }
 
 // held returns the bytes the pool keeps.
 func (p *chunkPool) held() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return int64(len(p.free)) * captureChunk
+	return int64(len(p.free)) * int64(p.chunkSize())
 }

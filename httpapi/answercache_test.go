@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
@@ -274,5 +276,171 @@ func TestAnswerCacheCaptureCut(t *testing.T) {
 	serve()
 	if b, _ := ts.api.info(ts.store.Current()).answers.size(); b < 20*streamChunk {
 		t.Errorf("after the cut, the next request's answer was not kept (%d bytes kept)", b)
+	}
+}
+
+// An answer of a page or more is kept in pages of the pool (the last
+// part to its size, on the heap), and a flood of distinct such answers
+// through a full cache reuses the pages the evicted ones give back
+// instead of allocating an answer's size each time.
+func TestKeptLargeAnswersReusePages(t *testing.T) {
+	pages := &chunkPool{size: keptPage, maxFree: 8}
+	ac := &answerCache{limit: 4 << 20, pool: &chunkPool{}, pages: pages}
+	body := make([]byte, 7*keptPage+1000) // an as_of screener page's size
+	for i := range body {
+		body[i] = byte(i)
+	}
+	k := keptCopy(body, pages)
+	if len(k.parts) != 8 || k.n != len(body) || cap(k.parts[0]) != keptPage || len(k.parts[7]) != 1000 || cap(k.parts[7]) >= keptPage {
+		t.Fatalf("parts %d, n %d", len(k.parts), k.n)
+	}
+	ans := cachedAnswer{parts: k.parts, n: k.n}
+	if got := ans.flat(); string(got) != string(body) {
+		t.Fatal("the parts do not hold the answer")
+	}
+	for _, b := range k.parts {
+		ac.give(b)
+	}
+	if small := keptCopy(body[:1000], pages); small.parts != nil || len(small.raw) != 1000 {
+		t.Error("a small answer is not one copy")
+	}
+	for i := range 400 { // 400 distinct answers of 113 KiB through a 4 MiB cache
+		k := keptCopy(body, pages)
+		if !ac.put(uint64(i)+1, uint64(i)+1, "flood", k, nil) {
+			t.Fatalf("answer %d not kept", i)
+		}
+	}
+	b, n := ac.size()
+	if b > ac.limit {
+		t.Errorf("the cache holds %d bytes, bound %d", b, ac.limit)
+	}
+	// Pages made: those the kept answers hold, the free list, and the few
+	// in between; not 7 per answer.
+	if made, held := pages.made.Load(), int64(n*7+8+14); made > held {
+		t.Errorf("%d pages made for %d answers kept at once (at most %d)", made, n, held)
+	}
+	if out := pages.out.Load(); out != int64(n*7) {
+		t.Errorf("%d pages out, the %d answers kept hold %d", out, n, n*7)
+	}
+	// A page goes back to its own pool only: never a chunk of the other,
+	// nor a heap slice of its size.
+	ac.give(make([]byte, 0, keptPage))
+	ac.give(make([]byte, 0, captureChunk))
+	if pages.out.Load() != int64(n*7) || ac.pool.held() != 0 {
+		t.Error("a slice the pools did not make was taken back")
+	}
+}
+
+// A kept answer held in pages is sent as it was made, whole or
+// compressed, and the cache's hit gives the same bytes.
+func TestKeptPagesAnswerSent(t *testing.T) {
+	ts := newTestServer(t, true)
+	const path = "/v2/companies/ENHZ/ratios" // 37 KB
+	first := ts.do("GET", path, testKeyDelayed, "")
+	if first.Code != 200 || first.Body.Len() < keptPage {
+		t.Fatalf("%d, %d bytes: want an answer of a page or more", first.Code, first.Body.Len())
+	}
+	out := ts.api.pages.out.Load()
+	if out < int64(first.Body.Len()/keptPage) {
+		t.Fatalf("%d pages out for an answer of %d bytes", out, first.Body.Len())
+	}
+	again := ts.do("GET", path, testKeyDelayed, "")
+	if again.Body.String() != first.Body.String() {
+		t.Error("the kept answer differs from the one made")
+	}
+	r := httptest.NewRequest("GET", path, nil)
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	r.Header.Set("Accept-Encoding", "gzip")
+	w := httptest.NewRecorder()
+	ts.api.ServeHTTP(w, r)
+	zr, err := gzip.NewReader(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := io.ReadAll(zr); string(got) != first.Body.String() {
+		t.Error("the gzip form of the kept answer differs")
+	}
+}
+
+// A call keeps no large answer-key scratch across requests: the
+// canonical body and the query key of a large request are dropped.
+func TestCallKeepsNoLargeKeyScratch(t *testing.T) {
+	c := newCall()
+	c.s.keyBody = make([]byte, 600<<10)
+	c.s.qkey = make([]byte, 100<<10)
+	c.s.canon.mem = make([]member, 10000)
+	c.body = make([]byte, 0, 900<<10)
+	c.reset()
+	if cap(c.s.keyBody) > maxKeptScratch || cap(c.s.qkey) > maxKeptScratch || cap(c.s.canon.mem)*32 > maxKeptScratch {
+		t.Errorf("kept: keyBody %d, qkey %d, canon %d", cap(c.s.keyBody), cap(c.s.qkey), cap(c.s.canon.mem))
+	}
+}
+
+// The tables of bodies and queries seen hold a bounded number of bytes,
+// counted (pregao_answer_cache_key_bytes), whatever the requests: long
+// query strings are not kept in them.
+func TestKeyTablesBounded(t *testing.T) {
+	ts := newTestServer(t, true)
+	long := strings.Repeat("X", 5000)
+	for i := range 3000 {
+		ts.do("GET", fmt.Sprintf("/v2/companies/ENHZ/ratios?ids=%s%d", long, i), testKeyDelayed, "")
+		ts.do("GET", fmt.Sprintf("/v2/companies/ENHZ/ratios?ids=ID%d", i), testKeyDelayed, "")
+		ts.do("POST", "/v2/screener", fmt.Sprintf(`{"limit":%d}%s`, 1+i%400, strings.Repeat(" ", i%7)), testKeyDelayed)
+	}
+	got := ts.api.keyBytes.Load()
+	bound := int64(querySlots*(2*maxAliasQuery+aliasOverhead) + bodySlots*(int(unsafe.Sizeof(bodyAlias{}))+aliasOverhead))
+	if got <= 0 || got > bound {
+		t.Errorf("key tables: %d bytes, bound %d", got, bound)
+	}
+	var sum int64
+	for i := range ts.api.queries {
+		sum += ts.api.queries[i].Load().bytes()
+	}
+	for i := range ts.api.bodies {
+		if ts.api.bodies[i].Load() != nil {
+			sum += int64(unsafe.Sizeof(bodyAlias{})) + aliasOverhead
+		}
+	}
+	if sum != got {
+		t.Errorf("counted %d, held %d", got, sum)
+	}
+	if metricValue(t, ts.reg, "pregao_answer_cache_key_bytes", "") != float64(got) {
+		t.Error("the metric is not the count")
+	}
+}
+
+// When its Dataset is replaced, a cache gives its chunks back to the pool
+// (they live outside the heap: nothing else would) and keeps nothing more.
+func TestAnswerCacheClosedWithItsDataset(t *testing.T) {
+	ts := newTestServer(t, true)
+	a := ts.api
+	in := a.info(a.store.Current())
+	body := make([]byte, 2*keptPage+10)
+	for i := range 3 {
+		if !in.answers.put(uint64(i)+1, 1, "k", keptCopy(body, in.answers.pages), nil) {
+			t.Fatal("not kept")
+		}
+	}
+	sending := in.answers.get(1, 1, "k") // a request still sending one
+	out0 := a.pages.out.Load() - 6       // the answers the requests before kept
+	if got := a.pages.out.Load() - out0; got != 6 {
+		t.Fatalf("%d pages out, want 6", got)
+	}
+	// A new Dataset (another copy of the same bundle's) is published and
+	// served.
+	next := *a.store.Current()
+	a.store.Publish(&next)
+	if w := ts.do("GET", "/v2/companies/ENHZ", testKeyDelayed, ""); w.Code != 200 {
+		t.Fatal(w.Code)
+	}
+	if got := a.pages.out.Load(); got != 2 {
+		t.Errorf("%d pages out after the replace, want the 2 being sent", got)
+	}
+	sending.release(&in.answers)
+	if got := a.pages.out.Load(); got != 0 {
+		t.Errorf("%d pages out after the send", got)
+	}
+	if in.answers.put(9, 9, "k", kept{raw: []byte("x")}, nil) {
+		t.Error("a closed cache kept an answer")
 	}
 }

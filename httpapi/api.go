@@ -119,9 +119,11 @@ type API struct {
 	logWriters sync.Pool                              // *logWriter, with accessLog
 	captured   atomic.Int64                           // bytes held by captures of streamed answers (answercache.go)
 	chunks     chunkPool                              // the chunks captured answers are kept in
+	pages      chunkPool                              // the pages answers built whole are kept in (keptCopy)
 	bodies     [bodySlots]atomic.Pointer[bodyAlias]   // request bodies seen (bodyKey)
 	liveHdr    atomic.Pointer[liveSeqHdr]             // the last X-Live-Seq value made
 	queries    [querySlots]atomic.Pointer[queryAlias] // query strings seen (queryKey)
+	keyBytes   atomic.Int64                           // bytes the tables of bodies and queries seen hold (bounded: conditional.go)
 	authFails  *authLimiter                           // requests without a valid key, per address
 	adm        *admission                             // each key's share of the cores (nil: off)
 	clock      Clock
@@ -201,8 +203,12 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 		cfg.Admission = &d
 	}
 	a.adm = newAdmission(*cfg.Admission)
+	a.pages.size, a.pages.maxFree = keptPage, maxFreePages
 	if reg != nil {
-		reg.MustRegister(newAdmissionCollector(a))
+		reg.MustRegister(newAdmissionCollector(a), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "pregao_answer_cache_key_bytes",
+			Help: "Bytes the tables of request bodies and query strings seen hold (the answer cache's keys; bounded, about 2.3 MiB at most).",
+		}, func() float64 { return float64(a.keyBytes.Load()) }))
 	}
 	a.pushM = newPushMetrics(reg)
 	a.streams = newSSEHubs(a, reg)

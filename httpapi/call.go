@@ -78,10 +78,23 @@ func (s *scratch) reset() {
 	s.bars, s.bars2, s.buf2, s.tr = s.bars[:0], s.bars2[:0], s.buf2[:0], s.tr[:0]
 	s.items, s.ranks, s.rows, s.keys = s.items[:0], s.ranks[:0], s.rows[:0], s.keys[:0]
 	s.qkey, s.keyBody = s.qkey[:0], s.keyBody[:0]
-	if cap(s.keyBody) > 1<<20 {
+	// The key of a large body (up to the body cap) is not kept with the
+	// call: a flood of large distinct bodies would leave one per pooled
+	// call (the bodies' canonical forms, uncounted).
+	if cap(s.keyBody) > maxKeptScratch {
 		s.keyBody = nil
 	}
+	if cap(s.qkey) > maxKeptScratch {
+		s.qkey = nil
+	}
+	if cap(s.canon.mem) > maxKeptScratch/32 {
+		s.canon.mem = nil
+	}
 }
+
+// maxKeptScratch is the largest answer-key scratch buffer (bytes) a
+// pooled call keeps for its next request.
+const maxKeptScratch = 64 << 10
 
 // newCall returns a call with its buffers made.
 func newCall() *call {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -111,6 +112,16 @@ func (a *API) liveSeq(l *engine.Live) []string {
 // querySlots is the size of the table of query strings seen (queryAlias).
 const querySlots = 1024
 
+// maxAliasQuery is the longest raw query string the table of queries
+// seen keeps (bytes): a longer one is parsed each time it comes, so that
+// the table holds at most querySlots × (2 × maxAliasQuery + aliasOverhead)
+// bytes (2.2 MiB) whatever the queries sent.
+const maxAliasQuery = 1024
+
+// aliasOverhead is what a queryAlias or bodyAlias counts in keyTableBytes
+// beside its strings: the struct and its slot.
+const aliasOverhead = 64
+
 // queryAlias ties a route's raw query string, read without error, to its
 // normalized values (appendQueryKey): a query sent again is keyed without
 // being parsed again.
@@ -141,8 +152,19 @@ func (a *API) queryKey(c *call, r *http.Request) bool {
 		return false
 	}
 	c.s.qkey = appendQueryKey(c.s.qkey[:0], &c.q)
-	slot.Store(&queryAlias{route: c.route, raw: strings.Clone(raw), key: slices.Clone(c.s.qkey)})
+	if len(raw) <= maxAliasQuery && len(c.s.qkey) <= 2*maxAliasQuery {
+		e := &queryAlias{route: c.route, raw: strings.Clone(raw), key: slices.Clone(c.s.qkey)}
+		a.keyBytes.Add(e.bytes() - slot.Swap(e).bytes())
+	}
 	return true
+}
+
+// bytes is what e counts in keyTableBytes (0 for nil).
+func (e *queryAlias) bytes() int64 {
+	if e == nil {
+		return 0
+	}
+	return int64(len(e.raw)+cap(e.key)) + aliasOverhead
 }
 
 // bodySlots is the size of the table of bodies seen (bodyAlias).
@@ -171,7 +193,9 @@ func (a *API) bodyKey(c *call) []byte {
 	e := &bodyAlias{rawX: rx, rawM: rm, n: len(c.body)}
 	binary.LittleEndian.PutUint64(e.key[:8], xxhash.Sum64(canon))
 	binary.LittleEndian.PutUint64(e.key[8:], maphash.Bytes(checkSeed, canon))
-	slot.Store(e)
+	if slot.Swap(e) == nil {
+		a.keyBytes.Add(int64(unsafe.Sizeof(*e)) + aliasOverhead)
+	}
 	c.s.bkey = e.key
 	return c.s.bkey[:]
 }

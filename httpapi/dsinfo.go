@@ -52,6 +52,7 @@ func (a *API) newInfo(ds *engine.Dataset) *dsInfo {
 	in := newDSInfo(ds)
 	in.answers.limit = a.cfg.AnswerCacheBytes
 	in.answers.pool = &a.chunks
+	in.answers.pages = &a.pages
 	in.answers.evictions = a.m.answerEvict
 	return in
 }
@@ -76,7 +77,7 @@ func newDSInfo(ds *engine.Dataset) *dsInfo {
 // info returns the dsInfo of ds, computing it on first use.
 func (a *API) info(ds *engine.Dataset) *dsInfo {
 	if in := a.dsnext.Load(); in != nil && in.ds == ds && a.store.Current() == ds {
-		a.dsinfo.Store(in) // the prepared Dataset is published: its info is current
+		a.setInfo(in) // the prepared Dataset is published: its info is current
 		a.dsnext.CompareAndSwap(in, nil)
 		return in
 	}
@@ -88,9 +89,18 @@ func (a *API) info(ds *engine.Dataset) *dsInfo {
 		in = a.newInfo(ds)
 	}
 	if a.store.Current() == ds { // requests on a replaced Dataset keep the current info
-		a.dsinfo.Store(in)
+		a.setInfo(in)
 	}
 	return in
+}
+
+// setInfo makes in the current dsInfo; the answer cache of the one it
+// replaces, of another Dataset, is closed (its chunks go back to the
+// pool).
+func (a *API) setInfo(in *dsInfo) {
+	if old := a.dsinfo.Swap(in); old != nil && old != in && old.ds != in.ds {
+		old.answers.close()
+	}
 }
 
 // Prepare computes for ds, before it is published, what Warm computes for
