@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -230,4 +232,113 @@ func TestRealIBOVClose(t *testing.T) {
 		t.Errorf("IBOV 2021-03-26 close %.2f, published %d (to the point)", got, published)
 	}
 	t.Logf("IBOV 2021-03-26: computed %.2f, published 114,780", pts[0].Close)
+}
+
+// TestRealIBOVPreviousLevel checks the level docs/api.md gives for
+// 2021-03-25 priced with the portfolio of the 26th against the official
+// files themselves: Σ Qtde. Teórica (IBOVDia_26-03-21.csv) × PREULT of
+// that member's standard-lot row (BDI 02) in COTAHIST_D25032021 ÷ the
+// file's reductor, read here without the importers, and against what the
+// API answers for that day and the variation of the 26th. A figure in the
+// docs that neither the files nor the server give fails.
+func TestRealIBOVPreviousLevel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports the real samples")
+	}
+	dir, err := datafile.RealDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(rel string) []byte {
+		t.Helper()
+		f, err := datafile.Open(filepath.Join(dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// COTAHIST: CODBDI at 11-12, CODNEG at 13-24, PREULT (2 implied
+	// decimals) at 109-121 (the layout's 1-based columns).
+	closes := map[string]float64{}
+	for _, l := range strings.Split(string(read("b3-cotahist/pedrosampaiomatias__Project-Ibovespa/COTAHIST_D25032021.TXT.zst")), "\n") {
+		if len(l) < 121 || l[:2] != "01" || l[10:12] != "02" {
+			continue
+		}
+		v, err := strconv.ParseInt(l[108:121], 10, 64)
+		if err != nil {
+			t.Fatalf("PREULT %q: %v", l[108:121], err)
+		}
+		closes[strings.TrimSpace(l[12:24])] = float64(v) / 100
+	}
+	// IBOVDia: "Código;Ação;Tipo;Qtde. Teórica;Part. (%)" rows, thousands
+	// with dots; the footer's Redutor 18.296.80337677573 is 18,296,803.37677573
+	// (its decimal comma missing: the integer ends three digits after the
+	// last thousands dot).
+	var sum, reductor float64
+	members := 0
+	for _, l := range strings.Split(string(read("b3-indexes/pedrosampaiomatias__Project-Ibovespa/IBOVDia_26-03-21.csv.zst")), "\n") {
+		f := strings.Split(strings.TrimRight(l, "\r"), ";")
+		if len(f) < 4 {
+			continue
+		}
+		if strings.HasPrefix(f[0], "Redutor") {
+			i := strings.LastIndexByte(f[3], '.') + 4
+			r, err := strconv.ParseFloat(strings.ReplaceAll(f[3][:i], ".", "")+"."+f[3][i:], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reductor = r
+			continue
+		}
+		q, err := strconv.ParseInt(strings.ReplaceAll(f[3], ".", ""), 10, 64)
+		if err != nil || !engine.ValidTicker(f[0]) {
+			continue // the title, header and total lines
+		}
+		c, ok := closes[f[0]]
+		if !ok {
+			t.Fatalf("member %s has no BDI 02 row on 2021-03-25", f[0])
+		}
+		sum += float64(q) * c
+		members++
+	}
+	if members != 82 || reductor < 18e6 || reductor > 19e6 {
+		t.Fatalf("%d members, reductor %v", members, reductor)
+	}
+	fromFiles := sum / reductor
+
+	ds, _ := realDataset(t)
+	api, key := apiWithKey(t, ds)
+	r := httptest.NewRequest("GET", "/v2/quotes/IBOV?start_date=2021-03-25&end_date=2021-03-26", nil)
+	r.Header.Set("Authorization", "Bearer "+key)
+	w := httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	var pts []struct {
+		Close     float64 `json:"close_price"`
+		Variation float64 `json:"variation"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &pts); err != nil || w.Code != http.StatusOK || len(pts) != 2 {
+		t.Fatalf("%d %.300s: %v", w.Code, w.Body, err)
+	}
+	if math.Abs(pts[0].Close-fromFiles) > 1e-6 {
+		t.Errorf("IBOV 2021-03-25 with the 26th's portfolio: API %.6f, the files %.6f", pts[0].Close, fromFiles)
+	}
+	doc, err := os.ReadFile("../../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	level := strconv.FormatFloat(math.Round(fromFiles*100)/100, 'f', 2, 64)
+	level = level[:len(level)-6] + "," + level[len(level)-6:] // 113,765.09
+	variation := strconv.FormatFloat(math.Round(pts[1].Variation*1e5)/1e3, 'f', 3, 64)
+	for _, want := range []string{"(" + level + ":", "+" + variation + " %"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("docs/api.md lacks %q: the files give %.4f for the 25th, the API a variation of %.5f %% for the 26th", want, fromFiles, 100*pts[1].Variation)
+		}
+	}
+	t.Logf("IBOV 2021-03-25 priced with the 26th's portfolio: %.4f (82 members), variation of the 26th %+.4f %%", fromFiles, 100*pts[1].Variation)
 }
