@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -276,7 +277,7 @@ func (s *Screener) At(t time.Time, need []int) (rows *Screener, prices *Screener
 	w := screenAt{s: s, cat: cat, t: t, sv: &sv}
 	w.ks, w.needPriced, w.countsCash = s.columnsAt(out, need, kBuf[:0])
 	w.fill(tab, out)
-	out.ByVolume = past.byVolume(out.Volume, in)
+	out.ByVolume = past.byVolume(out, in)
 	return tab, out
 }
 
@@ -293,8 +294,17 @@ func (past *screenerPast) quotesAt(out *ScreenerPrices, t time.Time, n int) []bo
 		if i >= 0 {
 			in[r] = past.rowAt(r, t, n)
 			out.Close[r], out.Volume[r] = a.Daily.Close(i), a.Daily.Volume(i)
-			if d := a.Daily.Dates[i]; d > out.Session {
+			d := a.Daily.Dates[i]
+			if d > out.Session {
 				out.Session = d
+			}
+			if len(a.renames) > 0 {
+				if tk := a.TickerOn(d); tk != a.Ticker {
+					if out.Tickers == nil {
+						out.Tickers = make([]string, len(out.Close))
+					}
+					out.Tickers[r] = tk
+				}
 			}
 		}
 	}
@@ -432,7 +442,8 @@ func (w *screenAt) cell(is *Issuer, a *Asset, k int) (Num, bool) {
 // (cmpDescMissingLast), then ticker: the rows' tickers differ, so the
 // order is total and an unstable sort gives it; the tickers compared by
 // their rank.
-func (past *screenerPast) byVolume(volume []Num, in []bool) []int32 {
+func (past *screenerPast) byVolume(p *ScreenerPrices, in []bool) []int32 {
+	volume := p.Volume
 	out := make([]int32, 0, len(volume))
 	for r := range volume {
 		if in[r] {
@@ -447,6 +458,9 @@ func (past *screenerPast) byVolume(volume []Num, in []bool) []int32 {
 			return -1
 		case vx > vy:
 			return 1
+		}
+		if p.Tickers != nil && (p.Tickers[x] != "" || p.Tickers[y] != "") {
+			return strings.Compare(p.TickerOf(past.tab, int(x)), p.TickerOf(past.tab, int(y)))
 		}
 		return cmp.Compare(rank[x], rank[y])
 	})

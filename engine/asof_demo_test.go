@@ -77,10 +77,10 @@ func TestScreenerAtByVolumeDemo(t *testing.T) {
 			}
 			if c == 0 {
 				ties++
-				c = cmp.Compare(tab.Assets[x].Ticker, tab.Assets[y].Ticker)
+				c = cmp.Compare(p.TickerOf(tab, int(x)), p.TickerOf(tab, int(y)))
 			}
 			if c >= 0 {
-				t.Fatalf("at %v: row %s (volume %v) before %s (volume %v)", at, tab.Assets[x].Ticker, vx, tab.Assets[y].Ticker, vy)
+				t.Fatalf("at %v: row %s (volume %v) before %s (volume %v)", at, p.TickerOf(tab, int(x)), vx, p.TickerOf(tab, int(y)), vy)
 			}
 		}
 	}

@@ -56,12 +56,17 @@ func (v *SessionValuation) Of(si int) (*RatioPoint, []Num) {
 	return nil, nil
 }
 
-// sessionDates returns every date of any asset's daily history,
-// ascending (the derivation's last session is the newest of them).
+// sessionDates returns every date of the daily history of an asset that
+// is not a macro series, ascending: B3's sessions (the derivation's last
+// session is the newest of them). A macro series keeps its own calendar:
+// the IPCA is dated the 1st of its month, a Sunday or a holiday as well.
 func (d *Dataset) sessionDates() []Date {
 	d.sessionsOnce.Do(func() {
 		var all []Date
 		for i := range d.assets {
+			if d.assets[i].StockType == ClassMacro {
+				continue
+			}
 			all = append(all, d.assets[i].Daily.Dates...)
 		}
 		slices.Sort(all)
@@ -80,6 +85,28 @@ func (d *Dataset) SessionAt(t time.Time) Date {
 		return NoDate
 	}
 	return ds[i-1]
+}
+
+// StaticRetrievalAt returns the retrieval_date of the report-independent
+// valuation points (MARKET_CAP, DIVIDEND_YIELD: PriceRule.Static) at t:
+// the derivation stamps them with the snapshot's as-of time, so a
+// Dataset built from the data published by t stamps them with its own,
+// the close of its last session (SessionClose of SessionAt(t)), as
+// pregao import dates a snapshot. At or after the Dataset's own as-of
+// time, that time; 0 when the Dataset has none (the derivation then
+// stamps their publication).
+func (d *Dataset) StaticRetrievalAt(t time.Time) Stamp {
+	asOf := d.AsOf()
+	if asOf.IsZero() {
+		return 0
+	}
+	if !t.Before(asOf) {
+		return StampOf(asOf)
+	}
+	if L := d.SessionAt(t); L.Valid() {
+		return StampOf(SessionClose(L))
+	}
+	return StampOf(t)
 }
 
 // SessionValuationAt returns the TTM valuation of is at the last session
@@ -126,7 +153,7 @@ func (d *Dataset) sessionValuation(is *Issuer, t time.Time, need []bool, out *Se
 	if d.countsCash(bases) {
 		d.classesCash(is, t, L, classes)
 	}
-	sv.staticRet = StampOf(d.AsOf())
+	sv.staticRet = d.StaticRetrievalAt(t)
 	if sv.staticRet == 0 {
 		sv.staticRet = StampOf(L.Time())
 	}

@@ -333,6 +333,9 @@ func (b *builder) buildAssets() error {
 	for i := range d.assets {
 		a := &d.assets[i]
 		a.Former = b.formerOf(a.Ticker, nil)
+		for _, f := range a.Former {
+			a.renames = append(a.renames, b.renameTo[f])
+		}
 	}
 	d.assetByISIN = make(map[string]int32, len(u.Securities))
 	for i := range u.Securities {

@@ -133,6 +133,8 @@ type Asset struct {
 	Issuer *Issuer
 	// Former lists the tickers renamed into this one, oldest rename first.
 	Former []string
+	// renames are the renames of Former's tickers (TickerOn).
+	renames []*TickerRename
 	// Daily is the continuous daily history (never nil; may be empty),
 	// held compactly.
 	Daily *DailyBars
@@ -191,6 +193,27 @@ func (d *Dataset) Issuer(companyID string) (*Issuer, bool) {
 
 // Assets returns every current ticker, sorted by ticker.
 func (d *Dataset) Assets() []Asset { return d.assets }
+
+// TickerOn returns the ticker a was traded under at session day: its
+// current ticker, or the former one of its rename chain whose rename took
+// effect after day (a rename's Date is the first session under the new
+// ticker), the ticker a snapshot of then names it by.
+func (a *Asset) TickerOn(day Date) string {
+	t := a.Ticker
+	for range len(a.renames) + 1 {
+		var into *TickerRename // the latest rename into t after day
+		for _, r := range a.renames {
+			if r.To == t && r.Date > day && (into == nil || r.Date > into.Date) {
+				into = r
+			}
+		}
+		if into == nil {
+			break
+		}
+		t = into.From
+	}
+	return t
+}
 
 // Asset returns the asset of a current or former ticker (case-insensitive).
 // It does not allocate when ticker is already upper-case.

@@ -28,6 +28,20 @@ type ScreenerPrices struct {
 	// ByVolume lists the rows by Volume descending (missing last), then
 	// ticker.
 	ByVolume []int32
+	// Tickers, from Screener.At, holds row r's ticker at its last session
+	// closed by then when a rename since changed it (Asset.TickerOn: a
+	// snapshot of then names the row so), "" for the others; nil when no
+	// row's changed.
+	Tickers []string
+}
+
+// TickerOf returns row r's ticker as p names it: Tickers[r] when set,
+// else its asset's ticker in tab.
+func (p *ScreenerPrices) TickerOf(tab *Screener, r int) string {
+	if p.Tickers != nil && p.Tickers[r] != "" {
+		return p.Tickers[r]
+	}
+	return tab.Assets[r].Ticker
 }
 
 // Prices returns the build-time columns as ScreenerPrices (the last

@@ -52,9 +52,12 @@ func serverOf(tb testing.TB, ds *engine.Dataset) *testServer {
 // publishedBy returns the universe of what u published by t: reports,
 // cash actions and fund reports published at or before t, share counts
 // dated by t's day, share actions approved by then, the sessions closed
-// by then; everything else (registry, securities, the catalog's
-// derivation rules, the metadata) as in u. Its derived ratios are
-// computed from that data only.
+// by then, dated as of the close of the last of them (as pregao import
+// dates a snapshot: its report-independent valuation points carry that
+// retrieval date), the renames whose first session is one of them (the
+// securities as before the others); everything else (registry, securities, the catalog's
+// derivation rules, the rest of the metadata) as in u. Its derived
+// ratios are computed from that data only.
 func publishedBy(u *engine.Universe, t time.Time) *engine.Universe {
 	p := *u
 	p.Derived = engine.Derived{}
@@ -95,7 +98,56 @@ func publishedBy(u *engine.Universe, t time.Time) *engine.Universe {
 		p.Daily[i] = engine.Series{Ticker: s.Ticker, Dates: s.Dates[:n], Open: s.Open[:n], High: s.High[:n], Low: s.Low[:n],
 			Close: s.Close[:n], Volume: s.Volume[:n], Quantity: s.Quantity[:n], Trades: s.Trades[:n]}
 	}
+	last := lastSessionOf(&p)
+	if last.Valid() && engine.SessionClose(last).Before(p.Meta.AsOf) {
+		p.Meta.AsOf = engine.SessionClose(last)
+	}
+	// A rename is known from its first session under the new ticker: a
+	// snapshot of before lists the ticker under its former name, still
+	// listed, and has no security of the new one.
+	p.Renames = nil
+	later := map[string]string{} // new ticker -> former, renamed after last
+	for _, rn := range u.Renames {
+		if rn.Date <= last {
+			p.Renames = append(p.Renames, rn)
+		} else {
+			later[rn.To] = rn.From
+		}
+	}
+	if len(later) > 0 {
+		p.Securities = nil
+		for _, sec := range u.Securities {
+			if _, ok := later[sec.Ticker]; ok {
+				continue
+			}
+			for _, from := range later {
+				if sec.Ticker == from {
+					sec.ListedTo = engine.NoDate
+				}
+			}
+			p.Securities = append(p.Securities, sec)
+		}
+		p.Daily = slices.DeleteFunc(p.Daily, func(s engine.Series) bool { _, ok := later[s.Ticker]; return ok })
+	}
 	return &p
+}
+
+// lastSessionOf returns the newest date of u's daily series that are not
+// macro series (B3's last session), NoDate when none.
+func lastSessionOf(u *engine.Universe) engine.Date {
+	macro := map[string]bool{}
+	for _, s := range u.Securities {
+		if s.StockType == engine.ClassMacro {
+			macro[s.Ticker] = true
+		}
+	}
+	last := engine.NoDate
+	for _, s := range u.Daily {
+		if n := len(s.Dates); n > 0 && !macro[s.Ticker] {
+			last = max(last, s.Dates[n-1])
+		}
+	}
+	return last
 }
 
 // TestAsOfLookAhead is the look-ahead proof of as_of, on a demo with
@@ -267,12 +319,7 @@ func TestAsOfLookAhead(t *testing.T) {
 		}
 		pu := publishedBy(u, at)
 		ps := serverOf(t, buildDemoDS(t, pu))
-		lastDay := engine.NoDate // the derivation's last session: the newest day of any series
-		for _, s := range pu.Daily {
-			if n := len(s.Dates); n > 0 {
-				lastDay = max(lastDay, s.Dates[n-1])
-			}
-		}
+		lastDay := lastSessionOf(pu) // the derivation's last session
 		asOf := at.In(engine.SaoPaulo).Format("2006-01-02T15:04:05")
 		checked++
 		n, ch := screenerAt(t, fs, ps, asOf)

@@ -72,8 +72,10 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	sel := engine.RatioFilter{Reference: f.refDate, PublishedAfter: f.pub, RetrievedAfter: f.ret, LatestByReference: f.latestRef, KnownAt: asOf}
 	var sv *engine.SessionValuation
 	var dyVars [2]engine.Num
+	var staticRet engine.Stamp
 	if !asOf.IsZero() && kind == engine.IndValuation {
 		sv = c.ds.SessionValuationAt(res.Issuer, asOf)
+		staticRet = c.ds.StaticRetrievalAt(asOf)
 	}
 	dst = append(dst, '{')
 	curKey := ""
@@ -118,7 +120,12 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		// before it (sv): that point replaces the snapshot's own
 		// last-session point, dated between the period and that session.
 		sp, spVars := sv.Of(si)
-		dy := !asOf.IsZero() && c.ds.PriceRule(int(s.Indicator)).CountsCash()
+		rule := c.ds.PriceRule(int(s.Indicator))
+		dy := !asOf.IsZero() && rule.CountsCash()
+		// A report-independent point (MARKET_CAP, DIVIDEND_YIELD) is
+		// stamped with the snapshot's as-of time: at as_of, with the one
+		// of a snapshot of then.
+		static := !asOf.IsZero() && ind.Kind == engine.IndValuation && rule.Static()
 		if sp != nil && !sel.Keeps(sp) {
 			sp = nil
 		}
@@ -132,12 +139,20 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 				n++
 				sp = nil
 			}
-			if dy {
-				// A quarter-end DIVIDEND_YIELD point counts the cash
-				// versions current at as_of, not the latest ones.
+			if dy || static {
 				q := *p
-				var vars []engine.Num
-				q.Value, vars = c.ds.DividendYieldAt(res.Issuer, p, c.ds.RatioVars(p), asOf, dyVars[:])
+				vars := c.ds.RatioVars(p)
+				if dy {
+					// A quarter-end DIVIDEND_YIELD point counts the cash
+					// versions current at as_of, not the latest ones.
+					q.Value, vars = c.ds.DividendYieldAt(res.Issuer, p, vars, asOf, dyVars[:])
+				}
+				if static {
+					q.RetrievalDate = staticRet
+					if !f.ret.IsZero() && !staticRet.Time().After(f.ret) {
+						continue // retrieval_date filters by the date answered
+					}
+				}
 				dst = appendRatioPointAt(dst, n, &q, vars, ind, f.calc)
 			} else {
 				dst = appendRatioPointAt(dst, n, p, c.ds.RatioVars(p), ind, f.calc)

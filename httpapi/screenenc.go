@@ -149,7 +149,15 @@ func (e *screenEnc) appendHead(dst []byte, r int32) []byte {
 		return append(dst, e.heads.at(r)...)
 	}
 	h, price := e.past.head(r)
-	dst = append(dst, h[:price[0]]...)
+	from := 0
+	if e.p.Tickers != nil && e.p.Tickers[r] != "" {
+		// A ticker renamed since: the head's "ticker":"…" replaced by the
+		// one of then (tickers need no escaping: engine.ValidTicker).
+		dst = append(dst, `"ticker":`...)
+		dst = appendString(dst, e.p.Tickers[r])
+		from = len(`"ticker":""`) + len(e.s.Assets[r].Ticker)
+	}
+	dst = append(dst, h[from:price[0]]...)
 	dst = appendNum(dst, e.p.Close[r])
 	return append(dst, h[price[1]:]...)
 }
@@ -231,10 +239,25 @@ func (in *dsInfo) screenAt(tab *engine.Screener, prices *engine.ScreenerPrices) 
 	if h.tab != tab { // not the table At returns (one per Dataset)
 		return newScreenEnc(tab, prices)
 	}
+	rank := h.tickerRank
+	if prices.Tickers != nil {
+		// Tickers renamed since sort by their name of then.
+		rank = make([]int32, tab.Len())
+		order := make([]int32, len(rank))
+		for r := range order {
+			order[r] = int32(r)
+		}
+		slices.SortFunc(order, func(x, y int32) int {
+			return strings.Compare(prices.TickerOf(tab, int(x)), prices.TickerOf(tab, int(y)))
+		})
+		for i, r := range order {
+			rank[r] = int32(i)
+		}
+	}
 	return &screenEnc{
 		s:          tab,
 		p:          prices,
-		tickerRank: h.tickerRank,
+		tickerRank: rank,
 		suffix:     h.suffix,
 		past:       h,
 		ratios:     make([]atomic.Pointer[encCol], len(prices.Ratios)),

@@ -16,12 +16,26 @@ type market struct {
 	last   engine.Date         // last session of the data
 }
 
+// newMarket indexes u's daily series. The last session is the newest
+// date of a series that is not a macro one: a macro series is dated by
+// its own calendar (the IPCA on the 1st of its month, a Sunday or a
+// holiday as well), not by B3's sessions, and the valuation at the last
+// session is labelled with that date.
 func newMarket(u *engine.Universe) *market {
 	m := &market{series: make(map[string]*engine.Series, len(u.Daily)), preds: map[string][]string{}, last: engine.NoDate}
+	macro := map[string]bool{}
+	for i := range u.Securities {
+		if u.Securities[i].StockType == engine.ClassMacro {
+			macro[u.Securities[i].Ticker] = true
+		}
+	}
 	for i := range u.Daily {
 		s := &u.Daily[i]
 		if _, dup := m.series[s.Ticker]; !dup {
 			m.series[s.Ticker] = s
+		}
+		if macro[s.Ticker] {
+			continue
 		}
 		if n := len(s.Dates); n > 0 && (m.last == engine.NoDate || s.Dates[n-1] > m.last) {
 			m.last = s.Dates[n-1]

@@ -521,3 +521,23 @@ func TestCashSameVersionDerived(t *testing.T) {
 		}
 	}
 }
+
+// TestLastSessionNotMacro: the valuation at the last session is priced
+// at B3's last session, never at a macro series' later date (the IPCA is
+// dated the 1st of its month, a Sunday as well), which no session held.
+func TestLastSessionNotMacro(t *testing.T) {
+	u := fixture()
+	u.Securities = append(u.Securities, engine.Security{Ticker: "IPCA", StockType: engine.ClassMacro, Currency: "BRL", UnitFactor: engine.Null})
+	sunday := engine.MakeDate(2024, 6, 30)
+	u.Daily = append(u.Daily, engine.Series{Ticker: "IPCA", Dates: []engine.Date{sunday}, Open: []engine.Num{0.2}, High: []engine.Num{0.2},
+		Low: []engine.Num{0.2}, Close: []engine.Num{0.2}, Volume: []engine.Num{engine.Null}, Quantity: []int64{0}, Trades: []int64{0}})
+	d := mustDerive(t, u)
+	if ps := pointsOf(t, d, "C1", engine.IndValuation, "MARKET_CAP", "", engine.FreqTTM, "2024-06-28"); len(ps) != 1 {
+		t.Errorf("MARKET_CAP at the last session 2024-06-28: %d points, want 1", len(ps))
+	}
+	for _, p := range d.Ratios {
+		if p.ReferenceDate == sunday {
+			t.Fatalf("a point is dated %v, the IPCA's date: %+v", sunday, p)
+		}
+	}
+}
