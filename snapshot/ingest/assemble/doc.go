@@ -65,7 +65,23 @@
 //     issuer code in the name, in any order ("BTGP BANCO": Banco BTG
 //     Pactual); loosest, the same without the generic words of NOMRES
 //     ("INDS ROMI": Romi S.A.), or the name's initials with the code among
-//     them ("TAESA"). The registrants matched are ranked: an equal name
+//     them ("TAESA"). B3's abbreviations read too (nameRules; each rule's
+//     links on the real files are measured by TestRunNameRulesReal): an
+//     ampersand reads E ("CEA MODAS": C&A Modas); a corporate form glued to
+//     a one-word short name is left out ("ATMASA", "PETRORECSA",
+//     "ATOMPAR"); the words may be whole words, or prefixes of 3 letters
+//     or more no more numerous than the whole ones, in another order
+//     ("LOJAS MARISA": Marisa Lojas, "GERDAU MET": Metalúrgica Gerdau); a
+//     trailing BR (Brasil) is left out when the rest matches as whole
+//     words and the name holds the issuer code ("GETNET BR"; "PETROBRAS
+//     BR", BRDT, is not Petróleo Brasileiro); a word may abbreviate one by
+//     its letters in order, as many equal words vouching for it ("EQTL
+//     PARA": Equatorial Pará, "MANGELS INDL": Mangels Industrial). The
+//     names asked are every name of a registrant in the registry and, for
+//     a code that last traded before the registrant's rename, the former
+//     name the FCA's geral table gives with its date
+//     (Nome_Empresarial_Anterior, Data_Nome_Empresarial: DURATEX was
+//     Duratex S.A., Dexco since). The registrants matched are ranked: an equal name
 //     first (a sibling of another line of business only starts with the
 //     short name: BANRISUL is Banrisul S/A, not Banrisul Armazéns Gerais),
 //     then the issuer code's letters in the name in order (BBDC is in

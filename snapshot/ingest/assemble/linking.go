@@ -92,6 +92,7 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 	// Pass 1: the evidence of the FCA, the FII reports, B3's details and
 	// B3's instruments file.
 	ix := newNameIndex(a.companies, a.cadRows)
+	ix.addFormer(a.fcaGeneral)
 	listed := a.listedIssuers(ix)
 	cos := make([]string, len(a.quotes.Securities))
 	how := make([]int, len(a.quotes.Securities))
@@ -156,6 +157,9 @@ func (a *assembler) linkSecurities(context.Context, Progress) error {
 		}
 		a.rep.Linked[how[i]]++
 		if co == "" {
+			if st != engine.ClassFundUnit && st != engine.ClassBDR {
+				a.rep.MadeUp = append(a.rep.MadeUp, fmt.Sprintf("%s (%q)", q.Ticker, q.Name))
+			}
 			co = syntheticID(root, st)
 			if _, exists := a.companies[co]; !exists {
 				kind := engine.KindCompany

@@ -15,11 +15,15 @@ import (
 // normName folds a name to upper-case letters and digits for matching
 // ("Ambev S.A." -> "AMBEVSA"): the accented letters of Portuguese become
 // their ASCII letter ("Itaú" -> "ITAU"), other letters are upper-cased,
-// everything else (spaces, punctuation) is dropped.
+// an ampersand reads E, as B3's short names spell it ("C&A Modas" ->
+// "CEAMODAS", "Plano & Plano" -> "PLANOEPLANO"), everything else
+// (spaces, punctuation) is dropped.
 func normName(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
+		case r == '&' && nameRules&ruleAmpersand != 0:
+			b.WriteByte('E')
 		case r >= 'a' && r <= 'z':
 			b.WriteRune(r - 32)
 		case r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
@@ -48,6 +52,21 @@ func foldRune(r rune) rune {
 	}
 	return r
 }
+
+// The rules that read B3's abbreviated short names against the
+// registry's names beyond whole words and prefixes (issue 38), each a bit
+// of nameRules; all on, but a test measures what each links.
+const (
+	ruleAmpersand = 1 << iota // & reads E
+	ruleGlued                 // a corporate form glued to a one-word short name: ATMASA, PETRORECSA, ATOMPAR
+	ruleAnyOrder              // words in another order: LOJAS MARISA is Marisa Lojas, GERDAU MET Metalúrgica Gerdau
+	ruleCountry               // a trailing BR (Brasil) left out: GETNET BR
+	ruleAbbrev                // words abbreviated by letters: EQTL PARA, MANGELS INDL
+	ruleFormer                // the registrant's former names, before its rename (FCA geral)
+	ruleAll       = 1<<iota - 1
+)
+
+var nameRules = ruleAll
 
 // nameWords splits a name into normalized words ("Construtora Tenda
 // S/A" -> CONSTRUTORA, TENDA, S, A).
@@ -148,12 +167,13 @@ func newShortName(s string) shortName {
 type regName struct {
 	key   string
 	words []string
-	core  []string // without connectors
-	ends  []int    // the length of key after each word: where words end
+	core  []string    // without connectors
+	ends  []int       // the length of key after each word: where words end
+	until engine.Date // a former name: the day the registrant was renamed (it matches shares that last traded before); NoDate for a current name
 }
 
 func newRegName(s string) regName {
-	n := regName{key: normName(s), words: nameWords(s)}
+	n := regName{key: normName(s), words: nameWords(s), until: engine.NoDate}
 	n.core = without(n.words, connector)
 	l := 0
 	for _, w := range n.words {
@@ -197,6 +217,30 @@ func (n *regName) level(s *shortName, code string) matchLevel {
 	if s.bare != nil && n.levelOf(strings.Join(s.bare, ""), s.bare, s.bare, code, false) >= matchContains {
 		return matchLoose
 	}
+	// A corporate form glued to a one-word short name: ATMASA is Atma
+	// Participações S.A., PETRORECSA PetroRecôncavo S.A., ATOMPAR Atom
+	// Empreendimentos e Participações. The rest, of 4 letters or more,
+	// must start the name and end at a word's end, or be of 8 or more.
+	if nameRules&ruleGlued != 0 && len(s.words) == 1 {
+		for _, suf := range [...]string{"SA", "PAR", "PART"} {
+			k := strings.TrimSuffix(s.key, suf)
+			if len(k) >= 4 && len(k) < len(s.key) && strings.HasPrefix(n.key, k) && (len(k) >= 8 || slices.Contains(n.ends, len(k))) {
+				return matchLoose
+			}
+		}
+	}
+	// A trailing BR, B3's abbreviation of Brasil, may be the country of a
+	// name that does not say it (GETNET BR: Getnet Adquirência e Serviços):
+	// the other words must match as whole words at least, and the name
+	// hold the issuer code's letters (PETROBRAS BR, BRDT, is BR
+	// Distribuidora, not Petróleo Brasileiro).
+	if nameRules&ruleCountry != 0 && len(s.words) >= 2 && s.words[len(s.words)-1] == "BR" && isSubseq(code, n.key) {
+		w := s.words[:len(s.words)-1]
+		c := without(w, connector)
+		if n.levelOf(strings.Join(w, ""), w, c, code, false) >= matchWords {
+			return matchLoose
+		}
+	}
 	// Initials, the corporate form included: TAESA is Transmissora
 	// Aliança de Energia Elétrica S.A. Only with the code among them.
 	if ini := n.initials(); len(s.key) >= 4 && ini != "" && s.key[0] == ini[0] && isSubseq(s.key, ini) && isSubseq(code, ini) {
@@ -231,6 +275,19 @@ func (n *regName) levelOf(key string, words, core []string, code string, truncat
 	if runAt(n.core, core, strings.HasPrefix) {
 		return matchAbbrev
 	}
+	// Every word a whole word of the name, or a prefix of one, in another
+	// order: LOJAS MARISA is Marisa Lojas S.A.
+	if nameRules&ruleAnyOrder != 0 && n.wholeWords(core) {
+		return matchContains
+	}
+	// A run of words, each equal, a prefix or an abbreviation by letters
+	// (its first letter and the rest in order: EQTL is EQUATORIAL, INDL
+	// INDUSTRIAL), with at least as many equal words, not generic, as
+	// abbreviated ones: EQTL PARA is Equatorial Pará Distribuidora de
+	// Energia, MANGELS INDL Mangels Industrial.
+	if nameRules&ruleAbbrev != 0 && abbrevRun(n.core, core) {
+		return matchContains
+	}
 	// Every short word begins a word of the name, in any order when the
 	// name holds the code ("BTGP BANCO": Banco BTG Pactual, BPAC), else in
 	// order and of 3 letters or more ("INTER CO" is not International
@@ -239,6 +296,66 @@ func (n *regName) levelOf(key string, words, core []string, code string, truncat
 		return matchContains
 	}
 	return noMatch
+}
+
+// wholeWords reports whether each of ws, two or more, is a word of the
+// name or, of 3 letters or more, a prefix of one (GERDAU MET: Metalúrgica
+// Gerdau), with no more prefixes than whole words that are not generic.
+func (n *regName) wholeWords(ws []string) bool {
+	if len(ws) < 2 {
+		return false
+	}
+	whole, prefix := 0, 0
+	for _, w := range ws {
+		switch {
+		case slices.Contains(n.core, w):
+			if !generic[w] {
+				whole++
+			}
+		case len(w) >= 3 && slices.ContainsFunc(n.core, func(c string) bool { return strings.HasPrefix(c, w) }):
+			prefix++
+		default:
+			return false
+		}
+	}
+	return whole > 0 && prefix <= whole
+}
+
+// abbrevOf reports whether short abbreviates word by letters: shorter, of
+// 3 letters or more, the same first letter and the rest in order.
+func abbrevOf(short, word string) bool {
+	return len(short) >= 3 && len(short) < len(word) && short[0] == word[0] && isSubseq(short, word)
+}
+
+// abbrevRun reports whether run occurs in words as consecutive elements,
+// each equal to its word, a prefix of it or an abbreviation of it
+// (abbrevOf), one at least an abbreviation that is no prefix, and no more
+// of those than equal words that are not generic.
+func abbrevRun(words, run []string) bool {
+	for i := 0; i+len(run) <= len(words); i++ {
+		equal, abbrev, ok := 0, 0, true
+		for k, r := range run {
+			w := words[i+k]
+			switch {
+			case w == r:
+				if !generic[r] {
+					equal++
+				}
+			case strings.HasPrefix(w, r):
+			case abbrevOf(r, w):
+				abbrev++
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok && abbrev > 0 && abbrev <= equal {
+			return true
+		}
+	}
+	return false
 }
 
 // longWords reports whether every word has 3 characters or more.
@@ -397,6 +514,49 @@ func newNameIndex(cos map[string]*engine.Company, rows []cvm.CadRow) *nameIndex 
 	return ix
 }
 
+// addFormer adds the former names the FCA's geral rows give
+// (Nome_Empresarial_Anterior, renamed on Data_Nome_Empresarial) to their
+// registrants: a share that last traded before the rename is found by
+// the name it had then (DURATEX was Duratex S.A., Dexco since 2021). A
+// former name without its date is left out: when it held is unknown.
+func (ix *nameIndex) addFormer(rows []cvm.GeneralRow) int {
+	if nameRules&ruleFormer == 0 {
+		return 0
+	}
+	byID := make(map[string]*registrant, len(ix.regs))
+	for i := range ix.regs {
+		byID[ix.regs[i].id] = &ix.regs[i]
+	}
+	added := 0
+	for _, g := range rows {
+		r := byID[g.CompanyID]
+		if r == nil || g.FormerName == "" || !g.NameSince.Valid() {
+			continue
+		}
+		n := newRegName(g.FormerName)
+		if n.key == "" {
+			continue
+		}
+		n.until = g.NameSince
+		dup := false
+		for k := range r.names {
+			if m := &r.names[k]; m.key == n.key {
+				// A current name, or the same former one: the later rename.
+				if m.until.Valid() && n.until > m.until {
+					m.until = n.until
+				}
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			r.names = append(r.names, n)
+			added++
+		}
+	}
+	return added
+}
+
 // candidate is a registrant a short name matches, with its rank.
 type candidate struct {
 	reg    *registrant
@@ -456,6 +616,9 @@ func (ix *nameIndex) candidates(q nameQuery) []candidate {
 		lv, code, extra := noMatch, false, 0
 		for k := range r.names {
 			n := &r.names[k]
+			if n.until.Valid() && q.last >= n.until {
+				continue // a former name, for shares that traded before the rename
+			}
 			l := n.level(&s, q.code)
 			if l == noMatch {
 				continue

@@ -27,8 +27,8 @@ func TestNormName(t *testing.T) {
 	f("BR 163 - Concessionária", "BR163CONCESSIONARIA")
 	f("àâãä éêè íì óôõò úüù ç", "AAAAEEEIIOOOOUUUC")
 	f("ÁÀÂÃÄ ÉÊÈ ÍÌ ÓÔÕÒ ÚÜÙ Ç", "AAAAAEEEIIOOOOUUUC")
-	f("España", "ESPAÑA") // a letter outside Portuguese's accents stays, upper-cased
-	f("a&b_c-d/e", "ABCDE")
+	f("España", "ESPAÑA")    // a letter outside Portuguese's accents stays, upper-cased
+	f("a&b_c-d/e", "AEBCDE") // & reads E: C&A is CEA in B3's short names
 	f("", "")
 	f(" .,;- ", "")
 }
@@ -203,7 +203,7 @@ func TestShortNameLevels(t *testing.T) {
 	f("SID NACIONAL", "CIA SIDERURGICA NACIONAL", "CSNA", matchAbbrev)
 	f("VIA", "CVC BRASIL OPERADORA E AGÊNCIA DE VIAGENS SA", "VIIA", noMatch)
 	f("JOAO CONSTR", "JOAO FORTES CONSTRUTORA S.A.", "XXXX", matchContains)
-	f("BR PARTNERS", "BR ADVISORY PARTNERS PARTICIPACOES S.A.", "BRBI", noMatch) // BR: too short without the code
+	f("BR PARTNERS", "BR ADVISORY PARTNERS PARTICIPACOES S.A.", "BRBI", matchContains) // whole words (BR too short as a prefix)
 	f("INTER CO", "INTERNATIONAL MEAL COMPANY ALIMENTAÇÃO S.A.", "INBR", noMatch)
 	f("BTGP BANCO", "BANCO BTG PACTUAL S/A", "BPAC", matchContains)
 	f("PETROBRAS BR", "PETRÓLEO BRASILEIRO S.A. - PETROBRAS", "BRDT", noMatch) // out of order without the code

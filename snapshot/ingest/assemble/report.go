@@ -66,6 +66,10 @@ type Report struct {
 	// Ambiguous lists the shares whose short name matches several
 	// registrants alike: left on an issuer made from the quote file.
 	Ambiguous []string
+	// MadeUp lists the shares and units left on an issuer made from the
+	// quote file ("TICKER ("NOMRES")"): no file ties them to a registrant
+	// (what stays guessed, never linked wrong).
+	MadeUp []string
 
 	// StatusesTakenBack counts the registry companies whose status in force
 	// on the as-of day differs from the registry's current one (a status
@@ -178,6 +182,10 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 		for _, l := range r.Ambiguous {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
+	}
+	if len(r.MadeUp) > 0 {
+		fmt.Fprintf(w, "  %d shares and units on issuers made from COTAHIST names (no file ties them to a registrant: give the FCA, B3's details or instruments file): %s\n",
+			len(r.MadeUp), strings.Join(first(r.MadeUp, 30), "; "))
 	}
 	if r.SharesKeptCVM+len(r.SharesNoTreasury) > 0 {
 		fmt.Fprintf(w, "  share counts of B3 supplements: %d equal to the CVM's latest capital composition (kept, with its treasury shares), %d newer, taken whole (B3 gives no treasury shares: market cap and per-share values include them): %s\n",

@@ -29,6 +29,7 @@ func TestWriteSummary(t *testing.T) {
 		UnquotedLegs:       3,
 		NameLinks:          []string{`ABCD3 ("ABC") → 11 ABC SA [ACTIVE] (equal name)`},
 		Ambiguous:          []string{`EFGH3 ("EFG"): 2 registrants match alike (equal name): 12 EFG SA [ACTIVE]; 13 EFG [ACTIVE]`},
+		MadeUp:             []string{`EFGH3 ("EFG")`, `IJKL4 ("IJK")`},
 	}
 	r.notef("%d things", 2)
 	var b strings.Builder
@@ -58,6 +59,7 @@ func TestWriteSummary(t *testing.T) {
     ABCD3 ("ABC") → 11 ABC SA [ACTIVE] (equal name)
   1 shares left unlinked, their short name matching several registrants alike (on an issuer made from COTAHIST):
     EFGH3 ("EFG"): 2 registrants match alike (equal name): 12 EFG SA [ACTIVE]; 13 EFG [ACTIVE]
+  2 shares and units on issuers made from COTAHIST names (no file ties them to a registrant: give the FCA, B3's details or instruments file): EFGH3 ("EFG"); IJKL4 ("IJK")
   11 tickers skipped (not a bundle ticker): A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 ...
   7 index members without quotes kept in their portfolios (ranked once they trade)
   skipped: 3 share events of B3 supplements under labels no share-action type maps: 2 "ATUALIZACAO", 1 "ZZ NOVO"

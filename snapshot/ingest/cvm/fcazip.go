@@ -18,6 +18,8 @@ type GeneralRow struct {
 	ReferenceDate engine.Date // Data_Referencia
 	Version       int         // Versao
 	Name          string      // Nome_Empresarial
+	NameSince     engine.Date // Data_Nome_Empresarial: when Name took effect; NoDate if not stated
+	FormerName    string      // Nome_Empresarial_Anterior: the name before; "" if none
 	CVMCode       string      // Codigo_CVM without leading zeros
 	FoundingDate  engine.Date // Data_Constituicao
 	Sector        string      // Setor_Atividade
@@ -37,6 +39,7 @@ func ReadFCAGeral(r io.Reader, name string, opt Options) ([]GeneralRow, error) {
 		return nil, err
 	}
 	cName, cCode, cConst := rd.Col("Nome_Empresarial"), rd.Col("Codigo_CVM"), rd.Col("Data_Constituicao")
+	cSince, cFormer := rd.Col("Data_Nome_Empresarial"), rd.Col("Nome_Empresarial_Anterior")
 	cSetor, cDesc, cWeb := rd.Col("Setor_Atividade"), rd.Col("Descricao_Atividade"), rd.Col("Pagina_Web")
 	var out []GeneralRow
 	err = opt.EachRow(rd, func() error {
@@ -48,7 +51,11 @@ func ReadFCAGeral(r io.Reader, name string, opt Options) ([]GeneralRow, error) {
 		if g.FoundingDate, err = ParseDate(rd.Field(cConst)); err != nil {
 			return rd.Errorf(cConst, "%v: %q", err, rd.Field(cConst))
 		}
+		if g.NameSince, err = ParseDate(rd.Field(cSince)); err != nil {
+			return rd.Errorf(cSince, "%v: %q", err, rd.Field(cSince))
+		}
 		g.Name = rd.String(cName)
+		g.FormerName = rd.String(cFormer)
 		g.CVMCode = CVMCode(rd.Field(cCode))
 		g.Sector = rd.String(cSetor)
 		g.Description = rd.String(cDesc)
