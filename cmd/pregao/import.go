@@ -40,6 +40,7 @@ type importConfig struct {
 	Out         string          // bundle folder to write
 	Compression string          // bundle file compression: zstd, gzip or none
 	Force       bool            // replace Out even when it holds files that are not a bundle's (deleting them)
+	Verbose     bool            // the summary's lists whole (assemble.Report.Verbose)
 	Assemble    assemble.Config // the inputs and how to date them
 	// SessionLogs are live session logs (files, or folders of
 	// session-YYYY-MM-DD.log files: serve's --live-dir) whose 1-minute
@@ -93,6 +94,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.StringVar(&f.Out, "out", "", "bundle directory to write (required)")
 	fl.StringVar(&f.Compression, "compression", bundle.CompressZstd, "bundle file compression: zstd, gzip or none")
 	fl.BoolVar(&f.Force, "force", false, forceUsage)
+	fl.BoolVar(&f.Verbose, "v", false, "write the summary's lists whole (securities linked by name, unlinked, on made-up issuers); by default each shows its first 5")
 	fl.Var((*listFlag)(&cfg.Cotahist), "cotahist", "B3 COTAHIST files (.TXT or .ZIP; daily, monthly or annual)")
 	fl.StringVar(&cfg.Cad, "cad", "", "CVM company registry cad_cia_aberta.csv")
 	fl.Var((*listFlag)(&cfg.FCA), "fca", "CVM FCA: fca_cia_aberta_YYYY.zip archives or their valor_mobiliario (ticker to company map), geral (website, description, founding date) and endereco (address) tables")
@@ -217,6 +219,7 @@ func (c importConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote bundle %s (as of %s)\n", c.Out, u.Meta.AsOf.Format(time.RFC3339))
+	rep.Verbose = c.Verbose
 	rep.WriteSummary(stdout, u)
 	if ir := intraday; ir != nil {
 		fmt.Fprintf(stdout, "session logs: %d 1-minute bars of %d sessions %v", ir.Bars, len(ir.Sessions), ir.Sessions)

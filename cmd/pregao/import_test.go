@@ -34,6 +34,11 @@ func TestImportReal(t *testing.T) {
 	if strings.ContainsAny(stdout.String(), "\r\033") {
 		t.Error("progress written to a non-terminal")
 	}
+	// The summary fits a screen: its lists of tickers (430 linked by name
+	// alone) show their first entries; -v writes them whole.
+	if n := strings.Count(stdout.String(), "\n"); n > 60 || !strings.Contains(stdout.String(), "more (-v lists them)") {
+		t.Errorf("summary of %d lines, want 60 at most with its lists cut", n)
+	}
 	u, err := bundle.Read(out)
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,10 @@ type Report struct {
 	// Ambiguous lists the shares whose short name matches several
 	// registrants alike: left on an issuer made from the quote file.
 	Ambiguous []string
+	// Verbose makes WriteSummary write its lists whole; else each shows
+	// its first summaryListMax entries and says how many more -v lists,
+	// so that the summary fits a screen.
+	Verbose bool
 	// MadeUp lists the shares and units left on an issuer made from the
 	// quote file ("TICKER ("NOMRES")"): no file ties them to a registrant
 	// (what stays guessed, never linked wrong).
@@ -173,19 +177,19 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 	}
 	if len(r.NameLinks) > 0 {
 		fmt.Fprintf(w, "  %d securities linked by name alone (guessed: no FCA, ISIN or B3 evidence; an active registrant on the exchange whose name matches; check them):\n", len(r.NameLinks))
-		for _, l := range r.NameLinks {
+		for _, l := range r.list(r.NameLinks) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
 	if len(r.Ambiguous) > 0 {
 		fmt.Fprintf(w, "  %d shares left unlinked, their short name matching several registrants alike (on an issuer made from COTAHIST):\n", len(r.Ambiguous))
-		for _, l := range r.Ambiguous {
+		for _, l := range r.list(r.Ambiguous) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
 	if len(r.MadeUp) > 0 {
 		fmt.Fprintf(w, "  %d shares and units on issuers made from COTAHIST names (no file ties them to a registrant: give the FCA, B3's details or instruments file): %s\n",
-			len(r.MadeUp), strings.Join(first(r.MadeUp, 30), "; "))
+			len(r.MadeUp), strings.Join(r.list(r.MadeUp), "; "))
 	}
 	if r.SharesKeptCVM+len(r.SharesNoTreasury) > 0 {
 		fmt.Fprintf(w, "  share counts of B3 supplements: %d equal to the CVM's latest capital composition (kept, with its treasury shares), %d newer, taken whole (B3 gives no treasury shares: market cap and per-share values include them): %s\n",
@@ -274,6 +278,19 @@ func (r *Report) writeMacro(w io.Writer) {
 }
 
 // first returns the first n elements of s, then "..." if it had more.
+// summaryListMax is how many entries of each list the summary shows
+// without Verbose.
+const summaryListMax = 5
+
+// list returns s whole when r.Verbose, else its first summaryListMax
+// entries and, when there are more, a last one saying how many -v adds.
+func (r *Report) list(s []string) []string {
+	if r.Verbose || len(s) <= summaryListMax {
+		return s
+	}
+	return append(s[:summaryListMax:summaryListMax], fmt.Sprintf("... %d more (-v lists them)", len(s)-summaryListMax))
+}
+
 func first(s []string, n int) []string {
 	if len(s) > n {
 		return append(s[:n:n], "...")

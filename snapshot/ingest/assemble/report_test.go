@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -78,5 +79,35 @@ func TestWriteSummary(t *testing.T) {
 	(&Report{}).WriteSummary(&b, &engine.Universe{})
 	if n := strings.Count(b.String(), "\n"); n != 2 {
 		t.Errorf("empty summary:\n%s", b.String())
+	}
+}
+
+// TestWriteSummaryLists: without Verbose each list shows its first
+// entries and how many more -v writes, so that the summary fits a
+// screen; with it, every entry.
+func TestWriteSummaryLists(t *testing.T) {
+	var links, made []string
+	for i := range 7 {
+		links = append(links, fmt.Sprintf(`AB%02d3 ("AB") → 1%d AB SA [ACTIVE] (equal name)`, i, i))
+		made = append(made, fmt.Sprintf(`CD%02d3 ("CD")`, i))
+	}
+	r := &Report{NameLinks: links, MadeUp: made}
+	var b strings.Builder
+	r.WriteSummary(&b, &engine.Universe{})
+	out := b.String()
+	for _, want := range []string{"  7 securities linked by name alone", `    AB043 ("AB")`, "    ... 2 more (-v lists them)\n",
+		`CD043 ("CD"); ... 2 more (-v lists them)`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "AB053") || strings.Contains(out, "CD053") {
+		t.Errorf("summary lists the 6th entry without -v:\n%s", out)
+	}
+	r.Verbose = true
+	b.Reset()
+	r.WriteSummary(&b, &engine.Universe{})
+	if out := b.String(); !strings.Contains(out, `    AB063 ("AB")`) || !strings.Contains(out, `CD063 ("CD")`) || strings.Contains(out, "more (-v") {
+		t.Errorf("verbose summary:\n%s", out)
 	}
 }
