@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -30,7 +31,7 @@ func (a *API) indexList(c *call, dst []byte, r *http.Request, _ httprouter.Param
 			dst = append(dst, ',')
 		}
 		n++
-		dst = append(appendIndexHead(dst, &ixs[i]), '}')
+		dst = append(appendIndexHead(dst, c.ds, &ixs[i]), '}')
 	}
 	c.setTotal(pg.total)
 	return append(dst, ']'), nil
@@ -65,7 +66,7 @@ func (a *API) indexPortfolio(c *call, dst []byte, r *http.Request, ps httprouter
 		}
 		return strings.Compare(ix.Index.Members[x].Ticker, ix.Index.Members[y].Ticker)
 	})
-	dst = appendIndexHead(dst, ix)
+	dst = appendIndexHead(dst, c.ds, ix)
 	dst = append(dst, `,"reductor":`...)
 	dst = appendNum(dst, ix.Reductor)
 	dst = append(dst, `,"members":[`...)
@@ -100,16 +101,27 @@ func (a *API) indexPortfolio(c *call, dst []byte, r *http.Request, ps httprouter
 }
 
 // appendIndexHead appends `{"symbol":…,"name":…,"portfolio_date":…,
-// "member_count":…` (the object left open).
-func appendIndexHead(dst []byte, ix *engine.IndexData) []byte {
+// "portfolio_after_as_of":…,"member_count":…` (the object left open).
+func appendIndexHead(dst []byte, ds *engine.Dataset, ix *engine.IndexData) []byte {
 	dst = append(dst, `{"symbol":`...)
 	dst = appendString(dst, ix.Symbol)
 	dst = append(dst, `,"name":`...)
 	dst = appendStringOrNull(dst, ix.Name)
 	dst = append(dst, `,"portfolio_date":`...)
 	dst = appendDateISO(dst, ix.AsOf)
+	dst = append(dst, `,"portfolio_after_as_of":`...)
+	dst = strconv.AppendBool(dst, portfolioAfterAsOf(ds, ix))
 	dst = append(dst, `,"member_count":`...)
 	return appendInt(dst, int64(len(ix.Index.Members)))
+}
+
+// portfolioAfterAsOf reports whether ix's portfolio is dated after the
+// snapshot's as-of day: the files held no portfolio of then (an import
+// serves the earliest one after it), so it is not the index's
+// composition at the data's date.
+func portfolioAfterAsOf(ds *engine.Dataset, ix *engine.IndexData) bool {
+	asOf := ds.AsOf()
+	return !asOf.IsZero() && ix.AsOf.Valid() && ix.AsOf > engine.SaoPauloDay(asOf)
 }
 
 // findIndex returns the index of symbol (matched ignoring case), or a 404

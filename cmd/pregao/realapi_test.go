@@ -99,8 +99,13 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 	}
 	// IBOV is the portfolio of 2021-03-26 (the latest on or before the
 	// quotes' last session), whose footer reads "Redutor;;;18.296.80337677573";
-	// SMLL's file lost its footer: no reductor.
-	for sym, want := range map[string]string{"IBOV": `"reductor":18296803.37677573,`, "SMLL": `"reductor":null,`} {
+	// SMLL's file lost its footer: no reductor. SMLL has no portfolio on
+	// or before the as-of day (2022-02-04): the earliest after it, of
+	// 2022-05-13, is served, and the answer says it is later.
+	for sym, want := range map[string]string{
+		"IBOV": `"portfolio_date":"2021-03-26T00:00:00Z","portfolio_after_as_of":false,"member_count":82,"reductor":18296803.37677573,`,
+		"SMLL": `"portfolio_date":"2022-05-13T00:00:00Z","portfolio_after_as_of":true,`,
+	} {
 		r := httptest.NewRequest("GET", "/v2/indexes/"+sym, nil)
 		r.Header.Set("Authorization", "Bearer "+key)
 		w := httptest.NewRecorder()
