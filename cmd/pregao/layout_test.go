@@ -43,6 +43,7 @@ var allowedImports = []struct {
 	{"internal/atomicfile", nil, nil},
 	{"internal/natstest", nil, nil},
 	{"snapshot/remote", []string{"snapshot", "internal/atomicfile"}, nil},
+	{"snapshot/flatfiles", []string{"engine", "internal/atomicfile"}, nil},
 	{"snapshot/ingest/...", []string{"engine", "internal/atomicfile", "snapshot/ingest/..."}, []string{"snapshot/ingest/official"}},
 	{"engine/ratios", []string{"engine"}, nil},
 	{"engine/session", []string{"engine", "engine/session/bus", "snapshot/ingest/live", "snapshot/ingest/negocios"}, nil},
@@ -214,4 +215,6 @@ func TestImportRulesMatch(t *testing.T) {
 	g("httpapi", "engine/session", false)
 	g("snapshot/ingest/live", "engine/session/bus", false)
 	g("engine/session", "httpapi", false)
+	g("snapshot/flatfiles", "snapshot", false)
+	g("httpapi", "snapshot/flatfiles", false)
 }

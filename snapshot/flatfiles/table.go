@@ -1,0 +1,528 @@
+package flatfiles
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// colType is the type of a column, the same in both formats.
+type colType uint8
+
+const (
+	tString  colType = iota // text (Parquet STRING); "" is null
+	tDate                   // engine.Date (Parquet DATE); NoDate is null
+	tTime                   // an instant (Parquet TIMESTAMP, UTC, microseconds); the zero time is null
+	tInt                    // int64 (Parquet INT64), never null
+	tFloat                  // engine.Num (Parquet DOUBLE); a Num that is not Valid is null
+	tDecimal                // engine.Num as DECIMAL(18, s) (see decimalScale), else DOUBLE; null as tFloat
+	tBool                   // bool (Parquet BOOLEAN)
+	tCount                  // engine.Num holding whole numbers (Parquet INT64), else DOUBLE; null as tFloat
+)
+
+// typeName is the column type as docs/files.md states it.
+func (t colType) typeName() string {
+	return [...]string{"STRING", "DATE", "TIMESTAMP (UTC, µs)", "BIGINT", "DOUBLE", "DECIMAL(18,s)", "BOOLEAN", "BIGINT"}[t]
+}
+
+// column is one column of a dataset: its name, type and what it holds
+// (unit, null meaning), as docs/files.md documents it.
+type column struct {
+	name string
+	typ  colType
+	desc string
+}
+
+// schema is a dataset's columns, its sort order and the column whose
+// range the manifest states.
+type schema struct {
+	cols   []column
+	sortBy []string // the columns rows are sorted by, in order
+	date   string   // the DATE or TIMESTAMP column of the manifest's min_date and max_date; "" none
+}
+
+// dateCol returns the index of the date column, -1 when none.
+func (s *schema) dateCol() int {
+	if s.date == "" {
+		return -1
+	}
+	return s.index(s.date)
+}
+
+func (s *schema) index(name string) int {
+	for i, c := range s.cols {
+		if c.name == name {
+			return i
+		}
+	}
+	panic("BUG: no column " + name)
+}
+
+// Decimal columns are written as DECIMAL(18, s) with s the least scale
+// from minScale to maxScale that holds every value of the file exactly
+// (the value read back as a double is the Num bit for bit); a column of
+// a file with a value no such scale holds is written as DOUBLE.
+const (
+	minScale  = 2
+	maxScale  = 8
+	precision = 18
+)
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+
+// fits reports whether v is exactly c/10^s for an integer c of at most
+// precision digits, and returns c.
+func fits(v float64, s int) (int64, bool) {
+	f := v * pow10[s]
+	if !(f > -1e18 && f < 1e18) {
+		return 0, false
+	}
+	c := math.Round(f)
+	return int64(c), math.Float64bits(c/pow10[s]) == math.Float64bits(v)
+}
+
+// rowGroupRows is the number of rows of a Parquet row group: a year of
+// daily bars of a few hundred tickers, so that a reader that filters by
+// ticker or date skips the others by their statistics.
+const rowGroupRows = 64 << 10
+
+// zstdLevel is the Parquet pages' zstd level.
+const zstdLevel = 9
+
+// rows receives the rows of one file, one value at a time in column
+// order, each row ended by end. In the scan pass it only counts rows,
+// the date range and the decimal scales; in the write pass it writes
+// the Parquet and CSV forms. Errors are kept: the first one stops the
+// writing and is returned by the pass.
+type rows struct {
+	s    *schema
+	scan bool
+	c    int   // next column
+	n    int64 // rows ended
+	err  error
+
+	// What the scan pass finds (and the write pass uses).
+	scale    []int8 // per tDecimal column: its scale, -1 for DOUBLE (tCount: >= 0 BIGINT, -1 DOUBLE)
+	dateCol  int    // s.dateCol()
+	min, max engine.Date
+
+	// The write pass's sinks (nil when that format is not written).
+	rb      *array.RecordBuilder
+	pending int
+	fw      *pqarrow.FileWriter
+	csv     *bufio.Writer
+	line    []byte
+}
+
+func (r *rows) next(t colType) int {
+	c := r.c
+	if c >= len(r.s.cols) || r.s.cols[c].typ != t {
+		panic(fmt.Sprintf("BUG: value of type %d for column %d of %d", t, c, len(r.s.cols)))
+	}
+	r.c++
+	if r.csv != nil && c > 0 {
+		r.line = append(r.line, ',')
+	}
+	return c
+}
+
+func (r *rows) seeDate(c int, d engine.Date) {
+	if c != r.dateCol || !d.Valid() {
+		return
+	}
+	if !r.min.Valid() || d < r.min {
+		r.min = d
+	}
+	if !r.max.Valid() || d > r.max {
+		r.max = d
+	}
+}
+
+// str appends a text value ("" is null).
+func (r *rows) str(v string) {
+	c := r.next(tString)
+	if r.scan {
+		return
+	}
+	if r.rb != nil {
+		b := r.rb.Field(c).(*array.StringBuilder)
+		if v == "" {
+			b.AppendNull()
+		} else {
+			b.Append(v)
+		}
+	}
+	if r.csv != nil {
+		r.line = appendCSVText(r.line, v)
+	}
+}
+
+// date appends a day (NoDate is null).
+func (r *rows) date(d engine.Date) {
+	c := r.next(tDate)
+	if r.scan {
+		r.seeDate(c, d)
+		return
+	}
+	if r.rb != nil {
+		b := r.rb.Field(c).(*array.Date32Builder)
+		if d.Valid() {
+			b.Append(arrow.Date32(d))
+		} else {
+			b.AppendNull()
+		}
+	}
+	if r.csv != nil {
+		r.line = d.AppendFormat(r.line)
+	}
+}
+
+// time appends an instant (the zero time is null).
+func (r *rows) time(t time.Time) {
+	c := r.next(tTime)
+	if r.scan {
+		if !t.IsZero() {
+			r.seeDate(c, engine.DateOf(t))
+		}
+		return
+	}
+	if r.rb != nil {
+		b := r.rb.Field(c).(*array.TimestampBuilder)
+		if t.IsZero() {
+			b.AppendNull()
+		} else {
+			b.Append(arrow.Timestamp(t.UnixMicro()))
+		}
+	}
+	if r.csv != nil && !t.IsZero() {
+		r.line = t.UTC().Truncate(time.Microsecond).AppendFormat(r.line, time.RFC3339Nano)
+	}
+}
+
+// int appends an integer.
+func (r *rows) int(v int64) {
+	c := r.next(tInt)
+	if r.scan {
+		return
+	}
+	if r.rb != nil {
+		r.rb.Field(c).(*array.Int64Builder).Append(v)
+	}
+	if r.csv != nil {
+		r.line = strconv.AppendInt(r.line, v, 10)
+	}
+}
+
+// bool appends a boolean.
+func (r *rows) bool(v bool) {
+	c := r.next(tBool)
+	if r.scan {
+		return
+	}
+	if r.rb != nil {
+		r.rb.Field(c).(*array.BooleanBuilder).Append(v)
+	}
+	if r.csv != nil {
+		r.line = strconv.AppendBool(r.line, v)
+	}
+}
+
+// float appends a number as a double (null when not Valid).
+func (r *rows) float(v engine.Num) {
+	c := r.next(tFloat)
+	if r.scan {
+		return
+	}
+	if r.rb != nil {
+		b := r.rb.Field(c).(*array.Float64Builder)
+		if v.Valid() {
+			b.Append(float64(v))
+		} else {
+			b.AppendNull()
+		}
+	}
+	r.csvNum(v)
+}
+
+// decimal appends a number as a decimal of the file's scale for the
+// column, or a double (null when not Valid).
+func (r *rows) decimal(v engine.Num) {
+	c := r.next(tDecimal)
+	if r.scan {
+		if s := r.scale[c]; s >= 0 && v.Valid() {
+			for ; s <= maxScale; s++ {
+				if _, ok := fits(float64(v), int(s)); ok {
+					break
+				}
+			}
+			if s > maxScale {
+				s = -1
+			}
+			r.scale[c] = s
+		}
+		return
+	}
+	if r.rb != nil {
+		switch b := r.rb.Field(c).(type) {
+		case *array.Decimal128Builder:
+			if !v.Valid() {
+				b.AppendNull()
+				break
+			}
+			n, ok := fits(float64(v), int(r.scale[c]))
+			if !ok {
+				r.fail(fmt.Errorf("column %s: %v does not fit the scale %d its scan found", r.s.cols[c].name, float64(v), r.scale[c]))
+				return
+			}
+			b.Append(decimal128.FromI64(n))
+		case *array.Float64Builder:
+			if v.Valid() {
+				b.Append(float64(v))
+			} else {
+				b.AppendNull()
+			}
+		}
+	}
+	r.csvNum(v)
+}
+
+// count appends a whole number as an integer, or a double when the
+// file's column holds a value that is not whole (null when not Valid).
+func (r *rows) count(v engine.Num) {
+	c := r.next(tCount)
+	if r.scan {
+		if v.Valid() && (float64(v) != math.Trunc(float64(v)) || math.Abs(float64(v)) >= 1<<53) {
+			r.scale[c] = -1
+		}
+		return
+	}
+	if r.rb != nil {
+		switch b := r.rb.Field(c).(type) {
+		case *array.Int64Builder:
+			if v.Valid() {
+				b.Append(int64(v))
+			} else {
+				b.AppendNull()
+			}
+		case *array.Float64Builder:
+			if v.Valid() {
+				b.Append(float64(v))
+			} else {
+				b.AppendNull()
+			}
+		}
+	}
+	r.csvNum(v)
+}
+
+// csvNum appends v as the API writes a number: the shortest decimal that
+// reads back as v (whole cents as such), nothing for a null.
+func (r *rows) csvNum(v engine.Num) {
+	if r.csv != nil && v.Valid() {
+		r.line = strconv.AppendFloat(r.line, float64(v), 'f', -1, 64)
+	}
+}
+
+func (r *rows) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// end ends a row.
+func (r *rows) end() {
+	if r.c != len(r.s.cols) {
+		panic(fmt.Sprintf("BUG: row of %d values for %d columns", r.c, len(r.s.cols)))
+	}
+	r.c = 0
+	r.n++
+	if r.scan || r.err != nil {
+		return
+	}
+	if r.csv != nil {
+		r.line = append(r.line, '\n')
+		if _, err := r.csv.Write(r.line); err != nil {
+			r.fail(err)
+		}
+		r.line = r.line[:0]
+	}
+	if r.rb != nil {
+		if r.pending++; r.pending == rowGroupRows {
+			r.flush()
+		}
+	}
+}
+
+// flush writes the rows the record builder holds as a row group.
+func (r *rows) flush() {
+	if r.pending == 0 || r.err != nil {
+		return
+	}
+	rec := r.rb.NewRecordBatch()
+	defer rec.Release()
+	r.pending = 0
+	if err := r.fw.Write(rec); err != nil {
+		r.fail(err)
+	}
+}
+
+// arrowSchema returns the file's Arrow schema: the columns' types, with
+// the scales the scan found.
+func (r *rows) arrowSchema() *arrow.Schema {
+	fields := make([]arrow.Field, len(r.s.cols))
+	for i, c := range r.s.cols {
+		var t arrow.DataType
+		switch c.typ {
+		case tString:
+			t = arrow.BinaryTypes.String
+		case tDate:
+			t = arrow.FixedWidthTypes.Date32
+		case tTime:
+			t = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+		case tInt:
+			t = arrow.PrimitiveTypes.Int64
+		case tFloat:
+			t = arrow.PrimitiveTypes.Float64
+		case tDecimal:
+			if s := r.scale[i]; s >= 0 {
+				t = &arrow.Decimal128Type{Precision: precision, Scale: int32(s)}
+			} else {
+				t = arrow.PrimitiveTypes.Float64
+			}
+		case tBool:
+			t = arrow.FixedWidthTypes.Boolean
+		case tCount:
+			if r.scale[i] >= 0 {
+				t = arrow.PrimitiveTypes.Int64
+			} else {
+				t = arrow.PrimitiveTypes.Float64
+			}
+		}
+		fields[i] = arrow.Field{Name: c.name, Type: t, Nullable: c.typ != tInt && c.typ != tBool}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// parquetProps returns the writer properties of a file of schema sc:
+// zstd pages, dictionaries for text, delta encoding for integers, dates,
+// instants and decimals, byte-stream split for doubles, the sort order
+// recorded.
+func (r *rows) parquetProps(sc *arrow.Schema) *parquet.WriterProperties {
+	opts := []parquet.WriterProperty{
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompressionLevel(zstdLevel),
+		parquet.WithStoreDecimalAsInteger(true),
+		parquet.WithMaxRowGroupLength(rowGroupRows),
+		parquet.WithDictionaryDefault(false),
+		parquet.WithCreatedBy("pregao"),
+	}
+	for _, f := range sc.Fields() {
+		switch f.Type.ID() {
+		case arrow.STRING:
+			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
+		case arrow.FLOAT64:
+			opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.ByteStreamSplit))
+		case arrow.BOOL:
+		default:
+			opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
+		}
+	}
+	var sorting []parquet.SortingColumn
+	for _, name := range r.s.sortBy {
+		sorting = append(sorting, parquet.SortingColumn{ColumnIdx: int32(r.s.index(name))})
+	}
+	return parquet.NewWriterProperties(append(opts, parquet.WithSortingColumns(sorting))...)
+}
+
+// startParquet makes r write Parquet to w.
+func (r *rows) startParquet(w io.Writer) error {
+	sc := r.arrowSchema()
+	fw, err := pqarrow.NewFileWriter(sc, w, r.parquetProps(sc), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return err
+	}
+	r.fw = fw
+	r.rb = array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	return nil
+}
+
+// finishParquet writes the last row group and the footer.
+func (r *rows) finishParquet() error {
+	r.flush()
+	r.rb.Release()
+	if err := r.fw.Close(); err != nil {
+		r.fail(err)
+	}
+	return r.err
+}
+
+// csvHeader is the header row of the CSV form.
+func (r *rows) csvHeader() []byte {
+	var b []byte
+	for i, c := range r.s.cols {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, c.name...)
+	}
+	return append(b, '\n')
+}
+
+// appendCSVText appends s as a CSV field, quoted when it holds a comma, a
+// quote, a line break or leading or trailing space.
+func appendCSVText(dst []byte, s string) []byte {
+	if !strings.ContainsAny(s, ",\"\r\n") && strings.TrimSpace(s) == s {
+		return append(dst, s...)
+	}
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			dst = append(dst, '"')
+		}
+		dst = append(dst, s[i])
+	}
+	return append(dst, '"')
+}
+
+// counter counts and hashes what is written through it.
+type counter struct {
+	w io.Writer
+	h hash.Hash
+	n int64
+}
+
+func newCounter(w io.Writer) *counter { return &counter{w: w, h: sha256.New()} }
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *counter) sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
+
+// gzipWriter returns a gzip stream on w whose header carries no name and
+// no time, so that the same rows give the same bytes.
+func gzipWriter(w io.Writer) *gzip.Writer {
+	zw, _ := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	return zw
+}
