@@ -34,6 +34,7 @@ func commands() []command {
 		{"feed", "run a live feed alone, publishing to the live stream of a NATS cluster", runFeedCmd, false},
 		{"generate", "write the deterministic demo universe as a source bundle", runGenerate, false},
 		{"build", "validate a source bundle and write a snapshot", runBuild, false},
+		{"export", "write a snapshot's datasets as Parquet and CSV files", runExport, false},
 		{"inspect", "print a snapshot's header and entity counts", runInspect, false},
 		{"verify", "check a whole snapshot as the server's loader does", runVerify, false},
 		{"keys", "manage API keys (keys add --name N --plan delayed|eod)", runKeys, false},
