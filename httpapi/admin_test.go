@@ -53,6 +53,7 @@ func newAdminTestServer(tb testing.TB, cfg Config) *testServer {
 	ts := &testServer{store: &engine.Store{}, reg: prometheus.NewRegistry()}
 	ts.store.Publish(mustSmall(tb))
 	ts.api = New(cfg, ts.store, adminTestKeys(tb), nil, ts.reg, nil)
+	ts.api.SetFiles(&fakeFiles{dir: tb.TempDir()})
 	return ts
 }
 

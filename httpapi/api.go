@@ -144,6 +144,9 @@ type API struct {
 	// liveStatus is what /readyz reports of the live session
 	// (SetLiveStatus, livestatus.go).
 	liveStatus atomic.Pointer[func() (engine.LiveStatus, bool)]
+
+	// files gives the flat files of GET /files (SetFiles; nil: none).
+	files atomic.Pointer[FileSource]
 }
 
 // New returns the API serving store's current Dataset to the holders of

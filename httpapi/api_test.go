@@ -96,6 +96,7 @@ func newTestServer(tb testing.TB, publish bool) *testServer {
 		ts.store.Publish(mustSmall(tb))
 	}
 	ts.api = New(DefaultConfig(), ts.store, testKeys(tb), nil, ts.reg, nil)
+	ts.api.SetFiles(&fakeFiles{dir: tb.TempDir()})
 	return ts
 }
 

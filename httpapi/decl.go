@@ -159,6 +159,11 @@ type Route struct {
 	// validators.
 	Stream bool
 
+	// raw, when not nil, serves the route instead of serve: it writes the
+	// answer itself (a file, with ranges) and returns the status sent; no
+	// answer cache, no negotiation (GET /files/{name}).
+	raw func(a *API, c *call, r *http.Request, ps httprouter.Params) int
+
 	// serve is the thin handler: it reads its parameters through Params
 	// (see query), appends its JSON answer to dst, or returns an error
 	// that the wrapper writes. nil for /metrics (promhttp).
@@ -287,7 +292,10 @@ func checkRoute(rt *Route) {
 	if rt.Admin && rt.Root {
 		bug("an admin route needs a key: it cannot be Root")
 	}
-	if (rt.serve == nil) != unwrapped[rt.Path] {
+	if rt.raw != nil && (rt.serve != nil || rt.Root || rt.Method != http.MethodGet) {
+		bug("a raw route is a GET with a key, served by raw alone")
+	}
+	if (rt.serve == nil && rt.raw == nil) != unwrapped[rt.Path] {
 		bug("only /metrics, /openapi.json and the docs page are served outside wrap")
 	}
 }

@@ -162,6 +162,7 @@ func openAPITags() []any {
 		map[string]any{"name": "screener", "description": "Tickers filtered and sorted"},
 		map[string]any{"name": "traded-funds", "description": "Listed funds (FIIs, ETFs)"},
 		map[string]any{"name": "sectors", "description": "The sector taxonomy the screener filters by"},
+		map[string]any{"name": "files", "description": "Whole histories as Parquet and CSV files, for DuckDB, pandas and Polars"},
 		map[string]any{"name": "operations", "description": "Health, readiness, metrics and this document (no key)"},
 		map[string]any{"name": "admin", "description": "Operator routes, not market data: the live session's push feed. Only keys with the admin scope (pregao keys add --admin) may call them; an API plan key gets 403."},
 	}
@@ -210,6 +211,9 @@ func operation(rt *Route) map[string]any {
 				"quote": schemaRef("StreamQuote"), "session": schemaRef("StreamSession"),
 			},
 		}}
+	case rt.Media == mediaFile:
+		bin := map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}}
+		ok["content"] = map[string]any{mediaFile: bin, "application/gzip": bin}
 	case rt.Media == mediaCSV:
 		ok["content"] = map[string]any{"text/csv": map[string]any{"schema": map[string]any{
 			"type": "string", "description": "the answer of " + rt.Method + " " + strings.TrimSuffix(openAPIPath("", rt), ".csv") +
@@ -254,6 +258,10 @@ func operation(rt *Route) map[string]any {
 		resp["403"] = errorRef("Forbidden")
 		resp["429"] = errorRef("TooManyRequests")
 		resp["503"] = errorRef("NotReady")
+		if rt.Media == mediaFile {
+			resp["206"] = map[string]any{"description": "Partial Content: the byte ranges the Range header asked (several as multipart/byteranges)"}
+			resp["416"] = errorRef("RangeNotSatisfiable")
+		}
 		if rt.Method == http.MethodGet && !rt.Stream {
 			resp["304"] = map[string]any{"description": "Not Modified: the If-None-Match validator matches, or (without If-None-Match) If-Modified-Since is at or after Last-Modified (no body)"}
 		}
@@ -330,6 +338,7 @@ func errorResponses() map[string]any {
 		"UnsupportedMediaType": "The request body's Content-Type is not one the operation reads",
 		"NoFeed":               "The server has no push feed (serve without --feed push), or no snapshot loaded yet",
 		"NotReady":             "No snapshot is loaded yet (the message says how far the load has gone), or the server is shutting down",
+		"RangeNotSatisfiable":  "Every range of the Range header starts at or past the file's end; Content-Range gives its size (bytes */SIZE)",
 	} {
 		out[name] = map[string]any{
 			"description": desc,

@@ -63,6 +63,7 @@ const (
 	docMacro       = "### Macro series: SELIC, IPCA, CDI and the PTAX rates"
 	docTotalReturn = "## Total return: GET /quotes/{ticker}/total-return and POST /quotes/total-return (addition)"
 	docStream      = "## GET /stream/quotes: the live session as it happens (addition)"
+	docFiles       = "## GET /files and GET /files/{name}: whole histories as files (addition)"
 
 	docAsOf = "## Point in time: as_of (addition)"
 	docCSV  = "### CSV (addition)"
@@ -106,6 +107,8 @@ var routeDocs = map[string]string{
 	"GET " + routeFund:          docFunds,
 	"GET " + routeCatalog:       docCatalog,
 	"GET " + routeStreamQuotes:  docStream,
+	"GET " + routeFiles:         docFiles,
+	"GET " + routeFile:          docFiles,
 	"POST " + routeLiveTrades:   docPush,
 	"POST " + routeLiveBars:     docPush,
 	"GET " + routeHealthz:       docOperations + "|- `/healthz`",

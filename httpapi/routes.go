@@ -274,6 +274,11 @@ var routeTable = csvRoutes([]Route{
 			{Name: "kind", In: InQuery, Type: TypeEnum, Enum: catalogKinds[1:], Fold: true, Desc: "keep indicators of this kind, matched ignoring case"},
 			listLimit, listOffset,
 		}, Response: "Catalog", serve: (*API).catalog},
+	{Method: http.MethodGet, Path: routeFiles, Summary: "The snapshot's datasets as Parquet and CSV files, as the key's plan sees them: name, rows, bytes, sha256, date range and url of each (addition)",
+		Response: "FileList", Priced: true, serve: (*API).filesList},
+	{Method: http.MethodGet, Path: routeFile, Summary: "One file of GET /files, with ETag and Range (addition)",
+		Params: []Param{{Name: "name", In: InPath, Type: TypeString, Required: true, Example: "daily_bars-2025.parquet", Desc: "a file's name, as GET /files lists it"}},
+		Media:  mediaFile, raw: (*API).fileServe},
 	{Method: http.MethodGet, Path: routeStreamQuotes, Summary: "The live session as it happens, as the key's plan sees it: a stream of Server-Sent Events (addition)",
 		Params: []Param{
 			{Name: "tickers", In: InQuery, Type: TypeList, Example: "ITAG3,LITA3", Desc: "the tickers to stream, comma-separated (up to 500); or index"},

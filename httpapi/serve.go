@@ -90,6 +90,9 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 			return o.failErr(err)
 		}
 	}
+	if rt.raw != nil {
+		return rt.raw(a, c, r, ps)
+	}
 	if !rt.Root && !rt.Admin && !rt.Stream { // a push is applied, a stream streamed: never answered from a cache
 		o.negotiate(r, rt, c)
 		if st := a.lookup(c, r); st != 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/snapshot/flatfiles"
 )
 
 // example is one documented request, with the first line of the answer
@@ -172,7 +173,15 @@ func apiWithKey(t *testing.T, ds *engine.Dataset) (*httpapi.API, string) {
 	store := &engine.Store{}
 	store.Publish(ds)
 	keys, key := delayedKey(t, ds)
-	return httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil), key
+	api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	// GET /files: the companies' and securities' files alone (the whole
+	// demo's take half a minute), built on demand.
+	files, err := flatfiles.NewCache(flatfiles.CacheConfig{Dir: t.TempDir(), Datasets: []string{"companies", "securities"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.SetFiles(fileSource{files})
+	return api, key
 }
 
 // delayedKey returns keys holding one key of the delayed plan, and that

@@ -3,10 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/flatfiles"
@@ -92,5 +98,84 @@ func TestExportCmdErrors(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(foreign); len(ents) != 1 {
 		t.Errorf("the refused export wrote into the folder: %v", ents)
+	}
+}
+
+// TestFilesServedEqualExported: the files GET /files lists, read by two
+// ranges each over HTTP, are the bytes pregao export writes.
+func TestFilesServedEqualExported(t *testing.T) {
+	snap := smallSnap(t)
+	out := filepath.Join(t.TempDir(), "files")
+	var stdout, stderr bytes.Buffer
+	if err := runExport(context.Background(), []string{"--snapshot", snap, "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	ds, h, err := snapshot.Load(snap, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, key := apiWithKey(t, ds)
+	api.Prepare(ds, h.ID, h.BuildTime)
+	c, err := flatfiles.NewCache(flatfiles.CacheConfig{Dir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.SetFiles(fileSource{c})
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	get := func(path, rng string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		if rng != "" {
+			req.Header.Set("Range", rng)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	var l struct {
+		Snapshot string `json:"snapshot"`
+		Files    []struct {
+			File, URL, SHA256 string
+			Bytes             int64
+		} `json:"files"`
+	}
+	for range 100 { // the first requests may find the files being built
+		st, b := get("/v2/files", "")
+		if st == http.StatusServiceUnavailable {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if st != 200 {
+			t.Fatalf("GET /v2/files: %d %s", st, b)
+		}
+		if err := json.Unmarshal(b, &l); err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	m, err := flatfiles.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Files) != len(m.Files) || l.Snapshot != m.Snapshot {
+		t.Fatalf("served %d files of snapshot %q, exported %d of %q", len(l.Files), l.Snapshot, len(m.Files), m.Snapshot)
+	}
+	for i, f := range l.Files {
+		want, err := os.ReadFile(filepath.Join(out, m.Files[i].File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		half := f.Bytes / 2
+		st1, a := get(f.URL, fmt.Sprintf("bytes=0-%d", half-1))
+		st2, b := get(f.URL, fmt.Sprintf("bytes=%d-", half))
+		if st1 != 206 || st2 != 206 || !bytes.Equal(append(a, b...), want) || f.SHA256 != m.Files[i].SHA256 {
+			t.Errorf("%s: %d %d, %d bytes served, %d exported", f.File, st1, st2, len(a)+len(b), len(want))
+		}
 	}
 }

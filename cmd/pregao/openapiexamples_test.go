@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
@@ -64,6 +65,7 @@ var openAPIExampleRequests = map[string]struct{ target, body string }{
 	"POST /screener":                               {"/v2/screener", `{"limit":2}`},
 	"GET /traded-funds/:id/ratios":                 {"/v2/traded-funds/AILO11/ratios?id=P_NAV&limit=2", ""},
 	"GET /sectors":                                 {"/v2/sectors?level=1", ""},
+	"GET /files":                                   {"/v2/files", ""},
 	"GET /traded-funds":                            {"/v2/traded-funds?kind=FII&limit=2", ""},
 	"GET /traded-funds/:id":                        {"/v2/traded-funds/AILO11", ""},
 	"GET /ratios/catalog":                          {"/v2/ratios/catalog?kind=FUND", ""},
@@ -105,6 +107,7 @@ func TestDocsExamplesOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	api, key := apiWithKey(t, ds)
+	api.Prepare(ds, "demo", time.Time{}) // GET /files's snapshot id
 	do := func(method, target, body string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, target, strings.NewReader(body))
 		r.Header.Set("Authorization", "Bearer "+key)

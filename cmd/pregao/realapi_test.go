@@ -57,6 +57,7 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 		path := "/v2" + rt.Path
 		path = strings.ReplaceAll(path, ":symbol", "IBOV")
 		path = strings.ReplaceAll(path, ":ticker", "ABEV3")
+		path = strings.ReplaceAll(path, ":name", "companies.parquet")
 		if strings.HasPrefix(rt.Path, "/traded-funds/") {
 			path = strings.ReplaceAll(path, ":id", fund)
 		} else {
@@ -87,6 +88,8 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 		api.ServeHTTP(w, r)
 		valid := json.Valid(w.Body.Bytes())
 		switch {
+		case strings.HasPrefix(rt.Path, "/files/"):
+			valid = strings.HasPrefix(w.Body.String(), "PAR1")
 		case rt.Media == "text/csv":
 			valid = strings.HasPrefix(w.Header().Get("Content-Type"), "text/csv") && w.Body.Len() > 0
 		case rt.Stream:

@@ -25,6 +25,7 @@ import (
 	"github.com/pregao/pregao/engine/session"
 	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/flatfiles"
 	"github.com/pregao/pregao/snapshot/remote"
 )
 
@@ -110,6 +111,13 @@ type ServeConfig struct {
 	// open, every key together (default httpapi.DefaultMaxStreams; past
 	// it, 503).
 	MaxStreams int
+	// FilesDir is the folder of the flat files GET /files serves, built
+	// on first demand per snapshot and plan cut ("": the user's cache
+	// folder + /pregao/files; "off": no files, the routes answer 404);
+	// FilesMaxBytes bounds what it keeps (default
+	// flatfiles.DefaultCacheBytes, 8 GiB).
+	FilesDir      string
+	FilesMaxBytes int64
 
 	// Server timeouts. ShutdownTimeout bounds the graceful shutdown after
 	// the drain; it is raised to WriteTimeout + 5s when shorter, so that an
@@ -131,6 +139,7 @@ func DefaultServeConfig() ServeConfig {
 		Live:                 session.DefaultConfig(),
 		StreamConnsPerKey:    httpapi.DefaultStreamConnsPerKey,
 		MaxStreams:           httpapi.DefaultMaxStreams,
+		FilesMaxBytes:        flatfiles.DefaultCacheBytes,
 	}
 }
 
@@ -238,6 +247,9 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.StreamConnsPerKey < 1 {
 		return nil, fmt.Errorf("serve: --stream-conns-per-key %d: want 1 or more", cfg.StreamConnsPerKey)
 	}
+	if cfg.FilesMaxBytes < 1 {
+		return nil, fmt.Errorf("serve: --files-max-bytes %d: want 1 or more", cfg.FilesMaxBytes)
+	}
 	if cfg.MaxStreams < 1 {
 		return nil, fmt.Errorf("serve: --max-streams %d: want 1 or more", cfg.MaxStreams)
 	}
@@ -312,6 +324,9 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		Admission:    &httpapi.Admission{Cores: cfg.AdmissionCores, MaxWait: cfg.AdmissionWait, MaxQueue: cfg.AdmissionQueue}}, m.Store, keys, clock, m.Registry, m.log)
 	if m.Live.Runs() {
 		m.API.SetLiveStatus(m.Live.Status)
+	}
+	if err := m.serveFiles(cfg); err != nil {
+		return nil, err
 	}
 	m.API.SetLoadStatus(func() httpapi.LoadStatus {
 		st := m.progress.State()

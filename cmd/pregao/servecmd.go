@@ -68,6 +68,8 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.DurationVar(&cfg.Drain, "drain", cfg.Drain, "on SIGTERM, answer /readyz 503 for this long while still serving, before shutting down (give load balancers time to notice)")
 	fs.IntVar(&cfg.StreamConnsPerKey, "stream-conns-per-key", cfg.StreamConnsPerKey, "streams of the live session (GET /stream/quotes) a key may hold open; past it, 429")
 	fs.IntVar(&cfg.MaxStreams, "max-streams", cfg.MaxStreams, "streams of the live session (GET /stream/quotes) the server holds open, every key together; past it, 503")
+	fs.StringVar(&cfg.FilesDir, "files-dir", cfg.FilesDir, "folder of the flat files GET /files serves, built on first demand per snapshot (default: the user's cache folder + /pregao/files; off: serve no files)")
+	fs.Int64Var(&cfg.FilesMaxBytes, "files-max-bytes", cfg.FilesMaxBytes, "bytes of flat files --files-dir keeps; past it the least recently asked snapshot's are removed")
 	cfg.Live.AddFlags(fs, session.RoleServe)
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "after the drain, how long requests in flight may take before their connections are cut (at least the write timeout + 5s)")
 	return fs

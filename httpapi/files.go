@@ -1,0 +1,250 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// The flat files (addition): a snapshot's datasets as Parquet and CSV
+// files (docs/files.md), listed by GET /files and sent by GET
+// /files/{name} with ETag and Range. The API does not write them: a
+// FileSource does (pregao serve wires snapshot/flatfiles' Cache), built
+// on first demand per snapshot and plan cut, kept on disk, never in the
+// answer cache.
+
+const (
+	routeFiles = "/files"
+	routeFile  = "/files/:name"
+	// mediaFile is the Media of GET /files/{name}: Parquet or gzip.
+	mediaFile = "application/vnd.apache.parquet"
+)
+
+// FileSource gives the flat files of a Dataset. Its methods are safe for
+// concurrent use.
+type FileSource interface {
+	// Files returns the folder and the files of ds, the Dataset of the
+	// snapshot id, with the priced datasets cut at through (NoDate:
+	// whole), building them when missing. When ctx ends before they are
+	// built it returns ErrFilesBuilding.
+	Files(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (dir string, files []FileInfo, err error)
+}
+
+// ErrFilesBuilding is FileSource.Files's error while the files asked are
+// being built: the API answers 503 with Retry-After.
+var ErrFilesBuilding = errors.New("the files are being built")
+
+// FileInfo is one file of a FileSource: a manifest.json entry.
+type FileInfo struct {
+	Dataset, Name, Format string
+	Rows, Bytes           int64
+	SHA256                string      // hex
+	MinDate, MaxDate      engine.Date // NoDate: none
+}
+
+// SetFiles makes the API serve the files of src on GET /files (nil: the
+// routes answer 404, the server serves no files).
+func (a *API) SetFiles(src FileSource) {
+	if src == nil {
+		a.files.Store(nil)
+		return
+	}
+	a.files.Store(&src)
+}
+
+// filesWait is how long a request waits for files being built before it
+// is answered 503.
+const filesWait = 2 * time.Second
+
+// filesRetry is the Retry-After of that 503, in seconds.
+var filesRetry = []string{"10"}
+
+// filesThrough returns the last session the plan's files hold: whole
+// sessions the plan sees complete, NoDate for every session of the
+// Dataset. The eod plan sees the sessions before the market date of
+// now; the delayed plan every session once the cut-off (now − 15 min)
+// is past the Dataset's last data, else the sessions before the cut-off's
+// market date.
+func (a *API) filesThrough(c *call) engine.Date {
+	in := a.info(c.ds)
+	last := sessionDate(time.Unix(in.latestVisible, 0))
+	var through engine.Date
+	if c.key.Plan == PlanEOD {
+		through = sessionDate(c.now) - 1
+	} else {
+		cutoff := c.now.Add(-QuoteDelay)
+		if cutoff.Unix() >= in.latestVisible {
+			return engine.NoDate
+		}
+		through = sessionDate(cutoff) - 1
+	}
+	if through >= last {
+		return engine.NoDate
+	}
+	return through
+}
+
+// filesOf returns the request's files: its plan's cut of the Dataset.
+func (a *API) filesOf(c *call, r *http.Request) (string, []FileInfo, engine.Date, error) {
+	p := a.files.Load()
+	if p == nil {
+		return "", nil, engine.NoDate, errorf(http.StatusNotFound, "this server serves no files (pregao serve --files-dir)")
+	}
+	through := a.filesThrough(c)
+	ctx, cancel := context.WithTimeout(r.Context(), filesWait)
+	defer cancel()
+	dir, files, err := (*p).Files(ctx, c.ds, a.info(c.ds).seed, through)
+	switch {
+	case errors.Is(err, ErrFilesBuilding):
+		c.out.w.Header()["Retry-After"] = filesRetry
+		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot are being built; retry in %s s", filesRetry[0])
+	case err != nil:
+		return "", nil, through, err
+	}
+	return dir, files, through, nil
+}
+
+// filesList serves GET /files: the manifest of the plan's files, each
+// with its url.
+func (a *API) filesList(c *call, dst []byte, r *http.Request, _ httprouter.Params) ([]byte, error) {
+	q := c.query(r)
+	if err := q.err(); err != nil {
+		return nil, err
+	}
+	_, files, through, err := a.filesOf(c, r)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, `{"snapshot":`...)
+	dst = appendString(dst, a.info(c.ds).seed)
+	dst = append(dst, `,"through":`...)
+	dst = appendDate(dst, through)
+	dst = append(dst, `,"files":[`...)
+	for i := range files {
+		f := &files[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"dataset":`...)
+		dst = appendString(dst, f.Dataset)
+		dst = append(dst, `,"file":`...)
+		dst = appendString(dst, f.Name)
+		dst = append(dst, `,"format":`...)
+		dst = appendString(dst, f.Format)
+		dst = append(dst, `,"rows":`...)
+		dst = strconv.AppendInt(dst, f.Rows, 10)
+		dst = append(dst, `,"bytes":`...)
+		dst = strconv.AppendInt(dst, f.Bytes, 10)
+		dst = append(dst, `,"sha256":`...)
+		dst = appendString(dst, f.SHA256)
+		dst = append(dst, `,"min_date":`...)
+		dst = appendDate(dst, f.MinDate)
+		dst = append(dst, `,"max_date":`...)
+		dst = appendDate(dst, f.MaxDate)
+		dst = append(dst, `,"url":`...)
+		dst = appendString(dst, a.cfg.Prefix+routeFiles+"/"+f.Name)
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}"...), nil
+}
+
+// fileServe serves GET /files/{name}: the file, with its sha256 as the
+// ETag, Range (206, several ranges as multipart/byteranges; 416 for a
+// range past the end), If-None-Match and If-Range. It writes the answer
+// itself (Route.raw) and returns the status sent.
+func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
+	q := c.query(r)
+	if err := q.err(); err != nil {
+		return c.out.failErr(err)
+	}
+	name := ps.ByName("name")
+	dir, files, _, err := a.filesOf(c, r)
+	if err != nil {
+		return c.out.failErr(err)
+	}
+	var f *FileInfo
+	for i := range files {
+		if files[i].Name == name {
+			f = &files[i]
+			break
+		}
+	}
+	if f == nil {
+		return c.out.fail(http.StatusNotFound, fmt.Sprintf("no file %q for this key's plan: GET %s%s lists them", truncate(name), a.cfg.Prefix, routeFiles))
+	}
+	fh, err := os.Open(filepath.Join(dir, f.Name))
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed to keep the files within their bound since the listing:
+		// the next request builds them again.
+		c.out.w.Header()["Retry-After"] = filesRetry
+		return c.out.fail(http.StatusServiceUnavailable, "the files of this snapshot are being built again; retry in "+filesRetry[0]+" s")
+	}
+	if err != nil {
+		return c.out.failErr(err)
+	}
+	defer fh.Close()
+	hd := c.out.w.Header()
+	if unsatisfiable(r.Header.Get("Range"), f.Bytes) && r.Header.Get("If-Range") == "" {
+		hd["Content-Range"] = []string{"bytes */" + strconv.FormatInt(f.Bytes, 10)}
+		return c.out.fail(http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range %q is beyond the file's %d bytes", truncate(r.Header.Get("Range")), f.Bytes))
+	}
+	hd["Etag"] = []string{`"` + f.SHA256 + `"`}
+	hd["Cache-Control"] = []string{"private, no-cache"} // the same name in the next snapshot is another file: revalidate
+	hd["X-Content-Type-Options"] = noSniff
+	if strings.HasSuffix(f.Name, ".parquet") {
+		hd["Content-Type"] = []string{"application/vnd.apache.parquet"}
+	} else {
+		hd["Content-Type"] = []string{"application/gzip"}
+	}
+	hd["Content-Disposition"] = []string{`attachment; filename="` + f.Name + `"`}
+	var mod time.Time
+	if lm := a.info(c.ds).lastModified; len(lm) > 0 {
+		mod, _ = http.ParseTime(lm[0])
+	}
+	sw := &statusWriter{ResponseWriter: c.out.w, status: http.StatusOK}
+	http.ServeContent(sw, r, "", mod, fh)
+	return sw.status
+}
+
+func truncate(s string) string {
+	if len(s) > maxEcho {
+		return s[:maxEcho] + "…"
+	}
+	return s
+}
+
+// unsatisfiable reports whether the Range header h asks only for byte
+// ranges that start at or past size (RFC 9110 §14.1.2: 416); a header
+// that is not a byte range set is left to http.ServeContent.
+func unsatisfiable(h string, size int64) bool {
+	spec, ok := strings.CutPrefix(h, "bytes=")
+	if !ok {
+		return false
+	}
+	for _, r := range strings.Split(spec, ",") {
+		r = strings.TrimSpace(r)
+		first, _, ok := strings.Cut(r, "-")
+		if !ok {
+			return false
+		}
+		if first == "" { // a suffix: the last N bytes
+			return false
+		}
+		n, err := strconv.ParseInt(first, 10, 64)
+		if err != nil || n < size {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,232 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// fakeFiles is a FileSource of two files per cut, whose bytes name the
+// cut, written into dir on first demand; building holds it as being
+// built. It records the cuts asked.
+type fakeFiles struct {
+	dir      string
+	mu       sync.Mutex
+	building bool
+	asked    []engine.Date
+}
+
+func (f *fakeFiles) Files(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (string, []FileInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, through)
+	if f.building {
+		return "", nil, ErrFilesBuilding
+	}
+	cut := "all"
+	if through.Valid() {
+		cut = through.String()
+	}
+	dir := filepath.Join(f.dir, id+"-"+cut)
+	os.MkdirAll(dir, 0o755)
+	var out []FileInfo
+	for _, name := range []string{"daily_bars-2025.parquet", "companies.csv.gz"} {
+		b := []byte(strings.Repeat(name+" "+cut+"\n", 100))
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		sum := sha256.Sum256(b)
+		format := "parquet"
+		if strings.HasSuffix(name, ".gz") {
+			format = "csv"
+		}
+		out = append(out, FileInfo{Dataset: strings.Split(strings.TrimSuffix(strings.TrimSuffix(name, ".parquet"), ".csv.gz"), "-")[0], Name: name, Format: format,
+			Rows: 100, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:]), MinDate: engine.MakeDate(2025, 1, 2), MaxDate: engine.NoDate})
+	}
+	return dir, out, nil
+}
+
+func (ts *testServer) withFiles(tb testing.TB) *fakeFiles {
+	f := &fakeFiles{dir: tb.TempDir()}
+	ts.api.SetFiles(f)
+	return f
+}
+
+func (ts *testServer) doHeaders(method, path, key string, hd map[string]string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, nil)
+	r.Header.Set("Authorization", "Bearer "+key)
+	for k, v := range hd {
+		r.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	ts.api.ServeHTTP(w, r)
+	return w
+}
+
+func timeUnix(sec int64) time.Time { return time.Unix(sec, 0).UTC() }
+
+func mustTime(tb testing.TB, s string) time.Time {
+	tb.Helper()
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// TestFilesList: the listing of the plan's files, each with its url;
+// the eod plan's cut ends before the market date of now, the delayed
+// plan's is whole at the snapshot's as_of; 503 while they are built,
+// 404 on a server without files.
+func TestFilesList(t *testing.T) {
+	ts := newTestServer(t, true)
+	ts.api.SetFiles(nil)
+	checkError(t, ts.do("GET", "/v2/files", testKeyDelayed, ""), 404, "serves no files")
+	f := ts.withFiles(t)
+	w := ts.do("GET", "/v2/files", testKeyDelayed, "")
+	if w.Code != 200 {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	validateAnswer(t, "GET", "/v2/files", "", w)
+	var l struct {
+		Snapshot string  `json:"snapshot"`
+		Through  *string `json:"through"`
+		Files    []struct {
+			File, URL, SHA256 string
+			MinDate           *string `json:"min_date"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Through != nil || len(l.Files) != 2 || l.Files[0].URL != "/v2/files/daily_bars-2025.parquet" || *l.Files[0].MinDate != "2025-01-02" || l.Snapshot == "" {
+		t.Errorf("delayed listing: %s", w.Body)
+	}
+	w = ts.do("GET", "/v2/files", testKeyEOD, "")
+	if err := json.Unmarshal(w.Body.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	want := sessionDate(mustSmall(t).AsOf()) - 1
+	if l.Through == nil || *l.Through != want.String() {
+		t.Errorf("eod listing through %v, want %s", l.Through, want)
+	}
+	ts = newTestServer(t, true)
+	f = ts.withFiles(t)
+	f.building = true
+	w = ts.do("GET", "/v2/files", testKeyEOD, "")
+	checkError(t, w, 503, "being built")
+	if w.Header().Get("Retry-After") != "10" {
+		t.Errorf("Retry-After %q", w.Header().Get("Retry-After"))
+	}
+	checkError(t, ts.do("GET", "/v2/files/companies.csv.gz", testKeyEOD, ""), 503, "being built")
+}
+
+// TestFilesThrough: the plans' cuts against the clock.
+func TestFilesThrough(t *testing.T) {
+	ts := newTestServer(t, true)
+	ds := mustSmall(t)
+	in := ts.api.info(ds)
+	last := sessionDate(timeUnix(in.latestVisible))
+	f := func(plan string, now string, want engine.Date) {
+		t.Helper()
+		c := &call{ds: ds, now: mustTime(t, now), key: KeyEntry{Plan: plan}}
+		if got := ts.api.filesThrough(c); got != want {
+			t.Errorf("%s at %s: through %s, want %s", plan, now, got, want)
+		}
+	}
+	lastClose := timeUnix(in.latestVisible)
+	f(PlanDelayed, lastClose.Add(QuoteDelay).Format("2006-01-02T15:04:05Z"), engine.NoDate)
+	f(PlanDelayed, lastClose.Add(QuoteDelay-60e9).Format("2006-01-02T15:04:05Z"), last-1)
+	f(PlanEOD, lastClose.Add(QuoteDelay).Format("2006-01-02T15:04:05Z"), last-1)
+	f(PlanEOD, lastClose.Add(48*3600e9).Format("2006-01-02T15:04:05Z"), engine.NoDate)
+}
+
+// TestFileServe: a file whole, by ranges, conditionally; unknown names
+// 404 naming the listing; a range past the end 416.
+func TestFileServe(t *testing.T) {
+	ts := newTestServer(t, true)
+	ts.withFiles(t)
+	const path = "/v2/files/daily_bars-2025.parquet"
+	w := ts.do("GET", path, testKeyDelayed, "")
+	body := w.Body.String()
+	if w.Code != 200 || !strings.HasPrefix(body, "daily_bars-2025.parquet all\n") || len(body) != 100*len("daily_bars-2025.parquet all\n") {
+		t.Fatalf("%d %.80q", w.Code, body)
+	}
+	sum := sha256.Sum256([]byte(body))
+	etag := `"` + hex.EncodeToString(sum[:]) + `"`
+	if w.Header().Get("Etag") != etag || w.Header().Get("Content-Type") != "application/vnd.apache.parquet" || w.Header().Get("Accept-Ranges") != "bytes" {
+		t.Errorf("headers %v", w.Header())
+	}
+	// Ranges: one, a suffix, two.
+	for _, tc := range []struct{ rng, want string }{{"bytes=0-9", body[:10]}, {"bytes=-5", body[len(body)-5:]}, {"bytes=10-", body[10:]}} {
+		w := ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": tc.rng})
+		if w.Code != 206 || w.Body.String() != tc.want {
+			t.Errorf("Range %s: %d %.40q", tc.rng, w.Code, w.Body.String())
+		}
+	}
+	w2 := ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": "bytes=0-1,5-6"})
+	_, params, _ := mime.ParseMediaType(w2.Header().Get("Content-Type"))
+	mr := multipart.NewReader(w2.Body, params["boundary"])
+	var parts []string
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			break
+		}
+		b, _ := io.ReadAll(p)
+		parts = append(parts, string(b))
+	}
+	if w2.Code != 206 || fmt.Sprint(parts) != fmt.Sprint([]string{body[:2], body[5:7]}) {
+		t.Errorf("two ranges: %d %q", w2.Code, parts)
+	}
+	if w := ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"If-None-Match": etag}); w.Code != 304 {
+		t.Errorf("If-None-Match: %d", w.Code)
+	}
+	if w := ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": "bytes=0-3", "If-Range": `"other"`}); w.Code != 200 || w.Body.String() != body {
+		t.Errorf("If-Range of another ETag: %d", w.Code)
+	}
+	w = ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": fmt.Sprintf("bytes=%d-", len(body))})
+	checkError(t, w, 416, "beyond the file's")
+	if w.Header().Get("Content-Range") != fmt.Sprintf("bytes */%d", len(body)) {
+		t.Errorf("416 Content-Range %q", w.Header().Get("Content-Range"))
+	}
+	checkError(t, ts.do("GET", "/v2/files/daily_bars-1999.parquet", testKeyDelayed, ""), 404, `no file "daily_bars-1999.parquet" for this key's plan: GET /v2/files lists them`)
+	checkError(t, ts.do("GET", path, "", ""), 401, "unauthorized")
+	// HEAD: the headers, no body.
+	if w := ts.do("HEAD", path, testKeyDelayed, ""); w.Code != 200 || w.Header().Get("Content-Length") != fmt.Sprint(len(body)) {
+		t.Errorf("HEAD: %d %v", w.Code, w.Header())
+	}
+	// The eod plan's files are its cut's.
+	if w := ts.do("GET", path, testKeyEOD, ""); w.Code != 200 || strings.HasPrefix(w.Body.String(), "daily_bars-2025.parquet all") {
+		t.Errorf("eod: %d %.40q", w.Code, w.Body.String())
+	}
+}
+
+func TestUnsatisfiable(t *testing.T) {
+	f := func(h string, size int64, want bool) {
+		t.Helper()
+		if got := unsatisfiable(h, size); got != want {
+			t.Errorf("unsatisfiable(%q, %d) = %v", h, size, got)
+		}
+	}
+	f("bytes=10-", 10, true)
+	f("bytes=9-", 10, false)
+	f("bytes=10-20,30-40", 10, true)
+	f("bytes=10-20,0-1", 10, false)
+	f("bytes=-5", 10, false)
+	f("bytes=abc", 10, false)
+	f("items=10-", 10, false)
+	f("", 10, false)
+}

@@ -1,0 +1,250 @@
+package flatfiles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// DefaultCacheBytes is CacheConfig.MaxBytes's default: 8 GiB, about 20
+// cuts of the scale-1 demo (356 MiB each, both formats).
+const DefaultCacheBytes = 8 << 30
+
+// CacheConfig configures a Cache.
+type CacheConfig struct {
+	// Dir is the folder of the files: one folder per snapshot and cut,
+	// each an export's (required).
+	Dir string
+	// MaxBytes bounds the bytes of the folders kept (0:
+	// DefaultCacheBytes). Past it, the least recently asked folders are
+	// removed once a build ends; the one just built is always kept.
+	MaxBytes int64
+	// Formats are the formats written (nil: both); Datasets the datasets
+	// (nil: every one).
+	Formats, Datasets []string
+}
+
+// ErrBuilding is Cache.Get's error while the files asked are being
+// built (the caller's context ended first).
+var ErrBuilding = errors.New("the files are being built")
+
+// Cache builds the files of a Dataset on first demand, one folder per
+// snapshot id and cut (Options.Through), at most one build at a time,
+// and keeps them on disk within a bound. Folders of an earlier run are
+// found again. Its methods are safe for concurrent use.
+type Cache struct {
+	cfg   CacheConfig
+	mu    sync.Mutex
+	sets  map[string]*cacheSet // by folder name
+	clock uint64               // increases at each Get: the sets' recency
+	build sync.Mutex           // one build at a time
+	m     cacheMetrics
+}
+
+type cacheSet struct {
+	name  string
+	done  chan struct{} // closed when the build ends
+	m     *Manifest     // the manifest, once built
+	err   error         // the build's error
+	bytes int64
+	used  uint64
+}
+
+type cacheMetrics struct {
+	builds    *prometheus.CounterVec
+	seconds   prometheus.Counter
+	bytes     prometheus.Gauge
+	folders   prometheus.Gauge
+	evictions prometheus.Counter
+}
+
+// NewCache returns a Cache of the folder cfg.Dir (created by the first
+// build), with the folders it holds from an earlier run, and registers its
+// metrics on reg (nil: none): pregao_files_builds_total{result},
+// pregao_files_build_seconds_total, pregao_files_bytes,
+// pregao_files_folders and pregao_files_evictions_total.
+func NewCache(cfg CacheConfig, reg prometheus.Registerer) (*Cache, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("files: no folder")
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultCacheBytes
+	}
+	c := &Cache{cfg: cfg, sets: map[string]*cacheSet{}}
+	c.m = cacheMetrics{
+		builds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_files_builds_total",
+			Help: "Builds of a snapshot's flat files (GET /files), by result: ok or error."}, []string{"result"}),
+		seconds: prometheus.NewCounter(prometheus.CounterOpts{Name: "pregao_files_build_seconds_total",
+			Help: "Seconds spent building flat files."}),
+		bytes: prometheus.NewGauge(prometheus.GaugeOpts{Name: "pregao_files_bytes",
+			Help: "Bytes of the flat files kept on disk."}),
+		folders: prometheus.NewGauge(prometheus.GaugeOpts{Name: "pregao_files_folders",
+			Help: "Folders of flat files kept on disk (one per snapshot and plan cut)."}),
+		evictions: prometheus.NewCounter(prometheus.CounterOpts{Name: "pregao_files_evictions_total",
+			Help: "Folders of flat files removed to keep within the bound."}),
+	}
+	if reg != nil {
+		for _, col := range []prometheus.Collector{c.m.builds, c.m.seconds, c.m.bytes, c.m.folders, c.m.evictions} {
+			if err := reg.Register(col); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ents, err := os.ReadDir(cfg.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("files: %w", err)
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !folderName.MatchString(e.Name()) {
+			continue
+		}
+		m, err := ReadManifest(filepath.Join(cfg.Dir, e.Name()))
+		if err != nil {
+			os.RemoveAll(filepath.Join(cfg.Dir, e.Name())) // a build cut short
+			continue
+		}
+		s := &cacheSet{name: e.Name(), done: make(chan struct{}), m: m, bytes: manifestBytes(m)}
+		close(s.done)
+		c.sets[s.name] = s
+	}
+	c.mu.Lock()
+	c.evict("")
+	c.mu.Unlock()
+	return c, nil
+}
+
+// folderName is the form of a cache folder's name: the snapshot id and
+// the cut ("all" or a date).
+var folderName = regexp.MustCompile(`^[0-9A-Za-z_]{1,64}-(all|\d{4}-\d{2}-\d{2})$`)
+
+var idChars = regexp.MustCompile(`[^0-9A-Za-z_]`)
+
+func manifestBytes(m *Manifest) int64 {
+	var n int64
+	for _, e := range m.Files {
+		n += e.Bytes
+	}
+	return n
+}
+
+// Get returns the folder and the manifest of the files of ds, the
+// Dataset of the snapshot id, cut at through (NoDate: whole), building
+// them when they are not on disk. It waits for the build until ctx
+// ends, then returns ErrBuilding (the build goes on); a failed build is
+// returned as its error and tried again by the next Get.
+func (c *Cache) Get(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (string, *Manifest, error) {
+	id = idChars.ReplaceAllString(id, "_")
+	if len(id) > 64 {
+		id = id[:64]
+	}
+	if id == "" {
+		id = "_"
+	}
+	cut := "all"
+	if through.Valid() {
+		cut = through.String()
+	}
+	name := id + "-" + cut
+	c.mu.Lock()
+	c.clock++
+	s := c.sets[name]
+	if s == nil {
+		s = &cacheSet{name: name, done: make(chan struct{})}
+		c.sets[name] = s
+		go c.run(s, ds, id, through)
+	}
+	s.used = c.clock
+	c.mu.Unlock()
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return "", nil, ErrBuilding
+	}
+	if s.err != nil {
+		return "", nil, s.err
+	}
+	return filepath.Join(c.cfg.Dir, name), s.m, nil
+}
+
+// run builds s's files, then keeps the cache within its bound.
+func (c *Cache) run(s *cacheSet, ds *engine.Dataset, id string, through engine.Date) {
+	c.build.Lock()
+	defer c.build.Unlock()
+	start := time.Now()
+	dir := filepath.Join(c.cfg.Dir, s.name)
+	os.RemoveAll(dir) // what a killed build left
+	m, err := Export(context.Background(), ds, dir, Options{Formats: c.cfg.Formats, Datasets: c.cfg.Datasets, Through: through, Snapshot: id})
+	c.m.seconds.Add(time.Since(start).Seconds())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.m.builds.WithLabelValues("error").Inc()
+		os.RemoveAll(dir)
+		s.err = fmt.Errorf("files: %w", err)
+		delete(c.sets, s.name)
+		close(s.done)
+		return
+	}
+	c.m.builds.WithLabelValues("ok").Inc()
+	s.m, s.bytes = m, manifestBytes(m)
+	c.evict(s.name)
+	close(s.done)
+}
+
+// evict removes the least recently asked folders, not keep nor being
+// built, while the bytes kept pass the bound, and updates the gauges.
+// c.mu is held.
+func (c *Cache) evict(keep string) {
+	var total int64
+	var done []*cacheSet
+	for _, s := range c.sets {
+		if s.m == nil {
+			continue
+		}
+		total += s.bytes
+		if s.name != keep {
+			done = append(done, s)
+		}
+	}
+	slices.SortFunc(done, func(a, b *cacheSet) int { return compareUint(a.used, b.used) })
+	for _, s := range done {
+		if total <= c.cfg.MaxBytes {
+			break
+		}
+		// A file being sent stays readable: its folder's entry goes, the
+		// open file lives until it is closed.
+		os.RemoveAll(filepath.Join(c.cfg.Dir, s.name))
+		delete(c.sets, s.name)
+		total -= s.bytes
+		c.m.evictions.Inc()
+	}
+	c.m.bytes.Set(float64(total))
+	n := 0
+	for _, s := range c.sets {
+		if s.m != nil {
+			n++
+		}
+	}
+	c.m.folders.Set(float64(n))
+}
+
+func compareUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
