@@ -199,7 +199,10 @@ func sessionDates(t *testing.T, body []byte) []string {
 // eodCoveredElsewhere are the priced routes whose eod rule another test
 // checks: the stream has no option that asks for another session; it
 // sends an eod key the previous session's daily bars (its plan's hub).
-var eodCoveredElsewhere = map[string]string{routeStreamQuotes: "TestStreamIndexAndEOD"}
+// The files: an eod key gets those without prices (a whole history of
+// prices is other sessions).
+var eodCoveredElsewhere = map[string]string{routeStreamQuotes: "TestStreamIndexAndEOD",
+	routeFiles: "TestFilesList", routeFile: "TestFilesEOD"}
 
 // csvPath is the path of the CSV form of the request of path on r: its
 // .csv route's, or path itself (an untyped route, CSV by Accept).

@@ -51,6 +51,10 @@ type FileInfo struct {
 	Rows, Bytes           int64
 	SHA256                string      // hex
 	MinDate, MaxDate      engine.Date // NoDate: none
+	// Priced files hold prices (bars, total return, macro series): the
+	// eod plan, which gets previous-session prices only, does not get
+	// them (eodHistory).
+	Priced bool
 }
 
 // SetFiles makes the API serve the files of src on GET /files (nil: the
@@ -70,29 +74,29 @@ const filesWait = 2 * time.Second
 // filesRetry is the Retry-After of that 503, in seconds.
 var filesRetry = []string{"10"}
 
-// filesThrough returns the last session the plan's files hold: whole
-// sessions the plan sees complete, NoDate for every session of the
-// Dataset. The eod plan sees the sessions before the market date of
-// now; the delayed plan every session once the cut-off (now − 15 min)
-// is past the Dataset's last data, else the sessions before the cut-off's
-// market date.
+// filesThrough returns the last session the priced files hold: whole
+// sessions the delayed plan sees complete, NoDate for every session of
+// the Dataset: every session once the cut-off (now − 15 min) is past the
+// Dataset's last data, else the sessions before the cut-off's market
+// date. The eod plan gets no priced file (eodFiles), and its other files
+// are the delayed plan's: one build serves both.
 func (a *API) filesThrough(c *call) engine.Date {
 	in := a.info(c.ds)
 	last := sessionDate(time.Unix(in.latestVisible, 0))
-	var through engine.Date
-	if c.key.Plan == PlanEOD {
-		through = sessionDate(c.now) - 1
-	} else {
-		cutoff := c.now.Add(-QuoteDelay)
-		if cutoff.Unix() >= in.latestVisible {
-			return engine.NoDate
-		}
-		through = sessionDate(cutoff) - 1
-	}
-	if through >= last {
+	cutoff := c.now.Add(-QuoteDelay)
+	if cutoff.Unix() >= in.latestVisible {
 		return engine.NoDate
 	}
-	return through
+	if through := sessionDate(cutoff) - 1; through < last {
+		return through
+	}
+	return engine.NoDate
+}
+
+// eodFiles is what an eod key is told of a priced file: the eod plan's
+// one rule (eodHistory), a whole history of prices being other sessions.
+func eodFiles(c *call) error {
+	return eodHistory(c, []string{"price files (daily_bars, minute_bars, total_return, macro_series)"})
 }
 
 // filesOf returns the request's files: its plan's cut of the Dataset.
@@ -131,11 +135,16 @@ func (a *API) filesList(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	dst = append(dst, `,"through":`...)
 	dst = appendDate(dst, through)
 	dst = append(dst, `,"files":[`...)
+	n := 0
 	for i := range files {
 		f := &files[i]
-		if i > 0 {
+		if f.Priced && c.key.Plan == PlanEOD {
+			continue // eodFiles
+		}
+		if n > 0 {
 			dst = append(dst, ',')
 		}
+		n++
 		dst = append(dst, `{"dataset":`...)
 		dst = appendString(dst, f.Dataset)
 		dst = append(dst, `,"file":`...)
@@ -179,6 +188,9 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 			f = &files[i]
 			break
 		}
+	}
+	if f != nil && f.Priced && c.key.Plan == PlanEOD {
+		return c.out.failErr(eodFiles(c))
 	}
 	if f == nil {
 		return c.out.fail(http.StatusNotFound, fmt.Sprintf("no file %q for this key's plan: GET %s%s lists them", truncate(name), a.cfg.Prefix, routeFiles))

@@ -53,7 +53,8 @@ func (f *fakeFiles) Files(ctx context.Context, ds *engine.Dataset, id string, th
 			format = "csv"
 		}
 		out = append(out, FileInfo{Dataset: strings.Split(strings.TrimSuffix(strings.TrimSuffix(name, ".parquet"), ".csv.gz"), "-")[0], Name: name, Format: format,
-			Rows: 100, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:]), MinDate: engine.MakeDate(2025, 1, 2), MaxDate: engine.NoDate})
+			Rows: 100, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:]), MinDate: engine.MakeDate(2025, 1, 2), MaxDate: engine.NoDate,
+			Priced: strings.HasPrefix(name, "daily_bars")})
 	}
 	return dir, out, nil
 }
@@ -114,13 +115,18 @@ func TestFilesList(t *testing.T) {
 	if l.Through != nil || len(l.Files) != 2 || l.Files[0].URL != "/v2/files/daily_bars-2025.parquet" || *l.Files[0].MinDate != "2025-01-02" || l.Snapshot == "" {
 		t.Errorf("delayed listing: %s", w.Body)
 	}
+	// The eod plan: the files without prices, the same build.
+	asked := len(f.asked)
 	w = ts.do("GET", "/v2/files", testKeyEOD, "")
+	l.Files = nil
 	if err := json.Unmarshal(w.Body.Bytes(), &l); err != nil {
 		t.Fatal(err)
 	}
-	want := sessionDate(mustSmall(t).AsOf()) - 1
-	if l.Through == nil || *l.Through != want.String() {
-		t.Errorf("eod listing through %v, want %s", l.Through, want)
+	if len(l.Files) != 1 || l.Files[0].File != "companies.csv.gz" {
+		t.Errorf("eod listing: %s", w.Body)
+	}
+	if f.asked[asked] != f.asked[0] {
+		t.Errorf("the eod files were cut at %s, the delayed ones at %s", f.asked[asked], f.asked[0])
 	}
 	ts = newTestServer(t, true)
 	f = ts.withFiles(t)
@@ -149,8 +155,23 @@ func TestFilesThrough(t *testing.T) {
 	lastClose := timeUnix(in.latestVisible)
 	f(PlanDelayed, lastClose.Add(QuoteDelay).Format("2006-01-02T15:04:05Z"), engine.NoDate)
 	f(PlanDelayed, lastClose.Add(QuoteDelay-60e9).Format("2006-01-02T15:04:05Z"), last-1)
-	f(PlanEOD, lastClose.Add(QuoteDelay).Format("2006-01-02T15:04:05Z"), last-1)
-	f(PlanEOD, lastClose.Add(48*3600e9).Format("2006-01-02T15:04:05Z"), engine.NoDate)
+	f(PlanEOD, lastClose.Add(QuoteDelay).Format("2006-01-02T15:04:05Z"), engine.NoDate) // the delayed plan's cut
+}
+
+// TestFilesEOD: the eod plan's one rule on the files (eodHistory): a
+// priced file is a 403 naming the price files, listed or asked by name;
+// a file without prices is served.
+func TestFilesEOD(t *testing.T) {
+	ts := newTestServer(t, true)
+	ts.withFiles(t)
+	checkError(t, ts.do("GET", "/v2/files/daily_bars-2025.parquet", testKeyEOD, ""), 403,
+		"your plan (eod) does not include price files (daily_bars, minute_bars, total_return, macro_series): it gives previous-session (D-1) prices only")
+	if w := ts.do("GET", "/v2/files/daily_bars-2025.parquet", testKeyDelayed, ""); w.Code != 200 {
+		t.Errorf("delayed: %d %s", w.Code, w.Body)
+	}
+	if w := ts.do("GET", "/v2/files/companies.csv.gz", testKeyEOD, ""); w.Code != 200 || !strings.HasPrefix(w.Body.String(), "companies.csv.gz") {
+		t.Errorf("eod, a file without prices: %d %.80s", w.Code, w.Body)
+	}
 }
 
 // TestFileServe: a file whole, by ranges, conditionally; unknown names
@@ -207,10 +228,6 @@ func TestFileServe(t *testing.T) {
 	// HEAD: the headers, no body.
 	if w := ts.do("HEAD", path, testKeyDelayed, ""); w.Code != 200 || w.Header().Get("Content-Length") != fmt.Sprint(len(body)) {
 		t.Errorf("HEAD: %d %v", w.Code, w.Header())
-	}
-	// The eod plan's files are its cut's.
-	if w := ts.do("GET", path, testKeyEOD, ""); w.Code != 200 || strings.HasPrefix(w.Body.String(), "daily_bars-2025.parquet all") {
-		t.Errorf("eod: %d %.40q", w.Code, w.Body.String())
 	}
 }
 

@@ -48,7 +48,7 @@ func (s fileSource) Files(ctx context.Context, ds *engine.Dataset, id string, th
 	out := make([]httpapi.FileInfo, len(m.Files))
 	for i, e := range m.Files {
 		out[i] = httpapi.FileInfo{Dataset: e.Dataset, Name: e.File, Format: e.Format, Rows: e.Rows, Bytes: e.Bytes,
-			SHA256: e.SHA256, MinDate: e.MinDate, MaxDate: e.MaxDate}
+			SHA256: e.SHA256, MinDate: e.MinDate, MaxDate: e.MaxDate, Priced: flatfiles.Priced(e.Dataset)}
 	}
 	return dir, out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
@@ -86,6 +87,15 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 		}
 		w := httptest.NewRecorder()
 		api.ServeHTTP(w, r)
+		// The files are built on the first request (503 meanwhile, with
+		// Retry-After): asked again until they are.
+		for deadline := time.Now().Add(5 * time.Minute); strings.HasPrefix(rt.Path, "/files") && w.Code == http.StatusServiceUnavailable && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+			r = httptest.NewRequest(rt.Method, path, nil)
+			r.Header.Set("Authorization", "Bearer "+key)
+			w = httptest.NewRecorder()
+			api.ServeHTTP(w, r)
+		}
 		valid := json.Valid(w.Body.Bytes())
 		switch {
 		case strings.HasPrefix(rt.Path, "/files/"):

@@ -40,6 +40,18 @@ func Datasets() []string {
 	return out
 }
 
+// Priced reports whether the dataset named name holds prices (bars,
+// total return, macro series): what a plan's cut applies to (Options
+// .Through), and what the API's eod plan does not get as files.
+func Priced(name string) bool {
+	for _, d := range ourDatasets {
+		if d.name == name {
+			return d.priced
+		}
+	}
+	return false
+}
+
 // Options says what Export writes. The zero value writes every dataset
 // in both formats, whole.
 type Options struct {
