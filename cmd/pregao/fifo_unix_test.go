@@ -78,7 +78,17 @@ func TestShutdownWhileLoading(t *testing.T) {
 	snap, keys, _ := serveFixture(t)
 	stuck, release := make(chan struct{}), make(chan struct{})
 	beforeFirstLoad = func() { close(stuck); <-release }
-	defer func() { beforeFirstLoad = nil; close(release) }()
+	// The loader left behind ends before the next test: its GC tuning
+	// would run beside another test's (TestServeTunesGC).
+	var m *Main
+	defer func() {
+		beforeFirstLoad = nil
+		close(release)
+		if m != nil {
+			m.background.Wait()
+		}
+		tuning.Wait()
+	}()
 	cfg := DefaultServeConfig()
 	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.AccessLog = snap, keys, "127.0.0.1:0", "off"
 	cfg.WriteTimeout, cfg.ShutdownTimeout = time.Second, time.Second

@@ -57,7 +57,7 @@ func (m *Main) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- m.srv.Serve(m.ln) }()
 	bg, stopBg := context.WithCancel(context.Background())
-	var bgDone sync.WaitGroup
+	bgDone := &m.background
 	defer func() {
 		stopBg()
 		// A loader stuck in a read (a hung network disk) does not hold
@@ -74,7 +74,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.Store.Current() == nil {
 		bgDone.Go(func() { loaded <- m.loadFirst(bg) })
 	} else {
-		m.startLive(bg, &bgDone)
+		m.startLive(bg, bgDone)
 	}
 	kick := make(chan struct{}, 1)
 	bgDone.Go(func() { m.snapshotReloads(bg, kick) })
@@ -105,7 +105,7 @@ func (m *Main) Run(ctx context.Context) error {
 				m.closeAccessLog()
 				return err
 			}
-			m.startLive(bg, &bgDone)
+			m.startLive(bg, bgDone)
 		case <-hup:
 			if m.Store.Current() == nil {
 				m.log.Info("SIGHUP: the first snapshot is still loading; reloading the keys only")

@@ -155,6 +155,10 @@ type Main struct {
 
 	srv *http.Server
 	ln  *connListener
+	// background counts Run's background work (the first load, the
+	// reloads, the live session); what is still running when Run
+	// returns was left behind, and tests wait for it before the next.
+	background sync.WaitGroup
 
 	// keysMu serializes keys reloads and guards keysSig; snapMu
 	// serializes snapshot fetches, loads and tuneGC and guards snapSig.
