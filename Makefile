@@ -41,7 +41,7 @@ endif
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test test-browser soak official-proof replica-test replay-test replay-data live-replica-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner release release-check release-bump version docker-pin
+.PHONY: build demo run run-real test files-test test-browser soak official-proof replica-test replay-test replay-data live-replica-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner release release-check release-bump version docker-pin
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -239,6 +239,16 @@ test:
 	$(GO) test -count=1 -run 'Alloc|DocsExamples|StreamedAnswerMemory|DemoMoneyExact' ./...
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
+# DuckDB opens every flat file of the scale-1 demo (snapshot/flatfiles,
+# pregao export) and reads the API's numbers: counts for every ticker,
+# every value of a sample of tickers (quotes raw and adjusted, total
+# return, cash actions, ratios) and docs/files.md's SQL example. A module
+# of its own (snapshot/flatfiles/duckdbtest): DuckDB's bindings (cgo and
+# the engine's static library, from the Go module proxy) stay out of the
+# server's go.mod and go test ./.... .ci/run calls it after make test.
+files-test:
+	cd snapshot/flatfiles/duckdbtest && $(GO) vet ./... && CGO_ENABLED=1 $(GO) test -count=1 -v ./...
+
 # Clients generated from the served OpenAPI document, compiled and run
 # against the scale-1 demo: a Go client by a pinned oapi-codegen
 # (fetched through the module proxy; every operation called, every
@@ -414,7 +424,8 @@ k8s-schemas:
 tidy:
 	$(GO) mod tidy
 	cd deploy && $(GO) mod tidy
-	git diff --exit-code go.mod go.sum deploy/go.mod deploy/go.sum
+	cd snapshot/flatfiles/duckdbtest && $(GO) mod tidy
+	git diff --exit-code go.mod go.sum deploy/go.mod deploy/go.sum snapshot/flatfiles/duckdbtest/go.mod snapshot/flatfiles/duckdbtest/go.sum
 
 clean:
 	rm -rf bin dist $(CACHE)

@@ -1,0 +1,409 @@
+package duckdbtest
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/snapshot/flatfiles"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+// scale is the demo's scale (PREGAO_FILES_SCALE, default 1).
+func scale() int {
+	if n, err := strconv.Atoi(os.Getenv("PREGAO_FILES_SCALE")); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
+
+// fixture is the demo's Dataset, its Parquet files, the API serving it
+// with a delayed key, and a DuckDB connection.
+type fixture struct {
+	ds  *engine.Dataset
+	dir string
+	m   *flatfiles.Manifest
+	api http.Handler
+	key string
+	db  *sql.DB
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	start := time.Now()
+	u := demo.Generate(1, scale())
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	ds, err := engine.Build(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("demo scale %d built in %s", scale(), time.Since(start).Round(time.Millisecond))
+	f := &fixture{ds: ds, dir: t.TempDir()}
+	start = time.Now()
+	f.m, err = flatfiles.Export(context.Background(), ds, f.dir, flatfiles.Options{Formats: []string{flatfiles.Parquet}, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d Parquet files exported in %s", len(f.m.Files), time.Since(start).Round(time.Millisecond))
+	store := &engine.Store{}
+	store.Publish(ds)
+	key, e, err := httpapi.NewKey("test", httpapi.PlanDelayed, ds.AsOf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := httpapi.NewKeys(httpapi.KeysFile{Keys: []httpapi.KeyEntry{e}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.api = httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, nil, nil)
+	f.key = key
+	f.db, err = sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.db.Close() })
+	return f
+}
+
+// get answers path with the API, decoded with numbers kept as text.
+func (f *fixture) get(t *testing.T, path string, v any) {
+	t.Helper()
+	r := httptest.NewRequest("GET", path, nil)
+	r.Header.Set("Authorization", "Bearer "+f.key)
+	w := httptest.NewRecorder()
+	f.api.ServeHTTP(w, r)
+	if w.Code != 200 {
+		t.Fatalf("GET %s: %d %.200s", path, w.Code, w.Body)
+	}
+	dec := json.NewDecoder(w.Body)
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+// files returns the DuckDB list literal of a dataset's files.
+func (f *fixture) files(dataset string) string {
+	var q []string
+	for _, e := range f.m.Files {
+		if e.Dataset == dataset {
+			q = append(q, "'"+filepath.Join(f.dir, e.File)+"'")
+		}
+	}
+	return "[" + strings.Join(q, ",") + "]"
+}
+
+// num is an API number (json.Number or nil) as a float64, NaN for null.
+func num(t *testing.T, v any) float64 {
+	t.Helper()
+	switch v := v.(type) {
+	case nil:
+		return math.NaN()
+	case json.Number:
+		x, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	t.Fatalf("not a number: %#v", v)
+	return 0
+}
+
+func nullable(v sql.NullFloat64) float64 {
+	if !v.Valid {
+		return math.NaN()
+	}
+	return v.Float64
+}
+
+// same reports whether a and b are the same double (both NaN: both null).
+func same(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+// TestDuckDB opens every exported file with DuckDB and
+// checks, for every ticker of the demo, the daily row counts, and for a
+// sample of tickers every value of a year of raw and adjusted quotes,
+// the total return, the cash actions and the ratios against the API's
+// answers, bit for bit.
+func TestDuckDB(t *testing.T) {
+	f := setup(t)
+	t.Run("api", func(t *testing.T) { f.readsTheAPIsNumbers(t) })
+	t.Run("researcher example", func(t *testing.T) { f.researcherExample(t) })
+}
+
+func (f *fixture) readsTheAPIsNumbers(t *testing.T) {
+	start := time.Now()
+
+	// Every file opens, with the manifest's rows.
+	for _, e := range f.m.Files {
+		var n int64
+		if err := f.db.QueryRow("SELECT count(*) FROM read_parquet('" + filepath.Join(f.dir, e.File) + "')").Scan(&n); err != nil || n != e.Rows {
+			t.Fatalf("%s: %d rows (%v), manifest %d", e.File, n, err, e.Rows)
+		}
+	}
+
+	// Every ticker's daily rows: those the API serves.
+	counts := map[string]int{}
+	rows, err := f.db.Query("SELECT ticker, count(*) FROM read_parquet(" + f.files("daily_bars") + ") GROUP BY ticker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var tk string
+		var n int
+		rows.Scan(&tk, &n)
+		counts[tk] = n
+	}
+	rows.Close()
+	as := f.ds.Assets()
+	var traded []*engine.Asset
+	for i := range as {
+		if as[i].StockType == engine.ClassMacro {
+			continue
+		}
+		traded = append(traded, &as[i])
+		if counts[as[i].Ticker] != as[i].Daily.Len() {
+			t.Errorf("%s: %d daily rows in the files, %d served", as[i].Ticker, counts[as[i].Ticker], as[i].Daily.Len())
+		}
+	}
+	if len(counts) != len(traded) {
+		t.Errorf("%d tickers in the files, %d traded", len(counts), len(traded))
+	}
+
+	// A sample of tickers, every value.
+	step := max(1, len(traded)/40)
+	year := f.ds.AsOf().Year() - 1
+	checked := 0
+	for i := 0; i < len(traded); i += step {
+		a := traded[i]
+		if a.Daily.Len() == 0 {
+			continue
+		}
+		f.checkQuotes(t, a.Ticker, year)
+		f.checkTotalReturn(t, a)
+		f.checkCash(t, a.Ticker)
+		if a.CompanyID != "" {
+			f.checkRatios(t, a.CompanyID)
+		}
+		checked++
+	}
+	t.Logf("%d files, %d tickers counted, %d checked value by value in %s", len(f.m.Files), len(traded), checked, time.Since(start).Round(time.Millisecond))
+}
+
+// checkQuotes compares a year of raw and adjusted daily quotes.
+func (f *fixture) checkQuotes(t *testing.T, ticker string, year int) {
+	t.Helper()
+	for _, adjusted := range []bool{false, true} {
+		var api []map[string]any
+		f.get(t, fmt.Sprintf("/v2/quotes/%s/historical?start_date=%d-01-01&end_date=%d-12-31&adjusted=%v", ticker, year, year, adjusted), &api)
+		q := `SELECT strftime(date, '%Y-%m-%d'), open::DOUBLE, high::DOUBLE, low::DOUBLE, close::DOUBLE, volume::DOUBLE, adjustment_factor
+			FROM read_parquet(?) WHERE ticker = ? ORDER BY date`
+		rows, err := f.db.Query(q, filepath.Join(f.dir, fmt.Sprintf("daily_bars-%d.parquet", year)), ticker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var d string
+			var o, h, l, c, v sql.NullFloat64
+			var fac float64
+			if err := rows.Scan(&d, &o, &h, &l, &c, &v, &fac); err != nil {
+				t.Fatal(err)
+			}
+			if n >= len(api) {
+				n++
+				continue
+			}
+			p := api[n]
+			got := []float64{nullable(o), nullable(h), nullable(l), nullable(c), nullable(v)}
+			if adjusted {
+				for k := range 4 {
+					got[k] /= fac // the API's rule: price / adjustment_factor
+				}
+			}
+			want := []float64{num(t, p["open_price"]), num(t, p["highest_price"]), num(t, p["lowest_price"]), num(t, p["close_price"]), num(t, p["volume"])}
+			for k := range got {
+				if !same(got[k], want[k]) {
+					t.Fatalf("%s %s adjusted=%v column %d: files %v, API %v", ticker, d, adjusted, k, got[k], want[k])
+				}
+			}
+			if !strings.HasPrefix(p["date"].(string), d) {
+				t.Fatalf("%s row %d: files %s, API %s", ticker, n, d, p["date"])
+			}
+			n++
+		}
+		rows.Close()
+		if n != len(api) {
+			t.Fatalf("%s %d adjusted=%v: %d rows in the files, %d answered", ticker, year, adjusted, n, len(api))
+		}
+	}
+}
+
+// checkTotalReturn compares the whole total-return series, gross.
+func (f *fixture) checkTotalReturn(t *testing.T, a *engine.Asset) {
+	t.Helper()
+	first, last := a.Daily.Dates[0], a.Daily.Dates[a.Daily.Len()-1]
+	var api []map[string]any
+	f.get(t, fmt.Sprintf("/v2/quotes/%s/total-return?start_date=%s&end_date=%s", a.Ticker, first, last), &api)
+	rows, err := f.db.Query(`SELECT strftime(date, '%Y-%m-%d'), close::DOUBLE, cash_gross::DOUBLE, index_gross
+		FROM read_parquet(`+f.files("total_return")+`) WHERE ticker = ? ORDER BY date`, a.Ticker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var d string
+		var c, cash, ix sql.NullFloat64
+		rows.Scan(&d, &c, &cash, &ix)
+		if n < len(api) {
+			p := api[n]
+			if !strings.HasPrefix(p["date"].(string), d) || !same(nullable(c), num(t, p["close_price"])) ||
+				!same(nullable(cash), num(t, p["cash_value"])) || !same(nullable(ix), num(t, p["total_return_index"])) {
+				t.Fatalf("%s %s: files %v %v %v, API %v", a.Ticker, d, nullable(c), nullable(cash), nullable(ix), p)
+			}
+		}
+		n++
+	}
+	if n != len(api) {
+		t.Fatalf("%s: %d total-return rows in the files, %d answered", a.Ticker, n, len(api))
+	}
+}
+
+// checkCash compares every version of the ticker's class's cash actions.
+func (f *fixture) checkCash(t *testing.T, ticker string) {
+	t.Helper()
+	var api []map[string]any
+	f.get(t, "/v2/companies/"+ticker+"/cash-corporate-actions?current=false&limit=1000", &api)
+	type row struct{ declared, net, correction float64 }
+	files := map[string]row{}
+	rows, err := f.db.Query(`SELECT id, declared_value::DOUBLE, net_value::DOUBLE, monetary_correction::DOUBLE
+		FROM read_parquet(`+f.files("cash_actions")+`) WHERE ticker = ?`, ticker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		var d, n, c sql.NullFloat64
+		rows.Scan(&id, &d, &n, &c)
+		files[id] = row{nullable(d), nullable(n), nullable(c)}
+	}
+	rows.Close()
+	if len(api) >= 1000 {
+		return // more than a page: the counts are not comparable
+	}
+	for _, p := range api {
+		r, ok := files[p["id"].(string)]
+		if !ok || !same(r.declared, num(t, p["declared_value"])) || !same(r.net, num(t, p["net_value"])) || !same(r.correction, num(t, p["monetary_correction"])) {
+			t.Fatalf("%s cash action %s: files %+v (%v), API %v", ticker, p["id"], r, ok, p)
+		}
+	}
+	if len(files) != len(api) {
+		t.Fatalf("%s: %d cash actions in the files, %d answered", ticker, len(files), len(api))
+	}
+}
+
+// checkRatios compares the company-level annual points of every
+// fundamental indicator.
+func (f *fixture) checkRatios(t *testing.T, company string) {
+	t.Helper()
+	var api map[string]map[string][]map[string]any
+	f.get(t, "/v2/companies/"+company+"/ratios?frequency=ANNUAL", &api)
+	// A per-class point's id is the indicator's with the class (the
+	// API's EARNINGS_PER_SHARE_PN).
+	rows, err := f.db.Query(`SELECT indicator || coalesce('_' || class, ''), strftime(reference_date, '%Y-%m-%d'), strftime(publish_date, '%Y-%m-%dT%H:%M:%SZ'), value
+		FROM read_parquet(`+f.files("ratios")+`) WHERE company_id = ? AND frequency = 'ANNUAL' AND kind = 'FUNDAMENTAL'
+		ORDER BY 1, reference_date, publish_date`, company)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string][]string{}
+	for rows.Next() {
+		var ind, ref, pub string
+		var v sql.NullFloat64
+		rows.Scan(&ind, &ref, &pub, &v)
+		got[ind] = append(got[ind], fmt.Sprint(ref, " ", pub, " ", math.Float64bits(nullable(v))))
+	}
+	n := 0
+	for ind, freqs := range api {
+		if len(freqs["ANNUAL"]) == 0 {
+			delete(api, ind)
+			continue
+		}
+		var want []string
+		for _, p := range freqs["ANNUAL"] {
+			ref := p["reference_date"].(string)[:10]
+			want = append(want, fmt.Sprint(ref, " ", p["publish_date"], " ", math.Float64bits(num(t, p["value"]))))
+		}
+		if fmt.Sprint(got[ind]) != fmt.Sprint(want) {
+			t.Fatalf("%s %s: files %v, API %v", company, ind, got[ind], want)
+		}
+		n += len(want)
+	}
+	if len(got) != len(api) {
+		t.Fatalf("%s: %d annual fundamental indicators in the files, %d answered", company, len(got), len(api))
+	}
+}
+
+// researcherExample returns docs/files.md's DuckDB example: its first
+// sql block.
+func researcherExample(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../../docs/files.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```sql\n")
+	if !ok {
+		t.Fatal("docs/files.md: no sql block")
+	}
+	q, _, _ := strings.Cut(rest, "```")
+	return q
+}
+
+// researcherExample runs docs/files.md's DuckDB example: a year of
+// daily bars joined with the total-return index.
+func (f *fixture) researcherExample(t *testing.T) {
+	researcherSQL := researcherExample(t)
+	query := strings.NewReplacer("daily_bars-*.parquet", filepath.Join(f.dir, "daily_bars-*.parquet"),
+		"total_return-*.parquet", filepath.Join(f.dir, "total_return-*.parquet")).Replace(researcherSQL)
+	rows, err := f.db.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var tk string
+		var price, tr sql.NullFloat64
+		if err := rows.Scan(&tk, &price, &tr); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("the example answered no rows")
+	}
+}
