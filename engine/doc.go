@@ -204,4 +204,13 @@
 // Dataset.AppendTotalReturnRows(dst, asset, lo, hi, live, net) answers a
 // window of rows from it, bit for bit what AppendTotalReturn gives for
 // the same bars, without making them.
+//
+// # Index levels
+//
+// An index with a reductor and a theoretical quantity for each member
+// (IndexData.HasLevel) has a level in index points: Σ quantity (shares) ×
+// adjusted price (BRL per share) ÷ reductor (BRL per point), from its one
+// portfolio (indexlevel.go). IndexData.LevelOn(d) is the closing level of
+// a session; AppendLevels computes the points of given member bars (daily
+// or 1-minute), AppendDailyLevels those of the snapshot's daily bars.
 package engine

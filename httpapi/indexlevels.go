@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"slices"
-
 	"github.com/pregao/pregao/engine"
 )
 
@@ -31,20 +29,16 @@ import (
 //     view), against the level of their previous closes.
 //
 // Volume and currency are null (points are not money). A point exists only
-// when every member has a price.
+// when every member has a price. The computation is engine's (IndexData's
+// HasLevel, LevelOn and AppendLevels, indexlevel.go); this file picks the
+// members' bars as the plan's view serves them and writes the answers.
 
 // indexLevelTicker returns the index of the snapshot named t (a ticker
-// path segment), if it has a reductor and a priced member for each of its
-// portfolio's.
+// path segment), if its level can be computed (engine's HasLevel).
 func indexLevelTicker(ds *engine.Dataset, t string) (*engine.IndexData, bool) {
 	ix, ok := ds.Index(t)
-	if !ok || !ix.Reductor.Valid() || ix.Reductor == 0 || len(ix.Members) == 0 {
+	if !ok || !ix.HasLevel() {
 		return nil, false
-	}
-	for i, as := range ix.Members {
-		if as == nil || !ix.Index.Members[i].TheoreticalQty.Valid() {
-			return nil, false
-		}
 	}
 	return ix, true
 }
@@ -61,7 +55,7 @@ func appendIndexLevels(dst []byte, ix *engine.IndexData, o *quoteOpts) []byte {
 	for i := range bars {
 		b := &bars[i]
 		if i == 0 || o.interval < dailyInterval && b.Date != bars[i-1].Date {
-			ref = indexLevelOn(ix, b.Date-1) // the previous session's close
+			ref = ix.LevelOn(b.Date - 1) // the previous session's close
 		}
 		if i > 0 {
 			dst = append(dst, ',')
@@ -76,26 +70,9 @@ func appendIndexLevels(dst []byte, ix *engine.IndexData, o *quoteOpts) []byte {
 
 var nullJSON = []byte("null")
 
-// indexLevelOn is the index's closing level of the last session on or
-// before d (each member's adjusted daily close on or before d); Null when
-// a member has none.
-func indexLevelOn(ix *engine.IndexData, d engine.Date) engine.Num {
-	var sum float64
-	for i, as := range ix.Members {
-		k := as.DayIndex(d)
-		if k < 0 {
-			return engine.Null
-		}
-		c := as.DailyBar(k, true).Close
-		if !c.Valid() {
-			return engine.Null
-		}
-		sum += float64(ix.Index.Members[i].TheoreticalQty) * float64(c)
-	}
-	return engine.Num(sum / float64(ix.Reductor))
-}
-
-// indexBars computes the index's historical points of o (see above).
+// indexBars computes the index's historical points of o (see above and
+// engine's AppendLevels) from the members' adjusted bars as the plan's
+// view serves them.
 func indexBars(ix *engine.IndexData, o *quoteOpts) []engine.Bar {
 	adj := *o
 	adj.adjusted = true
@@ -105,81 +82,11 @@ func indexBars(ix *engine.IndexData, o *quoteOpts) []engine.Bar {
 	} else {
 		adj.interval = dailyInterval
 	}
-	type member struct {
-		bars []engine.Bar
-		next int
-		last engine.Num // the last price seen
-		qty  float64
-	}
-	ms := make([]member, len(ix.Members))
-	var times []int64
+	bars := make([][]engine.Bar, len(ix.Members))
 	for i, as := range ix.Members {
-		m := &ms[i]
-		m.qty = float64(ix.Index.Members[i].TheoreticalQty)
-		m.bars = seriesBars(nil, as, &adj)
-		// The price before the window: the previous session's close.
-		if k := as.DayIndex(o.start - 1); k >= 0 {
-			m.last = as.DailyBar(k, true).Close
-		} else {
-			m.last = engine.Null
-		}
-		for _, b := range m.bars {
-			times = append(times, b.Time)
-		}
+		bars[i] = seriesBars(nil, as, &adj)
 	}
-	slices.Sort(times)
-	times = slices.Compact(times)
-	r := float64(ix.Reductor)
-	out := make([]engine.Bar, 0, len(times))
-	var day engine.Date = engine.NoDate
-	for _, t := range times {
-		d := engine.Date(t / 86400)
-		if intraday && d != day {
-			// A new session: members that have not traded yet count at
-			// that session's previous close.
-			for i, as := range ix.Members {
-				if k := as.DayIndex(d - 1); k >= 0 {
-					if c := as.DailyBar(k, true).Close; c.Valid() {
-						ms[i].last = c
-					}
-				}
-			}
-			day = d
-		}
-		var open, close float64
-		ok := true
-		for i := range ms {
-			m := &ms[i]
-			price := m.last
-			openPrice := m.last
-			for m.next < len(m.bars) && m.bars[m.next].Time <= t {
-				b := &m.bars[m.next]
-				if b.Time == t && b.Open.Valid() {
-					openPrice = b.Open
-				}
-				if b.Close.Valid() {
-					price = b.Close
-					m.last = b.Close
-				}
-				m.next++
-			}
-			if !price.Valid() || !openPrice.Valid() {
-				ok = false
-				continue
-			}
-			open += m.qty * float64(openPrice)
-			close += m.qty * float64(price)
-		}
-		if !ok {
-			continue
-		}
-		b := engine.Bar{Time: t, Date: d, Open: engine.Num(open / r), Close: engine.Num(close / r),
-			High: engine.Null, Low: engine.Null, Volume: engine.Null, Quantity: engine.Null, Factor: 1}
-		if intraday {
-			b.High, b.Low = max(b.Open, b.Close), min(b.Open, b.Close)
-		}
-		out = append(out, b)
-	}
+	out := ix.AppendLevels(nil, bars, o.start, intraday)
 	if intraday && o.interval > 60 {
 		out = engine.Aggregate(out, o.interval)
 	}

@@ -537,7 +537,7 @@ func (a *API) levelEvents(s *stepper, m *sseMark, to sseCursor, sv *sseView, ix 
 			}
 		}
 	}
-	ref := indexLevelOn(ix, to.session-1)
+	ref := ix.LevelOn(to.session - 1)
 	sent := false
 	for i := range levels {
 		b := &levels[i]
