@@ -95,7 +95,7 @@ func yearSpan(y int) (engine.Date, engine.Date) {
 
 // ourDatasets is every dataset, in the order of docs/files.md.
 var ourDatasets = []*dataset{dailyBarsSet, minuteBarsSet, totalReturnSet, macroSet, cashSet, shareActionsSet,
-	companiesSet, securitiesSet, portfoliosSet, reportsSet, ratiosSet, fundReportsSet, fundRatiosSet}
+	companiesSet, securitiesSet, portfoliosSet, levelsSet, reportsSet, ratiosSet, fundReportsSet, fundRatiosSet}
 
 var dailyBarsSet = &dataset{
 	name: "daily_bars", split: "year", priced: true,
@@ -556,6 +556,48 @@ var portfoliosSet = &dataset{
 					r.float(src.Weight)
 					r.float(src.TheoreticalQty)
 					r.float(ix.Reductor)
+					r.end()
+				}
+			}
+		}}}
+	},
+}
+
+var levelsSet = &dataset{
+	name: "index_levels", priced: true,
+	doc: "the daily level of every index with a reductor, in index points, from its current portfolio: the points of /quotes/{index} (type=historical, daily)",
+	schema: schema{cols: []column{
+		{"symbol", tString, "the index symbol (IBOV…)"},
+		{"date", tDate, "the session"},
+		{"open", tFloat, "the opening level, points: Σ theoretical_qty × the member's adjusted open (its last close when it has no bar that session) ÷ reductor (index_portfolios)"},
+		{"level", tFloat, "the closing level, points: Σ theoretical_qty × the member's adjusted close ÷ reductor (the API's close_price)"},
+		{"as_of", tDate, "the date of the portfolio the level is computed from (index_portfolios' as_of): before it, what that portfolio was worth, not B3's historical index"},
+	}, sortBy: []string{"symbol", "date"}, date: "date"},
+	files: func(x *exporter) []file {
+		var ixs []*engine.IndexData
+		all := x.ds.Indexes()
+		for i := range all {
+			if all[i].HasLevel() {
+				ixs = append(ixs, &all[i])
+			}
+		}
+		if len(ixs) == 0 {
+			return nil
+		}
+		slices.SortStableFunc(ixs, func(a, b *engine.IndexData) int { return cmp.Compare(a.Symbol, b.Symbol) })
+		to := engine.Date(math.MaxInt32)
+		if x.through.Valid() {
+			to = x.through
+		}
+		return []file{{name: "index_levels", emit: func(r *rows) {
+			for _, ix := range ixs {
+				x.bars = ix.AppendDailyLevels(x.bars[:0], engine.Date(math.MinInt32+1), to)
+				for _, b := range x.bars {
+					r.str(ix.Symbol)
+					r.date(b.Date)
+					r.float(b.Open)
+					r.float(b.Close)
+					r.date(ix.AsOf)
 					r.end()
 				}
 			}

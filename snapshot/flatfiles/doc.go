@@ -18,8 +18,8 @@
 // shortest decimal that reads back as the number).
 //
 // Options.Through cuts the priced datasets (bars, total return, macro
-// series) at a session: the files of a plan that may not see the
-// current session.
+// series, index levels) at a session: the files of a plan that may not
+// see the current session.
 //
 // flatfiles imports engine and internal/atomicfile only (besides Arrow
 // and the compression libraries); it must not import snapshot, httpapi

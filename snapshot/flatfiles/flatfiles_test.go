@@ -401,8 +401,8 @@ func TestExportThrough(t *testing.T) {
 		t.Errorf("manifest through %s, want %s", m.Through, through)
 	}
 	for _, e := range m.Files {
-		switch e.Dataset {
-		case "daily_bars", "total_return", "minute_bars", "macro_series":
+		switch {
+		case findSet(t, e.Dataset).priced:
 			if e.MaxDate > through {
 				t.Errorf("%s: max date %s beyond %s", e.File, e.MaxDate, through)
 			}
@@ -545,4 +545,76 @@ func BenchmarkExportSmall(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(bytes)/float64(bars), "B/bar")
+}
+
+// TestIndexLevelsAreTheEngines checks index_levels against the levels
+// recomputed for every session of every index of the market: the
+// closing level is LevelOn's (the API's close_price), the opening one
+// Σ quantity × the member's adjusted open (its last close without a bar
+// that session) ÷ reductor, and a session has a row exactly when every
+// member has a price.
+func TestIndexLevelsAreTheEngines(t *testing.T) {
+	ds := small(t)
+	dir := t.TempDir()
+	m := mustExport(t, ds, dir, Options{Datasets: []string{"index_levels"}, Formats: []string{Parquet}})
+	if len(m.Files) != 1 {
+		t.Fatalf("%d files, want 1", len(m.Files))
+	}
+	got := map[string][][]string{}
+	for _, row := range readParquet(t, filepath.Join(dir, m.Files[0].File)).rows {
+		got[row[0]] = append(got[row[0]], row)
+	}
+	ixs := ds.Indexes()
+	checked := 0
+	for i := range ixs {
+		ix := &ixs[i]
+		if !ix.HasLevel() {
+			if len(got[ix.Symbol]) != 0 {
+				t.Errorf("%s: %d rows for an index without a level", ix.Symbol, len(got[ix.Symbol]))
+			}
+			continue
+		}
+		var sessions []engine.Date
+		for _, as := range ix.Members {
+			sessions = append(sessions, as.Daily.Dates...)
+		}
+		slices.Sort(sessions)
+		sessions = slices.Compact(sessions)
+		var want [][]string
+		for _, d := range sessions {
+			level := ix.LevelOn(d)
+			if !level.Valid() {
+				continue
+			}
+			var open float64
+			for k, as := range ix.Members {
+				p := engine.Null
+				if j := as.DayIndex(d); j >= 0 && as.Daily.Dates[j] == d {
+					p = as.DailyBar(j, true).Open
+				}
+				if !p.Valid() {
+					p = as.DailyBar(as.DayIndex(d-1), true).Close
+				}
+				open += float64(ix.Index.Members[k].TheoreticalQty) * float64(p)
+			}
+			want = append(want, []string{ix.Symbol, d.String(), num(engine.Num(open / float64(ix.Reductor))), num(level), ix.AsOf.String()})
+		}
+		if len(want) == 0 {
+			t.Errorf("%s: no session with a level", ix.Symbol)
+		}
+		if len(got[ix.Symbol]) != len(want) {
+			t.Errorf("%s: %d rows, %d sessions with a level", ix.Symbol, len(got[ix.Symbol]), len(want))
+			continue
+		}
+		for k := range want {
+			if !slices.Equal(got[ix.Symbol][k], want[k]) {
+				t.Fatalf("%s row %d: %q, want %q", ix.Symbol, k, got[ix.Symbol][k], want[k])
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no index checked")
+	}
+	t.Logf("%d indexes, %d rows checked", checked, m.Files[0].Rows)
 }
