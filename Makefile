@@ -242,10 +242,11 @@ test:
 # DuckDB opens every flat file of the scale-1 demo (snapshot/flatfiles,
 # pregao export) and reads the API's numbers: counts for every ticker,
 # every value of a sample of tickers (quotes raw and adjusted, total
-# return, cash actions, ratios) and docs/files.md's SQL example. A module
-# of its own (snapshot/flatfiles/duckdbtest): DuckDB's bindings (cgo and
-# the engine's static library, from the Go module proxy) stay out of the
-# server's go.mod and go test ./.... .ci/run calls it after make test.
+# return, cash actions, ratios), every index level and docs/files.md's
+# SQL example. A module of its own (snapshot/flatfiles/duckdbtest):
+# DuckDB's bindings (cgo and the engine's static library, from the Go
+# module proxy) stay out of the server's go.mod and go test ./....
+# .ci/run calls it after make test.
 files-test:
 	cd snapshot/flatfiles/duckdbtest && $(GO) vet ./... && CGO_ENABLED=1 $(GO) test -count=1 -v ./...
 

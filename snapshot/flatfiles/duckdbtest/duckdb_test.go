@@ -144,8 +144,8 @@ func same(a, b float64) bool {
 // TestDuckDB opens every exported file with DuckDB and
 // checks, for every ticker of the demo, the daily row counts, and for a
 // sample of tickers every value of a year of raw and adjusted quotes,
-// the total return, the cash actions and the ratios against the API's
-// answers, bit for bit.
+// the total return, the cash actions and the ratios, and every index
+// level, against the API's answers, bit for bit.
 func TestDuckDB(t *testing.T) {
 	f := setup(t)
 	t.Run("api", func(t *testing.T) { f.readsTheAPIsNumbers(t) })
@@ -209,6 +209,64 @@ func (f *fixture) readsTheAPIsNumbers(t *testing.T) {
 		checked++
 	}
 	t.Logf("%d files, %d tickers counted, %d checked value by value in %s", len(f.m.Files), len(traded), checked, time.Since(start).Round(time.Millisecond))
+
+	// Every index with a level, every session.
+	start = time.Now()
+	levels := 0
+	ixs := f.ds.Indexes()
+	for i := range ixs {
+		if ixs[i].HasLevel() {
+			levels += f.checkIndexLevels(t, &ixs[i])
+		}
+	}
+	if levels == 0 {
+		t.Error("no index level checked")
+	}
+	t.Logf("%d index levels checked in %s", levels, time.Since(start).Round(time.Millisecond))
+}
+
+// checkIndexLevels compares every session of an index's levels in the
+// files (open, level, as_of) with the API's daily points, asked year by
+// year, and returns the number of rows compared.
+func (f *fixture) checkIndexLevels(t *testing.T, ix *engine.IndexData) int {
+	t.Helper()
+	var lo, hi string
+	if err := f.db.QueryRow(`SELECT strftime(min(date), '%Y-%m-%d'), strftime(max(date), '%Y-%m-%d') FROM read_parquet(`+f.files("index_levels")+`) WHERE symbol = ?`, ix.Symbol).Scan(&lo, &hi); err != nil {
+		t.Fatalf("%s: %v", ix.Symbol, err)
+	}
+	var api []map[string]any
+	yLo, _ := strconv.Atoi(lo[:4])
+	yHi, _ := strconv.Atoi(hi[:4])
+	for y := yLo; y <= yHi; y++ {
+		var part []map[string]any
+		f.get(t, fmt.Sprintf("/v2/quotes/%s/historical?start_date=%d-01-01&end_date=%d-12-31", ix.Symbol, y, y), &part)
+		api = append(api, part...)
+	}
+	rows, err := f.db.Query(`SELECT strftime(date, '%Y-%m-%d'), open, level, strftime(as_of, '%Y-%m-%d')
+		FROM read_parquet(`+f.files("index_levels")+`) WHERE symbol = ? ORDER BY date`, ix.Symbol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var d, asOf string
+		var o, c float64
+		if err := rows.Scan(&d, &o, &c, &asOf); err != nil {
+			t.Fatal(err)
+		}
+		if n < len(api) {
+			p := api[n]
+			if !strings.HasPrefix(p["date"].(string), d) || !same(o, num(t, p["open_price"])) || !same(c, num(t, p["close_price"])) || asOf != ix.AsOf.String() {
+				t.Fatalf("%s %s: files %v %v %s, API %v", ix.Symbol, d, o, c, asOf, p)
+			}
+		}
+		n++
+	}
+	if n != len(api) || n == 0 {
+		t.Fatalf("%s: %d level rows in the files, %d answered", ix.Symbol, n, len(api))
+	}
+	return n
 }
 
 // checkQuotes compares a year of raw and adjusted daily quotes.
