@@ -96,7 +96,7 @@ func (a *API) filesThrough(c *call) engine.Date {
 // eodFiles is what an eod key is told of a priced file: the eod plan's
 // one rule (eodHistory), a whole history of prices being other sessions.
 func eodFiles(c *call) error {
-	return eodHistory(c, []string{"price files (daily_bars, minute_bars, total_return, macro_series)"})
+	return eodHistory(c, []string{"price files (daily_bars, minute_bars, total_return, index_levels, macro_series)"})
 }
 
 // filesOf returns the request's files: its plan's cut of the Dataset.

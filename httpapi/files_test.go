@@ -165,7 +165,7 @@ func TestFilesEOD(t *testing.T) {
 	ts := newTestServer(t, true)
 	ts.withFiles(t)
 	checkError(t, ts.do("GET", "/v2/files/daily_bars-2025.parquet", testKeyEOD, ""), 403,
-		"your plan (eod) does not include price files (daily_bars, minute_bars, total_return, macro_series): it gives previous-session (D-1) prices only")
+		"your plan (eod) does not include price files (daily_bars, minute_bars, total_return, index_levels, macro_series): it gives previous-session (D-1) prices only")
 	if w := ts.do("GET", "/v2/files/daily_bars-2025.parquet", testKeyDelayed, ""); w.Code != 200 {
 		t.Errorf("delayed: %d %s", w.Code, w.Body)
 	}
