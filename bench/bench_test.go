@@ -361,6 +361,7 @@ func BenchmarkKept(b *testing.B) {
 		{"quotes-current-500", "POST", "/v2/quotes", quotesBody(b, 500, `,"type":"current"`)},
 		{"screener-droplet", "POST", "/v2/screener", `{"primaryOnly":false,"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS","op":">","value":0}],"sort":[{"by":"droplet:PRICE_TO_EARNINGS","order":"desc"}],"limit":50}`},
 		{"index-highs", "GET", "/v2/indexes/IBOV/highs", ""},
+		{"index-highs-limit10", "GET", "/v2/indexes/IBOV/highs?limit=10", ""}, // w4
 		{"ratios-ttm", "GET", "/v2/companies/" + t + "/ratios?frequency=TTM", ""},
 	} {
 		b.Run(c.name, func(b *testing.B) { runKept(b, c.method, c.path, c.body) })
