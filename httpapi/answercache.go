@@ -391,13 +391,13 @@ func checkOf(c *call, r *http.Request, body []byte) uint64 {
 }
 
 // lookupKept answers from the cache when it holds the request's answer
-// (reporting true; the caller ends the answer).
-func (a *API) lookupKept(c *call, r *http.Request, keyBody []byte) bool {
+// (reporting true; the caller ends the answer). The answer's key and
+// check are set.
+func (a *API) lookupKept(c *call) bool {
 	o := &c.out
 	if !o.akeyOK || o.cache == nil {
 		return false
 	}
-	o.acheck = checkOf(c, r, keyBody)
 	e := o.cache.get(o.akey, o.acheck, o.owner)
 	if e == nil {
 		return false

@@ -122,6 +122,7 @@ type API struct {
 	pages      chunkPool                              // the pages answers built whole are kept in (keptCopy)
 	bodies     [bodySlots]atomic.Pointer[bodyAlias]   // request bodies seen (bodyKey)
 	liveHdr    atomic.Pointer[liveSeqHdr]             // the last X-Live-Seq value made
+	movingCC   atomic.Pointer[secondHdr]              // the last Cache-Control of a moving answer (movingCacheControl)
 	queries    [querySlots]atomic.Pointer[queryAlias] // query strings seen (queryKey)
 	keyBytes   atomic.Int64                           // bytes the tables of bodies and queries seen hold (bounded: conditional.go)
 	authFails  *authLimiter                           // requests without a valid key, per address

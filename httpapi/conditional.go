@@ -47,6 +47,14 @@ func newSeed() string {
 // must run. A query the declarations refuse skips it all: the handler
 // answers the error, with no validators.
 func (a *API) lookup(c *call, r *http.Request) int {
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	var in *dsInfo
+	if get {
+		in = a.info(c.ds)
+		if p, moving := a.findPrepared(c, r, in); p != nil {
+			return a.lookupPrepared(c, r, in, p, moving)
+		}
+	}
 	if !a.queryKey(c, r) {
 		return 0
 	}
@@ -54,39 +62,173 @@ func (a *API) lookup(c *call, r *http.Request) int {
 	if c.live != nil && c.route.Priced {
 		o.w.Header()[hdrLiveSeq] = a.liveSeq(c.live)
 	}
-	get := r.Method == http.MethodGet || r.Method == http.MethodHead
 	// The cache of the current Dataset only: a request still served by a
 	// replaced one (during a reload) would fill a cache nobody keeps.
 	kept := a.cfg.AnswerCacheBytes > 0 && c.ds == a.store.Current()
 	if !get && !kept {
 		return 0
 	}
-	in := a.info(c.ds)
+	if in == nil {
+		in = a.info(c.ds)
+	}
 	var keyBody []byte
 	if !get {
 		keyBody = a.bodyKey(c)
 	}
 	sum, live, vk := a.answerKey(c, r, in, keyBody)
+	if kept {
+		o.acheck = checkOf(c, r, keyBody)
+	}
 	if get {
-		cc, lm := cacheStatic, in.lastModified
-		if live {
-			cc = []string{"private, max-age=" + strconv.FormatInt(60-c.now.Add(-QuoteDelay).Unix()%60, 10)}
-		}
+		p := &prepared{route: c.route, plan: c.key.Plan, csv: o.csv, live: c.live, path: r.URL.Path, query: r.URL.RawQuery,
+			vk: vk, sum: sum, check: o.acheck, checked: kept, etag: in.etag(sum), lm: in.lastModified}
 		if t := pricedModified(c, in, vk); t > in.lastMod {
-			lm = []string{time.Unix(t, 0).UTC().Format(http.TimeFormat)}
+			p.lm = []string{time.Unix(t, 0).UTC().Format(http.TimeFormat)}
 		}
-		if o.validators(r, in.etag(sum), cc, lm) || notModifiedSince(r, lm) {
-			return o.notModified()
+		in.prepared[p.slot()].Store(p)
+		if st := a.validate(c, r, p, live); st != 0 {
+			return st
 		}
 	}
-	if kept {
-		o.cache, o.owner = &in.answers, c.key.Name
-		if a.lookupKept(c, r, keyBody) {
-			return o.end(o.buf[:0], nil)
+	return a.lookupCache(c, in, kept)
+}
+
+// lookupPrepared is lookup for a GET whose answer was named before at
+// the same view (findPrepared found p): its key, check and validators are
+// p's, not computed again.
+func (a *API) lookupPrepared(c *call, r *http.Request, in *dsInfo, p *prepared, moving bool) int {
+	o := &c.out
+	if c.live != nil && c.route.Priced {
+		o.w.Header()[hdrLiveSeq] = a.liveSeq(c.live)
+	}
+	o.akey, o.akeyOK = p.sum, true
+	if st := a.validate(c, r, p, moving); st != 0 {
+		return st
+	}
+	kept := a.cfg.AnswerCacheBytes > 0 && c.ds == a.store.Current()
+	if kept && !p.checked {
+		// Named on a replaced Dataset's request: the check was not made.
+		if !a.queryKey(c, r) { // cannot fail: p was made from this query
+			return 0
 		}
-		o.startCapture(&a.captured)
+		a.answerKey(c, r, in, nil)
+		o.acheck = checkOf(c, r, nil)
+	} else {
+		o.acheck = p.check
+	}
+	return a.lookupCache(c, in, kept)
+}
+
+// validate sets the validators of p's answer and answers 304 when the
+// request's If-None-Match or If-Modified-Since match them (returning
+// the status), else 0. moving says the answer may still change at its
+// view (delayedKey): it is kept to the end of the cut-off's minute.
+func (a *API) validate(c *call, r *http.Request, p *prepared, moving bool) int {
+	cc := cacheStatic
+	if moving {
+		cc = a.movingCacheControl(c.now)
+	}
+	if c.out.validators(r, p.etag, cc, p.lm) || notModifiedSince(r, p.lm) {
+		return c.out.notModified()
 	}
 	return 0
+}
+
+// lookupCache answers from in's answer cache when kept and it holds the
+// answer (whose key and check are set), returning the status; else it
+// readies the capture and returns 0.
+func (a *API) lookupCache(c *call, in *dsInfo, kept bool) int {
+	if !kept {
+		return 0
+	}
+	o := &c.out
+	o.cache, o.owner = &in.answers, c.key.Name
+	if a.lookupKept(c) {
+		return o.end(o.buf[:0], nil)
+	}
+	o.startCapture(&a.captured)
+	return 0
+}
+
+// preparedSlots is the size of a Dataset's table of named answers
+// (prepared).
+const preparedSlots = 1024
+
+// prepared is a GET answer as named once: what the answer's key,
+// check and validators are for one route, plan, representation, path,
+// raw query and view (the cut-off's minute and the live session's state).
+// The answer of a priced route moves with the cut-off's minute and the
+// live revision, not with each request: a request that matches every
+// field is answered with these, computed once. Never modified.
+type prepared struct {
+	route   *Route
+	plan    string
+	csv     bool
+	live    *engine.Live // the live state the view was read in (nil: none)
+	path    string
+	query   string
+	vk      viewKey
+	sum     uint64 // answerKey
+	check   uint64 // checkOf (checked: made)
+	checked bool
+	etag    []string // shared header values
+	lm      []string
+}
+
+// slot returns p's place in dsInfo.prepared.
+func (p *prepared) slot() uint64 { return preparedSlot(p.plan, p.path, p.query) }
+
+func preparedSlot(plan, path, query string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(checkSeed)
+	h.WriteString(plan)
+	h.WriteByte(0)
+	h.WriteString(path)
+	h.WriteByte('?')
+	h.WriteString(query)
+	return h.Sum64() % preparedSlots
+}
+
+// findPrepared returns the answer named before for c's request at c's
+// view, or nil, and whether the answer may still change at that view
+// (delayedKey's moving).
+func (a *API) findPrepared(c *call, r *http.Request, in *dsInfo) (p *prepared, moving bool) {
+	p = in.prepared[preparedSlot(c.key.Plan, r.URL.Path, r.URL.RawQuery)].Load()
+	if p == nil || p.route != c.route || p.plan != c.key.Plan || p.csv != c.out.csv ||
+		(c.route.Priced && p.live != c.live) || p.path != r.URL.Path || p.query != r.URL.RawQuery {
+		return nil, false
+	}
+	var vk viewKey
+	switch {
+	case !c.route.Priced:
+	case c.key.Plan == PlanEOD:
+		vk = eodKey(c)
+	default:
+		vk, moving = a.delayedKey(c, in)
+	}
+	if vk != p.vk {
+		return nil, false
+	}
+	return p, moving
+}
+
+// movingCacheControl returns the Cache-Control of an answer that moves
+// with the cut-off: private, until the end of the cut-off's minute. The
+// value is made once a second (shared: never modified).
+func (a *API) movingCacheControl(now time.Time) []string {
+	s := now.Add(-QuoteDelay).Unix()
+	if e := a.movingCC.Load(); e != nil && e.sec == s {
+		return e.hdr
+	}
+	e := &secondHdr{sec: s, hdr: []string{"private, max-age=" + strconv.FormatInt(60-s%60, 10)}}
+	a.movingCC.Store(e)
+	return e.hdr
+}
+
+// secondHdr is a header value made for one second.
+type secondHdr struct {
+	sec int64
+	hdr []string
 }
 
 // hdrLiveSeq names, on a priced answer while a live session runs, the

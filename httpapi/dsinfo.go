@@ -45,6 +45,9 @@ type dsInfo struct {
 	// eod) that does not show the build-time prices (screenView).
 	screens [2]atomic.Pointer[screenView]
 	answers answerCache // answers kept (answercache.go)
+	// prepared holds the GET answers named at their view, by path and
+	// query (conditional.go).
+	prepared [preparedSlots]atomic.Pointer[prepared]
 }
 
 // newInfo is newDSInfo with the API's answer-cache bound.
