@@ -41,6 +41,7 @@ var allowedImports = []struct {
 	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "internal/atomicfile", "index"}, nil},
 	{"snapshot/bundle", []string{"engine", "internal/atomicfile"}, nil},
 	{"internal/atomicfile", nil, nil},
+	{"internal/mapfile", nil, nil},
 	{"internal/natstest", nil, nil},
 	{"snapshot/remote", []string{"snapshot", "internal/atomicfile"}, nil},
 	{"snapshot/flatfiles", []string{"engine", "internal/atomicfile"}, nil},
