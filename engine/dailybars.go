@@ -50,6 +50,43 @@ func CompactSeriesOf(ticker string, dates []Date, open, high, low, close []int32
 // Len returns the number of rows.
 func (s *DailyBars) Len() int { return len(s.Dates) }
 
+// DailyColumns are the compact columns of a DailyBars, row i of each
+// being bar i: prices in cents (NullCents: missing), the volume in cents
+// of BRL (NullVolumeCents: missing), shares and trades. They are the
+// Dataset's (or a mapped snapshot's): read-only.
+type DailyColumns struct {
+	Dates                  []Date
+	Open, High, Low, Close []int32
+	Volume                 []int64
+	Quantity, Trades       []uint32
+}
+
+// Columns returns s's compact columns, and false (with no columns) when
+// s holds its values wide (Compact is false): a writer of columns (a
+// snapshot, an export) reads them without a copy; the accessors give
+// the same values, one at a time.
+func (s *DailyBars) Columns() (DailyColumns, bool) {
+	if s.wide != nil {
+		return DailyColumns{}, false
+	}
+	return DailyColumns{Dates: s.Dates, Open: s.open, High: s.high, Low: s.low, Close: s.close,
+		Volume: s.volume, Quantity: s.quantity, Trades: s.trades}, true
+}
+
+// Wide returns s's values as a Series with the wide columns (s's own
+// when it is not compact, else expanded from the compact ones).
+func (s *DailyBars) Wide() *Series {
+	if s.wide != nil {
+		return s.wide
+	}
+	return (&Series{Ticker: s.Ticker, Dates: s.Dates, bars: s}).wide()
+}
+
+// Bars returns s's rows as a DailyBars (compact when every value fits,
+// see NewDailyBars): the form a Dataset holds them in. s must not be
+// modified afterwards.
+func (s *Series) Bars() *DailyBars { return NewDailyBars(s) }
+
 // Compact reports whether the series is held in the compact columns.
 func (s *DailyBars) Compact() bool { return s.wide == nil }
 

@@ -1,0 +1,286 @@
+package snapshot
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// Column sections (format 6, docs/snapshot-format.md): bars laid out as
+// fixed-width, little-endian columns that a load uses where they lie (a
+// mapped file: internal/mapfile) instead of decoding them into the heap.
+//
+// A daily column section holds, series after series, each series'
+// columns, every column starting at a multiple of 8 bytes from the
+// section's start: compact series (engine.DailyColumns) as dates
+// (int32), open, high, low, close (int32 cents), volume (int64 cents),
+// quantity and trades (uint32); wide ones (values that do not fit
+// cents) as dates (int32), open, high, low, close, volume (float64) and
+// quantity and trades (int64). The section is cut into blocks of whole
+// series of about blockTarget bytes (a larger series is a block of its
+// own); its index (dailyIndex) gives each series its place and form and
+// each block its place and xxhash64.
+
+// blockTarget is the size a block of a column section is cut at.
+const blockTarget = 256 << 10
+
+// colBlock is one block of a column section: bytes [Off, Off+N) of the
+// section and their xxhash64.
+type colBlock struct {
+	Off, N int64
+	Sum    uint64
+}
+
+// dailyCol is one daily series' place in a column section.
+type dailyCol struct {
+	Ticker string
+	Rows   int
+	Wide   bool
+	Off    int64 // its first column, from the section's start
+	Block  int   // the block that holds it
+}
+
+// dailyIndex is a daily column section's index: its series and blocks.
+type dailyIndex struct {
+	Series []dailyCol
+	Blocks []colBlock
+}
+
+// pad8 rounds n up to a multiple of 8.
+func pad8(n int64) int64 { return (n + 7) &^ 7 }
+
+// dailyColBytes returns the bytes a series of n rows takes in a column
+// section, wide or compact (its columns padded to 8).
+func dailyColBytes(n int, wide bool) int64 {
+	k := int64(n)
+	if wide {
+		return pad8(4*k) + 7*8*k
+	}
+	return pad8(4*k) + 4*pad8(4*k) + 8*k + 2*pad8(4*k)
+}
+
+// appendDailyColumns appends the column section of series to dst (which
+// must be empty or end at a multiple of 8 bytes) and returns it with its
+// index.
+func appendDailyColumns(dst []byte, series []engine.Series) ([]byte, dailyIndex) {
+	base := int64(len(dst))
+	var ix dailyIndex
+	blockStart := int64(0)
+	flush := func(end int64) {
+		if end > blockStart {
+			ix.Blocks = append(ix.Blocks, colBlock{Off: blockStart, N: end - blockStart, Sum: xxhash.Sum64(dst[base+blockStart : base+end])})
+			blockStart = end
+		}
+	}
+	for i := range series {
+		s := &series[i]
+		off := int64(len(dst)) - base
+		if off-blockStart >= blockTarget {
+			flush(off)
+		}
+		b := s.Bars()
+		c, compact := b.Columns()
+		ix.Series = append(ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Wide: !compact, Off: off, Block: len(ix.Blocks)})
+		dst = appendCol(dst, s.Dates)
+		if compact {
+			for _, col := range [...][]int32{c.Open, c.High, c.Low, c.Close} {
+				dst = appendCol(dst, col)
+			}
+			dst = appendCol(dst, c.Volume)
+			dst = appendCol(dst, c.Quantity)
+			dst = appendCol(dst, c.Trades)
+			continue
+		}
+		w := b.Wide()
+		for _, col := range [...][]engine.Num{w.Open, w.High, w.Low, w.Close, w.Volume} {
+			dst = appendCol(dst, col)
+		}
+		dst = appendCol(dst, w.Quantity)
+		dst = appendCol(dst, w.Trades)
+	}
+	flush(int64(len(dst)) - base)
+	return dst, ix
+}
+
+// fixed are the types of column values: 4 or 8 bytes, no pointer.
+type fixed interface {
+	~int32 | ~uint32 | ~int64 | ~uint64 | ~float64
+}
+
+// appendCol appends col little-endian, padded with zeros to 8 bytes.
+func appendCol[T fixed](dst []byte, col []T) []byte {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	for _, v := range col {
+		if size == 4 {
+			dst = binary.LittleEndian.AppendUint32(dst, *(*uint32)(unsafe.Pointer(&v)))
+		} else {
+			dst = binary.LittleEndian.AppendUint64(dst, *(*uint64)(unsafe.Pointer(&v)))
+		}
+	}
+	for len(dst)%8 != 0 {
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+// littleEndian reports whether the machine's byte order is the columns':
+// they are then used in place, else copied.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// view returns the n values of type T at the start of b (which holds
+// them, 8-aligned): b itself on a little-endian machine, else a decoded
+// copy.
+func view[T fixed](b []byte, n int) []T {
+	if n == 0 {
+		return []T{}
+	}
+	if littleEndian {
+		return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
+	}
+	out := make([]T, n)
+	var z T
+	for i := range out {
+		if unsafe.Sizeof(z) == 4 {
+			u := binary.LittleEndian.Uint32(b[4*i:])
+			out[i] = *(*T)(unsafe.Pointer(&u))
+		} else {
+			u := binary.LittleEndian.Uint64(b[8*i:])
+			out[i] = *(*T)(unsafe.Pointer(&u))
+		}
+	}
+	return out
+}
+
+// errColumns is wrapped by the errors of a column section whose index
+// does not match its bytes.
+var errColumns = errors.New("column section")
+
+// checkBlocks checks that blocks cut a section of size bytes in order,
+// without gaps or empty blocks.
+func checkBlocks(blocks []colBlock, size int64) error {
+	end := int64(0)
+	for i, b := range blocks {
+		if b.Off != end || b.N <= 0 || b.N > size-b.Off {
+			return fmt.Errorf("%w: block %d at %d+%d, want it at %d within %d bytes", errColumns, i, b.Off, b.N, end, size)
+		}
+		end = b.Off + b.N
+	}
+	if end != size {
+		return fmt.Errorf("%w: blocks end at %d, the section at %d", errColumns, end, size)
+	}
+	return nil
+}
+
+// openDailyColumns returns the series of a daily column section sec
+// (8-aligned) described by ix, their columns used in place (copied on a
+// big-endian machine): compact series as engine.CompactSeriesOf, wide
+// ones with their wide columns. It checks that every series lies within
+// its block, in order, without overlap, and nothing else: the values are
+// the blocks' (see blockChecks).
+func openDailyColumns(sec []byte, ix dailyIndex) ([]engine.Series, error) {
+	if len(sec) > 0 && uintptr(unsafe.Pointer(&sec[0]))%8 != 0 {
+		return nil, fmt.Errorf("%w: not 8-aligned in memory", errColumns)
+	}
+	size := int64(len(sec))
+	if err := checkBlocks(ix.Blocks, size); err != nil {
+		return nil, err
+	}
+	out := make([]engine.Series, len(ix.Series))
+	next := int64(0)
+	for i, c := range ix.Series {
+		if c.Rows < 0 || c.Block < 0 || c.Block >= len(ix.Blocks) || c.Off < next || c.Off%8 != 0 {
+			return nil, fmt.Errorf("%w: series %d (%q): rows %d, block %d, at %d (the previous ends at %d)", errColumns, i, c.Ticker, c.Rows, c.Block, c.Off, next)
+		}
+		b := ix.Blocks[c.Block]
+		if int64(c.Rows) > math.MaxInt32 || c.Off < b.Off || dailyColBytes(c.Rows, c.Wide) > b.Off+b.N-c.Off {
+			return nil, fmt.Errorf("%w: series %d (%q): %d rows at %d leave block %d (%d+%d)", errColumns, i, c.Ticker, c.Rows, c.Off, c.Block, b.Off, b.N)
+		}
+		n, k := c.Rows, int64(c.Rows)
+		p := c.Off
+		take := func(width int64) []byte {
+			col := sec[p:]
+			p += pad8(width * k)
+			return col
+		}
+		dates := view[engine.Date](take(4), n)
+		if c.Wide {
+			s := engine.Series{Ticker: c.Ticker, Dates: dates}
+			s.Open, s.High, s.Low = view[engine.Num](take(8), n), view[engine.Num](take(8), n), view[engine.Num](take(8), n)
+			s.Close, s.Volume = view[engine.Num](take(8), n), view[engine.Num](take(8), n)
+			s.Quantity, s.Trades = view[int64](take(8), n), view[int64](take(8), n)
+			out[i] = s
+		} else {
+			open, high, low, close := view[int32](take(4), n), view[int32](take(4), n), view[int32](take(4), n), view[int32](take(4), n)
+			vol := view[int64](take(8), n)
+			qty, trades := view[uint32](take(4), n), view[uint32](take(4), n)
+			out[i] = engine.CompactSeriesOf(c.Ticker, dates, open, high, low, close, vol, qty, trades)
+		}
+		next = p
+	}
+	return out, nil
+}
+
+// blockChecks verifies the blocks of a column section on first use:
+// each block's checksum is computed once, the first time it is asked
+// for, and its result kept (safe for concurrent use).
+type blockChecks struct {
+	sec    []byte
+	blocks []colBlock
+	state  []atomic.Uint32 // blockUnknown, blockGood or blockBad
+	bad    atomic.Int64    // blocks found bad
+}
+
+const (
+	blockUnknown = iota
+	blockGood
+	blockBad
+)
+
+func newBlockChecks(sec []byte, blocks []colBlock) *blockChecks {
+	return &blockChecks{sec: sec, blocks: blocks, state: make([]atomic.Uint32, len(blocks))}
+}
+
+// errBlock is wrapped by the error of a block whose bytes do not match
+// its checksum.
+var errBlock = errors.New("block checksum mismatch")
+
+// verify returns nil when block i's bytes match its checksum, computing
+// it on the first call only, and an error naming the block otherwise.
+func (c *blockChecks) verify(i int) error {
+	st := c.state[i].Load()
+	if st == blockUnknown {
+		b := c.blocks[i]
+		st = blockGood
+		if xxhash.Sum64(c.sec[b.Off:b.Off+b.N]) != b.Sum {
+			st = blockBad
+		}
+		if c.state[i].CompareAndSwap(blockUnknown, st) && st == blockBad {
+			c.bad.Add(1)
+		}
+	}
+	if st == blockBad {
+		b := c.blocks[i]
+		return fmt.Errorf("%w: block %d (bytes %d+%d)", errBlock, i, b.Off, b.N)
+	}
+	return nil
+}
+
+// verifyAll verifies every block not yet verified (the background pass)
+// and returns the blocks found bad, in order.
+func (c *blockChecks) verifyAll() []int {
+	var bad []int
+	for i := range c.blocks {
+		if c.verify(i) != nil {
+			bad = append(bad, i)
+		}
+	}
+	return bad
+}
