@@ -284,3 +284,118 @@ func (c *blockChecks) verifyAll() []int {
 	}
 	return bad
 }
+
+// The index of a daily column section, as stored (in a compressed
+// section beside it): uvarint series count, then per series its ticker
+// (uvarint length and bytes), uvarint rows, one byte form (0 compact,
+// 1 wide), uvarint offset and uvarint block; then uvarint block count,
+// then per block uvarint offset, uvarint length and its xxhash64 (8
+// bytes, little-endian).
+
+// appendDailyIndex appends ix as stored to dst.
+func appendDailyIndex(dst []byte, ix dailyIndex) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(ix.Series)))
+	for _, c := range ix.Series {
+		dst = binary.AppendUvarint(dst, uint64(len(c.Ticker)))
+		dst = append(dst, c.Ticker...)
+		dst = binary.AppendUvarint(dst, uint64(c.Rows))
+		if c.Wide {
+			dst = append(dst, 1)
+		} else {
+			dst = append(dst, 0)
+		}
+		dst = binary.AppendUvarint(dst, uint64(c.Off))
+		dst = binary.AppendUvarint(dst, uint64(c.Block))
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(ix.Blocks)))
+	for _, b := range ix.Blocks {
+		dst = binary.AppendUvarint(dst, uint64(b.Off))
+		dst = binary.AppendUvarint(dst, uint64(b.N))
+		dst = binary.LittleEndian.AppendUint64(dst, b.Sum)
+	}
+	return dst
+}
+
+// maxColumnBytes bounds a column section's size and the offsets its
+// index gives (1 TiB).
+const maxColumnBytes = 1 << 40
+
+// readDailyIndex reads what appendDailyIndex wrote, refusing (errColumns)
+// anything else: a count larger than the bytes left can hold, a number
+// out of range, a form byte other than 0 or 1, or bytes left over. It
+// does not check the index against its section (openDailyColumns does).
+func readDailyIndex(b []byte) (dailyIndex, error) {
+	i := 0
+	fail := func(what string) (dailyIndex, error) {
+		return dailyIndex{}, fmt.Errorf("%w: index: %s at byte %d", errColumns, what, i)
+	}
+	uv := func(limit uint64) (uint64, bool) {
+		v, n := binary.Uvarint(b[i:])
+		if n <= 0 || v > limit || n != uvarintLen(v) {
+			return 0, false
+		}
+		i += n
+		return v, true
+	}
+	ns, ok := uv(uint64(len(b)))
+	if !ok || ns > uint64(len(b)-i)/5 { // a series takes 5 bytes at least
+		return fail("series count")
+	}
+	ix := dailyIndex{Series: make([]dailyCol, ns)}
+	for k := range ix.Series {
+		c := &ix.Series[k]
+		tl, ok := uv(uint64(len(b)))
+		if !ok || tl > uint64(len(b)-i) {
+			return fail("ticker length")
+		}
+		c.Ticker = string(b[i : i+int(tl)])
+		i += int(tl)
+		rows, ok := uv(math.MaxInt32)
+		if !ok {
+			return fail("rows")
+		}
+		if i >= len(b) || b[i] > 1 {
+			return fail("form")
+		}
+		c.Rows, c.Wide = int(rows), b[i] == 1
+		i++
+		off, ok := uv(maxColumnBytes)
+		if !ok {
+			return fail("offset")
+		}
+		blk, ok := uv(maxColumnBytes)
+		if !ok {
+			return fail("block")
+		}
+		c.Off, c.Block = int64(off), int(blk)
+	}
+	nb, ok := uv(uint64(len(b)))
+	if !ok || nb > uint64(len(b)-i)/10 { // a block takes 10 bytes at least
+		return fail("block count")
+	}
+	ix.Blocks = make([]colBlock, nb)
+	for k := range ix.Blocks {
+		off, ok1 := uv(maxColumnBytes)
+		n, ok2 := uv(maxColumnBytes)
+		if !ok1 || !ok2 || len(b)-i < 8 {
+			return fail("block")
+		}
+		ix.Blocks[k] = colBlock{Off: int64(off), N: int64(n), Sum: binary.LittleEndian.Uint64(b[i:])}
+		i += 8
+	}
+	if i != len(b) {
+		return fail("trailing bytes")
+	}
+	return ix, nil
+}
+
+// uvarintLen returns the bytes of v's minimal uvarint (an overlong
+// encoding is refused).
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
