@@ -66,6 +66,9 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	if err := ctx.Err(); err != nil {
 		return Header{}, err
 	}
+	if opt.Version != 0 && opt.Version != FormatVersion {
+		return Header{}, fmt.Errorf("snapshot: a build writes format version %d only", FormatVersion)
+	}
 	c, err := newEncoder(opt)
 	if err != nil {
 		return Header{}, err
@@ -117,7 +120,7 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	if err != nil {
 		return Header{}, err
 	}
-	enc, err := assemble(u.Meta, opt, c.level, counts, append(parts, dparts...), append(secs, dsecs...))
+	enc, err := assemble(u.Meta, opt, FormatVersion, c.level, counts, append(parts, dparts...), append(secs, dsecs...), nil)
 	if err != nil {
 		return Header{}, err
 	}

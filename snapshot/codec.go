@@ -322,6 +322,12 @@ type loadState struct {
 	// (engine.CompactSeries), so that a load never holds every series in
 	// both forms.
 	compactDaily bool
+	// version is the file's format version; from columnsVersion the
+	// daily part is the index of the column area cols (8-aligned), whose
+	// blocks dailyChecks verifies.
+	version     uint16
+	cols        []byte
+	dailyChecks *blockChecks
 	// ratioVars counts the entries of Derived.RatioVars reserved so far
 	// (see reserveRatioVars).
 	ratioVars atomic.Int64

@@ -105,6 +105,9 @@ func appendDailyColumns(dst []byte, series []engine.Series) ([]byte, dailyIndex)
 		dst = appendCol(dst, w.Quantity)
 		dst = appendCol(dst, w.Trades)
 	}
+	if len(series) > 0 && int64(len(dst)) == base {
+		dst = append(dst, make([]byte, 8)...) // empty series only: one block of zeros
+	}
 	flush(int64(len(dst)) - base)
 	return dst, ix
 }
@@ -398,4 +401,64 @@ func uvarintLen(v uint64) int {
 		n++
 	}
 	return n
+}
+
+// decDailyColumns decodes the daily part of a format 6 file: the rows'
+// total, then the index of the column area (d.ls.cols), whose series
+// become u.Daily[lo:hi], used in place by a load (compactDaily), else
+// expanded to their wide columns; their blocks are verified by
+// d.ls.dailyChecks once every part is decoded.
+func decDailyColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
+	total := d.uv()
+	if d.err != nil {
+		return partStats{}
+	}
+	ix, err := readDailyIndex(d.b[d.i:])
+	d.i = len(d.b)
+	if err != nil {
+		d.fail("%v", err)
+		return partStats{}
+	}
+	if len(ix.Series) != hi-lo {
+		d.fail("daily index of %d series, the part holds %d", len(ix.Series), hi-lo)
+		return partStats{}
+	}
+	rows := uint64(0)
+	for _, c := range ix.Series {
+		rows += uint64(c.Rows)
+	}
+	if rows != total {
+		d.fail("daily rows: declared total %d, the index holds %d", total, rows)
+		return partStats{}
+	}
+	if d.ls.dailyChecks != nil {
+		d.fail("a second daily part")
+		return partStats{}
+	}
+	ss, err := openDailyColumns(d.ls.cols, ix)
+	if err != nil {
+		d.fail("%v", err)
+		return partStats{}
+	}
+	if !d.ls.compactDaily {
+		// Outside a load the Universe's readers take the wide columns
+		// (engine.CompactSeries): compact series are expanded.
+		for i := range ss {
+			if ss[i].Len() > 0 && ss[i].Open == nil {
+				ss[i] = *ss[i].Bars().Wide()
+			}
+		}
+	}
+	copy(u.Daily[lo:hi], ss)
+	d.ls.dailyChecks = newBlockChecks(d.ls.cols, ix.Blocks)
+	return partStats{dailyRows: int(total)}
+}
+
+// alignedBytes returns n zero bytes, 8-aligned.
+func alignedBytes(n int64) []byte {
+	if n == 0 {
+		return nil
+	}
+	words := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
 }

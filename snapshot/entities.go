@@ -1065,6 +1065,9 @@ func readRowDir(d *pdec, kind string, total, lo, hi int, setTicker func(i int, t
 }
 
 func decDaily(d *pdec, u *engine.Universe, lo, hi int) partStats {
+	if d.ls != nil && d.ls.version >= columnsVersion {
+		return decDailyColumns(d, u, lo, hi)
+	}
 	total := d.count(dailyMinRow)
 	if d.err != nil {
 		return partStats{}

@@ -30,6 +30,19 @@ const FormatVersion uint16 = 5
 // minReadVersion is the oldest version read.
 const minReadVersion uint16 = 4
 
+// columnsVersion is the version whose daily bars are a column section
+// used in place (docs/snapshot-format.md, "Format 6"): read, and written
+// when WriteOptions.Version asks for it, while its design is completed.
+const columnsVersion uint16 = 6
+
+// maxReadVersion is the newest version read.
+const maxReadVersion = columnsVersion
+
+// columnAlign is the alignment, from the start of the file, of the
+// column area of a columnsVersion file: the first multiple of it at or
+// after the end of the last section (zero bytes between).
+const columnAlign = 4096
+
 // maxStreamName bounds the stream name of a header's position (bytes;
 // JetStream names are at most 255).
 const maxStreamName = 255
@@ -82,6 +95,11 @@ type Header struct {
 	Size     int64                 `json:"file_size"` // bytes of the whole file
 	// DataOffset is where the first section starts (bytes).
 	DataOffset int64 `json:"data_offset"`
+	// Columns is the size of the column area (format 6: the daily bars'
+	// columns, used in place) and ColumnsOffset where it starts (bytes;
+	// 0 and 0 when there is none).
+	Columns       int64 `json:"columns,omitempty"`
+	ColumnsOffset int64 `json:"columns_offset,omitempty"`
 }
 
 // Section is one compressed part of a kind's entities.
@@ -191,6 +209,9 @@ func encodeHeader(h *Header) ([]byte, error) {
 		b.u64(s.Checksum)
 		b.u64(s.RawChecksum)
 	}
+	if h.FormatVersion >= columnsVersion {
+		b.uv(uint64(h.Columns))
+	}
 	return b.b, nil
 }
 
@@ -214,14 +235,17 @@ func contentID(h *Header) string {
 		b.uv(uint64(s.Raw))
 		b.u64(s.RawChecksum)
 	}
+	if h.FormatVersion >= columnsVersion {
+		b.uv(uint64(h.Columns)) // the columns' blocks are hashed in the daily index
+	}
 	return fmt.Sprintf("%016x", xxhash.Sum64(b.b))
 }
 
 // assembleHeader returns the full header bytes: prefix, body, checksum.
-func assembleHeader(body []byte) []byte {
+func assembleHeader(version uint16, body []byte) []byte {
 	out := make([]byte, 0, prefixLen+len(body)+8)
 	out = append(out, Magic...)
-	out = binary.LittleEndian.AppendUint16(out, FormatVersion)
+	out = binary.LittleEndian.AppendUint16(out, version)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(body)))
 	out = append(out, body...)
 	return binary.LittleEndian.AppendUint64(out, xxhash.Sum64(out))
@@ -240,8 +264,8 @@ func headerLen(b []byte) (int, error) {
 		return 0, fmt.Errorf("%w: %d bytes, shorter than the header prefix", ErrTruncated, len(b))
 	}
 	v := binary.LittleEndian.Uint16(b[len(Magic):])
-	if v > FormatVersion {
-		return 0, fmt.Errorf("%w: format version %d is newer than the supported %d", ErrVersion, v, FormatVersion)
+	if v > maxReadVersion {
+		return 0, fmt.Errorf("%w: format version %d is newer than the supported %d", ErrVersion, v, maxReadVersion)
 	}
 	if v == 0 {
 		return 0, fmt.Errorf("%w: format version 0", ErrVersion)
@@ -343,6 +367,13 @@ func parseHeader(b []byte, size int64) (Header, error) {
 		off += s.Compressed
 		h.Sections = append(h.Sections, s)
 	}
+	if h.FormatVersion >= columnsVersion && d.err == nil {
+		if c := d.uv(); c > uint64(size) {
+			d.fail("column area of %d bytes in a %d-byte file", c, size)
+		} else {
+			h.Columns = int64(c)
+		}
+	}
 	if d.err == nil && d.remaining() != 0 {
 		d.fail("%d trailing bytes in the header", d.remaining())
 	}
@@ -367,6 +398,19 @@ func parseHeader(b []byte, size int64) (Header, error) {
 		if sums[k.name] != h.Counts[k.name] {
 			return Header{}, fmt.Errorf("%w: header: count %s = %d but sections hold %d", ErrFormat, k.name, h.Counts[k.name], sums[k.name])
 		}
+	}
+	if h.Columns > 0 {
+		n := 0
+		for _, s := range h.Sections {
+			if s.Name == "daily" {
+				n++
+			}
+		}
+		if n != 1 {
+			return Header{}, fmt.Errorf("%w: header: a column area of %d bytes with %d daily sections, want 1", ErrFormat, h.Columns, n)
+		}
+		h.ColumnsOffset = (off + columnAlign - 1) / columnAlign * columnAlign
+		off = h.ColumnsOffset + h.Columns
 	}
 	if off > size {
 		return Header{}, fmt.Errorf("%w: sections end at byte %d, file has %d bytes", ErrTruncated, off, size)

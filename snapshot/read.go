@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/mapfile"
 )
 
 var (
@@ -47,21 +48,60 @@ func ReadFile(path string) (*engine.Universe, Header, error) {
 // decode when compact is set (engine.CompactSeries: only for a Universe
 // that goes straight to engine.Build).
 func readFile(path string, pause, compact bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
+	u, h, _, err := openAndRead(path, pause, compact, false, workers, prog)
+	return u, h, err
+}
+
+// openAndRead is readFile; with mapCols, the column area of a format 6
+// file is mapped (mapfile) and used in place, and the mapping returned
+// (nil when there is none): the caller releases it once nothing uses
+// the Universe (mapfile.ReleaseWith). Without it, the area is read into
+// the heap.
+func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *Progress) (*engine.Universe, Header, *mapfile.File, error) {
 	f, size, err := openFile(path)
 	if err != nil {
-		return nil, Header{}, err
+		return nil, Header{}, nil, err
 	}
 	defer f.Close()
-	u, h, err := readFrom(f, size, pause, compact, workers, prog)
-	if err != nil {
-		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
+	var mf *mapfile.File
+	cols := func(h *Header) ([]byte, error) {
+		if !mapCols {
+			return readAligned(f, h.ColumnsOffset, h.Columns)
+		}
+		m, err := mapfile.OpenFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if int64(m.Len()) != size {
+			m.Close()
+			return nil, fmt.Errorf("%w: the file changed while it was opened (%d bytes, then %d)", ErrTruncated, size, m.Len())
+		}
+		mf = m
+		return m.Bytes()[h.ColumnsOffset : h.ColumnsOffset+h.Columns], nil
 	}
-	return u, h, nil
+	u, h, err := readFrom(f, size, pause, compact, workers, prog, cols)
+	if err != nil {
+		if mf != nil {
+			mf.Close()
+		}
+		return nil, Header{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return u, h, mf, nil
+}
+
+// readAligned reads n bytes of f at off into an 8-aligned heap buffer.
+func readAligned(f io.ReaderAt, off, n int64) ([]byte, error) {
+	b := alignedBytes(n)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("%w: column area: %v", ErrTruncated, err)
+	}
+	return b, nil
 }
 
 // readFrom decodes the snapshot of size bytes held by f, pausing
-// collection meanwhile when pause is set.
-func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
+// collection meanwhile when pause is set; cols gives the column area of
+// a format 6 file (see openAndRead).
+func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog *Progress, cols func(*Header) ([]byte, error)) (*engine.Universe, Header, error) {
 	hb, err := readHeaderBytes(f, size)
 	if err != nil {
 		return nil, Header{}, err
@@ -70,7 +110,20 @@ func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog 
 	if err != nil {
 		return nil, Header{}, err
 	}
-	return decodeSections(h, size, pause, compact, workers, prog, func(s *Section, buf []byte) ([]byte, error) {
+	var c []byte
+	if h.Columns > 0 {
+		pad := make([]byte, h.ColumnsOffset-sectionsEnd(&h))
+		if _, err := f.ReadAt(pad, sectionsEnd(&h)); err != nil {
+			return nil, Header{}, fmt.Errorf("%w: %v", ErrTruncated, err)
+		}
+		if err := checkPadding(pad); err != nil {
+			return nil, Header{}, err
+		}
+		if c, err = cols(&h); err != nil {
+			return nil, Header{}, err
+		}
+	}
+	return decodeSections(h, c, size, pause, compact, workers, prog, func(s *Section, buf []byte) ([]byte, error) {
 		if int64(cap(buf)) < s.Compressed {
 			buf = make([]byte, s.Compressed)
 		}
@@ -143,14 +196,21 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if opt.PauseGC {
 		defer startPause(st.Size(), 0)()
 	}
-	u, h, err := readFile(path, opt.PauseGC, true, opt.Workers, opt.Progress)
+	u, h, mf, err := openAndRead(path, opt.PauseGC, true, true, opt.Workers, opt.Progress)
 	if err != nil {
 		return nil, Header{}, err
 	}
 	opt.Progress.Begin("index", "", 0)
 	ds, err := engine.BuildWith(u, engine.BuildOptions{Serial: opt.Workers == 1})
 	if err != nil {
+		if mf != nil {
+			mf.Close()
+		}
 		return nil, Header{}, err
+	}
+	if mf != nil {
+		// The Dataset holds the columns: the mapping goes when it does.
+		mapfile.ReleaseWith(mf, ds)
 	}
 	opt.Progress.Begin("done", "", 0)
 	return ds, h, nil
@@ -207,7 +267,15 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 	if err != nil {
 		return nil, Header{}, err
 	}
-	return decodeSections(h, int64(len(b)), pause, false, 0, nil, func(s *Section, _ []byte) ([]byte, error) {
+	var cols []byte
+	if h.Columns > 0 { // a copy: the Universe does not alias b
+		if err := checkPadding(b[sectionsEnd(&h):h.ColumnsOffset]); err != nil {
+			return nil, Header{}, err
+		}
+		cols = alignedBytes(h.Columns)
+		copy(cols, b[h.ColumnsOffset:])
+	}
+	return decodeSections(h, cols, int64(len(b)), pause, false, 0, nil, func(s *Section, _ []byte) ([]byte, error) {
 		return b[s.Offset : s.Offset+s.Compressed], nil
 	})
 }
@@ -218,7 +286,7 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 // fetch returns the compressed bytes of a
 // section, read into buf when it needs a buffer (its result is then
 // passed back as buf for a later section of the same worker).
-func decodeSections(h Header, size int64, pause, compact bool, workers int, prog *Progress, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
+func decodeSections(h Header, cols []byte, size int64, pause, compact bool, workers int, prog *Progress, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
 	zd, err := decoder()
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: zstd: %w", err)
@@ -309,7 +377,7 @@ func decodeSections(h Header, size int64, pause, compact bool, workers int, prog
 	}
 	// Every ratio point's variables share one array, sized from the
 	// header; each variable takes at least one raw byte of a ratios part.
-	ls := loadState{compactDaily: compact}
+	ls := loadState{compactDaily: compact, version: h.FormatVersion, cols: cols}
 	nvars, ratioRaw := int64(h.Counts[countRatioVars]), int64(0)
 	for _, s := range secs {
 		if s.Name == "ratios" {
@@ -355,6 +423,12 @@ func decodeSections(h Header, size int64, pause, compact bool, workers int, prog
 	})
 	if err != nil {
 		return nil, Header{}, err
+	}
+	if ls.dailyChecks != nil {
+		// Every block of the column area, before the snapshot is used.
+		if bad := ls.dailyChecks.verifyAll(); len(bad) > 0 {
+			return nil, Header{}, fmt.Errorf("%w: daily columns: %v", ErrChecksum, ls.dailyChecks.verify(bad[0]))
+		}
 	}
 	var tot partStats
 	for _, ps := range stats {
@@ -408,4 +482,23 @@ func decodePart(raw []byte, ki int, u *engine.Universe, lo, hi int, ls *loadStat
 		d.fail("%d trailing bytes", d.remaining())
 	}
 	return ps, d.err
+}
+
+// sectionsEnd returns where h's last section ends (bytes).
+func sectionsEnd(h *Header) int64 {
+	if n := len(h.Sections); n > 0 {
+		return h.Sections[n-1].Offset + h.Sections[n-1].Compressed
+	}
+	return h.DataOffset
+}
+
+// checkPadding refuses padding (before a column area) that is not zeros:
+// a file has one form.
+func checkPadding(p []byte) error {
+	for i, c := range p {
+		if c != 0 {
+			return fmt.Errorf("%w: byte %d of the padding before the column area is %d, not 0", ErrFormat, i, c)
+		}
+	}
+	return nil
 }

@@ -265,7 +265,7 @@ func rebuildAs(tb testing.TB, h Header, parts [][]byte) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	out := assembleHeader(body)
+	out := assembleHeader(FormatVersion, body)
 	for _, p := range parts {
 		out = append(out, p...)
 	}
@@ -340,7 +340,7 @@ func TestCorruption(t *testing.T) {
 		{"empty file", func() []byte { return nil }, ErrTruncated, "shorter than the magic"},
 		{"wrong magic", func() []byte { b := bytes.Clone(good); b[0] = 'X'; return b }, ErrFormat, "bad magic"},
 		{"not a snapshot", func() []byte { return []byte("{\"json\": true}\n") }, ErrFormat, "bad magic"},
-		{"newer version", func() []byte { b := bytes.Clone(good); b[8] = byte(FormatVersion + 1); return b }, ErrVersion, fmt.Sprintf("newer than the supported %d", FormatVersion)},
+		{"newer version", func() []byte { b := bytes.Clone(good); b[8] = byte(maxReadVersion + 1); return b }, ErrVersion, fmt.Sprintf("newer than the supported %d", maxReadVersion)},
 		{"older version", func() []byte { b := bytes.Clone(good); b[8] = 1; return b }, ErrVersion, "older than the oldest supported 4: rebuild"},
 		{"version zero", func() []byte { b := bytes.Clone(good); b[8] = 0; return b }, ErrVersion, "version 0"},
 		{"huge header length", func() []byte { b := bytes.Clone(good); b[13] = 0xff; return b }, ErrFormat, "header length"},

@@ -40,9 +40,15 @@ type WriteOptions struct {
 	// Progress, when not nil, follows BuildFromBundle through its phases
 	// (see Progress).
 	Progress *Progress
+	// Version is the format version Write and WriteFile write: 0 means
+	// FormatVersion; 6 writes the daily bars as a column section used in
+	// place (see docs/snapshot-format.md, "Format 6"), which this package
+	// reads. BuildFromBundle writes FormatVersion only.
+	Version uint16
 }
 
-// encoded is a snapshot ready to be written: header bytes then parts.
+// encoded is a snapshot ready to be written: header bytes then parts
+// (the last ones, in format 6, the column area's padding and bytes).
 type encoded struct {
 	header []byte
 	parts  [][]byte
@@ -163,8 +169,12 @@ func splitParts(u *engine.Universe, from, to int) []job {
 type encoder struct {
 	level int
 	zw    *zstd.Encoder
-	prog  *Progress       // counts the sections encoded by run (nil: none)
-	ctx   context.Context // checked by run before each section (nil: never ends)
+	// dailyIndex, in format 6, is the index of the daily column section:
+	// the daily kind's one part (see encDaily).
+	dailyIndex []byte
+	dailyRows  int
+	prog       *Progress       // counts the sections encoded by run (nil: none)
+	ctx        context.Context // checked by run before each section (nil: never ends)
 }
 
 func newEncoder(opt WriteOptions) (*encoder, error) {
@@ -210,7 +220,12 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([][]byt
 			est += k.weight(u, i)
 		}
 		e.body = make([]byte, 0, est+est/4+64)
-		k.enc(e, u, j.lo, j.hi)
+		if k.name == "daily" && c.dailyIndex != nil {
+			e.nests[0] = c.dailyRows
+			e.body = append(e.body, c.dailyIndex...)
+		} else {
+			k.enc(e, u, j.lo, j.hi)
+		}
 		if e.err != nil {
 			return fmt.Errorf("snapshot: %s items %d..%d: %w", k.name, j.lo, j.hi-1, e.err)
 		}
@@ -251,8 +266,22 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	if err := checkIndicators(u); err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
+	version := opt.Version
+	if version == 0 {
+		version = FormatVersion
+	}
+	if version != FormatVersion && version != columnsVersion {
+		return nil, fmt.Errorf("snapshot: format version %d is not written (%d or %d)", version, FormatVersion, columnsVersion)
+	}
 	jobs := splitParts(u, 0, len(kinds))
 	counts := countsOf(u)
+	var cols []byte
+	if version == columnsVersion && len(u.Daily) > 0 {
+		var ix dailyIndex
+		cols, ix = appendDailyColumns(nil, u.Daily)
+		c.dailyIndex, c.dailyRows = appendDailyIndex(nil, ix), counts[countDailyRows]
+		jobs = oneDailyPart(jobs)
+	}
 	var done func(k int)
 	if drop {
 		done = func(k int) { dropKind(u, kinds[k].name) }
@@ -261,17 +290,32 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assemble(u.Meta, opt, c.level, counts, parts, secs)
+	return assemble(u.Meta, opt, version, c.level, counts, parts, secs, cols)
+}
+
+// oneDailyPart returns jobs with the daily kind's parts joined into one
+// (format 6: the daily part is the index of the one column section).
+func oneDailyPart(jobs []job) []job {
+	d := kindIndex("daily")
+	out := jobs[:0:0]
+	for _, j := range jobs {
+		if n := len(out); j.k == d && n > 0 && out[n-1].k == d {
+			out[n-1].hi = j.hi
+			continue
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 // assemble returns the snapshot of the given sections (in file order).
-func assemble(meta engine.Meta, opt WriteOptions, level int, counts map[string]int, parts [][]byte, secs []Section) (*encoded, error) {
+func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, counts map[string]int, parts [][]byte, secs []Section, cols []byte) (*encoded, error) {
 	bt := opt.BuildTime
 	if bt.IsZero() {
 		bt = meta.AsOf
 	}
 	h := Header{
-		FormatVersion: FormatVersion,
+		FormatVersion: version,
 		BuildTime:     bt.UTC(),
 		AsOf:          meta.AsOf,
 		Source:        meta.Description,
@@ -280,6 +324,7 @@ func assemble(meta engine.Meta, opt WriteOptions, level int, counts map[string]i
 		Level:         level,
 		Counts:        counts,
 		Sections:      secs,
+		Columns:       int64(len(cols)),
 	}
 	var rel int64
 	for i := range h.Sections {
@@ -290,12 +335,17 @@ func assemble(meta engine.Meta, opt WriteOptions, level int, counts map[string]i
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: header: %w", err)
 	}
-	out := &encoded{header: assembleHeader(body), parts: parts}
+	out := &encoded{header: assembleHeader(version, body), parts: parts}
 	off := int64(len(out.header))
 	h.DataOffset = off
 	for i := range h.Sections {
 		h.Sections[i].Offset = off
 		off += h.Sections[i].Compressed
+	}
+	if len(cols) > 0 {
+		h.ColumnsOffset = (off + columnAlign - 1) / columnAlign * columnAlign
+		out.parts = append(out.parts, make([]byte, h.ColumnsOffset-off), cols)
+		off = h.ColumnsOffset + h.Columns
 	}
 	h.Size = off
 	h.ID = contentID(&h)

@@ -38,7 +38,7 @@ var allowedImports = []struct {
 	{"cmd/...", []string{"..."}, nil},
 	{"bench", nil, nil},
 	{"httpapi", []string{"engine", "internal/atomicfile"}, nil},
-	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "internal/atomicfile", "index"}, nil},
+	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "internal/atomicfile", "internal/mapfile", "index"}, nil},
 	{"snapshot/bundle", []string{"engine", "internal/atomicfile"}, nil},
 	{"internal/atomicfile", nil, nil},
 	{"internal/mapfile", nil, nil},

@@ -39,6 +39,13 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return OpenFile(f)
+}
+
+// OpenFile is Open for a file already open (for reading); f may be
+// closed afterwards, the mapping stays.
+func OpenFile(f *os.File) (*File, error) {
+	path := f.Name()
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
