@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
@@ -177,4 +179,78 @@ func TestFormat6Refused(t *testing.T) {
 	if _, _, err := Decode(append(v6[:len(v6):len(v6)], 0)); !errors.Is(err, ErrFormat) {
 		t.Errorf("a byte more: %v, want ErrFormat", err)
 	}
+}
+
+// Reloaded again and again under readers, format 6 Datasets are each
+// mapped beside the one being replaced and published by the Store's
+// atomic pointer; a mapping is released only once no reader holds its
+// Dataset (a read of a released mapping faults, or reads another
+// file's bytes: the readers check every close against the first
+// load's), and the released ones do not pile up (run with -race).
+func TestFormat6ReloadUnderReaders(t *testing.T) {
+	u := demo.GenerateSize(3, demo.Size{Companies: 3, FIIs: 1, ETFs: 1, HistoryFrom: 2025})
+	path := filepath.Join(t.TempDir(), "v6.snap")
+	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	files0, _ := mapfile.Held()
+	store := &engine.Store{}
+	first, _, err := Load(path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []float64 // every daily close, in asset order
+	for _, a := range first.Assets() {
+		for r := range a.Daily.Len() {
+			want = append(want, float64(a.Daily.Close(r)))
+		}
+	}
+	store.Publish(first)
+	first = nil
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; !stop.Load(); n++ {
+				ds := store.Current()
+				k := 0
+				for _, a := range ds.Assets() {
+					for r := range a.Daily.Len() {
+						if c := float64(a.Daily.Close(r)); math.Float64bits(c) != math.Float64bits(want[k]) {
+							t.Errorf("%s row %d: close %v, want %v", a.Ticker, r, c, want[k])
+							return
+						}
+						k++
+					}
+				}
+				if n%8 == 0 {
+					runtime.GC()
+				}
+			}
+		}()
+	}
+	const reloads = 40
+	for range reloads {
+		ds, _, err := Load(path, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Publish(ds)
+	}
+	stop.Store(true)
+	wg.Wait()
+	if n, _ := mapfile.Held(); n-files0 > reloads/2 {
+		t.Errorf("%d mappings held after %d reloads: released ones pile up", n-files0, reloads)
+	}
+	store.Publish(nil)
+	for range 50 {
+		runtime.GC()
+		if n, _ := mapfile.Held(); n == files0 {
+			return
+		}
+	}
+	n, _ := mapfile.Held()
+	t.Errorf("%d mappings held once no Dataset is, want %d", n, files0)
 }
