@@ -106,6 +106,7 @@ func TestFormat6Load(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settleMappings()
 	files0, _ := mapfile.Held()
 	ds, h, err := Load(p6, LoadOptions{})
 	if err != nil {
@@ -193,6 +194,7 @@ func TestFormat6ReloadUnderReaders(t *testing.T) {
 	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
 		t.Fatal(err)
 	}
+	settleMappings()
 	files0, _ := mapfile.Held()
 	store := &engine.Store{}
 	first, _, err := Load(path, LoadOptions{})
@@ -253,4 +255,18 @@ func TestFormat6ReloadUnderReaders(t *testing.T) {
 	}
 	n, _ := mapfile.Held()
 	t.Errorf("%d mappings held once no Dataset is, want %d", n, files0)
+}
+
+// settleMappings runs the collector until the mappings of Datasets no
+// longer reachable (earlier tests') are released.
+func settleMappings() {
+	for prev := int64(-1); ; {
+		runtime.GC()
+		runtime.Gosched()
+		n, _ := mapfile.Held()
+		if n == prev {
+			return
+		}
+		prev = n
+	}
 }
