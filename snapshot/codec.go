@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -323,11 +324,13 @@ type loadState struct {
 	// both forms.
 	compactDaily bool
 	// version is the file's format version; from columnsVersion the
-	// daily part is the index of the column area cols (8-aligned), whose
-	// blocks dailyChecks verifies.
-	version     uint16
-	cols        []byte
-	dailyChecks *blockChecks
+	// daily and intraday parts index their columns in the column area
+	// cols (8-aligned), whose parts and blocks colChecks verifies
+	// (addColumns, checkColumns).
+	version   uint16
+	cols      []byte
+	colMu     sync.Mutex
+	colChecks []*blockChecks
 	// ratioVars counts the entries of Derived.RatioVars reserved so far
 	// (see reserveRatioVars).
 	ratioVars atomic.Int64

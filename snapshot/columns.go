@@ -1,10 +1,12 @@
 package snapshot
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -409,33 +411,11 @@ func uvarintLen(v uint64) int {
 // expanded to their wide columns; their blocks are verified by
 // d.ls.dailyChecks once every part is decoded.
 func decDailyColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
-	total := d.uv()
-	if d.err != nil {
+	sec, ix, total, ok := d.columnPart("daily", hi-lo)
+	if !ok {
 		return partStats{}
 	}
-	ix, err := readDailyIndex(d.b[d.i:])
-	d.i = len(d.b)
-	if err != nil {
-		d.fail("%v", err)
-		return partStats{}
-	}
-	if len(ix.Series) != hi-lo {
-		d.fail("daily index of %d series, the part holds %d", len(ix.Series), hi-lo)
-		return partStats{}
-	}
-	rows := uint64(0)
-	for _, c := range ix.Series {
-		rows += uint64(c.Rows)
-	}
-	if rows != total {
-		d.fail("daily rows: declared total %d, the index holds %d", total, rows)
-		return partStats{}
-	}
-	if d.ls.dailyChecks != nil {
-		d.fail("a second daily part")
-		return partStats{}
-	}
-	ss, err := openDailyColumns(d.ls.cols, ix)
+	ss, err := openDailyColumns(sec, ix)
 	if err != nil {
 		d.fail("%v", err)
 		return partStats{}
@@ -450,8 +430,78 @@ func decDailyColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		}
 	}
 	copy(u.Daily[lo:hi], ss)
-	d.ls.dailyChecks = newBlockChecks(d.ls.cols, ix.Blocks)
+	d.ls.addColumns(sec, ix.Blocks)
 	return partStats{dailyRows: int(total)}
+}
+
+// columnPart reads the head of a format 6 part of a kind held in the
+// column area: the rows' total, where the kind's columns lie in the area
+// (uvarint offset and length; 8-aligned, within the area) and their
+// index, which must list n series whose rows add up to the total. It
+// returns the kind's columns and index.
+func (d *pdec) columnPart(kind string, n int) (sec []byte, ix dailyIndex, total uint64, ok bool) {
+	total = d.uv()
+	base, size := d.uv(), d.uv()
+	if d.err != nil {
+		return nil, ix, 0, false
+	}
+	cols := d.ls.cols
+	if base%8 != 0 || base > uint64(len(cols)) || size > uint64(len(cols))-base {
+		d.fail("%s columns at %d+%d, outside the column area of %d bytes", kind, base, size, len(cols))
+		return nil, ix, 0, false
+	}
+	ix, err := readDailyIndex(d.b[d.i:])
+	d.i = len(d.b)
+	if err != nil {
+		d.fail("%v", err)
+		return nil, ix, 0, false
+	}
+	if len(ix.Series) != n {
+		d.fail("%s index of %d series, the part holds %d", kind, len(ix.Series), n)
+		return nil, ix, 0, false
+	}
+	rows := uint64(0)
+	for _, c := range ix.Series {
+		rows += uint64(c.Rows)
+	}
+	if rows != total {
+		d.fail("%s rows: declared total %d, the index holds %d", kind, total, rows)
+		return nil, ix, 0, false
+	}
+	return cols[base : base+size : base+size], ix, total, true
+}
+
+// addColumns records a kind's columns (a part of the column area) and
+// their blocks, verified once every part is decoded (checkColumns).
+func (ls *loadState) addColumns(sec []byte, blocks []colBlock) {
+	ls.colMu.Lock()
+	defer ls.colMu.Unlock()
+	ls.colChecks = append(ls.colChecks, newBlockChecks(sec, blocks))
+}
+
+// checkColumns verifies that the kinds' columns cut the column area
+// without gaps or overlap, and every block's checksum (ErrChecksum).
+func (ls *loadState) checkColumns() error {
+	cs := ls.colChecks
+	slices.SortFunc(cs, func(a, b *blockChecks) int {
+		return cmp.Compare(uintptr(unsafe.Pointer(unsafe.SliceData(a.sec))), uintptr(unsafe.Pointer(unsafe.SliceData(b.sec))))
+	})
+	end := 0
+	for _, c := range cs {
+		if len(c.sec) > 0 && unsafe.SliceData(c.sec) != unsafe.SliceData(ls.cols[end:]) {
+			return fmt.Errorf("%w: %w: the kinds' columns overlap or leave a gap at byte %d", ErrFormat, errColumns, end)
+		}
+		end += len(c.sec)
+	}
+	if end != len(ls.cols) {
+		return fmt.Errorf("%w: %w: the kinds' columns hold %d bytes of the area's %d", ErrFormat, errColumns, end, len(ls.cols))
+	}
+	for _, c := range cs {
+		if bad := c.verifyAll(); len(bad) > 0 {
+			return fmt.Errorf("%w: columns: %v", ErrChecksum, c.verify(bad[0]))
+		}
+	}
+	return nil
 }
 
 // alignedBytes returns n zero bytes, 8-aligned.
@@ -461,4 +511,97 @@ func alignedBytes(n int64) []byte {
 	}
 	words := make([]uint64, (n+7)/8)
 	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
+}
+
+// Intraday column sections hold, series after series, each series'
+// times (int64 unix seconds), open, high, low, close, volume (float64)
+// and quantity (int64): 56 bytes a bar, the engine's columns as they
+// are (engine.Intraday), with the daily sections' blocks and index
+// (every series compact: Wide is false).
+
+// intradayColBytes returns the bytes a series of n bars takes.
+func intradayColBytes(n int) int64 { return 7 * 8 * int64(n) }
+
+// appendIntradayColumns appends the column section of series to dst
+// (empty or ending at a multiple of 8) and returns it with its index,
+// whose offsets count from the section's start.
+func appendIntradayColumns(dst []byte, series []engine.Intraday) ([]byte, dailyIndex) {
+	base := int64(len(dst))
+	var ix dailyIndex
+	blockStart := int64(0)
+	flush := func(end int64) {
+		if end > blockStart {
+			ix.Blocks = append(ix.Blocks, colBlock{Off: blockStart, N: end - blockStart, Sum: xxhash.Sum64(dst[base+blockStart : base+end])})
+			blockStart = end
+		}
+	}
+	for i := range series {
+		s := &series[i]
+		off := int64(len(dst)) - base
+		if off-blockStart >= blockTarget {
+			flush(off)
+		}
+		ix.Series = append(ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Off: off, Block: len(ix.Blocks)})
+		dst = appendCol(dst, s.Times)
+		for _, col := range [...][]engine.Num{s.Open, s.High, s.Low, s.Close, s.Volume} {
+			dst = appendCol(dst, col)
+		}
+		dst = appendCol(dst, s.Quantity)
+	}
+	if len(series) > 0 && int64(len(dst)) == base {
+		dst = append(dst, make([]byte, 8)...) // empty series only: one block of zeros
+	}
+	flush(int64(len(dst)) - base)
+	return dst, ix
+}
+
+// openIntradayColumns returns the series of an intraday column section
+// sec (8-aligned) described by ix, their columns used in place (copied
+// on a big-endian machine), with the checks of openDailyColumns.
+func openIntradayColumns(sec []byte, ix dailyIndex) ([]engine.Intraday, error) {
+	if len(sec) > 0 && uintptr(unsafe.Pointer(&sec[0]))%8 != 0 {
+		return nil, fmt.Errorf("%w: not 8-aligned in memory", errColumns)
+	}
+	if err := checkBlocks(ix.Blocks, int64(len(sec))); err != nil {
+		return nil, err
+	}
+	out := make([]engine.Intraday, len(ix.Series))
+	next := int64(0)
+	for i, c := range ix.Series {
+		if c.Rows < 0 || c.Wide || c.Block < 0 || c.Block >= len(ix.Blocks) || c.Off < next || c.Off%8 != 0 {
+			return nil, fmt.Errorf("%w: intraday series %d (%q): rows %d, wide %v, block %d, at %d (the previous ends at %d)", errColumns, i, c.Ticker, c.Rows, c.Wide, c.Block, c.Off, next)
+		}
+		b := ix.Blocks[c.Block]
+		if c.Off < b.Off || intradayColBytes(c.Rows) > b.Off+b.N-c.Off {
+			return nil, fmt.Errorf("%w: intraday series %d (%q): %d rows at %d leave block %d (%d+%d)", errColumns, i, c.Ticker, c.Rows, c.Off, c.Block, b.Off, b.N)
+		}
+		n, p := c.Rows, c.Off
+		take := func() []byte {
+			col := sec[p:]
+			p += 8 * int64(n)
+			return col
+		}
+		out[i] = engine.Intraday{Ticker: c.Ticker, Times: view[int64](take(), n),
+			Open: view[engine.Num](take(), n), High: view[engine.Num](take(), n), Low: view[engine.Num](take(), n),
+			Close: view[engine.Num](take(), n), Volume: view[engine.Num](take(), n), Quantity: view[int64](take(), n)}
+		next = p
+	}
+	return out, nil
+}
+
+// decIntradayColumns decodes the intraday part of a format 6 file: as
+// decDailyColumns, into u.Intraday[lo:hi].
+func decIntradayColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
+	sec, ix, total, ok := d.columnPart("intraday", hi-lo)
+	if !ok {
+		return partStats{}
+	}
+	ss, err := openIntradayColumns(sec, ix)
+	if err != nil {
+		d.fail("%v", err)
+		return partStats{}
+	}
+	copy(u.Intraday[lo:hi], ss)
+	d.ls.addColumns(sec, ix.Blocks)
+	return partStats{intradayRows: int(total)}
 }

@@ -1197,6 +1197,9 @@ func encIntraday(e *penc, u *engine.Universe, lo, hi int) {
 const intradayMinRow = 7
 
 func decIntraday(d *pdec, u *engine.Universe, lo, hi int) partStats {
+	if d.ls != nil && d.ls.version >= columnsVersion {
+		return decIntradayColumns(d, u, lo, hi)
+	}
 	total := d.count(intradayMinRow)
 	if d.err != nil {
 		return partStats{}

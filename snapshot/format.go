@@ -399,15 +399,19 @@ func parseHeader(b []byte, size int64) (Header, error) {
 			return Header{}, fmt.Errorf("%w: header: count %s = %d but sections hold %d", ErrFormat, k.name, h.Counts[k.name], sums[k.name])
 		}
 	}
-	if h.Columns > 0 {
-		n := 0
+	if h.FormatVersion >= columnsVersion {
+		// The kinds in the column area have one part each (their index).
+		n := map[string]int{}
 		for _, s := range h.Sections {
-			if s.Name == "daily" {
-				n++
-			}
+			n[s.Name]++
 		}
-		if n != 1 {
-			return Header{}, fmt.Errorf("%w: header: a column area of %d bytes with %d daily sections, want 1", ErrFormat, h.Columns, n)
+		if n["daily"] > 1 || n["intraday"] > 1 {
+			return Header{}, fmt.Errorf("%w: header: %d daily and %d intraday sections, want at most 1 each", ErrFormat, n["daily"], n["intraday"])
+		}
+	}
+	if h.Columns > 0 {
+		if sums["daily"]+sums["intraday"] == 0 {
+			return Header{}, fmt.Errorf("%w: header: a column area of %d bytes without daily or intraday series", ErrFormat, h.Columns)
 		}
 		h.ColumnsOffset = (off + columnAlign - 1) / columnAlign * columnAlign
 		off = h.ColumnsOffset + h.Columns

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
 	"github.com/pregao/pregao/internal/mapfile"
@@ -57,6 +59,10 @@ func TestFormat6RoundTrip(t *testing.T) {
 	if h6.ID == h5.ID {
 		t.Error("format 5 and 6 files share an id")
 	}
+	dcols, _ := appendDailyColumns(nil, u.Daily)
+	if h6.Columns <= int64(len(dcols)) {
+		t.Errorf("column area of %d bytes: the daily columns alone take %d, the intraday ones are not there", h6.Columns, len(dcols))
+	}
 	if d := sameDaily(u6.Daily, u5.Daily); d != "" {
 		t.Errorf("daily: %s", d)
 	}
@@ -88,7 +94,7 @@ func TestFormat6RoundTrip(t *testing.T) {
 // format 5; the mapping is held while the Dataset is, and released
 // after.
 func TestFormat6Load(t *testing.T) {
-	u := demo.GenerateSize(3, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, SponsoredBDRs: 1, HistoryFrom: 2025})
+	u := demo.GenerateSize(3, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, SponsoredBDRs: 1, HistoryFrom: 2025, IntradayTickers: 3, IntradaySessions: 2})
 	d, err := ratios.Derive(u)
 	if err != nil {
 		t.Fatal(err)
@@ -141,6 +147,23 @@ func TestFormat6Load(t *testing.T) {
 	if wide == 0 {
 		t.Error("no wide series: the test does not cover them")
 	}
+	intraday := 0
+	for i, a := range ds5.Assets() {
+		x, y := a.Intraday, ds.Assets()[i].Intraday
+		if x.Len() != y.Len() {
+			t.Fatalf("%s: %d intraday bars, format 5 %d", a.Ticker, y.Len(), x.Len())
+		}
+		intraday += x.Len()
+		for r := range x.Len() {
+			if x.Times[r] != y.Times[r] || !eq(x.Open[r], y.Open[r]) || !eq(x.High[r], y.High[r]) || !eq(x.Low[r], y.Low[r]) ||
+				!eq(x.Close[r], y.Close[r]) || !eq(x.Volume[r], y.Volume[r]) || x.Quantity[r] != y.Quantity[r] {
+				t.Fatalf("%s intraday bar %d differs", a.Ticker, r)
+			}
+		}
+	}
+	if intraday == 0 {
+		t.Error("no intraday bars: the test does not cover them")
+	}
 	ds = nil
 	for range 50 {
 		runtime.GC()
@@ -159,8 +182,12 @@ func TestFormat6Refused(t *testing.T) {
 	u := format6Universe()
 	v6 := mustWrite(t, u, WriteOptions{Version: 6})
 	_, h := mustDecode(t, v6)
-	_, ix := appendDailyColumns(nil, u.Daily)
-	for k, b := range ix.Blocks {
+	dcols, ix := appendDailyColumns(nil, u.Daily)
+	_, iix := appendIntradayColumns(nil, u.Intraday)
+	for i := range iix.Blocks {
+		iix.Blocks[i].Off += int64(len(dcols)) // after the daily columns
+	}
+	for k, b := range append(ix.Blocks, iix.Blocks...) {
 		bad := append([]byte(nil), v6...)
 		bad[h.ColumnsOffset+b.Off+b.N/3] ^= 1
 		if _, _, err := Decode(bad); !errors.Is(err, ErrChecksum) {
@@ -268,5 +295,30 @@ func settleMappings() {
 			return
 		}
 		prev = n
+	}
+}
+
+// The kinds' columns must cut the column area exactly: a gap, an
+// overlap or bytes left over are refused.
+func TestColumnAreaCut(t *testing.T) {
+	area := alignedBytes(64)
+	for _, c := range []struct {
+		name  string
+		parts [][2]int
+		ok    bool
+	}{
+		{"exact", [][2]int{{0, 40}, {40, 64}}, true},
+		{"one kind", [][2]int{{0, 64}}, true},
+		{"gap", [][2]int{{0, 32}, {40, 64}}, false},
+		{"overlap", [][2]int{{0, 40}, {32, 64}}, false},
+		{"short", [][2]int{{0, 40}}, false},
+	} {
+		ls := &loadState{version: columnsVersion, cols: area}
+		for _, p := range c.parts {
+			ls.addColumns(area[p[0]:p[1]], []colBlock{{Off: 0, N: int64(p[1] - p[0]), Sum: xxhash.Sum64(area[p[0]:p[1]])}})
+		}
+		if err := ls.checkColumns(); (err == nil) != c.ok {
+			t.Errorf("%s: %v", c.name, err)
+		}
 	}
 }

@@ -424,10 +424,11 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 	if err != nil {
 		return nil, Header{}, err
 	}
-	if ls.dailyChecks != nil {
-		// Every block of the column area, before the snapshot is used.
-		if bad := ls.dailyChecks.verifyAll(); len(bad) > 0 {
-			return nil, Header{}, fmt.Errorf("%w: daily columns: %v", ErrChecksum, ls.dailyChecks.verify(bad[0]))
+	if ls.version >= columnsVersion {
+		// The column area's parts, and every block, before the snapshot
+		// is used.
+		if err := ls.checkColumns(); err != nil {
+			return nil, Header{}, err
 		}
 	}
 	var tot partStats

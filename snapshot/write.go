@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"runtime"
@@ -169,12 +170,12 @@ func splitParts(u *engine.Universe, from, to int) []job {
 type encoder struct {
 	level int
 	zw    *zstd.Encoder
-	// dailyIndex, in format 6, is the index of the daily column section:
-	// the daily kind's one part (see encDaily).
-	dailyIndex []byte
-	dailyRows  int
-	prog       *Progress       // counts the sections encoded by run (nil: none)
-	ctx        context.Context // checked by run before each section (nil: never ends)
+	// colParts, in format 6, holds the one part of each kind whose
+	// columns are in the column area (daily, intraday): the rows' total
+	// (its nested count) and its body (see columnPart).
+	colParts map[string]colPart
+	prog     *Progress       // counts the sections encoded by run (nil: none)
+	ctx      context.Context // checked by run before each section (nil: never ends)
 }
 
 func newEncoder(opt WriteOptions) (*encoder, error) {
@@ -220,9 +221,9 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([][]byt
 			est += k.weight(u, i)
 		}
 		e.body = make([]byte, 0, est+est/4+64)
-		if k.name == "daily" && c.dailyIndex != nil {
-			e.nests[0] = c.dailyRows
-			e.body = append(e.body, c.dailyIndex...)
+		if cp, ok := c.colParts[k.name]; ok {
+			e.nests[0] = cp.rows
+			e.body = append(e.body, cp.body...)
 		} else {
 			k.enc(e, u, j.lo, j.hi)
 		}
@@ -276,11 +277,21 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	jobs := splitParts(u, 0, len(kinds))
 	counts := countsOf(u)
 	var cols []byte
-	if version == columnsVersion && len(u.Daily) > 0 {
-		var ix dailyIndex
-		cols, ix = appendDailyColumns(nil, u.Daily)
-		c.dailyIndex, c.dailyRows = appendDailyIndex(nil, ix), counts[countDailyRows]
-		jobs = oneDailyPart(jobs)
+	if version == columnsVersion {
+		c.colParts = map[string]colPart{}
+		if len(u.Daily) > 0 {
+			var ix dailyIndex
+			cols, ix = appendDailyColumns(cols, u.Daily)
+			c.colParts["daily"] = newColPart(counts[countDailyRows], 0, len(cols), ix)
+		}
+		if len(u.Intraday) > 0 {
+			base := len(cols)
+			var ix dailyIndex
+			cols, ix = appendIntradayColumns(cols, u.Intraday)
+			c.colParts["intraday"] = newColPart(counts[countIntradayRows], base, len(cols)-base, ix)
+		}
+		jobs = onePart(jobs, "daily")
+		jobs = onePart(jobs, "intraday")
 	}
 	var done func(k int)
 	if drop {
@@ -293,10 +304,24 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	return assemble(u.Meta, opt, version, c.level, counts, parts, secs, cols)
 }
 
-// oneDailyPart returns jobs with the daily kind's parts joined into one
-// (format 6: the daily part is the index of the one column section).
-func oneDailyPart(jobs []job) []job {
-	d := kindIndex("daily")
+// colPart is a format 6 part whose columns are in the column area.
+type colPart struct {
+	rows int
+	body []byte
+}
+
+// newColPart returns the part of a kind of rows rows whose columns lie at
+// [base, base+size) of the column area, with index ix.
+func newColPart(rows, base, size int, ix dailyIndex) colPart {
+	b := binary.AppendUvarint(nil, uint64(base))
+	b = binary.AppendUvarint(b, uint64(size))
+	return colPart{rows: rows, body: appendDailyIndex(b, ix)}
+}
+
+// onePart returns jobs with the parts of the named kind joined into one
+// (format 6: the part of a kind in the column area is its index).
+func onePart(jobs []job, kind string) []job {
+	d := kindIndex(kind)
 	out := jobs[:0:0]
 	for _, j := range jobs {
 		if n := len(out); j.k == d && n > 0 && out[n-1].k == d {

@@ -19,10 +19,10 @@ import (
 	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
-// Two format 6 snapshots (daily bars mapped; the second's prices twice
-// the first's) reloaded in turn, again and again, as serve reloads
+// Two format 6 snapshots (daily and intraday bars mapped; the second's
+// daily prices twice the first's) reloaded in turn, again and again, as serve reloads
 // (Load, Prepare, Publish), while clients ask for daily histories,
-// quotes and rankings: every answer is, byte for byte, the answer of
+// charts of 1-minute bars, quotes and rankings: every answer is, byte for byte, the answer of
 // the snapshot its ETag names (or, from a Dataset replaced during the
 // request, whose ETag has a seed of its own, one of the two), though
 // each reload maps a file beside the served one and the collector
@@ -31,7 +31,7 @@ import (
 // address); once it is done, only the served one stays mapped (run
 // with -race).
 func TestMappedSnapshotReloadUnderRequests(t *testing.T) {
-	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2024})
+	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2024, IntradayTickers: 2, IntradaySessions: 2})
 	d, err := ratios.Derive(u)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,10 @@ func TestMappedSnapshotReloadUnderRequests(t *testing.T) {
 	}
 	var paths []string
 	for _, a := range first.Assets() {
-		if a.Daily.Len() > 20 && len(paths) < 6 {
+		if a.Intraday.Len() > 0 && len(paths) < 2 {
+			paths = append(paths, "/v2/quotes/"+a.Ticker+"?type=chart")
+		}
+		if a.Daily.Len() > 20 && len(paths) < 8 {
 			paths = append(paths, "/v2/quotes/"+a.Ticker+"?type=historical&start_date=2000-01-01&end_date=2100-01-01",
 				"/v2/quotes/"+a.Ticker+"?type=historical&start_date=2000-01-01&end_date=2100-01-01&adjusted=true")
 		}
