@@ -277,7 +277,7 @@ var routeTable = csvRoutes([]Route{
 	{Method: http.MethodGet, Path: routeFiles, Summary: "The snapshot's datasets as Parquet and CSV files, as the key's plan sees them: name, rows, bytes, sha256, date range and url of each (addition)",
 		Response: "FileList", Priced: true, serve: (*API).filesList},
 	{Method: http.MethodGet, Path: routeFile, Summary: "One file of GET /files, with ETag and Range (addition)",
-		Params: []Param{{Name: "name", In: InPath, Type: TypeString, Required: true, Example: "daily_bars-2025.parquet", Desc: "a file's name, as GET /files lists it"}},
+		Params: []Param{{Name: "name", In: InPath, Type: TypeString, Required: true, Example: "companies.parquet", Desc: "a file's name, as GET /files lists it"}},
 		Media:  mediaFile, raw: (*API).fileServe},
 	{Method: http.MethodGet, Path: routeStreamQuotes, Summary: "The live session as it happens, as the key's plan sees it: a stream of Server-Sent Events (addition)",
 		Params: []Param{

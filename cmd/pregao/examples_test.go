@@ -181,6 +181,19 @@ func apiWithKey(t *testing.T, ds *engine.Dataset) (*httpapi.API, string) {
 		t.Fatal(err)
 	}
 	api.SetFiles(fileSource{files})
+	// Built before the callers ask (503 while they are being built).
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		r := httptest.NewRequest("GET", "/v2/files", nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		if w.Code == http.StatusOK {
+			break
+		}
+		if w.Code != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("GET /v2/files: %d %s", w.Code, w.Body)
+		}
+	}
 	return api, key
 }
 

@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/httpapi"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // tsClientDir holds the TypeScript client test's project: package.json
@@ -53,10 +51,8 @@ func TestGeneratedClientTypeScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, key := delayedKey(t, ds)
-	store := &engine.Store{}
-	store.Publish(ds)
-	srv := httptest.NewServer(httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil))
+	api, key := apiWithKey(t, ds)
+	srv := httptest.NewServer(api)
 	defer srv.Close()
 	liveURL, liveKey, session, liveTickers, stopLive := replayedSession(t)
 	defer stopLive()
