@@ -72,24 +72,13 @@ func dailyColBytes(n int, wide bool) int64 {
 // must be empty or end at a multiple of 8 bytes) and returns it with its
 // index.
 func appendDailyColumns(dst []byte, series []engine.Series) ([]byte, dailyIndex) {
-	base := int64(len(dst))
-	var ix dailyIndex
-	blockStart := int64(0)
-	flush := func(end int64) {
-		if end > blockStart {
-			ix.Blocks = append(ix.Blocks, colBlock{Off: blockStart, N: end - blockStart, Sum: xxhash.Sum64(dst[base+blockStart : base+end])})
-			blockStart = end
-		}
-	}
+	k := blocker{base: int64(len(dst))}
 	for i := range series {
 		s := &series[i]
-		off := int64(len(dst)) - base
-		if off-blockStart >= blockTarget {
-			flush(off)
-		}
+		off := k.series(dst)
 		b := s.Bars()
 		c, compact := b.Columns()
-		ix.Series = append(ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Wide: !compact, Off: off, Block: len(ix.Blocks)})
+		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Wide: !compact, Off: off, Block: len(k.ix.Blocks)})
 		dst = appendCol(dst, s.Dates)
 		if compact {
 			for _, col := range [...][]int32{c.Open, c.High, c.Low, c.Close} {
@@ -107,11 +96,43 @@ func appendDailyColumns(dst []byte, series []engine.Series) ([]byte, dailyIndex)
 		dst = appendCol(dst, w.Quantity)
 		dst = appendCol(dst, w.Trades)
 	}
-	if len(series) > 0 && int64(len(dst)) == base {
-		dst = append(dst, make([]byte, 8)...) // empty series only: one block of zeros
+	return k.finish(dst, len(series))
+}
+
+// blocker cuts a column section, from its start in dst (base), into
+// blocks of about blockTarget bytes at series boundaries, each with its
+// checksum in ix.Blocks; the section's writer adds the series to ix.
+type blocker struct {
+	base, start int64 // the section's start in dst; the open block's, from base
+	ix          dailyIndex
+}
+
+// series returns where the next series begins, from the section's
+// start, closing the open block first once it holds blockTarget bytes.
+func (k *blocker) series(dst []byte) int64 {
+	off := int64(len(dst)) - k.base
+	if off-k.start >= blockTarget {
+		k.flush(dst, off)
 	}
-	flush(int64(len(dst)) - base)
-	return dst, ix
+	return off
+}
+
+// flush closes the open block at end (from the section's start).
+func (k *blocker) flush(dst []byte, end int64) {
+	if end > k.start {
+		k.ix.Blocks = append(k.ix.Blocks, colBlock{Off: k.start, N: end - k.start, Sum: xxhash.Sum64(dst[k.base+k.start : k.base+end])})
+		k.start = end
+	}
+}
+
+// finish closes the last block and returns dst and the index. A section
+// of n series that are all empty is one block of 8 zero bytes.
+func (k *blocker) finish(dst []byte, n int) ([]byte, dailyIndex) {
+	if n > 0 && int64(len(dst)) == k.base {
+		dst = append(dst, make([]byte, 8)...)
+	}
+	k.flush(dst, int64(len(dst))-k.base)
+	return dst, k.ix
 }
 
 // fixed are the types of column values: 4 or 8 bytes, no pointer.
@@ -526,33 +547,18 @@ func intradayColBytes(n int) int64 { return 7 * 8 * int64(n) }
 // (empty or ending at a multiple of 8) and returns it with its index,
 // whose offsets count from the section's start.
 func appendIntradayColumns(dst []byte, series []engine.Intraday) ([]byte, dailyIndex) {
-	base := int64(len(dst))
-	var ix dailyIndex
-	blockStart := int64(0)
-	flush := func(end int64) {
-		if end > blockStart {
-			ix.Blocks = append(ix.Blocks, colBlock{Off: blockStart, N: end - blockStart, Sum: xxhash.Sum64(dst[base+blockStart : base+end])})
-			blockStart = end
-		}
-	}
+	k := blocker{base: int64(len(dst))}
 	for i := range series {
 		s := &series[i]
-		off := int64(len(dst)) - base
-		if off-blockStart >= blockTarget {
-			flush(off)
-		}
-		ix.Series = append(ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Off: off, Block: len(ix.Blocks)})
+		off := k.series(dst)
+		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Off: off, Block: len(k.ix.Blocks)})
 		dst = appendCol(dst, s.Times)
 		for _, col := range [...][]engine.Num{s.Open, s.High, s.Low, s.Close, s.Volume} {
 			dst = appendCol(dst, col)
 		}
 		dst = appendCol(dst, s.Quantity)
 	}
-	if len(series) > 0 && int64(len(dst)) == base {
-		dst = append(dst, make([]byte, 8)...) // empty series only: one block of zeros
-	}
-	flush(int64(len(dst)) - base)
-	return dst, ix
+	return k.finish(dst, len(series))
 }
 
 // openIntradayColumns returns the series of an intraday column section
