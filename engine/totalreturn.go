@@ -154,18 +154,9 @@ func (d *Dataset) AppendTotalReturn(dst []TRPoint, a *Asset, bars []Bar, net boo
 			}
 			last, pending = b.Close, 0
 		default:
-			if pending = addCash(pending, dv); pending != 0 && base.Valid() {
-				if ex := Diff(last, pending); ex > 0 {
-					base *= ex / last
-				} else {
-					base = Null
-				}
-			}
-			idx := b.Close / base
-			if b.Factor != f0 {
-				idx = b.Close * (f0 / b.Factor) / base
-			}
-			p.Index = idx
+			pending = addCash(pending, dv)
+			base = rebase(base, last, pending)
+			p.Index = trIndex(b.Close, b.Factor, f0, base)
 			last, pending = b.Close, 0
 		}
 		dst = append(dst, p)
@@ -399,11 +390,7 @@ func (d *Dataset) AppendTotalReturnRows(dst []TRPoint, a *Asset, lo, hi int, ext
 					base = Null
 				}
 			}
-			idx := c / base
-			if fr != f0 {
-				idx = c * (f0 / fr) / base
-			}
-			p.Index = idx
+			p.Index = trIndex(c, fr, f0, base)
 			last, lastRow = c, r
 		}
 		dst = append(dst, p)
@@ -440,18 +427,32 @@ func (d *Dataset) AppendTotalReturnRows(dst []TRPoint, a *Asset, lo, hi int, ext
 		for k := sort.Search(len(marks), func(k int) bool { return int(marks[k].row) > lastRow }); k < len(marks) && int(marks[k].row) < hi; k++ {
 			pending = addCash(pending, marks[k].cash[m])
 		}
-		if pending = addCash(pending, dv); pending != 0 && base.Valid() {
-			if ex := Diff(last, pending); ex > 0 {
-				base *= ex / last
-			} else {
-				base = Null
-			}
-		}
-		idx := extra.Close / base
-		if extra.Factor != f0 {
-			idx = extra.Close * (f0 / extra.Factor) / base
-		}
-		p.Index = idx
+		pending = addCash(pending, dv)
+		p.Index = trIndex(extra.Close, extra.Factor, f0, rebase(base, last, pending))
 	}
 	return append(dst, p)
+}
+
+// rebase returns the index's base once cash of pending BRL a share goes
+// ex after a close of last: scaled by the theoretical ex price over the
+// close (B3's reinvestment), Null when the cash is the whole close or
+// more; base as it is without cash or without a base.
+func rebase(base, last, pending Num) Num {
+	if pending == 0 || !base.Valid() {
+		return base
+	}
+	if ex := Diff(last, pending); ex > 0 {
+		return base * (ex / last)
+	}
+	return Null
+}
+
+// trIndex returns the total-return index of a close of factor F on base:
+// close / base, the close brought to the first session's factor f0 when
+// a share event came between.
+func trIndex(close, factor, f0, base Num) Num {
+	if factor != f0 {
+		return close * (f0 / factor) / base
+	}
+	return close / base
 }
