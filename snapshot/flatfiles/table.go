@@ -252,12 +252,7 @@ func (r *rows) float(v engine.Num) {
 		return
 	}
 	if r.rb != nil {
-		b := r.rb.Field(c).(*array.Float64Builder)
-		if v.Valid() {
-			b.Append(float64(v))
-		} else {
-			b.AppendNull()
-		}
+		appendDouble(r.rb.Field(c).(*array.Float64Builder), v)
 	}
 	r.csvNum(v)
 }
@@ -294,11 +289,7 @@ func (r *rows) decimal(v engine.Num) {
 			}
 			b.Append(decimal128.FromI64(n))
 		case *array.Float64Builder:
-			if v.Valid() {
-				b.Append(float64(v))
-			} else {
-				b.AppendNull()
-			}
+			appendDouble(b, v)
 		}
 	}
 	r.csvNum(v)
@@ -323,11 +314,7 @@ func (r *rows) count(v engine.Num) {
 				b.AppendNull()
 			}
 		case *array.Float64Builder:
-			if v.Valid() {
-				b.Append(float64(v))
-			} else {
-				b.AppendNull()
-			}
+			appendDouble(b, v)
 		}
 	}
 	r.csvNum(v)
@@ -525,4 +512,13 @@ func (c *counter) sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
 func gzipWriter(w io.Writer) *gzip.Writer {
 	zw, _ := gzip.NewWriterLevel(w, gzip.DefaultCompression)
 	return zw
+}
+
+// appendDouble appends v as a double, null when it is not Valid.
+func appendDouble(b *array.Float64Builder, v engine.Num) {
+	if v.Valid() {
+		b.Append(float64(v))
+	} else {
+		b.AppendNull()
+	}
 }
