@@ -114,7 +114,11 @@ func (a *API) filesOf(c *call, r *http.Request) (string, []FileInfo, engine.Date
 		c.out.w.Header()["Retry-After"] = filesRetry
 		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot are being built; retry in %s s", filesRetry[0])
 	case err != nil:
-		return "", nil, through, err
+		// The server's disk, not the request: logged, and a 503 to retry
+		// (the next request tries the build again).
+		a.log.Error("files: build failed", "err", err.Error())
+		c.out.w.Header()["Retry-After"] = filesRetry
+		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot could not be built; retry in %s s", filesRetry[0])
 	}
 	return dir, files, through, nil
 }
@@ -203,7 +207,9 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 		return c.out.fail(http.StatusServiceUnavailable, "the files of this snapshot are being built again; retry in "+filesRetry[0]+" s")
 	}
 	if err != nil {
-		return c.out.failErr(err)
+		a.log.Error("files: open failed", "file", f.Name, "err", err.Error())
+		c.out.w.Header()["Retry-After"] = filesRetry
+		return c.out.fail(http.StatusServiceUnavailable, "the file could not be read; retry in "+filesRetry[0]+" s")
 	}
 	defer fh.Close()
 	hd := c.out.w.Header()

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -27,6 +28,7 @@ type fakeFiles struct {
 	dir      string
 	mu       sync.Mutex
 	building bool
+	fail     error // returned by Files when set (a full disk)
 	asked    []engine.Date
 }
 
@@ -36,6 +38,9 @@ func (f *fakeFiles) Files(ctx context.Context, ds *engine.Dataset, id string, th
 	f.asked = append(f.asked, through)
 	if f.building {
 		return "", nil, ErrFilesBuilding
+	}
+	if f.fail != nil {
+		return "", nil, f.fail
 	}
 	cut := "all"
 	if through.Valid() {
@@ -137,6 +142,14 @@ func TestFilesList(t *testing.T) {
 		t.Errorf("Retry-After %q", w.Header().Get("Retry-After"))
 	}
 	checkError(t, ts.do("GET", "/v2/files/companies.csv.gz", testKeyEOD, ""), 503, "being built")
+	// A build that fails (the server's disk): 503 to retry, never a 500.
+	f.building, f.fail = false, errors.New("write /files/x: no space left on device")
+	w = ts.do("GET", "/v2/files", testKeyDelayed, "")
+	checkError(t, w, 503, "could not be built; retry in 10 s")
+	if w.Header().Get("Retry-After") != "10" {
+		t.Errorf("Retry-After %q", w.Header().Get("Retry-After"))
+	}
+	checkError(t, ts.do("GET", "/v2/files/companies.csv.gz", testKeyDelayed, ""), 503, "could not be built")
 }
 
 // TestFilesThrough: the plans' cuts against the clock.
