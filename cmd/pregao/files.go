@@ -26,7 +26,7 @@ func (m *Main) serveFiles(cfg ServeConfig) error {
 		}
 		dir = filepath.Join(d, "pregao", "files")
 	}
-	c, err := flatfiles.NewCache(flatfiles.CacheConfig{Dir: dir, MaxBytes: cfg.FilesMaxBytes}, m.Registry)
+	c, err := flatfiles.NewCache(flatfiles.CacheConfig{Dir: dir, MaxBytes: cfg.FilesMaxBytes, Run: loadInBackground}, m.Registry)
 	if err != nil {
 		return fmt.Errorf("serve: --files-dir: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/pregao/pregao/snapshot"
@@ -35,7 +36,8 @@ func reloadOptions() (opt snapshot.LoadOptions, release, background bool) {
 // loadInBackground runs load on an OS thread of the lowest CPU priority,
 // with one more P than the process had, so that requests keep every core
 // they had and the load takes what they leave. The thread is discarded
-// afterwards (its priority cannot be raised back).
+// afterwards (its priority cannot be raised back). A reload's load and a
+// flat files build may run at once: each has its P (backgroundProcs).
 func loadInBackground(load func()) {
 	done := make(chan struct{})
 	go func() {
@@ -45,12 +47,32 @@ func loadInBackground(load func()) {
 			load()
 			return
 		}
-		prev := runtime.GOMAXPROCS(0)
-		runtime.GOMAXPROCS(prev + 1)
-		defer runtime.GOMAXPROCS(prev)
+		backgroundProcs.add(1)
+		defer backgroundProcs.add(-1)
 		load()
 	}()
 	<-done
+}
+
+// backgroundProcs counts the Ps added for the work loadInBackground runs,
+// so that two of them at once leave GOMAXPROCS as it was when both end.
+var backgroundProcs procCount
+
+// procCount is a count of Ps added to GOMAXPROCS.
+type procCount struct {
+	mu      sync.Mutex
+	n, base int // base: GOMAXPROCS before the first was added
+}
+
+// add adds d (1 or -1) Ps.
+func (c *procCount) add(d int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		c.base = runtime.GOMAXPROCS(0)
+	}
+	c.n += d
+	runtime.GOMAXPROCS(c.base + c.n)
 }
 
 // reloadGCPercent is the collector's GOGC while a reload runs: a load

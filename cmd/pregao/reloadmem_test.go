@@ -31,6 +31,45 @@ func TestLoadInBackground(t *testing.T) {
 	}
 }
 
+// TestLoadInBackgroundTwoAtOnce: a reload's load and a files build
+// running at once have a P each, and GOMAXPROCS is the process's again
+// when both end, whichever ends first.
+func TestLoadInBackgroundTwoAtOnce(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("thread priorities: linux")
+	}
+	procs := runtime.GOMAXPROCS(0)
+	for _, firstEnds := range []int{0, 1} {
+		started := make(chan struct{}, 2)
+		release := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+		done := make(chan int, 2)
+		for i := range 2 {
+			go func() {
+				loadInBackground(func() {
+					started <- struct{}{}
+					<-release[i]
+				})
+				done <- i
+			}()
+		}
+		<-started
+		<-started
+		if got := runtime.GOMAXPROCS(0); got != procs+2 {
+			t.Errorf("two loads: GOMAXPROCS %d, want %d", got, procs+2)
+		}
+		close(release[firstEnds])
+		<-done
+		if got := runtime.GOMAXPROCS(0); got != procs+1 {
+			t.Errorf("one load left: GOMAXPROCS %d, want %d", got, procs+1)
+		}
+		close(release[1-firstEnds])
+		<-done
+		if got := runtime.GOMAXPROCS(0); got != procs {
+			t.Errorf("both ended (%d first): GOMAXPROCS %d, want %d", firstEnds, got, procs)
+		}
+	}
+}
+
 func TestRaiseGCPercent(t *testing.T) {
 	prev := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(prev)

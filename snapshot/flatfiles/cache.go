@@ -33,6 +33,10 @@ type CacheConfig struct {
 	// Formats are the formats written (nil: both); Datasets the datasets
 	// (nil: every one).
 	Formats, Datasets []string
+	// Run runs a build (nil: on the goroutine the cache starts for it).
+	// pregao serve runs it on a thread of the lowest priority, as a
+	// reload's load, so that a build takes the cores requests leave.
+	Run func(build func())
 }
 
 // ErrBuilding is Cache.Get's error while the files asked are being
@@ -184,7 +188,16 @@ func (c *Cache) run(s *cacheSet, ds *engine.Dataset, id string, through engine.D
 	start := time.Now()
 	dir := filepath.Join(c.cfg.Dir, s.name)
 	os.RemoveAll(dir) // what a killed build left
-	m, err := Export(context.Background(), ds, dir, Options{Formats: c.cfg.Formats, Datasets: c.cfg.Datasets, Through: through, Snapshot: id})
+	var m *Manifest
+	var err error
+	build := func() {
+		m, err = Export(context.Background(), ds, dir, Options{Formats: c.cfg.Formats, Datasets: c.cfg.Datasets, Through: through, Snapshot: id})
+	}
+	if c.cfg.Run != nil {
+		c.cfg.Run(build)
+	} else {
+		build()
+	}
 	c.m.seconds.Add(time.Since(start).Seconds())
 	c.mu.Lock()
 	defer c.mu.Unlock()

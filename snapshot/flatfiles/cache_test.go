@@ -93,3 +93,23 @@ func TestCacheBuilding(t *testing.T) {
 		t.Fatalf("after the build: %v", err)
 	}
 }
+
+// TestCacheRun: a build runs through CacheConfig.Run (serve's runs it at
+// the lowest CPU priority), once per folder.
+func TestCacheRun(t *testing.T) {
+	ds := small(t)
+	runs := 0
+	c, err := NewCache(CacheConfig{Dir: t.TempDir(), Formats: []string{CSV}, Datasets: []string{"companies"},
+		Run: func(build func()) { runs++; build() }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, m, err := c.Get(context.Background(), ds, "snap", engine.NoDate); err != nil || len(m.Files) == 0 {
+			t.Fatalf("Get: %v", err)
+		}
+	}
+	if runs != 1 {
+		t.Errorf("builds run through Run: %d, want 1", runs)
+	}
+}
