@@ -47,6 +47,8 @@ type Dataset struct {
 	screener Screener
 
 	sessionsState // see SessionAt
+
+	blocks *blockState // SetBlocks (nil: the bars are verified)
 }
 
 // Issuer is the derived view of one Company: its tickers and every

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
@@ -146,6 +147,10 @@ type API struct {
 	// (SetLiveStatus, livestatus.go).
 	liveStatus atomic.Pointer[func() (engine.LiveStatus, bool)]
 
+	// badBlockLogged is the last Dataset whose bad block was logged
+	// (badBlock).
+	badBlockLogged atomic.Pointer[weak.Pointer[engine.Dataset]]
+
 	// files gives the flat files of GET /files (SetFiles; nil: none).
 	files atomic.Pointer[FileSource]
 }
@@ -213,6 +218,7 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 			Name: "pregao_answer_cache_key_bytes",
 			Help: "Bytes the tables of request bodies and query strings seen hold (the answer cache's keys; bounded, about 2.3 MiB at most).",
 		}, func() float64 { return float64(a.keyBytes.Load()) }))
+		registerBlockMetrics(reg, store)
 	}
 	a.pushM = newPushMetrics(reg)
 	a.streams = newSSEHubs(a, reg)

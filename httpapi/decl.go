@@ -139,6 +139,11 @@ type Route struct {
 	// answer follow the plan's cut-off and the live session's revision
 	// there; other routes depend on the Dataset and the request only.
 	Priced bool
+	// OwnTickers routes verify the snapshot blocks of the tickers they
+	// read themselves (engine.Dataset.CheckAsset) before they answer;
+	// any other route's first request verifies every block not yet
+	// verified (engine.Dataset.CheckAll, see resolveView).
+	OwnTickers bool
 	// Admin routes are the operator's (under /admin): only keys with
 	// ScopeAdmin may call them, whatever their plan (admin.go).
 	Admin bool

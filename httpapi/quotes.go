@@ -126,12 +126,14 @@ func (a *API) quotesBatch(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	if err != nil {
 		return nil, err
 	}
-	return a.appendBatch(c, dst, q.Tickers, &o), nil
+	return a.appendBatch(c, dst, q.Tickers, &o)
 }
 
 // appendBatch appends the answer of a batch of tickers (POST /quotes, or
 // GET /quotes/{t1},{t2}…): an object keyed by ticker, each ticker once.
-func (a *API) appendBatch(c *call, dst []byte, tickers [][]byte, op *quoteOpts) []byte {
+// The blocks of every ticker are verified before the first byte (a bad
+// one is the request's error).
+func (a *API) appendBatch(c *call, dst []byte, tickers [][]byte, op *quoteOpts) ([]byte, error) {
 	o := *op
 	if c.s.seen == nil {
 		c.s.seen = make(map[string]struct{}, MaxTickers)
@@ -143,6 +145,9 @@ func (a *API) appendBatch(c *call, dst []byte, tickers [][]byte, op *quoteOpts) 
 			continue // each ticker answers once
 		}
 		as, _ := c.ds.Asset(string(b))
+		if err := c.ds.CheckAsset(as); err != nil {
+			return nil, a.badBlock(c, err)
+		}
 		t := tickerString(as, b)
 		c.s.seen[t] = struct{}{}
 		items = append(items, quoteItem{ticker: t, asset: as})
@@ -162,7 +167,7 @@ func (a *API) appendBatch(c *call, dst []byte, tickers [][]byte, op *quoteOpts) 
 			}
 		}
 	}
-	return append(dst, '}')
+	return append(dst, '}'), nil
 }
 
 // seriesGroup and maxSeriesGroup bound the number of series items each
@@ -331,7 +336,7 @@ func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 		return nil, err
 	}
 	if multi != nil {
-		return a.appendBatch(c, dst, multi, &o), nil
+		return a.appendBatch(c, dst, multi, &o)
 	}
 	as, ok := c.ds.Asset(t)
 	if !ok {
@@ -339,6 +344,9 @@ func (a *API) quoteSingle(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 			return indexQuotes(dst, ix, &o)
 		}
 		return nil, notFound("Ticker not found")
+	}
+	if err := c.ds.CheckAsset(as); err != nil {
+		return nil, a.badBlock(c, err)
 	}
 	return a.appendTickerQuotes(&c.s.bars, dst, as, &o), nil
 }
@@ -379,6 +387,9 @@ func quoteTyped(typ string) quoteHandler {
 			}
 			return nil, notFound("Ticker not found")
 		}
+		if err := c.ds.CheckAsset(as); err != nil {
+			return nil, a.badBlock(c, err)
+		}
 		return a.appendTickerQuotes(&c.s.bars, dst, as, &o), nil
 	}
 }
@@ -399,7 +410,7 @@ func quotesTyped(typ string, decl *Param) quoteHandler {
 		if err != nil {
 			return nil, err
 		}
-		return a.appendBatch(c, dst, q.Tickers, &o), nil
+		return a.appendBatch(c, dst, q.Tickers, &o)
 	}
 }
 

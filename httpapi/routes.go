@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
@@ -126,7 +127,7 @@ var routeTable = csvRoutes([]Route{
 	{Method: http.MethodGet, Path: routeLows, Summary: "Members of an index with the lowest variation of the session the plan sees",
 		Params: []Param{pathIndexSymbol, rankingLimit}, Response: "Ranking", Priced: true, serve: (*API).indexLows},
 	{Method: http.MethodPost, Path: routeQuotes, Summary: "Quotes of up to 500 tickers: current, historical series or chart presets",
-		Body: &quotesBody, CSV: csvQuotes, Priced: true, Untyped: true, serve: (*API).quotesBatch},
+		Body: &quotesBody, CSV: csvQuotes, Priced: true, Untyped: true, OwnTickers: true, serve: (*API).quotesBatch},
 	{Method: http.MethodGet, Path: routeQuote, Summary: "Quotes of one ticker, with the options of POST /quotes",
 		Params: []Param{
 			{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: tickerListPattern, Example: "ITAG3",
@@ -135,25 +136,25 @@ var routeTable = csvRoutes([]Route{
 			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: quoteStartDesc},
 			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: quoteEndDesc},
 			quoteAdjusted, formatParam,
-		}, CSV: csvQuotes, Priced: true, Untyped: true, serve: (*API).quoteSingle},
+		}, CSV: csvQuotes, Priced: true, Untyped: true, OwnTickers: true, serve: (*API).quoteSingle},
 	{Method: http.MethodGet, Path: routeQuoteCurrent, Summary: "A ticker's current quote: GET /quotes/{ticker}?type=current (addition)",
 		Params:   []Param{pathQuoteTicker, quoteAdjusted, formatParam},
-		Response: "Quote", CSV: csvQuotes, Priced: true, serve: quoteTyped(TypeCurrent)},
+		Response: "Quote", CSV: csvQuotes, Priced: true, OwnTickers: true, serve: quoteTyped(TypeCurrent)},
 	{Method: http.MethodGet, Path: routeQuoteHistorical, Summary: "A ticker's historical series: GET /quotes/{ticker}?type=historical (addition)",
 		Params: []Param{pathQuoteTicker, quoteInterval,
 			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: quoteStartDesc},
 			{Name: "end_date", In: InQuery, Type: TypeDate, Desc: quoteEndDesc},
 			quoteAdjusted, formatParam},
-		Response: "QuoteSeries", CSV: csvQuotes, Priced: true, serve: quoteTyped(TypeHistorical)},
+		Response: "QuoteSeries", CSV: csvQuotes, Priced: true, OwnTickers: true, serve: quoteTyped(TypeHistorical)},
 	{Method: http.MethodGet, Path: routeQuoteChart, Summary: "A ticker's chart presets (1d, 5d, 1M, 6M, 1Y, 5Y): GET /quotes/{ticker}?type=chart (addition)",
 		Params:   []Param{pathQuoteTicker, quoteAdjusted, formatParam},
-		Response: "Chart", CSV: csvQuotes, Priced: true, serve: quoteTyped(TypeChart)},
+		Response: "Chart", CSV: csvQuotes, Priced: true, OwnTickers: true, serve: quoteTyped(TypeChart)},
 	{Method: http.MethodPost, Path: routeQuotesCurrent, Summary: "Current quotes of up to 500 tickers: POST /quotes with type current (addition)",
-		Body: &currentQuotesBody, Response: "CurrentQuotesByTicker", CSV: csvQuotes, Priced: true, serve: quotesTyped(TypeCurrent, &currentQuotesBody)},
+		Body: &currentQuotesBody, Response: "CurrentQuotesByTicker", CSV: csvQuotes, Priced: true, OwnTickers: true, serve: quotesTyped(TypeCurrent, &currentQuotesBody)},
 	{Method: http.MethodPost, Path: routeQuotesHistorical, Summary: "Historical series of up to 500 tickers: POST /quotes with type historical (addition)",
-		Body: &historicalQuotesBody, Response: "HistoricalQuotesByTicker", CSV: csvQuotes, Priced: true, serve: quotesTyped(TypeHistorical, &historicalQuotesBody)},
+		Body: &historicalQuotesBody, Response: "HistoricalQuotesByTicker", CSV: csvQuotes, Priced: true, OwnTickers: true, serve: quotesTyped(TypeHistorical, &historicalQuotesBody)},
 	{Method: http.MethodPost, Path: routeQuotesChart, Summary: "Chart presets of up to 500 tickers: POST /quotes with type chart (addition)",
-		Body: &chartQuotesBody, Response: "ChartsByTicker", CSV: csvQuotes, Priced: true, serve: quotesTyped(TypeChart, &chartQuotesBody)},
+		Body: &chartQuotesBody, Response: "ChartsByTicker", CSV: csvQuotes, Priced: true, OwnTickers: true, serve: quotesTyped(TypeChart, &chartQuotesBody)},
 	{Method: http.MethodPost, Path: routeTotalReturnBatch, Summary: "Total-return series of up to 500 tickers: dividends reinvested at the theoretical ex price (addition)",
 		Body: &totalReturnBody, Response: "TotalReturnByTicker", CSV: csvTotalReturn, Priced: true, serve: (*API).totalReturnBatch},
 	{Method: http.MethodGet, Path: routeTotalReturn, Summary: "A ticker's total-return series: its index, 1.0 on the first session, with dividends reinvested at the theoretical ex price (addition)",
@@ -435,8 +436,24 @@ func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) 
 	if why := a.liveNotReady(); why != "" {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: %s", why)
 	}
+	bl := ds.Blocks()
+	var bs engine.BlockStatus
+	if bl != nil {
+		if bs = bl.Status(); bs.Err != nil {
+			return nil, errorf(http.StatusServiceUnavailable, "not ready: the snapshot is damaged: %v", bs.Err)
+		}
+	}
 	dst = append(dst, `{"status":"ready","as_of":`...)
 	dst = appendTime(dst, ds.AsOf())
+	if bl != nil {
+		dst = append(dst, `,"blocks":{"total":`...)
+		dst = strconv.AppendInt(dst, bs.Blocks, 10)
+		dst = append(dst, `,"verified":`...)
+		dst = strconv.AppendInt(dst, bs.Verified, 10)
+		dst = append(dst, `,"bad":0,"complete":`...)
+		dst = strconv.AppendBool(dst, bs.Complete())
+		dst = append(dst, '}')
+	}
 	dst = a.appendLiveStatus(dst)
 	return append(dst, '}'), nil
 }

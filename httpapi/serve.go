@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"weak"
 
 	"github.com/julienschmidt/httprouter"
 )
@@ -170,7 +171,10 @@ func (a *API) limit(c *call) int {
 
 // resolveView fixes what the request sees: the current View (the Dataset
 // and the live session beside it), loaded once, and the clock's now. 503
-// while no snapshot is published.
+// while no snapshot is published, and once a block of the snapshot's
+// bars is found bad. A route that does not verify the tickers it reads
+// itself (Route.OwnTickers) verifies every block not yet verified
+// first: once they all are, a call.
 func (a *API) resolveView(c *call) int {
 	if v := a.store.View(); v != nil {
 		c.ds, c.live = v.Base, v.Live
@@ -179,8 +183,29 @@ func (a *API) resolveView(c *call) int {
 		c.out.w.Header()["Retry-After"] = retryLoading
 		return c.out.fail(http.StatusServiceUnavailable, a.notLoaded()+"; retry shortly")
 	}
+	if err := c.ds.BlockErr(); err != nil {
+		return c.out.failErr(a.badBlock(c, err))
+	}
+	if !c.route.OwnTickers && !c.route.Admin {
+		if err := c.ds.CheckAll(); err != nil {
+			return c.out.failErr(a.badBlock(c, err))
+		}
+	}
 	c.now = a.clock.Now()
 	return 0
+}
+
+// badBlock returns the error of a request whose answer would read a
+// block of the snapshot that does not match its checksum: 503 with
+// Retry-After (another replica, or the next snapshot, answers), logged
+// once per snapshot. No answer is made from the snapshot's bars.
+func (a *API) badBlock(c *call, err error) error {
+	c.out.w.Header()["Retry-After"] = retryLoading
+	w := weak.Make(c.ds)
+	if old := a.badBlockLogged.Swap(&w); old == nil || *old != w {
+		a.log.Error("snapshot block failed its checksum: answering 503", "as_of", c.ds.AsOf(), "error", err)
+	}
+	return errorf(http.StatusServiceUnavailable, "the snapshot is damaged (%v): not answered; retry shortly", err)
 }
 
 // readBody reads the request body into c.body, up to the route's cap.

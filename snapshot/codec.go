@@ -331,6 +331,9 @@ type loadState struct {
 	cols      []byte
 	colMu     sync.Mutex
 	colChecks []*blockChecks
+	// lazy, when set, takes the column blocks to verify on first use
+	// instead of verifying them all before the load ends.
+	lazy *colBlocks
 	// ratioVars counts the entries of Derived.RatioVars reserved so far
 	// (see reserveRatioVars).
 	ratioVars atomic.Int64

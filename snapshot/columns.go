@@ -258,10 +258,13 @@ func openDailyColumns(sec []byte, ix dailyIndex) ([]engine.Series, error) {
 // each block's checksum is computed once, the first time it is asked
 // for, and its result kept (safe for concurrent use).
 type blockChecks struct {
+	kind   string // "daily" or "intraday", for errors
 	sec    []byte
 	blocks []colBlock
 	state  []atomic.Uint32 // blockUnknown, blockGood or blockBad
+	done   atomic.Int64    // blocks verified, good or bad
 	bad    atomic.Int64    // blocks found bad
+	set    *colBlocks      // the load's blocks, told of a bad one (nil: none)
 }
 
 const (
@@ -288,15 +291,30 @@ func (c *blockChecks) verify(i int) error {
 		if xxhash.Sum64(c.sec[b.Off:b.Off+b.N]) != b.Sum {
 			st = blockBad
 		}
-		if c.state[i].CompareAndSwap(blockUnknown, st) && st == blockBad {
-			c.bad.Add(1)
+		if c.state[i].CompareAndSwap(blockUnknown, st) {
+			c.done.Add(1)
+			if st == blockBad {
+				c.bad.Add(1)
+				if c.set != nil {
+					c.set.noteBad(c.blockErr(i))
+				}
+			}
 		}
 	}
 	if st == blockBad {
-		b := c.blocks[i]
-		return fmt.Errorf("%w: block %d (bytes %d+%d)", errBlock, i, b.Off, b.N)
+		return c.blockErr(i)
 	}
 	return nil
+}
+
+// blockErr returns the error of bad block i.
+func (c *blockChecks) blockErr(i int) error {
+	b := c.blocks[i]
+	kind := c.kind
+	if kind == "" {
+		kind = "column"
+	}
+	return fmt.Errorf("%w: %s block %d (bytes %d+%d of its columns)", errBlock, kind, i, b.Off, b.N)
 }
 
 // verifyAll verifies every block not yet verified (the background pass)
@@ -451,7 +469,7 @@ func decDailyColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		}
 	}
 	copy(u.Daily[lo:hi], ss)
-	d.ls.addColumns(sec, ix.Blocks)
+	d.ls.addColumns("daily", sec, ix)
 	return partStats{dailyRows: int(total)}
 }
 
@@ -493,15 +511,22 @@ func (d *pdec) columnPart(kind string, n int) (sec []byte, ix dailyIndex, total 
 }
 
 // addColumns records a kind's columns (a part of the column area) and
-// their blocks, verified once every part is decoded (checkColumns).
-func (ls *loadState) addColumns(sec []byte, blocks []colBlock) {
+// their index, whose blocks are verified once every part is decoded
+// (checkColumns), or on first use (ls.lazy).
+func (ls *loadState) addColumns(kind string, sec []byte, ix dailyIndex) {
+	c := newBlockChecks(sec, ix.Blocks)
+	c.kind = kind
 	ls.colMu.Lock()
 	defer ls.colMu.Unlock()
-	ls.colChecks = append(ls.colChecks, newBlockChecks(sec, blocks))
+	ls.colChecks = append(ls.colChecks, c)
+	if ls.lazy != nil {
+		ls.lazy.add(c, kind, ix)
+	}
 }
 
 // checkColumns verifies that the kinds' columns cut the column area
-// without gaps or overlap, and every block's checksum (ErrChecksum).
+// without gaps or overlap, and every block's checksum (ErrChecksum)
+// unless they are verified on first use (ls.lazy).
 func (ls *loadState) checkColumns() error {
 	cs := ls.colChecks
 	slices.SortFunc(cs, func(a, b *blockChecks) int {
@@ -516,6 +541,9 @@ func (ls *loadState) checkColumns() error {
 	}
 	if end != len(ls.cols) {
 		return fmt.Errorf("%w: %w: the kinds' columns hold %d bytes of the area's %d", ErrFormat, errColumns, end, len(ls.cols))
+	}
+	if ls.lazy != nil {
+		return nil
 	}
 	for _, c := range cs {
 		if bad := c.verifyAll(); len(bad) > 0 {
@@ -608,6 +636,6 @@ func decIntradayColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		return partStats{}
 	}
 	copy(u.Intraday[lo:hi], ss)
-	d.ls.addColumns(sec, ix.Blocks)
+	d.ls.addColumns("intraday", sec, ix)
 	return partStats{intradayRows: int(total)}
 }

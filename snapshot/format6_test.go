@@ -315,7 +315,7 @@ func TestColumnAreaCut(t *testing.T) {
 	} {
 		ls := &loadState{version: columnsVersion, cols: area}
 		for _, p := range c.parts {
-			ls.addColumns(area[p[0]:p[1]], []colBlock{{Off: 0, N: int64(p[1] - p[0]), Sum: xxhash.Sum64(area[p[0]:p[1]])}})
+			ls.addColumns("daily", area[p[0]:p[1]], dailyIndex{Blocks: []colBlock{{Off: 0, N: int64(p[1] - p[0]), Sum: xxhash.Sum64(area[p[0]:p[1]])}}})
 		}
 		if err := ls.checkColumns(); (err == nil) != c.ok {
 			t.Errorf("%s: %v", c.name, err)

@@ -48,7 +48,7 @@ func ReadFile(path string) (*engine.Universe, Header, error) {
 // decode when compact is set (engine.CompactSeries: only for a Universe
 // that goes straight to engine.Build).
 func readFile(path string, pause, compact bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
-	u, h, _, err := openAndRead(path, pause, compact, false, workers, prog)
+	u, h, _, err := openAndRead(path, pause, compact, false, workers, prog, nil)
 	return u, h, err
 }
 
@@ -56,8 +56,9 @@ func readFile(path string, pause, compact bool, workers int, prog *Progress) (*e
 // file is mapped (mapfile) and used in place, and the mapping returned
 // (nil when there is none): the caller releases it once nothing uses
 // the Universe (mapfile.ReleaseWith). Without it, the area is read into
-// the heap.
-func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *Progress) (*engine.Universe, Header, *mapfile.File, error) {
+// the heap. With lazy, the column blocks are not verified but recorded
+// in lazy, to verify on first use.
+func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *Progress, lazy *colBlocks) (*engine.Universe, Header, *mapfile.File, error) {
 	f, size, err := openFile(path)
 	if err != nil {
 		return nil, Header{}, nil, err
@@ -79,7 +80,7 @@ func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *P
 		mf = m
 		return m.Bytes()[h.ColumnsOffset : h.ColumnsOffset+h.Columns], nil
 	}
-	u, h, err := readFrom(f, size, pause, compact, workers, prog, cols)
+	u, h, err := readFrom(f, size, pause, compact, workers, prog, cols, lazy)
 	if err != nil {
 		if mf != nil {
 			mf.Close()
@@ -100,8 +101,8 @@ func readAligned(f io.ReaderAt, off, n int64) ([]byte, error) {
 
 // readFrom decodes the snapshot of size bytes held by f, pausing
 // collection meanwhile when pause is set; cols gives the column area of
-// a format 6 file (see openAndRead).
-func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog *Progress, cols func(*Header) ([]byte, error)) (*engine.Universe, Header, error) {
+// a format 6 file and lazy takes its blocks (see openAndRead).
+func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog *Progress, cols func(*Header) ([]byte, error), lazy *colBlocks) (*engine.Universe, Header, error) {
 	hb, err := readHeaderBytes(f, size)
 	if err != nil {
 		return nil, Header{}, err
@@ -123,7 +124,7 @@ func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog 
 			return nil, Header{}, err
 		}
 	}
-	return decodeSections(h, c, size, pause, compact, workers, prog, func(s *Section, buf []byte) ([]byte, error) {
+	return decodeSections(h, c, size, pause, compact, workers, prog, lazy, func(s *Section, buf []byte) ([]byte, error) {
 		if int64(cap(buf)) < s.Compressed {
 			buf = make([]byte, s.Compressed)
 		}
@@ -179,6 +180,20 @@ type LoadOptions struct {
 	// Progress, when not nil, is moved through the load's phases as it
 	// goes (see Progress).
 	Progress *Progress
+	// LazyVerify, for a file of format 6, leaves the checksums of its
+	// column blocks (the bars) unchecked at open: each block is verified
+	// on its first use by a request (engine.Dataset.CheckAsset and
+	// CheckAll) and by a background pass at VerifyRate that starts when
+	// Load returns (docs/snapshot-format.md). Without it every block is
+	// verified before Load returns. Other formats are verified whole.
+	LazyVerify bool
+	// VerifyRate is the background pass's pace, bytes a second (0:
+	// DefaultVerifyRate; negative: no pass, blocks are verified on use
+	// only).
+	VerifyRate int64
+	// Verified, when not nil, is called (from the background pass's
+	// goroutine) once every block is verified, with what was found.
+	Verified func(engine.BlockStatus)
 }
 
 // Load reads and decodes the snapshot at path (see ReadFile) and indexes
@@ -196,12 +211,22 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if opt.PauseGC {
 		defer startPause(st.Size(), 0)()
 	}
-	u, h, mf, err := openAndRead(path, opt.PauseGC, true, true, opt.Workers, opt.Progress)
+	var lazy *colBlocks
+	if opt.LazyVerify {
+		lazy = newColBlocks()
+	}
+	u, h, mf, err := openAndRead(path, opt.PauseGC, true, true, opt.Workers, opt.Progress, lazy)
 	if err != nil {
 		return nil, Header{}, err
 	}
 	opt.Progress.Begin("index", "", 0)
 	ds, err := engine.BuildWith(u, engine.BuildOptions{Serial: opt.Workers == 1})
+	if err != nil && lazy != nil {
+		// Build read unverified bars: a bad block is the reason to give.
+		if berr := lazy.All(); berr != nil {
+			err = fmt.Errorf("%s: %w", path, berr)
+		}
+	}
 	if err != nil {
 		if mf != nil {
 			mf.Close()
@@ -211,6 +236,12 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if mf != nil {
 		// The Dataset holds the columns: the mapping goes when it does.
 		mapfile.ReleaseWith(mf, ds)
+	}
+	if lazy != nil && lazy.blocks > 0 {
+		ds.SetBlocks(lazy)
+		if opt.VerifyRate >= 0 {
+			lazy.background(ds, opt.VerifyRate, opt.Verified)
+		}
 	}
 	opt.Progress.Begin("done", "", 0)
 	return ds, h, nil
@@ -275,7 +306,7 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 		cols = alignedBytes(h.Columns)
 		copy(cols, b[h.ColumnsOffset:])
 	}
-	return decodeSections(h, cols, int64(len(b)), pause, false, 0, nil, func(s *Section, _ []byte) ([]byte, error) {
+	return decodeSections(h, cols, int64(len(b)), pause, false, 0, nil, nil, func(s *Section, _ []byte) ([]byte, error) {
 		return b[s.Offset : s.Offset+s.Compressed], nil
 	})
 }
@@ -285,8 +316,9 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 // pause is set (see pauseGC), on workers goroutines (0: GOMAXPROCS).
 // fetch returns the compressed bytes of a
 // section, read into buf when it needs a buffer (its result is then
-// passed back as buf for a later section of the same worker).
-func decodeSections(h Header, cols []byte, size int64, pause, compact bool, workers int, prog *Progress, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
+// passed back as buf for a later section of the same worker). With
+// lazy, the column blocks are recorded in it instead of verified.
+func decodeSections(h Header, cols []byte, size int64, pause, compact bool, workers int, prog *Progress, lazy *colBlocks, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
 	zd, err := decoder()
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: zstd: %w", err)
@@ -377,7 +409,7 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 	}
 	// Every ratio point's variables share one array, sized from the
 	// header; each variable takes at least one raw byte of a ratios part.
-	ls := loadState{compactDaily: compact, version: h.FormatVersion, cols: cols}
+	ls := loadState{compactDaily: compact, version: h.FormatVersion, cols: cols, lazy: lazy}
 	nvars, ratioRaw := int64(h.Counts[countRatioVars]), int64(0)
 	for _, s := range secs {
 		if s.Name == "ratios" {
@@ -425,8 +457,8 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 		return nil, Header{}, err
 	}
 	if ls.version >= columnsVersion {
-		// The column area's parts, and every block, before the snapshot
-		// is used.
+		// The column area's parts, and every block (unless lazy), before
+		// the snapshot is used.
 		if err := ls.checkColumns(); err != nil {
 			return nil, Header{}, err
 		}

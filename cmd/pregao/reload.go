@@ -91,6 +91,17 @@ func (m *Main) loadFirst(ctx context.Context) error {
 func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	start := time.Now()
 	sig := sigOf(m.snapPath)
+	// A format 6 file's bars are verified on first use and by a pass
+	// after the load (docs/snapshot-format.md).
+	opt.LazyVerify = true
+	path := m.snapPath
+	opt.Verified = func(s engine.BlockStatus) {
+		if s.Err != nil {
+			m.log.Error("snapshot blocks verified: damaged, answering 503", "file", path, "blocks", s.Blocks, "bad", s.Bad, "error", s.Err, "seconds", time.Since(start).Seconds())
+			return
+		}
+		m.log.Info("snapshot blocks verified", "file", path, "blocks", s.Blocks, "bytes", s.Bytes, "seconds", time.Since(start).Seconds())
+	}
 	var ds *engine.Dataset
 	var hdr snapshot.Header
 	var err error

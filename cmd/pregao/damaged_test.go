@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+// A format 6 snapshot with a byte flipped in a price of each kind of
+// bars (a ticker's first daily open, another's first 1-minute open),
+// loaded as serve loads it (blocks verified on first use): it is ready
+// at once, having read no block; requests from several clients (run
+// with -race) for the damaged ticker and across tickers all answer 503
+// with Retry-After and a JSON error, never a price, and from then on
+// /readyz answers 503 and the metrics count the bad block. Loaded again
+// with the background pass instead, the pass finds the block and fails
+// the snapshot the same way; pregao verify refuses the file.
+func TestDamagedBlockAnswers503(t *testing.T) {
+	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 2, IntradaySessions: 2})
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	good := filepath.Join(t.TempDir(), "good.snap")
+	if err := snapshot.WriteFile(good, u, snapshot.WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := snapshot.Load(good, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, key := delayedKey(t, ds)
+	// Where each kind's first open of a ticker lies in the file: its
+	// first eight opens, as the columns hold them, found in the bytes.
+	type target struct{ kind, ticker, path string }
+	var targets []target
+	offs := map[string]int{}
+	for _, a := range ds.Assets() {
+		if len(a.Former) > 0 {
+			continue
+		}
+		var pat []byte
+		if cols, ok := a.Daily.Columns(); ok && len(cols.Open) >= 8 && offs["daily"] == 0 {
+			for _, v := range cols.Open[:8] {
+				pat = binary.LittleEndian.AppendUint32(pat, uint32(v))
+			}
+			if i := bytes.Index(file, pat); i > 0 && bytes.LastIndex(file, pat) == i {
+				offs["daily"] = i
+				targets = append(targets, target{"daily", a.Ticker, "/v2/quotes/" + a.Ticker + "?type=historical&start_date=2000-01-01&end_date=2100-01-01"})
+			}
+			continue
+		}
+		if a.Intraday.Len() >= 8 && offs["intraday"] == 0 {
+			for _, v := range a.Intraday.Open[:8] {
+				pat = binary.LittleEndian.AppendUint64(pat, math.Float64bits(float64(v)))
+			}
+			if i := bytes.Index(file, pat); i > 0 && bytes.LastIndex(file, pat) == i {
+				offs["intraday"] = i
+				targets = append(targets, target{"intraday", a.Ticker, "/v2/quotes/" + a.Ticker + "?type=chart"})
+			}
+		}
+	}
+	if len(targets) != 2 {
+		t.Fatalf("found %v: want a ticker of each kind of bars", targets)
+	}
+	ds = nil
+
+	for _, tg := range targets {
+		t.Run(tg.kind, func(t *testing.T) {
+			b := bytes.Clone(file)
+			b[offs[tg.kind]] ^= 1 // one cent (daily), or the mantissa's last bit
+			bad := filepath.Join(t.TempDir(), "bad.snap")
+			if err := os.WriteFile(bad, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			serveFile := func(opt snapshot.LoadOptions) (get func(string) (int, string, string)) {
+				opt.LazyVerify = true
+				ds, h, err := snapshot.Load(bad, opt)
+				if err != nil {
+					t.Fatalf("load: %v", err)
+				}
+				store := &engine.Store{}
+				api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+				api.Prepare(ds, h.ID, h.BuildTime)
+				store.Publish(ds)
+				return func(p string) (int, string, string) {
+					w := httptest.NewRecorder()
+					r := httptest.NewRequest("GET", p, nil)
+					r.Header.Set("Authorization", "Bearer "+key)
+					api.ServeHTTP(w, r)
+					return w.Code, w.Header().Get("Retry-After"), w.Body.String()
+				}
+			}
+			failed := func(get func(string) (int, string, string)) {
+				t.Helper()
+				if code, _, body := get("/readyz"); code != 503 || !strings.Contains(body, "damaged") {
+					t.Errorf("/readyz of a damaged snapshot: %d %s", code, body)
+				}
+				_, _, m := get("/metrics")
+				if !strings.Contains(m, "pregao_snapshot_blocks_bad 1\n") {
+					t.Errorf("metrics: no bad block counted:\n%s", grepLines(m, "pregao_snapshot_blocks"))
+				}
+				for _, p := range []string{tg.path, "/v2/indexes/IBOV/highs?limit=10", "/v2/companies"} {
+					if code, retry, body := get(p); code != 503 || retry == "" || !json.Valid([]byte(body)) {
+						t.Errorf("GET %s from a damaged snapshot: %d, Retry-After %q, %.200s", p, code, retry, body)
+					}
+				}
+			}
+
+			// Verified on first use only.
+			get := serveFile(snapshot.LoadOptions{VerifyRate: -1})
+			code, _, body := get("/readyz")
+			var ready struct {
+				Blocks struct{ Total, Verified, Bad int64 }
+			}
+			if err := json.Unmarshal([]byte(body), &ready); code != 200 || err != nil || ready.Blocks.Total == 0 || ready.Blocks.Verified != 0 {
+				t.Fatalf("/readyz before any request: %d %s: want ready, nothing verified", code, body)
+			}
+			var wg sync.WaitGroup
+			for r := range 4 {
+				wg.Go(func() {
+					for n := range 20 {
+						p := tg.path
+						if (n+r)%3 == 0 {
+							p = "/v2/indexes/IBOV/highs?limit=10"
+						}
+						if code, retry, body := get(p); code != 503 || retry == "" || !strings.Contains(body, "damaged") {
+							t.Errorf("GET %s: %d, Retry-After %q, %.200s: want 503", p, code, retry, body)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			failed(get)
+
+			// Found by the background pass.
+			done := make(chan engine.BlockStatus, 1)
+			get = serveFile(snapshot.LoadOptions{Verified: func(s engine.BlockStatus) { done <- s }})
+			select {
+			case s := <-done:
+				if s.Bad != 1 || s.Err == nil {
+					t.Errorf("background pass: %+v", s)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the background pass did not end")
+			}
+			failed(get)
+
+			var out bytes.Buffer
+			if err := run(context.Background(), []string{"verify", bad}, io.Discard, &out); err == nil || !strings.Contains(err.Error(), "checksum") {
+				t.Errorf("pregao verify of a damaged file: %v", err)
+			}
+		})
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for l := range strings.Lines(s) {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
+}

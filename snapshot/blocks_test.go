@@ -1,0 +1,245 @@
+package snapshot
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+// lazyFile writes a demo market with daily and intraday bars as format 6
+// and returns its path.
+func lazyFile(t *testing.T) string {
+	t.Helper()
+	u := demo.GenerateSize(3, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, SponsoredBDRs: 1, HistoryFrom: 2021, IntradayTickers: 3, IntradaySessions: 3})
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	path := filepath.Join(t.TempDir(), "v6.snap")
+	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// flipTarget is a byte of a price column to flip: the first open of
+// ticker's daily or intraday bars, at off in the file, in block block of
+// its kind.
+type flipTarget struct {
+	kind, ticker string
+	off          int64
+	block        int
+}
+
+// flipTargets finds, in the format 6 file at path, one ticker of each
+// kind of bars (daily, intraday) held where the file lies, and where its
+// first opening price is.
+func flipTargets(t *testing.T, path string) []flipTarget {
+	t.Helper()
+	ds, h, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ds.Blocks().(*colBlocks)
+	kinds := slices.Clone(x.kinds) // in the area's order
+	slices.SortFunc(kinds, func(a, b *blockChecks) int {
+		return int(uintptr(unsafe.Pointer(&a.sec[0])) - uintptr(unsafe.Pointer(&b.sec[0])))
+	})
+	var out []flipTarget
+	start := h.ColumnsOffset
+	for _, c := range kinds {
+		base := uintptr(unsafe.Pointer(&c.sec[0]))
+		for i := range ds.Assets() {
+			a := &ds.Assets()[i]
+			if len(a.Former) > 0 {
+				continue
+			}
+			var p unsafe.Pointer
+			if cols, ok := a.Daily.Columns(); c.kind == "daily" && ok && len(cols.Open) > 0 {
+				p = unsafe.Pointer(&cols.Open[0])
+			} else if c.kind == "intraday" && a.Intraday.Len() > 0 {
+				p = unsafe.Pointer(&a.Intraday.Open[0])
+			} else {
+				continue
+			}
+			off := int64(uintptr(p) - base)
+			blk := slices.IndexFunc(c.blocks, func(b colBlock) bool { return off >= b.Off && off < b.Off+b.N })
+			if off < 0 || off >= int64(len(c.sec)) || blk < 0 {
+				t.Fatalf("%s %s: open at %d, outside its columns (%d bytes)", c.kind, a.Ticker, off, len(c.sec))
+			}
+			out = append(out, flipTarget{kind: c.kind, ticker: a.Ticker, off: start + off, block: blk})
+			break
+		}
+		start += int64(len(c.sec))
+	}
+	if len(out) != 2 {
+		t.Fatalf("found %d kinds of bars, want daily and intraday: %+v", len(out), out)
+	}
+	return out
+}
+
+// flipped writes a copy of the file at path with bit 0 of byte off
+// flipped, and returns the copy's path.
+func flipped(t *testing.T, path string, off int64) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[off] ^= 1
+	bad := filepath.Join(t.TempDir(), "bad.snap")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
+// A format 6 file loaded with LazyVerify reads no block at open; a byte
+// flipped in a price of each kind of bars (daily, intraday) is found by
+// the first request for its ticker (CheckAsset: ErrChecksum, and the
+// Dataset is failed from then on), by a request that reads every block
+// (CheckAll), by the background pass, and by a load that verifies
+// everything (pregao verify), while a ticker of a good block reads on.
+func TestLazyVerifyFindsFlippedByte(t *testing.T) {
+	path := lazyFile(t)
+	for _, f := range flipTargets(t, path) {
+		bad := flipped(t, path, f.off)
+		t.Run(f.kind, func(t *testing.T) {
+			// On use only (no background pass).
+			ds, _, err := Load(bad, LoadOptions{LazyVerify: true, VerifyRate: -1})
+			if err != nil {
+				t.Fatalf("lazy load of a file with a bad %s block: %v", f.kind, err)
+			}
+			st := ds.Blocks().Status()
+			if st.Verified != 0 || st.Blocks == 0 || ds.BlockErr() != nil {
+				t.Fatalf("after open: %+v, err %v: want nothing verified", st, ds.BlockErr())
+			}
+			x := ds.Blocks().(*colBlocks)
+			k := slices.IndexFunc(x.kinds, func(c *blockChecks) bool { return c.kind == f.kind })
+			badRef := blockRef{kind: int16(k), block: int32(f.block)}
+			good := ""
+			for i := range ds.Assets() {
+				a := &ds.Assets()[i]
+				if a.Ticker == f.ticker || len(a.Former) > 0 {
+					continue
+				}
+				if tb := x.byTicker[a.Ticker]; tb.daily != badRef && tb.intraday != badRef && a.Daily.Len() > 0 {
+					if err := ds.CheckAsset(a); err != nil {
+						t.Errorf("%s, in good blocks: %v", a.Ticker, err)
+					}
+					good = a.Ticker
+					break
+				}
+			}
+			if good == "" {
+				t.Fatal("no ticker in good blocks: the test does not cover them")
+			}
+			if ds.BlockErr() != nil {
+				t.Fatalf("a good block failed the Dataset: %v", ds.BlockErr())
+			}
+			a, _ := ds.Asset(f.ticker)
+			for range 2 { // the second from the state kept
+				if err := ds.CheckAsset(a); !errors.Is(err, ErrChecksum) {
+					t.Fatalf("CheckAsset(%s): %v, want ErrChecksum", f.ticker, err)
+				}
+			}
+			if err := ds.BlockErr(); !errors.Is(err, ErrChecksum) {
+				t.Errorf("BlockErr after the bad block: %v", err)
+			}
+			if err := ds.CheckAll(); !errors.Is(err, ErrChecksum) {
+				t.Errorf("CheckAll: %v", err)
+			}
+			if st := ds.Blocks().Status(); st.Bad != 1 {
+				t.Errorf("status after CheckAll: %+v", st)
+			}
+
+			// The background pass alone.
+			done := make(chan engine.BlockStatus, 1)
+			ds, _, err = Load(bad, LoadOptions{LazyVerify: true, VerifyRate: 1 << 40, Verified: func(s engine.BlockStatus) { done <- s }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case st := <-done:
+				if st.Bad != 1 || !st.Complete() || !errors.Is(st.Err, ErrChecksum) || !errors.Is(ds.BlockErr(), ErrChecksum) {
+					t.Errorf("background pass: %+v", st)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the background pass did not end")
+			}
+
+			// A load that verifies every block (pregao verify), and ReadFile.
+			if _, _, err := Load(bad, LoadOptions{}); !errors.Is(err, ErrChecksum) {
+				t.Errorf("Load verifying everything: %v", err)
+			}
+			if _, _, err := ReadFile(bad); !errors.Is(err, ErrChecksum) {
+				t.Errorf("ReadFile: %v", err)
+			}
+		})
+	}
+}
+
+// A good file loaded lazily: the background pass verifies every block,
+// finds none bad, and CheckAll is then a call; CheckAsset verifies an
+// asset's blocks once, under concurrent callers (run with -race).
+func TestLazyVerifyGood(t *testing.T) {
+	path := lazyFile(t)
+	ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i := range ds.Assets() {
+				if err := ds.CheckAsset(&ds.Assets()[i]); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			if err := ds.CheckAll(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	st := ds.Blocks().Status()
+	if !st.Complete() || st.Bad != 0 || st.Err != nil || st.Bytes == 0 {
+		t.Errorf("status: %+v", st)
+	}
+	done := make(chan engine.BlockStatus, 1)
+	if _, _, err = Load(path, LoadOptions{LazyVerify: true, Verified: func(s engine.BlockStatus) { done <- s }}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case st := <-done:
+		if !st.Complete() || st.Bad != 0 || st.Err != nil {
+			t.Errorf("background pass: %+v", st)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the background pass did not end")
+	}
+	// A format 5 file has nothing to verify lazily.
+	u := demo.GenerateSize(3, demo.Size{Companies: 2, HistoryFrom: 2025})
+	p5 := filepath.Join(t.TempDir(), "v5.snap")
+	if err := WriteFile(p5, u, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ds5, _, err := Load(p5, LoadOptions{LazyVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds5.Blocks() != nil || ds5.CheckAll() != nil || ds5.CheckAsset(&ds5.Assets()[0]) != nil {
+		t.Error("a format 5 Dataset has blocks to verify")
+	}
+}
