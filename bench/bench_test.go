@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
 	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
@@ -36,15 +38,7 @@ var (
 func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 	b.Helper()
 	once.Do(func() {
-		u := demo.Generate(1, 1)
-		d, err := ratios.Derive(u)
-		if err != nil {
-			loadErr = err
-			return
-		}
-		u.Derived = d
-		ds, loadErr = engine.Build(u)
-		if loadErr != nil {
+		if ds, loadErr = benchDataset(); loadErr != nil {
 			return
 		}
 		store := &engine.Store{}
@@ -72,6 +66,28 @@ func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 		b.Fatal(loadErr)
 	}
 	return api, ds
+}
+
+// benchDataset returns the scale-1 demo dataset, built in memory, or,
+// when PREGAO_BENCH_SNAPSHOT names a snapshot file, that file loaded as
+// serve loads it (a format 6 file's blocks verified on first use; with
+// PREGAO_BENCH_BLOCKS=off, as if verified at open: the requests then
+// pay no check).
+func benchDataset() (*engine.Dataset, error) {
+	if path := os.Getenv("PREGAO_BENCH_SNAPSHOT"); path != "" {
+		ds, _, err := snapshot.Load(path, snapshot.LoadOptions{LazyVerify: true})
+		if err == nil && os.Getenv("PREGAO_BENCH_BLOCKS") == "off" {
+			ds.SetBlocks(nil)
+		}
+		return ds, err
+	}
+	u := demo.Generate(1, 1)
+	d, err := ratios.Derive(u)
+	if err != nil {
+		return nil, err
+	}
+	u.Derived = d
+	return engine.Build(u)
 }
 
 // sink is a reusable http.ResponseWriter that counts the body.

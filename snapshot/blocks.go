@@ -23,6 +23,7 @@ type colBlocks struct {
 	blocks   int64 // blocks of every kind
 	bytes    int64 // their bytes
 
+	allMu sync.Mutex            // held by All while it verifies
 	first atomic.Pointer[error] // the first bad block's error
 	all   atomic.Bool           // every block verified good
 }
@@ -98,13 +99,19 @@ func (x *colBlocks) Ticker(t string) error {
 }
 
 // All verifies every block not yet verified, in parallel, and returns
-// the first bad block's error.
+// the first bad block's error. Concurrent callers wait for one
+// verification instead of each hashing the blocks.
 func (x *colBlocks) All() error {
 	if x.all.Load() {
 		return nil
 	}
 	if p := x.first.Load(); p != nil {
 		return x.wrap(*p)
+	}
+	x.allMu.Lock()
+	defer x.allMu.Unlock()
+	if x.all.Load() {
+		return nil
 	}
 	var wg sync.WaitGroup
 	n := runtime.GOMAXPROCS(0)

@@ -243,3 +243,37 @@ func TestLazyVerifyGood(t *testing.T) {
 		t.Error("a format 5 Dataset has blocks to verify")
 	}
 }
+
+// BenchmarkLazyChecks is what a request of a lazily verified snapshot
+// pays once its blocks are verified: the Dataset's check (every API
+// request), then CheckAll (a route across tickers) or CheckAsset (a
+// quote route, per ticker).
+func BenchmarkLazyChecks(b *testing.B) {
+	u := demo.GenerateSize(3, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2024, IntradayTickers: 2, IntradaySessions: 2})
+	path := filepath.Join(b.TempDir(), "v6.snap")
+	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
+		b.Fatal(err)
+	}
+	ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := ds.CheckAll(); err != nil {
+		b.Fatal(err)
+	}
+	a := &ds.Assets()[0]
+	b.Run("dataset", func(b *testing.B) {
+		for b.Loop() {
+			if ds.BlockErr() != nil || ds.CheckAll() != nil {
+				b.Fatal("bad")
+			}
+		}
+	})
+	b.Run("asset", func(b *testing.B) {
+		for b.Loop() {
+			if ds.BlockErr() != nil || ds.CheckAsset(a) != nil {
+				b.Fatal("bad")
+			}
+		}
+	})
+}
