@@ -4,14 +4,17 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/internal/mapfile"
 	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
@@ -276,4 +279,69 @@ func BenchmarkLazyChecks(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Lazily verified Datasets reloaded again and again under readers, each
+// with its background pass still running when the next replaces it: a
+// pass never reads a released mapping (a fault) and never keeps one
+// (the replaced Datasets' mappings are released while their passes
+// sleep), and readers' checks agree with it (run with -race).
+func TestLazyVerifyReloadUnderReaders(t *testing.T) {
+	path := lazyFile(t)
+	settleMappings()
+	files0, _ := mapfile.Held()
+	store := &engine.Store{}
+	load := func() {
+		// A block every four seconds: every pass is cut short by the reload.
+		ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: 64 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Publish(ds)
+	}
+	load()
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for r := range 3 {
+		wg.Go(func() {
+			for n := r; !stop.Load(); n++ {
+				ds := store.Current()
+				as := ds.Assets()
+				a := &as[n%len(as)]
+				if err := ds.CheckAsset(a); err != nil {
+					t.Error(err)
+					return
+				}
+				sum := 0.0
+				for i := range a.Daily.Len() {
+					sum += float64(a.Daily.Close(i))
+				}
+				if n%5 == 0 {
+					if err := ds.CheckAll(); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if n%16 == 0 {
+					runtime.GC()
+				}
+			}
+		})
+	}
+	for range 20 {
+		load()
+		runtime.GC()
+	}
+	stop.Store(true)
+	wg.Wait()
+	store.Publish(nil)
+	for range 100 {
+		runtime.GC()
+		if n, _ := mapfile.Held(); n == files0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	n, _ := mapfile.Held()
+	t.Errorf("%d mappings held once no Dataset is, want %d: a background pass keeps them", n, files0)
 }
