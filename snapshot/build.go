@@ -66,8 +66,12 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	if err := ctx.Err(); err != nil {
 		return Header{}, err
 	}
-	if opt.Version != 0 && opt.Version != FormatVersion {
-		return Header{}, fmt.Errorf("snapshot: a build writes format version %d only", FormatVersion)
+	version := opt.Version
+	if version == 0 {
+		version = FormatVersion
+	}
+	if version != FormatVersion && version != columnsVersion {
+		return Header{}, fmt.Errorf("snapshot: format version %d is not written (%d or %d)", version, FormatVersion, columnsVersion)
 	}
 	c, err := newEncoder(opt)
 	if err != nil {
@@ -81,6 +85,11 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	nsrc := firstDerivedKind()
 	counts := countsOf(u)
 	jobs := splitParts(u, 0, nsrc)
+	var cols []byte
+	if version == columnsVersion {
+		cols = c.columns(u, counts)
+		jobs = onePart(onePart(jobs, "daily"), "intraday")
+	}
 	opt.Progress.Begin("encode", "sections", int64(len(jobs)))
 	parts, secs, err := c.run(u, jobs, func(k int) {
 		if !deriveReads[kinds[k].name] {
@@ -120,7 +129,7 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	if err != nil {
 		return Header{}, err
 	}
-	enc, err := assemble(u.Meta, opt, FormatVersion, c.level, counts, append(parts, dparts...), append(secs, dsecs...), nil)
+	enc, err := assemble(u.Meta, opt, version, c.level, counts, append(parts, dparts...), append(secs, dsecs...), cols)
 	if err != nil {
 		return Header{}, err
 	}

@@ -44,7 +44,7 @@ type WriteOptions struct {
 	// Version is the format version Write and WriteFile write: 0 means
 	// FormatVersion; 6 writes the daily bars as a column section used in
 	// place (see docs/snapshot-format.md, "Format 6"), which this package
-	// reads. BuildFromBundle writes FormatVersion only.
+	// reads. BuildFromBundle and BuildFromUniverseContext write either.
 	Version uint16
 }
 
@@ -278,18 +278,7 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	counts := countsOf(u)
 	var cols []byte
 	if version == columnsVersion {
-		c.colParts = map[string]colPart{}
-		if len(u.Daily) > 0 {
-			var ix dailyIndex
-			cols, ix = appendDailyColumns(cols, u.Daily)
-			c.colParts["daily"] = newColPart(counts[countDailyRows], 0, len(cols), ix)
-		}
-		if len(u.Intraday) > 0 {
-			base := len(cols)
-			var ix dailyIndex
-			cols, ix = appendIntradayColumns(cols, u.Intraday)
-			c.colParts["intraday"] = newColPart(counts[countIntradayRows], base, len(cols)-base, ix)
-		}
+		cols = c.columns(u, counts)
 		jobs = onePart(jobs, "daily")
 		jobs = onePart(jobs, "intraday")
 	}
@@ -302,6 +291,25 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 		return nil, err
 	}
 	return assemble(u.Meta, opt, version, c.level, counts, parts, secs, cols)
+}
+
+// columns returns the column area of u's daily and intraday bars (format
+// 6) and records their parts (the rows' totals and indexes) in c.
+func (c *encoder) columns(u *engine.Universe, counts map[string]int) []byte {
+	var cols []byte
+	c.colParts = map[string]colPart{}
+	if len(u.Daily) > 0 {
+		var ix dailyIndex
+		cols, ix = appendDailyColumns(cols, u.Daily)
+		c.colParts["daily"] = newColPart(counts[countDailyRows], 0, len(cols), ix)
+	}
+	if len(u.Intraday) > 0 {
+		base := len(cols)
+		var ix dailyIndex
+		cols, ix = appendIntradayColumns(cols, u.Intraday)
+		c.colParts["intraday"] = newColPart(counts[countIntradayRows], base, len(cols)-base, ix)
+	}
+	return cols
 }
 
 // colPart is a format 6 part whose columns are in the column area.

@@ -28,9 +28,11 @@ type buildConfig struct {
 	Out             string // snapshot file, or s3://BUCKET/KEY
 	Level           int    // zstd level, 1 (fastest) to 22 (smallest)
 	RequireManifest bool   // refuse a bundle without manifest.json (false: --no-manifest)
+	Format          int    // snapshot format version: 0 (the default, snapshot.FormatVersion), 5 or 6
 }
 
-// runBuild implements "pregao build --from DIR --out FILE [--level N]":
+// runBuild implements "pregao build --from DIR --out FILE [--level N]
+// [--format 5|6]":
 // it parses the flags into a buildConfig and runs it.
 func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
@@ -39,6 +41,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("out", "", "snapshot file to write (required)")
 	level := fs.Int("level", snapshot.DefaultLevel, "zstd level, 1 (fastest) to 22 (smallest)")
 	noManifest := fs.Bool("no-manifest", false, "accept a bundle without manifest.json (written by hand; generate and import always write one)")
+	format := fs.Int("format", int(snapshot.FormatVersion), formatUsage)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,7 +52,22 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errors.New("build: --from and --out are required")
 	}
-	return buildConfig{From: *from, Out: *out, Level: *level, RequireManifest: !*noManifest}.run(ctx, stdout, stderr)
+	return buildConfig{From: *from, Out: *out, Level: *level, RequireManifest: !*noManifest, Format: *format}.run(ctx, stdout, stderr)
+}
+
+// formatUsage describes the --format flag of build and generate.
+const formatUsage = "snapshot format version: 5, or 6 (daily and intraday bars as columns served in place: docs/snapshot-format.md)"
+
+// snapshotFormat checks a --format value and returns the version to
+// write (0: the default).
+func snapshotFormat(cmd string, v int) (uint16, error) {
+	switch v {
+	case 0:
+		return 0, nil
+	case 5, 6:
+		return uint16(v), nil
+	}
+	return 0, fmt.Errorf("%s: --format must be 5 or 6, got %d", cmd, v)
 }
 
 // run validates the source bundle c.From and writes its snapshot to
@@ -60,6 +78,10 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func (c buildConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if c.Level < 1 || c.Level > 22 {
 		return fmt.Errorf("build: --level must be between 1 and 22, got %d", c.Level)
+	}
+	version, err := snapshotFormat("build", c.Format)
+	if err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return interrupted(ctx, "build", "nothing written")
@@ -85,8 +107,8 @@ func (c buildConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	prog, stop := startMeter(stdout, "build")
 	defer stop()
 	var h snapshot.Header
-	err := untilDone(ctx, "build", "no snapshot written, "+c.Out+" is as it was", stopGrace, stderr, func(ctx context.Context) (err error) {
-		h, err = snapshot.BuildFromBundleContext(ctx, c.From, out, snapshot.WriteOptions{Level: c.Level, RequireManifest: c.RequireManifest, Progress: prog})
+	err = untilDone(ctx, "build", "no snapshot written, "+c.Out+" is as it was", stopGrace, stderr, func(ctx context.Context) (err error) {
+		h, err = snapshot.BuildFromBundleContext(ctx, c.From, out, snapshot.WriteOptions{Level: c.Level, RequireManifest: c.RequireManifest, Progress: prog, Version: version})
 		if err != nil {
 			return fmt.Errorf("build: %w", err)
 		}

@@ -19,7 +19,8 @@ import (
 
 // runGenerate writes the deterministic demo universe as a source bundle:
 // pregao generate --seed N --scale S --out DIR [--compression zstd|gzip|none]
-// [--force] [--hold-back-session DIR2]. The same seed and scale always
+// [--force] [--hold-back-session DIR2], or --snapshot FILE [--format 5|6]
+// instead of --out. The same seed and scale always
 // give a byte-identical bundle. An existing DIR holding anything but a
 // bundle's files is refused unless --force (bundle.Write). With
 // --hold-back-session the bundle lacks the universe's last session,
@@ -40,6 +41,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	comp := fs.String("compression", "zstd", "file compression: zstd, gzip or none")
 	force := fs.Bool("force", false, "with --out: "+forceUsage)
 	snap := fs.String("snapshot", "", "write the universe straight into this snapshot file (derived ratios included, as build would), without a bundle")
+	format := fs.Int("format", int(snapshot.FormatVersion), "with --snapshot: "+formatUsage)
 	hold := fs.String("hold-back-session", "", "write the bundle without its last session, and that session into this directory as B3's trade file (YYYYMMDD_NEGOCIOSAVISTA.zip), for the replay feed")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -65,6 +67,13 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *scale < 1 || *scale > 1000 {
 		return fmt.Errorf("generate: --scale must be between 1 and 1000, got %d", *scale)
+	}
+	version, err := snapshotFormat("generate", *format)
+	if err != nil {
+		return err
+	}
+	if version != snapshot.FormatVersion && *snap == "" {
+		return errors.New("generate: --format needs --snapshot (a bundle has no format version)")
 	}
 	switch *comp {
 	case "zstd", "gzip", "none":
@@ -110,7 +119,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		counts       *demo.Counts
 		asOf         time.Time
 	)
-	err := untilDone(ctx, "generate", what, stopGrace, stderr, func(ctx context.Context) (err error) {
+	err = untilDone(ctx, "generate", what, stopGrace, stderr, func(ctx context.Context) (err error) {
 		t0 := time.Now()
 		if *hold != "" {
 			u, sess = demo.GenerateSession(*seed, scaleSize(*scale), meter)
@@ -133,7 +142,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			// and reading it back (see snapshot.BuildFromUniverseContext).
 			c := demo.Count(u)
 			counts, asOf = &c, u.Meta.AsOf
-			_, err = snapshot.BuildFromUniverseContext(ctx, u, *snap, snapshot.WriteOptions{Level: snapshot.DefaultLevel, Progress: prog})
+			_, err = snapshot.BuildFromUniverseContext(ctx, u, *snap, snapshot.WriteOptions{Level: snapshot.DefaultLevel, Progress: prog, Version: version})
 			u = nil
 			return err
 		}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+// build --format 6 and generate --snapshot --format 6 write the same
+// format 6 file, and a server of it answers, byte for byte, as a server
+// of the format 5 file of the same bundle.
+func TestBuildFormat6(t *testing.T) {
+	defer func(f func(int) demo.Size) { scaleSize = f }(scaleSize)
+	scaleSize = func(int) demo.Size {
+		return demo.Size{Companies: 6, SponsoredBDRs: 1, FIIs: 2, ETFs: 1, IntradayTickers: 2, IntradaySessions: 2,
+			ReportsFrom: 2025, FundReportsFrom: 2026, EventsFrom: 2026, HistoryFrom: 2024}
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	bdir := filepath.Join(dir, "bundle")
+	if err := runGenerate(context.Background(), []string{"--seed", "2", "--out", bdir}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, c := range []struct{ name, format string }{{"v5", ""}, {"v5x", "5"}, {"v6", "6"}} {
+		files[c.name] = filepath.Join(dir, c.name+".snap")
+		args := []string{"--from", bdir, "--out", files[c.name]}
+		if c.format != "" {
+			args = append(args, "--format", c.format)
+		}
+		out.Reset()
+		if err := runBuild(context.Background(), args, &out, &errb); err != nil {
+			t.Fatalf("build %v: %v", args, err)
+		}
+	}
+	direct := filepath.Join(dir, "direct.snap")
+	if err := runGenerate(context.Background(), []string{"--seed", "2", "--snapshot", direct, "--format", "6"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) []byte {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if v6 := read(files["v6"]); !bytes.Equal(v6, read(direct)) {
+		t.Error("generate --snapshot --format 6 and build --format 6 wrote different files")
+	}
+	if !bytes.Equal(read(files["v5"]), read(files["v5x"])) {
+		t.Error("build --format 5 differs from build's default")
+	}
+	for name, want := range map[string]uint16{"v5": 5, "v6": 6} {
+		h, err := snapshot.ReadHeader(files[name])
+		if err != nil || h.FormatVersion != want {
+			t.Fatalf("%s: format version %d (%v), want %d", name, h.FormatVersion, err, want)
+		}
+	}
+
+	// The same answers from both files.
+	answers := func(file string) map[string]string {
+		ds, _, err := snapshot.Load(file, snapshot.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := &engine.Store{}
+		keys, key := delayedKey(t, ds)
+		api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+		api.Prepare(ds, "same", ds.AsOf())
+		store.Publish(ds)
+		paths := []string{"/v2/indexes/IBOV/highs?limit=10", "/v2/stocks/variations?limit=5", "/v2/stocks/ratios?limit=20"}
+		for _, a := range ds.Assets() {
+			if a.Intraday.Len() > 0 {
+				paths = append(paths, "/v2/quotes/"+a.Ticker+"?type=chart")
+			}
+			if a.Daily.Len() > 0 {
+				paths = append(paths, "/v2/quotes/"+a.Ticker+"?type=historical&start_date=2000-01-01&end_date=2100-01-01",
+					"/v2/quotes/"+a.Ticker+"?type=historical&start_date=2000-01-01&end_date=2100-01-01&adjusted=true")
+			}
+		}
+		got := map[string]string{}
+		for _, p := range paths {
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest("GET", p, nil)
+			r.Header.Set("Authorization", "Bearer "+key)
+			api.ServeHTTP(w, r)
+			got[p] = w.Body.String()
+			if p == paths[0] && w.Code != 200 {
+				t.Fatalf("GET %s: %d %s", p, w.Code, w.Body.String())
+			}
+		}
+		return got
+	}
+	want, got := answers(files["v5"]), answers(files["v6"])
+	if len(want) < 10 {
+		t.Fatalf("only %d paths", len(want))
+	}
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("GET %s: format 6 answers %.200s, format 5 %.200s", p, got[p], w)
+		}
+	}
+}
+
+func TestFormatFlagRefused(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	for _, args := range [][]string{
+		{"build", "--from", dir, "--out", filepath.Join(dir, "x.snap"), "--format", "7"},
+		{"build", "--from", dir, "--out", filepath.Join(dir, "x.snap"), "--format", "4"},
+		{"generate", "--snapshot", filepath.Join(dir, "x.snap"), "--format", "3"},
+		{"generate", "--out", filepath.Join(dir, "b"), "--format", "6"},
+	} {
+		err := run(context.Background(), args, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), "--format") {
+			t.Errorf("%v: err = %v, want one naming --format", args, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "x.snap")); err == nil {
+			t.Errorf("%v wrote a snapshot", args)
+		}
+	}
+}

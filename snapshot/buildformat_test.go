@@ -1,0 +1,72 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/snapshot/bundle"
+	"github.com/pregao/pregao/snapshot/ingest/demo"
+)
+
+// A build writes format 6 as WriteFile does for the bundle and its
+// derived data, from a bundle or a universe in memory alike, and the
+// file reads back as the format 5 build's universe.
+func TestBuildFormat6IsWriteFiles(t *testing.T) {
+	sz := demo.Size{Companies: 3, SponsoredBDRs: 1, FIIs: 2, ETFs: 1, IntradayTickers: 2, IntradaySessions: 2, ReportsFrom: 2024, FundReportsFrom: 2025, EventsFrom: 2025}
+	dir := filepath.Join(t.TempDir(), "bundle")
+	if err := bundle.Write(dir, demo.GenerateSize(3, sz), bundle.WriteOptions{Compression: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	v5, v6, direct, want := filepath.Join(tmp, "v5"), filepath.Join(tmp, "v6"), filepath.Join(tmp, "direct"), filepath.Join(tmp, "want")
+	if _, err := BuildFromBundle(dir, v5, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := BuildFromBundle(dir, v6, WriteOptions{Version: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.FormatVersion != 6 || h.Columns == 0 {
+		t.Fatalf("header: version %d, columns %d", h.FormatVersion, h.Columns)
+	}
+	if _, err := BuildFromUniverseContext(context.Background(), demo.GenerateSize(3, sz), direct, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := bundle.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Derived, err = ratios.Derive(u); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(want, u, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	b6, _ := os.ReadFile(v6)
+	for _, other := range []string{want, direct} {
+		if b, _ := os.ReadFile(other); len(b6) == 0 || !bytes.Equal(b, b6) {
+			t.Errorf("%s (%d bytes) differs from the format 6 build (%d bytes)", filepath.Base(other), len(b), len(b6))
+		}
+	}
+	u5, _, err := ReadFile(v5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u6, gh, err := ReadFile(v6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diff(h, gh); d != "" {
+		t.Errorf("returned header differs from the file's at %s", d)
+	}
+	if d := diff(u5, u6); d != "" {
+		t.Errorf("format 6 build reads back unlike format 5's at %s", d)
+	}
+	if _, err := BuildFromBundle(dir, filepath.Join(tmp, "v7"), WriteOptions{Version: 7}); err == nil {
+		t.Error("version 7: no error")
+	}
+}
