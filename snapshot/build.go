@@ -82,13 +82,25 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	if err := checkSeries(u); err != nil {
 		return Header{}, fmt.Errorf("snapshot: %w", err)
 	}
+	// The compressed sections and the columns go to disk as they are
+	// made, not into memory beside the universe until the end.
+	if c.spill, err = newSpill(out); err != nil {
+		return Header{}, err
+	}
+	defer c.spill.Close()
 	nsrc := firstDerivedKind()
 	counts := countsOf(u)
 	jobs := splitParts(u, 0, nsrc)
-	var cols []byte
+	var cols piece
 	if version == columnsVersion {
-		cols = c.columns(u, counts)
+		cols, err = c.spill.put(c.columns(u, counts))
+		if err != nil {
+			return Header{}, err
+		}
 		jobs = onePart(onePart(jobs, "daily"), "intraday")
+		// The bars are written: keep only what the derivation reads.
+		dropKind(u, "intraday")
+		keepDerivePrices(u)
 	}
 	opt.Progress.Begin("encode", "sections", int64(len(jobs)))
 	parts, secs, err := c.run(u, jobs, func(k int) {
@@ -133,6 +145,7 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	if err != nil {
 		return Header{}, err
 	}
+	enc.spill = c.spill
 	u = nil // the check below loads the file: leave it the memory
 	opt.Progress.Begin("write", "", 0)
 	if err := writeEncoded(ctx, out, enc, func(p string) error { return servableWith(p, opt.Progress) }); err != nil {

@@ -70,3 +70,36 @@ func TestBuildFormat6IsWriteFiles(t *testing.T) {
 		t.Error("version 7: no error")
 	}
 }
+
+// A build's file, its sections and columns spilled to disk as they are
+// made and copied after the header, is the one WriteFile writes from
+// memory, byte for byte, in either format.
+func TestBuildSpillIsWriteFiles(t *testing.T) {
+	defer func(n int) { partTarget = n }(partTarget)
+	partTarget = 2 << 10 // many parts, finished out of order
+	sz := demo.Size{Companies: 4, SponsoredBDRs: 1, FIIs: 2, ETFs: 1, IntradayTickers: 3, IntradaySessions: 2, ReportsFrom: 2023, FundReportsFrom: 2025, EventsFrom: 2025}
+	for _, v := range []uint16{5, 6} {
+		tmp := t.TempDir()
+		built, want := filepath.Join(tmp, "built"), filepath.Join(tmp, "want")
+		if _, err := BuildFromUniverseContext(context.Background(), demo.GenerateSize(4, sz), built, WriteOptions{Version: v}); err != nil {
+			t.Fatal(err)
+		}
+		u := demo.GenerateSize(4, sz)
+		bundle.Canonicalize(u)
+		var err error
+		if u.Derived, err = ratios.Derive(u); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFile(want, u, WriteOptions{Version: v}); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := os.ReadFile(built)
+		b, _ := os.ReadFile(want)
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("format %d: the build wrote %d bytes, WriteFile %d: not the same file", v, len(a), len(b))
+		}
+		if ents, _ := os.ReadDir(tmp); len(ents) != 2 {
+			t.Errorf("format %d: the folder holds %d entries, want the two files (no spill file left)", v, len(ents))
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -49,11 +51,96 @@ type WriteOptions struct {
 }
 
 // encoded is a snapshot ready to be written: header bytes then parts
-// (the last ones, in format 6, the column area's padding and bytes).
+// (the last ones, in format 6, the column area's padding and bytes),
+// each in memory or in the spill file.
 type encoded struct {
 	header []byte
-	parts  [][]byte
+	parts  []piece
+	spill  *spillFile // holds the parts not in memory (nil: none)
 	h      Header
+}
+
+// piece is bytes of a snapshot being written: b, or when b is nil, n
+// bytes at off of the spill file.
+type piece struct {
+	b      []byte
+	off, n int64
+}
+
+func (p piece) len() int64 {
+	if p.b != nil {
+		return int64(len(p.b))
+	}
+	return p.n
+}
+
+// spillFile holds a build's compressed sections and columns on disk as
+// they are made, instead of in memory until the file is assembled: its
+// pieces are then copied after the header (by copy_file_range where the
+// system has it). It is unlinked once created, so it leaves nothing
+// behind however the build ends.
+type spillFile struct {
+	mu sync.Mutex
+	f  *os.File
+	n  int64
+}
+
+// newSpill creates the spill file of a build writing path, in path's
+// folder (the same file system as the output, not a tmpfs /tmp).
+func newSpill(path string) (*spillFile, error) {
+	path, err := atomicfile.Target(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".spill-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &spillFile{f: f}, nil
+}
+
+// put appends b and returns its piece.
+func (s *spillFile) put(b []byte) (piece, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.f.Write(b); err != nil {
+		return piece{}, fmt.Errorf("snapshot: spill file: %w", err)
+	}
+	p := piece{off: s.n, n: int64(len(b))}
+	s.n += p.n
+	return p, nil
+}
+
+// Close closes (and so removes) the spill file.
+func (s *spillFile) Close() error {
+	if s == nil {
+		return nil
+	}
+	return s.f.Close()
+}
+
+// writeTo writes p to w: from memory, or copied from the spill file (by
+// w.ReadFrom when w has it, copy_file_range for a file).
+func (e *encoded) writePiece(w io.Writer, p piece) error {
+	if p.b != nil || p.n == 0 {
+		_, err := w.Write(p.b)
+		return err
+	}
+	e.spill.mu.Lock()
+	defer e.spill.mu.Unlock()
+	if _, err := e.spill.f.Seek(p.off, io.SeekStart); err != nil {
+		return err
+	}
+	n, err := io.Copy(w, &io.LimitedReader{R: e.spill.f, N: p.n})
+	if err == nil && n != p.n {
+		err = fmt.Errorf("snapshot: spill file: %d bytes of %d copied", n, p.n)
+	}
+	return err
 }
 
 // Write encodes u as a snapshot to w. The output depends only on u and
@@ -67,7 +154,7 @@ func Write(w io.Writer, u *engine.Universe, opt WriteOptions) error {
 		return err
 	}
 	for _, p := range enc.parts {
-		if _, err := w.Write(p); err != nil {
+		if err := enc.writePiece(w, p); err != nil {
 			return err
 		}
 	}
@@ -122,7 +209,17 @@ func writeEncoded(ctx context.Context, path string, enc *encoded, check func(str
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, err := bw.Write(p); err != nil {
+		if p.b == nil && p.n > 0 {
+			// Copied file to file: bw's bytes go first.
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+			if err := enc.writePiece(f, p); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := bw.Write(p.b); err != nil {
 			return err
 		}
 	}
@@ -174,6 +271,7 @@ type encoder struct {
 	// columns are in the column area (daily, intraday): the rows' total
 	// (its nested count) and its body (see columnPart).
 	colParts map[string]colPart
+	spill    *spillFile      // where run puts the compressed parts (nil: kept in memory)
 	prog     *Progress       // counts the sections encoded by run (nil: none)
 	ctx      context.Context // checked by run before each section (nil: never ends)
 }
@@ -200,12 +298,12 @@ func newEncoder(opt WriteOptions) (*encoder, error) {
 // run encodes and compresses jobs in parallel and returns their bytes
 // and sections in job order. done(k), when not nil, is called once all
 // the jobs of kinds[k] are finished.
-func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([][]byte, []Section, error) {
+func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([]piece, []Section, error) {
 	left := make([]atomic.Int64, len(kinds)) // jobs of each kind not yet finished
 	for _, j := range jobs {
 		left[j.k].Add(1)
 	}
-	parts := make([][]byte, len(jobs))
+	parts := make([]piece, len(jobs))
 	secs := make([]Section, len(jobs))
 	err := parallel(len(jobs), func(i int) error {
 		if c.ctx != nil {
@@ -216,15 +314,17 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([][]byt
 		j := jobs[i]
 		k := &kinds[j.k]
 		e := newPenc(len(k.nests))
-		est := 0
-		for i := j.lo; i < j.hi; i++ {
-			est += k.weight(u, i)
-		}
-		e.body = make([]byte, 0, est+est/4+64)
 		if cp, ok := c.colParts[k.name]; ok {
+			// The kind's bars are in the column area (and may be
+			// released from u already): the part is their index.
 			e.nests[0] = cp.rows
 			e.body = append(e.body, cp.body...)
 		} else {
+			est := 0
+			for i := j.lo; i < j.hi; i++ {
+				est += k.weight(u, i)
+			}
+			e.body = make([]byte, 0, est+est/4+64)
 			k.enc(e, u, j.lo, j.hi)
 		}
 		if e.err != nil {
@@ -235,7 +335,14 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([][]byt
 			return fmt.Errorf("snapshot: %s items %d..%d: section of %d bytes exceeds the limit %d", k.name, j.lo, j.hi-1, len(raw), maxSectionRaw)
 		}
 		comp := c.zw.EncodeAll(raw, make([]byte, 0, len(raw)/3+64))
-		parts[i] = comp
+		parts[i] = piece{b: comp}
+		if c.spill != nil {
+			p, err := c.spill.put(comp)
+			if err != nil {
+				return err
+			}
+			parts[i] = p
+		}
 		secs[i] = Section{
 			Name: k.name, Items: j.hi - j.lo,
 			Compressed: int64(len(comp)), Raw: int64(len(raw)),
@@ -290,7 +397,7 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assemble(u.Meta, opt, version, c.level, counts, parts, secs, cols)
+	return assemble(u.Meta, opt, version, c.level, counts, parts, secs, piece{b: cols})
 }
 
 // columns returns the column area of u's daily and intraday bars (format
@@ -342,7 +449,7 @@ func onePart(jobs []job, kind string) []job {
 }
 
 // assemble returns the snapshot of the given sections (in file order).
-func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, counts map[string]int, parts [][]byte, secs []Section, cols []byte) (*encoded, error) {
+func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, counts map[string]int, parts []piece, secs []Section, cols piece) (*encoded, error) {
 	bt := opt.BuildTime
 	if bt.IsZero() {
 		bt = meta.AsOf
@@ -357,7 +464,7 @@ func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, cou
 		Level:         level,
 		Counts:        counts,
 		Sections:      secs,
-		Columns:       int64(len(cols)),
+		Columns:       cols.len(),
 	}
 	var rel int64
 	for i := range h.Sections {
@@ -375,9 +482,9 @@ func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, cou
 		h.Sections[i].Offset = off
 		off += h.Sections[i].Compressed
 	}
-	if len(cols) > 0 {
+	if h.Columns > 0 {
 		h.ColumnsOffset = (off + columnAlign - 1) / columnAlign * columnAlign
-		out.parts = append(out.parts, make([]byte, h.ColumnsOffset-off), cols)
+		out.parts = append(out.parts, piece{b: make([]byte, h.ColumnsOffset-off)}, cols)
 		off = h.ColumnsOffset + h.Columns
 	}
 	h.Size = off

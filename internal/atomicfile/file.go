@@ -61,6 +61,10 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 // Write writes p to the temporary file.
 func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
 
+// ReadFrom copies r to the temporary file (in the kernel where it can:
+// copy_file_range from an *os.File or an *io.LimitedReader of one).
+func (f *File) ReadFrom(r io.Reader) (int64, error) { return f.f.ReadFrom(r) }
+
 // Name returns the temporary file's path: the content written so far can
 // be read back there (for a check before Commit).
 func (f *File) Name() string { return f.f.Name() }
