@@ -93,8 +93,7 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	jobs := splitParts(u, 0, nsrc)
 	var cols piece
 	if version == columnsVersion {
-		cols, err = c.spill.put(c.columns(u, counts))
-		if err != nil {
+		if cols, err = c.streamColumns(u, counts); err != nil {
 			return Header{}, err
 		}
 		jobs = onePart(onePart(jobs, "daily"), "intraday")

@@ -419,6 +419,41 @@ func (c *encoder) columns(u *engine.Universe, counts map[string]int) []byte {
 	return cols
 }
 
+// streamColumns is columns writing the area to the spill file as it is
+// made, a block at a time: its piece of the spill file.
+func (c *encoder) streamColumns(u *engine.Universe, counts map[string]int) (piece, error) {
+	c.colParts = map[string]colPart{}
+	start := c.spill.n
+	put := func(b []byte) error {
+		_, err := c.spill.put(b)
+		return err
+	}
+	var size int64
+	if len(u.Daily) > 0 {
+		n, ix, err := streamDailyColumns(u.Daily, put)
+		if err != nil {
+			return piece{}, err
+		}
+		c.colParts["daily"] = newColPart(counts[countDailyRows], 0, int(n), ix)
+		size = n
+	}
+	if len(u.Intraday) > 0 {
+		n, ix, err := streamIntradayColumns(u.Intraday, put)
+		if err != nil {
+			return piece{}, err
+		}
+		c.colParts["intraday"] = newColPart(counts[countIntradayRows], int(size), int(n), ix)
+		size += n
+	}
+	if c.spill.n-start != size {
+		return piece{}, fmt.Errorf("snapshot: spill file: %d bytes of columns written, %d made", c.spill.n-start, size)
+	}
+	if size == 0 {
+		return piece{b: []byte{}}, nil
+	}
+	return piece{off: start, n: size}, nil
+}
+
 // colPart is a format 6 part whose columns are in the column area.
 type colPart struct {
 	rows int
