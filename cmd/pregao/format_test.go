@@ -131,3 +131,44 @@ func TestFormatFlagRefused(t *testing.T) {
 		}
 	}
 }
+
+// --intraday-sessions and --intraday-tickers size the 1-minute history:
+// every ticker (all) gets the sessions asked for (a quarter: 63).
+func TestGenerateIntradayFlags(t *testing.T) {
+	defer func(f func(int) demo.Size) { scaleSize = f }(scaleSize)
+	scaleSize = func(int) demo.Size {
+		return demo.Size{Companies: 4, FIIs: 2, ETFs: 1, IntradayTickers: 1, IntradaySessions: 2,
+			ReportsFrom: 2026, FundReportsFrom: 2026, EventsFrom: 2026, HistoryFrom: 2026}
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	file := filepath.Join(dir, "q.snap")
+	if err := runGenerate(context.Background(), []string{"--snapshot", file, "--format", "6", "--intraday-sessions", "5", "--intraday-tickers", "all"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	u, _, err := snapshot.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Intraday) < 5 {
+		t.Fatalf("%d intraday series for %d daily ones", len(u.Intraday), len(u.Daily))
+	}
+	for _, s := range u.Intraday {
+		days := map[int64]bool{}
+		for _, tm := range s.Times {
+			days[tm/86400] = true
+		}
+		if len(days) != 5 || s.Len() < 4*420 {
+			t.Errorf("%s: %d bars over %d sessions, want 5 sessions", s.Ticker, s.Len(), len(days))
+		}
+	}
+	for _, args := range [][]string{
+		{"--intraday-sessions", "253"}, {"--intraday-sessions", "-2"},
+		{"--intraday-tickers", "some"}, {"--intraday-tickers", "-1"},
+	} {
+		err := runGenerate(context.Background(), append([]string{"--snapshot", filepath.Join(dir, "x.snap")}, args...), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: err = %v, want one naming %s", args, err, args[0])
+		}
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/pregao/pregao/engine"
@@ -42,6 +44,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	force := fs.Bool("force", false, "with --out: "+forceUsage)
 	snap := fs.String("snapshot", "", "write the universe straight into this snapshot file (derived ratios included, as build would), without a bundle")
 	format := fs.Int("format", int(snapshot.FormatVersion), "with --snapshot: "+formatUsage)
+	isess := fs.Int("intraday-sessions", -1, "sessions of 1-minute bars of the --intraday-tickers most liquid tickers, the last one's included (default 10; 63 is a quarter)")
+	itick := fs.String("intraday-tickers", "", "how many of the most liquid tickers have 1-minute bars of --intraday-sessions sessions, or all (default 150 a scale; every ticker has the last session's)")
 	hold := fs.String("hold-back-session", "", "write the bundle without its last session, and that session into this directory as B3's trade file (YYYYMMDD_NEGOCIOSAVISTA.zip), for the replay feed")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -74,6 +78,24 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if version != snapshot.FormatVersion && *snap == "" {
 		return errors.New("generate: --format needs --snapshot (a bundle has no format version)")
+	}
+	sz := scaleSize(*scale)
+	if *isess >= 0 {
+		if *isess > maxIntradaySessions {
+			return fmt.Errorf("generate: --intraday-sessions must be between 0 and %d, got %d", maxIntradaySessions, *isess)
+		}
+		sz.IntradaySessions = *isess
+	} else if *isess != -1 {
+		return fmt.Errorf("generate: --intraday-sessions must be between 0 and %d, got %d", maxIntradaySessions, *isess)
+	}
+	switch n, err := strconv.Atoi(*itick); {
+	case *itick == "":
+	case *itick == "all":
+		sz.IntradayTickers = math.MaxInt32
+	case err != nil || n < 0:
+		return fmt.Errorf("generate: --intraday-tickers must be a count or all, got %q", *itick)
+	default:
+		sz.IntradayTickers = n
 	}
 	switch *comp {
 	case "zstd", "gzip", "none":
@@ -122,10 +144,10 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	err = untilDone(ctx, "generate", what, stopGrace, stderr, func(ctx context.Context) (err error) {
 		t0 := time.Now()
 		if *hold != "" {
-			u, sess = demo.GenerateSession(*seed, scaleSize(*scale), meter)
+			u, sess = demo.GenerateSession(*seed, sz, meter)
 			u = demo.HoldBack(u, sess)
 		} else {
-			u = demo.GenerateMetered(*seed, scaleSize(*scale), meter)
+			u = demo.GenerateMetered(*seed, sz, meter)
 		}
 		tGen = time.Since(t0)
 		if err := ctx.Err(); err != nil {
@@ -197,6 +219,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprint(stdout, held)
 	return nil
 }
+
+// maxIntradaySessions bounds --intraday-sessions: a year of sessions.
+const maxIntradaySessions = 252
 
 // scaleSize is the demo size of a --scale (tests make it smaller).
 var scaleSize = demo.ScaleSize
