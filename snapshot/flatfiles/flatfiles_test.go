@@ -20,7 +20,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	pqfile "github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pregao/pregao/engine"
@@ -352,6 +355,91 @@ func TestDailyBarsAndTotalReturnAreTheEngines(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no ticker checked")
+	}
+}
+
+// TestParquetLayout reads the footer of the small market's daily bars:
+// each column has the encoding and codec parquetProps gives its type
+// (docs/files.md; one DuckDB reads), and every row group's ticker and
+// date statistics are the range of its rows, what a reader skips row
+// groups by.
+func TestParquetLayout(t *testing.T) {
+	dir := t.TempDir()
+	m := mustExport(t, small(t), dir, Options{Datasets: []string{"daily_bars"}, Formats: []string{Parquet}})
+	want := map[string]struct {
+		enc   parquet.Encoding
+		codec compress.Compression
+	}{
+		"ticker":            {parquet.Encodings.RLEDict, compress.Codecs.Zstd},
+		"date":              {parquet.Encodings.DeltaBinaryPacked, compress.Codecs.Zstd},
+		"open":              {parquet.Encodings.DeltaBinaryPacked, compress.Codecs.Zstd},
+		"high":              {parquet.Encodings.DeltaBinaryPacked, compress.Codecs.Zstd},
+		"low":               {parquet.Encodings.DeltaBinaryPacked, compress.Codecs.Zstd},
+		"close":             {parquet.Encodings.DeltaBinaryPacked, compress.Codecs.Zstd},
+		"volume":            {parquet.Encodings.DeltaBinaryPacked, compress.Codecs.Zstd},
+		"quantity":          {parquet.Encodings.DeltaBinaryPacked, compress.Codecs.Zstd},
+		"trades":            {parquet.Encodings.DeltaBinaryPacked, compress.Codecs.Zstd},
+		"adjustment_factor": {parquet.Encodings.ByteStreamSplit, compress.Codecs.Zstd},
+	}
+	for _, e := range m.Files {
+		path := filepath.Join(dir, e.File)
+		rows := readParquet(t, path).rows
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		pf, err := pqfile.NewParquetReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := pf.MetaData()
+		first := 0
+		for g := range md.NumRowGroups() {
+			rg := md.RowGroup(g)
+			n := int(rg.NumRows())
+			if n == 0 || n > rowGroupRows {
+				t.Errorf("%s: row group %d has %d rows, want 1..%d", e.File, g, n, rowGroupRows)
+			}
+			for c := range rg.NumColumns() {
+				cc, err := rg.ColumnChunk(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := md.Schema.Column(c).Name()
+				w, ok := want[name]
+				if !ok {
+					t.Fatalf("%s: unexpected column %s", e.File, name)
+				}
+				if !slices.Contains(cc.Encodings(), w.enc) || cc.Compression() != w.codec {
+					t.Errorf("%s: %s is %v, %v; want %v, %v", e.File, name, cc.Encodings(), cc.Compression(), w.enc, w.codec)
+				}
+				st, err := cc.Statistics()
+				if err != nil || st == nil || !st.HasMinMax() {
+					t.Errorf("%s: row group %d: %s has no min/max statistics (%v)", e.File, g, name, err)
+					continue
+				}
+				group := rows[first : first+n]
+				switch st := st.(type) {
+				case *metadata.ByteArrayStatistics: // ticker: rows are sorted by it
+					if lo, hi := string(st.Min()), string(st.Max()); lo != group[0][c] || hi != group[n-1][c] {
+						t.Errorf("%s: row group %d: ticker statistics %s..%s, rows %s..%s", e.File, g, lo, hi, group[0][c], group[n-1][c])
+					}
+				case *metadata.Int32Statistics: // date
+					lo, hi := group[0][c], group[0][c]
+					for _, r := range group {
+						lo, hi = min(lo, r[c]), max(hi, r[c])
+					}
+					if a, b := engine.Date(st.Min()).String(), engine.Date(st.Max()).String(); a != lo || b != hi {
+						t.Errorf("%s: row group %d: date statistics %s..%s, rows %s..%s", e.File, g, a, b, lo, hi)
+					}
+				}
+			}
+			first += n
+		}
+		if first != len(rows) {
+			t.Errorf("%s: row groups hold %d rows, the file %d", e.File, first, len(rows))
+		}
 	}
 }
 
