@@ -41,7 +41,7 @@ endif
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: build demo run run-real test files-test test-browser soak official-proof replica-test replay-test replay-data live-replica-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner release release-check release-bump version docker-pin
+.PHONY: build demo run run-real test files-test files-polars-test test-browser soak official-proof replica-test replay-test replay-data live-replica-test live-bench bench fuzz lint tidy clean dist docker docker-demo k8s-schemas client-test vulncheck run-banner release release-check release-bump version docker-pin
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/pregao
@@ -249,6 +249,15 @@ test:
 # .ci/run calls it after make test.
 files-test:
 	cd snapshot/flatfiles/duckdbtest && $(GO) vet ./... && CGO_ENABLED=1 $(GO) test -count=1 -v ./...
+
+# Polars reads the scale-1 demo's flat files: docs/files.md's JavaScript
+# example run as written (nodejs-polars, npm ci from the lockfile in
+# snapshot/flatfiles/duckdbtest/testdata/polars), every value it reads
+# checked against the API's answers. Needs Node.js 20 or later and npm
+# (Debian 12 packages Node.js 18: nodejs-polars needs a newer one), so
+# neither make test nor .ci/run calls it.
+files-polars-test:
+	cd snapshot/flatfiles/duckdbtest && PREGAO_POLARS_TEST=1 CGO_ENABLED=1 $(GO) test -count=1 -run TestPolarsExample -v ./...
 
 # Clients generated from the served OpenAPI document, compiled and run
 # against the scale-1 demo: a Go client by a pinned oapi-codegen

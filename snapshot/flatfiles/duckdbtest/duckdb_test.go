@@ -429,13 +429,19 @@ func (f *fixture) checkRatios(t *testing.T, company string) {
 // sql block.
 func researcherExample(t *testing.T) string {
 	t.Helper()
+	return docsBlock(t, "sql")
+}
+
+// docsBlock returns the first code block of docs/files.md in lang.
+func docsBlock(t *testing.T, lang string) string {
+	t.Helper()
 	b, err := os.ReadFile("../../../docs/files.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "```sql\n")
+	_, rest, ok := strings.Cut(string(b), "```"+lang+"\n")
 	if !ok {
-		t.Fatal("docs/files.md: no sql block")
+		t.Fatalf("docs/files.md: no %s block", lang)
 	}
 	q, _, _ := strings.Cut(rest, "```")
 	return q
