@@ -443,6 +443,61 @@ func TestParquetLayout(t *testing.T) {
 	}
 }
 
+// TestParquetIsArrows holds the Parquet writer, parquet/file's column
+// writers fed by rows, to what Arrow's pqarrow writes from the same
+// table with the same properties (the writer the files were first
+// written with): every file of the small market, byte for byte.
+func TestParquetIsArrows(t *testing.T) {
+	dir := t.TempDir()
+	m := mustExport(t, small(t), dir, Options{Formats: []string{Parquet}})
+	for _, e := range m.Files {
+		d := ourDatasets[slices.IndexFunc(ourDatasets, func(d *dataset) bool { return d.name == e.Dataset })]
+		got, err := os.ReadFile(filepath.Join(dir, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := pqfile.NewParquetReader(bytes.NewReader(got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := fr.ReadTable(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The schema as written: without the field ids the reader adds.
+		fields := tbl.Schema().Fields()
+		cols := make([]arrow.Column, len(fields))
+		for i := range fields {
+			fields[i].Metadata = arrow.Metadata{}
+			cols[i] = *arrow.NewColumn(fields[i], tbl.Column(i).Data())
+		}
+		sc := arrow.NewSchema(fields, nil)
+		written := array.NewTable(sc, cols, tbl.NumRows())
+		r := &rows{s: &d.schema}
+		var want bytes.Buffer
+		fw, err := pqarrow.NewFileWriter(sc, &want, r.parquetProps(sc), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.WriteTable(written, rowGroupRows); err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		written.Release()
+		tbl.Release()
+		pf.Close()
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: %d bytes, pqarrow writes %d bytes", e.File, len(got), want.Len())
+		}
+	}
+}
+
 // TestExportIsDeterministic exports the same Dataset twice: the same
 // bytes, the same manifest.
 func TestExportIsDeterministic(t *testing.T) {

@@ -2,7 +2,9 @@ package flatfiles
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -13,12 +15,12 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	pqfile "github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/pregao/pregao/engine"
@@ -125,12 +127,45 @@ type rows struct {
 	min, max engine.Date
 
 	// The write pass's sinks (nil when that format is not written).
-	rb      *array.RecordBuilder
-	pending int
-	fw      *pqarrow.FileWriter
+	pw      *pqfile.Writer
+	cols    []pqColumn // the row group being written, per column
+	pending int        // its rows
 	csv     *bufio.Writer
 	line    []byte
 }
+
+// pqColumn is one column of the row group being written: the
+// definition level of each row when the column is nullable (0 null,
+// 1 a value), and the values, in the slice of the column's physical
+// type.
+type pqColumn struct {
+	def []int16
+	i32 []int32
+	i64 []int64
+	f64 []float64
+	ba  []parquet.ByteArray
+	b   []bool
+}
+
+// present records a row with a value in column c (nullable or not).
+func (r *rows) present(c int) *pqColumn {
+	col := &r.cols[c]
+	if r.s.cols[c].nullable() {
+		col.def = append(col.def, 1)
+	}
+	return col
+}
+
+// null records a null in column c.
+func (r *rows) null(c int) { r.cols[c].def = append(r.cols[c].def, 0) }
+
+// nullable reports whether the column may hold nulls: every type but
+// integers and booleans.
+func (c column) nullable() bool { return c.typ != tInt && c.typ != tBool }
+
+// double reports whether the file writes column c, a tDecimal or tCount,
+// as DOUBLE (the scale the scan found is -1).
+func (r *rows) double(c int) bool { return r.scale[c] < 0 }
 
 func (r *rows) next(t colType) int {
 	c := r.c
@@ -162,12 +197,12 @@ func (r *rows) str(v string) {
 	if r.scan {
 		return
 	}
-	if r.rb != nil {
-		b := r.rb.Field(c).(*array.StringBuilder)
+	if r.pw != nil {
 		if v == "" {
-			b.AppendNull()
+			r.null(c)
 		} else {
-			b.Append(v)
+			col := r.present(c)
+			col.ba = append(col.ba, parquet.ByteArray(v))
 		}
 	}
 	if r.csv != nil {
@@ -182,12 +217,12 @@ func (r *rows) date(d engine.Date) {
 		r.seeDate(c, d)
 		return
 	}
-	if r.rb != nil {
-		b := r.rb.Field(c).(*array.Date32Builder)
+	if r.pw != nil {
 		if d.Valid() {
-			b.Append(arrow.Date32(d))
+			col := r.present(c)
+			col.i32 = append(col.i32, int32(d))
 		} else {
-			b.AppendNull()
+			r.null(c)
 		}
 	}
 	if r.csv != nil {
@@ -204,12 +239,12 @@ func (r *rows) time(t time.Time) {
 		}
 		return
 	}
-	if r.rb != nil {
-		b := r.rb.Field(c).(*array.TimestampBuilder)
+	if r.pw != nil {
 		if t.IsZero() {
-			b.AppendNull()
+			r.null(c)
 		} else {
-			b.Append(arrow.Timestamp(t.UnixMicro()))
+			col := r.present(c)
+			col.i64 = append(col.i64, t.UnixMicro())
 		}
 	}
 	if r.csv != nil && !t.IsZero() {
@@ -223,8 +258,9 @@ func (r *rows) int(v int64) {
 	if r.scan {
 		return
 	}
-	if r.rb != nil {
-		r.rb.Field(c).(*array.Int64Builder).Append(v)
+	if r.pw != nil {
+		col := r.present(c)
+		col.i64 = append(col.i64, v)
 	}
 	if r.csv != nil {
 		r.line = strconv.AppendInt(r.line, v, 10)
@@ -237,8 +273,9 @@ func (r *rows) bool(v bool) {
 	if r.scan {
 		return
 	}
-	if r.rb != nil {
-		r.rb.Field(c).(*array.BooleanBuilder).Append(v)
+	if r.pw != nil {
+		col := r.present(c)
+		col.b = append(col.b, v)
 	}
 	if r.csv != nil {
 		r.line = strconv.AppendBool(r.line, v)
@@ -251,8 +288,8 @@ func (r *rows) float(v engine.Num) {
 	if r.scan {
 		return
 	}
-	if r.rb != nil {
-		appendDouble(r.rb.Field(c).(*array.Float64Builder), v)
+	if r.pw != nil {
+		r.appendDouble(c, v)
 	}
 	r.csvNum(v)
 }
@@ -275,21 +312,20 @@ func (r *rows) decimal(v engine.Num) {
 		}
 		return
 	}
-	if r.rb != nil {
-		switch b := r.rb.Field(c).(type) {
-		case *array.Decimal128Builder:
-			if !v.Valid() {
-				b.AppendNull()
-				break
-			}
+	if r.pw != nil {
+		switch {
+		case r.double(c):
+			r.appendDouble(c, v)
+		case !v.Valid():
+			r.null(c)
+		default:
 			n, ok := fits(float64(v), int(r.scale[c]))
 			if !ok {
 				r.fail(fmt.Errorf("column %s: %v does not fit the scale %d its scan found", r.s.cols[c].name, float64(v), r.scale[c]))
-				return
+				n = 0 // the row stays whole; the error stops the file
 			}
-			b.Append(decimal128.FromI64(n))
-		case *array.Float64Builder:
-			appendDouble(b, v)
+			col := r.present(c)
+			col.i64 = append(col.i64, n)
 		}
 	}
 	r.csvNum(v)
@@ -305,16 +341,15 @@ func (r *rows) count(v engine.Num) {
 		}
 		return
 	}
-	if r.rb != nil {
-		switch b := r.rb.Field(c).(type) {
-		case *array.Int64Builder:
-			if v.Valid() {
-				b.Append(int64(v))
-			} else {
-				b.AppendNull()
-			}
-		case *array.Float64Builder:
-			appendDouble(b, v)
+	if r.pw != nil {
+		switch {
+		case r.double(c):
+			r.appendDouble(c, v)
+		case !v.Valid():
+			r.null(c)
+		default:
+			col := r.present(c)
+			col.i64 = append(col.i64, int64(v))
 		}
 	}
 	r.csvNum(v)
@@ -351,24 +386,94 @@ func (r *rows) end() {
 		}
 		r.line = r.line[:0]
 	}
-	if r.rb != nil {
+	if r.pw != nil {
 		if r.pending++; r.pending == rowGroupRows {
 			r.flush()
 		}
 	}
 }
 
-// flush writes the rows the record builder holds as a row group.
+// flush writes the rows the columns hold as a row group.
 func (r *rows) flush() {
 	if r.pending == 0 || r.err != nil {
 		return
 	}
-	rec := r.rb.NewRecordBatch()
-	defer rec.Release()
 	r.pending = 0
-	if err := r.fw.Write(rec); err != nil {
+	rg, err := r.pw.AppendRowGroupChecked()
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	for i := range r.cols {
+		cw, err := rg.NextColumn()
+		if err != nil {
+			r.fail(err)
+			return
+		}
+		col := &r.cols[i]
+		switch w := cw.(type) {
+		case *pqfile.Int32ColumnChunkWriter:
+			_, err = w.WriteBatch(col.i32, col.def, nil)
+		case *pqfile.Int64ColumnChunkWriter:
+			_, err = w.WriteBatch(col.i64, col.def, nil)
+		case *pqfile.Float64ColumnChunkWriter:
+			_, err = w.WriteBatch(col.f64, col.def, nil)
+		case *pqfile.ByteArrayColumnChunkWriter:
+			_, err = w.WriteBatch(col.ba, col.def, nil)
+		case *pqfile.BooleanColumnChunkWriter:
+			_, err = w.WriteBatch(col.b, col.def, nil)
+		default:
+			err = fmt.Errorf("BUG: column %s: writer %T", r.s.cols[i].name, cw)
+		}
+		if err == nil {
+			err = cw.Close()
+		}
+		if err != nil {
+			r.fail(err)
+			return
+		}
+		*col = pqColumn{def: col.def[:0], i32: col.i32[:0], i64: col.i64[:0], f64: col.f64[:0], ba: col.ba[:0], b: col.b[:0]}
+	}
+	if err := rg.Close(); err != nil {
 		r.fail(err)
 	}
+}
+
+// parquetSchema returns the file's Parquet schema: each column's
+// physical and logical type, with the scales the scan found (the schema
+// Arrow's pqarrow gives the Arrow schema of arrowSchema).
+func (r *rows) parquetSchema(props *parquet.WriterProperties) (*pqschema.GroupNode, error) {
+	fields := make(pqschema.FieldList, len(r.s.cols))
+	for i, c := range r.s.cols {
+		rep := parquet.Repetitions.Required
+		if c.nullable() {
+			rep = parquet.Repetitions.Optional
+		}
+		var lt pqschema.LogicalType = pqschema.NoLogicalType{}
+		var pt parquet.Type
+		switch {
+		case c.typ == tString:
+			lt, pt = pqschema.StringLogicalType{}, parquet.Types.ByteArray
+		case c.typ == tDate:
+			lt, pt = pqschema.DateLogicalType{}, parquet.Types.Int32
+		case c.typ == tTime:
+			lt, pt = pqschema.NewTimestampLogicalTypeForce(true, pqschema.TimeUnitMicros), parquet.Types.Int64
+		case c.typ == tBool:
+			pt = parquet.Types.Boolean
+		case c.typ == tFloat, (c.typ == tDecimal || c.typ == tCount) && r.double(i):
+			pt = parquet.Types.Double
+		case c.typ == tDecimal:
+			lt, pt = pqschema.NewDecimalLogicalType(precision, int32(r.scale[i])), parquet.Types.Int64
+		default: // tInt, tCount
+			lt, pt = pqschema.NewIntLogicalType(64, true), parquet.Types.Int64
+		}
+		n, err := pqschema.NewPrimitiveNodeLogical(c.name, rep, lt, pt, -1, -1)
+		if err != nil {
+			return nil, err
+		}
+		fields[i] = n
+	}
+	return pqschema.NewGroupNode(props.RootName(), props.RootRepetition(), fields, -1)
 }
 
 // arrowSchema returns the file's Arrow schema: the columns' types, with
@@ -446,23 +551,36 @@ func (r *rows) parquetProps(sc *arrow.Schema) *parquet.WriterProperties {
 	return parquet.NewWriterProperties(append(opts, parquet.WithSortingColumns(sorting))...)
 }
 
-// startParquet makes r write Parquet to w.
+// startParquet makes r write Parquet to w. The footer carries the
+// Arrow schema (key ARROW:schema, an IPC schema message in base64, as
+// Arrow's writers store it), so that Arrow readers get the types back
+// as written (timestamps in UTC, not merely adjusted to it).
 func (r *rows) startParquet(w io.Writer) error {
 	sc := r.arrowSchema()
-	fw, err := pqarrow.NewFileWriter(sc, w, r.parquetProps(sc), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	props := r.parquetProps(sc)
+	root, err := r.parquetSchema(props)
 	if err != nil {
 		return err
 	}
-	r.fw = fw
-	r.rb = array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	var ipcSchema bytes.Buffer
+	if err := ipc.NewWriter(&ipcSchema, ipc.WithSchema(sc)).Close(); err != nil {
+		return err
+	}
+	meta := metadata.NewKeyValueMetadata()
+	meta.Append("ARROW:schema", base64.StdEncoding.EncodeToString(ipcSchema.Bytes()))
+	pw, err := pqfile.NewParquetWriterWithError(w, root, pqfile.WithWriterProps(props), pqfile.WithWriteMetadata(meta))
+	if err != nil {
+		return err
+	}
+	r.pw = pw
+	r.cols = make([]pqColumn, len(r.s.cols))
 	return nil
 }
 
 // finishParquet writes the last row group and the footer.
 func (r *rows) finishParquet() error {
 	r.flush()
-	r.rb.Release()
-	if err := r.fw.Close(); err != nil {
+	if err := r.pw.Close(); err != nil {
 		r.fail(err)
 	}
 	return r.err
@@ -521,11 +639,13 @@ func gzipWriter(w io.Writer) *gzip.Writer {
 	return zw
 }
 
-// appendDouble appends v as a double, null when it is not Valid.
-func appendDouble(b *array.Float64Builder, v engine.Num) {
+// appendDouble appends v to column c as a double, null when it is not
+// Valid.
+func (r *rows) appendDouble(c int, v engine.Num) {
 	if v.Valid() {
-		b.Append(float64(v))
+		col := r.present(c)
+		col.f64 = append(col.f64, float64(v))
 	} else {
-		b.AppendNull()
+		r.null(c)
 	}
 }
