@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"net/http/httptest"
@@ -32,7 +33,8 @@ import (
 // with Retry-After and a JSON error, never a price, and from then on
 // /readyz answers 503 and the metrics count the bad block. Loaded again
 // with the background pass instead, the pass finds the block and fails
-// the snapshot the same way; pregao verify refuses the file.
+// the snapshot the same way; pregao verify refuses the file, and so does
+// serve with --verify-rate 0.
 func TestDamagedBlockAnswers503(t *testing.T) {
 	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 2, IntradaySessions: 2})
 	d, err := ratios.Derive(u)
@@ -53,6 +55,7 @@ func TestDamagedBlockAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys, key := delayedKey(t, ds)
+	_, keysFile, _ := serveFixture(t)
 	// Where each kind's first open of a ticker lies in the file: its
 	// first eight opens, as the columns hold them, found in the bytes.
 	type target struct{ kind, ticker, path string }
@@ -173,6 +176,26 @@ func TestDamagedBlockAnswers503(t *testing.T) {
 			var out bytes.Buffer
 			if err := run(context.Background(), []string{"verify", bad}, io.Discard, &out); err == nil || !strings.Contains(err.Error(), "checksum") {
 				t.Errorf("pregao verify of a damaged file: %v", err)
+			}
+
+			// serve's first load: published at once by default; with
+			// --verify-rate 0 every block is verified first, and the
+			// damaged file is refused.
+			for _, rate := range []int64{snapshot.DefaultVerifyRate >> 20, 0} {
+				cfg := DefaultServeConfig()
+				cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.VerifyRateMB = bad, keysFile, "127.0.0.1:0", rate
+				m, err := newMain(cfg, io.Discard)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = m.loadFirst(context.Background())
+				if rate == 0 && !errors.Is(err, snapshot.ErrChecksum) {
+					t.Errorf("--verify-rate 0: first load %v, want ErrChecksum", err)
+				}
+				if rate != 0 && (err != nil || m.Store.Current().Blocks() == nil) {
+					t.Errorf("--verify-rate %d: first load %v, want published with its blocks to verify", rate, err)
+				}
+				m.Close()
 			}
 		})
 	}

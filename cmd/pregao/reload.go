@@ -92,8 +92,8 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	start := time.Now()
 	sig := sigOf(m.snapPath)
 	// A format 6 file's bars are verified on first use and by a pass
-	// after the load (docs/snapshot-format.md).
-	opt.LazyVerify = true
+	// after the load (docs/snapshot-format.md), unless --verify-rate 0.
+	opt.LazyVerify, opt.VerifyRate = m.cfg.VerifyRateMB > 0, m.cfg.VerifyRateMB<<20
 	path := m.snapPath
 	opt.Verified = func(s engine.BlockStatus) {
 		if s.Err != nil {

@@ -61,6 +61,11 @@ type ServeConfig struct {
 	// AnswerCacheMB bounds the answers kept per snapshot to be sent again
 	// without encoding, in MiB (0: off).
 	AnswerCacheMB int64
+	// VerifyRateMB is the pace, MiB a second, of the background pass that
+	// verifies the blocks of a format 6 snapshot's bars after it is
+	// published (they are verified on first use meanwhile); 0 verifies
+	// every block before the snapshot is published.
+	VerifyRateMB int64
 	// AuthFailureRate and AuthFailureBurst limit the requests without a
 	// valid API key per client address: a token bucket of Burst refilled
 	// at Rate a second (default 5 and 20; Rate 0: no limit). Past it,
@@ -130,7 +135,7 @@ type ServeConfig struct {
 func DefaultServeConfig() ServeConfig {
 	return ServeConfig{
 		Addr: "127.0.0.1:8080", Clock: "snapshot", Prefix: "/v2", MaxBodyBytes: 1 << 20, MaxPushBytes: httpapi.DefaultMaxPushBytes, LogFormat: "text",
-		AccessLog: "stderr", AccessLogSample: 1, AnswerCacheMB: httpapi.DefaultAnswerCacheBytes >> 20,
+		AccessLog: "stderr", AccessLogSample: 1, AnswerCacheMB: httpapi.DefaultAnswerCacheBytes >> 20, VerifyRateMB: snapshot.DefaultVerifyRate >> 20,
 		AuthFailureRate: httpapi.DefaultAuthFailures.PerSecond, AuthFailureBurst: httpapi.DefaultAuthFailures.Burst,
 		AdmissionWait: httpapi.DefaultAdmission().MaxWait, AdmissionQueue: httpapi.DefaultAdmission().MaxQueue,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second,
@@ -244,6 +249,9 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	}
 	if cfg.AnswerCacheMB < 0 || cfg.AnswerCacheMB > 1<<20 {
 		return nil, fmt.Errorf("serve: --answer-cache %d: want MiB from 0 (off) to 1048576", cfg.AnswerCacheMB)
+	}
+	if cfg.VerifyRateMB < 0 || cfg.VerifyRateMB > 1<<20 {
+		return nil, fmt.Errorf("serve: --verify-rate %d: want MiB a second from 0 (every block before publishing) to 1048576", cfg.VerifyRateMB)
 	}
 	if r := cfg.AuthFailureRate; math.IsNaN(r) || math.IsInf(r, 0) || r < 0 || r > 0 && cfg.AuthFailureBurst < 1 {
 		return nil, fmt.Errorf("serve: --auth-failure-rate %g, --auth-failure-burst %d: want a rate ≥ 0 (0: no limit) and a burst ≥ 1", r, cfg.AuthFailureBurst)

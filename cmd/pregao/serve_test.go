@@ -155,6 +155,7 @@ func TestServeRefusesBadStart(t *testing.T) {
 		want string
 	}{
 		{func(c *ServeConfig) { c.AnswerCacheMB = -1 }, "--answer-cache -1"},
+		{func(c *ServeConfig) { c.VerifyRateMB = -1 }, "--verify-rate -1"},
 		{func(c *ServeConfig) { c.AccessLogSample = 1.5 }, "--access-log-sample 1.5"},
 		{func(c *ServeConfig) { c.AccessLog = "syslog" }, `--access-log "syslog"`},
 		{func(c *ServeConfig) { c.AuthFailureRate = -1 }, "--auth-failure-rate -1"},
