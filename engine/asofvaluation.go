@@ -254,7 +254,7 @@ func (d *Dataset) sessionBases(is *Issuer, sv *sessionIn, need []bool, bases []b
 		}
 		if bp.Class != ShareClassNone {
 			var x *classIn
-			classes, x = d.classAt(classes, bp.Class, bp.Ticker, sv.L)
+			classes, x = d.classAt(classes, bp.Class, d.RatioTicker(bp), sv.L)
 			if f, ok := rule.stored(d.RatioVars(bp), pvFactor); ok {
 				x.factor = f
 			}
@@ -610,7 +610,7 @@ func (d *Dataset) DividendYieldAt(is *Issuer, p *RatioPoint, vs []Num, t time.Ti
 	if len(buf) < len(vs) || !rule.read(vs, &in) {
 		return p.Value, vs
 	}
-	ticker := p.Ticker.String()
+	ticker := d.RatioTicker(p).String()
 	sec := securityOf(d, ticker)
 	d.cashAt(is, t, p.ReferenceDate, func(ShareClass) (*Security, string) { return sec, ticker },
 		func(_ ShareClass, v Num) { in.Cash = v }, []ShareClass{p.Class})

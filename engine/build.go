@@ -838,30 +838,33 @@ func (b *builder) buildRatios() error {
 	ncat := len(u.Derived.Catalog)
 	ps := u.Derived.Ratios
 	nvars := uint64(len(u.Derived.RatioVars))
+	if i := checkRatioSyms(&u.Derived); i >= 0 {
+		return invalid("ratio point %d: company or ticker %d, %d outside the %d symbols", i, ps[i].CompanyID, ps[i].Ticker, len(u.Derived.RatioSyms))
+	}
 	for i := range ps {
 		p := &ps[i]
 		if int(p.Indicator) >= ncat {
-			return invalid("ratio point of %s: indicator %d outside the catalog (%d entries)", p.CompanyID, p.Indicator, ncat)
+			return invalid("ratio point of %s: indicator %d outside the catalog (%d entries)", u.Derived.SymOf(p.CompanyID), p.Indicator, ncat)
 		}
 		if uint64(p.VarsAt)+uint64(p.NVars) > nvars {
-			return invalid("ratio point of %s: variables [%d, %d) beyond the %d stored", p.CompanyID, p.VarsAt, uint64(p.VarsAt)+uint64(p.NVars), nvars)
+			return invalid("ratio point of %s: variables [%d, %d) beyond the %d stored", u.Derived.SymOf(p.CompanyID), p.VarsAt, uint64(p.VarsAt)+uint64(p.NVars), nvars)
 		}
 	}
-	if !isSorted(ps, CompareRatioPoints) {
+	if compare := compareRatioPointsIn(&u.Derived); !isSorted(ps, compare) {
 		// Snapshots store points in this order (see CompareRatioPoints);
 		// a Universe built by hand may not: serve a sorted copy.
 		ps = slices.Clone(ps)
-		SortRatioPoints(ps)
+		slices.SortStableFunc(ps, func(x, y RatioPoint) int { return compare(&x, &y) })
 	}
 	for lo := 0; lo < len(ps); {
 		id := ps[lo].CompanyID
-		k, err := b.issuerIdx(id.String(), func() string { return "ratio point " + u.Derived.Catalog[ps[lo].Indicator].ID })
+		k, err := b.issuerIdx(u.Derived.SymOf(id).String(), func() string { return "ratio point " + u.Derived.Catalog[ps[lo].Indicator].ID })
 		if err != nil {
 			return err
 		}
 		is := &d.issuers[k]
 		if is.Ratios != nil {
-			return invalid("ratio points of company_id %q: company seen under two ids", id)
+			return invalid("ratio points of company_id %q: company seen under two ids", u.Derived.SymOf(id))
 		}
 		hi := lo + 1
 		for hi < len(ps) && ps[hi].CompanyID == id {

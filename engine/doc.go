@@ -18,7 +18,9 @@
 // cost their bytes and nothing at each collection: an Account is an
 // interned Line (code, name, fixed flag) and a value (16 bytes); a
 // RatioPoint (48 bytes) names its company and ticker by interned Syms
-// and its variables by an offset into Derived.RatioVars. Lines and Syms
+// (or, for points used where a snapshot file lies, by indexes into
+// Derived.RatioSyms: read them with Dataset.RatioCompany and
+// RatioTicker) and its variables by an offset into Derived.RatioVars. Lines and Syms
 // are interned process-wide (InternLine, Intern) and never freed: their
 // tables grow with the distinct values ever seen, not with snapshots.
 // Ratio points are kept in CompareRatioPoints order, so each company's

@@ -493,6 +493,10 @@ type Derived struct {
 	// RatioVars[p.VarsAt : p.VarsAt+p.NVars] (see Vars). One array for
 	// all points, so that the points hold no pointer.
 	RatioVars []Num
+	// RatioSyms, when not nil, is the symbol table of Ratios: their
+	// CompanyID and Ticker are then indexes into it rather than Syms
+	// (points used where a snapshot file lies; see SymOf).
+	RatioSyms []Sym `json:"-"`
 }
 
 // Vars returns the variables of p (a point of d.Ratios), the values of

@@ -157,7 +157,7 @@ func (b *pricingBuilder) compOf(is *Issuer) int32 {
 				continue
 			}
 			seen[g.Class] = true
-			if i := b.assetOf(g.Points[len(g.Points)-1].Ticker.String()); i >= 0 {
+			if i := b.assetOf(b.d.RatioTicker(&g.Points[len(g.Points)-1]).String()); i >= 0 {
 				cp.classes = append(cp.classes, i)
 			}
 		}
@@ -200,7 +200,7 @@ func (b *pricingBuilder) cell(row, comp int32, k uint16, is *Issuer, pt *RatioPo
 		if !rule.read(vs, &c.in) {
 			return c, false
 		}
-		c.asset = b.assetOf(pt.Ticker.String())
+		c.asset = b.assetOf(b.d.RatioTicker(pt).String())
 		return c, true
 	}
 	if c.mc = b.mcOf(is, comp, pt.ReferenceDate, pt.Frequency); c.mc < 0 || !rule.read(vs, &c.in) {
@@ -293,7 +293,7 @@ func (b *pricingBuilder) mcClasses(is *Issuer, m *mcPricing) {
 			if !m.in.Shares.Valid() {
 				m.in.Shares, _ = b.rules.of[k].stored(b.vars(cp), pvShares)
 			}
-			t := cp.Ticker.String()
+			t := b.d.RatioTicker(cp).String()
 			switch g.Class {
 			case ClassCS:
 				m.c = b.assetOf(t)

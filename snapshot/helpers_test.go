@@ -178,6 +178,7 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 		d := v.Addr().Interface().(*engine.Derived)
 		pool := d.RatioVars
 		d.RatioVars = nil
+		d.RatioSyms = nil // a load's table (points in place), not data
 		for i := range d.Ratios {
 			n := 0
 			if len(pool) > 0 {

@@ -688,7 +688,7 @@ var ratiosSet = &dataset{
 						r.date(p.ReferenceDate)
 						r.time(p.PublishDate.Time())
 						r.str(ind.Kind)
-						r.str(tickerOf(p.Ticker, s.Class))
+						r.str(tickerOf(x.ds.RatioTicker(p), s.Class))
 						r.float(p.Value)
 						r.str(ind.Format)
 						r.time(p.RetrievalDate.Time())
