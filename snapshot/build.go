@@ -135,12 +135,22 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	}
 	counts[countRatioVars] = ratioVarsOf(u)
 	jobs = splitParts(u, nsrc, len(kinds))
+	areas := []piece{cols}
+	if version == columnsVersion && len(u.Derived.Ratios) > 0 {
+		// The ratio points follow the bars in the column area.
+		rc, err := c.streamRatioColumns(&u.Derived, cols.len())
+		if err != nil {
+			return Header{}, err
+		}
+		areas = append(areas, rc)
+		jobs = onePart(jobs, "ratios")
+	}
 	opt.Progress.Begin("encode ratios", "sections", int64(len(jobs)))
 	dparts, dsecs, err := c.run(u, jobs, func(k int) { dropKind(u, kinds[k].name) })
 	if err != nil {
 		return Header{}, err
 	}
-	enc, err := assemble(u.Meta, opt, version, c.level, counts, append(parts, dparts...), append(secs, dsecs...), cols)
+	enc, err := assemble(u.Meta, opt, version, c.level, counts, append(parts, dparts...), append(secs, dsecs...), areas...)
 	if err != nil {
 		return Header{}, err
 	}

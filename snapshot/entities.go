@@ -706,10 +706,10 @@ var kinds = []kind{
 		enc: func(e *penc, u *engine.Universe, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				p := &u.Derived.Ratios[i]
-				e.str(p.CompanyID.String())
+				e.str(u.Derived.SymOf(p.CompanyID).String()) // (a load's points index RatioSyms)
 				e.uv(uint64(p.Indicator))
 				e.str(p.Class.String())
-				e.str(p.Ticker.String())
+				e.str(u.Derived.SymOf(p.Ticker).String())
 				e.str(p.Frequency.String())
 				e.date(p.ReferenceDate)
 				e.stamp(p.PublishDate)
@@ -726,6 +726,9 @@ var kinds = []kind{
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			if d.ls != nil && d.ls.version >= columnsVersion {
+				return decRatioColumns(d, u, lo, hi)
+			}
 			// The part's variables go to one range of Derived.RatioVars,
 			// reserved at once (parts decode in parallel; see loadState).
 			total := d.count(1)

@@ -360,7 +360,9 @@ func parseHeader(b []byte, size int64) (Header, error) {
 			d.fail("section %d (%s): compressed length %d out of range", i, s.Name, clen)
 		case rlen > maxSectionRaw || rlen > clen*maxRatio:
 			d.fail("section %d (%s): raw length %d out of range", i, s.Name, rlen)
-		case items == 0 || ki >= 0 && items > rlen/uint64(kinds[ki].min):
+		case items == 0 || ki >= 0 && items > rlen/uint64(kinds[ki].min) && !(h.FormatVersion >= columnsVersion && s.Name == "ratios"):
+			// (format 6's ratio points are in the column area: bounded
+			// by it below)
 			d.fail("section %d (%s): %d items out of range", i, s.Name, items)
 		}
 		s.Items, s.Compressed, s.Raw = int(items), int64(clen), int64(rlen)
@@ -405,13 +407,16 @@ func parseHeader(b []byte, size int64) (Header, error) {
 		for _, s := range h.Sections {
 			n[s.Name]++
 		}
-		if n["daily"] > 1 || n["intraday"] > 1 {
-			return Header{}, fmt.Errorf("%w: header: %d daily and %d intraday sections, want at most 1 each", ErrFormat, n["daily"], n["intraday"])
+		if n["daily"] > 1 || n["intraday"] > 1 || n["ratios"] > 1 {
+			return Header{}, fmt.Errorf("%w: header: %d daily, %d intraday and %d ratios sections, want at most 1 each", ErrFormat, n["daily"], n["intraday"], n["ratios"])
 		}
 	}
+	if h.FormatVersion >= columnsVersion && uint64(sums["ratios"]) > uint64(h.Columns)/ratioPointBytes {
+		return Header{}, fmt.Errorf("%w: header: %d ratio points beyond a column area of %d bytes", ErrFormat, sums["ratios"], h.Columns)
+	}
 	if h.Columns > 0 {
-		if sums["daily"]+sums["intraday"] == 0 {
-			return Header{}, fmt.Errorf("%w: header: a column area of %d bytes without daily or intraday series", ErrFormat, h.Columns)
+		if sums["daily"]+sums["intraday"]+sums["ratios"] == 0 {
+			return Header{}, fmt.Errorf("%w: header: a column area of %d bytes without daily or intraday series or ratio points", ErrFormat, h.Columns)
 		}
 		h.ColumnsOffset = (off + columnAlign - 1) / columnAlign * columnAlign
 		off = h.ColumnsOffset + h.Columns

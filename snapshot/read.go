@@ -403,8 +403,8 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 		next[ki] += s.Items
 	}
 	for ki, k := range kinds {
-		if next[ki] > 0 {
-			k.alloc(u, next[ki])
+		if next[ki] > 0 && !(h.FormatVersion >= columnsVersion && k.name == "ratios") {
+			k.alloc(u, next[ki]) // format 6's ratio points are columns (decRatioColumns)
 		}
 	}
 	// Every ratio point's variables share one array, sized from the
@@ -416,10 +416,13 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 			ratioRaw += s.Raw
 		}
 	}
+	if h.FormatVersion >= columnsVersion {
+		ratioRaw = nvars // the ratios part holds its variables' place, not the variables
+	}
 	if nvars > ratioRaw || nvars > math.MaxUint32 {
 		return nil, Header{}, fmt.Errorf("%w: header count %s = %d, more than the ratios sections' %d raw bytes can hold", ErrFormat, countRatioVars, nvars, ratioRaw)
 	}
-	if nvars > 0 {
+	if nvars > 0 && h.FormatVersion < columnsVersion {
 		u.Derived.RatioVars = make([]engine.Num, nvars)
 	}
 	stats := make([]partStats, len(secs))

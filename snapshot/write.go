@@ -386,8 +386,14 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	var cols []byte
 	if version == columnsVersion {
 		cols = c.columns(u, counts)
+		if len(u.Derived.Ratios) > 0 {
+			if cols, err = appendRatioPart(c, cols, &u.Derived); err != nil {
+				return nil, fmt.Errorf("snapshot: %w", err)
+			}
+		}
 		jobs = onePart(jobs, "daily")
 		jobs = onePart(jobs, "intraday")
+		jobs = onePart(jobs, "ratios")
 	}
 	var done func(k int)
 	if drop {
@@ -483,8 +489,13 @@ func onePart(jobs []job, kind string) []job {
 	return out
 }
 
-// assemble returns the snapshot of the given sections (in file order).
-func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, counts map[string]int, parts []piece, secs []Section, cols piece) (*encoded, error) {
+// assemble returns the snapshot of the given sections (in file order)
+// and column area (the pieces cols, in order).
+func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, counts map[string]int, parts []piece, secs []Section, cols ...piece) (*encoded, error) {
+	var ncols int64
+	for _, p := range cols {
+		ncols += p.len()
+	}
 	bt := opt.BuildTime
 	if bt.IsZero() {
 		bt = meta.AsOf
@@ -499,7 +510,7 @@ func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, cou
 		Level:         level,
 		Counts:        counts,
 		Sections:      secs,
-		Columns:       cols.len(),
+		Columns:       ncols,
 	}
 	var rel int64
 	for i := range h.Sections {
@@ -519,7 +530,8 @@ func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, cou
 	}
 	if h.Columns > 0 {
 		h.ColumnsOffset = (off + columnAlign - 1) / columnAlign * columnAlign
-		out.parts = append(out.parts, piece{b: make([]byte, h.ColumnsOffset-off)}, cols)
+		out.parts = append(out.parts, piece{b: make([]byte, h.ColumnsOffset-off)})
+		out.parts = append(out.parts, cols...)
 		off = h.ColumnsOffset + h.Columns
 	}
 	h.Size = off

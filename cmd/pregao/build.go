@@ -56,7 +56,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // formatUsage describes the --format flag of build and generate.
-const formatUsage = "snapshot format version: 5, or 6 (daily and intraday bars as columns served in place: docs/snapshot-format.md)"
+const formatUsage = "snapshot format version: 5, or 6 (daily and intraday bars and ratio points as columns served in place: docs/snapshot-format.md)"
 
 // snapshotFormat checks a --format value and returns the version to
 // write (0: the default).

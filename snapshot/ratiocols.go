@@ -1,0 +1,437 @@
+package snapshot
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/pregao/pregao/engine"
+)
+
+// Ratio columns (format 6, docs/snapshot-format.md): the ratio points
+// laid out in the column area, after the intraday columns, as the
+// engine holds them in memory, so that a load uses them where they lie.
+//
+// The kind's columns are the points, 48 bytes each (ratioPointBytes, the
+// layout of engine.RatioPoint), then every point's variables as one
+// float64 column, in point order. A point's company and ticker are
+// indexes into the part's symbol table (ratioIndex.Syms, interned at
+// open into engine.Derived.RatioSyms) and its VarsAt the index of its
+// first variable in the kind's variables. The points are cut into runs
+// of one company each (ratioRun); the blocks (colBlock, as the daily
+// columns') fall between runs: a run's points lie in one block and its
+// variables in one block.
+
+// ratioPointBytes is the bytes a point takes in the columns: value
+// (float64 bits), publication and retrieval (int64 Stamps), reference
+// date (int32), company and ticker (uint32 symbol indexes), VarsAt
+// (uint32), indicator (uint16), class, frequency and variable count (one
+// byte each), three zero bytes.
+const ratioPointBytes = 48
+
+// ratioInPlace reports whether engine.RatioPoint is laid out in memory
+// as a point is in the columns (a little-endian machine, the expected
+// field offsets): the points are then used in place, else decoded.
+var ratioInPlace = littleEndian && func() bool {
+	var p engine.RatioPoint
+	return unsafe.Sizeof(p) == ratioPointBytes &&
+		unsafe.Offsetof(p.Value) == 0 && unsafe.Offsetof(p.PublishDate) == 8 &&
+		unsafe.Offsetof(p.RetrievalDate) == 16 && unsafe.Offsetof(p.ReferenceDate) == 24 &&
+		unsafe.Offsetof(p.CompanyID) == 28 && unsafe.Offsetof(p.Ticker) == 32 &&
+		unsafe.Offsetof(p.VarsAt) == 36 && unsafe.Offsetof(p.Indicator) == 40 &&
+		unsafe.Offsetof(p.Class) == 42 && unsafe.Offsetof(p.Frequency) == 43 &&
+		unsafe.Offsetof(p.NVars) == 44 &&
+		unsafe.Sizeof(p.ReferenceDate) == 4 && unsafe.Sizeof(p.PublishDate) == 8
+}()
+
+// ratioRun is one company's points in the columns: its company (a
+// symbol index), how many points and variables it has, and the blocks
+// that hold them.
+type ratioRun struct {
+	Company          uint32
+	Points, Vars     int64
+	PointBk, VarsBlk int
+}
+
+// ratioIndex is the index of the ratio columns: the points' and
+// variables' totals, the symbol table, the runs and the blocks.
+type ratioIndex struct {
+	Points, Vars int64
+	Syms         []string
+	Runs         []ratioRun
+	Blocks       []colBlock
+}
+
+// ratioColBytes returns the bytes of the columns of p points and v
+// variables.
+func ratioColBytes(p, v int64) int64 { return ratioPointBytes*p + 8*v }
+
+// appendRatioColumns appends the ratio columns of u's points to dst
+// (empty or ending at a multiple of 8) and returns it with their index.
+// Variables are written in point order (VarsAt counts from the kind's
+// first variable).
+func appendRatioColumns(dst []byte, dv *engine.Derived) ([]byte, ratioIndex, error) {
+	ps := dv.Ratios
+	ix := ratioIndex{Points: int64(len(ps)), Syms: []string{""}}
+	symOf := map[string]uint32{"": 0}
+	sym := func(s engine.Sym) uint32 {
+		str := dv.SymOf(s).String()
+		i, ok := symOf[str]
+		if !ok {
+			i = uint32(len(ix.Syms))
+			symOf[str] = i
+			ix.Syms = append(ix.Syms, str)
+		}
+		return i
+	}
+	k := blocker{base: int64(len(dst))}
+	var at uint64 // the next point's first variable
+	for lo := 0; lo < len(ps); {
+		hi := lo + 1
+		for hi < len(ps) && ps[hi].CompanyID == ps[lo].CompanyID {
+			hi++
+		}
+		k.series(dst)
+		r := ratioRun{Company: sym(ps[lo].CompanyID), Points: int64(hi - lo), PointBk: len(k.ix.Blocks)}
+		for i := lo; i < hi; i++ {
+			p := &ps[i]
+			vs := dv.Vars(p)
+			if len(vs) != int(p.NVars) {
+				return nil, ix, fmt.Errorf("ratio point %d: variables [%d, +%d) beyond the %d stored", i, p.VarsAt, p.NVars, len(dv.RatioVars))
+			}
+			if at > math.MaxUint32 {
+				return nil, ix, fmt.Errorf("ratio point %d: more than %d variables", i, uint32(math.MaxUint32))
+			}
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(float64(p.Value)))
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.PublishDate))
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.RetrievalDate))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(p.ReferenceDate))
+			dst = binary.LittleEndian.AppendUint32(dst, sym(p.CompanyID))
+			dst = binary.LittleEndian.AppendUint32(dst, sym(p.Ticker))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(at))
+			dst = binary.LittleEndian.AppendUint16(dst, p.Indicator)
+			dst = append(dst, byte(p.Class), byte(p.Frequency), p.NVars, 0, 0, 0)
+			at += uint64(p.NVars)
+			r.Vars += int64(p.NVars)
+		}
+		ix.Runs = append(ix.Runs, r)
+		lo = hi
+	}
+	// The variables, run after run (their blocks fall between runs; a
+	// run without variables names the open block, never empty here).
+	next := 0
+	for ri := range ix.Runs {
+		if ix.Runs[ri].Vars > 0 {
+			k.series(dst)
+		}
+		ix.Runs[ri].VarsBlk = len(k.ix.Blocks)
+		for i := next; i < next+int(ix.Runs[ri].Points); i++ {
+			for _, v := range dv.Vars(&ps[i]) {
+				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(float64(v)))
+			}
+		}
+		next += int(ix.Runs[ri].Points)
+	}
+	ix.Vars = int64(at)
+	dst, bi := k.finish(dst, len(ps))
+	ix.Blocks = bi.Blocks
+	return dst, ix, nil
+}
+
+// The index of the ratio columns, as stored (in the ratios part, after
+// the columns' place): uvarint points and variables; uvarint symbol
+// count, then per symbol its uvarint length and bytes; uvarint run
+// count, then per run uvarint company, points, variables, points' block
+// and variables' block; uvarint block count, then per block uvarint
+// offset, uvarint length and its xxhash64 (8 bytes, little-endian).
+
+// appendRatioIndex appends ix as stored to dst.
+func appendRatioIndex(dst []byte, ix ratioIndex) []byte {
+	dst = binary.AppendUvarint(dst, uint64(ix.Points))
+	dst = binary.AppendUvarint(dst, uint64(ix.Vars))
+	dst = binary.AppendUvarint(dst, uint64(len(ix.Syms)))
+	for _, s := range ix.Syms {
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(ix.Runs)))
+	for _, r := range ix.Runs {
+		for _, v := range [...]uint64{uint64(r.Company), uint64(r.Points), uint64(r.Vars), uint64(r.PointBk), uint64(r.VarsBlk)} {
+			dst = binary.AppendUvarint(dst, v)
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(ix.Blocks)))
+	for _, b := range ix.Blocks {
+		dst = binary.AppendUvarint(dst, uint64(b.Off))
+		dst = binary.AppendUvarint(dst, uint64(b.N))
+		dst = binary.LittleEndian.AppendUint64(dst, b.Sum)
+	}
+	return dst
+}
+
+// readRatioIndex reads what appendRatioIndex wrote, refusing
+// (errColumns) anything else: a count larger than the bytes left can
+// hold, a number out of range, or bytes left over. It does not check the
+// index against its columns (openRatioColumns does).
+func readRatioIndex(b []byte) (ratioIndex, error) {
+	i := 0
+	fail := func(what string) (ratioIndex, error) {
+		return ratioIndex{}, fmt.Errorf("%w: ratio index: %s at byte %d", errColumns, what, i)
+	}
+	uv := func(limit uint64) (uint64, bool) {
+		v, n := binary.Uvarint(b[i:])
+		if n <= 0 || v > limit || n != uvarintLen(v) {
+			return 0, false
+		}
+		i += n
+		return v, true
+	}
+	var ix ratioIndex
+	np, ok1 := uv(maxColumnBytes / ratioPointBytes)
+	nv, ok2 := uv(math.MaxUint32)
+	if !ok1 || !ok2 {
+		return fail("totals")
+	}
+	ix.Points, ix.Vars = int64(np), int64(nv)
+	ns, ok := uv(math.MaxUint32)
+	if !ok || ns > uint64(len(b)-i) { // a symbol takes a byte at least
+		return fail("symbol count")
+	}
+	ix.Syms = make([]string, ns)
+	for k := range ix.Syms {
+		l, ok := uv(uint64(len(b)))
+		if !ok || l > uint64(len(b)-i) {
+			return fail("symbol length")
+		}
+		ix.Syms[k] = string(b[i : i+int(l)])
+		i += int(l)
+	}
+	nr, ok := uv(uint64(len(b)))
+	if !ok || nr > uint64(len(b)-i)/5 { // a run takes 5 bytes at least
+		return fail("run count")
+	}
+	ix.Runs = make([]ratioRun, nr)
+	for k := range ix.Runs {
+		c, ok1 := uv(math.MaxUint32)
+		p, ok2 := uv(maxColumnBytes)
+		v, ok3 := uv(maxColumnBytes)
+		pb, ok4 := uv(maxColumnBytes)
+		vb, ok5 := uv(maxColumnBytes)
+		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+			return fail("run")
+		}
+		ix.Runs[k] = ratioRun{Company: uint32(c), Points: int64(p), Vars: int64(v), PointBk: int(pb), VarsBlk: int(vb)}
+	}
+	nb, ok := uv(uint64(len(b)))
+	if !ok || nb > uint64(len(b)-i)/10 { // a block takes 10 bytes at least
+		return fail("block count")
+	}
+	ix.Blocks = make([]colBlock, nb)
+	for k := range ix.Blocks {
+		off, ok1 := uv(maxColumnBytes)
+		n, ok2 := uv(maxColumnBytes)
+		if !ok1 || !ok2 || len(b)-i < 8 {
+			return fail("block")
+		}
+		ix.Blocks[k] = colBlock{Off: int64(off), N: int64(n), Sum: binary.LittleEndian.Uint64(b[i:])}
+		i += 8
+	}
+	if i != len(b) {
+		return fail("trailing bytes")
+	}
+	return ix, nil
+}
+
+// validClass and validFrequency report whether a stored byte names a
+// share class or a frequency.
+func validClass(c engine.ShareClass) bool    { return c == engine.ShareClassNone || c.String() != "" }
+func validFrequency(f engine.Frequency) bool { return f == engine.FrequencyNone || f.String() != "" }
+
+// openRatioColumns returns the points and variables of the ratio columns
+// sec (8-aligned) described by ix. With inPlace (and ratioInPlace) they
+// are sec itself, the points naming their company and ticker by symbol
+// index; else they are decoded into the heap with syms (ix.Syms
+// interned, when not nil) in place of the indexes. It checks that the
+// runs and blocks cut sec exactly, that every run lies in its blocks,
+// and every point: its company is its run's, its ticker a symbol, its
+// class and frequency valid, its variables the next ones of the run. The
+// indicator is the catalog's to check (checkIndicators, engine.Build).
+func openRatioColumns(sec []byte, ix ratioIndex, inPlace bool, syms []engine.Sym) ([]engine.RatioPoint, []engine.Num, error) {
+	if len(sec) > 0 && uintptr(unsafe.Pointer(&sec[0]))%8 != 0 {
+		return nil, nil, fmt.Errorf("%w: not 8-aligned in memory", errColumns)
+	}
+	size := int64(len(sec))
+	if err := checkBlocks(ix.Blocks, size); err != nil {
+		return nil, nil, err
+	}
+	if ix.Points <= 0 || ratioColBytes(ix.Points, ix.Vars) != size {
+		return nil, nil, fmt.Errorf("%w: %d ratio points and %d variables in %d bytes", errColumns, ix.Points, ix.Vars, size)
+	}
+	nsym := uint64(len(ix.Syms))
+	varsBase := ratioPointBytes * ix.Points
+	var p, v int64 // the next run's first point and variable
+	for k, r := range ix.Runs {
+		if uint64(r.Company) >= nsym || r.Points <= 0 || r.Points > ix.Points-p || r.Vars < 0 || r.Vars > ix.Vars-v ||
+			r.PointBk < 0 || r.PointBk >= len(ix.Blocks) || r.VarsBlk < 0 || r.VarsBlk >= len(ix.Blocks) {
+			return nil, nil, fmt.Errorf("%w: ratio run %d: company %d, %d points, %d variables, blocks %d and %d", errColumns, k, r.Company, r.Points, r.Vars, r.PointBk, r.VarsBlk)
+		}
+		if !within(ix.Blocks[r.PointBk], ratioPointBytes*p, ratioPointBytes*r.Points) || (r.Vars > 0 && !within(ix.Blocks[r.VarsBlk], varsBase+8*v, 8*r.Vars)) {
+			return nil, nil, fmt.Errorf("%w: ratio run %d leaves its blocks", errColumns, k)
+		}
+		p, v = p+r.Points, v+r.Vars
+	}
+	if p != ix.Points || v != ix.Vars {
+		return nil, nil, fmt.Errorf("%w: ratio runs hold %d points and %d variables, the index %d and %d", errColumns, p, v, ix.Points, ix.Vars)
+	}
+	var ps []engine.RatioPoint
+	if inPlace && ratioInPlace {
+		ps = unsafe.Slice((*engine.RatioPoint)(unsafe.Pointer(&sec[0])), ix.Points)
+	} else {
+		ps = make([]engine.RatioPoint, ix.Points)
+		le := binary.LittleEndian
+		for i := range ps {
+			b := sec[ratioPointBytes*i:]
+			ps[i] = engine.RatioPoint{
+				Value:       engine.Num(math.Float64frombits(le.Uint64(b))),
+				PublishDate: engine.Stamp(le.Uint64(b[8:])), RetrievalDate: engine.Stamp(le.Uint64(b[16:])),
+				ReferenceDate: engine.Date(int32(le.Uint32(b[24:]))),
+				CompanyID:     engine.Sym(le.Uint32(b[28:])), Ticker: engine.Sym(le.Uint32(b[32:])),
+				VarsAt: le.Uint32(b[36:]), Indicator: le.Uint16(b[40:]),
+				Class: engine.ShareClass(b[42]), Frequency: engine.Frequency(b[43]), NVars: b[44],
+			}
+		}
+	}
+	var at uint64
+	i := 0
+	for k, r := range ix.Runs {
+		runVars := uint64(0)
+		for end := i + int(r.Points); i < end; i++ {
+			q := &ps[i]
+			if uint32(q.CompanyID) != r.Company || uint64(q.Ticker) >= nsym || !validClass(q.Class) || !validFrequency(q.Frequency) || uint64(q.VarsAt) != at {
+				return nil, nil, fmt.Errorf("%w: ratio point %d (run %d): company %d, ticker %d, class %d, frequency %d, variables at %d (want %d)",
+					errColumns, i, k, q.CompanyID, q.Ticker, q.Class, q.Frequency, q.VarsAt, at)
+			}
+			at += uint64(q.NVars)
+			runVars += uint64(q.NVars)
+		}
+		if runVars != uint64(r.Vars) {
+			return nil, nil, fmt.Errorf("%w: ratio run %d: its points hold %d variables, the index %d", errColumns, k, runVars, r.Vars)
+		}
+	}
+	vars := view[engine.Num](sec[varsBase:], int(ix.Vars))
+	if !inPlace || !ratioInPlace {
+		vars = append([]engine.Num(nil), vars...)
+		if syms != nil {
+			for i := range ps {
+				ps[i].CompanyID, ps[i].Ticker = syms[ps[i].CompanyID], syms[ps[i].Ticker]
+			}
+		}
+	}
+	return ps, vars, nil
+}
+
+// within reports whether bytes [off, off+n) lie in block b.
+func within(b colBlock, off, n int64) bool { return off >= b.Off && n <= b.Off+b.N-off }
+
+// decRatioColumns decodes the ratios part of a format 6 file: the
+// variables' total, where the kind's columns lie in the column area
+// (as columnPart reads them) and their index. A load (compactDaily)
+// uses the points in place, their symbols in u.Derived.RatioSyms;
+// otherwise they are decoded with Syms of the process.
+func decRatioColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
+	total := d.uv()
+	base, size := d.uv(), d.uv()
+	if d.err != nil {
+		return partStats{}
+	}
+	cols := d.ls.cols
+	if base%8 != 0 || base > uint64(len(cols)) || size > uint64(len(cols))-base {
+		d.fail("ratios columns at %d+%d, outside the column area of %d bytes", base, size, len(cols))
+		return partStats{}
+	}
+	ix, err := readRatioIndex(d.b[d.i:])
+	d.i = len(d.b)
+	if err != nil {
+		d.fail("%v", err)
+		return partStats{}
+	}
+	if ix.Points != int64(hi-lo) || uint64(ix.Vars) != total {
+		d.fail("ratios index of %d points and %d variables, the part holds %d and %d", ix.Points, ix.Vars, hi-lo, total)
+		return partStats{}
+	}
+	sec := cols[base : base+size : base+size]
+	syms := make([]engine.Sym, len(ix.Syms))
+	for i, s := range ix.Syms {
+		syms[i] = engine.Intern(s)
+	}
+	inPlace := d.ls.compactDaily
+	ps, vars, err := openRatioColumns(sec, ix, inPlace, syms)
+	if err != nil {
+		d.fail("%v", err)
+		return partStats{}
+	}
+	if lo != 0 || hi != len(ps) {
+		d.fail("ratios part of points %d..%d, not the whole kind", lo, hi)
+		return partStats{}
+	}
+	u.Derived.Ratios, u.Derived.RatioVars = ps, vars
+	if inPlace && ratioInPlace {
+		u.Derived.RatioSyms = syms
+	}
+	d.ls.ratioVars.Store(int64(len(vars)))
+	d.ls.addRatioColumns(sec, ix)
+	return partStats{}
+}
+
+// addRatioColumns records the ratio columns and their blocks, verified
+// with the other kinds' before the snapshot is used (checkColumns). No
+// request verifies a company's ratio blocks on its first use yet: a
+// load that leaves the bars' blocks to their first use must still
+// verify these before it publishes.
+func (ls *loadState) addRatioColumns(sec []byte, ix ratioIndex) {
+	c := newBlockChecks(sec, ix.Blocks)
+	c.kind = "ratios"
+	ls.colMu.Lock()
+	defer ls.colMu.Unlock()
+	ls.colChecks = append(ls.colChecks, c)
+	ls.atOpen = append(ls.atOpen, c)
+}
+
+// appendRatioPart appends the ratio columns of dv to the column area
+// cols (ending at a multiple of 8) and records the ratios part that
+// indexes them in c.
+func appendRatioPart(c *encoder, cols []byte, dv *engine.Derived) ([]byte, error) {
+	base := len(cols)
+	cols, ix, err := appendRatioColumns(cols, dv)
+	if err != nil {
+		return nil, err
+	}
+	c.colParts["ratios"] = ratioPart(int64(base), int64(len(cols)-base), ix)
+	return cols, nil
+}
+
+// streamRatioColumns writes the ratio columns of dv to the spill file,
+// at base bytes into the column area (after the bars), records the
+// ratios part that indexes them in c and returns their piece of the
+// spill file.
+func (c *encoder) streamRatioColumns(dv *engine.Derived, base int64) (piece, error) {
+	b, ix, err := appendRatioColumns(nil, dv)
+	if err != nil {
+		return piece{}, fmt.Errorf("snapshot: %w", err)
+	}
+	p, err := c.spill.put(b)
+	if err != nil {
+		return piece{}, err
+	}
+	c.colParts["ratios"] = ratioPart(base, p.n, ix)
+	return p, nil
+}
+
+// ratioPart is the ratios part of ratio columns of n bytes at base in
+// the column area, indexed by ix.
+func ratioPart(base, n int64, ix ratioIndex) colPart {
+	b := binary.AppendUvarint(nil, uint64(base))
+	b = binary.AppendUvarint(b, uint64(n))
+	return colPart{rows: int(ix.Vars), body: appendRatioIndex(b, ix)}
+}
