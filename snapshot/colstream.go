@@ -23,12 +23,19 @@ type colStream struct {
 // columns are b, closing the open block first once it holds blockTarget
 // bytes, as blocker.series does.
 func (w *colStream) add(c dailyCol, b []byte) {
-	if len(w.buf) >= blockTarget {
-		w.flush()
-	}
+	w.boundary()
 	c.Off, c.Block = w.start+int64(len(w.buf)), len(w.ix.Blocks)
 	w.ix.Series = append(w.ix.Series, c)
 	w.buf = append(w.buf, b...)
+}
+
+// boundary marks a place where a block may end (a series' or a ratio
+// run's start): the open block is closed once it holds blockTarget
+// bytes.
+func (w *colStream) boundary() {
+	if len(w.buf) >= blockTarget {
+		w.flush()
+	}
 }
 
 // flush hands the open block to put and records it.

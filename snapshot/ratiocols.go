@@ -67,11 +67,25 @@ type ratioIndex struct {
 // variables.
 func ratioColBytes(p, v int64) int64 { return ratioPointBytes*p + 8*v }
 
-// appendRatioColumns appends the ratio columns of u's points to dst
+// appendRatioColumns appends the ratio columns of dv's points to dst
 // (empty or ending at a multiple of 8) and returns it with their index.
-// Variables are written in point order (VarsAt counts from the kind's
-// first variable).
 func appendRatioColumns(dst []byte, dv *engine.Derived) ([]byte, ratioIndex, error) {
+	_, ix, err := writeRatioColumns(dv, func(b []byte) error {
+		dst = append(dst, b...)
+		return nil
+	})
+	if err != nil {
+		return nil, ix, err
+	}
+	return dst, ix, nil
+}
+
+// writeRatioColumns writes the ratio columns of dv's points to put, a
+// block at a time (only the open block is held; put must not keep the
+// slice it is given), and returns their size and index. Variables are
+// written in point order (VarsAt counts from the kind's first variable).
+// Blocks are cut between runs as colStream cuts them between series.
+func writeRatioColumns(dv *engine.Derived, put func([]byte) error) (int64, ratioIndex, error) {
 	ps := dv.Ratios
 	ix := ratioIndex{Points: int64(len(ps)), Syms: []string{""}}
 	symOf := map[string]uint32{"": 0}
@@ -85,33 +99,32 @@ func appendRatioColumns(dst []byte, dv *engine.Derived) ([]byte, ratioIndex, err
 		}
 		return i
 	}
-	k := blocker{base: int64(len(dst))}
+	w := colStream{put: put}
 	var at uint64 // the next point's first variable
 	for lo := 0; lo < len(ps); {
 		hi := lo + 1
 		for hi < len(ps) && ps[hi].CompanyID == ps[lo].CompanyID {
 			hi++
 		}
-		k.series(dst)
-		r := ratioRun{Company: sym(ps[lo].CompanyID), Points: int64(hi - lo), PointBk: len(k.ix.Blocks)}
+		w.boundary()
+		r := ratioRun{Company: sym(ps[lo].CompanyID), Points: int64(hi - lo), PointBk: len(w.ix.Blocks)}
 		for i := lo; i < hi; i++ {
 			p := &ps[i]
-			vs := dv.Vars(p)
-			if len(vs) != int(p.NVars) {
-				return nil, ix, fmt.Errorf("ratio point %d: variables [%d, +%d) beyond the %d stored", i, p.VarsAt, p.NVars, len(dv.RatioVars))
+			if n := len(dv.Vars(p)); n != int(p.NVars) {
+				return 0, ix, fmt.Errorf("ratio point %d: variables [%d, +%d) beyond the %d stored", i, p.VarsAt, p.NVars, len(dv.RatioVars))
 			}
-			if at > math.MaxUint32 {
-				return nil, ix, fmt.Errorf("ratio point %d: more than %d variables", i, uint32(math.MaxUint32))
+			if at+uint64(p.NVars) > math.MaxUint32 {
+				return 0, ix, fmt.Errorf("ratio point %d: more than %d variables", i, uint32(math.MaxUint32))
 			}
-			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(float64(p.Value)))
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.PublishDate))
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.RetrievalDate))
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(p.ReferenceDate))
-			dst = binary.LittleEndian.AppendUint32(dst, sym(p.CompanyID))
-			dst = binary.LittleEndian.AppendUint32(dst, sym(p.Ticker))
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(at))
-			dst = binary.LittleEndian.AppendUint16(dst, p.Indicator)
-			dst = append(dst, byte(p.Class), byte(p.Frequency), p.NVars, 0, 0, 0)
+			b := binary.LittleEndian.AppendUint64(w.buf, math.Float64bits(float64(p.Value)))
+			b = binary.LittleEndian.AppendUint64(b, uint64(p.PublishDate))
+			b = binary.LittleEndian.AppendUint64(b, uint64(p.RetrievalDate))
+			b = binary.LittleEndian.AppendUint32(b, uint32(p.ReferenceDate))
+			b = binary.LittleEndian.AppendUint32(b, sym(p.CompanyID))
+			b = binary.LittleEndian.AppendUint32(b, sym(p.Ticker))
+			b = binary.LittleEndian.AppendUint32(b, uint32(at))
+			b = binary.LittleEndian.AppendUint16(b, p.Indicator)
+			w.buf = append(b, byte(p.Class), byte(p.Frequency), p.NVars, 0, 0, 0)
 			at += uint64(p.NVars)
 			r.Vars += int64(p.NVars)
 		}
@@ -123,20 +136,20 @@ func appendRatioColumns(dst []byte, dv *engine.Derived) ([]byte, ratioIndex, err
 	next := 0
 	for ri := range ix.Runs {
 		if ix.Runs[ri].Vars > 0 {
-			k.series(dst)
+			w.boundary()
 		}
-		ix.Runs[ri].VarsBlk = len(k.ix.Blocks)
+		ix.Runs[ri].VarsBlk = len(w.ix.Blocks)
 		for i := next; i < next+int(ix.Runs[ri].Points); i++ {
 			for _, v := range dv.Vars(&ps[i]) {
-				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(float64(v)))
+				w.buf = binary.LittleEndian.AppendUint64(w.buf, math.Float64bits(float64(v)))
 			}
 		}
 		next += int(ix.Runs[ri].Points)
 	}
 	ix.Vars = int64(at)
-	dst, bi := k.finish(dst, len(ps))
-	ix.Blocks = bi.Blocks
-	return dst, ix, nil
+	w.flush()
+	ix.Blocks = w.ix.Blocks
+	return w.start, ix, w.err
 }
 
 // The index of the ratio columns, as stored (in the ratios part, after
@@ -411,21 +424,24 @@ func appendRatioPart(c *encoder, cols []byte, dv *engine.Derived) ([]byte, error
 	return cols, nil
 }
 
-// streamRatioColumns writes the ratio columns of dv to the spill file,
-// at base bytes into the column area (after the bars), records the
-// ratios part that indexes them in c and returns their piece of the
-// spill file.
+// streamRatioColumns writes the ratio columns of dv to the spill file a
+// block at a time, at base bytes into the column area (after the bars),
+// records the ratios part that indexes them in c and returns their
+// piece of the spill file.
 func (c *encoder) streamRatioColumns(dv *engine.Derived, base int64) (piece, error) {
-	b, ix, err := appendRatioColumns(nil, dv)
+	start := c.spill.n
+	n, ix, err := writeRatioColumns(dv, func(b []byte) error {
+		_, err := c.spill.put(b)
+		return err
+	})
 	if err != nil {
 		return piece{}, fmt.Errorf("snapshot: %w", err)
 	}
-	p, err := c.spill.put(b)
-	if err != nil {
-		return piece{}, err
+	if c.spill.n-start != n {
+		return piece{}, fmt.Errorf("snapshot: spill file: %d bytes of ratio columns written, %d made", c.spill.n-start, n)
 	}
-	c.colParts["ratios"] = ratioPart(base, p.n, ix)
-	return p, nil
+	c.colParts["ratios"] = ratioPart(base, n, ix)
+	return piece{off: start, n: n}, nil
 }
 
 // ratioPart is the ratios part of ratio columns of n bytes at base in

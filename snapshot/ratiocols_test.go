@@ -112,6 +112,41 @@ func TestRatioColumnsRoundTrip(t *testing.T) {
 	}
 }
 
+// The ratio columns are written a block at a time: put is handed each
+// block once, in order, and together they are the appended columns.
+func TestRatioColumnsWrittenByBlock(t *testing.T) {
+	u := ratioDemo(t)
+	want, wix, err := appendRatioColumns(nil, &u.Derived)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	var sizes []int64
+	n, ix, err := writeRatioColumns(&u.Derived, func(b []byte) error {
+		got = append(got, b...)
+		sizes = append(sizes, int64(len(b)))
+		return nil
+	})
+	if err != nil || n != int64(len(want)) || string(got) != string(want) {
+		t.Fatalf("written %d bytes (%v), appended %d; same bytes: %v", n, err, len(want), string(got) == string(want))
+	}
+	if d := diff(ix, wix); d != "" {
+		t.Fatalf("indexes differ: %s", d)
+	}
+	if len(sizes) != len(ix.Blocks) || len(sizes) < 3 {
+		t.Fatalf("%d puts for %d blocks", len(sizes), len(ix.Blocks))
+	}
+	for i, b := range ix.Blocks {
+		if sizes[i] != b.N {
+			t.Errorf("put %d: %d bytes, block %d", i, sizes[i], b.N)
+		}
+	}
+	failed := errors.New("disk full")
+	if _, _, err := writeRatioColumns(&u.Derived, func([]byte) error { return failed }); !errors.Is(err, failed) {
+		t.Errorf("a failing put: %v", err)
+	}
+}
+
 // A byte flipped in any block of the ratio columns fails Decode and Load
 // with ErrChecksum.
 func TestRatioColumnsBlockFlipped(t *testing.T) {
