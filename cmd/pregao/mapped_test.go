@@ -82,6 +82,18 @@ func TestMappedSnapshotReloadUnderRequests(t *testing.T) {
 		}
 	}
 	paths = append(paths, "/v2/indexes/IBOV/highs?limit=10", "/v2/stocks/variations?limit=5")
+	// Ratio points, read where they lie in the mapping too.
+	nr := 0
+	for _, is := range first.Issuers() {
+		if len(is.Ratios) > 0 && !is.IsFund() && len(is.Assets) > 0 && nr < 2 {
+			paths = append(paths, "/v2/companies/"+is.ID+"/ratios?show_calculation=true",
+				"/v2/companies/"+is.Assets[0].Ticker+"/ratios/valuation?show_calculation=true")
+			nr++
+		}
+	}
+	if nr == 0 {
+		t.Fatal("no company with ratios in the demo")
+	}
 	first, _ = nil, hdr
 	get := func(p string) (int, string, string) {
 		w := httptest.NewRecorder()
