@@ -4,10 +4,11 @@ import (
 	"sync/atomic"
 )
 
-// Blocks verifies, on first use, the bytes a Dataset's bars are read
-// from in place (a mapped snapshot of format 6, whose columns are cut
-// into blocks with a checksum each): a block is verified once, the
-// first time a request reads it or when a background pass reaches it.
+// Blocks verifies, on first use, the bytes a Dataset's bars and ratio
+// points are read from in place (a mapped snapshot of format 6, whose
+// columns are cut into blocks with a checksum each): a block is verified
+// once, the first time a request reads it or when a background pass
+// reaches it. Ratio points are no ticker's: All verifies their blocks.
 // Implementations are safe for concurrent use.
 type Blocks interface {
 	// Ticker verifies the blocks holding the daily and 1-minute bars

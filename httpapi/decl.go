@@ -140,7 +140,8 @@ type Route struct {
 	// there; other routes depend on the Dataset and the request only.
 	Priced bool
 	// OwnTickers routes verify the snapshot blocks of the tickers they
-	// read themselves (engine.Dataset.CheckAsset) before they answer;
+	// read themselves (engine.Dataset.CheckAsset) before they answer, and
+	// must read no ratio point (no ticker's blocks hold them);
 	// any other route's first request verifies every block not yet
 	// verified (engine.Dataset.CheckAll, see resolveView).
 	OwnTickers bool

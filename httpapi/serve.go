@@ -198,7 +198,7 @@ func (a *API) resolveView(c *call) int {
 // badBlock returns the error of a request whose answer would read a
 // block of the snapshot that does not match its checksum: 503 with
 // Retry-After (another replica, or the next snapshot, answers), logged
-// once per snapshot. No answer is made from the snapshot's bars.
+// once per snapshot. No answer is made from the snapshot.
 func (a *API) badBlock(c *call, err error) error {
 	c.out.w.Header()["Retry-After"] = retryLoading
 	w := weak.Make(c.ds)

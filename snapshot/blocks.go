@@ -171,9 +171,9 @@ func (x *colBlocks) Status() engine.BlockStatus {
 
 // DefaultVerifyRate is the pace of the background pass over a lazily
 // verified snapshot's blocks (LoadOptions.VerifyRate): 128 MiB a second,
-// a few percent of a core, so that the 1.8 GB of columns of the scale 10
-// demo are verified within about 13 seconds of the load (the machine's
-// load permitting).
+// a few percent of a core, so that the 3 GB of columns (bars and ratio
+// points) of the scale 10 demo are verified within about 22 seconds of
+// the load (the machine's load permitting).
 const DefaultVerifyRate = 128 << 20
 
 // background verifies, at rate bytes a second, every block of ds's

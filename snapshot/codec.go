@@ -334,10 +334,6 @@ type loadState struct {
 	// lazy, when set, takes the column blocks to verify on first use
 	// instead of verifying them all before the load ends.
 	lazy *colBlocks
-	// atOpen are the column blocks verified before the snapshot is used
-	// even when lazy is set (the ratio columns: no request verifies
-	// them on first use).
-	atOpen []*blockChecks
 	// ratioVars counts the entries of Derived.RatioVars reserved so far
 	// (see reserveRatioVars).
 	ratioVars atomic.Int64

@@ -397,18 +397,15 @@ func decRatioColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	return partStats{}
 }
 
-// addRatioColumns records the ratio columns and their blocks, verified
-// with the other kinds' before the snapshot is used (checkColumns). No
-// request verifies a company's ratio blocks on its first use yet: a
-// load that leaves the bars' blocks to their first use must still
-// verify these before it publishes.
+// addRatioColumns records the ratio columns and their blocks as the
+// bars' are (addColumns): verified before the snapshot is used, or, for
+// a lazy load, by the first request of a route that reads across
+// tickers (every route that reads ratio points: engine.Dataset.CheckAll)
+// and by the background pass. No ticker's blocks include them: the
+// quote routes, which verify only their tickers' bars, read no ratio
+// point.
 func (ls *loadState) addRatioColumns(sec []byte, ix ratioIndex) {
-	c := newBlockChecks(sec, ix.Blocks)
-	c.kind = "ratios"
-	ls.colMu.Lock()
-	defer ls.colMu.Unlock()
-	ls.colChecks = append(ls.colChecks, c)
-	ls.atOpen = append(ls.atOpen, c)
+	ls.addColumns("ratios", sec, dailyIndex{Blocks: ix.Blocks})
 }
 
 // appendRatioPart appends the ratio columns of dv to the column area

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
@@ -148,7 +149,9 @@ func TestRatioColumnsWrittenByBlock(t *testing.T) {
 }
 
 // A byte flipped in any block of the ratio columns fails Decode and Load
-// with ErrChecksum.
+// with ErrChecksum; a lazily verified load is published, no ticker's
+// bars are found bad, and the first CheckAll (the first request of a
+// route that reads ratio points) finds the block.
 func TestRatioColumnsBlockFlipped(t *testing.T) {
 	u := ratioDemo(t)
 	v6 := mustWrite(t, u, WriteOptions{Version: 6})
@@ -165,10 +168,30 @@ func TestRatioColumnsBlockFlipped(t *testing.T) {
 			if err := os.WriteFile(path, bad, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, lazy := range []bool{false, true} {
-				if _, _, err := Load(path, LoadOptions{LazyVerify: lazy, VerifyRate: -1}); !errors.Is(err, ErrChecksum) {
-					t.Errorf("Load (lazy %v), byte %d flipped in ratio block %d: %v, want ErrChecksum", lazy, at, k, err)
+			if _, _, err := Load(path, LoadOptions{}); !errors.Is(err, ErrChecksum) {
+				t.Errorf("Load, byte %d flipped in ratio block %d: %v, want ErrChecksum", at, k, err)
+			}
+			// Verified on first use: the load leaves the block to the
+			// first request that reads across tickers, which finds it.
+			ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+			if err != nil {
+				t.Errorf("lazy Load, byte %d flipped in ratio block %d: %v", at, k, err)
+				continue
+			}
+			if err := ds.BlockErr(); err != nil {
+				t.Errorf("lazy Load, byte %d flipped in ratio block %d: bad before any use: %v", at, k, err)
+			}
+			for i := range ds.Assets() {
+				a := &ds.Assets()[i]
+				if err := ds.CheckAsset(a); err != nil {
+					t.Errorf("lazy Load, byte %d flipped in ratio block %d: %s's bars: %v", at, k, a.Ticker, err)
 				}
+			}
+			if err := ds.CheckAll(); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "ratios block") {
+				t.Errorf("lazy Load, byte %d flipped in ratio block %d: CheckAll %v, want ErrChecksum naming the ratios block", at, k, err)
+			}
+			if err := ds.BlockErr(); !errors.Is(err, ErrChecksum) {
+				t.Errorf("lazy Load, byte %d flipped in ratio block %d: BlockErr %v after CheckAll", at, k, err)
 			}
 		}
 	}

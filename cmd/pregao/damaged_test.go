@@ -211,3 +211,113 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "")
 }
+
+// A format 6 snapshot with a byte flipped in its ratio columns (the
+// first ratio point's value), loaded as serve loads it: it is ready at
+// once and its quotes answer (no ticker's bars are in the bad block),
+// but the first request of a company's ratios verifies the blocks not
+// yet verified, finds the ratio block and answers 503 with Retry-After,
+// never the value; from then on /readyz answers 503 too. Loaded again
+// with the background pass instead, the pass finds the block.
+func TestDamagedRatioBlockAnswers503(t *testing.T) {
+	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 1, IntradaySessions: 1})
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	if len(d.Ratios) == 0 {
+		t.Fatal("the demo has no ratio points")
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.snap")
+	if err := snapshot.WriteFile(good, u, snapshot.WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := snapshot.Load(good, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, key := delayedKey(t, ds)
+	company := ds.RatioCompany(&ds.Universe().Derived.Ratios[0]).String()
+	var ticker string
+	for _, a := range ds.Assets() {
+		if a.Daily.Len() > 0 && len(a.Former) == 0 {
+			ticker = a.Ticker
+			break
+		}
+	}
+	ds = nil
+	// The ratio columns end the file: the points (48 bytes each), then
+	// their variables (8 bytes each).
+	at := len(file) - 48*len(d.Ratios) - 8*len(d.RatioVars)
+	if got := math.Float64frombits(binary.LittleEndian.Uint64(file[at:])); got != float64(d.Ratios[0].Value) {
+		t.Fatalf("the first ratio point's value in the file is %v, want %v", got, d.Ratios[0].Value)
+	}
+	b := bytes.Clone(file)
+	b[at] ^= 1 // the value's last mantissa bit
+	bad := filepath.Join(dir, "bad.snap")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	serveFile := func(opt snapshot.LoadOptions) func(string) (int, string, string) {
+		opt.LazyVerify = true
+		ds, h, err := snapshot.Load(bad, opt)
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		store := &engine.Store{}
+		api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+		api.Prepare(ds, h.ID, h.BuildTime)
+		store.Publish(ds)
+		return func(p string) (int, string, string) {
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest("GET", p, nil)
+			r.Header.Set("Authorization", "Bearer "+key)
+			api.ServeHTTP(w, r)
+			return w.Code, w.Header().Get("Retry-After"), w.Body.String()
+		}
+	}
+	ratiosPath := "/v2/companies/" + company + "/ratios?show_calculation=true"
+	failed := func(get func(string) (int, string, string)) {
+		t.Helper()
+		if code, _, body := get("/readyz"); code != 503 || !strings.Contains(body, "damaged") {
+			t.Errorf("/readyz of a damaged snapshot: %d %s", code, body)
+		}
+		for _, p := range []string{ratiosPath, "/v2/companies/" + company + "/ratios/valuation", "/v2/quotes/" + ticker} {
+			if code, retry, body := get(p); code != 503 || retry == "" || !strings.Contains(body, "ratios block") || !json.Valid([]byte(body)) {
+				t.Errorf("GET %s from a damaged snapshot: %d, Retry-After %q, %.200s", p, code, retry, body)
+			}
+		}
+	}
+
+	// Verified on first use only.
+	get := serveFile(snapshot.LoadOptions{VerifyRate: -1})
+	if code, _, body := get("/readyz"); code != 200 {
+		t.Fatalf("/readyz before any request: %d %s: want ready", code, body)
+	}
+	if code, _, body := get("/v2/quotes/" + ticker); code != 200 {
+		t.Errorf("GET /v2/quotes/%s before the ratio block is read: %d %.200s", ticker, code, body)
+	}
+	if code, retry, body := get(ratiosPath); code != 503 || retry == "" || !strings.Contains(body, "ratios block") {
+		t.Errorf("GET %s: %d, Retry-After %q, %.200s: want 503 naming the ratios block", ratiosPath, code, retry, body)
+	}
+	failed(get)
+
+	// Found by the background pass.
+	done := make(chan engine.BlockStatus, 1)
+	get = serveFile(snapshot.LoadOptions{Verified: func(s engine.BlockStatus) { done <- s }})
+	select {
+	case s := <-done:
+		if s.Bad != 1 || s.Err == nil || !strings.Contains(s.Err.Error(), "ratios block") {
+			t.Errorf("background pass: %+v", s)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the background pass did not end")
+	}
+	failed(get)
+}
