@@ -78,11 +78,13 @@ func (p piece) len() int64 {
 // they are made, instead of in memory until the file is assembled: its
 // pieces are then copied after the header (by copy_file_range where the
 // system has it). It is unlinked once created, so it leaves nothing
-// behind however the build ends.
+// behind however the build ends (where an open file cannot be removed,
+// Close removes it).
 type spillFile struct {
-	mu sync.Mutex
-	f  *os.File
-	n  int64
+	mu   sync.Mutex
+	f    *os.File
+	n    int64
+	name string // to remove after closing ("": unlinked already)
 }
 
 // newSpill creates the spill file of a build writing path, in path's
@@ -96,12 +98,11 @@ func newSpill(path string) (*spillFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
+	s := &spillFile{f: f}
+	if os.Remove(f.Name()) != nil {
+		s.name = f.Name() // a system that keeps an open file's name: removed by Close
 	}
-	return &spillFile{f: f}, nil
+	return s, nil
 }
 
 // put appends b and returns its piece.
@@ -121,7 +122,11 @@ func (s *spillFile) Close() error {
 	if s == nil {
 		return nil
 	}
-	return s.f.Close()
+	err := s.f.Close()
+	if s.name != "" {
+		os.Remove(s.name)
+	}
+	return err
 }
 
 // writeTo writes p to w: from memory, or copied from the spill file (by
