@@ -351,13 +351,52 @@ func appendDailyIndex(dst []byte, ix dailyIndex) []byte {
 		dst = binary.AppendUvarint(dst, uint64(c.Off))
 		dst = binary.AppendUvarint(dst, uint64(c.Block))
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(ix.Blocks)))
-	for _, b := range ix.Blocks {
+	return appendBlockList(dst, ix.Blocks)
+}
+
+// appendBlockList appends a column index's block list as stored: uvarint
+// block count, then per block uvarint offset, uvarint length and its
+// xxhash64 (8 bytes, little-endian). It ends the index.
+func appendBlockList(dst []byte, blocks []colBlock) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(blocks)))
+	for _, b := range blocks {
 		dst = binary.AppendUvarint(dst, uint64(b.Off))
 		dst = binary.AppendUvarint(dst, uint64(b.N))
 		dst = binary.LittleEndian.AppendUint64(dst, b.Sum)
 	}
 	return dst
+}
+
+// readBlockList reads what appendBlockList wrote at b[i:], which must
+// end b. Not ok: what is wrong ("block count", "block", "trailing
+// bytes") and the byte it was found at.
+func readBlockList(b []byte, i int) (blocks []colBlock, what string, at int) {
+	uv := func(limit uint64) (uint64, bool) {
+		v, n := binary.Uvarint(b[i:])
+		if n <= 0 || v > limit || n != uvarintLen(v) {
+			return 0, false
+		}
+		i += n
+		return v, true
+	}
+	nb, ok := uv(uint64(len(b)))
+	if !ok || nb > uint64(len(b)-i)/10 { // a block takes 10 bytes at least
+		return nil, "block count", i
+	}
+	blocks = make([]colBlock, nb)
+	for k := range blocks {
+		off, ok1 := uv(maxColumnBytes)
+		n, ok2 := uv(maxColumnBytes)
+		if !ok1 || !ok2 || len(b)-i < 8 {
+			return nil, "block", i
+		}
+		blocks[k] = colBlock{Off: int64(off), N: int64(n), Sum: binary.LittleEndian.Uint64(b[i:])}
+		i += 8
+	}
+	if i != len(b) {
+		return nil, "trailing bytes", i
+	}
+	return blocks, "", i
 }
 
 // maxColumnBytes bounds a column section's size and the offsets its
@@ -413,23 +452,12 @@ func readDailyIndex(b []byte) (dailyIndex, error) {
 		}
 		c.Off, c.Block = int64(off), int(blk)
 	}
-	nb, ok := uv(uint64(len(b)))
-	if !ok || nb > uint64(len(b)-i)/10 { // a block takes 10 bytes at least
-		return fail("block count")
+	blocks, what, at := readBlockList(b, i)
+	if what != "" {
+		i = at
+		return fail(what)
 	}
-	ix.Blocks = make([]colBlock, nb)
-	for k := range ix.Blocks {
-		off, ok1 := uv(maxColumnBytes)
-		n, ok2 := uv(maxColumnBytes)
-		if !ok1 || !ok2 || len(b)-i < 8 {
-			return fail("block")
-		}
-		ix.Blocks[k] = colBlock{Off: int64(off), N: int64(n), Sum: binary.LittleEndian.Uint64(b[i:])}
-		i += 8
-	}
-	if i != len(b) {
-		return fail("trailing bytes")
-	}
+	ix.Blocks = blocks
 	return ix, nil
 }
 

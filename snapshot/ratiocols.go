@@ -174,13 +174,7 @@ func appendRatioIndex(dst []byte, ix ratioIndex) []byte {
 			dst = binary.AppendUvarint(dst, v)
 		}
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(ix.Blocks)))
-	for _, b := range ix.Blocks {
-		dst = binary.AppendUvarint(dst, uint64(b.Off))
-		dst = binary.AppendUvarint(dst, uint64(b.N))
-		dst = binary.LittleEndian.AppendUint64(dst, b.Sum)
-	}
-	return dst
+	return appendBlockList(dst, ix.Blocks)
 }
 
 // readRatioIndex reads what appendRatioIndex wrote, refusing
@@ -236,23 +230,12 @@ func readRatioIndex(b []byte) (ratioIndex, error) {
 		}
 		ix.Runs[k] = ratioRun{Company: uint32(c), Points: int64(p), Vars: int64(v), PointBk: int(pb), VarsBlk: int(vb)}
 	}
-	nb, ok := uv(uint64(len(b)))
-	if !ok || nb > uint64(len(b)-i)/10 { // a block takes 10 bytes at least
-		return fail("block count")
+	blocks, what, at := readBlockList(b, i)
+	if what != "" {
+		i = at
+		return fail(what)
 	}
-	ix.Blocks = make([]colBlock, nb)
-	for k := range ix.Blocks {
-		off, ok1 := uv(maxColumnBytes)
-		n, ok2 := uv(maxColumnBytes)
-		if !ok1 || !ok2 || len(b)-i < 8 {
-			return fail("block")
-		}
-		ix.Blocks[k] = colBlock{Off: int64(off), N: int64(n), Sum: binary.LittleEndian.Uint64(b[i:])}
-		i += 8
-	}
-	if i != len(b) {
-		return fail("trailing bytes")
-	}
+	ix.Blocks = blocks
 	return ix, nil
 }
 
