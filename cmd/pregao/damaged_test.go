@@ -99,23 +99,8 @@ func TestDamagedBlockAnswers503(t *testing.T) {
 			if err := os.WriteFile(bad, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			serveFile := func(opt snapshot.LoadOptions) (get func(string) (int, string, string)) {
-				opt.LazyVerify = true
-				ds, h, err := snapshot.Load(bad, opt)
-				if err != nil {
-					t.Fatalf("load: %v", err)
-				}
-				store := &engine.Store{}
-				api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
-				api.Prepare(ds, h.ID, h.BuildTime)
-				store.Publish(ds)
-				return func(p string) (int, string, string) {
-					w := httptest.NewRecorder()
-					r := httptest.NewRequest("GET", p, nil)
-					r.Header.Set("Authorization", "Bearer "+key)
-					api.ServeHTTP(w, r)
-					return w.Code, w.Header().Get("Retry-After"), w.Body.String()
-				}
+			serveFile := func(opt snapshot.LoadOptions) func(string) (int, string, string) {
+				return serveLazy(t, bad, keys, key, opt)
 			}
 			failed := func(get func(string) (int, string, string)) {
 				t.Helper()
@@ -265,22 +250,7 @@ func TestDamagedRatioBlockAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	serveFile := func(opt snapshot.LoadOptions) func(string) (int, string, string) {
-		opt.LazyVerify = true
-		ds, h, err := snapshot.Load(bad, opt)
-		if err != nil {
-			t.Fatalf("load: %v", err)
-		}
-		store := &engine.Store{}
-		api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
-		api.Prepare(ds, h.ID, h.BuildTime)
-		store.Publish(ds)
-		return func(p string) (int, string, string) {
-			w := httptest.NewRecorder()
-			r := httptest.NewRequest("GET", p, nil)
-			r.Header.Set("Authorization", "Bearer "+key)
-			api.ServeHTTP(w, r)
-			return w.Code, w.Header().Get("Retry-After"), w.Body.String()
-		}
+		return serveLazy(t, bad, keys, key, opt)
 	}
 	ratiosPath := "/v2/companies/" + company + "/ratios?show_calculation=true"
 	failed := func(get func(string) (int, string, string)) {
@@ -320,4 +290,27 @@ func TestDamagedRatioBlockAnswers503(t *testing.T) {
 		t.Fatal("the background pass did not end")
 	}
 	failed(get)
+}
+
+// serveLazy loads the snapshot file bad as serve does (LazyVerify, with
+// opt's pass) behind an API of keys, and returns a GET of a path with
+// key: its status, Retry-After and body.
+func serveLazy(t *testing.T, bad string, keys *httpapi.Keys, key string, opt snapshot.LoadOptions) func(string) (int, string, string) {
+	t.Helper()
+	opt.LazyVerify = true
+	ds, h, err := snapshot.Load(bad, opt)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	store := &engine.Store{}
+	api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+	api.Prepare(ds, h.ID, h.BuildTime)
+	store.Publish(ds)
+	return func(p string) (int, string, string) {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", p, nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		api.ServeHTTP(w, r)
+		return w.Code, w.Header().Get("Retry-After"), w.Body.String()
+	}
 }
