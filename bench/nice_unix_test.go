@@ -43,3 +43,11 @@ func sessionLeader() bool {
 	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 	return len(f) > 3 && f[3] == strconv.Itoa(os.Getpid())
 }
+
+// newSession makes the process the leader of a new session (and so of a
+// scheduling group of its own); it fails when the process leads its
+// process group.
+func newSession() error {
+	_, err := syscall.Setsid()
+	return err
+}
