@@ -371,14 +371,7 @@ func appendBlockList(dst []byte, blocks []colBlock) []byte {
 // end b. Not ok: what is wrong ("block count", "block", "trailing
 // bytes") and the byte it was found at.
 func readBlockList(b []byte, i int) (blocks []colBlock, what string, at int) {
-	uv := func(limit uint64) (uint64, bool) {
-		v, n := binary.Uvarint(b[i:])
-		if n <= 0 || v > limit || n != uvarintLen(v) {
-			return 0, false
-		}
-		i += n
-		return v, true
-	}
+	uv := func(limit uint64) (uint64, bool) { return readUvarint(b, &i, limit) }
 	nb, ok := uv(uint64(len(b)))
 	if !ok || nb > uint64(len(b)-i)/10 { // a block takes 10 bytes at least
 		return nil, "block count", i
@@ -412,14 +405,7 @@ func readDailyIndex(b []byte) (dailyIndex, error) {
 	fail := func(what string) (dailyIndex, error) {
 		return dailyIndex{}, fmt.Errorf("%w: index: %s at byte %d", errColumns, what, i)
 	}
-	uv := func(limit uint64) (uint64, bool) {
-		v, n := binary.Uvarint(b[i:])
-		if n <= 0 || v > limit || n != uvarintLen(v) {
-			return 0, false
-		}
-		i += n
-		return v, true
-	}
+	uv := func(limit uint64) (uint64, bool) { return readUvarint(b, &i, limit) }
 	ns, ok := uv(uint64(len(b)))
 	if !ok || ns > uint64(len(b)-i)/5 { // a series takes 5 bytes at least
 		return fail("series count")
@@ -459,6 +445,19 @@ func readDailyIndex(b []byte) (dailyIndex, error) {
 	}
 	ix.Blocks = blocks
 	return ix, nil
+}
+
+// readUvarint reads the minimal uvarint at b[*i:], at most limit, and
+// moves *i past it; not ok (and *i unmoved) for anything else: a cut or
+// overlong encoding, or a value over limit. The column indexes' readers
+// read every number through it.
+func readUvarint(b []byte, i *int, limit uint64) (uint64, bool) {
+	v, n := binary.Uvarint(b[*i:])
+	if n <= 0 || v > limit || n != uvarintLen(v) {
+		return 0, false
+	}
+	*i += n
+	return v, true
 }
 
 // uvarintLen returns the bytes of v's minimal uvarint (an overlong

@@ -186,14 +186,7 @@ func readRatioIndex(b []byte) (ratioIndex, error) {
 	fail := func(what string) (ratioIndex, error) {
 		return ratioIndex{}, fmt.Errorf("%w: ratio index: %s at byte %d", errColumns, what, i)
 	}
-	uv := func(limit uint64) (uint64, bool) {
-		v, n := binary.Uvarint(b[i:])
-		if n <= 0 || v > limit || n != uvarintLen(v) {
-			return 0, false
-		}
-		i += n
-		return v, true
-	}
+	uv := func(limit uint64) (uint64, bool) { return readUvarint(b, &i, limit) }
 	var ix ratioIndex
 	np, ok1 := uv(maxColumnBytes / ratioPointBytes)
 	nv, ok2 := uv(math.MaxUint32)
