@@ -133,13 +133,9 @@ func (d *Dataset) AppendTotalReturn(dst []TRPoint, a *Asset, bars []Bar, net boo
 	pending := Num(0)                  // cash since the last close
 	for i := range bars {
 		b := &bars[i]
-		dv := Num(0)
-		for ; j < len(cash) && cash[j].PriorEx < b.Date; j++ {
-			v := cash[j].Gross
-			if net {
-				v = cash[j].Net
-			}
-			dv = addCash(dv, v)
+		var dv Num
+		if j < len(cash) && cash[j].PriorEx < b.Date { // most sessions have none: no call
+			dv, j = exCashBefore(cash, j, b.Date, net)
 		}
 		p := TRPoint{Date: b.Date, Close: b.Close, Cash: dv, Index: Null}
 		switch {
@@ -162,6 +158,22 @@ func (d *Dataset) AppendTotalReturn(dst []TRPoint, a *Asset, bars []Bar, net boo
 		dst = append(dst, p)
 	}
 	return dst
+}
+
+// exCashBefore sums, in order, the cash (gross, or net of withholding)
+// of cash[j:] whose prior-ex session is before d, and returns the sum and
+// the index of the first event not summed: the cash a session's close
+// goes ex of, in every total-return path.
+func exCashBefore(cash []ExCash, j int, d Date, net bool) (Num, int) {
+	sum := Num(0)
+	for ; j < len(cash) && cash[j].PriorEx < d; j++ {
+		v := cash[j].Gross
+		if net {
+			v = cash[j].Net
+		}
+		sum = addCash(sum, v)
+	}
+	return sum, j
 }
 
 // addCash returns sum + v, the float nearest the exact decimal sum (Sum),
@@ -407,14 +419,7 @@ func (d *Dataset) AppendTotalReturnRows(dst []TRPoint, a *Asset, lo, hi int, ext
 	} else if k := a.DayIndex(extra.Date - 1); k >= 0 {
 		from = s.Dates[k]
 	}
-	dv := Num(0)
-	for j := sort.Search(len(cash), func(k int) bool { return cash[k].PriorEx >= from }); j < len(cash) && cash[j].PriorEx < extra.Date; j++ {
-		v := cash[j].Gross
-		if net {
-			v = cash[j].Net
-		}
-		dv = addCash(dv, v)
-	}
+	dv, _ := exCashBefore(cash, sort.Search(len(cash), func(k int) bool { return cash[k].PriorEx >= from }), extra.Date, net)
 	p := TRPoint{Date: extra.Date, Close: extra.Close, Cash: dv, Index: Null}
 	switch {
 	case !extra.Close.Valid() || !extra.Factor.Valid() || extra.Factor == 0:
