@@ -37,6 +37,13 @@ type BuildOptions struct {
 	// reload on a low-priority thread, while requests are served) sets
 	// Serial so that no step competes with the requests.
 	Serial bool
+	// OrderChecked skips Build's check that the daily series' dates and
+	// the intraday series' times are valid and ascending, which reads
+	// every bar's key: the caller has checked them, or checks them before
+	// any use of the Dataset reads the series (a format 6 snapshot checks
+	// each block's series with its checksum, Dataset.CheckAsset). The
+	// columns' lengths are still checked.
+	OrderChecked bool
 }
 
 // BuildWith is Build with options.
@@ -49,7 +56,7 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 			d, err = nil, fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
 		}
 	}()
-	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial}
+	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked}
 	b.d.rules = readPriceRules(u.Derived.Catalog) // read by buildRatios and the Screener
 	for _, step := range []func() error{
 		b.buildSectors, b.buildIssuers, b.buildRenames, b.buildAssets, b.buildDaily, b.buildIntraday,
@@ -165,6 +172,7 @@ type builder struct {
 
 	lastIssuer int32 // issuerIdx's cache (inputs are grouped by company); -1 none
 	serial     bool  // BuildOptions.Serial
+	ordered    bool  // BuildOptions.OrderChecked
 }
 
 func invalid(format string, args ...any) error {
@@ -376,7 +384,9 @@ func (b *builder) assetOf(ticker, isin string) (int32, bool) {
 	return 0, false
 }
 
-func checkSeries(s *Series) error {
+// checkSeriesLengths checks that a daily series' columns have one value
+// a date each.
+func checkSeriesLengths(s *Series) error {
 	n := len(s.Dates)
 	// A compacted series (CompactSeries) shares its dates with its bars.
 	if s.bars == nil && (len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
@@ -384,6 +394,14 @@ func checkSeries(s *Series) error {
 		return invalid("daily series %s: columns of different lengths (dates %d, open %d, high %d, low %d, close %d, volume %d, quantity %d, trades %d)",
 			s.Ticker, n, len(s.Open), len(s.High), len(s.Low), len(s.Close), len(s.Volume), len(s.Quantity), len(s.Trades))
 	}
+	return nil
+}
+
+func checkSeries(s *Series) error {
+	if err := checkSeriesLengths(s); err != nil {
+		return err
+	}
+	n := len(s.Dates)
 	for i := 0; i < n; i++ {
 		if !s.Dates[i].Valid() {
 			return invalid("daily series %s: row %d: date missing", s.Ticker, i)
@@ -395,13 +413,23 @@ func checkSeries(s *Series) error {
 	return nil
 }
 
-func checkIntraday(s *Intraday) error {
+// checkIntradayLengths checks that an intraday series' columns have one
+// value a time each.
+func checkIntradayLengths(s *Intraday) error {
 	n := len(s.Times)
 	if len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
 		len(s.Volume) != n || len(s.Quantity) != n {
 		return invalid("intraday series %s: columns of different lengths (times %d, open %d, high %d, low %d, close %d, volume %d, quantity %d)",
 			s.Ticker, n, len(s.Open), len(s.High), len(s.Low), len(s.Close), len(s.Volume), len(s.Quantity))
 	}
+	return nil
+}
+
+func checkIntraday(s *Intraday) error {
+	if err := checkIntradayLengths(s); err != nil {
+		return err
+	}
+	n := len(s.Times)
 	for i := 1; i < n; i++ {
 		if s.Times[i] <= s.Times[i-1] {
 			return invalid("intraday series %s: row %d: time %d not after %d", s.Ticker, i, s.Times[i], s.Times[i-1])
@@ -413,7 +441,11 @@ func checkIntraday(s *Intraday) error {
 func (b *builder) buildDaily() error {
 	u, d := b.u, b.d
 	var err error
-	if b.dailyOf, err = byTicker(b, "daily", u.Daily, func(s *Series) string { return s.Ticker }, checkSeries); err != nil {
+	check := checkSeries
+	if b.ordered {
+		check = checkSeriesLengths
+	}
+	if b.dailyOf, err = byTicker(b, "daily", u.Daily, func(s *Series) string { return s.Ticker }, check); err != nil {
 		return err
 	}
 	h, memo := b.dailyHistory(), make(map[string]*Series)
@@ -551,7 +583,11 @@ func (b *builder) dailyHistory() *history[Date, Series] {
 func (b *builder) buildIntraday() error {
 	u, d := b.u, b.d
 	var err error
-	if b.intraOf, err = byTicker(b, "intraday", u.Intraday, func(s *Intraday) string { return s.Ticker }, checkIntraday); err != nil {
+	check := checkIntraday
+	if b.ordered {
+		check = checkIntradayLengths
+	}
+	if b.intraOf, err = byTicker(b, "intraday", u.Intraday, func(s *Intraday) string { return s.Ticker }, check); err != nil {
 		return err
 	}
 	h, memo := b.intradayHistory(), make(map[string]*Intraday)

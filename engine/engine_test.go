@@ -97,6 +97,34 @@ func TestBuildRejects(t *testing.T) {
 	}
 }
 
+// OrderChecked leaves the keys' order to the caller (a format 6 snapshot
+// checks it with each block) and still checks the columns' lengths.
+func TestBuildOrderChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		break_ func(u *Universe)
+		want   string // "" when accepted
+	}{
+		{"unsorted dates", func(u *Universe) { u.Daily[0].Dates[2], u.Daily[0].Dates[3] = u.Daily[0].Dates[3], u.Daily[0].Dates[2] }, ""},
+		{"missing date", func(u *Universe) { u.Daily[0].Dates[0] = NoDate }, ""},
+		{"intraday unsorted", func(u *Universe) { u.Intraday[0].Times[1] = u.Intraday[0].Times[0] }, ""},
+		{"column lengths", func(u *Universe) { u.Daily[0].Close = u.Daily[0].Close[:2] }, "PETR4: columns of different lengths"},
+		{"intraday lengths", func(u *Universe) { u.Intraday[0].Quantity = nil }, "intraday series PETR4: columns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := testUniverse(t)
+			tc.break_(u)
+			ds, err := BuildWith(u, BuildOptions{OrderChecked: true})
+			if tc.want == "" && err != nil {
+				t.Fatalf("Build = %v", err)
+			}
+			if tc.want != "" && (ds != nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("Build = %v, %v; want error containing %q", ds != nil, err, tc.want)
+			}
+		})
+	}
+}
+
 func TestBuildDoesNotModifyUniverse(t *testing.T) {
 	u := testUniverse(t)
 	ref := testUniverse(t)

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -138,8 +139,12 @@ func (x *colBlocks) finished() error {
 	return nil
 }
 
-// wrap makes a bad block's error the snapshot's: ErrChecksum.
+// wrap makes a bad block's error the snapshot's: ErrChecksum, or
+// ErrFormat for a block whose keys are out of order.
 func (x *colBlocks) wrap(err error) error {
+	if errors.Is(err, errOrder) {
+		return fmt.Errorf("%w: %w", ErrFormat, err)
+	}
 	return fmt.Errorf("%w: %w", ErrChecksum, err)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -261,6 +262,11 @@ type blockChecks struct {
 	kind   string // "daily" or "intraday", for errors
 	sec    []byte
 	blocks []colBlock
+	// order, when set, checks the order of the keys (dates, times) of
+	// block i's series once its checksum matches: engine.Build leaves
+	// that to the blocks (engine.BuildOptions.OrderChecked).
+	order  func(i int) error
+	reason sync.Map        // block → the order error of a block found bad by order
 	state  []atomic.Uint32 // blockUnknown, blockGood or blockBad
 	done   atomic.Int64    // blocks verified, good or bad
 	bad    atomic.Int64    // blocks found bad
@@ -281,6 +287,80 @@ func newBlockChecks(sec []byte, blocks []colBlock) *blockChecks {
 // its checksum.
 var errBlock = errors.New("block checksum mismatch")
 
+// errOrder is wrapped by the error of a block whose checksum matches but
+// whose series' dates or times are missing or not ascending (no writer
+// makes one).
+var errOrder = errors.New("block out of order")
+
+// kindChecks returns the checks of the blocks of kind's columns sec,
+// described by ix: each block's checksum, then, with order (a load,
+// whose engine.Build leaves that check to the blocks), its series'
+// order. Ratio blocks have no order of keys to check here (a load checks
+// every point against its company's run at open).
+func kindChecks(kind string, sec []byte, ix dailyIndex, order bool) *blockChecks {
+	c := newBlockChecks(sec, ix.Blocks)
+	c.kind = kind
+	switch {
+	case !order:
+	case kind == "intraday":
+		c.order = intradayOrder(sec, ix, blockSeries(ix))
+	case kind == "daily":
+		c.order = dailyOrder(sec, ix, blockSeries(ix))
+	}
+	return c
+}
+
+// blockSeries returns, for each of the blocks of ix, the range [lo, hi)
+// of ix.Series it holds (series lie in order, each within its block, as
+// openDailyColumns and openIntradayColumns checked).
+func blockSeries(ix dailyIndex) [][2]int {
+	out := make([][2]int, len(ix.Blocks))
+	for i, c := range ix.Series {
+		r := &out[c.Block]
+		if r[1] == 0 {
+			r[0] = i
+		}
+		r[1] = i + 1
+	}
+	return out
+}
+
+// dailyOrder checks that every series of block i of a daily column
+// section has valid, ascending dates (engine.Build's check of a daily
+// series, made here on the block's first use).
+func dailyOrder(sec []byte, ix dailyIndex, in [][2]int) func(i int) error {
+	return func(i int) error {
+		for _, c := range ix.Series[in[i][0]:in[i][1]] {
+			dates := view[engine.Date](sec[c.Off:], c.Rows)
+			for r, d := range dates {
+				if !d.Valid() {
+					return fmt.Errorf("daily series %s: row %d: date missing", c.Ticker, r)
+				}
+				if r > 0 && d <= dates[r-1] {
+					return fmt.Errorf("daily series %s: row %d: date %s not after %s", c.Ticker, r, d, dates[r-1])
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// intradayOrder checks that every series of block i of an intraday
+// column section has ascending times.
+func intradayOrder(sec []byte, ix dailyIndex, in [][2]int) func(i int) error {
+	return func(i int) error {
+		for _, c := range ix.Series[in[i][0]:in[i][1]] {
+			times := view[int64](sec[c.Off:], c.Rows)
+			for r := 1; r < len(times); r++ {
+				if times[r] <= times[r-1] {
+					return fmt.Errorf("intraday series %s: row %d: time %d not after %d", c.Ticker, r, times[r], times[r-1])
+				}
+			}
+		}
+		return nil
+	}
+}
+
 // verify returns nil when block i's bytes match its checksum, computing
 // it on the first call only, and an error naming the block otherwise.
 func (c *blockChecks) verify(i int) error {
@@ -290,6 +370,11 @@ func (c *blockChecks) verify(i int) error {
 		st = blockGood
 		if xxhash.Sum64(c.sec[b.Off:b.Off+b.N]) != b.Sum {
 			st = blockBad
+		} else if c.order != nil {
+			if err := c.order(i); err != nil {
+				c.reason.Store(i, err)
+				st = blockBad
+			}
 		}
 		if c.state[i].CompareAndSwap(blockUnknown, st) {
 			c.done.Add(1)
@@ -313,6 +398,9 @@ func (c *blockChecks) blockErr(i int) error {
 	kind := c.kind
 	if kind == "" {
 		kind = "column"
+	}
+	if r, ok := c.reason.Load(i); ok {
+		return fmt.Errorf("%w: %s block %d (bytes %d+%d of its columns): %w", errOrder, kind, i, b.Off, b.N, r.(error))
 	}
 	return fmt.Errorf("%w: %s block %d (bytes %d+%d of its columns)", errBlock, kind, i, b.Off, b.N)
 }
@@ -541,8 +629,7 @@ func (d *pdec) columnPart(kind string, n int) (sec []byte, ix dailyIndex, total 
 // their index, whose blocks are verified once every part is decoded
 // (checkColumns), or on first use (ls.lazy).
 func (ls *loadState) addColumns(kind string, sec []byte, ix dailyIndex) {
-	c := newBlockChecks(sec, ix.Blocks)
-	c.kind = kind
+	c := kindChecks(kind, sec, ix, ls.compactDaily)
 	ls.colMu.Lock()
 	defer ls.colMu.Unlock()
 	ls.colChecks = append(ls.colChecks, c)
@@ -574,7 +661,11 @@ func (ls *loadState) checkColumns() error {
 	}
 	for _, c := range cs {
 		if bad := c.verifyAll(); len(bad) > 0 {
-			return fmt.Errorf("%w: columns: %v", ErrChecksum, c.verify(bad[0]))
+			err := c.verify(bad[0])
+			if errors.Is(err, errOrder) {
+				return fmt.Errorf("%w: columns: %v", ErrFormat, err)
+			}
+			return fmt.Errorf("%w: columns: %v", ErrChecksum, err)
 		}
 	}
 	return nil

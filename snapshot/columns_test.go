@@ -273,3 +273,50 @@ func FuzzDailyIndex(f *testing.F) {
 		}
 	})
 }
+
+// Dates out of order or missing, or times out of order, under a good
+// checksum (no writer makes them) make their block bad on first use
+// (engine.Build leaves that check to the blocks), and no other block.
+func TestColumnsBlockOrder(t *testing.T) {
+	ss := columnSeries()
+	for _, tc := range []struct {
+		name  string
+		spoil func(s *engine.Series)
+	}{
+		{"swapped", func(s *engine.Series) { s.Dates[3], s.Dates[4] = s.Dates[4], s.Dates[3] }},
+		{"repeated", func(s *engine.Series) { s.Dates[5] = s.Dates[4] }},
+		{"missing", func(s *engine.Series) { s.Dates[0] = engine.NoDate }},
+	} {
+		for _, at := range []int{10, 25} { // the wide series and a compact one
+			bad := append([]engine.Series(nil), ss...)
+			s := bad[at]
+			s.Dates = append([]engine.Date(nil), s.Dates...)
+			tc.spoil(&s)
+			bad[at] = s
+			sec, ix := appendDailyColumns(nil, bad)
+			c := kindChecks("daily", sec, ix, true)
+			for i := range ix.Blocks {
+				err := c.verify(i)
+				if (i == ix.Series[at].Block) != (err != nil) {
+					t.Errorf("%s at series %d: block %d verifies %v", tc.name, at, i, err)
+				}
+				if err != nil && (!errors.Is(err, errOrder) || errors.Is(err, errBlock)) {
+					t.Errorf("%s: %v, want errOrder", tc.name, err)
+				}
+			}
+			if got := newBlockChecks(sec, ix.Blocks).verifyAll(); len(got) != 0 {
+				t.Errorf("%s: checksums alone find blocks %v bad", tc.name, got)
+			}
+		}
+	}
+	is := synthUniverse(30, 1, 30, 400, 0).Intraday
+	is[7].Times = append([]int64(nil), is[7].Times...)
+	is[7].Times[9] = is[7].Times[8]
+	sec, ix := appendIntradayColumns(nil, is)
+	c := kindChecks("intraday", sec, ix, true)
+	for i := range ix.Blocks {
+		if err := c.verify(i); (i == ix.Series[7].Block) != (err != nil) || err != nil && !errors.Is(err, errOrder) {
+			t.Errorf("intraday block %d verifies %v", i, err)
+		}
+	}
+}
