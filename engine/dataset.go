@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pregao/pregao/index"
@@ -32,12 +33,11 @@ type Dataset struct {
 	assetByTicker *index.Map[int32] // current and former tickers
 	assetByISIN   map[string]int32
 
-	cash      []CashEvent // every cash action, prior_ex_date desc
-	cashByPay []int32     // rows of cash with a payment date, by (payment date, row)
-	exCash    []ExCash    // per asset, prior_ex_date ascending (see ExCash)
-	exCashAt  []int32     // exCash[exCashAt[i]:exCashAt[i+1]] is asset i's
-	trMarks   []trMark    // per asset, row ascending: the total-return index (trMark)
-	trMarksAt []int32     // trMarks[trMarksAt[i]:trMarksAt[i+1]] is asset i's
+	cash      []CashEvent                // every cash action, prior_ex_date desc
+	cashByPay []int32                    // rows of cash with a payment date, by (payment date, row)
+	exCash    []ExCash                   // per asset, prior_ex_date ascending (see ExCash)
+	exCashAt  []int32                    // exCash[exCashAt[i]:exCashAt[i+1]] is asset i's
+	trMarks   []atomic.Pointer[[]trMark] // per asset, row ascending: the total-return index (trMark), made on first use
 
 	catalogByID *index.Map[int32] // upper-case "KIND/ID" -> Catalog index
 	rules       valuationRules    // the catalog's price rules

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -215,38 +216,50 @@ type trMark struct {
 	step [2]Num
 }
 
-// trMarksOf returns the marks of a, row ascending.
+// trMarksOf returns the marks of a, row ascending: made from d's own
+// asset at a's position on the first call for it (a Dataset's daily rows,
+// factors and ex-cash do not change once built), and kept. Making them at
+// open instead read the dates and closes of every asset with cash, most
+// of a mapped snapshot's daily columns.
 func (d *Dataset) trMarksOf(a *Asset) []trMark {
 	i := a.Pos()
-	if i+1 >= len(d.trMarksAt) {
+	if i < 0 || i >= len(d.trMarks) {
 		return nil
 	}
-	return d.trMarks[d.trMarksAt[i]:d.trMarksAt[i+1]]
+	if p := d.trMarks[i].Load(); p != nil {
+		return *p
+	}
+	own := &d.assets[i]
+	marks, _ := appendTRMarks(nil, nil, own, d.ExCash(own))
+	marks = slices.Clip(marks)
+	if d.trMarks[i].CompareAndSwap(nil, &marks) {
+		return marks
+	}
+	return *d.trMarks[i].Load()
 }
 
 // TRIndexBytes returns the bytes the Dataset keeps for the total-return
-// index of its assets (the marks: cash and base steps, gross and net).
+// index of its assets (the marks: cash and base steps, gross and net)
+// made so far.
 func (d *Dataset) TRIndexBytes() int64 {
-	return int64(cap(d.trMarks))*int64(unsafe.Sizeof(trMark{})) + int64(cap(d.trMarksAt))*4
+	n := int64(len(d.trMarks)) * int64(unsafe.Sizeof(atomic.Pointer[[]trMark]{}))
+	for i := range d.trMarks {
+		if p := d.trMarks[i].Load(); p != nil {
+			n += int64(cap(*p))*int64(unsafe.Sizeof(trMark{})) + int64(unsafe.Sizeof(*p))
+		}
+	}
+	return n
 }
 
-// buildTRMarks fills d.trMarks and d.trMarksAt from the ex-cash
-// (buildExCash), the daily rows and the adjustment factors: for each
-// asset, the rows its ExCash goes ex on (the first session after the
-// prior_ex_date; cash whose prior_ex_date is before the first session or
-// on or after the last is not in a row) and the steps of the base, as
-// AppendTotalReturn over the whole history computes them.
+// buildTRMarks makes room for the marks of every asset, made on first
+// use (trMarksOf) from the ex-cash (buildExCash), the daily rows and the
+// adjustment factors: for each asset, the rows its ExCash goes ex on
+// (the first session after the prior_ex_date; cash whose prior_ex_date
+// is before the first session or on or after the last is not in a row)
+// and the steps of the base, as AppendTotalReturn over the whole history
+// computes them.
 func (b *builder) buildTRMarks() {
-	d := b.d
-	d.trMarksAt = make([]int32, len(d.assets)+1)
-	marks := make([]trMark, 0, len(d.exCash)+len(d.exCash)/16) // a mark per ex-date, and a few steps
-	var scratch []trMark
-	for ai := range d.assets {
-		a := &d.assets[ai]
-		marks, scratch = appendTRMarks(marks, scratch, a, d.ExCash(a))
-		d.trMarksAt[ai+1] = int32(len(marks))
-	}
-	d.trMarks = slices.Clip(marks)
+	b.d.trMarks = make([]atomic.Pointer[[]trMark], len(b.d.assets))
 }
 
 // appendTRMarks appends the marks of a, whose ex-cash is cash, to dst;

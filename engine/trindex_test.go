@@ -110,6 +110,39 @@ func TestTotalReturnRowsEqualBars(t *testing.T) {
 	}
 }
 
+// The marks are made on an asset's first use: concurrent first uses of
+// every asset give the series from the bars, and none is made before.
+func TestTotalReturnRowsFirstUseConcurrent(t *testing.T) {
+	ds := mustBuild(t, trEdgeUniverse())
+	if n := ds.TRIndexBytes(); n != int64(len(ds.Assets()))*8 {
+		t.Errorf("%d bytes kept before any use, want only the %d slots", n, len(ds.Assets())*8)
+	}
+	errs := make(chan string, 4*len(ds.Assets()))
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for ai := range ds.Assets() {
+				a := &ds.Assets()[ai]
+				n := a.Daily.Len()
+				for _, net := range []bool{false, true} {
+					want := ds.AppendTotalReturn(nil, a, a.AppendDaily(nil, 0, n, false), net)
+					if diff := sameTR(ds.AppendTotalReturnRows(nil, a, 0, n, nil, net), want); diff != "" {
+						errs <- a.Ticker + ": " + diff
+					}
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
 // The same on the hand-written universe of TestTotalReturnByHand, every
 // window.
 func TestTotalReturnRowsByHand(t *testing.T) {
