@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/pregao/pregao/index"
@@ -29,9 +30,9 @@ type IndexData struct {
 	// seconds); 0 when none.
 	UpdatedAt int64
 
-	stableFrom int64  // from this unix time on, RankAt answers Highs/Lows
-	cal        []Date // every market session, ascending (shared)
-	pos        int32  // position in Dataset.Indexes (see Pos)
+	stableFrom int64       // from this unix time on, RankAt answers Highs/Lows
+	cal        *sessionCal // the market sessions (shared)
+	pos        int32       // position in Dataset.Indexes (see Pos)
 }
 
 // Pos returns the index's position in the Indexes slice of the Dataset
@@ -84,7 +85,7 @@ func (ix *IndexData) RankAt(t time.Time, lows bool, dst []RankEntry) []RankEntry
 			dst = append(dst, RankEntry{Asset: m, Quote: q})
 		}
 	}
-	dst = append(dst[:start], current(dst[start:], ix.cal)...)
+	dst = append(dst[:start], current(dst[start:], ix.cal.before)...)
 	if lows {
 		slices.SortFunc(dst[start:], cmpLow)
 	} else {
@@ -94,21 +95,24 @@ func (ix *IndexData) RankAt(t time.Time, lows bool, dst []RankEntry) []RankEntry
 }
 
 // current keeps, in place, the entries whose quote is of the newest
-// session among them or of the market session just before it (cal: every
-// market session, ascending): a member that has not traded yet in the
-// newest session shows the previous one, but a member that stopped trading
-// (delisted, or renamed without a rename record) is not ranked with a
-// stale variation.
-func current(es []RankEntry, cal []Date) []RankEntry {
+// session among them or of the market session just before it (before:
+// the market session before a date, NoDate when none): a member that has
+// not traded yet in the newest session shows the previous one, but a
+// member that stopped trading (delisted, or renamed without a rename
+// record) is not ranked with a stale variation.
+func current(es []RankEntry, before func(Date) Date) []RankEntry {
 	newest := NoDate
 	for i := range es {
 		if !newest.Valid() || es[i].Quote.Date > newest {
 			newest = es[i].Quote.Date
 		}
 	}
+	if len(es) == 0 {
+		return es
+	}
 	from := newest
-	if k := index.FirstGE(cal, newest); k > 0 {
-		from = cal[k-1]
+	if p := before(newest); p.Valid() {
+		from = p
 	}
 	out := es[:0]
 	for _, e := range es {
@@ -124,14 +128,54 @@ func current(es []RankEntry, cal []Date) []RankEntry {
 // newest session among them or of the market session just before it. It
 // lets a caller that ranks its own view of the quotes leave stale members
 // out the same way. It does not allocate.
-func (ix *IndexData) KeepCurrent(es []RankEntry) []RankEntry { return current(es, ix.cal) }
+func (ix *IndexData) KeepCurrent(es []RankEntry) []RankEntry { return current(es, ix.cal.before) }
+
+// sessionCal is the market sessions of a Dataset's assets (every date
+// with a daily bar of a non-macro asset), made on first use: making it
+// reads every daily date, most of a mapped snapshot's daily columns.
+type sessionCal struct {
+	assets []Asset
+	once   sync.Once
+	cal    []Date // ascending, once made
+}
+
+// before returns the market session before d, NoDate when none.
+func (c *sessionCal) before(d Date) Date {
+	c.once.Do(func() { c.cal = marketSessions(c.assets) })
+	if k := index.FirstGE(c.cal, d); k > 0 {
+		return c.cal[k-1]
+	}
+	return NoDate
+}
+
+// sessionBefore is sessionCal.before without the calendar: the newest
+// date before d of any non-macro asset, read at the end of each one's
+// dates (Build ranks the latest quotes, whose dates are near the end).
+func sessionBefore(assets []Asset, d Date) Date {
+	best := NoDate
+	for i := range assets {
+		a := &assets[i]
+		n := a.Daily.Len()
+		if a.StockType == ClassMacro || n == 0 {
+			continue
+		}
+		k := n
+		if a.Daily.Dates[n-1] >= d {
+			k = index.FirstGE(a.Daily.Dates, d)
+		}
+		if k > 0 && (!best.Valid() || a.Daily.Dates[k-1] > best) {
+			best = a.Daily.Dates[k-1]
+		}
+	}
+	return best
+}
 
 // marketSessions returns every date with a daily bar of a non-macro
 // asset, ascending.
-func (b *builder) marketSessions() []Date {
+func marketSessions(assets []Asset) []Date {
 	lo, hi := NoDate, NoDate
-	for i := range b.d.assets {
-		a := &b.d.assets[i]
+	for i := range assets {
+		a := &assets[i]
 		if a.StockType == ClassMacro || a.Daily.Len() == 0 {
 			continue
 		}
@@ -147,8 +191,8 @@ func (b *builder) marketSessions() []Date {
 	}
 	seen := make([]bool, int(hi-lo)+1)
 	n := 0
-	for i := range b.d.assets {
-		a := &b.d.assets[i]
+	for i := range assets {
+		a := &assets[i]
 		if a.StockType == ClassMacro {
 			continue
 		}
@@ -180,10 +224,10 @@ func UpdatedAt(entries []RankEntry) int64 {
 
 func (b *builder) buildRankings() {
 	d := b.d
-	var cal []Date
-	if len(d.indexes) > 0 {
-		cal = b.marketSessions()
-	}
+	cal := &sessionCal{assets: d.assets}
+	// The members' latest quotes are ranked without the calendar, made on
+	// a ranking's first use (sessionCal).
+	before := func(x Date) Date { return sessionBefore(d.assets, x) }
 	for i := range d.indexes {
 		ix := &d.indexes[i]
 		ix.cal = cal
@@ -197,7 +241,7 @@ func (b *builder) buildRankings() {
 				ix.Highs = append(ix.Highs, RankEntry{Asset: m, Quote: m.Latest})
 			}
 		}
-		ix.Highs = current(ix.Highs, cal)
+		ix.Highs = current(ix.Highs, before)
 		slices.SortFunc(ix.Highs, cmpHigh)
 		ix.Lows = slices.Clone(ix.Highs)
 		slices.SortFunc(ix.Lows, cmpLow)
