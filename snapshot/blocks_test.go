@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -344,4 +345,40 @@ func TestLazyVerifyReloadUnderReaders(t *testing.T) {
 	}
 	n, _ := mapfile.Held()
 	t.Errorf("%d mappings held once no Dataset is, want %d: a background pass keeps them", n, files0)
+}
+
+// A format 6 file whose blocks match their checksums but hold a series
+// with dates out of order: a lazy load publishes it without reading the
+// dates (engine.BuildOptions.OrderChecked), the series' first use finds
+// the block bad (ErrFormat) and fails the Dataset; a load that verifies
+// every block refuses it.
+func TestLazyVerifyFindsDatesOutOfOrder(t *testing.T) {
+	u := demo.GenerateSize(3, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, SponsoredBDRs: 1, HistoryFrom: 2021, IntradayTickers: 3, IntradaySessions: 3})
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	k := slices.IndexFunc(u.Daily, func(s engine.Series) bool { return s.Len() > 100 })
+	s := &u.Daily[k]
+	n := s.Len()
+	s.Dates[n-60], s.Dates[n-59] = s.Dates[n-59], s.Dates[n-60]
+	path := filepath.Join(t.TempDir(), "v6.snap")
+	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
+		t.Skipf("the writer refuses the dates: %v", err)
+	}
+	if _, _, err := Load(path, LoadOptions{}); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not after") {
+		t.Fatalf("Load verifying every block: %v, want ErrFormat naming the dates", err)
+	}
+	ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatalf("lazy load: %v", err)
+	}
+	a, _ := ds.Asset(s.Ticker)
+	if err := ds.CheckAsset(a); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "block out of order") {
+		t.Fatalf("CheckAsset(%s): %v, want the block out of order", s.Ticker, err)
+	}
+	if ds.BlockErr() == nil || ds.CheckAll() == nil {
+		t.Fatal("the Dataset is not failed")
+	}
 }
