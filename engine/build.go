@@ -633,7 +633,7 @@ func (b *builder) buildQuotes() error {
 		if a.Intraday.Len() > 0 {
 			a.cum = new(lazyAgg)
 		}
-		a.Latest = a.quoteAt(maxUnix)
+		a.Latest = a.latestQuote()
 		switch {
 		case !a.Latest.Valid():
 			a.latestFrom = minUnix

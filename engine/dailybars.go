@@ -23,6 +23,8 @@ type DailyBars struct {
 	volume                 []int64  // cents (BRL); nullVolume for missing
 	quantity, trades       []uint32 // shares and trades
 	wide                   *Series  // the series as given, when it does not fit
+
+	sum *DailySummary // the summary a loader gave (Series.SetSummary), or nil
 }
 
 const (
@@ -223,7 +225,7 @@ func NewDailyBars(s *Series) *DailyBars {
 		return s.bars
 	}
 	n := s.Len()
-	out := &DailyBars{Ticker: s.Ticker, Dates: s.Dates}
+	out := &DailyBars{Ticker: s.Ticker, Dates: s.Dates, sum: s.sum}
 	if n == 0 {
 		return out
 	}
@@ -253,8 +255,9 @@ func NewDailyBars(s *Series) *DailyBars {
 		w := &Series{Ticker: s.Ticker, Dates: s.Dates,
 			Open: slices.Clone(s.Open), High: slices.Clone(s.High), Low: slices.Clone(s.Low), Close: slices.Clone(s.Close),
 			Volume: slices.Clone(s.Volume), Quantity: slices.Clone(s.Quantity), Trades: slices.Clone(s.Trades)}
-		return &DailyBars{Ticker: s.Ticker, Dates: s.Dates, wide: w}
+		return &DailyBars{Ticker: s.Ticker, Dates: s.Dates, wide: w, sum: s.sum}
 	}
+	out.sum = s.sum
 	return out
 }
 

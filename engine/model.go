@@ -174,6 +174,8 @@ type Series struct {
 	// bars holds the rows compactly after CompactSeries, which sets the
 	// other columns to nil.
 	bars *DailyBars
+	// sum is the summary a loader gave (SetSummary), or nil.
+	sum *DailySummary
 }
 
 // Len returns the number of rows.
@@ -208,6 +210,9 @@ type Intraday struct {
 	Close    []Num
 	Volume   []Num // BRL
 	Quantity []int64
+
+	// sum is the summary a loader gave (SetSummary), or nil.
+	sum *IntradaySummary
 }
 
 // Len returns the number of rows.

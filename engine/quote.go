@@ -154,16 +154,7 @@ func (a *Asset) cumulative() *runAgg {
 // sessionAgg returns the running aggregate of bar i, session day sd,
 // computed from the session's first bar: what Build needs for the last
 // bar (Latest), without the columns of every bar.
-func (a *Asset) sessionAgg(i int, sd Date) runAcc {
-	s := a.Intraday
-	k := index.FirstGE(s.Times[:i], int64(sd)*86400)
-	var acc runAcc
-	acc.start(s, k)
-	for j := k + 1; j <= i; j++ {
-		acc.add(s, j)
-	}
-	return acc
-}
+func (a *Asset) sessionAgg(i int, sd Date) runAcc { return sessionAgg(a.Intraday, i, sd) }
 
 const (
 	minUnix = (int64(math.MinInt32) + 1) * 86400
@@ -243,6 +234,9 @@ func (a *Asset) DailyQuote(i int) Quote {
 // QuoteBefore returns the quote of the last daily session strictly before
 // d (the previous-day view), or NullQuote.
 func (a *Asset) QuoteBefore(d Date) Quote {
+	if q, ok := a.quoteBeforeSum(d); ok {
+		return q // from the summary a loader gave, without reading bars
+	}
 	if j := index.LastLT(a.Daily.Dates, d); j >= 0 {
 		return a.DailyQuote(j)
 	}

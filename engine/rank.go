@@ -155,16 +155,20 @@ func sessionBefore(assets []Asset, d Date) Date {
 	best := NoDate
 	for i := range assets {
 		a := &assets[i]
-		n := a.Daily.Len()
-		if a.StockType == ClassMacro || n == 0 {
+		if a.StockType == ClassMacro {
 			continue
 		}
-		k := n
-		if a.Daily.Dates[n-1] >= d {
-			k = index.FirstGE(a.Daily.Dates, d)
+		// The last date before d from the history's summary when it
+		// tells, else from its dates.
+		x, ok := a.dateBeforeSum(d)
+		if !ok {
+			x = NoDate
+			if k := index.FirstGE(a.Daily.Dates, d); k > 0 {
+				x = a.Daily.Dates[k-1]
+			}
 		}
-		if k > 0 && (!best.Valid() || a.Daily.Dates[k-1] > best) {
-			best = a.Daily.Dates[k-1]
+		if x.Valid() && (!best.Valid() || x > best) {
+			best = x
 		}
 	}
 	return best

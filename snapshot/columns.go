@@ -48,6 +48,9 @@ type dailyCol struct {
 	Wide   bool
 	Off    int64 // its first column, from the section's start
 	Block  int   // the block that holds it
+	// Tail is the series' summary as stored (summary.go): dailyTail or
+	// intradayTail of its rows; "" for a series of no rows.
+	Tail string
 }
 
 // dailyIndex is a daily column section's index: its series and blocks.
@@ -79,7 +82,7 @@ func appendDailyColumns(dst []byte, series []engine.Series) ([]byte, dailyIndex)
 		off := k.series(dst)
 		b := s.Bars()
 		c, compact := b.Columns()
-		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Wide: !compact, Off: off, Block: len(k.ix.Blocks)})
+		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Wide: !compact, Off: off, Block: len(k.ix.Blocks), Tail: writeTails.daily(b)})
 		dst = appendCol(dst, s.Dates)
 		if compact {
 			for _, col := range [...][]int32{c.Open, c.High, c.Low, c.Close} {
@@ -230,29 +233,34 @@ func openDailyColumns(sec []byte, ix dailyIndex) ([]engine.Series, error) {
 		if int64(c.Rows) > math.MaxInt32 || c.Off < b.Off || dailyColBytes(c.Rows, c.Wide) > b.Off+b.N-c.Off {
 			return nil, fmt.Errorf("%w: series %d (%q): %d rows at %d leave block %d (%d+%d)", errColumns, i, c.Ticker, c.Rows, c.Off, c.Block, b.Off, b.N)
 		}
-		n, k := c.Rows, int64(c.Rows)
-		p := c.Off
-		take := func(width int64) []byte {
-			col := sec[p:]
-			p += pad8(width * k)
-			return col
-		}
-		dates := view[engine.Date](take(4), n)
-		if c.Wide {
-			s := engine.Series{Ticker: c.Ticker, Dates: dates}
-			s.Open, s.High, s.Low = view[engine.Num](take(8), n), view[engine.Num](take(8), n), view[engine.Num](take(8), n)
-			s.Close, s.Volume = view[engine.Num](take(8), n), view[engine.Num](take(8), n)
-			s.Quantity, s.Trades = view[int64](take(8), n), view[int64](take(8), n)
-			out[i] = s
-		} else {
-			open, high, low, close := view[int32](take(4), n), view[int32](take(4), n), view[int32](take(4), n), view[int32](take(4), n)
-			vol := view[int64](take(8), n)
-			qty, trades := view[uint32](take(4), n), view[uint32](take(4), n)
-			out[i] = engine.CompactSeriesOf(c.Ticker, dates, open, high, low, close, vol, qty, trades)
-		}
-		next = p
+		out[i] = dailySeriesAt(sec, c)
+		next = c.Off + dailyColBytes(c.Rows, c.Wide)
 	}
 	return out, nil
+}
+
+// dailySeriesAt returns the series c of a daily column section sec, its
+// columns used in place (c lies within sec: openDailyColumns checked).
+func dailySeriesAt(sec []byte, c dailyCol) engine.Series {
+	n, k := c.Rows, int64(c.Rows)
+	p := c.Off
+	take := func(width int64) []byte {
+		col := sec[p:]
+		p += pad8(width * k)
+		return col
+	}
+	dates := view[engine.Date](take(4), n)
+	if c.Wide {
+		s := engine.Series{Ticker: c.Ticker, Dates: dates}
+		s.Open, s.High, s.Low = view[engine.Num](take(8), n), view[engine.Num](take(8), n), view[engine.Num](take(8), n)
+		s.Close, s.Volume = view[engine.Num](take(8), n), view[engine.Num](take(8), n)
+		s.Quantity, s.Trades = view[int64](take(8), n), view[int64](take(8), n)
+		return s
+	}
+	open, high, low, close := view[int32](take(4), n), view[int32](take(4), n), view[int32](take(4), n), view[int32](take(4), n)
+	vol := view[int64](take(8), n)
+	qty, trades := view[uint32](take(4), n), view[uint32](take(4), n)
+	return engine.CompactSeriesOf(c.Ticker, dates, open, high, low, close, vol, qty, trades)
 }
 
 // blockChecks verifies the blocks of a column section on first use:
@@ -262,11 +270,13 @@ type blockChecks struct {
 	kind   string // "daily" or "intraday", for errors
 	sec    []byte
 	blocks []colBlock
-	// order, when set, checks the order of the keys (dates, times) of
-	// block i's series once its checksum matches: engine.Build leaves
-	// that to the blocks (engine.BuildOptions.OrderChecked).
-	order  func(i int) error
-	reason sync.Map        // block → the order error of a block found bad by order
+	// series, when set, checks block i's series once its checksum
+	// matches: their summaries against their bars, and in a load the
+	// order of their keys (dates, times), which engine.Build leaves to
+	// the blocks (engine.BuildOptions.OrderChecked). Its error wraps
+	// errSummary or errOrder. blk is block i's bytes.
+	series func(i int, blk []byte) error
+	reason sync.Map        // block → the error of series for a block it found bad
 	state  []atomic.Uint32 // blockUnknown, blockGood or blockBad
 	done   atomic.Int64    // blocks verified, good or bad
 	bad    atomic.Int64    // blocks found bad
@@ -293,19 +303,40 @@ var errBlock = errors.New("block checksum mismatch")
 var errOrder = errors.New("block out of order")
 
 // kindChecks returns the checks of the blocks of kind's columns sec,
-// described by ix: each block's checksum, then, with order (a load,
-// whose engine.Build leaves that check to the blocks), its series'
-// order. Ratio blocks have no order of keys to check here (a load checks
+// described by ix: each block's checksum, then its series' summaries
+// and, with order (a load, whose engine.Build leaves that check to the
+// blocks), their order. Ratio blocks have neither here (a load checks
 // every point against its company's run at open).
 func kindChecks(kind string, sec []byte, ix dailyIndex, order bool) *blockChecks {
 	c := newBlockChecks(sec, ix.Blocks)
 	c.kind = kind
-	switch {
-	case !order:
-	case kind == "intraday":
-		c.order = intradayOrder(sec, ix, blockSeries(ix))
-	case kind == "daily":
-		c.order = dailyOrder(sec, ix, blockSeries(ix))
+	var checks []func(blk []byte, c dailyCol) error
+	switch kind {
+	case "daily":
+		checks = append(checks, dailyTailOf)
+		if order {
+			checks = append(checks, dailyOrder)
+		}
+	case "intraday":
+		checks = append(checks, intradayTailOf)
+		if order {
+			checks = append(checks, intradayOrder)
+		}
+	}
+	if len(checks) > 0 {
+		in := blockSeries(ix)
+		c.series = func(i int, blk []byte) error {
+			at := ix.Blocks[i].Off
+			for _, s := range ix.Series[in[i][0]:in[i][1]] {
+				s.Off -= at // within blk
+				for _, f := range checks {
+					if err := f(blk, s); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
 	}
 	return c
 }
@@ -325,40 +356,32 @@ func blockSeries(ix dailyIndex) [][2]int {
 	return out
 }
 
-// dailyOrder checks that every series of block i of a daily column
-// section has valid, ascending dates (engine.Build's check of a daily
-// series, made here on the block's first use).
-func dailyOrder(sec []byte, ix dailyIndex, in [][2]int) func(i int) error {
-	return func(i int) error {
-		for _, c := range ix.Series[in[i][0]:in[i][1]] {
-			dates := view[engine.Date](sec[c.Off:], c.Rows)
-			for r, d := range dates {
-				if !d.Valid() {
-					return fmt.Errorf("daily series %s: row %d: date missing", c.Ticker, r)
-				}
-				if r > 0 && d <= dates[r-1] {
-					return fmt.Errorf("daily series %s: row %d: date %s not after %s", c.Ticker, r, d, dates[r-1])
-				}
-			}
+// dailyOrder checks that daily series c of sec has valid, ascending
+// dates (engine.Build's check of a daily series, made here on its
+// block's first use).
+func dailyOrder(sec []byte, c dailyCol) error {
+	dates := view[engine.Date](sec[c.Off:], c.Rows)
+	for r, d := range dates {
+		if !d.Valid() {
+			return fmt.Errorf("%w: daily series %s: row %d: date missing", errOrder, c.Ticker, r)
 		}
-		return nil
+		if r > 0 && d <= dates[r-1] {
+			return fmt.Errorf("%w: daily series %s: row %d: date %s not after %s", errOrder, c.Ticker, r, d, dates[r-1])
+		}
 	}
+	return nil
 }
 
-// intradayOrder checks that every series of block i of an intraday
-// column section has ascending times.
-func intradayOrder(sec []byte, ix dailyIndex, in [][2]int) func(i int) error {
-	return func(i int) error {
-		for _, c := range ix.Series[in[i][0]:in[i][1]] {
-			times := view[int64](sec[c.Off:], c.Rows)
-			for r := 1; r < len(times); r++ {
-				if times[r] <= times[r-1] {
-					return fmt.Errorf("intraday series %s: row %d: time %d not after %d", c.Ticker, r, times[r], times[r-1])
-				}
-			}
+// intradayOrder checks that intraday series c of sec has ascending
+// times.
+func intradayOrder(sec []byte, c dailyCol) error {
+	times := view[int64](sec[c.Off:], c.Rows)
+	for r := 1; r < len(times); r++ {
+		if times[r] <= times[r-1] {
+			return fmt.Errorf("%w: intraday series %s: row %d: time %d not after %d", errOrder, c.Ticker, r, times[r], times[r-1])
 		}
-		return nil
 	}
+	return nil
 }
 
 // verify returns nil when block i's bytes match its checksum, computing
@@ -367,11 +390,12 @@ func (c *blockChecks) verify(i int) error {
 	st := c.state[i].Load()
 	if st == blockUnknown {
 		b := c.blocks[i]
+		data := c.sec[b.Off : b.Off+b.N]
 		st = blockGood
-		if xxhash.Sum64(c.sec[b.Off:b.Off+b.N]) != b.Sum {
+		if xxhash.Sum64(data) != b.Sum {
 			st = blockBad
-		} else if c.order != nil {
-			if err := c.order(i); err != nil {
+		} else if c.series != nil {
+			if err := c.series(i, data); err != nil {
 				c.reason.Store(i, err)
 				st = blockBad
 			}
@@ -400,7 +424,8 @@ func (c *blockChecks) blockErr(i int) error {
 		kind = "column"
 	}
 	if r, ok := c.reason.Load(i); ok {
-		return fmt.Errorf("%w: %s block %d (bytes %d+%d of its columns): %w", errOrder, kind, i, b.Off, b.N, r.(error))
+		// r wraps errOrder or errSummary, and names the series.
+		return fmt.Errorf("%s block %d (bytes %d+%d of its columns): %w", kind, i, b.Off, b.N, r.(error))
 	}
 	return fmt.Errorf("%w: %s block %d (bytes %d+%d of its columns)", errBlock, kind, i, b.Off, b.N)
 }
@@ -438,6 +463,7 @@ func appendDailyIndex(dst []byte, ix dailyIndex) []byte {
 		}
 		dst = binary.AppendUvarint(dst, uint64(c.Off))
 		dst = binary.AppendUvarint(dst, uint64(c.Block))
+		dst = append(dst, c.Tail...)
 	}
 	return appendBlockList(dst, ix.Blocks)
 }
@@ -484,11 +510,14 @@ func readBlockList(b []byte, i int) (blocks []colBlock, what string, at int) {
 // index gives (1 TiB).
 const maxColumnBytes = 1 << 40
 
-// readDailyIndex reads what appendDailyIndex wrote, refusing (errColumns)
-// anything else: a count larger than the bytes left can hold, a number
-// out of range, a form byte other than 0 or 1, or bytes left over. It
-// does not check the index against its section (openDailyColumns does).
-func readDailyIndex(b []byte) (dailyIndex, error) {
+// readDailyIndex reads what appendDailyIndex wrote, each series of rows
+// with a summary of tail bytes (tailBytes of the kind), refusing
+// (errColumns) anything else: a count larger than the bytes left can
+// hold, a number out of range, a form byte other than 0 or 1, a cut
+// summary, or bytes left over. It does not check the index against its
+// section (openDailyColumns does) nor the summaries against the bars
+// (the blocks' checks do).
+func readDailyIndex(b []byte, tail int) (dailyIndex, error) {
 	i := 0
 	fail := func(what string) (dailyIndex, error) {
 		return dailyIndex{}, fmt.Errorf("%w: index: %s at byte %d", errColumns, what, i)
@@ -525,6 +554,13 @@ func readDailyIndex(b []byte) (dailyIndex, error) {
 			return fail("block")
 		}
 		c.Off, c.Block = int64(off), int(blk)
+		if c.Rows > 0 {
+			if len(b)-i < tail {
+				return fail("summary")
+			}
+			c.Tail = string(b[i : i+tail])
+			i += tail
+		}
 	}
 	blocks, what, at := readBlockList(b, i)
 	if what != "" {
@@ -583,6 +619,16 @@ func decDailyColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 			}
 		}
 	}
+	if d.ls.compactDaily {
+		// Build reads the summaries instead of the bars; wide series stay
+		// wide without a look at their values.
+		for i, c := range ix.Series {
+			if c.Rows > 0 {
+				ss[i].SetSummary(readDailyTail(c.Tail))
+				engine.KeepWide(&ss[i])
+			}
+		}
+	}
 	copy(u.Daily[lo:hi], ss)
 	d.ls.addColumns("daily", sec, ix)
 	return partStats{dailyRows: int(total)}
@@ -604,7 +650,7 @@ func (d *pdec) columnPart(kind string, n int) (sec []byte, ix dailyIndex, total 
 		d.fail("%s columns at %d+%d, outside the column area of %d bytes", kind, base, size, len(cols))
 		return nil, ix, 0, false
 	}
-	ix, err := readDailyIndex(d.b[d.i:])
+	ix, err := readDailyIndex(d.b[d.i:], tailBytes(kind))
 	d.i = len(d.b)
 	if err != nil {
 		d.fail("%v", err)
@@ -697,7 +743,7 @@ func appendIntradayColumns(dst []byte, series []engine.Intraday) ([]byte, dailyI
 	for i := range series {
 		s := &series[i]
 		off := k.series(dst)
-		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Off: off, Block: len(k.ix.Blocks)})
+		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Off: off, Block: len(k.ix.Blocks), Tail: writeTails.intraday(s)})
 		dst = appendCol(dst, s.Times)
 		for _, col := range [...][]engine.Num{s.Open, s.High, s.Low, s.Close, s.Volume} {
 			dst = appendCol(dst, col)
@@ -727,18 +773,24 @@ func openIntradayColumns(sec []byte, ix dailyIndex) ([]engine.Intraday, error) {
 		if c.Off < b.Off || intradayColBytes(c.Rows) > b.Off+b.N-c.Off {
 			return nil, fmt.Errorf("%w: intraday series %d (%q): %d rows at %d leave block %d (%d+%d)", errColumns, i, c.Ticker, c.Rows, c.Off, c.Block, b.Off, b.N)
 		}
-		n, p := c.Rows, c.Off
-		take := func() []byte {
-			col := sec[p:]
-			p += 8 * int64(n)
-			return col
-		}
-		out[i] = engine.Intraday{Ticker: c.Ticker, Times: view[int64](take(), n),
-			Open: view[engine.Num](take(), n), High: view[engine.Num](take(), n), Low: view[engine.Num](take(), n),
-			Close: view[engine.Num](take(), n), Volume: view[engine.Num](take(), n), Quantity: view[int64](take(), n)}
-		next = p
+		out[i] = intradaySeriesAt(sec, c)
+		next = c.Off + intradayColBytes(c.Rows)
 	}
 	return out, nil
+}
+
+// intradaySeriesAt returns the series c of an intraday column section
+// sec, its columns used in place (c lies within sec).
+func intradaySeriesAt(sec []byte, c dailyCol) engine.Intraday {
+	n, p := c.Rows, c.Off
+	take := func() []byte {
+		col := sec[p:]
+		p += 8 * int64(n)
+		return col
+	}
+	return engine.Intraday{Ticker: c.Ticker, Times: view[int64](take(), n),
+		Open: view[engine.Num](take(), n), High: view[engine.Num](take(), n), Low: view[engine.Num](take(), n),
+		Close: view[engine.Num](take(), n), Volume: view[engine.Num](take(), n), Quantity: view[int64](take(), n)}
 }
 
 // decIntradayColumns decodes the intraday part of a format 6 file: as
@@ -752,6 +804,13 @@ func decIntradayColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	if err != nil {
 		d.fail("%v", err)
 		return partStats{}
+	}
+	if d.ls.compactDaily {
+		for i, c := range ix.Series {
+			if c.Rows > 0 {
+				ss[i].SetSummary(readIntradayTail(c.Tail))
+			}
+		}
 	}
 	copy(u.Intraday[lo:hi], ss)
 	d.ls.addColumns("intraday", sec, ix)

@@ -219,7 +219,7 @@ func sliceAt(sec []byte, off int64) unsafe.Pointer { return unsafe.Pointer(&sec[
 func TestDailyIndexRoundTrip(t *testing.T) {
 	_, ix := appendDailyColumns(nil, columnSeries())
 	b := appendDailyIndex(nil, ix)
-	got, err := readDailyIndex(b)
+	got, err := readDailyIndex(b, dailyTailBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,11 +227,11 @@ func TestDailyIndexRoundTrip(t *testing.T) {
 		t.Errorf("index read back differs: %s", d)
 	}
 	for n := range len(b) {
-		if _, err := readDailyIndex(b[:n]); !errors.Is(err, errColumns) {
+		if _, err := readDailyIndex(b[:n], dailyTailBytes); !errors.Is(err, errColumns) {
 			t.Fatalf("cut at %d of %d bytes: %v, want errColumns", n, len(b), err)
 		}
 	}
-	if _, err := readDailyIndex(append(b, 0)); !errors.Is(err, errColumns) {
+	if _, err := readDailyIndex(append(b, 0), dailyTailBytes); !errors.Is(err, errColumns) {
 		t.Errorf("a trailing byte: %v", err)
 	}
 	// The form byte of the first series (after count, ticker length,
@@ -240,23 +240,24 @@ func TestDailyIndexRoundTrip(t *testing.T) {
 	at := 1 + 1 + len(first.Ticker) + uvarintLen(uint64(first.Rows))
 	bad := append([]byte(nil), b...)
 	bad[at] = 2
-	if _, err := readDailyIndex(bad); !errors.Is(err, errColumns) {
+	if _, err := readDailyIndex(bad, dailyTailBytes); !errors.Is(err, errColumns) {
 		t.Errorf("form byte 2: %v", err)
 	}
-	if _, err := readDailyIndex([]byte{0x80, 0}); !errors.Is(err, errColumns) {
+	if _, err := readDailyIndex([]byte{0x80, 0}, dailyTailBytes); !errors.Is(err, errColumns) {
 		t.Errorf("an overlong count: %v", err)
 	}
 }
 
 // FuzzDailyIndex reads an index from the fuzzer's bytes and opens a
 // section with it: refused or opened, never a panic; what is read writes
-// back to the same bytes.
+// back to the same bytes; the summaries it holds read back (the blocks'
+// checks may then refuse them).
 func FuzzDailyIndex(f *testing.F) {
 	sec, ix := appendDailyColumns(nil, columnSeries()[:3])
 	f.Add(appendDailyIndex(nil, ix))
 	f.Add([]byte{0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		x, err := readDailyIndex(b)
+		x, err := readDailyIndex(b, dailyTailBytes)
 		if err != nil {
 			return
 		}
@@ -269,6 +270,40 @@ func FuzzDailyIndex(f *testing.F) {
 				for r := range bars.Len() {
 					_ = bars.Close(r)
 				}
+			}
+			c := kindChecks("daily", sec, x, true)
+			c.verifyAll()
+		}
+		for _, c := range x.Series {
+			if c.Tail != "" {
+				_ = readDailyTail(c.Tail)
+			}
+		}
+	})
+}
+
+// FuzzIntradayIndex is FuzzDailyIndex for an intraday column index (its
+// summaries of another size).
+func FuzzIntradayIndex(f *testing.F) {
+	is := synthUniverse(6, 1, 6, 400, 0).Intraday
+	sec, ix := appendIntradayColumns(nil, is)
+	f.Add(appendDailyIndex(nil, ix))
+	f.Add([]byte{0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, err := readDailyIndex(b, intradayTailBytes)
+		if err != nil {
+			return
+		}
+		if got := appendDailyIndex(nil, x); string(got) != string(b) {
+			t.Fatalf("read %x, wrote back %x", b, got)
+		}
+		if _, err := openIntradayColumns(sec, x); err == nil {
+			c := kindChecks("intraday", sec, x, true)
+			c.verifyAll()
+		}
+		for _, c := range x.Series {
+			if c.Tail != "" {
+				_ = readIntradayTail(c.Tail)
 			}
 		}
 	})
