@@ -3,6 +3,7 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,22 @@ type colBlocks struct {
 	allMu sync.Mutex            // held by All while it verifies
 	first atomic.Pointer[error] // the first bad block's error
 	all   atomic.Bool           // every block verified good
+
+	// file, when set, is the mapped file, open for the background pass,
+	// which reads each block from it (pread into a buffer) instead of
+	// through the mapping, so that the pass leaves the mapping's pages
+	// unmapped (a request's read maps only what it touches); the pass
+	// closes it. fromFile counts the blocks it hashed that way.
+	file     *os.File
+	fromFile atomic.Int64
+}
+
+// closeFile closes the file kept for a background pass (none runs).
+func (x *colBlocks) closeFile() {
+	if x.file != nil {
+		x.file.Close()
+		x.file = nil
+	}
 }
 
 // tickerBlocks gives the blocks of one ticker's series: a kind (index
@@ -181,6 +198,22 @@ func (x *colBlocks) Status() engine.BlockStatus {
 // the load (the machine's load permitting).
 const DefaultVerifyRate = 128 << 20
 
+// verifyRead verifies block i of c from the file f into buf (the block's
+// bytes read with pread), or through the mapping when there is no file
+// or the read fails.
+func (x *colBlocks) verifyRead(c *blockChecks, i int, f *os.File, buf []byte) {
+	b := c.blocks[i]
+	if f != nil && c.at >= 0 {
+		data := buf[:b.N]
+		if _, err := f.ReadAt(data, c.at+b.Off); err == nil {
+			c.verifyBytes(i, data)
+			x.fromFile.Add(1)
+			return
+		}
+	}
+	c.verify(i)
+}
+
 // background verifies, at rate bytes a second, every block of ds's
 // not yet verified, and returns when it is done or ds is no longer
 // reachable (a reload replaced it): it holds ds only while it verifies a
@@ -192,7 +225,22 @@ func (x *colBlocks) background(ds *engine.Dataset, rate int64, done func(engine.
 		rate = DefaultVerifyRate
 	}
 	wp := weak.Make(ds)
+	f := x.file
+	x.file = nil
 	go func() {
+		if f != nil {
+			defer f.Close()
+		}
+		var buf []byte
+		if f != nil {
+			n := int64(0)
+			for _, c := range x.kinds {
+				for _, b := range c.blocks {
+					n = max(n, b.N)
+				}
+			}
+			buf = alignedBytes(n)
+		}
 		start := time.Now()
 		var sent int64
 		for _, c := range x.kinds {
@@ -201,7 +249,9 @@ func (x *colBlocks) background(ds *engine.Dataset, rate int64, done func(engine.
 				if ds == nil {
 					return
 				}
-				c.verify(i)
+				if c.state[i].Load() == blockUnknown {
+					x.verifyRead(c, i, f, buf)
+				}
 				runtime.KeepAlive(ds)
 				sent += c.blocks[i].N
 				if ahead := time.Duration(float64(sent)/float64(rate)*float64(time.Second)) - time.Since(start); ahead > 0 {

@@ -178,6 +178,9 @@ func TestLazyVerifyFindsFlippedByte(t *testing.T) {
 				if st.Bad != 1 || !st.Complete() || !errors.Is(st.Err, ErrChecksum) || !errors.Is(ds.BlockErr(), ErrChecksum) {
 					t.Errorf("background pass: %+v", st)
 				}
+				if x := ds.Blocks().(*colBlocks); x.fromFile.Load() != x.blocks {
+					t.Errorf("background pass: %d of %d blocks read from the file", x.fromFile.Load(), x.blocks)
+				}
 			case <-time.After(time.Minute):
 				t.Fatal("the background pass did not end")
 			}

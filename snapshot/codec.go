@@ -329,6 +329,7 @@ type loadState struct {
 	// (addColumns, checkColumns).
 	version   uint16
 	cols      []byte
+	colsAt    int64 // cols' offset in the file
 	colMu     sync.Mutex
 	colChecks []*blockChecks
 	// lazy, when set, takes the column blocks to verify on first use

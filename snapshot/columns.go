@@ -269,6 +269,7 @@ func dailySeriesAt(sec []byte, c dailyCol) engine.Series {
 type blockChecks struct {
 	kind   string // "daily" or "intraday", for errors
 	sec    []byte
+	at     int64 // sec's offset in its file (-1: unknown), for a pass that reads it
 	blocks []colBlock
 	// series, when set, checks block i's series once its checksum
 	// matches: their summaries against their bars, and in a load the
@@ -290,7 +291,7 @@ const (
 )
 
 func newBlockChecks(sec []byte, blocks []colBlock) *blockChecks {
-	return &blockChecks{sec: sec, blocks: blocks, state: make([]atomic.Uint32, len(blocks))}
+	return &blockChecks{sec: sec, at: -1, blocks: blocks, state: make([]atomic.Uint32, len(blocks))}
 }
 
 // errBlock is wrapped by the error of a block whose bytes do not match
@@ -386,11 +387,19 @@ func intradayOrder(sec []byte, c dailyCol) error {
 
 // verify returns nil when block i's bytes match its checksum, computing
 // it on the first call only, and an error naming the block otherwise.
-func (c *blockChecks) verify(i int) error {
+func (c *blockChecks) verify(i int) error { return c.verifyBytes(i, nil) }
+
+// verifyBytes is verify, with the block's bytes read from data instead of
+// the section when data is not nil (a copy of them: the background pass
+// reads the file into a buffer instead of faulting the mapping's pages
+// in); data must be 8-aligned.
+func (c *blockChecks) verifyBytes(i int, data []byte) error {
 	st := c.state[i].Load()
 	if st == blockUnknown {
 		b := c.blocks[i]
-		data := c.sec[b.Off : b.Off+b.N]
+		if data == nil {
+			data = c.sec[b.Off : b.Off+b.N]
+		}
 		st = blockGood
 		if xxhash.Sum64(data) != b.Sum {
 			st = blockBad
@@ -676,6 +685,9 @@ func (d *pdec) columnPart(kind string, n int) (sec []byte, ix dailyIndex, total 
 // (checkColumns), or on first use (ls.lazy).
 func (ls *loadState) addColumns(kind string, sec []byte, ix dailyIndex) {
 	c := kindChecks(kind, sec, ix, ls.compactDaily)
+	if len(sec) > 0 && len(ls.cols) > 0 {
+		c.at = ls.colsAt + int64(uintptr(unsafe.Pointer(&sec[0]))-uintptr(unsafe.Pointer(&ls.cols[0])))
+	}
 	ls.colMu.Lock()
 	defer ls.colMu.Unlock()
 	ls.colChecks = append(ls.colChecks, c)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
@@ -192,6 +193,21 @@ func TestRatioColumnsBlockFlipped(t *testing.T) {
 			}
 			if err := ds.BlockErr(); !errors.Is(err, ErrChecksum) {
 				t.Errorf("lazy Load, byte %d flipped in ratio block %d: BlockErr %v after CheckAll", at, k, err)
+			}
+			// The background pass alone, reading the blocks from the file.
+			done := make(chan engine.BlockStatus, 1)
+			ds, _, err = Load(path, LoadOptions{LazyVerify: true, VerifyRate: 1 << 40, Verified: func(s engine.BlockStatus) { done <- s }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case st := <-done:
+				x := ds.Blocks().(*colBlocks)
+				if st.Bad != 1 || !errors.Is(st.Err, ErrChecksum) || !strings.Contains(st.Err.Error(), "ratios block") || x.fromFile.Load() != x.blocks {
+					t.Errorf("pass, byte %d flipped in ratio block %d: %+v, %d of %d blocks read from the file", at, k, st, x.fromFile.Load(), x.blocks)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the background pass did not end")
 			}
 		}
 	}

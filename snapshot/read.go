@@ -78,6 +78,12 @@ func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *P
 			return nil, fmt.Errorf("%w: the file changed while it was opened (%d bytes, then %d)", ErrTruncated, size, m.Len())
 		}
 		mf = m
+		if lazy != nil {
+			// The background pass reads the blocks from the file (its
+			// own handle on the same file, which this one's Close does
+			// not close).
+			lazy.file = reopen(path, f)
+		}
 		return m.Bytes()[h.ColumnsOffset : h.ColumnsOffset+h.Columns], nil
 	}
 	u, h, err := readFrom(f, size, pause, compact, workers, prog, cols, lazy)
@@ -85,9 +91,30 @@ func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *P
 		if mf != nil {
 			mf.Close()
 		}
+		if lazy != nil {
+			lazy.closeFile()
+		}
 		return nil, Header{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return u, h, mf, nil
+}
+
+// reopen opens path again for reading and returns it when it is still
+// the file f (not replaced meanwhile), else nil.
+func reopen(path string, f *os.File) *os.File {
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	g, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	if gst, err := g.Stat(); err != nil || !os.SameFile(st, gst) {
+		g.Close()
+		return nil
+	}
+	return g
 }
 
 // readAligned reads n bytes of f at off into an 8-aligned heap buffer.
@@ -232,17 +259,23 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 		if mf != nil {
 			mf.Close()
 		}
+		if lazy != nil {
+			lazy.closeFile()
+		}
 		return nil, Header{}, err
 	}
 	if mf != nil {
 		// The Dataset holds the columns: the mapping goes when it does.
 		mapfile.ReleaseWith(mf, ds)
 	}
-	if lazy != nil && lazy.blocks > 0 {
-		ds.SetBlocks(lazy)
-		if opt.VerifyRate >= 0 {
-			lazy.background(ds, opt.VerifyRate, opt.Verified)
+	if lazy != nil {
+		if lazy.blocks > 0 {
+			ds.SetBlocks(lazy)
+			if opt.VerifyRate >= 0 {
+				lazy.background(ds, opt.VerifyRate, opt.Verified)
+			}
 		}
+		lazy.closeFile() // unless the pass took it
 	}
 	opt.Progress.Begin("done", "", 0)
 	return ds, h, nil
@@ -410,7 +443,7 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 	}
 	// Every ratio point's variables share one array, sized from the
 	// header; each variable takes at least one raw byte of a ratios part.
-	ls := loadState{compactDaily: compact, version: h.FormatVersion, cols: cols, lazy: lazy}
+	ls := loadState{compactDaily: compact, version: h.FormatVersion, cols: cols, colsAt: h.ColumnsOffset, lazy: lazy}
 	nvars, ratioRaw := int64(h.Counts[countRatioVars]), int64(0)
 	for _, s := range secs {
 		if s.Name == "ratios" {

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -289,6 +291,7 @@ func TestLoadReadsNoColumnPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lazy.closeFile()
 	defer mf.Close()
 	if !mf.Mapped() {
 		t.Skip("the file is not mapped here")
@@ -439,3 +442,77 @@ func TestSummaryMismatchIsABadBlock(t *testing.T) {
 
 func numOf(b []byte) float64     { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
 func putNum(b []byte, v float64) { binary.LittleEndian.PutUint64(b, math.Float64bits(v)) }
+
+// presentPages returns how many of the pages of b are in the process's
+// page tables (/proc/self/pagemap's present bit), or -1 when it cannot
+// tell.
+func presentPages(b []byte) int {
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	page := uintptr(os.Getpagesize())
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b))) / page
+	hi := (uintptr(unsafe.Pointer(unsafe.SliceData(b))) + uintptr(len(b)) + page - 1) / page
+	buf := make([]byte, 8*(hi-lo))
+	if _, err := f.ReadAt(buf, int64(lo*8)); err != nil {
+		return -1
+	}
+	n := 0
+	for i := 0; i < len(buf); i += 8 {
+		if binary.LittleEndian.Uint64(buf[i:])&(1<<63) != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// The background pass hashes the blocks from the file (pread into a
+// buffer), not through the mapping: it leaves the column area's pages
+// out of the process (those the load mapped stay as they were), and
+// still verifies every block.
+func TestBackgroundPassReadsTheFile(t *testing.T) {
+	u, _ := summaryUniverse(t)
+	path := filepath.Join(t.TempDir(), "v6.snap")
+	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ds.Blocks().(*colBlocks)
+	present := func() int {
+		n := 0
+		for _, c := range x.kinds {
+			p := presentPages(c.sec)
+			if p < 0 {
+				t.Skip("no /proc/self/pagemap here")
+			}
+			n += p
+		}
+		return n
+	}
+	before := present()
+	if x.file, err = os.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan engine.BlockStatus, 1)
+	x.background(ds, 1<<40, func(s engine.BlockStatus) { done <- s })
+	select {
+	case st := <-done:
+		if !st.Complete() || st.Bad != 0 {
+			t.Fatalf("pass: %+v", st)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the pass did not end")
+	}
+	if got, want := x.fromFile.Load(), x.blocks; got != want {
+		t.Errorf("%d blocks read from the file, want all %d", got, want)
+	}
+	if after := present(); after > before {
+		t.Errorf("the pass mapped %d pages of the column area (%d before, %d after)", after-before, before, after)
+	}
+	runtime.KeepAlive(ds)
+}
