@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pregao/pregao/index"
@@ -132,16 +133,34 @@ func (ix *IndexData) KeepCurrent(es []RankEntry) []RankEntry { return current(es
 
 // sessionCal is the market sessions of a Dataset's assets (every date
 // with a daily bar of a non-macro asset), made on first use: making it
-// reads every daily date, most of a mapped snapshot's daily columns.
+// reads every daily date, most of a mapped snapshot's daily columns. A
+// date near the end (the newest sessions, which a ranking asks for) is
+// answered from the histories' summaries instead while they tell, the
+// last such answer kept.
 type sessionCal struct {
 	assets []Asset
+	sums   bool // some history has a summary
 	once   sync.Once
 	cal    []Date // ascending, once made
+	made   atomic.Bool
+	last   atomic.Pointer[[2]Date] // a date asked before the calendar was made, and its answer
 }
 
 // before returns the market session before d, NoDate when none.
 func (c *sessionCal) before(d Date) Date {
-	c.once.Do(func() { c.cal = marketSessions(c.assets) })
+	if c.sums && !c.made.Load() {
+		if p := c.last.Load(); p != nil && p[0] == d {
+			return p[1]
+		}
+		if x, ok := sessionBeforeSum(c.assets, d); ok {
+			c.last.Store(&[2]Date{d, x})
+			return x
+		}
+	}
+	c.once.Do(func() {
+		c.cal = marketSessions(c.assets)
+		c.made.Store(true)
+	})
 	if k := index.FirstGE(c.cal, d); k > 0 {
 		return c.cal[k-1]
 	}
@@ -172,6 +191,33 @@ func sessionBefore(assets []Asset, d Date) Date {
 		}
 	}
 	return best
+}
+
+// sessionBeforeSum is sessionBefore from the histories' summaries, and
+// the dates of histories without one (joined at open, in the heap): ok
+// is false when a summary does not tell (d older than it holds).
+func sessionBeforeSum(assets []Asset, d Date) (Date, bool) {
+	best := NoDate
+	for i := range assets {
+		a := &assets[i]
+		if a.StockType == ClassMacro || a.Daily.Len() == 0 {
+			continue
+		}
+		x, ok := a.dateBeforeSum(d)
+		if !ok {
+			if a.dailySum() != nil {
+				return NoDate, false
+			}
+			x = NoDate
+			if k := index.FirstGE(a.Daily.Dates, d); k > 0 {
+				x = a.Daily.Dates[k-1]
+			}
+		}
+		if x.Valid() && (!best.Valid() || x > best) {
+			best = x
+		}
+	}
+	return best, true
 }
 
 // marketSessions returns every date with a daily bar of a non-macro
@@ -229,6 +275,12 @@ func UpdatedAt(entries []RankEntry) int64 {
 func (b *builder) buildRankings() {
 	d := b.d
 	cal := &sessionCal{assets: d.assets}
+	for i := range d.assets {
+		if d.assets[i].dailySum() != nil {
+			cal.sums = true
+			break
+		}
+	}
 	// The members' latest quotes are ranked without the calendar, made on
 	// a ranking's first use (sessionCal).
 	before := func(x Date) Date { return sessionBefore(d.assets, x) }

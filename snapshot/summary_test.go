@@ -326,7 +326,7 @@ func TestLoadReadsNoColumnPage(t *testing.T) {
 	ds, err := engine.BuildWith(uu, engine.BuildOptions{Serial: true, OrderChecked: true})
 	if err == nil {
 		// What a server prepares before it is ready: the end-of-day
-		// view (the session before the as-of day) of every asset.
+		// view (the session before the as-of day) of every asset,
 		func() {
 			defer func() {
 				if r := recover(); r != nil {
@@ -336,6 +336,17 @@ func TestLoadReadsNoColumnPage(t *testing.T) {
 			asOf := engine.DateOf(ds.AsOf())
 			for i := range ds.Assets() {
 				ds.Assets()[i].QuoteBefore(asOf)
+			}
+			// and the rankings of its quote views (IndexData.KeepCurrent).
+			for i := range ds.Indexes() {
+				ix := &ds.Indexes()[i]
+				var es []engine.RankEntry
+				for _, m := range ix.Members {
+					if m != nil && m.Latest.Variation.Valid() {
+						es = append(es, engine.RankEntry{Asset: m, Quote: m.Latest})
+					}
+				}
+				ix.KeepCurrent(es)
 			}
 		}()
 	}
