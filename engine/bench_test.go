@@ -182,3 +182,29 @@ func BenchmarkAggregate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQuoteBefore is the end-of-day view's read of one asset: the
+// session before the last and an older one, from the bars or from the
+// summaries a format 6 load gives.
+func BenchmarkQuoteBefore(b *testing.B) {
+	u := benchUniverse(b, 20, 2500)
+	for _, sums := range []bool{false, true} {
+		v := u
+		if sums {
+			v = withSummaries(u)
+		}
+		ds := mustBuild(b, v)
+		a, _ := ds.Asset("C0104")
+		for _, d := range []struct {
+			name string
+			at   Date
+		}{{"last", Date(10000 + 2499)}, {"older", Date(10000 + 1000)}} {
+			b.Run(fmt.Sprintf("summaries=%v/%s", sums, d.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					sinkQuote = a.QuoteBefore(d.at)
+				}
+			})
+		}
+	}
+}
