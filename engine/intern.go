@@ -166,3 +166,55 @@ func (a *Account) UnmarshalJSON(b []byte) error {
 	*a = NewAccount(v.Code, v.Name, v.Fixed, v.Value)
 	return nil
 }
+
+// LineTable translates the line numbers of accounts read in place from
+// a snapshot (the file's own numbering of its lines) into the process's
+// Lines: the line numbered i is Lines[i]. It is built when the snapshot
+// is opened (a few thousand lines), shared by its reports
+// (Report.Lines), and not modified once the snapshot is loaded.
+type LineTable struct {
+	Lines []Line
+}
+
+// AccountList is a report's accounts as read (Report.AccountList): At
+// gives each with the process's Line, whatever numbering the report's
+// Accounts use. It is a value of two slices; the zero AccountList is
+// empty.
+type AccountList struct {
+	acc   []Account
+	lines []Line // nil: acc holds the process's Lines
+}
+
+// AccountList returns r's accounts (see Report.Lines).
+func (r *Report) AccountList() AccountList {
+	l := AccountList{acc: r.Accounts}
+	if r.Lines != nil {
+		l.lines = r.Lines.Lines
+		if l.lines == nil {
+			l.lines = []Line{}
+		}
+	}
+	return l
+}
+
+// AccountsOf returns the AccountList of accounts holding the process's
+// Lines.
+func AccountsOf(acc []Account) AccountList { return AccountList{acc: acc} }
+
+// Len returns the number of accounts.
+func (l AccountList) Len() int { return len(l.acc) }
+
+// At returns account i with the process's Line. A line number that its
+// table does not hold (a damaged file's, whose block fails its checksum
+// before any answer is made of it) reads as the empty line.
+func (l AccountList) At(i int) Account {
+	a := l.acc[i]
+	if l.lines != nil {
+		if n := uint32(a.Line); n < uint32(len(l.lines)) {
+			a.Line = l.lines[n]
+		} else {
+			a.Line = 0
+		}
+	}
+	return a
+}

@@ -163,7 +163,7 @@ func AppendStandardized(dst []Num, r *Report) []Num {
 	}
 	n := len(dst)
 	dst = slices.Grow(dst, t.width)[:n+t.width]
-	t.fill(r.Accounts, dst[n:])
+	t.fill(r.AccountList(), dst[n:])
 	return dst
 }
 
@@ -223,19 +223,19 @@ func compileLineTables() map[string]*lineTable {
 }
 
 // model tells which CVM account model accounts follow.
-func (t *lineTable) model(accounts []Account) int {
+func (t *lineTable) model(accounts AccountList) int {
 	switch t.statement {
 	case "DRE":
 		// The financial model has no operating/financial split: its 3.05 is
 		// the pre-tax result and it ends at 3.09.
 		var n301, n305 string
 		has305, has311 := false, false
-		for i := range accounts {
-			switch accounts[i].Code() {
+		for i := range accounts.Len() {
+			switch a := accounts.At(i); a.Code() {
 			case "3.01":
-				n301 = accounts[i].Name()
+				n301 = a.Name()
 			case "3.05":
-				n305, has305 = accounts[i].Name(), true
+				n305, has305 = a.Name(), true
 			case "3.11":
 				has311 = true
 			}
@@ -259,10 +259,10 @@ func modelOf(financial bool) int {
 	return modelCommercial
 }
 
-func accountName(accounts []Account, code string) string {
-	for i := range accounts {
-		if accounts[i].Code() == code {
-			return accounts[i].Name()
+func accountName(accounts AccountList, code string) string {
+	for i := range accounts.Len() {
+		if a := accounts.At(i); a.Code() == code {
+			return a.Name()
 		}
 	}
 	return ""
@@ -270,7 +270,7 @@ func accountName(accounts []Account, code string) string {
 
 // fill writes the values of accounts into out (len t.width), Null where
 // absent.
-func (t *lineTable) fill(accounts []Account, out []Num) {
+func (t *lineTable) fill(accounts AccountList, out []Num) {
 	var prioBuf [64]int
 	var prio []int
 	if t.width <= len(prioBuf) {
@@ -284,8 +284,8 @@ func (t *lineTable) fill(accounts []Account, out []Num) {
 	}
 	model := t.model(accounts)
 	codes := t.codes[model]
-	for ai := range accounts {
-		a := &accounts[ai]
+	for ai := range accounts.Len() {
+		a := accounts.At(ai)
 		for _, tg := range codes[a.Code()] {
 			if tg.guard != "" && a.Name() != "" && !strings.Contains(foldAccents(a.Name()), tg.guard) {
 				continue
@@ -297,8 +297,8 @@ func (t *lineTable) fill(accounts []Account, out []Num) {
 		}
 	}
 	if model == modelFinancial && t.equity >= 0 {
-		for ai := range accounts {
-			a := &accounts[ai]
+		for ai := range accounts.Len() {
+			a := accounts.At(ai)
 			if strings.HasPrefix(a.Code(), "2.") && strings.Count(a.Code(), ".") == 1 &&
 				strings.HasPrefix(foldAccents(a.Name()), "patrimonio liquido") {
 				out[t.equity] = a.Value

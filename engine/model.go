@@ -272,6 +272,13 @@ type Report struct {
 	Version       int       `json:"version"` // regulator version, 1..
 	Accounts      []Account `json:"accounts"`
 	Sources       []Source  `json:"sources"`
+	// Lines, when not nil, numbers the lines of Accounts: each account's
+	// Line is then an index into Lines.Lines (a snapshot's own numbering,
+	// the accounts used in place from a mapped file of format 6), not a
+	// Line of the process. Read the accounts through AccountList, which
+	// translates; nil: Accounts holds the process's Lines (a Report made
+	// by ingest, a bundle or a format 5 file).
+	Lines *LineTable `json:"-"`
 }
 
 // Account is one line of a report: the interned Line (code, name,

@@ -149,7 +149,7 @@ func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		dst = appendReportDates(dst, rep)
 		if flat {
 			dst = append(dst, `,"data":`...)
-			dst = appendFlat(dst, rep.Accounts)
+			dst = appendFlat(dst, rep.AccountList())
 		} else {
 			dst = append(dst, `,"tree_data":`...)
 			dst = appendTree(dst, rep)
@@ -184,20 +184,20 @@ func appendReportDates(dst []byte, rep *engine.Report) []byte {
 // specification's tree node says, aggregating nodes (with children) have
 // value null; leaves carry the reported value.
 func appendTree(dst []byte, rep *engine.Report) []byte {
-	acc := rep.Accounts
-	pos := make(map[string]int32, len(acc))
-	for i := range acc {
-		pos[acc[i].Code()] = int32(i)
+	acc := rep.AccountList()
+	pos := make(map[string]int32, acc.Len())
+	for i := range acc.Len() {
+		pos[acc.At(i).Code()] = int32(i)
 	}
 	// parent[i] is the index of account i's nearest present ancestor, or
 	// -1; the children of account p are kids[first[p]:first[p+1]], in
 	// report order (one array for the whole tree).
-	parent := make([]int32, len(acc))
-	first := make([]int32, len(acc)+2)
+	parent := make([]int32, acc.Len())
+	first := make([]int32, acc.Len()+2)
 	ntop := 0
-	for i := range acc {
+	for i := range acc.Len() {
 		parent[i] = -1
-		code := acc[i].Code()
+		code := acc.At(i).Code()
 		for j := len(code) - 1; j >= 0; j-- {
 			if code[j] != '.' {
 				continue
@@ -216,9 +216,9 @@ func appendTree(dst []byte, rep *engine.Report) []byte {
 	for k := 2; k < len(first); k++ {
 		first[k] += first[k-1]
 	}
-	kids := make([]int32, len(acc)-ntop)
+	kids := make([]int32, acc.Len()-ntop)
 	var tops []int32
-	for i := range acc {
+	for i := range acc.Len() {
 		if p := parent[i]; p < 0 {
 			tops = append(tops, int32(i))
 		} else {
@@ -226,13 +226,13 @@ func appendTree(dst []byte, rep *engine.Report) []byte {
 			first[p+1]++
 		}
 	}
-	t := tree{acc: acc, kids: kids, first: first[:len(acc)+1]}
+	t := tree{acc: acc, kids: kids, first: first[:acc.Len()+1]}
 	if len(tops) == 1 {
 		return t.appendNode(dst, tops[0])
 	}
 	code := ""
-	if len(acc) > 0 {
-		code, _, _ = strings.Cut(acc[0].Code(), ".")
+	if acc.Len() > 0 {
+		code, _, _ = strings.Cut(acc.At(0).Code(), ".")
 	}
 	dst = append(dst, `{"name":`...)
 	dst = appendString(dst, statementNames[rep.Statement])
@@ -251,13 +251,13 @@ func appendTree(dst []byte, rep *engine.Report) []byte {
 // tree is an account tree: the children of account i are
 // kids[first[i]:first[i+1]].
 type tree struct {
-	acc         []engine.Account
+	acc         engine.AccountList
 	kids, first []int32
 }
 
 // appendNode appends account i and its descendants.
 func (t *tree) appendNode(dst []byte, i int32) []byte {
-	a := &t.acc[i]
+	a := t.acc.At(int(i))
 	dst = append(dst, `{"name":`...)
 	dst = appendString(dst, a.Name())
 	dst = append(dst, `,"code":`...)
@@ -283,16 +283,17 @@ func (t *tree) appendNode(dst []byte, i int32) []byte {
 // account keyed by the names of its path joined with " | " (an account
 // whose key was already given gets " (code)" appended). One string is
 // allocated per account (the key, remembered to find repeats).
-func appendFlat(dst []byte, acc []engine.Account) []byte {
-	byCode := make(map[string]string, len(acc))
-	for i := range acc {
-		byCode[acc[i].Code()] = acc[i].Name()
+func appendFlat(dst []byte, acc engine.AccountList) []byte {
+	byCode := make(map[string]string, acc.Len())
+	for i := range acc.Len() {
+		a := acc.At(i)
+		byCode[a.Code()] = a.Name()
 	}
 	dst = append(dst, '{')
-	seen := make(map[string]struct{}, len(acc))
+	seen := make(map[string]struct{}, acc.Len())
 	var buf [256]byte
-	for i := range acc {
-		a := &acc[i]
+	for i := range acc.Len() {
+		a := acc.At(i)
 		code := a.Code()
 		key, names := buf[:0], 0
 		for j := 0; j <= len(code); j++ { // every prefix ending at a dot, then the code

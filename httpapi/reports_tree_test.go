@@ -155,7 +155,7 @@ func check(t *testing.T, b []byte) {
 		if got, want := appendTree(nil, rep), refTree(nil, rep); !bytes.Equal(got, want) {
 			t.Fatalf("%s tree of %v:\n got %s\nwant %s", st, b, got, want)
 		}
-		if got, want := appendFlat(nil, rep.Accounts), refFlat(nil, rep.Accounts); !bytes.Equal(got, want) {
+		if got, want := appendFlat(nil, rep.AccountList()), refFlat(nil, rep.Accounts); !bytes.Equal(got, want) {
 			t.Fatalf("flat of %v:\n got %s\nwant %s", b, got, want)
 		}
 	}

@@ -299,8 +299,9 @@ var kinds = []kind{
 				e.time(r.RetrievalDate)
 				e.iv(int64(r.Version))
 				e.slen(len(r.Accounts), r.Accounts == nil, 0)
-				for j := range r.Accounts {
-					a := &r.Accounts[j]
+				acc := r.AccountList()
+				for j := range acc.Len() {
+					a := acc.At(j)
 					e.str(a.Code())
 					e.str(a.Name())
 					e.num(a.Value)

@@ -107,16 +107,16 @@ func (e *extractor) apply(r *engine.Report, v *vals) {
 		v[p[0]] = x
 	}
 	if e.dfc {
-		v[itDAFallback] = dfcDA(r.Accounts)
+		v[itDAFallback] = dfcDA(r.AccountList())
 	}
 }
 
 // dfcDA sums the DFC add-backs under 6.01.01 whose name mentions
 // depreciation or amortization, as a magnitude; NaN when there is none.
-func dfcDA(accounts []engine.Account) float64 {
+func dfcDA(accounts engine.AccountList) float64 {
 	sum, found := 0.0, false
-	for i := range accounts {
-		a := &accounts[i]
+	for i := range accounts.Len() {
+		a := accounts.At(i)
 		if !strings.HasPrefix(a.Code(), "6.01.01.") || strings.Count(a.Code(), ".") != 3 || !a.Value.Valid() {
 			continue
 		}

@@ -437,7 +437,9 @@ func reportsJob(rs []engine.Report, m Meter) func(w io.Writer) error {
 			out := reportOut{Report: r, Sources: r.Sources}
 			if r.Accounts != nil {
 				buf = buf[:0]
-				for _, a := range r.Accounts {
+				acc := r.AccountList()
+				for j := range acc.Len() {
+					a := acc.At(j)
 					buf = append(buf, accountOut{a.Code(), a.Name(), a.Value, a.Fixed()})
 				}
 				out.Accounts = buf

@@ -629,7 +629,9 @@ var reportsSet = &dataset{
 		return []file{{name: "reports", emit: func(r *rows) {
 			for i := range iss {
 				for _, rep := range iss[i].Reports {
-					for _, ac := range rep.Accounts {
+					acc := rep.AccountList()
+					for j := range acc.Len() {
+						ac := acc.At(j)
 						r.str(rep.CompanyID)
 						r.date(rep.ReferenceDate)
 						r.str(rep.Statement)

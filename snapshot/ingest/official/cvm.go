@@ -197,7 +197,9 @@ var statementGroup = map[string]string{
 // is a whole number of thousands (ESCALA_MOEDA MIL then carries it
 // exactly).
 func inThousands(r *engine.Report) bool {
-	for _, a := range r.Accounts {
+	acc := r.AccountList()
+	for i := range acc.Len() {
+		a := acc.At(i)
 		if perShare(r.Statement, a.Code()) || !a.Value.Valid() {
 			continue
 		}
@@ -266,7 +268,9 @@ func (w *writer) writeFilings(form string, y int) error {
 						if ord == "PENÚLTIMO" {
 							ini, fim = yearBefore(ini), yearBefore(fim)
 						}
-						for _, a := range rep.Accounts {
+						acc := rep.AccountList()
+						for j := range acc.Len() {
+							a := acc.At(j)
 							v := a.Value
 							if !perShare(stmt, a.Code()) && v.Valid() {
 								v /= engine.Num(div)
