@@ -92,11 +92,19 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	counts := countsOf(u)
 	jobs := splitParts(u, 0, nsrc)
 	var cols piece
+	var areas []piece // the column area's pieces, in order
 	if version == columnsVersion {
 		if cols, err = c.streamColumns(u, counts); err != nil {
 			return Header{}, err
 		}
 		jobs = onePart(onePart(jobs, "daily"), "intraday")
+		// The reports' accounts follow the bars.
+		ac, err := c.streamAccountColumns(u, cols.len())
+		if err != nil {
+			return Header{}, err
+		}
+		c.accounts.first = accountPartFirsts(u, jobs)
+		areas = append(areas, ac)
 		// The bars are written: keep only what the derivation reads.
 		dropKind(u, "intraday")
 		keepDerivePrices(u)
@@ -135,10 +143,15 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	}
 	counts[countRatioVars] = ratioVarsOf(u)
 	jobs = splitParts(u, nsrc, len(kinds))
-	areas := []piece{cols}
+	areas = append([]piece{cols}, areas...)
 	if version == columnsVersion && len(u.Derived.Ratios) > 0 {
-		// The ratio points follow the bars in the column area.
-		rc, err := c.streamRatioColumns(&u.Derived, cols.len())
+		// The ratio points follow the bars and accounts in the column
+		// area.
+		var at int64
+		for _, p := range areas {
+			at += p.len()
+		}
+		rc, err := c.streamRatioColumns(&u.Derived, at)
 		if err != nil {
 			return Header{}, err
 		}

@@ -64,6 +64,9 @@ type penc struct {
 	// Dates and times are delta-coded against the previous one of the part.
 	prevDate int64
 	prevSec  int64
+	// acc, in a format 6 reports part, is where the accounts are (in the
+	// column area, not the part).
+	acc *accountCols
 }
 
 // badEnum marks a string that names no value in an enum cache.
@@ -335,6 +338,10 @@ type loadState struct {
 	// lazy, when set, takes the column blocks to verify on first use
 	// instead of verifying them all before the load ends.
 	lazy *colBlocks
+	// acc is what the reports parts of a format 6 file share
+	// (accounts, finishAccounts).
+	accOnce sync.Once
+	acc     *accountsPart
 	// ratioVars counts the entries of Derived.RatioVars reserved so far
 	// (see reserveRatioVars).
 	ratioVars atomic.Int64

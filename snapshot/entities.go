@@ -286,6 +286,10 @@ var kinds = []kind{
 			return 32 + 8*len(u.Reports[i].Accounts) + 16*len(u.Reports[i].Sources)
 		},
 		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			if e.acc != nil {
+				// Format 6: the accounts are in the column area.
+				e.encReportAccounts(lo)
+			}
 			for i := lo; i < hi; i++ {
 				r := &u.Reports[i]
 				e.str(r.CompanyID)
@@ -299,6 +303,10 @@ var kinds = []kind{
 				e.time(r.RetrievalDate)
 				e.iv(int64(r.Version))
 				e.slen(len(r.Accounts), r.Accounts == nil, 0)
+				if e.acc != nil {
+					encSources(e, r.Sources, 1)
+					continue
+				}
 				acc := r.AccountList()
 				for j := range acc.Len() {
 					a := acc.At(j)
@@ -311,6 +319,9 @@ var kinds = []kind{
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			if d.ls != nil && d.ls.version >= columnsVersion {
+				return decReports6(d, u, lo, hi)
+			}
 			accounts := newPool[engine.Account](d, "accounts", 4)
 			sources := newSourcePool(d)
 			lines := newLineCache(d)
@@ -805,6 +816,48 @@ var kinds = []kind{
 			return partStats{}
 		},
 	},
+}
+
+// decReports6 decodes a reports part of a format 6 file: the reports'
+// fields as format 5 has them, each report's accounts given by their
+// count, in the account columns (decReportAccounts).
+func decReports6(d *pdec, u *engine.Universe, lo, hi int) partStats {
+	nacc := d.uv()
+	sources := newSourcePool(d)
+	accs := decReportAccounts(d, lo, nacc)
+	tab := &d.ls.accounts().table
+	used := uint64(0)
+	for i := lo; i < hi && d.err == nil; i++ {
+		r := &u.Reports[i]
+		r.CompanyID = d.str()
+		r.Statement = d.str()
+		r.Aggregation = d.str()
+		r.Form = d.str()
+		r.ReferenceDate = d.date()
+		r.StartDate = d.date()
+		r.EndDate = d.date()
+		r.PublishDate = d.time()
+		r.RetrievalDate = d.time()
+		r.Version = d.integer()
+		switch n := d.uv(); {
+		case n == 0:
+			r.Accounts = nil
+		case n-1 > nacc-used:
+			d.fail("accounts: %d items beyond the declared total %d", used+n-1, nacc)
+		case n == 1:
+			r.Accounts = []engine.Account{}
+		default:
+			r.Accounts = accs[used : used+n-1 : used+n-1]
+			r.Lines = tab
+			used += n - 1
+		}
+		r.Sources = sources.take(d)
+	}
+	if d.err == nil && used != nacc {
+		d.fail("accounts: declared total %d, used %d", nacc, used)
+	}
+	sources.done(d)
+	return partStats{accounts: int(nacc)}
 }
 
 // lineCache turns the (code, name, fixed) triples of one part's

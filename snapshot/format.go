@@ -415,8 +415,8 @@ func parseHeader(b []byte, size int64) (Header, error) {
 		return Header{}, fmt.Errorf("%w: header: %d ratio points beyond a column area of %d bytes", ErrFormat, sums["ratios"], h.Columns)
 	}
 	if h.Columns > 0 {
-		if sums["daily"]+sums["intraday"]+sums["ratios"] == 0 {
-			return Header{}, fmt.Errorf("%w: header: a column area of %d bytes without daily or intraday series or ratio points", ErrFormat, h.Columns)
+		if sums["daily"]+sums["intraday"]+sums["ratios"]+h.Counts[countAccounts] == 0 {
+			return Header{}, fmt.Errorf("%w: header: a column area of %d bytes without daily or intraday series, report accounts or ratio points", ErrFormat, h.Columns)
 		}
 		h.ColumnsOffset = (off + columnAlign - 1) / columnAlign * columnAlign
 		off = h.ColumnsOffset + h.Columns

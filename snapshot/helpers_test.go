@@ -50,6 +50,7 @@ var (
 	streamPosType = reflect.TypeFor[engine.StreamPosition]()
 	classType     = reflect.TypeFor[engine.ShareClass]()
 	lineType      = reflect.TypeFor[engine.Line]()
+	lineTableType = reflect.TypeFor[*engine.LineTable]()
 	symType       = reflect.TypeFor[engine.Sym]()
 	derivedType   = reflect.TypeFor[engine.Derived]()
 )
@@ -187,6 +188,9 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 			d.AddVars(&d.Ratios[i], pool[:n])
 		}
 		return
+	}
+	if v.Type() == lineTableType {
+		return // a load's table (accounts in place), not data
 	}
 	if v.Type() == lineType {
 		codes := []string{"", "1", "3.01", "3.99.01.01", "6.01.01.02"}

@@ -33,6 +33,11 @@ func ratioBlocks(t testing.TB, u *engine.Universe) []colBlock {
 	t.Helper()
 	dcols, _ := appendDailyColumns(nil, u.Daily)
 	cols, _ := appendIntradayColumns(dcols, u.Intraday)
+	var c encoder
+	cols, err := c.appendAccountColumns(cols, u)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, ix, err := appendRatioColumns(nil, &u.Derived)
 	if err != nil {
 		t.Fatal(err)

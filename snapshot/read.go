@@ -499,6 +499,9 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 		if err := ls.checkColumns(); err != nil {
 			return nil, Header{}, err
 		}
+		if err := ls.finishAccounts(u); err != nil {
+			return nil, Header{}, fmt.Errorf("%w: %w", ErrFormat, err)
+		}
 	}
 	var tot partStats
 	for _, ps := range stats {

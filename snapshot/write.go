@@ -276,6 +276,9 @@ type encoder struct {
 	// columns are in the column area (daily, intraday): the rows' total
 	// (its nested count) and its body (see columnPart).
 	colParts map[string]colPart
+	// accounts, in format 6, is where the reports' accounts are in the
+	// column area (nil: format 5, the accounts in the reports parts).
+	accounts *accountCols
 	spill    *spillFile      // where run puts the compressed parts (nil: kept in memory)
 	prog     *Progress       // counts the sections encoded by run (nil: none)
 	ctx      context.Context // checked by run before each section (nil: never ends)
@@ -319,6 +322,9 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([]piece
 		j := jobs[i]
 		k := &kinds[j.k]
 		e := newPenc(len(k.nests))
+		if k.name == "reports" {
+			e.acc = c.accounts
+		}
 		if cp, ok := c.colParts[k.name]; ok {
 			// The kind's bars are in the column area (and may be
 			// released from u already): the part is their index.
@@ -391,6 +397,10 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	var cols []byte
 	if version == columnsVersion {
 		cols = c.columns(u, counts)
+		if cols, err = c.appendAccountColumns(cols, u); err != nil {
+			return nil, err
+		}
+		c.accounts.first = accountPartFirsts(u, jobs)
 		if len(u.Derived.Ratios) > 0 {
 			if cols, err = appendRatioPart(c, cols, &u.Derived); err != nil {
 				return nil, fmt.Errorf("snapshot: %w", err)
