@@ -314,3 +314,112 @@ func serveLazy(t *testing.T, bad string, keys *httpapi.Keys, key string, opt sna
 		return w.Code, w.Header().Get("Retry-After"), w.Body.String()
 	}
 }
+
+// A format 6 snapshot with a byte flipped in its account columns (the
+// first report account's value), loaded as serve loads it: it is ready
+// at once and its quotes answer (no ticker's bars are in the bad block),
+// but the first request of a company's reports verifies the blocks not
+// yet verified, finds the accounts block and answers 503 with
+// Retry-After, never the value; from then on /readyz answers 503 too.
+// Loaded again with the background pass instead, the pass finds the
+// block; pregao verify refuses the file.
+func TestDamagedAccountBlockAnswers503(t *testing.T) {
+	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 1, IntradaySessions: 1})
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.snap")
+	if err := snapshot.WriteFile(good, u, snapshot.WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := snapshot.Load(good, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, key := delayedKey(t, ds)
+	var ticker string
+	for _, a := range ds.Assets() {
+		if a.Daily.Len() > 0 && len(a.Former) == 0 {
+			ticker = a.Ticker
+			break
+		}
+	}
+	ds = nil
+	// The account columns (16 bytes each: line, four zero bytes, value)
+	// come before the ratio columns, which end the file.
+	accounts := 0
+	var first *engine.Report
+	for i := range u.Reports {
+		if r := &u.Reports[i]; len(r.Accounts) > 0 {
+			if first == nil {
+				first = r
+			}
+			accounts += len(r.Accounts)
+		}
+	}
+	if first == nil {
+		t.Fatal("the demo has no report accounts")
+	}
+	at := len(file) - 48*len(d.Ratios) - 8*len(d.RatioVars) - 16*accounts + 8
+	if got := math.Float64frombits(binary.LittleEndian.Uint64(file[at:])); got != float64(first.Accounts[0].Value) {
+		t.Fatalf("the first account's value in the file is %v, want %v", got, first.Accounts[0].Value)
+	}
+	b := bytes.Clone(file)
+	b[at] ^= 1 // the value's last mantissa bit
+	bad := filepath.Join(dir, "bad.snap")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	company := first.CompanyID
+	paths := []string{"/v2/companies/" + company + "/raw-reports", "/v2/companies/" + company + "/raw-reports?flat=true",
+		"/v2/companies/" + company + "/reports", "/v2/quotes/" + ticker}
+	failed := func(get func(string) (int, string, string)) {
+		t.Helper()
+		if code, _, body := get("/readyz"); code != 503 || !strings.Contains(body, "damaged") {
+			t.Errorf("/readyz of a damaged snapshot: %d %s", code, body)
+		}
+		for _, p := range paths {
+			if code, retry, body := get(p); code != 503 || retry == "" || !strings.Contains(body, "accounts block") || !json.Valid([]byte(body)) {
+				t.Errorf("GET %s from a damaged snapshot: %d, Retry-After %q, %.200s", p, code, retry, body)
+			}
+		}
+	}
+
+	// Verified on first use only.
+	get := serveLazy(t, bad, keys, key, snapshot.LoadOptions{VerifyRate: -1})
+	if code, _, body := get("/readyz"); code != 200 {
+		t.Fatalf("/readyz before any request: %d %s: want ready", code, body)
+	}
+	if code, _, body := get("/v2/quotes/" + ticker); code != 200 {
+		t.Errorf("GET /v2/quotes/%s before the accounts block is read: %d %.200s", ticker, code, body)
+	}
+	if code, retry, body := get(paths[0]); code != 503 || retry == "" || !strings.Contains(body, "accounts block") {
+		t.Errorf("GET %s: %d, Retry-After %q, %.200s: want 503 naming the accounts block", paths[0], code, retry, body)
+	}
+	failed(get)
+
+	// Found by the background pass.
+	done := make(chan engine.BlockStatus, 1)
+	get = serveLazy(t, bad, keys, key, snapshot.LoadOptions{Verified: func(s engine.BlockStatus) { done <- s }})
+	select {
+	case s := <-done:
+		if s.Bad != 1 || s.Err == nil || !strings.Contains(s.Err.Error(), "accounts block") {
+			t.Errorf("background pass: %+v", s)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the background pass did not end")
+	}
+	failed(get)
+
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"verify", bad}, io.Discard, &out); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("pregao verify of a damaged file: %v", err)
+	}
+}

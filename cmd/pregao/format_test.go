@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,6 +92,19 @@ func TestBuildFormat6(t *testing.T) {
 					"/v2/quotes/"+a.Ticker+"?type=historical&start_date=2000-01-01&end_date=2100-01-01&adjusted=true")
 			}
 		}
+		reports := 0
+		for _, c := range ds.Universe().Companies {
+			for _, q := range []string{"raw-reports", "raw-reports?flat=true", "raw-reports?report_type=DRE&latest_by_reference_date=true",
+				"reports", "reports?frequency=ANNUAL", "reports?section=CASH_FLOW&latest_by_reference_date=true"} {
+				paths = append(paths, "/v2/companies/"+c.ID+"/"+q)
+			}
+		}
+		for i := range ds.Universe().Reports {
+			reports += len(ds.Universe().Reports[i].Accounts)
+		}
+		if reports == 0 {
+			t.Fatal("no report accounts: the test does not cover them")
+		}
 		got := map[string]string{}
 		for _, p := range paths {
 			w := httptest.NewRecorder()
@@ -106,9 +122,44 @@ func TestBuildFormat6(t *testing.T) {
 	if len(want) < 10 {
 		t.Fatalf("only %d paths", len(want))
 	}
+	withReports := 0
 	for p, w := range want {
 		if got[p] != w {
 			t.Errorf("GET %s: format 6 answers %.200s, format 5 %.200s", p, got[p], w)
+		}
+		if strings.Contains(p, "reports") && strings.Contains(w, `"reference_date"`) {
+			withReports++
+		}
+	}
+	if withReports < 12 {
+		t.Errorf("%d report answers hold reports: the test covers too few", withReports)
+	}
+
+	// The same flat files (the reports' accounts among them).
+	exported := func(name string) map[string][]byte {
+		out := filepath.Join(dir, "files-"+name)
+		if err := runExport(context.Background(), []string{"--snapshot", files[name], "--out", out}, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		ents, err := os.ReadDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string][]byte{}
+		for _, e := range ents {
+			if e.Name() != "manifest.json" {
+				m[e.Name()] = read(filepath.Join(out, e.Name()))
+			}
+		}
+		return m
+	}
+	f5, f6 := exported("v5"), exported("v6")
+	if len(f5) != len(f6) || f5["reports.csv"] == nil && f5["reports.parquet"] == nil {
+		t.Fatalf("exported %d files from format 6, %d from format 5 (%v)", len(f6), len(f5), slices.Collect(maps.Keys(f5)))
+	}
+	for name, b := range f5 {
+		if !bytes.Equal(f6[name], b) {
+			t.Errorf("flat file %s: format 6 gives %d bytes, format 5 %d, not the same", name, len(f6[name]), len(b))
 		}
 	}
 }
