@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,5 +159,71 @@ func check(t *testing.T, b []byte) {
 		if got, want := appendFlat(nil, rep.AccountList()), refFlat(nil, rep.Accounts); !bytes.Equal(got, want) {
 			t.Fatalf("flat of %v:\n got %s\nwant %s", b, got, want)
 		}
+		// The accounts numbered by a table (a format 6 file's, used in
+		// place): the same answers.
+		mapped := numbered(rep)
+		if got, want := appendTree(nil, mapped), appendTree(nil, rep); !bytes.Equal(got, want) {
+			t.Fatalf("%s tree of %v through a line table:\n got %s\nwant %s", st, b, got, want)
+		}
+		if got, want := appendFlat(nil, mapped.AccountList()), appendFlat(nil, rep.AccountList()); !bytes.Equal(got, want) {
+			t.Fatalf("flat of %v through a line table:\n got %s\nwant %s", b, got, want)
+		}
+	}
+}
+
+// numbered returns rep with its accounts' lines numbered by a table of
+// its own (Report.Lines), in reverse order of first use.
+func numbered(rep *engine.Report) *engine.Report {
+	out := *rep
+	num := map[engine.Line]engine.Line{}
+	var lines []engine.Line
+	for _, a := range rep.Accounts {
+		if _, ok := num[a.Line]; !ok {
+			num[a.Line] = 0
+			lines = append(lines, a.Line)
+		}
+	}
+	slices.Reverse(lines)
+	for i, l := range lines {
+		num[l] = engine.Line(i)
+	}
+	out.Accounts = make([]engine.Account, len(rep.Accounts))
+	for i, a := range rep.Accounts {
+		out.Accounts[i] = engine.Account{Line: num[a.Line], Value: a.Value}
+	}
+	out.Lines = &engine.LineTable{Lines: lines}
+	return &out
+}
+
+// BenchmarkReportAccounts renders a report of 200 accounts as a tree,
+// flat and standardized, its lines the process's (plain) or numbered by
+// a table (a format 6 file's accounts used in place).
+func BenchmarkReportAccounts(b *testing.B) {
+	seed := make([]byte, 200)
+	for i := range seed {
+		seed[i] = byte(i*7 + i/13)
+	}
+	plain := &engine.Report{Statement: "DRE", Accounts: accountsOf(seed)}
+	for _, c := range []struct {
+		name string
+		rep  *engine.Report
+	}{{"plain", plain}, {"table", numbered(plain)}} {
+		var dst []byte
+		var vals []engine.Num
+		b.Run("tree/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				dst = appendTree(dst[:0], c.rep)
+			}
+		})
+		b.Run("flat/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				dst = appendFlat(dst[:0], c.rep.AccountList())
+			}
+		})
+		b.Run("standardized/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				vals = engine.AppendStandardized(vals[:0], c.rep)
+			}
+		})
 	}
 }
