@@ -13,10 +13,11 @@ import (
 // the Dataset and everything it returns must not be modified. Slices and
 // pointers returned by accessors are owned by the Dataset, and live no
 // longer than it: a Dataset loaded from a snapshot of format 6 holds its
-// bars and ratio points in the mapped file, which is unmapped once the
-// Dataset is unreachable, so a caller that keeps an asset's bars (or
-// anything read from them in place) keeps the Dataset reachable while it
-// reads them (runtime.KeepAlive), as the API does by holding its view.
+// bars, its reports' accounts and its ratio points in the mapped file,
+// which is unmapped once the Dataset is unreachable, so a caller that
+// keeps an asset's bars or a report's accounts (or anything read from
+// them in place) keeps the Dataset reachable while it reads them
+// (runtime.KeepAlive), as the API does by holding its view.
 type Dataset struct {
 	u *Universe
 
