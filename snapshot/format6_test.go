@@ -213,8 +213,8 @@ func TestFormat6Refused(t *testing.T) {
 // mapped beside the one being replaced and published by the Store's
 // atomic pointer; a mapping is released only once no reader holds its
 // Dataset (a read of a released mapping faults, or reads another
-// file's bytes: the readers check every close against the first
-// load's), and the released ones do not pile up (run with -race).
+// file's bytes: the readers check every close and every report
+// account against the first load's), and the released ones do not pile up (run with -race).
 func TestFormat6ReloadUnderReaders(t *testing.T) {
 	u := demo.GenerateSize(3, demo.Size{Companies: 3, FIIs: 1, ETFs: 1, HistoryFrom: 2025})
 	path := filepath.Join(t.TempDir(), "v6.snap")
@@ -228,11 +228,21 @@ func TestFormat6ReloadUnderReaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []float64 // every daily close, in asset order
+	var want []float64 // every daily close, in asset order, then every report account's value
 	for _, a := range first.Assets() {
 		for r := range a.Daily.Len() {
 			want = append(want, float64(a.Daily.Close(r)))
 		}
+	}
+	closes := len(want)
+	for i := range first.Universe().Reports {
+		acc := first.Universe().Reports[i].AccountList()
+		for j := range acc.Len() {
+			want = append(want, float64(acc.At(j).Value))
+		}
+	}
+	if len(want) == closes {
+		t.Fatal("no report accounts: the test does not cover them")
 	}
 	store.Publish(first)
 	first = nil
@@ -254,6 +264,18 @@ func TestFormat6ReloadUnderReaders(t *testing.T) {
 						k++
 					}
 				}
+				rs := ds.Universe().Reports
+				for i := range rs {
+					acc := rs[i].AccountList()
+					for j := range acc.Len() {
+						if v := float64(acc.At(j).Value); math.Float64bits(v) != math.Float64bits(want[k]) {
+							t.Errorf("report %d account %d: %v, want %v", i, j, v, want[k])
+							return
+						}
+						k++
+					}
+				}
+				runtime.KeepAlive(ds) // the rule: what is read in place, read while its Dataset is held
 				if n%8 == 0 {
 					runtime.GC()
 				}
