@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -264,6 +265,11 @@ func Export(ctx context.Context, ds *engine.Dataset, dir string, opt Options) (*
 	if opt.Through == 0 {
 		opt.Through = engine.NoDate
 	}
+	// The files are read from ds in place (a format 6 snapshot's bars and
+	// report accounts are in its mapped file, released with it): ds is
+	// held until they are written, whoever else drops it meanwhile (a
+	// reload).
+	defer runtime.KeepAlive(ds)
 	x := &exporter{ds: ds, through: opt.Through}
 	ps, err := opt.plans(x)
 	if err != nil {
