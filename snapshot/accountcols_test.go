@@ -284,3 +284,18 @@ func TestAccountLayout(t *testing.T) {
 		t.Fatalf("engine.Account is %d bytes, Line at %d, Value at %d: not the columns' layout", unsafe.Sizeof(a), unsafe.Offsetof(a.Line), unsafe.Offsetof(a.Value))
 	}
 }
+
+// A format 6 file whose only columns are report accounts (no bars, no
+// ratio points) is read back: the header accepts a column area holding
+// them alone.
+func TestAccountColumnsAlone(t *testing.T) {
+	u := handUniverse()
+	u.Daily, u.Intraday, u.Derived.Ratios, u.Derived.RatioVars, u.Derived.FundRatios = nil, nil, nil, nil, nil
+	got, h := mustDecode(t, mustWrite(t, u, WriteOptions{Version: 6}))
+	if h.Columns == 0 || h.Counts[countAccounts] == 0 {
+		t.Fatalf("a column area of %d bytes for %d accounts", h.Columns, h.Counts[countAccounts])
+	}
+	if d := diff(got, u); d != "" {
+		t.Fatalf("read back differs at %s", d)
+	}
+}
