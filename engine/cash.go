@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"hash/maphash"
 	"math"
 	"slices"
 	"sort"
@@ -67,14 +68,6 @@ func grossValue(declared, correction Num) Num {
 func (b *builder) buildCash() error {
 	u, d := b.u, b.d
 	d.cash = make([]CashEvent, len(u.CashActions))
-	// Per event: its current row (the last by CompareCashVersions), its
-	// first row and whether it has more than one row.
-	type event struct {
-		latest int32
-		first  int32
-		multi  bool
-	}
-	events := make(map[string]event, len(u.CashActions))
 	for i := range u.CashActions {
 		ca := &u.CashActions[i]
 		is, err := b.issuerOf(ca.CompanyID, func() string { return "cash action " + ca.ID })
@@ -91,69 +84,16 @@ func (b *builder) buildCash() error {
 			e.Factor = d.assets[e.asset].adj.at(ca.PriorExDate)
 		}
 		d.cash[i] = e
-		k := eventKey(ca)
-		if ev, ok := events[k]; !ok {
-			events[k] = event{latest: int32(i), first: int32(i)}
-		} else {
-			if CompareCashVersions(ca, &u.CashActions[ev.latest]) >= 0 {
-				ev.latest = int32(i)
-			}
-			ev.multi = true
-			events[k] = ev
-		}
 	}
-	// The rows of the events with more than one version, by first row:
-	// each version's supersededAt is the earliest publication of a row
-	// after it (CompareCashVersions, then the row).
-	var multi map[int32][]int32
-	for i := range d.cash {
-		e := &d.cash[i]
-		ev := events[eventKey(e.CashAction)]
-		e.Current = int32(i) == ev.latest
-		if ev.multi {
-			if multi == nil {
-				multi = map[int32][]int32{}
-			}
-			multi[ev.first] = append(multi[ev.first], int32(i))
-		}
+	setVersions(d.cash)
+	// A snapshot of format 6 stores the rows in this order already: a
+	// check instead of a sort (on sorted rows the sort moves nothing).
+	if !isSorted(u.CashActions, CompareCashRows) {
+		slices.SortFunc(d.cash, func(x, y CashEvent) int { return CompareCashRows(x.CashAction, y.CashAction) })
 	}
-	for _, rows := range multi {
-		for _, i := range rows {
-			e := &d.cash[i]
-			for _, j := range rows {
-				o := &d.cash[j]
-				if c := CompareCashVersions(o.CashAction, e.CashAction); c < 0 || c == 0 && j <= i {
-					continue
-				}
-				if s := StampOf(o.PublishDate); !e.superseded || s.Compare(e.supersededAt) < 0 {
-					e.supersededAt, e.superseded = s, true
-				}
-			}
-		}
-	}
-	// The comparison stops at the first difference (cmp.Or would compare
-	// every string each time: it was most of the load's sorting time).
-	slices.SortFunc(d.cash, func(x, y CashEvent) int {
-		if c := cmp.Compare(y.PriorExDate, x.PriorExDate); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.CompanyID, y.CompanyID); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.Ticker, y.Ticker); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.EventID, y.EventID); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(y.Version, x.Version); c != 0 {
-			return c
-		}
-		return strings.Compare(x.ID, y.ID)
-	})
 	// By payment date, then row: each row's date and row packed in one
 	// integer (the sign bit of the date flipped, so that the unsigned
-	// order is the dates'), sorted without reaching back into d.cash.
+	// order is the dates'), made in row order and sorted by the date.
 	var byPay []uint64
 	for i := range d.cash {
 		e := &d.cash[i]
@@ -162,7 +102,7 @@ func (b *builder) buildCash() error {
 			byPay = append(byPay, uint64(uint32(e.PaymentDate)^1<<31)<<32|uint64(i))
 		}
 	}
-	slices.Sort(byPay)
+	sortHigh32(byPay)
 	d.cashByPay = make([]int32, len(byPay))
 	for j, k := range byPay {
 		d.cashByPay[j] = int32(uint32(k))
@@ -170,6 +110,171 @@ func (b *builder) buildCash() error {
 	b.buildExCash()
 	b.buildTRMarks()
 	return nil
+}
+
+// setVersions sets Current, superseded and supersededAt of every row of
+// cash (in Universe.CashActions order): the rows are grouped by event
+// (sameEvent) through a hash of the key sorted with the rows, not a map
+// of the keys.
+func setVersions(cash []CashEvent) {
+	keys := make([]uint64, len(cash))
+	var h maphash.Hash
+	h.SetSeed(eventSeed)
+	for i := range cash {
+		keys[i] = eventHash(&h, cash[i].CashAction)<<32 | uint64(i)
+	}
+	sortHigh32(keys) // stable: each run of one hash is in row order
+	var rows []int32
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi]>>32 == keys[lo]>>32 {
+			hi++
+		}
+		if hi == lo+1 { // an event of one row (the usual case)
+			cash[uint32(keys[lo])].Current = true
+			lo = hi
+			continue
+		}
+		// The run's events (more than one only when two keys share the
+		// hash), each with its rows in row order.
+		run := keys[lo:hi]
+		for k, key := range run {
+			if key == taken {
+				continue // a row of an event before
+			}
+			first := cash[uint32(key)].CashAction
+			rows = rows[:0]
+			for j := k; j < len(run); j++ {
+				if run[j] != taken && sameEvent(cash[uint32(run[j])].CashAction, first) {
+					rows = append(rows, int32(uint32(run[j])))
+					run[j] = taken
+				}
+			}
+			setEventVersions(cash, rows)
+		}
+		lo = hi
+	}
+}
+
+// setEventVersions sets the versions of the event whose rows (ascending)
+// are rows: the current one is the last by CompareCashVersions (of rows
+// ranking alike, the later); each version's supersededAt is the earliest
+// publication of a row after it (CompareCashVersions, then the row).
+func setEventVersions(cash []CashEvent, rows []int32) {
+	latest := rows[0]
+	for _, i := range rows[1:] {
+		if CompareCashVersions(cash[i].CashAction, cash[latest].CashAction) >= 0 {
+			latest = i
+		}
+	}
+	cash[latest].Current = true
+	if len(rows) == 1 {
+		return
+	}
+	for _, i := range rows {
+		e := &cash[i]
+		for _, j := range rows {
+			o := &cash[j]
+			if c := CompareCashVersions(o.CashAction, e.CashAction); c < 0 || c == 0 && j <= i {
+				continue
+			}
+			if s := StampOf(o.PublishDate); !e.superseded || s.Compare(e.supersededAt) < 0 {
+				e.supersededAt, e.superseded = s, true
+			}
+		}
+	}
+}
+
+// taken marks a key of setVersions whose row has its event (no key is
+// all ones: rows are fewer than 2^32-1).
+const taken = math.MaxUint64
+
+// eventSeed seeds the hashes of event keys (any seed groups alike).
+var eventSeed = maphash.MakeSeed()
+
+// eventHash returns 32 bits of the hash of ca's event key (sameEvent),
+// without building the key.
+var eventHash = func(h *maphash.Hash, ca *CashAction) uint64 {
+	h.Reset()
+	if ca.EventID == "" {
+		h.WriteByte(0)
+		h.WriteString(ca.ID)
+	} else {
+		h.WriteString(ca.EventID)
+	}
+	return h.Sum64() >> 32
+}
+
+// sameEvent reports whether x and y are versions of one event: whether
+// they have one event key, EventID, or for a row without one "\x00" + ID
+// (the row is its own event).
+func sameEvent(x, y *CashAction) bool {
+	switch {
+	case x.EventID != "" && y.EventID != "":
+		return x.EventID == y.EventID
+	case x.EventID == "" && y.EventID == "":
+		return x.ID == y.ID
+	case x.EventID == "":
+		x, y = y, x
+	}
+	// x has an event id, y has none: its key is "\x00" + ID.
+	return len(x.EventID) == len(y.ID)+1 && x.EventID[0] == 0 && x.EventID[1:] == y.ID
+}
+
+// CompareCashRows is the order of Dataset.CashActions, in which a
+// snapshot stores its cash actions: prior_ex_date descending, then
+// company_id, ticker, event_id, version descending and id. It returns
+// -1, 0 or +1 as x comes before, with or after y.
+func CompareCashRows(x, y *CashAction) int {
+	// The comparison stops at the first difference (cmp.Or would compare
+	// every string each time: it was most of the load's sorting time).
+	if c := cmp.Compare(y.PriorExDate, x.PriorExDate); c != 0 {
+		return c
+	}
+	if c := strings.Compare(x.CompanyID, y.CompanyID); c != 0 {
+		return c
+	}
+	if c := strings.Compare(x.Ticker, y.Ticker); c != 0 {
+		return c
+	}
+	if c := strings.Compare(x.EventID, y.EventID); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(y.Version, x.Version); c != 0 {
+		return c
+	}
+	return strings.Compare(x.ID, y.ID)
+}
+
+// sortHigh32 sorts keys by their upper 32 bits, stably (a radix sort of
+// two passes): keys made in the order of their lower bits end sorted as
+// wholes.
+func sortHigh32(keys []uint64) {
+	if len(keys) < 256 {
+		slices.SortStableFunc(keys, func(x, y uint64) int { return cmp.Compare(x>>32, y>>32) })
+		return
+	}
+	tmp := make([]uint64, len(keys))
+	count := make([]int, 1<<16)
+	src, dst := keys, tmp
+	for shift := 32; shift < 64; shift += 16 {
+		clear(count)
+		for _, k := range src {
+			count[uint16(k>>shift)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, k := range src {
+			b := uint16(k >> shift)
+			dst[count[b]] = k
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	// Two passes: the sorted keys are back in keys.
 }
 
 // CashPaidBetween appends to dst the rows of CashActions() whose payment
@@ -210,11 +315,4 @@ func CompareCashVersions(x, y *CashAction) int {
 		return c
 	}
 	return strings.Compare(x.ID, y.ID)
-}
-
-func eventKey(ca *CashAction) string {
-	if ca.EventID == "" {
-		return "\x00" + ca.ID
-	}
-	return ca.EventID
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -32,55 +31,67 @@ func (d *Dataset) ExCash(a *Asset) []ExCash {
 	return d.exCash[d.exCashAt[i]:d.exCashAt[i+1]]
 }
 
-// buildExCash fills d.exCash and d.exCashAt from d.cash: one ExCash per
-// asset and prior_ex_date with a current event, summed with Sum (the
-// float nearest the exact decimal sum).
+// buildExCash fills d.exCash and d.exCashAt from d.cash (sorted: prior
+// ex date descending first): one ExCash per asset and prior_ex_date with
+// a current event, summed with Sum (the float nearest the exact decimal
+// sum), in d.cash order.
 func (b *builder) buildExCash() {
 	d := b.d
+	ex := func(e *CashEvent) bool { return e.Current && e.PriorExDate.Valid() && e.asset >= 0 }
+	// The rows of each asset, in d.cash order (a counting sort by asset),
+	// with what is summed of them: read in d.cash order, which is their
+	// order in memory when the Universe's actions are in it (a snapshot
+	// of format 6), not asset by asset across the whole array.
 	type row struct {
-		asset int32
-		ev    *CashEvent
+		ex         Date
+		gross, net Num
 	}
-	var rows []row
+	at := make([]int32, len(d.assets)+1)
 	for i := range d.cash {
-		e := &d.cash[i]
-		if !e.Current || !e.PriorExDate.Valid() {
-			continue
+		if e := &d.cash[i]; ex(e) {
+			at[e.asset+1]++
 		}
-		ai, ok := b.assetOf(e.Ticker, e.ISIN)
-		if !ok {
-			continue
-		}
-		rows = append(rows, row{ai, e})
 	}
-	slices.SortStableFunc(rows, func(x, y row) int {
-		if c := cmp.Compare(x.asset, y.asset); c != 0 {
-			return c
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	rows := make([]row, at[len(at)-1])
+	next := slices.Clone(at[:len(at)-1])
+	for i := range d.cash {
+		if e := &d.cash[i]; ex(e) {
+			rows[next[e.asset]] = row{e.PriorExDate, e.Value(), e.NetValue}
+			next[e.asset]++
 		}
-		return cmp.Compare(x.ev.PriorExDate, y.ev.PriorExDate)
-	})
-	d.exCashAt = make([]int32, len(d.assets)+1)
+	}
 	add := func(sum, v Num) Num {
 		if !v.Valid() {
 			return sum
 		}
 		return Sum(sum, v)
 	}
-	last := int32(-1)
-	for _, r := range rows {
-		n := len(d.exCash)
-		if r.asset != last || d.exCash[n-1].PriorEx != r.ev.PriorExDate {
-			d.exCash = append(d.exCash, ExCash{PriorEx: r.ev.PriorExDate, Gross: 0, Net: 0})
-			d.exCashAt[r.asset+1]++
-			last = r.asset
-			n++
-		}
-		x := &d.exCash[n-1]
-		x.Gross = add(x.Gross, r.ev.Value())
-		x.Net = add(x.Net, r.ev.NetValue)
+	d.exCashAt = make([]int32, len(d.assets)+1)
+	if len(rows) > 0 {
+		d.exCash = make([]ExCash, 0, len(rows)) // a row each at most
 	}
-	for i := 1; i < len(d.exCashAt); i++ {
-		d.exCashAt[i] += d.exCashAt[i-1]
+	for a := range d.assets {
+		rs := rows[at[a]:at[a+1]]
+		// An asset's rows are by prior_ex_date descending: its dates
+		// ascending are its runs of one date from the last, each summed
+		// in d.cash order.
+		for hi := len(rs); hi > 0; {
+			lo := hi - 1
+			for lo > 0 && rs[lo-1].ex == rs[hi-1].ex {
+				lo--
+			}
+			x := ExCash{PriorEx: rs[lo].ex, Gross: 0, Net: 0}
+			for _, r := range rs[lo:hi] {
+				x.Gross = add(x.Gross, r.gross)
+				x.Net = add(x.Net, r.net)
+			}
+			d.exCash = append(d.exCash, x)
+			hi = lo
+		}
+		d.exCashAt[a+1] = int32(len(d.exCash))
 	}
 	d.exCash = slices.Clip(d.exCash)
 }
