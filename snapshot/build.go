@@ -94,6 +94,9 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	var cols piece
 	var areas []piece // the column area's pieces, in order
 	if version == columnsVersion {
+		if err := c.orderCash(u); err != nil {
+			return Header{}, err
+		}
 		if cols, err = c.streamColumns(u, counts); err != nil {
 			return Header{}, err
 		}

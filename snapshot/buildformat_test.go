@@ -63,7 +63,7 @@ func TestBuildFormat6IsWriteFiles(t *testing.T) {
 	if d := diff(h, gh); d != "" {
 		t.Errorf("returned header differs from the file's at %s", d)
 	}
-	if d := diff(u5, u6); d != "" {
+	if d := diff(inCashOrder(t, u5), u6); d != "" {
 		t.Errorf("format 6 build reads back unlike format 5's at %s", d)
 	}
 	if _, err := BuildFromBundle(dir, filepath.Join(tmp, "v7"), WriteOptions{Version: 7}); err == nil {

@@ -67,6 +67,17 @@ type penc struct {
 	// acc, in a format 6 reports part, is where the accounts are (in the
 	// column area, not the part).
 	acc *accountCols
+	// order, when not nil, is the kind's items in file order: a part's
+	// item i is the kind's item order[i] (see item).
+	order []int32
+}
+
+// item returns the position in its kind's slice of the item stored i-th.
+func (e *penc) item(i int) int {
+	if e.order != nil {
+		return int(e.order[i])
+	}
+	return i
 }
 
 // badEnum marks a string that names no value in an enum cache.

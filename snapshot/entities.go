@@ -387,7 +387,7 @@ var kinds = []kind{
 		weight: func(u *engine.Universe, i int) int { return 64 + 12*len(u.CashActions[i].Installments) },
 		enc: func(e *penc, u *engine.Universe, lo, hi int) {
 			for i := lo; i < hi; i++ {
-				c := &u.CashActions[i]
+				c := &u.CashActions[e.item(i)] // (format 6: cashOrder)
 				e.str(c.ID)
 				e.str(c.EventID)
 				e.iv(int64(c.Version))

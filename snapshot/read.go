@@ -521,6 +521,12 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 	if err := checkIndicators(u); err != nil {
 		return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
+	if ls.version >= columnsVersion {
+		// Stored in the engine's order (cashOrder): checked, not sorted.
+		if err := checkCashOrder(u.CashActions); err != nil {
+			return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
+		}
+	}
 	return u, h, nil
 }
 

@@ -279,9 +279,12 @@ type encoder struct {
 	// accounts, in format 6, is where the reports' accounts are in the
 	// column area (nil: format 5, the accounts in the reports parts).
 	accounts *accountCols
-	spill    *spillFile      // where run puts the compressed parts (nil: kept in memory)
-	prog     *Progress       // counts the sections encoded by run (nil: none)
-	ctx      context.Context // checked by run before each section (nil: never ends)
+	// orders, in format 6, holds the file order of a kind whose items are
+	// stored in another order than the Universe's (see penc.order).
+	orders map[string][]int32
+	spill  *spillFile      // where run puts the compressed parts (nil: kept in memory)
+	prog   *Progress       // counts the sections encoded by run (nil: none)
+	ctx    context.Context // checked by run before each section (nil: never ends)
 }
 
 func newEncoder(opt WriteOptions) (*encoder, error) {
@@ -325,6 +328,7 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([]piece
 		if k.name == "reports" {
 			e.acc = c.accounts
 		}
+		e.order = c.orders[k.name]
 		if cp, ok := c.colParts[k.name]; ok {
 			// The kind's bars are in the column area (and may be
 			// released from u already): the part is their index.
@@ -396,6 +400,9 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	counts := countsOf(u)
 	var cols []byte
 	if version == columnsVersion {
+		if err := c.orderCash(u); err != nil {
+			return nil, err
+		}
 		cols = c.columns(u, counts)
 		if cols, err = c.appendAccountColumns(cols, u); err != nil {
 			return nil, err
@@ -419,6 +426,23 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 		return nil, err
 	}
 	return assemble(u.Meta, opt, version, c.level, counts, parts, secs, piece{b: cols})
+}
+
+// cashOrderOf is cashOrder (a variable so that a test can write a file
+// out of order).
+var cashOrderOf = cashOrder
+
+// orderCash records the order in which format 6 stores u's cash actions
+// (cashOrder).
+func (c *encoder) orderCash(u *engine.Universe) error {
+	order, err := cashOrderOf(u.CashActions)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if order != nil {
+		c.orders = map[string][]int32{"cash_actions": order}
+	}
+	return nil
 }
 
 // columns returns the column area of u's daily and intraday bars (format
