@@ -68,31 +68,38 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 	}
 	// buildCash reads only the issuers, assets and adjustment factors built
 	// above and writes only the cash lists (and the ex-cash of the total
-	// return, ExCash), which no other step reads: it
-	// runs beside every step below. buildRatios reads only what the steps
-	// before it built and writes only Issuer.Ratios and Issuer.FundRatios:
-	// it runs beside buildCatalog. Errors are reported in step order, as if
-	// the steps ran in sequence (quotes, issuer lists, cash, catalog,
-	// ratios, indexes).
+	// return, ExCash), which no other step reads: it runs beside every
+	// step below. buildRatios reads only the issuers and the catalog's
+	// price rules and writes only Issuer.Ratios and Issuer.FundRatios,
+	// which only the screener reads: it runs beside every step before
+	// the screener. Errors are reported in step order, as if the steps
+	// ran in sequence (quotes, issuer lists, cash, catalog, ratios,
+	// indexes).
 	waitCash := b.beside((*builder).buildCash)
+	waitRatios := b.beside((*builder).buildRatios)
 	err = b.buildQuotes()
 	if err == nil {
 		err = b.buildIssuerLists()
 	}
 	if err != nil {
+		waitRatios()
 		waitCash()
 		return nil, err
 	}
-	waitRatios := b.beside((*builder).buildRatios)
 	err = b.buildCatalog()
+	var ixErr error
+	if err == nil {
+		if ixErr = b.buildIndexes(); ixErr == nil {
+			b.buildRankings()
+		}
+	}
 	if rerr := waitRatios(); err == nil {
 		err = rerr
 	}
 	if err == nil {
-		err = b.buildIndexes()
+		err = ixErr
 	}
 	if err == nil {
-		b.buildRankings()
 		b.buildScreener()
 	}
 	if cerr := waitCash(); cerr != nil {
@@ -874,25 +881,30 @@ func (b *builder) buildRatios() error {
 	ncat := len(u.Derived.Catalog)
 	ps := u.Derived.Ratios
 	nvars := uint64(len(u.Derived.RatioVars))
-	if i := checkRatioSyms(&u.Derived); i >= 0 {
+	// One pass checks every point and finds the runs of its companies and
+	// series (the checks report as if made in turn: symbols, then
+	// indicators and variables, then the order).
+	bad, runs := scanRatios(&u.Derived, ncat, nvars, true)
+	if i := bad.sym; i >= 0 {
 		return invalid("ratio point %d: company or ticker %d, %d outside the %d symbols", i, ps[i].CompanyID, ps[i].Ticker, len(u.Derived.RatioSyms))
 	}
-	for i := range ps {
+	if i := bad.indicator; i >= 0 {
 		p := &ps[i]
 		if int(p.Indicator) >= ncat {
 			return invalid("ratio point of %s: indicator %d outside the catalog (%d entries)", u.Derived.SymOf(p.CompanyID), p.Indicator, ncat)
 		}
-		if uint64(p.VarsAt)+uint64(p.NVars) > nvars {
-			return invalid("ratio point of %s: variables [%d, %d) beyond the %d stored", u.Derived.SymOf(p.CompanyID), p.VarsAt, uint64(p.VarsAt)+uint64(p.NVars), nvars)
-		}
+		return invalid("ratio point of %s: variables [%d, %d) beyond the %d stored", u.Derived.SymOf(p.CompanyID), p.VarsAt, uint64(p.VarsAt)+uint64(p.NVars), nvars)
 	}
-	if compare := compareRatioPointsIn(&u.Derived); !isSorted(ps, compare) {
+	if !bad.sorted {
 		// Snapshots store points in this order (see CompareRatioPoints);
 		// a Universe built by hand may not: serve a sorted copy.
+		compare := compareRatioPointsIn(&u.Derived)
 		ps = slices.Clone(ps)
 		slices.SortStableFunc(ps, func(x, y RatioPoint) int { return compare(&x, &y) })
+		runs = ratioRuns(ps)
 	}
-	for lo := 0; lo < len(ps); {
+	for ci := 0; ci+1 < len(runs.company); ci++ {
+		lo, hi := runs.company[ci], runs.company[ci+1]
 		id := ps[lo].CompanyID
 		k, err := b.issuerIdx(u.Derived.SymOf(id).String(), func() string { return "ratio point " + u.Derived.Catalog[ps[lo].Indicator].ID })
 		if err != nil {
@@ -902,17 +914,17 @@ func (b *builder) buildRatios() error {
 		if is.Ratios != nil {
 			return invalid("ratio points of company_id %q: company seen under two ids", u.Derived.SymOf(id))
 		}
-		hi := lo + 1
-		for hi < len(ps) && ps[hi].CompanyID == id {
-			hi++
+		ss := runs.series[runs.first[ci]:runs.first[ci+1]]
+		is.Ratios = make([]RatioSeries, len(ss))
+		for j, at := range ss {
+			end := hi
+			if j+1 < len(ss) {
+				end = ss[j+1]
+			}
+			g := ps[at:end:end]
+			is.Ratios[j] = RatioSeries{Indicator: g[0].Indicator, Class: g[0].Class.String(), Frequency: g[0].Frequency.String(), Points: g}
 		}
-		is.Ratios = appendSeries(is.Ratios, ps[lo:hi], func(x, y *RatioPoint) bool {
-			return x.Indicator == y.Indicator && x.Class == y.Class && x.Frequency == y.Frequency
-		}, func(g []RatioPoint) RatioSeries {
-			return RatioSeries{Indicator: g[0].Indicator, Class: g[0].Class.String(), Frequency: g[0].Frequency.String(), Points: g}
-		})
 		setKnownFrom(is.Ratios, u.Derived.Catalog, d.rules.of)
-		lo = hi
 	}
 	fs := u.Derived.FundRatios
 	for i := range fs {
@@ -957,6 +969,74 @@ func isSorted[P any](ps []P, cmp func(x, y *P) int) bool {
 		}
 	}
 	return true
+}
+
+// ratioScan is what scanRatios found wrong with ratio points: the first
+// point naming a symbol outside RatioSyms and the first with an
+// indicator outside the catalog or variables beyond those stored (-1:
+// none), and whether the points are in order (compareRatioPointsIn).
+type ratioScan struct {
+	sym, indicator int
+	sorted         bool
+}
+
+// ratioSplit is where ratio points (in order) split: company[i] is the
+// first point of the i-th company's run (runs of one CompanyID), with
+// len(points) last; series[first[i]:first[i+1]] are the first points of
+// its series (runs of one indicator, class and frequency).
+type ratioSplit struct {
+	company, first, series []int
+}
+
+// scanRatios checks dv's ratio points against ncat catalog entries and
+// nvars variables and finds their runs (meaningful when they are in
+// order), in one pass over the points: at scale 10 they are 20 M points,
+// 0.95 GB read in place from the file, which every pass reads whole.
+// With !order the order is not checked (sorted is false).
+func scanRatios(dv *Derived, ncat int, nvars uint64, order bool) (ratioScan, ratioSplit) {
+	ps := dv.Ratios
+	scan := ratioScan{sym: -1, indicator: -1, sorted: order}
+	var sp ratioSplit
+	nsym := uint64(len(dv.RatioSyms))
+	compare := compareRatioPointsIn(dv)
+	for i := range ps {
+		p := &ps[i]
+		if dv.RatioSyms != nil && (uint64(p.CompanyID) >= nsym || uint64(p.Ticker) >= nsym) && scan.sym < 0 {
+			scan.sym = i
+		}
+		if (int(p.Indicator) >= ncat || uint64(p.VarsAt)+uint64(p.NVars) > nvars) && scan.indicator < 0 {
+			scan.indicator = i
+		}
+		if i == 0 {
+			sp.company, sp.first, sp.series = append(sp.company, 0), append(sp.first, 0), append(sp.series, 0)
+			continue
+		}
+		q := &ps[i-1]
+		if q.CompanyID != p.CompanyID {
+			if scan.sorted && scan.sym < 0 && compare(q, p) > 0 {
+				scan.sorted = false
+			}
+			sp.company, sp.first, sp.series = append(sp.company, i), append(sp.first, len(sp.series)), append(sp.series, i)
+			continue
+		}
+		// One company: CompareRatioPoints from the indicator on.
+		if q.Indicator != p.Indicator || q.Class != p.Class || q.Frequency != p.Frequency {
+			sp.series = append(sp.series, i)
+			if scan.sorted && (q.Indicator > p.Indicator || q.Indicator == p.Indicator && (q.Class > p.Class || q.Class == p.Class && q.Frequency > p.Frequency)) {
+				scan.sorted = false
+			}
+		} else if scan.sorted && (q.ReferenceDate > p.ReferenceDate || q.ReferenceDate == p.ReferenceDate && q.PublishDate.Compare(p.PublishDate) > 0) {
+			scan.sorted = false
+		}
+	}
+	sp.company, sp.first = append(sp.company, len(ps)), append(sp.first, len(sp.series))
+	return scan, sp
+}
+
+// ratioRuns returns the runs of ratio points in order (see ratioSplit).
+func ratioRuns(ps []RatioPoint) ratioSplit {
+	_, sp := scanRatios(&Derived{Ratios: ps}, math.MaxInt, math.MaxUint64, false)
+	return sp
 }
 
 // appendSeries appends to dst one series per run of points that same

@@ -45,18 +45,3 @@ func compareRatioPointsIn(dv *Derived) func(x, y *RatioPoint) int {
 		return CompareRatioPoints(&a, &b)
 	}
 }
-
-// checkRatioSyms reports the first point of dv.Ratios whose CompanyID or
-// Ticker lies outside RatioSyms (-1: none, or no table).
-func checkRatioSyms(dv *Derived) int {
-	if dv.RatioSyms == nil {
-		return -1
-	}
-	n := uint64(len(dv.RatioSyms))
-	for i := range dv.Ratios {
-		if p := &dv.Ratios[i]; uint64(p.CompanyID) >= n || uint64(p.Ticker) >= n {
-			return i
-		}
-	}
-	return -1
-}

@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// ratioSplitByAppend is the runs of points in order as Build found them
+// before (a company's run, then appendSeries within it): the definition
+// scanRatios' split must match.
+func ratioSplitByAppend(ps []RatioPoint) ratioSplit {
+	var sp ratioSplit
+	for lo := 0; lo < len(ps); {
+		hi := lo + 1
+		for hi < len(ps) && ps[hi].CompanyID == ps[lo].CompanyID {
+			hi++
+		}
+		sp.company = append(sp.company, lo)
+		sp.first = append(sp.first, len(sp.series))
+		at := lo
+		appendSeries(nil, ps[lo:hi], func(x, y *RatioPoint) bool {
+			return x.Indicator == y.Indicator && x.Class == y.Class && x.Frequency == y.Frequency
+		}, func(g []RatioPoint) int {
+			sp.series = append(sp.series, at)
+			at += len(g)
+			return 0
+		})
+		lo = hi
+	}
+	sp.company, sp.first = append(sp.company, len(ps)), append(sp.first, len(sp.series))
+	return sp
+}
+
+func TestScanRatios(t *testing.T) {
+	a, b := Intern("scan-A"), Intern("scan-B")
+	pt := func(c Sym, ind uint16, cl ShareClass, f Frequency, ref int, pub int64) RatioPoint {
+		return RatioPoint{CompanyID: c, Indicator: ind, Class: cl, Frequency: f, ReferenceDate: d(ref), PublishDate: MakeStamp(1.7e9+pub, 0)}
+	}
+	base := []RatioPoint{
+		pt(a, 0, 0, 1, 0, 5), pt(a, 0, 0, 1, 1, 5), pt(a, 0, 0, 1, 1, 6), pt(a, 0, 0, 2, 0, 0),
+		pt(a, 0, 1, 1, 0, 0), pt(a, 1, 0, 1, 0, 0), pt(b, 0, 0, 1, 0, 0), pt(b, 0, 0, 1, 3, 0),
+	}
+	mod := func(i int, f func(p *RatioPoint)) []RatioPoint {
+		ps := slices.Clone(base)
+		f(&ps[i])
+		return ps
+	}
+	for _, c := range []struct {
+		name   string
+		ps     []RatioPoint
+		syms   bool // the points index a table of their own
+		sym    int
+		ind    int
+		sorted bool
+	}{
+		{"in order", base, false, -1, -1, true},
+		{"publication back", mod(2, func(p *RatioPoint) { p.PublishDate = MakeStamp(1.7e9+4, 0) }), false, -1, -1, false},
+		{"publication missing", mod(2, func(p *RatioPoint) { p.PublishDate = 0 }), false, -1, -1, false},
+		{"reference date back", mod(1, func(p *RatioPoint) { p.ReferenceDate = d(-1) }), false, -1, -1, false},
+		{"frequency back", mod(3, func(p *RatioPoint) { p.Frequency = 0 }), false, -1, -1, false},
+		{"class back", mod(5, func(p *RatioPoint) { p.Indicator = 0; p.Class = 0; p.Frequency = 0 }), false, -1, -1, false},
+		{"indicator back", mod(6, func(p *RatioPoint) { p.CompanyID = a }), false, -1, -1, false},
+		{"company back", mod(0, func(p *RatioPoint) { p.CompanyID = b }), false, -1, -1, false},
+		{"indicator outside", mod(4, func(p *RatioPoint) { p.Indicator = 9 }), false, -1, 4, false},
+		{"variables beyond", mod(7, func(p *RatioPoint) { p.VarsAt, p.NVars = 3, 1 }), false, -1, 7, true},
+		{"symbols in order", symIndexes(base), true, -1, -1, true},
+		{"symbol outside", func() []RatioPoint { ps := symIndexes(base); ps[6].Ticker = 9; return ps }(), true, 6, -1, true},
+		{"empty", nil, false, -1, -1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dv := &Derived{Ratios: c.ps}
+			if c.syms {
+				dv.RatioSyms = []Sym{Intern(""), a, b}
+			}
+			scan, sp := scanRatios(dv, 3, 3, true)
+			if scan.sym != c.sym || scan.indicator != c.ind || (c.sym < 0 && c.ind < 0 && scan.sorted != c.sorted) {
+				t.Errorf("scan %+v, want symbol %d, indicator %d, sorted %v", scan, c.sym, c.ind, c.sorted)
+			}
+			if want := ratioSplitByAppend(c.ps); !slices.Equal(sp.company, want.company) || !slices.Equal(sp.first, want.first) || !slices.Equal(sp.series, want.series) {
+				t.Errorf("split %+v, want %+v", sp, want)
+			}
+			if compare := compareRatioPointsIn(dv); c.sym < 0 && scan.sorted != isSorted(c.ps, compare) {
+				t.Errorf("sorted %v, isSorted %v", scan.sorted, !scan.sorted)
+			}
+		})
+	}
+	// Random points: the order and the split agree with the definitions.
+	r := rand.New(rand.NewPCG(3, 3))
+	for n := range 300 {
+		ps := make([]RatioPoint, n%40)
+		for i := range ps {
+			ps[i] = pt([]Sym{a, b}[r.IntN(2)], uint16(r.IntN(2)), ShareClass(r.IntN(2)), Frequency(r.IntN(2)), r.IntN(2), int64(r.IntN(2)))
+		}
+		if n%2 == 0 {
+			slices.SortStableFunc(ps, func(x, y RatioPoint) int { return CompareRatioPoints(&x, &y) })
+		}
+		scan, sp := scanRatios(&Derived{Ratios: ps}, 3, 0, true)
+		if scan.sorted != isSorted(ps, CompareRatioPoints) {
+			t.Fatalf("%d: sorted %v, want %v", n, scan.sorted, !scan.sorted)
+		}
+		want := ratioSplitByAppend(ps)
+		if !slices.Equal(sp.company, want.company) || !slices.Equal(sp.series, want.series) || !slices.Equal(sp.first, want.first) {
+			t.Fatalf("%d: split %+v, want %+v", n, sp, want)
+		}
+	}
+}
+
+// symIndexes returns ps naming companies scan-A and scan-B by indexes 1
+// and 2 (a table of their own).
+func symIndexes(ps []RatioPoint) []RatioPoint {
+	out := slices.Clone(ps)
+	for i := range out {
+		switch out[i].CompanyID.String() {
+		case "scan-A":
+			out[i].CompanyID = 1
+		case "scan-B":
+			out[i].CompanyID = 2
+		}
+	}
+	return out
+}
