@@ -78,6 +78,7 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 		return Header{}, err
 	}
 	c.ctx = ctx
+	c.version = version
 	defer c.zw.Close()
 	if err := checkSeries(u); err != nil {
 		return Header{}, fmt.Errorf("snapshot: %w", err)

@@ -70,6 +70,12 @@ type penc struct {
 	// order, when not nil, is the kind's items in file order: a part's
 	// item i is the kind's item order[i] (see item).
 	order []int32
+	// version is the format version written; lists and keyBuf are
+	// encSourceRefs' (the lists of sources written, by what they read
+	// back as).
+	version uint16
+	lists   map[string]int
+	keyBuf  []byte
 }
 
 // item returns the position in its kind's slice of the item stored i-th.

@@ -2,10 +2,12 @@ package snapshot
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -536,7 +538,7 @@ var kinds = []kind{
 				e.num(f.DividendYield)
 				e.num(f.MonthlyReturn)
 				e.num(f.TotalAssets)
-				encSources(e, f.Sources, 0)
+				encSourceRefs(e, f.Sources, 0)
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
@@ -555,7 +557,7 @@ var kinds = []kind{
 				f.DividendYield = d.num()
 				f.MonthlyReturn = d.num()
 				f.TotalAssets = d.num()
-				f.Sources = sources.take(d)
+				f.Sources = sources.takeRef(d)
 			}
 			sources.done(d)
 			return partStats{}
@@ -588,7 +590,7 @@ var kinds = []kind{
 					e.num(m.Price)
 					e.num(m.Volume)
 				}
-				encSources(e, r.Sources, 1)
+				encSourceRefs(e, r.Sources, 1)
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
@@ -614,7 +616,7 @@ var kinds = []kind{
 					m.Price = d.num()
 					m.Volume = d.num()
 				}
-				r.Sources = sources.take(d)
+				r.Sources = sources.takeRef(d)
 			}
 			moves.check(d)
 			sources.done(d)
@@ -796,7 +798,7 @@ var kinds = []kind{
 				e.stamp(p.PublishDate)
 				e.stamp(p.RetrievalDate)
 				e.num(p.Value)
-				encSources(e, p.Sources, 0)
+				encSourceRefs(e, p.Sources, 0)
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
@@ -810,7 +812,7 @@ var kinds = []kind{
 				p.PublishDate = d.stamp()
 				p.RetrievalDate = d.stamp()
 				p.Value = d.num()
-				p.Sources = sources.take(d)
+				p.Sources = sources.takeRef(d)
 			}
 			sources.done(d)
 			return partStats{}
@@ -942,6 +944,74 @@ func encSources(e *penc, src []engine.Source, slot int) {
 	}
 }
 
+// encSourceRefs is encSources for the kinds whose format 6 parts name a
+// list of sources already written in the part by its number (fund
+// reports, insider reports, fund ratio points, whose items cite the
+// same documents over and over): a uvarint 0 for nil, 1 then the
+// uvarint number of a list written before (the lists of at least one
+// source, numbered from 0 in the part), or 2 + the length then the
+// sources. Only the sources written count in the part's total. A list
+// is named when it reads back the same (its strings, and its times to
+// the nanosecond, absent alike). Earlier formats write encSources'.
+func encSourceRefs(e *penc, src []engine.Source, slot int) {
+	if e.version < columnsVersion {
+		encSources(e, src, slot)
+		return
+	}
+	if src == nil {
+		e.uv(0)
+		return
+	}
+	var key string
+	if len(src) > 0 {
+		key = sourcesKey(e, src)
+		if k, ok := e.lists[key]; ok {
+			e.uv(1)
+			e.uv(uint64(k))
+			return
+		}
+	}
+	e.uv(uint64(len(src)) + 2)
+	e.nests[slot] += len(src)
+	for i := range src {
+		encSource(e, &src[i])
+	}
+	if len(src) > 0 {
+		if e.lists == nil {
+			e.lists = map[string]int{}
+		}
+		e.lists[key] = len(e.lists)
+	}
+}
+
+// sourcesKey returns what a list of sources reads back as, as a string.
+func sourcesKey(e *penc, src []engine.Source) string {
+	b := e.keyBuf[:0]
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	tm := func(t time.Time) {
+		if t.IsZero() {
+			b = append(b, 0)
+			return
+		}
+		b = append(b, 1)
+		b = binary.AppendVarint(b, t.Unix())
+		b = binary.AppendUvarint(b, uint64(t.Nanosecond()))
+	}
+	for i := range src {
+		x := &src[i]
+		str(x.VisualizationURL)
+		str(x.DownloadURL)
+		tm(x.PublishedAt)
+		tm(x.RetrievedAt)
+		str(x.Name)
+	}
+	e.keyBuf = b
+	return string(b)
+}
+
 // sourcePool hands out the source lists of one part. The items of a part
 // often cite the same documents (every statement of a CVM filing, every
 // indicator computed from one fund report), so a list whose encoded bytes
@@ -958,6 +1028,9 @@ type sourcePool struct {
 	// lastIn and lastOut are the decoder's time before and after last:
 	// its times are deltas from lastIn (pdec.prevSec).
 	lastIn, lastOut int64
+	// lists are the lists of at least one source read so far by takeRef
+	// (format 6), by number.
+	lists [][]engine.Source
 }
 
 // sourceBlock is the number of sources allocated at once for the distinct
@@ -1033,6 +1106,51 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 	}
 	p.last = s
 	return s
+}
+
+// takeRef reads one list written by encSourceRefs: in a part of format
+// 6, a list written before is the slice it was read into, with no
+// lookup; earlier formats read as take.
+func (p *sourcePool) takeRef(d *pdec) []engine.Source {
+	if d.ls == nil || d.ls.version < columnsVersion {
+		return p.take(d)
+	}
+	u := d.uv()
+	switch {
+	case d.err != nil || u == 0:
+		return nil
+	case u == 1:
+		k := d.uv()
+		if k >= uint64(len(p.lists)) {
+			if d.err == nil {
+				d.fail("sources: list %d named, %d read before", k, len(p.lists))
+			}
+			return nil
+		}
+		return p.lists[k]
+	}
+	n := u - 2
+	if n > uint64(p.total-p.used) {
+		d.fail("sources: %d items beyond the declared total %d", uint64(p.used)+n, p.total)
+		return nil
+	}
+	if n == 0 {
+		return []engine.Source{}
+	}
+	p.used += int(n)
+	if len(p.free) < int(n) {
+		p.free = make([]engine.Source, max(int(n), min(sourceBlock, p.total-p.used+int(n))))
+	}
+	l := p.free[:n:n]
+	p.free = p.free[n:]
+	for j := range l {
+		decSource(d, &l[j])
+	}
+	if d.err != nil {
+		return nil
+	}
+	p.lists = append(p.lists, l)
+	return l
 }
 
 // done checks that the part's lists hold the declared total, and gives

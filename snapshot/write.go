@@ -281,10 +281,11 @@ type encoder struct {
 	accounts *accountCols
 	// orders, in format 6, holds the file order of a kind whose items are
 	// stored in another order than the Universe's (see penc.order).
-	orders map[string][]int32
-	spill  *spillFile      // where run puts the compressed parts (nil: kept in memory)
-	prog   *Progress       // counts the sections encoded by run (nil: none)
-	ctx    context.Context // checked by run before each section (nil: never ends)
+	orders  map[string][]int32
+	version uint16          // the format version written
+	spill   *spillFile      // where run puts the compressed parts (nil: kept in memory)
+	prog    *Progress       // counts the sections encoded by run (nil: none)
+	ctx     context.Context // checked by run before each section (nil: never ends)
 }
 
 func newEncoder(opt WriteOptions) (*encoder, error) {
@@ -328,7 +329,7 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([]piece
 		if k.name == "reports" {
 			e.acc = c.accounts
 		}
-		e.order = c.orders[k.name]
+		e.order, e.version = c.orders[k.name], c.version
 		if cp, ok := c.colParts[k.name]; ok {
 			// The kind's bars are in the column area (and may be
 			// released from u already): the part is their index.
@@ -396,6 +397,7 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	if version != FormatVersion && version != columnsVersion {
 		return nil, fmt.Errorf("snapshot: format version %d is not written (%d or %d)", version, FormatVersion, columnsVersion)
 	}
+	c.version = version
 	jobs := splitParts(u, 0, len(kinds))
 	counts := countsOf(u)
 	var cols []byte
