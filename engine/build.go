@@ -58,25 +58,35 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 	}()
 	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked}
 	b.d.rules = readPriceRules(u.Derived.Catalog) // read by buildRatios and the Screener
-	for _, step := range []func() error{
-		b.buildSectors, b.buildIssuers, b.buildRenames, b.buildAssets, b.buildDaily, b.buildIntraday,
-		b.buildAdjust,
-	} {
+	for _, step := range []func() error{b.buildSectors, b.buildIssuers} {
 		if err := step(); err != nil {
 			return nil, err
 		}
 	}
-	// buildCash reads only the issuers, assets and adjustment factors built
-	// above and writes only the cash lists (and the ex-cash of the total
-	// return, ExCash), which no other step reads: it runs beside every
-	// step below. buildRatios reads only the issuers and the catalog's
-	// price rules and writes only Issuer.Ratios and Issuer.FundRatios,
-	// which only the screener reads: it runs beside every step before
-	// the screener. Errors are reported in step order, as if the steps
-	// ran in sequence (quotes, issuer lists, cash, catalog, ratios,
-	// indexes).
+	// buildRatios reads only the issuers and the catalog's price rules and
+	// writes only Issuer.Ratios and Issuer.FundRatios, which only the
+	// screener reads: it runs beside every step before the screener, then
+	// FirstPublished's pass, which nothing reads. buildCash reads only the
+	// issuers, assets and adjustment factors and writes only the cash
+	// lists (and the ex-cash of the total return, ExCash), which no other
+	// step reads: it runs beside every step after the adjustment factors.
+	// Errors are reported in step order, as if the steps ran in sequence
+	// (renames, assets, daily, intraday, adjustments, quotes, issuer
+	// lists, cash, catalog, ratios, indexes).
+	waitRatios := b.beside(func(b *builder) error {
+		if err := b.buildRatios(); err != nil {
+			return err
+		}
+		b.d.firstPublished = firstPublished(u) // a pass over the published kinds
+		return nil
+	})
+	for _, step := range []func() error{b.buildRenames, b.buildAssets, b.buildDaily, b.buildIntraday, b.buildAdjust} {
+		if err := step(); err != nil {
+			waitRatios()
+			return nil, err
+		}
+	}
 	waitCash := b.beside((*builder).buildCash)
-	waitRatios := b.beside((*builder).buildRatios)
 	err = b.buildQuotes()
 	if err == nil {
 		err = b.buildIssuerLists()
@@ -111,7 +121,6 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 	// The Dataset holds the daily histories compactly (Asset.Daily); its
 	// Universe leaves out the wide series, so that a caller that drops u
 	// lets them be collected.
-	b.d.firstPublished = firstPublished(u)
 	uu := *u
 	uu.Daily = nil
 	b.d.u = &uu
