@@ -120,3 +120,34 @@ func symIndexes(ps []RatioPoint) []RatioPoint {
 	}
 	return out
 }
+
+// latestRatio's point is the one a scan keeping the newest (reference
+// date, then publication, the later of points alike) finds, on series in
+// Build's order.
+func TestLatestRatioIsScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	scan := func(ps []RatioPoint) *RatioPoint {
+		best := &ps[0]
+		for i := 1; i < len(ps); i++ {
+			p := &ps[i]
+			if p.ReferenceDate > best.ReferenceDate || p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) >= 0 {
+				best = p
+			}
+		}
+		return best
+	}
+	for n := 1; n < 200; n++ {
+		ps := make([]RatioPoint, 1+n%17)
+		for i := range ps {
+			ps[i] = RatioPoint{CompanyID: Intern("latest"), ReferenceDate: d(r.IntN(3)), Value: Num(i)}
+			if r.IntN(4) > 0 {
+				ps[i].PublishDate = MakeStamp(1.7e9+int64(r.IntN(3)), int64(r.IntN(2)))
+			}
+		}
+		slices.SortStableFunc(ps, func(x, y RatioPoint) int { return CompareRatioPoints(&x, &y) })
+		is := &Issuer{Ratios: []RatioSeries{{Indicator: 0, Frequency: FreqTTM, Points: ps}}}
+		if got, want := latestRatio(is, 0, ""), scan(ps); got != want {
+			t.Fatalf("%d: point %v, the scan's %v", n, got.Value, want.Value)
+		}
+	}
+}

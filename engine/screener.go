@@ -93,14 +93,10 @@ func latestRatio(is *Issuer, k uint16, class string) *RatioPoint {
 		if g == nil || len(g.Points) == 0 {
 			continue
 		}
-		best := &g.Points[0]
-		for i := 1; i < len(g.Points); i++ {
-			p := &g.Points[i]
-			if p.ReferenceDate > best.ReferenceDate || p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) >= 0 {
-				best = p
-			}
-		}
-		return best
+		// A series is by reference date, then publication, ascending: the
+		// newest is its last point (of points alike, the later, as a scan
+		// keeping the greatest would find), read without walking the rest.
+		return &g.Points[len(g.Points)-1]
 	}
 	return nil
 }
