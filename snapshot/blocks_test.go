@@ -224,8 +224,11 @@ func TestLazyVerifyGood(t *testing.T) {
 	if !st.Complete() || st.Bad != 0 || st.Err != nil || st.Bytes == 0 {
 		t.Errorf("status: %+v", st)
 	}
+	// The pass holds its Dataset weakly and ends when it is collected:
+	// the test keeps it until the pass reports.
 	done := make(chan engine.BlockStatus, 1)
-	if _, _, err = Load(path, LoadOptions{LazyVerify: true, Verified: func(s engine.BlockStatus) { done <- s }}); err != nil {
+	ds2, _, err := Load(path, LoadOptions{LazyVerify: true, Verified: func(s engine.BlockStatus) { done <- s }})
+	if err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -236,6 +239,7 @@ func TestLazyVerifyGood(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the background pass did not end")
 	}
+	runtime.KeepAlive(ds2)
 	// A format 5 file has nothing to verify lazily.
 	u := demo.GenerateSize(3, demo.Size{Companies: 2, HistoryFrom: 2025})
 	p5 := filepath.Join(t.TempDir(), "v5.snap")
