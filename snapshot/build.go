@@ -1,9 +1,15 @@
 package snapshot
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
+	"math"
 	"runtime"
+	"runtime/debug"
+	"slices"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
@@ -123,44 +129,63 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 		return Header{}, err
 	}
 	keepDerivePrices(u)
-	segs, err := deriveInGroups(ctx, u, deriveGroups, opt.Progress)
-	if err != nil {
-		return Header{}, fmt.Errorf("derive ratios: %w", err)
-	}
-	for k := range nsrc {
-		dropKind(u, kinds[k].name)
-	}
-	// Collect the sources now: joining the groups allocates the ratio
-	// points' array at once (3 GiB at scale 10), faster than the
-	// collector would reclaim them.
-	runtime.GC()
-	u.Derived = joinDerived(segs)
-	// Groups are consecutive companies: the joined points keep Derive's
-	// order, the one the engine serves without copying (only checked).
-	engine.SortRatioPoints(u.Derived.Ratios)
-	engine.SortFundRatioPoints(u.Derived.FundRatios)
-	if err := checkIndicators(u); err != nil {
-		return Header{}, fmt.Errorf("snapshot: %w", err)
-	}
-	for _, k := range kinds[nsrc:] {
-		counts[k.name] = k.count(u)
-	}
-	counts[countRatioVars] = ratioVarsOf(u)
-	jobs = splitParts(u, nsrc, len(kinds))
 	areas = append([]piece{cols}, areas...)
-	if version == columnsVersion && len(u.Derived.Ratios) > 0 {
+	if version == columnsVersion {
 		// The ratio points follow the bars and accounts in the column
-		// area.
+		// area, group by group as they are derived: the kind is never
+		// whole in memory.
 		var at int64
 		for _, p := range areas {
 			at += p.len()
 		}
-		rc, err := c.streamRatioColumns(&u.Derived, at)
+		rc, points, vars, err := c.deriveToColumns(ctx, u, out, at, opt.Progress)
 		if err != nil {
 			return Header{}, err
 		}
-		areas = append(areas, rc)
-		jobs = onePart(jobs, "ratios")
+		for k := range nsrc {
+			dropKind(u, kinds[k].name)
+		}
+		if err := checkIndicators(u); err != nil {
+			return Header{}, fmt.Errorf("snapshot: %w", err)
+		}
+		for _, k := range kinds[nsrc:] {
+			counts[k.name] = k.count(u)
+		}
+		counts["ratios"], counts[countRatioVars] = int(points), int(vars)
+		jobs = nil
+		for ki := nsrc; ki < len(kinds); ki++ {
+			if kinds[ki].name != "ratios" {
+				jobs = append(jobs, splitParts(u, ki, ki+1)...)
+			} else if points > 0 {
+				jobs = append(jobs, job{k: ki, lo: 0, hi: int(points)})
+				areas = append(areas, rc)
+			}
+		}
+	} else {
+		segs, err := deriveInGroups(ctx, u, deriveGroups, opt.Progress)
+		if err != nil {
+			return Header{}, fmt.Errorf("derive ratios: %w", err)
+		}
+		for k := range nsrc {
+			dropKind(u, kinds[k].name)
+		}
+		// Collect the sources now: joining the groups allocates the ratio
+		// points' array at once (3 GiB at scale 10), faster than the
+		// collector would reclaim them.
+		runtime.GC()
+		u.Derived = joinDerived(segs)
+		// Groups are consecutive companies: the joined points keep Derive's
+		// order, the one the engine serves without copying (only checked).
+		engine.SortRatioPoints(u.Derived.Ratios)
+		engine.SortFundRatioPoints(u.Derived.FundRatios)
+		if err := checkIndicators(u); err != nil {
+			return Header{}, fmt.Errorf("snapshot: %w", err)
+		}
+		for _, k := range kinds[nsrc:] {
+			counts[k.name] = k.count(u)
+		}
+		counts[countRatioVars] = ratioVarsOf(u)
+		jobs = splitParts(u, nsrc, len(kinds))
 	}
 	opt.Progress.Begin("encode ratios", "sections", int64(len(jobs)))
 	dparts, dsecs, err := c.run(u, jobs, func(k int) { dropKind(u, kinds[k].name) })
@@ -173,6 +198,10 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	}
 	enc.spill = c.spill
 	u = nil // the check below loads the file: leave it the memory
+	// Give the build's heap back to the system first: the check's load
+	// then adds to nothing (at demo scale 10 the collector would
+	// otherwise keep about 8 GB of freed heap resident beside it).
+	debug.FreeOSMemory()
 	opt.Progress.Begin("write", "", 0)
 	if err := writeEncoded(ctx, out, enc, func(p string) error { return servableWith(p, opt.Progress) }); err != nil {
 		return Header{}, err
@@ -277,4 +306,111 @@ func joinDerived(segs []engine.Derived) engine.Derived {
 		segs[i] = engine.Derived{}
 	}
 	return out
+}
+
+// deriveToColumns derives the ratios of u as deriveInGroups does, and
+// writes each group's ratio points to the spill file as the group is
+// derived (format 6: the points' columns; their variables, which follow
+// every point in the columns, wait in a second spill file), so that no
+// more than a group's points are in memory. u.Derived becomes the
+// catalog and the fund ratio points (joined: they are small). It
+// returns the ratio columns' piece of the spill file, at base bytes into
+// the column area, the points and the variables written, and records
+// the ratios part in c. The columns are those writeRatioColumns writes
+// for the joined groups, byte for byte.
+func (c *encoder) deriveToColumns(ctx context.Context, u *engine.Universe, out string, base int64, prog *Progress) (piece, int64, int64, error) {
+	vs, err := newSpill(out)
+	if err != nil {
+		return piece{}, 0, 0, err
+	}
+	defer vs.Close()
+	start := c.spill.n
+	r := newRatioWriter(func(b []byte) error {
+		_, err := c.spill.put(b)
+		return err
+	})
+	var (
+		vbuf []byte
+		last engine.RatioPoint // the previous group's last point
+		dv   engine.Derived    // the catalog and fund ratio points
+	)
+	cs := u.Companies
+	prog.Begin("derive ratios", "companies", int64(len(cs)))
+	n := max(1, min(deriveGroups, len(cs)))
+	size := max((len(cs)+n-1)/n, 1)
+	for lo, g := 0, 0; lo == 0 || lo < len(cs); lo, g = lo+size, g+1 {
+		if err := ctx.Err(); err != nil {
+			return piece{}, 0, 0, err
+		}
+		sub := *u
+		sub.Companies = cs[lo:min(lo+size, len(cs))]
+		d, err := ratios.Derive(&sub)
+		if err != nil {
+			return piece{}, 0, 0, fmt.Errorf("derive ratios: %w", err)
+		}
+		prog.Add(int64(len(sub.Companies)))
+		engine.SortRatioPoints(d.Ratios)
+		if g == 0 {
+			dv.Catalog = d.Catalog
+		}
+		if len(d.Ratios) > 0 {
+			if r.ix.Points > 0 && engine.CompareRatioPoints(&last, &d.Ratios[0]) > 0 {
+				return piece{}, 0, 0, fmt.Errorf("snapshot: ratio points of company group %d sort before the previous group's", g)
+			}
+			last = d.Ratios[len(d.Ratios)-1]
+		}
+		for i := range d.Ratios {
+			if p := &d.Ratios[i]; int(p.Indicator) >= len(dv.Catalog) {
+				return piece{}, 0, 0, fmt.Errorf("snapshot: ratio point %d (%s): indicator %d beyond the catalog of %d", r.ix.Points+int64(i), p.CompanyID, p.Indicator, len(dv.Catalog))
+			}
+		}
+		if err := r.points(&d); err != nil {
+			return piece{}, 0, 0, fmt.Errorf("snapshot: %w", err)
+		}
+		for i := range d.Ratios {
+			for _, v := range d.Vars(&d.Ratios[i]) {
+				vbuf = binary.LittleEndian.AppendUint64(vbuf, math.Float64bits(float64(v)))
+			}
+			if len(vbuf) >= 1<<20 {
+				if _, err := vs.put(vbuf); err != nil {
+					return piece{}, 0, 0, err
+				}
+				vbuf = vbuf[:0]
+			}
+		}
+		dv.FundRatios = append(dv.FundRatios, d.FundRatios...)
+	}
+	if _, err := vs.put(vbuf); err != nil {
+		return piece{}, 0, 0, err
+	}
+	engine.SortFundRatioPoints(dv.FundRatios)
+	u.Derived = dv
+	// The variables, run after run, read back in order.
+	if _, err := vs.f.Seek(0, io.SeekStart); err != nil {
+		return piece{}, 0, 0, fmt.Errorf("snapshot: spill file: %w", err)
+	}
+	rd := bufio.NewReaderSize(vs.f, 1<<20)
+	for ri := range r.ix.Runs {
+		var rerr error
+		r.runVars(ri, func(b []byte) []byte {
+			k := len(b)
+			b = slices.Grow(b, int(8*r.ix.Runs[ri].Vars))[:k+int(8*r.ix.Runs[ri].Vars)]
+			_, rerr = io.ReadFull(rd, b[k:])
+			return b
+		})
+		if rerr != nil {
+			return piece{}, 0, 0, fmt.Errorf("snapshot: spill file: %w", rerr)
+		}
+	}
+	nb, ix, err := r.finish()
+	if err != nil {
+		return piece{}, 0, 0, err
+	}
+	if c.spill.n-start != nb {
+		return piece{}, 0, 0, fmt.Errorf("snapshot: spill file: %d bytes of ratio columns written, %d made", c.spill.n-start, nb)
+	}
+	if ix.Points > 0 {
+		c.colParts["ratios"] = ratioPart(base, nb, ix)
+	}
+	return piece{off: start, n: nb}, ix.Points, ix.Vars, nil
 }

@@ -86,70 +86,111 @@ func appendRatioColumns(dst []byte, dv *engine.Derived) ([]byte, ratioIndex, err
 // written in point order (VarsAt counts from the kind's first variable).
 // Blocks are cut between runs as colStream cuts them between series.
 func writeRatioColumns(dv *engine.Derived, put func([]byte) error) (int64, ratioIndex, error) {
-	ps := dv.Ratios
-	ix := ratioIndex{Points: int64(len(ps)), Syms: []string{""}}
-	symOf := map[string]uint32{"": 0}
-	sym := func(s engine.Sym) uint32 {
-		str := dv.SymOf(s).String()
-		i, ok := symOf[str]
-		if !ok {
-			i = uint32(len(ix.Syms))
-			symOf[str] = i
-			ix.Syms = append(ix.Syms, str)
-		}
-		return i
+	r := newRatioWriter(put)
+	if err := r.points(dv); err != nil {
+		return 0, r.ix, err
 	}
-	w := colStream{put: put}
-	var at uint64 // the next point's first variable
+	// The variables, run after run (their blocks fall between runs; a
+	// run without variables names the open block, never empty here).
+	ps, next := dv.Ratios, 0
+	for ri := range r.ix.Runs {
+		r.runVars(ri, func(b []byte) []byte {
+			for i := next; i < next+int(r.ix.Runs[ri].Points); i++ {
+				for _, v := range dv.Vars(&ps[i]) {
+					b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(v)))
+				}
+			}
+			return b
+		})
+		next += int(r.ix.Runs[ri].Points)
+	}
+	return r.finish()
+}
+
+// ratioWriter writes ratio columns through a colStream: the points of
+// one or more consecutive groups of companies (points, once for each
+// group, in order), then every run's variables (runVars, run after run),
+// then finish. A build hands it the points of each group of companies
+// as they are derived, so that the whole kind is never in memory.
+type ratioWriter struct {
+	w     colStream
+	ix    ratioIndex
+	symOf map[string]uint32
+	at    uint64 // the next point's first variable
+}
+
+func newRatioWriter(put func([]byte) error) *ratioWriter {
+	return &ratioWriter{w: colStream{put: put}, ix: ratioIndex{Syms: []string{""}}, symOf: map[string]uint32{"": 0}}
+}
+
+// sym returns the index of s (a symbol of dv) in the symbol table,
+// adding it on first use.
+func (r *ratioWriter) sym(dv *engine.Derived, s engine.Sym) uint32 {
+	str := dv.SymOf(s).String()
+	i, ok := r.symOf[str]
+	if !ok {
+		i = uint32(len(r.ix.Syms))
+		r.symOf[str] = i
+		r.ix.Syms = append(r.ix.Syms, str)
+	}
+	return i
+}
+
+// points writes dv's points, which follow the points written so far
+// (companies of their own, in order), one run per company.
+func (r *ratioWriter) points(dv *engine.Derived) error {
+	ps, w, first := dv.Ratios, &r.w, r.ix.Points
 	for lo := 0; lo < len(ps); {
 		hi := lo + 1
 		for hi < len(ps) && ps[hi].CompanyID == ps[lo].CompanyID {
 			hi++
 		}
 		w.boundary()
-		r := ratioRun{Company: sym(ps[lo].CompanyID), Points: int64(hi - lo), PointBk: len(w.ix.Blocks)}
+		run := ratioRun{Company: r.sym(dv, ps[lo].CompanyID), Points: int64(hi - lo), PointBk: len(w.ix.Blocks)}
 		for i := lo; i < hi; i++ {
 			p := &ps[i]
 			if n := len(dv.Vars(p)); n != int(p.NVars) {
-				return 0, ix, fmt.Errorf("ratio point %d: variables [%d, +%d) beyond the %d stored", i, p.VarsAt, p.NVars, len(dv.RatioVars))
+				return fmt.Errorf("ratio point %d: variables [%d, +%d) beyond the %d stored", first+int64(i), p.VarsAt, p.NVars, len(dv.RatioVars))
 			}
-			if at+uint64(p.NVars) > math.MaxUint32 {
-				return 0, ix, fmt.Errorf("ratio point %d: more than %d variables", i, uint32(math.MaxUint32))
+			if r.at+uint64(p.NVars) > math.MaxUint32 {
+				return fmt.Errorf("ratio point %d: more than %d variables", first+int64(i), uint32(math.MaxUint32))
 			}
 			b := binary.LittleEndian.AppendUint64(w.buf, math.Float64bits(float64(p.Value)))
 			b = binary.LittleEndian.AppendUint64(b, uint64(p.PublishDate))
 			b = binary.LittleEndian.AppendUint64(b, uint64(p.RetrievalDate))
 			b = binary.LittleEndian.AppendUint32(b, uint32(p.ReferenceDate))
-			b = binary.LittleEndian.AppendUint32(b, sym(p.CompanyID))
-			b = binary.LittleEndian.AppendUint32(b, sym(p.Ticker))
-			b = binary.LittleEndian.AppendUint32(b, uint32(at))
+			b = binary.LittleEndian.AppendUint32(b, r.sym(dv, p.CompanyID))
+			b = binary.LittleEndian.AppendUint32(b, r.sym(dv, p.Ticker))
+			b = binary.LittleEndian.AppendUint32(b, uint32(r.at))
 			b = binary.LittleEndian.AppendUint16(b, p.Indicator)
 			w.buf = append(b, byte(p.Class), byte(p.Frequency), p.NVars, 0, 0, 0)
-			at += uint64(p.NVars)
-			r.Vars += int64(p.NVars)
+			r.at += uint64(p.NVars)
+			run.Vars += int64(p.NVars)
 		}
-		ix.Runs = append(ix.Runs, r)
+		r.ix.Runs = append(r.ix.Runs, run)
 		lo = hi
 	}
-	// The variables, run after run (their blocks fall between runs; a
-	// run without variables names the open block, never empty here).
-	next := 0
-	for ri := range ix.Runs {
-		if ix.Runs[ri].Vars > 0 {
-			w.boundary()
-		}
-		ix.Runs[ri].VarsBlk = len(w.ix.Blocks)
-		for i := next; i < next+int(ix.Runs[ri].Points); i++ {
-			for _, v := range dv.Vars(&ps[i]) {
-				w.buf = binary.LittleEndian.AppendUint64(w.buf, math.Float64bits(float64(v)))
-			}
-		}
-		next += int(ix.Runs[ri].Points)
+	r.ix.Points += int64(len(ps))
+	return nil
+}
+
+// runVars writes the variables of run ri (the runs in order, once every
+// point is written): add appends their 8*Vars bytes to the buffer it is
+// given and returns it.
+func (r *ratioWriter) runVars(ri int, add func([]byte) []byte) {
+	if r.ix.Runs[ri].Vars > 0 {
+		r.w.boundary()
 	}
-	ix.Vars = int64(at)
-	w.flush()
-	ix.Blocks = w.ix.Blocks
-	return w.start, ix, w.err
+	r.ix.Runs[ri].VarsBlk = len(r.w.ix.Blocks)
+	r.w.buf = add(r.w.buf)
+}
+
+// finish closes the last block and returns the columns' size and index.
+func (r *ratioWriter) finish() (int64, ratioIndex, error) {
+	r.ix.Vars = int64(r.at)
+	r.w.flush()
+	r.ix.Blocks = r.w.ix.Blocks
+	return r.w.start, r.ix, r.w.err
 }
 
 // The index of the ratio columns, as stored (in the ratios part, after
@@ -395,26 +436,6 @@ func appendRatioPart(c *encoder, cols []byte, dv *engine.Derived) ([]byte, error
 	}
 	c.colParts["ratios"] = ratioPart(int64(base), int64(len(cols)-base), ix)
 	return cols, nil
-}
-
-// streamRatioColumns writes the ratio columns of dv to the spill file a
-// block at a time, at base bytes into the column area (after the bars),
-// records the ratios part that indexes them in c and returns their
-// piece of the spill file.
-func (c *encoder) streamRatioColumns(dv *engine.Derived, base int64) (piece, error) {
-	start := c.spill.n
-	n, ix, err := writeRatioColumns(dv, func(b []byte) error {
-		_, err := c.spill.put(b)
-		return err
-	})
-	if err != nil {
-		return piece{}, fmt.Errorf("snapshot: %w", err)
-	}
-	if c.spill.n-start != n {
-		return piece{}, fmt.Errorf("snapshot: spill file: %d bytes of ratio columns written, %d made", c.spill.n-start, n)
-	}
-	c.colParts["ratios"] = ratioPart(base, n, ix)
-	return piece{off: start, n: n}, nil
 }
 
 // ratioPart is the ratios part of ratio columns of n bytes at base in
