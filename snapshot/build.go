@@ -47,6 +47,9 @@ func BuildFromBundleContext(ctx context.Context, dir, out string, opt WriteOptio
 	if opt.Progress != nil {
 		meter = opt.Progress
 	}
+	if opt.Daily != nil {
+		return Header{}, errSpilledDaily
+	}
 	u, err := bundle.ReadWith(dir, bundle.ReadOptions{RequireManifest: opt.RequireManifest, Meter: meter})
 	if err != nil {
 		return Header{}, err
@@ -86,20 +89,36 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	c.ctx = ctx
 	c.version = version
 	defer c.zw.Close()
-	if err := checkSeries(u); err != nil {
+	checked := u
+	if opt.Daily != nil {
+		if version != columnsVersion {
+			return Header{}, errSpilledDaily
+		}
+		// The daily series hold their tickers, dates and closes; their
+		// columns were checked as they were written ahead.
+		c.daily = opt.Daily
+		checked = &engine.Universe{Intraday: u.Intraday}
+	}
+	if err := checkSeries(checked); err != nil {
 		return Header{}, fmt.Errorf("snapshot: %w", err)
 	}
 	// The compressed sections and the columns go to disk as they are
 	// made, not into memory beside the universe until the end.
-	if c.spill, err = newSpill(out); err != nil {
-		return Header{}, err
+	if c.daily != nil {
+		// The daily columns are in the spill file already (its owner
+		// removes it).
+		c.spill = c.daily.s
+	} else {
+		if c.spill, err = newSpill(out); err != nil {
+			return Header{}, err
+		}
+		defer c.spill.Close()
 	}
-	defer c.spill.Close()
 	nsrc := firstDerivedKind()
 	counts := countsOf(u)
 	jobs := splitParts(u, 0, nsrc)
-	var cols piece
-	var areas []piece // the column area's pieces, in order
+	var cols []piece
+	var areas []piece // the column area's pieces after the bars, in order
 	if version == columnsVersion {
 		if err := c.orderCash(u); err != nil {
 			return Header{}, err
@@ -109,7 +128,7 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 		}
 		jobs = onePart(onePart(jobs, "daily"), "intraday")
 		// The reports' accounts follow the bars.
-		ac, err := c.streamAccountColumns(u, cols.len())
+		ac, err := c.streamAccountColumns(u, piecesLen(cols))
 		if err != nil {
 			return Header{}, err
 		}
@@ -129,16 +148,12 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 		return Header{}, err
 	}
 	keepDerivePrices(u)
-	areas = append([]piece{cols}, areas...)
+	areas = append(cols, areas...)
 	if version == columnsVersion {
 		// The ratio points follow the bars and accounts in the column
 		// area, group by group as they are derived: the kind is never
 		// whole in memory.
-		var at int64
-		for _, p := range areas {
-			at += p.len()
-		}
-		rc, points, vars, err := c.deriveToColumns(ctx, u, out, at, opt.Progress)
+		rc, points, vars, err := c.deriveToColumns(ctx, u, out, piecesLen(areas), opt.Progress)
 		if err != nil {
 			return Header{}, err
 		}

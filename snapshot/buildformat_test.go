@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -101,5 +102,93 @@ func TestBuildSpillIsWriteFiles(t *testing.T) {
 		if ents, _ := os.ReadDir(tmp); len(ents) != 2 {
 			t.Errorf("format %d: the folder holds %d entries, want the two files (no spill file left)", v, len(ents))
 		}
+	}
+}
+
+// A format 6 build from the generator's universe whose daily bars were
+// handed over series by series as generated (demo.GenerateSpilled into
+// a DailySpill) writes the file WriteFile writes from the whole
+// universe, byte for byte; the daily columns span several blocks and the
+// ratio points several company groups.
+func TestBuildDailySpilledIsWriteFiles(t *testing.T) {
+	sz := demo.Size{Companies: 5, SponsoredBDRs: 1, FIIs: 2, ETFs: 1, IntradayTickers: 3, IntradaySessions: 3, ReportsFrom: 2023, FundReportsFrom: 2025, EventsFrom: 2025}
+	tmp := t.TempDir()
+	built, want := filepath.Join(tmp, "built"), filepath.Join(tmp, "want")
+	ds, err := NewDailySpill(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	u, err := demo.GenerateSpilled(5, sz, nil, ds.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range u.Daily {
+		if s := &u.Daily[i]; s.Open != nil || len(s.Close) != s.Len() {
+			t.Fatalf("daily series %q: open %d, close %d of %d rows: want closes only", s.Ticker, len(s.Open), len(s.Close), s.Len())
+		}
+	}
+	_, err = BuildFromUniverseContext(context.Background(), u, built, WriteOptions{Version: 6, Daily: ds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := demo.GenerateSize(5, sz)
+	bundle.Canonicalize(w)
+	if w.Derived, err = ratios.Derive(w); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(want, w, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(built)
+	b, _ := os.ReadFile(want)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("the build wrote %d bytes, WriteFile %d: not the same file", len(a), len(b))
+	}
+	if _, ix := appendDailyColumns(nil, w.Daily); len(ix.Blocks) < 3 {
+		t.Errorf("daily columns in %d blocks, want several", len(ix.Blocks))
+	}
+	if err := ds.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 2 {
+		t.Errorf("the folder holds %d entries, want the two files (no spill file left)", len(ents))
+	}
+}
+
+// Daily columns written ahead are refused where they cannot be used,
+// and must be the universe's series, each once.
+func TestDailySpillRefused(t *testing.T) {
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	ds, err := NewDailySpill(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	u := synthUniverse(2, 10, 1, 10, 0)
+	if err := ds.Add(&u.Daily[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Add(&u.Daily[0]); err == nil {
+		t.Error("a series added twice: no error")
+	}
+	bad := u.Daily[1]
+	bad.Open = bad.Open[:1]
+	if err := ds.Add(&bad); err == nil {
+		t.Error("columns of different lengths: no error")
+	}
+	if err := WriteFile(out, u, WriteOptions{Version: 6, Daily: ds}); !errors.Is(err, errSpilledDaily) {
+		t.Errorf("WriteFile: %v, want errSpilledDaily", err)
+	}
+	if _, err := BuildFromUniverseContext(context.Background(), u, out, WriteOptions{Version: 5, Daily: ds}); !errors.Is(err, errSpilledDaily) {
+		t.Errorf("format 5 build: %v, want errSpilledDaily", err)
+	}
+	// The second series was never written ahead.
+	if _, err := BuildFromUniverseContext(context.Background(), u, out, WriteOptions{Version: 6, Daily: ds}); err == nil {
+		t.Error("a series not written ahead: no error")
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("out written after a refused build: %v", err)
 	}
 }

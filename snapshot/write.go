@@ -48,6 +48,11 @@ type WriteOptions struct {
 	// place (see docs/snapshot-format.md, "Format 6"), which this package
 	// reads. BuildFromBundle and BuildFromUniverseContext write either.
 	Version uint16
+	// Daily, when not nil, holds the daily bars' columns written ahead
+	// (see DailySpill): BuildFromUniverseContext then reads of
+	// Universe.Daily only the tickers, dates and closes. Format 6 only;
+	// Write, WriteFile and BuildFromBundle refuse it.
+	Daily *DailySpill
 }
 
 // encoded is a snapshot ready to be written: header bytes then parts
@@ -284,6 +289,7 @@ type encoder struct {
 	orders  map[string][]int32
 	version uint16          // the format version written
 	spill   *spillFile      // where run puts the compressed parts (nil: kept in memory)
+	daily   *DailySpill     // the daily columns written ahead (nil: from the Universe)
 	prog    *Progress       // counts the sections encoded by run (nil: none)
 	ctx     context.Context // checked by run before each section (nil: never ends)
 }
@@ -379,6 +385,9 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([]piece
 // encode encodes u. With drop, u belongs to the caller no more: each
 // kind's slice is set to nil as soon as all its parts are encoded.
 func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
+	if opt.Daily != nil {
+		return nil, errSpilledDaily
+	}
 	c, err := newEncoder(opt)
 	if err != nil {
 		return nil, err
@@ -467,38 +476,60 @@ func (c *encoder) columns(u *engine.Universe, counts map[string]int) []byte {
 }
 
 // streamColumns is columns writing the area to the spill file as it is
-// made, a block at a time: its piece of the spill file.
-func (c *encoder) streamColumns(u *engine.Universe, counts map[string]int) (piece, error) {
+// made, a block at a time: its pieces of the spill file, in order (the
+// daily columns written ahead, c.daily, are their own pieces).
+func (c *encoder) streamColumns(u *engine.Universe, counts map[string]int) ([]piece, error) {
 	c.colParts = map[string]colPart{}
-	start := c.spill.n
 	put := func(b []byte) error {
 		_, err := c.spill.put(b)
 		return err
 	}
+	var area []piece
 	var size int64
 	if len(u.Daily) > 0 {
-		n, ix, err := streamDailyColumns(u.Daily, put)
+		var (
+			n   int64
+			ix  dailyIndex
+			err error
+		)
+		if c.daily != nil {
+			area, n, ix, err = c.daily.area(u.Daily)
+		} else {
+			start := c.spill.n
+			n, ix, err = streamDailyColumns(u.Daily, put)
+			if err == nil && c.spill.n-start != n {
+				err = fmt.Errorf("snapshot: spill file: %d bytes of daily columns written, %d made", c.spill.n-start, n)
+			}
+			area = append(area, piece{off: start, n: n})
+		}
 		if err != nil {
-			return piece{}, err
+			return nil, err
 		}
 		c.colParts["daily"] = newColPart(counts[countDailyRows], 0, int(n), ix)
 		size = n
 	}
 	if len(u.Intraday) > 0 {
+		start := c.spill.n
 		n, ix, err := streamIntradayColumns(u.Intraday, put)
 		if err != nil {
-			return piece{}, err
+			return nil, err
+		}
+		if c.spill.n-start != n {
+			return nil, fmt.Errorf("snapshot: spill file: %d bytes of intraday columns written, %d made", c.spill.n-start, n)
 		}
 		c.colParts["intraday"] = newColPart(counts[countIntradayRows], int(size), int(n), ix)
-		size += n
+		area = append(area, piece{off: start, n: n})
 	}
-	if c.spill.n-start != size {
-		return piece{}, fmt.Errorf("snapshot: spill file: %d bytes of columns written, %d made", c.spill.n-start, size)
+	return area, nil
+}
+
+// piecesLen returns the bytes of ps.
+func piecesLen(ps []piece) int64 {
+	var n int64
+	for _, p := range ps {
+		n += p.len()
 	}
-	if size == 0 {
-		return piece{b: []byte{}}, nil
-	}
-	return piece{off: start, n: size}, nil
+	return n
 }
 
 // colPart is a format 6 part whose columns are in the column area.

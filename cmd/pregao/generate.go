@@ -143,10 +143,23 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	)
 	err = untilDone(ctx, "generate", what, stopGrace, stderr, func(ctx context.Context) (err error) {
 		t0 := time.Now()
-		if *hold != "" {
+		var daily *snapshot.DailySpill
+		switch {
+		case *hold != "":
 			u, sess = demo.GenerateSession(*seed, sz, meter)
 			u = demo.HoldBack(u, sess)
-		} else {
+		case *snap != "" && version == 6:
+			// Each daily series is written to the snapshot's spill as
+			// soon as the generation is done with its bars: the bars of
+			// the universe are never in memory together.
+			if daily, err = snapshot.NewDailySpill(*snap); err != nil {
+				return err
+			}
+			defer daily.Close()
+			if u, err = demo.GenerateSpilled(*seed, sz, meter, daily.Add); err != nil {
+				return err
+			}
+		default:
 			u = demo.GenerateMetered(*seed, sz, meter)
 		}
 		tGen = time.Since(t0)
@@ -164,7 +177,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			// and reading it back (see snapshot.BuildFromUniverseContext).
 			c := demo.Count(u)
 			counts, asOf = &c, u.Meta.AsOf
-			_, err = snapshot.BuildFromUniverseContext(ctx, u, *snap, snapshot.WriteOptions{Level: snapshot.DefaultLevel, Progress: prog, Version: version})
+			_, err = snapshot.BuildFromUniverseContext(ctx, u, *snap, snapshot.WriteOptions{Level: snapshot.DefaultLevel, Progress: prog, Version: version, Daily: daily})
 			u = nil
 			return err
 		}

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/pregao/pregao/engine"
@@ -25,24 +26,7 @@ func (g *gen) assemble() *engine.Universe {
 	for _, s := range g.sectors {
 		u.Sectors = append(u.Sectors, s.Sector)
 	}
-	end := len(g.cal) - 1
-	// Liquidity ranks over every listed ticker by mean volume of the last
-	// 63 sessions (ties by ticker).
-	var liq []liquid
-	for i, e := range g.ents {
-		if e.last < end {
-			continue
-		}
-		for k, c := range e.classes {
-			liq = append(liq, liquid{ent: i, class: k, ticker: c.ticker, vol: g.outs[i].avgVol[k]})
-		}
-	}
-	sort.Slice(liq, func(a, b int) bool {
-		if liq[a].vol != liq[b].vol {
-			return liq[a].vol > liq[b].vol
-		}
-		return liq[a].ticker < liq[b].ticker
-	})
+	liq := g.liquidity()
 	rank := make(map[string]int, len(liq))
 	for i, l := range liq {
 		rank[l.ticker] = i + 1
@@ -74,6 +58,11 @@ func (g *gen) assemble() *engine.Universe {
 	u.InsiderReports = make([]engine.InsiderReport, 0, nIns)
 	u.Documents = make([]engine.Document, 0, nDoc)
 	msecs, mseries := g.macroSeries()
+	if g.sink != nil {
+		for i := range mseries {
+			mseries[i] = g.handSeries(&mseries[i])
+		}
+	}
 	u.Securities = append(u.Securities, msecs...)
 	u.Daily = append(u.Daily, mseries...)
 	for i, e := range g.ents {
@@ -113,10 +102,81 @@ func (g *gen) assemble() *engine.Universe {
 	return u
 }
 
-// sliceSeries returns rows [a, b) of s under ticker t.
+// liquidity ranks every listed ticker by mean volume of the last 63
+// sessions (ties by ticker).
+func (g *gen) liquidity() []liquid {
+	end := len(g.cal) - 1
+	var liq []liquid
+	for i, e := range g.ents {
+		if e.last < end {
+			continue
+		}
+		for k, c := range e.classes {
+			liq = append(liq, liquid{ent: i, class: k, ticker: c.ticker, vol: g.outs[i].avgVol[k]})
+		}
+	}
+	sort.Slice(liq, func(a, b int) bool {
+		if liq[a].vol != liq[b].vol {
+			return liq[a].vol > liq[b].vol
+		}
+		return liq[a].ticker < liq[b].ticker
+	})
+	return liq
+}
+
+// sliceSeries returns rows [a, b) of s under ticker t (a column s lacks,
+// nil, stays nil).
 func sliceSeries(s engine.Series, t string, a, b int) engine.Series {
-	return engine.Series{Ticker: t, Dates: s.Dates[a:b:b], Open: s.Open[a:b:b], High: s.High[a:b:b], Low: s.Low[a:b:b],
-		Close: s.Close[a:b:b], Volume: s.Volume[a:b:b], Quantity: s.Quantity[a:b:b], Trades: s.Trades[a:b:b]}
+	return engine.Series{Ticker: t, Dates: rows(s.Dates, a, b), Open: rows(s.Open, a, b), High: rows(s.High, a, b), Low: rows(s.Low, a, b),
+		Close: rows(s.Close, a, b), Volume: rows(s.Volume, a, b), Quantity: rows(s.Quantity, a, b), Trades: rows(s.Trades, a, b)}
+}
+
+// rows returns x[a:b:b], or nil for a nil x.
+func rows[T any](x []T, a, b int) []T {
+	if x == nil {
+		return nil
+	}
+	return x[a:b:b]
+}
+
+// handOver hands entity i's daily series to g.sink (a renamed class as
+// its two series, as assemble cuts it) and keeps of each only its
+// ticker, dates and closes, and in o.tail its last IntradaySessions
+// rows whole (what intraday reads).
+func (g *gen) handOver(i int) {
+	e, o := g.ents[i], g.outs[i]
+	o.tail = make([]engine.Series, len(o.series))
+	for k, c := range e.classes {
+		s := &o.series[k]
+		n := s.Len()
+		o.tail[k] = sliceSeries(*s, s.Ticker, n-min(g.sz.IntradaySessions, n), n)
+		o.tail[k].Dates = slices.Clone(o.tail[k].Dates)
+		for _, col := range []*[]engine.Num{&o.tail[k].Open, &o.tail[k].High, &o.tail[k].Low, &o.tail[k].Close, &o.tail[k].Volume} {
+			*col = slices.Clone(*col)
+		}
+		o.tail[k].Quantity, o.tail[k].Trades = slices.Clone(o.tail[k].Quantity), slices.Clone(o.tail[k].Trades)
+		if c.oldTicker != "" {
+			cut := e.renameAt - e.first
+			for _, x := range [...]engine.Series{sliceSeries(*s, c.oldTicker, 0, cut), sliceSeries(*s, c.ticker, cut, s.Len())} {
+				g.handSeries(&x)
+			}
+			*s = engine.Series{Ticker: s.Ticker, Dates: s.Dates, Close: s.Close}
+			continue
+		}
+		*s = g.handSeries(s)
+	}
+}
+
+// handSeries hands s to g.sink and returns its ticker, dates and closes.
+func (g *gen) handSeries(s *engine.Series) engine.Series {
+	if err := g.sink(s); err != nil {
+		g.sinkMu.Lock()
+		if g.sinkErr == nil {
+			g.sinkErr = err
+		}
+		g.sinkMu.Unlock()
+	}
+	return engine.Series{Ticker: s.Ticker, Dates: s.Dates, Close: s.Close}
 }
 
 // indexDef describes one index: a filter, a size and a weighting.

@@ -80,6 +80,20 @@ func GenerateMetered(seed int64, sz Size, m Meter) *engine.Universe {
 	return generate(seed, sz, m)
 }
 
+// GenerateSpilled is GenerateMetered handing every daily series, whole,
+// to add (from several goroutines at once, in no set order) once the
+// generation no longer reads its bars, and keeping of it in the universe
+// only its ticker, dates and closes (what the ratios read): the bars of
+// the whole universe are never in memory together. A format 6 build
+// writes them as add receives them (snapshot.DailySpill). The first
+// error of add is returned (the universe is then incomplete).
+func GenerateSpilled(seed int64, sz Size, m Meter, add func(*engine.Series) error) (*engine.Universe, error) {
+	g := newGen(uint64(seed), withDefaults(sz))
+	g.meter, g.sink = m, add
+	u := g.run()
+	return u, g.sinkErr
+}
+
 // GenerateSize returns the demo universe of the given seed and size.
 // Counts below their minimum (1 company, 0 for the rest) are raised to it.
 func GenerateSize(seed int64, sz Size) *engine.Universe {
@@ -102,6 +116,15 @@ func generate(seed int64, sz Size, m Meter) *engine.Universe {
 }
 
 func generateAll(seed int64, sz Size, m Meter, keepRows bool) (*engine.Universe, *Session) {
+	g := newGen(uint64(seed), withDefaults(sz))
+	g.meter, g.keepRows = m, keepRows
+	u := g.run()
+	return u, g.sess
+}
+
+// withDefaults raises the counts of sz below their minimum and fills in the
+// default years.
+func withDefaults(sz Size) Size {
 	sz.Companies = max(sz.Companies, 1)
 	sz.SponsoredBDRs = max(sz.SponsoredBDRs, 0)
 	sz.UnsponsoredBDRs = max(sz.UnsponsoredBDRs, 0)
@@ -121,26 +144,28 @@ func generateAll(seed int64, sz Size, m Meter, keepRows bool) (*engine.Universe,
 	if sz.HistoryFrom < 2000 || sz.HistoryFrom > 2025 {
 		sz.HistoryFrom = 2000
 	}
-	g := newGen(uint64(seed), sz)
-	g.meter, g.keepRows = m, keepRows
-	u := g.run()
-	return u, g.sess
+	return sz
 }
 
 // gen holds the shared, read-only state of one generation.
 type gen struct {
 	meter    Meter // nil: none
 	keepRows bool  // keep the last session's trades (GenerateSession)
-	sess     *Session
-	seed     uint64
-	sz       Size
-	first    engine.Date   // first calendar day of the histories
-	cal      []engine.Date // every session, ascending
-	idxOf    []int32       // day - cal[0] -> index of the first session on or after that day
-	asOf     time.Time
-	sectors  []sectorNode
-	byTag    map[string][]int // sub-industry indexes into sectors per tag
-	secOf    map[string]int   // sub-industry id -> level-1 sector ordinal
+	// sink, when not nil, receives every daily series once its bars are
+	// read no more (GenerateSpilled); sinkErr is its first error.
+	sink    func(*engine.Series) error
+	sinkMu  sync.Mutex
+	sinkErr error
+	sess    *Session
+	seed    uint64
+	sz      Size
+	first   engine.Date   // first calendar day of the histories
+	cal     []engine.Date // every session, ascending
+	idxOf   []int32       // day - cal[0] -> index of the first session on or after that day
+	asOf    time.Time
+	sectors []sectorNode
+	byTag   map[string][]int // sub-industry indexes into sectors per tag
+	secOf   map[string]int   // sub-industry id -> level-1 sector ordinal
 
 	mkt   []float64   // market log return per session
 	world []float64   // world equity log return per session (BDRs)
@@ -220,8 +245,18 @@ func (g *gen) run() *engine.Universe {
 		}
 	}
 	g.begin("simulate", "entities", int64(len(g.ents)))
-	g.parallel(first, g.simulateEntity)
-	g.parallel(second, g.simulateEntity)
+	simulate := g.simulateEntity
+	if g.sink != nil {
+		// Past its simulation, an entity's bars are read only for their
+		// closes (and the last sessions' for the 1-minute bars): they
+		// are handed over at once.
+		simulate = func(i int) {
+			g.simulateEntity(i)
+			g.handOver(i)
+		}
+	}
+	g.parallel(first, simulate)
+	g.parallel(second, simulate)
 	g.begin("detail", "entities", int64(len(g.ents)))
 	g.parallel(allIdx(len(g.ents)), g.detailEntity)
 	g.begin("assemble", "", 0)

@@ -20,6 +20,9 @@ func (g *gen) intraday(liq []liquid) []engine.Intraday {
 	g.parallel(allIdx(len(liq)), func(i int) {
 		l := liq[i]
 		s := &g.outs[l.ent].series[l.class]
+		if t := g.outs[l.ent].tail; t != nil {
+			s = &t[l.class] // the last rows of the series (GenerateSpilled)
+		}
 		last := &g.outs[l.ent].last[l.class].bars
 		earlier := 0
 		if i < top {

@@ -13,7 +13,8 @@ import (
 // detailEntity fills the rest.
 type output struct {
 	series  []engine.Series
-	lvl     []float64 // log level of the entity's value path per local session
+	tail    []engine.Series // with gen.sink: the last rows of series, whole (intraday reads them)
+	lvl     []float64       // log level of the entity's value path per local session
 	events  []doneEvent
 	cash    []doneCash
 	issues  []issue // share count changes without price effect
