@@ -211,7 +211,7 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 	if err != nil {
 		return Header{}, err
 	}
-	enc.spill = c.spill
+	enc.spill, enc.freeCopied = c.spill, true
 	u = nil // the check below loads the file: leave it the memory
 	// Give the build's heap back to the system first: the check's load
 	// then adds to nothing (at demo scale 10 the collector would

@@ -62,7 +62,10 @@ type encoded struct {
 	header []byte
 	parts  []piece
 	spill  *spillFile // holds the parts not in memory (nil: none)
-	h      Header
+	// freeCopied frees each piece's bytes of the spill file once copied
+	// (each piece is written once: a build's).
+	freeCopied bool
+	h          Header
 }
 
 // piece is bytes of a snapshot being written: b, or when b is nil, n
@@ -149,6 +152,9 @@ func (e *encoded) writePiece(w io.Writer, p piece) error {
 	n, err := io.Copy(w, &io.LimitedReader{R: e.spill.f, N: p.n})
 	if err == nil && n != p.n {
 		err = fmt.Errorf("snapshot: spill file: %d bytes of %d copied", n, p.n)
+	}
+	if err == nil && e.freeCopied {
+		freeSpill(e.spill.f, p.off, p.n)
 	}
 	return err
 }
