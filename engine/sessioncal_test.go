@@ -101,3 +101,40 @@ func TestSessionCalFromSummaries(t *testing.T) {
 		}
 	}
 }
+
+// QuoteBeforeReadsNoBar tells the days whose QuoteBefore the summary
+// answers (after the second-last bar, or up to the first: no bar before
+// it) from the older ones, which read the bars; a history without a
+// summary (held in the heap) reads none.
+func TestQuoteBeforeReadsNoBar(t *testing.T) {
+	u := benchUniverse(t, 2, 50)
+	for _, sums := range []bool{false, true} {
+		v := u
+		if sums {
+			v = withSummaries(u)
+		}
+		ds := mustBuild(t, v)
+		n := 0
+		for i := range ds.Assets() {
+			a := &ds.Assets()[i]
+			k := a.Daily.Len()
+			if k < 4 {
+				continue
+			}
+			n++
+			last, prev, before := a.Daily.Dates[k-1], a.Daily.Dates[k-2], a.Daily.Dates[k-3]
+			for _, c := range []struct {
+				d    Date
+				want bool
+			}{{last + 5, true}, {last, true}, {prev + 1, true}, {prev, false}, {before, false}, {a.Daily.Dates[1], false}, {a.Daily.Dates[0], true}} {
+				want := c.want || !sums
+				if got := a.QuoteBeforeReadsNoBar(c.d); got != want {
+					t.Errorf("summaries %v, %s before %s: %v, want %v", sums, a.Ticker, c.d, got, want)
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatal("no asset with four bars")
+		}
+	}
+}

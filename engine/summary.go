@@ -153,6 +153,19 @@ func (a *Asset) summaryQuote(b *SummaryBar, pd Date, pc Num) Quote {
 	return q
 }
 
+// QuoteBeforeReadsNoBar reports whether a.QuoteBefore(d) answers
+// without reading a bar a snapshot maps (one of the blocks a Dataset
+// verifies on first use, see Blocks): from the daily summary a loader
+// gave, or from a history that has none (held in the heap: a format 5
+// load, a history joined at open, or no bar at all).
+func (a *Asset) QuoteBeforeReadsNoBar(d Date) bool {
+	if a.dailySum() == nil {
+		return true
+	}
+	_, ok := a.quoteBeforeSum(d)
+	return ok
+}
+
 // quoteBeforeSum is QuoteBefore(d) from the daily summary, ok false when
 // it cannot tell (no summary, or a session older than it holds).
 func (a *Asset) quoteBeforeSum(d Date) (Quote, bool) {

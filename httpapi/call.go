@@ -40,6 +40,9 @@ type call struct {
 	// computed (vkOK).
 	vk             viewKey
 	vkMoving, vkOK bool
+	// pin is the quote view a ranking answers from, found made when its
+	// blocks were declared (pricedBlocks); nil: none.
+	pin *quoteView
 
 	out answer   // the way out: framing, representation, cache, log record
 	s   *scratch // the handlers' scratch (made with the call, kept)
@@ -113,7 +116,7 @@ func (c *call) reset() {
 	// Field by field: the answer and the scratch stay in place.
 	c.route, c.key, c.lim, c.ds, c.live, c.now = nil, KeyEntry{}, nil, nil, nil, time.Time{}
 	c.adm, c.admitted = nil, false
-	c.vkOK = false
+	c.vkOK, c.pin = false, nil
 	if c.qok {
 		c.q, c.qok = query{}, false // the query aliases the request's URL
 	}

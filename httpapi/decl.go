@@ -139,12 +139,17 @@ type Route struct {
 	// answer follow the plan's cut-off and the live session's revision
 	// there; other routes depend on the Dataset and the request only.
 	Priced bool
-	// OwnTickers routes verify the snapshot blocks of the tickers they
-	// read themselves (engine.Dataset.CheckAsset) before they answer, and
-	// must read no ratio point (no ticker's blocks hold them);
-	// any other route's first request verifies every block not yet
-	// verified (engine.Dataset.CheckAll, see resolveView).
-	OwnTickers bool
+	// Blocks declares which column blocks of a mapped snapshot (daily
+	// and 1-minute bars, ratio points: verified on first use, see
+	// engine.Blocks) the route's answer reads, and so what its request
+	// verifies before it is served (resolveView): BlocksAll, the zero
+	// value, for any route not proven to read fewer.
+	Blocks BlockScope
+	// blocksFor, when not nil, declares Blocks per request, for a route
+	// whose answer reads blocks only with some parameters or views. It
+	// is called after the key and the clock are known, before the body
+	// is read, and may pin on c what it found (see pricedBlocks).
+	blocksFor func(a *API, c *call, r *http.Request) BlockScope
 	// Admin routes are the operator's (under /admin): only keys with
 	// ScopeAdmin may call them, whatever their plan (admin.go).
 	Admin bool
@@ -206,6 +211,29 @@ func csvRoutes(routes []Route) []Route {
 	}
 	return out
 }
+
+// BlockScope is what a route's answer reads of the column blocks of a
+// mapped snapshot (format 6 loaded with LazyVerify: its bars, 1-minute
+// bars and ratio points, each block verified on its first use).
+type BlockScope uint8
+
+const (
+	// BlocksAll: any block. The route's first request verifies every
+	// block not yet verified (engine.Dataset.CheckAll) before it is
+	// served; once they all are, that costs a call.
+	BlocksAll BlockScope = iota
+	// BlocksOwn: the blocks of the tickers the request names, which the
+	// handler verifies itself (engine.Dataset.CheckAsset) before it
+	// reads their bars; no ratio point (no ticker's blocks hold them).
+	BlocksOwn
+	// BlocksNone: no block. The answer comes from the heap and from the
+	// index sections, verified at open (the latest quotes, the rankings
+	// and the end-of-day view come from the series' summaries there).
+	// A route is declared so only with the proof of
+	// TestNoneRoutesReadNoColumn, which serves it with every column
+	// page of the mapping unreadable.
+	BlocksNone
+)
 
 // Routes returns the API's operations (the operational ones included), in
 // the order of the documentation. The result and everything it points to

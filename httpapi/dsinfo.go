@@ -215,6 +215,11 @@ type quoteView struct {
 	// movers: the last session of the view and its gainers and losers.
 	session        engine.Date
 	gainers, loser []engine.RankEntry
+	// noBlock: making the view read no column block of a mapped snapshot
+	// (its quotes came from the series' summaries, verified at open, or
+	// from the heap), so that a ranking answers from it with no block
+	// verified (pricedBlocks).
+	noBlock bool
 }
 
 // view returns what the request's plan sees. The quote view of a cut-off
@@ -227,24 +232,31 @@ func (a *API) view(c *call) view {
 	ev := engine.View{Base: c.ds, Live: c.live}
 	if c.key.Plan == PlanEOD {
 		v := view{eod: true, before: sessionDate(c.now), ev: ev}
-		v.qv = in.cached(&in.eod, eodKey(c), true, func(as *engine.Asset) engine.Quote { return ev.QuoteBefore(as, v.before) })
+		v.qv = in.cached(c, &in.eod, eodKey(c), true, func(as *engine.Asset) (engine.Quote, bool) {
+			return ev.QuoteBefore(as, v.before), c.live == nil && as.QuoteBeforeReadsNoBar(v.before)
+		})
 		return v
 	}
 	k, _ := a.delayedKey(c, in)
 	v := view{cutoff: c.now.Add(-QuoteDelay).Unix(), ev: ev}
 	build := c.live != nil || k.at == in.latestVisible || c.now.Equal(c.ds.AsOf())
-	v.qv = in.cached(&in.delayed, k, build, func(as *engine.Asset) engine.Quote {
+	v.qv = in.cached(c, &in.delayed, k, build, func(as *engine.Asset) (engine.Quote, bool) {
 		if c.live == nil && k.at == in.latestVisible {
-			return as.Latest
+			return as.Latest, true // from the summaries
 		}
-		return ev.QuoteAt(as, k.at)
+		return ev.QuoteAt(as, k.at), false
 	})
 	return v
 }
 
-// cached returns the quote view of key from slot, building it when build
-// is set and the slot holds another key; nil when it is not built.
-func (in *dsInfo) cached(slot *atomic.Pointer[quoteView], key viewKey, build bool, quote func(*engine.Asset) engine.Quote) *quoteView {
+// cached returns the quote view of key: the one pricedBlocks pinned on c,
+// else the one of slot, built when build is set and the slot holds
+// another key; nil when it is not built. quote gives an asset's quote in
+// the view, and whether it read no column block.
+func (in *dsInfo) cached(c *call, slot *atomic.Pointer[quoteView], key viewKey, build bool, quote func(*engine.Asset) (engine.Quote, bool)) *quoteView {
+	if qv := c.pin; qv != nil && qv.key == key {
+		return qv
+	}
 	if qv := slot.Load(); qv != nil && qv.key == key {
 		return qv
 	}
@@ -256,13 +268,41 @@ func (in *dsInfo) cached(slot *atomic.Pointer[quoteView], key viewKey, build boo
 	return qv
 }
 
-func newQuoteView(ds *engine.Dataset, key viewKey, quote func(*engine.Asset) engine.Quote) *quoteView {
+// pricedBlocks is Route.blocksFor of the rankings (index highs and lows,
+// variations), which answer from the plan's quote view: BlocksNone when
+// that view is made already and was made reading no column block (the
+// latest quotes, or an end-of-day view the summaries hold, as Prepare
+// makes them before the snapshot is ready). The view is pinned on c, so
+// that the handler answers from it though another request may replace
+// the kept one meanwhile. BlocksAll when the view is still to be made
+// (another cut-off or day), or was made from the bars (a live session, a
+// session older than the summaries hold).
+func pricedBlocks(a *API, c *call, _ *http.Request) BlockScope {
+	in := a.info(c.ds)
+	var qv *quoteView
+	var key viewKey
+	if c.key.Plan == PlanEOD {
+		qv, key = in.eod.Load(), eodKey(c)
+	} else {
+		qv = in.delayed.Load()
+		key, _ = a.delayedKey(c, in)
+	}
+	if qv == nil || qv.key != key || !qv.noBlock {
+		return BlocksAll
+	}
+	c.pin = qv
+	return BlocksNone
+}
+
+func newQuoteView(ds *engine.Dataset, key viewKey, quote func(*engine.Asset) (engine.Quote, bool)) *quoteView {
 	assets := ds.Assets()
 	qv := &quoteView{key: key, assets: assets, quotes: make([]engine.Quote, len(assets)),
-		raw: make([][]byte, len(assets)), adj: make([][]byte, len(assets)), session: engine.NoDate}
+		raw: make([][]byte, len(assets)), adj: make([][]byte, len(assets)), session: engine.NoDate, noBlock: true}
 	var buf []byte
 	for i := range assets {
-		q := quote(&assets[i])
+		q, noBlock := quote(&assets[i])
+		// The movers' complete session of a running one (completeQuote).
+		qv.noBlock = qv.noBlock && noBlock && (!q.Valid() || !q.Intraday || assets[i].QuoteBeforeReadsNoBar(q.Date))
 		qv.quotes[i] = q
 		start := len(buf)
 		buf = appendQuote(buf, &q, assets[i].Currency)

@@ -287,7 +287,7 @@ func BenchmarkLiveQuoteView(b *testing.B) {
 	for i := range b.N {
 		at := t0 + int64(i%300)*60
 		k := viewKey{at: at, session: v.Live.Session, rev: v.Live.RevAt(at)}
-		qv := newQuoteView(in.ds, k, func(as *engine.Asset) engine.Quote { return ev.QuoteAt(as, at) })
+		qv := newQuoteView(in.ds, k, func(as *engine.Asset) (engine.Quote, bool) { return ev.QuoteAt(as, at), false })
 		if len(qv.quotes) == 0 {
 			b.Fatal("empty view")
 		}

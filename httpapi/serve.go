@@ -82,7 +82,7 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 		if st := a.limit(c); st != 0 {
 			return st
 		}
-		if st := a.resolveView(c); st != 0 {
+		if st := a.resolveView(c, r); st != 0 {
 			return st
 		}
 	}
@@ -172,10 +172,12 @@ func (a *API) limit(c *call) int {
 // resolveView fixes what the request sees: the current View (the Dataset
 // and the live session beside it), loaded once, and the clock's now. 503
 // while no snapshot is published, and once a block of the snapshot's
-// bars is found bad. A route that does not verify the tickers it reads
-// itself (Route.OwnTickers) verifies every block not yet verified
-// first: once they all are, a call.
-func (a *API) resolveView(c *call) int {
+// bars is found bad. A route whose answer may read any column block
+// (Route.Blocks BlocksAll, for the route or for this request) verifies
+// every block not yet verified first: once they all are, a call. A
+// route that reads none, or only the tickers it names (which it
+// verifies itself), is served at once.
+func (a *API) resolveView(c *call, r *http.Request) int {
 	if v := a.store.View(); v != nil {
 		c.ds, c.live = v.Base, v.Live
 	}
@@ -186,13 +188,28 @@ func (a *API) resolveView(c *call) int {
 	if err := c.ds.BlockErr(); err != nil {
 		return c.out.failErr(a.badBlock(c, err))
 	}
-	if !c.route.OwnTickers && !c.route.Admin {
+	c.now = a.clock.Now()
+	if a.blockScope(c, r) == BlocksAll {
 		if err := c.ds.CheckAll(); err != nil {
 			return c.out.failErr(a.badBlock(c, err))
 		}
 	}
-	c.now = a.clock.Now()
 	return 0
+}
+
+// blockScope returns what c's answer reads of the column blocks: its
+// route's declaration, or the route's answer for this request.
+func (a *API) blockScope(c *call, r *http.Request) BlockScope {
+	rt := c.route
+	switch {
+	case rt.Admin:
+		return BlocksNone // a push reads no block (it is no answer)
+	case c.ds.Blocks() == nil:
+		return BlocksNone // nothing to verify: the bars are verified already
+	case rt.blocksFor != nil:
+		return rt.blocksFor(a, c, r)
+	}
+	return rt.Blocks
 }
 
 // badBlock returns the error of a request whose answer would read a
@@ -249,4 +266,23 @@ func (a *API) readBody(c *call, r *http.Request) error {
 	}
 	c.body = b
 	return nil
+}
+
+// noBlocksUnless is Route.blocksFor of a route that reads no column
+// block unless one of the query parameters names is sent (whatever its
+// value: show_market_cap=false too), or the query is percent-encoded
+// (whose names are not read here): then it may read any.
+func noBlocksUnless(names ...string) func(*API, *call, *http.Request) BlockScope {
+	return func(_ *API, _ *call, r *http.Request) BlockScope {
+		q := r.URL.RawQuery
+		if strings.IndexByte(q, '%') >= 0 {
+			return BlocksAll
+		}
+		for _, n := range names {
+			if strings.Contains(q, n) {
+				return BlocksAll
+			}
+		}
+		return BlocksNone
+	}
 }

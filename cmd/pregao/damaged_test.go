@@ -127,6 +127,15 @@ func TestDamagedBlockAnswers503(t *testing.T) {
 			if err := json.Unmarshal([]byte(body), &ready); code != 200 || err != nil || ready.Blocks.Total == 0 || ready.Blocks.Verified != 0 {
 				t.Fatalf("/readyz before any request: %d %s: want ready, nothing verified", code, body)
 			}
+			// A route that reads no block (httpapi.BlocksNone) answers
+			// from what the open verified, verifying none; the first
+			// request that reads the bad block finds it.
+			if code, _, body := get("/v2/indexes/IBOV/highs?limit=10"); code != 200 {
+				t.Errorf("GET /v2/indexes/IBOV/highs before the bad block is found: %d %.200s", code, body)
+			}
+			if code, retry, body := get(tg.path); code != 503 || retry == "" || !strings.Contains(body, "damaged") {
+				t.Errorf("GET %s: %d, Retry-After %q, %.200s: want 503", tg.path, code, retry, body)
+			}
 			var wg sync.WaitGroup
 			for r := range 4 {
 				wg.Go(func() {
