@@ -329,16 +329,7 @@ var kinds = []kind{
 			lines := newLineCache(d)
 			for i := lo; i < hi && d.err == nil; i++ {
 				r := &u.Reports[i]
-				r.CompanyID = d.str()
-				r.Statement = d.str()
-				r.Aggregation = d.str()
-				r.Form = d.str()
-				r.ReferenceDate = d.date()
-				r.StartDate = d.date()
-				r.EndDate = d.date()
-				r.PublishDate = d.time()
-				r.RetrievalDate = d.time()
-				r.Version = d.integer()
+				decReportHead(d, r)
 				r.Accounts = takeLen(d, &accounts)
 				for j := range r.Accounts {
 					a := &r.Accounts[j]
@@ -831,16 +822,7 @@ func decReports6(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	used := uint64(0)
 	for i := lo; i < hi && d.err == nil; i++ {
 		r := &u.Reports[i]
-		r.CompanyID = d.str()
-		r.Statement = d.str()
-		r.Aggregation = d.str()
-		r.Form = d.str()
-		r.ReferenceDate = d.date()
-		r.StartDate = d.date()
-		r.EndDate = d.date()
-		r.PublishDate = d.time()
-		r.RetrievalDate = d.time()
-		r.Version = d.integer()
+		decReportHead(d, r)
 		switch n := d.uv(); {
 		case n == 0:
 			r.Accounts = nil
@@ -1434,4 +1416,19 @@ func checkIndicators(u *engine.Universe) error {
 		}
 	}
 	return nil
+}
+
+// decReportHead decodes a report's fields before its accounts, the same
+// in every format.
+func decReportHead(d *pdec, r *engine.Report) {
+	r.CompanyID = d.str()
+	r.Statement = d.str()
+	r.Aggregation = d.str()
+	r.Form = d.str()
+	r.ReferenceDate = d.date()
+	r.StartDate = d.date()
+	r.EndDate = d.date()
+	r.PublishDate = d.time()
+	r.RetrievalDate = d.time()
+	r.Version = d.integer()
 }
