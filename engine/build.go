@@ -940,13 +940,17 @@ func (b *builder) buildRatios() error {
 		if int(fs[i].Indicator) >= ncat {
 			return invalid("fund ratio point of %s: indicator %d outside the catalog (%d entries)", fs[i].FundID, fs[i].Indicator, ncat)
 		}
+		if uint64(fs[i].Sources) > uint64(len(u.Derived.FundSources)) {
+			return invalid("fund ratio point of %s: sources %d beyond the %d lists", fs[i].FundID, fs[i].Sources, len(u.Derived.FundSources))
+		}
 	}
 	if !isSorted(fs, CompareFundRatioPoints) {
 		fs = slices.Clone(fs)
 		SortFundRatioPoints(fs)
 	}
 	for lo := 0; lo < len(fs); {
-		id := fs[lo].FundID
+		sym := fs[lo].FundID
+		id := sym.String()
 		k, err := b.issuerIdx(id, func() string { return "fund ratio point " + u.Derived.Catalog[fs[lo].Indicator].ID })
 		if err != nil {
 			return err
@@ -956,7 +960,7 @@ func (b *builder) buildRatios() error {
 			return invalid("fund ratio points of %q: fund seen under two ids", id)
 		}
 		hi := lo + 1
-		for hi < len(fs) && fs[hi].FundID == id {
+		for hi < len(fs) && fs[hi].FundID == sym {
 			hi++
 		}
 		is.FundRatios = appendSeries(is.FundRatios, fs[lo:hi], func(x, y *FundRatioPoint) bool {

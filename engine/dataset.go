@@ -267,6 +267,11 @@ func (d *Dataset) Catalog() []Indicator { return d.u.Derived.Catalog }
 // series (see Derived.Vars). The slice is shared: read only.
 func (d *Dataset) RatioVars(p *RatioPoint) []Num { return d.u.Derived.Vars(p) }
 
+// FundSources returns the sources of p, a point of one of the Dataset's
+// fund series (see Derived.FundSourcesOf). The slice is shared: read
+// only.
+func (d *Dataset) FundSources(p *FundRatioPoint) []Source { return d.u.Derived.FundSourcesOf(p) }
+
 // IndicatorIndex returns the index in d.Catalog() of the indicator of the
 // given kind (IndFundamental, IndValuation, IndFund) and id, both matched
 // case-insensitively, id without class suffix (EBITDA_MARGIN). It is the

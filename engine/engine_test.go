@@ -79,7 +79,8 @@ func TestBuildRejects(t *testing.T) {
 		{"report unknown company", func(u *Universe) { u.Reports[0].CompanyID = "42" }, `report DRE CONSOLIDATED 2023-12-31: unknown company_id "42"`},
 		{"cash unknown company", func(u *Universe) { u.CashActions[0].CompanyID = "42" }, "cash action c1v1"},
 		{"ratio outside catalog", func(u *Universe) { u.Derived.Ratios[0].Indicator = 99 }, "indicator 99 outside the catalog"},
-		{"fund ratio unknown fund", func(u *Universe) { u.Derived.FundRatios[0].FundID = "42" }, "fund ratio point P_NAV"},
+		{"fund ratio unknown fund", func(u *Universe) { u.Derived.FundRatios[0].FundID = Intern("42") }, "fund ratio point P_NAV"},
+		{"fund ratio sources beyond", func(u *Universe) { u.Derived.FundRatios[0].Sources = 9 }, "sources 9 beyond the 0 lists"},
 		{"index member without ticker", func(u *Universe) { u.Indexes[0].Members[0].Ticker = "" }, `index IBOV: a member without a ticker`},
 		{"duplicate ISIN", func(u *Universe) { u.Securities[1].ISIN = u.Securities[0].ISIN }, "ISIN BRPETRACNPR6 already used"},
 		{"catalog duplicate", func(u *Universe) {

@@ -155,8 +155,8 @@ func testUniverse(tb testing.TB) *Universe {
 			{CompanyID: Intern(valeID), Indicator: 0, Frequency: FrequencyAnnual, ReferenceDate: MakeDate(2023, 12, 31), PublishDate: StampOf(at(0, 0, 0)), Value: Null},
 		},
 		FundRatios: []FundRatioPoint{
-			{FundID: fundID, Indicator: 2, Frequency: FrequencyMonthly, ReferenceDate: MakeDate(2023, 12, 1), PublishDate: StampOf(at(0, 0, 0)), Value: 1.07},
-			{FundID: fundID, Indicator: 2, Frequency: FrequencyMonthly, ReferenceDate: MakeDate(2023, 11, 1), PublishDate: StampOf(at(0, 0, 0)), Value: 1.05},
+			{FundID: Intern(fundID), Indicator: 2, Frequency: FrequencyMonthly, ReferenceDate: MakeDate(2023, 12, 1), PublishDate: StampOf(at(0, 0, 0)), Value: 1.07},
+			{FundID: Intern(fundID), Indicator: 2, Frequency: FrequencyMonthly, ReferenceDate: MakeDate(2023, 11, 1), PublishDate: StampOf(at(0, 0, 0)), Value: 1.05},
 		},
 	}
 	return u

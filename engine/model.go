@@ -509,6 +509,37 @@ type Derived struct {
 	// CompanyID and Ticker are then indexes into it rather than Syms
 	// (points used where a snapshot file lies; see SymOf).
 	RatioSyms []Sym `json:"-"`
+	// FundSources holds the source lists of FundRatios, each list once
+	// however many points cite it (the points of one fund report cite
+	// its sources): point p's are FundSources[p.Sources-1] (see
+	// FundSourcesOf), so that the points hold no pointer.
+	FundSources [][]Source
+}
+
+// FundSourcesOf returns the sources of p (a point of d.FundRatios),
+// shared: read only. It is nil when p has none or its number lies
+// outside FundSources (snapshot decoding and engine.Build check the
+// numbers).
+func (d *Derived) FundSourcesOf(p *FundRatioPoint) []Source {
+	if p.Sources == 0 || uint64(p.Sources) > uint64(len(d.FundSources)) {
+		return nil
+	}
+	return d.FundSources[p.Sources-1]
+}
+
+// AddFundSources appends src to d.FundSources as a new list and points p
+// at it (a nil src: p has no sources, nothing is appended). Points
+// citing one list share it: set their Sources to p's.
+func (d *Derived) AddFundSources(p *FundRatioPoint, src []Source) {
+	if src == nil {
+		p.Sources = 0
+		return
+	}
+	if len(d.FundSources) >= math.MaxUint32-1 {
+		panic("engine: fund ratio sources beyond the FundRatioPoint layout")
+	}
+	d.FundSources = append(d.FundSources, src)
+	p.Sources = uint32(len(d.FundSources))
 }
 
 // Vars returns the variables of p (a point of d.Ratios), the values of
@@ -530,6 +561,22 @@ func (d *Derived) AddVars(p *RatioPoint, vs []Num) {
 	}
 	p.VarsAt, p.NVars = uint32(len(d.RatioVars)), uint8(len(vs))
 	d.RatioVars = append(d.RatioVars, vs...)
+}
+
+// AppendFundRatios appends the fund points of src to d.FundRatios and
+// their source lists to d.FundSources, renumbering the points' Sources.
+func (d *Derived) AppendFundRatios(src *Derived) {
+	if uint64(len(d.FundSources))+uint64(len(src.FundSources)) >= math.MaxUint32 {
+		panic("engine: fund ratio sources beyond the FundRatioPoint layout")
+	}
+	base, first := uint32(len(d.FundSources)), len(d.FundRatios)
+	d.FundRatios = append(d.FundRatios, src.FundRatios...)
+	d.FundSources = append(d.FundSources, src.FundSources...)
+	for i := first; i < len(d.FundRatios); i++ {
+		if d.FundRatios[i].Sources != 0 {
+			d.FundRatios[i].Sources += base
+		}
+	}
 }
 
 // Indicator kinds.
@@ -705,16 +752,20 @@ type RatioPoint struct {
 }
 
 // FundRatioPoint is one value of a listed-fund indicator, laid out as
-// compactly as RatioPoint.
+// compactly as RatioPoint and like it holding no pointer (40 bytes): the
+// fund is a Sym, and the sources a number in Derived.FundSources.
 type FundRatioPoint struct {
-	FundID        string
-	Sources       []Source
 	Value         Num
 	PublishDate   Stamp
 	RetrievalDate Stamp
 	ReferenceDate Date
-	Indicator     uint16 // index into Derived.Catalog
-	Frequency     Frequency
+	FundID        Sym
+	// Sources numbers the point's sources: 0 none (nil), else 1 + the
+	// index of the list in Derived.FundSources (see FundSourcesOf and
+	// AddFundSources).
+	Sources   uint32
+	Indicator uint16 // index into Derived.Catalog
+	Frequency Frequency
 }
 
 // CompareRatioPoints orders ratio points as snapshots store them and a
@@ -745,8 +796,8 @@ func CompareRatioPoints(x, y *RatioPoint) int {
 // CompareFundRatioPoints is CompareRatioPoints for fund points: by
 // fund_id, indicator, frequency, reference date and publication time.
 func CompareFundRatioPoints(x, y *FundRatioPoint) int {
-	if c := strings.Compare(x.FundID, y.FundID); c != 0 {
-		return c
+	if x.FundID != y.FundID {
+		return strings.Compare(x.FundID.String(), y.FundID.String())
 	}
 	if x.Indicator != y.Indicator {
 		return cmp.Compare(x.Indicator, y.Indicator)

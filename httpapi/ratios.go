@@ -330,7 +330,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 			dst = append(dst, `,"retrieval_date":`...)
 			dst = appendTime(dst, p.RetrievalDate.Time())
 			dst = append(dst, `,"sources":`...)
-			dst = appendSources(dst, p.Sources)
+			dst = appendSources(dst, c.ds.FundSources(p))
 			dst = append(dst, '}')
 		}
 		if written == 0 {

@@ -317,7 +317,7 @@ func joinDerived(segs []engine.Derived) engine.Derived {
 			out.Ratios[j].VarsAt += base // each group's variables follow the previous groups'
 		}
 		out.RatioVars = append(out.RatioVars, segs[i].RatioVars...)
-		out.FundRatios = append(out.FundRatios, segs[i].FundRatios...)
+		out.AppendFundRatios(&segs[i])
 		segs[i] = engine.Derived{}
 	}
 	return out
@@ -393,7 +393,7 @@ func (c *encoder) deriveToColumns(ctx context.Context, u *engine.Universe, out s
 				vbuf = vbuf[:0]
 			}
 		}
-		dv.FundRatios = append(dv.FundRatios, d.FundRatios...)
+		dv.AppendFundRatios(&d)
 	}
 	if _, err := vs.put(vbuf); err != nil {
 		return piece{}, 0, 0, err

@@ -362,6 +362,9 @@ type loadState struct {
 	// ratioVars counts the entries of Derived.RatioVars reserved so far
 	// (see reserveRatioVars).
 	ratioVars atomic.Int64
+	// fundMu guards Derived.FundSources, which the fund ratios parts
+	// append to (addFundSources).
+	fundMu sync.Mutex
 }
 
 // reserveRatioVars reserves n entries of u.Derived.RatioVars for this

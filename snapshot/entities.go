@@ -773,39 +773,48 @@ var kinds = []kind{
 		},
 	},
 	{
-		name:   "fund_ratios",
-		min:    8,
-		nests:  []string{"sources"},
-		count:  func(u *engine.Universe) int { return len(u.Derived.FundRatios) },
-		alloc:  func(u *engine.Universe, n int) { u.Derived.FundRatios = make([]engine.FundRatioPoint, n) },
-		weight: func(u *engine.Universe, i int) int { return 24 + 16*len(u.Derived.FundRatios[i].Sources) },
+		name:  "fund_ratios",
+		min:   8,
+		nests: []string{"sources"},
+		count: func(u *engine.Universe) int { return len(u.Derived.FundRatios) },
+		alloc: func(u *engine.Universe, n int) { u.Derived.FundRatios = make([]engine.FundRatioPoint, n) },
+		weight: func(u *engine.Universe, i int) int {
+			return 24 + 16*len(u.Derived.FundSourcesOf(&u.Derived.FundRatios[i]))
+		},
 		enc: func(e *penc, u *engine.Universe, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				p := &u.Derived.FundRatios[i]
-				e.str(p.FundID)
+				if uint64(p.Sources) > uint64(len(u.Derived.FundSources)) && e.err == nil {
+					e.err = fmt.Errorf("fund ratio point %d: sources %d beyond the %d lists", i, p.Sources, len(u.Derived.FundSources))
+				}
+				e.str(p.FundID.String())
 				e.uv(uint64(p.Indicator))
 				e.str(p.Frequency.String())
 				e.date(p.ReferenceDate)
 				e.stamp(p.PublishDate)
 				e.stamp(p.RetrievalDate)
 				e.num(p.Value)
-				encSourceRefs(e, p.Sources, 0)
+				encSourceRefs(e, u.Derived.FundSourcesOf(p), 0)
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
 			sources := newSourcePool(d)
+			var nums fundSourceNums
 			for i := lo; i < hi && d.err == nil; i++ {
 				p := &u.Derived.FundRatios[i]
-				p.FundID = d.str()
+				p.FundID = d.sym()
 				p.Indicator = d.indicator()
 				p.Frequency = d.frequency()
 				p.ReferenceDate = d.date()
 				p.PublishDate = d.stamp()
 				p.RetrievalDate = d.stamp()
 				p.Value = d.num()
-				p.Sources = sources.takeRef(d)
+				p.Sources = nums.num(sources.takeRefAt(d))
 			}
 			sources.done(d)
+			if d.err == nil {
+				d.addFundSources(u, nums.lists, u.Derived.FundRatios[lo:hi])
+			}
 			return partStats{}
 		},
 	},
@@ -1094,30 +1103,38 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 // 6, a list written before is the slice it was read into, with no
 // lookup; earlier formats read as take.
 func (p *sourcePool) takeRef(d *pdec) []engine.Source {
+	l, _ := p.takeRefAt(d)
+	return l
+}
+
+// takeRefAt is takeRef also returning the number of the list in the
+// part (p.lists) when it has one (a list of at least one source in a
+// part of format 6), else -1.
+func (p *sourcePool) takeRefAt(d *pdec) ([]engine.Source, int) {
 	if d.ls == nil || d.ls.version < columnsVersion {
-		return p.take(d)
+		return p.take(d), -1
 	}
 	u := d.uv()
 	switch {
 	case d.err != nil || u == 0:
-		return nil
+		return nil, -1
 	case u == 1:
 		k := d.uv()
 		if k >= uint64(len(p.lists)) {
 			if d.err == nil {
 				d.fail("sources: list %d named, %d read before", k, len(p.lists))
 			}
-			return nil
+			return nil, -1
 		}
-		return p.lists[k]
+		return p.lists[k], int(k)
 	}
 	n := u - 2
 	if n > uint64(p.total-p.used) {
 		d.fail("sources: %d items beyond the declared total %d", uint64(p.used)+n, p.total)
-		return nil
+		return nil, -1
 	}
 	if n == 0 {
-		return []engine.Source{}
+		return []engine.Source{}, -1
 	}
 	p.used += int(n)
 	if len(p.free) < int(n) {
@@ -1129,10 +1146,87 @@ func (p *sourcePool) takeRef(d *pdec) []engine.Source {
 		decSource(d, &l[j])
 	}
 	if d.err != nil {
-		return nil
+		return nil, -1
 	}
 	p.lists = append(p.lists, l)
-	return l
+	return l, len(p.lists) - 1
+}
+
+// fundSourceNums numbers the distinct source lists of one fund ratios
+// part as its points read them (FundRatioPoint.Sources, before the part's
+// lists join Derived.FundSources; see pdec.addFundSources): a list
+// numbered in the part (format 6) by that number, another by the slice
+// it was read into, nil 0.
+type fundSourceNums struct {
+	lists  [][]engine.Source // the part's lists, point k's is lists[k-1]
+	byRef  []uint32          // number of the part's list k, 0: none yet
+	bySlc  map[*engine.Source]uint32
+	empty  uint32 // number of an empty list, 0: none yet
+	last   []engine.Source
+	lastNo uint32
+}
+
+// num returns the number of l, k its number in the part (-1: none).
+func (n *fundSourceNums) num(l []engine.Source, k int) uint32 {
+	switch {
+	case l == nil:
+		return 0
+	case k >= 0:
+		for len(n.byRef) <= k {
+			n.byRef = append(n.byRef, 0)
+		}
+		if n.byRef[k] == 0 {
+			n.byRef[k] = n.add(l)
+		}
+		return n.byRef[k]
+	case len(l) == 0:
+		if n.empty == 0 {
+			n.empty = n.add(l)
+		}
+		return n.empty
+	case len(n.last) == len(l) && &n.last[0] == &l[0]:
+		return n.lastNo
+	}
+	no, ok := n.bySlc[&l[0]]
+	if !ok || len(n.lists[no-1]) != len(l) {
+		if n.bySlc == nil {
+			n.bySlc = map[*engine.Source]uint32{}
+		}
+		no = n.add(l)
+		n.bySlc[&l[0]] = no
+	}
+	n.last, n.lastNo = l, no
+	return no
+}
+
+func (n *fundSourceNums) add(l []engine.Source) uint32 {
+	n.lists = append(n.lists, l)
+	return uint32(len(n.lists))
+}
+
+// addFundSources appends a part's source lists to u.Derived.FundSources
+// and renumbers its points' Sources (numbers in lists) accordingly.
+// Parts decode in parallel: each appends under the load's lock, so the
+// lists lie in the order the parts finish (as RatioVars' ranges).
+func (d *pdec) addFundSources(u *engine.Universe, lists [][]engine.Source, ps []engine.FundRatioPoint) {
+	if len(lists) == 0 {
+		return
+	}
+	if d.ls != nil {
+		d.ls.fundMu.Lock()
+		defer d.ls.fundMu.Unlock()
+	}
+	base := len(u.Derived.FundSources)
+	if uint64(base)+uint64(len(lists)) >= math.MaxUint32 {
+		d.fail("sources: more than %d fund ratio source lists", math.MaxUint32-1)
+		return
+	}
+	u.Derived.FundSources = append(u.Derived.FundSources, lists...)
+	for i := range ps {
+		if ps[i].Sources != 0 {
+			ps[i].Sources += uint32(base)
+		}
+	}
 }
 
 // done checks that the part's lists hold the declared total, and gives

@@ -39,7 +39,38 @@ func packedVars(u *engine.Universe) *engine.Universe {
 	for i := range c.Derived.Ratios {
 		c.Derived.AddVars(&c.Derived.Ratios[i], u.Derived.Vars(&u.Derived.Ratios[i]))
 	}
+	c.Derived.FundRatios, c.Derived.FundSources = nil, nil
+	for _, p := range u.Derived.FundRatios {
+		addFundPoint(&c.Derived, p, u.Derived.FundSourcesOf(&p))
+	}
 	return &c
+}
+
+// addFundPoint appends p to d.FundRatios with src as its sources (a list
+// of its own).
+func addFundPoint(d *engine.Derived, p engine.FundRatioPoint, src []engine.Source) {
+	d.AddFundSources(&p, src)
+	d.FundRatios = append(d.FundRatios, p)
+}
+
+// fundPoint is a fund ratio point with its sources, as tests compare
+// them (the numbering of Derived.FundSources aside).
+type fundPoint struct {
+	P       engine.FundRatioPoint
+	Sources []engine.Source
+}
+
+// fundPoints returns the fund points of u with their sources, Sources
+// numbers zeroed.
+func fundPoints(u *engine.Universe) []fundPoint {
+	out := make([]fundPoint, len(u.Derived.FundRatios))
+	for i := range out {
+		p := u.Derived.FundRatios[i]
+		out[i] = fundPoint{Sources: u.Derived.FundSourcesOf(&p)}
+		p.Sources = 0
+		out[i].P = p
+	}
+	return out
 }
 
 var timeType = reflect.TypeFor[time.Time]()
@@ -273,6 +304,7 @@ func randomUniverse(tb testing.TB, seed uint64) *engine.Universe {
 	}
 	for i := range u.Derived.FundRatios {
 		u.Derived.FundRatios[i].Indicator %= uint16(len(u.Derived.Catalog))
+		u.Derived.FundRatios[i].Sources %= uint32(len(u.Derived.FundSources) + 1)
 	}
 	return u
 }
@@ -381,8 +413,9 @@ func handUniverse() *engine.Universe {
 				{CompanyID: engine.Intern("33000167000101"), Indicator: 0, Frequency: engine.FrequencyAnnual, ReferenceDate: d0, PublishDate: engine.StampOf(t0), RetrievalDate: engine.StampOf(t0), Value: 0.3456, VarsAt: 0, NVars: 2},
 				{CompanyID: engine.Intern("33000167000101"), Indicator: 1, Class: engine.ShareClassPS, Ticker: engine.Intern("PETR4"), Frequency: engine.FrequencyDaily, ReferenceDate: d0, PublishDate: engine.StampOf(t0), Value: nan},
 			},
-			RatioVars:  []engine.Num{1.5e11, nan},
-			FundRatios: []engine.FundRatioPoint{{FundID: "2", Indicator: 1, Frequency: engine.FrequencyMonthly, ReferenceDate: d0, PublishDate: engine.StampOf(t0), Value: 0.01, Sources: []engine.Source{src}}},
+			RatioVars:   []engine.Num{1.5e11, nan},
+			FundRatios:  []engine.FundRatioPoint{{FundID: engine.Intern("2"), Indicator: 1, Frequency: engine.FrequencyMonthly, ReferenceDate: d0, PublishDate: engine.StampOf(t0), Value: 0.01, Sources: 1}},
+			FundSources: [][]engine.Source{{src}},
 		},
 	}
 	return u

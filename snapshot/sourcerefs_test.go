@@ -35,11 +35,11 @@ func sourceRefsUniverse(seed uint64) *engine.Universe {
 		return append([]engine.Source{}, l...) // equal lists, not one slice
 	}
 	u := handUniverse()
-	u.FundReports, u.InsiderReports, u.Derived.FundRatios = nil, nil, nil
+	u.FundReports, u.InsiderReports, u.Derived.FundRatios, u.Derived.FundSources = nil, nil, nil, nil
 	for i := range 60 {
 		u.FundReports = append(u.FundReports, engine.FundReport{FundID: "2", ReferenceDate: engine.Date(19000 + i), Version: 1, PublishDate: t0.Add(time.Duration(r.IntN(1e6)) * time.Second), Sources: pick()})
 		u.InsiderReports = append(u.InsiderReports, engine.InsiderReport{CompanyID: "33000167000101", ReferenceDate: engine.Date(19000 + i), Version: 1, PublishDate: t0, Sources: pick()})
-		u.Derived.FundRatios = append(u.Derived.FundRatios, engine.FundRatioPoint{FundID: "2", Indicator: uint16(i % 2), ReferenceDate: engine.Date(19000 + i), PublishDate: engine.MakeStamp(1.7e9+int64(r.IntN(1e6)), 0), Value: 1, Sources: pick()})
+		addFundPoint(&u.Derived, engine.FundRatioPoint{FundID: engine.Intern("2"), Indicator: uint16(i % 2), ReferenceDate: engine.Date(19000 + i), PublishDate: engine.MakeStamp(1.7e9+int64(r.IntN(1e6)), 0), Value: 1}, pick())
 	}
 	return u
 }
@@ -76,7 +76,7 @@ func TestSourceRefsRoundTrip(t *testing.T) {
 		}
 		// Equal lists of one part are one slice.
 		seen := map[string]*engine.Source{}
-		for _, p := range u6.Derived.FundRatios {
+		for _, p := range fundPoints(u6) {
 			if len(p.Sources) == 0 {
 				continue
 			}
@@ -85,6 +85,10 @@ func TestSourceRefsRoundTrip(t *testing.T) {
 				t.Fatalf("seed %d: two copies of the list %s", seed, k)
 			}
 			seen[k] = &p.Sources[0]
+		}
+		// ... and one list of Derived.FundSources.
+		if n, m := len(u6.Derived.FundSources), len(seen); n > m+1 { // (+1: an empty list)
+			t.Fatalf("seed %d: %d fund source lists for %d distinct", seed, n, m)
 		}
 		if again := mustWrite(t, u6, WriteOptions{Version: 6, Level: 1}); string(again) != string(b6) {
 			t.Fatalf("seed %d: the decoded universe writes other bytes", seed)
@@ -99,7 +103,7 @@ func sectionOf(u *engine.Universe, kind string) any {
 	case "insider_reports":
 		return u.InsiderReports
 	}
-	return u.Derived.FundRatios
+	return fundPoints(u)
 }
 
 // A part naming a list that was not read before, or holding other than

@@ -25,10 +25,10 @@ func TestSourcesShared(t *testing.T) {
 		// by two next to each other, and again further on.
 		u.Reports[i].Sources = slices.Clone(lists[i/2%len(lists)])
 	}
-	u.Derived.FundRatios = make([]engine.FundRatioPoint, 12)
-	for i := range u.Derived.FundRatios {
-		u.Derived.FundRatios[i] = engine.FundRatioPoint{FundID: "1", Indicator: uint16(i % 2), Frequency: engine.FrequencyMonthly,
-			ReferenceDate: d0 - engine.Date(i%3), PublishDate: engine.StampOf(t0), Sources: slices.Clone(lists[i%3])}
+	u.Derived.FundRatios, u.Derived.FundSources = nil, nil
+	for i := range 12 {
+		addFundPoint(&u.Derived, engine.FundRatioPoint{FundID: engine.Intern("1"), Indicator: uint16(i % 2), Frequency: engine.FrequencyMonthly,
+			ReferenceDate: d0 - engine.Date(i%3), PublishDate: engine.StampOf(t0)}, slices.Clone(lists[i%3]))
 	}
 	b := mustWrite(t, u, WriteOptions{})
 	// When every list hashes alike, each is still decoded as written: the
@@ -67,7 +67,7 @@ func TestSourcesShared(t *testing.T) {
 		}
 	}
 	check("report", len(got.Reports), func(i int) []engine.Source { return got.Reports[i].Sources }, func(i int) int { return i / 2 % len(lists) })
-	check("fund ratio", len(got.Derived.FundRatios), func(i int) []engine.Source { return got.Derived.FundRatios[i].Sources }, func(i int) int { return i % 3 })
+	check("fund ratio", len(got.Derived.FundRatios), func(i int) []engine.Source { return got.Derived.FundSourcesOf(&got.Derived.FundRatios[i]) }, func(i int) int { return i % 3 })
 }
 
 // Times are written as deltas from the time read before them, so two
@@ -76,12 +76,12 @@ func TestSourcesShared(t *testing.T) {
 // follows them reads as written.
 func TestSourcesSharedTimes(t *testing.T) {
 	u := synthUniverse(1, 2, 0, 0, 0)
-	u.Derived.FundRatios = make([]engine.FundRatioPoint, 4)
-	for i := range u.Derived.FundRatios {
+	u.Derived.FundRatios, u.Derived.FundSources = nil, nil
+	for i := range 4 {
 		at := t0.Add(time.Duration(10*i) * time.Hour)
-		u.Derived.FundRatios[i] = engine.FundRatioPoint{FundID: "1", Frequency: engine.FrequencyMonthly,
-			ReferenceDate: d0 - engine.Date(i), PublishDate: engine.StampOf(at),
-			Sources: []engine.Source{{VisualizationURL: "https://example.invalid/doc", PublishedAt: at.Add(time.Hour), RetrievedAt: at.Add(2 * time.Hour), Name: "informe"}}}
+		addFundPoint(&u.Derived, engine.FundRatioPoint{FundID: engine.Intern("1"), Frequency: engine.FrequencyMonthly,
+			ReferenceDate: d0 - engine.Date(i), PublishDate: engine.StampOf(at)},
+			[]engine.Source{{VisualizationURL: "https://example.invalid/doc", PublishedAt: at.Add(time.Hour), RetrievedAt: at.Add(2 * time.Hour), Name: "informe"}})
 	}
 	got, _ := mustDecode(t, mustWrite(t, u, WriteOptions{}))
 	if d := diff(u, got); d != "" {

@@ -653,7 +653,7 @@ func dropKind(u *engine.Universe, name string) {
 	case "ratios":
 		u.Derived.Ratios = nil
 	case "fund_ratios":
-		u.Derived.FundRatios = nil
+		u.Derived.FundRatios, u.Derived.FundSources = nil, nil
 	}
 }
 

@@ -37,7 +37,7 @@ func Derive(u *engine.Universe) (engine.Derived, error) {
 		return engine.Derived{}, err
 	}
 	gatherPoints(&out, results)
-	out.FundRatios = deriveFunds(u, m)
+	deriveFunds(&out, u, m)
 	// Generation order is nearly the canonical one (companies by id,
 	// buckets by indicator, class and frequency): usually only checked.
 	engine.SortRatioPoints(out.Ratios)
@@ -509,8 +509,9 @@ func (c *companyDeriver) lastSession(prices priceCache) {
 }
 
 // deriveFunds computes the listed-fund points: one per indicator and
-// report version of the funds of u.Companies.
-func deriveFunds(u *engine.Universe, m *market) []engine.FundRatioPoint {
+// report version of the funds of u.Companies, into out.FundRatios (the
+// points of one report share its sources: one list of out.FundSources).
+func deriveFunds(out *engine.Derived, u *engine.Universe, m *market) {
 	known := make(map[string]bool, len(u.Companies))
 	for i := range u.Companies {
 		known[u.Companies[i].ID] = true
@@ -548,13 +549,14 @@ func deriveFunds(u *engine.Universe, m *market) []engine.FundRatioPoint {
 			break
 		}
 	}
-	var out []engine.FundRatioPoint
 	for _, id := range funds {
+		sym := engine.Intern(id)
 		rs := byFund[id]
 		slices.SortStableFunc(rs, func(a, b *engine.FundReport) int {
 			return cmp.Or(cmp.Compare(a.ReferenceDate, b.ReferenceDate), a.PublishDate.Compare(b.PublishDate), cmp.Compare(a.Version, b.Version))
 		})
 		prices := make([]engine.Num, len(rs))
+		srcs := make([]uint32, len(rs)) // each report's sources (0: not added yet)
 		for i, r := range rs {
 			prices[i] = engine.Null
 			if s := ticker[id]; s != nil && r.ReferenceDate.Valid() {
@@ -585,12 +587,17 @@ func deriveFunds(u *engine.Universe, m *market) []engine.FundRatioPoint {
 				default:
 					panic(fmt.Sprintf("BUG: fund indicator %s has no rule", defs[di].ID))
 				}
-				out = append(out, engine.FundRatioPoint{
-					FundID: id, Indicator: di, Frequency: engine.FrequencyMonthly, ReferenceDate: r.ReferenceDate,
-					PublishDate: engine.StampOf(r.PublishDate), RetrievalDate: engine.StampOf(r.RetrievalDate), Value: clean(v), Sources: r.Sources,
-				})
+				p := engine.FundRatioPoint{
+					FundID: sym, Indicator: di, Frequency: engine.FrequencyMonthly, ReferenceDate: r.ReferenceDate,
+					PublishDate: engine.StampOf(r.PublishDate), RetrievalDate: engine.StampOf(r.RetrievalDate), Value: clean(v),
+				}
+				if srcs[i] == 0 {
+					out.AddFundSources(&p, r.Sources)
+					srcs[i] = p.Sources
+				}
+				p.Sources = srcs[i]
+				out.FundRatios = append(out.FundRatios, p)
 			}
 		}
 	}
-	return out
 }

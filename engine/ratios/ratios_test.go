@@ -313,7 +313,7 @@ func TestFundRatios(t *testing.T) {
 	if len(pn) != 2 || !close12(float64(pn[0].Value), 97.0/100) || !close12(float64(pn[1].Value), 1) {
 		t.Fatalf("P_NAV %+v", pn)
 	}
-	if !pn[1].PublishDate.Time().Equal(at("2024-06-20")) || pn[1].Frequency != engine.FrequencyMonthly || pn[1].FundID != "F1" {
+	if !pn[1].PublishDate.Time().Equal(at("2024-06-20")) || pn[1].Frequency != engine.FrequencyMonthly || pn[1].FundID.String() != "F1" {
 		t.Errorf("P_NAV point %+v", pn[1])
 	}
 	// April 2024: no session in the month.
@@ -539,5 +539,35 @@ func TestLastSessionNotMacro(t *testing.T) {
 		if p.ReferenceDate == sunday {
 			t.Fatalf("a point is dated %v, the IPCA's date: %+v", sunday, p)
 		}
+	}
+}
+
+// TestFundRatioSources: a fund point's sources are its report's, one
+// list per report in Derived.FundSources however many indicators cite
+// it, and a report without sources gives points without.
+func TestFundRatioSources(t *testing.T) {
+	u := fixture()
+	src := []engine.Source{{VisualizationURL: "https://example.com/v2", Name: "CVM inf_mensal"}}
+	for i := range u.FundReports {
+		if r := &u.FundReports[i]; r.Version == 2 {
+			r.Sources = src
+		}
+	}
+	d := mustDerive(t, u)
+	with := 0
+	for i := range d.FundRatios {
+		p := &d.FundRatios[i]
+		got := d.FundSourcesOf(p)
+		if p.PublishDate.Time().Equal(at("2024-06-20")) {
+			with++
+			if len(got) != 1 || got[0] != src[0] {
+				t.Errorf("point %d: sources %+v", i, got)
+			}
+		} else if got != nil || p.Sources != 0 {
+			t.Errorf("point %d: sources %d %+v, want none", i, p.Sources, got)
+		}
+	}
+	if with == 0 || len(d.FundSources) != 1 {
+		t.Errorf("%d points with sources, %d lists; want some and 1", with, len(d.FundSources))
 	}
 }
