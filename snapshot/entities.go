@@ -1204,6 +1204,43 @@ func (n *fundSourceNums) add(l []engine.Source) uint32 {
 	return uint32(len(n.lists))
 }
 
+// shareFundSources makes each list of u.Derived.FundSources that equals
+// the sources of a fund report (as Derive makes them: a point cites its
+// report's documents) that report's slice, so that the lists the fund
+// ratios parts decoded, and the string tables they hold, are garbage
+// after the load: the two kinds' parts decode in parallel, so neither
+// can name the other's lists. A report is found by its first source's
+// URL and times, then the lists compared whole; a list no report equals
+// stays.
+func shareFundSources(u *engine.Universe) {
+	if len(u.Derived.FundSources) == 0 || len(u.FundReports) == 0 {
+		return
+	}
+	type key struct {
+		url      string
+		pub, ret int64
+	}
+	keyOf := func(s *engine.Source) key {
+		return key{s.VisualizationURL, s.PublishedAt.UnixNano(), s.RetrievedAt.UnixNano()}
+	}
+	byKey := make(map[key][]engine.Source, len(u.FundReports))
+	for i := range u.FundReports {
+		if s := u.FundReports[i].Sources; len(s) > 0 {
+			if _, ok := byKey[keyOf(&s[0])]; !ok {
+				byKey[keyOf(&s[0])] = s
+			}
+		}
+	}
+	for i, l := range u.Derived.FundSources {
+		if len(l) == 0 {
+			continue
+		}
+		if s, ok := byKey[keyOf(&l[0])]; ok && slices.Equal(s, l) {
+			u.Derived.FundSources[i] = s
+		}
+	}
+}
+
 // addFundSources appends a part's source lists to u.Derived.FundSources
 // and renumbers its points' Sources (numbers in lists) accordingly.
 // Parts decode in parallel: each appends under the load's lock, so the

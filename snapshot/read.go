@@ -527,6 +527,7 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 			return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
 		}
 	}
+	shareFundSources(u)
 	return u, h, nil
 }
 

@@ -88,3 +88,43 @@ func TestSourcesSharedTimes(t *testing.T) {
 		t.Fatalf("round trip differs at %s", d)
 	}
 }
+
+// A fund ratio point's list equal to a fund report's sources is that
+// report's slice after a load (the list the fund ratios part decoded is
+// dropped); a list equal to no report's stays as decoded, and answers
+// the same.
+func TestFundSourcesShareReports(t *testing.T) {
+	for _, version := range []uint16{5, 6} {
+		u := synthUniverse(1, 2, 0, 0, 0)
+		at := t0.Add(time.Hour)
+		doc := func(url string) engine.Source {
+			return engine.Source{VisualizationURL: url, PublishedAt: at, RetrievedAt: at.Add(time.Hour), Name: "informe"}
+		}
+		u.FundReports = []engine.FundReport{
+			{FundID: "1", ReferenceDate: d0, Version: 1, PublishDate: t0, Sources: []engine.Source{doc("https://example.invalid/a")}},
+			{FundID: "1", ReferenceDate: d0 - 30, Version: 1, PublishDate: t0, Sources: []engine.Source{doc("https://example.invalid/b"), doc("https://example.invalid/c")}},
+		}
+		other := doc("https://example.invalid/a")
+		other.Name = "other" // the first URL and times of report 0, another list
+		lists := [][]engine.Source{
+			slices.Clone(u.FundReports[0].Sources), slices.Clone(u.FundReports[1].Sources), {other}, nil,
+		}
+		u.Derived.FundRatios, u.Derived.FundSources = nil, nil
+		for i, l := range lists {
+			addFundPoint(&u.Derived, engine.FundRatioPoint{FundID: engine.Intern("1"), Frequency: engine.FrequencyMonthly,
+				ReferenceDate: d0 - engine.Date(i), PublishDate: engine.StampOf(t0)}, l)
+		}
+		got, _ := mustDecode(t, mustWrite(t, u, WriteOptions{Version: version}))
+		if d := diff(u, got); d != "" {
+			t.Fatalf("format %d: round trip differs at %s", version, d)
+		}
+		src := func(i int) []engine.Source { return got.Derived.FundSourcesOf(&got.Derived.FundRatios[i]) }
+		same := func(a, b []engine.Source) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+		if !same(src(0), got.FundReports[0].Sources) || !same(src(1), got.FundReports[1].Sources) {
+			t.Errorf("format %d: the points' lists equal to a report's are not its slice", version)
+		}
+		if same(src(2), got.FundReports[0].Sources) || len(src(2)) != 1 || src(2)[0].Name != "other" || src(3) != nil {
+			t.Errorf("format %d: points 2 and 3 read %+v, %+v", version, src(2), src(3))
+		}
+	}
+}
