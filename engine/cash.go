@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // CashEvent is one version of a cash action with what Build derives for
@@ -68,15 +69,33 @@ func grossValue(declared, correction Num) Num {
 func (b *builder) buildCash() error {
 	u, d := b.u, b.d
 	d.cash = make([]CashEvent, len(u.CashActions))
+	// The rows' company ids and tickers are mostly a few strings each
+	// held once (a snapshot interns them): their lookups are remembered
+	// by where the string lies.
+	issuers, tickers := newStrMemo(len(d.issuers)), newStrMemo(len(d.assets))
 	for i := range u.CashActions {
 		ca := &u.CashActions[i]
-		is, err := b.issuerOf(ca.CompanyID, func() string { return "cash action " + ca.ID })
-		if err != nil {
-			return err
+		k, ok := issuers.get(ca.CompanyID)
+		if !ok {
+			var err error
+			if k, err = b.issuerIdx(ca.CompanyID, func() string { return "cash action " + ca.ID }); err != nil {
+				return err
+			}
+			issuers.put(ca.CompanyID, k)
 		}
-		e := CashEvent{CashAction: ca, Issuer: is, Factor: 1, asset: -1}
-		if ai, ok := b.assetOf(ca.Ticker, ca.ISIN); ok {
-			e.asset = ai
+		e := CashEvent{CashAction: ca, Issuer: &d.issuers[k], Factor: 1, asset: -1}
+		if ca.Ticker != "" {
+			if ai, ok := tickers.get(ca.Ticker); ok {
+				e.asset = ai
+			} else if ai, ok := d.assetByTicker.Get(ca.Ticker); ok {
+				e.asset = ai
+				tickers.put(ca.Ticker, ai)
+			}
+		}
+		if e.asset < 0 && ca.ISIN != "" { // as assetOf: the ticker's asset, else the ISIN's
+			if ai, ok := d.assetByISIN[ca.ISIN]; ok {
+				e.asset = ai
+			}
 		}
 		if !ca.PriorExDate.Valid() {
 			e.Factor = Null
@@ -110,6 +129,57 @@ func (b *builder) buildCash() error {
 	b.buildExCash()
 	b.buildTRMarks()
 	return nil
+}
+
+// strMemo remembers the answer of a lookup by string for strings seen
+// before, by where their bytes lie (a string whose bytes lie where an
+// earlier one's did, as long, holds the same bytes while both live): a
+// direct-mapped table, an answer replacing the one in its slot. Only
+// found answers are put.
+type strMemo struct {
+	slots []memoSlot
+	shift uint
+}
+
+type memoSlot struct {
+	p *byte
+	n int
+	v int32
+}
+
+// newStrMemo returns a strMemo for about n distinct strings.
+func newStrMemo(n int) *strMemo {
+	bits := uint(8)
+	for bits < 20 && 1<<bits < 2*n {
+		bits++
+	}
+	return &strMemo{slots: make([]memoSlot, 1<<bits), shift: 64 - bits}
+}
+
+func (m *strMemo) slot(s string) *memoSlot {
+	h := uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) * 0x9e3779b97f4a7c15
+	return &m.slots[h>>m.shift]
+}
+
+// get returns the answer put for s, if s lies where a string put did.
+func (m *strMemo) get(s string) (int32, bool) {
+	if s == "" {
+		return 0, false
+	}
+	e := m.slot(s)
+	if e.p != unsafe.StringData(s) || e.n != len(s) {
+		return 0, false
+	}
+	return e.v, true
+}
+
+// put remembers v as the answer for s (not empty).
+func (m *strMemo) put(s string, v int32) {
+	if s == "" {
+		return
+	}
+	e := m.slot(s)
+	e.p, e.n, e.v = unsafe.StringData(s), len(s), v
 }
 
 // setVersions sets Current, superseded and supersededAt of every row of

@@ -419,8 +419,10 @@ var kinds = []kind{
 				c.ID = d.str()
 				c.EventID = d.str()
 				c.Version = d.integer()
-				c.CompanyID = d.str()
-				c.Ticker = d.str()
+				// Interned: each id and ticker is then one string, whose
+				// lookups engine.Build remembers.
+				c.CompanyID = d.sym().String()
+				c.Ticker = d.sym().String()
 				c.StockType = d.str()
 				c.ISIN = d.str()
 				c.ApprovalDate = d.date()
