@@ -332,6 +332,9 @@ type pdec struct {
 	// syms caches sym: the engine.Sym of each string-table index, plus
 	// one (0: not interned yet).
 	syms []engine.Sym
+	// canon caches symStr: the process's copy of each string-table
+	// string ("" where not interned yet, or the string is "").
+	canon []string
 	// ls is what the parts of one load share; nil when a part is decoded
 	// alone.
 	ls *loadState
@@ -401,6 +404,24 @@ func (d *pdec) sym() engine.Sym {
 	}
 	s := engine.Intern(d.strs[idx])
 	d.syms[idx] = s + 1
+	return s
+}
+
+// symStr reads a string-table string as the process's one copy of it
+// (engine.Intern's): strings read so across parts share their bytes.
+func (d *pdec) symStr() string {
+	idx := d.strIdx()
+	if d.err != nil {
+		return ""
+	}
+	if d.canon == nil {
+		d.canon = make([]string, len(d.strs))
+	}
+	if s := d.canon[idx]; s != "" || d.strs[idx] == "" {
+		return s
+	}
+	s := engine.Intern(d.strs[idx]).String()
+	d.canon[idx] = s
 	return s
 }
 
@@ -730,7 +751,7 @@ func (d *pdec) strtab() {
 	blob := string(d.b[d.i : d.i+total])
 	d.i += total
 	d.strs = make([]string, n)
-	d.freqs, d.classes = nil, nil
+	d.freqs, d.classes, d.canon = nil, nil, nil
 	off := 0
 	for i, l := range lens {
 		d.strs[i] = blob[off : off+l]

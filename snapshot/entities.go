@@ -421,8 +421,8 @@ var kinds = []kind{
 				c.Version = d.integer()
 				// Interned: each id and ticker is then one string, whose
 				// lookups engine.Build remembers.
-				c.CompanyID = d.sym().String()
-				c.Ticker = d.sym().String()
+				c.CompanyID = d.symStr()
+				c.Ticker = d.symStr()
 				c.StockType = d.str()
 				c.ISIN = d.str()
 				c.ApprovalDate = d.date()
@@ -1211,34 +1211,57 @@ func (n *fundSourceNums) add(l []engine.Source) uint32 {
 // report's documents) that report's slice, so that the lists the fund
 // ratios parts decoded, and the string tables they hold, are garbage
 // after the load: the two kinds' parts decode in parallel, so neither
-// can name the other's lists. A report is found by its first source's
-// URL and times, then the lists compared whole; a list no report equals
-// stays.
+// can name the other's lists. A list's report is sought, from the first
+// point citing it, among its fund's first run of reports, of the
+// point's reference date, from the report after the one found last (the
+// points of a series go through their fund's reports in order); a list
+// no report equals stays.
 func shareFundSources(u *engine.Universe) {
-	if len(u.Derived.FundSources) == 0 || len(u.FundReports) == 0 {
+	d := &u.Derived
+	if len(d.FundSources) == 0 || len(u.FundReports) == 0 {
 		return
 	}
-	type key struct {
-		url      string
-		pub, ret int64
-	}
-	keyOf := func(s *engine.Source) key {
-		return key{s.VisualizationURL, s.PublishedAt.UnixNano(), s.RetrievedAt.UnixNano()}
-	}
-	byKey := make(map[key][]engine.Source, len(u.FundReports))
-	for i := range u.FundReports {
-		if s := u.FundReports[i].Sources; len(s) > 0 {
-			if _, ok := byKey[keyOf(&s[0])]; !ok {
-				byKey[keyOf(&s[0])] = s
-			}
+	type span struct{ lo, hi int }
+	runs := map[string]span{}
+	for lo := 0; lo < len(u.FundReports); {
+		id, hi := u.FundReports[lo].FundID, lo+1
+		for hi < len(u.FundReports) && u.FundReports[hi].FundID == id {
+			hi++
 		}
+		if _, ok := runs[id]; !ok {
+			runs[id] = span{lo, hi}
+		}
+		lo = hi
 	}
-	for i, l := range u.Derived.FundSources {
+	seen := make([]bool, len(d.FundSources))
+	var run []engine.FundReport
+	fund, cur := engine.Sym(0), 0
+	for i := range d.FundRatios {
+		p := &d.FundRatios[i]
+		if p.Sources == 0 || int(p.Sources) > len(seen) || seen[p.Sources-1] {
+			continue
+		}
+		seen[p.Sources-1] = true
+		l := d.FundSources[p.Sources-1]
 		if len(l) == 0 {
 			continue
 		}
-		if s, ok := byKey[keyOf(&l[0])]; ok && slices.Equal(s, l) {
-			u.Derived.FundSources[i] = s
+		if i == 0 || p.FundID != fund {
+			fund, cur = p.FundID, 0
+			r := runs[fund.String()]
+			run = u.FundReports[r.lo:r.hi]
+		}
+		for k := range run {
+			j := cur + k
+			if j >= len(run) {
+				j -= len(run)
+			}
+			r := &run[j]
+			if r.ReferenceDate == p.ReferenceDate && slices.Equal(r.Sources, l) {
+				d.FundSources[p.Sources-1] = r.Sources
+				cur = j + 1
+				break
+			}
 		}
 	}
 }

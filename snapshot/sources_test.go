@@ -89,10 +89,10 @@ func TestSourcesSharedTimes(t *testing.T) {
 	}
 }
 
-// A fund ratio point's list equal to a fund report's sources is that
-// report's slice after a load (the list the fund ratios part decoded is
-// dropped); a list equal to no report's stays as decoded, and answers
-// the same.
+// A fund ratio point's list equal to the sources of a report of its fund
+// and reference date is that report's slice after a load (the list the
+// fund ratios part decoded is dropped); a list equal to no report's
+// stays as decoded, and answers the same.
 func TestFundSourcesShareReports(t *testing.T) {
 	for _, version := range []uint16{5, 6} {
 		u := synthUniverse(1, 2, 0, 0, 0)
@@ -110,9 +110,10 @@ func TestFundSourcesShareReports(t *testing.T) {
 			slices.Clone(u.FundReports[0].Sources), slices.Clone(u.FundReports[1].Sources), {other}, nil,
 		}
 		u.Derived.FundRatios, u.Derived.FundSources = nil, nil
+		refs := []engine.Date{d0, d0 - 30, d0, d0}
 		for i, l := range lists {
 			addFundPoint(&u.Derived, engine.FundRatioPoint{FundID: engine.Intern("1"), Frequency: engine.FrequencyMonthly,
-				ReferenceDate: d0 - engine.Date(i), PublishDate: engine.StampOf(t0)}, l)
+				ReferenceDate: refs[i], PublishDate: engine.StampOf(t0.Add(time.Duration(i) * time.Hour))}, l)
 		}
 		got, _ := mustDecode(t, mustWrite(t, u, WriteOptions{Version: version}))
 		if d := diff(u, got); d != "" {
