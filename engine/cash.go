@@ -60,7 +60,9 @@ func grossValue(declared, correction Num) Num {
 	if !declared.Valid() {
 		return Null
 	}
-	if !correction.Valid() {
+	if !correction.Valid() || correction == 0 && declared != 0 {
+		// Sum(declared, ±0) is declared, but for a declared -0; most
+		// actions have no correction.
 		return declared
 	}
 	return Sum(declared, correction)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -37,6 +38,19 @@ func TestStrMemo(t *testing.T) {
 	for i := range ss {
 		if v, ok := m.get(ss[i]); ok && v != int32(i) {
 			t.Fatalf("string %d answered %d", i, v)
+		}
+	}
+}
+
+// grossValue's shortcut for a zero correction answers Sum's bits.
+func TestGrossValueZeroCorrection(t *testing.T) {
+	negZero := Num(math.Copysign(0, -1))
+	for _, d := range []Num{0, negZero, 1.23, 0.1 + 0.2, 4.60861049, 1e-9, -2.5, 1e13, 123456789.123456, Num(math.MaxFloat64)} {
+		for _, c := range []Num{0, negZero} {
+			got, want := grossValue(d, c), Sum(d, c)
+			if math.Float64bits(float64(got)) != math.Float64bits(float64(want)) {
+				t.Errorf("grossValue(%v, %v) = %v (%016x), Sum gives %v (%016x)", d, c, got, math.Float64bits(float64(got)), want, math.Float64bits(float64(want)))
+			}
 		}
 	}
 }
