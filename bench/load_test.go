@@ -5,11 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime/metrics"
+	"runtime/trace"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,6 +71,15 @@ func BenchmarkLoadIndexHighs(b *testing.B) {
 // its own) stands in for a dedicated host: the server's group and the
 // light client's run at nice -10 (the host's other work keeps running,
 // at a lower weight).
+//
+// Where the light key's time goes: each phase also logs the light
+// requests' time in the server's handler (p50/p99), the Go scheduler's
+// latency over the phase (runtime/metrics /sched/latencies:seconds: how
+// long goroutines waited runnable for a processor), and how long the
+// process's threads waited for a CPU, as the kernel counts it (Linux:
+// /proc/self/task/*/schedstat; the mean per time slice). PREGAO_FAIR_TRACE=FILE writes an execution trace of the
+// first round's "beside" phase of each configuration (FILE.CONFIG.trace),
+// each request a task named "light" or "heavy", for go tool trace.
 func BenchmarkFairShare(b *testing.B) {
 	if os.Getenv("PREGAO_LOAD") == "" {
 		b.Skip("set PREGAO_LOAD=1 to run the loopback load")
@@ -105,7 +119,7 @@ func BenchmarkFairShare(b *testing.B) {
 			}
 			res := map[string]*result{}
 			names := []string{"admission", "no-admission"}
-			for range rounds {
+			for round := range rounds {
 				for _, name := range names { // alternately, round by round
 					srv := api
 					if name == "no-admission" {
@@ -116,17 +130,44 @@ func BenchmarkFairShare(b *testing.B) {
 						r = &result{}
 						res[name] = r
 					}
-					ts := httptest.NewServer(srv)
+					tw := &timedHandler{h: srv}
+					ts := httptest.NewServer(tw)
+					s0, k0 := schedLatencies(), threadDelay()
 					a := runClient(b, clientConfig{URL: ts.URL + light, Key: benchKeyLight, Rate: 20, Concurrency: 4, Duration: phase, Group: lightGroup})
+					sa, ka := schedLatencies().sub(s0), threadDelay().sub(k0)
+					la := tw.take()
 					r.alone = append(r.alone, a.Latencies...)
 					hc := make(chan LoadResult, 1)
 					go func() {
 						hc <- runClient(b, clientConfig{URL: ts.URL + h.path, Method: "POST", Body: h.body, Key: benchKey, Concurrency: 4, Duration: phase + 4*time.Second, Nice: true, Group: 19})
 					}()
 					time.Sleep(2 * time.Second) // the heavy key at work first
+					tracing := false
+					if f := os.Getenv("PREGAO_FAIR_TRACE"); f != "" && round == 0 {
+						tf, err := os.Create(f + "." + h.name + "." + name + ".trace")
+						if err != nil {
+							b.Fatal(err)
+						}
+						defer tf.Close()
+						if err := trace.Start(tf); err != nil {
+							b.Fatal(err)
+						}
+						tw.tasks.Store(true)
+						tracing = true
+					}
+					tw.take()
+					s1, k1 := schedLatencies(), threadDelay()
 					w := runClient(b, clientConfig{URL: ts.URL + light, Key: benchKeyLight, Rate: 20, Concurrency: 4, Duration: phase, Group: lightGroup})
+					sb, kb := schedLatencies().sub(s1), threadDelay().sub(k1)
+					lb := tw.take()
+					if tracing {
+						trace.Stop()
+						tw.tasks.Store(false)
+					}
 					hr := <-hc
 					ts.Close()
+					b.Logf("%s, %s, round: light in handler p50/p99 %v/%v alone, %v/%v beside; Go scheduling latency p50/p99/p99.9 %v alone, %v beside; the server's threads waiting for a CPU %v alone, %v beside",
+						h.name, name, pct(la, 50), pct(la, 99), pct(lb, 50), pct(lb, 99), sa, sb, ka, kb)
 					r.beside = append(r.beside, w.Latencies...)
 					b.Logf("%s, %s, round: light p99 %v alone, %v beside (%.2fx)", h.name, name,
 						pct(a.Latencies, 99), pct(w.Latencies, 99), float64(pct(w.Latencies, 99))/float64(max(pct(a.Latencies, 99), 1)))
@@ -229,4 +270,131 @@ func envInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// timedHandler records the time its GET requests (the light key's) spend
+// in the handler and, when tasks is set, makes each request a trace task.
+type timedHandler struct {
+	h     http.Handler
+	tasks atomic.Bool
+	mu    sync.Mutex
+	light []time.Duration
+}
+
+func (t *timedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if t.tasks.Load() {
+		kind := "heavy"
+		if r.Method == http.MethodGet {
+			kind = "light"
+		}
+		ctx, task := trace.NewTask(r.Context(), kind)
+		defer task.End()
+		r = r.WithContext(ctx)
+	}
+	if r.Method != http.MethodGet {
+		t.h.ServeHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	t.h.ServeHTTP(w, r)
+	d := time.Since(start)
+	t.mu.Lock()
+	t.light = append(t.light, d)
+	t.mu.Unlock()
+}
+
+// take returns the durations recorded since the last take.
+func (t *timedHandler) take() []time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.light
+	t.light = nil
+	return l
+}
+
+// schedHist is the runtime's histogram of goroutine scheduling latencies.
+type schedHist struct {
+	counts  []uint64
+	buckets []float64
+}
+
+func schedLatencies() schedHist {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	metrics.Read(s)
+	h := s[0].Value.Float64Histogram()
+	return schedHist{counts: slices.Clone(h.Counts), buckets: h.Buckets}
+}
+
+// sub returns the latencies counted in h and not in old.
+func (h schedHist) sub(old schedHist) schedHist {
+	d := schedHist{counts: slices.Clone(h.counts), buckets: h.buckets}
+	for i := range d.counts {
+		if i < len(old.counts) {
+			d.counts[i] -= old.counts[i]
+		}
+	}
+	return d
+}
+
+// quantile returns the upper bound of the bucket holding the q-th
+// quantile.
+func (h schedHist) quantile(q float64) time.Duration {
+	var n uint64
+	for _, c := range h.counts {
+		n += c
+	}
+	want := uint64(q * float64(n))
+	var acc uint64
+	for i, c := range h.counts {
+		acc += c
+		if acc > want {
+			return time.Duration(h.buckets[i+1] * 1e9)
+		}
+	}
+	return 0
+}
+
+func (h schedHist) String() string {
+	var n uint64
+	for _, c := range h.counts {
+		n += c
+	}
+	return fmt.Sprintf("%v/%v/%v of %d", h.quantile(0.5), h.quantile(0.99), h.quantile(0.999), n)
+}
+
+// kernelDelay is the time the process's threads waited on a CPU's run
+// queue and the time slices they ran, as Linux counts them.
+type kernelDelay struct {
+	wait   time.Duration
+	slices int64
+}
+
+func (k kernelDelay) sub(old kernelDelay) kernelDelay {
+	return kernelDelay{k.wait - old.wait, k.slices - old.slices}
+}
+
+func (k kernelDelay) String() string {
+	if k.slices <= 0 {
+		return "(unknown)"
+	}
+	return fmt.Sprintf("%v over %d slices (%v each)", k.wait.Round(time.Microsecond), k.slices, (k.wait / time.Duration(k.slices)).Round(100*time.Nanosecond))
+}
+
+// threadDelay sums /proc/self/task/*/schedstat (running ns, waiting ns,
+// slices); zero where there is none. Threads that ended are not counted.
+func threadDelay() kernelDelay {
+	var k kernelDelay
+	tasks, _ := os.ReadDir("/proc/self/task")
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		var run, wait, n int64
+		if _, err := fmt.Sscan(string(b), &run, &wait, &n); err == nil {
+			k.wait += time.Duration(wait)
+			k.slices += n
+		}
+	}
+	return k
 }
