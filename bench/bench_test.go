@@ -25,6 +25,10 @@ const benchKey = "pg_bench000000000000000000000000000"
 // beside the heavy one).
 const benchKeyLight = "pg_light000000000000000000000000000"
 
+// benchKeyHeavy2 is a third key (BenchmarkFairShare with
+// PREGAO_FAIR_HEAVY_KEYS=2: a second heavy key).
+const benchKeyHeavy2 = "pg_heavy200000000000000000000000000"
+
 var (
 	once    sync.Once
 	api     *httpapi.API // answer cache off: every request runs its handler
@@ -50,6 +54,9 @@ func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 		_, e2, _ := httpapi.NewKey("light", httpapi.PlanDelayed, ds.AsOf())
 		e2.SHA256 = hexSHA(benchKeyLight)
 		f.Keys = append(f.Keys, e2)
+		_, e3, _ := httpapi.NewKey("heavy2", httpapi.PlanDelayed, ds.AsOf())
+		e3.SHA256 = hexSHA(benchKeyHeavy2)
+		f.Keys = append(f.Keys, e3)
 		keys, err := httpapi.NewKeys(f)
 		if err != nil {
 			loadErr = err

@@ -13,6 +13,7 @@ import (
 	"runtime/trace"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -59,7 +60,11 @@ func BenchmarkLoadIndexHighs(b *testing.B) {
 // key's answers, and fails when, admission on, the light key's p99 beside
 // the heavy key is over 1.5 times its p99 alone, or a heavy request got a
 // 5xx. PREGAO_FAIR_HEAVY=screener-as_of or total-return-500x20y runs one
-// kind of heavy request.
+// kind of heavy request; PREGAO_FAIR_HEAVY_KEYS=2 runs two heavy keys
+// (more keys than cores: each has one slot). PREGAO_FAIR_CONFIGS lists
+// the server's configurations (default admission,no-admission;
+// admission-slice is admission with the server's threads asking the
+// kernel for 0.1 ms time slices, Linux).
 //
 // Each client runs in a session of its own, the heavy one's scheduling
 // group (Linux's autogroup) at the lowest priority too. On a host shared
@@ -119,11 +124,19 @@ func BenchmarkFairShare(b *testing.B) {
 			}
 			res := map[string]*result{}
 			names := []string{"admission", "no-admission"}
+			if c := os.Getenv("PREGAO_FAIR_CONFIGS"); c != "" {
+				names = strings.Split(c, ",")
+			}
 			for round := range rounds {
 				for _, name := range names { // alternately, round by round
 					srv := api
-					if name == "no-admission" {
+					if strings.HasPrefix(name, "no-admission") {
 						srv = apiFree
+					}
+					if strings.HasSuffix(name, "-slice") {
+						if err := processSlice(100 * time.Microsecond); err != nil {
+							b.Fatal("slice:", err)
+						}
 					}
 					r := res[name]
 					if r == nil {
@@ -137,10 +150,13 @@ func BenchmarkFairShare(b *testing.B) {
 					sa, ka := schedLatencies().sub(s0), threadDelay().sub(k0)
 					la := tw.take()
 					r.alone = append(r.alone, a.Latencies...)
-					hc := make(chan LoadResult, 1)
-					go func() {
-						hc <- runClient(b, clientConfig{URL: ts.URL + h.path, Method: "POST", Body: h.body, Key: benchKey, Concurrency: 4, Duration: phase + 4*time.Second, Nice: true, Group: 19})
-					}()
+					heavyKeys := []string{benchKey, benchKeyHeavy2}[:envInt("PREGAO_FAIR_HEAVY_KEYS", 1)]
+					hc := make(chan clientResult, len(heavyKeys))
+					for _, key := range heavyKeys {
+						go func() {
+							hc <- runClient(b, clientConfig{URL: ts.URL + h.path, Method: "POST", Body: h.body, Key: key, Concurrency: 4, Duration: phase + 4*time.Second, Nice: true, Group: 19})
+						}()
+					}
 					time.Sleep(2 * time.Second) // the heavy key at work first
 					tracing := false
 					if f := os.Getenv("PREGAO_FAIR_TRACE"); f != "" && round == 0 {
@@ -164,10 +180,20 @@ func BenchmarkFairShare(b *testing.B) {
 						trace.Stop()
 						tw.tasks.Store(false)
 					}
-					hr := <-hc
+					var hr clientResult
+					for range heavyKeys {
+						x := <-hc
+						hr.Requests += x.Requests
+						hr.Errors += x.Errors
+						hr.Refused += x.Refused
+						hr.Failed += x.Failed
+					}
 					ts.Close()
-					b.Logf("%s, %s, round: light in handler p50/p99 %v/%v alone, %v/%v beside; Go scheduling latency p50/p99/p99.9 %v alone, %v beside; the server's threads waiting for a CPU %v alone, %v beside",
-						h.name, name, pct(la, 50), pct(la, 99), pct(lb, 50), pct(lb, 99), sa, sb, ka, kb)
+					if strings.HasSuffix(name, "-slice") {
+						processSlice(0)
+					}
+					b.Logf("%s, %s, round: light in handler p50/p99 %v/%v alone, %v/%v beside; Go scheduling latency p50/p99/p99.9 %v alone, %v beside; waiting for a CPU: the server's threads %v alone, %v beside, the light client's %v alone, %v beside",
+						h.name, name, pct(la, 50), pct(la, 99), pct(lb, 50), pct(lb, 99), sa, sb, ka, kb, a.Kernel, w.Kernel)
 					r.beside = append(r.beside, w.Latencies...)
 					b.Logf("%s, %s, round: light p99 %v alone, %v beside (%.2fx)", h.name, name,
 						pct(a.Latencies, 99), pct(w.Latencies, 99), float64(pct(w.Latencies, 99))/float64(max(pct(a.Latencies, 99), 1)))
@@ -176,7 +202,7 @@ func BenchmarkFairShare(b *testing.B) {
 					r.heavy.Refused += hr.Refused
 					r.heavy.Failed += hr.Failed
 					if a.Errors+w.Errors > 0 {
-						b.Errorf("%s %s: light key errors: alone %v; beside %v", h.name, name, a, w)
+						b.Errorf("%s %s: light key errors: alone %v; beside %v", h.name, name, a.LoadResult, w.LoadResult)
 					}
 				}
 			}
@@ -186,7 +212,7 @@ func BenchmarkFairShare(b *testing.B) {
 				ratio := float64(pb) / float64(pa)
 				b.Logf("%s, %s: light p50 %v alone, %v beside; p99 %v alone, %v beside (%.2fx); heavy %d answers (%d 429, %d 5xx, %d other errors)",
 					h.name, name, pct(r.alone, 50), pct(r.beside, 50), pa, pb, ratio, r.heavy.Requests, r.heavy.Refused, r.heavy.Failed, r.heavy.Errors-r.heavy.Refused-r.heavy.Failed)
-				if name == "admission" && (ratio > 1.5 || r.heavy.Failed > 0) {
+				if !strings.HasPrefix(name, "no-admission") && (ratio > 1.5 || r.heavy.Failed > 0) {
 					b.Errorf("%s with admission: light p99 %.2fx alone (want ≤ 1.5), heavy 5xx %d", h.name, ratio, r.heavy.Failed)
 				}
 			}
@@ -208,7 +234,14 @@ type clientConfig struct {
 
 // runClient runs cfg in a process of its own (TestLoadClient) and returns
 // its result.
-func runClient(b *testing.B, cfg clientConfig) LoadResult {
+// clientResult is a load client's result and the time its threads
+// waited for a CPU, as the kernel counts it.
+type clientResult struct {
+	LoadResult
+	Kernel kernelDelay
+}
+
+func runClient(b *testing.B, cfg clientConfig) clientResult {
 	b.Helper()
 	js, _ := json.Marshal(cfg)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLoadClient$", "-test.count=1")
@@ -218,10 +251,15 @@ func runClient(b *testing.B, cfg clientConfig) LoadResult {
 	if err != nil {
 		b.Fatalf("load client: %v: %s", err, out)
 	}
-	var r LoadResult
+	var r clientResult
 	line := out[bytes.LastIndex(out, []byte("\nRESULT "))+len("\nRESULT "):]
-	if err := json.Unmarshal(line[:bytes.IndexByte(line, '\n')], &r); err != nil {
+	if err := json.Unmarshal(line[:bytes.IndexByte(line, '\n')], &r.LoadResult); err != nil {
 		b.Fatalf("load client: %v: %s", err, out)
+	}
+	if i := bytes.LastIndex(out, []byte("\nKERNEL ")); i >= 0 {
+		var wait int64
+		fmt.Sscan(string(out[i+len("\nKERNEL "):]), &wait, &r.Kernel.slices)
+		r.Kernel.wait = time.Duration(wait)
 	}
 	return r
 }
@@ -247,12 +285,14 @@ func TestLoadClient(t *testing.T) {
 			t.Log("group priority:", err)
 		}
 	}
+	k0 := threadDelay()
 	r, err := Load(context.Background(), LoadConfig{URL: cfg.URL, Method: cfg.Method, Body: []byte(cfg.Body), Key: cfg.Key, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Duration: cfg.Duration})
 	if err != nil {
 		t.Fatal(err)
 	}
+	k := threadDelay().sub(k0)
 	out, _ := json.Marshal(r)
-	fmt.Printf("\nRESULT %s\n", out)
+	fmt.Printf("\nKERNEL %d %d\nRESULT %s\n", k.wait, k.slices, out)
 }
 
 // pct returns the p-th percentile of latencies.

@@ -25,6 +25,11 @@ import (
 // goroutine's OS thread was off its CPU, which the trace cannot see.
 type lightCycle struct {
 	Total, Runnable, Running, Syscall, Waiting time.Duration
+	// Assist is the part of Running spent helping the collector mark
+	// (GC mark assist); StopTheWorld is whether a stop of the world fell
+	// in the cycle.
+	Assist       time.Duration
+	StopTheWorld bool
 	// Long lists the goroutine's spans of running or syscall over 1 ms,
 	// each with where it began.
 	Long []string
@@ -51,6 +56,11 @@ func traceBreakdown(r io.Reader) ([]lightCycle, error) {
 		light = map[trace.TaskID]*task{}
 		spans = map[trace.GoID][]span{}
 		cur   = map[trace.GoID]span{}
+		// GC mark assists by goroutine, stops of the world
+		assist = map[trace.GoID][]span{}
+		began  = map[trace.GoID]trace.Time{}
+		stws   []span
+		stw    trace.Time
 	)
 	for {
 		ev, err := tr.ReadEvent()
@@ -68,6 +78,21 @@ func traceBreakdown(r io.Reader) ([]lightCycle, error) {
 		case trace.EventTaskEnd:
 			if t := light[ev.Task().ID]; t != nil {
 				t.end = ev.Time()
+			}
+		case trace.EventRangeBegin:
+			switch r := ev.Range(); {
+			case r.Name == "GC mark assist":
+				began[ev.Goroutine()] = ev.Time()
+			case strings.HasPrefix(r.Name, "stop-the-world"):
+				stw = ev.Time()
+			}
+		case trace.EventRangeEnd:
+			switch r := ev.Range(); {
+			case r.Name == "GC mark assist":
+				g := ev.Goroutine()
+				assist[g] = append(assist[g], span{from: began[g], to: ev.Time()})
+			case strings.HasPrefix(r.Name, "stop-the-world"):
+				stws = append(stws, span{from: stw, to: ev.Time()})
 			}
 		case trace.EventStateTransition:
 			st := ev.StateTransition()
@@ -128,6 +153,14 @@ func traceBreakdown(r io.Reader) ([]lightCycle, error) {
 			continue
 		}
 		c.Total = end.Sub(sp[i].from)
+		for _, a := range assist[t.g] {
+			if a.from >= sp[i].from && a.to <= end {
+				c.Assist += a.to.Sub(a.from)
+			}
+		}
+		for _, x := range stws {
+			c.StopTheWorld = c.StopTheWorld || x.from < end && x.to > sp[i].from
+		}
 		cycles = append(cycles, c)
 	}
 	slices.SortFunc(cycles, func(a, b lightCycle) int { return int(b.Total - a.Total) })
@@ -163,7 +196,14 @@ func summarize(cycles []lightCycle) string {
 	fmt.Fprintf(&b, "%d light requests: p50 %v, p99 %v, max %v; in all, runnable %v, running %v, syscall %v, waiting %v of %v\n",
 		n, cycles[n/2].Total, cycles[n/100].Total, cycles[0].Total, all.Runnable, all.Running, all.Syscall, all.Waiting, all.Total)
 	for _, c := range cycles[:min(n, max(5, n/50))] {
-		fmt.Fprintf(&b, "  %v: runnable %v, running %v, syscall %v, waiting %v; %s\n", c.Total, c.Runnable, c.Running, c.Syscall, c.Waiting, strings.Join(c.Long, "; "))
+		gc := ""
+		if c.Assist > 0 {
+			gc += fmt.Sprintf(", of which GC assist %v", c.Assist)
+		}
+		if c.StopTheWorld {
+			gc += ", a stop of the world"
+		}
+		fmt.Fprintf(&b, "  %v: runnable %v, running %v%s, syscall %v, waiting %v; %s\n", c.Total, c.Runnable, c.Running, gc, c.Syscall, c.Waiting, strings.Join(c.Long, "; "))
 	}
 	return b.String()
 }
