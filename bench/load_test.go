@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/metrics"
 	"runtime/trace"
 	"slices"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/yieldpoint"
 )
 
 func TestLoadRefusesRemote(t *testing.T) {
@@ -64,7 +66,8 @@ func BenchmarkLoadIndexHighs(b *testing.B) {
 // (more keys than cores: each has one slot). PREGAO_FAIR_CONFIGS lists
 // the server's configurations (default admission,no-admission;
 // admission-slice is admission with the server's threads asking the
-// kernel for 0.1 ms time slices, Linux).
+// kernel for 0.1 ms time slices, Linux; admission-noyield is admission
+// with the computations' yield points off, see internal/yieldpoint).
 //
 // Each client runs in a session of its own, the heavy one's scheduling
 // group (Linux's autogroup) at the lowest priority too. On a host shared
@@ -138,6 +141,9 @@ func BenchmarkFairShare(b *testing.B) {
 							b.Fatal("slice:", err)
 						}
 					}
+					if strings.HasSuffix(name, "-noyield") {
+						yieldpoint.SetProcs(1 << 30)
+					}
 					r := res[name]
 					if r == nil {
 						r = &result{}
@@ -192,6 +198,7 @@ func BenchmarkFairShare(b *testing.B) {
 					if strings.HasSuffix(name, "-slice") {
 						processSlice(0)
 					}
+					yieldpoint.SetProcs(runtime.GOMAXPROCS(0))
 					b.Logf("%s, %s, round: light in handler p50/p99 %v/%v alone, %v/%v beside; Go scheduling latency p50/p99/p99.9 %v alone, %v beside; waiting for a CPU: the server's threads %v alone, %v beside, the light client's %v alone, %v beside",
 						h.name, name, pct(la, 50), pct(la, 99), pct(lb, 50), pct(lb, 99), sa, sb, ka, kb, a.Kernel, w.Kernel)
 					r.beside = append(r.beside, w.Latencies...)

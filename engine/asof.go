@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/pregao/pregao/internal/yieldpoint"
 )
 
 // Point in time: what the Dataset knew at an instant t (the API's as_of).
@@ -357,6 +359,7 @@ type screenAt struct {
 	sv         *SessionValuation
 	valued     int // of the company in hand: 0 not computed yet, 1 sv holds it, -1 none
 	dyVars     [2]Num
+	yp         yieldpoint.Point // company by company (18 ms for all with a droplet sort)
 }
 
 // fill sets every row's Primary and ratio cells in out, company by
@@ -370,6 +373,7 @@ func (w *screenAt) fill(tab *Screener, out *ScreenerPrices) {
 		for end < len(byIssuer) && tab.Issuers[byIssuer[end]] == is {
 			end++
 		}
+		w.yp.Yield()
 		primary := primaryAt(is, by)
 		w.valued = 0
 		for _, r := range byIssuer[g:end] {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pregao/pregao/internal/yieldpoint"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -269,6 +270,7 @@ func (a *API) admit(c *call, r *http.Request) int {
 	if ok {
 		c.admAt = now
 		c.admitted = true
+		yieldpoint.Begin()
 		return 0
 	}
 	share := a.adm.share(epochOf(now))
@@ -283,6 +285,7 @@ func (a *API) leave(c *call) {
 		return
 	}
 	c.admitted = false
+	yieldpoint.End()
 	a.adm.release(c.adm, time.Since(c.admAt), c.out.size)
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/yieldpoint"
 )
 
 // The share of one key is the cores divided by the active keys, rounded
@@ -222,5 +224,56 @@ func TestAdmissionAnswers429(t *testing.T) {
 	cfg.Admission = &Admission{Cores: -1}
 	if off := New(cfg, store, testKeys(t), nil, nil, nil); off.adm != nil {
 		t.Error("admission on with Cores -1")
+	}
+}
+
+// yieldCountingWriter records, at each write of the answer, how many requests
+// the yield points count as computing.
+type yieldCountingWriter struct {
+	*httptest.ResponseRecorder
+	seen []int
+}
+
+func (w *yieldCountingWriter) Write(b []byte) (int, error) {
+	w.seen = append(w.seen, yieldpoint.Computing())
+	return w.ResponseRecorder.Write(b)
+}
+
+// A request that holds a slot is counted by the yield points while its
+// answer is written, and no longer after; one refused (429) or answered
+// from the answer cache is never counted.
+func TestAdmissionCountsComputing(t *testing.T) {
+	store := &engine.Store{}
+	store.Publish(mustSmall(t))
+	cfg := DefaultConfig()
+	cfg.Admission = &Admission{Cores: 2, MaxWait: 10 * time.Millisecond}
+	keys := testKeys(t)
+	api := New(cfg, store, keys, nil, nil, nil)
+	base := yieldpoint.Computing()
+	do := func(path string) *yieldCountingWriter {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		w := &yieldCountingWriter{ResponseRecorder: httptest.NewRecorder()}
+		api.ServeHTTP(w, r)
+		return w
+	}
+	w := do("/v2/companies/ENHZ")
+	if w.Code != 200 || len(w.seen) == 0 || slices.Min(w.seen) != base+1 {
+		t.Errorf("computed answer: %d, counted %v while written, want %d", w.Code, w.seen, base+1)
+	}
+	if w := do("/v2/companies/ENHZ"); w.Code != 200 || slices.Contains(w.seen, base+1) { // kept
+		t.Errorf("kept answer (%d): counted while written", w.Code)
+	}
+	// Over the share: 429, not counted.
+	heavy := keys.find(testKeyDelayed).adm
+	now := time.Now()
+	api.adm.touch(keys.find(testKeyEOD).adm, epochOf(now))
+	api.adm.acquire(context.Background(), heavy, now)
+	if w := do("/v2/companies/ENHZ?show_market_cap=true"); w.Code != 429 || slices.Contains(w.seen, base+1) {
+		t.Errorf("429: %d, counted %v", w.Code, w.seen)
+	}
+	api.adm.release(heavy, 0, 0)
+	if got := yieldpoint.Computing(); got != base {
+		t.Errorf("%d computing after the answers, want %d", got, base)
 	}
 }

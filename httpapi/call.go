@@ -7,6 +7,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/yieldpoint"
 )
 
 // call is the state of one request between the router and the handler:
@@ -27,6 +28,10 @@ type call struct {
 	live     *engine.Live    // the live session beside it (nil: none)
 	now      time.Time       // the clock's now for this request (the view)
 	body     []byte          // the request body (POST), read up to the cap
+
+	// yp is the request's yield point: flush gives the processor to
+	// other goroutines there while computing requests hold them all.
+	yp yieldpoint.Point
 
 	// q is the request's query string read through the route's
 	// declarations (qok: read), once, before the answer cache is asked:
@@ -115,7 +120,7 @@ func (c *call) reset() {
 	}
 	// Field by field: the answer and the scratch stay in place.
 	c.route, c.key, c.lim, c.ds, c.live, c.now = nil, KeyEntry{}, nil, nil, nil, time.Time{}
-	c.adm, c.admitted = nil, false
+	c.adm, c.admitted, c.yp = nil, false, yieldpoint.Point{}
 	c.vkOK, c.pin = false, nil
 	if c.qok {
 		c.q, c.qok = query{}, false // the query aliases the request's URL

@@ -20,7 +20,12 @@ const streamChunk = 256 << 10 // bytes
 // dst otherwise. Handlers call it between items, only once every check
 // that can fail the request is done: after the first write the status is
 // 200 and can no longer change.
+//
+// It is also the answer's yield point: a long answer (a batch of
+// tickers, a total return) gives the processor to other goroutines
+// every yieldpoint.Every while computing requests hold every processor.
 func (c *call) flush(dst []byte) []byte {
+	c.yp.Yield()
 	if len(dst) < streamChunk || !c.out.streams() {
 		return dst
 	}
