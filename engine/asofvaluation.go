@@ -206,8 +206,8 @@ type classIn struct {
 // period, so the first one is read); NoDate when none.
 func (d *Dataset) periodAt(is *Issuer, L Date, t time.Time) Date {
 	cat := d.Catalog()
-	for si := range is.Ratios {
-		g := &is.Ratios[si]
+	for si := range is.Ratios() {
+		g := &is.Ratios()[si]
 		if g.Frequency != FreqTTM || g.Class != "" || cat[g.Indicator].Kind != IndFundamental {
 			continue
 		}
@@ -232,8 +232,8 @@ func (d *Dataset) periodAt(is *Issuer, L Date, t time.Time) Date {
 func (d *Dataset) sessionBases(is *Issuer, sv *sessionIn, need []bool, bases []basePt, classes []classIn) ([]basePt, []classIn, bool) {
 	cat := d.Catalog()
 	found, anyPrice := false, false
-	for si := range is.Ratios {
-		g := &is.Ratios[si]
+	for si := range is.Ratios() {
+		g := &is.Ratios()[si]
 		if g.Frequency != FreqTTM || cat[g.Indicator].Kind != IndValuation {
 			continue
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync/atomic"
+	"unsafe"
 )
 
 // Blocks verifies, on first use, the bytes a Dataset's bars and ratio
@@ -14,6 +15,9 @@ type Blocks interface {
 	// Ticker verifies the blocks holding the daily and 1-minute bars
 	// given for ticker t (nil: none given, or all good).
 	Ticker(t string) error
+	// Company verifies the blocks holding the ratio points of company id
+	// (nil: none given, or all good).
+	Company(id string) error
 	// All verifies every block not yet verified.
 	All() error
 	// Err returns the error of the first bad block found so far (nil
@@ -40,6 +44,7 @@ func (s BlockStatus) Complete() bool { return s.Verified == s.Blocks }
 type blockState struct {
 	b       Blocks
 	checked []atomic.Bool // per asset (Pos): its blocks verified good
+	issuers []atomic.Bool // per issuer (its place in Issuers): its ratio blocks verified good
 }
 
 // SetBlocks makes d verify its bars' blocks on first use with b (a
@@ -50,7 +55,7 @@ func (d *Dataset) SetBlocks(b Blocks) {
 		d.blocks = nil
 		return
 	}
-	d.blocks = &blockState{b: b, checked: make([]atomic.Bool, len(d.assets))}
+	d.blocks = &blockState{b: b, checked: make([]atomic.Bool, len(d.assets)), issuers: make([]atomic.Bool, len(d.issuers))}
 }
 
 // Blocks returns what SetBlocks set (nil: nothing to verify).
@@ -87,6 +92,28 @@ func (d *Dataset) CheckAsset(a *Asset) error {
 		}
 	}
 	bs.checked[p].Store(true)
+	return nil
+}
+
+// CheckIssuer verifies, once, the blocks is's ratio points are read
+// from (before Issuer.Ratios reads them), as CheckAsset does for an
+// asset's bars.
+func (d *Dataset) CheckIssuer(is *Issuer) error {
+	bs := d.blocks
+	if bs == nil || is == nil || len(d.issuers) == 0 {
+		return nil
+	}
+	p := int((uintptr(unsafe.Pointer(is)) - uintptr(unsafe.Pointer(&d.issuers[0]))) / unsafe.Sizeof(*is))
+	if p < 0 || p >= len(bs.issuers) || &d.issuers[p] != is {
+		return nil // not one of d's issuers
+	}
+	if bs.issuers[p].Load() {
+		return nil
+	}
+	if err := bs.b.Company(is.ID); err != nil {
+		return err
+	}
+	bs.issuers[p].Store(true)
 	return nil
 }
 

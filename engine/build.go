@@ -44,6 +44,14 @@ type BuildOptions struct {
 	// each block's series with its checksum, Dataset.CheckAsset). The
 	// columns' lengths are still checked.
 	OrderChecked bool
+	// RatiosChecked makes Build read no ratio point: the company points'
+	// runs are Derived.RatioRuns, and each company's series are made on
+	// its first use (Issuer.Ratios), as are the screener's ratio columns
+	// (Dataset.Screener). The caller checks each company's points before
+	// any use reads them (Dataset.CheckIssuer; a format 6 snapshot checks
+	// a block's points with its checksum): in order, of one company,
+	// their indicators in the catalog and their variables in RatioVars.
+	RatiosChecked bool
 }
 
 // BuildWith is Build with options.
@@ -56,7 +64,7 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 			d, err = nil, fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
 		}
 	}()
-	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked}
+	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked, ratiosChecked: opt.RatiosChecked && u.Derived.RatioRuns != nil}
 	b.d.rules = readPriceRules(u.Derived.Catalog) // read by buildRatios and the Screener
 	for _, step := range []func() error{b.buildSectors, b.buildIssuers} {
 		if err := step(); err != nil {
@@ -189,6 +197,8 @@ type builder struct {
 	lastIssuer int32 // issuerIdx's cache (inputs are grouped by company); -1 none
 	serial     bool  // BuildOptions.Serial
 	ordered    bool  // BuildOptions.OrderChecked
+	// ratiosChecked is BuildOptions.RatiosChecked.
+	ratiosChecked bool
 }
 
 func invalid(format string, args ...any) error {
@@ -889,6 +899,12 @@ func (b *builder) buildRatios() error {
 	u, d := b.u, b.d
 	ncat := len(u.Derived.Catalog)
 	ps := u.Derived.Ratios
+	if b.ratiosChecked {
+		if err := b.lazyRatioRuns(); err != nil {
+			return err
+		}
+		return b.buildFundRatios()
+	}
 	nvars := uint64(len(u.Derived.RatioVars))
 	// One pass checks every point and finds the runs of its companies and
 	// series (the checks report as if made in turn: symbols, then
@@ -920,21 +936,19 @@ func (b *builder) buildRatios() error {
 			return err
 		}
 		is := &d.issuers[k]
-		if is.Ratios != nil {
+		if is.ratios != nil {
 			return invalid("ratio points of company_id %q: company seen under two ids", u.Derived.SymOf(id))
 		}
-		ss := runs.series[runs.first[ci]:runs.first[ci+1]]
-		is.Ratios = make([]RatioSeries, len(ss))
-		for j, at := range ss {
-			end := hi
-			if j+1 < len(ss) {
-				end = ss[j+1]
-			}
-			g := ps[at:end:end]
-			is.Ratios[j] = RatioSeries{Indicator: g[0].Indicator, Class: g[0].Class.String(), Frequency: g[0].Frequency.String(), Points: g}
-		}
-		setKnownFrom(is.Ratios, u.Derived.Catalog, d.rules.of)
+		is.ratios = ratioSeriesOf(ps[lo:hi:hi], runs.series[runs.first[ci]:runs.first[ci+1]], lo)
+		setKnownFrom(is.ratios, u.Derived.Catalog, d.rules.of)
 	}
+	return b.buildFundRatios()
+}
+
+// buildFundRatios files the fund ratio points under their funds.
+func (b *builder) buildFundRatios() error {
+	u, d := b.u, b.d
+	ncat := len(u.Derived.Catalog)
 	fs := u.Derived.FundRatios
 	for i := range fs {
 		if int(fs[i].Indicator) >= ncat {
@@ -971,6 +985,94 @@ func (b *builder) buildRatios() error {
 		lo = hi
 	}
 	return nil
+}
+
+// ratioSeriesOf returns the series of one company's points ps (in
+// order), whose series start at the points starts (indexes counted from
+// base, ps's first).
+func ratioSeriesOf(ps []RatioPoint, starts []int, base int) []RatioSeries {
+	out := make([]RatioSeries, len(starts))
+	for j, at := range starts {
+		end := len(ps)
+		if j+1 < len(starts) {
+			end = starts[j+1] - base
+		}
+		g := ps[at-base : end : end]
+		out[j] = RatioSeries{Indicator: g[0].Indicator, Class: g[0].Class.String(), Frequency: g[0].Frequency.String(), Points: g}
+	}
+	return out
+}
+
+// RatioRun is one company's run of ratio points, Derived.Ratios[Lo:Hi]
+// (see Derived.RatioRuns).
+type RatioRun struct {
+	Company Sym // as the points name it (see Derived.SymOf)
+	Lo, Hi  int
+}
+
+// lazyRatios makes an issuer's ratio series on first use from its run
+// of points (BuildOptions.RatiosChecked).
+type lazyRatios struct {
+	once   sync.Once
+	d      *Dataset
+	lo, hi int
+}
+
+// lazyRatioRuns files each run of Derived.RatioRuns under its company,
+// to be split into series on the company's first use (Issuer.Ratios),
+// reading no point.
+func (b *builder) lazyRatioRuns() error {
+	u, d := b.u, b.d
+	n := len(u.Derived.Ratios)
+	for _, r := range u.Derived.RatioRuns {
+		if r.Lo < 0 || r.Hi <= r.Lo || r.Hi > n {
+			return invalid("ratio run [%d, %d) outside the %d points", r.Lo, r.Hi, n)
+		}
+		id := u.Derived.SymOf(r.Company).String()
+		k, err := b.issuerIdx(id, func() string { return "ratio points" })
+		if err != nil {
+			return err
+		}
+		is := &d.issuers[k]
+		if is.lazyRatios != nil {
+			return invalid("ratio points of company_id %q: company seen under two ids", id)
+		}
+		is.lazyRatios = &lazyRatios{d: d, lo: r.Lo, hi: r.Hi}
+	}
+	return nil
+}
+
+// Ratios returns the company's ratio points grouped by indicator, class
+// and frequency (in that order); points inside a group are sorted by
+// reference_date then publish_date. The slice is shared, read-only.
+//
+// A Dataset whose points are checked on first use (a mapped snapshot's,
+// BuildOptions.RatiosChecked) makes them on the first call, from points
+// the caller has verified (Dataset.CheckIssuer).
+func (is *Issuer) Ratios() []RatioSeries {
+	if l := is.lazyRatios; l != nil {
+		l.once.Do(func() { is.ratios = l.series() })
+	}
+	return is.ratios
+}
+
+// series splits the run into series. The points' block check
+// (BuildOptions.RatiosChecked) has found them in order, with indicators
+// in the catalog; points that are not (a bad block, whose requests are
+// refused) give no series rather than a panic.
+func (l *lazyRatios) series() []RatioSeries {
+	dv := &l.d.u.Derived
+	ps := dv.Ratios[l.lo:l.hi:l.hi]
+	cat := dv.Catalog
+	for i := range ps {
+		if int(ps[i].Indicator) >= len(cat) {
+			return nil
+		}
+	}
+	_, sp := scanRatios(&Derived{Ratios: ps}, math.MaxInt, math.MaxUint64, false)
+	ss := ratioSeriesOf(ps, sp.series, 0)
+	setKnownFrom(ss, cat, l.d.rules.of)
+	return ss
 }
 
 // isSorted is slices.IsSortedFunc comparing by pointer (points are

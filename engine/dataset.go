@@ -86,10 +86,13 @@ type Issuer struct {
 	Insider []*InsiderReport
 	// Documents sorted by publish_date descending, then id.
 	Documents []*Document
-	// Ratios groups the company's ratio points by indicator, class and
+	// ratios groups the company's ratio points by indicator, class and
 	// frequency (in that order); points inside a group are sorted by
-	// reference_date then publish_date.
-	Ratios []RatioSeries
+	// reference_date then publish_date (see Ratios).
+	ratios []RatioSeries
+	// lazyRatios, when not nil, makes ratios on Ratios' first call from
+	// the company's run of points (Derived.RatioRuns).
+	lazyRatios *lazyRatios
 	// FundReports (funds only) sorted by reference_date then version.
 	FundReports []*FundReport
 	// FundRatios (funds only) grouped by indicator and frequency; points

@@ -556,7 +556,7 @@ func TestIssuerLists(t *testing.T) {
 func checkRatioGroups(t *testing.T, ds *Dataset, is *Issuer) {
 	t.Helper()
 	var keys []string
-	for _, g := range is.Ratios {
+	for _, g := range is.Ratios() {
 		keys = append(keys, ds.Catalog()[g.Indicator].ID+"/"+g.Class+"/"+g.Frequency)
 	}
 	if want := []string{"EBITDA_MARGIN//ANNUAL", "EBITDA_MARGIN//TTM", "DIVIDEND_YIELD/CS/TTM", "DIVIDEND_YIELD/PS/TTM", "ROE//ANNUAL"}; !slices.Equal(keys, want) {
@@ -696,11 +696,11 @@ func TestRatioPointsCanonical(t *testing.T) {
 	for _, id := range []string{petroID, valeID, fundID} {
 		ia, _ := a.Issuer(id)
 		ib, _ := b.Issuer(id)
-		if len(ia.Ratios) != len(ib.Ratios) || len(ia.FundRatios) != len(ib.FundRatios) {
-			t.Fatalf("%s: %d/%d series vs %d/%d", id, len(ia.Ratios), len(ia.FundRatios), len(ib.Ratios), len(ib.FundRatios))
+		if len(ia.Ratios()) != len(ib.Ratios()) || len(ia.FundRatios) != len(ib.FundRatios) {
+			t.Fatalf("%s: %d/%d series vs %d/%d", id, len(ia.Ratios()), len(ia.FundRatios), len(ib.Ratios()), len(ib.FundRatios))
 		}
-		for i := range ia.Ratios {
-			x, y := ia.Ratios[i], ib.Ratios[i]
+		for i := range ia.Ratios() {
+			x, y := ia.Ratios()[i], ib.Ratios()[i]
 			if x.Indicator != y.Indicator || x.Class != y.Class || x.Frequency != y.Frequency || !slices.EqualFunc(x.Points, y.Points, func(p, q RatioPoint) bool {
 				return CompareRatioPoints(&p, &q) == 0 && p.Value == q.Value || (p.Value != p.Value && q.Value != q.Value)
 			}) {
@@ -713,11 +713,11 @@ func TestRatioPointsCanonical(t *testing.T) {
 			uintptr(unsafe.Pointer(p)) <= uintptr(unsafe.Pointer(&ps[len(ps)-1]))
 	}
 	is, _ := b.Issuer(petroID)
-	if !within(&is.Ratios[0].Points[0], sorted.Derived.Ratios) {
+	if !within(&is.Ratios()[0].Points[0], sorted.Derived.Ratios) {
 		t.Error("canonical points were copied")
 	}
 	is, _ = a.Issuer(petroID)
-	if within(&is.Ratios[0].Points[0], shuffled.Derived.Ratios) {
+	if within(&is.Ratios()[0].Points[0], shuffled.Derived.Ratios) {
 		t.Error("points out of order served from the Universe's own array")
 	}
 }

@@ -514,6 +514,10 @@ type Derived struct {
 	// its sources): point p's are FundSources[p.Sources-1] (see
 	// FundSourcesOf), so that the points hold no pointer.
 	FundSources [][]Source
+	// RatioRuns, when not nil, are the runs of Ratios of one company each,
+	// in order (a snapshot's index gives them): with
+	// BuildOptions.RatiosChecked, Build reads them instead of the points.
+	RatioRuns []RatioRun `json:"-"`
 }
 
 // FundSourcesOf returns the sources of p (a point of d.FundRatios),

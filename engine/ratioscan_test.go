@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -145,9 +147,89 @@ func TestLatestRatioIsScan(t *testing.T) {
 			}
 		}
 		slices.SortStableFunc(ps, func(x, y RatioPoint) int { return CompareRatioPoints(&x, &y) })
-		is := &Issuer{Ratios: []RatioSeries{{Indicator: 0, Frequency: FreqTTM, Points: ps}}}
+		is := &Issuer{ratios: []RatioSeries{{Indicator: 0, Frequency: FreqTTM, Points: ps}}}
 		if got, want := latestRatio(is, 0, ""), scan(ps); got != want {
 			t.Fatalf("%d: point %v, the scan's %v", n, got.Value, want.Value)
 		}
 	}
+}
+
+// With RatiosChecked, Build files each run of Derived.RatioRuns under its
+// company without reading a point, and Issuer.Ratios and the screener's
+// ratio columns are those of a Build that reads them; runs outside the
+// points, of an unknown company or of a company seen twice are refused.
+func TestBuildRatiosChecked(t *testing.T) {
+	eager, err := Build(testUniverse(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runsOf := func(ps []RatioPoint) []RatioRun {
+		var rs []RatioRun
+		for lo := 0; lo < len(ps); {
+			hi := lo + 1
+			for hi < len(ps) && ps[hi].CompanyID == ps[lo].CompanyID {
+				hi++
+			}
+			rs = append(rs, RatioRun{Company: ps[lo].CompanyID, Lo: lo, Hi: hi})
+			lo = hi
+		}
+		return rs
+	}
+	u := testUniverse(t)
+	SortRatioPoints(u.Derived.Ratios)
+	u.Derived.RatioRuns = runsOf(u.Derived.Ratios)
+	if len(u.Derived.RatioRuns) < 2 {
+		t.Fatalf("%d runs: want two companies with points", len(u.Derived.RatioRuns))
+	}
+	lazy, err := BuildWith(u, BuildOptions{RatiosChecked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range eager.Issuers() {
+		w := &eager.Issuers()[i]
+		g, _ := lazy.Issuer(w.ID)
+		if g.ratios != nil {
+			t.Fatalf("%s: series made before first use", w.ID)
+		}
+		gs, ws := g.Ratios(), w.Ratios()
+		if len(gs) != len(ws) {
+			t.Fatalf("%s: %d series, want %d", w.ID, len(gs), len(ws))
+		}
+		for k := range ws {
+			if gs[k].Indicator != ws[k].Indicator || gs[k].Class != ws[k].Class || gs[k].Frequency != ws[k].Frequency ||
+				!slices.EqualFunc(gs[k].Points, ws[k].Points, samePoint) || !slices.Equal(gs[k].KnownFrom, ws[k].KnownFrom) {
+				t.Fatalf("%s series %d: %+v, want %+v", w.ID, k, gs[k], ws[k])
+			}
+		}
+	}
+	gs, ws := lazy.Screener(), eager.Screener()
+	for k := range ws.Ratios {
+		if !slices.EqualFunc(gs.Ratios[k], ws.Ratios[k], func(x, y Num) bool { return math.Float64bits(float64(x)) == math.Float64bits(float64(y)) }) || !slices.Equal(gs.RatioPublished[k], ws.RatioPublished[k]) {
+			t.Fatalf("screener indicator %d: %v %v, want %v %v", k, gs.Ratios[k], gs.RatioPublished[k], ws.Ratios[k], ws.RatioPublished[k])
+		}
+	}
+	for _, c := range []struct {
+		name string
+		edit func([]RatioRun) []RatioRun
+	}{
+		{"a run beyond the points", func(rs []RatioRun) []RatioRun { rs[len(rs)-1].Hi++; return rs }},
+		{"an empty run", func(rs []RatioRun) []RatioRun { rs[0].Hi = rs[0].Lo; return rs }},
+		{"an unknown company", func(rs []RatioRun) []RatioRun { rs[0].Company = Intern("no-such-company"); return rs }},
+		{"a company twice", func(rs []RatioRun) []RatioRun { rs[1].Company = rs[0].Company; return rs }},
+	} {
+		u := testUniverse(t)
+		SortRatioPoints(u.Derived.Ratios)
+		u.Derived.RatioRuns = c.edit(runsOf(u.Derived.Ratios))
+		if _, err := BuildWith(u, BuildOptions{RatiosChecked: true}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", c.name, err)
+		}
+	}
+}
+
+// samePoint reports whether x and y are the same point, values bit for
+// bit.
+func samePoint(x, y RatioPoint) bool {
+	xv, yv := math.Float64bits(float64(x.Value)), math.Float64bits(float64(y.Value))
+	x.Value, y.Value = 0, 0
+	return xv == yv && x == y
 }

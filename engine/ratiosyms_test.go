@@ -54,8 +54,8 @@ func TestRatioSymsTable(t *testing.T) {
 	is, _ := ds.Issuer(petroID)
 	checkRatioGroups(t, ds, is)
 	ris, _ := ref.Issuer(petroID)
-	for si := range ris.Ratios {
-		a, b := &ris.Ratios[si], &is.Ratios[si]
+	for si := range ris.Ratios() {
+		a, b := &ris.Ratios()[si], &is.Ratios()[si]
 		for pi := range a.Points {
 			p, q := &a.Points[pi], &b.Points[pi]
 			if ref.RatioCompany(p) != ds.RatioCompany(q) || ref.RatioTicker(p) != ds.RatioTicker(q) || p.Value != q.Value {

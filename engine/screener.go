@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -48,6 +49,10 @@ type Screener struct {
 	// order (At values a company once).
 	byIssuer []int32
 	past     lazy[screenerPast] // the rows of earlier sessions (At), built on first use
+	// lazyRatios: the ratio columns are filled on Dataset.Screener's
+	// first call (ratioCols), not by Build (BuildOptions.RatiosChecked).
+	lazyRatios bool
+	ratioCols  sync.Once
 }
 
 // issuerRows returns the rows with each company's rows one run.
@@ -72,7 +77,39 @@ func groupByIssuer(issuers []*Issuer) []int32 {
 func (s *Screener) Len() int { return len(s.Assets) }
 
 // Screener returns the screener table.
-func (d *Dataset) Screener() *Screener { return &d.screener }
+//
+// With BuildOptions.RatiosChecked its ratio columns (Ratios,
+// RatioPublished) are filled on the first call, which reads every
+// company's points: the caller has verified them (Dataset.CheckAll).
+func (d *Dataset) Screener() *Screener {
+	s := &d.screener
+	if s.lazyRatios {
+		s.ratioCols.Do(func() {
+			for r := range s.Assets {
+				s.fillRatioRow(r)
+			}
+		})
+	}
+	return s
+}
+
+// fillRatioRow fills row r's cells of the ratio columns.
+func (s *Screener) fillRatioRow(r int) {
+	a := s.Assets[r]
+	is := a.Issuer
+	cat := s.ds.u.Derived.Catalog
+	for k := range cat {
+		class := ""
+		if cat[k].ByClass {
+			class = a.StockType
+		}
+		s.Ratios[k][r] = Null
+		if p := latestRatio(is, uint16(k), class); p != nil {
+			s.Ratios[k][r] = p.Value
+			s.RatioPublished[k][r] = p.PublishDate.Time()
+		}
+	}
+}
 
 // ScreenerClass reports whether tickers of class c are screener rows.
 func ScreenerClass(c string) bool {
@@ -104,7 +141,7 @@ func latestRatio(is *Issuer, k uint16, class string) *RatioPoint {
 // RatioGroup returns the issuer's series of indicator k for class and
 // frequency, or nil. It does not allocate.
 func (is *Issuer) RatioGroup(k uint16, class, freq string) *RatioSeries {
-	rs := is.Ratios
+	rs := is.Ratios()
 	i, ok := slices.BinarySearchFunc(rs, RatioSeries{Indicator: k, Class: class, Frequency: freq}, cmpRatioSeries)
 	if !ok {
 		return nil
@@ -199,18 +236,11 @@ func (b *builder) buildScreener() {
 				break
 			}
 		}
-		for k := range cat {
-			class := ""
-			if cat[k].ByClass {
-				class = a.StockType
-			}
-			s.Ratios[k][r] = Null
-			if p := latestRatio(is, uint16(k), class); p != nil {
-				s.Ratios[k][r] = p.Value
-				s.RatioPublished[k][r] = p.PublishDate.Time()
-			}
+		if !b.ratiosChecked {
+			s.fillRatioRow(r)
 		}
 	})
+	s.lazyRatios = b.ratiosChecked
 	s.byIssuer = groupByIssuer(s.Issuers)
 	s.ByVolume = make([]int32, n)
 	for i := range s.ByVolume {

@@ -151,8 +151,8 @@ func (b *pricingBuilder) compOf(is *Issuer) int32 {
 	var cp compPricing
 	seen := map[string]bool{}
 	for _, k := range b.rules.byClass {
-		for ci := range is.Ratios {
-			g := &is.Ratios[ci]
+		for ci := range is.Ratios() {
+			g := &is.Ratios()[ci]
 			if int(g.Indicator) != k || g.Class == "" || seen[g.Class] || len(g.Points) == 0 {
 				continue
 			}
@@ -281,8 +281,8 @@ func (b *pricingBuilder) mcClasses(is *Issuer, m *mcPricing) {
 	var pref *Security
 	freq := m.freq.String()
 	for _, k := range b.rules.byClass {
-		for ci := range is.Ratios {
-			g := &is.Ratios[ci]
+		for ci := range is.Ratios() {
+			g := &is.Ratios()[ci]
 			if int(g.Indicator) != k || g.Frequency != freq || g.Class == "" {
 				continue
 			}

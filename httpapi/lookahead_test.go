@@ -228,7 +228,7 @@ func TestAsOfLookAhead(t *testing.T) {
 			continue
 		}
 		sessionDY = append(sessionDY, mark{t: a.PublishDate.Add(-time.Duration(1+r.IntN(59)) * time.Minute), id: a.CompanyID, dy: a.PublishDate})
-		for _, s := range is.Ratios {
+		for _, s := range is.Ratios() {
 			if cat[s.Indicator].ID != "DIVIDEND_YIELD" || cat[s.Indicator].Kind != engine.IndValuation {
 				continue
 			}

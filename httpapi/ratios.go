@@ -80,8 +80,8 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	dst = append(dst, '{')
 	curKey := ""
 	open := false // an id object is open
-	for si := range res.Issuer.Ratios {
-		s := &res.Issuer.Ratios[si]
+	for si := range res.Issuer.Ratios() {
+		s := &res.Issuer.Ratios()[si]
 		ind := &cat[s.Indicator]
 		if ind.Kind != kind || f.freq != "" && s.Frequency != f.freq {
 			continue

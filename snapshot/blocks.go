@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -22,8 +21,11 @@ type colBlocks struct {
 	mu       sync.Mutex
 	kinds    []*blockChecks
 	byTicker map[string]tickerBlocks
-	blocks   int64 // blocks of every kind
-	bytes    int64 // their bytes
+	// byCompany gives the blocks of each company's ratio points and
+	// their variables (by company id).
+	byCompany map[string][]blockRef
+	blocks    int64 // blocks of every kind
+	bytes     int64 // their bytes
 
 	allMu sync.Mutex            // held by All while it verifies
 	first atomic.Pointer[error] // the first bad block's error
@@ -64,8 +66,9 @@ func newColBlocks() *colBlocks {
 	return &colBlocks{byTicker: make(map[string]tickerBlocks)}
 }
 
-// add records the blocks of kind's columns c, described by ix.
-func (x *colBlocks) add(c *blockChecks, kind string, ix dailyIndex) {
+// add records the blocks of kind's columns c, described by ix, and
+// returns the kind's number.
+func (x *colBlocks) add(c *blockChecks, kind string, ix dailyIndex) int16 {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c.set = x
@@ -86,6 +89,36 @@ func (x *colBlocks) add(c *blockChecks, kind string, ix dailyIndex) {
 		}
 		x.byTicker[s.Ticker] = tb
 	}
+	return k
+}
+
+// addCompanies records the blocks of each company's run of ratio
+// columns ix, kind k: its points' block and its variables' block.
+func (x *colBlocks) addCompanies(k int16, ix ratioIndex) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.byCompany == nil {
+		x.byCompany = make(map[string][]blockRef, len(ix.Runs))
+	}
+	for _, r := range ix.Runs {
+		id := ix.Syms[r.Company]
+		bs := append(x.byCompany[id], blockRef{kind: k, block: int32(r.PointBk)})
+		if r.Vars > 0 {
+			bs = append(bs, blockRef{kind: k, block: int32(r.VarsBlk)})
+		}
+		x.byCompany[id] = bs
+	}
+}
+
+// Company verifies the blocks of company id's ratio points and their
+// variables.
+func (x *colBlocks) Company(id string) error {
+	for _, r := range x.byCompany[id] {
+		if err := x.verify(r); err != nil {
+			return x.wrap(err)
+		}
+	}
+	return nil
 }
 
 // noteBad records a bad block's error, the first one kept.
@@ -157,9 +190,10 @@ func (x *colBlocks) finished() error {
 }
 
 // wrap makes a bad block's error the snapshot's: ErrChecksum, or
-// ErrFormat for a block whose keys are out of order.
+// ErrFormat for a block whose keys are out of order or whose ratio
+// points are not as indexed (blockFormatErr).
 func (x *colBlocks) wrap(err error) error {
-	if errors.Is(err, errOrder) {
+	if blockFormatErr(err) {
 		return fmt.Errorf("%w: %w", ErrFormat, err)
 	}
 	return fmt.Errorf("%w: %w", ErrChecksum, err)

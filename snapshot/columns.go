@@ -303,11 +303,18 @@ var errBlock = errors.New("block checksum mismatch")
 // makes one).
 var errOrder = errors.New("block out of order")
 
+// blockFormatErr reports whether a bad block's error is a format error
+// (ErrFormat: its checksum matched, its keys are out of order or its
+// ratio points not as indexed) rather than a checksum's (ErrChecksum).
+func blockFormatErr(err error) bool {
+	return errors.Is(err, errOrder) || errors.Is(err, errRatioPoint)
+}
+
 // kindChecks returns the checks of the blocks of kind's columns sec,
 // described by ix: each block's checksum, then its series' summaries
 // and, with order (a load, whose engine.Build leaves that check to the
-// blocks), their order. Ratio blocks have neither here (a load checks
-// every point against its company's run at open).
+// blocks), their order. Ratio blocks have neither here: a load adds
+// their points' check (ratioBlockCheck).
 func kindChecks(kind string, sec []byte, ix dailyIndex, order bool) *blockChecks {
 	c := newBlockChecks(sec, ix.Blocks)
 	c.kind = kind
@@ -433,7 +440,8 @@ func (c *blockChecks) blockErr(i int) error {
 		kind = "column"
 	}
 	if r, ok := c.reason.Load(i); ok {
-		// r wraps errOrder or errSummary, and names the series.
+		// r wraps errOrder, errSummary or errRatioPoint, and names the
+		// series or run.
 		return fmt.Errorf("%s block %d (bytes %d+%d of its columns): %w", kind, i, b.Off, b.N, r.(error))
 	}
 	return fmt.Errorf("%w: %s block %d (bytes %d+%d of its columns)", errBlock, kind, i, b.Off, b.N)
@@ -684,7 +692,17 @@ func (d *pdec) columnPart(kind string, n int) (sec []byte, ix dailyIndex, total 
 // their index, whose blocks are verified once every part is decoded
 // (checkColumns), or on first use (ls.lazy).
 func (ls *loadState) addColumns(kind string, sec []byte, ix dailyIndex) {
+	ls.addColumnsWith(kind, sec, ix, nil, nil)
+}
+
+// addColumnsWith is addColumns with check (when not nil) as the blocks'
+// check after their checksum (blockChecks.series), and more (when not
+// nil) called with the lazy load's blocks and the kind's number in it.
+func (ls *loadState) addColumnsWith(kind string, sec []byte, ix dailyIndex, check func(int, []byte) error, more func(*colBlocks, int16)) {
 	c := kindChecks(kind, sec, ix, ls.compactDaily)
+	if check != nil {
+		c.series = check
+	}
 	if len(sec) > 0 && len(ls.cols) > 0 {
 		c.at = ls.colsAt + int64(uintptr(unsafe.Pointer(&sec[0]))-uintptr(unsafe.Pointer(&ls.cols[0])))
 	}
@@ -692,7 +710,10 @@ func (ls *loadState) addColumns(kind string, sec []byte, ix dailyIndex) {
 	defer ls.colMu.Unlock()
 	ls.colChecks = append(ls.colChecks, c)
 	if ls.lazy != nil {
-		ls.lazy.add(c, kind, ix)
+		k := ls.lazy.add(c, kind, ix)
+		if more != nil {
+			more(ls.lazy, k)
+		}
 	}
 }
 
@@ -720,7 +741,7 @@ func (ls *loadState) checkColumns() error {
 	for _, c := range cs {
 		if bad := c.verifyAll(); len(bad) > 0 {
 			err := c.verify(bad[0])
-			if errors.Is(err, errOrder) {
+			if blockFormatErr(err) {
 				return fmt.Errorf("%w: columns: %v", ErrFormat, err)
 			}
 			return fmt.Errorf("%w: columns: %v", ErrChecksum, err)

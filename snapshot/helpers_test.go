@@ -211,6 +211,7 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 		pool := d.RatioVars
 		d.RatioVars = nil
 		d.RatioSyms = nil // a load's table (points in place), not data
+		d.RatioRuns = nil // a load's runs (points in place), not data
 		for i := range d.Ratios {
 			n := 0
 			if len(pool) > 0 {

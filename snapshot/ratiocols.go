@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -281,12 +282,11 @@ func validFrequency(f engine.Frequency) bool { return f == engine.FrequencyNone 
 // openRatioColumns returns the points and variables of the ratio columns
 // sec (8-aligned) described by ix. With inPlace (and ratioInPlace) they
 // are sec itself, the points naming their company and ticker by symbol
-// index; else they are decoded into the heap with syms (ix.Syms
-// interned, when not nil) in place of the indexes. It checks that the
-// runs and blocks cut sec exactly, that every run lies in its blocks,
-// and every point: its company is its run's, its ticker a symbol, its
-// class and frequency valid, its variables the next ones of the run. The
-// indicator is the catalog's to check (checkIndicators, engine.Build).
+// index, and nothing of sec is read: the points are checked with their
+// blocks' checksums (ratioBlockCheck). Else they are decoded into the
+// heap with syms (ix.Syms interned, when not nil) in place of the
+// indexes, and checked here as the blocks check them. It checks that the
+// runs and blocks cut sec exactly and that every run lies in its blocks.
 func openRatioColumns(sec []byte, ix ratioIndex, inPlace bool, syms []engine.Sym) ([]engine.RatioPoint, []engine.Num, error) {
 	if len(sec) > 0 && uintptr(unsafe.Pointer(&sec[0]))%8 != 0 {
 		return nil, nil, fmt.Errorf("%w: not 8-aligned in memory", errColumns)
@@ -314,51 +314,135 @@ func openRatioColumns(sec []byte, ix ratioIndex, inPlace bool, syms []engine.Sym
 	if p != ix.Points || v != ix.Vars {
 		return nil, nil, fmt.Errorf("%w: ratio runs hold %d points and %d variables, the index %d and %d", errColumns, p, v, ix.Points, ix.Vars)
 	}
-	var ps []engine.RatioPoint
 	if inPlace && ratioInPlace {
-		ps = unsafe.Slice((*engine.RatioPoint)(unsafe.Pointer(&sec[0])), ix.Points)
-	} else {
-		ps = make([]engine.RatioPoint, ix.Points)
-		le := binary.LittleEndian
-		for i := range ps {
-			b := sec[ratioPointBytes*i:]
-			ps[i] = engine.RatioPoint{
-				Value:       engine.Num(math.Float64frombits(le.Uint64(b))),
-				PublishDate: engine.Stamp(le.Uint64(b[8:])), RetrievalDate: engine.Stamp(le.Uint64(b[16:])),
-				ReferenceDate: engine.Date(int32(le.Uint32(b[24:]))),
-				CompanyID:     engine.Sym(le.Uint32(b[28:])), Ticker: engine.Sym(le.Uint32(b[32:])),
-				VarsAt: le.Uint32(b[36:]), Indicator: le.Uint16(b[40:]),
-				Class: engine.ShareClass(b[42]), Frequency: engine.Frequency(b[43]), NVars: b[44],
-			}
-		}
+		ps := unsafe.Slice((*engine.RatioPoint)(unsafe.Pointer(&sec[0])), ix.Points)
+		return ps, view[engine.Num](sec[varsBase:], int(ix.Vars)), nil
 	}
+	ps := decodeRatioPoints(sec, ix.Points)
 	var at uint64
 	i := 0
 	for k, r := range ix.Runs {
-		runVars := uint64(0)
-		for end := i + int(r.Points); i < end; i++ {
-			q := &ps[i]
-			if uint32(q.CompanyID) != r.Company || uint64(q.Ticker) >= nsym || !validClass(q.Class) || !validFrequency(q.Frequency) || uint64(q.VarsAt) != at {
-				return nil, nil, fmt.Errorf("%w: ratio point %d (run %d): company %d, ticker %d, class %d, frequency %d, variables at %d (want %d)",
-					errColumns, i, k, q.CompanyID, q.Ticker, q.Class, q.Frequency, q.VarsAt, at)
-			}
-			at += uint64(q.NVars)
-			runVars += uint64(q.NVars)
+		if err := checkRatioRun(ps[i:i+int(r.Points)], r, k, at, nsym, -1); err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errColumns, err)
 		}
-		if runVars != uint64(r.Vars) {
-			return nil, nil, fmt.Errorf("%w: ratio run %d: its points hold %d variables, the index %d", errColumns, k, runVars, r.Vars)
-		}
+		i += int(r.Points)
+		at += uint64(r.Vars)
 	}
-	vars := view[engine.Num](sec[varsBase:], int(ix.Vars))
-	if !inPlace || !ratioInPlace {
-		vars = append([]engine.Num(nil), vars...)
-		if syms != nil {
-			for i := range ps {
-				ps[i].CompanyID, ps[i].Ticker = syms[ps[i].CompanyID], syms[ps[i].Ticker]
-			}
+	vars := append([]engine.Num(nil), view[engine.Num](sec[varsBase:], int(ix.Vars))...)
+	if syms != nil {
+		for i := range ps {
+			ps[i].CompanyID, ps[i].Ticker = syms[ps[i].CompanyID], syms[ps[i].Ticker]
 		}
 	}
 	return ps, vars, nil
+}
+
+// decodeRatioPoints decodes the first n points of b into the heap.
+func decodeRatioPoints(b []byte, n int64) []engine.RatioPoint {
+	ps := make([]engine.RatioPoint, n)
+	le := binary.LittleEndian
+	for i := range ps {
+		b := b[ratioPointBytes*i:]
+		ps[i] = engine.RatioPoint{
+			Value:       engine.Num(math.Float64frombits(le.Uint64(b))),
+			PublishDate: engine.Stamp(le.Uint64(b[8:])), RetrievalDate: engine.Stamp(le.Uint64(b[16:])),
+			ReferenceDate: engine.Date(int32(le.Uint32(b[24:]))),
+			CompanyID:     engine.Sym(le.Uint32(b[28:])), Ticker: engine.Sym(le.Uint32(b[32:])),
+			VarsAt: le.Uint32(b[36:]), Indicator: le.Uint16(b[40:]),
+			Class: engine.ShareClass(b[42]), Frequency: engine.Frequency(b[43]), NVars: b[44],
+		}
+	}
+	return ps
+}
+
+// errRatioPoint is wrapped by the error of a ratio block whose checksum
+// matches but one of whose points is not as its run says (no writer
+// makes one).
+var errRatioPoint = errors.New("ratio points not as indexed")
+
+// checkRatioRun checks the points ps of run r (number k), whose first
+// variable is at, against a symbol table of nsym symbols: every point's
+// company is the run's, its ticker a symbol, its class and frequency
+// valid, its variables the next ones of the run (r.Vars in all), and,
+// with ncat >= 0, its indicator one of ncat and the points in
+// engine.CompareRatioPoints order (engine.Build's checks of a company's
+// points, which a load leaves to the blocks: BuildOptions.RatiosChecked).
+// Its error wraps errRatioPoint.
+func checkRatioRun(ps []engine.RatioPoint, r ratioRun, k int, at, nsym uint64, ncat int) error {
+	runVars := uint64(0)
+	for i := range ps {
+		q := &ps[i]
+		if uint32(q.CompanyID) != r.Company || uint64(q.Ticker) >= nsym || !validClass(q.Class) || !validFrequency(q.Frequency) || uint64(q.VarsAt) != at+runVars {
+			return fmt.Errorf("%w: ratio point %d of run %d: company %d, ticker %d, class %d, frequency %d, variables at %d (want %d)",
+				errRatioPoint, i, k, q.CompanyID, q.Ticker, q.Class, q.Frequency, q.VarsAt, at+runVars)
+		}
+		runVars += uint64(q.NVars)
+		if ncat < 0 {
+			continue
+		}
+		if int(q.Indicator) >= ncat {
+			return fmt.Errorf("%w: ratio point %d of run %d: indicator %d outside the catalog (%d entries)", errRatioPoint, i, k, q.Indicator, ncat)
+		}
+		if i == 0 {
+			continue
+		}
+		// engine.CompareRatioPoints within one company (scanRatios).
+		p := &ps[i-1]
+		if p.Indicator != q.Indicator || p.Class != q.Class || p.Frequency != q.Frequency {
+			if p.Indicator > q.Indicator || p.Indicator == q.Indicator && (p.Class > q.Class || p.Class == q.Class && p.Frequency > q.Frequency) {
+				return fmt.Errorf("%w: ratio point %d of run %d: series out of order", errRatioPoint, i, k)
+			}
+		} else if p.ReferenceDate > q.ReferenceDate || p.ReferenceDate == q.ReferenceDate && p.PublishDate.Compare(q.PublishDate) > 0 {
+			return fmt.Errorf("%w: ratio point %d of run %d: points out of order", errRatioPoint, i, k)
+		}
+	}
+	if runVars != uint64(r.Vars) {
+		return fmt.Errorf("%w: ratio run %d: its points hold %d variables, the index %d", errRatioPoint, k, runVars, r.Vars)
+	}
+	return nil
+}
+
+// ratioBlockCheck returns the check of the points in a ratio block
+// (blockChecks.series) of columns indexed by ix: the runs whose points
+// lie in the block (checkRatioRun), ncat giving the catalog's size at
+// the time of the check (every part is decoded by then).
+func ratioBlockCheck(ix ratioIndex, ncat func() int) func(i int, blk []byte) error {
+	type runAt struct {
+		k        int
+		off      int64 // the run's first point, in the columns
+		firstVar uint64
+	}
+	in := make([][]runAt, len(ix.Blocks))
+	var p int64
+	var v uint64
+	for k, r := range ix.Runs {
+		in[r.PointBk] = append(in[r.PointBk], runAt{k, ratioPointBytes * p, v})
+		p += r.Points
+		v += uint64(r.Vars)
+	}
+	nsym := uint64(len(ix.Syms))
+	return func(i int, blk []byte) error {
+		if len(in[i]) == 0 {
+			return nil
+		}
+		at := ix.Blocks[i].Off
+		n := ncat()
+		aligned := len(blk) > 0 && uintptr(unsafe.Pointer(&blk[0]))%8 == 0
+		for _, ra := range in[i] {
+			r := ix.Runs[ra.k]
+			b := blk[ra.off-at : ra.off-at+ratioPointBytes*r.Points]
+			var ps []engine.RatioPoint
+			if ratioInPlace && aligned {
+				ps = unsafe.Slice((*engine.RatioPoint)(unsafe.Pointer(&b[0])), r.Points)
+			} else {
+				ps = decodeRatioPoints(b, r.Points)
+			}
+			if err := checkRatioRun(ps, r, ra.k, ra.firstVar, nsym, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // within reports whether bytes [off, off+n) lie in block b.
@@ -406,23 +490,36 @@ func decRatioColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		return partStats{}
 	}
 	u.Derived.Ratios, u.Derived.RatioVars = ps, vars
+	var check func(int, []byte) error
 	if inPlace && ratioInPlace {
 		u.Derived.RatioSyms = syms
+		// Build reads the runs, not the points (BuildOptions.RatiosChecked);
+		// each block checks its points on first use.
+		runs := make([]engine.RatioRun, len(ix.Runs))
+		p := 0
+		for k, r := range ix.Runs {
+			runs[k] = engine.RatioRun{Company: engine.Sym(r.Company), Lo: p, Hi: p + int(r.Points)}
+			p += int(r.Points)
+		}
+		u.Derived.RatioRuns = runs
+		check = ratioBlockCheck(ix, func() int { return len(u.Derived.Catalog) })
 	}
 	d.ls.ratioVars.Store(int64(len(vars)))
-	d.ls.addRatioColumns(sec, ix)
+	d.ls.addRatioColumns(sec, ix, check)
 	return partStats{}
 }
 
 // addRatioColumns records the ratio columns and their blocks as the
-// bars' are (addColumns): verified before the snapshot is used, or, for
-// a lazy load, by the first request of a route that reads across
-// tickers (every route that reads ratio points: engine.Dataset.CheckAll)
-// and by the background pass. No ticker's blocks include them: the
-// quote routes, which verify only their tickers' bars, read no ratio
-// point.
-func (ls *loadState) addRatioColumns(sec []byte, ix ratioIndex) {
-	ls.addColumns("ratios", sec, dailyIndex{Blocks: ix.Blocks})
+// bars' are (addColumns), check (when not nil) checking a block's points
+// once its checksum matches: verified before the snapshot is used, or,
+// for a lazy load, by the first request that reads a company's points
+// (engine.Dataset.CheckIssuer verifies the blocks of its run), or all of
+// them (CheckAll), and by the background pass. No ticker's blocks
+// include them: the quote routes read no ratio point.
+func (ls *loadState) addRatioColumns(sec []byte, ix ratioIndex, check func(int, []byte) error) {
+	ls.addColumnsWith("ratios", sec, dailyIndex{Blocks: ix.Blocks}, check, func(x *colBlocks, k int16) {
+		x.addCompanies(k, ix)
+	})
 }
 
 // appendRatioPart appends the ratio columns of dv to the column area

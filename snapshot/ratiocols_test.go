@@ -1,10 +1,12 @@
 package snapshot
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -246,30 +248,75 @@ func TestRatioColumnsRefused(t *testing.T) {
 	if _, _, err := openRatioColumns(sec, ix, true, nil); err != nil {
 		t.Fatalf("the written columns: %v", err)
 	}
+	ncat := func() int { return len(u.Derived.Catalog) }
+	if err := checkRatioBlocks(sec, ix, ncat); err != nil {
+		t.Fatalf("the written columns' blocks: %v", err)
+	}
+	// points: the open of points in place reads none, and leaves the
+	// check to the blocks (a decoding open still makes it).
 	for _, c := range []struct {
-		name string
-		edit func(ix *ratioIndex, sec []byte)
+		name   string
+		points bool
+		edit   func(ix *ratioIndex, sec []byte)
 	}{
-		{"a point more", func(ix *ratioIndex, _ []byte) { ix.Points++ }},
-		{"a variable less", func(ix *ratioIndex, _ []byte) { ix.Vars-- }},
-		{"a run's company", func(ix *ratioIndex, _ []byte) { ix.Runs[1].Company = ix.Runs[0].Company }},
-		{"a run's points", func(ix *ratioIndex, _ []byte) { ix.Runs[0].Points++; ix.Runs[1].Points-- }},
-		{"a run outside its block", func(ix *ratioIndex, _ []byte) { ix.Runs[len(ix.Runs)-1].PointBk = 0 }},
-		{"a block beyond the columns", func(ix *ratioIndex, _ []byte) { ix.Blocks[len(ix.Blocks)-1].N++ }},
-		{"a symbol beyond the table", func(ix *ratioIndex, _ []byte) { ix.Syms = ix.Syms[:1] }},
-		{"a class", func(_ *ratioIndex, sec []byte) { sec[42] = 250 }},
-		{"a frequency", func(_ *ratioIndex, sec []byte) { sec[43] = 250 }},
-		{"variables out of order", func(_ *ratioIndex, sec []byte) { sec[ratioPointBytes+36]++ }},
-		{"a ticker beyond the table", func(_ *ratioIndex, sec []byte) { sec[35] = 0x7f }},
+		{"a point more", false, func(ix *ratioIndex, _ []byte) { ix.Points++ }},
+		{"a variable less", false, func(ix *ratioIndex, _ []byte) { ix.Vars-- }},
+		{"a run's company", true, func(ix *ratioIndex, _ []byte) { ix.Runs[1].Company = ix.Runs[0].Company }},
+		{"a run's points", true, func(ix *ratioIndex, _ []byte) { ix.Runs[0].Points++; ix.Runs[1].Points-- }},
+		{"a run outside its block", false, func(ix *ratioIndex, _ []byte) { ix.Runs[len(ix.Runs)-1].PointBk = 0 }},
+		{"a block beyond the columns", false, func(ix *ratioIndex, _ []byte) { ix.Blocks[len(ix.Blocks)-1].N++ }},
+		{"a symbol beyond the table", false, func(ix *ratioIndex, _ []byte) { ix.Syms = ix.Syms[:1] }},
+		{"a class", true, func(_ *ratioIndex, sec []byte) { sec[42] = 250 }},
+		{"a frequency", true, func(_ *ratioIndex, sec []byte) { sec[43] = 250 }},
+		{"variables not in sequence", true, func(_ *ratioIndex, sec []byte) { sec[ratioPointBytes+36]++ }},
+		{"a ticker beyond the table", true, func(_ *ratioIndex, sec []byte) { sec[35] = 0x7f }},
+		{"an indicator beyond the catalog", true, func(_ *ratioIndex, sec []byte) { sec[40], sec[41] = 0xff, 0xff }},
+		{"points out of order", true, func(_ *ratioIndex, sec []byte) {
+			// The first two points of the first run swapped (its first
+			// series holds two at least, of other reference dates).
+			var a [ratioPointBytes]byte
+			copy(a[:], sec[:ratioPointBytes])
+			copy(sec[:ratioPointBytes], sec[ratioPointBytes:2*ratioPointBytes])
+			copy(sec[ratioPointBytes:], a[:])
+			// Keep the variables' offsets in sequence.
+			copy(sec[36:40], a[36:40])
+			binary.LittleEndian.PutUint32(sec[ratioPointBytes+36:], binary.LittleEndian.Uint32(sec[36:])+uint32(sec[44]))
+		}},
 	} {
 		x := ratioIndex{Points: ix.Points, Vars: ix.Vars, Syms: append([]string(nil), ix.Syms...),
 			Runs: append([]ratioRun(nil), ix.Runs...), Blocks: append([]colBlock(nil), ix.Blocks...)}
 		s := append(alignedBytes(int64(len(sec)))[:0], sec...)
 		c.edit(&x, s)
-		if _, _, err := openRatioColumns(s, x, true, nil); !errors.Is(err, errColumns) {
-			t.Errorf("%s: %v, want errColumns", c.name, err)
+		if !c.points {
+			if _, _, err := openRatioColumns(s, x, true, nil); !errors.Is(err, errColumns) {
+				t.Errorf("%s: %v, want errColumns", c.name, err)
+			}
+			continue
+		}
+		if _, _, err := openRatioColumns(s, x, true, nil); err != nil {
+			t.Errorf("%s: opened in place: %v, want nil (the blocks check points)", c.name, err)
+		}
+		// A decoded open checks what the blocks do but the catalog and
+		// the order, which engine.Build checks of points in the heap.
+		if _, _, err := openRatioColumns(s, x, false, nil); !errors.Is(err, errColumns) && !strings.Contains(c.name, "catalog") && !strings.Contains(c.name, "order") {
+			t.Errorf("%s: decoded: %v, want errColumns", c.name, err)
+		}
+		if err := checkRatioBlocks(s, x, ncat); !errors.Is(err, errRatioPoint) || !blockFormatErr(err) {
+			t.Errorf("%s: the blocks' check: %v, want errRatioPoint", c.name, err)
 		}
 	}
+}
+
+// checkRatioBlocks runs the points' check of every block of ratio
+// columns sec (ratioBlockCheck) and returns the first error.
+func checkRatioBlocks(sec []byte, ix ratioIndex, ncat func() int) error {
+	check := ratioBlockCheck(ix, ncat)
+	for i, b := range ix.Blocks {
+		if err := check(i, sec[b.Off:b.Off+b.N]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FuzzRatioIndex reads an index of the ratio columns from the fuzzer's
@@ -304,4 +351,130 @@ func FuzzRatioIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A load builds each company's ratio series on its first use, from the
+// runs of the index (engine.BuildOptions.RatiosChecked), and the
+// screener's ratio columns on its first use: the same series, points,
+// variables, known-from times and screener cells as a Build of the
+// decoded points (which reads them all at once), for every company.
+func TestLazyRatiosAsBuilt(t *testing.T) {
+	u := ratioDemo(t)
+	path := filepath.Join(t.TempDir(), "v6.snap")
+	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	lazy, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	du, _, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eager, err := engine.Build(du)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := lazy.Blocks().Status(); st.Verified != 0 {
+		t.Fatalf("%d blocks verified before any use", st.Verified)
+	}
+	n := 0
+	for i := range eager.Issuers() {
+		want := &eager.Issuers()[i]
+		got, ok := lazy.Issuer(want.ID)
+		if !ok {
+			t.Fatalf("%s: not in the load", want.ID)
+		}
+		if err := lazy.CheckIssuer(got); err != nil {
+			t.Fatal(err)
+		}
+		gs, ws := got.Ratios(), want.Ratios()
+		if len(gs) != len(ws) {
+			t.Fatalf("%s: %d series, want %d", want.ID, len(gs), len(ws))
+		}
+		for si := range ws {
+			g, w := &gs[si], &ws[si]
+			if g.Indicator != w.Indicator || g.Class != w.Class || g.Frequency != w.Frequency || len(g.Points) != len(w.Points) ||
+				!slices.Equal(g.KnownFrom, w.KnownFrom) {
+				t.Fatalf("%s series %d: %d %q %q %d points, want %d %q %q %d", want.ID, si, g.Indicator, g.Class, g.Frequency, len(g.Points), w.Indicator, w.Class, w.Frequency, len(w.Points))
+			}
+			for k := range w.Points {
+				p, q := &g.Points[k], &w.Points[k]
+				if math.Float64bits(float64(p.Value)) != math.Float64bits(float64(q.Value)) || p.ReferenceDate != q.ReferenceDate ||
+					p.PublishDate != q.PublishDate || p.RetrievalDate != q.RetrievalDate ||
+					!sameNums(lazy.RatioVars(p), eager.RatioVars(q)) {
+					t.Fatalf("%s series %d point %d differs: %+v %v, want %+v %v", want.ID, si, k, *p, lazy.RatioVars(p), *q, eager.RatioVars(q))
+				}
+				n++
+			}
+		}
+	}
+	if n != len(u.Derived.Ratios) {
+		t.Fatalf("%d points compared, the universe has %d", n, len(u.Derived.Ratios))
+	}
+	if err := lazy.CheckAll(); err != nil {
+		t.Fatal(err)
+	}
+	gs, ws := lazy.Screener(), eager.Screener()
+	for k := range ws.Ratios {
+		for r := range ws.Ratios[k] {
+			if math.Float64bits(float64(gs.Ratios[k][r])) != math.Float64bits(float64(ws.Ratios[k][r])) || !gs.RatioPublished[k][r].Equal(ws.RatioPublished[k][r]) {
+				t.Fatalf("screener indicator %d row %d: %v %v, want %v %v", k, r, gs.Ratios[k][r], gs.RatioPublished[k][r], ws.Ratios[k][r], ws.RatioPublished[k][r])
+			}
+		}
+	}
+}
+
+// sameNums reports whether a and b hold the same values, bit for bit.
+func sameNums(a, b []engine.Num) bool {
+	return slices.EqualFunc(a, b, func(x, y engine.Num) bool { return math.Float64bits(float64(x)) == math.Float64bits(float64(y)) })
+}
+
+// Ratio points out of order within their company's run, under good
+// checksums (no writer makes them; this one writes what it is given),
+// are a bad block for the load that uses them in place: refused when
+// every block is verified at open, and on the company's first use
+// (CheckIssuer) in a lazy load, whose open reads no point, after which
+// the Dataset is failed.
+func TestLazyVerifyFindsRatioPointsOutOfOrder(t *testing.T) {
+	u := ratioDemo(t)
+	ps := u.Derived.Ratios
+	i := 1
+	for ; i < len(ps); i++ {
+		q, p := &ps[i-1], &ps[i]
+		if q.CompanyID == p.CompanyID && q.Indicator == p.Indicator && q.Class == p.Class && q.Frequency == p.Frequency && q.ReferenceDate < p.ReferenceDate {
+			break
+		}
+	}
+	if i == len(ps) {
+		t.Fatal("no two points of one series")
+	}
+	ps[i-1].ReferenceDate, ps[i].ReferenceDate = ps[i].ReferenceDate, ps[i-1].ReferenceDate
+	company := u.Derived.SymOf(ps[i].CompanyID).String()
+	path := filepath.Join(t.TempDir(), "v6.snap")
+	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
+		t.Skipf("the writer refuses the points: %v", err)
+	}
+	if _, _, err := Load(path, LoadOptions{}); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "points out of order") {
+		t.Fatalf("Load verifying every block: %v, want ErrFormat naming the points", err)
+	}
+	ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatalf("lazy load: %v", err)
+	}
+	is, _ := ds.Issuer(company)
+	if err := ds.CheckIssuer(is); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "ratios block") {
+		t.Fatalf("CheckIssuer(%s): %v, want the ratio block bad", company, err)
+	}
+	if ds.BlockErr() == nil || ds.CheckAll() == nil {
+		t.Fatal("the Dataset is not failed")
+	}
+	if st := ds.Blocks().Status(); st.Bad != 1 {
+		t.Fatalf("%d blocks bad, want 1", st.Bad)
+	}
 }

@@ -322,8 +322,20 @@ func TestLoadReadsNoColumnPage(t *testing.T) {
 	if n < bars/2 {
 		t.Fatalf("%d of %d bytes of bars made unreadable: too few to tell", n, bars)
 	}
+	// The ratio points and their variables, whole.
+	var ratioBytes int64
+	for _, c := range lazy.kinds {
+		if c.kind == "ratios" {
+			lo := c.at - h.ColumnsOffset
+			ratioBytes = int64(len(c.sec))
+			lock(lo, lo+ratioBytes)
+		}
+	}
+	if m := int64(len(locked[len(locked)-1])); ratioBytes == 0 || m < ratioBytes/2 {
+		t.Fatalf("%d of %d bytes of ratio points made unreadable: too few to tell", m, ratioBytes)
+	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	ds, err := engine.BuildWith(uu, engine.BuildOptions{Serial: true, OrderChecked: true})
+	ds, err := engine.BuildWith(uu, engine.BuildOptions{Serial: true, OrderChecked: true, RatiosChecked: true})
 	if err == nil {
 		// What a server prepares before it is ready: the end-of-day
 		// view (the session before the as-of day) of every asset,

@@ -326,7 +326,7 @@ func ratioPoint(t *testing.T, ds *engine.Dataset, is *engine.Issuer, id string, 
 		t.Fatalf("no indicator %s", id)
 	}
 	v := engine.Null
-	for _, g := range is.Ratios {
+	for _, g := range is.Ratios() {
 		if int(g.Indicator) == k && g.Class == "" && g.Frequency == engine.FreqAnnual {
 			for _, p := range g.Points {
 				if p.ReferenceDate == ref {

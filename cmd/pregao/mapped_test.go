@@ -85,7 +85,7 @@ func TestMappedSnapshotReloadUnderRequests(t *testing.T) {
 	// Ratio points, read where they lie in the mapping too.
 	nr := 0
 	for _, is := range first.Issuers() {
-		if len(is.Ratios) > 0 && !is.IsFund() && len(is.Assets) > 0 && nr < 2 {
+		if len(is.Ratios()) > 0 && !is.IsFund() && len(is.Assets) > 0 && nr < 2 {
 			paths = append(paths, "/v2/companies/"+is.ID+"/ratios?show_calculation=true",
 				"/v2/companies/"+is.Assets[0].Ticker+"/ratios/valuation?show_calculation=true")
 			nr++

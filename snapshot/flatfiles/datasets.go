@@ -675,11 +675,11 @@ var ratiosSet = &dataset{
 		cat := x.ds.Catalog()
 		return []file{{name: "ratios", emit: func(r *rows) {
 			for i := range iss {
-				for _, si := range seriesOrder(len(iss[i].Ratios), func(k int) (string, string, string) {
-					s := &iss[i].Ratios[k]
+				for _, si := range seriesOrder(len(iss[i].Ratios()), func(k int) (string, string, string) {
+					s := &iss[i].Ratios()[k]
 					return cat[s.Indicator].ID, s.Class, s.Frequency
 				}) {
-					s := &iss[i].Ratios[si]
+					s := &iss[i].Ratios()[si]
 					ind := &cat[s.Indicator]
 					for pi := range s.Points {
 						p := &s.Points[pi]
