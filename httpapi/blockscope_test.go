@@ -4,8 +4,10 @@ package httpapi
 
 import (
 	"bufio"
+	"cmp"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +17,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -221,6 +224,10 @@ func TestNoneRoutesReadNoColumn(t *testing.T) {
 			t.Fatalf("no route serves %s", p)
 		}
 	}
+	for _, p := range companyPaths("C", "T") {
+		p, _, _ = strings.Cut(p, "?")
+		sent[routeOf(p)] = true // proven by TestCompanyRoutesReadTheirCompany
+	}
 	for i := range routeTable {
 		if rt := &routeTable[i]; (rt.Blocks == BlocksNone || rt.blocksFor != nil) && !sent[rt] {
 			t.Errorf("%s %s reads no block by its declaration, but is not proven here", rt.Method, rt.Path)
@@ -266,6 +273,145 @@ func TestNoneRoutesReadNoColumn(t *testing.T) {
 	}
 }
 
+// companyPaths returns requests of every route that reads the ratio
+// points of the company it names and no other block (BlocksCompany,
+// for these parameters): company (a company_id) and ticker (one of its
+// tickers).
+func companyPaths(company, ticker string) []string {
+	return []string{
+		"/companies/" + company + "/ratios", "/companies/" + ticker + "/ratios?format=csv",
+		"/companies/" + company + "/ratios?frequency=TTM&show_calculation=true&latest_by_reference_date=true",
+		"/companies/" + company + "/ratios/valuation", "/companies/" + ticker + "/ratios/valuation?show_calculation=true",
+		"/companies/" + ticker + "/ratios.csv", "/companies/" + company + "/ratios/valuation.csv?frequency=ANNUAL",
+		"/companies/" + company + "?show_market_cap=true", "/companies/" + ticker + "?show_market_cap=true&show_sector=true",
+	}
+}
+
+// The routes that read the ratio points of the company they name
+// (blocksFor answering BlocksCompany) answer a lazily loaded format 6
+// snapshot with every page of its column area unreadable (mprotect
+// PROT_NONE) but those of that company's points and variables, for both
+// plans' keys, at the snapshot's clock and the next day, verifying that
+// company's blocks only; each answer is that of the same file loaded
+// with every block verified. A read of another page faults: a panic
+// (SetPanicOnFault) that the server answers 500.
+func TestCompanyRoutesReadTheirCompany(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lazy.snap")
+	scopeSnapshot(t, path)
+	ref := filepath.Join(dir, "ref.snap")
+	if err := copyFile(path, ref); err != nil {
+		t.Fatal(err)
+	}
+	full, _, err := snapshot.Load(ref, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := uintptr(os.Getpagesize())
+	n := 0
+	for i := range full.Issuers() {
+		fi := &full.Issuers()[i]
+		if fi.Kind != engine.KindCompany || len(fi.Assets) == 0 || len(fi.Ratios()) == 0 {
+			continue
+		}
+		if n++; n > 3 {
+			break
+		}
+		ds, h, err := snapshot.Load(path, snapshot.LoadOptions{LazyVerify: true, VerifyRate: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := &blockLog{Blocks: ds.Blocks()}
+		ds.SetBlocks(log)
+		is, _ := ds.Issuer(fi.ID)
+		// The company's points and variables, where the mapping holds
+		// them: verified and split into series while readable, then the
+		// rest of the column area is made unreadable.
+		if err := ds.CheckIssuer(is); err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := ^uintptr(0), uintptr(0)
+		span := func(p unsafe.Pointer, size uintptr) {
+			a := uintptr(p)
+			lo, hi = min(lo, a), max(hi, a+size)
+		}
+		vlo, vhi := lo, hi
+		for _, g := range is.Ratios() {
+			span(unsafe.Pointer(unsafe.SliceData(g.Points)), uintptr(len(g.Points))*unsafe.Sizeof(g.Points[0]))
+		}
+		plo, phi := lo, hi
+		lo, hi = vlo, vhi
+		for _, g := range is.Ratios() {
+			for k := range g.Points {
+				if vs := ds.RatioVars(&g.Points[k]); len(vs) > 0 {
+					span(unsafe.Pointer(unsafe.SliceData(vs)), uintptr(len(vs))*8)
+				}
+			}
+		}
+		keep := [][2]uintptr{{plo / page * page, (phi + page - 1) / page * page}}
+		if hi > lo {
+			keep = append(keep, [2]uintptr{lo / page * page, (hi + page - 1) / page * page})
+		}
+		slices.SortFunc(keep, func(x, y [2]uintptr) int { return cmp.Compare(x[0], y[0]) })
+		addr, size := columnArea(t, path, h)
+		var locked [][2]uintptr
+		from := addr
+		for _, k := range append(keep, [2]uintptr{addr + size, addr + size}) {
+			to := min(max(k[0], from), addr+size)
+			if to > from {
+				locked = append(locked, [2]uintptr{from, to - from})
+			}
+			from = max(from, k[1])
+		}
+		var lockedBytes uintptr
+		for _, l := range locked {
+			lockedBytes += l[1]
+		}
+		if lockedBytes < size/2 {
+			t.Fatalf("%s: %d of %d bytes of the column area made unreadable: too few to tell", fi.ID, lockedBytes, size)
+		}
+		verified := ds.Blocks().Status().Verified
+		ticker := is.Assets[0].Ticker
+		last := engine.DateOf(ds.AsOf())
+		nextDay := time.Date(last.Time().Year(), last.Time().Month(), last.Time().Day(), 13, 0, 0, 0, time.UTC).Add(24 * time.Hour)
+		for _, ck := range []struct {
+			name  string
+			clock Clock
+		}{{"snapshot clock", nil}, {"the next day", fixedClock(nextDay)}} {
+			lazy := scopeServer(t, ds, ck.clock)
+			want := scopeServer(t, full, ck.clock)
+			for _, key := range []string{testKeyDelayed, testKeyEOD} {
+				for _, p := range companyPaths(fi.ID, ticker) {
+					rq := DefaultConfig().Prefix + p
+					var got *httptest.ResponseRecorder
+					func() {
+						for _, l := range locked {
+							protect(t, l[0], l[1], unix.PROT_NONE)
+						}
+						defer func() {
+							for _, l := range locked {
+								protect(t, l[0], l[1], unix.PROT_READ)
+							}
+						}()
+						defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+						got = lazy.do(http.MethodGet, rq, key, "")
+					}()
+					w := want.do(http.MethodGet, rq, key, "")
+					if got.Code != w.Code || got.Body.String() != w.Body.String() || w.Code != http.StatusOK {
+						t.Errorf("%s, %s: %s (key %s): %d %.200s, want %d %.200s", fi.ID, ck.name, rq, key[len(key)-1:], got.Code, got.Body.String(), w.Code, w.Body.String())
+					}
+				}
+			}
+		}
+		if st := ds.Blocks().Status(); st.Verified != verified || log.all != 0 || len(log.tickers) != 0 || !slices.Equal(dedup(log.companies), []string{fi.ID}) {
+			t.Errorf("%s: %d blocks verified (%d by the check), All %d times, tickers %q, companies %q", fi.ID, st.Verified, verified, log.all, log.tickers, log.companies)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no company with ratio points in the demo market")
+	}
+}
+
 func copyFile(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
@@ -288,8 +434,14 @@ func copyFile(from, to string) error {
 // (CheckAll).
 type blockLog struct {
 	engine.Blocks
-	tickers []string
-	all     int
+	tickers   []string
+	companies []string
+	all       int
+}
+
+func (b *blockLog) Company(id string) error {
+	b.companies = append(b.companies, id)
+	return b.Blocks.Company(id)
 }
 
 func (b *blockLog) Ticker(t string) error {
@@ -366,10 +518,15 @@ func TestBlockScopeInResolveView(t *testing.T) {
 		{name: "highs, delayed, cut-off in the session", method: "GET", path: "/indexes/" + ix + "/highs", key: testKeyDelayed, now: inSession, want: BlocksAll},
 		{name: "variations, eod, a day older than the summaries", method: "GET", path: "/stocks/variations", key: testKeyEOD, prepared: old, want: BlocksAll},
 		{name: "company", method: "GET", path: "/companies/" + company + "?show_sector=true", key: testKeyDelayed, want: BlocksNone},
-		{name: "company with market cap", method: "GET", path: "/companies/" + company + "?show_market_cap=true", key: testKeyDelayed, want: BlocksAll},
+		{name: "company with market cap", method: "GET", path: "/companies/" + company + "?show_market_cap=true", key: testKeyDelayed, want: BlocksCompany},
+		{name: "company with market cap, as_of", method: "GET", path: "/companies/" + company + "?show_market_cap=true&as_of=" + old.Format(time.RFC3339), key: testKeyDelayed, want: BlocksAll},
 		{name: "companies with market cap, encoded", method: "GET", path: "/companies?show%5Fmarket%5Fcap=true", key: testKeyDelayed, want: BlocksAll},
 		{name: "sectors", method: "GET", path: "/sectors", key: testKeyEOD, want: BlocksNone},
-		{name: "ratios", method: "GET", path: "/companies/" + company + "/ratios", key: testKeyDelayed, want: BlocksAll},
+		{name: "ratios", method: "GET", path: "/companies/" + company + "/ratios", key: testKeyDelayed, want: BlocksCompany},
+		{name: "ratios by ticker, csv", method: "GET", path: "/companies/" + a + "/ratios?format=csv", key: testKeyDelayed, want: BlocksCompany},
+		{name: "valuation", method: "GET", path: "/companies/" + company + "/ratios/valuation?show_calculation=true", key: testKeyDelayed, want: BlocksCompany},
+		{name: "valuation, as_of", method: "GET", path: "/companies/" + company + "/ratios/valuation?as_of=" + old.Format(time.RFC3339), key: testKeyDelayed, want: BlocksAll},
+		{name: "ratios, encoded", method: "GET", path: "/companies/" + company + "/ratios?show%5Fcalculation=true", key: testKeyDelayed, want: BlocksAll},
 		{name: "reports", method: "GET", path: "/companies/" + company + "/reports", key: testKeyDelayed, want: BlocksAll},
 		{name: "screener", method: "POST", path: "/screener", key: testKeyDelayed, body: `{}`, want: BlocksAll},
 		{name: "a quote", method: "GET", path: "/quotes/" + intraday + "/current", key: testKeyDelayed, want: BlocksOwn, tickers: own(intraday)},
@@ -397,8 +554,14 @@ func TestBlockScopeInResolveView(t *testing.T) {
 			}
 			st := log.Status()
 			switch tc.want {
+			case BlocksCompany:
+				// The company's point and variable blocks: one or two
+				// (the demo's points take several blocks).
+				if log.all != 0 || len(log.tickers) != 0 || st.Verified == 0 || st.Verified > 2 || st.Verified >= st.Blocks || !slices.Equal(dedup(log.companies), []string{company}) {
+					t.Errorf("%d of %d blocks verified (All %d times, tickers %q), companies %q, want %s's ratio blocks only", st.Verified, st.Blocks, log.all, log.tickers, log.companies, company)
+				}
 			case BlocksNone:
-				if st.Verified != 0 || log.all != 0 || len(log.tickers) != 0 {
+				if st.Verified != 0 || log.all != 0 || len(log.tickers) != 0 || len(log.companies) != 0 {
 					t.Errorf("%d of %d blocks verified (All %d times, tickers %q), want none", st.Verified, st.Blocks, log.all, log.tickers)
 				}
 			case BlocksAll:
@@ -406,7 +569,7 @@ func TestBlockScopeInResolveView(t *testing.T) {
 					t.Errorf("%d of %d blocks verified (All %d times), want all", st.Verified, st.Blocks, log.all)
 				}
 			case BlocksOwn:
-				if log.all != 0 || st.Verified == 0 || st.Verified >= st.Blocks || !slices.Equal(dedup(log.tickers), tc.tickers) {
+				if log.all != 0 || len(log.companies) != 0 || st.Verified == 0 || st.Verified >= st.Blocks || !slices.Equal(dedup(log.tickers), tc.tickers) {
 					t.Errorf("%d of %d blocks verified (All %d times), tickers %q, want those of %q only", st.Verified, st.Blocks, log.all, log.tickers, tc.tickers)
 				}
 			}

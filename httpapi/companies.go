@@ -95,6 +95,9 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		dst = appendSectorBlocks(dst, is)
 	}
 	if marketCap {
+		if err := a.checkCompany(c, is); err != nil {
+			return nil, err
+		}
 		dst = appendMarketCap(dst, c.ds, is, asOf)
 	}
 	if logo {

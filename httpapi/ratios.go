@@ -67,6 +67,9 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	if err != nil {
 		return nil, err
 	}
+	if err := a.checkCompany(c, res.Issuer); err != nil {
+		return nil, err
+	}
 	cat := c.ds.Catalog()
 	byTicker := res.Kind == engine.ByTicker
 	sel := engine.RatioFilter{Reference: f.refDate, PublishedAfter: f.pub, RetrievedAfter: f.ret, LatestByReference: f.latestRef, KnownAt: asOf}

@@ -178,7 +178,7 @@ var routeTable = csvRoutes([]Route{
 			{Name: "show_logo", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add logo and icon ({svg, png_1024 … png_64})"},
 			{Name: "show_company_details", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add website, address, founding_date and ipo_date"},
 			showSector, asOfParam,
-		}, Response: "Company", blocksFor: noBlocksUnless("show_market_cap"), serve: (*API).company},
+		}, Response: "Company", blocksFor: marketCapBlocks, serve: (*API).company},
 	{Method: http.MethodGet, Path: routeCash, Summary: "Cash corporate actions of every Brazilian company, prior_ex_date descending",
 		Params: []Param{
 			{Name: "current", In: InQuery, Type: TypeBoolean, Default: true, Desc: "only the highest version of each event"},
@@ -193,9 +193,9 @@ var routeTable = csvRoutes([]Route{
 	{Method: http.MethodGet, Path: routeFundCash, Summary: "A listed fund's distributions (FII, ETF), prior_ex_date descending (addition)",
 		Params: append([]Param{pathFundID}, oneIssuerCashParams...), Response: "CashCorporateActions", CSV: csvCash, Blocks: BlocksNone, serve: (*API).fundCash},
 	{Method: http.MethodGet, Path: routeRatios, Summary: "A company's fundamental ratios, keyed by indicator id and frequency",
-		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, serve: (*API).ratiosFundamental},
+		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, blocksFor: companyBlocks, serve: (*API).ratiosFundamental},
 	{Method: http.MethodGet, Path: routeValuation, Summary: "A company's valuation ratios, keyed by indicator id and frequency",
-		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, serve: (*API).ratiosValuation},
+		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, blocksFor: companyBlocks, serve: (*API).ratiosValuation},
 	{Method: http.MethodGet, Path: routeRawReports, Summary: "A company's financial statements as filed with the CVM, as trees or flat",
 		Params: []Param{
 			pathCompanyID,

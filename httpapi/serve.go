@@ -13,6 +13,8 @@ import (
 	"weak"
 
 	"github.com/julienschmidt/httprouter"
+
+	"github.com/pregao/pregao/engine"
 )
 
 // The way in, in phases: wrap (metrics, the pooled call, panics), then
@@ -265,6 +267,40 @@ func (a *API) readBody(c *call, r *http.Request) error {
 		}
 	}
 	c.body = b
+	return nil
+}
+
+// companyBlocks is Route.blocksFor of the company ratio routes, which
+// read the ratio points of the company they name (BlocksCompany),
+// unless the request asks for an earlier time (as_of: the valuation at
+// a session reads bars) or its query is percent-encoded (whose names
+// are not read here): then they may read any.
+func companyBlocks(_ *API, _ *call, r *http.Request) BlockScope {
+	q := r.URL.RawQuery
+	if strings.IndexByte(q, '%') >= 0 || strings.Contains(q, "as_of") {
+		return BlocksAll
+	}
+	return BlocksCompany
+}
+
+// marketCapBlocks is Route.blocksFor of the company detail: no block
+// without show_market_cap; with it, the named company's ratio points
+// (BlocksCompany), or any block at an earlier time (as_of) or for a
+// percent-encoded query, as companyBlocks.
+func marketCapBlocks(a *API, c *call, r *http.Request) BlockScope {
+	if noBlocksUnless("show_market_cap")(a, c, r) == BlocksNone {
+		return BlocksNone
+	}
+	return companyBlocks(a, c, r)
+}
+
+// checkCompany verifies the blocks of is's ratio points when c's
+// scope is BlocksCompany (its handler reads them; under BlocksAll
+// resolveView has verified every block).
+func (a *API) checkCompany(c *call, is *engine.Issuer) error {
+	if err := c.ds.CheckIssuer(is); err != nil {
+		return a.badBlock(c, err)
+	}
 	return nil
 }
 

@@ -207,12 +207,14 @@ func grepLines(s, sub string) string {
 }
 
 // A format 6 snapshot with a byte flipped in its ratio columns (the
-// first ratio point's value), loaded as serve loads it: it is ready at
-// once and its quotes answer (no ticker's bars are in the bad block),
-// but the first request of a company's ratios verifies the blocks not
-// yet verified, finds the ratio block and answers 503 with Retry-After,
-// never the value; from then on /readyz answers 503 too. Loaded again
-// with the background pass instead, the pass finds the block.
+// first ratio point's value), loaded as serve loads it (its open reads
+// no ratio point): it is ready at once, its quotes answer (no ticker's
+// bars are in the bad block) and so do the ratios of a company whose
+// points and variables lie in other blocks; the first request of the
+// first company's ratios verifies its blocks, finds the ratio block
+// and answers 503 with Retry-After, never the value; from then on
+// /readyz answers 503 too. Loaded again with the background pass
+// instead, the pass finds the block; pregao verify refuses the file.
 func TestDamagedRatioBlockAnswers503(t *testing.T) {
 	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 1, IntradaySessions: 1})
 	d, err := ratios.Derive(u)
@@ -238,6 +240,13 @@ func TestDamagedRatioBlockAnswers503(t *testing.T) {
 	}
 	keys, key := delayedKey(t, ds)
 	company := ds.RatioCompany(&ds.Universe().Derived.Ratios[0]).String()
+	// A company of the last points: in another block (the points, then
+	// the variables, are cut into blocks of about 256 KiB).
+	rs := ds.Universe().Derived.Ratios
+	other := ds.RatioCompany(&rs[len(rs)-1]).String()
+	if 48*len(rs) < 1<<19 {
+		t.Fatalf("%d ratio points: too few for two blocks", len(rs))
+	}
 	var ticker string
 	for _, a := range ds.Assets() {
 		if a.Daily.Len() > 0 && len(a.Former) == 0 {
@@ -282,6 +291,12 @@ func TestDamagedRatioBlockAnswers503(t *testing.T) {
 	if code, _, body := get("/v2/quotes/" + ticker); code != 200 {
 		t.Errorf("GET /v2/quotes/%s before the ratio block is read: %d %.200s", ticker, code, body)
 	}
+	if code, _, body := get("/v2/companies/" + other + "/ratios"); code != 200 {
+		t.Errorf("GET the ratios of %s (other blocks) before the bad block is read: %d %.200s", other, code, body)
+	}
+	if code, _, body := get("/readyz"); code != 200 {
+		t.Errorf("/readyz before the bad block is read: %d %s", code, body)
+	}
 	if code, retry, body := get(ratiosPath); code != 503 || retry == "" || !strings.Contains(body, "ratios block") {
 		t.Errorf("GET %s: %d, Retry-After %q, %.200s: want 503 naming the ratios block", ratiosPath, code, retry, body)
 	}
@@ -299,6 +314,10 @@ func TestDamagedRatioBlockAnswers503(t *testing.T) {
 		t.Fatal("the background pass did not end")
 	}
 	failed(get)
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"verify", bad}, io.Discard, &out); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("pregao verify of a damaged file: %v", err)
+	}
 }
 
 // serveLazy loads the snapshot file bad as serve does (LazyVerify, with
