@@ -184,8 +184,10 @@ func protect(tb testing.TB, addr, n uintptr, prot int) {
 	}
 }
 
-// Every route declared to read no column block (Route.Blocks BlocksNone,
-// or by blocksFor for the request) answers a lazily loaded format 6
+// What serve prepares for a snapshot before it publishes it (Prepare)
+// reads no column page, and every route declared to read no column block
+// (Route.Blocks BlocksNone, or by blocksFor for the request) answers a
+// lazily loaded format 6
 // snapshot with every page of its column area unreadable (mprotect
 // PROT_NONE: the daily and 1-minute bars and the ratio points), for both
 // plans' keys, at the snapshot's clock and at clocks after it (the
@@ -242,7 +244,6 @@ func TestNoneRoutesReadNoColumn(t *testing.T) {
 	}{{"snapshot clock", nil}, {"the last session's evening", fixedClock(evening)}, {"the next day", fixedClock(evening.Add(14 * time.Hour))}}
 	addr, n := columnArea(t, path, h)
 	for _, ck := range clocks {
-		lazy := scopeServer(t, ds, ck.clock)
 		want := scopeServer(t, full, ck.clock)
 		type answer struct {
 			status int
@@ -253,6 +254,9 @@ func TestNoneRoutesReadNoColumn(t *testing.T) {
 			protect(t, addr, n, unix.PROT_NONE)
 			defer protect(t, addr, n, unix.PROT_READ)
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			// What serve prepares before it publishes reads no column
+			// page either (a fault panics the test).
+			lazy := scopeServer(t, ds, ck.clock)
 			for i, rq := range reqs {
 				w := lazy.do(http.MethodGet, rq.path, rq.key, "")
 				got[i] = answer{w.Code, w.Body.String()}

@@ -121,8 +121,13 @@ func (a *API) Prepare(ds *engine.Dataset, id string, built time.Time) {
 	a.dsnext.Store(in)
 	// The screener's rows (0.5 ms at demo scale 1); the search index is
 	// left to the first search (13 ms there, ~0.2 s for ten times the
-	// issuers: not worth a longer load).
-	in.screenEnc()
+	// issuers: not worth a longer load). A snapshot whose blocks are
+	// verified on first use leaves the rows to the first screener
+	// request too: they read every company's ratio points
+	// (Dataset.Screener), which that request verifies first.
+	if ds.Blocks() == nil {
+		in.screenEnc()
+	}
 	now := a.clock.Now()
 	if _, ok := a.clock.(SnapshotClock); ok {
 		now = ds.AsOf()

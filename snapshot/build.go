@@ -160,7 +160,7 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 		for k := range nsrc {
 			dropKind(u, kinds[k].name)
 		}
-		if err := checkIndicators(u); err != nil {
+		if err := checkIndicators(u, true); err != nil {
 			return Header{}, fmt.Errorf("snapshot: %w", err)
 		}
 		for _, k := range kinds[nsrc:] {
@@ -193,7 +193,7 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 		// order, the one the engine serves without copying (only checked).
 		engine.SortRatioPoints(u.Derived.Ratios)
 		engine.SortFundRatioPoints(u.Derived.FundRatios)
-		if err := checkIndicators(u); err != nil {
+		if err := checkIndicators(u, true); err != nil {
 			return Header{}, fmt.Errorf("snapshot: %w", err)
 		}
 		for _, k := range kinds[nsrc:] {

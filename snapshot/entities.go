@@ -1558,11 +1558,18 @@ func checkSeries(u *engine.Universe) error {
 	return nil
 }
 
-// checkIndicators reports ratio points whose indicator is not in the catalog.
-func checkIndicators(u *engine.Universe) error {
+// checkIndicators reports ratio points whose indicator is not in the
+// catalog, the fund ratio points' only without withRatios (a load whose
+// ratio points are used in place leaves theirs to the ratio blocks'
+// check, ratioBlockCheck, so that it reads no point).
+func checkIndicators(u *engine.Universe, withRatios bool) error {
 	n := len(u.Derived.Catalog)
-	for i := range u.Derived.Ratios {
-		if p := &u.Derived.Ratios[i]; int(p.Indicator) >= n {
+	ratios := u.Derived.Ratios
+	if !withRatios {
+		ratios = nil
+	}
+	for i := range ratios {
+		if p := &ratios[i]; int(p.Indicator) >= n {
 			return fmt.Errorf("ratio point %d (%s): indicator %d beyond the catalog of %d", i, p.CompanyID, p.Indicator, n)
 		}
 	}

@@ -519,7 +519,7 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 			return nil, Header{}, fmt.Errorf("%w: header count %s = %d, sections hold %d", ErrFormat, c.name, h.Counts[c.name], c.n)
 		}
 	}
-	if err := checkIndicators(u); err != nil {
+	if err := checkIndicators(u, u.Derived.RatioRuns == nil); err != nil {
 		return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	if ls.version >= columnsVersion {

@@ -539,3 +539,49 @@ func TestBackgroundPassReadsTheFile(t *testing.T) {
 	}
 	runtime.KeepAlive(ds)
 }
+
+// A lazy load (serve's, before the background pass) maps no page of the
+// ratio points and variables: it reads none of them (the points' checks
+// are the blocks', the catalog check of the points included). Counted
+// from the process's page table (/proc/self/pagemap); a few pages at
+// the area's edges may come in with their neighbours' reads.
+func TestLoadMapsNoRatioPage(t *testing.T) {
+	u := ratioDemo(t)
+	path := filepath.Join(t.TempDir(), "v6.snap")
+	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		t.Skipf("no page map: %v", err)
+	}
+	defer pm.Close()
+	x := ds.Blocks().(*colBlocks)
+	var sec []byte
+	for _, c := range x.kinds {
+		if c.kind == "ratios" {
+			sec = c.sec
+		}
+	}
+	page := uintptr(os.Getpagesize())
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(sec)))
+	first, last := lo/page, (lo+uintptr(len(sec))-1)/page
+	entries := make([]byte, 8*(last-first+1))
+	if _, err := pm.ReadAt(entries, int64(first*8)); err != nil {
+		t.Skipf("page map: %v", err)
+	}
+	present := 0
+	for i := 0; i < len(entries); i += 8 {
+		if binary.LittleEndian.Uint64(entries[i:])>>63 == 1 {
+			present++
+		}
+	}
+	if n := len(entries) / 8; n < 64 || present > 32 {
+		t.Fatalf("%d of the ratio area's %d pages mapped after the load, want none but the edges", present, n)
+	}
+	runtime.KeepAlive(ds)
+}

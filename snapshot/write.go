@@ -402,7 +402,7 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	if err := checkSeries(u); err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	if err := checkIndicators(u); err != nil {
+	if err := checkIndicators(u, true); err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
 	version := opt.Version
