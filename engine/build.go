@@ -747,41 +747,76 @@ type issuerList[T any] struct {
 // list of its issuer, then sorts every issuer's list (stably) by l.order;
 // with l.at, the items' positions in items too, in the list's order.
 // The first item of an unknown company id fails.
+//
+// The lists are cut from one array (each list's capacity capped), sized
+// by a first pass that finds every item's issuer; a list already in
+// order (a snapshot stores most so) is not sorted.
 func attach[T any](b *builder, items []T, l issuerList[T]) error {
+	if len(items) == 0 {
+		return nil
+	}
+	owner := make([]int32, len(items))
+	start := make([]int, len(b.d.issuers)+1) // counts, then each list's start
 	for i := range items {
 		x := &items[i]
-		is, err := b.issuerOf(l.owner(x), func() string { return l.what(x) })
+		k, err := b.issuerIdx(l.owner(x), func() string { return l.what(x) })
 		if err != nil {
 			return err
 		}
+		owner[i] = k
+		start[k+1]++
+	}
+	for k := range b.d.issuers {
+		start[k+1] += start[k]
+	}
+	all := make([]*T, len(items))
+	var ats []int32
+	if l.at != nil {
+		ats = make([]int32, len(items))
+	}
+	next := slices.Clone(start[:len(start)-1])
+	for i, k := range owner {
 		if l.at != nil {
-			p := l.at(is)
-			*p = append(*p, int32(i))
+			ats[next[k]] = int32(i)
+		} else {
+			all[next[k]] = &items[i]
+		}
+		next[k]++
+	}
+	for k := range b.d.issuers {
+		lo, hi := start[k], start[k+1]
+		if lo == hi {
 			continue
 		}
-		p := l.list(is)
-		*p = append(*p, x)
-	}
-	for i := range b.d.issuers {
-		is := &b.d.issuers[i]
+		is := &b.d.issuers[k]
+		list := all[lo:hi:hi]
 		if l.at == nil {
-			slices.SortStableFunc(*l.list(is), l.order)
+			if !sortedBy(list, l.order) {
+				slices.SortStableFunc(list, l.order)
+			}
+			*l.list(is) = list
 			continue
 		}
 		// The positions sorted as the pointers would be (the same stable
 		// sort of the same sequence), then the pointers from them.
-		at := *l.at(is)
-		if len(at) == 0 {
-			continue
-		}
+		at := ats[lo:hi:hi]
 		slices.SortStableFunc(at, func(x, y int32) int { return l.order(&items[x], &items[y]) })
-		list := make([]*T, len(at))
-		for k, j := range at {
-			list[k] = &items[j]
+		for j, i := range at {
+			list[j] = &items[i]
 		}
-		*l.list(is) = list
+		*l.list(is), *l.at(is) = list, at
 	}
 	return nil
+}
+
+// sortedBy reports whether list is in order by cmp.
+func sortedBy[T any](list []*T, cmp func(x, y *T) int) bool {
+	for i := 1; i < len(list); i++ {
+		if cmp(list[i-1], list[i]) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (b *builder) buildIssuerLists() error {

@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -232,4 +235,96 @@ func samePoint(x, y RatioPoint) bool {
 	xv, yv := math.Float64bits(float64(x.Value)), math.Float64bits(float64(y.Value))
 	x.Value, y.Value = 0, 0
 	return xv == yv && x == y
+}
+
+// attach files items under their issuers in each list's order whatever
+// the items' order (a list already in order is kept, one out of order
+// sorted stably), each list's capacity its length; with at, the
+// positions follow the list; an unknown owner fails naming the item.
+func TestAttach(t *testing.T) {
+	type item struct {
+		owner    string
+		key, seq int // seq: the item's place in the input
+	}
+	u := &Universe{}
+	for i, id := range []string{"A", "B", "C", "D"} {
+		u.Companies = append(u.Companies, Company{ID: id, CVMCode: fmt.Sprint(i + 1), Symbol: id, Name: id, Kind: KindCompany, Employees: -1})
+	}
+	b := &builder{u: u, d: &Dataset{u: u}, lastIssuer: -1}
+	if err := b.buildIssuers(); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	for round := range 60 {
+		items := make([]item, r.IntN(40))
+		for i := range items {
+			items[i] = item{owner: string(rune('A' + r.IntN(3))), key: r.IntN(5), seq: i} // D has none
+			if round%3 == 0 {
+				items[i].key = i // already in order
+			}
+		}
+		for _, withAt := range []bool{false, true} {
+			lists := map[*Issuer]*[]*item{}
+			ats := map[*Issuer]*[]int32{}
+			l := issuerList[item]{
+				owner: func(x *item) string { return x.owner },
+				what:  func(x *item) string { return fmt.Sprint("item ", x.seq) },
+				list: func(is *Issuer) *[]*item {
+					if lists[is] == nil {
+						lists[is] = new([]*item)
+					}
+					return lists[is]
+				},
+				order: func(x, y *item) int { return cmp.Compare(x.key, y.key) },
+			}
+			if withAt {
+				l.at = func(is *Issuer) *[]int32 {
+					if ats[is] == nil {
+						ats[is] = new([]int32)
+					}
+					return ats[is]
+				}
+			}
+			if err := attach(b, items, l); err != nil {
+				t.Fatal(err)
+			}
+			for k := range b.d.issuers {
+				is := &b.d.issuers[k]
+				var want []*item
+				for i := range items {
+					if items[i].owner == is.ID {
+						want = append(want, &items[i])
+					}
+				}
+				slices.SortStableFunc(want, func(x, y *item) int { return cmp.Compare(x.key, y.key) })
+				var have []*item
+				if p := lists[is]; p != nil {
+					have = *p
+				}
+				if !slices.Equal(have, want) || cap(have) != len(have) {
+					t.Fatalf("round %d, at %v, %s: %d items (cap %d), want %d in order", round, withAt, is.ID, len(have), cap(have), len(want))
+				}
+				if withAt && len(want) > 0 {
+					at := *ats[is]
+					if len(at) != len(have) {
+						t.Fatalf("round %d, %s: %d positions for %d items", round, is.ID, len(at), len(have))
+					}
+					for j, i := range at {
+						if &items[i] != have[j] {
+							t.Fatalf("round %d, %s: position %d is item %d, the list's %d", round, is.ID, j, i, have[j].seq)
+						}
+					}
+				}
+			}
+		}
+	}
+	err := attach(b, []item{{owner: "A"}, {owner: "Z", seq: 1}}, issuerList[item]{
+		owner: func(x *item) string { return x.owner },
+		what:  func(x *item) string { return fmt.Sprint("item ", x.seq) },
+		list:  func(*Issuer) *[]*item { return new([]*item) },
+		order: func(x, y *item) int { return 0 },
+	})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "item 1") {
+		t.Fatalf("unknown owner: %v", err)
+	}
 }
