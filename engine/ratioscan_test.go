@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -188,12 +189,26 @@ func TestBuildRatiosChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for i := range lazy.Issuers() {
+		if is := &lazy.Issuers()[i]; is.ratios != nil {
+			t.Fatalf("%s: series made before first use", is.ID)
+		}
+	}
+	// First uses from many goroutines at once (go test -race) make each
+	// company's series and the screener's columns once.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			lazy.Screener()
+			for i := range lazy.Issuers() {
+				lazy.Issuers()[i].Ratios()
+			}
+		})
+	}
+	wg.Wait()
 	for i := range eager.Issuers() {
 		w := &eager.Issuers()[i]
 		g, _ := lazy.Issuer(w.ID)
-		if g.ratios != nil {
-			t.Fatalf("%s: series made before first use", w.ID)
-		}
 		gs, ws := g.Ratios(), w.Ratios()
 		if len(gs) != len(ws) {
 			t.Fatalf("%s: %d series, want %d", w.ID, len(gs), len(ws))
