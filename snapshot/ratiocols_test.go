@@ -320,7 +320,8 @@ func checkRatioBlocks(sec []byte, ix ratioIndex, ncat func() int) error {
 }
 
 // FuzzRatioIndex reads an index of the ratio columns from the fuzzer's
-// bytes and opens the columns with it: refused or opened, never a panic;
+// bytes and opens the columns with it, then checks their blocks' points:
+// refused or opened, never a panic;
 // what is read writes back to the same bytes.
 func FuzzRatioIndex(f *testing.F) {
 	u := synthUniverse(3, 10, 0, 0, 2)
@@ -348,6 +349,11 @@ func FuzzRatioIndex(f *testing.F) {
 			d := engine.Derived{Ratios: ps, RatioVars: vars}
 			for i := range ps {
 				_ = d.Vars(&ps[i])
+			}
+			if inPlace {
+				// The blocks' check of the points: refused or passed,
+				// never a panic.
+				_ = checkRatioBlocks(sec, x, func() int { return len(u.Derived.Catalog) })
 			}
 		}
 	})
