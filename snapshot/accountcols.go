@@ -376,6 +376,7 @@ func (c *encoder) streamAccountColumns(u *engine.Universe, base int64) (piece, e
 		return piece{}, fmt.Errorf("snapshot: spill file: %d bytes of account columns written, %d made", c.spill.n-start, n)
 	}
 	c.accounts = newAccountCols(base, n, ix)
+	c.addBlocks(base, ix.Blocks)
 	if n == 0 {
 		return piece{b: []byte{}}, nil
 	}

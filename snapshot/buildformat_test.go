@@ -3,11 +3,14 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
 	"github.com/pregao/pregao/snapshot/bundle"
 	"github.com/pregao/pregao/snapshot/ingest/demo"
@@ -190,5 +193,111 @@ func TestDailySpillRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("out written after a refused build: %v", err)
+	}
+}
+
+// kindRange returns where a kind's columns lie in the column area of
+// the format 6 file c is building.
+func kindRange(t *testing.T, c *encoder, kind string) (base, size int64) {
+	t.Helper()
+	if kind == "accounts" {
+		return c.accounts.base, c.accounts.size
+	}
+	p, ok := c.colParts[kind]
+	if !ok {
+		t.Fatalf("no %s columns", kind)
+	}
+	b, n := binary.Uvarint(p.body)
+	sz, m := binary.Uvarint(p.body[n:])
+	if n <= 0 || m <= 0 {
+		t.Fatalf("%s part: bad head", kind)
+	}
+	return int64(b), int64(sz)
+}
+
+// A build's check reads every column block back from the written file,
+// the daily and intraday bars', the report accounts' and the ratio
+// points', and refuses the file (not published) when one block's bytes
+// do not match its checksum.
+func TestBuildCheckFindsFlippedColumnByte(t *testing.T) {
+	sz := demo.Size{Companies: 2, FIIs: 1, IntradayTickers: 2, IntradaySessions: 2, ReportsFrom: 2024, FundReportsFrom: 2025, EventsFrom: 2025}
+	u := func() *engine.Universe { return demo.GenerateSize(2, sz) }
+	defer func() { testBeforeCheck = nil }()
+	for _, kind := range []string{"daily", "intraday", "accounts", "ratios"} {
+		t.Run(kind, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "s6")
+			var blocks []colBlock
+			testBeforeCheck = func(path string, h Header, c *encoder) {
+				blocks = slices.Clone(c.blocks)
+				base, size := kindRange(t, c, kind)
+				if size == 0 {
+					t.Fatalf("no %s columns", kind)
+				}
+				f, err := os.OpenFile(path, os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				at := h.ColumnsOffset + base + size/2
+				b := []byte{0}
+				if _, err := f.ReadAt(b, at); err != nil {
+					t.Fatal(err)
+				}
+				b[0] ^= 1
+				if _, err := f.WriteAt(b, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := BuildFromUniverseContext(context.Background(), u(), out, WriteOptions{Version: 6})
+			if !errors.Is(err, ErrChecksum) {
+				t.Fatalf("build with a flipped byte in the %s columns: %v, want ErrChecksum", kind, err)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("refused file published: %v", err)
+			}
+			if len(blocks) == 0 {
+				t.Fatal("no blocks listed")
+			}
+		})
+	}
+	// Unchanged, the same build passes its check.
+	testBeforeCheck = nil
+	if _, err := BuildFromUniverseContext(context.Background(), u(), filepath.Join(t.TempDir(), "s6"), WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The check's block list must cut the whole column area: a kind left out
+// of it is an error, not a kind left unchecked.
+func TestVerifyColumnsWantsEveryBlock(t *testing.T) {
+	sz := demo.Size{Companies: 2, FIIs: 1, IntradayTickers: 2, IntradaySessions: 2, ReportsFrom: 2024, FundReportsFrom: 2025, EventsFrom: 2025}
+	out := filepath.Join(t.TempDir(), "s6")
+	var (
+		blocks           []colBlock
+		h                Header
+		accBase, accSize int64
+	)
+	testBeforeCheck = func(_ string, hh Header, c *encoder) {
+		blocks, h = slices.Clone(c.blocks), hh
+		accBase, accSize = kindRange(t, c, "accounts")
+	}
+	defer func() { testBeforeCheck = nil }()
+	if _, err := BuildFromUniverseContext(context.Background(), demo.GenerateSize(2, sz), out, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyColumns(out, h.ColumnsOffset, h.Columns, blocks); err != nil {
+		t.Fatalf("good file: %v", err)
+	}
+	var noAcc []colBlock
+	for _, b := range blocks {
+		if b.Off < accBase || b.Off >= accBase+accSize {
+			noAcc = append(noAcc, b)
+		}
+	}
+	if accSize == 0 || len(noAcc) == len(blocks) {
+		t.Fatal("no account blocks listed")
+	}
+	if err := verifyColumns(out, h.ColumnsOffset, h.Columns, noAcc); err == nil {
+		t.Error("the account blocks left out of the list: no error")
 	}
 }

@@ -149,15 +149,31 @@ func (e *encoded) writePiece(w io.Writer, p piece) error {
 	if _, err := e.spill.f.Seek(p.off, io.SeekStart); err != nil {
 		return err
 	}
-	n, err := io.Copy(w, &io.LimitedReader{R: e.spill.f, N: p.n})
-	if err == nil && n != p.n {
-		err = fmt.Errorf("snapshot: spill file: %d bytes of %d copied", n, p.n)
+	// Copied a chunk at a time when freed as copied, so that the copy
+	// and the spill file never hold a large piece twice on disk.
+	chunk := p.n
+	if e.freeCopied {
+		chunk = min(chunk, spillChunk)
 	}
-	if err == nil && e.freeCopied {
-		freeSpill(e.spill.f, p.off, p.n)
+	for off := p.off; off < p.off+p.n; off += chunk {
+		k := min(chunk, p.off+p.n-off)
+		n, err := io.Copy(w, &io.LimitedReader{R: e.spill.f, N: k})
+		if err == nil && n != k {
+			err = fmt.Errorf("snapshot: spill file: %d bytes of %d copied", n, k)
+		}
+		if err != nil {
+			return err
+		}
+		if e.freeCopied {
+			freeSpill(e.spill.f, off, k)
+		}
 	}
-	return err
+	return nil
 }
+
+// spillChunk is the most a build copies from its spill file before it
+// frees what it copied.
+const spillChunk = 64 << 20
 
 // Write encodes u as a snapshot to w. The output depends only on u and
 // opt (byte-identical for equal inputs). u is not modified.
@@ -195,8 +211,50 @@ func WriteFile(path string, u *engine.Universe, opt WriteOptions) error {
 // a file is published only if a server would accept it. One validation,
 // shared by build and serve.
 func servableWith(path string, prog *Progress) error {
-	if _, _, err := Load(path, LoadOptions{Progress: prog}); err != nil {
+	return servableChecked(path, prog, false)
+}
+
+// servableChecked is servableWith for a file whose column blocks, when
+// verified is set, were verified already (verifyColumns): the load
+// leaves them unchecked, as serve's does (LoadOptions.LazyVerify),
+// without a background pass, so that it maps only the pages it reads.
+func servableChecked(path string, prog *Progress, verified bool) error {
+	opt := LoadOptions{Progress: prog}
+	if verified {
+		opt.LazyVerify, opt.VerifyRate = true, -1
+	}
+	if _, _, err := Load(path, opt); err != nil {
 		return fmt.Errorf("snapshot: a server would refuse this snapshot: %w", err)
+	}
+	return nil
+}
+
+// verifyColumns verifies the column blocks of the snapshot at path,
+// whose column area starts at off, against the checksums of blocks
+// (offsets from the area's start) by reading the file, not mapping it:
+// the pages read are the system's cache, not the process's memory. The
+// blocks must cut the area's size bytes in order, without gaps: a kind
+// whose blocks were not listed is an error, not a block left unchecked.
+func verifyColumns(path string, off, size int64, blocks []colBlock) error {
+	if err := checkBlocks(blocks, size); err != nil {
+		return fmt.Errorf("snapshot: the build's column blocks: %w", err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var buf []byte
+	for i, b := range blocks {
+		if int64(cap(buf)) < b.N {
+			buf = make([]byte, b.N)
+		}
+		if _, err := f.ReadAt(buf[:b.N], off+b.Off); err != nil {
+			return fmt.Errorf("snapshot: column block %d: %w", i, err)
+		}
+		if xxhash.Sum64(buf[:b.N]) != b.Sum {
+			return fmt.Errorf("snapshot: a server would refuse this snapshot: %w: column block %d (bytes %d+%d of the column area)", ErrChecksum, i, b.Off, b.N)
+		}
 	}
 	return nil
 }
@@ -296,6 +354,7 @@ type encoder struct {
 	version uint16          // the format version written
 	spill   *spillFile      // where run puts the compressed parts (nil: kept in memory)
 	daily   *DailySpill     // the daily columns written ahead (nil: from the Universe)
+	blocks  []colBlock      // the column area's blocks streamed so far, from the area's start
 	prog    *Progress       // counts the sections encoded by run (nil: none)
 	ctx     context.Context // checked by run before each section (nil: never ends)
 }
@@ -512,6 +571,7 @@ func (c *encoder) streamColumns(u *engine.Universe, counts map[string]int) ([]pi
 			return nil, err
 		}
 		c.colParts["daily"] = newColPart(counts[countDailyRows], 0, int(n), ix)
+		c.addBlocks(0, ix.Blocks)
 		size = n
 	}
 	if len(u.Intraday) > 0 {
@@ -524,9 +584,19 @@ func (c *encoder) streamColumns(u *engine.Universe, counts map[string]int) ([]pi
 			return nil, fmt.Errorf("snapshot: spill file: %d bytes of intraday columns written, %d made", c.spill.n-start, n)
 		}
 		c.colParts["intraday"] = newColPart(counts[countIntradayRows], int(size), int(n), ix)
+		c.addBlocks(size, ix.Blocks)
 		area = append(area, piece{off: start, n: n})
 	}
 	return area, nil
+}
+
+// addBlocks records the blocks of a kind's columns at base in the column
+// area (see verifyColumns).
+func (c *encoder) addBlocks(base int64, blocks []colBlock) {
+	for _, b := range blocks {
+		b.Off += base
+		c.blocks = append(c.blocks, b)
+	}
 }
 
 // piecesLen returns the bytes of ps.
