@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -65,6 +67,8 @@ type encoded struct {
 	// freeCopied frees each piece's bytes of the spill file once copied
 	// (each piece is written once: a build's).
 	freeCopied bool
+	freed      []piece // copied stretches not yet freed (see free)
+	freedN     int64
 	h          Header
 }
 
@@ -165,10 +169,41 @@ func (e *encoded) writePiece(w io.Writer, p piece) error {
 			return err
 		}
 		if e.freeCopied {
-			freeSpill(e.spill.f, off, k)
+			e.free(off, k)
 		}
 	}
 	return nil
+}
+
+// free frees bytes [off, off+n) of the spill file, copied: a large
+// stretch at once, small ones (the daily columns' series, copied in
+// the file's order, not the spill file's) gathered until they add up to
+// spillChunk, then freed as the fewest ranges.
+func (e *encoded) free(off, n int64) {
+	if n >= spillChunk {
+		freeSpill(e.spill.f, off, n)
+		return
+	}
+	e.freed = append(e.freed, piece{off: off, n: n})
+	if e.freedN += n; e.freedN >= spillChunk {
+		e.flushFreed()
+	}
+}
+
+// flushFreed frees the stretches free gathered.
+func (e *encoded) flushFreed() {
+	fs := e.freed
+	slices.SortFunc(fs, func(a, b piece) int { return cmp.Compare(a.off, b.off) })
+	for i := 0; i < len(fs); {
+		j, end := i+1, fs[i].off+fs[i].n
+		for j < len(fs) && fs[j].off <= end {
+			end = max(end, fs[j].off+fs[j].n)
+			j++
+		}
+		freeSpill(e.spill.f, fs[i].off, end-fs[i].off)
+		i = j
+	}
+	e.freed, e.freedN = fs[:0], 0
 }
 
 // spillChunk is the most a build copies from its spill file before it
@@ -299,6 +334,11 @@ func writeEncoded(ctx context.Context, path string, enc *encoded, check func(str
 	}
 	if err := bw.Flush(); err != nil {
 		return err
+	}
+	if enc.spill != nil && len(enc.freed) > 0 {
+		enc.spill.mu.Lock()
+		enc.flushFreed()
+		enc.spill.mu.Unlock()
 	}
 	if check != nil {
 		if err := check(f.Name()); err != nil {
