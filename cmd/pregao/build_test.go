@@ -240,3 +240,27 @@ func TestBuildThroughSymlink(t *testing.T) {
 		t.Errorf("the link's folder holds %d entries, want the link and snapshots/", len(ents))
 	}
 }
+
+// A build's memory limit is its budget until the live heap nears it,
+// then the live heap plus an eighth (at least 512 MiB), never above the
+// ceiling (half the machine's memory) when there is one.
+func TestHeapLimit(t *testing.T) {
+	const gib = int64(1) << 30
+	for _, c := range []struct {
+		live, ceil, want int64
+	}{
+		{0, 0, buildHeapBudget},
+		{1 * gib, 0, buildHeapBudget},
+		{2 * gib, 0, buildHeapBudget},
+		{3 * gib, 0, buildHeapBudget},
+		{3*gib + 512<<20, 0, 4 * gib},
+		{8 * gib, 0, 9 * gib},
+		{8 * gib, 9*gib - 1, 9*gib - 1},
+		{12 * gib, 12 * gib, 12 * gib},
+		{1 * gib, 2 * gib, 2 * gib},
+	} {
+		if got := heapLimit(c.live, c.ceil); got != c.want {
+			t.Errorf("heapLimit(%d, %d) = %d, want %d", c.live, c.ceil, got, c.want)
+		}
+	}
+}
