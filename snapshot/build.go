@@ -50,7 +50,18 @@ func BuildFromBundleContext(ctx context.Context, dir, out string, opt WriteOptio
 	if opt.Daily != nil {
 		return Header{}, errSpilledDaily
 	}
-	u, err := bundle.ReadWith(dir, bundle.ReadOptions{RequireManifest: opt.RequireManifest, Meter: meter})
+	ropt := bundle.ReadOptions{RequireManifest: opt.RequireManifest, Meter: meter}
+	if opt.Version == columnsVersion {
+		// Each daily series goes to the build's spill file as the
+		// bundle's universe is assembled, as the demo generator's do.
+		d, err := NewDailySpill(out)
+		if err != nil {
+			return Header{}, err
+		}
+		defer d.Close()
+		ropt.Daily, opt.Daily = d.Add, d
+	}
+	u, err := bundle.ReadWith(dir, ropt)
 	if err != nil {
 		return Header{}, err
 	}

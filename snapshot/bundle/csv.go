@@ -579,6 +579,55 @@ func (c *columns) daily(drop bool) []engine.Series {
 	return out
 }
 
+// handDaily hands each series of the columns (as daily makes them) to
+// sink, releasing the parsed rows as they are copied, and returns the
+// series with only their tickers, dates and closes. The other columns
+// are built in arrays reused from one series to the next: sink must not
+// keep them.
+func (c *columns) handDaily(sink func(*engine.Series) error) ([]engine.Series, error) {
+	out := make([]engine.Series, len(c.blocks))
+	var (
+		nums []engine.Num
+		ints []int64
+		err  error
+	)
+	c.eachBlock(true, func(bi int, b *block, segs [][]row) {
+		if err != nil {
+			return
+		}
+		n := b.end - b.start
+		dates := make([]engine.Date, n)
+		clo := make([]engine.Num, n)
+		if cap(nums) < 4*n {
+			nums, ints = make([]engine.Num, 4*n), make([]int64, 2*n)
+		}
+		nums, ints = nums[:4*n], ints[:2*n]
+		open, high, low, vol := nums[:n:n], nums[n:2*n:2*n], nums[2*n:3*n:3*n], nums[3*n:]
+		qty, trades := ints[:n:n], ints[n:]
+		i := 0
+		for _, seg := range segs {
+			for j := range seg {
+				r := &seg[j]
+				dates[i] = engine.Date(r.key)
+				open[i], high[i], low[i], clo[i], vol[i] = r.open, r.high, r.low, r.close, r.volume
+				qty[i], trades[i] = r.quantity, r.trades
+				i++
+			}
+		}
+		s := engine.Series{
+			Ticker: b.ticker, Dates: dates, Open: open, High: high, Low: low,
+			Close: clo, Volume: vol, Quantity: qty, Trades: trades,
+		}
+		if err = sink(&s); err == nil {
+			out[bi] = engine.Series{Ticker: b.ticker, Dates: dates, Close: clo}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // intradayBars returns the columns as Intraday histories, one per block,
 // like daily.
 func (c *columns) intradayBars(drop bool) []engine.Intraday {

@@ -127,6 +127,12 @@ type ReadOptions struct {
 	// Meter, when not nil, follows the read: phase "read bundle", in
 	// bytes of the files as stored (compressed).
 	Meter Meter
+	// Daily, when not nil, is handed each daily series of a valid
+	// bundle as the Universe is assembled (one at a time, in canonical
+	// order; it must not keep the series' arrays), and the Universe keeps
+	// of the series only their tickers, dates and closes: the bars are
+	// never in memory together as series. Its error ends the read.
+	Daily func(*engine.Series) error
 }
 
 // ReadWith is Read with options.
@@ -164,7 +170,7 @@ func ReadWith(dir string, opt ReadOptions) (*engine.Universe, error) {
 	if err := c.err(fileOrder); err != nil {
 		return nil, err
 	}
-	return assemble(p), nil
+	return assemble(p, opt.Daily)
 }
 
 // readFiles decodes the files of p.names with up to GOMAXPROCS workers.
@@ -219,8 +225,10 @@ func readOne(dir, base string, p *parsed, c *collector) {
 	}
 }
 
-// assemble builds the Universe of a valid parse, in canonical order.
-func assemble(p *parsed) *engine.Universe {
+// assemble builds the Universe of a valid parse, in canonical order,
+// handing its daily series to daily when it is not nil (see
+// ReadOptions.Daily).
+func assemble(p *parsed, daily func(*engine.Series) error) (*engine.Universe, error) {
 	u := &engine.Universe{}
 	if len(p.meta) > 0 {
 		u.Meta = p.meta[0].v
@@ -239,7 +247,13 @@ func assemble(p *parsed) *engine.Universe {
 	u.FundReports, p.fundReports = values(p.fundReports), nil
 	u.InsiderReports, p.insiderReports = values(p.insiderReports), nil
 	u.Documents, p.documents = values(p.documents), nil
-	if p.daily != nil {
+	if p.daily != nil && daily != nil {
+		var err error
+		if u.Daily, err = p.daily.handDaily(daily); err != nil {
+			return nil, err
+		}
+		p.daily = nil
+	} else if p.daily != nil {
 		u.Daily = p.daily.daily(true)
 		p.daily = nil
 	}
@@ -248,7 +262,7 @@ func assemble(p *parsed) *engine.Universe {
 		p.intraday = nil
 	}
 	Canonicalize(u)
-	return u
+	return u, nil
 }
 
 // Canonicalize sorts u's entity slices in place into the canonical order

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -546,5 +547,47 @@ func TestMetaStreamPosition(t *testing.T) {
 	}
 	if got := mustRead(t, dir).Meta.Stream; got != u.Meta.Stream {
 		t.Errorf("read back %+v, want %+v", got, u.Meta.Stream)
+	}
+}
+
+// With ReadOptions.Daily, every daily series of the bundle is handed
+// over whole, and the universe keeps their tickers, dates and closes;
+// the rest of the universe is Read's. The sink's error ends the read.
+func TestReadHandsDailyOver(t *testing.T) {
+	want := mustRead(t, smallDir)
+	got := map[string]engine.Series{}
+	u, err := ReadWith(smallDir, ReadOptions{Daily: func(s *engine.Series) error {
+		if _, dup := got[s.Ticker]; dup {
+			t.Errorf("%s handed over twice", s.Ticker)
+		}
+		c := engine.Series{Ticker: s.Ticker, Dates: slices.Clone(s.Dates), Close: slices.Clone(s.Close),
+			Open: slices.Clone(s.Open), High: slices.Clone(s.High), Low: slices.Clone(s.Low),
+			Volume: slices.Clone(s.Volume), Quantity: slices.Clone(s.Quantity), Trades: slices.Clone(s.Trades)}
+		got[s.Ticker] = c
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Daily) == 0 || len(got) != len(want.Daily) || len(u.Daily) != len(want.Daily) {
+		t.Fatalf("%d series handed over, %d kept, want %d", len(got), len(u.Daily), len(want.Daily))
+	}
+	for i, w := range want.Daily {
+		if d := diff(got[w.Ticker], w); d != "" {
+			t.Errorf("%s handed over: %s", w.Ticker, d)
+		}
+		k := engine.Series{Ticker: w.Ticker, Dates: w.Dates, Close: w.Close}
+		if d := diff(u.Daily[i], k); d != "" {
+			t.Errorf("series %d kept: %s", i, d)
+		}
+	}
+	rest, wrest := *u, *want
+	rest.Daily, wrest.Daily = nil, nil
+	if d := diff(rest, wrest); d != "" {
+		t.Errorf("the rest of the universe differs from Read's: %s", d)
+	}
+	bad := errors.New("disk full")
+	if _, err := ReadWith(smallDir, ReadOptions{Daily: func(*engine.Series) error { return bad }}); !errors.Is(err, bad) {
+		t.Errorf("sink's error: %v, want %v", err, bad)
 	}
 }
