@@ -236,6 +236,11 @@ type columns struct {
 	chunks   [][]row
 	n        int
 	blocks   []block // row indexes are global
+	// handed, when the series were handed to a sink as parsed
+	// (parseColumnsSink), holds each block's ticker, dates and closes;
+	// chunks is then empty.
+	handed  []engine.Series
+	sinkErr error // the sink's error, which ended the handing over
 }
 
 func (c *columns) rows() int { return c.n }
@@ -246,7 +251,8 @@ type csvChunk struct {
 	ends   []int // end offset in buf of each line
 	lines  []int // line numbers
 	rows   []row
-	blocks []block // row indexes local to the chunk
+	blocks []block       // row indexes local to the chunk
+	done   chan struct{} // closed once parsed (parseColumnsSink)
 }
 
 // parseColumns reads a daily (intraday=false) or intraday CSV file.
@@ -260,6 +266,18 @@ func parseColumns(r io.Reader, file string, intraday bool, col *collector) (*col
 // parseColumnsChunked is parseColumns with chunks of about chunkBytes
 // bytes of lines.
 func parseColumnsChunked(r io.Reader, file string, intraday bool, col *collector, chunkBytes int) (*columns, error) {
+	return parseColumnsSink(r, file, intraday, col, chunkBytes, nil)
+}
+
+// parseColumnsSink is parseColumnsChunked that, when sink is not nil
+// (daily files), hands each series to sink as soon as the chunks that
+// hold its rows are parsed and merged, in file order, and releases those
+// rows: at most a window of chunks is parsed ahead of the merge, so the
+// file's rows are never all in memory. The columns returned then hold
+// the blocks and, in handed, each series' ticker, dates and closes. A
+// file with problems may have handed some series over before they were
+// found.
+func parseColumnsSink(r io.Reader, file string, intraday bool, col *collector, chunkBytes int, sink func(*engine.Series) error) (*columns, error) {
 	header := DailyHeader
 	if intraday {
 		header = IntradayHeader
@@ -267,19 +285,35 @@ func parseColumnsChunked(r io.Reader, file string, intraday bool, col *collector
 	var chunks []*csvChunk
 	work := make(chan *csvChunk)
 	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
+	procs := max(1, runtime.GOMAXPROCS(0))
+	for range procs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ch := range work {
 				parseChunk(ch, file, intraday, col)
+				if ch.done != nil {
+					close(ch.done)
+				}
 			}
 		}()
 	}
+	m := newMerger(file, intraday, col, sink)
 	lr := newLineReader(r)
 	cur := &csvChunk{}
 	flush := func() {
 		if len(cur.ends) > 0 {
+			if sink != nil {
+				cur.done = make(chan struct{})
+				// Merge (and hand over) the oldest chunks once a window
+				// of them is parsed ahead.
+				for len(chunks) >= 2*procs+1 {
+					<-chunks[0].done
+					m.add(chunks[0])
+					chunks[0] = nil
+					chunks = chunks[1:]
+				}
+			}
 			chunks = append(chunks, cur)
 			work <- cur
 			cur = &csvChunk{}
@@ -326,56 +360,142 @@ func parseColumnsChunked(r io.Reader, file string, intraday bool, col *collector
 		col.addf(file, 1, "", "missing header (want %q)", header)
 		return nil, nil
 	}
-	return mergeChunks(chunks, file, intraday, col), nil
+	for _, ch := range chunks {
+		m.add(ch)
+	}
+	return m.finish(), nil
 }
 
-// mergeChunks joins parsed chunks: a ticker's run may continue from one
-// chunk into the next, but a ticker may not come back after another.
-func mergeChunks(chunks []*csvChunk, file string, intraday bool, col *collector) *columns {
+// merger joins parsed chunks in order: a ticker's run may continue from
+// one chunk into the next, but a ticker may not come back after another.
+// It hands the series whose rows are all merged to sink when it is not
+// nil.
+type merger struct {
+	file     string
+	intraday bool
+	col      *collector
+	cs       *columns
+	seen     map[string]int // ticker -> first line
+	all      []block
+	sink     func(*engine.Series) error
+	emitted  int // blocks of all handed over (sink)
+	base     int // the global index of cs.chunks[0]'s first row (sink)
+	nums     []engine.Num
+	ints     []int64
+}
+
+func newMerger(file string, intraday bool, col *collector, sink func(*engine.Series) error) *merger {
+	return &merger{file: file, intraday: intraday, col: col, cs: &columns{intraday: intraday}, seen: map[string]int{}, sink: sink}
+}
+
+// add merges the next chunk.
+func (m *merger) add(ch *csvChunk) {
 	keyName := "date"
-	if intraday {
+	if m.intraday {
 		keyName = "time"
 	}
-	cs := &columns{intraday: intraday}
-	seen := make(map[string]int) // ticker -> first line
-	var all []block
-	for _, ch := range chunks {
-		off := cs.n
-		for _, b := range ch.blocks {
-			b.start += off
-			b.end += off
-			if k := len(all) - 1; k >= 0 && all[k].ticker == b.ticker {
-				last := &all[k]
-				if b.end > b.start && last.end > last.start && b.first <= last.last {
-					col.addf(file, b.line, keyName, "%s not after the previous row of %s: rows must be in strictly increasing order per ticker", fmtKey(b.first, intraday), b.ticker)
-				}
-				if last.end == last.start {
-					last.start, last.first = b.start, b.first
-				}
-				if b.end > b.start {
-					last.end, last.last = b.end, b.last
-				}
-				if last.negLine == 0 {
-					last.negLine, last.negField = b.negLine, b.negField
-				}
-				continue
+	cs, col, file := m.cs, m.col, m.file
+	off := cs.n
+	for _, b := range ch.blocks {
+		b.start += off
+		b.end += off
+		if k := len(m.all) - 1; k >= 0 && m.all[k].ticker == b.ticker {
+			last := &m.all[k]
+			if b.end > b.start && last.end > last.start && b.first <= last.last {
+				col.addf(file, b.line, keyName, "%s not after the previous row of %s: rows must be in strictly increasing order per ticker", fmtKey(b.first, m.intraday), b.ticker)
 			}
-			if first, dup := seen[b.ticker]; dup {
-				col.addf(file, b.line, "ticker", "rows of %s are not contiguous (its first run starts at line %d): group rows by ticker", b.ticker, first)
-				continue
+			if last.end == last.start {
+				last.start, last.first = b.start, b.first
 			}
-			seen[b.ticker] = b.line
-			all = append(all, b)
+			if b.end > b.start {
+				last.end, last.last = b.end, b.last
+			}
+			if last.negLine == 0 {
+				last.negLine, last.negField = b.negLine, b.negField
+			}
+			continue
 		}
-		cs.chunks = append(cs.chunks, ch.rows)
-		cs.n += len(ch.rows)
+		if first, dup := m.seen[b.ticker]; dup {
+			col.addf(file, b.line, "ticker", "rows of %s are not contiguous (its first run starts at line %d): group rows by ticker", b.ticker, first)
+			continue
+		}
+		m.seen[b.ticker] = b.line
+		m.all = append(m.all, b)
 	}
-	for _, b := range all {
+	cs.chunks = append(cs.chunks, ch.rows)
+	cs.n += len(ch.rows)
+	ch.rows = nil
+	if m.sink != nil {
+		// The last block may go on in the next chunk.
+		m.hand(len(m.all) - 1)
+	}
+}
+
+// finish returns the merged columns.
+func (m *merger) finish() *columns {
+	cs := m.cs
+	if m.sink != nil {
+		m.hand(len(m.all))
+	}
+	for _, b := range m.all {
 		if b.end > b.start {
 			cs.blocks = append(cs.blocks, b)
 		}
 	}
 	return cs
+}
+
+// hand hands the blocks of m.all before upto over to the sink (those
+// with rows), then releases the chunks whose rows are all handed over.
+func (m *merger) hand(upto int) {
+	cs := m.cs
+	for ; m.emitted < upto; m.emitted++ {
+		b := &m.all[m.emitted]
+		if b.end <= b.start {
+			continue
+		}
+		n := b.end - b.start
+		dates := make([]engine.Date, n)
+		clo := make([]engine.Num, n)
+		if cap(m.nums) < 4*n {
+			m.nums, m.ints = make([]engine.Num, 4*n), make([]int64, 2*n)
+		}
+		nums, ints := m.nums[:4*n], m.ints[:2*n]
+		open, high, low, vol := nums[:n:n], nums[n:2*n:2*n], nums[2*n:3*n:3*n], nums[3*n:]
+		qty, trades := ints[:n:n], ints[n:]
+		i, at := 0, m.base
+		for _, ch := range cs.chunks {
+			lo, hi := max(b.start-at, 0), min(b.end-at, len(ch))
+			for j := lo; j < hi; j++ {
+				r := &ch[j]
+				dates[i] = engine.Date(r.key)
+				open[i], high[i], low[i], clo[i], vol[i] = r.open, r.high, r.low, r.close, r.volume
+				qty[i], trades[i] = r.quantity, r.trades
+				i++
+			}
+			at += len(ch)
+			if at >= b.end {
+				break
+			}
+		}
+		cs.handed = append(cs.handed, engine.Series{Ticker: b.ticker, Dates: dates, Close: clo})
+		if cs.sinkErr == nil {
+			s := engine.Series{
+				Ticker: b.ticker, Dates: dates, Open: open, High: high, Low: low,
+				Close: clo, Volume: vol, Quantity: qty, Trades: trades,
+			}
+			cs.sinkErr = m.sink(&s)
+		}
+	}
+	next := math.MaxInt
+	if m.emitted < len(m.all) {
+		next = m.all[m.emitted].start
+	}
+	for len(cs.chunks) > 0 && m.base+len(cs.chunks[0]) <= next {
+		m.base += len(cs.chunks[0])
+		cs.chunks[0] = nil
+		cs.chunks = cs.chunks[1:]
+	}
 }
 
 func fmtKey(k int64, intraday bool) string {
@@ -577,55 +697,6 @@ func (c *columns) daily(drop bool) []engine.Series {
 		}
 	})
 	return out
-}
-
-// handDaily hands each series of the columns (as daily makes them) to
-// sink, releasing the parsed rows as they are copied, and returns the
-// series with only their tickers, dates and closes. The other columns
-// are built in arrays reused from one series to the next: sink must not
-// keep them.
-func (c *columns) handDaily(sink func(*engine.Series) error) ([]engine.Series, error) {
-	out := make([]engine.Series, len(c.blocks))
-	var (
-		nums []engine.Num
-		ints []int64
-		err  error
-	)
-	c.eachBlock(true, func(bi int, b *block, segs [][]row) {
-		if err != nil {
-			return
-		}
-		n := b.end - b.start
-		dates := make([]engine.Date, n)
-		clo := make([]engine.Num, n)
-		if cap(nums) < 4*n {
-			nums, ints = make([]engine.Num, 4*n), make([]int64, 2*n)
-		}
-		nums, ints = nums[:4*n], ints[:2*n]
-		open, high, low, vol := nums[:n:n], nums[n:2*n:2*n], nums[2*n:3*n:3*n], nums[3*n:]
-		qty, trades := ints[:n:n], ints[n:]
-		i := 0
-		for _, seg := range segs {
-			for j := range seg {
-				r := &seg[j]
-				dates[i] = engine.Date(r.key)
-				open[i], high[i], low[i], clo[i], vol[i] = r.open, r.high, r.low, r.close, r.volume
-				qty[i], trades[i] = r.quantity, r.trades
-				i++
-			}
-		}
-		s := engine.Series{
-			Ticker: b.ticker, Dates: dates, Open: open, High: high, Low: low,
-			Close: clo, Volume: vol, Quantity: qty, Trades: trades,
-		}
-		if err = sink(&s); err == nil {
-			out[bi] = engine.Series{Ticker: b.ticker, Dates: dates, Close: clo}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // intradayBars returns the columns as Intraday histories, one per block,

@@ -35,6 +35,8 @@ type parsed struct {
 	daily          *columns
 	intraday       *columns
 
+	dailySink func(*engine.Series) error // see ReadOptions.Daily
+
 	names    map[string]string       // base name -> file name
 	manifest map[string]ManifestFile // base name -> entry; nil without a manifest
 }
@@ -89,7 +91,7 @@ var readers = map[string]reader{
 	FileInsiderReports: jsonlReader(func(p *parsed) *[]rec[engine.InsiderReport] { return &p.insiderReports }, defInsider, convInsider),
 	FileDocuments:      jsonlReader(func(p *parsed) *[]rec[engine.Document] { return &p.documents }, defDocument, convDocument),
 	FileDaily: func(p *parsed, r io.Reader, file string, c *collector) error {
-		cs, err := parseColumns(r, file, false, c)
+		cs, err := parseColumnsSink(r, file, false, c, 1<<20, p.dailySink)
 		p.daily = cs
 		return err
 	},
@@ -142,7 +144,7 @@ func ReadWith(dir string, opt ReadOptions) (*engine.Universe, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parsed{names: names}
+	p := &parsed{names: names, dailySink: opt.Daily}
 	m, err := ReadManifest(dir)
 	switch {
 	case err == nil:
@@ -162,6 +164,9 @@ func ReadWith(dir string, opt ReadOptions) (*engine.Universe, error) {
 		}
 		p.meter.Begin("read bundle", "bytes", total)
 		readFiles(dir, p, c)
+		if p.daily != nil && p.daily.sinkErr != nil {
+			return nil, p.daily.sinkErr
+		}
 	}
 	if err := c.err(fileOrder); err != nil {
 		return nil, err
@@ -248,10 +253,7 @@ func assemble(p *parsed, daily func(*engine.Series) error) (*engine.Universe, er
 	u.InsiderReports, p.insiderReports = values(p.insiderReports), nil
 	u.Documents, p.documents = values(p.documents), nil
 	if p.daily != nil && daily != nil {
-		var err error
-		if u.Daily, err = p.daily.handDaily(daily); err != nil {
-			return nil, err
-		}
+		u.Daily = p.daily.handed
 		p.daily = nil
 	} else if p.daily != nil {
 		u.Daily = p.daily.daily(true)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -590,4 +591,65 @@ func TestReadHandsDailyOver(t *testing.T) {
 	if _, err := ReadWith(smallDir, ReadOptions{Daily: func(*engine.Series) error { return bad }}); !errors.Is(err, bad) {
 		t.Errorf("sink's error: %v, want %v", err, bad)
 	}
+}
+
+// A daily file parsed with a sink hands every series over whole, in
+// file order, whatever the chunks' size, and keeps their tickers, dates
+// and closes: the series a parse without one makes.
+func TestParseColumnsSinkChunks(t *testing.T) {
+	text := readSmallDaily(t)
+	col := &collector{}
+	cs, err := parseColumnsChunked(strings.NewReader(text), FileDaily, false, col, 1<<30)
+	if err != nil || col.err(fileOrder) != nil {
+		t.Fatal(err, col.err(fileOrder))
+	}
+	want := cs.daily(false)
+	for size := 1; size <= len(text)+1; size += 97 {
+		col := &collector{}
+		var got []engine.Series
+		cs, err := parseColumnsSink(strings.NewReader(text), FileDaily, false, col, size, func(s *engine.Series) error {
+			got = append(got, engine.Series{Ticker: s.Ticker, Dates: slices.Clone(s.Dates), Close: slices.Clone(s.Close),
+				Open: slices.Clone(s.Open), High: slices.Clone(s.High), Low: slices.Clone(s.Low),
+				Volume: slices.Clone(s.Volume), Quantity: slices.Clone(s.Quantity), Trades: slices.Clone(s.Trades)})
+			return nil
+		})
+		if err != nil || col.err(fileOrder) != nil {
+			t.Fatal(size, err, col.err(fileOrder))
+		}
+		if d := diff(got, want); d != "" {
+			t.Fatalf("chunks of %d bytes: handed over series differ at %s", size, d)
+		}
+		if len(cs.handed) != len(want) || len(cs.blocks) != len(want) || len(cs.chunks) != 0 {
+			t.Fatalf("chunks of %d bytes: %d kept, %d blocks, %d chunks left", size, len(cs.handed), len(cs.blocks), len(cs.chunks))
+		}
+		for i, w := range want {
+			if d := diff(cs.handed[i], engine.Series{Ticker: w.Ticker, Dates: w.Dates, Close: w.Close}); d != "" {
+				t.Fatalf("chunks of %d bytes: series %d kept: %s", size, i, d)
+			}
+		}
+	}
+}
+
+// readSmallDaily returns the daily file of the small test bundle.
+func readSmallDaily(t *testing.T) string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(smallDir, "daily.csv*"))
+	if err != nil || len(names) != 1 {
+		t.Fatal(names, err)
+	}
+	f, err := os.Open(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rc, err := decompress(f, names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
