@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +47,22 @@ func FuzzDailyCSV(f *testing.F) {
 			}
 		} else if d := diff(cs.daily(false), cs2.daily(false)); d != "" {
 			t.Fatalf("chunked parse differs at %s", d)
+		} else {
+			// Handed over as parsed: the same series, whole.
+			var got []engine.Series
+			c3 := &collector{}
+			cs3, err := parseColumnsSink(bytes.NewReader(data), FileDaily, false, c3, int(chunk)+1, func(s *engine.Series) error {
+				got = append(got, engine.Series{Ticker: s.Ticker, Dates: slices.Clone(s.Dates), Close: slices.Clone(s.Close),
+					Open: slices.Clone(s.Open), High: slices.Clone(s.High), Low: slices.Clone(s.Low),
+					Volume: slices.Clone(s.Volume), Quantity: slices.Clone(s.Quantity), Trades: slices.Clone(s.Trades)})
+				return nil
+			})
+			if err != nil || c3.count() > 0 || len(cs3.handed) != len(got) {
+				t.Fatalf("handed over: %v %v", err, c3.err(fileOrder))
+			}
+			if d := diff(got, cs.daily(false)); len(got) > 0 && d != "" {
+				t.Fatalf("handed over series differ at %s", d)
+			}
 		}
 		var buf bytes.Buffer
 		if intraday {
