@@ -9,9 +9,9 @@ import "testing"
 func TestAccountListTranslates(t *testing.T) {
 	a := NewAccount("1.01", "Ativo Circulante", true, 5)
 	b := NewAccount("1.02", "Ativo Não Circulante", false, 7)
-	plain := Report{Statement: "BPA", Accounts: []Account{a, b}}
+	plain := Report{Statement: LabelBPA, Accounts: []Account{a, b}}
 	tab := &LineTable{Lines: []Line{0, b.Line, a.Line}}
-	mapped := Report{Statement: "BPA", Accounts: []Account{{Line: 2, Value: 5}, {Line: 1, Value: 7}, {Line: 9, Value: 1}}, Lines: tab}
+	mapped := Report{Statement: LabelBPA, Accounts: []Account{{Line: 2, Value: 5}, {Line: 1, Value: 7}, {Line: 9, Value: 1}}, Lines: tab}
 	pl, ml := plain.AccountList(), mapped.AccountList()
 	if pl.Len() != 2 || ml.Len() != 3 {
 		t.Fatalf("lengths %d and %d", pl.Len(), ml.Len())

@@ -48,7 +48,7 @@ func SessionClose(d Date) time.Time { return d.Time().Add(sessionCloseAt) }
 const sessionCloseAt = 21 * time.Hour
 
 // KnownAt reports whether r was published at or before t.
-func (r *Report) KnownAt(t time.Time) bool { return !r.PublishDate.After(t) }
+func (r *Report) KnownAt(t time.Time) bool { return !r.PublishDate.Time().After(t) }
 
 // KnownAt reports whether this version was published at or before t.
 func (e *CashEvent) KnownAt(t time.Time) bool { return !e.PublishDate.After(t) }
@@ -170,7 +170,7 @@ func firstPublished(u *Universe) time.Time {
 		}
 	}
 	for i := range u.Reports {
-		see(u.Reports[i].PublishDate)
+		see(u.Reports[i].PublishDate.Time())
 	}
 	for i := range u.CashActions {
 		see(u.CashActions[i].PublishDate)

@@ -834,10 +834,10 @@ func (b *builder) buildIssuerLists() error {
 			if c := cmp.Compare(x.ReferenceDate, y.ReferenceDate); c != 0 {
 				return c
 			}
-			if c := strings.Compare(x.Statement, y.Statement); c != 0 {
+			if c := x.Statement.Compare(y.Statement); c != 0 {
 				return c
 			}
-			if c := strings.Compare(x.Aggregation, y.Aggregation); c != 0 {
+			if c := x.Aggregation.Compare(y.Aggregation); c != 0 {
 				return c
 			}
 			return cmp.Compare(x.Version, y.Version)

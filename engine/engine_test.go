@@ -530,7 +530,7 @@ func TestIssuerLists(t *testing.T) {
 	}
 	var reps []string
 	for _, r := range is.Reports {
-		reps = append(reps, r.ReferenceDate.String()+" "+r.Statement+" "+string(rune('0'+r.Version)))
+		reps = append(reps, r.ReferenceDate.String()+" "+r.Statement.String()+" "+string(rune('0'+r.Version)))
 	}
 	if want := []string{"2022-12-31 DRE 1", "2023-12-31 BPA 1", "2023-12-31 DRE 1", "2023-12-31 DRE 2"}; !slices.Equal(reps, want) {
 		t.Errorf("reports = %v", reps)

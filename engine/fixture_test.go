@@ -103,10 +103,10 @@ func testUniverse(tb testing.TB) *Universe {
 			{Ticker: "PETR4"}, {Ticker: "PETR3"}, {Ticker: "VALE3"}, {Ticker: "VVAR3"}, {Ticker: "SPUN3"},
 		}}},
 		Reports: []Report{
-			{CompanyID: petroID, Statement: "DRE", Aggregation: AggConsolidated, ReferenceDate: MakeDate(2023, 12, 31), Version: 2},
-			{CompanyID: petroID, Statement: "BPA", Aggregation: AggConsolidated, ReferenceDate: MakeDate(2023, 12, 31), Version: 1},
-			{CompanyID: petroID, Statement: "DRE", Aggregation: AggConsolidated, ReferenceDate: MakeDate(2022, 12, 31), Version: 1},
-			{CompanyID: petroID, Statement: "DRE", Aggregation: AggConsolidated, ReferenceDate: MakeDate(2023, 12, 31), Version: 1},
+			{CompanyID: petroID, Statement: LabelDRE, Aggregation: LabelConsolidated, ReferenceDate: MakeDate(2023, 12, 31), Version: 2},
+			{CompanyID: petroID, Statement: LabelBPA, Aggregation: LabelConsolidated, ReferenceDate: MakeDate(2023, 12, 31), Version: 1},
+			{CompanyID: petroID, Statement: LabelDRE, Aggregation: LabelConsolidated, ReferenceDate: MakeDate(2022, 12, 31), Version: 1},
+			{CompanyID: petroID, Statement: LabelDRE, Aggregation: LabelConsolidated, ReferenceDate: MakeDate(2023, 12, 31), Version: 1},
 		},
 		Shares: []SharesPoint{
 			{CompanyID: petroID, Date: MakeDate(2022, 1, 1), Common: 100, Preferred: 200},

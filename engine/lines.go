@@ -146,7 +146,7 @@ func LinesFor(statement string) []StandardLine {
 // order; a line whose codes are all absent (or whose value is missing) is
 // Null. Unknown statements return nil. The caller owns the slice.
 func Standardize(r *Report) []Num {
-	t := lineTables[lineStatement(r.Statement)]
+	t := lineTables[lineStatement(r.Statement.String())]
 	if t == nil {
 		return nil
 	}
@@ -157,7 +157,7 @@ func Standardize(r *Report) []Num {
 // the extended slice; dst is returned unchanged for an unknown statement.
 // It allocates only when dst lacks the capacity.
 func AppendStandardized(dst []Num, r *Report) []Num {
-	t := lineTables[lineStatement(r.Statement)]
+	t := lineTables[lineStatement(r.Statement.String())]
 	if t == nil {
 		return dst
 	}

@@ -26,7 +26,7 @@ func cvmReport(tb testing.TB, path, statement string) Report {
 	}
 	sc := bufio.NewScanner(zr)
 	var col map[string]int
-	r := Report{Statement: statement, Aggregation: AggConsolidated, Form: "DFP", StartDate: NoDate}
+	r := Report{Statement: MustLabel(statement), Aggregation: LabelConsolidated, Form: LabelDFP, StartDate: NoDate}
 	for line := 1; sc.Scan(); line++ {
 		// ISO-8859-1 to UTF-8: every byte is one rune.
 		b := sc.Bytes()
@@ -97,7 +97,7 @@ func close12(a, b float64) bool {
 
 func lineValues(tb testing.TB, r *Report) map[string]Num {
 	tb.Helper()
-	ls, vs := LinesFor(r.Statement), Standardize(r)
+	ls, vs := LinesFor(r.Statement.String()), Standardize(r)
 	if len(ls) != len(vs) {
 		tb.Fatalf("%d lines, %d values", len(ls), len(vs))
 	}
@@ -132,7 +132,7 @@ func TestStandardizeRealCVM(t *testing.T) {
 		for _, a := range r.Accounts {
 			names[a.Code()] = a.Name()
 		}
-		for _, l := range LinesFor(r.Statement) {
+		for _, l := range LinesFor(r.Statement.String()) {
 			if name, ok := names[l.Codes[0]]; ok && name != l.Name {
 				t.Errorf("%s: code %s is %q in CVM's file, %q here", l.ID, l.Codes[0], name, l.Name)
 			}
@@ -159,14 +159,14 @@ func TestStandardizeFinancialModel(t *testing.T) {
 		}
 	}
 	// A bank's balance sheet: cash at 1.01, equity found by name.
-	bpa := Report{Statement: "BPA", Accounts: []Account{
+	bpa := Report{Statement: LabelBPA, Accounts: []Account{
 		NewAccount("1", "Ativo Total", false, 100), NewAccount("1.01", "Caixa e Equivalentes de Caixa", false, 7),
 		NewAccount("1.02", "Ativos Financeiros", false, 90), NewAccount("1.01.01", "Disponibilidades", false, 3)}}
 	b := lineValues(t, &bpa)
 	if b["TOTAL_ASSETS"] != 100 || b["CASH_AND_EQUIVALENTS"] != 7 || b["CURRENT_ASSETS"].Valid() || b["NON_CURRENT_ASSETS"].Valid() {
 		t.Errorf("bank BPA %v", b)
 	}
-	bpp := Report{Statement: "BPP", Accounts: []Account{
+	bpp := Report{Statement: LabelBPP, Accounts: []Account{
 		NewAccount("2", "Passivo Total", false, 100),
 		NewAccount("2.01", "Passivos Financeiros Avaliados ao Valor Justo através do Resultado", false, 10),
 		NewAccount("2.03", "Provisões", false, 5),
@@ -179,17 +179,17 @@ func TestStandardizeFinancialModel(t *testing.T) {
 }
 
 func TestStandardize(t *testing.T) {
-	r := Report{Statement: "DFC_MD", Accounts: []Account{
+	r := Report{Statement: LabelDFCMD, Accounts: []Account{
 		NewAccount("6.01", "", false, 10), NewAccount("6.02", "", false, -4), NewAccount("6.05", "", false, Null)}}
 	v := lineValues(t, &r)
 	if v["OPERATING_CASH_FLOW"] != 10 || v["INVESTING_CASH_FLOW"] != -4 || v["FINANCING_CASH_FLOW"].Valid() || v["NET_CHANGE_IN_CASH"].Valid() {
 		t.Errorf("DFC_MD %v", v)
 	}
-	dva := Report{Statement: "DVA", Accounts: []Account{NewAccount("7.04.01", "", false, -5), NewAccount("7.08.04.02", "", false, 2)}}
+	dva := Report{Statement: LabelDVA, Accounts: []Account{NewAccount("7.04.01", "", false, -5), NewAccount("7.08.04.02", "", false, 2)}}
 	if v := lineValues(t, &dva); v["DEPRECIATION_AMORTIZATION"] != -5 || v["DIVIDENDS"] != 2 || v["INTEREST_ON_EQUITY"].Valid() {
 		t.Errorf("DVA %v", v)
 	}
-	if Standardize(&Report{Statement: "XYZ"}) != nil || LinesFor("XYZ") != nil {
+	if Standardize(&Report{Statement: MustLabel("XYZ")}) != nil || LinesFor("XYZ") != nil {
 		t.Error("unknown statement")
 	}
 	// Every statement has lines; ids are unique; every line has codes.
@@ -222,7 +222,7 @@ func TestStandardize(t *testing.T) {
 func TestStandardizeModelDetection(t *testing.T) {
 	// Bank names on the commercial layout (3.05 EBIT, 3.11 net income) are
 	// read with the commercial codes.
-	hybrid := Report{Statement: "DRE", Accounts: []Account{
+	hybrid := Report{Statement: LabelDRE, Accounts: []Account{
 		NewAccount("3.01", "Receitas da Intermediação Financeira", false, 100),
 		NewAccount("3.05", "Resultado Antes do Resultado Financeiro e dos Tributos", false, 30),
 		NewAccount("3.07", "Resultado Antes dos Tributos sobre o Lucro", false, 30),
@@ -235,12 +235,12 @@ func TestStandardizeModelDetection(t *testing.T) {
 	}
 	// Unnamed accounts: the financial layout is recognized by 3.01 and the
 	// absence of 3.11; otherwise the commercial codes apply.
-	unnamed := Report{Statement: "DRE", Accounts: []Account{
+	unnamed := Report{Statement: LabelDRE, Accounts: []Account{
 		NewAccount("3.01", "", false, 100), NewAccount("3.05", "", false, 30), NewAccount("3.11", "", false, 20)}}
 	if v := lineValues(t, &unnamed); v["EBIT"] != 30 || v["NET_INCOME"] != 20 {
 		t.Errorf("unnamed %v", v)
 	}
-	bank := Report{Statement: "DRE", Accounts: []Account{
+	bank := Report{Statement: LabelDRE, Accounts: []Account{
 		NewAccount("3.01", "RECEITAS DA INTERMEDIACAO FINANCEIRA", false, 100), NewAccount("3.05", "", false, 30), NewAccount("3.09", "", false, 20)}}
 	if v := lineValues(t, &bank); v["EBIT"].Valid() || v["PRE_TAX_INCOME"] != 30 || v["NET_INCOME"] != 20 {
 		t.Errorf("unnamed bank %v", v)
@@ -248,7 +248,7 @@ func TestStandardizeModelDetection(t *testing.T) {
 }
 
 func TestStandardizeDVAGuards(t *testing.T) {
-	r := Report{Statement: "DVA", Accounts: []Account{
+	r := Report{Statement: LabelDVA, Accounts: []Account{
 		NewAccount("7.04.01", "Provisão para Créditos de Liquidação Duvidosa", false, -9),
 		NewAccount("7.08.04.01", "Juros sobre o Capital Próprio", false, 3),
 		NewAccount("7.08.04.02", "DIVIDENDOS", false, 4)}}
@@ -262,7 +262,7 @@ func TestStandardizeDVAGuards(t *testing.T) {
 // after dst's, without allocating when dst has room, and LinesFor shares
 // its slices.
 func TestAppendStandardized(t *testing.T) {
-	r := Report{Statement: "DFC_MD", Accounts: []Account{NewAccount("6.01", "", false, 10), NewAccount("6.05", "", false, 3)}}
+	r := Report{Statement: LabelDFCMD, Accounts: []Account{NewAccount("6.01", "", false, 10), NewAccount("6.05", "", false, 3)}}
 	want := Standardize(&r)
 	buf := make([]Num, 1, 64)
 	buf[0] = 42
@@ -275,12 +275,12 @@ func TestAppendStandardized(t *testing.T) {
 			t.Errorf("value %d: %v, want %v", i, got[1+i], v)
 		}
 	}
-	if got := AppendStandardized(buf[:1], &Report{Statement: "XYZ"}); len(got) != 1 {
+	if got := AppendStandardized(buf[:1], &Report{Statement: MustLabel("XYZ")}); len(got) != 1 {
 		t.Errorf("unknown statement appended %v", got[1:])
 	}
 	if n := testing.AllocsPerRun(100, func() {
 		buf = AppendStandardized(buf[:0], &r)
-		if len(LinesFor(r.Statement)) != len(buf) {
+		if len(LinesFor(r.Statement.String())) != len(buf) {
 			t.Fatal("lines and values differ in length")
 		}
 	}); n > 0 {

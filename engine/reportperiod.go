@@ -14,7 +14,7 @@ func (r *Report) KnownOn(asOf Date) bool {
 	if asOf.Valid() && ref > asOf {
 		return false
 	}
-	return r.RetrievalDate.IsZero() || DateOf(r.RetrievalDate) >= ref
+	return r.RetrievalDate.IsZero() || DateOf(r.RetrievalDate.Time()) >= ref
 }
 
 // Period lengths a report's flows can span (Report.Span).

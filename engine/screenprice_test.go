@@ -62,8 +62,8 @@ func annual(company string) []engine.Report {
 	pub := time.Date(2024, 3, 20, 20, 0, 0, 0, time.UTC)
 	acc := func(code string, v float64) engine.Account { return engine.NewAccount(code, "", true, engine.Num(v)) }
 	mk := func(st string, start engine.Date, accts ...engine.Account) engine.Report {
-		return engine.Report{CompanyID: company, Statement: st, Aggregation: engine.AggConsolidated, Form: "DFP",
-			ReferenceDate: ref, StartDate: start, EndDate: ref, PublishDate: pub, RetrievalDate: pub.Add(time.Hour),
+		return engine.Report{CompanyID: company, Statement: engine.MustLabel(st), Aggregation: engine.LabelConsolidated, Form: engine.LabelDFP,
+			ReferenceDate: ref, StartDate: start, EndDate: ref, PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(pub.Add(time.Hour)),
 			Version: 1, Accounts: accts}
 	}
 	return []engine.Report{

@@ -193,7 +193,7 @@ func TestAsOfLookAhead(t *testing.T) {
 	var reportMarks, cashMarks, fundMarks, fundCashMarks []mark
 	for _, rep := range u.Reports {
 		if rep.Version > 1 {
-			reportMarks = append(reportMarks, mark{t: rep.PublishDate, id: rep.CompanyID})
+			reportMarks = append(reportMarks, mark{t: rep.PublishDate.Time(), id: rep.CompanyID})
 		}
 	}
 	for _, a := range u.CashActions {

@@ -40,8 +40,8 @@ func TestReportFrequencyFromDates(t *testing.T) {
 		if st == "BPA" {
 			code = "1"
 		}
-		return engine.Report{CompanyID: enhz, Statement: st, Aggregation: engine.AggConsolidated, Form: form,
-			ReferenceDate: day(end), StartDate: s, EndDate: day(end), PublishDate: pub, RetrievalDate: pub,
+		return engine.Report{CompanyID: enhz, Statement: engine.MustLabel(st), Aggregation: engine.LabelConsolidated, Form: engine.MustLabel(form),
+			ReferenceDate: day(end), StartDate: s, EndDate: day(end), PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(pub),
 			Version: 1, Accounts: []engine.Account{engine.NewAccount(code, "x", true, 100)}}
 	}
 	u.Reports = append(u.Reports,

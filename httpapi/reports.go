@@ -39,10 +39,10 @@ type timeParam = struct {
 }
 
 func (f *reportFilter) keep(r *engine.Report) bool {
-	if f.statements != nil && !contains(f.statements, r.Statement) {
+	if f.statements != nil && !contains(f.statements, r.Statement.String()) {
 		return false
 	}
-	if f.agg != "" && r.Aggregation != f.agg {
+	if f.agg != "" && r.Aggregation.String() != f.agg {
 		return false
 	}
 	if f.ref.Valid() && r.ReferenceDate != f.ref {
@@ -54,7 +54,7 @@ func (f *reportFilter) keep(r *engine.Report) bool {
 			return false
 		}
 	}
-	if f.pub.set && r.PublishDate.UnixNano() <= f.pub.t || f.ret.set && r.RetrievalDate.UnixNano() <= f.ret.t {
+	if f.pub.set && r.PublishDate.Time().UnixNano() <= f.pub.t || f.ret.set && r.RetrievalDate.Time().UnixNano() <= f.ret.t {
 		return false
 	}
 	if !f.asOf.IsZero() && !r.KnownAt(f.asOf) {
@@ -140,11 +140,11 @@ func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		}
 		n++
 		dst = append(dst, `{"report_type":{"name":`...)
-		dst = appendString(dst, statementNames[rep.Statement])
+		dst = appendString(dst, statementNames[rep.Statement.String()])
 		dst = append(dst, `,"acronym":`...)
-		dst = appendString(dst, rep.Statement)
+		dst = appendString(dst, rep.Statement.String())
 		dst = append(dst, `,"aggregation":`...)
-		dst = appendString(dst, rep.Aggregation)
+		dst = appendString(dst, rep.Aggregation.String())
 		dst = append(dst, '}')
 		dst = appendReportDates(dst, rep)
 		if flat {
@@ -169,9 +169,9 @@ func appendReportDates(dst []byte, rep *engine.Report) []byte {
 	dst = append(dst, `,"end_date":`...)
 	dst = appendDateISO(dst, rep.EndDate)
 	dst = append(dst, `,"publish_date":`...)
-	dst = appendTime(dst, rep.PublishDate)
+	dst = appendTime(dst, rep.PublishDate.Time())
 	dst = append(dst, `,"retrieval_date":`...)
-	dst = appendTime(dst, rep.RetrievalDate)
+	dst = appendTime(dst, rep.RetrievalDate.Time())
 	dst = append(dst, `,"version":`...)
 	return appendInt(dst, int64(rep.Version))
 }
@@ -235,7 +235,7 @@ func appendTree(dst []byte, rep *engine.Report) []byte {
 		code, _, _ = strings.Cut(acc.At(0).Code(), ".")
 	}
 	dst = append(dst, `{"name":`...)
-	dst = appendString(dst, statementNames[rep.Statement])
+	dst = appendString(dst, statementNames[rep.Statement.String()])
 	dst = append(dst, `,"code":`...)
 	dst = appendString(dst, code)
 	dst = append(dst, `,"value":null,"children":[`...)
@@ -356,7 +356,7 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	var valBuf [64]engine.Num
 	pass := func(i int) bool {
 		return f.keep(rs[i]) && (freq == "" || reportFrequency(rs, i) == freq) &&
-			!(f.latestRef && superseded(rs, i, &f)) && len(engine.LinesFor(rs[i].Statement)) > 0
+			!(f.latestRef && superseded(rs, i, &f)) && len(engine.LinesFor(rs[i].Statement.String())) > 0
 	}
 	sendCount(c, len(rs), pass)
 	k := 0 // passing items seen
@@ -369,7 +369,7 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		if k++; !w.in(k - 1) {
 			continue
 		}
-		lines := engine.LinesFor(rep.Statement)
+		lines := engine.LinesFor(rep.Statement.String())
 		vals := engine.AppendStandardized(valBuf[:0], rep)
 		if n > 0 {
 			dst = append(dst, ',')
@@ -378,9 +378,9 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		dst = append(dst, `{"section":`...)
 		dst = appendString(dst, lines[0].Section)
 		dst = append(dst, `,"statement":`...)
-		dst = appendString(dst, rep.Statement)
+		dst = appendString(dst, rep.Statement.String())
 		dst = append(dst, `,"aggregation":`...)
-		dst = appendString(dst, rep.Aggregation)
+		dst = appendString(dst, rep.Aggregation.String())
 		dst = append(dst, `,"frequency":`...)
 		dst = appendString(dst, reportFrequency(rs, i))
 		dst = appendReportDates(dst, rep)
@@ -417,7 +417,7 @@ func reportFrequency(rs []*engine.Report, i int) string {
 	r := rs[i]
 	sp := r.Span()
 	if sp == engine.SpanNone {
-		if r.Form != "DFP" {
+		if r.Form.String() != "DFP" {
 			return engine.FreqQuarterly
 		}
 		lo, hi := i, i+1

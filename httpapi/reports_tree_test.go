@@ -69,7 +69,7 @@ func refTree(dst []byte, rep *engine.Report) []byte {
 		code, _, _ = strings.Cut(acc[0].Code(), ".")
 	}
 	dst = append(dst, `{"name":`...)
-	dst = appendString(dst, statementNames[rep.Statement])
+	dst = appendString(dst, statementNames[rep.Statement.String()])
 	dst = append(dst, `,"code":`...)
 	dst = appendString(dst, code)
 	dst = append(dst, `,"value":null,"children":[`...)
@@ -152,7 +152,7 @@ func FuzzTreeAndFlat(f *testing.F) {
 func check(t *testing.T, b []byte) {
 	t.Helper()
 	for _, st := range []string{"BPA", "DRE"} {
-		rep := &engine.Report{Statement: st, Accounts: accountsOf(b)}
+		rep := &engine.Report{Statement: engine.MustLabel(st), Accounts: accountsOf(b)}
 		if got, want := appendTree(nil, rep), refTree(nil, rep); !bytes.Equal(got, want) {
 			t.Fatalf("%s tree of %v:\n got %s\nwant %s", st, b, got, want)
 		}
@@ -203,7 +203,7 @@ func BenchmarkReportAccounts(b *testing.B) {
 	for i := range seed {
 		seed[i] = byte(i*7 + i/13)
 	}
-	plain := &engine.Report{Statement: "DRE", Accounts: accountsOf(seed)}
+	plain := &engine.Report{Statement: engine.LabelDRE, Accounts: accountsOf(seed)}
 	for _, c := range []struct {
 		name string
 		rep  *engine.Report

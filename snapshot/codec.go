@@ -329,6 +329,8 @@ type pdec struct {
 	// freqs and classes cache frequency and shareClass (see enum), one
 	// slot per string-table index.
 	freqs, classes []uint8
+	// labels caches label (engine.LabelOf), as enum's caches.
+	labels []uint8
 	// syms caches sym: the engine.Sym of each string-table index, plus
 	// one (0: not interned yet).
 	syms []engine.Sym
@@ -651,6 +653,15 @@ func (d *pdec) enum(cache *[]uint8, what string, parse func(string) (uint8, bool
 		return 0
 	}
 	return c - 1
+}
+
+// label reads a string as an engine.Label (a report's statement,
+// aggregation or form); a word beyond the process's Labels is an error.
+func (d *pdec) label() engine.Label {
+	return engine.Label(d.enum(&d.labels, "report label (more distinct words than a process holds)", func(s string) (uint8, bool) {
+		l, ok := engine.LabelOf(s)
+		return uint8(l), ok
+	}))
 }
 
 // htime reads a header time: 0 for the zero time, else zig(unix

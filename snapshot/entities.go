@@ -295,14 +295,14 @@ var kinds = []kind{
 			for i := lo; i < hi; i++ {
 				r := &u.Reports[i]
 				e.str(r.CompanyID)
-				e.str(r.Statement)
-				e.str(r.Aggregation)
-				e.str(r.Form)
+				e.str(r.Statement.String())
+				e.str(r.Aggregation.String())
+				e.str(r.Form.String())
 				e.date(r.ReferenceDate)
 				e.date(r.StartDate)
 				e.date(r.EndDate)
-				e.time(r.PublishDate)
-				e.time(r.RetrievalDate)
+				e.time(r.PublishDate.Time())
+				e.time(r.RetrievalDate.Time())
 				e.iv(int64(r.Version))
 				e.slen(len(r.Accounts), r.Accounts == nil, 0)
 				if e.acc != nil {
@@ -1585,13 +1585,13 @@ func checkIndicators(u *engine.Universe, withRatios bool) error {
 // in every format.
 func decReportHead(d *pdec, r *engine.Report) {
 	r.CompanyID = d.str()
-	r.Statement = d.str()
-	r.Aggregation = d.str()
-	r.Form = d.str()
+	r.Statement = d.label()
+	r.Aggregation = d.label()
+	r.Form = d.label()
 	r.ReferenceDate = d.date()
 	r.StartDate = d.date()
 	r.EndDate = d.date()
-	r.PublishDate = d.time()
-	r.RetrievalDate = d.time()
+	r.PublishDate = d.stamp()
+	r.RetrievalDate = d.stamp()
 	r.Version = d.integer()
 }

@@ -383,12 +383,12 @@ func handUniverse() *engine.Universe {
 		}},
 		Indexes: []engine.Index{{Symbol: "IBOV", Name: "Ibovespa", AsOf: d0, Reductor: 18296803.37677573, Members: []engine.IndexMember{{Ticker: "PETR4", Weight: 0.1234, TheoreticalQty: 4.5e9}}}, {Symbol: "EMPTY", Reductor: nan}},
 		Reports: []engine.Report{{
-			CompanyID: "33000167000101", Statement: "DRE", Aggregation: engine.AggConsolidated, Form: "DFP",
+			CompanyID: "33000167000101", Statement: engine.LabelDRE, Aggregation: engine.LabelConsolidated, Form: engine.LabelDFP,
 			ReferenceDate: d0, StartDate: engine.MakeDate(2023, 1, 1), EndDate: engine.MakeDate(2023, 12, 31),
-			PublishDate: t0, RetrievalDate: t0.Add(90 * time.Minute), Version: 2,
+			PublishDate: engine.StampOf(t0), RetrievalDate: engine.StampOf(t0.Add(90 * time.Minute)), Version: 2,
 			Accounts: []engine.Account{engine.NewAccount("3.01", "Receita de Venda de Bens e/ou Serviços", true, 511994000000), engine.NewAccount("3.99.01.01", "ON", false, 0.93), engine.NewAccount("3.02", "Custo", false, nan)},
 			Sources:  []engine.Source{src},
-		}, {CompanyID: "2", Statement: "BPA", StartDate: engine.NoDate, Accounts: []engine.Account{}}},
+		}, {CompanyID: "2", Statement: engine.LabelBPA, StartDate: engine.NoDate, Accounts: []engine.Account{}}},
 		Shares: []engine.SharesPoint{{CompanyID: "33000167000101", Date: d0, Common: 7442454142, Preferred: 5602042788, Treasury: 0}},
 		CashActions: []engine.CashAction{{
 			ID: "ca-1-v2", EventID: "ca-1", Version: 2, CompanyID: "33000167000101", Ticker: "PETR4", StockType: engine.ClassPS, ISIN: "BRPETRACNPR6",
@@ -475,26 +475,26 @@ func synthUniverse(tickers, days, intradayTickers, intradayBars, reports int) *e
 	for i := range u.Reports {
 		r := &u.Reports[i]
 		r.CompanyID = fmt.Sprintf("%014d", i%1000)
-		r.Statement = engine.Statements[i%len(engine.Statements)]
-		r.Aggregation = engine.AggConsolidated
-		r.Form = "ITR"
+		r.Statement = engine.MustLabel(engine.Statements[i%len(engine.Statements)])
+		r.Aggregation = engine.LabelConsolidated
+		r.Form = engine.LabelITR
 		r.ReferenceDate = d0 - engine.Date(i%40*91)
 		r.StartDate, r.EndDate = r.ReferenceDate-90, r.ReferenceDate
-		r.PublishDate = t0.Add(-time.Duration(i%40) * 91 * 24 * time.Hour)
-		r.RetrievalDate = t0
+		r.PublishDate = engine.StampOf(t0.Add(-time.Duration(i%40) * 91 * 24 * time.Hour))
+		r.RetrievalDate = engine.StampOf(t0)
 		r.Version = 1
 		r.Accounts = make([]engine.Account, 25)
 		for j := range r.Accounts {
 			r.Accounts[j] = engine.NewAccount(fmt.Sprintf("3.%02d", j), names[j], j < 10, engine.Num(rng.Int64N(1e12)))
 		}
-		r.Sources = []engine.Source{{VisualizationURL: fmt.Sprintf("https://example.invalid/r/%d", i), PublishedAt: r.PublishDate, Name: "CVM"}}
+		r.Sources = []engine.Source{{VisualizationURL: fmt.Sprintf("https://example.invalid/r/%d", i), PublishedAt: r.PublishDate.Time(), Name: "CVM"}}
 	}
 	u.Derived.Catalog = []engine.Indicator{{ID: "A"}, {ID: "B"}}
 	u.Derived.Ratios = make([]engine.RatioPoint, reports*4)
 	for i := range u.Derived.Ratios {
 		r := &u.Reports[i/4]
 		u.Derived.Ratios[i] = engine.RatioPoint{CompanyID: engine.Intern(r.CompanyID), Indicator: uint16(i % 2), Frequency: engine.FrequencyQuarterly,
-			ReferenceDate: r.ReferenceDate, PublishDate: engine.StampOf(r.PublishDate), RetrievalDate: engine.StampOf(r.RetrievalDate),
+			ReferenceDate: r.ReferenceDate, PublishDate: engine.StampOf(r.PublishDate.Time()), RetrievalDate: engine.StampOf(r.RetrievalDate.Time()),
 			Value: engine.Num(rng.Float64())}
 		u.Derived.AddVars(&u.Derived.Ratios[i], []engine.Num{engine.Num(rng.Int64N(1e9)), engine.Num(rng.Int64N(1e9))})
 	}

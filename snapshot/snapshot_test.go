@@ -110,7 +110,7 @@ func TestSpecialValues(t *testing.T) {
 	if !got.Documents[0].RetrievalDate.IsZero() || !got.Reports[0].Sources[0].RetrievedAt.IsZero() {
 		t.Errorf("zero time lost")
 	}
-	if got.Reports[0].PublishDate != t0 {
+	if got.Reports[0].PublishDate.Time() != t0 {
 		t.Errorf("PublishDate = %#v, want %#v", got.Reports[0].PublishDate, t0)
 	}
 	if got.Companies[0].Description != "Exploração 日本語 🙂" {
@@ -118,7 +118,7 @@ func TestSpecialValues(t *testing.T) {
 	}
 	// Sub-second times are kept to the nanosecond.
 	u2 := handUniverse()
-	u2.Reports[0].PublishDate = time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	u2.Reports[0].PublishDate = engine.StampOf(time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.UTC))
 	got2, _ := mustDecode(t, mustWrite(t, u2, WriteOptions{}))
 	if !got2.Reports[0].PublishDate.Equal(u2.Reports[0].PublishDate) {
 		t.Errorf("nanoseconds lost: %v", got2.Reports[0].PublishDate)
@@ -241,7 +241,7 @@ func TestWriteErrors(t *testing.T) {
 	f("intraday columns", func(u *engine.Universe, o *WriteOptions) { u.Intraday[0].Open = u.Intraday[0].Open[:1] }, `intraday series 0`)
 	f("fund indicator", func(u *engine.Universe, o *WriteOptions) { u.Derived.FundRatios[0].Indicator = 7 }, "indicator 7 beyond")
 	f("time range", func(u *engine.Universe, o *WriteOptions) {
-		u.Reports[0].PublishDate = time.Unix(1<<62, 0)
+		u.Reports[0].PublishDate = engine.StampOf(time.Unix(1<<62, 0))
 	}, "out of the encodable range")
 }
 

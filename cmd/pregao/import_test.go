@@ -59,7 +59,7 @@ func TestImportReal(t *testing.T) {
 		}
 	}
 	for _, r := range u.Reports {
-		if !r.RetrievalDate.Equal(u.Meta.AsOf) {
+		if !r.RetrievalDate.Equal(engine.StampOf(u.Meta.AsOf)) {
 			t.Fatalf("report %s %s retrieved %v", r.CompanyID, r.ReferenceDate, r.RetrievalDate)
 		}
 	}
@@ -269,7 +269,7 @@ func checkRealRatios(t *testing.T, u *engine.Universe) {
 	ref := engine.MakeDate(2023, 3, 31)
 	var dre301 engine.Num = engine.Null
 	for _, r := range j.Issuer.Reports {
-		if r.Statement == "DRE" && r.Aggregation == engine.AggConsolidated && r.ReferenceDate == ref {
+		if r.Statement.String() == "DRE" && r.Aggregation.String() == engine.AggConsolidated && r.ReferenceDate == ref {
 			for _, a := range r.Accounts {
 				if a.Code() == "3.01" {
 					dre301 = a.Value
@@ -442,7 +442,7 @@ func TestImportDates(t *testing.T) {
 	}
 	want := time.Date(2024, 5, 1, 15, 0, 0, 0, time.UTC)
 	for _, r := range u.Reports {
-		if !r.RetrievalDate.Equal(want) {
+		if !r.RetrievalDate.Equal(engine.StampOf(want)) {
 			t.Fatalf("report %s %s retrieved %v, want %v", r.CompanyID, r.ReferenceDate, r.RetrievalDate, want)
 		}
 	}

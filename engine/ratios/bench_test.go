@@ -100,14 +100,14 @@ func synthUniverse(n int) *engine.Universe {
 					for _, agg := range []string{engine.AggConsolidated, engine.AggIndividual} {
 						rs := v.reports(id, agg)
 						for i := range rs {
-							prefix := map[string]string{"DRE": "3", "DVA": "7", "BPA": "1", "BPP": "2"}[rs[i].Statement]
+							prefix := map[string]string{"DRE": "3", "DVA": "7", "BPA": "1", "BPP": "2"}[rs[i].Statement.String()]
 							rs[i].Accounts = append(rs[i].Accounts, filler(prefix, 30)...)
 						}
-						dfc := engine.Report{CompanyID: id, Statement: "DFC_MI", Aggregation: agg, Form: form, ReferenceDate: ref,
-							StartDate: start, EndDate: ref, PublishDate: v.pub, RetrievalDate: v.pub, Version: v.ver,
+						dfc := engine.Report{CompanyID: id, Statement: engine.LabelDFCMI, Aggregation: engine.MustLabel(agg), Form: engine.MustLabel(form), ReferenceDate: ref,
+							StartDate: start, EndDate: ref, PublishDate: engine.StampOf(v.pub), RetrievalDate: engine.StampOf(v.pub), Version: v.ver,
 							Accounts: append([]engine.Account{engine.NewAccount("6.01", "", false, engine.Num(f())), engine.NewAccount("6.02", "", false, engine.Num(-f()))}, filler("6", 20)...)}
 						dra := dfc
-						dra.Statement = "DRA"
+						dra.Statement = engine.LabelDRA
 						dra.Accounts = []engine.Account{engine.NewAccount("4.01", "", false, engine.Num(v.ni)), engine.NewAccount("4.03", "", false, engine.Num(v.ni))}
 						u.Reports = append(u.Reports, rs...)
 						u.Reports = append(u.Reports, dfc, dra)

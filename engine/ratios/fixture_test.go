@@ -44,9 +44,9 @@ func acc(code string, v float64) engine.Account {
 // reports returns the DRE, DVA, BPA and BPP of f.
 func (f fig) reports(company, agg string) []engine.Report {
 	mk := func(st string, start engine.Date, accts ...engine.Account) engine.Report {
-		return engine.Report{CompanyID: company, Statement: st, Aggregation: agg, Form: f.form,
-			ReferenceDate: f.ref, StartDate: start, EndDate: f.ref, PublishDate: f.pub,
-			RetrievalDate: f.pub.Add(time.Hour), Version: f.ver, Accounts: accts}
+		return engine.Report{CompanyID: company, Statement: engine.MustLabel(st), Aggregation: engine.MustLabel(agg), Form: engine.MustLabel(f.form),
+			ReferenceDate: f.ref, StartDate: start, EndDate: f.ref, PublishDate: engine.StampOf(f.pub),
+			RetrievalDate: engine.StampOf(f.pub.Add(time.Hour)), Version: f.ver, Accounts: accts}
 	}
 	return []engine.Report{
 		mk("DRE", f.start,

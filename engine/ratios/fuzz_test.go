@@ -78,8 +78,8 @@ func hostileUniverse(seed uint64) *engine.Universe {
 				if rng.IntN(4) == 0 {
 					continue
 				}
-				r := engine.Report{CompanyID: id, Statement: st, Form: form, ReferenceDate: ref, StartDate: engine.NoDate, EndDate: ref,
-					PublishDate: pub, Version: 1 + rng.IntN(2), Aggregation: []string{engine.AggConsolidated, engine.AggIndividual}[rng.IntN(2)]}
+				r := engine.Report{CompanyID: id, Statement: engine.MustLabel(st), Form: engine.MustLabel(form), ReferenceDate: ref, StartDate: engine.NoDate, EndDate: ref,
+					PublishDate: engine.StampOf(pub), Version: 1 + rng.IntN(2), Aggregation: engine.MustLabel([]string{engine.AggConsolidated, engine.AggIndividual}[rng.IntN(2)])}
 				for _, code := range []string{"1", "1.01", "1.01.01", "1.01.02", "1.01.04", "2.01", "2.01.04", "2.02.01", "2.03",
 					"3.01", "3.03", "3.05", "3.06.02", "3.08", "3.11", "7.04.01", "7.08.04.01", "7.08.04.02", "6.01.01.01"} {
 					if rng.IntN(5) > 0 {

@@ -27,7 +27,7 @@ func cvmReport(tb testing.TB, path, statement string) engine.Report {
 	}
 	sc := bufio.NewScanner(zr)
 	var col map[string]int
-	r := engine.Report{Statement: statement, Aggregation: engine.AggConsolidated, Form: "DFP", StartDate: engine.NoDate}
+	r := engine.Report{Statement: engine.MustLabel(statement), Aggregation: engine.LabelConsolidated, Form: engine.LabelDFP, StartDate: engine.NoDate}
 	for line := 1; sc.Scan(); line++ {
 		// ISO-8859-1 to UTF-8: every byte is one rune.
 		b := sc.Bytes()
@@ -88,7 +88,7 @@ func TestDeriveRealCVM(t *testing.T) {
 	// The same DFP through Derive: fiscal year ending in March.
 	var rs []engine.Report
 	for _, r := range []engine.Report{bpa, bpp, dre} {
-		r.CompanyID, r.PublishDate = "JALL", at("2023-06-01")
+		r.CompanyID, r.PublishDate = "JALL", engine.StampOf(at("2023-06-01"))
 		r.StartDate = day("2022-04-01")
 		rs = append(rs, r)
 	}

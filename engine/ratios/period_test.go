@@ -65,7 +65,7 @@ func TestReportsAfterAsOf(t *testing.T) {
 	odd := early
 	odd.ref, odd.start, odd.pub = day("2022-06-30"), day("2021-07-01"), at("2022-03-02")
 	for _, r := range odd.reports("Y", engine.AggConsolidated) {
-		r.RetrievalDate = at("2022-03-02")
+		r.RetrievalDate = engine.StampOf(at("2022-03-02"))
 		rs = append(rs, r)
 	}
 	u := &engine.Universe{Meta: engine.Meta{AsOf: at("2022-06-30")}, Companies: []engine.Company{{ID: "X"}, {ID: "Y"}}, Reports: rs}

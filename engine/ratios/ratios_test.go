@@ -344,7 +344,7 @@ func TestDeriveErrors(t *testing.T) {
 		t.Errorf("missing reference date: %v", err)
 	}
 	u = fixture()
-	u.Reports[0].Form = "XYZ"
+	u.Reports[0].Form = engine.MustLabel("XYZ")
 	if _, err := Derive(u); err == nil || !strings.Contains(err.Error(), "XYZ") {
 		t.Errorf("bad form: %v", err)
 	}
@@ -359,8 +359,8 @@ func TestDAFallbackFromDFC(t *testing.T) {
 	f := fig{form: "DFP", ref: day("2023-12-31"), start: day("2023-01-01"), pub: at("2024-03-01"), ver: 1,
 		rev: 100, ebit: 10, ni: 5, assets: 10, eq: 5}
 	rs := f.reports("X", engine.AggConsolidated)[:1] // DRE only
-	rs = append(rs, engine.Report{CompanyID: "X", Statement: "DFC_MI", Aggregation: engine.AggConsolidated, Form: "DFP",
-		ReferenceDate: f.ref, StartDate: f.start, EndDate: f.ref, PublishDate: f.pub, Version: 1,
+	rs = append(rs, engine.Report{CompanyID: "X", Statement: engine.LabelDFCMI, Aggregation: engine.LabelConsolidated, Form: engine.LabelDFP,
+		ReferenceDate: f.ref, StartDate: f.start, EndDate: f.ref, PublishDate: engine.StampOf(f.pub), Version: 1,
 		Accounts: []engine.Account{
 			engine.NewAccount("6.01", "Caixa Líquido Atividades Operacionais", false, 30),
 			engine.NewAccount("6.01.01", "Caixa Gerado nas Operações", false, 25),

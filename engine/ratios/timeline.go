@@ -110,7 +110,7 @@ func span(r *engine.Report) int { return r.Span() }
 func buildTimeline(reports []*engine.Report) (*timeline, error) {
 	consolidated := false
 	for _, r := range reports {
-		if r.Aggregation == engine.AggConsolidated {
+		if r.Aggregation.String() == engine.AggConsolidated {
 			consolidated = true
 			break
 		}
@@ -118,7 +118,7 @@ func buildTimeline(reports []*engine.Report) (*timeline, error) {
 	// The period of each DFP month, from its flow statements.
 	dfpSpan := map[int32]int{}
 	for _, r := range reports {
-		if consolidated != (r.Aggregation == engine.AggConsolidated) || r.Form != "DFP" || !r.ReferenceDate.Valid() {
+		if consolidated != (r.Aggregation.String() == engine.AggConsolidated) || r.Form.String() != "DFP" || !r.ReferenceDate.Valid() {
 			continue
 		}
 		mi := monthIndex(r.ReferenceDate)
@@ -133,7 +133,7 @@ func buildTimeline(reports []*engine.Report) (*timeline, error) {
 	tl := &timeline{itr: map[int32]*period{}, dfp: map[int32]*period{}, fyEnd: 11}
 	byPeriod := map[*period][]*engine.Report{}
 	for _, r := range reports {
-		if consolidated != (r.Aggregation == engine.AggConsolidated) {
+		if consolidated != (r.Aggregation.String() == engine.AggConsolidated) {
 			continue
 		}
 		ref := r.ReferenceDate
@@ -146,7 +146,7 @@ func buildTimeline(reports []*engine.Report) (*timeline, error) {
 		var m map[int32]*period
 		annual := false
 		switch r.Form {
-		case "DFP":
+		case engine.LabelDFP:
 			switch dfpSpan[monthIndex(ref)] {
 			case spanNone, spanYear:
 				m, annual = tl.dfp, true
@@ -155,7 +155,7 @@ func buildTimeline(reports []*engine.Report) (*timeline, error) {
 			default:
 				continue
 			}
-		case "ITR":
+		case engine.LabelITR:
 			if sp := span(r); sp != spanNone && sp != spanQuarter {
 				continue // the year to date: the quarter is its own statement
 			}
@@ -163,7 +163,7 @@ func buildTimeline(reports []*engine.Report) (*timeline, error) {
 		default:
 			return nil, fmt.Errorf("report of company %q (%s, %s): form %q is neither DFP nor ITR", r.CompanyID, r.Statement, ref, r.Form)
 		}
-		if extractors[r.Statement] == nil {
+		if extractors[r.Statement.String()] == nil {
 			continue
 		}
 		mi := monthIndex(ref)
@@ -199,23 +199,23 @@ func buildTimeline(reports []*engine.Report) (*timeline, error) {
 func (p *period) build(rs []*engine.Report) {
 	slices.SortFunc(rs, func(a, b *engine.Report) int {
 		return cmp.Or(a.PublishDate.Compare(b.PublishDate), cmp.Compare(a.Version, b.Version),
-			cmp.Compare(a.Statement, b.Statement), a.RetrievalDate.Compare(b.RetrievalDate))
+			a.Statement.Compare(b.Statement), a.RetrievalDate.Compare(b.RetrievalDate))
 	})
 	raw := nanVals
 	for i := 0; i < len(rs); {
 		j := i
 		var ret time.Time
 		for ; j < len(rs) && rs[j].PublishDate.Equal(rs[i].PublishDate); j++ {
-			extractors[rs[j].Statement].apply(rs[j], &raw)
-			if rs[j].RetrievalDate.After(ret) {
-				ret = rs[j].RetrievalDate
+			extractors[rs[j].Statement.String()].apply(rs[j], &raw)
+			if rs[j].RetrievalDate.After(engine.StampOf(ret)) {
+				ret = rs[j].RetrievalDate.Time()
 			}
 		}
 		v := raw
 		if v[itDA] != v[itDA] { // NaN: no DVA line, use the DFC add-backs
 			v[itDA] = v[itDAFallback]
 		}
-		p.states = append(p.states, state{t: rs[i].PublishDate, ret: ret, v: v})
+		p.states = append(p.states, state{t: rs[i].PublishDate.Time(), ret: ret, v: v})
 		i = j
 	}
 }

@@ -68,9 +68,9 @@ func synth(tickers, days, bars, reports int) *engine.Universe {
 	pub := time.Date(2024, 2, 27, 19, 0, 0, 0, time.UTC)
 	for i := range reports {
 		r := engine.Report{
-			CompanyID: u.Companies[i%ncomp].ID, Statement: "DRE", Aggregation: engine.AggConsolidated, Form: "ITR",
+			CompanyID: u.Companies[i%ncomp].ID, Statement: engine.LabelDRE, Aggregation: engine.LabelConsolidated, Form: engine.LabelITR,
 			ReferenceDate: engine.MakeDate(2000+i/ncomp/4, time.Month(3*(i/ncomp%4)+1), 1) + 60, StartDate: engine.MakeDate(2000+i/ncomp/4, 1, 1),
-			PublishDate: pub, RetrievalDate: pub, Version: 1,
+			PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(pub), Version: 1,
 			Sources: []engine.Source{{VisualizationURL: "https://www.rad.cvm.gov.br/x?n=1", Name: "CVM ITR"}},
 		}
 		r.EndDate = r.ReferenceDate

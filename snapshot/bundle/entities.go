@@ -363,9 +363,21 @@ type accountIn struct {
 	Fixed bool   `json:"fixed"`
 }
 
+// reportIn is a report as a bundle spells it: the words and times that
+// engine.Report holds as Labels and Stamps (convReport converts).
 type reportIn struct {
-	engine.Report
-	Accounts []accountIn `json:"accounts"`
+	CompanyID     string          `json:"company_id"`
+	Statement     string          `json:"statement"`
+	Aggregation   string          `json:"aggregation"`
+	Form          string          `json:"form"`
+	ReferenceDate engine.Date     `json:"reference_date"`
+	StartDate     engine.Date     `json:"start_date"`
+	EndDate       engine.Date     `json:"end_date"`
+	PublishDate   time.Time       `json:"publish_date"`
+	RetrievalDate time.Time       `json:"retrieval_date"`
+	Version       int             `json:"version"`
+	Accounts      []accountIn     `json:"accounts"`
+	Sources       []engine.Source `json:"sources"`
 }
 
 func defReport(r *reportIn) {
@@ -377,6 +389,16 @@ func defReport(r *reportIn) {
 
 // isBalance reports whether statement st is a balance sheet (no period).
 func isBalance(st string) bool { return st == "BPA" || st == "BPP" }
+
+// label returns the Label of a report's word when allowed holds it (the
+// line's error is enum's), else the zero Label: a bundle's reports add no
+// word to the process's Labels.
+func label(s string, allowed []string) engine.Label {
+	if !slices.Contains(allowed, s) {
+		return 0
+	}
+	return engine.MustLabel(s)
+}
 
 func convReport(r *reportIn, l *lineCtx) engine.Report {
 	l.pattern("company_id", r.CompanyID, reCompanyID, "a company_id")
@@ -395,10 +417,21 @@ func convReport(r *reportIn, l *lineCtx) engine.Report {
 	}
 	l.version("version", r.Version)
 	t := l.in
-	out := r.Report
-	out.CompanyID, out.Statement, out.Aggregation, out.Form = t.s(out.CompanyID), t.s(out.Statement), t.s(out.Aggregation), t.s(out.Form)
-	l.ts("publish_date", &out.PublishDate)
-	l.ts("retrieval_date", &out.RetrievalDate)
+	out := engine.Report{
+		CompanyID:     t.s(r.CompanyID),
+		ReferenceDate: r.ReferenceDate,
+		StartDate:     r.StartDate,
+		EndDate:       r.EndDate,
+		Version:       r.Version,
+		Sources:       r.Sources,
+	}
+	out.Statement = label(r.Statement, engine.Statements)
+	out.Aggregation = label(r.Aggregation, Aggregations)
+	out.Form = label(r.Form, Forms)
+	pub, ret := r.PublishDate, r.RetrievalDate
+	l.ts("publish_date", &pub)
+	l.ts("retrieval_date", &ret)
+	out.PublishDate, out.RetrievalDate = engine.StampOf(pub), engine.StampOf(ret)
 	out.Accounts = makeLike[engine.Account](r.Accounts)
 	increasing := true
 	for i, a := range r.Accounts {

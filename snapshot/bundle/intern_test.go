@@ -60,7 +60,7 @@ func TestReadInterns(t *testing.T) {
 	for _, r := range rs[1:] {
 		r := &r.v
 		for _, p := range [][2]string{
-			{r0.CompanyID, r.CompanyID}, {r0.Statement, r.Statement}, {r0.Form, r.Form},
+			{r0.CompanyID, r.CompanyID}, {r0.Statement.String(), r.Statement.String()}, {r0.Form.String(), r.Form.String()},
 			{r0.Accounts[0].Code(), r.Accounts[0].Code()}, {r0.Accounts[0].Name(), r.Accounts[0].Name()},
 			{r0.Sources[0].Name, r.Sources[0].Name},
 		} {

@@ -314,16 +314,16 @@ type reportKey struct {
 }
 
 func keyReport(r *engine.Report) reportKey {
-	return reportKey{r.CompanyID, r.Statement, r.Aggregation, r.Form, r.ReferenceDate, r.StartDate, r.EndDate, r.Version}
+	return reportKey{r.CompanyID, r.Statement.String(), r.Aggregation.String(), r.Form.String(), r.ReferenceDate, r.StartDate, r.EndDate, r.Version}
 }
 
 func cmpReport(a, b *engine.Report) int {
 	return cmp.Or(
 		cmp.Compare(a.CompanyID, b.CompanyID),
 		cmp.Compare(a.ReferenceDate, b.ReferenceDate),
-		cmp.Compare(statementRank(a.Statement), statementRank(b.Statement)),
-		cmp.Compare(a.Aggregation, b.Aggregation),
-		cmp.Compare(a.Form, b.Form),
+		cmp.Compare(statementRank(a.Statement.String()), statementRank(b.Statement.String())),
+		a.Aggregation.Compare(b.Aggregation),
+		a.Form.Compare(b.Form),
 		cmp.Compare(a.StartDate, b.StartDate),
 		cmp.Compare(a.EndDate, b.EndDate),
 		cmp.Compare(a.Version, b.Version),

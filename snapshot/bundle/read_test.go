@@ -83,15 +83,15 @@ func TestReadSmall(t *testing.T) {
 		t.Errorf("intraday time %d", got)
 	}
 	// reports: canonical order puts statements in engine.Statements order; versions ascending
-	if u.Reports[0].Statement != "BPA" || u.Reports[0].StartDate.Valid() {
+	if u.Reports[0].Statement.String() != "BPA" || u.Reports[0].StartDate.Valid() {
 		t.Errorf("first report %s start %v", u.Reports[0].Statement, u.Reports[0].StartDate)
 	}
 	dre := u.Reports[2]
-	if dre.Statement != "DRE" || dre.Version != 1 || u.Reports[3].Version != 2 || dre.Accounts[9].Code() != "3.99.01.01" || dre.Accounts[9].Value != 3.4812 {
+	if dre.Statement.String() != "DRE" || dre.Version != 1 || u.Reports[3].Version != 2 || dre.Accounts[9].Code() != "3.99.01.01" || dre.Accounts[9].Value != 3.4812 {
 		t.Errorf("DRE: %s v%d %+v", dre.Statement, dre.Version, dre.Accounts[9])
 	}
 	last := u.Reports[7].Accounts[5]
-	if u.Reports[7].Statement != "DFC_MD" || last.Value.Valid() || last.Fixed() {
+	if u.Reports[7].Statement.String() != "DFC_MD" || last.Value.Valid() || last.Fixed() {
 		t.Errorf("null account value: %+v", last)
 	}
 	ca := u.CashActions[2] // [0] is GSUL11 (company 11222333000181)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	json "github.com/goccy/go-json"
 	"github.com/klauspost/compress/gzip"
@@ -412,13 +413,22 @@ func jsonlJob[T any](vs []T, m Meter) func(w io.Writer) error {
 	}
 }
 
-// reportOut is a report as written: its accounts spelled out as code,
-// name, value and fixed (engine keeps them as interned lines). The
-// fields shadow the embedded report's, in the same order.
+// reportOut is a report as written: its words and times spelled out,
+// its accounts as code, name, value and fixed (engine keeps them as
+// Labels, Stamps and interned lines), in reportIn's order.
 type reportOut struct {
-	*engine.Report
-	Accounts []accountOut    `json:"accounts"`
-	Sources  []engine.Source `json:"sources"`
+	CompanyID     string          `json:"company_id"`
+	Statement     string          `json:"statement"`
+	Aggregation   string          `json:"aggregation"`
+	Form          string          `json:"form"`
+	ReferenceDate engine.Date     `json:"reference_date"`
+	StartDate     engine.Date     `json:"start_date"`
+	EndDate       engine.Date     `json:"end_date"`
+	PublishDate   time.Time       `json:"publish_date"`
+	RetrievalDate time.Time       `json:"retrieval_date"`
+	Version       int             `json:"version"`
+	Accounts      []accountOut    `json:"accounts"`
+	Sources       []engine.Source `json:"sources"`
 }
 
 type accountOut struct {
@@ -434,7 +444,19 @@ func reportsJob(rs []engine.Report, m Meter) func(w io.Writer) error {
 		buf := make([]accountOut, 0, 64) // non-nil: an empty list stays []
 		for i := range rs {
 			r := &rs[i]
-			out := reportOut{Report: r, Sources: r.Sources}
+			out := reportOut{
+				CompanyID:     r.CompanyID,
+				Statement:     r.Statement.String(),
+				Aggregation:   r.Aggregation.String(),
+				Form:          r.Form.String(),
+				ReferenceDate: r.ReferenceDate,
+				StartDate:     r.StartDate,
+				EndDate:       r.EndDate,
+				PublishDate:   r.PublishDate.Time(),
+				RetrievalDate: r.RetrievalDate.Time(),
+				Version:       r.Version,
+				Sources:       r.Sources,
+			}
 			if r.Accounts != nil {
 				buf = buf[:0]
 				acc := r.AccountList()

@@ -157,7 +157,7 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 		}
 		forms := map[string]int{}
 		for i := range u.Reports {
-			forms[u.Reports[i].Form]++
+			forms[u.Reports[i].Form.String()]++
 		}
 		if len(u.Reports) > 0 {
 			fmt.Fprintf(w, "    statements: %s from DFP (annual filings), %s from ITR (quarterly filings)\n", commas(int64(forms["DFP"])), commas(int64(forms["ITR"])))

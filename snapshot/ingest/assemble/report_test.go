@@ -13,7 +13,7 @@ import (
 
 func TestWriteSummary(t *testing.T) {
 	u := &engine.Universe{Companies: make([]engine.Company, 3), Securities: make([]engine.Security, 2), Indexes: make([]engine.Index, 1),
-		Reports: []engine.Report{{Form: "DFP"}, {Form: "ITR"}, {Form: "ITR"}}}
+		Reports: []engine.Report{{Form: engine.LabelDFP}, {Form: engine.LabelITR}, {Form: engine.LabelITR}}}
 	u.Companies[0].Status, u.Companies[1].Status = "ACTIVE", "CANCELLED"
 	r := &Report{
 		Quotes: cotahist.Stats{Files: 1, Lines: 2512034, Records: 8, Kept: 6, SkippedMarket: map[int]int64{70: 14738, 20: 3},

@@ -130,16 +130,16 @@ func AttachIndex(reports []engine.Report, idx []DocEntry) (unmatched int) {
 	}
 	for i := range reports {
 		r := &reports[i]
-		e, ok := m[docKey{r.Form, r.CompanyID, r.ReferenceDate, r.Version}]
+		e, ok := m[docKey{r.Form.String(), r.CompanyID, r.ReferenceDate, r.Version}]
 		if !ok {
 			unmatched++
 			continue
 		}
-		r.PublishDate = e.Received
+		r.PublishDate = engine.StampOf(e.Received)
 		r.Sources = []engine.Source{{
 			VisualizationURL: e.Link,
 			PublishedAt:      e.Received,
-			RetrievedAt:      r.RetrievalDate,
+			RetrievedAt:      r.RetrievalDate.Time(),
 			Name:             fmt.Sprintf("CVM %s %s", e.Form, e.DocID),
 		}}
 	}

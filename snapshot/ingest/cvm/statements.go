@@ -248,13 +248,13 @@ func readStatements(r io.Reader, name string, fi FileInfo, opt Options) ([]engin
 				groups[k] = g
 				reports = append(reports, engine.Report{
 					CompanyID:     k.company,
-					Statement:     fi.Statement,
-					Aggregation:   fi.Aggregation,
-					Form:          fi.Form,
+					Statement:     engine.MustLabel(fi.Statement),
+					Aggregation:   engine.MustLabel(fi.Aggregation),
+					Form:          engine.MustLabel(fi.Form),
 					ReferenceDate: k.ref,
 					StartDate:     k.ini,
 					EndDate:       k.fm,
-					RetrievalDate: opt.Retrieved,
+					RetrievalDate: engine.StampOf(opt.Retrieved),
 					Version:       k.version,
 				})
 			}
@@ -284,11 +284,11 @@ func SortReports(rs []engine.Report) {
 		case a.CompanyID != b.CompanyID:
 			return a.CompanyID < b.CompanyID
 		case a.Form != b.Form:
-			return a.Form < b.Form
+			return a.Form.Compare(b.Form) < 0
 		case a.Statement != b.Statement:
-			return a.Statement < b.Statement
+			return a.Statement.Compare(b.Statement) < 0
 		case a.Aggregation != b.Aggregation:
-			return a.Aggregation < b.Aggregation
+			return a.Aggregation.Compare(b.Aggregation) < 0
 		case a.ReferenceDate != b.ReferenceDate:
 			return a.ReferenceDate < b.ReferenceDate
 		case a.StartDate != b.StartDate:

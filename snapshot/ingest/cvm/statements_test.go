@@ -72,8 +72,8 @@ func TestDFPRealDRE2022(t *testing.T) {
 	n := 0
 	for _, r := range rs {
 		n += len(r.Accounts)
-		if r.Form != "DFP" || r.Statement != "DRE" || r.Aggregation != engine.AggConsolidated ||
-			!r.StartDate.Valid() || !r.RetrievalDate.Equal(retrieved) || !r.PublishDate.IsZero() {
+		if r.Form.String() != "DFP" || r.Statement.String() != "DRE" || r.Aggregation.String() != engine.AggConsolidated ||
+			!r.StartDate.Valid() || !r.RetrievalDate.Equal(engine.StampOf(retrieved)) || !r.PublishDate.IsZero() {
 			t.Errorf("report header %+v", r)
 		}
 	}
@@ -115,7 +115,7 @@ func TestDFPRealBalance2023(t *testing.T) {
 	}
 	// 33.453.598/0001-23;2023-03-31;1;RAÍZEN S.A.;...;ÚLTIMO;2023-03-31;1;Ativo Total;111551463.0000000000;S
 	r := findReport(t, rs, "33453598000123", engine.MakeDate(2023, 3, 31), 1)
-	if r.StartDate.Valid() || r.EndDate != engine.MakeDate(2023, 3, 31) || r.Statement != "BPA" {
+	if r.StartDate.Valid() || r.EndDate != engine.MakeDate(2023, 3, 31) || r.Statement.String() != "BPA" {
 		t.Errorf("balance header %+v", r)
 	}
 	if a := account(t, r, "1"); a.Value != 111551463000 || a.Name() != "Ativo Total" {
@@ -225,7 +225,7 @@ func TestITRQuarterAndYTD(t *testing.T) {
 	}
 	for i, w := range want {
 		r := rs[i]
-		if r.Form != "ITR" || r.Aggregation != engine.AggIndividual || r.StartDate != w.ini || r.Version != w.version ||
+		if r.Form.String() != "ITR" || r.Aggregation.String() != engine.AggIndividual || r.StartDate != w.ini || r.Version != w.version ||
 			r.Accounts[0].Value != w.value {
 			t.Errorf("report %d: %+v", i, r)
 		}
@@ -334,7 +334,7 @@ func TestDocIndexAttach(t *testing.T) {
 		t.Errorf("unmatched %d, want 9", un)
 	}
 	j := findReport(t, rs, "02635522000195", engine.MakeDate(2023, 3, 31), 2)
-	if !j.PublishDate.Equal(idx[1].Received) || len(j.Sources) != 1 || j.Sources[0].VisualizationURL != idx[1].Link ||
+	if !j.PublishDate.Equal(engine.StampOf(idx[1].Received)) || len(j.Sources) != 1 || j.Sources[0].VisualizationURL != idx[1].Link ||
 		!j.Sources[0].RetrievedAt.Equal(retrieved) || j.Sources[0].Name != "CVM DFP 129002" {
 		t.Errorf("attached %+v %+v", j.PublishDate, j.Sources)
 	}
@@ -455,7 +455,7 @@ func TestReadStatementsZip(t *testing.T) {
 		r := &fl.Reports[i]
 		if r.CompanyID == "33453598000123" {
 			n++
-			if !r.PublishDate.Equal(time.Date(2023, 6, 21, 3, 0, 0, 0, time.UTC)) || len(r.Sources) != 1 {
+			if !r.PublishDate.Equal(engine.StampOf(time.Date(2023, 6, 21, 3, 0, 0, 0, time.UTC))) || len(r.Sources) != 1 {
 				t.Errorf("Raízen %s: %v %v", r.Statement, r.PublishDate, r.Sources)
 			}
 		}

@@ -336,8 +336,8 @@ func TestReportIdentities(t *testing.T) {
 	cash := map[key]engine.Num{}
 	for i := range u.Reports {
 		r := &u.Reports[i]
-		if r.Statement == "BPA" {
-			cash[key{r.CompanyID, r.Aggregation, r.ReferenceDate, r.Version}] = accountMap(r)["1.01.01"]
+		if r.Statement.String() == "BPA" {
+			cash[key{r.CompanyID, r.Aggregation.String(), r.ReferenceDate, r.Version}] = accountMap(r)["1.01.01"]
 		}
 	}
 	eq := func(r *engine.Report, what string, a, b float64) {
@@ -369,13 +369,13 @@ func TestReportIdentities(t *testing.T) {
 			}
 		}
 		switch r.Statement {
-		case "BPA", "BPP":
+		case engine.LabelBPA, engine.LabelBPP:
 			if r.StartDate.Valid() {
 				t.Errorf("%s: balance sheet with start_date", r.Statement)
 			}
-		case "DRE", "DRA":
+		case engine.LabelDRE, engine.LabelDRA:
 			want := engine.MakeDate(r.ReferenceDate.Time().Year(), 1, 1)
-			if r.Form == "ITR" {
+			if r.Form.String() == "ITR" {
 				y, mo, _ := r.ReferenceDate.Time().Date()
 				want = engine.MakeDate(y, mo-2, 1)
 			}
@@ -384,16 +384,16 @@ func TestReportIdentities(t *testing.T) {
 			}
 		}
 		switch r.Statement {
-		case "BPP":
+		case engine.LabelBPP:
 			bpp++
 			// Assets equal liabilities plus equity.
 			for j := range u.Reports {
 				o := &u.Reports[j]
-				if o.Statement == "BPA" && o.CompanyID == r.CompanyID && o.ReferenceDate == r.ReferenceDate && o.Aggregation == r.Aggregation && o.Version == r.Version {
+				if o.Statement.String() == "BPA" && o.CompanyID == r.CompanyID && o.ReferenceDate == r.ReferenceDate && o.Aggregation == r.Aggregation && o.Version == r.Version {
 					eq(r, "assets = liabilities + equity", float64(accountMap(o)["1"]), float64(m["2"]))
 				}
 			}
-		case "DRE":
+		case engine.LabelDRE:
 			eq(r, "3.03", nzNum(m["3.03"]), nzNum(m["3.01"])+nzNum(m["3.02"]))
 			eq(r, "3.05", nzNum(m["3.05"]), nzNum(m["3.03"])+nzNum(m["3.04"]))
 			eq(r, "3.07", nzNum(m["3.07"]), nzNum(m["3.05"])+nzNum(m["3.06"]))
@@ -408,14 +408,14 @@ func TestReportIdentities(t *testing.T) {
 			}
 			eq(r, "3.09", nzNum(m["3.09"]), nzNum(m["3.07"])+nzNum(m["3.08"]))
 			eq(r, "3.11", nzNum(m["3.11"]), nzNum(m["3.09"]))
-		case "DVA":
+		case engine.LabelDVA:
 			eq(r, "7.07 = 7.08", nzNum(m["7.07"]), nzNum(m["7.08"]))
 			eq(r, "7.05", nzNum(m["7.05"]), nzNum(m["7.03"])+nzNum(m["7.04"]))
 			eq(r, "7.07", nzNum(m["7.07"]), nzNum(m["7.05"])+nzNum(m["7.06"]))
-		case "DFC_MI", "DFC_MD":
+		case engine.LabelDFCMI, engine.LabelDFCMD:
 			eq(r, "6.05 = sum", nzNum(m["6.05"]), nzNum(m["6.01"])+nzNum(m["6.02"])+nzNum(m["6.03"])+nzNum(m["6.04"]))
 			eq(r, "6.05 = final - initial", nzNum(m["6.05"]), nzNum(m["6.05.02"])-nzNum(m["6.05.01"]))
-			eq(r, "final cash = BPA 1.01.01", nzNum(m["6.05.02"]), nzNum(cash[key{r.CompanyID, r.Aggregation, r.ReferenceDate, r.Version}]))
+			eq(r, "final cash = BPA 1.01.01", nzNum(m["6.05.02"]), nzNum(cash[key{r.CompanyID, r.Aggregation.String(), r.ReferenceDate, r.Version}]))
 		}
 		total++
 	}
@@ -633,7 +633,7 @@ func TestDailyBars(t *testing.T) {
 // isBankDRE reports whether r is an income statement in CVM's model of
 // financial institutions (3.01 "Receitas da Intermediação Financeira").
 func isBankDRE(r *engine.Report) bool {
-	return r.Statement == "DRE" && len(r.Accounts) > 0 && r.Accounts[0].Code() == "3.01" &&
+	return r.Statement.String() == "DRE" && len(r.Accounts) > 0 && r.Accounts[0].Code() == "3.01" &&
 		r.Accounts[0].Name() == "Receitas da Intermediação Financeira"
 }
 
@@ -661,7 +661,7 @@ func TestBankRatios(t *testing.T) {
 	ver := map[key]int{}
 	for i := range u.Reports {
 		r := &u.Reports[i]
-		if !isBankDRE(r) || r.Form != "DFP" || r.Aggregation != engine.AggConsolidated {
+		if !isBankDRE(r) || r.Form.String() != "DFP" || r.Aggregation.String() != engine.AggConsolidated {
 			continue
 		}
 		k := key{r.CompanyID, r.ReferenceDate}

@@ -361,8 +361,8 @@ func (g *gen) emitPeriod(e *entity, o *output, r *rand.Rand, p *period, hasPN bo
 				cashStart = thousand(cashStart * k)
 			}
 			for _, sts := range []string{"BPA", "BPP", "DRE", "DRA", "DVA", "DFC"} {
-				rep := engine.Report{CompanyID: e.c.ID, Statement: sts, Aggregation: agg, Form: p.form, ReferenceDate: p.ref,
-					StartDate: p.start, EndDate: p.ref, PublishDate: pub, RetrievalDate: ret, Version: v, Sources: src}
+				rep := engine.Report{CompanyID: e.c.ID, Statement: engine.MustLabel(sts), Aggregation: engine.MustLabel(agg), Form: engine.MustLabel(p.form), ReferenceDate: p.ref,
+					StartDate: p.start, EndDate: p.ref, PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(ret), Version: v, Sources: src}
 				cons := agg == engine.AggConsolidated
 				switch sts {
 				case "BPA":
@@ -381,9 +381,9 @@ func (g *gen) emitPeriod(e *entity, o *output, r *rand.Rand, p *period, hasPN bo
 				case "DFC":
 					rep.StartDate = p.ytdStart
 					if e.dfcMD {
-						rep.Statement = "DFC_MD"
+						rep.Statement = engine.LabelDFCMD
 					} else {
-						rep.Statement = "DFC_MI"
+						rep.Statement = engine.LabelDFCMI
 					}
 					rep.Accounts = dfc(cytd, cashStart, cst[sCash], e.dfcMD)
 				}

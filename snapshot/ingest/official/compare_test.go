@@ -448,7 +448,7 @@ func compareReports(d *diffs, a, b *engine.Universe) {
 			d.add("report missing", "%s", k)
 			continue
 		}
-		if localDate(r.PublishDate) != localDate(g.PublishDate) {
+		if localDate(r.PublishDate.Time()) != localDate(g.PublishDate.Time()) {
 			d.add("report publish day", "%s: %s, imported %s", k, r.PublishDate, g.PublishDate)
 		}
 		if len(r.Sources) > 0 && (len(g.Sources) == 0 || g.Sources[0].VisualizationURL != r.Sources[0].VisualizationURL) {

@@ -48,7 +48,7 @@ func (w *writer) cvmJobs() []func() error {
 		k := fmt.Sprintf("%s%d", r.Form, r.ReferenceDate.Time().Year())
 		if !seen[k] {
 			seen[k] = true
-			years[r.Form] = append(years[r.Form], r.ReferenceDate.Time().Year())
+			years[r.Form.String()] = append(years[r.Form.String()], r.ReferenceDate.Time().Year())
 		}
 	}
 	for _, form := range []string{"DFP", "ITR"} {
@@ -200,7 +200,7 @@ func inThousands(r *engine.Report) bool {
 	acc := r.AccountList()
 	for i := range acc.Len() {
 		a := acc.At(i)
-		if perShare(r.Statement, a.Code()) || !a.Value.Valid() {
+		if perShare(r.Statement.String(), a.Code()) || !a.Value.Valid() {
 			continue
 		}
 		v := float64(a.Value) / 1000
@@ -225,7 +225,7 @@ func (w *writer) writeFilings(form string, y int) error {
 	var reps []*engine.Report
 	for i := range w.u.Reports {
 		r := &w.u.Reports[i]
-		if r.Form == form && len(r.CompanyID) == 14 && r.ReferenceDate.Time().Year() == y {
+		if r.Form.String() == form && len(r.CompanyID) == 14 && r.ReferenceDate.Time().Year() == y {
 			reps = append(reps, r)
 		}
 	}
@@ -234,7 +234,7 @@ func (w *writer) writeFilings(form string, y int) error {
 		for _, agg := range []string{engine.AggConsolidated, engine.AggIndividual} {
 			var sel []*engine.Report
 			for _, r := range reps {
-				if r.Statement == stmt && r.Aggregation == agg {
+				if r.Statement.String() == stmt && r.Aggregation.String() == agg {
 					sel = append(sel, r)
 				}
 			}
@@ -328,7 +328,7 @@ func (w *writer) writeFilings(form string, y int) error {
 				link = rep.Sources[0].VisualizationURL
 			}
 			if err := r.write(cnpjText(rep.CompanyID), isoDate(rep.ReferenceDate), fmt.Sprint(rep.Version), c.Name, c.CVMCode,
-				form, fmt.Sprint(100000+i), isoDate(localDate(rep.PublishDate)), link); err != nil {
+				form, fmt.Sprint(100000+i), isoDate(localDate(rep.PublishDate.Time())), link); err != nil {
 				return err
 			}
 		}
