@@ -147,7 +147,7 @@ type reportJSON struct {
 // the process's lines).
 func (r Report) MarshalJSON() ([]byte, error) {
 	v := reportJSON{r.CompanyID, r.Statement.String(), r.Aggregation.String(), r.Form.String(),
-		r.ReferenceDate, r.StartDate, r.EndDate, r.PublishDate.Time(), r.RetrievalDate.Time(), r.Version, r.Accounts, r.Sources}
+		r.ReferenceDate, r.StartDate, r.EndDate, r.PublishDate.Time(), r.RetrievalDate.Time(), r.Version, r.Accounts, r.Sources.All()}
 	if r.Lines != nil && r.Accounts != nil {
 		l := r.AccountList()
 		v.Accounts = make([]Account, l.Len())
@@ -162,7 +162,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 // r's value, as for a struct decoded field by field.
 func (r *Report) UnmarshalJSON(b []byte) error {
 	v := reportJSON{r.CompanyID, r.Statement.String(), r.Aggregation.String(), r.Form.String(),
-		r.ReferenceDate, r.StartDate, r.EndDate, r.PublishDate.Time(), r.RetrievalDate.Time(), r.Version, r.Accounts, r.Sources}
+		r.ReferenceDate, r.StartDate, r.EndDate, r.PublishDate.Time(), r.RetrievalDate.Time(), r.Version, r.Accounts, r.Sources.All()}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
@@ -177,6 +177,32 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	*r = Report{Lines: r.Lines, CompanyID: v.CompanyID, Statement: labels[0], Aggregation: labels[1], Form: labels[2],
 		ReferenceDate: v.ReferenceDate, StartDate: v.StartDate, EndDate: v.EndDate,
 		PublishDate: StampOf(v.PublishDate), RetrievalDate: StampOf(v.RetrievalDate), Version: v.Version,
-		Accounts: v.Accounts, Sources: v.Sources}
+		Accounts: v.Accounts, Sources: SourcesOf(v.Sources)}
 	return nil
 }
+
+// SourceList is a report's sources: one pointer to a list that the
+// reports citing the same documents share (a snapshot's loader gives
+// them one copy), 8 bytes in a Report instead of a slice's 24. The zero
+// SourceList is absent (nil); SourcesOf([]Source{}) is empty. The
+// list is not modified once made.
+type SourceList struct{ p *[]Source }
+
+// SourcesOf returns the SourceList of s (nil: absent).
+func SourcesOf(s []Source) SourceList {
+	if s == nil {
+		return SourceList{}
+	}
+	return SourceList{&s}
+}
+
+// All returns the sources (nil when absent).
+func (l SourceList) All() []Source {
+	if l.p == nil {
+		return nil
+	}
+	return *l.p
+}
+
+// Len returns the number of sources.
+func (l SourceList) Len() int { return len(l.All()) }

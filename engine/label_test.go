@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestLabelConstants(t *testing.T) {
@@ -59,5 +60,18 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	}
 	if b2, _ := json.Marshal(back); string(b2) != want {
 		t.Fatalf("round trip: %s", b2)
+	}
+}
+
+// TestReportSize guards the layout: millions of reports are held.
+func TestReportSize(t *testing.T) {
+	if n := unsafe.Sizeof(Report{}); n > 96 {
+		t.Fatalf("Report is %d bytes, want at most 96", n)
+	}
+	if l := SourcesOf(nil); l.All() != nil || l.Len() != 0 {
+		t.Fatal("SourcesOf(nil) is not absent")
+	}
+	if l := SourcesOf([]Source{}); l.All() == nil || l.Len() != 0 {
+		t.Fatal("SourcesOf of an empty list is not empty")
 	}
 }

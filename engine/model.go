@@ -260,18 +260,19 @@ const (
 // Report is one statement as filed with the regulator (CVM DFP or ITR),
 // one version of it. Balance sheets (BPA, BPP) have no StartDate.
 //
-// A Report is laid out for the millions a snapshot holds (112 bytes
+// A Report is laid out for the millions a snapshot holds (96 bytes
 // against 192 with three strings and two time.Times): the statement,
-// aggregation and form are Labels, the publication and retrieval Stamps.
+// aggregation and form are Labels, the publication and retrieval
+// Stamps, the sources a SourceList.
 // Bundles and answers spell them as before (words, RFC 3339 times); a
 // bundle's reader and writer convert (snapshot/bundle), so the JSON
 // names here are the bundle's keys.
 type Report struct {
-	CompanyID     string    `json:"company_id"`
-	PublishDate   Stamp     `json:"publish_date"`
-	RetrievalDate Stamp     `json:"retrieval_date"`
-	Accounts      []Account `json:"accounts"`
-	Sources       []Source  `json:"sources"`
+	CompanyID     string     `json:"company_id"`
+	PublishDate   Stamp      `json:"publish_date"`
+	RetrievalDate Stamp      `json:"retrieval_date"`
+	Accounts      []Account  `json:"accounts"`
+	Sources       SourceList `json:"sources"`
 	// Lines, when not nil, numbers the lines of Accounts: each account's
 	// Line is then an index into Lines.Lines (a snapshot's own numbering,
 	// the accounts used in place from a mapped file of format 6), not a

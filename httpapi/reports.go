@@ -155,7 +155,7 @@ func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Par
 			dst = appendTree(dst, rep)
 		}
 		dst = append(dst, `,"sources":`...)
-		dst = appendSources(dst, rep.Sources)
+		dst = appendSources(dst, rep.Sources.All())
 		dst = c.flush(append(dst, '}'))
 	}
 	return append(dst, ']'), nil
@@ -398,7 +398,7 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 			dst = appendNum(dst, v)
 		}
 		dst = append(dst, `},"sources":`...)
-		dst = appendSources(dst, rep.Sources)
+		dst = appendSources(dst, rep.Sources.All())
 		dst = c.flush(append(dst, '}'))
 	}
 	return append(dst, ']'), nil

@@ -285,7 +285,7 @@ var kinds = []kind{
 		count: func(u *engine.Universe) int { return len(u.Reports) },
 		alloc: func(u *engine.Universe, n int) { u.Reports = make([]engine.Report, n) },
 		weight: func(u *engine.Universe, i int) int {
-			return 32 + 8*len(u.Reports[i].Accounts) + 16*len(u.Reports[i].Sources)
+			return 32 + 8*len(u.Reports[i].Accounts) + 16*u.Reports[i].Sources.Len()
 		},
 		enc: func(e *penc, u *engine.Universe, lo, hi int) {
 			if e.acc != nil {
@@ -306,7 +306,7 @@ var kinds = []kind{
 				e.iv(int64(r.Version))
 				e.slen(len(r.Accounts), r.Accounts == nil, 0)
 				if e.acc != nil {
-					encSources(e, r.Sources, 1)
+					encSources(e, r.Sources.All(), 1)
 					continue
 				}
 				acc := r.AccountList()
@@ -317,7 +317,7 @@ var kinds = []kind{
 					e.num(a.Value)
 					e.boolean(a.Fixed())
 				}
-				encSources(e, r.Sources, 1)
+				encSources(e, r.Sources.All(), 1)
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
@@ -337,7 +337,7 @@ var kinds = []kind{
 					a.Value = d.num()
 					a.Line = lines.line(d, code, name, d.boolean())
 				}
-				r.Sources = sources.take(d)
+				r.Sources = sources.takeList(d)
 			}
 			accounts.check(d)
 			sources.done(d)
@@ -846,7 +846,7 @@ func decReports6(d *pdec, u *engine.Universe, lo, hi int) partStats {
 			r.Lines = tab
 			used += n - 1
 		}
-		r.Sources = sources.take(d)
+		r.Sources = sources.takeList(d)
 	}
 	if d.err == nil && used != nacc {
 		d.fail("accounts: declared total %d, used %d", nacc, used)
@@ -1024,6 +1024,10 @@ type sourcePool struct {
 	// lists are the lists of at least one source read so far by takeRef
 	// (format 6), by number.
 	lists [][]engine.Source
+	// shared and lastList are takeList's: the SourceList of each list
+	// given so far (by its first source), and the last one.
+	shared   map[*engine.Source]engine.SourceList
+	lastList engine.SourceList
 }
 
 // sourceBlock is the number of sources allocated at once for the distinct
@@ -1100,6 +1104,37 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 	p.last = s
 	return s
 }
+
+// emptySources is the SourceList of every empty list a load reads.
+var emptySources = engine.SourcesOf([]engine.Source{})
+
+// takeList is take as an engine.SourceList: the reports given one list
+// share one SourceList too (its slice header allocated once).
+func (p *sourcePool) takeList(d *pdec) engine.SourceList {
+	s := p.take(d)
+	switch {
+	case s == nil:
+		return engine.SourceList{}
+	case len(s) == 0:
+		return emptySources
+	}
+	if l := p.lastList.All(); len(l) > 0 && &l[0] == &s[0] {
+		return p.lastList
+	}
+	if p.shared == nil {
+		p.shared = sharedPool.Get().(map[*engine.Source]engine.SourceList)
+	}
+	l, ok := p.shared[&s[0]]
+	if !ok {
+		l = engine.SourcesOf(s)
+		p.shared[&s[0]] = l
+	}
+	p.lastList = l
+	return l
+}
+
+// sharedPool recycles takeList's maps, as seenPool.
+var sharedPool = sync.Pool{New: func() any { return map[*engine.Source]engine.SourceList{} }}
 
 // takeRef reads one list written by encSourceRefs: in a part of format
 // 6, a list written before is the slice it was read into, with no
@@ -1300,6 +1335,11 @@ func (p *sourcePool) done(d *pdec) {
 	clear(p.seen)
 	seenPool.Put(p.seen)
 	p.seen = nil
+	if p.shared != nil {
+		clear(p.shared)
+		sharedPool.Put(p.shared)
+		p.shared = nil
+	}
 }
 
 // Daily parts: a directory (ticker, rows+1 or 0 for nil columns) of every

@@ -75,6 +75,8 @@ func fundPoints(u *engine.Universe) []fundPoint {
 
 var timeType = reflect.TypeFor[time.Time]()
 
+var sourceListType = reflect.TypeFor[engine.SourceList]()
+
 var (
 	stampType     = reflect.TypeFor[engine.Stamp]()
 	frequencyType = reflect.TypeFor[engine.Frequency]()
@@ -89,6 +91,9 @@ var (
 func diffValue(a, b reflect.Value, path string) string {
 	if a.Type() != b.Type() {
 		return path + ": types differ"
+	}
+	if a.Type() == sourceListType { // a pointer to the list: compare the lists
+		return diffValue(reflect.ValueOf(a.Interface().(engine.SourceList).All()), reflect.ValueOf(b.Interface().(engine.SourceList).All()), path)
 	}
 	if a.Type() == timeType {
 		ta, tb := a.Interface().(time.Time), b.Interface().(time.Time)
@@ -387,7 +392,7 @@ func handUniverse() *engine.Universe {
 			ReferenceDate: d0, StartDate: engine.MakeDate(2023, 1, 1), EndDate: engine.MakeDate(2023, 12, 31),
 			PublishDate: engine.StampOf(t0), RetrievalDate: engine.StampOf(t0.Add(90 * time.Minute)), Version: 2,
 			Accounts: []engine.Account{engine.NewAccount("3.01", "Receita de Venda de Bens e/ou Serviços", true, 511994000000), engine.NewAccount("3.99.01.01", "ON", false, 0.93), engine.NewAccount("3.02", "Custo", false, nan)},
-			Sources:  []engine.Source{src},
+			Sources:  engine.SourcesOf([]engine.Source{src}),
 		}, {CompanyID: "2", Statement: engine.LabelBPA, StartDate: engine.NoDate, Accounts: []engine.Account{}}},
 		Shares: []engine.SharesPoint{{CompanyID: "33000167000101", Date: d0, Common: 7442454142, Preferred: 5602042788, Treasury: 0}},
 		CashActions: []engine.CashAction{{
@@ -487,7 +492,7 @@ func synthUniverse(tickers, days, intradayTickers, intradayBars, reports int) *e
 		for j := range r.Accounts {
 			r.Accounts[j] = engine.NewAccount(fmt.Sprintf("3.%02d", j), names[j], j < 10, engine.Num(rng.Int64N(1e12)))
 		}
-		r.Sources = []engine.Source{{VisualizationURL: fmt.Sprintf("https://example.invalid/r/%d", i), PublishedAt: r.PublishDate.Time(), Name: "CVM"}}
+		r.Sources = engine.SourcesOf([]engine.Source{{VisualizationURL: fmt.Sprintf("https://example.invalid/r/%d", i), PublishedAt: r.PublishDate.Time(), Name: "CVM"}})
 	}
 	u.Derived.Catalog = []engine.Indicator{{ID: "A"}, {ID: "B"}}
 	u.Derived.Ratios = make([]engine.RatioPoint, reports*4)

@@ -107,7 +107,7 @@ func TestSpecialValues(t *testing.T) {
 	if got.Companies[0].IPODate != engine.NoDate || got.Securities[0].ListedTo != engine.NoDate {
 		t.Errorf("NoDate lost")
 	}
-	if !got.Documents[0].RetrievalDate.IsZero() || !got.Reports[0].Sources[0].RetrievedAt.IsZero() {
+	if !got.Documents[0].RetrievalDate.IsZero() || !got.Reports[0].Sources.All()[0].RetrievedAt.IsZero() {
 		t.Errorf("zero time lost")
 	}
 	if got.Reports[0].PublishDate.Time() != t0 {

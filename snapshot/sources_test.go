@@ -23,7 +23,7 @@ func TestSourcesShared(t *testing.T) {
 	for i := range u.Reports {
 		// Equal lists are separate slices in the universe written, two
 		// by two next to each other, and again further on.
-		u.Reports[i].Sources = slices.Clone(lists[i/2%len(lists)])
+		u.Reports[i].Sources = engine.SourcesOf(slices.Clone(lists[i/2%len(lists)]))
 	}
 	u.Derived.FundRatios, u.Derived.FundSources = nil, nil
 	for i := range 12 {
@@ -40,9 +40,9 @@ func TestSourcesShared(t *testing.T) {
 	if d := diff(u, got); d != "" {
 		t.Fatalf("all lists colliding: round trip differs at %s", d)
 	}
-	if r := got.Reports; !same(r[0].Sources, r[12].Sources) || same(r[2].Sources, r[14].Sources) || !same(r[2].Sources, r[3].Sources) {
+	if r := got.Reports; !same(r[0].Sources.All(), r[12].Sources.All()) || same(r[2].Sources.All(), r[14].Sources.All()) || !same(r[2].Sources.All(), r[3].Sources.All()) {
 		t.Errorf("all lists colliding: reports 0/12 shared %v (want true), 2/14 shared %v (want false), 2/3 shared %v (want true)",
-			same(r[0].Sources, r[12].Sources), same(r[2].Sources, r[14].Sources), same(r[2].Sources, r[3].Sources))
+			same(r[0].Sources.All(), r[12].Sources.All()), same(r[2].Sources.All(), r[14].Sources.All()), same(r[2].Sources.All(), r[3].Sources.All()))
 	}
 	sourceHash = xxhash.Sum64
 	got, _ = mustDecode(t, b)
@@ -66,7 +66,7 @@ func TestSourcesShared(t *testing.T) {
 			}
 		}
 	}
-	check("report", len(got.Reports), func(i int) []engine.Source { return got.Reports[i].Sources }, func(i int) int { return i / 2 % len(lists) })
+	check("report", len(got.Reports), func(i int) []engine.Source { return got.Reports[i].Sources.All() }, func(i int) int { return i / 2 % len(lists) })
 	check("fund ratio", len(got.Derived.FundRatios), func(i int) []engine.Source { return got.Derived.FundSourcesOf(&got.Derived.FundRatios[i]) }, func(i int) int { return i % 3 })
 }
 

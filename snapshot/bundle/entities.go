@@ -423,7 +423,6 @@ func convReport(r *reportIn, l *lineCtx) engine.Report {
 		StartDate:     r.StartDate,
 		EndDate:       r.EndDate,
 		Version:       r.Version,
-		Sources:       r.Sources,
 	}
 	out.Statement = label(r.Statement, engine.Statements)
 	out.Aggregation = label(r.Aggregation, Aggregations)
@@ -452,8 +451,9 @@ func convReport(r *reportIn, l *lineCtx) engine.Report {
 			seen[a.Code] = struct{}{}
 		}
 	}
-	out.Sources = t.sources(out.Sources)
-	l.sources("sources", out.Sources)
+	src := t.sources(r.Sources)
+	l.sources("sources", src)
+	out.Sources = engine.SourcesOf(src)
 	return out
 }
 

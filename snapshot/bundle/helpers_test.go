@@ -49,6 +49,8 @@ func copyDir(tb testing.TB, src string) string {
 
 var timeType = reflect.TypeFor[time.Time]()
 
+var sourceListType = reflect.TypeFor[engine.SourceList]()
+
 // diff returns the path of the first difference between a and b, or ""
 // when they are equal (NaN equals NaN; times compare with Equal).
 func diff(a, b any) string {
@@ -58,6 +60,9 @@ func diff(a, b any) string {
 func diffValue(a, b reflect.Value, path string) string {
 	if a.Type() != b.Type() {
 		return path + ": types differ"
+	}
+	if a.Type() == sourceListType { // a pointer to the list: compare the lists
+		return diffValue(reflect.ValueOf(a.Interface().(engine.SourceList).All()), reflect.ValueOf(b.Interface().(engine.SourceList).All()), path)
 	}
 	if a.Type() == timeType {
 		ta, tb := a.Interface().(time.Time), b.Interface().(time.Time)

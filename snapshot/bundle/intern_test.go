@@ -62,14 +62,14 @@ func TestReadInterns(t *testing.T) {
 		for _, p := range [][2]string{
 			{r0.CompanyID, r.CompanyID}, {r0.Statement.String(), r.Statement.String()}, {r0.Form.String(), r.Form.String()},
 			{r0.Accounts[0].Code(), r.Accounts[0].Code()}, {r0.Accounts[0].Name(), r.Accounts[0].Name()},
-			{r0.Sources[0].Name, r.Sources[0].Name},
+			{r0.Sources.All()[0].Name, r.Sources.All()[0].Name},
 		} {
 			if p[0] != p[1] || !sameData(p[0], p[1]) {
 				t.Errorf("%q not shared between reports", p[0])
 			}
 		}
-		if cap(r.Sources) != len(r.Sources) {
-			t.Errorf("sources: cap %d, len %d", cap(r.Sources), len(r.Sources))
+		if cap(r.Sources.All()) != r.Sources.Len() {
+			t.Errorf("sources: cap %d, len %d", cap(r.Sources.All()), r.Sources.Len())
 		}
 	}
 }

@@ -455,7 +455,7 @@ func reportsJob(rs []engine.Report, m Meter) func(w io.Writer) error {
 				PublishDate:   r.PublishDate.Time(),
 				RetrievalDate: r.RetrievalDate.Time(),
 				Version:       r.Version,
-				Sources:       r.Sources,
+				Sources:       r.Sources.All(),
 			}
 			if r.Accounts != nil {
 				buf = buf[:0]

@@ -65,7 +65,7 @@ func TestAsOfRule(t *testing.T) {
 		// What the CVM readers would have stamped, read before settling.
 		src := []engine.Source{{RetrievedAt: a.opt.Retrieved}}
 		for _, r := range c.reports {
-			a.u.Reports = append(a.u.Reports, engine.Report{ReferenceDate: r, RetrievalDate: engine.StampOf(a.opt.Retrieved), Sources: src})
+			a.u.Reports = append(a.u.Reports, engine.Report{ReferenceDate: r, RetrievalDate: engine.StampOf(a.opt.Retrieved), Sources: engine.SourcesOf(src)})
 		}
 		for _, r := range c.funds {
 			a.u.FundReports = append(a.u.FundReports, engine.FundReport{ReferenceDate: r, RetrievalDate: a.opt.Retrieved,
@@ -81,8 +81,8 @@ func TestAsOfRule(t *testing.T) {
 			t.Errorf("%s: retrieved %v, want %v", c.name, a.opt.Retrieved, c.wantRetr)
 		}
 		for _, r := range a.u.Reports {
-			if !r.RetrievalDate.Equal(engine.StampOf(c.wantRetr)) || !r.Sources[0].RetrievedAt.Equal(c.wantRetr) {
-				t.Errorf("%s: report retrieved %v, source %v", c.name, r.RetrievalDate, r.Sources[0].RetrievedAt)
+			if !r.RetrievalDate.Equal(engine.StampOf(c.wantRetr)) || !r.Sources.All()[0].RetrievedAt.Equal(c.wantRetr) {
+				t.Errorf("%s: report retrieved %v, source %v", c.name, r.RetrievalDate, r.Sources.All()[0].RetrievedAt)
 			}
 		}
 		for _, r := range a.u.FundReports {

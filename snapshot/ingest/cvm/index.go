@@ -136,12 +136,12 @@ func AttachIndex(reports []engine.Report, idx []DocEntry) (unmatched int) {
 			continue
 		}
 		r.PublishDate = engine.StampOf(e.Received)
-		r.Sources = []engine.Source{{
+		r.Sources = engine.SourcesOf([]engine.Source{{
 			VisualizationURL: e.Link,
 			PublishedAt:      e.Received,
 			RetrievedAt:      r.RetrievalDate.Time(),
 			Name:             fmt.Sprintf("CVM %s %s", e.Form, e.DocID),
-		}}
+		}})
 	}
 	return unmatched
 }

@@ -334,8 +334,8 @@ func TestDocIndexAttach(t *testing.T) {
 		t.Errorf("unmatched %d, want 9", un)
 	}
 	j := findReport(t, rs, "02635522000195", engine.MakeDate(2023, 3, 31), 2)
-	if !j.PublishDate.Equal(engine.StampOf(idx[1].Received)) || len(j.Sources) != 1 || j.Sources[0].VisualizationURL != idx[1].Link ||
-		!j.Sources[0].RetrievedAt.Equal(retrieved) || j.Sources[0].Name != "CVM DFP 129002" {
+	if !j.PublishDate.Equal(engine.StampOf(idx[1].Received)) || j.Sources.Len() != 1 || j.Sources.All()[0].VisualizationURL != idx[1].Link ||
+		!j.Sources.All()[0].RetrievedAt.Equal(retrieved) || j.Sources.All()[0].Name != "CVM DFP 129002" {
 		t.Errorf("attached %+v %+v", j.PublishDate, j.Sources)
 	}
 	// An ITR index does not match DFP reports.
@@ -455,7 +455,7 @@ func TestReadStatementsZip(t *testing.T) {
 		r := &fl.Reports[i]
 		if r.CompanyID == "33453598000123" {
 			n++
-			if !r.PublishDate.Equal(engine.StampOf(time.Date(2023, 6, 21, 3, 0, 0, 0, time.UTC))) || len(r.Sources) != 1 {
+			if !r.PublishDate.Equal(engine.StampOf(time.Date(2023, 6, 21, 3, 0, 0, 0, time.UTC))) || r.Sources.Len() != 1 {
 				t.Errorf("Raízen %s: %v %v", r.Statement, r.PublishDate, r.Sources)
 			}
 		}

@@ -362,7 +362,7 @@ func (g *gen) emitPeriod(e *entity, o *output, r *rand.Rand, p *period, hasPN bo
 			}
 			for _, sts := range []string{"BPA", "BPP", "DRE", "DRA", "DVA", "DFC"} {
 				rep := engine.Report{CompanyID: e.c.ID, Statement: engine.MustLabel(sts), Aggregation: engine.MustLabel(agg), Form: engine.MustLabel(p.form), ReferenceDate: p.ref,
-					StartDate: p.start, EndDate: p.ref, PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(ret), Version: v, Sources: src}
+					StartDate: p.start, EndDate: p.ref, PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(ret), Version: v, Sources: engine.SourcesOf(src)}
 				cons := agg == engine.AggConsolidated
 				switch sts {
 				case "BPA":

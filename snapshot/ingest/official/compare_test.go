@@ -451,7 +451,7 @@ func compareReports(d *diffs, a, b *engine.Universe) {
 		if localDate(r.PublishDate.Time()) != localDate(g.PublishDate.Time()) {
 			d.add("report publish day", "%s: %s, imported %s", k, r.PublishDate, g.PublishDate)
 		}
-		if len(r.Sources) > 0 && (len(g.Sources) == 0 || g.Sources[0].VisualizationURL != r.Sources[0].VisualizationURL) {
+		if r.Sources.Len() > 0 && (g.Sources.Len() == 0 || g.Sources.All()[0].VisualizationURL != r.Sources.All()[0].VisualizationURL) {
 			d.add("report source link", "%s", k)
 		}
 		if len(r.Accounts) != len(g.Accounts) {

@@ -324,8 +324,8 @@ func (w *writer) writeFilings(form string, y int) error {
 		for i, rep := range fs {
 			c := w.company[rep.CompanyID]
 			link := ""
-			if len(rep.Sources) > 0 {
-				link = rep.Sources[0].VisualizationURL
+			if len(rep.Sources.All()) > 0 {
+				link = rep.Sources.All()[0].VisualizationURL
 			}
 			if err := r.write(cnpjText(rep.CompanyID), isoDate(rep.ReferenceDate), fmt.Sprint(rep.Version), c.Name, c.CVMCode,
 				form, fmt.Sprint(100000+i), isoDate(localDate(rep.PublishDate.Time())), link); err != nil {
