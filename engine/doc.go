@@ -26,8 +26,9 @@
 // Ratio points are kept in CompareRatioPoints order, so each company's
 // series are sub-slices of the Universe's own array.
 //
-// engine does no I/O and no HTTP. It imports only the standard library
-// and index; it must never import snapshot, httpapi, cmd or any importer.
+// engine does no I/O and no HTTP. It imports only the standard library,
+// index and internal/yieldpoint (its long loops give way to requests);
+// it must never import snapshot, httpapi, cmd or any importer.
 //
 // # Units and missing data
 //

@@ -13,8 +13,9 @@
 // and bodies through those declarations, so the table is the single source
 // an OpenAPI document can be generated from.
 //
-// httpapi imports only engine and internal/atomicfile (the keys file's
-// lock and atomic replacement) from this module (not engine/ratios, which
+// httpapi imports only engine, internal/atomicfile (the keys file's
+// lock and atomic replacement) and internal/yieldpoint (admission counts
+// the computing requests) from this module (not engine/ratios, which
 // runs at build time: indicators are looked up in the Dataset's own
 // catalog); it must not import anything of the snapshot tree, cmd or
 // bench, and nothing imports httpapi but cmd/pregao and bench.

@@ -37,19 +37,20 @@ var allowedImports = []struct {
 }{
 	{"cmd/...", []string{"..."}, nil},
 	{"bench", nil, nil},
-	{"httpapi", []string{"engine", "internal/atomicfile"}, nil},
+	{"httpapi", []string{"engine", "internal/atomicfile", "internal/yieldpoint"}, nil},
 	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "internal/atomicfile", "internal/mapfile", "index"}, nil},
 	{"snapshot/bundle", []string{"engine", "internal/atomicfile"}, nil},
 	{"internal/atomicfile", nil, nil},
 	{"internal/mapfile", nil, nil},
 	{"internal/natstest", nil, nil},
+	{"internal/yieldpoint", nil, nil},
 	{"snapshot/remote", []string{"snapshot", "internal/atomicfile"}, nil},
 	{"snapshot/flatfiles", []string{"engine", "internal/atomicfile"}, nil},
 	{"snapshot/ingest/...", []string{"engine", "internal/atomicfile", "snapshot/ingest/..."}, []string{"snapshot/ingest/official"}},
 	{"engine/ratios", []string{"engine"}, nil},
 	{"engine/session", []string{"engine", "engine/session/bus", "snapshot/ingest/live", "snapshot/ingest/negocios"}, nil},
 	{"engine/session/bus", []string{"engine", "snapshot/ingest/live"}, nil},
-	{"engine", []string{"index"}, nil},
+	{"engine", []string{"index", "internal/yieldpoint"}, nil},
 	{"index", nil, nil},
 }
 
