@@ -722,15 +722,6 @@ func (b *builder) issuerIdx(id string, what func() string) (int32, error) {
 	return i, nil
 }
 
-// issuerOf is issuerIdx returning the Issuer.
-func (b *builder) issuerOf(id string, what func() string) (*Issuer, error) {
-	i, err := b.issuerIdx(id, what)
-	if err != nil {
-		return nil, err
-	}
-	return &b.d.issuers[i], nil
-}
-
 // issuerList says how buildIssuerLists files one kind of entity under
 // its issuers.
 type issuerList[T any] struct {
