@@ -79,7 +79,11 @@ func TestYieldLetsWaiterRun(t *testing.T) {
 		}
 	}
 	// The first call starts the count, the 11th is Every later: yields.
-	if calls > 11 {
-		t.Errorf("the waiting goroutine ran after %d calls, want 11", calls)
+	// The runtime may run other goroutines of its own first (the race
+	// detector's, a timer's), so allow a few yields; without them the
+	// waiter runs only when the scheduler preempts the loop, millions of
+	// calls later.
+	if calls > 5*10+1 {
+		t.Errorf("the waiting goroutine ran after %d calls (%d yields), want at most 5 yields", calls, (calls-1)/10)
 	}
 }
