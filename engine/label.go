@@ -159,12 +159,22 @@ func (r Report) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes what MarshalJSON writes; a field absent keeps
-// r's value, as for a struct decoded field by field.
+// r's value, as for a struct decoded field by field. Accounts decoded are
+// in the process's lines (r.Lines is dropped with r's accounts) and go to
+// a new array: r's may lie in a read-only mapped file, and may number
+// their lines in its table. Absent or null accounts keep r's, lines and
+// all.
 func (r *Report) UnmarshalJSON(b []byte) error {
 	v := reportJSON{r.CompanyID, r.Statement.String(), r.Aggregation.String(), r.Form.String(),
-		r.ReferenceDate, r.StartDate, r.EndDate, r.PublishDate.Time(), r.RetrievalDate.Time(), r.Version, r.Accounts, r.Sources.All()}
+		r.ReferenceDate, r.StartDate, r.EndDate, r.PublishDate.Time(), r.RetrievalDate.Time(), r.Version, nil, r.Sources.All()}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
+	}
+	lines := r.Lines
+	if v.Accounts == nil {
+		v.Accounts = r.Accounts
+	} else {
+		lines = nil
 	}
 	var labels [3]Label
 	for i, s := range [...]string{v.Statement, v.Aggregation, v.Form} {
@@ -174,7 +184,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 		}
 		labels[i] = l
 	}
-	*r = Report{Lines: r.Lines, CompanyID: v.CompanyID, Statement: labels[0], Aggregation: labels[1], Form: labels[2],
+	*r = Report{Lines: lines, CompanyID: v.CompanyID, Statement: labels[0], Aggregation: labels[1], Form: labels[2],
 		ReferenceDate: v.ReferenceDate, StartDate: v.StartDate, EndDate: v.EndDate,
 		PublishDate: StampOf(v.PublishDate), RetrievalDate: StampOf(v.RetrievalDate), Version: v.Version,
 		Accounts: v.Accounts, Sources: SourcesOf(v.Sources)}

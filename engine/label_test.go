@@ -63,6 +63,36 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	}
 }
 
+// Accounts decoded into a report whose accounts number their lines in a
+// file's table are the process's: the table is dropped, and the report's
+// own array is not written to (it may be a read-only mapping). Without
+// accounts in the JSON, the report keeps its accounts and their table.
+func TestReportJSONOverFileLines(t *testing.T) {
+	fileLine := NewAccount("9.99", "Outra", false, 0).Line
+	own := []Account{{Line: 0, Value: 7}} // line 0 of the file's table
+	r := Report{Accounts: own, Lines: &LineTable{Lines: []Line{fileLine}}}
+	in := `{"accounts":[{"code":"3.01","name":"Receita","value":10,"fixed":true}]}`
+	if err := json.Unmarshal([]byte(in), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Lines != nil {
+		t.Error("the file's line table was kept for accounts in the process's lines")
+	}
+	if l := r.AccountList(); l.Len() != 1 || l.At(0).Code() != "3.01" || l.At(0).Value != 10 {
+		t.Errorf("accounts: %+v", r.Accounts)
+	}
+	if own[0].Line != 0 || own[0].Value != 7 {
+		t.Errorf("the report's former array was written to: %+v", own[0])
+	}
+	k := Report{Accounts: own, Lines: &LineTable{Lines: []Line{fileLine}}}
+	if err := json.Unmarshal([]byte(`{"version":3}`), &k); err != nil {
+		t.Fatal(err)
+	}
+	if k.Lines == nil || k.AccountList().At(0).Code() != "9.99" || k.Version != 3 {
+		t.Errorf("without accounts: lines %v, first %q, version %d", k.Lines, k.AccountList().At(0).Code(), k.Version)
+	}
+}
+
 // TestReportSize guards the layout: millions of reports are held.
 func TestReportSize(t *testing.T) {
 	if n := unsafe.Sizeof(Report{}); n > 96 {
