@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"runtime"
 	"runtime/metrics"
 	"runtime/trace"
 	"slices"
@@ -198,7 +197,7 @@ func BenchmarkFairShare(b *testing.B) {
 					if strings.HasSuffix(name, "-slice") {
 						processSlice(0)
 					}
-					yieldpoint.SetProcs(runtime.GOMAXPROCS(0))
+					yieldpoint.SetProcs(0)
 					b.Logf("%s, %s, round: light in handler p50/p99 %v/%v alone, %v/%v beside; Go scheduling latency p50/p99/p99.9 %v alone, %v beside; waiting for a CPU: the server's threads %v alone, %v beside, the light client's %v alone, %v beside",
 						h.name, name, pct(la, 50), pct(la, 99), pct(lb, 50), pct(lb, 99), sa, sb, ka, kb, a.Kernel, w.Kernel)
 					r.beside = append(r.beside, w.Latencies...)

@@ -24,23 +24,55 @@ import (
 // are all taken by computing requests.
 const Every = 100 * time.Microsecond
 
+// refreshEvery is how often Begin reads GOMAXPROCS again while the
+// number of processors follows it: the runtime changes it when the
+// container's CPU limit changes, and reading it takes the scheduler's
+// lock, too much for every request.
+const refreshEvery = time.Second
+
 var (
 	computing atomic.Int32
 	procs     atomic.Int32
+	// fixed is set while SetProcs's number holds instead of GOMAXPROCS.
+	fixed atomic.Bool
+	// refreshed is when Begin last read GOMAXPROCS (clock's time).
+	refreshed atomic.Int64
 	epoch     = time.Now()
 	// clock returns the time since epoch (a test replaces it).
 	clock = func() time.Duration { return time.Since(epoch) }
+	// gomaxprocs returns the runtime's GOMAXPROCS (a test replaces it).
+	gomaxprocs = func() int { return runtime.GOMAXPROCS(0) }
 )
 
-func init() { procs.Store(int32(runtime.GOMAXPROCS(0))) }
+func init() { procs.Store(int32(gomaxprocs())) }
 
 // SetProcs sets the number of processors the computing requests are
-// compared with (GOMAXPROCS by default; a very large number turns the
-// yields off, for measurements).
-func SetProcs(n int) { procs.Store(int32(min(max(n, 1), 1<<30))) }
+// compared with, in place of GOMAXPROCS (a very large number turns the
+// yields off, for measurements); n ≤ 0 goes back to GOMAXPROCS, which
+// is then read again at least every second, since the runtime changes it
+// when the CPU limit of the container does.
+func SetProcs(n int) {
+	if n <= 0 {
+		fixed.Store(false)
+		procs.Store(int32(max(gomaxprocs(), 1)))
+		refreshed.Store(int64(clock()))
+		return
+	}
+	fixed.Store(true)
+	procs.Store(int32(min(n, 1<<30)))
+}
 
 // Begin counts a computing request; End, when it is done.
-func Begin() { computing.Add(1) }
+func Begin() {
+	computing.Add(1)
+	if fixed.Load() {
+		return
+	}
+	now := int64(clock())
+	if last := refreshed.Load(); now-last >= int64(refreshEvery) && refreshed.CompareAndSwap(last, now) {
+		procs.Store(int32(max(gomaxprocs(), 1)))
+	}
+}
 
 // End undoes Begin.
 func End() { computing.Add(-1) }

@@ -25,8 +25,62 @@ func contend(t *testing.T, procsN, computingN int) {
 		for range computingN {
 			End()
 		}
+		fixed.Store(false)
 		procs.Store(old)
 	})
+}
+
+// TestProcsFollowGOMAXPROCS: without SetProcs, the number of processors
+// follows GOMAXPROCS as the runtime changes it (read again within
+// refreshEvery, by Begin); SetProcs's number holds until SetProcs(0).
+func TestProcsFollowGOMAXPROCS(t *testing.T) {
+	var now time.Duration
+	oldClock, oldMax, oldProcs := clock, gomaxprocs, procs.Load()
+	clock = func() time.Duration { return now }
+	n := 4
+	gomaxprocs = func() int { return n }
+	t.Cleanup(func() {
+		clock, gomaxprocs = oldClock, oldMax
+		fixed.Store(false)
+		procs.Store(oldProcs)
+	})
+	SetProcs(0)
+	begin := func(k int) {
+		for range k {
+			Begin()
+		}
+		t.Cleanup(func() {
+			for range k {
+				End()
+			}
+		})
+	}
+	begin(2)
+	if Contended() {
+		t.Fatal("2 computing on 4 processors: contended")
+	}
+	n = 2 // the container's CPU limit fell
+	now += refreshEvery / 2
+	begin(1)
+	if got := procs.Load(); got != 4 {
+		t.Fatalf("GOMAXPROCS read again within refreshEvery: procs %d, want 4 still", got)
+	}
+	now += refreshEvery
+	begin(1)
+	if got := procs.Load(); got != 2 || !Contended() {
+		t.Fatalf("after refreshEvery: procs %d (want 2), contended %v", got, Contended())
+	}
+	SetProcs(16)
+	n = 1
+	now += 2 * refreshEvery
+	begin(1)
+	if got := procs.Load(); got != 16 {
+		t.Fatalf("SetProcs(16) then Begin: procs %d, want 16", got)
+	}
+	SetProcs(0)
+	if got := procs.Load(); got != 1 {
+		t.Fatalf("SetProcs(0): procs %d, want GOMAXPROCS 1", got)
+	}
 }
 
 // TestYieldOnlyWhenContended: no yield while fewer requests compute than
