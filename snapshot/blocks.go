@@ -38,6 +38,9 @@ type colBlocks struct {
 	// closes it. fromFile counts the blocks it hashed that way.
 	file     *os.File
 	fromFile atomic.Int64
+	// passEnded, once a background pass started, is closed when it
+	// returns (tests wait for it).
+	passEnded chan struct{}
 }
 
 // closeFile closes the file kept for a background pass (none runs).
@@ -232,39 +235,51 @@ func (x *colBlocks) Status() engine.BlockStatus {
 // the load (the machine's load permitting).
 const DefaultVerifyRate = 128 << 20
 
-// verifyRead verifies block i of c from the file f into buf (the block's
-// bytes read with pread), or through the mapping when there is no file
-// or the read fails.
-func (x *colBlocks) verifyRead(c *blockChecks, i int, f *os.File, buf []byte) {
+// readVerify verifies block i of c from the file f into buf (the
+// block's bytes read with pread), and reports whether it did: false when
+// there is no file or the read fails. It never reads the mapping.
+func (x *colBlocks) readVerify(c *blockChecks, i int, f *os.File, buf []byte) bool {
 	b := c.blocks[i]
-	if f != nil && c.at >= 0 {
-		data := buf[:b.N]
-		if _, err := f.ReadAt(data, c.at+b.Off); err == nil {
-			c.verifyBytes(i, data)
-			x.fromFile.Add(1)
-			return
-		}
+	if f == nil || c.at < 0 {
+		return false
 	}
-	c.verify(i)
+	data := buf[:b.N]
+	if _, err := f.ReadAt(data, c.at+b.Off); err != nil {
+		return false
+	}
+	c.verifyBytes(i, data)
+	x.fromFile.Add(1)
+	return true
 }
 
 // background verifies, at rate bytes a second, every block of ds's
 // not yet verified, and returns when it is done or ds is no longer
-// reachable (a reload replaced it): it holds ds only while it verifies a
-// block, so that the mapping is released with ds (mapfile.ReleaseWith)
-// whatever the pass's progress. done, when not nil, is called with the
-// final status once every block is verified.
+// reachable (a reload replaced it). It holds ds only while it verifies a
+// block through the mapping (no file to read, or its read failed), which
+// ds's release unmaps (mapfile.ReleaseWith); a block read from the file
+// needs no hold. A cleanup on ds tells it that ds is gone, also while it
+// waits for its pace. It does not ask its weak pointer for each block: a
+// weak pointer's Value during a collection's mark phase keeps its object
+// for that cycle, and a pass asking every few milliseconds kept a
+// replaced Dataset, its heap parts included, until the pass ended (about
+// 30 s at scale 10). done, when not nil, is called with the final status
+// once every block is verified.
 func (x *colBlocks) background(ds *engine.Dataset, rate int64, done func(engine.BlockStatus)) {
 	if rate <= 0 {
 		rate = DefaultVerifyRate
 	}
 	wp := weak.Make(ds)
+	gone := make(chan struct{})
+	runtime.AddCleanup(ds, func(gone chan struct{}) { close(gone) }, gone)
 	f := x.file
 	x.file = nil
+	x.passEnded = make(chan struct{})
 	go func() {
+		defer close(x.passEnded)
 		if f != nil {
 			defer f.Close()
 		}
+		var wait *time.Timer
 		var buf []byte
 		if f != nil {
 			n := int64(0)
@@ -279,17 +294,31 @@ func (x *colBlocks) background(ds *engine.Dataset, rate int64, done func(engine.
 		var sent int64
 		for _, c := range x.kinds {
 			for i := range c.blocks {
-				ds := wp.Value()
-				if ds == nil {
+				select {
+				case <-gone:
 					return
+				default:
 				}
-				if c.state[i].Load() == blockUnknown {
-					x.verifyRead(c, i, f, buf)
+				if c.state[i].Load() == blockUnknown && !x.readVerify(c, i, f, buf) {
+					ds := wp.Value()
+					if ds == nil {
+						return
+					}
+					c.verify(i)
+					runtime.KeepAlive(ds)
 				}
-				runtime.KeepAlive(ds)
 				sent += c.blocks[i].N
 				if ahead := time.Duration(float64(sent)/float64(rate)*float64(time.Second)) - time.Since(start); ahead > 0 {
-					time.Sleep(ahead)
+					if wait == nil {
+						wait = time.NewTimer(ahead)
+					} else {
+						wait.Reset(ahead)
+					}
+					select {
+					case <-gone:
+						return
+					case <-wait.C:
+					}
 				}
 			}
 		}

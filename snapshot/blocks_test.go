@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+	"weak"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
@@ -387,5 +388,42 @@ func TestLazyVerifyFindsDatesOutOfOrder(t *testing.T) {
 	}
 	if ds.BlockErr() == nil || ds.CheckAll() == nil {
 		t.Fatal("the Dataset is not failed")
+	}
+}
+
+// A Dataset replaced while its background pass runs is collected whole,
+// its Universe (the decoded parts) with it, in the collection that finds
+// it unreachable, and the pass ends then, though it waits for its pace:
+// the pass holds neither (it learns that the Dataset is gone from a
+// cleanup), and the ratio blocks' check it calls does not hold the
+// Universe.
+func TestBackgroundPassHoldsNoDataset(t *testing.T) {
+	path := lazyFile(t)
+	// 1 byte a second: after its first block the pass waits for hours.
+	ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ds.Blocks().(*colBlocks)
+	if x.passEnded == nil {
+		t.Fatal("no background pass")
+	}
+	ended := x.passEnded
+	// The load's Universe is not the Dataset's (Build keeps a copy), but
+	// both hold the decoded parts: the catalog and the companies.
+	u := ds.Universe()
+	if len(u.Derived.Catalog) == 0 || len(u.Derived.Ratios) == 0 || len(u.Companies) == 0 {
+		t.Fatal("the demo market has no ratio points: the ratio blocks' check is not made")
+	}
+	wd, wcat, wco := weak.Make(ds), weak.Make(&u.Derived.Catalog[0]), weak.Make(&u.Companies[0])
+	ds, x, u = nil, nil, nil
+	runtime.GC()
+	if wd.Value() != nil || wcat.Value() != nil || wco.Value() != nil {
+		t.Errorf("after a collection: Dataset held %v, catalog held %v, companies held %v", wd.Value() != nil, wcat.Value() != nil, wco.Value() != nil)
+	}
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Error("the background pass of a collected Dataset did not end")
 	}
 }

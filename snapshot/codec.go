@@ -367,6 +367,10 @@ type loadState struct {
 	// ratioVars counts the entries of Derived.RatioVars reserved so far
 	// (see reserveRatioVars).
 	ratioVars atomic.Int64
+	// catalogLen, when a ratios part set it (under colMu), is given the
+	// length of Derived.Catalog once every part is decoded: the ratio
+	// blocks' check reads it (ratioBlockCheck).
+	catalogLen *atomic.Int64
 	// fundMu guards Derived.FundSources, which the fund ratios parts
 	// append to (addFundSources).
 	fundMu sync.Mutex

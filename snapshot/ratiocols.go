@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/pregao/pregao/engine"
@@ -502,7 +503,15 @@ func decRatioColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 			p += int(r.Points)
 		}
 		u.Derived.RatioRuns = runs
-		check = ratioBlockCheck(ix, func() int { return len(u.Derived.Catalog) })
+		// The catalog's length, known once every part is decoded
+		// (readFrom sets it). The check outlives the load (the
+		// background pass holds it): it must not hold u, whose parts
+		// would then outlive the Dataset replacing them.
+		ncat := new(atomic.Int64)
+		d.ls.colMu.Lock()
+		d.ls.catalogLen = ncat
+		d.ls.colMu.Unlock()
+		check = ratioBlockCheck(ix, func() int { return int(ncat.Load()) })
 	}
 	d.ls.ratioVars.Store(int64(len(vars)))
 	d.ls.addRatioColumns(sec, ix, check)

@@ -494,6 +494,9 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 	if err != nil {
 		return nil, Header{}, err
 	}
+	if ls.catalogLen != nil {
+		ls.catalogLen.Store(int64(len(u.Derived.Catalog)))
+	}
 	if ls.version >= columnsVersion {
 		// The column area's parts, and every block (unless lazy), before
 		// the snapshot is used.
