@@ -91,18 +91,40 @@ func (a *API) info(ds *engine.Dataset) *dsInfo {
 	if in == nil || in.ds != ds {
 		in = a.newInfo(ds)
 	}
-	if a.store.Current() == ds { // requests on a replaced Dataset keep the current info
-		a.setInfo(in)
-	}
+	a.setInfo(in) // requests on a replaced Dataset keep the current info
 	return in
 }
 
-// setInfo makes in the current dsInfo; the answer cache of the one it
-// replaces, of another Dataset, is closed (its chunks go back to the
-// pool).
+// Published makes the info of the store's current Dataset the API's
+// current one (the one Prepare made for it, if any) and closes the answer
+// cache of the Dataset it replaces. Call it right after each
+// engine.Store.Publish: until then, or until the first request that sees
+// the new Dataset, the API holds the replaced Dataset, its answer cache
+// and its quote views, and an idle server keeps two Datasets.
+func (a *API) Published() {
+	if ds := a.store.Current(); ds != nil {
+		a.info(ds)
+	}
+}
+
+// setInfo makes in the current dsInfo when its Dataset is the store's
+// current one; the answer cache of the one it replaces, of another
+// Dataset, is closed (its chunks go back to the pool). A request on a
+// Dataset replaced meanwhile never puts its info back: the swap is a
+// compare-and-swap against what was current when the store still had in's
+// Dataset, so that an info set by Published after the publish stays.
 func (a *API) setInfo(in *dsInfo) {
-	if old := a.dsinfo.Swap(in); old != nil && old != in && old.ds != in.ds {
-		old.answers.close()
+	for {
+		old := a.dsinfo.Load()
+		if old == in || a.store.Current() != in.ds {
+			return
+		}
+		if a.dsinfo.CompareAndSwap(old, in) {
+			if old != nil && old.ds != in.ds {
+				old.answers.close()
+			}
+			return
+		}
 	}
 }
 

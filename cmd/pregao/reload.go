@@ -123,6 +123,7 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	}
 	old := m.Store.Current()
 	m.Store.Publish(ds)
+	m.API.Published()  // the API's per-Dataset info and answer cache follow at once
 	m.Live.Published() // the handover, if ds covers the live session
 	if old != nil {
 		m.goTuneGC(func() { releaseMemory(restore, m.releaseOld) }, !m.releaseOld) // a release collects
