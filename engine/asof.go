@@ -172,6 +172,9 @@ func firstPublished(u *Universe) time.Time {
 	for i := range u.Reports {
 		see(u.Reports[i].PublishDate.Time())
 	}
+	if u.LazyReports != nil {
+		see(u.LazyReports.FirstPublished().Time())
+	}
 	for i := range u.CashActions {
 		see(u.CashActions[i].PublishDate)
 	}

@@ -820,20 +820,12 @@ func (b *builder) buildIssuerLists() error {
 		what: func(r *Report) string {
 			return fmt.Sprintf("report %s %s %s", r.Statement, r.Aggregation, r.ReferenceDate)
 		},
-		list: func(is *Issuer) *[]*Report { return &is.Reports },
-		order: func(x, y *Report) int {
-			if c := cmp.Compare(x.ReferenceDate, y.ReferenceDate); c != 0 {
-				return c
-			}
-			if c := x.Statement.Compare(y.Statement); c != 0 {
-				return c
-			}
-			if c := x.Aggregation.Compare(y.Aggregation); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.Version, y.Version)
-		},
+		list:  func(is *Issuer) *[]*Report { return &is.reports },
+		order: compareReports,
 	}); err != nil {
+		return err
+	}
+	if err := b.lazyReportLists(); err != nil {
 		return err
 	}
 	if err := attach(b, u.Shares, issuerList[SharesPoint]{
@@ -1066,6 +1058,82 @@ func (b *builder) lazyRatioRuns() error {
 		is.lazyRatios = &lazyRatios{d: d, lo: r.Lo, hi: r.Hi}
 	}
 	return nil
+}
+
+// compareReports orders a company's reports: by reference_date,
+// statement, aggregation and version (Issuer.Reports).
+func compareReports(x, y *Report) int {
+	if c := cmp.Compare(x.ReferenceDate, y.ReferenceDate); c != 0 {
+		return c
+	}
+	if c := x.Statement.Compare(y.Statement); c != 0 {
+		return c
+	}
+	if c := x.Aggregation.Compare(y.Aggregation); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.Version, y.Version)
+}
+
+// lazyReports makes an issuer's report list on first use from the
+// Universe's LazyReports.
+type lazyReports struct {
+	once sync.Once
+	src  LazyReports
+	id   string
+}
+
+// lazyReportLists files each company of the Universe's LazyReports
+// under its issuer, its reports to be read on first use
+// (Issuer.Reports).
+func (b *builder) lazyReportLists() error {
+	src := b.u.LazyReports
+	if src == nil {
+		return nil
+	}
+	for _, id := range src.Companies() {
+		k, err := b.issuerIdx(id, func() string { return "reports" })
+		if err != nil {
+			return err
+		}
+		is := &b.d.issuers[k]
+		if is.lazyReports != nil || len(is.reports) > 0 {
+			return invalid("reports of company_id %q: company given twice", id)
+		}
+		is.lazyReports = &lazyReports{src: src, id: id}
+	}
+	return nil
+}
+
+// Reports returns the company's reports sorted by reference_date,
+// statement, aggregation and version (every version is kept). The slice
+// is shared, read-only.
+//
+// A Dataset whose reports are read on first use (a mapped snapshot's,
+// Universe.LazyReports) reads them on the first call, from blocks the
+// caller has verified (Dataset.CheckIssuer).
+func (is *Issuer) Reports() []*Report {
+	if l := is.lazyReports; l != nil {
+		l.once.Do(func() { is.reports = l.list() })
+	}
+	return is.reports
+}
+
+// list reads the company's reports and sorts them as attach does (a
+// stable sort of the Universe's order).
+func (l *lazyReports) list() []*Report {
+	rs := l.src.Reports(l.id)
+	if len(rs) == 0 {
+		return nil
+	}
+	list := make([]*Report, len(rs))
+	for i := range rs {
+		list[i] = &rs[i]
+	}
+	if !sortedBy(list, compareReports) {
+		slices.SortStableFunc(list, compareReports)
+	}
+	return list
 }
 
 // Ratios returns the company's ratio points grouped by indicator, class

@@ -69,8 +69,12 @@ type Issuer struct {
 	// Sector is the taxonomy path: Sector[0] level 1 (sector) ...
 	// Sector[3] level 4 (sub_industry); nil entries when unknown.
 	Sector [4]*Sector
-	// Reports sorted by reference_date, statement, aggregation, version.
-	Reports []*Report
+	// reports sorted by reference_date, statement, aggregation, version
+	// (see Reports).
+	reports []*Report
+	// lazyReports, when not nil, makes reports on Reports' first call
+	// from the Universe's LazyReports.
+	lazyReports *lazyReports
 	// Shares is the share-count history, newest first.
 	Shares []*SharesPoint
 	// CashActions sorted by prior_ex_date descending (then ticker, event,

@@ -529,7 +529,7 @@ func TestIssuerLists(t *testing.T) {
 		t.Errorf("sector path = %v", is.Sector)
 	}
 	var reps []string
-	for _, r := range is.Reports {
+	for _, r := range is.Reports() {
 		reps = append(reps, r.ReferenceDate.String()+" "+r.Statement.String()+" "+string(rune('0'+r.Version)))
 	}
 	if want := []string{"2022-12-31 DRE 1", "2023-12-31 BPA 1", "2023-12-31 DRE 1", "2023-12-31 DRE 2"}; !slices.Equal(reps, want) {

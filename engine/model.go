@@ -482,15 +482,18 @@ func (p StreamPosition) String() string {
 // snapshot stores (with Derived filled) and what a Dataset is built from.
 // Slices are owned by the Universe and must not be modified after Build.
 type Universe struct {
-	Meta           Meta
-	Sectors        []Sector
-	Companies      []Company
-	Securities     []Security
-	Renames        []TickerRename
-	Daily          []Series
-	Intraday       []Intraday
-	Indexes        []Index
-	Reports        []Report
+	Meta       Meta
+	Sectors    []Sector
+	Companies  []Company
+	Securities []Security
+	Renames    []TickerRename
+	Daily      []Series
+	Intraday   []Intraday
+	Indexes    []Index
+	Reports    []Report
+	// LazyReports, when not nil (a mapped snapshot's; Reports is then
+	// empty), gives the reports company by company on first use.
+	LazyReports    LazyReports `json:"-"`
 	Shares         []SharesPoint
 	CashActions    []CashAction
 	ShareActions   []ShareAction
@@ -501,6 +504,24 @@ type Universe struct {
 	// Derived is computed by Derive at build time and stored in the
 	// snapshot; a bundle never carries it.
 	Derived Derived
+}
+
+// LazyReports gives a Universe's reports one company at a time, read
+// on the company's first use (Issuer.Reports) instead of at Build (a
+// mapped snapshot's report heads). Implementations are safe for
+// concurrent use.
+type LazyReports interface {
+	// Companies returns the ids of the companies with reports, each
+	// once.
+	Companies() []string
+	// FirstPublished returns the earliest publish date of the reports
+	// that have one (zero: none has).
+	FirstPublished() Stamp
+	// Reports returns company id's reports in the Universe's order. The
+	// caller has verified what they are read from
+	// (Dataset.CheckIssuer); a report that cannot be read (a damaged
+	// block, whose requests are refused) is left out, never a panic.
+	Reports(id string) []Report
 }
 
 // Derived holds what is computed once per snapshot from the source

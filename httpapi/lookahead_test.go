@@ -177,7 +177,7 @@ func TestAsOfLookAhead(t *testing.T) {
 		switch {
 		case is.IsFund() && len(is.FundReports) > 0:
 			funds = append(funds, is.ID)
-		case !is.IsFund() && len(is.Reports) > 0:
+		case !is.IsFund() && len(is.Reports()) > 0:
 			companies = append(companies, is.ID)
 		}
 	}

@@ -122,7 +122,7 @@ func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	if err != nil {
 		return nil, err
 	}
-	rs := res.Issuer.Reports
+	rs := res.Issuer.Reports()
 	pass := func(i int) bool { return f.keep(rs[i]) && !(f.latestRef && superseded(rs, i, &f)) }
 	sendCount(c, len(rs), pass)
 	k := 0 // passing items seen
@@ -352,7 +352,7 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	if err != nil {
 		return nil, err
 	}
-	rs := res.Issuer.Reports
+	rs := res.Issuer.Reports()
 	var valBuf [64]engine.Num
 	pass := func(i int) bool {
 		return f.keep(rs[i]) && (freq == "" || reportFrequency(rs, i) == freq) &&

@@ -239,7 +239,7 @@ func checkRealDataset(t *testing.T, u *engine.Universe) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(j.Issuer.Reports) == 0 {
+	if len(j.Issuer.Reports()) == 0 {
 		t.Error("JALL3 has no reports")
 	}
 	if v := ratioPoint(t, ds, j.Issuer, "NET_REVENUE", engine.MakeDate(2023, 3, 31)); v.Valid() {
@@ -268,7 +268,7 @@ func checkRealRatios(t *testing.T, u *engine.Universe) {
 	}
 	ref := engine.MakeDate(2023, 3, 31)
 	var dre301 engine.Num = engine.Null
-	for _, r := range j.Issuer.Reports {
+	for _, r := range j.Issuer.Reports() {
 		if r.Statement.String() == "DRE" && r.Aggregation.String() == engine.AggConsolidated && r.ReferenceDate == ref {
 			for _, a := range r.Accounts {
 				if a.Code() == "3.01" {

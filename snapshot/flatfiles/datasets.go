@@ -628,7 +628,7 @@ var reportsSet = &dataset{
 		iss := x.ds.Issuers()
 		return []file{{name: "reports", emit: func(r *rows) {
 			for i := range iss {
-				for _, rep := range iss[i].Reports {
+				for _, rep := range iss[i].Reports() {
 					acc := rep.AccountList()
 					for j := range acc.Len() {
 						ac := acc.At(j)
