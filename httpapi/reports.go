@@ -122,6 +122,9 @@ func (a *API) rawReports(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	if err != nil {
 		return nil, err
 	}
+	if err := a.checkCompany(c, res.Issuer); err != nil {
+		return nil, err
+	}
 	rs := res.Issuer.Reports()
 	pass := func(i int) bool { return f.keep(rs[i]) && !(f.latestRef && superseded(rs, i, &f)) }
 	sendCount(c, len(rs), pass)
@@ -350,6 +353,9 @@ func (a *API) reports(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	}
 	res, err := resolveCompany(c.ds, ps.ByName("id"))
 	if err != nil {
+		return nil, err
+	}
+	if err := a.checkCompany(c, res.Issuer); err != nil {
 		return nil, err
 	}
 	rs := res.Issuer.Reports()

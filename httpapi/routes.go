@@ -203,7 +203,7 @@ var routeTable = csvRoutes([]Route{
 			aggregation, referenceDate, reportYear, reportQuarter,
 			{Name: "flat", In: InQuery, Type: TypeBoolean, Default: false, Desc: "data keyed by account path instead of tree_data"},
 			publishDate, retrievalDate, latestByReference, listLimit, listOffset, asOfParam,
-		}, Response: "RawReports", serve: (*API).rawReports},
+		}, Response: "RawReports", blocksFor: companyBlocks, serve: (*API).rawReports},
 	{Method: http.MethodGet, Path: routeReports, Summary: "A company's standardized statements, one item per filed report",
 		Params: []Param{
 			pathCompanyID,
@@ -211,7 +211,7 @@ var routeTable = csvRoutes([]Route{
 			{Name: "frequency", In: InQuery, Type: TypeEnum, Enum: []string{engine.FreqAnnual, engine.FreqQuarterly, engine.FreqYTD},
 				Desc: "keep only reports of this period, taken from their start and end dates: ANNUAL twelve months, QUARTERLY three, YTD another length (default every one)"},
 			aggregation, referenceDate, reportYear, reportQuarter, publishDate, retrievalDate, latestByReference, listLimit, listOffset, asOfParam,
-		}, Response: "StandardizedReports", serve: (*API).reports},
+		}, Response: "StandardizedReports", blocksFor: companyBlocks, serve: (*API).reports},
 	{Method: http.MethodGet, Path: routeShareActions, Summary: "A company's share corporate actions (splits, bonuses, spin-offs…), prior_ex_date descending",
 		Params: []Param{
 			pathCompanyID,

@@ -270,8 +270,9 @@ func (a *API) readBody(c *call, r *http.Request) error {
 	return nil
 }
 
-// companyBlocks is Route.blocksFor of the company ratio routes, which
-// read the ratio points of the company they name (BlocksCompany),
+// companyBlocks is Route.blocksFor of the company ratio and report
+// routes, which read the ratio points or the reports (heads and
+// accounts) of the company they name (BlocksCompany),
 // unless the request asks for an earlier time (as_of: the valuation at
 // a session reads bars) or its query is percent-encoded (whose names
 // are not read here): then they may read any.

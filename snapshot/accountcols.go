@@ -61,6 +61,11 @@ type accountCols struct {
 	base, size int64
 	index      []byte
 	first      map[int]int64
+	// The report heads follow the accounts (reportheads.go): their size,
+	// index and source lists.
+	headSize  int64
+	headIndex []byte
+	lists     [][]engine.Source
 }
 
 // writeAccountColumns writes the account columns of rs to put, a block
@@ -184,6 +189,9 @@ type accountsPart struct {
 	seen   bool  // the first part's index was read
 	total  int64 // accounts the index declares
 	ranges []accountRange
+	// heads, when set, are the report heads of ReadFile and Decode, read
+	// into the Universe by finishAccounts.
+	heads *fileHeads
 }
 
 // accountRange is the accounts of one reports part: its first report,
@@ -205,23 +213,23 @@ func (ls *loadState) accounts() *accountsPart {
 // offset and length; 8-aligned, within the area), the part's first
 // account (uvarint) and, in the part of the kind's first report (lo ==
 // 0), the columns' index (uvarint length and bytes). It returns the
-// part's accounts: in place (a load, accountInPlace), else decoded into
+// part's accounts and where the account columns end in the area: in place (a load, accountInPlace), else decoded into
 // the heap, their lines the file's numbers either way (see
 // finishAccounts).
-func decReportAccounts(d *pdec, lo int, nacc uint64) []engine.Account {
+func decReportAccounts(d *pdec, lo int, nacc uint64) ([]engine.Account, uint64) {
 	base, size, first := d.uv(), d.uv(), d.uv()
 	if d.err != nil {
-		return nil
+		return nil, 0
 	}
 	cols := d.ls.cols
 	if base%8 != 0 || size%accountBytes != 0 || base > uint64(len(cols)) || size > uint64(len(cols))-base {
 		d.fail("report accounts at %d+%d, outside the column area of %d bytes", base, size, len(cols))
-		return nil
+		return nil, 0
 	}
 	total := size / accountBytes
 	if first > total || nacc > total-first {
 		d.fail("report accounts %d+%d beyond the %d of the columns", first, nacc, total)
-		return nil
+		return nil, 0
 	}
 	sec := cols[base : base+size : base+size]
 	ap := d.ls.accounts()
@@ -229,21 +237,21 @@ func decReportAccounts(d *pdec, lo int, nacc uint64) []engine.Account {
 		n := d.uv()
 		if d.err != nil || n > uint64(d.remaining()) {
 			d.fail("account index of %d bytes beyond the remaining %d", n, d.remaining())
-			return nil
+			return nil, 0
 		}
 		ix, err := readAccountIndex(d.b[d.i : d.i+int(n)])
 		d.i += int(n)
 		if err != nil {
 			d.fail("%v", err)
-			return nil
+			return nil, 0
 		}
 		if uint64(ix.Accounts) != total {
 			d.fail("account index of %d accounts, the columns hold %d", ix.Accounts, total)
-			return nil
+			return nil, 0
 		}
 		if err := checkBlocks(ix.Blocks, int64(size)); err != nil {
 			d.fail("report accounts: %v", err)
-			return nil
+			return nil, 0
 		}
 		lines := make([]engine.Line, len(ix.Lines))
 		for k, l := range ix.Lines {
@@ -260,11 +268,11 @@ func decReportAccounts(d *pdec, lo int, nacc uint64) []engine.Account {
 	ap.ranges = append(ap.ranges, accountRange{lo: lo, first: int64(first), n: int64(nacc)})
 	ap.mu.Unlock()
 	if nacc == 0 {
-		return nil
+		return nil, base + size
 	}
 	b := sec[accountBytes*first : accountBytes*(first+nacc)]
 	if d.ls.compactDaily && accountInPlace {
-		return unsafe.Slice((*engine.Account)(unsafe.Pointer(&b[0])), nacc)
+		return unsafe.Slice((*engine.Account)(unsafe.Pointer(&b[0])), nacc), base + size
 	}
 	out := make([]engine.Account, nacc)
 	for k := range out {
@@ -272,11 +280,13 @@ func decReportAccounts(d *pdec, lo int, nacc uint64) []engine.Account {
 		out[k] = engine.Account{Line: engine.Line(binary.LittleEndian.Uint32(p)),
 			Value: engine.Num(math.Float64frombits(binary.LittleEndian.Uint64(p[8:])))}
 	}
-	return out
+	return out, base + size
 }
 
-// finishAccounts checks, once every part is decoded, that the reports
-// parts' accounts cut the account columns in order, and, unless the
+// finishAccounts checks, once every part is decoded and the columns'
+// blocks verified, that the reports parts' accounts cut the account
+// columns in order, reads the report heads into the Universe when they
+// are not read on first use (decReports6), and, unless the
 // accounts are used in place, translates their lines into the
 // process's (the Universe of ReadFile and Decode holds the process's
 // Lines, Report.Lines nil), refusing a number the line table lacks.
@@ -298,6 +308,13 @@ func (ls *loadState) finishAccounts(u *engine.Universe) error {
 	}
 	if next != ap.total {
 		return fmt.Errorf("%w: the reports parts hold %d accounts, the columns %d", errColumns, next, ap.total)
+	}
+	if ap.heads != nil {
+		rs, err := ap.heads.all()
+		if err != nil {
+			return err
+		}
+		u.Reports = rs
 	}
 	if ls.compactDaily && accountInPlace {
 		return nil
@@ -344,19 +361,35 @@ func newAccountCols(base, size int64, ix accountIndex) *accountCols {
 	return &accountCols{base: base, size: size, index: appendAccountIndex(nil, ix)}
 }
 
-// appendAccountColumns appends the account columns of u's reports to
-// the column area cols (ending at a multiple of 8) and records them in
-// c.
+// writeAccountsAndHeads writes the account columns of rs, then their
+// head columns, to put, and returns their accountCols at base and the
+// head blocks (offsets from the heads' start).
+func writeAccountsAndHeads(rs []engine.Report, base int64, put func([]byte) error) (*accountCols, []colBlock, []colBlock, error) {
+	n, ix, err := writeAccountColumns(rs, put)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("snapshot: %w", err)
+	}
+	hn, hix, lists, err := writeHeadColumns(rs, put)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("snapshot: %w", err)
+	}
+	a := newAccountCols(base, n, ix)
+	a.headSize, a.headIndex, a.lists = hn, appendHeadIndex(nil, hix), lists
+	return a, ix.Blocks, hix.Blocks, nil
+}
+
+// appendAccountColumns appends the account and head columns of u's
+// reports to the column area cols (ending at a multiple of 8) and
+// records them in c.
 func (c *encoder) appendAccountColumns(cols []byte, u *engine.Universe) ([]byte, error) {
-	base := len(cols)
-	n, ix, err := writeAccountColumns(u.Reports, func(b []byte) error {
+	a, _, _, err := writeAccountsAndHeads(u.Reports, int64(len(cols)), func(b []byte) error {
 		cols = append(cols, b...)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
+		return nil, err
 	}
-	c.accounts = newAccountCols(int64(base), n, ix)
+	c.accounts = a
 	return cols, nil
 }
 
@@ -365,18 +398,20 @@ func (c *encoder) appendAccountColumns(cols []byte, u *engine.Universe) ([]byte,
 // records them in c and returns their piece of the spill file.
 func (c *encoder) streamAccountColumns(u *engine.Universe, base int64) (piece, error) {
 	start := c.spill.n
-	n, ix, err := writeAccountColumns(u.Reports, func(b []byte) error {
+	a, ablocks, hblocks, err := writeAccountsAndHeads(u.Reports, base, func(b []byte) error {
 		_, err := c.spill.put(b)
 		return err
 	})
 	if err != nil {
-		return piece{}, fmt.Errorf("snapshot: %w", err)
+		return piece{}, err
 	}
+	n := a.size + a.headSize
 	if c.spill.n-start != n {
-		return piece{}, fmt.Errorf("snapshot: spill file: %d bytes of account columns written, %d made", c.spill.n-start, n)
+		return piece{}, fmt.Errorf("snapshot: spill file: %d bytes of account and head columns written, %d made", c.spill.n-start, n)
 	}
-	c.accounts = newAccountCols(base, n, ix)
-	c.addBlocks(base, ix.Blocks)
+	c.accounts = a
+	c.addBlocks(base, ablocks)
+	c.addBlocks(base+a.size, hblocks)
 	if n == 0 {
 		return piece{b: []byte{}}, nil
 	}

@@ -24,8 +24,13 @@ type colBlocks struct {
 	// byCompany gives the blocks of each company's ratio points and
 	// their variables (by company id).
 	byCompany map[string][]blockRef
-	blocks    int64 // blocks of every kind
-	bytes     int64 // their bytes
+	// heads, when set, reads the report heads (reportheads.go): a
+	// company's blocks are also those of its heads (kind headKind) and
+	// of their accounts.
+	heads    *fileHeads
+	headKind int16
+	blocks   int64 // blocks of every kind
+	bytes    int64 // their bytes
 
 	allMu sync.Mutex            // held by All while it verifies
 	first atomic.Pointer[error] // the first bad block's error
@@ -113,11 +118,29 @@ func (x *colBlocks) addCompanies(k int16, ix ratioIndex) {
 	}
 }
 
+// setHeads records the report heads fh, their blocks kind k.
+func (x *colBlocks) setHeads(fh *fileHeads, k int16) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.heads, x.headKind = fh, k
+}
+
 // Company verifies the blocks of company id's ratio points and their
-// variables.
+// variables, then those of its report heads and their accounts.
 func (x *colBlocks) Company(id string) error {
 	for _, r := range x.byCompany[id] {
 		if err := x.verify(r); err != nil {
+			return x.wrap(err)
+		}
+	}
+	if x.heads != nil {
+		var acc *blockChecks
+		for _, c := range x.kinds {
+			if c.kind == "accounts" {
+				acc = c
+			}
+		}
+		if err := x.heads.companyBlocks(id, x.kinds[x.headKind], acc); err != nil {
 			return x.wrap(err)
 		}
 	}

@@ -137,8 +137,9 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 		if cols, err = c.streamColumns(u, counts); err != nil {
 			return Header{}, err
 		}
-		jobs = onePart(onePart(jobs, "daily"), "intraday")
-		// The reports' accounts follow the bars.
+		// The reports part is the heads' index and the source lists.
+		jobs = onePart(onePart(onePart(jobs, "daily"), "intraday"), "reports")
+		// The reports' accounts and heads follow the bars.
 		ac, err := c.streamAccountColumns(u, piecesLen(cols))
 		if err != nil {
 			return Header{}, err

@@ -289,8 +289,9 @@ var kinds = []kind{
 		},
 		enc: func(e *penc, u *engine.Universe, lo, hi int) {
 			if e.acc != nil {
-				// Format 6: the accounts are in the column area.
-				e.encReportAccounts(lo)
+				// Format 6: the accounts and heads are in the column area.
+				e.encReportHeads(u, lo, hi)
+				return
 			}
 			for i := lo; i < hi; i++ {
 				r := &u.Reports[i]
@@ -822,37 +823,102 @@ var kinds = []kind{
 	},
 }
 
-// decReports6 decodes a reports part of a format 6 file: the reports'
-// fields as format 5 has them, each report's accounts given by their
-// count, in the account columns (decReportAccounts).
+// decReports6 decodes the one reports part of a format 6 file
+// (encReportHeads): the layout's tag, the account columns
+// (decReportAccounts), the head columns and their index, and the source
+// lists the heads name. A load (compact, accounts in place) leaves the
+// heads where they lie, read company by company on first use
+// (Universe.LazyReports); ReadFile and Decode read them all.
 func decReports6(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	nacc := d.uv()
 	sources := newSourcePool(d)
-	accs := decReportAccounts(d, lo, nacc)
-	tab := &d.ls.accounts().table
-	used := uint64(0)
-	for i := lo; i < hi && d.err == nil; i++ {
-		r := &u.Reports[i]
-		decReportHead(d, r)
-		switch n := d.uv(); {
-		case n == 0:
-			r.Accounts = nil
-		case n-1 > nacc-used:
-			d.fail("accounts: %d items beyond the declared total %d", used+n-1, nacc)
-		case n == 1:
-			r.Accounts = []engine.Account{}
-		default:
-			r.Accounts = accs[used : used+n-1 : used+n-1]
-			r.Lines = tab
-			used += n - 1
-		}
-		r.Sources = sources.takeList(d)
+	if tag := d.uv(); d.err == nil && tag != headLayout {
+		d.fail("a reports part of an earlier layout of format 6 (report heads in the part): build the file again")
+		return partStats{}
 	}
-	if d.err == nil && used != nacc {
-		d.fail("accounts: declared total %d, used %d", nacc, used)
+	if lo != 0 {
+		d.fail("reports part from report %d: format 6 has one", lo)
+		return partStats{}
+	}
+	accs, end := decReportAccounts(d, lo, nacc)
+	hsize, n := d.uv(), d.uv()
+	if d.err != nil {
+		return partStats{}
+	}
+	cols := d.ls.cols
+	if n > uint64(d.remaining()) || hsize > uint64(len(cols))-end {
+		d.fail("report heads of %d bytes at %d, index of %d bytes: beyond the part or the column area", hsize, end, n)
+		return partStats{}
+	}
+	hix, err := readHeadIndex(d.b[d.i : d.i+int(n)])
+	d.i += int(n)
+	if err != nil {
+		d.fail("%v", err)
+		return partStats{}
+	}
+	if hix.Reports != int64(hi-lo) || uint64(hix.Reports)*headBytes != hsize {
+		d.fail("report heads: %d records in %d bytes for %d reports", hix.Reports, hsize, hi-lo)
+		return partStats{}
+	}
+	if err := checkBlocks(hix.Blocks, int64(hsize)); err != nil {
+		d.fail("report heads: %v", err)
+		return partStats{}
+	}
+	if hix.Lists > int64(d.remaining()) {
+		d.fail("report heads: %d source lists beyond the part", hix.Lists)
+		return partStats{}
+	}
+	lists := make([]engine.SourceList, hix.Lists)
+	for k := range lists {
+		if d.err != nil {
+			return partStats{}
+		}
+		lists[k] = engine.SourcesOf(sources.take(d))
 	}
 	sources.done(d)
+	labels := make([]engine.Label, len(hix.Words))
+	for k, w := range hix.Words {
+		l, ok := engine.LabelOf(w)
+		if !ok {
+			d.fail("report heads: word %q (more distinct words than a process holds)", w)
+			return partStats{}
+		}
+		labels[k] = l
+	}
+	if d.err != nil {
+		return partStats{}
+	}
+	sec := cols[end : end+hsize : end+hsize]
+	fh := newFileHeads(sec, hix, labels, lists, accs, &d.ls.accounts().table)
+	if hsize > 0 {
+		d.ls.addColumnsWith("report heads", sec, dailyIndex{Blocks: hix.Blocks},
+			func(i int, blk []byte) error { return fh.checkBlock(hix.Blocks[i].Off, blk) },
+			func(x *colBlocks, k int16) { x.setHeads(fh, k) })
+	}
+	if d.ls.compactDaily && accountInPlace {
+		u.LazyReports = fh
+		return partStats{accounts: int(nacc)}
+	}
+	// Read once the blocks are verified (finishAccounts).
+	d.ls.accounts().heads = fh
 	return partStats{accounts: int(nacc)}
+}
+
+// encReportHeads writes the one reports part of a format 6 file of
+// reports [lo, hi) (see decReports6).
+func (e *penc) encReportHeads(u *engine.Universe, lo, hi int) {
+	a := e.acc
+	e.uv(headLayout)
+	e.encReportAccounts(lo)
+	for i := lo; i < hi; i++ {
+		e.nests[0] += len(u.Reports[i].Accounts)
+	}
+	e.uv(uint64(a.headSize))
+	e.uv(uint64(len(a.headIndex)))
+	e.body = append(e.body, a.headIndex...)
+	for _, l := range a.lists {
+		encSources(e, l, 1)
+	}
 }
 
 // lineCache turns the (code, name, fixed) triples of one part's

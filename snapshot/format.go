@@ -360,9 +360,9 @@ func parseHeader(b []byte, size int64) (Header, error) {
 			d.fail("section %d (%s): compressed length %d out of range", i, s.Name, clen)
 		case rlen > maxSectionRaw || rlen > clen*maxRatio:
 			d.fail("section %d (%s): raw length %d out of range", i, s.Name, rlen)
-		case items == 0 || ki >= 0 && items > rlen/uint64(kinds[ki].min) && !(h.FormatVersion >= columnsVersion && s.Name == "ratios"):
-			// (format 6's ratio points are in the column area: bounded
-			// by it below)
+		case items == 0 || ki >= 0 && items > rlen/uint64(kinds[ki].min) && !(h.FormatVersion >= columnsVersion && (s.Name == "ratios" || s.Name == "reports")):
+			// (format 6's ratio points and report heads are in the
+			// column area: bounded by it below and by decReports6)
 			d.fail("section %d (%s): %d items out of range", i, s.Name, items)
 		}
 		s.Items, s.Compressed, s.Raw = int(items), int64(clen), int64(rlen)

@@ -235,8 +235,9 @@ func TestFormat6ReloadUnderReaders(t *testing.T) {
 		}
 	}
 	closes := len(want)
-	for i := range first.Universe().Reports {
-		acc := first.Universe().Reports[i].AccountList()
+	firstReports := reportsOf(t, first.Universe())
+	for i := range firstReports {
+		acc := firstReports[i].AccountList()
 		for j := range acc.Len() {
 			want = append(want, float64(acc.At(j).Value))
 		}
@@ -264,7 +265,7 @@ func TestFormat6ReloadUnderReaders(t *testing.T) {
 						k++
 					}
 				}
-				rs := ds.Universe().Reports
+				rs := reportsOf(t, ds.Universe())
 				for i := range rs {
 					acc := rs[i].AccountList()
 					for j := range acc.Len() {

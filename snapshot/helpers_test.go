@@ -530,3 +530,14 @@ func mustDecode(tb testing.TB, b []byte) (*engine.Universe, Header) {
 	}
 	return u, h
 }
+
+// reportsOf returns the reports of u in their order, read from their
+// heads when u's are read on first use (a load of format 6).
+func reportsOf(tb testing.TB, u *engine.Universe) []engine.Report {
+	tb.Helper()
+	cu, err := withReports(u)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cu.Reports
+}

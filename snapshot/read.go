@@ -438,8 +438,10 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 		next[ki] += s.Items
 	}
 	for ki, k := range kinds {
-		if next[ki] > 0 && !(h.FormatVersion >= columnsVersion && k.name == "ratios") {
-			k.alloc(u, next[ki]) // format 6's ratio points are columns (decRatioColumns)
+		if next[ki] > 0 && !(h.FormatVersion >= columnsVersion && (k.name == "ratios" || k.name == "reports")) {
+			// format 6's ratio points and report heads are columns
+			// (decRatioColumns, decReports6)
+			k.alloc(u, next[ki])
 		}
 	}
 	// Every ratio point's variables share one array, sized from the

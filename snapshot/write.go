@@ -507,6 +507,10 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 	if opt.Daily != nil {
 		return nil, errSpilledDaily
 	}
+	u, err := withReports(u)
+	if err != nil {
+		return nil, err
+	}
 	c, err := newEncoder(opt)
 	if err != nil {
 		return nil, err
@@ -537,6 +541,8 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 		if cols, err = c.appendAccountColumns(cols, u); err != nil {
 			return nil, err
 		}
+		// The reports part is the heads' index and the source lists.
+		jobs = onePart(jobs, "reports")
 		c.accounts.first = accountPartFirsts(u, jobs)
 		if len(u.Derived.Ratios) > 0 {
 			if cols, err = appendRatioPart(c, cols, &u.Derived); err != nil {

@@ -346,12 +346,42 @@ func serveLazy(t *testing.T, bad string, keys *httpapi.Keys, key string, opt sna
 // A format 6 snapshot with a byte flipped in its account columns (the
 // first report account's value), loaded as serve loads it: it is ready
 // at once and its quotes answer (no ticker's bars are in the bad block),
-// but the first request of a company's reports verifies the blocks not
-// yet verified, finds the accounts block and answers 503 with
+// but the first request of that company's reports verifies its blocks,
+// finds the accounts block and answers 503 with
 // Retry-After, never the value; from then on /readyz answers 503 too.
 // Loaded again with the background pass instead, the pass finds the
 // block; pregao verify refuses the file.
 func TestDamagedAccountBlockAnswers503(t *testing.T) {
+	damagedReportBlock(t, "accounts block", func(start, accounts int, first *engine.Report) int {
+		// The first account's value.
+		return start + 8
+	}, func(b []byte, at int, first *engine.Report) {
+		if got := math.Float64frombits(binary.LittleEndian.Uint64(b[at:])); got != float64(first.Accounts[0].Value) {
+			t.Fatalf("the first account's value in the file is %v, want %v", got, first.Accounts[0].Value)
+		}
+	})
+}
+
+// A report head's byte flipped (the first report's publish date) in a
+// format 6 file: as an account's, that company's report routes answer
+// 503 naming the report heads block, then every request and /readyz;
+// the background pass and pregao verify find it.
+func TestDamagedHeadBlockAnswers503(t *testing.T) {
+	damagedReportBlock(t, "report heads block", func(start, accounts int, first *engine.Report) int {
+		return start + 16*accounts + 16
+	}, func(b []byte, at int, first *engine.Report) {
+		if got := engine.Stamp(binary.LittleEndian.Uint64(b[at:])); got != first.PublishDate {
+			t.Fatalf("the first report's publish date in the file is %v, want %v", got, first.PublishDate)
+		}
+	})
+}
+
+// damagedReportBlock flips the lowest bit of the byte at(start, accounts,
+// first) of a format 6 file of the demo (start: where the account
+// columns start, accounts their count, first the first report, after
+// check has checked the byte is first's) and checks what serve and
+// verify make of it, naming what.
+func damagedReportBlock(t *testing.T, what string, at func(start, accounts int, first *engine.Report) int, check func(b []byte, at int, first *engine.Report)) {
 	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 1, IntradaySessions: 1})
 	d, err := ratios.Derive(u)
 	if err != nil {
@@ -395,12 +425,15 @@ func TestDamagedAccountBlockAnswers503(t *testing.T) {
 	if first == nil {
 		t.Fatal("the demo has no report accounts")
 	}
-	at := len(file) - 48*len(d.Ratios) - 8*len(d.RatioVars) - 16*accounts + 8
-	if got := math.Float64frombits(binary.LittleEndian.Uint64(file[at:])); got != float64(first.Accounts[0].Value) {
-		t.Fatalf("the first account's value in the file is %v, want %v", got, first.Accounts[0].Value)
+	// The report heads (64 bytes each) follow the accounts.
+	start := len(file) - 48*len(d.Ratios) - 8*len(d.RatioVars) - 64*len(u.Reports) - 16*accounts
+	if what != "accounts block" {
+		first = &u.Reports[0]
 	}
+	pos := at(start, accounts, first)
+	check(file, pos, first)
 	b := bytes.Clone(file)
-	b[at] ^= 1 // the value's last mantissa bit
+	b[pos] ^= 1 // the lowest bit
 	bad := filepath.Join(dir, "bad.snap")
 	if err := os.WriteFile(bad, b, 0o644); err != nil {
 		t.Fatal(err)
@@ -414,7 +447,7 @@ func TestDamagedAccountBlockAnswers503(t *testing.T) {
 			t.Errorf("/readyz of a damaged snapshot: %d %s", code, body)
 		}
 		for _, p := range paths {
-			if code, retry, body := get(p); code != 503 || retry == "" || !strings.Contains(body, "accounts block") || !json.Valid([]byte(body)) {
+			if code, retry, body := get(p); code != 503 || retry == "" || !strings.Contains(body, what) || !json.Valid([]byte(body)) {
 				t.Errorf("GET %s from a damaged snapshot: %d, Retry-After %q, %.200s", p, code, retry, body)
 			}
 		}
@@ -428,8 +461,8 @@ func TestDamagedAccountBlockAnswers503(t *testing.T) {
 	if code, _, body := get("/v2/quotes/" + ticker); code != 200 {
 		t.Errorf("GET /v2/quotes/%s before the accounts block is read: %d %.200s", ticker, code, body)
 	}
-	if code, retry, body := get(paths[0]); code != 503 || retry == "" || !strings.Contains(body, "accounts block") {
-		t.Errorf("GET %s: %d, Retry-After %q, %.200s: want 503 naming the accounts block", paths[0], code, retry, body)
+	if code, retry, body := get(paths[0]); code != 503 || retry == "" || !strings.Contains(body, what) {
+		t.Errorf("GET %s: %d, Retry-After %q, %.200s: want 503 naming %s", paths[0], code, retry, body, what)
 	}
 	failed(get)
 
@@ -438,7 +471,7 @@ func TestDamagedAccountBlockAnswers503(t *testing.T) {
 	get = serveLazy(t, bad, keys, key, snapshot.LoadOptions{Verified: func(s engine.BlockStatus) { done <- s }})
 	select {
 	case s := <-done:
-		if s.Bad != 1 || s.Err == nil || !strings.Contains(s.Err.Error(), "accounts block") {
+		if s.Bad != 1 || s.Err == nil || !strings.Contains(s.Err.Error(), what) {
 			t.Errorf("background pass: %+v", s)
 		}
 	case <-time.After(time.Minute):

@@ -99,8 +99,11 @@ func TestBuildFormat6(t *testing.T) {
 				paths = append(paths, "/v2/companies/"+c.ID+"/"+q)
 			}
 		}
-		for i := range ds.Universe().Reports {
-			reports += len(ds.Universe().Reports[i].Accounts)
+		iss := ds.Issuers()
+		for i := range iss {
+			for _, r := range iss[i].Reports() {
+				reports += len(r.Accounts)
+			}
 		}
 		if reports == 0 {
 			t.Fatal("no report accounts: the test does not cover them")
