@@ -200,8 +200,11 @@ func TestDailySpillRefused(t *testing.T) {
 // the format 6 file c is building.
 func kindRange(t *testing.T, c *encoder, kind string) (base, size int64) {
 	t.Helper()
-	if kind == "accounts" {
+	switch kind {
+	case "accounts":
 		return c.accounts.base, c.accounts.size
+	case "report heads": // after the accounts
+		return c.accounts.base + c.accounts.size, c.accounts.headSize
 	}
 	p, ok := c.colParts[kind]
 	if !ok {
@@ -216,14 +219,14 @@ func kindRange(t *testing.T, c *encoder, kind string) (base, size int64) {
 }
 
 // A build's check reads every column block back from the written file,
-// the daily and intraday bars', the report accounts' and the ratio
-// points', and refuses the file (not published) when one block's bytes
+// the daily and intraday bars', the report accounts' and heads' and the
+// ratio points', and refuses the file (not published) when one block's bytes
 // do not match its checksum.
 func TestBuildCheckFindsFlippedColumnByte(t *testing.T) {
 	sz := demo.Size{Companies: 2, FIIs: 1, IntradayTickers: 2, IntradaySessions: 2, ReportsFrom: 2024, FundReportsFrom: 2025, EventsFrom: 2025}
 	u := func() *engine.Universe { return demo.GenerateSize(2, sz) }
 	defer func() { testBeforeCheck = nil }()
-	for _, kind := range []string{"daily", "intraday", "accounts", "ratios"} {
+	for _, kind := range []string{"daily", "intraday", "accounts", "report heads", "ratios"} {
 		t.Run(kind, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "s6")
 			var blocks []colBlock

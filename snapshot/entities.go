@@ -908,7 +908,7 @@ func decReports6(d *pdec, u *engine.Universe, lo, hi int) partStats {
 // reports [lo, hi) (see decReports6).
 func (e *penc) encReportHeads(u *engine.Universe, lo, hi int) {
 	a := e.acc
-	e.uv(headLayout)
+	e.uv(testHeadLayout)
 	e.encReportAccounts(lo)
 	for i := lo; i < hi; i++ {
 		e.nests[0] += len(u.Reports[i].Accounts)

@@ -45,6 +45,10 @@ const headBytes = 64
 // offset, a multiple of 8, never this.
 const headLayout = 1
 
+// testHeadLayout is the tag written (headLayout; a test writes another
+// to see it refused).
+var testHeadLayout uint64 = headLayout
+
 // headRun is a company's run of consecutive records.
 type headRun struct {
 	First, N int64

@@ -263,3 +263,25 @@ func FuzzReportHeadIndex(f *testing.F) {
 		}
 	})
 }
+
+// A reports part of the format 6 layout before the heads were columns
+// opens with the account columns' offset (a multiple of 8), not the
+// layout's tag: such a file is refused, saying it must be built again.
+func TestReportsPartOfEarlierLayoutRefused(t *testing.T) {
+	u := ratioDemo(t)
+	defer func() { testHeadLayout = headLayout }()
+	testHeadLayout = 4096
+	old := mustWrite(t, u, WriteOptions{Version: 6})
+	testHeadLayout = headLayout
+	_, _, err := Decode(old)
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "earlier layout of format 6") || !strings.Contains(err.Error(), "build the file again") {
+		t.Fatalf("Decode of a file of the earlier layout: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "old.snap")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1}); err == nil || !strings.Contains(err.Error(), "earlier layout of format 6") {
+		t.Fatalf("Load of a file of the earlier layout: %v", err)
+	}
+}
