@@ -533,17 +533,23 @@ func (h *fileHeads) companyBlocks(id string, heads, acc *blockChecks) error {
 	return nil
 }
 
-// withReports returns u, or when its reports are read on first use from
-// a snapshot's heads (a loaded Universe written again), a copy of u
-// holding them all, in their order.
+// withReports returns u, or when its reports are read on first use (a
+// loaded Universe written again), a copy of u holding them all: in
+// their order from a snapshot's heads, else company by company.
 func withReports(u *engine.Universe) (*engine.Universe, error) {
-	fh, ok := u.LazyReports.(*fileHeads)
-	if !ok || len(u.Reports) > 0 {
+	if u.LazyReports == nil || len(u.Reports) > 0 {
 		return u, nil
 	}
-	rs, err := fh.all()
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
+	var rs []engine.Report
+	if fh, ok := u.LazyReports.(*fileHeads); ok {
+		var err error
+		if rs, err = fh.all(); err != nil {
+			return nil, fmt.Errorf("snapshot: %w", err)
+		}
+	} else {
+		for _, id := range u.LazyReports.Companies() {
+			rs = append(rs, u.LazyReports.Reports(id)...)
+		}
 	}
 	cu := *u
 	cu.Reports, cu.LazyReports = rs, nil

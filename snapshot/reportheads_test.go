@@ -285,3 +285,42 @@ func TestReportsPartOfEarlierLayoutRefused(t *testing.T) {
 		t.Fatalf("Load of a file of the earlier layout: %v", err)
 	}
 }
+
+// byCompanyReports gives reports company by company, in the order
+// companies first appear (engine.LazyReports).
+type byCompanyReports struct {
+	ids []string
+	m   map[string][]engine.Report
+}
+
+func (b *byCompanyReports) Companies() []string          { return b.ids }
+func (b *byCompanyReports) FirstPublished() engine.Stamp { return 0 }
+func (b *byCompanyReports) Reports(id string) []engine.Report {
+	return b.m[id]
+}
+
+// A Universe whose reports are read on first use is written with all of
+// them: from a load's heads in their order, from any other source
+// company by company.
+func TestWriteLazyReports(t *testing.T) {
+	u := ratioDemo(t)
+	src := &byCompanyReports{m: map[string][]engine.Report{}}
+	for _, r := range u.Reports {
+		if _, ok := src.m[r.CompanyID]; !ok {
+			src.ids = append(src.ids, r.CompanyID)
+		}
+		src.m[r.CompanyID] = append(src.m[r.CompanyID], r)
+	}
+	var want []engine.Report
+	for _, id := range src.ids {
+		want = append(want, src.m[id]...)
+	}
+	lu := *u
+	lu.Reports, lu.LazyReports = nil, src
+	for _, v := range []uint16{5, 6} {
+		back, _ := mustDecode(t, mustWrite(t, &lu, WriteOptions{Version: v}))
+		if d := diff(back.Reports, want); d != "" {
+			t.Fatalf("format %d: %s", v, d)
+		}
+	}
+}
