@@ -51,7 +51,7 @@ const sessionCloseAt = 21 * time.Hour
 func (r *Report) KnownAt(t time.Time) bool { return !r.PublishDate.Time().After(t) }
 
 // KnownAt reports whether this version was published at or before t.
-func (e *CashEvent) KnownAt(t time.Time) bool { return !e.PublishDate.After(t) }
+func (e *CashEvent) KnownAt(t time.Time) bool { return !e.PublishDate.Time().After(t) }
 
 // CurrentAt reports whether this version is the current one of its event
 // among those published at or before t: the one ranking last by
@@ -176,7 +176,7 @@ func firstPublished(u *Universe) time.Time {
 		see(u.LazyReports.FirstPublished().Time())
 	}
 	for i := range u.CashActions {
-		see(u.CashActions[i].PublishDate)
+		see(u.CashActions[i].PublishDate.Time())
 	}
 	for i := range u.FundReports {
 		see(u.FundReports[i].PublishDate)

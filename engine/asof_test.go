@@ -29,8 +29,8 @@ func TestSaoPauloDay(t *testing.T) {
 
 func TestCashCurrentAt(t *testing.T) {
 	u := testUniverse(t)
-	u.CashActions[0].PublishDate = at(0, 12, 0) // c1 v1
-	u.CashActions[1].PublishDate = at(2, 12, 0) // c1 v2
+	u.CashActions[0].PublishDate = StampOf(at(0, 12, 0)) // c1 v1
+	u.CashActions[1].PublishDate = StampOf(at(2, 12, 0)) // c1 v2
 	ds := mustBuild(t, u)
 	ev := map[string]*CashEvent{}
 	for i := range ds.CashActions() {
@@ -236,13 +236,13 @@ func TestSessionAt(t *testing.T) {
 // counted once, and CurrentAt at the snapshot's as_of is Current.
 func TestCashSameVersion(t *testing.T) {
 	u := testUniverse(t)
-	u.CashActions[2].PublishDate = at(1, 12, 0) // c2v1: 0.5
+	u.CashActions[2].PublishDate = StampOf(at(1, 12, 0)) // c2v1: 0.5
 	// c2 republished as version 1 with another value, and c5 whose two
 	// rows share version and publication: c5b (the greater id) is current.
 	rep := u.CashActions[2]
-	rep.ID, rep.PublishDate, rep.DeclaredValue, rep.NetValue = "c2v1r", at(3, 12, 0), 0.6, 0.6
-	c5a := CashAction{ID: "c5b", EventID: "c5", Version: 1, CompanyID: petroID, Ticker: "PETR4", StockType: ClassPS, PriorExDate: d(1),
-		PublishDate: at(1, 9, 0), DeclaredValue: 0.7, MonetaryCorrection: 0, NetValue: 0.7, Name: "DIVIDEND"}
+	rep.ID, rep.PublishDate, rep.DeclaredValue, rep.NetValue = "c2v1r", StampOf(at(3, 12, 0)), 0.6, 0.6
+	c5a := CashAction{ID: "c5b", EventID: "c5", Version: 1, CompanyID: petroID, Ticker: "PETR4", StockType: MustLabel(ClassPS), PriorExDate: d(1),
+		PublishDate: StampOf(at(1, 9, 0)), DeclaredValue: 0.7, MonetaryCorrection: 0, NetValue: 0.7, Name: MustLabel("DIVIDEND")}
 	c5b := c5a
 	c5b.ID, c5b.DeclaredValue, c5b.NetValue = "c5a", 0.4, 0.4
 	u.CashActions = append([]CashAction{rep, c5a}, append(u.CashActions, c5b)...)
@@ -294,10 +294,10 @@ func TestCashSameVersion(t *testing.T) {
 func TestDividendYieldAtFormerTicker(t *testing.T) {
 	u := testUniverse(t)
 	u.CashActions = append(u.CashActions,
-		CashAction{ID: "v1", EventID: "v1", Version: 1, CompanyID: viaID, Ticker: "VVAR3", StockType: ClassCS, ISIN: "BRVVARACNOR1",
-			PriorExDate: d(1), PublishDate: at(0, 12, 0), DeclaredValue: 0.25, Name: "DIVIDEND"},
-		CashAction{ID: "v2", EventID: "v2", Version: 1, CompanyID: viaID, Ticker: "VIIA3", StockType: ClassCS,
-			PriorExDate: d(3), PublishDate: at(3, 12, 0), DeclaredValue: 0.5, Name: "DIVIDEND"})
+		CashAction{ID: "v1", EventID: "v1", Version: 1, CompanyID: viaID, Ticker: "VVAR3", StockType: MustLabel(ClassCS), ISIN: "BRVVARACNOR1",
+			PriorExDate: d(1), PublishDate: StampOf(at(0, 12, 0)), DeclaredValue: 0.25, Name: MustLabel("DIVIDEND")},
+		CashAction{ID: "v2", EventID: "v2", Version: 1, CompanyID: viaID, Ticker: "VIIA3", StockType: MustLabel(ClassCS),
+			PriorExDate: d(3), PublishDate: StampOf(at(3, 12, 0)), DeclaredValue: 0.5, Name: MustLabel("DIVIDEND")})
 	ds := mustBuild(t, u)
 	is, _ := ds.Issuer(viaID)
 	buf := make([]Num, 2)
@@ -331,8 +331,8 @@ func TestScreenerAtDividendYield(t *testing.T) {
 	for i := range u.CashActions[:2] {
 		u.CashActions[i].PriorExDate = MakeDate(2023, 12, 1)
 	}
-	u.CashActions[0].PublishDate = at(0, 12, 0)
-	u.CashActions[1].PublishDate = at(4, 13, 0)
+	u.CashActions[0].PublishDate = StampOf(at(0, 12, 0))
+	u.CashActions[1].PublishDate = StampOf(at(4, 13, 0))
 	q := MakeDate(2023, 12, 31)
 	u.Derived.Ratios = append(u.Derived.Ratios, RatioPoint{CompanyID: Intern(petroID), Indicator: 1, Class: ShareClassPS, Ticker: Intern("PETR4"),
 		Frequency: FrequencyTTM, ReferenceDate: q, PublishDate: StampOf(dayStart(q)), Value: DividendYield(1.2, 100),

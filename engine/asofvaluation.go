@@ -507,7 +507,7 @@ func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClas
 		if e.PriorExDate <= from {
 			break
 		}
-		if !e.CurrentAt(t) || !cashCounted(e.Name) {
+		if !e.CurrentAt(t) || !cashCounted(e.Name.String()) {
 			continue
 		}
 		key := e.EventID

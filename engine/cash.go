@@ -250,7 +250,7 @@ func setEventVersions(cash []CashEvent, rows []int32) {
 			if c := CompareCashVersions(o.CashAction, e.CashAction); c < 0 || c == 0 && j <= i {
 				continue
 			}
-			if s := StampOf(o.PublishDate); !e.superseded || s.Compare(e.supersededAt) < 0 {
+			if s := o.PublishDate; !e.superseded || s.Compare(e.supersededAt) < 0 {
 				e.supersededAt, e.superseded = s, true
 			}
 		}

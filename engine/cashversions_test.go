@@ -95,7 +95,7 @@ func versionsByMap(cash []CashEvent) {
 				if c := CompareCashVersions(o.CashAction, e.CashAction); c < 0 || c == 0 && j <= i {
 					continue
 				}
-				if s := StampOf(o.PublishDate); !e.superseded || s.Compare(e.supersededAt) < 0 {
+				if s := StampOf(o.PublishDate.Time()); !e.superseded || s.Compare(e.supersededAt) < 0 {
 					e.supersededAt, e.superseded = s, true
 				}
 			}
@@ -119,7 +119,7 @@ func TestSetVersions(t *testing.T) {
 			a.ID = fmt.Sprint(r.IntN(n/2 + 1)) // ids repeat: rows ranking alike
 			a.Version = r.IntN(3)
 			if r.IntN(5) > 0 {
-				a.PublishDate = t0.Add(time.Duration(r.IntN(4)) * time.Hour)
+				a.PublishDate = StampOf(t0.Add(time.Duration(r.IntN(4)) * time.Hour))
 			}
 		}
 		return out

@@ -9,13 +9,15 @@ import (
 	"time"
 )
 
-// Label is a short word a report is classified by (its statement,
-// aggregation and form: "DRE", "CONSOLIDATED", "ITR"), held as a byte:
-// a report keeps three of them in 3 bytes instead of three strings. The
-// words are numbered once per process (LabelOf) and never forgotten;
-// the zero Label is "". A process holds at most 256 of them: every
+// Label is a short word a report or a cash action is classified by (a
+// report's statement, aggregation and form: "DRE", "CONSOLIDATED",
+// "ITR"; a cash action's stock type, name, code and currency), held as
+// a byte: a report keeps three of them in 3 bytes instead of three
+// strings. The words are numbered once per process (LabelOf) and never
+// forgotten; the zero Label is "". A process holds at most 256 of them: every
 // source of reports allows a handful (engine.Statements, Aggregations,
-// the forms), and a reader refuses more (LabelOf's false).
+// the forms), cash actions a few more, and a reader refuses more
+// (LabelOf's false).
 type Label uint8
 
 // The Labels every process numbers first, in this order (init): the
@@ -123,7 +125,7 @@ func (l *Label) UnmarshalJSON(b []byte) error {
 }
 
 // errTooManyLabels is UnmarshalJSON's error past 256 words.
-var errTooManyLabels = errors.New("more than 256 distinct report statements, aggregations and forms")
+var errTooManyLabels = errors.New("more than 256 distinct words: report statements, aggregations and forms, cash stock types, names, codes and currencies")
 
 // reportJSON is a Report as JSON spells it (the bundle's object): the
 // words and times as before Report held Labels and Stamps, in the same

@@ -311,30 +311,79 @@ type SharesPoint struct {
 
 // CashAction is one version of a cash distribution of one share class.
 // Values are BRL per share, unadjusted; adjusted values are derived.
+//
+// A CashAction is laid out for the hundreds of thousands a snapshot
+// holds (TestCashActionSize): its words (stock type, name, code,
+// currency) are Labels, its publication a Stamp, its source a pointer
+// that actions citing one document share, its installments one pointer.
+// JSON spells them as before (MarshalJSON; the tags name its keys).
 type CashAction struct {
-	ID                 string        `json:"id"`       // unique per version
-	EventID            string        `json:"event_id"` // shared by every version of one event
-	Version            int           `json:"version"`  // highest is current
-	CompanyID          string        `json:"company_id"`
-	Ticker             string        `json:"ticker"`
-	StockType          string        `json:"stock_type"`
-	ISIN               string        `json:"isin"`
-	ApprovalDate       Date          `json:"approval_date"`
-	PriorExDate        Date          `json:"prior_ex_date"`
-	PublishDate        time.Time     `json:"publish_date"`
-	PaymentDate        Date          `json:"payment_date"` // NoDate when not defined
-	Protocol           string        `json:"protocol"`
-	Name               string        `json:"name"` // DIVIDEND, INTEREST_ON_EQUITY, RESTITUTION, AMORTIZATION, RENDIMENTO
-	Code               string        `json:"code"`
-	DeclaredValue      Num           `json:"declared_value"`
-	MonetaryCorrection Num           `json:"monetary_correction"` // 0 when not applicable
-	CorrectionStart    Date          `json:"monetary_correction_start_date"`
-	CorrectionEnd      Date          `json:"monetary_correction_end_date"`
-	NetValue           Num           `json:"net_value"`
-	Currency           string        `json:"currency"`
-	Installments       []Installment `json:"installments"`
-	Source             Source        `json:"source"`
+	ID                 string          `json:"id"`       // unique per version
+	EventID            string          `json:"event_id"` // shared by every version of one event
+	CompanyID          string          `json:"company_id"`
+	Ticker             string          `json:"ticker"`
+	ISIN               string          `json:"isin"`
+	Protocol           string          `json:"protocol"`
+	Source             *Source         `json:"source"`       // nil answers as the zero Source (SourceOrZero)
+	Installments       InstallmentList `json:"installments"` // nil and empty stay apart
+	PublishDate        Stamp           `json:"publish_date"`
+	Version            int             `json:"version"` // highest is current
+	DeclaredValue      Num             `json:"declared_value"`
+	MonetaryCorrection Num             `json:"monetary_correction"` // 0 when not applicable
+	NetValue           Num             `json:"net_value"`
+	ApprovalDate       Date            `json:"approval_date"`
+	PriorExDate        Date            `json:"prior_ex_date"`
+	PaymentDate        Date            `json:"payment_date"` // NoDate when not defined
+	CorrectionStart    Date            `json:"monetary_correction_start_date"`
+	CorrectionEnd      Date            `json:"monetary_correction_end_date"`
+	StockType          Label           `json:"stock_type"`
+	Name               Label           `json:"name"` // DIVIDEND, INTEREST_ON_EQUITY, RESTITUTION, AMORTIZATION, RENDIMENTO
+	Code               Label           `json:"code"`
+	Currency           Label           `json:"currency"`
 }
+
+// zeroSource is what a CashAction without a source answers.
+var zeroSource Source
+
+// SourceOrZero returns c's source, the zero Source when it has none.
+func (c *CashAction) SourceOrZero() *Source {
+	if c.Source == nil {
+		return &zeroSource
+	}
+	return c.Source
+}
+
+// InstallmentList is a cash action's installments: one pointer to the
+// list (8 bytes in a CashAction instead of a slice's 24). The zero
+// InstallmentList is absent (nil); InstallmentsOf([]Installment{}) is
+// empty, a list every empty one shares. The list is not modified once
+// made.
+type InstallmentList struct{ p *[]Installment }
+
+// noInstallments is the list every empty InstallmentList points to.
+var noInstallments = []Installment{}
+
+// InstallmentsOf returns the InstallmentList of s (nil: absent).
+func InstallmentsOf(s []Installment) InstallmentList {
+	switch {
+	case s == nil:
+		return InstallmentList{}
+	case len(s) == 0:
+		return InstallmentList{&noInstallments}
+	}
+	return InstallmentList{&s}
+}
+
+// All returns the installments (nil when absent).
+func (l InstallmentList) All() []Installment {
+	if l.p == nil {
+		return nil
+	}
+	return *l.p
+}
+
+// Len returns the number of installments.
+func (l InstallmentList) Len() int { return len(l.All()) }
 
 // Installment is one payment of a split distribution (BRL per share).
 type Installment struct {

@@ -115,8 +115,8 @@ func handMarket() *engine.Universe {
 		{CompanyID: "C3", Date: pday("2023-01-01"), Common: 50, Preferred: 50},
 	}
 	u.CashActions = []engine.CashAction{
-		{ID: "d1", EventID: "d1", Version: 1, CompanyID: "C1", Ticker: "CAAA4", StockType: engine.ClassPS, ISIN: "BRCAAAACNPR1",
-			PriorExDate: pday("2023-06-15"), Name: "DIVIDEND", DeclaredValue: 0.6},
+		{ID: "d1", EventID: "d1", Version: 1, CompanyID: "C1", Ticker: "CAAA4", StockType: engine.MustLabel(engine.ClassPS), ISIN: "BRCAAAACNPR1",
+			PriorExDate: pday("2023-06-15"), Name: engine.MustLabel("DIVIDEND"), DeclaredValue: 0.6},
 	}
 	return u
 }

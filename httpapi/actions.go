@@ -31,12 +31,12 @@ func (a *API) cashActions(c *call, dst []byte, r *http.Request, _ httprouter.Par
 	}
 	evs := c.ds.CashActions()
 	pass := func(e *engine.CashEvent) bool {
-		return !(current && !e.Current || st != "" && e.StockType != st) && cashIssuerListed(e.Issuer, bdr)
+		return !(current && !e.Current || st != "" && e.StockType.String() != st) && cashIssuerListed(e.Issuer, bdr)
 	}
 	enc := appendCashAction
 	if !asOf.IsZero() {
 		pass = func(e *engine.CashEvent) bool {
-			return e.KnownAt(asOf) && !(current && !e.CurrentAt(asOf) || st != "" && e.StockType != st) && cashIssuerListed(e.Issuer, bdr)
+			return e.KnownAt(asOf) && !(current && !e.CurrentAt(asOf) || st != "" && e.StockType.String() != st) && cashIssuerListed(e.Issuer, bdr)
 		}
 		enc = cashEncoderAt(c.ds, asOf)
 	}
@@ -141,7 +141,7 @@ func readCashFilter(q *query, ds *engine.Dataset) cashFilter {
 // append appends the events of evs (prior_ex_date descending) that pass f.
 func (f *cashFilter) append(c *call, dst []byte, evs []*engine.CashEvent) []byte {
 	keep := func(e *engine.CashEvent) bool {
-		if f.class != "" && e.StockType != f.class {
+		if f.class != "" && e.StockType.String() != f.class {
 			return false
 		}
 		if f.asOf.IsZero() {
@@ -197,7 +197,7 @@ func appendCashActionFactor(dst []byte, e *engine.CashEvent, factor engine.Num) 
 	dst = append(dst, `,"ticker":`...)
 	dst = appendString(dst, e.Ticker)
 	dst = append(dst, `,"stock_type":`...)
-	dst = appendString(dst, e.StockType)
+	dst = appendString(dst, e.StockType.String())
 	dst = append(dst, `,"isin_code":`...)
 	dst = appendString(dst, e.ISIN)
 	dst = append(dst, `,"approval_date":`...)
@@ -205,15 +205,15 @@ func appendCashActionFactor(dst []byte, e *engine.CashEvent, factor engine.Num) 
 	dst = append(dst, `,"prior_ex_date":`...)
 	dst = appendDateISO(dst, e.PriorExDate)
 	dst = append(dst, `,"publish_date":`...)
-	dst = appendTime(dst, e.PublishDate)
+	dst = appendTime(dst, e.PublishDate.Time())
 	dst = append(dst, `,"payment_date":`...)
 	dst = appendDateISO(dst, e.PaymentDate)
 	dst = append(dst, `,"protocol":`...)
 	dst = appendString(dst, e.Protocol)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, e.Name)
+	dst = appendString(dst, e.Name.String())
 	dst = append(dst, `,"code":`...)
-	dst = appendString(dst, e.Code)
+	dst = appendString(dst, e.Code.String())
 	dst = append(dst, `,"declared_value":`...)
 	dst = appendNum(dst, e.DeclaredValue)
 	dst = append(dst, `,"monetary_correction":`...)
@@ -238,10 +238,11 @@ func appendCashActionFactor(dst []byte, e *engine.CashEvent, factor engine.Num) 
 	dst = append(dst, `,"adjustment_factor":`...)
 	dst = appendNum(dst, factor)
 	dst = append(dst, `,"currency":`...)
-	dst = appendString(dst, currencyOr(e.Currency))
+	dst = appendString(dst, currencyOr(e.Currency.String()))
 	dst = append(dst, `,"installments":[`...)
-	for i := range e.Installments {
-		in := &e.Installments[i]
+	insts := e.Installments.All()
+	for i := range insts {
+		in := &insts[i]
 		if i > 0 {
 			dst = append(dst, ',')
 		}
@@ -269,7 +270,7 @@ func appendCashActionFactor(dst []byte, e *engine.CashEvent, factor engine.Num) 
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `],"source":`...)
-	dst = appendSource(dst, &e.Source)
+	dst = appendSource(dst, e.SourceOrZero())
 	return append(dst, '}')
 }
 

@@ -30,8 +30,8 @@ func TestCashSameVersionAsOf(t *testing.T) {
 		t.Fatal("no ENHZ-2024-JCP1-PS in the bundle")
 	}
 	orig := rep.PublishDate
-	rep.ID, rep.PublishDate, rep.DeclaredValue = "ENHZ-2024-JCP1-PS-v1-rep", orig.Add(48*time.Hour), rep.DeclaredValue+0.01
-	if !rep.PublishDate.Before(u.Meta.AsOf) {
+	rep.ID, rep.PublishDate, rep.DeclaredValue = "ENHZ-2024-JCP1-PS-v1-rep", engine.StampOf(orig.Time().Add(48*time.Hour)), rep.DeclaredValue+0.01
+	if !rep.PublishDate.Before(engine.StampOf(u.Meta.AsOf)) {
 		t.Fatalf("republication %v after the snapshot's as_of %v", rep.PublishDate, u.Meta.AsOf)
 	}
 	u.CashActions = append([]engine.CashAction{rep}, u.CashActions...)
@@ -66,7 +66,7 @@ func TestCashSameVersionAsOf(t *testing.T) {
 	if string(atBody) != string(nowBody) {
 		t.Errorf("as_of at the snapshot's as_of: %s\nwithout: %s", atBody, nowBody)
 	}
-	if got, _ := ids(orig.Add(time.Hour)); !reflect.DeepEqual(got, []string{"ENHZ-2024-JCP1-PS-v1"}) {
+	if got, _ := ids(orig.Time().Add(time.Hour)); !reflect.DeepEqual(got, []string{"ENHZ-2024-JCP1-PS-v1"}) {
 		t.Errorf("as_of between the two publications: %v, want [ENHZ-2024-JCP1-PS-v1]", got)
 	}
 }

@@ -167,7 +167,7 @@ func TestCSVFormulaCells(t *testing.T) {
 	if hit < 0 {
 		t.Fatal("no cash action of ENHZ3 in the small bundle")
 	}
-	u.CashActions[hit].Code = formula
+	u.CashActions[hit].Code = engine.MustLabel(formula)
 	u.CashActions[hit].Protocol = "@cmd"
 	ds, err := engine.Build(u)
 	if err != nil {

@@ -70,7 +70,7 @@ func publishedBy(u *engine.Universe, t time.Time) *engine.Universe {
 	}
 	p.CashActions = nil
 	for _, a := range u.CashActions {
-		if !a.PublishDate.After(t) {
+		if !a.PublishDate.After(engine.StampOf(t)) {
 			p.CashActions = append(p.CashActions, a)
 		}
 	}
@@ -199,9 +199,9 @@ func TestAsOfLookAhead(t *testing.T) {
 	for _, a := range u.CashActions {
 		if a.Version > 1 {
 			if is, ok := full.Issuer(a.CompanyID); ok && is.IsFund() {
-				fundCashMarks = append(fundCashMarks, mark{t: a.PublishDate, id: a.CompanyID, fund: true})
+				fundCashMarks = append(fundCashMarks, mark{t: a.PublishDate.Time(), id: a.CompanyID, fund: true})
 			} else {
-				cashMarks = append(cashMarks, mark{t: a.PublishDate, id: a.CompanyID})
+				cashMarks = append(cashMarks, mark{t: a.PublishDate.Time(), id: a.CompanyID})
 			}
 		}
 	}
@@ -223,11 +223,11 @@ func TestAsOfLookAhead(t *testing.T) {
 	var sessionDY, quarterDY []mark
 	for _, a := range u.CashActions {
 		is, ok := full.Issuer(a.CompanyID)
-		if a.Version == 1 || !ok || is.IsFund() || !cashCountedName(a.Name) || a.DeclaredValue == first[a.EventID] ||
-			!a.PublishDate.After(engine.SessionClose(a.PriorExDate).AddDate(0, 0, 1)) {
+		if a.Version == 1 || !ok || is.IsFund() || !cashCountedName(a.Name.String()) || a.DeclaredValue == first[a.EventID] ||
+			!a.PublishDate.After(engine.StampOf(engine.SessionClose(a.PriorExDate).AddDate(0, 0, 1))) {
 			continue
 		}
-		sessionDY = append(sessionDY, mark{t: a.PublishDate.Add(-time.Duration(1+r.IntN(59)) * time.Minute), id: a.CompanyID, dy: a.PublishDate})
+		sessionDY = append(sessionDY, mark{t: a.PublishDate.Time().Add(-time.Duration(1+r.IntN(59)) * time.Minute), id: a.CompanyID, dy: a.PublishDate.Time()})
 		for _, s := range is.Ratios() {
 			if cat[s.Indicator].ID != "DIVIDEND_YIELD" || cat[s.Indicator].Kind != engine.IndValuation {
 				continue
@@ -240,8 +240,8 @@ func TestAsOfLookAhead(t *testing.T) {
 				if from.Before(engine.SessionClose(p.ReferenceDate)) {
 					from = engine.SessionClose(p.ReferenceDate)
 				}
-				if p.ReferenceDate >= a.PriorExDate && p.ReferenceDate < a.PriorExDate+365 && from.Before(a.PublishDate) {
-					quarterDY = append(quarterDY, mark{t: from.Add(time.Duration(r.Int64N(int64(a.PublishDate.Sub(from))))), id: a.CompanyID, dy: a.PublishDate})
+				if p.ReferenceDate >= a.PriorExDate && p.ReferenceDate < a.PriorExDate+365 && from.Before(a.PublishDate.Time()) {
+					quarterDY = append(quarterDY, mark{t: from.Add(time.Duration(r.Int64N(int64(a.PublishDate.Time().Sub(from))))), id: a.CompanyID, dy: a.PublishDate.Time()})
 				}
 			}
 		}

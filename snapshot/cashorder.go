@@ -34,11 +34,10 @@ func cashOrder(acts []engine.CashAction) ([]int32, error) {
 	type alike struct {
 		event, id string
 		version   int
-		publish   int64
-		nanos     int
+		publish   engine.Stamp
 	}
 	key := func(a *engine.CashAction) alike {
-		k := alike{event: a.EventID, id: a.ID, version: a.Version, publish: a.PublishDate.Unix(), nanos: a.PublishDate.Nanosecond()}
+		k := alike{event: a.EventID, id: a.ID, version: a.Version, publish: a.PublishDate}
 		if k.event == "" {
 			k.event = "\x00" + a.ID // the row's own event
 		}

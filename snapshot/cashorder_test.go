@@ -32,7 +32,7 @@ func inCashOrder(t *testing.T, u *engine.Universe) *engine.Universe {
 func TestCashOrder(t *testing.T) {
 	t0 := time.Date(2025, 1, 2, 13, 0, 0, 0, time.UTC)
 	row := func(id, event string, version int, exDay int, company string) engine.CashAction {
-		return engine.CashAction{ID: id, EventID: event, Version: version, PriorExDate: engine.Date(20000 + exDay), CompanyID: company, PublishDate: t0}
+		return engine.CashAction{ID: id, EventID: event, Version: version, PriorExDate: engine.Date(20000 + exDay), CompanyID: company, PublishDate: engine.StampOf(t0)}
 	}
 	for _, c := range []struct {
 		name    string
@@ -52,7 +52,7 @@ func TestCashOrder(t *testing.T) {
 		{"alike without event id", []engine.CashAction{row("a", "", 1, 3, "X"), row("a", "\x00a", 1, 9, "X")}, nil, "ranking alike"},
 		{"different publications", []engine.CashAction{row("a", "E1", 1, 3, "X"), func() engine.CashAction {
 			r := row("a", "E1", 1, 9, "X")
-			r.PublishDate = t0.Add(time.Hour)
+			r.PublishDate = engine.StampOf(t0.Add(time.Hour))
 			return r
 		}()}, []int32{1, 0}, ""},
 	} {

@@ -662,7 +662,7 @@ func (d *pdec) enum(cache *[]uint8, what string, parse func(string) (uint8, bool
 // label reads a string as an engine.Label (a report's statement,
 // aggregation or form); a word beyond the process's Labels is an error.
 func (d *pdec) label() engine.Label {
-	return engine.Label(d.enum(&d.labels, "report label (more distinct words than a process holds)", func(s string) (uint8, bool) {
+	return engine.Label(d.enum(&d.labels, "label (more distinct words than a process holds)", func(s string) (uint8, bool) {
 		l, ok := engine.LabelOf(s)
 		return uint8(l), ok
 	}))

@@ -378,7 +378,7 @@ var kinds = []kind{
 		nests:  []string{"installments"},
 		count:  func(u *engine.Universe) int { return len(u.CashActions) },
 		alloc:  func(u *engine.Universe, n int) { u.CashActions = make([]engine.CashAction, n) },
-		weight: func(u *engine.Universe, i int) int { return 64 + 12*len(u.CashActions[i].Installments) },
+		weight: func(u *engine.Universe, i int) int { return 64 + 12*u.CashActions[i].Installments.Len() },
 		enc: func(e *penc, u *engine.Universe, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				c := &u.CashActions[e.item(i)] // (format 6: cashOrder)
@@ -387,34 +387,36 @@ var kinds = []kind{
 				e.iv(int64(c.Version))
 				e.str(c.CompanyID)
 				e.str(c.Ticker)
-				e.str(c.StockType)
+				e.str(c.StockType.String())
 				e.str(c.ISIN)
 				e.date(c.ApprovalDate)
 				e.date(c.PriorExDate)
-				e.time(c.PublishDate)
+				e.stamp(c.PublishDate)
 				e.date(c.PaymentDate)
 				e.str(c.Protocol)
-				e.str(c.Name)
-				e.str(c.Code)
+				e.str(c.Name.String())
+				e.str(c.Code.String())
 				e.num(c.DeclaredValue)
 				e.num(c.MonetaryCorrection)
 				e.date(c.CorrectionStart)
 				e.date(c.CorrectionEnd)
 				e.num(c.NetValue)
-				e.str(c.Currency)
-				e.slen(len(c.Installments), c.Installments == nil, 0)
-				for _, in := range c.Installments {
+				e.str(c.Currency.String())
+				insts := c.Installments.All()
+				e.slen(len(insts), insts == nil, 0)
+				for _, in := range insts {
 					e.num(in.DeclaredValue)
 					e.num(in.MonetaryCorrection)
 					e.num(in.NetValue)
 					e.str(in.Currency)
 					e.date(in.PaymentDate)
 				}
-				encSource(e, &c.Source)
+				encSource(e, c.SourceOrZero())
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
 			inst := newPool[engine.Installment](d, "installments", 5)
+			var srcs cashSources
 			for i := lo; i < hi && d.err == nil; i++ {
 				c := &u.CashActions[i]
 				c.ID = d.str()
@@ -424,31 +426,32 @@ var kinds = []kind{
 				// lookups engine.Build remembers.
 				c.CompanyID = d.symStr()
 				c.Ticker = d.symStr()
-				c.StockType = d.str()
+				c.StockType = d.label()
 				c.ISIN = d.str()
 				c.ApprovalDate = d.date()
 				c.PriorExDate = d.date()
-				c.PublishDate = d.time()
+				c.PublishDate = d.stamp()
 				c.PaymentDate = d.date()
 				c.Protocol = d.str()
-				c.Name = d.str()
-				c.Code = d.str()
+				c.Name = d.label()
+				c.Code = d.label()
 				c.DeclaredValue = d.num()
 				c.MonetaryCorrection = d.num()
 				c.CorrectionStart = d.date()
 				c.CorrectionEnd = d.date()
 				c.NetValue = d.num()
-				c.Currency = d.str()
-				c.Installments = takeLen(d, &inst)
-				for j := range c.Installments {
-					in := &c.Installments[j]
+				c.Currency = d.label()
+				insts := takeLen(d, &inst)
+				for j := range insts {
+					in := &insts[j]
 					in.DeclaredValue = d.num()
 					in.MonetaryCorrection = d.num()
 					in.NetValue = d.num()
 					in.Currency = d.str()
 					in.PaymentDate = d.date()
 				}
-				decSource(d, &c.Source)
+				c.Installments = engine.InstallmentsOf(insts)
+				c.Source = srcs.take(d)
 			}
 			inst.check(d)
 			return partStats{}
@@ -978,6 +981,30 @@ func (d *pdec) indicator() uint16 {
 		return 0
 	}
 	return uint16(v)
+}
+
+// cashSources gives the cash actions of a part their sources: an action
+// whose source reads as the one before it shares that one's (a source
+// file's actions cite one document), others take the next of a block.
+type cashSources struct {
+	free []engine.Source
+	last *engine.Source
+}
+
+// take reads a source (decSource) and returns it, shared with the last
+// one when they are equal.
+func (p *cashSources) take(d *pdec) *engine.Source {
+	var s engine.Source
+	decSource(d, &s)
+	if p.last != nil && *p.last == s {
+		return p.last
+	}
+	if len(p.free) == 0 {
+		p.free = make([]engine.Source, sourceBlock)
+	}
+	p.last = &p.free[0]
+	*p.last, p.free = s, p.free[1:]
+	return p.last
 }
 
 func encSource(e *penc, s *engine.Source) {

@@ -78,6 +78,11 @@ var timeType = reflect.TypeFor[time.Time]()
 var sourceListType = reflect.TypeFor[engine.SourceList]()
 
 var (
+	installmentListType = reflect.TypeFor[engine.InstallmentList]()
+	sourcePtrType       = reflect.TypeFor[*engine.Source]()
+)
+
+var (
 	stampType     = reflect.TypeFor[engine.Stamp]()
 	frequencyType = reflect.TypeFor[engine.Frequency]()
 	streamPosType = reflect.TypeFor[engine.StreamPosition]()
@@ -101,6 +106,9 @@ func diffValue(a, b reflect.Value, path string) string {
 			return path + ": one Universe's reports are read on first use"
 		}
 		return ""
+	}
+	if a.Type() == installmentListType { // a pointer to the list: compare the lists
+		return diffValue(reflect.ValueOf(a.Interface().(engine.InstallmentList).All()), reflect.ValueOf(b.Interface().(engine.InstallmentList).All()), path)
 	}
 	if a.Type() == timeType {
 		ta, tb := a.Interface().(time.Time), b.Interface().(time.Time)
@@ -190,6 +198,18 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 		} else {
 			v.Set(reflect.ValueOf(t))
 		}
+		return
+	}
+	if v.Type() == installmentListType {
+		var in []engine.Installment
+		fill(tb, rng, reflect.ValueOf(&in).Elem(), depth)
+		v.Set(reflect.ValueOf(engine.InstallmentsOf(in)))
+		return
+	}
+	if v.Type() == sourcePtrType { // a snapshot gives every cash action one
+		src := new(engine.Source)
+		fill(tb, rng, reflect.ValueOf(src).Elem(), depth)
+		v.Set(reflect.ValueOf(src))
 		return
 	}
 	if v.Type() == streamPosType {
@@ -403,11 +423,11 @@ func handUniverse() *engine.Universe {
 		}, {CompanyID: "2", Statement: engine.LabelBPA, StartDate: engine.NoDate, Accounts: []engine.Account{}}},
 		Shares: []engine.SharesPoint{{CompanyID: "33000167000101", Date: d0, Common: 7442454142, Preferred: 5602042788, Treasury: 0}},
 		CashActions: []engine.CashAction{{
-			ID: "ca-1-v2", EventID: "ca-1", Version: 2, CompanyID: "33000167000101", Ticker: "PETR4", StockType: engine.ClassPS, ISIN: "BRPETRACNPR6",
-			ApprovalDate: d0 - 30, PriorExDate: d0 - 10, PublishDate: t0, PaymentDate: engine.NoDate, Protocol: "P-1", Name: "DIVIDEND", Code: "DIV",
-			DeclaredValue: 1.234567, MonetaryCorrection: 0, CorrectionStart: engine.NoDate, CorrectionEnd: engine.NoDate, NetValue: nan, Currency: "BRL",
-			Installments: []engine.Installment{{DeclaredValue: 0.5, MonetaryCorrection: 0.01, NetValue: 0.51, Currency: "BRL", PaymentDate: d0 + 30}},
-			Source:       src,
+			ID: "ca-1-v2", EventID: "ca-1", Version: 2, CompanyID: "33000167000101", Ticker: "PETR4", StockType: engine.MustLabel(engine.ClassPS), ISIN: "BRPETRACNPR6",
+			ApprovalDate: d0 - 30, PriorExDate: d0 - 10, PublishDate: engine.StampOf(t0), PaymentDate: engine.NoDate, Protocol: "P-1", Name: engine.MustLabel("DIVIDEND"), Code: engine.MustLabel("DIV"),
+			DeclaredValue: 1.234567, MonetaryCorrection: 0, CorrectionStart: engine.NoDate, CorrectionEnd: engine.NoDate, NetValue: nan, Currency: engine.MustLabel("BRL"),
+			Installments: engine.InstallmentsOf([]engine.Installment{{DeclaredValue: 0.5, MonetaryCorrection: 0.01, NetValue: 0.51, Currency: "BRL", PaymentDate: d0 + 30}}),
+			Source:       &src,
 		}},
 		ShareActions: []engine.ShareAction{
 			{CompanyID: "33000167000101", ISIN: "BRPETRACNPR6", Ticker: "PETR4", ApprovalDate: d0, PriorExDate: d0, Type: engine.ActStockSplit, Label: "1:10", Factor: 10, Remarks: "—"},

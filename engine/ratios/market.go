@@ -136,7 +136,7 @@ func currentCash(as []*engine.CashAction) []*engine.CashAction {
 	slices.Sort(order)
 	out := make([]*engine.CashAction, 0, len(order))
 	for _, k := range order {
-		if a := best[k]; cashNames[a.Name] {
+		if a := best[k]; cashNames[a.Name.String()] {
 			out = append(out, a)
 		}
 	}

@@ -484,7 +484,7 @@ func TestClassOfRenamedTicker(t *testing.T) {
 	u.Securities = append(u.Securities, engine.Security{Ticker: "CAAO3", CompanyID: "C1", StockType: engine.ClassCS,
 		UnitFactor: engine.Null, LiquidityRank: 1, ListedTo: day("2023-05-31")})
 	u.CashActions = append(u.CashActions, engine.CashAction{ID: "n1", EventID: "n1", Version: 1, CompanyID: "C1", Ticker: "CAAA3",
-		StockType: engine.ClassCS, PriorExDate: day("2023-11-02"), Name: "DIVIDEND", DeclaredValue: 0.1})
+		StockType: engine.MustLabel(engine.ClassCS), PriorExDate: day("2023-11-02"), Name: engine.MustLabel("DIVIDEND"), DeclaredValue: 0.1})
 	d := mustDerive(t, u)
 	ps := pointsOf(t, d, "C1", engine.IndValuation, "DIVIDEND_YIELD", "CS", engine.FreqTTM, "2024-03-31")
 	if len(ps) != 1 {
@@ -504,14 +504,14 @@ func TestCashSameVersionDerived(t *testing.T) {
 		j := u.CashActions[2] // j1, 0.3 PS, prior_ex 2024-02-10
 		u.CashActions = slices.Delete(u.CashActions, 2, 3)
 		a, b := j, j
-		a.ID, a.PublishDate, a.DeclaredValue = "j1a", at("2024-01-10"), 0.3
-		b.ID, b.PublishDate, b.DeclaredValue = "j1b", at("2024-01-10"), 0.5
+		a.ID, a.PublishDate, a.DeclaredValue = "j1a", engine.StampOf(at("2024-01-10")), 0.3
+		b.ID, b.PublishDate, b.DeclaredValue = "j1b", engine.StampOf(at("2024-01-10")), 0.5
 		want := 0.5
 		if later == "j1a" {
-			a.PublishDate = at("2024-01-20")
+			a.PublishDate = engine.StampOf(at("2024-01-20"))
 			want = 0.3
 		} else {
-			b.PublishDate = at("2024-01-20")
+			b.PublishDate = engine.StampOf(at("2024-01-20"))
 		}
 		u.CashActions = append(u.CashActions, b, a)
 		d := mustDerive(t, u)

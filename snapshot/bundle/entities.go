@@ -494,9 +494,32 @@ type installmentIn struct {
 	PaymentDate        optDate `json:"payment_date"`
 }
 
+// cashActionIn is a cash action as a bundle spells it: the words and
+// times that engine.CashAction holds as Labels and a Stamp
+// (convCashAction converts).
 type cashActionIn struct {
-	engine.CashAction
-	Installments []installmentIn `json:"installments"`
+	ID                 string          `json:"id"`
+	EventID            string          `json:"event_id"`
+	Version            int             `json:"version"`
+	CompanyID          string          `json:"company_id"`
+	Ticker             string          `json:"ticker"`
+	StockType          string          `json:"stock_type"`
+	ISIN               string          `json:"isin"`
+	ApprovalDate       engine.Date     `json:"approval_date"`
+	PriorExDate        engine.Date     `json:"prior_ex_date"`
+	PublishDate        time.Time       `json:"publish_date"`
+	PaymentDate        engine.Date     `json:"payment_date"`
+	Protocol           string          `json:"protocol"`
+	Name               string          `json:"name"`
+	Code               string          `json:"code"`
+	DeclaredValue      engine.Num      `json:"declared_value"`
+	MonetaryCorrection engine.Num      `json:"monetary_correction"`
+	CorrectionStart    engine.Date     `json:"monetary_correction_start_date"`
+	CorrectionEnd      engine.Date     `json:"monetary_correction_end_date"`
+	NetValue           engine.Num      `json:"net_value"`
+	Currency           string          `json:"currency"`
+	Installments       []installmentIn `json:"installments"`
+	Source             engine.Source   `json:"source"`
 }
 
 func defCashAction(c *cashActionIn) {
@@ -513,6 +536,17 @@ func defCashAction(c *cashActionIn) {
 
 // CashStockTypes are the stock_type values of a cash action.
 var CashStockTypes = []string{engine.ClassCS, engine.ClassPS, engine.ClassPSA, engine.ClassPSB, engine.ClassPSC, engine.ClassPSD, engine.ClassPSE, engine.ClassUnit, engine.ClassBDR, engine.ClassFundUnit}
+
+// freeLabel returns the Label of a cash action's word, with an error on
+// field past the 256 words a process holds (a bundle may bring any
+// number of codes and currencies).
+func freeLabel(l *lineCtx, field, s string) engine.Label {
+	v, ok := engine.LabelOf(s)
+	if !ok {
+		l.errf(field, "one word too many: a process holds at most 256 distinct report statements, aggregations and forms and cash stock types, names, codes and currencies")
+	}
+	return v
+}
 
 func convCashAction(c *cashActionIn, l *lineCtx) engine.CashAction {
 	l.required("id", c.ID)
@@ -531,12 +565,29 @@ func convCashAction(c *cashActionIn, l *lineCtx) engine.CashAction {
 	l.nonNeg("net_value", c.NetValue)
 	l.optPattern("currency", c.Currency, reCurrency, "an ISO 4217 code, e.g. BRL")
 	t := l.in
-	out := c.CashAction
-	out.CompanyID, out.Ticker, out.StockType, out.ISIN = t.s(out.CompanyID), t.s(out.Ticker), t.s(out.StockType), t.s(out.ISIN)
-	out.Name, out.Code, out.Currency = t.s(out.Name), t.s(out.Code), t.s(out.Currency)
-	t.source(&out.Source)
-	l.ts("publish_date", &out.PublishDate)
-	out.Installments = makeLike[engine.Installment](c.Installments)
+	out := engine.CashAction{
+		ID: c.ID, EventID: c.EventID, Version: c.Version,
+		CompanyID: t.s(c.CompanyID), Ticker: t.s(c.Ticker), ISIN: t.s(c.ISIN), Protocol: c.Protocol,
+		ApprovalDate: c.ApprovalDate, PriorExDate: c.PriorExDate, PaymentDate: c.PaymentDate,
+		DeclaredValue: c.DeclaredValue, MonetaryCorrection: c.MonetaryCorrection, NetValue: c.NetValue,
+		CorrectionStart: c.CorrectionStart, CorrectionEnd: c.CorrectionEnd,
+	}
+	if slices.Contains(CashStockTypes, c.StockType) { // else enum's error
+		out.StockType = freeLabel(l, "stock_type", c.StockType)
+	}
+	if slices.Contains(CashNames, c.Name) {
+		out.Name = freeLabel(l, "name", c.Name)
+	}
+	out.Code = freeLabel(l, "code", c.Code)
+	out.Currency = freeLabel(l, "currency", c.Currency)
+	src := c.Source
+	t.source(&src)
+	l.source("source", &src)
+	out.Source = &src
+	pub := c.PublishDate
+	l.ts("publish_date", &pub)
+	out.PublishDate = engine.StampOf(pub)
+	insts := makeLike[engine.Installment](c.Installments)
 	for i, in := range c.Installments {
 		f := fmt.Sprintf("installments[%d]", i)
 		v := engine.Installment{
@@ -550,9 +601,9 @@ func convCashAction(c *cashActionIn, l *lineCtx) engine.CashAction {
 		l.nonNeg(f+".monetary_correction", v.MonetaryCorrection)
 		l.nonNeg(f+".net_value", v.NetValue)
 		l.optPattern(f+".currency", v.Currency, reCurrency, "an ISO 4217 code")
-		out.Installments[i] = v
+		insts[i] = v
 	}
-	l.source("source", &out.Source)
+	out.Installments = engine.InstallmentsOf(insts)
 	return out
 }
 

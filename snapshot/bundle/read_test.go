@@ -95,7 +95,7 @@ func TestReadSmall(t *testing.T) {
 		t.Errorf("null account value: %+v", last)
 	}
 	ca := u.CashActions[2] // [0] is GSUL11 (company 11222333000181)
-	if ca.EventID != "ENHZ-2024-JCP1-CS" || ca.Version != 2 || len(ca.Installments) != 2 || ca.Installments[1].PaymentDate != engine.MakeDate(2024, 8, 15) || ca.CorrectionStart.Valid() {
+	if ca.EventID != "ENHZ-2024-JCP1-CS" || ca.Version != 2 || ca.Installments.Len() != 2 || ca.Installments.All()[1].PaymentDate != engine.MakeDate(2024, 8, 15) || ca.CorrectionStart.Valid() {
 		t.Errorf("cash action: %+v", ca)
 	}
 	var spin *engine.ShareAction

@@ -102,8 +102,8 @@ func TestDailyWriterChecks(t *testing.T) {
 // between nil (written null) and empty (written []).
 func TestNilAndEmptyArrays(t *testing.T) {
 	u := mustRead(t, smallDir)
-	u.CashActions[0].Installments = nil
-	u.CashActions[1].Installments = []engine.Installment{}
+	u.CashActions[0].Installments = engine.InstallmentsOf(nil)
+	u.CashActions[1].Installments = engine.InstallmentsOf([]engine.Installment{})
 	u.Reports[0].Accounts = nil
 	u.Reports[1].Accounts = []engine.Account{}
 	u.Indexes[0].Members = nil
@@ -117,8 +117,8 @@ func TestNilAndEmptyArrays(t *testing.T) {
 		name     string
 		nil, len bool
 	}{
-		{"installments nil", got.CashActions[0].Installments == nil, true},
-		{"installments empty", got.CashActions[1].Installments != nil, len(got.CashActions[1].Installments) == 0},
+		{"installments nil", got.CashActions[0].Installments.All() == nil, true},
+		{"installments empty", got.CashActions[1].Installments.All() != nil, got.CashActions[1].Installments.Len() == 0},
 		{"accounts nil", got.Reports[0].Accounts == nil, true},
 		{"accounts empty", got.Reports[1].Accounts != nil, len(got.Reports[1].Accounts) == 0},
 		{"members nil", got.Indexes[0].Members == nil, true},

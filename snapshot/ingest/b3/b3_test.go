@@ -223,8 +223,8 @@ func TestCashDividends(t *testing.T) {
 	count := map[string]int{}
 	ids := map[string]bool{}
 	for _, c := range cas {
-		count[c.Name]++
-		if ids[c.ID] || c.Ticker != "ABEV3" || c.StockType != engine.ClassCS || c.CompanyID != ctx.CompanyID || c.Version != 1 {
+		count[c.Name.String()]++
+		if ids[c.ID] || c.Ticker != "ABEV3" || c.StockType.String() != engine.ClassCS || c.CompanyID != ctx.CompanyID || c.Version != 1 {
 			t.Errorf("bad action %+v", c)
 		}
 		ids[c.ID] = true
@@ -233,7 +233,7 @@ func TestCashDividends(t *testing.T) {
 		t.Fatalf("%d events %v", len(cas), count)
 	}
 	j := cas[1]
-	if j.Name != CashInterest || j.ApprovalDate != day(2021, 12, 9) || j.PriorExDate != day(2021, 12, 17) ||
+	if j.Name.String() != CashInterest || j.ApprovalDate != day(2021, 12, 9) || j.PriorExDate != day(2021, 12, 17) ||
 		!near(j.DeclaredValue, 0.4702) || !near(j.NetValue, 0.4702*0.85) || j.PaymentDate.Valid() || j.ISIN != "BRABEVACNOR1" {
 		t.Errorf("JCP %+v", j)
 	}
@@ -244,7 +244,7 @@ func TestCashDividends(t *testing.T) {
 	if cas26, _, err := ReadCashDividends([]byte(late), fileCash, ctx); err != nil || cas26[1].PriorExDate != day(2026, 1, 5) || !near(cas26[1].NetValue, 0.4702*0.825) {
 		t.Errorf("JCP of 2026: %v %+v", err, cas26[1])
 	}
-	if d.Name != CashDividend || d.ApprovalDate != day(2014, 1, 6) || d.PriorExDate != day(2014, 1, 14) || !near(d.DeclaredValue, 0.1) || !near(d.NetValue, 0.1) {
+	if d.Name.String() != CashDividend || d.ApprovalDate != day(2014, 1, 6) || d.PriorExDate != day(2014, 1, 14) || !near(d.DeclaredValue, 0.1) || !near(d.NetValue, 0.1) {
 		t.Errorf("dividend %+v", d)
 	}
 	// The supplement has the payment dates of the two latest events.

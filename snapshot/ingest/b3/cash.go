@@ -81,6 +81,7 @@ func ReadCashDividends(data []byte, name string, ctx CashContext) ([]engine.Cash
 	}
 	var out []engine.CashAction
 	ids := map[string]int{}
+	var src *engine.Source
 	for i, r := range in.Results {
 		field := func(f string) string { return fmt.Sprintf("%s: results[%d].%s", name, i, f) }
 		cname := CashName(r.CorporateAction)
@@ -121,31 +122,24 @@ func ReadCashDividends(data []byte, name string, ctx CashContext) ([]engine.Cash
 		if n := ids[eid]; n > 1 {
 			eid += "-" + strconv.Itoa(n)
 		}
-		out = append(out, engine.CashAction{
-			ID:                 eid + "-V1",
-			EventID:            eid,
-			Version:            1,
-			CompanyID:          ctx.CompanyID,
-			Ticker:             ticker,
-			StockType:          class,
-			ISIN:               ctx.ISINs[class],
-			ApprovalDate:       approval,
-			PriorExDate:        prior,
-			PaymentDate:        engine.NoDate,
-			Name:               cname,
-			Code:               code,
-			DeclaredValue:      v,
-			MonetaryCorrection: 0,
-			CorrectionStart:    engine.NoDate,
-			CorrectionEnd:      engine.NoDate,
-			NetValue:           net,
-			Currency:           "BRL",
-			Source: engine.Source{
+		ca, err := engine.CashActionOf(engine.CashWords{StockType: class, Name: cname, Code: code, Currency: "BRL"})
+		if err != nil {
+			return nil, st, fmt.Errorf("%s: %w", field("typeStock"), err)
+		}
+		ca.ID, ca.EventID, ca.Version = eid+"-V1", eid, 1
+		ca.CompanyID, ca.Ticker, ca.ISIN = ctx.CompanyID, ticker, ctx.ISINs[class]
+		ca.ApprovalDate, ca.PriorExDate, ca.PaymentDate = approval, prior, engine.NoDate
+		ca.DeclaredValue, ca.MonetaryCorrection, ca.NetValue = v, 0, net
+		ca.CorrectionStart, ca.CorrectionEnd = engine.NoDate, engine.NoDate
+		if src == nil { // one source the file's actions share
+			src = &engine.Source{
 				Name:             "B3 listed companies: cash dividends",
 				VisualizationURL: "https://sistemaswebb3-listados.b3.com.br/listedCompaniesPage/?language=pt-br",
 				RetrievedAt:      ctx.Retrieved,
-			},
-		})
+			}
+		}
+		ca.Source = src
+		out = append(out, ca)
 	}
 	st.Events = len(out)
 	return out, st, nil

@@ -236,7 +236,7 @@ func TestPricesFollowCorporateActions(t *testing.T) {
 		if r := float64(s.Open[i+1]) / ref; math.Abs(math.Log(r)) > 0.12 {
 			t.Errorf("cash %s %s: close %v, amount %v, next open %v", c.ID, c.Ticker, s.Close[i], c.DeclaredValue, s.Open[i+1])
 		}
-		if c.Name == "INTEREST_ON_EQUITY" {
+		if c.Name.String() == "INTEREST_ON_EQUITY" {
 			if want := round(float64(c.DeclaredValue+c.MonetaryCorrection)*float64(engine.InterestWithholdingAt(c.PriorExDate).Net), 8); math.Abs(float64(c.NetValue)-want) > 1e-8 {
 				t.Errorf("JCP %s: net %v, want %v", c.ID, c.NetValue, want)
 			}
@@ -726,10 +726,10 @@ func TestLateCashCorrections(t *testing.T) {
 			continue
 		}
 		v1 := first[a.EventID]
-		if v1 == nil || a.PublishDate.After(u.Meta.AsOf) || a.PublishDate.Before(v1.PublishDate) {
+		if v1 == nil || a.PublishDate.After(engine.StampOf(u.Meta.AsOf)) || a.PublishDate.Before(v1.PublishDate) {
 			t.Fatalf("%s: version 2 published %v, version 1 %v, as_of %v", a.ID, a.PublishDate, v1, u.Meta.AsOf)
 		}
-		days := engine.DateOf(a.PublishDate) - a.PriorExDate
+		days := engine.DateOf(a.PublishDate.Time()) - a.PriorExDate
 		switch {
 		case days < 10:
 			kinds["early"]++

@@ -172,11 +172,17 @@ func (g *gen) cashActions(e *entity, o *output, r, lr randSource) {
 		for k, c := range e.classes {
 			amt := cd.amt[k]
 			evID := fmt.Sprintf("C%06d-%05d-%d", e.idx, n, k)
-			ca := engine.CashAction{EventID: evID, CompanyID: e.c.ID, Ticker: e.tickerAt(c, cd.ex-1), StockType: c.stock,
-				ISIN: c.isin, ApprovalDate: approval, PriorExDate: prior, PublishDate: localTime(approval, 19, 0),
-				PaymentDate: pay, Protocol: fmt.Sprintf("%03d%09d", 100+e.idx%900, e.idx*10000+n), Name: cd.name,
-				Code: cashCodes[cd.name], DeclaredValue: engine.Num(amt), MonetaryCorrection: 0,
-				CorrectionStart: engine.NoDate, CorrectionEnd: engine.NoDate, Currency: "BRL", Installments: []engine.Installment{}}
+			ca, err := engine.CashActionOf(engine.CashWords{StockType: c.stock, Name: cd.name, Code: cashCodes[cd.name], Currency: "BRL"})
+			if err != nil {
+				panic(err) // the generator's words are a dozen
+			}
+			pub := localTime(approval, 19, 0)
+			ca.EventID, ca.CompanyID, ca.Ticker, ca.ISIN = evID, e.c.ID, e.tickerAt(c, cd.ex-1), c.isin
+			ca.ApprovalDate, ca.PriorExDate, ca.PublishDate, ca.PaymentDate = approval, prior, engine.StampOf(pub), pay
+			ca.Protocol = fmt.Sprintf("%03d%09d", 100+e.idx%900, e.idx*10000+n)
+			ca.DeclaredValue, ca.MonetaryCorrection = engine.Num(amt), 0
+			ca.CorrectionStart, ca.CorrectionEnd = engine.NoDate, engine.NoDate
+			insts := []engine.Installment{}
 			if noPay || (pay > asOfDay && r.Float64() < 0.5) {
 				ca.PaymentDate = engine.NoDate
 			}
@@ -196,18 +202,20 @@ func (g *gen) cashActions(e *entity, o *output, r, lr randSource) {
 						d = round(left, 8)
 					}
 					left -= d
-					ca.Installments = append(ca.Installments, engine.Installment{DeclaredValue: engine.Num(d), MonetaryCorrection: 0,
+					insts = append(insts, engine.Installment{DeclaredValue: engine.Num(d), MonetaryCorrection: 0,
 						NetValue: netValue(cd.name, d, prior), Currency: "BRL", PaymentDate: addBusinessDays(pay, 21*p)})
 				}
 			}
-			ca.Source = engine.Source{VisualizationURL: fmt.Sprintf("%s/b3/proventos/%s/%s", URLBase, ca.Ticker, evID),
-				PublishedAt: ca.PublishDate, RetrievedAt: ca.PublishDate.Add(6 * time.Hour), Name: "Aviso aos Acionistas - " + ca.Code}
+			src := engine.Source{VisualizationURL: fmt.Sprintf("%s/b3/proventos/%s/%s", URLBase, ca.Ticker, evID),
+				PublishedAt: pub, RetrievedAt: pub.Add(6 * time.Hour), Name: "Aviso aos Acionistas - " + ca.Code.String()}
 			if twoVer {
 				v1 := ca
-				v1.Installments = append([]engine.Installment{}, ca.Installments...)
+				v1Insts := append([]engine.Installment{}, insts...)
 				v1.Version, v1.ID = 1, evID+"-v1"
-				v1.PublishDate = localTime(approval, 19, 0)
-				v1.Source.PublishedAt, v1.Source.RetrievedAt = v1.PublishDate, v1.PublishDate.Add(6*time.Hour)
+				v1Pub := localTime(approval, 19, 0)
+				v1.PublishDate = engine.StampOf(v1Pub)
+				v1Src := src
+				v1Src.PublishedAt, v1Src.RetrievedAt = v1Pub, v1Pub.Add(6*time.Hour)
 				value := r.Float64() < 0.3
 				pay := !value && ca.PaymentDate.Valid() && r.Float64() < 0.6
 				if late {
@@ -218,7 +226,7 @@ func (g *gen) cashActions(e *entity, o *output, r, lr randSource) {
 					// The first announcement had a slightly different amount.
 					v1.DeclaredValue = engine.Num(round(float64(ca.DeclaredValue)*0.98, 8))
 					v1.NetValue = netValue(cd.name, float64(v1.DeclaredValue+v1.MonetaryCorrection), prior)
-					v1.Installments = []engine.Installment{}
+					v1Insts = []engine.Installment{}
 				case late && lateCorr && ca.PaymentDate.Valid():
 					// The correction adds the monetary correction up to
 					// the payment the first announcement left out.
@@ -227,23 +235,26 @@ func (g *gen) cashActions(e *entity, o *output, r, lr randSource) {
 					ca.NetValue = netValue(cd.name, float64(ca.DeclaredValue+ca.MonetaryCorrection), prior)
 				case pay:
 					v1.PaymentDate = ca.PaymentDate - 7
-					if len(v1.Installments) > 0 {
-						v1.Installments[0].PaymentDate = v1.PaymentDate
+					if len(v1Insts) > 0 {
+						v1Insts[0].PaymentDate = v1.PaymentDate
 					}
 				default:
 					v1.PaymentDate = engine.NoDate
 				}
+				v1.Installments, v1.Source = engine.InstallmentsOf(v1Insts), &v1Src
 				o.cashActs = append(o.cashActs, v1)
 				ca.Version = 2
-				ca.PublishDate = localTime(approval+3, 19, 0)
+				pub = localTime(approval+3, 19, 0)
 				if late {
-					ca.PublishDate = localTime(lateDay, 19, 0)
+					pub = localTime(lateDay, 19, 0)
 				}
-				ca.Source.PublishedAt, ca.Source.RetrievedAt = ca.PublishDate, ca.PublishDate.Add(6*time.Hour)
-				ca.Source.Name += " (retificação)"
+				ca.PublishDate = engine.StampOf(pub)
+				src.PublishedAt, src.RetrievedAt = pub, pub.Add(6*time.Hour)
+				src.Name += " (retificação)"
 			} else {
 				ca.Version = 1
 			}
+			ca.Installments, ca.Source = engine.InstallmentsOf(insts), &src
 			ca.ID = fmt.Sprintf("%s-v%d", evID, ca.Version)
 			o.cashActs = append(o.cashActs, ca)
 		}

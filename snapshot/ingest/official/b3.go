@@ -283,7 +283,7 @@ func (w *writer) typeStock(ca *engine.CashAction) string {
 	if c := w.company[ca.CompanyID]; c != nil {
 		sponsored = c.BDRSponsored
 	}
-	return specWord(ca.StockType, ca.Ticker, sponsored)
+	return specWord(ca.StockType.String(), ca.Ticker, sponsored)
 }
 
 func (w *writer) writeCash(c *engine.Company, cur []*engine.CashAction) error {
@@ -309,7 +309,7 @@ func (w *writer) writeCash(c *engine.Company, cur []*engine.CashAction) error {
 	for _, ca := range cur {
 		out.Results = append(out.Results, result{
 			TypeStock: w.typeStock(ca), DateApproval: brDate(ca.ApprovalDate), ValueCash: brNum(ca.DeclaredValue), Ratio: "1",
-			CorporateAction: ca.Code, LastDatePriorEx: brDate(ca.PriorExDate), QuotedPerShares: "1",
+			CorporateAction: ca.Code.String(), LastDatePriorEx: brDate(ca.PriorExDate), QuotedPerShares: "1",
 			LastDateTime: isoDate(ca.PriorExDate) + "T00:00:00",
 		})
 	}
@@ -371,7 +371,7 @@ func (w *writer) writeSupplement(c *engine.Company, cur []*engine.CashAction, ac
 	}
 	for _, ca := range cur {
 		s.CashDividends = append(s.CashDividends, cashOut{AssetIssued: ca.ISIN, PaymentDate: brDate(ca.PaymentDate),
-			Rate: brNum(ca.DeclaredValue), ApprovedOn: brDate(ca.ApprovalDate), ISINCode: ca.ISIN, Label: ca.Code,
+			Rate: brNum(ca.DeclaredValue), ApprovedOn: brDate(ca.ApprovalDate), ISINCode: ca.ISIN, Label: ca.Code.String(),
 			LastDatePrior: brDate(ca.PriorExDate)})
 	}
 	n := 0

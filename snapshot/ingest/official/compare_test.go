@@ -513,11 +513,11 @@ func compareCash(d *diffs, a, b *engine.Universe, coOf, renamed map[string]strin
 	got := map[string][]*engine.CashAction{}
 	for i := range b.CashActions {
 		c := &b.CashActions[i]
-		k := key(c.CompanyID, c.StockType, c.Name, c.ApprovalDate, c.PriorExDate, c.DeclaredValue)
+		k := key(c.CompanyID, c.StockType.String(), c.Name.String(), c.ApprovalDate, c.PriorExDate, c.DeclaredValue)
 		got[k] = append(got[k], c)
 	}
 	for _, c := range cur {
-		k := key(coOf[c.CompanyID], c.StockType, c.Name, c.ApprovalDate, c.PriorExDate, c.DeclaredValue)
+		k := key(coOf[c.CompanyID], c.StockType.String(), c.Name.String(), c.ApprovalDate, c.PriorExDate, c.DeclaredValue)
 		gs := got[k]
 		if len(gs) == 0 {
 			d.add("cash missing", "%s (%s)", k, c.Ticker)
