@@ -241,7 +241,7 @@ func TestCashSameVersion(t *testing.T) {
 	// rows share version and publication: c5b (the greater id) is current.
 	rep := u.CashActions[2]
 	rep.ID, rep.PublishDate, rep.DeclaredValue, rep.NetValue = "c2v1r", StampOf(at(3, 12, 0)), 0.6, 0.6
-	c5a := CashAction{ID: "c5b", EventID: "c5", Version: 1, CompanyID: petroID, Ticker: "PETR4", StockType: MustLabel(ClassPS), PriorExDate: d(1),
+	c5a := CashAction{ID: "c5b", EventID: "c5", Version: 1, CompanyID: Intern(petroID), Ticker: Intern("PETR4"), StockType: MustLabel(ClassPS), PriorExDate: d(1),
 		PublishDate: StampOf(at(1, 9, 0)), DeclaredValue: 0.7, MonetaryCorrection: 0, NetValue: 0.7, Name: MustLabel("DIVIDEND")}
 	c5b := c5a
 	c5b.ID, c5b.DeclaredValue, c5b.NetValue = "c5a", 0.4, 0.4
@@ -294,9 +294,9 @@ func TestCashSameVersion(t *testing.T) {
 func TestDividendYieldAtFormerTicker(t *testing.T) {
 	u := testUniverse(t)
 	u.CashActions = append(u.CashActions,
-		CashAction{ID: "v1", EventID: "v1", Version: 1, CompanyID: viaID, Ticker: "VVAR3", StockType: MustLabel(ClassCS), ISIN: "BRVVARACNOR1",
+		CashAction{ID: "v1", EventID: "v1", Version: 1, CompanyID: Intern(viaID), Ticker: Intern("VVAR3"), StockType: MustLabel(ClassCS), ISIN: Intern("BRVVARACNOR1"),
 			PriorExDate: d(1), PublishDate: StampOf(at(0, 12, 0)), DeclaredValue: 0.25, Name: MustLabel("DIVIDEND")},
-		CashAction{ID: "v2", EventID: "v2", Version: 1, CompanyID: viaID, Ticker: "VIIA3", StockType: MustLabel(ClassCS),
+		CashAction{ID: "v2", EventID: "v2", Version: 1, CompanyID: Intern(viaID), Ticker: Intern("VIIA3"), StockType: MustLabel(ClassCS),
 			PriorExDate: d(3), PublishDate: StampOf(at(3, 12, 0)), DeclaredValue: 0.5, Name: MustLabel("DIVIDEND")})
 	ds := mustBuild(t, u)
 	is, _ := ds.Issuer(viaID)

@@ -543,7 +543,7 @@ func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClas
 		sum := Num(0)
 		for _, x := range evs {
 			a := x.a
-			if a.PriorExDate <= from || a.PriorExDate > day || !matches(a.ISIN, a.Ticker) {
+			if a.PriorExDate <= from || a.PriorExDate > day || !matches(a.ISIN.String(), a.Ticker.String()) {
 				continue
 			}
 			v := a.DeclaredValue

@@ -77,25 +77,28 @@ func (b *builder) buildCash() error {
 	issuers, tickers := newStrMemo(len(d.issuers)), newStrMemo(len(d.assets))
 	for i := range u.CashActions {
 		ca := &u.CashActions[i]
-		k, ok := issuers.get(ca.CompanyID)
+		// Interned: the same string, at the same place, for every action
+		// of one company or ticker.
+		company, ticker, isin := ca.CompanyID.String(), ca.Ticker.String(), ca.ISIN.String()
+		k, ok := issuers.get(company)
 		if !ok {
 			var err error
-			if k, err = b.issuerIdx(ca.CompanyID, func() string { return "cash action " + ca.ID }); err != nil {
+			if k, err = b.issuerIdx(company, func() string { return "cash action " + ca.ID }); err != nil {
 				return err
 			}
-			issuers.put(ca.CompanyID, k)
+			issuers.put(company, k)
 		}
 		e := CashEvent{CashAction: ca, Issuer: &d.issuers[k], Factor: 1, asset: -1}
-		if ca.Ticker != "" {
-			if ai, ok := tickers.get(ca.Ticker); ok {
+		if ticker != "" {
+			if ai, ok := tickers.get(ticker); ok {
 				e.asset = ai
-			} else if ai, ok := d.assetByTicker.Get(ca.Ticker); ok {
+			} else if ai, ok := d.assetByTicker.Get(ticker); ok {
 				e.asset = ai
-				tickers.put(ca.Ticker, ai)
+				tickers.put(ticker, ai)
 			}
 		}
-		if e.asset < 0 && ca.ISIN != "" { // as assetOf: the ticker's asset, else the ISIN's
-			if ai, ok := d.assetByISIN[ca.ISIN]; ok {
+		if e.asset < 0 && isin != "" { // as assetOf: the ticker's asset, else the ISIN's
+			if ai, ok := d.assetByISIN[isin]; ok {
 				e.asset = ai
 			}
 		}
@@ -303,10 +306,10 @@ func CompareCashRows(x, y *CashAction) int {
 	if c := cmp.Compare(y.PriorExDate, x.PriorExDate); c != 0 {
 		return c
 	}
-	if c := strings.Compare(x.CompanyID, y.CompanyID); c != 0 {
+	if c := compareSyms(x.CompanyID, y.CompanyID); c != 0 {
 		return c
 	}
-	if c := strings.Compare(x.Ticker, y.Ticker); c != 0 {
+	if c := compareSyms(x.Ticker, y.Ticker); c != 0 {
 		return c
 	}
 	if c := strings.Compare(x.EventID, y.EventID); c != 0 {
@@ -316,6 +319,15 @@ func CompareCashRows(x, y *CashAction) int {
 		return c
 	}
 	return strings.Compare(x.ID, y.ID)
+}
+
+// compareSyms orders Syms as their strings (strings.Compare), one Sym
+// being one string.
+func compareSyms(a, b Sym) int {
+	if a == b {
+		return 0
+	}
+	return strings.Compare(a.String(), b.String())
 }
 
 // sortHigh32 sorts keys by their upper 32 bits, stably (a radix sort of

@@ -35,7 +35,7 @@ type cashActionJSON struct {
 
 // MarshalJSON encodes c as the bundle's cash action object.
 func (c CashAction) MarshalJSON() ([]byte, error) {
-	v := cashActionJSON{c.ID, c.EventID, c.Version, c.CompanyID, c.Ticker, c.StockType.String(), c.ISIN,
+	v := cashActionJSON{c.ID, c.EventID, c.Version, c.CompanyID.String(), c.Ticker.String(), c.StockType.String(), c.ISIN.String(),
 		c.ApprovalDate, c.PriorExDate, c.PublishDate.Time(), c.PaymentDate, c.Protocol, c.Name.String(), c.Code.String(),
 		c.DeclaredValue, c.MonetaryCorrection, c.CorrectionStart, c.CorrectionEnd, c.NetValue, c.Currency.String(),
 		c.Installments.All(), *c.SourceOrZero()}
@@ -53,7 +53,7 @@ func (c *CashAction) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	out.ID, out.EventID, out.Version, out.CompanyID, out.Ticker, out.ISIN = v.ID, v.EventID, v.Version, v.CompanyID, v.Ticker, v.ISIN
+	out.ID, out.EventID, out.Version, out.CompanyID, out.Ticker, out.ISIN = v.ID, v.EventID, v.Version, Intern(v.CompanyID), Intern(v.Ticker), Intern(v.ISIN)
 	out.ApprovalDate, out.PriorExDate, out.PublishDate, out.PaymentDate = v.ApprovalDate, v.PriorExDate, StampOf(v.PublishDate), v.PaymentDate
 	out.Protocol, out.DeclaredValue, out.MonetaryCorrection = v.Protocol, v.DeclaredValue, v.MonetaryCorrection
 	out.CorrectionStart, out.CorrectionEnd, out.NetValue = v.CorrectionStart, v.CorrectionEnd, v.NetValue

@@ -11,8 +11,8 @@ import (
 // TestCashActionSize guards the layout: hundreds of thousands of cash
 // actions are held.
 func TestCashActionSize(t *testing.T) {
-	if n := unsafe.Sizeof(CashAction{}); n > 176 {
-		t.Fatalf("CashAction is %d bytes, want at most 176", n)
+	if n := unsafe.Sizeof(CashAction{}); n > 144 {
+		t.Fatalf("CashAction is %d bytes, want at most 144", n)
 	}
 	if l := InstallmentsOf(nil); l.All() != nil || l.Len() != 0 {
 		t.Fatal("InstallmentsOf(nil) is not absent")

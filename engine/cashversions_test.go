@@ -227,7 +227,7 @@ func TestExCashRandom(t *testing.T) {
 			tk := tickers[r.IntN(len(tickers))]
 			a := CashAction{
 				ID: fmt.Sprintf("r%d", i), EventID: fmt.Sprintf("e%d", r.IntN(int(seed)*3+4)), Version: r.IntN(3),
-				CompanyID: owner[tk], Ticker: tk, PriorExDate: d(r.IntN(6) - 1),
+				CompanyID: Intern(owner[tk]), Ticker: Intern(tk), PriorExDate: d(r.IntN(6) - 1),
 				DeclaredValue: vals[r.IntN(len(vals))], MonetaryCorrection: vals[r.IntN(len(vals))], NetValue: vals[r.IntN(len(vals))],
 				PaymentDate: d(r.IntN(9)),
 			}

@@ -77,7 +77,7 @@ func TestBuildRejects(t *testing.T) {
 		{"bonus factor null", func(u *Universe) { u.ShareActions[2].Factor = Null }, "must be positive"},
 		{"share action without date", func(u *Universe) { u.ShareActions[0].PriorExDate = NoDate }, "prior_ex_date missing"},
 		{"report unknown company", func(u *Universe) { u.Reports[0].CompanyID = "42" }, `report DRE CONSOLIDATED 2023-12-31: unknown company_id "42"`},
-		{"cash unknown company", func(u *Universe) { u.CashActions[0].CompanyID = "42" }, "cash action c1v1"},
+		{"cash unknown company", func(u *Universe) { u.CashActions[0].CompanyID = Intern("42") }, "cash action c1v1"},
 		{"ratio outside catalog", func(u *Universe) { u.Derived.Ratios[0].Indicator = 99 }, "indicator 99 outside the catalog"},
 		{"fund ratio unknown fund", func(u *Universe) { u.Derived.FundRatios[0].FundID = Intern("42") }, "fund ratio point P_NAV"},
 		{"fund ratio sources beyond", func(u *Universe) { u.Derived.FundRatios[0].Sources = 9 }, "sources 9 beyond the 0 lists"},

@@ -113,11 +113,11 @@ func testUniverse(tb testing.TB) *Universe {
 			{CompanyID: petroID, Date: MakeDate(2023, 6, 1), Common: 110, Preferred: 220},
 		},
 		CashActions: []CashAction{
-			{ID: "c1v1", EventID: "c1", Version: 1, CompanyID: petroID, Ticker: "PETR4", StockType: MustLabel(ClassPS), PriorExDate: d(0), DeclaredValue: 1, MonetaryCorrection: 0, NetValue: 0.85, Name: MustLabel("INTEREST_ON_EQUITY")},
-			{ID: "c1v2", EventID: "c1", Version: 2, CompanyID: petroID, Ticker: "PETR4", StockType: MustLabel(ClassPS), PriorExDate: d(0), DeclaredValue: 1.2, MonetaryCorrection: 0.1, NetValue: 1.1, Name: MustLabel("INTEREST_ON_EQUITY")},
-			{ID: "c2v1", EventID: "c2", Version: 1, CompanyID: petroID, Ticker: "PETR4", StockType: MustLabel(ClassPS), PriorExDate: d(3), DeclaredValue: 0.5, MonetaryCorrection: 0, NetValue: 0.5, Name: MustLabel("DIVIDEND")},
-			{ID: "c3v1", EventID: "c3", Version: 1, CompanyID: petroID, Ticker: "PETR3", StockType: MustLabel(ClassCS), ISIN: "BRPETRACNOR9", PriorExDate: d(0), DeclaredValue: 0.21, MonetaryCorrection: Null, NetValue: 0.21, Name: MustLabel("DIVIDEND")},
-			{ID: "c4v1", EventID: "c4", Version: 1, CompanyID: valeID, Ticker: "VALE3", StockType: MustLabel(ClassCS), PriorExDate: NoDate, DeclaredValue: 2, NetValue: 2, Name: MustLabel("DIVIDEND")},
+			{ID: "c1v1", EventID: "c1", Version: 1, CompanyID: Intern(petroID), Ticker: Intern("PETR4"), StockType: MustLabel(ClassPS), PriorExDate: d(0), DeclaredValue: 1, MonetaryCorrection: 0, NetValue: 0.85, Name: MustLabel("INTEREST_ON_EQUITY")},
+			{ID: "c1v2", EventID: "c1", Version: 2, CompanyID: Intern(petroID), Ticker: Intern("PETR4"), StockType: MustLabel(ClassPS), PriorExDate: d(0), DeclaredValue: 1.2, MonetaryCorrection: 0.1, NetValue: 1.1, Name: MustLabel("INTEREST_ON_EQUITY")},
+			{ID: "c2v1", EventID: "c2", Version: 1, CompanyID: Intern(petroID), Ticker: Intern("PETR4"), StockType: MustLabel(ClassPS), PriorExDate: d(3), DeclaredValue: 0.5, MonetaryCorrection: 0, NetValue: 0.5, Name: MustLabel("DIVIDEND")},
+			{ID: "c3v1", EventID: "c3", Version: 1, CompanyID: Intern(petroID), Ticker: Intern("PETR3"), StockType: MustLabel(ClassCS), ISIN: Intern("BRPETRACNOR9"), PriorExDate: d(0), DeclaredValue: 0.21, MonetaryCorrection: Null, NetValue: 0.21, Name: MustLabel("DIVIDEND")},
+			{ID: "c4v1", EventID: "c4", Version: 1, CompanyID: Intern(valeID), Ticker: Intern("VALE3"), StockType: MustLabel(ClassCS), PriorExDate: NoDate, DeclaredValue: 2, NetValue: 2, Name: MustLabel("DIVIDEND")},
 		},
 		ShareActions: []ShareAction{
 			{CompanyID: petroID, Ticker: "PETR4", ISIN: "BRPETRACNPR6", PriorExDate: d(1), Type: ActStockSplit, Factor: 10},

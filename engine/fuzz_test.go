@@ -37,7 +37,7 @@ func FuzzBuild(f *testing.F) {
 			case 3:
 				u.Renames = append(u.Renames, TickerRename{From: tickers[a%len(tickers)], To: tickers[b%len(tickers)], Date: d(a % 6)})
 			case 4:
-				u.CashActions[a%len(u.CashActions)].Ticker = tickers[b%len(tickers)]
+				u.CashActions[a%len(u.CashActions)].Ticker = Intern(tickers[b%len(tickers)])
 			case 5:
 				sa := &u.ShareActions[3]
 				sa.Legs[a%len(sa.Legs)].Ticker = tickers[b%len(tickers)]

@@ -313,16 +313,14 @@ type SharesPoint struct {
 // Values are BRL per share, unadjusted; adjusted values are derived.
 //
 // A CashAction is laid out for the hundreds of thousands a snapshot
-// holds (TestCashActionSize): its words (stock type, name, code,
-// currency) are Labels, its publication a Stamp, its source a pointer
-// that actions citing one document share, its installments one pointer.
+// holds (TestCashActionSize): its company, ticker and ISIN are
+// interned (Sym), its words (stock type, name, code, currency) Labels,
+// its publication a Stamp, its source a pointer that actions citing one
+// document share, its installments one pointer.
 // JSON spells them as before (MarshalJSON; the tags name its keys).
 type CashAction struct {
 	ID                 string          `json:"id"`       // unique per version
 	EventID            string          `json:"event_id"` // shared by every version of one event
-	CompanyID          string          `json:"company_id"`
-	Ticker             string          `json:"ticker"`
-	ISIN               string          `json:"isin"`
 	Protocol           string          `json:"protocol"`
 	Source             *Source         `json:"source"`       // nil answers as the zero Source (SourceOrZero)
 	Installments       InstallmentList `json:"installments"` // nil and empty stay apart
@@ -336,6 +334,9 @@ type CashAction struct {
 	PaymentDate        Date            `json:"payment_date"` // NoDate when not defined
 	CorrectionStart    Date            `json:"monetary_correction_start_date"`
 	CorrectionEnd      Date            `json:"monetary_correction_end_date"`
+	CompanyID          Sym             `json:"company_id"`
+	Ticker             Sym             `json:"ticker"`
+	ISIN               Sym             `json:"isin"`
 	StockType          Label           `json:"stock_type"`
 	Name               Label           `json:"name"` // DIVIDEND, INTEREST_ON_EQUITY, RESTITUTION, AMORTIZATION, RENDIMENTO
 	Code               Label           `json:"code"`

@@ -115,7 +115,7 @@ func handMarket() *engine.Universe {
 		{CompanyID: "C3", Date: pday("2023-01-01"), Common: 50, Preferred: 50},
 	}
 	u.CashActions = []engine.CashAction{
-		{ID: "d1", EventID: "d1", Version: 1, CompanyID: "C1", Ticker: "CAAA4", StockType: engine.MustLabel(engine.ClassPS), ISIN: "BRCAAAACNPR1",
+		{ID: "d1", EventID: "d1", Version: 1, CompanyID: engine.Intern("C1"), Ticker: engine.Intern("CAAA4"), StockType: engine.MustLabel(engine.ClassPS), ISIN: engine.Intern("BRCAAAACNPR1"),
 			PriorExDate: pday("2023-06-15"), Name: engine.MustLabel("DIVIDEND"), DeclaredValue: 0.6},
 	}
 	return u

@@ -157,7 +157,7 @@ func trBenchUniverse(n, years int) *Universe {
 				}
 				v := Num(math.Round(c*0.01*1e8) / 1e8)
 				u.CashActions = append(u.CashActions, CashAction{ID: fmt.Sprintf("%s-%d", tk, k), EventID: fmt.Sprintf("%s-%d", tk, k), Version: 1,
-					CompanyID: id, Ticker: tk, StockType: MustLabel(ClassCS), PriorExDate: s.Dates[k-1], Name: MustLabel(name), DeclaredValue: v,
+					CompanyID: Intern(id), Ticker: Intern(tk), StockType: MustLabel(ClassCS), PriorExDate: s.Dates[k-1], Name: MustLabel(name), DeclaredValue: v,
 					MonetaryCorrection: 0, NetValue: NetCashValue(name, v, s.Dates[k-1]), PaymentDate: NoDate})
 			}
 		}

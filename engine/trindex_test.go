@@ -70,12 +70,12 @@ func trEdgeUniverse() *Universe {
 	dates := u.Daily[0].Dates
 	for k, v := range map[int]Num{189: 0.5, 300: 1e6} { // a second event on an ex-date; cash above the price
 		u.CashActions = append(u.CashActions, CashAction{ID: fmt.Sprintf("x%d", k), EventID: fmt.Sprintf("x%d", k), Version: 1,
-			CompanyID: id, Ticker: tk, StockType: MustLabel(ClassCS), PriorExDate: dates[k-1], Name: MustLabel(CashDividend), DeclaredValue: v,
+			CompanyID: Intern(id), Ticker: Intern(tk), StockType: MustLabel(ClassCS), PriorExDate: dates[k-1], Name: MustLabel(CashDividend), DeclaredValue: v,
 			MonetaryCorrection: 0, NetValue: v, PaymentDate: NoDate})
 	}
 	// Cash going ex after the last session: the live bar's.
 	u.CashActions = append(u.CashActions, CashAction{ID: "live", EventID: "live", Version: 1,
-		CompanyID: id, Ticker: tk, StockType: MustLabel(ClassCS), PriorExDate: dates[len(dates)-1], Name: MustLabel(CashInterest), DeclaredValue: 0.25,
+		CompanyID: Intern(id), Ticker: Intern(tk), StockType: MustLabel(ClassCS), PriorExDate: dates[len(dates)-1], Name: MustLabel(CashInterest), DeclaredValue: 0.25,
 		MonetaryCorrection: 0, NetValue: 0.2125, PaymentDate: NoDate})
 	return u
 }

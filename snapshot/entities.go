@@ -385,10 +385,10 @@ var kinds = []kind{
 				e.str(c.ID)
 				e.str(c.EventID)
 				e.iv(int64(c.Version))
-				e.str(c.CompanyID)
-				e.str(c.Ticker)
+				e.str(c.CompanyID.String())
+				e.str(c.Ticker.String())
 				e.str(c.StockType.String())
-				e.str(c.ISIN)
+				e.str(c.ISIN.String())
 				e.date(c.ApprovalDate)
 				e.date(c.PriorExDate)
 				e.stamp(c.PublishDate)
@@ -422,12 +422,12 @@ var kinds = []kind{
 				c.ID = d.str()
 				c.EventID = d.str()
 				c.Version = d.integer()
-				// Interned: each id and ticker is then one string, whose
-				// lookups engine.Build remembers.
-				c.CompanyID = d.symStr()
-				c.Ticker = d.symStr()
+				// Interned (engine.Sym): each id and ticker is then one
+				// string, whose lookups engine.Build remembers.
+				c.CompanyID = d.sym()
+				c.Ticker = d.sym()
 				c.StockType = d.label()
-				c.ISIN = d.str()
+				c.ISIN = d.sym()
 				c.ApprovalDate = d.date()
 				c.PriorExDate = d.date()
 				c.PublishDate = d.stamp()

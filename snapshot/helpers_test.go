@@ -423,7 +423,7 @@ func handUniverse() *engine.Universe {
 		}, {CompanyID: "2", Statement: engine.LabelBPA, StartDate: engine.NoDate, Accounts: []engine.Account{}}},
 		Shares: []engine.SharesPoint{{CompanyID: "33000167000101", Date: d0, Common: 7442454142, Preferred: 5602042788, Treasury: 0}},
 		CashActions: []engine.CashAction{{
-			ID: "ca-1-v2", EventID: "ca-1", Version: 2, CompanyID: "33000167000101", Ticker: "PETR4", StockType: engine.MustLabel(engine.ClassPS), ISIN: "BRPETRACNPR6",
+			ID: "ca-1-v2", EventID: "ca-1", Version: 2, CompanyID: engine.Intern("33000167000101"), Ticker: engine.Intern("PETR4"), StockType: engine.MustLabel(engine.ClassPS), ISIN: engine.Intern("BRPETRACNPR6"),
 			ApprovalDate: d0 - 30, PriorExDate: d0 - 10, PublishDate: engine.StampOf(t0), PaymentDate: engine.NoDate, Protocol: "P-1", Name: engine.MustLabel("DIVIDEND"), Code: engine.MustLabel("DIV"),
 			DeclaredValue: 1.234567, MonetaryCorrection: 0, CorrectionStart: engine.NoDate, CorrectionEnd: engine.NoDate, NetValue: nan, Currency: engine.MustLabel("BRL"),
 			Installments: engine.InstallmentsOf([]engine.Installment{{DeclaredValue: 0.5, MonetaryCorrection: 0.01, NetValue: 0.51, Currency: "BRL", PaymentDate: d0 + 30}}),

@@ -88,7 +88,7 @@ func TestImportReal(t *testing.T) {
 	}
 	var abev int
 	for _, c := range u.CashActions {
-		if c.Ticker == "ABEV3" {
+		if c.Ticker.String() == "ABEV3" {
 			abev++
 		}
 	}

@@ -159,7 +159,7 @@ func TestUpdateB3Services(t *testing.T) {
 	}
 	abev := 0
 	for _, c := range ds.CashActions() {
-		if c.Ticker == "ABEV3" {
+		if c.Ticker.String() == "ABEV3" {
 			abev++
 		}
 	}

@@ -61,7 +61,7 @@ func synthUniverse(n int) *engine.Universe {
 				for q := 0; q < 4; q++ {
 					u.CashActions = append(u.CashActions, engine.CashAction{
 						ID: fmt.Sprintf("%s-%d-%d", t, y, q), EventID: fmt.Sprintf("%s-%d-%d", t, y, q), Version: 1,
-						CompanyID: id, Ticker: t, StockType: engine.MustLabel(cl), ISIN: "BR" + t, Name: engine.MustLabel("DIVIDEND"),
+						CompanyID: engine.Intern(id), Ticker: engine.Intern(t), StockType: engine.MustLabel(cl), ISIN: engine.Intern("BR" + t), Name: engine.MustLabel("DIVIDEND"),
 						PriorExDate: engine.MakeDate(y, time.Month(3*q+2), 10), DeclaredValue: engine.Num(rng.Float64()),
 					})
 				}

@@ -89,7 +89,7 @@ func setClasses(u *engine.Universe, m *market, works map[string]*companyWork, id
 	cash := map[string][]*engine.CashAction{}
 	for i := range u.CashActions {
 		a := &u.CashActions[i]
-		cash[a.CompanyID] = append(cash[a.CompanyID], a)
+		cash[a.CompanyID.String()] = append(cash[a.CompanyID.String()], a)
 	}
 	splits := map[string][]*engine.ShareAction{}
 	for i := range u.ShareActions {
@@ -134,7 +134,7 @@ func (w *companyWork) setClasses(m *market, secs []*engine.Security, current []*
 			}
 		}
 		for _, a := range current {
-			if cs.matches(a.ISIN, a.Ticker) {
+			if cs.matches(a.ISIN.String(), a.Ticker.String()) {
 				cs.cash = append(cs.cash, a)
 			}
 		}

@@ -146,16 +146,16 @@ func fixture() *engine.Universe {
 		{CompanyID: "C2", Date: day("2020-01-01"), Common: 10},
 	}
 	u.CashActions = []engine.CashAction{
-		{ID: "d1v1", EventID: "d1", Version: 1, CompanyID: "C1", Ticker: "CAAA4", StockType: engine.MustLabel(engine.ClassPS), ISIN: "BRCAAAACNPR1",
+		{ID: "d1v1", EventID: "d1", Version: 1, CompanyID: engine.Intern("C1"), Ticker: engine.Intern("CAAA4"), StockType: engine.MustLabel(engine.ClassPS), ISIN: engine.Intern("BRCAAAACNPR1"),
 			PriorExDate: day("2023-06-15"), Name: engine.MustLabel("DIVIDEND"), DeclaredValue: 0.5},
-		{ID: "d1v2", EventID: "d1", Version: 2, CompanyID: "C1", Ticker: "CAAA4", StockType: engine.MustLabel(engine.ClassPS), ISIN: "BRCAAAACNPR1",
+		{ID: "d1v2", EventID: "d1", Version: 2, CompanyID: engine.Intern("C1"), Ticker: engine.Intern("CAAA4"), StockType: engine.MustLabel(engine.ClassPS), ISIN: engine.Intern("BRCAAAACNPR1"),
 			PriorExDate: day("2023-06-15"), Name: engine.MustLabel("DIVIDEND"), DeclaredValue: 0.6},
-		{ID: "j1", EventID: "j1", Version: 1, CompanyID: "C1", Ticker: "CAAA4", StockType: engine.MustLabel(engine.ClassPS), ISIN: "BRCAAAACNPR1",
+		{ID: "j1", EventID: "j1", Version: 1, CompanyID: engine.Intern("C1"), Ticker: engine.Intern("CAAA4"), StockType: engine.MustLabel(engine.ClassPS), ISIN: engine.Intern("BRCAAAACNPR1"),
 			PriorExDate: day("2024-02-10"), Name: engine.MustLabel("INTEREST_ON_EQUITY"), DeclaredValue: 0.3},
-		{ID: "r1", EventID: "r1", Version: 1, CompanyID: "C1", Ticker: "CAAA4", StockType: engine.MustLabel(engine.ClassPS), ISIN: "BRCAAAACNPR1",
+		{ID: "r1", EventID: "r1", Version: 1, CompanyID: engine.Intern("C1"), Ticker: engine.Intern("CAAA4"), StockType: engine.MustLabel(engine.ClassPS), ISIN: engine.Intern("BRCAAAACNPR1"),
 			PriorExDate: day("2024-02-10"), Name: engine.MustLabel("RESTITUTION"), DeclaredValue: 1},
 		// Paid to the old ticker of CAAA3, matched through the rename.
-		{ID: "o1", EventID: "o1", Version: 1, CompanyID: "C1", Ticker: "CAAO3", StockType: engine.MustLabel(engine.ClassCS),
+		{ID: "o1", EventID: "o1", Version: 1, CompanyID: engine.Intern("C1"), Ticker: engine.Intern("CAAO3"), StockType: engine.MustLabel(engine.ClassCS),
 			PriorExDate: day("2023-05-02"), Name: engine.MustLabel("DIVIDEND"), DeclaredValue: 0.2},
 	}
 	// A 1:2 split of CAAA4 after the first dividend.

@@ -53,7 +53,7 @@ func hostileUniverse(seed uint64) *engine.Universe {
 			u.Daily = append(u.Daily, s)
 			for i := 0; i < rng.IntN(6); i++ {
 				u.CashActions = append(u.CashActions, engine.CashAction{ID: t + string(rune('a'+i)), EventID: t + string(rune('a'+i%3)),
-					Version: rng.IntN(3), CompanyID: id, Ticker: t, Name: engine.MustLabel([]string{"DIVIDEND", "INTEREST_ON_EQUITY", "RESTITUTION"}[rng.IntN(3)]),
+					Version: rng.IntN(3), CompanyID: engine.Intern(id), Ticker: engine.Intern(t), Name: engine.MustLabel([]string{"DIVIDEND", "INTEREST_ON_EQUITY", "RESTITUTION"}[rng.IntN(3)]),
 					PriorExDate: date(), DeclaredValue: num()})
 			}
 			if rng.IntN(3) == 0 {

@@ -483,7 +483,7 @@ func TestClassOfRenamedTicker(t *testing.T) {
 	u := fixture()
 	u.Securities = append(u.Securities, engine.Security{Ticker: "CAAO3", CompanyID: "C1", StockType: engine.ClassCS,
 		UnitFactor: engine.Null, LiquidityRank: 1, ListedTo: day("2023-05-31")})
-	u.CashActions = append(u.CashActions, engine.CashAction{ID: "n1", EventID: "n1", Version: 1, CompanyID: "C1", Ticker: "CAAA3",
+	u.CashActions = append(u.CashActions, engine.CashAction{ID: "n1", EventID: "n1", Version: 1, CompanyID: engine.Intern("C1"), Ticker: engine.Intern("CAAA3"),
 		StockType: engine.MustLabel(engine.ClassCS), PriorExDate: day("2023-11-02"), Name: engine.MustLabel("DIVIDEND"), DeclaredValue: 0.1})
 	d := mustDerive(t, u)
 	ps := pointsOf(t, d, "C1", engine.IndValuation, "DIVIDEND_YIELD", "CS", engine.FreqTTM, "2024-03-31")

@@ -567,7 +567,7 @@ func convCashAction(c *cashActionIn, l *lineCtx) engine.CashAction {
 	t := l.in
 	out := engine.CashAction{
 		ID: c.ID, EventID: c.EventID, Version: c.Version,
-		CompanyID: t.s(c.CompanyID), Ticker: t.s(c.Ticker), ISIN: t.s(c.ISIN), Protocol: c.Protocol,
+		CompanyID: engine.Intern(c.CompanyID), Ticker: engine.Intern(c.Ticker), ISIN: engine.Intern(c.ISIN), Protocol: c.Protocol,
 		ApprovalDate: c.ApprovalDate, PriorExDate: c.PriorExDate, PaymentDate: c.PaymentDate,
 		DeclaredValue: c.DeclaredValue, MonetaryCorrection: c.MonetaryCorrection, NetValue: c.NetValue,
 		CorrectionStart: c.CorrectionStart, CorrectionEnd: c.CorrectionEnd,

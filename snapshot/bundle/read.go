@@ -345,9 +345,9 @@ func cmpShares(a, b *engine.SharesPoint) int {
 
 func cmpCash(a, b *engine.CashAction) int {
 	return cmp.Or(
-		cmp.Compare(a.CompanyID, b.CompanyID),
+		cmp.Compare(a.CompanyID.String(), b.CompanyID.String()),
 		cmp.Compare(a.PriorExDate, b.PriorExDate),
-		cmp.Compare(a.Ticker, b.Ticker),
+		cmp.Compare(a.Ticker.String(), b.Ticker.String()),
 		cmp.Compare(a.EventID, b.EventID),
 		cmp.Compare(a.Version, b.Version),
 		cmp.Compare(a.ID, b.ID),

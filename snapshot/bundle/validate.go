@@ -291,8 +291,8 @@ func (x *checker) cashActions() {
 	events := make(map[string]*engine.CashAction)
 	for i := range p.cashActions {
 		r := &p.cashActions[i]
-		co := x.company(file, r.line, "company_id", r.v.CompanyID)
-		x.tickerOf(file, r.line, r.v.Ticker, co)
+		co := x.company(file, r.line, "company_id", r.v.CompanyID.String())
+		x.tickerOf(file, r.line, r.v.Ticker.String(), co)
 		if first, dup := firstLine(ids, r.v.ID, r.line); dup {
 			c.addf(file, r.line, "id", "duplicate id %q (line %d)", r.v.ID, first)
 			continue

@@ -304,7 +304,7 @@ var cashSet = &dataset{
 			}
 			slices.SortStableFunc(order, func(i, j int32) int {
 				a, b := &all[i], &all[j]
-				if c := cmp.Compare(a.Ticker, b.Ticker); c != 0 {
+				if c := strings.Compare(a.Ticker.String(), b.Ticker.String()); c != 0 {
 					return c
 				}
 				if c := cmp.Compare(a.PriorExDate, b.PriorExDate); c != 0 {
@@ -320,15 +320,15 @@ var cashSet = &dataset{
 			})
 			for _, i := range order {
 				e := &all[i]
-				r.str(e.Ticker)
+				r.str(e.Ticker.String())
 				r.date(e.PriorExDate)
 				r.str(e.EventID)
 				r.int(int64(e.Version))
 				r.bool(e.Current)
 				r.str(e.ID)
-				r.str(e.CompanyID)
+				r.str(e.CompanyID.String())
 				r.str(e.StockType.String())
-				r.str(e.ISIN)
+				r.str(e.ISIN.String())
 				r.str(e.Name.String())
 				r.str(e.Code.String())
 				r.date(e.ApprovalDate)

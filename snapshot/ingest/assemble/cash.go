@@ -86,7 +86,7 @@ func (a *assembler) readCash(context.Context, Progress) error {
 	// company's event of the same name, dates and value.
 	cashOf := map[string][]int{}
 	for i := range a.u.CashActions {
-		cashOf[a.u.CashActions[i].CompanyID] = append(cashOf[a.u.CashActions[i].CompanyID], i)
+		cashOf[a.u.CashActions[i].CompanyID.String()] = append(cashOf[a.u.CashActions[i].CompanyID.String()], i)
 	}
 	var own []engine.CashAction
 	for _, f := range files {

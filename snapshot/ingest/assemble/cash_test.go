@@ -46,7 +46,7 @@ func TestCashNotesOrder(t *testing.T) {
 		if !slices.Equal(a.rep.Notes, want) {
 			t.Fatalf("notes %q, want %q", a.rep.Notes, want)
 		}
-		if len(a.u.CashActions) != 1 || a.u.CashActions[0].Ticker != "ABEV3" {
+		if len(a.u.CashActions) != 1 || a.u.CashActions[0].Ticker.String() != "ABEV3" {
 			t.Fatalf("cash actions %+v", a.u.CashActions)
 		}
 	}
@@ -175,7 +175,7 @@ func TestSupplementDatesItsOwnCompany(t *testing.T) {
 	}
 	for _, c := range a.u.CashActions {
 		want := engine.NoDate
-		if c.Ticker == "ABEV3" {
+		if c.Ticker.String() == "ABEV3" {
 			want = engine.MakeDate(2021, 12, 30)
 		}
 		if c.PaymentDate != want {

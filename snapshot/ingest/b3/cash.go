@@ -127,7 +127,7 @@ func ReadCashDividends(data []byte, name string, ctx CashContext) ([]engine.Cash
 			return nil, st, fmt.Errorf("%s: %w", field("typeStock"), err)
 		}
 		ca.ID, ca.EventID, ca.Version = eid+"-V1", eid, 1
-		ca.CompanyID, ca.Ticker, ca.ISIN = ctx.CompanyID, ticker, ctx.ISINs[class]
+		ca.CompanyID, ca.Ticker, ca.ISIN = engine.Intern(ctx.CompanyID), engine.Intern(ticker), engine.Intern(ctx.ISINs[class])
 		ca.ApprovalDate, ca.PriorExDate, ca.PaymentDate = approval, prior, engine.NoDate
 		ca.DeclaredValue, ca.MonetaryCorrection, ca.NetValue = v, 0, net
 		ca.CorrectionStart, ca.CorrectionEnd = engine.NoDate, engine.NoDate

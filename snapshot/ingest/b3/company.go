@@ -173,7 +173,7 @@ func ApplyPaymentDates(cas []engine.CashAction, s *Supplement) int {
 		}
 		for _, x := range s.Cash {
 			if x.Name == ca.Name.String() && x.Approval == ca.ApprovalDate && x.PriorEx == ca.PriorExDate &&
-				(ca.ISIN == "" || x.ISIN == ca.ISIN) && x.Rate.Valid() && abs(float64(x.Rate-ca.DeclaredValue)) < 1e-9 {
+				(ca.ISIN.String() == "" || x.ISIN == ca.ISIN.String()) && x.Rate.Valid() && abs(float64(x.Rate-ca.DeclaredValue)) < 1e-9 {
 				ca.PaymentDate = x.PaymentDate
 				n++
 				break

@@ -227,7 +227,7 @@ func TestPricesFollowCorporateActions(t *testing.T) {
 	// Cash: the open after the ex-date drops by about the amount.
 	n := 0
 	for _, c := range u.CashActions {
-		s := ser[c.Ticker]
+		s := ser[c.Ticker.String()]
 		i := at(s, c.PriorExDate)
 		if i < 0 || i+1 >= s.Len() {
 			t.Fatalf("cash %s: prior_ex_date %s not a session of %s", c.ID, c.PriorExDate, c.Ticker)

@@ -177,7 +177,7 @@ func (g *gen) cashActions(e *entity, o *output, r, lr randSource) {
 				panic(err) // the generator's words are a dozen
 			}
 			pub := localTime(approval, 19, 0)
-			ca.EventID, ca.CompanyID, ca.Ticker, ca.ISIN = evID, e.c.ID, e.tickerAt(c, cd.ex-1), c.isin
+			ca.EventID, ca.CompanyID, ca.Ticker, ca.ISIN = evID, engine.Intern(e.c.ID), engine.Intern(e.tickerAt(c, cd.ex-1)), engine.Intern(c.isin)
 			ca.ApprovalDate, ca.PriorExDate, ca.PublishDate, ca.PaymentDate = approval, prior, engine.StampOf(pub), pay
 			ca.Protocol = fmt.Sprintf("%03d%09d", 100+e.idx%900, e.idx*10000+n)
 			ca.DeclaredValue, ca.MonetaryCorrection = engine.Num(amt), 0

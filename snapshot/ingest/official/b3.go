@@ -220,7 +220,7 @@ func currentCash(cas []*engine.CashAction) []*engine.CashAction {
 		if a.ApprovalDate != b.ApprovalDate {
 			return a.ApprovalDate > b.ApprovalDate
 		}
-		return a.Ticker < b.Ticker
+		return a.Ticker.String() < b.Ticker.String()
 	})
 	return out
 }
@@ -239,7 +239,7 @@ func (w *writer) writeCompanies() error {
 	cash := map[string][]*engine.CashAction{}
 	for i := range w.u.CashActions {
 		c := &w.u.CashActions[i]
-		cash[c.CompanyID] = append(cash[c.CompanyID], c)
+		cash[c.CompanyID.String()] = append(cash[c.CompanyID.String()], c)
 	}
 	share := map[string][]*engine.ShareAction{}
 	for i := range w.u.ShareActions {
@@ -280,10 +280,10 @@ func (w *writer) writeJSON(rel string, v any) error {
 // typeStock is B3's share-type label of a cash event's class.
 func (w *writer) typeStock(ca *engine.CashAction) string {
 	sponsored := false
-	if c := w.company[ca.CompanyID]; c != nil {
+	if c := w.company[ca.CompanyID.String()]; c != nil {
 		sponsored = c.BDRSponsored
 	}
-	return specWord(ca.StockType.String(), ca.Ticker, sponsored)
+	return specWord(ca.StockType.String(), ca.Ticker.String(), sponsored)
 }
 
 func (w *writer) writeCash(c *engine.Company, cur []*engine.CashAction) error {
@@ -370,8 +370,8 @@ func (w *writer) writeSupplement(c *engine.Company, cur []*engine.CashAction, ac
 		s.NumberCommonShares, s.NumberPreferredShares, s.TotalNumberShares = brInt(p.Common), brInt(p.Preferred), brInt(p.Common+p.Preferred)
 	}
 	for _, ca := range cur {
-		s.CashDividends = append(s.CashDividends, cashOut{AssetIssued: ca.ISIN, PaymentDate: brDate(ca.PaymentDate),
-			Rate: brNum(ca.DeclaredValue), ApprovedOn: brDate(ca.ApprovalDate), ISINCode: ca.ISIN, Label: ca.Code.String(),
+		s.CashDividends = append(s.CashDividends, cashOut{AssetIssued: ca.ISIN.String(), PaymentDate: brDate(ca.PaymentDate),
+			Rate: brNum(ca.DeclaredValue), ApprovedOn: brDate(ca.ApprovalDate), ISINCode: ca.ISIN.String(), Label: ca.Code.String(),
 			LastDatePrior: brDate(ca.PriorExDate)})
 	}
 	n := 0

@@ -66,7 +66,7 @@ func importConfig(dir string, cash []string) assemble.Config {
 func cashSymbols(u *engine.Universe) []string {
 	has := map[string]bool{}
 	for _, c := range u.CashActions {
-		has[c.CompanyID] = true
+		has[c.CompanyID.String()] = true
 	}
 	var out []string
 	for _, c := range u.Companies {
@@ -513,11 +513,11 @@ func compareCash(d *diffs, a, b *engine.Universe, coOf, renamed map[string]strin
 	got := map[string][]*engine.CashAction{}
 	for i := range b.CashActions {
 		c := &b.CashActions[i]
-		k := key(c.CompanyID, c.StockType.String(), c.Name.String(), c.ApprovalDate, c.PriorExDate, c.DeclaredValue)
+		k := key(c.CompanyID.String(), c.StockType.String(), c.Name.String(), c.ApprovalDate, c.PriorExDate, c.DeclaredValue)
 		got[k] = append(got[k], c)
 	}
 	for _, c := range cur {
-		k := key(coOf[c.CompanyID], c.StockType.String(), c.Name.String(), c.ApprovalDate, c.PriorExDate, c.DeclaredValue)
+		k := key(coOf[c.CompanyID.String()], c.StockType.String(), c.Name.String(), c.ApprovalDate, c.PriorExDate, c.DeclaredValue)
 		gs := got[k]
 		if len(gs) == 0 {
 			d.add("cash missing", "%s (%s)", k, c.Ticker)
@@ -533,12 +533,12 @@ func compareCash(d *diffs, a, b *engine.Universe, coOf, renamed map[string]strin
 			d.add("cash fields", "%s: net %v pay %s, imported net %v pay %s", k, c.NetValue, c.PaymentDate, g.NetValue, g.PaymentDate)
 		}
 		t := c.Ticker
-		for renamed[t] != "" {
-			t = renamed[t]
+		for renamed[t.String()] != "" {
+			t = engine.Intern(renamed[t.String()])
 		}
 		gt := g.Ticker
-		for renamed[gt] != "" {
-			gt = renamed[gt]
+		for renamed[gt.String()] != "" {
+			gt = engine.Intern(renamed[gt.String()])
 		}
 		if t != gt {
 			d.add("cash ticker", "%s: %s, imported %s", k, c.Ticker, g.Ticker)
