@@ -239,10 +239,12 @@ type IndexMember struct {
 	TheoreticalQty Num    `json:"theoretical_qty"` // shares
 }
 
-// Source is the traceability metadata of an official document.
+// Source is the traceability metadata of an official document. Its
+// addresses are URLs (a template number and the variable part, see URL):
+// make them with URLOf, read them with String or AppendTo.
 type Source struct {
-	VisualizationURL string    `json:"visualization_url"`
-	DownloadURL      string    `json:"download_url"` // "" answers null
+	VisualizationURL URL       `json:"visualization_url"`
+	DownloadURL      URL       `json:"download_url"` // "" answers null
 	PublishedAt      time.Time `json:"published_at"`
 	RetrievedAt      time.Time `json:"retrieved_at"`
 	Name             string    `json:"name"`

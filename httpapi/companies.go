@@ -449,9 +449,9 @@ func appendSources(dst []byte, ss []engine.Source) []byte {
 // appendSource appends one source object (download_url null when absent).
 func appendSource(dst []byte, s *engine.Source) []byte {
 	dst = append(dst, `{"visualization_url":`...)
-	dst = appendString(dst, s.VisualizationURL)
+	dst = appendURL(dst, s.VisualizationURL)
 	dst = append(dst, `,"download_url":`...)
-	dst = appendStringOrNull(dst, s.DownloadURL)
+	dst = appendURLOrNull(dst, s.DownloadURL)
 	dst = append(dst, `,"published_at":`...)
 	dst = appendTime(dst, s.PublishedAt)
 	dst = append(dst, `,"retrieved_at":`...)

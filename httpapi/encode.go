@@ -146,6 +146,34 @@ func appendStringOrNull(dst []byte, s string) []byte {
 	return appendString(dst, s)
 }
 
+// appendURL appends u's address as appendString does: joined in place
+// (a template's prefix, part and suffix) and escaped only when it holds
+// a byte that needs it.
+func appendURL(dst []byte, u engine.URL) []byte {
+	if u.Template() == 0 {
+		whole, _ := u.Part()
+		return appendString(dst, whole)
+	}
+	dst = append(dst, '"')
+	start := len(dst)
+	dst = u.AppendTo(dst)
+	for _, b := range dst[start:] {
+		if b >= utf8.RuneSelf || !safeASCII[b] {
+			s := string(dst[start:])
+			return appendString(dst[:start-1], s)
+		}
+	}
+	return append(dst, '"')
+}
+
+// appendURLOrNull is appendURL, with null for "".
+func appendURLOrNull(dst []byte, u engine.URL) []byte {
+	if u.IsZero() {
+		return append(dst, "null"...)
+	}
+	return appendURL(dst, u)
+}
+
 // appendKey appends "key": (key must need no escaping).
 func appendKey(dst []byte, key string) []byte {
 	dst = append(dst, '"')

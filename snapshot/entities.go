@@ -1008,19 +1008,46 @@ func (p *cashSources) take(d *pdec) *engine.Source {
 }
 
 func encSource(e *penc, s *engine.Source) {
-	e.str(s.VisualizationURL)
-	e.str(s.DownloadURL)
+	e.url(s.VisualizationURL)
+	e.url(s.DownloadURL)
 	e.time(s.PublishedAt)
 	e.time(s.RetrievedAt)
 	e.str(s.Name)
 }
 
 func decSource(d *pdec, s *engine.Source) {
-	s.VisualizationURL = d.str()
-	s.DownloadURL = d.str()
+	s.VisualizationURL = d.url()
+	s.DownloadURL = d.url()
 	s.PublishedAt = d.time()
 	s.RetrievedAt = d.time()
 	s.Name = d.str()
+}
+
+// url writes a source's address: from format 6 its packed form
+// (engine.URL.Packed: a template number and its part, so that the part's
+// string table holds no template's text), earlier formats the whole
+// address, each as a string.
+func (e *penc) url(u engine.URL) {
+	if e.version < columnsVersion {
+		e.str(u.String())
+		return
+	}
+	e.str(u.Packed())
+}
+
+// url reads what penc.url wrote. A packed address that is not what
+// engine.URLOf makes of its address (a template beyond the table, a
+// split other than URLOf's) is an error.
+func (d *pdec) url() engine.URL {
+	s := d.str()
+	if d.ls == nil || d.ls.version < columnsVersion {
+		return engine.URLOf(s)
+	}
+	u, ok := engine.UnpackURL(s)
+	if !ok && d.err == nil {
+		d.fail("source address %q: not a packed address", s)
+	}
+	return u
 }
 
 func encSources(e *penc, src []engine.Source, slot int) {
@@ -1077,6 +1104,7 @@ func sourcesKey(e *penc, src []engine.Source) string {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	url := func(u engine.URL) { str(u.Packed()) }
 	tm := func(t time.Time) {
 		if t.IsZero() {
 			b = append(b, 0)
@@ -1088,8 +1116,8 @@ func sourcesKey(e *penc, src []engine.Source) string {
 	}
 	for i := range src {
 		x := &src[i]
-		str(x.VisualizationURL)
-		str(x.DownloadURL)
+		url(x.VisualizationURL)
+		url(x.DownloadURL)
 		tm(x.PublishedAt)
 		tm(x.RetrievedAt)
 		str(x.Name)

@@ -35,6 +35,13 @@ const minReadVersion uint16 = 4
 // when WriteOptions.Version asks for it, while its design is completed.
 const columnsVersion uint16 = 6
 
+// columnsLayout is the revision of format 6's layout that this build
+// writes and reads, stored after the column area's size in the header;
+// a change of format 6's layout bumps it, so that a file written before
+// is refused with ErrVersion instead of misread. Files without one (0)
+// predate the revisions. 1: sources' addresses packed (engine.URL).
+const columnsLayout = 1
+
 // maxReadVersion is the newest version read.
 const maxReadVersion = columnsVersion
 
@@ -211,6 +218,7 @@ func encodeHeader(h *Header) ([]byte, error) {
 	}
 	if h.FormatVersion >= columnsVersion {
 		b.uv(uint64(h.Columns))
+		b.uv(columnsLayout)
 	}
 	return b.b, nil
 }
@@ -374,6 +382,16 @@ func parseHeader(b []byte, size int64) (Header, error) {
 			d.fail("column area of %d bytes in a %d-byte file", c, size)
 		} else {
 			h.Columns = int64(c)
+		}
+		if d.err == nil {
+			// Files written before the layout revisions have none.
+			var rev uint64
+			if d.remaining() > 0 {
+				rev = d.uv()
+			}
+			if d.err == nil && rev != columnsLayout {
+				return Header{}, fmt.Errorf("%w: format 6 layout revision %d, this build reads %d: build the snapshot again (pregao build --format 6)", ErrVersion, rev, columnsLayout)
+			}
 		}
 	}
 	if d.err == nil && d.remaining() != 0 {

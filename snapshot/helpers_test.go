@@ -370,7 +370,7 @@ var (
 // nil and empty slices, unicode).
 func handUniverse() *engine.Universe {
 	nan := engine.Null
-	src := engine.Source{VisualizationURL: "https://example.invalid/v?id=1", DownloadURL: "", PublishedAt: t0, RetrievedAt: time.Time{}, Name: "CVM — DFP"}
+	src := engine.Source{VisualizationURL: engine.URLOf("https://example.invalid/v?id=1"), DownloadURL: engine.URLOf(""), PublishedAt: t0, RetrievedAt: time.Time{}, Name: "CVM — DFP"}
 	u := &engine.Universe{
 		Meta: engine.Meta{AsOf: t0, Description: "hand-built fixture: Ação, São Paulo", Attribution: "Pregão tests",
 			Stream: engine.StreamPosition{Next: 1234, Name: "PREGAO_LIVE", Session: engine.MakeDate(2024, 3, 28), Batch: 57}},
@@ -519,7 +519,7 @@ func synthUniverse(tickers, days, intradayTickers, intradayBars, reports int) *e
 		for j := range r.Accounts {
 			r.Accounts[j] = engine.NewAccount(fmt.Sprintf("3.%02d", j), names[j], j < 10, engine.Num(rng.Int64N(1e12)))
 		}
-		r.Sources = engine.SourcesOf([]engine.Source{{VisualizationURL: fmt.Sprintf("https://example.invalid/r/%d", i), PublishedAt: r.PublishDate.Time(), Name: "CVM"}})
+		r.Sources = engine.SourcesOf([]engine.Source{{VisualizationURL: engine.URLOf(fmt.Sprintf("https://example.invalid/r/%d", i)), PublishedAt: r.PublishDate.Time(), Name: "CVM"}})
 	}
 	u.Derived.Catalog = []engine.Indicator{{ID: "A"}, {ID: "B"}}
 	u.Derived.Ratios = make([]engine.RatioPoint, reports*4)

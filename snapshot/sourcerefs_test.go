@@ -17,7 +17,7 @@ func sourceRefsUniverse(seed uint64) *engine.Universe {
 	r := rand.New(rand.NewPCG(seed, 5))
 	t0 := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 	src := func(i int) engine.Source {
-		return engine.Source{VisualizationURL: fmt.Sprintf("https://x/%d", i%5), DownloadURL: "d", PublishedAt: t0.Add(time.Duration(i%3) * time.Hour), RetrievedAt: t0, Name: "n"}
+		return engine.Source{VisualizationURL: engine.URLOf(fmt.Sprintf("https://x/%d", i%5)), DownloadURL: engine.URLOf("d"), PublishedAt: t0.Add(time.Duration(i%3) * time.Hour), RetrievedAt: t0, Name: "n"}
 	}
 	pool := [][]engine.Source{nil, {}, {src(0)}, {src(1)}, {src(0), src(1)}, {src(1), src(0)}, {src(2)}}
 	nano := src(2)

@@ -16,7 +16,7 @@ func TestSourcesShared(t *testing.T) {
 	u := synthUniverse(1, 2, 0, 0, 40)
 	doc := func(i int) engine.Source {
 		at := t0.Add(-time.Duration(i) * time.Hour)
-		return engine.Source{VisualizationURL: "https://example.invalid/doc/" + string(rune('a'+i)), DownloadURL: "https://example.invalid/dl", PublishedAt: at, RetrievedAt: t0, Name: "ITR"}
+		return engine.Source{VisualizationURL: engine.URLOf("https://example.invalid/doc/" + string(rune('a'+i))), DownloadURL: engine.URLOf("https://example.invalid/dl"), PublishedAt: at, RetrievedAt: t0, Name: "ITR"}
 	}
 	same := func(a, b []engine.Source) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 	lists := [][]engine.Source{{doc(0)}, {doc(1)}, {doc(0), doc(1)}, nil, {}, {doc(2)}}
@@ -81,7 +81,7 @@ func TestSourcesSharedTimes(t *testing.T) {
 		at := t0.Add(time.Duration(10*i) * time.Hour)
 		addFundPoint(&u.Derived, engine.FundRatioPoint{FundID: engine.Intern("1"), Frequency: engine.FrequencyMonthly,
 			ReferenceDate: d0 - engine.Date(i), PublishDate: engine.StampOf(at)},
-			[]engine.Source{{VisualizationURL: "https://example.invalid/doc", PublishedAt: at.Add(time.Hour), RetrievedAt: at.Add(2 * time.Hour), Name: "informe"}})
+			[]engine.Source{{VisualizationURL: engine.URLOf("https://example.invalid/doc"), PublishedAt: at.Add(time.Hour), RetrievedAt: at.Add(2 * time.Hour), Name: "informe"}})
 	}
 	got, _ := mustDecode(t, mustWrite(t, u, WriteOptions{}))
 	if d := diff(u, got); d != "" {
@@ -98,7 +98,7 @@ func TestFundSourcesShareReports(t *testing.T) {
 		u := synthUniverse(1, 2, 0, 0, 0)
 		at := t0.Add(time.Hour)
 		doc := func(url string) engine.Source {
-			return engine.Source{VisualizationURL: url, PublishedAt: at, RetrievedAt: at.Add(time.Hour), Name: "informe"}
+			return engine.Source{VisualizationURL: engine.URLOf(url), PublishedAt: at, RetrievedAt: at.Add(time.Hour), Name: "informe"}
 		}
 		u.FundReports = []engine.FundReport{
 			{FundID: "1", ReferenceDate: d0, Version: 1, PublishDate: t0, Sources: []engine.Source{doc("https://example.invalid/a")}},

@@ -547,7 +547,7 @@ func TestLastSessionNotMacro(t *testing.T) {
 // it, and a report without sources gives points without.
 func TestFundRatioSources(t *testing.T) {
 	u := fixture()
-	src := []engine.Source{{VisualizationURL: "https://example.com/v2", Name: "CVM inf_mensal"}}
+	src := []engine.Source{{VisualizationURL: engine.URLOf("https://example.com/v2"), Name: "CVM inf_mensal"}}
 	for i := range u.FundReports {
 		if r := &u.FundReports[i]; r.Version == 2 {
 			r.Sources = src

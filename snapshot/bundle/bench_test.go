@@ -71,7 +71,7 @@ func synth(tickers, days, bars, reports int) *engine.Universe {
 			CompanyID: u.Companies[i%ncomp].ID, Statement: engine.LabelDRE, Aggregation: engine.LabelConsolidated, Form: engine.LabelITR,
 			ReferenceDate: engine.MakeDate(2000+i/ncomp/4, time.Month(3*(i/ncomp%4)+1), 1) + 60, StartDate: engine.MakeDate(2000+i/ncomp/4, 1, 1),
 			PublishDate: engine.StampOf(pub), RetrievalDate: engine.StampOf(pub), Version: 1,
-			Sources: engine.SourcesOf([]engine.Source{{VisualizationURL: "https://www.rad.cvm.gov.br/x?n=1", Name: "CVM ITR"}}),
+			Sources: engine.SourcesOf([]engine.Source{{VisualizationURL: engine.URLOf("https://www.rad.cvm.gov.br/x?n=1"), Name: "CVM ITR"}}),
 		}
 		r.EndDate = r.ReferenceDate
 		for a := range 25 {

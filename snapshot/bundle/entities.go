@@ -153,11 +153,11 @@ func (l *lineCtx) sources(field string, ss []engine.Source) {
 }
 
 func (l *lineCtx) source(field string, s *engine.Source) {
-	if s.VisualizationURL != "" && !strings.HasPrefix(s.VisualizationURL, "http://") && !strings.HasPrefix(s.VisualizationURL, "https://") {
-		l.errf(field+".visualization_url", "want an http(s) address, got %q", s.VisualizationURL)
+	if v := s.VisualizationURL.String(); v != "" && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+		l.errf(field+".visualization_url", "want an http(s) address, got %q", v)
 	}
-	if s.DownloadURL != "" && !strings.HasPrefix(s.DownloadURL, "http://") && !strings.HasPrefix(s.DownloadURL, "https://") {
-		l.errf(field+".download_url", "want an http(s) address, got %q", s.DownloadURL)
+	if v := s.DownloadURL.String(); v != "" && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+		l.errf(field+".download_url", "want an http(s) address, got %q", v)
 	}
 	l.ts(field+".published_at", &s.PublishedAt)
 	l.ts(field+".retrieved_at", &s.RetrievedAt)

@@ -60,5 +60,8 @@ func (t *interner) sources(ss []engine.Source) []engine.Source {
 // addresses are usually unique and are kept as decoded).
 func (t *interner) source(s *engine.Source) {
 	s.Name = t.s(s.Name)
-	s.DownloadURL = t.s(s.DownloadURL)
+	if s.DownloadURL.Template() == 0 { // a template's part is short or a number
+		whole, _ := s.DownloadURL.Part()
+		s.DownloadURL = engine.URLOf(t.s(whole))
+	}
 }

@@ -347,10 +347,10 @@ var cashSet = &dataset{
 }
 
 func sourceURL(s *engine.Source) string {
-	if s.DownloadURL != "" {
-		return s.DownloadURL
+	if !s.DownloadURL.IsZero() {
+		return s.DownloadURL.String()
 	}
-	return s.VisualizationURL
+	return s.VisualizationURL.String()
 }
 
 var shareActionsSet = &dataset{

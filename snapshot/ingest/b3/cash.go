@@ -134,7 +134,7 @@ func ReadCashDividends(data []byte, name string, ctx CashContext) ([]engine.Cash
 		if src == nil { // one source the file's actions share
 			src = &engine.Source{
 				Name:             "B3 listed companies: cash dividends",
-				VisualizationURL: "https://sistemaswebb3-listados.b3.com.br/listedCompaniesPage/?language=pt-br",
+				VisualizationURL: engine.URLOf("https://sistemaswebb3-listados.b3.com.br/listedCompaniesPage/?language=pt-br"),
 				RetrievedAt:      ctx.Retrieved,
 			}
 		}

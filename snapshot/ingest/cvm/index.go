@@ -137,7 +137,7 @@ func AttachIndex(reports []engine.Report, idx []DocEntry) (unmatched int) {
 		}
 		r.PublishDate = engine.StampOf(e.Received)
 		r.Sources = engine.SourcesOf([]engine.Source{{
-			VisualizationURL: e.Link,
+			VisualizationURL: engine.URLOf(e.Link),
 			PublishedAt:      e.Received,
 			RetrievedAt:      r.RetrievalDate.Time(),
 			Name:             fmt.Sprintf("CVM %s %s", e.Form, e.DocID),

@@ -334,7 +334,7 @@ func TestDocIndexAttach(t *testing.T) {
 		t.Errorf("unmatched %d, want 9", un)
 	}
 	j := findReport(t, rs, "02635522000195", engine.MakeDate(2023, 3, 31), 2)
-	if !j.PublishDate.Equal(engine.StampOf(idx[1].Received)) || j.Sources.Len() != 1 || j.Sources.All()[0].VisualizationURL != idx[1].Link ||
+	if !j.PublishDate.Equal(engine.StampOf(idx[1].Received)) || j.Sources.Len() != 1 || j.Sources.All()[0].VisualizationURL.String() != idx[1].Link ||
 		!j.Sources.All()[0].RetrievedAt.Equal(retrieved) || j.Sources.All()[0].Name != "CVM DFP 129002" {
 		t.Errorf("attached %+v %+v", j.PublishDate, j.Sources)
 	}

@@ -206,7 +206,7 @@ func (g *gen) cashActions(e *entity, o *output, r, lr randSource) {
 						NetValue: netValue(cd.name, d, prior), Currency: "BRL", PaymentDate: addBusinessDays(pay, 21*p)})
 				}
 			}
-			src := engine.Source{VisualizationURL: fmt.Sprintf("%s/b3/proventos/%s/%s", URLBase, ca.Ticker, evID),
+			src := engine.Source{VisualizationURL: engine.URLOf(fmt.Sprintf("%s/b3/proventos/%s/%s", URLBase, ca.Ticker, evID)),
 				PublishedAt: pub, RetrievedAt: pub.Add(6 * time.Hour), Name: "Aviso aos Acionistas - " + ca.Code.String()}
 			if twoVer {
 				v1 := ca

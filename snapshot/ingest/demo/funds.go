@@ -71,7 +71,7 @@ func (g *gen) fundReports(e *entity, o *output, r *rand.Rand) {
 			NetAssets: engine.Num(net), SharesOut: engine.Num(shares), NAVPerShare: engine.Num(nav),
 			Investors: engine.Num(math.Round(investors)), DividendYield: engine.Num(dy), MonthlyReturn: engine.Num(ret),
 			TotalAssets: engine.Num(round(net*uniform(r, 1.005, 1.12), 2)),
-			Sources: []engine.Source{{VisualizationURL: fmt.Sprintf("%s/cvm/fnet/informe-mensal/%s/%d-%02d", URLBase, e.c.ID, y, int(mo)),
+			Sources: []engine.Source{{VisualizationURL: engine.URLOf(fmt.Sprintf("%s/cvm/fnet/informe-mensal/%s/%d-%02d", URLBase, e.c.ID, y, int(mo))),
 				PublishedAt: pub, RetrievedAt: ret2, Name: fmt.Sprintf("Informe Mensal %02d/%d", int(mo), y)}}}
 		o.funds = append(o.funds, fr)
 		if r.Float64() < 0.03 {
@@ -137,7 +137,7 @@ func (g *gen) insiderReports(e *entity, o *output, r *rand.Rand) {
 				ir.Movements = append(ir.Movements, engine.InsiderMove{Group: grp, Operation: op, Ticker: e.tickerAt(c, s),
 					StockType: c.stock, Date: g.cal[s], Quantity: q, Price: engine.Num(px), Volume: engine.Num(round(px*float64(q), 2))})
 			}
-			ir.Sources = []engine.Source{{VisualizationURL: fmt.Sprintf("%s/cvm/vlmo/%s/%d-%02d/%s", URLBase, e.c.ID, y, int(mo), agg),
+			ir.Sources = []engine.Source{{VisualizationURL: engine.URLOf(fmt.Sprintf("%s/cvm/vlmo/%s/%d-%02d/%s", URLBase, e.c.ID, y, int(mo), agg)),
 				PublishedAt: pub, RetrievedAt: ir.RetrievalDate, Name: fmt.Sprintf("Valores Mobiliários Negociados e Detidos %02d/%d", int(mo), y)}}
 			o.insider = append(o.insider, ir)
 		}
@@ -175,7 +175,7 @@ func (g *gen) documents(e *entity, o *output, r *rand.Rand) {
 			}
 			doc := engine.Document{ID: id, CompanyID: e.c.ID, Category: k.cat, Type: k.typ, Title: title, ReferenceDate: d,
 				PublishDate: pub, RetrievalDate: pub.Add(2 * time.Hour), Version: 1,
-				Source: engine.Source{VisualizationURL: fmt.Sprintf("%s/cvm/ipe/%s/%s", URLBase, e.c.ID, id), PublishedAt: pub,
+				Source: engine.Source{VisualizationURL: engine.URLOf(fmt.Sprintf("%s/cvm/ipe/%s/%s", URLBase, e.c.ID, id)), PublishedAt: pub,
 					RetrievedAt: pub.Add(2 * time.Hour), Name: title}}
 			o.docs = append(o.docs, doc)
 		}
@@ -191,7 +191,7 @@ func (g *gen) documents(e *entity, o *output, r *rand.Rand) {
 		pub := localTime(d, 20, 0)
 		o.docs = append(o.docs, engine.Document{ID: id, CompanyID: e.c.ID, Category: "Fato Relevante", Type: "Outros", Title: title,
 			ReferenceDate: d, PublishDate: pub, RetrievalDate: pub.Add(2 * time.Hour), Version: 1,
-			Source: engine.Source{VisualizationURL: fmt.Sprintf("%s/cvm/ipe/%s/%s", URLBase, e.c.ID, id), PublishedAt: pub,
+			Source: engine.Source{VisualizationURL: engine.URLOf(fmt.Sprintf("%s/cvm/ipe/%s/%s", URLBase, e.c.ID, id)), PublishedAt: pub,
 				RetrievedAt: pub.Add(2 * time.Hour), Name: title}})
 	}
 }

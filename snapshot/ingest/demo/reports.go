@@ -348,7 +348,7 @@ func (g *gen) emitPeriod(e *entity, o *output, r *rand.Rand, p *period, hasPN bo
 		docNum := (e.idx+1)*100000 + seq
 		y, m, d := p.ref.Time().Date()
 		src := []engine.Source{{
-			VisualizationURL: fmt.Sprintf("%s/cvm/enet/frmGerenciaPaginaFRE.aspx?NumeroSequencialDocumento=%d&CodigoTipoInstituicao=2", URLBase, docNum),
+			VisualizationURL: engine.URLOf(fmt.Sprintf("%s/cvm/enet/frmGerenciaPaginaFRE.aspx?NumeroSequencialDocumento=%d&CodigoTipoInstituicao=2", URLBase, docNum)),
 			PublishedAt:      pub, RetrievedAt: ret,
 			Name: fmt.Sprintf("%s %02d/%02d/%d - versão %d", p.form, d, int(m), y, v),
 		}}

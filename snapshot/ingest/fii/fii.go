@@ -340,7 +340,7 @@ func (j *joiner) result() *Monthly {
 			src, ok := sources[pub]
 			if !ok {
 				src = []engine.Source{{
-					VisualizationURL: "https://dados.cvm.gov.br/dataset/fii-doc-inf_mensal",
+					VisualizationURL: engine.URLOf("https://dados.cvm.gov.br/dataset/fii-doc-inf_mensal"),
 					PublishedAt:      pub,
 					RetrievedAt:      r.RetrievalDate,
 					Name:             "CVM inf_mensal_fii",

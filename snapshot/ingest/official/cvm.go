@@ -325,7 +325,7 @@ func (w *writer) writeFilings(form string, y int) error {
 			c := w.company[rep.CompanyID]
 			link := ""
 			if len(rep.Sources.All()) > 0 {
-				link = rep.Sources.All()[0].VisualizationURL
+				link = rep.Sources.All()[0].VisualizationURL.String()
 			}
 			if err := r.write(cnpjText(rep.CompanyID), isoDate(rep.ReferenceDate), fmt.Sprint(rep.Version), c.Name, c.CVMCode,
 				form, fmt.Sprint(100000+i), isoDate(localDate(rep.PublishDate.Time())), link); err != nil {
