@@ -112,7 +112,9 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	}
 	restore := func() {}
 	if m.Store.Current() != nil && m.reloadLow {
-		restore = raiseGCPercent(reloadGCPercent())
+		live, _ := m.heapFigures()
+		rgc, rlim := raiseGCPercent(reloadGCPercent()), limitReloadHeap(live, reloadHeadroom())
+		restore = func() { rgc(); rlim() }
 		loadInBackground(load)
 	} else {
 		load()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -85,5 +86,40 @@ func TestRaiseGCPercent(t *testing.T) {
 	raiseGCPercent(400)()
 	if got := debug.SetGCPercent(100); got != 800 {
 		t.Errorf("kept: %d", got)
+	}
+}
+
+func TestLimitReloadHeap(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prev)
+	debug.SetMemoryLimit(math.MaxInt64)
+	restore := limitReloadHeap(1<<30, 512<<20)
+	if got := debug.SetMemoryLimit(-1); got != 2<<30+512<<20 {
+		t.Errorf("during: %d", got)
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("restored: %d", got)
+	}
+	limitReloadHeap(1<<30, -1)() // no headroom set: no limit
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("without headroom: %d", got)
+	}
+	debug.SetMemoryLimit(3 << 30) // the process's own limit is kept
+	r := limitReloadHeap(1<<30, 512<<20)
+	if got := debug.SetMemoryLimit(-1); got != 3<<30 {
+		t.Errorf("own limit during: %d", got)
+	}
+	r()
+	if got := debug.SetMemoryLimit(-1); got != 3<<30 {
+		t.Errorf("own limit after: %d", got)
+	}
+	t.Setenv("PREGAO_RELOAD_HEADROOM_MB", "")
+	if reloadHeadroom() >= 0 {
+		t.Error("a limit by default")
+	}
+	t.Setenv("PREGAO_RELOAD_HEADROOM_MB", "256")
+	if reloadHeadroom() != 256<<20 {
+		t.Error("PREGAO_RELOAD_HEADROOM_MB=256 not read")
 	}
 }
