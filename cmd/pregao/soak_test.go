@@ -5,12 +5,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 
+	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot"
 )
@@ -89,6 +92,7 @@ func TestSoakReloadUnderLoad(t *testing.T) {
 	go func() { done <- openLoad(base, paths, key, rate, dur, start) }()
 	type window struct{ from, to time.Duration }
 	var reloads []window
+	var replaced []weak.Pointer[engine.Dataset]
 	for _, at := range []time.Duration{8 * time.Second, 16 * time.Second, 24 * time.Second} {
 		time.Sleep(time.Until(start.Add(at)))
 		tmp := snap + ".new"
@@ -97,6 +101,7 @@ func TestSoakReloadUnderLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		from := time.Since(start)
+		replaced = append(replaced, weak.Make(m.Store.Current()))
 		if err := m.Reload(); err != nil {
 			t.Fatal(err)
 		}
@@ -104,6 +109,15 @@ func TestSoakReloadUnderLoad(t *testing.T) {
 	}
 	samples := <-done
 	close(stopRSS)
+	// Each replaced Dataset is gone once the requests are done and the
+	// last release has collected.
+	tuning.Wait()
+	runtime.GC()
+	for i, w := range replaced {
+		if w.Value() != nil {
+			t.Errorf("the Dataset replaced by reload %d is still reachable", i+1)
+		}
+	}
 
 	var steady, during []time.Duration
 	failed := 0
