@@ -105,9 +105,16 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	var ds *engine.Dataset
 	var hdr snapshot.Header
 	var err error
+	first := m.Store.Current() == nil
 	load := func() {
 		if ds, hdr, err = snapshot.Load(m.snapPath, opt); err == nil {
-			m.API.Prepare(ds, hdr.ID, hdr.BuildTime)
+			if first {
+				// Nothing is served yet: the quote views are made after
+				// the publish, and the requests that need them wait.
+				m.API.PrepareLater(ds, hdr.ID, hdr.BuildTime)
+			} else {
+				m.API.Prepare(ds, hdr.ID, hdr.BuildTime)
+			}
 		}
 	}
 	restore := func() {}
