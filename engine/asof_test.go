@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 )
@@ -445,5 +446,30 @@ func TestClosedBy(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// FirstPublished is not computed by Build (a pass over the published
+// kinds that a server's start need not wait for) but on first use, once,
+// with the same answer from every goroutine that asks first at once.
+func TestFirstPublishedOnFirstUse(t *testing.T) {
+	for _, opt := range []BuildOptions{{}, {Serial: true}} {
+		ds, err := BuildWith(testUniverse(t), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ds.firstPublished.IsZero() {
+			t.Fatalf("Build computed FirstPublished (%v): it is left to first use", ds.firstPublished)
+		}
+		want := spTime(MakeDate(2022, 1, 1), 0, 0) // the first share count
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				if got := ds.FirstPublished(); !got.Equal(want) {
+					t.Errorf("FirstPublished = %v, want %v", got, want)
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

@@ -73,21 +73,15 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 	}
 	// buildRatios reads only the issuers and the catalog's price rules and
 	// writes only Issuer.Ratios and Issuer.FundRatios, which only the
-	// screener reads: it runs beside every step before the screener, then
-	// FirstPublished's pass, which nothing reads. buildCash reads only the
+	// screener reads: it runs beside every step before the screener.
+	// (FirstPublished's pass is made on first use.) buildCash reads only the
 	// issuers, assets and adjustment factors and writes only the cash
 	// lists (and the ex-cash of the total return, ExCash), which no other
 	// step reads: it runs beside every step after the adjustment factors.
 	// Errors are reported in step order, as if the steps ran in sequence
 	// (renames, assets, daily, intraday, adjustments, quotes, issuer
 	// lists, cash, catalog, ratios, indexes).
-	waitRatios := b.beside(func(b *builder) error {
-		if err := b.buildRatios(); err != nil {
-			return err
-		}
-		b.d.firstPublished = firstPublished(u) // a pass over the published kinds
-		return nil
-	})
+	waitRatios := b.beside((*builder).buildRatios)
 	for _, step := range []func() error{b.buildRenames, b.buildAssets, b.buildDaily, b.buildIntraday, b.buildAdjust} {
 		if err := step(); err != nil {
 			waitRatios()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,7 +49,8 @@ type Dataset struct {
 
 	lastSession Date
 
-	firstPublished time.Time // see FirstPublished
+	firstOnce      sync.Once
+	firstPublished time.Time // see FirstPublished: made on first use (firstOnce)
 
 	screener Screener
 
