@@ -42,12 +42,14 @@ var (
 	liveDemoErr  error
 )
 
+// liveDemoSize is the size of the live demo's universe (seed 5).
+var liveDemoSize = demo.Size{Companies: 40, SponsoredBDRs: 3, UnsponsoredBDRs: 3, FIIs: 12, ETFs: 4, IntradayTickers: 8, IntradaySessions: 3,
+	ReportsFrom: 2025, FundReportsFrom: 2026, EventsFrom: 2025, HistoryFrom: 2024}
+
 func newLiveDemo(tb testing.TB) *liveDemo {
 	tb.Helper()
 	liveDemoOnce.Do(func() {
-		sz := demo.Size{Companies: 40, SponsoredBDRs: 3, UnsponsoredBDRs: 3, FIIs: 12, ETFs: 4, IntradayTickers: 8, IntradaySessions: 3,
-			ReportsFrom: 2025, FundReportsFrom: 2026, EventsFrom: 2025, HistoryFrom: 2024}
-		u, sess := demo.GenerateSession(5, sz, nil)
+		u, sess := demo.GenerateSession(5, liveDemoSize, nil)
 		build := func(u *engine.Universe) *engine.Dataset {
 			if liveDemoErr != nil {
 				return nil

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"cmp"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,10 +65,10 @@ type sseHub struct {
 
 	mu    sync.Mutex
 	subs  map[*sseSub]struct{}
-	last  *sseView  // the view of the last step (nil: none yet)
-	ran   time.Time // the clock of the last step tried
-	wants map[*engine.IndexData]int
-	stop  chan struct{} // closes the running loop (nil: not running)
+	last  *sseView       // the view of the last step (nil: none yet)
+	ran   time.Time      // the clock of the last step tried
+	wants map[string]int // the symbols of the indexes streamed, with their streams
+	stop  chan struct{}  // closes the running loop (nil: not running)
 }
 
 // sseSub is one stream.
@@ -111,7 +113,7 @@ func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
 			Help: "Streams the server ended, by reason: slow (too far behind the steps), write (a write did not go through within the write timeout), drain (shutdown)."}, []string{"reason"}),
 	}}
 	for _, p := range []string{PlanDelayed, PlanEOD} {
-		h.hubs[p] = &sseHub{a: a, plan: p, subs: map[*sseSub]struct{}{}, wants: map[*engine.IndexData]int{}}
+		h.hubs[p] = &sseHub{a: a, plan: p, subs: map[*sseSub]struct{}{}, wants: map[string]int{}}
 		h.m.subscribers.WithLabelValues(p)
 	}
 	h.m.byKind = map[string]prometheus.Counter{}
@@ -171,12 +173,12 @@ func (h *sseHubs) closeAll() {
 // subscribe registers s and returns the view of the hub's last step,
 // which the subscriber catches up to (the hub's steps after it come
 // through s.steps); the loop starts with the first subscriber.
-func (hub *sseHub) subscribe(s *sseSub, ix *engine.IndexData) *sseView {
+func (hub *sseHub) subscribe(s *sseSub, index string) *sseView {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	hub.subs[s] = struct{}{}
-	if ix != nil {
-		hub.wants[ix]++
+	if index != "" {
+		hub.wants[index]++
 	}
 	if hub.last == nil || hub.stop == nil {
 		hub.last = hub.a.sseViewOf(hub.plan, *hub.a.store.View(), hub.a.clock.Now(), hubCursor(hub.last))
@@ -195,18 +197,21 @@ func hubCursor(sv *sseView) sseCursor {
 	return sv.cur
 }
 
-func (hub *sseHub) unsubscribe(s *sseSub, ix *engine.IndexData) {
+func (hub *sseHub) unsubscribe(s *sseSub, index string) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	delete(hub.subs, s)
-	if ix != nil {
-		if hub.wants[ix]--; hub.wants[ix] <= 0 {
-			delete(hub.wants, ix)
+	if index != "" {
+		if hub.wants[index]--; hub.wants[index] <= 0 {
+			delete(hub.wants, index)
 		}
 	}
 	if len(hub.subs) == 0 && hub.stop != nil {
 		close(hub.stop)
 		hub.stop = nil
+		// Stopped, the hub keeps only its cursor: a view would hold its
+		// Dataset (and live session) past the next publish.
+		hub.last = &sseView{cur: hub.last.cur}
 	}
 }
 
@@ -248,8 +253,8 @@ func (hub *sseHub) step() {
 	// along with the tickers.
 	m := markAt(last.cur)
 	events := hub.a.diff(nil, &m, sv, nil, nil)
-	for ix := range hub.wants {
-		if bx, ok := sv.ev.Base.Index(ix.Index.Symbol); ok {
+	for symbol := range hub.wants {
+		if bx, ok := sv.ev.Base.Index(symbol); ok {
 			events = hub.a.diff(events, &m, sv, []*engine.Asset{}, bx)
 		}
 	}
@@ -292,10 +297,48 @@ func dedupSession(events []sseEvent) []sseEvent {
 }
 
 // sseWant is what a stream takes: the events of its tickers (sorted),
-// with the level of index (nil: none), whose symbol is among them.
+// with the level of the index of symbol index ("": none), which is among
+// them. It names them only: a stream lasts across publishes, and holds
+// no asset of a Dataset between its steps (sseAssets).
 type sseWant struct {
 	tickers []string
-	index   *engine.IndexData
+	index   string
+}
+
+// sseAssets are a stream's tickers and index as one Dataset has them,
+// with that Dataset: a format 6 snapshot's bars are read in place from
+// its mapped file, released with the Dataset, so that the assets are
+// read only while ds is held (a reload may drop every other reference to
+// it), and resolved again in the Dataset of each view they are read
+// with (the live session is bound to that one's assets).
+type sseAssets struct {
+	ds     *engine.Dataset
+	assets []*engine.Asset
+	index  *engine.IndexData
+}
+
+// resolve returns w's assets and index in ds (tickers ds does not have
+// left out; an index without a level there: none).
+func (w *sseWant) resolve(ds *engine.Dataset) sseAssets {
+	r := sseAssets{ds: ds, assets: make([]*engine.Asset, 0, len(w.tickers))}
+	for _, t := range w.tickers {
+		if as, ok := ds.Asset(t); ok {
+			r.assets = append(r.assets, as)
+		}
+	}
+	if w.index != "" {
+		r.index, _ = indexLevelTicker(ds, w.index)
+	}
+	return r
+}
+
+// diff is API.diff of the stream's assets in sv's Dataset, which it
+// holds until the events are made.
+func (a *API) streamDiff(m *sseMark, sv *sseView, w *sseWant) []sseEvent {
+	r := w.resolve(sv.ev.Base)
+	evs := a.diff(nil, m, sv, r.assets, r.index)
+	runtime.KeepAlive(r.ds)
+	return evs
 }
 
 // streamWant reads the stream's subscription: tickers (up to
@@ -324,10 +367,10 @@ func (a *API) streamWant(c *call, r *http.Request) (sseWant, error) {
 			}
 			return sseWant{}, errorf(http.StatusNotFound, "index %q not found (GET /indexes lists them)", symbol)
 		}
-		w.index = ix
-		w.tickers = append(w.tickers, ix.Index.Symbol)
+		w.index = strings.Clone(ix.Index.Symbol)
+		w.tickers = append(w.tickers, w.index)
 		for _, as := range ix.Members {
-			w.tickers = append(w.tickers, as.Ticker)
+			w.tickers = append(w.tickers, strings.Clone(as.Ticker))
 		}
 	}
 	for _, t := range tickers {
@@ -335,7 +378,7 @@ func (a *API) streamWant(c *call, r *http.Request) (sseWant, error) {
 		if !ok || as.StockType == engine.ClassMacro {
 			return sseWant{}, errorf(http.StatusNotFound, "ticker %q not found", t)
 		}
-		w.tickers = append(w.tickers, as.Ticker)
+		w.tickers = append(w.tickers, strings.Clone(as.Ticker))
 	}
 	slices.Sort(w.tickers)
 	w.tickers = slices.Compact(w.tickers)
@@ -349,6 +392,10 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	if err != nil {
 		return nil, err
 	}
+	// A stream lasts: it reads the view of each step, never the
+	// request's, which would hold the Dataset of its start (and that
+	// snapshot's mapping) across every reload while it runs.
+	c.ds, c.live = nil, nil
 	mark := sseMark{to: sseCursor{session: engine.NoDate}, from: sseCursor{session: engine.NoDate}}
 	resume := false
 	if id := r.Header.Get("Last-Event-ID"); id != "" {
@@ -400,14 +447,8 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 
 	// Where the client is: its last event's place, or, new, the hub's
 	// last step (it gets what comes after, and the session's state).
-	assets := make([]*engine.Asset, 0, len(want.tickers))
-	for _, t := range want.tickers {
-		if as, ok := sv.ev.Base.Asset(t); ok {
-			assets = append(assets, as)
-		}
-	}
 	if resume {
-		out.events(a.diff(nil, &mark, sv, assets, want.index), nil)
+		out.events(a.streamDiff(&mark, sv, &want), nil)
 	} else {
 		// A new client: the session's state now, its id the client's
 		// place; then what comes.
@@ -444,8 +485,10 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 			case st.from == mine:
 				out.events(st.events, want.tickers)
 			default:
+				// Behind or ahead of the hub: the events from mine, of the
+				// assets of the step's Dataset (a reload may have come).
 				m := markAt(mine)
-				out.events(a.diff(nil, &m, st.sv, assets, want.index), nil)
+				out.events(a.streamDiff(&m, st.sv, &want), nil)
 			}
 			if st.to.after(mine) {
 				mine = st.to

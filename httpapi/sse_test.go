@@ -600,7 +600,7 @@ func TestStreamBounds(t *testing.T) {
 	// A subscriber whose steps pile up is cut.
 	hub := api.streams.hubs[PlanDelayed]
 	slow := &sseSub{steps: make(chan *sseStep, 1), cut: make(chan struct{})}
-	hub.subscribe(slow, nil)
+	hub.subscribe(slow, "")
 	store.StartLive(ld.day)
 	for i := 1; i <= 3; i++ {
 		store.ApplyLive(&engine.LiveBatch{Seq: uint64(i), Session: ld.day, Bars: []engine.LiveBar{}})
@@ -615,7 +615,7 @@ func TestStreamBounds(t *testing.T) {
 	default:
 		t.Error("a subscriber 2 steps behind a queue of 1 is not cut")
 	}
-	hub.unsubscribe(slow, nil)
+	hub.unsubscribe(slow, "")
 	// Draining ends the streams and refuses new ones.
 	api.SetDraining(true)
 	<-s1.done // the server ended it
