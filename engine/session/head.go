@@ -51,7 +51,7 @@ type head struct {
 	seq        uint64 // the last batch applied
 	complete   bool
 	rolled     bool
-	lastLive   *engine.Live     // the session as last applied (the counters' deltas)
+	lastLive   liveCounts       // the counters of the session as last applied (their deltas)
 	lastMinute map[string]int64 // each ticker's latest minute with a bar (the handover's check)
 }
 
@@ -67,7 +67,7 @@ func (h *head) start(sd engine.Date) error {
 	if err := h.store.StartLive(sd); err != nil {
 		return err
 	}
-	h.session, h.seq, h.complete, h.rolled, h.lastLive = sd, 0, false, false, nil
+	h.session, h.seq, h.complete, h.rolled, h.lastLive = sd, 0, false, false, liveCounts{}
 	clear(h.lastMinute)
 	h.sessionGaps.Store(0)
 	return nil
@@ -152,8 +152,9 @@ func (h *head) countDeltas() {
 	if v == nil || v.Live == nil {
 		return
 	}
-	h.met.addDeltas(v.Live, h.lastLive)
-	h.lastLive = v.Live
+	now := countsOf(v.Live)
+	h.met.addDeltas(now, h.lastLive)
+	h.lastLive = now
 }
 
 // checkRolled ends the live session once it is complete and the base's

@@ -126,16 +126,21 @@ func registerStreamGauges(reg prometheus.Registerer, s *Session) {
 	)
 }
 
-// addDeltas adds the growth of the engine's live counters from p (nil:
+// addDeltas adds the growth of the engine's live counters from p (zero:
 // none yet) to l to the metrics.
-func (m *metrics) addDeltas(l, p *engine.Live) {
-	if p == nil {
-		p = &engine.Live{}
-	}
-	m.bars.Add(float64(l.Bars - p.Bars))
-	m.corrections.Add(float64(l.Corrections - p.Corrections))
-	m.aside.Add(float64(l.Aside - p.Aside))
-	m.covered.Add(float64(l.Covered - p.Covered))
+func (m *metrics) addDeltas(l, p liveCounts) {
+	m.bars.Add(float64(l.bars - p.bars))
+	m.corrections.Add(float64(l.corrections - p.corrections))
+	m.aside.Add(float64(l.aside - p.aside))
+	m.covered.Add(float64(l.covered - p.covered))
+}
+
+// liveCounts are a live session's counters: kept between two batches in
+// place of the session, which would hold its Dataset past a publish.
+type liveCounts struct{ bars, corrections, aside, covered int64 }
+
+func countsOf(l *engine.Live) liveCounts {
+	return liveCounts{bars: l.Bars, corrections: l.Corrections, aside: l.Aside, covered: l.Covered}
 }
 
 func b2f(v bool) float64 {
