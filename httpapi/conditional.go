@@ -235,18 +235,20 @@ type secondHdr struct {
 // last batch of the session the answer's view holds.
 var hdrLiveSeq = http.CanonicalHeaderKey("X-Live-Seq")
 
-// liveSeqHdr is the X-Live-Seq value of one live state, made once.
+// liveSeqHdr is the X-Live-Seq value of one batch, made once. It keeps
+// the batch's number, not the live state: that holds its Dataset, which a
+// publish may replace.
 type liveSeqHdr struct {
-	l *engine.Live
-	h []string
+	seq uint64
+	h   []string
 }
 
 // liveSeq returns the X-Live-Seq value of l (shared: not to be modified).
 func (a *API) liveSeq(l *engine.Live) []string {
-	if e := a.liveHdr.Load(); e != nil && e.l == l {
+	if e := a.liveHdr.Load(); e != nil && e.seq == l.Seq {
 		return e.h
 	}
-	e := &liveSeqHdr{l: l, h: []string{strconv.FormatUint(l.Seq, 10)}}
+	e := &liveSeqHdr{seq: l.Seq, h: []string{strconv.FormatUint(l.Seq, 10)}}
 	a.liveHdr.Store(e)
 	return e.h
 }

@@ -126,3 +126,50 @@ func TestPublishedDropsReplacedDataset(t *testing.T) {
 		runtime.KeepAlive(api) // a serving API
 	}
 }
+
+// With a live session, a priced answer's X-Live-Seq value is made once
+// per batch and kept: it holds no session, whose base is the Dataset a
+// publish then replaces.
+func TestPublishedLiveDropsReplacedDataset(t *testing.T) {
+	store := &engine.Store{}
+	old := freshSmall(t)
+	store.Publish(old)
+	api := New(DefaultConfig(), store, testKeys(t), nil, nil, nil)
+	api.Published()
+	sd := old.LastSession() + 1
+	if err := store.StartLive(sd); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := store.ApplyLive(&engine.LiveBatch{Seq: 7, Session: sd, Bars: []engine.LiveBar{}}); !ok || err != nil {
+		t.Fatalf("batch: %v %v", ok, err)
+	}
+	get := func() string {
+		req := httptest.NewRequest("GET", "/v2/quotes/ENHZ3?type=current", nil)
+		req.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		return w.Header().Get("X-Live-Seq")
+	}
+	if h := get(); h != "7" {
+		t.Fatalf("X-Live-Seq %q, want 7", h)
+	}
+	wp := weak.Make(old)
+	next := freshSmall(t)
+	store.Publish(next)
+	api.Published()
+	old = nil
+	for range 2 {
+		runtime.GC()
+	}
+	if wp.Value() != nil {
+		t.Error("the replaced Dataset is still reachable")
+	}
+	if h := get(); h != "7" {
+		t.Errorf("after the publish: X-Live-Seq %q, want 7", h)
+	}
+	runtime.KeepAlive(next)
+	runtime.KeepAlive(api)
+}
