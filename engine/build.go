@@ -52,6 +52,13 @@ type BuildOptions struct {
 	// a block's points with its checksum): in order, of one company,
 	// their indicators in the catalog and their variables in RatioVars.
 	RatiosChecked bool
+	// CashSorted skips Build's check that Universe.CashActions are in
+	// CompareCashRows order, which compares every row with the next: the
+	// caller has checked it (a format 6 snapshot stores them in that order
+	// and its load refuses a file out of it). Rows out of that order with
+	// CashSorted set are kept as they are: the cash lists and answers
+	// built from them are then wrong.
+	CashSorted bool
 }
 
 // BuildWith is Build with options.
@@ -64,7 +71,7 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 			d, err = nil, fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
 		}
 	}()
-	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked, ratiosChecked: opt.RatiosChecked && u.Derived.RatioRuns != nil}
+	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked, ratiosChecked: opt.RatiosChecked && u.Derived.RatioRuns != nil, cashSorted: opt.CashSorted}
 	b.d.rules = readPriceRules(u.Derived.Catalog) // read by buildRatios and the Screener
 	for _, step := range []func() error{b.buildSectors, b.buildIssuers} {
 		if err := step(); err != nil {
@@ -193,6 +200,7 @@ type builder struct {
 	ordered    bool  // BuildOptions.OrderChecked
 	// ratiosChecked is BuildOptions.RatiosChecked.
 	ratiosChecked bool
+	cashSorted    bool // BuildOptions.CashSorted
 }
 
 func invalid(format string, args ...any) error {

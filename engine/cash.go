@@ -110,9 +110,11 @@ func (b *builder) buildCash() error {
 		d.cash[i] = e
 	}
 	setVersions(d.cash)
-	// A snapshot of format 6 stores the rows in this order already: a
-	// check instead of a sort (on sorted rows the sort moves nothing).
-	if !isSorted(u.CashActions, CompareCashRows) {
+	// A snapshot of format 6 stores the rows in this order already, and
+	// its load has checked it (BuildOptions.CashSorted): neither a check
+	// nor a sort. Otherwise a check first (on sorted rows the sort moves
+	// nothing).
+	if !b.cashSorted && !isSorted(u.CashActions, CompareCashRows) {
 		slices.SortFunc(d.cash, func(x, y CashEvent) int { return CompareCashRows(x.CashAction, y.CashAction) })
 	}
 	// By payment date, then row: each row's date and row packed in one

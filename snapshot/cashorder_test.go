@@ -3,6 +3,7 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -129,5 +130,44 @@ func TestFormat6CashOrder(t *testing.T) {
 	}()
 	if _, _, err := Decode(bad); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "cash action 1") {
 		t.Fatalf("a file with cash actions out of order: %v, want ErrFormat naming cash action 1", err)
+	}
+}
+
+// A format 6 load has checked its cash actions' order, and its Build
+// neither checks nor sorts them again (engine.BuildOptions.CashSorted); a
+// format 5 file keeps the universe's order, which Build still sorts: both
+// loads give the rows in the engine's order.
+func TestLoadCashOrder(t *testing.T) {
+	u := ratioDemo(t)
+	byRows := func(x, y engine.CashAction) int { return engine.CompareCashRows(&x, &y) }
+	if len(u.CashActions) < 2 || slices.IsSortedFunc(u.CashActions, byRows) {
+		t.Fatalf("%d cash actions, in the engine's order already: the test proves nothing", len(u.CashActions))
+	}
+	ids := func(ds *engine.Dataset) []string {
+		var out []string
+		for _, e := range ds.CashActions() {
+			out = append(out, e.ID+"/"+e.EventID+"/"+fmt.Sprint(e.Version, e.Current))
+		}
+		return out
+	}
+	dir := t.TempDir()
+	var want []string
+	for _, opt := range []WriteOptions{{}, {Version: 6}} {
+		p := filepath.Join(dir, fmt.Sprintf("v%d.snap", opt.Version))
+		if err := WriteFile(p, u, opt); err != nil {
+			t.Fatal(err)
+		}
+		ds, _, err := Load(p, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSortedFunc(ds.CashActions(), func(x, y engine.CashEvent) int { return engine.CompareCashRows(x.CashAction, y.CashAction) }) {
+			t.Fatalf("format %d: cash actions out of the engine's order", opt.Version)
+		}
+		if got := ids(ds); want == nil {
+			want = got
+		} else if !slices.Equal(got, want) {
+			t.Fatalf("format %d: cash actions differ from format 5's", opt.Version)
+		}
 	}
 }

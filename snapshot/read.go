@@ -248,8 +248,9 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	}
 	opt.Progress.Begin("index", "", 0)
 	// A format 6 file's blocks check their series' order and their ratio
-	// points (blockChecks).
-	ds, err := engine.BuildWith(u, engine.BuildOptions{Serial: opt.Workers == 1, OrderChecked: h.Columns > 0, RatiosChecked: h.Columns > 0})
+	// points (blockChecks); its cash actions' order is checked as it is
+	// read (checkCashOrder).
+	ds, err := engine.BuildWith(u, engine.BuildOptions{Serial: opt.Workers == 1, OrderChecked: h.Columns > 0, RatiosChecked: h.Columns > 0, CashSorted: h.FormatVersion >= columnsVersion})
 	if err != nil && lazy != nil {
 		// Build read unverified bars: a bad block is the reason to give.
 		if berr := lazy.All(); berr != nil {
