@@ -117,6 +117,16 @@ func (b *builder) buildCash() error {
 	if !b.cashSorted && !isSorted(u.CashActions, CompareCashRows) {
 		slices.SortFunc(d.cash, func(x, y CashEvent) int { return CompareCashRows(x.CashAction, y.CashAction) })
 	}
+	// The ex-cash of the total return and its marks read only the rows
+	// (d.cash, now in order and with their versions) and write only
+	// d.exCash, d.exCashAt and d.trMarks; what follows reads the rows too
+	// and writes only the issuers' cash lists and d.cashByPay: the two
+	// run beside each other.
+	waitEx := b.beside(func(b *builder) error {
+		b.buildExCash()
+		b.buildTRMarks()
+		return nil
+	})
 	// By payment date, then row: each row's date and row packed in one
 	// integer (the sign bit of the date flipped, so that the unsigned
 	// order is the dates'), made in row order and sorted by the date.
@@ -133,9 +143,7 @@ func (b *builder) buildCash() error {
 	for j, k := range byPay {
 		d.cashByPay[j] = int32(uint32(k))
 	}
-	b.buildExCash()
-	b.buildTRMarks()
-	return nil
+	return waitEx()
 }
 
 // strMemo remembers the answer of a lookup by string for strings seen
