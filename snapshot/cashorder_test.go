@@ -3,6 +3,7 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,6 +131,17 @@ func TestFormat6CashOrder(t *testing.T) {
 	}()
 	if _, _, err := Decode(bad); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "cash action 1") {
 		t.Fatalf("a file with cash actions out of order: %v, want ErrFormat naming cash action 1", err)
+	}
+	// The order is checked beside the load's other checks, or in the
+	// load's goroutine with one worker.
+	p := filepath.Join(t.TempDir(), "bad.snap")
+	if err := os.WriteFile(p, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int{0, 1, 2} {
+		if _, _, err := Load(p, LoadOptions{Workers: w, LazyVerify: true, VerifyRate: -1}); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "cash action 1") {
+			t.Fatalf("%d workers: a file with cash actions out of order: %v, want ErrFormat naming cash action 1", w, err)
+		}
 	}
 }
 

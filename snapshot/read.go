@@ -525,17 +525,36 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 			return nil, Header{}, fmt.Errorf("%w: header count %s = %d, sections hold %d", ErrFormat, c.name, h.Counts[c.name], c.n)
 		}
 	}
+	// The cash actions' order (format 6 stores them in the engine's
+	// order, cashOrder: checked, not sorted) is checked beside the ratio
+	// points' indicators and the sharing of fund sources, which read and
+	// write no cash action; errors are given in this order.
+	cashErr := func() error { return nil }
+	if ls.version >= columnsVersion {
+		cashErr = beside(workers, func() error { return checkCashOrder(u.CashActions) })
+	}
 	if err := checkIndicators(u, u.Derived.RatioRuns == nil); err != nil {
+		cashErr()
 		return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	if ls.version >= columnsVersion {
-		// Stored in the engine's order (cashOrder): checked, not sorted.
-		if err := checkCashOrder(u.CashActions); err != nil {
-			return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
-		}
-	}
 	shareFundSources(u)
+	if err := cashErr(); err != nil {
+		return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
 	return u, h, nil
+}
+
+// beside runs f in a goroutine of its own, or at once when workers is 1
+// (a load that keeps to the calling goroutine), and returns a function
+// that waits for it and returns its error.
+func beside(workers int, f func() error) (wait func() error) {
+	if workers == 1 {
+		err := f()
+		return func() error { return err }
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	return func() error { return <-done }
 }
 
 // pipelineRatio bounds raw/file bytes for a load that decodes each
