@@ -193,12 +193,28 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SourceList is a report's sources: one pointer to a list that the
-// reports citing the same documents share (a snapshot's loader gives
-// them one copy), 8 bytes in a Report instead of a slice's 24. The zero
-// SourceList is absent (nil); SourcesOf([]Source{}) is empty. The
-// list is not modified once made.
-type SourceList struct{ p *[]Source }
+// SharedList is a list held by one pointer, 8 bytes in the struct that
+// holds it instead of a slice's 24, so that the millions of reports and
+// cash actions a snapshot holds can share lists. The zero SharedList is
+// absent (nil), distinct from an empty list. A list is not modified once
+// made.
+type SharedList[T any] struct{ p *[]T }
+
+// All returns the list (nil when absent).
+func (l SharedList[T]) All() []T {
+	if l.p == nil {
+		return nil
+	}
+	return *l.p
+}
+
+// Len returns the length of the list.
+func (l SharedList[T]) Len() int { return len(l.All()) }
+
+// SourceList is a report's sources: the reports citing the same
+// documents share one list (a snapshot's loader gives them one copy).
+// SourcesOf([]Source{}) is empty.
+type SourceList = SharedList[Source]
 
 // SourcesOf returns the SourceList of s (nil: absent).
 func SourcesOf(s []Source) SourceList {
@@ -207,14 +223,3 @@ func SourcesOf(s []Source) SourceList {
 	}
 	return SourceList{&s}
 }
-
-// All returns the sources (nil when absent).
-func (l SourceList) All() []Source {
-	if l.p == nil {
-		return nil
-	}
-	return *l.p
-}
-
-// Len returns the number of sources.
-func (l SourceList) Len() int { return len(l.All()) }

@@ -356,12 +356,10 @@ func (c *CashAction) SourceOrZero() *Source {
 	return c.Source
 }
 
-// InstallmentList is a cash action's installments: one pointer to the
-// list (8 bytes in a CashAction instead of a slice's 24). The zero
-// InstallmentList is absent (nil); InstallmentsOf([]Installment{}) is
-// empty, a list every empty one shares. The list is not modified once
-// made.
-type InstallmentList struct{ p *[]Installment }
+// InstallmentList is a cash action's installments (a SharedList).
+// InstallmentsOf([]Installment{}) is empty, a list every empty one
+// shares.
+type InstallmentList = SharedList[Installment]
 
 // noInstallments is the list every empty InstallmentList points to.
 var noInstallments = []Installment{}
@@ -376,17 +374,6 @@ func InstallmentsOf(s []Installment) InstallmentList {
 	}
 	return InstallmentList{&s}
 }
-
-// All returns the installments (nil when absent).
-func (l InstallmentList) All() []Installment {
-	if l.p == nil {
-		return nil
-	}
-	return *l.p
-}
-
-// Len returns the number of installments.
-func (l InstallmentList) Len() int { return len(l.All()) }
 
 // Installment is one payment of a split distribution (BRL per share).
 type Installment struct {
