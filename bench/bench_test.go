@@ -303,7 +303,7 @@ func BenchmarkRatios(b *testing.B) {
 	t := d.Screener().Assets[d.Screener().ByVolume[0]].Ticker
 	var fund string
 	for _, a := range d.Assets() {
-		if a.StockType == engine.ClassFundUnit && a.Issuer != nil && len(a.Issuer.FundRatios) > 0 {
+		if a.StockType == engine.ClassFundUnit && a.Issuer != nil && len(a.Issuer.FundRatios()) > 0 {
 			fund = a.Ticker
 			break
 		}

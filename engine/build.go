@@ -52,6 +52,14 @@ type BuildOptions struct {
 	// a block's points with its checksum): in order, of one company,
 	// their indicators in the catalog and their variables in RatioVars.
 	RatiosChecked bool
+	// FundRatiosChecked makes Build read no fund ratio point: the fund
+	// points' runs are Derived.FundRuns, and each fund's series are made
+	// on its first use (Issuer.FundRatios). The caller checks each fund's
+	// points before any use reads them (Dataset.CheckIssuer; a format 6
+	// snapshot checks a block's points with its checksum): in order, of
+	// one fund, their indicators in the catalog and their sources in
+	// FundSources.
+	FundRatiosChecked bool
 	// CashSorted skips Build's check that Universe.CashActions are in
 	// CompareCashRows order, which compares every row with the next: the
 	// caller has checked it (a format 6 snapshot stores them in that order
@@ -71,7 +79,7 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 			d, err = nil, fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
 		}
 	}()
-	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked, ratiosChecked: opt.RatiosChecked && u.Derived.RatioRuns != nil, cashSorted: opt.CashSorted}
+	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked, ratiosChecked: opt.RatiosChecked && u.Derived.RatioRuns != nil, fundsChecked: opt.FundRatiosChecked && u.Derived.FundRuns != nil, cashSorted: opt.CashSorted}
 	b.d.rules = readPriceRules(u.Derived.Catalog) // read by buildRatios and the Screener
 	for _, step := range []func() error{b.buildSectors, b.buildIssuers} {
 		if err := step(); err != nil {
@@ -79,7 +87,7 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 		}
 	}
 	// buildRatios reads only the issuers and the catalog's price rules and
-	// writes only Issuer.Ratios and Issuer.FundRatios, which only the
+	// writes only the issuers' ratio and fund ratio series, which only the
 	// screener reads: it runs beside every step before the screener.
 	// (FirstPublished's pass is made on first use.) buildCash reads only the
 	// issuers, assets and adjustment factors and writes only the cash
@@ -200,6 +208,7 @@ type builder struct {
 	ordered    bool  // BuildOptions.OrderChecked
 	// ratiosChecked is BuildOptions.RatiosChecked.
 	ratiosChecked bool
+	fundsChecked  bool // BuildOptions.FundRatiosChecked, with FundRuns
 	cashSorted    bool // BuildOptions.CashSorted
 }
 
@@ -965,46 +974,132 @@ func (b *builder) buildRatios() error {
 	return b.buildFundRatios()
 }
 
-// buildFundRatios files the fund ratio points under their funds.
+// buildFundRatios files the fund ratio points under their funds (with
+// BuildOptions.FundRatiosChecked, their runs, to be split into series on
+// each fund's first use).
 func (b *builder) buildFundRatios() error {
 	u, d := b.u, b.d
-	ncat := len(u.Derived.Catalog)
-	fs := u.Derived.FundRatios
+	dv := &u.Derived
+	if b.fundsChecked {
+		return b.lazyFundRuns()
+	}
+	ncat := len(dv.Catalog)
+	fs := dv.FundRatios
 	for i := range fs {
 		if int(fs[i].Indicator) >= ncat {
-			return invalid("fund ratio point of %s: indicator %d outside the catalog (%d entries)", fs[i].FundID, fs[i].Indicator, ncat)
+			return invalid("fund ratio point of %s: indicator %d outside the catalog (%d entries)", dv.FundSymOf(fs[i].FundID), fs[i].Indicator, ncat)
 		}
-		if uint64(fs[i].Sources) > uint64(len(u.Derived.FundSources)) {
-			return invalid("fund ratio point of %s: sources %d beyond the %d lists", fs[i].FundID, fs[i].Sources, len(u.Derived.FundSources))
+		if uint64(fs[i].Sources) > uint64(len(dv.FundSources)) {
+			return invalid("fund ratio point of %s: sources %d beyond the %d lists", dv.FundSymOf(fs[i].FundID), fs[i].Sources, len(dv.FundSources))
+		}
+		if dv.FundSyms != nil && uint64(fs[i].FundID) >= uint64(len(dv.FundSyms)) {
+			return invalid("fund ratio point %d: fund %d outside the %d symbols", i, fs[i].FundID, len(dv.FundSyms))
 		}
 	}
-	if !isSorted(fs, CompareFundRatioPoints) {
+	compare := compareFundPointsIn(dv)
+	if !isSorted(fs, compare) {
 		fs = slices.Clone(fs)
-		SortFundRatioPoints(fs)
+		slices.SortStableFunc(fs, func(x, y FundRatioPoint) int { return compare(&x, &y) })
 	}
 	for lo := 0; lo < len(fs); {
 		sym := fs[lo].FundID
-		id := sym.String()
-		k, err := b.issuerIdx(id, func() string { return "fund ratio point " + u.Derived.Catalog[fs[lo].Indicator].ID })
+		id := dv.FundSymOf(sym).String()
+		k, err := b.issuerIdx(id, func() string { return "fund ratio point " + dv.Catalog[fs[lo].Indicator].ID })
 		if err != nil {
 			return err
 		}
 		is := &d.issuers[k]
-		if is.FundRatios != nil {
+		if is.fundRatios != nil || is.lazyFundRatios != nil {
 			return invalid("fund ratio points of %q: fund seen under two ids", id)
 		}
 		hi := lo + 1
 		for hi < len(fs) && fs[hi].FundID == sym {
 			hi++
 		}
-		is.FundRatios = appendSeries(is.FundRatios, fs[lo:hi], func(x, y *FundRatioPoint) bool {
-			return x.Indicator == y.Indicator && x.Frequency == y.Frequency
-		}, func(g []FundRatioPoint) FundRatioSeries {
-			return FundRatioSeries{Indicator: g[0].Indicator, Frequency: g[0].Frequency.String(), Points: g}
-		})
+		is.fundRatios = fundSeriesOf(fs[lo:hi])
 		lo = hi
 	}
 	return nil
+}
+
+// fundSeriesOf returns the series of one fund's points ps (in order).
+func fundSeriesOf(ps []FundRatioPoint) []FundRatioSeries {
+	return appendSeries(nil, ps, func(x, y *FundRatioPoint) bool {
+		return x.Indicator == y.Indicator && x.Frequency == y.Frequency
+	}, func(g []FundRatioPoint) FundRatioSeries {
+		return FundRatioSeries{Indicator: g[0].Indicator, Frequency: g[0].Frequency.String(), Points: g}
+	})
+}
+
+// compareFundPointsIn is CompareFundRatioPoints for points of
+// dv.FundRatios.
+func compareFundPointsIn(dv *Derived) func(x, y *FundRatioPoint) int {
+	if dv.FundSyms == nil {
+		return CompareFundRatioPoints
+	}
+	return func(x, y *FundRatioPoint) int {
+		if x.FundID != y.FundID {
+			if c := strings.Compare(dv.FundSymOf(x.FundID).String(), dv.FundSymOf(y.FundID).String()); c != 0 {
+				return c
+			}
+		}
+		a, b := *x, *y
+		a.FundID, b.FundID = 0, 0
+		return CompareFundRatioPoints(&a, &b)
+	}
+}
+
+// lazyFundRuns files each run of Derived.FundRuns under its fund, to be
+// split into series on the fund's first use (Issuer.FundRatios), reading
+// no point.
+func (b *builder) lazyFundRuns() error {
+	u, d := b.u, b.d
+	n := len(u.Derived.FundRatios)
+	for _, r := range u.Derived.FundRuns {
+		if r.Lo < 0 || r.Hi <= r.Lo || r.Hi > n {
+			return invalid("fund ratio run [%d, %d) outside the %d points", r.Lo, r.Hi, n)
+		}
+		id := u.Derived.FundSymOf(r.Company).String()
+		k, err := b.issuerIdx(id, func() string { return "fund ratio points" })
+		if err != nil {
+			return err
+		}
+		is := &d.issuers[k]
+		if is.lazyFundRatios != nil {
+			return invalid("fund ratio points of %q: fund seen under two ids", id)
+		}
+		is.lazyFundRatios = &lazyRatios{d: d, lo: r.Lo, hi: r.Hi}
+	}
+	return nil
+}
+
+// FundRatios returns the fund's ratio points (funds only) grouped by
+// indicator and frequency; points inside a group are sorted by
+// reference_date then publish_date. The slice is shared, read-only.
+//
+// A Dataset whose fund points are checked on first use (a mapped
+// snapshot's, BuildOptions.FundRatiosChecked) makes them on the first
+// call, from points the caller has verified (Dataset.CheckIssuer).
+func (is *Issuer) FundRatios() []FundRatioSeries {
+	if l := is.lazyFundRatios; l != nil {
+		l.once.Do(func() { is.fundRatios = l.fundSeries() })
+	}
+	return is.fundRatios
+}
+
+// fundSeries splits the run of fund points into series. The points'
+// block check (BuildOptions.FundRatiosChecked) has found them in order,
+// with indicators in the catalog; points that are not (a bad block,
+// whose requests are refused) give no series rather than a panic.
+func (l *lazyRatios) fundSeries() []FundRatioSeries {
+	dv := &l.d.u.Derived
+	ps := dv.FundRatios[l.lo:l.hi:l.hi]
+	for i := range ps {
+		if int(ps[i].Indicator) >= len(dv.Catalog) {
+			return nil
+		}
+	}
+	return fundSeriesOf(ps)
 }
 
 // ratioSeriesOf returns the series of one company's points ps (in

@@ -78,7 +78,7 @@ func sameBuild(t *testing.T, x, y *Dataset) {
 	}
 	for i := range x.issuers {
 		a, b := &x.issuers[i], &y.issuers[i]
-		if !same(a.Ratios, b.Ratios) || !same(a.FundRatios, b.FundRatios) || len(a.CashActions) != len(b.CashActions) {
+		if !same(a.Ratios(), b.Ratios()) || !same(a.FundRatios(), b.FundRatios()) || len(a.CashActions) != len(b.CashActions) {
 			t.Errorf("issuer %s: ratio series or cash list differ", a.ID)
 			continue
 		}

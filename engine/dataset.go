@@ -101,9 +101,12 @@ type Issuer struct {
 	lazyRatios *lazyRatios
 	// FundReports (funds only) sorted by reference_date then version.
 	FundReports []*FundReport
-	// FundRatios (funds only) grouped by indicator and frequency; points
-	// sorted by reference_date then publish_date.
-	FundRatios []FundRatioSeries
+	// fundRatios (funds only) grouped by indicator and frequency; points
+	// sorted by reference_date then publish_date (see FundRatios).
+	fundRatios []FundRatioSeries
+	// lazyFundRatios, when not nil, makes fundRatios on FundRatios' first
+	// call from the fund's run of points (Derived.FundRuns).
+	lazyFundRatios *lazyRatios
 }
 
 // IsFund reports whether the issuer is a listed fund (FII or ETF).

@@ -575,9 +575,9 @@ func checkRatioGroups(t *testing.T, ds *Dataset, is *Issuer) {
 func checkFundLists(t *testing.T, ds *Dataset) {
 	t.Helper()
 	f, _ := ds.Issuer(fundID)
-	if !f.IsFund() || len(f.FundReports) != 1 || len(f.FundRatios) != 1 || len(f.FundRatios[0].Points) != 2 ||
-		f.FundRatios[0].Points[0].ReferenceDate != MakeDate(2023, 11, 1) {
-		t.Errorf("fund lists = %+v", f.FundRatios)
+	if !f.IsFund() || len(f.FundReports) != 1 || len(f.FundRatios()) != 1 || len(f.FundRatios()[0].Points) != 2 ||
+		f.FundRatios()[0].Points[0].ReferenceDate != MakeDate(2023, 11, 1) {
+		t.Errorf("fund lists = %+v", f.FundRatios())
 	}
 	if _, ok := f.LatestShares(); ok {
 		t.Error("fund has shares")
@@ -696,8 +696,8 @@ func TestRatioPointsCanonical(t *testing.T) {
 	for _, id := range []string{petroID, valeID, fundID} {
 		ia, _ := a.Issuer(id)
 		ib, _ := b.Issuer(id)
-		if len(ia.Ratios()) != len(ib.Ratios()) || len(ia.FundRatios) != len(ib.FundRatios) {
-			t.Fatalf("%s: %d/%d series vs %d/%d", id, len(ia.Ratios()), len(ia.FundRatios), len(ib.Ratios()), len(ib.FundRatios))
+		if len(ia.Ratios()) != len(ib.Ratios()) || len(ia.FundRatios()) != len(ib.FundRatios()) {
+			t.Fatalf("%s: %d/%d series vs %d/%d", id, len(ia.Ratios()), len(ia.FundRatios()), len(ib.Ratios()), len(ib.FundRatios()))
 		}
 		for i := range ia.Ratios() {
 			x, y := ia.Ratios()[i], ib.Ratios()[i]

@@ -586,6 +586,28 @@ type Derived struct {
 	// in order (a snapshot's index gives them): with
 	// BuildOptions.RatiosChecked, Build reads them instead of the points.
 	RatioRuns []RatioRun `json:"-"`
+	// FundSyms, when not nil, is the symbol table of FundRatios: their
+	// FundID is then an index into it rather than a Sym (points used
+	// where a snapshot file lies; see FundSymOf).
+	FundSyms []Sym `json:"-"`
+	// FundRuns, when not nil, are the runs of FundRatios of one fund each
+	// (RatioRun.Company the fund, as the points name it), in order: with
+	// BuildOptions.FundRatiosChecked, Build reads them instead of the
+	// points.
+	FundRuns []RatioRun `json:"-"`
+}
+
+// FundSymOf returns the Sym a fund ratio point's FundID field s stands
+// for: s itself, or its entry of FundSyms when the points index it (the
+// zero Sym, "", for an index out of range).
+func (d *Derived) FundSymOf(s Sym) Sym {
+	if d.FundSyms == nil {
+		return s
+	}
+	if uint64(s) < uint64(len(d.FundSyms)) {
+		return d.FundSyms[s]
+	}
+	return 0
 }
 
 // FundSourcesOf returns the sources of p (a point of d.FundRatios),

@@ -226,9 +226,10 @@ const (
 	// handler verifies itself (engine.Dataset.CheckAsset) before it
 	// reads their bars; no ratio point (no ticker's blocks hold them).
 	BlocksOwn
-	// BlocksCompany: the blocks of the ratio points of the company the
-	// request names, which the handler verifies itself
-	// (engine.Dataset.CheckIssuer) before it reads them; no bar.
+	// BlocksCompany: the blocks of the ratio points (a fund's: its fund
+	// ratio points) of the company the request names, which the handler
+	// verifies itself (engine.Dataset.CheckIssuer) before it reads them;
+	// no bar.
 	BlocksCompany
 	// BlocksNone: no block. The answer comes from the heap and from the
 	// index sections, verified at open (the latest quotes, the rankings

@@ -120,8 +120,12 @@ func (a *API) fundDetail(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	dst = append(dst, `,"indicators":[`...)
 	cat := c.ds.Catalog()
 	n := 0
-	for i := range is.FundRatios {
-		s := &is.FundRatios[i]
+	if err := a.checkCompany(c, is); err != nil {
+		return nil, err
+	}
+	fs := is.FundRatios()
+	for i := range fs {
+		s := &fs[i]
 		if len(s.Points) == 0 || int(s.Indicator) >= len(cat) {
 			continue
 		}

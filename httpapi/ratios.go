@@ -291,8 +291,12 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	curKey := ""
 	open := false
 	seen, n := 0, 0
-	for si := range res.Issuer.FundRatios {
-		s := &res.Issuer.FundRatios[si]
+	if err := a.checkCompany(c, res.Issuer); err != nil {
+		return nil, err
+	}
+	fs := res.Issuer.FundRatios()
+	for si := range fs {
+		s := &fs[si]
 		if want != nil && !want[s.Indicator] || freq != "" && s.Frequency != freq {
 			continue
 		}

@@ -252,7 +252,7 @@ var routeTable = csvRoutes([]Route{
 	{Method: http.MethodGet, Path: routeFunds, Summary: "Listed funds (FIIs, ETFs), by company_id: filtered by kind, sector, status or a search, paged (addition)",
 		Params: fundListParams, Response: "FundList", Blocks: BlocksNone, serve: (*API).fundsList},
 	{Method: http.MethodGet, Path: routeFund, Summary: "One listed fund: registry data, tickers, taxonomy and the latest point of each indicator (addition)",
-		Params: []Param{pathFundID}, Response: "Fund", Blocks: BlocksNone, serve: (*API).fundDetail},
+		Params: []Param{pathFundID}, Response: "Fund", Blocks: BlocksCompany, serve: (*API).fundDetail},
 	{Method: http.MethodGet, Path: routeFundRatios, Summary: "A listed fund's indicators, keyed by indicator id and frequency",
 		Params: []Param{
 			pathFundID,
@@ -264,7 +264,7 @@ var routeTable = csvRoutes([]Route{
 			latestByReference,
 			{Name: "limit", In: InQuery, Type: TypeInteger, Default: 500, Min: 1, Max: 500, Desc: "number of points, in answer order (indicator, frequency, reference date)"},
 			listOffset, formatParam, asOfParam,
-		}, Response: "FundRatios", CSV: csvRatios, Blocks: BlocksNone, serve: (*API).fundRatios},
+		}, Response: "FundRatios", CSV: csvRatios, Blocks: BlocksCompany, serve: (*API).fundRatios},
 	{Method: http.MethodGet, Path: routeSectors, Summary: "The sector taxonomy: every node with its level, parent and number of issuers; the ids the screener's sector filter takes (addition)",
 		Params: []Param{
 			{Name: "level", In: InQuery, Type: TypeInteger, Min: 1, Max: 4, Desc: "keep one level: 1 sector, 2 industry group, 3 industry, 4 sub-industry (default every level)"},

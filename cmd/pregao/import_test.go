@@ -305,7 +305,7 @@ func fundPoint(t *testing.T, ds *engine.Dataset, is *engine.Issuer, id string, r
 	if !ok {
 		t.Fatalf("no fund indicator %s", id)
 	}
-	for _, g := range is.FundRatios {
+	for _, g := range is.FundRatios() {
 		if int(g.Indicator) == k && g.Frequency == engine.FreqMonthly {
 			for _, p := range g.Points {
 				if p.ReferenceDate == ref {

@@ -37,7 +37,7 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 		if a.Issuer == nil {
 			continue
 		}
-		if fund == "" && a.StockType == engine.ClassFundUnit && len(a.Issuer.FundRatios) > 0 && a.Latest.Valid() {
+		if fund == "" && a.StockType == engine.ClassFundUnit && len(a.Issuer.FundRatios()) > 0 && a.Latest.Valid() {
 			fund = a.Ticker
 		}
 		if a.StockType == engine.ClassBDR {

@@ -783,11 +783,12 @@ var fundRatiosSet = &dataset{
 		cat := x.ds.Catalog()
 		return []file{{name: "fund_ratios", emit: func(r *rows) {
 			for i := range iss {
-				for _, si := range seriesOrder(len(iss[i].FundRatios), func(k int) (string, string, string) {
-					s := &iss[i].FundRatios[k]
+				fs := iss[i].FundRatios()
+				for _, si := range seriesOrder(len(fs), func(k int) (string, string, string) {
+					s := &fs[k]
 					return cat[s.Indicator].ID, "", s.Frequency
 				}) {
-					s := &iss[i].FundRatios[si]
+					s := &fs[si]
 					ind := &cat[s.Indicator]
 					for pi := range s.Points {
 						p := &s.Points[pi]
