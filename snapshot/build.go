@@ -188,6 +188,24 @@ func buildUniverse(ctx context.Context, u *engine.Universe, out string, opt Writ
 				areas = append(areas, rc)
 			}
 		}
+		// The fund ratio points follow the ratio points.
+		if len(u.Derived.FundRatios) > 0 {
+			base, start := piecesLen(areas), c.spill.n
+			n, ix, lists, err := writeFundColumns(&u.Derived, func(b []byte) error {
+				_, err := c.spill.put(b)
+				return err
+			})
+			if err != nil {
+				return Header{}, fmt.Errorf("snapshot: %w", err)
+			}
+			if c.spill.n-start != n {
+				return Header{}, fmt.Errorf("snapshot: spill file: %d bytes of fund ratio columns written, %d made", c.spill.n-start, n)
+			}
+			c.fund = newFundPart(base, n, ix, lists)
+			c.addBlocks(base, ix.Blocks)
+			areas = append(areas, piece{off: start, n: n})
+			jobs = onePart(jobs, "fund_ratios")
+		}
 	} else {
 		segs, err := deriveInGroups(ctx, u, deriveGroups, opt.Progress)
 		if err != nil {

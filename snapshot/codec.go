@@ -67,6 +67,9 @@ type penc struct {
 	// acc, in a format 6 reports part, is where the accounts are (in the
 	// column area, not the part).
 	acc *accountCols
+	// fund, in a format 6 fund ratios part, is the part as written
+	// (its points are in the column area).
+	fund *fundPart
 	// order, when not nil, is the kind's items in file order: a part's
 	// item i is the kind's item order[i] (see item).
 	order []int32
@@ -371,6 +374,9 @@ type loadState struct {
 	// fundMu guards Derived.FundSources, which the fund ratios parts
 	// append to (addFundSources).
 	fundMu sync.Mutex
+	// fundLists, set by a format 6 fund ratios part, is each fund's range
+	// of Derived.FundSources (shareFundLists).
+	fundLists []fundLists
 }
 
 // reserveRatioVars reserves n entries of u.Derived.RatioVars for this

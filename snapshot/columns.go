@@ -307,7 +307,7 @@ var errOrder = errors.New("block out of order")
 // (ErrFormat: its checksum matched, its keys are out of order or its
 // ratio points not as indexed) rather than a checksum's (ErrChecksum).
 func blockFormatErr(err error) bool {
-	return errors.Is(err, errOrder) || errors.Is(err, errRatioPoint)
+	return errors.Is(err, errOrder) || errors.Is(err, errRatioPoint) || errors.Is(err, errFundPoint)
 }
 
 // kindChecks returns the checks of the blocks of kind's columns sec,

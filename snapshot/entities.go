@@ -788,12 +788,20 @@ var kinds = []kind{
 			return 24 + 16*len(u.Derived.FundSourcesOf(&u.Derived.FundRatios[i]))
 		},
 		enc: func(e *penc, u *engine.Universe, lo, hi int) {
+			if e.version >= columnsVersion {
+				if e.fund == nil {
+					e.err = fmt.Errorf("fund ratio points %d..%d: format 6 writes them as columns", lo, hi)
+					return
+				}
+				e.encFundCols(e.fund)
+				return
+			}
 			for i := lo; i < hi; i++ {
 				p := &u.Derived.FundRatios[i]
 				if uint64(p.Sources) > uint64(len(u.Derived.FundSources)) && e.err == nil {
 					e.err = fmt.Errorf("fund ratio point %d: sources %d beyond the %d lists", i, p.Sources, len(u.Derived.FundSources))
 				}
-				e.str(p.FundID.String())
+				e.str(u.Derived.FundSymOf(p.FundID).String())
 				e.uv(uint64(p.Indicator))
 				e.str(p.Frequency.String())
 				e.date(p.ReferenceDate)
@@ -804,6 +812,9 @@ var kinds = []kind{
 			}
 		},
 		dec: func(d *pdec, u *engine.Universe, lo, hi int) partStats {
+			if d.ls != nil && d.ls.version >= columnsVersion {
+				return decFundColumns(d, u, lo, hi)
+			}
 			sources := newSourcePool(d)
 			var nums fundSourceNums
 			for i := lo; i < hi && d.err == nil; i++ {
@@ -1372,7 +1383,11 @@ func (n *fundSourceNums) add(l []engine.Source) uint32 {
 // point's reference date, from the report after the one found last (the
 // points of a series go through their fund's reports in order); a list
 // no report equals stays.
-func shareFundSources(u *engine.Universe) {
+func shareFundSources(u *engine.Universe, ls *loadState) {
+	if ls != nil && ls.fundLists != nil {
+		shareFundLists(u, ls.fundLists)
+		return
+	}
 	d := &u.Derived
 	if len(d.FundSources) == 0 || len(u.FundReports) == 0 {
 		return
@@ -1734,9 +1749,13 @@ func checkIndicators(u *engine.Universe, withRatios bool) error {
 			return fmt.Errorf("ratio point %d (%s): indicator %d beyond the catalog of %d", i, p.CompanyID, p.Indicator, n)
 		}
 	}
-	for i := range u.Derived.FundRatios {
-		if p := &u.Derived.FundRatios[i]; int(p.Indicator) >= n {
-			return fmt.Errorf("fund ratio point %d (%s): indicator %d beyond the catalog of %d", i, p.FundID, p.Indicator, n)
+	funds := u.Derived.FundRatios
+	if u.Derived.FundRuns != nil {
+		funds = nil // checked by their blocks (fundBlockCheck)
+	}
+	for i := range funds {
+		if p := &funds[i]; int(p.Indicator) >= n {
+			return fmt.Errorf("fund ratio point %d (%s): indicator %d beyond the catalog of %d", i, u.Derived.FundSymOf(p.FundID), p.Indicator, n)
 		}
 	}
 	return nil

@@ -40,7 +40,8 @@ const columnsVersion uint16 = 6
 // a change of format 6's layout bumps it, so that a file written before
 // is refused with ErrVersion instead of misread. Files without one (0)
 // predate the revisions. 1: sources' addresses packed (engine.URL).
-const columnsLayout = 1
+// 2: fund ratio points in the column area (fundcols.go).
+const columnsLayout = 2
 
 // maxReadVersion is the newest version read.
 const maxReadVersion = columnsVersion
@@ -368,9 +369,10 @@ func parseHeader(b []byte, size int64) (Header, error) {
 			d.fail("section %d (%s): compressed length %d out of range", i, s.Name, clen)
 		case rlen > maxSectionRaw || rlen > clen*maxRatio:
 			d.fail("section %d (%s): raw length %d out of range", i, s.Name, rlen)
-		case items == 0 || ki >= 0 && items > rlen/uint64(kinds[ki].min) && !(h.FormatVersion >= columnsVersion && (s.Name == "ratios" || s.Name == "reports")):
-			// (format 6's ratio points and report heads are in the
-			// column area: bounded by it below and by decReports6)
+		case items == 0 || ki >= 0 && items > rlen/uint64(kinds[ki].min) && !(h.FormatVersion >= columnsVersion && (s.Name == "ratios" || s.Name == "reports" || s.Name == "fund_ratios")):
+			// (format 6's ratio points, report heads and fund ratio
+			// points are in the column area: bounded by it below, by
+			// decReports6 and by decFundColumns)
 			d.fail("section %d (%s): %d items out of range", i, s.Name, items)
 		}
 		s.Items, s.Compressed, s.Raw = int(items), int64(clen), int64(rlen)
@@ -425,15 +427,18 @@ func parseHeader(b []byte, size int64) (Header, error) {
 		for _, s := range h.Sections {
 			n[s.Name]++
 		}
-		if n["daily"] > 1 || n["intraday"] > 1 || n["ratios"] > 1 {
-			return Header{}, fmt.Errorf("%w: header: %d daily, %d intraday and %d ratios sections, want at most 1 each", ErrFormat, n["daily"], n["intraday"], n["ratios"])
+		if n["daily"] > 1 || n["intraday"] > 1 || n["ratios"] > 1 || n["fund_ratios"] > 1 {
+			return Header{}, fmt.Errorf("%w: header: %d daily, %d intraday, %d ratios and %d fund_ratios sections, want at most 1 each", ErrFormat, n["daily"], n["intraday"], n["ratios"], n["fund_ratios"])
 		}
 	}
 	if h.FormatVersion >= columnsVersion && uint64(sums["ratios"]) > uint64(h.Columns)/ratioPointBytes {
 		return Header{}, fmt.Errorf("%w: header: %d ratio points beyond a column area of %d bytes", ErrFormat, sums["ratios"], h.Columns)
 	}
+	if h.FormatVersion >= columnsVersion && uint64(sums["fund_ratios"]) > uint64(h.Columns)/fundPointBytes {
+		return Header{}, fmt.Errorf("%w: header: %d fund ratio points beyond a column area of %d bytes", ErrFormat, sums["fund_ratios"], h.Columns)
+	}
 	if h.Columns > 0 {
-		if sums["daily"]+sums["intraday"]+sums["ratios"]+h.Counts[countAccounts] == 0 {
+		if sums["daily"]+sums["intraday"]+sums["ratios"]+sums["fund_ratios"]+h.Counts[countAccounts] == 0 {
 			return Header{}, fmt.Errorf("%w: header: a column area of %d bytes without daily or intraday series, report accounts or ratio points", ErrFormat, h.Columns)
 		}
 		h.ColumnsOffset = (off + columnAlign - 1) / columnAlign * columnAlign

@@ -39,9 +39,13 @@ func packedVars(u *engine.Universe) *engine.Universe {
 	for i := range c.Derived.Ratios {
 		c.Derived.AddVars(&c.Derived.Ratios[i], u.Derived.Vars(&u.Derived.Ratios[i]))
 	}
-	c.Derived.FundRatios, c.Derived.FundSources = nil, nil
-	for _, p := range u.Derived.FundRatios {
-		addFundPoint(&c.Derived, p, u.Derived.FundSourcesOf(&p))
+	// Fund points in the order format 6 stores them (sortedFundPoints),
+	// naming their fund by Sym (a load's points name it by FundSyms).
+	c.Derived.FundRatios, c.Derived.FundSources, c.Derived.FundSyms, c.Derived.FundRuns = nil, nil, nil, nil
+	for _, p := range sortedFundPoints(&u.Derived) {
+		src := u.Derived.FundSourcesOf(&p)
+		p.FundID = u.Derived.FundSymOf(p.FundID)
+		addFundPoint(&c.Derived, p, src)
 	}
 	return &c
 }
@@ -63,6 +67,7 @@ type fundPoint struct {
 // fundPoints returns the fund points of u with their sources, Sources
 // numbers zeroed.
 func fundPoints(u *engine.Universe) []fundPoint {
+	u = packedVars(u)
 	out := make([]fundPoint, len(u.Derived.FundRatios))
 	for i := range out {
 		p := u.Derived.FundRatios[i]
@@ -244,6 +249,8 @@ func fill(tb testing.TB, rng *rand.Rand, v reflect.Value, depth int) {
 		d.RatioVars = nil
 		d.RatioSyms = nil // a load's table (points in place), not data
 		d.RatioRuns = nil // a load's runs (points in place), not data
+		d.FundSyms = nil  // a load's table (fund points in place), not data
+		d.FundRuns = nil  // a load's runs (fund points in place), not data
 		for i := range d.Ratios {
 			n := 0
 			if len(pool) > 0 {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/pregao/pregao/engine"
@@ -507,11 +506,7 @@ func decRatioColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		// (readFrom sets it). The check outlives the load (the
 		// background pass holds it): it must not hold u, whose parts
 		// would then outlive the Dataset replacing them.
-		ncat := new(atomic.Int64)
-		d.ls.colMu.Lock()
-		d.ls.catalogLen = ncat
-		d.ls.colMu.Unlock()
-		check = ratioBlockCheck(ix, func() int { return int(ncat.Load()) })
+		check = ratioBlockCheck(ix, d.ls.catalogCell())
 	}
 	d.ls.ratioVars.Store(int64(len(vars)))
 	d.ls.addRatioColumns(sec, ix, check)

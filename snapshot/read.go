@@ -250,7 +250,7 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	// A format 6 file's blocks check their series' order and their ratio
 	// points (blockChecks); its cash actions' order is checked as it is
 	// read (checkCashOrder).
-	ds, err := engine.BuildWith(u, engine.BuildOptions{Serial: opt.Workers == 1, OrderChecked: h.Columns > 0, RatiosChecked: h.Columns > 0, CashSorted: h.FormatVersion >= columnsVersion})
+	ds, err := engine.BuildWith(u, engine.BuildOptions{Serial: opt.Workers == 1, OrderChecked: h.Columns > 0, RatiosChecked: h.Columns > 0, FundRatiosChecked: h.Columns > 0, CashSorted: h.FormatVersion >= columnsVersion})
 	if err != nil && lazy != nil {
 		// Build read unverified bars: a bad block is the reason to give.
 		if berr := lazy.All(); berr != nil {
@@ -439,9 +439,10 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 		next[ki] += s.Items
 	}
 	for ki, k := range kinds {
-		if next[ki] > 0 && !(h.FormatVersion >= columnsVersion && (k.name == "ratios" || k.name == "reports")) {
-			// format 6's ratio points and report heads are columns
-			// (decRatioColumns, decReports6)
+		if next[ki] > 0 && !(h.FormatVersion >= columnsVersion && (k.name == "ratios" || k.name == "reports" || k.name == "fund_ratios")) {
+			// format 6's ratio points, report heads and fund ratio
+			// points are columns (decRatioColumns, decReports6,
+			// decFundColumns)
 			k.alloc(u, next[ki])
 		}
 	}
@@ -537,7 +538,7 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 		cashErr()
 		return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	shareFundSources(u)
+	shareFundSources(u, &ls)
 	if err := cashErr(); err != nil {
 		return nil, Header{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}

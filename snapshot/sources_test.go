@@ -119,7 +119,17 @@ func TestFundSourcesShareReports(t *testing.T) {
 		if d := diff(u, got); d != "" {
 			t.Fatalf("format %d: round trip differs at %s", version, d)
 		}
-		src := func(i int) []engine.Source { return got.Derived.FundSourcesOf(&got.Derived.FundRatios[i]) }
+		// Point i (its publish date t0 + i hours; format 6 stores the
+		// points in engine.CompareFundRatioPoints order).
+		src := func(i int) []engine.Source {
+			for k := range got.Derived.FundRatios {
+				if p := &got.Derived.FundRatios[k]; p.PublishDate == engine.StampOf(t0.Add(time.Duration(i)*time.Hour)) {
+					return got.Derived.FundSourcesOf(p)
+				}
+			}
+			t.Fatalf("format %d: no point %d", version, i)
+			return nil
+		}
 		same := func(a, b []engine.Source) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 		if !same(src(0), got.FundReports[0].Sources) || !same(src(1), got.FundReports[1].Sources) {
 			t.Errorf("format %d: the points' lists equal to a report's are not its slice", version)

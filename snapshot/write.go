@@ -402,6 +402,9 @@ type encoder struct {
 	// accounts, in format 6, is where the reports' accounts are in the
 	// column area (nil: format 5, the accounts in the reports parts).
 	accounts *accountCols
+	// fund, in format 6, is the fund ratios part (its points in the
+	// column area, after the ratio points'; nil: none, or format 5).
+	fund *fundPart
 	// orders, in format 6, holds the file order of a kind whose items are
 	// stored in another order than the Universe's (see penc.order).
 	orders  map[string][]int32
@@ -453,6 +456,9 @@ func (c *encoder) run(u *engine.Universe, jobs []job, done func(k int)) ([]piece
 		e := newPenc(len(k.nests))
 		if k.name == "reports" {
 			e.acc = c.accounts
+		}
+		if k.name == "fund_ratios" {
+			e.fund = c.fund
 		}
 		e.order, e.version = c.orders[k.name], c.version
 		if cp, ok := c.colParts[k.name]; ok {
@@ -549,9 +555,15 @@ func encode(u *engine.Universe, opt WriteOptions, drop bool) (*encoded, error) {
 				return nil, fmt.Errorf("snapshot: %w", err)
 			}
 		}
+		if len(u.Derived.FundRatios) > 0 {
+			if cols, err = appendFundPart(c, cols, &u.Derived); err != nil {
+				return nil, fmt.Errorf("snapshot: %w", err)
+			}
+		}
 		jobs = onePart(jobs, "daily")
 		jobs = onePart(jobs, "intraday")
 		jobs = onePart(jobs, "ratios")
+		jobs = onePart(jobs, "fund_ratios")
 	}
 	var done func(k int)
 	if drop {

@@ -257,7 +257,8 @@ func TestDamagedRatioBlockAnswers503(t *testing.T) {
 	ds = nil
 	// The ratio columns end the file: the points (48 bytes each), then
 	// their variables (8 bytes each).
-	at := len(file) - 48*len(d.Ratios) - 8*len(d.RatioVars)
+	// (Then the fund ratio points, 40 bytes each, end it.)
+	at := len(file) - 48*len(d.Ratios) - 8*len(d.RatioVars) - 40*len(d.FundRatios)
 	if got := math.Float64frombits(binary.LittleEndian.Uint64(file[at:])); got != float64(d.Ratios[0].Value) {
 		t.Fatalf("the first ratio point's value in the file is %v, want %v", got, d.Ratios[0].Value)
 	}
@@ -308,6 +309,112 @@ func TestDamagedRatioBlockAnswers503(t *testing.T) {
 	select {
 	case s := <-done:
 		if s.Bad != 1 || s.Err == nil || !strings.Contains(s.Err.Error(), "ratios block") {
+			t.Errorf("background pass: %+v", s)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the background pass did not end")
+	}
+	failed(get)
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"verify", bad}, io.Discard, &out); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("pregao verify of a damaged file: %v", err)
+	}
+}
+
+// A format 6 snapshot with a byte flipped in its fund ratio columns (the
+// first fund point's value), loaded as serve loads it: it is ready at
+// once and its quotes answer, but the first request of that fund's
+// ratios (or its detail, which shows its latest points) verifies the
+// fund's block, finds it bad and answers 503 with Retry-After, never the
+// value; from then on every request and /readyz answer 503. Loaded again
+// with the background pass instead, the pass finds the block; pregao
+// verify refuses the file.
+func TestDamagedFundBlockAnswers503(t *testing.T) {
+	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 2, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 1, IntradaySessions: 1})
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	if len(d.FundRatios) == 0 {
+		t.Fatal("the demo has no fund ratio points")
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.snap")
+	if err := snapshot.WriteFile(good, u, snapshot.WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := snapshot.Load(good, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, key := delayedKey(t, ds)
+	var ticker string
+	for _, a := range ds.Assets() {
+		if a.Daily.Len() > 0 && len(a.Former) == 0 {
+			ticker = a.Ticker
+			break
+		}
+	}
+	ds = nil
+	// The fund ratio points (40 bytes each, Derive's order) end the file.
+	fund := d.FundRatios[0].FundID.String()
+	at := len(file) - 40*len(d.FundRatios)
+	if got := math.Float64frombits(binary.LittleEndian.Uint64(file[at:])); got != float64(d.FundRatios[0].Value) {
+		t.Fatalf("the first fund point's value in the file is %v, want %v", got, d.FundRatios[0].Value)
+	}
+	b := bytes.Clone(file)
+	b[at] ^= 1 // the value's last mantissa bit
+	bad := filepath.Join(dir, "bad.snap")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const what = "fund ratios block"
+	paths := []string{"/v2/traded-funds/" + fund + "/ratios", "/v2/traded-funds/" + fund, "/v2/quotes/" + ticker}
+	failed := func(get func(string) (int, string, string)) {
+		t.Helper()
+		if code, _, body := get("/readyz"); code != 503 || !strings.Contains(body, "damaged") {
+			t.Errorf("/readyz of a damaged snapshot: %d %s", code, body)
+		}
+		for _, p := range paths {
+			if code, retry, body := get(p); code != 503 || retry == "" || !strings.Contains(body, what) || !json.Valid([]byte(body)) {
+				t.Errorf("GET %s from a damaged snapshot: %d, Retry-After %q, %.200s", p, code, retry, body)
+			}
+		}
+	}
+
+	// Verified on first use only.
+	get := serveLazy(t, bad, keys, key, snapshot.LoadOptions{VerifyRate: -1})
+	if code, _, body := get("/readyz"); code != 200 {
+		t.Fatalf("/readyz before any request: %d %s: want ready", code, body)
+	}
+	if code, _, body := get("/v2/quotes/" + ticker); code != 200 {
+		t.Errorf("GET /v2/quotes/%s before the fund block is read: %d %.200s", ticker, code, body)
+	}
+	if code, _, body := get("/readyz"); code != 200 {
+		t.Errorf("/readyz before the bad block is read: %d %s", code, body)
+	}
+	if code, retry, body := get(paths[0]); code != 503 || retry == "" || !strings.Contains(body, what) || strings.Contains(body, "value") {
+		t.Errorf("GET %s: %d, Retry-After %q, %.200s: want 503 naming the %s", paths[0], code, retry, body, what)
+	}
+	failed(get)
+
+	// The fund's detail reads its points too.
+	get = serveLazy(t, bad, keys, key, snapshot.LoadOptions{VerifyRate: -1})
+	if code, retry, body := get(paths[1]); code != 503 || retry == "" || !strings.Contains(body, what) {
+		t.Errorf("GET %s: %d, Retry-After %q, %.200s: want 503 naming the %s", paths[1], code, retry, body, what)
+	}
+
+	// Found by the background pass.
+	done := make(chan engine.BlockStatus, 1)
+	get = serveLazy(t, bad, keys, key, snapshot.LoadOptions{Verified: func(s engine.BlockStatus) { done <- s }})
+	select {
+	case s := <-done:
+		if s.Bad != 1 || s.Err == nil || !strings.Contains(s.Err.Error(), what) {
 			t.Errorf("background pass: %+v", s)
 		}
 	case <-time.After(time.Minute):
@@ -411,7 +518,8 @@ func damagedReportBlock(t *testing.T, what string, at func(start, accounts int, 
 	}
 	ds = nil
 	// The account columns (16 bytes each: line, four zero bytes, value)
-	// come before the ratio columns, which end the file.
+	// come before the ratio columns and the fund ratio columns, which end
+	// the file.
 	accounts := 0
 	var first *engine.Report
 	for i := range u.Reports {
@@ -426,7 +534,7 @@ func damagedReportBlock(t *testing.T, what string, at func(start, accounts int, 
 		t.Fatal("the demo has no report accounts")
 	}
 	// The report heads (64 bytes each) follow the accounts.
-	start := len(file) - 48*len(d.Ratios) - 8*len(d.RatioVars) - 64*len(u.Reports) - 16*accounts
+	start := len(file) - 40*len(d.FundRatios) - 48*len(d.Ratios) - 8*len(d.RatioVars) - 64*len(u.Reports) - 16*accounts
 	if what != "accounts block" {
 		first = &u.Reports[0]
 	}
