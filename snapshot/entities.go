@@ -1237,6 +1237,38 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 	return s
 }
 
+// takeDistinct is take for a part whose lists are distinct (a writer
+// wrote each once): each is decoded into the pool's blocks, with no
+// lookup of the lists before.
+func (p *sourcePool) takeDistinct(d *pdec) []engine.Source {
+	n, isNil := d.slen()
+	if isNil {
+		return nil
+	}
+	if n > p.total-p.used {
+		if d.err == nil {
+			d.fail("sources: %d items beyond the declared total %d", p.used+n, p.total)
+		}
+		return nil
+	}
+	p.used += n
+	if n == 0 {
+		return []engine.Source{}
+	}
+	if len(p.free) < n {
+		p.free = make([]engine.Source, max(n, min(sourceBlock, p.total-p.used+n)))
+	}
+	s := p.free[:n:n]
+	p.free = p.free[n:]
+	for j := range s {
+		decSource(d, &s[j])
+	}
+	if d.err != nil {
+		return nil
+	}
+	return s
+}
+
 // emptySources is the SourceList of every empty list a load reads.
 var emptySources = engine.SourcesOf([]engine.Source{})
 

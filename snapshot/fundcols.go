@@ -449,7 +449,7 @@ func decFundColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		if d.err != nil {
 			return partStats{}
 		}
-		lists[k] = sources.take(d)
+		lists[k] = sources.takeDistinct(d)
 	}
 	sources.done(d)
 	if d.err != nil {
