@@ -343,3 +343,89 @@ func TestAttach(t *testing.T) {
 		t.Fatalf("unknown owner: %v", err)
 	}
 }
+
+// With BuildOptions.FundRatiosChecked and Derived.FundRuns, Build reads
+// no fund ratio point: each fund's series are made on its first use,
+// once however many goroutines ask at once (go test -race), the same
+// series as a Build of the points; the points may name their fund by
+// FundSyms.
+func TestBuildFundRatiosChecked(t *testing.T) {
+	eager, err := Build(testUniverse(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := testUniverse(t)
+	SortFundRatioPoints(u.Derived.FundRatios)
+	// The points name their fund by an index into FundSyms, as a
+	// snapshot's points in place do.
+	ps := slices.Clone(u.Derived.FundRatios)
+	var syms []Sym
+	for lo := 0; lo < len(ps); {
+		hi := lo + 1
+		for hi < len(ps) && ps[hi].FundID == ps[lo].FundID {
+			hi++
+		}
+		k := Sym(len(syms))
+		syms = append(syms, ps[lo].FundID)
+		u.Derived.FundRuns = append(u.Derived.FundRuns, RatioRun{Company: k, Lo: lo, Hi: hi})
+		for i := lo; i < hi; i++ {
+			ps[i].FundID = k
+		}
+		lo = hi
+	}
+	u.Derived.FundRatios, u.Derived.FundSyms = ps, syms
+	if len(u.Derived.FundRuns) == 0 {
+		t.Fatal("no fund points")
+	}
+	lazy, err := BuildWith(u, BuildOptions{FundRatiosChecked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range lazy.Issuers() {
+		if is := &lazy.Issuers()[i]; is.fundRatios != nil {
+			t.Fatalf("%s: fund series made before first use", is.ID)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for i := range lazy.Issuers() {
+				for _, s := range lazy.Issuers()[i].FundRatios() {
+					for j := range s.Points {
+						_ = lazy.FundSources(&s.Points[j])
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	n := 0
+	for i := range eager.Issuers() {
+		w := &eager.Issuers()[i]
+		g, _ := lazy.Issuer(w.ID)
+		gs, ws := g.FundRatios(), w.FundRatios()
+		if len(gs) != len(ws) {
+			t.Fatalf("%s: %d fund series, want %d", w.ID, len(gs), len(ws))
+		}
+		for k := range ws {
+			if gs[k].Indicator != ws[k].Indicator || gs[k].Frequency != ws[k].Frequency || len(gs[k].Points) != len(ws[k].Points) {
+				t.Fatalf("%s fund series %d: %+v, want %+v", w.ID, k, gs[k], ws[k])
+			}
+			for j := range ws[k].Points {
+				a, b := gs[k].Points[j], ws[k].Points[j]
+				if !slices.Equal(lazy.FundSources(&a), eager.FundSources(&b)) {
+					t.Fatalf("%s fund series %d point %d: other sources", w.ID, k, j)
+				}
+				same := math.Float64bits(float64(a.Value)) == math.Float64bits(float64(b.Value))
+				a.FundID, b.FundID, a.Value, b.Value = 0, 0, 0, 0
+				if !same || a != b {
+					t.Fatalf("%s fund series %d point %d: %+v, want %+v", w.ID, k, j, a, b)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no fund point compared")
+	}
+}
