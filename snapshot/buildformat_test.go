@@ -205,6 +205,16 @@ func kindRange(t *testing.T, c *encoder, kind string) (base, size int64) {
 		return c.accounts.base, c.accounts.size
 	case "report heads": // after the accounts
 		return c.accounts.base + c.accounts.size, c.accounts.headSize
+	case "fund ratios":
+		if c.fund == nil {
+			t.Fatal("no fund ratio columns")
+		}
+		b, n := binary.Uvarint(c.fund.body)
+		sz, m := binary.Uvarint(c.fund.body[n:])
+		if n <= 0 || m <= 0 {
+			t.Fatal("fund ratios part: bad head")
+		}
+		return int64(b), int64(sz)
 	}
 	p, ok := c.colParts[kind]
 	if !ok {
@@ -219,14 +229,14 @@ func kindRange(t *testing.T, c *encoder, kind string) (base, size int64) {
 }
 
 // A build's check reads every column block back from the written file,
-// the daily and intraday bars', the report accounts' and heads' and the
-// ratio points', and refuses the file (not published) when one block's bytes
+// the daily and intraday bars', the report accounts' and heads', the
+// ratio points' and the fund ratio points', and refuses the file (not published) when one block's bytes
 // do not match its checksum.
 func TestBuildCheckFindsFlippedColumnByte(t *testing.T) {
 	sz := demo.Size{Companies: 2, FIIs: 1, IntradayTickers: 2, IntradaySessions: 2, ReportsFrom: 2024, FundReportsFrom: 2025, EventsFrom: 2025}
 	u := func() *engine.Universe { return demo.GenerateSize(2, sz) }
 	defer func() { testBeforeCheck = nil }()
-	for _, kind := range []string{"daily", "intraday", "accounts", "report heads", "ratios"} {
+	for _, kind := range []string{"daily", "intraday", "accounts", "report heads", "ratios", "fund ratios"} {
 		t.Run(kind, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "s6")
 			var blocks []colBlock

@@ -417,3 +417,35 @@ func FuzzFundIndex(f *testing.F) {
 		}
 	})
 }
+
+// A Universe whose fund points name their fund by FundSyms (a load's,
+// points in place) writes the same points in formats 5 and 6 as the
+// Universe they were loaded from.
+func TestWriteFundPointsInPlace(t *testing.T) {
+	u := fundDemo(t)
+	want := fundPoints(u)
+	lu := *u
+	d := &lu.Derived
+	d.FundRatios = slices.Clone(u.Derived.FundRatios)
+	d.FundSyms, d.FundRuns = nil, nil
+	byID := map[engine.Sym]engine.Sym{}
+	for i := range d.FundRatios {
+		p := &d.FundRatios[i]
+		k, ok := byID[p.FundID]
+		if !ok {
+			k = engine.Sym(len(d.FundSyms))
+			byID[p.FundID] = k
+			d.FundSyms = append(d.FundSyms, p.FundID)
+		}
+		p.FundID = k
+	}
+	for _, v := range []uint16{5, 6} {
+		back, _ := mustDecode(t, mustWrite(t, &lu, WriteOptions{Version: v}))
+		if diff(fundPoints(back), want) != "" {
+			t.Fatalf("format %d: fund points written from FundSyms differ", v)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("no fund points")
+	}
+}
