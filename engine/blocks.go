@@ -16,7 +16,7 @@ type Blocks interface {
 	// given for ticker t (nil: none given, or all good).
 	Ticker(t string) error
 	// Company verifies the blocks holding the ratio points of company id
-	// (nil: none given, or all good).
+	// (a fund's: its fund ratio points; nil: none given, or all good).
 	Company(id string) error
 	// All verifies every block not yet verified.
 	All() error
@@ -95,9 +95,9 @@ func (d *Dataset) CheckAsset(a *Asset) error {
 	return nil
 }
 
-// CheckIssuer verifies, once, the blocks is's ratio points are read
-// from (before Issuer.Ratios reads them), as CheckAsset does for an
-// asset's bars.
+// CheckIssuer verifies, once, the blocks is's ratio points (a fund's:
+// its fund ratio points) are read from (before Issuer.Ratios or
+// Issuer.FundRatios reads them), as CheckAsset does for an asset's bars.
 func (d *Dataset) CheckIssuer(is *Issuer) error {
 	bs := d.blocks
 	if bs == nil || is == nil || len(d.issuers) == 0 {

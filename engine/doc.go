@@ -52,11 +52,11 @@
 //   - Dataset.Asset(ticker), Dataset.AssetByISIN(isin), Dataset.Assets():
 //     current tickers (former tickers resolve to current ones).
 //
-// Per company (Issuer fields): Assets (most liquid first), Sector (4
-// levels), Reports, Shares (newest first; LatestShares, SharesPoint.Total),
-// CashActions,
-// ShareActions (prior_ex_date descending), Insider, Documents, Ratios
-// (RatioGroup(indicator, class, frequency)), FundReports, FundRatios;
+// Per company (Issuer fields and methods): Assets (most liquid first),
+// Sector (4 levels), Reports(), Shares (newest first; LatestShares,
+// SharesPoint.Total), CashActions,
+// ShareActions (prior_ex_date descending), Insider, Documents, Ratios()
+// (RatioGroup(indicator, class, frequency)), FundReports, FundRatios();
 // IsFund.
 //
 // Per ticker (Asset fields and methods): Daily and Intraday (joined
