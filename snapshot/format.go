@@ -16,7 +16,9 @@ import (
 // Magic opens every snapshot file.
 const Magic = "PREGAOSN"
 
-// FormatVersion is the version this package writes and the newest it reads.
+// FormatVersion is the version Write, WriteFile and the builds write when
+// WriteOptions.Version is 0 (the pregao commands write 6 unless told
+// otherwise); MaxReadVersion is the newest read.
 //
 // Version 2 added the header count ratio_vars (the variables of every
 // ratio point, loaded into one array); version 3 the companies'
@@ -45,6 +47,14 @@ const columnsLayout = 2
 
 // maxReadVersion is the newest version read.
 const maxReadVersion = columnsVersion
+
+// MinReadVersion and MaxReadVersion are the oldest and the newest format
+// versions a load reads (4 and 5 are deprecated: docs/snapshot-format.md,
+// "Deprecated formats").
+const (
+	MinReadVersion = minReadVersion
+	MaxReadVersion = maxReadVersion
+)
 
 // columnAlign is the alignment, from the start of the file, of the
 // column area of a columnsVersion file: the first multiple of it at or

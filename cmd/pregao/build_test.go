@@ -66,7 +66,7 @@ func TestBuildAndInspect(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &h); err != nil {
 		t.Fatalf("inspect --json output: %v\n%s", err, stdout.String())
 	}
-	if len(h.ID) != 16 || h.FormatVersion != int(snapshot.FormatVersion) || h.Counts["companies"] == 0 || len(h.Sections) == 0 {
+	if len(h.ID) != 16 || h.FormatVersion != 6 || h.Counts["companies"] == 0 || len(h.Sections) == 0 {
 		t.Errorf("inspect --json = %+v", h)
 	}
 }

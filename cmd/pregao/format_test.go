@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,9 +21,10 @@ import (
 	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
-// build --format 6 and generate --snapshot --format 6 write the same
-// format 6 file, and a server of it answers, byte for byte, as a server
-// of the format 5 file of the same bundle.
+// build and generate --snapshot write format 6 unless told otherwise,
+// the same file with --format 6 or without; --format 5 writes format 5,
+// the same file from both; and a server of the format 6 file answers,
+// byte for byte, as a server of the format 5 file of the same bundle.
 func TestBuildFormat6(t *testing.T) {
 	defer func(f func(int) demo.Size) { scaleSize = f }(scaleSize)
 	scaleSize = func(int) demo.Size {
@@ -36,7 +38,7 @@ func TestBuildFormat6(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string]string{}
-	for _, c := range []struct{ name, format string }{{"v5", ""}, {"v5x", "5"}, {"v6", "6"}} {
+	for _, c := range []struct{ name, format string }{{"default", ""}, {"v5", "5"}, {"v6", "6"}} {
 		files[c.name] = filepath.Join(dir, c.name+".snap")
 		args := []string{"--from", bdir, "--out", files[c.name]}
 		if c.format != "" {
@@ -47,9 +49,15 @@ func TestBuildFormat6(t *testing.T) {
 			t.Fatalf("build %v: %v", args, err)
 		}
 	}
-	direct := filepath.Join(dir, "direct.snap")
-	if err := runGenerate(context.Background(), []string{"--seed", "2", "--snapshot", direct, "--format", "6"}, &out, &errb); err != nil {
-		t.Fatal(err)
+	for _, c := range []struct{ name, format string }{{"direct", ""}, {"direct5", "5"}, {"direct6", "6"}} {
+		files[c.name] = filepath.Join(dir, c.name+".snap")
+		args := []string{"--seed", "2", "--snapshot", files[c.name]}
+		if c.format != "" {
+			args = append(args, "--format", c.format)
+		}
+		if err := runGenerate(context.Background(), args, &out, &errb); err != nil {
+			t.Fatalf("generate %v: %v", args, err)
+		}
 	}
 	read := func(name string) []byte {
 		b, err := os.ReadFile(name)
@@ -58,13 +66,19 @@ func TestBuildFormat6(t *testing.T) {
 		}
 		return b
 	}
-	if v6 := read(files["v6"]); !bytes.Equal(v6, read(direct)) {
-		t.Error("generate --snapshot --format 6 and build --format 6 wrote different files")
+	for name, same := range map[string]string{
+		"default": "build's default differs from build --format 6",
+		"direct":  "generate --snapshot's default differs from build --format 6",
+		"direct6": "generate --snapshot --format 6 and build --format 6 wrote different files",
+	} {
+		if !bytes.Equal(read(files[name]), read(files["v6"])) {
+			t.Error(same)
+		}
 	}
-	if !bytes.Equal(read(files["v5"]), read(files["v5x"])) {
-		t.Error("build --format 5 differs from build's default")
+	if !bytes.Equal(read(files["direct5"]), read(files["v5"])) {
+		t.Error("generate --snapshot --format 5 and build --format 5 wrote different files")
 	}
-	for name, want := range map[string]uint16{"v5": 5, "v6": 6} {
+	for name, want := range map[string]uint16{"default": 6, "direct": 6, "v5": 5, "direct5": 5, "v6": 6} {
 		h, err := snapshot.ReadHeader(files[name])
 		if err != nil || h.FormatVersion != want {
 			t.Fatalf("%s: format version %d (%v), want %d", name, h.FormatVersion, err, want)
@@ -175,6 +189,7 @@ func TestFormatFlagRefused(t *testing.T) {
 		{"build", "--from", dir, "--out", filepath.Join(dir, "x.snap"), "--format", "4"},
 		{"generate", "--snapshot", filepath.Join(dir, "x.snap"), "--format", "3"},
 		{"generate", "--out", filepath.Join(dir, "b"), "--format", "6"},
+		{"generate", "--out", filepath.Join(dir, "b"), "--format", "5"},
 	} {
 		err := run(context.Background(), args, &out, &errb)
 		if err == nil || !strings.Contains(err.Error(), "--format") {
@@ -223,6 +238,38 @@ func TestGenerateIntradayFlags(t *testing.T) {
 		err := runGenerate(context.Background(), append([]string{"--snapshot", filepath.Join(dir, "x.snap")}, args...), &out, &errb)
 		if err == nil || !strings.Contains(err.Error(), args[0]) {
 			t.Errorf("%v: err = %v, want one naming %s", args, err, args[0])
+		}
+	}
+}
+
+// A snapshot of a deprecated format (5) still loads, and serve's log,
+// inspect and verify say that it is deprecated; format 6 has no warning.
+func TestDeprecatedFormatWarned(t *testing.T) {
+	_, keys, _ := serveFixture(t)
+	dir := t.TempDir()
+	for _, v := range []uint16{5, 6} {
+		snap := filepath.Join(dir, "small"+strconv.Itoa(int(v))+".snap")
+		if _, err := snapshot.BuildFromBundle("../../snapshot/bundle/testdata/small", snap, snapshot.WriteOptions{Version: v}); err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultServeConfig()
+		cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
+		var logs syncBuffer
+		if _, err := NewMain(cfg, &logs); err != nil {
+			t.Fatalf("format %d: %v", v, err)
+		}
+		warned := strings.Contains(logs.String(), "snapshot format 5 is deprecated")
+		if warned != (v == 5) || strings.Contains(logs.String(), "is deprecated") != (v == 5) {
+			t.Errorf("format %d: deprecation warned %v:\n%s", v, warned, logs.String())
+		}
+		for _, cmd := range []string{"inspect", "verify"} {
+			var out bytes.Buffer
+			if err := run(context.Background(), []string{cmd, snap}, &out, io.Discard); err != nil {
+				t.Fatalf("%s format %d: %v", cmd, v, err)
+			}
+			if got := strings.Contains(out.String(), "(deprecated"); got != (v == 5) {
+				t.Errorf("%s format %d: deprecated %v:\n%s", cmd, v, got, out.String())
+			}
 		}
 	}
 }

@@ -43,7 +43,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	comp := fs.String("compression", "zstd", "file compression: zstd, gzip or none")
 	force := fs.Bool("force", false, "with --out: "+forceUsage)
 	snap := fs.String("snapshot", "", "write the universe straight into this snapshot file (derived ratios included, as build would), without a bundle")
-	format := fs.Int("format", int(snapshot.FormatVersion), "with --snapshot: "+formatUsage)
+	format := fs.Int("format", defaultFormat, "with --snapshot: "+formatUsage)
 	isess := fs.Int("intraday-sessions", -1, "sessions of 1-minute bars of the --intraday-tickers most liquid tickers, the last one's included (default 10; 63 is a quarter)")
 	itick := fs.String("intraday-tickers", "", "how many of the most liquid tickers have 1-minute bars of --intraday-sessions sessions, or all (default 150 a scale; every ticker has the last session's)")
 	hold := fs.String("hold-back-session", "", "write the bundle without its last session, and that session into this directory as B3's trade file (YYYYMMDD_NEGOCIOSAVISTA.zip), for the replay feed")
@@ -76,7 +76,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if version != snapshot.FormatVersion && *snap == "" {
+	formatSet := false
+	fs.Visit(func(f *flag.Flag) { formatSet = formatSet || f.Name == "format" })
+	if formatSet && *snap == "" {
 		return errors.New("generate: --format needs --snapshot (a bundle has no format version)")
 	}
 	sz := scaleSize(*scale)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pregao/pregao/snapshot"
 )
 
 // make run on a taken address (PREGAO_ADDR, as the README says; ADDR
@@ -31,8 +33,14 @@ func TestMakeRunPortTaken(t *testing.T) {
 	defer ln.Close()
 	addr := ln.Addr().String()
 
-	snap, keys, key := serveFixture(t)
+	_, keys, key := serveFixture(t)
 	dir := t.TempDir()
+	// A snapshot of the demo's format, which make demo keeps (it would
+	// generate the scale 1 demo in place of another).
+	snap := filepath.Join(dir, "demo.snap")
+	if _, err := snapshot.BuildFromBundle("../../snapshot/bundle/testdata/small", snap, snapshot.WriteOptions{Version: defaultFormat}); err != nil {
+		t.Fatal(err)
+	}
 	keyFile := filepath.Join(dir, "demo.key")
 	log := filepath.Join(dir, "serve.log")
 	for f, text := range map[string]string{keyFile: key + "\n", log: "the running server's log\n"} {

@@ -147,6 +147,9 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	}
 	m.API.RecordLoad(httpapi.LoadInfo{ID: hdr.ID, AsOf: ds.AsOf(), Duration: d, Counts: counts, At: time.Now()})
 	m.log.Info("snapshot published", "file", m.snapPath, "id", hdr.ID, "as_of", ds.AsOf(), "load_seconds", d.Seconds())
+	if w := deprecatedFormat(hdr.FormatVersion); w != "" {
+		m.log.Warn(w, "file", m.snapPath, "format", hdr.FormatVersion)
+	}
 	return nil
 }
 

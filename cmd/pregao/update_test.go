@@ -65,6 +65,9 @@ func TestUpdateCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if h.FormatVersion != 6 {
+		t.Errorf("update wrote format %d, want 6 (the default)", h.FormatVersion)
+	}
 	if _, ok := ds.Asset("PETR4"); !ok || ds.AsOf().Format("2006-01-02") != "2022-02-03" || h.Counts["companies"] < 1000 {
 		t.Errorf("snapshot: PETR4 %v, as_of %s, %d companies", ok, ds.AsOf(), h.Counts["companies"])
 	}

@@ -159,7 +159,7 @@ func writeVersion(w io.Writer, b buildInfo) {
 	fmt.Fprintf(w, "  time:      %s\n", orUnknown(b.Time))
 	fmt.Fprintf(w, "  modified:  %s\n", orUnknown(b.Modified))
 	fmt.Fprintf(w, "  go:        %s %s\n", b.GoVersion, b.Platform)
-	fmt.Fprintf(w, "  snapshots: format %d\n", snapshot.FormatVersion)
+	fmt.Fprintf(w, "  snapshots: writes format %d, reads %d to %d\n", defaultFormat, snapshot.MinReadVersion, snapshot.MaxReadVersion)
 }
 
 // runVersion implements "pregao version [-short]" (also "pregao
