@@ -75,7 +75,7 @@ func deprecatedFormat(v uint16) string {
 	return fmt.Sprintf("snapshot format %d is deprecated: it loads in this release and the next, then may be refused; build the snapshot again (pregao build and pregao generate --snapshot write format %d)", v, defaultFormat)
 }
 
-// formatUsage describes the --format flag of build and generate.
+// formatUsage describes the --format flag of build, generate and update.
 const formatUsage = "snapshot format version: 6 (daily and intraday bars, ratio points and report accounts as columns served in place: docs/snapshot-format.md), or 5 (deprecated: every section decoded into memory at load; a file about 3.8 times smaller)"
 
 // snapshotFormat checks a --format value and returns the version to
@@ -234,7 +234,7 @@ func inspect(ctx context.Context, name string, args []string, verify bool, stdou
 func printHeader(w io.Writer, h snapshot.Header) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "magic\t%s\n", snapshot.Magic)
-	if d := deprecatedFormat(h.FormatVersion); d != "" {
+	if deprecatedFormat(h.FormatVersion) != "" {
 		fmt.Fprintf(tw, "format version\t%d (deprecated: build it again; docs/snapshot-format.md)\n", h.FormatVersion)
 	} else {
 		fmt.Fprintf(tw, "format version\t%d\n", h.FormatVersion)

@@ -22,7 +22,7 @@ import (
 
 // runUpdate turns "yesterday's files" into a new snapshot in one command:
 // pregao update --dir DIR --out FILE|s3://B/K [--from DAY] [--to DAY]
-// [--sources ...]. It fetches the range into DIR (official layout;
+// [--sources ...] [--format 6|5]. It fetches the range into DIR (official layout;
 // resumable, idempotent: files already complete are not downloaded
 // again), imports every official file DIR holds (officialInputs), and
 // builds the snapshot, which replaces FILE atomically: a server with
@@ -48,6 +48,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	force := fl.Bool("force", false, "with --bundle: "+forceUsage)
 	lenient := fl.Bool("lenient", false, "import: skip malformed rows, counted in the summary")
 	noFetch := fl.Bool("no-fetch", false, "do not download: import and build what DIR holds")
+	format := fl.Int("format", defaultFormat, formatUsage)
 	var liveCfg session.Config
 	liveCfg.AddFlags(fl, session.RoleImport)
 	var sessionLogs listFlag
@@ -61,6 +62,9 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *dir == "" || *out == "" {
 		fl.Usage()
 		return errors.New("update: --dir and --out are required")
+	}
+	if _, err := snapshotFormat("update", *format); err != nil {
+		return err // before the fetch
 	}
 	if err := liveCfg.CheckImport(); err != nil {
 		return fmt.Errorf("update: %w", err)
@@ -111,7 +115,7 @@ func runUpdate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := ic.run(ctx, stdout, stderr); err != nil {
 		return fmt.Errorf("update: import: %w", err)
 	}
-	bc := buildConfig{From: ic.Out, Out: *out, Level: snapshot.DefaultLevel, RequireManifest: true}
+	bc := buildConfig{From: ic.Out, Out: *out, Level: snapshot.DefaultLevel, RequireManifest: true, Format: *format}
 	if err := bc.run(ctx, stdout, stderr); err != nil {
 		return fmt.Errorf("update: %w", err)
 	}

@@ -87,7 +87,14 @@ func TestUpdateCommand(t *testing.T) {
 	if !bytes.Equal(first, again) {
 		t.Error("the same files gave another snapshot")
 	}
-	for _, bad := range [][]string{{"--out", out}, {"--dir", work}, {"--dir", t.TempDir(), "--out", out, "--no-fetch"}} {
+	// --format 5 still writes the deprecated format.
+	if err := runUpdate(context.Background(), append(args, "--no-fetch", "--format", "5"), &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := snapshot.ReadHeader(out); err != nil || h.FormatVersion != 5 {
+		t.Errorf("update --format 5 wrote format %d (%v)", h.FormatVersion, err)
+	}
+	for _, bad := range [][]string{{"--out", out}, {"--dir", work}, {"--dir", t.TempDir(), "--out", out, "--no-fetch"}, append(args, "--format", "4")} {
 		if err := runUpdate(context.Background(), bad, &so, &se); err == nil {
 			t.Errorf("%v: no error", bad)
 		}
