@@ -162,6 +162,7 @@ func (is *Issuer) SharesAt(t time.Time) (SharesPoint, bool) {
 // 40 ms at demo scale 10, that a server's start need not wait for); safe
 // for concurrent use.
 func (d *Dataset) FirstPublished() time.Time {
+	d.deferred.wait() // it reads the cash actions and fund reports
 	d.firstOnce.Do(func() { d.firstPublished = firstPublished(d.u) })
 	return d.firstPublished
 }

@@ -502,8 +502,8 @@ func (d *Dataset) cashAt(is *Issuer, t time.Time, day Date, class func(ShareClas
 	evs := evBuf[:0]
 	// CashActions is by prior_ex_date descending: the window's events
 	// are one run.
-	lo := sort.Search(len(is.CashActions), func(i int) bool { return is.CashActions[i].PriorExDate <= day })
-	for _, e := range is.CashActions[lo:] {
+	lo := sort.Search(len(is.CashActions()), func(i int) bool { return is.CashActions()[i].PriorExDate <= day })
+	for _, e := range is.CashActions()[lo:] {
 		if e.PriorExDate <= from {
 			break
 		}

@@ -67,6 +67,12 @@ type BuildOptions struct {
 	// CashSorted set are kept as they are: the cash lists and answers
 	// built from them are then wrong.
 	CashSorted bool
+	// Deferred builds the Dataset without its deferred kinds (cash
+	// actions, fund reports, insider reports and documents: see
+	// Dataset.FinishDeferred), which the Universe need
+	// not hold yet: they are added by FinishDeferred, and whatever reads
+	// them waits until then.
+	Deferred bool
 }
 
 // BuildWith is Build with options.
@@ -79,7 +85,10 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 			d, err = nil, fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
 		}
 	}()
-	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked, ratiosChecked: opt.RatiosChecked && u.Derived.RatioRuns != nil, fundsChecked: opt.FundRatiosChecked && u.Derived.FundRuns != nil, cashSorted: opt.CashSorted}
+	b := &builder{u: u, d: &Dataset{u: u, lastSession: NoDate}, lastIssuer: -1, serial: opt.Serial, ordered: opt.OrderChecked, ratiosChecked: opt.RatiosChecked && u.Derived.RatioRuns != nil, fundsChecked: opt.FundRatiosChecked && u.Derived.FundRuns != nil, cashSorted: opt.CashSorted, deferKinds: opt.Deferred}
+	if opt.Deferred {
+		b.d.deferred = &deferredState{done: make(chan struct{}), opt: opt}
+	}
 	b.d.rules = readPriceRules(u.Derived.Catalog) // read by buildRatios and the Screener
 	for _, step := range []func() error{b.buildSectors, b.buildIssuers} {
 		if err := step(); err != nil {
@@ -103,7 +112,10 @@ func BuildWith(u *Universe, opt BuildOptions) (d *Dataset, err error) {
 			return nil, err
 		}
 	}
-	waitCash := b.beside((*builder).buildCash)
+	waitCash := func() error { return nil }
+	if !b.deferKinds {
+		waitCash = b.beside((*builder).buildCash)
+	}
 	err = b.buildQuotes()
 	if err == nil {
 		err = b.buildIssuerLists()
@@ -210,6 +222,7 @@ type builder struct {
 	ratiosChecked bool
 	fundsChecked  bool // BuildOptions.FundRatiosChecked, with FundRuns
 	cashSorted    bool // BuildOptions.CashSorted
+	deferKinds    bool // BuildOptions.Deferred: the deferred kinds' steps are FinishDeferred's
 }
 
 func invalid(format string, args ...any) error {
@@ -233,6 +246,7 @@ func (b *builder) buildIssuers() error {
 	d.issuers = make([]Issuer, len(u.Companies))
 	for i := range u.Companies {
 		d.issuers[i].Company = &u.Companies[i]
+		d.issuers[i].deferred = d.deferred
 	}
 	slices.SortFunc(d.issuers, func(x, y Issuer) int { return strings.Compare(upper(x.ID), upper(y.ID)) })
 	var byID, bySym, byCVM index.Builder[int32]
@@ -866,10 +880,20 @@ func (b *builder) buildIssuerLists() error {
 	}); err != nil {
 		return err
 	}
+	if b.deferKinds {
+		return nil // FinishDeferred's
+	}
+	return b.buildDeferredLists()
+}
+
+// buildDeferredLists files the insider reports, documents and fund
+// reports (deferred kinds) under their issuers, after the other lists.
+func (b *builder) buildDeferredLists() error {
+	u := b.u
 	if err := attach(b, u.InsiderReports, issuerList[InsiderReport]{
 		owner: func(r *InsiderReport) string { return r.CompanyID },
 		what:  func(r *InsiderReport) string { return fmt.Sprintf("insider report %s", r.ReferenceDate) },
-		list:  func(is *Issuer) *[]*InsiderReport { return &is.Insider },
+		list:  func(is *Issuer) *[]*InsiderReport { return &is.insider },
 		order: func(x, y *InsiderReport) int {
 			if c := cmp.Compare(x.ReferenceDate, y.ReferenceDate); c != 0 {
 				return c
@@ -885,7 +909,7 @@ func (b *builder) buildIssuerLists() error {
 	if err := attach(b, u.Documents, issuerList[Document]{
 		owner: func(doc *Document) string { return doc.CompanyID },
 		what:  func(doc *Document) string { return fmt.Sprintf("document %s", doc.ID) },
-		list:  func(is *Issuer) *[]*Document { return &is.Documents },
+		list:  func(is *Issuer) *[]*Document { return &is.documents },
 		order: func(x, y *Document) int {
 			if c := y.PublishDate.Compare(x.PublishDate); c != 0 {
 				return c
@@ -898,7 +922,7 @@ func (b *builder) buildIssuerLists() error {
 	return attach(b, u.FundReports, issuerList[FundReport]{
 		owner: func(r *FundReport) string { return r.FundID },
 		what:  func(r *FundReport) string { return fmt.Sprintf("fund report %s", r.ReferenceDate) },
-		list:  func(is *Issuer) *[]*FundReport { return &is.FundReports },
+		list:  func(is *Issuer) *[]*FundReport { return &is.fundReports },
 		order: func(x, y *FundReport) int {
 			return cmp.Or(cmp.Compare(x.ReferenceDate, y.ReferenceDate), cmp.Compare(x.Version, y.Version))
 		},

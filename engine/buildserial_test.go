@@ -78,12 +78,12 @@ func sameBuild(t *testing.T, x, y *Dataset) {
 	}
 	for i := range x.issuers {
 		a, b := &x.issuers[i], &y.issuers[i]
-		if !same(a.Ratios(), b.Ratios()) || !same(a.FundRatios(), b.FundRatios()) || len(a.CashActions) != len(b.CashActions) {
+		if !same(a.Ratios(), b.Ratios()) || !same(a.FundRatios(), b.FundRatios()) || len(a.CashActions()) != len(b.CashActions()) {
 			t.Errorf("issuer %s: ratio series or cash list differ", a.ID)
 			continue
 		}
-		for j := range a.CashActions {
-			if !sameRow(a.CashActions[j].CashAction, b.CashActions[j].CashAction) {
+		for j := range a.CashActions() {
+			if !sameRow(a.CashActions()[j].CashAction, b.CashActions()[j].CashAction) {
 				t.Errorf("issuer %s: cash list differs at %d", a.ID, j)
 			}
 		}

@@ -133,7 +133,7 @@ func (b *builder) buildCash() error {
 	var byPay []uint64
 	for i := range d.cash {
 		e := &d.cash[i]
-		e.Issuer.CashActions = append(e.Issuer.CashActions, e)
+		e.Issuer.cashActions = append(e.Issuer.cashActions, e)
 		if e.PaymentDate.Valid() {
 			byPay = append(byPay, uint64(uint32(e.PaymentDate)^1<<31)<<32|uint64(i))
 		}
@@ -384,6 +384,7 @@ func (d *Dataset) CashPaidBetween(dst []int32, from, to Date) []int32 {
 	if from > to {
 		return dst
 	}
+	d.deferred.wait()
 	ix := d.cashByPay
 	lo := sort.Search(len(ix), func(i int) bool { return d.cash[ix[i]].PaymentDate >= from })
 	hi := lo + sort.Search(len(ix)-lo, func(i int) bool { return d.cash[ix[lo+i]].PaymentDate > to })

@@ -57,6 +57,8 @@ type Dataset struct {
 	sessionsState // see SessionAt
 
 	blocks *blockState // SetBlocks (nil: the bars are verified)
+
+	deferred *deferredState // BuildOptions.Deferred (nil: none; see FinishDeferred)
 }
 
 // Issuer is the derived view of one Company: its tickers and every
@@ -79,28 +81,27 @@ type Issuer struct {
 	lazyReports *lazyReports
 	// Shares is the share-count history, newest first.
 	Shares []*SharesPoint
-	// CashActions sorted by prior_ex_date descending (then ticker, event,
-	// version descending); every version is kept.
-	CashActions []*CashEvent
+	// deferred is the Dataset's (nil: built whole): the deferred kinds'
+	// lists below wait for it (see CashActions).
+	deferred *deferredState
+	// cashActions: see CashActions.
+	cashActions []*CashEvent
 	// ShareActions sorted by prior_ex_date descending (then ISIN, type).
 	ShareActions []*ShareAction
 	// shareActionAt[i] is the position of ShareActions[i] in the
 	// Universe's ShareActions (the derivation's order of a company's
 	// splits, cashAt).
 	shareActionAt []int32
-	// Insider reports sorted by reference_date, aggregation, version.
-	Insider []*InsiderReport
-	// Documents sorted by publish_date descending, then id.
-	Documents []*Document
+	insider       []*InsiderReport // see Insider
+	documents     []*Document      // see Documents
 	// ratios groups the company's ratio points by indicator, class and
 	// frequency (in that order); points inside a group are sorted by
 	// reference_date then publish_date (see Ratios).
 	ratios []RatioSeries
 	// lazyRatios, when not nil, makes ratios on Ratios' first call from
 	// the company's run of points (Derived.RatioRuns).
-	lazyRatios *lazyRatios
-	// FundReports (funds only) sorted by reference_date then version.
-	FundReports []*FundReport
+	lazyRatios  *lazyRatios
+	fundReports []*FundReport // see FundReports
 	// fundRatios (funds only) grouped by indicator and frequency; points
 	// sorted by reference_date then publish_date (see FundRatios).
 	fundRatios []FundRatioSeries
@@ -182,7 +183,10 @@ func (a *Asset) Pos() int { return int(a.pos) }
 
 // Universe returns the source Universe without its daily series (the
 // Assets' Daily hold them, compactly). It must not be modified.
-func (d *Dataset) Universe() *Universe { return d.u }
+func (d *Dataset) Universe() *Universe {
+	d.deferred.wait()
+	return d.u
+}
 
 // Meta returns the dataset's metadata.
 func (d *Dataset) Meta() Meta { return d.u.Meta }
@@ -269,7 +273,10 @@ func (d *Dataset) AssetByISIN(isin string) (*Asset, bool) {
 // CashActions returns every cash action of every company with its
 // adjustment factor, sorted by prior_ex_date descending, then company,
 // ticker, event and version descending.
-func (d *Dataset) CashActions() []CashEvent { return d.cash }
+func (d *Dataset) CashActions() []CashEvent {
+	d.deferred.wait()
+	return d.cash
+}
 
 // Catalog returns the indicator catalog (Derived.Catalog); RatioPoint.Indicator
 // indexes it.
@@ -282,7 +289,10 @@ func (d *Dataset) RatioVars(p *RatioPoint) []Num { return d.u.Derived.Vars(p) }
 // FundSources returns the sources of p, a point of one of the Dataset's
 // fund series (see Derived.FundSourcesOf). The slice is shared: read
 // only.
-func (d *Dataset) FundSources(p *FundRatioPoint) []Source { return d.u.Derived.FundSourcesOf(p) }
+func (d *Dataset) FundSources(p *FundRatioPoint) []Source {
+	d.deferred.wait()
+	return d.u.Derived.FundSourcesOf(p)
+}
 
 // IndicatorIndex returns the index in d.Catalog() of the indicator of the
 // given kind (IndFundamental, IndValuation, IndFund) and id, both matched

@@ -512,8 +512,8 @@ func TestAdjustedCash(t *testing.T) {
 		t.Errorf("order = %v, want %v", ids, want)
 	}
 	is, _ := ds.Issuer(petroID)
-	if len(is.CashActions) != 4 || is.CashActions[0].ID != "c2v1" {
-		t.Errorf("issuer cash actions = %d", len(is.CashActions))
+	if len(is.CashActions()) != 4 || is.CashActions()[0].ID != "c2v1" {
+		t.Errorf("issuer cash actions = %d", len(is.CashActions()))
 	}
 	checkNum(t, "installment", InstallmentValue(&Installment{DeclaredValue: 1, MonetaryCorrection: 0.5}), 1.5)
 	checkNum(t, "installment null", InstallmentValue(&Installment{DeclaredValue: Null, MonetaryCorrection: 0.5}), Null)
@@ -541,7 +541,7 @@ func TestIssuerLists(t *testing.T) {
 	if len(is.ShareActions) != 3 || is.ShareActions[0].PriorExDate != d(2) || is.ShareActions[2].PriorExDate != d(0) {
 		t.Errorf("share actions order")
 	}
-	if len(is.Documents) != 2 || is.Documents[0].ID != "doc2" || len(is.Insider) != 1 {
+	if len(is.Documents()) != 2 || is.Documents()[0].ID != "doc2" || len(is.Insider()) != 1 {
 		t.Error("documents order")
 	}
 	if is.IsFund() {
@@ -575,7 +575,7 @@ func checkRatioGroups(t *testing.T, ds *Dataset, is *Issuer) {
 func checkFundLists(t *testing.T, ds *Dataset) {
 	t.Helper()
 	f, _ := ds.Issuer(fundID)
-	if !f.IsFund() || len(f.FundReports) != 1 || len(f.FundRatios()) != 1 || len(f.FundRatios()[0].Points) != 2 ||
+	if !f.IsFund() || len(f.FundReports()) != 1 || len(f.FundRatios()) != 1 || len(f.FundRatios()[0].Points) != 2 ||
 		f.FundRatios()[0].Points[0].ReferenceDate != MakeDate(2023, 11, 1) {
 		t.Errorf("fund lists = %+v", f.FundRatios())
 	}

@@ -24,6 +24,7 @@ type ExCash struct {
 // missing adds nothing to Gross; one whose net_value is missing adds
 // nothing to Net.
 func (d *Dataset) ExCash(a *Asset) []ExCash {
+	d.deferred.wait()
 	i := a.Pos()
 	if i+1 >= len(d.exCashAt) {
 		return nil
@@ -233,6 +234,7 @@ type trMark struct {
 // open instead read the dates and closes of every asset with cash, most
 // of a mapped snapshot's daily columns.
 func (d *Dataset) trMarksOf(a *Asset) []trMark {
+	d.deferred.wait()
 	i := a.Pos()
 	if i < 0 || i >= len(d.trMarks) {
 		return nil
@@ -251,8 +253,12 @@ func (d *Dataset) trMarksOf(a *Asset) []trMark {
 
 // TRIndexBytes returns the bytes the Dataset keeps for the total-return
 // index of its assets (the marks: cash and base steps, gross and net)
-// made so far.
+// made so far (none while the deferred kinds are awaited: it does not
+// wait).
 func (d *Dataset) TRIndexBytes() int64 {
+	if d.Deferred() {
+		return 0
+	}
 	n := int64(len(d.trMarks)) * int64(unsafe.Sizeof(atomic.Pointer[[]trMark]{}))
 	for i := range d.trMarks {
 		if p := d.trMarks[i].Load(); p != nil {

@@ -101,7 +101,7 @@ func (a *API) companyCash(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 	if res.Kind == engine.ByTicker && f.class == "" {
 		f.class = res.Class
 	}
-	return f.append(c, dst, res.Issuer.CashActions), nil
+	return f.append(c, dst, res.Issuer.CashActions()), nil
 }
 
 // fundCash serves GET /traded-funds/{id}/cash-corporate-actions
@@ -117,7 +117,7 @@ func (a *API) fundCash(c *call, dst []byte, r *http.Request, ps httprouter.Param
 	if err != nil {
 		return nil, err
 	}
-	return f.append(c, dst, res.Issuer.CashActions), nil
+	return f.append(c, dst, res.Issuer.CashActions()), nil
 }
 
 // cashFilter is what the one-issuer cash routes filter by.

@@ -498,7 +498,7 @@ func (a *API) insider(c *call, dst []byte, r *http.Request, ps httprouter.Params
 	}
 	dst = append(dst, '[')
 	n := 0
-	rs := res.Issuer.Insider
+	rs := res.Issuer.Insider()
 	for i := len(rs) - 1; i >= 0; i-- {
 		ir := rs[i]
 		if agg != "" && ir.Aggregation != agg ||
@@ -578,7 +578,7 @@ func (a *API) documents(c *call, dst []byte, r *http.Request, ps httprouter.Para
 	}
 	dst = append(dst, '[')
 	n := 0
-	for _, d := range res.Issuer.Documents {
+	for _, d := range res.Issuer.Documents() {
 		pd := engine.DateOf(d.PublishDate)
 		if cat != "" && !strings.EqualFold(d.Category, cat) ||
 			start.Valid() && pd < start || end.Valid() && pd > end ||

@@ -150,6 +150,13 @@ type Route struct {
 	// is called after the key and the clock are known, before the body
 	// is read, and may pin on c what it found (see pricedBlocks).
 	blocksFor func(a *API, c *call, r *http.Request) BlockScope
+	// Deferred marks a route whose answer reads a deferred kind of the
+	// Dataset (cash actions, fund reports, insider reports, documents,
+	// and the fund ratio points' sources: engine.Dataset.FinishDeferred): while a
+	// snapshot's deferred kinds are still being loaded its requests wait
+	// for them (readsDeferred), then are served. Any request with as_of
+	// waits too (the earliest time it may name reads them).
+	Deferred bool
 	// Admin routes are the operator's (under /admin): only keys with
 	// ScopeAdmin may call them, whatever their plan (admin.go).
 	Admin bool

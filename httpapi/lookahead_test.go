@@ -175,7 +175,7 @@ func TestAsOfLookAhead(t *testing.T) {
 	var companies, funds []string
 	for _, is := range full.Issuers() {
 		switch {
-		case is.IsFund() && len(is.FundReports) > 0:
+		case is.IsFund() && len(is.FundReports()) > 0:
 			funds = append(funds, is.ID)
 		case !is.IsFund() && len(is.Reports()) > 0:
 			companies = append(companies, is.ID)

@@ -36,7 +36,10 @@ type metrics struct {
 	rateLimited *prometheus.CounterVec // key: the key's name (never the key)
 	logDropped  prometheus.Counter     // access log lines dropped (AccessLog)
 	answerHits  prometheus.Counter     // answers sent from the answer cache
-	answerEvict prometheus.Counter     // answers evicted from the answer cache
+	// deferredWaits counts the requests that waited for their snapshot's
+	// deferred kinds (awaitDeferred).
+	deferredWaits prometheus.Counter
+	answerEvict   prometheus.Counter // answers evicted from the answer cache
 	// authFailures counts the requests without a valid key: refused (401)
 	// or limited (401 with Retry-After, authlimit.go).
 	authFailures *prometheus.CounterVec
@@ -121,6 +124,10 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 			Name: "pregao_rate_limited_total",
 			Help: "Requests answered 429 because their key's rate limit was reached, by key name.",
 		}, []string{"key"}),
+		deferredWaits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "pregao_deferred_waits_total",
+			Help: "Requests that waited for their snapshot's cash actions, fund data, insider reports and documents, loaded after the snapshot was published.",
+		}),
 		answerHits: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "pregao_answer_cache_hits_total",
 			Help: "Answers sent from the answer cache, without running their handler.",
@@ -168,7 +175,7 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 	}, func() float64 { _, n := cache(); return float64(n) })
 	if reg != nil {
 		reg.MustRegister(m.requests, m.latency, m.inflight, m.panics, m.snapshotInfo, m.asOf,
-			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited, m.logDropped, m.answerHits,
+			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited, m.logDropped, m.answerHits, m.deferredWaits,
 			m.answerEvict, m.authFailures, cacheBytes, cacheEntries,
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

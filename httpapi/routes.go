@@ -156,9 +156,9 @@ var routeTable = csvRoutes([]Route{
 	{Method: http.MethodPost, Path: routeQuotesChart, Summary: "Chart presets of up to 500 tickers: POST /quotes with type chart (addition)",
 		Body: &chartQuotesBody, Response: "ChartsByTicker", CSV: csvQuotes, Priced: true, Blocks: BlocksOwn, serve: quotesTyped(TypeChart, &chartQuotesBody)},
 	{Method: http.MethodPost, Path: routeTotalReturnBatch, Summary: "Total-return series of up to 500 tickers: dividends reinvested at the theoretical ex price (addition)",
-		Body: &totalReturnBody, Response: "TotalReturnByTicker", CSV: csvTotalReturn, Priced: true, serve: (*API).totalReturnBatch},
+		Body: &totalReturnBody, Response: "TotalReturnByTicker", CSV: csvTotalReturn, Priced: true, Deferred: true, serve: (*API).totalReturnBatch},
 	{Method: http.MethodGet, Path: routeTotalReturn, Summary: "A ticker's total-return series: its index, 1.0 on the first session, with dividends reinvested at the theoretical ex price (addition)",
-		Params: trParams, Response: "TotalReturnSeries", CSV: csvTotalReturn, Priced: true, serve: (*API).totalReturnSingle},
+		Params: trParams, Response: "TotalReturnSeries", CSV: csvTotalReturn, Priced: true, Deferred: true, serve: (*API).totalReturnSingle},
 	{Method: http.MethodGet, Path: routeVariations, Summary: "Gainers and losers of the previous session among every listed ticker",
 		Params: []Param{rankingLimit}, Response: "Variations", Priced: true, blocksFor: pricedBlocks, serve: (*API).variations},
 	{Method: http.MethodGet, Path: routeCompanies, Summary: "Brazilian companies (and BDR issuers with bdr=true), by company_id",
@@ -187,11 +187,11 @@ var routeTable = csvRoutes([]Route{
 			{Name: "stock_type", In: InQuery, Type: TypeEnum, Enum: cashClasses, Desc: "keep events of this share class (BDR needs bdr=true)"},
 			{Name: "bdr", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add the events of BDR issuers"},
 			listLimit, listOffset, formatParam, asOfParam,
-		}, Response: "CashCorporateActions", CSV: csvCash, Blocks: BlocksNone, serve: (*API).cashActions},
+		}, Response: "CashCorporateActions", CSV: csvCash, Blocks: BlocksNone, Deferred: true, serve: (*API).cashActions},
 	{Method: http.MethodGet, Path: routeCompanyCash, Summary: "One company's cash corporate actions, prior_ex_date descending; by ticker, its class's (addition)",
-		Params: append([]Param{pathCompanyID}, oneIssuerCashParams...), Response: "CashCorporateActions", CSV: csvCash, Blocks: BlocksNone, serve: (*API).companyCash},
+		Params: append([]Param{pathCompanyID}, oneIssuerCashParams...), Response: "CashCorporateActions", CSV: csvCash, Blocks: BlocksNone, Deferred: true, serve: (*API).companyCash},
 	{Method: http.MethodGet, Path: routeFundCash, Summary: "A listed fund's distributions (FII, ETF), prior_ex_date descending (addition)",
-		Params: append([]Param{pathFundID}, oneIssuerCashParams...), Response: "CashCorporateActions", CSV: csvCash, Blocks: BlocksNone, serve: (*API).fundCash},
+		Params: append([]Param{pathFundID}, oneIssuerCashParams...), Response: "CashCorporateActions", CSV: csvCash, Blocks: BlocksNone, Deferred: true, serve: (*API).fundCash},
 	{Method: http.MethodGet, Path: routeRatios, Summary: "A company's fundamental ratios, keyed by indicator id and frequency",
 		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, blocksFor: companyBlocks, serve: (*API).ratiosFundamental},
 	{Method: http.MethodGet, Path: routeValuation, Summary: "A company's valuation ratios, keyed by indicator id and frequency",
@@ -230,7 +230,7 @@ var routeTable = csvRoutes([]Route{
 			{Name: "trade", In: InQuery, Type: TypeEnum, Enum: []string{"BUY", "SELL"}, Fold: true, Desc: "keep only movements of this operation; reports left without one are left out (addition, as Partnr's)"},
 			{Name: "group_id", In: InQuery, Type: TypeString, Desc: "keep only movements of this group (CONTROLLER, TREASURY, SUBSIDIARY, BOARD, EXECUTIVE_BOARD, AUDIT_COUNCIL…), matched ignoring case; reports left without one are left out (addition, as Partnr's)"},
 			listLimit, listOffset,
-		}, Response: "InsiderTransactions", Blocks: BlocksNone, serve: (*API).insider},
+		}, Response: "InsiderTransactions", Blocks: BlocksNone, Deferred: true, serve: (*API).insider},
 	{Method: http.MethodGet, Path: routeDocuments, Summary: "A company's regulatory documents, newest publication first",
 		Params: []Param{
 			pathCompanyID,
@@ -240,7 +240,7 @@ var routeTable = csvRoutes([]Route{
 			publishDate,
 			{Name: "limit", In: InQuery, Type: TypeInteger, Default: 100, Min: 1, Max: 500, Desc: "number of documents"},
 			listOffset,
-		}, Response: "Documents", Blocks: BlocksNone, serve: (*API).documents},
+		}, Response: "Documents", Blocks: BlocksNone, Deferred: true, serve: (*API).documents},
 	{Method: http.MethodGet, Path: routeSharesHistory, Summary: "A company's share counts, newest first",
 		Params: []Param{pathCompanyID,
 			{Name: "start_date", In: InQuery, Type: TypeDate, Desc: "keep counts dated on or after this day (addition, as Partnr's)"},
@@ -264,7 +264,7 @@ var routeTable = csvRoutes([]Route{
 			latestByReference,
 			{Name: "limit", In: InQuery, Type: TypeInteger, Default: 500, Min: 1, Max: 500, Desc: "number of points, in answer order (indicator, frequency, reference date)"},
 			listOffset, formatParam, asOfParam,
-		}, Response: "FundRatios", CSV: csvRatios, Blocks: BlocksCompany, serve: (*API).fundRatios},
+		}, Response: "FundRatios", CSV: csvRatios, Blocks: BlocksCompany, Deferred: true, serve: (*API).fundRatios},
 	{Method: http.MethodGet, Path: routeSectors, Summary: "The sector taxonomy: every node with its level, parent and number of issuers; the ids the screener's sector filter takes (addition)",
 		Params: []Param{
 			{Name: "level", In: InQuery, Type: TypeInteger, Min: 1, Max: 4, Desc: "keep one level: 1 sector, 2 industry group, 3 industry, 4 sub-industry (default every level)"},
@@ -276,10 +276,10 @@ var routeTable = csvRoutes([]Route{
 			listLimit, listOffset,
 		}, Response: "Catalog", Blocks: BlocksNone, serve: (*API).catalog},
 	{Method: http.MethodGet, Path: routeFiles, Summary: "The snapshot's datasets as Parquet and CSV files, as the key's plan sees them: name, rows, bytes, sha256, date range and url of each (addition)",
-		Response: "FileList", Priced: true, serve: (*API).filesList},
+		Response: "FileList", Priced: true, Deferred: true, serve: (*API).filesList},
 	{Method: http.MethodGet, Path: routeFile, Summary: "One file of GET /files, with ETag and Range (addition)",
 		Params: []Param{{Name: "name", In: InPath, Type: TypeString, Required: true, Example: "companies.parquet", Desc: "a file's name, as GET /files lists it"}},
-		Media:  mediaFile, raw: (*API).fileServe},
+		Media:  mediaFile, Deferred: true, raw: (*API).fileServe},
 	{Method: http.MethodGet, Path: routeStreamQuotes, Summary: "The live session as it happens, as the key's plan sees it: a stream of Server-Sent Events (addition)",
 		Params: []Param{
 			{Name: "tickers", In: InQuery, Type: TypeList, Example: "ITAG3,LITA3", Desc: "the tickers to stream, comma-separated (up to 500); or index"},
@@ -443,8 +443,15 @@ func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) 
 			return nil, errorf(http.StatusServiceUnavailable, "not ready: the snapshot is damaged: %v", bs.Err)
 		}
 	}
+	if err := ds.DeferredErr(); err != nil {
+		return nil, errorf(http.StatusServiceUnavailable, "not ready: the snapshot could not be loaded whole: %v", err)
+	}
 	dst = append(dst, `{"status":"ready","as_of":`...)
 	dst = appendTime(dst, ds.AsOf())
+	if ds.Deferred() {
+		// Served: requests that read what is still loading wait for it.
+		dst = append(dst, `,"deferred":"loading"`...)
+	}
 	if bl != nil {
 		dst = append(dst, `,"blocks":{"total":`...)
 		dst = strconv.AppendInt(dst, bs.Blocks, 10)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -91,6 +92,11 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 	if r.Method == http.MethodPost {
 		if err := a.readBody(c, r); err != nil {
 			return o.failErr(err)
+		}
+	}
+	if c.ds != nil && c.ds.Deferred() && readsDeferred(c, r) {
+		if st := a.awaitDeferred(c, r); st != 0 {
+			return st
 		}
 	}
 	if rt.raw != nil {
@@ -190,6 +196,9 @@ func (a *API) resolveView(c *call, r *http.Request) int {
 	if err := c.ds.BlockErr(); err != nil {
 		return c.out.failErr(a.badBlock(c, err))
 	}
+	if err := c.ds.DeferredErr(); err != nil {
+		return c.out.failErr(a.failedDeferred(c, err))
+	}
 	c.now = a.clock.Now()
 	if a.blockScope(c, r) == BlocksAll {
 		if err := c.ds.CheckAll(); err != nil {
@@ -225,6 +234,50 @@ func (a *API) badBlock(c *call, err error) error {
 		a.log.Error("snapshot block failed its checksum: answering 503", "as_of", c.ds.AsOf(), "error", err)
 	}
 	return errorf(http.StatusServiceUnavailable, "the snapshot is damaged (%v): not answered; retry shortly", err)
+}
+
+// readsDeferred reports whether c's answer may read a deferred kind of
+// its Dataset (Route.Deferred): its route's declaration, or a request
+// that names an earlier time (as_of, in its query or its body; a
+// percent-encoded query or an escaped body is not read here, so it
+// counts as naming one). Called only while the kinds are awaited.
+func readsDeferred(c *call, r *http.Request) bool {
+	rt := c.route
+	if rt.Deferred {
+		return true
+	}
+	if q := r.URL.RawQuery; strings.Contains(q, "as_of") || strings.IndexByte(q, '%') >= 0 {
+		return true
+	}
+	return bytes.Contains(c.body, []byte("as_of")) || bytes.IndexByte(c.body, '\\') >= 0
+}
+
+// awaitDeferred waits until c's Dataset has its deferred kinds: 0 once
+// they are in; 503 when they could not be loaded (the snapshot is
+// failed, as for a bad block) or the request ended first.
+func (a *API) awaitDeferred(c *call, r *http.Request) int {
+	a.m.deferredWaits.Inc()
+	err := c.ds.WaitDeferred(r.Context())
+	switch {
+	case err == nil:
+		return 0
+	case r.Context().Err() != nil:
+		c.out.w.Header()["Retry-After"] = retryLoading
+		return c.out.fail(http.StatusServiceUnavailable, "the snapshot's cash actions, fund data, insider reports and documents are still loading: retry shortly")
+	}
+	return c.out.failErr(a.failedDeferred(c, err))
+}
+
+// failedDeferred returns the error of a request to a snapshot whose
+// deferred kinds could not be loaded (a failed snapshot, as one with a
+// bad block: 503 with Retry-After, logged once per snapshot).
+func (a *API) failedDeferred(c *call, err error) error {
+	c.out.w.Header()["Retry-After"] = retryLoading
+	w := weak.Make(c.ds)
+	if old := a.badBlockLogged.Swap(&w); old == nil || *old != w {
+		a.log.Error("snapshot's deferred kinds failed to load: answering 503", "as_of", c.ds.AsOf(), "error", err)
+	}
+	return errorf(http.StatusServiceUnavailable, "the snapshot could not be loaded whole (%v): not answered; retry shortly", err)
 }
 
 // readBody reads the request body into c.body, up to the route's cap.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -48,7 +49,7 @@ func ReadFile(path string) (*engine.Universe, Header, error) {
 // decode when compact is set (engine.CompactSeries: only for a Universe
 // that goes straight to engine.Build).
 func readFile(path string, pause, compact bool, workers int, prog *Progress) (*engine.Universe, Header, error) {
-	u, h, _, err := openAndRead(path, pause, compact, false, workers, prog, nil)
+	u, h, _, err := openAndRead(path, pause, compact, false, workers, prog, nil, nil)
 	return u, h, err
 }
 
@@ -58,7 +59,7 @@ func readFile(path string, pause, compact bool, workers int, prog *Progress) (*e
 // the Universe (mapfile.ReleaseWith). Without it, the area is read into
 // the heap. With lazy, the column blocks are not verified but recorded
 // in lazy, to verify on first use.
-func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *Progress, lazy *colBlocks) (*engine.Universe, Header, *mapfile.File, error) {
+func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *Progress, lazy *colBlocks, def *deferredParts) (*engine.Universe, Header, *mapfile.File, error) {
 	f, size, err := openFile(path)
 	if err != nil {
 		return nil, Header{}, nil, err
@@ -86,7 +87,7 @@ func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *P
 		}
 		return m.Bytes()[h.ColumnsOffset : h.ColumnsOffset+h.Columns], nil
 	}
-	u, h, err := readFrom(f, size, pause, compact, workers, prog, cols, lazy)
+	u, h, err := readFrom(f, size, pause, compact, workers, prog, cols, lazy, def)
 	if err != nil {
 		if mf != nil {
 			mf.Close()
@@ -129,7 +130,7 @@ func readAligned(f io.ReaderAt, off, n int64) ([]byte, error) {
 // readFrom decodes the snapshot of size bytes held by f, pausing
 // collection meanwhile when pause is set; cols gives the column area of
 // a format 6 file and lazy takes its blocks (see openAndRead).
-func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog *Progress, cols func(*Header) ([]byte, error), lazy *colBlocks) (*engine.Universe, Header, error) {
+func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog *Progress, cols func(*Header) ([]byte, error), lazy *colBlocks, def *deferredParts) (*engine.Universe, Header, error) {
 	hb, err := readHeaderBytes(f, size)
 	if err != nil {
 		return nil, Header{}, err
@@ -151,7 +152,7 @@ func readFrom(f io.ReaderAt, size int64, pause, compact bool, workers int, prog 
 			return nil, Header{}, err
 		}
 	}
-	return decodeSections(h, c, size, pause, compact, workers, prog, lazy, func(s *Section, buf []byte) ([]byte, error) {
+	return decodeSections(h, c, size, pause, compact, workers, prog, lazy, def, func(s *Section, buf []byte) ([]byte, error) {
 		if int64(cap(buf)) < s.Compressed {
 			buf = make([]byte, s.Compressed)
 		}
@@ -221,6 +222,22 @@ type LoadOptions struct {
 	// Verified, when not nil, is called (from the background pass's
 	// goroutine) once every block is verified, with what was found.
 	Verified func(engine.BlockStatus)
+	// Deferred makes the Dataset usable before its deferred kinds (cash
+	// actions, fund reports, insider reports and documents:
+	// engine.BuildOptions.Deferred) are decoded: their
+	// sections are verified with the others, then Load indexes the rest
+	// and returns, and a goroutine of its own decodes them (on Workers
+	// goroutines) and adds them (engine.Dataset.FinishDeferred). What
+	// reads them waits meanwhile; if they cannot be added, the Dataset's
+	// DeferredErr says why. Without it, Load returns a whole Dataset.
+	Deferred bool
+	// DeferredDone, when not nil, is called once the deferred kinds are
+	// in (nil) or have failed (the error), from Load's goroutine: at most
+	// once, and not when Load itself fails.
+	DeferredDone func(error)
+	// Go runs the deferred kinds' decoding (nil: in a goroutine of its
+	// own), e.g. on a thread of low priority.
+	Go func(func())
 }
 
 // Load reads and decodes the snapshot at path (see ReadFile) and indexes
@@ -242,15 +259,20 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if opt.LazyVerify {
 		lazy = newColBlocks()
 	}
-	u, h, mf, err := openAndRead(path, opt.PauseGC, true, true, opt.Workers, opt.Progress, lazy)
+	var def *deferredParts
+	if opt.Deferred {
+		def = &deferredParts{}
+	}
+	u, h, mf, err := openAndRead(path, opt.PauseGC, true, true, opt.Workers, opt.Progress, lazy, def)
 	if err != nil {
 		return nil, Header{}, err
 	}
+	deferred := def != nil && def.on
 	opt.Progress.Begin("index", "", 0)
 	// A format 6 file's blocks check their series' order and their ratio
 	// points (blockChecks); its cash actions' order is checked as it is
 	// read (checkCashOrder).
-	ds, err := engine.BuildWith(u, engine.BuildOptions{Serial: opt.Workers == 1, OrderChecked: h.Columns > 0, RatiosChecked: h.Columns > 0, FundRatiosChecked: h.Columns > 0, CashSorted: h.FormatVersion >= columnsVersion})
+	ds, err := engine.BuildWith(u, engine.BuildOptions{Serial: opt.Workers == 1, OrderChecked: h.Columns > 0, RatiosChecked: h.Columns > 0, FundRatiosChecked: h.Columns > 0, CashSorted: h.FormatVersion >= columnsVersion, Deferred: deferred})
 	if err != nil && lazy != nil {
 		// Build read unverified bars: a bad block is the reason to give.
 		if berr := lazy.All(); berr != nil {
@@ -279,9 +301,33 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 		}
 		lazy.closeFile() // unless the pass took it
 	}
+	if deferred {
+		core := u.Derived // not u: its daily series are let go
+		run := opt.Go
+		if run == nil {
+			run = func(f func()) { go f() }
+		}
+		run(func() {
+			if beforeDeferred != nil {
+				beforeDeferred()
+			}
+			lu, err := def.decode(opt.Workers, &core)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+			err = ds.FinishDeferred(lu, err)
+			if opt.DeferredDone != nil {
+				opt.DeferredDone(err)
+			}
+		})
+	}
 	opt.Progress.Begin("done", "", 0)
 	return ds, h, nil
 }
+
+// beforeDeferred, when set (tests), runs first in a load's goroutine of
+// the deferred kinds: a test holds them there.
+var beforeDeferred func()
 
 // ReadHeader reads and verifies only the header of the snapshot at path;
 // it checks that the file size matches the section table but does not
@@ -342,7 +388,7 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 		cols = alignedBytes(h.Columns)
 		copy(cols, b[h.ColumnsOffset:])
 	}
-	return decodeSections(h, cols, int64(len(b)), pause, false, 0, nil, nil, func(s *Section, _ []byte) ([]byte, error) {
+	return decodeSections(h, cols, int64(len(b)), pause, false, 0, nil, nil, nil, func(s *Section, _ []byte) ([]byte, error) {
 		return b[s.Offset : s.Offset+s.Compressed], nil
 	})
 }
@@ -353,8 +399,11 @@ func decode(b []byte, pause bool) (*engine.Universe, Header, error) {
 // fetch returns the compressed bytes of a
 // section, read into buf when it needs a buffer (its result is then
 // passed back as buf for a later section of the same worker). With
-// lazy, the column blocks are recorded in it instead of verified.
-func decodeSections(h Header, cols []byte, size int64, pause, compact bool, workers int, prog *Progress, lazy *colBlocks, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
+// lazy, the column blocks are recorded in it instead of verified. With
+// def, the deferred kinds are verified (phase 1) but not decoded: their
+// compressed bytes are kept in def, which decodes them later
+// (deferredParts.decode), unless def.on is false on return.
+func decodeSections(h Header, cols []byte, size int64, pause, compact bool, workers int, prog *Progress, lazy *colBlocks, def *deferredParts, fetch func(s *Section, buf []byte) ([]byte, error)) (*engine.Universe, Header, error) {
 	zd, err := decoder()
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("snapshot: zstd: %w", err)
@@ -384,6 +433,14 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 	var raws [][]byte
 	if rawTotal > pipelineRatio*size {
 		raws = make([][]byte, len(secs))
+	}
+	// A load whose phase 1 decompresses every section decodes them all
+	// now; otherwise the deferred kinds' compressed bytes, once verified,
+	// are kept for their decoding after Load.
+	later := func(int) bool { return false }
+	if def != nil && raws == nil {
+		def.on, def.comp = true, make([][]byte, len(secs))
+		later = func(i int) bool { return deferredKind(secs[i].Name) }
 	}
 	cbufs := make(chan []byte, len(secs))
 	getBuf := func(ch chan []byte) []byte {
@@ -418,6 +475,11 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 			}
 			raws[i] = raw
 		}
+		if later(i) {
+			// Kept, and not given back as a buffer: the bytes verified
+			// are the bytes decoded later.
+			def.comp[i], comp = comp, nil
+		}
 		prog.Add(s.Compressed)
 		return nil
 	})
@@ -439,7 +501,7 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 		next[ki] += s.Items
 	}
 	for ki, k := range kinds {
-		if next[ki] > 0 && !(h.FormatVersion >= columnsVersion && (k.name == "ratios" || k.name == "reports" || k.name == "fund_ratios")) {
+		if next[ki] > 0 && !(h.FormatVersion >= columnsVersion && (k.name == "ratios" || k.name == "reports" || k.name == "fund_ratios")) && !(def != nil && def.on && deferredKind(k.name)) {
 			// format 6's ratio points, report heads and fund ratio
 			// points are columns (decRatioColumns, decReports6,
 			// decFundColumns)
@@ -467,7 +529,12 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 	stats := make([]partStats, len(secs))
 	bufs := make(chan []byte, len(secs))
 	prog.Begin("decode", "bytes", rawTotal)
-	err = parallelWorkers(workers, order, len(secs), func(i int) error {
+	now := order
+	if def != nil && def.on {
+		now = slices.DeleteFunc(slices.Clone(order), later)
+		def.prepare(h, secs, starts, next, zd, &ls)
+	}
+	err = parallelWorkers(workers, now, len(now), func(i int) error {
 		s := &secs[i]
 		var raw []byte
 		if raws != nil {
@@ -531,7 +598,7 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 	// points' indicators and the sharing of fund sources, which read and
 	// write no cash action; errors are given in this order.
 	cashErr := func() error { return nil }
-	if ls.version >= columnsVersion {
+	if ls.version >= columnsVersion && (def == nil || !def.on) {
 		cashErr = beside(workers, func() error { return checkCashOrder(u.CashActions) })
 	}
 	if err := checkIndicators(u, u.Derived.RatioRuns == nil); err != nil {

@@ -287,7 +287,7 @@ func TestLoadReadsNoColumnPage(t *testing.T) {
 	bars := int64(len(dcols) + len(icols))
 
 	lazy := newColBlocks()
-	uu, h, mf, err := openAndRead(path, false, true, true, 1, nil, lazy)
+	uu, h, mf, err := openAndRead(path, false, true, true, 1, nil, lazy, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -852,7 +852,11 @@ func parallelWorkers(workers int, order []int, n int, fn func(i int) error) erro
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, n)
-	errs := make([]error, n)
+	size := n // errs by item: order may name items beyond n
+	for _, i := range order[:min(n, len(order))] {
+		size = max(size, i+1)
+	}
+	errs := make([]error, size)
 	var next atomic.Int64
 	var failed atomic.Bool
 	work := func() {

@@ -217,7 +217,7 @@ func checkRealDataset(t *testing.T, u *engine.Universe) {
 		t.Errorf("IBOV highs %d", len(ix.Highs))
 	}
 	// Ambev: the 29 cash events of GetListedCashDividends.
-	if am, ok := ds.Issuer("07526557000100"); !ok || len(am.CashActions) != 29 {
+	if am, ok := ds.Issuer("07526557000100"); !ok || len(am.CashActions()) != 29 {
 		t.Errorf("Ambev cash actions")
 	}
 	// HGLG11: March 2021 P/NAV = close of 2021-03-26 (169,70) / NAV per

@@ -83,7 +83,10 @@ func (m *Main) loadFirst(ctx context.Context) error {
 	if beforeFirstLoad != nil {
 		beforeFirstLoad()
 	}
-	return m.loadSnapshot(snapshot.LoadOptions{PauseGC: true, Progress: &m.progress})
+	// The first snapshot is published before its deferred kinds (cash
+	// actions, fund data, insider reports, documents) are decoded: the
+	// routes that read them wait for them, the others answer at once.
+	return m.loadSnapshot(snapshot.LoadOptions{PauseGC: true, Progress: &m.progress, Deferred: true})
 }
 
 // loadSnapshot reads, verifies and indexes the snapshot file and publishes
@@ -101,6 +104,15 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 			return
 		}
 		m.log.Info("snapshot blocks verified", "file", path, "blocks", s.Blocks, "bytes", s.Bytes, "seconds", time.Since(start).Seconds())
+	}
+	if opt.Deferred {
+		opt.DeferredDone = func(err error) {
+			if err != nil {
+				m.log.Error("snapshot's deferred kinds failed to load: answering 503", "file", path, "error", err, "seconds", time.Since(start).Seconds())
+				return
+			}
+			m.log.Info("snapshot loaded whole", "file", path, "seconds", time.Since(start).Seconds())
+		}
 	}
 	var ds *engine.Dataset
 	var hdr snapshot.Header
@@ -122,6 +134,9 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 		live, _ := m.heapFigures()
 		rgc, rlim := raiseGCPercent(reloadGCPercent()), limitReloadHeap(live, reloadHeadroom())
 		restore = func() { rgc(); rlim() }
+		// The deferred kinds of a reload (PREGAO_RELOAD_DEFERRED) are
+		// decoded at the load's low priority too.
+		opt.Go = func(f func()) { go loadInBackground(f) }
 		loadInBackground(load)
 	} else {
 		load()
@@ -134,10 +149,13 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	m.Store.Publish(ds)
 	m.API.Published()  // the API's per-Dataset info and answer cache follow at once
 	m.Live.Published() // the handover, if ds covers the live session
+	// The collector is tuned to the whole Dataset: once its deferred
+	// kinds, if any, are in.
+	whole := func() { ds.WaitDeferred(context.Background()) }
 	if old != nil {
-		m.goTuneGC(func() { releaseMemory(restore, m.releaseOld) }, !m.releaseOld) // a release collects
+		m.goTuneGC(func() { releaseMemory(restore, m.releaseOld); whole() }, !m.releaseOld || opt.Deferred) // a release collects, before deferred kinds
 	} else {
-		m.goTuneGC(func() {}, true)
+		m.goTuneGC(whole, true)
 	}
 	m.snapSig = sig
 	d := time.Since(start)

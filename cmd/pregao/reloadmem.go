@@ -15,10 +15,17 @@ import (
 // reloadOptions are how serve loads a snapshot that replaces the one it
 // serves, while it answers requests. PREGAO_RELOAD_WORKERS,
 // PREGAO_RELOAD_PAUSE_GC and PREGAO_RELOAD_RELEASE override them (for
-// measurements: make soak).
+// measurements: make soak). PREGAO_RELOAD_DEFERRED=1 publishes the next
+// snapshot before its deferred kinds are decoded, as the first one is:
+// the replaced one is released sooner (its heap and the new one's
+// deferred kinds are not held at once), and the requests that read them
+// wait meanwhile.
 func reloadOptions() (opt snapshot.LoadOptions, release, background bool) {
 	opt = snapshot.LoadOptions{Workers: 1}
 	release, background = true, true
+	if v, err := strconv.ParseBool(os.Getenv("PREGAO_RELOAD_DEFERRED")); err == nil {
+		opt.Deferred = v
+	}
 	if v, err := strconv.Atoi(os.Getenv("PREGAO_RELOAD_WORKERS")); err == nil {
 		opt.Workers = v
 	}

@@ -745,7 +745,7 @@ var fundReportsSet = &dataset{
 		iss := x.ds.Issuers()
 		return []file{{name: "fund_reports", emit: func(r *rows) {
 			for i := range iss {
-				for _, f := range iss[i].FundReports {
+				for _, f := range iss[i].FundReports() {
 					r.str(f.FundID)
 					r.date(f.ReferenceDate)
 					r.int(int64(f.Version))
