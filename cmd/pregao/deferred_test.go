@@ -5,19 +5,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"weak"
 )
 
-// TestServeDefersOnFirstLoadOnly: serve publishes its first snapshot
-// before the deferred kinds (and logs "snapshot loaded whole" once they
-// are in), and a reload publishes a whole snapshot unless
-// PREGAO_RELOAD_DEFERRED is set. A cash route answers the same before
-// and after each.
-func TestServeDefersOnFirstLoadOnly(t *testing.T) {
-	for _, deferReload := range []bool{false, true} {
-		name := "reload whole"
-		if deferReload {
-			name = "reload deferred"
-			t.Setenv("PREGAO_RELOAD_DEFERRED", "1")
+// TestServeDefersItsLoads: serve publishes its first snapshot before the
+// deferred kinds (and logs "snapshot loaded whole" once they are in), and
+// so does a reload, unless PREGAO_RELOAD_DEFERRED=0. A cash route
+// answers the same before and after each.
+func TestServeDefersItsLoads(t *testing.T) {
+	for _, deferReload := range []bool{true, false} {
+		name := "reload deferred"
+		if !deferReload {
+			name = "reload whole"
+			t.Setenv("PREGAO_RELOAD_DEFERRED", "0")
 		}
 		t.Run(name, func(t *testing.T) {
 			snap, keys, key := serveFixture(t)
@@ -56,8 +56,19 @@ func TestServeDefersOnFirstLoadOnly(t *testing.T) {
 			if err := os.Rename(snap+".new", snap); err != nil {
 				t.Fatal(err)
 			}
+			// A deferred reload decodes its deferred kinds once the
+			// replaced Dataset is gone.
+			replaced := weak.Make(m.Store.Current())
+			started := make(chan bool, 1)
+			deferredReloadStarts = func() { started <- replaced.Value() == nil }
+			defer func() { deferredReloadStarts = nil }()
 			if err := m.Reload(); err != nil {
 				t.Fatal(err)
+			}
+			if deferReload {
+				if gone := <-started; !gone {
+					t.Fatal("the reload's deferred kinds started while the replaced Dataset was still held")
+				}
 			}
 			want := 1
 			if deferReload {

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"weak"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
@@ -59,6 +60,10 @@ func sigOf(path string) fileSig {
 // beforeFirstLoad, when set (tests), runs in loadFirst just before the
 // snapshot is read.
 var beforeFirstLoad func()
+
+// deferredReloadStarts, when set (tests), is called as a reload's
+// deferred kinds start to decode.
+var deferredReloadStarts func()
 
 // loadFirst fetches (for a remote --snapshot) and loads the first
 // snapshot, reporting its progress to /readyz. A remote snapshot whose
@@ -129,14 +134,39 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 			}
 		}
 	}
+	// A reload that defers (unless PREGAO_RELOAD_DEFERRED=0) decodes its deferred
+	// kinds once the replaced snapshot is released: that snapshot's heap
+	// and the deferred kinds' are never held at once.
+	var released chan struct{}
+	if !first && opt.Deferred {
+		released = make(chan struct{})
+		opt.Go = func(f func()) {
+			go func() {
+				<-released
+				if deferredReloadStarts != nil {
+					deferredReloadStarts()
+				}
+				f()
+			}()
+		}
+	}
 	restore := func() {}
 	if m.Store.Current() != nil && m.reloadLow {
 		live, _ := m.heapFigures()
 		rgc, rlim := raiseGCPercent(reloadGCPercent()), limitReloadHeap(live, reloadHeadroom())
 		restore = func() { rgc(); rlim() }
-		// The deferred kinds of a reload (PREGAO_RELOAD_DEFERRED) are
-		// decoded at the load's low priority too.
-		opt.Go = func(f func()) { go loadInBackground(f) }
+		if released != nil {
+			// At the load's low priority too.
+			opt.Go = func(f func()) {
+				go func() {
+					<-released
+					if deferredReloadStarts != nil {
+						deferredReloadStarts()
+					}
+					loadInBackground(f)
+				}()
+			}
+		}
 		loadInBackground(load)
 	} else {
 		load()
@@ -152,8 +182,15 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	// The collector is tuned to the whole Dataset: once its deferred
 	// kinds, if any, are in.
 	whole := func() { ds.WaitDeferred(context.Background()) }
-	if old != nil {
-		m.goTuneGC(func() { releaseMemory(restore, m.releaseOld); whole() }, !m.releaseOld || opt.Deferred) // a release collects, before deferred kinds
+	if old != nil && released != nil {
+		gone := weak.Make(old)
+		m.goTuneGC(func() {
+			releaseWhenGone(gone, restore, m.releaseOld)
+			close(released)
+			whole()
+		}, true)
+	} else if old != nil {
+		m.goTuneGC(func() { releaseMemory(restore, m.releaseOld) }, !m.releaseOld) // a release collects
 	} else {
 		m.goTuneGC(whole, true)
 	}

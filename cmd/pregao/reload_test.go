@@ -48,7 +48,7 @@ func TestReloadOnlyWhatChanged(t *testing.T) {
 	snap, keys, _ := serveFixture(t)
 	cfg := DefaultServeConfig()
 	cfg.Snapshot, cfg.Keys, cfg.Addr = snap, keys, "127.0.0.1:0"
-	var logs bytes.Buffer
+	var logs syncBuffer // the deferred kinds' load logs from its own goroutine
 	m, err := NewMain(cfg, &logs)
 	if err != nil {
 		t.Fatal(err)

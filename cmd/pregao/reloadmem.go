@@ -8,20 +8,22 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"weak"
 
+	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot"
 )
 
 // reloadOptions are how serve loads a snapshot that replaces the one it
 // serves, while it answers requests. PREGAO_RELOAD_WORKERS,
 // PREGAO_RELOAD_PAUSE_GC and PREGAO_RELOAD_RELEASE override them (for
-// measurements: make soak). PREGAO_RELOAD_DEFERRED=1 publishes the next
-// snapshot before its deferred kinds are decoded, as the first one is:
-// the replaced one is released sooner (its heap and the new one's
-// deferred kinds are not held at once), and the requests that read them
-// wait meanwhile.
+// measurements: make soak). A reload publishes the next snapshot before
+// its deferred kinds are decoded, as the first load does, and decodes
+// them once the replaced snapshot is released (its heap and theirs are
+// never held at once); the requests that read them wait meanwhile.
+// PREGAO_RELOAD_DEFERRED=0 loads it whole before publishing instead.
 func reloadOptions() (opt snapshot.LoadOptions, release, background bool) {
-	opt = snapshot.LoadOptions{Workers: 1}
+	opt = snapshot.LoadOptions{Workers: 1, Deferred: true}
 	release, background = true, true
 	if v, err := strconv.ParseBool(os.Getenv("PREGAO_RELOAD_DEFERRED")); err == nil {
 		opt.Deferred = v
@@ -155,6 +157,23 @@ const releaseDelay = 2 * time.Second
 // restores the collector's setting, collects that Dataset and returns its
 // pages to the OS (release set), so that the process's RSS after a reload
 // is that of one Dataset, not two.
+// releaseWhenGone is releaseMemory for a reload whose next step waits
+// for it (the deferred kinds of PREGAO_RELOAD_DEFERRED): it collects
+// until the replaced Dataset is gone (checked after each collection),
+// for at most releaseDelay, instead of sleeping that long.
+func releaseWhenGone(old weak.Pointer[engine.Dataset], restore func(), release bool) {
+	for end := time.Now().Add(releaseDelay); ; time.Sleep(20 * time.Millisecond) {
+		runtime.GC()
+		if old.Value() == nil || time.Now().After(end) {
+			break
+		}
+	}
+	restore()
+	if release {
+		debug.FreeOSMemory()
+	}
+}
+
 func releaseMemory(restore func(), release bool) {
 	time.Sleep(releaseDelay)
 	restore()
