@@ -137,6 +137,13 @@ func TestDeferredKindsOnlyTheirRoutesWait(t *testing.T) {
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
 		t.Fatalf("%s %s ended while waiting: %d %s", s.method, s.path, w.Code, w.Body)
 	}
+	// One that waits longer than deferredWaitMax is told to retry.
+	defer func(d time.Duration) { deferredWaitMax = d }(deferredWaitMax)
+	deferredWaitMax = time.Millisecond
+	if w := part.do(s.method, s.path, s.key, s.body); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "still loading") {
+		t.Fatalf("%s %s past the wait's bound: %d %s", s.method, s.path, w.Code, w.Body)
+	}
+	deferredWaitMax = time.Hour
 	// One waits, then answers; then the others answer (sent one at a
 	// time: a key's burst released at once meets its admission share).
 	pending := make(chan *httptest.ResponseRecorder, 1)

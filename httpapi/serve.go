@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -228,12 +229,19 @@ func (a *API) blockScope(c *call, r *http.Request) BlockScope {
 // Retry-After (another replica, or the next snapshot, answers), logged
 // once per snapshot. No answer is made from the snapshot.
 func (a *API) badBlock(c *call, err error) error {
+	return a.failedSnapshot(c, err, "snapshot block failed its checksum: answering 503", "the snapshot is damaged")
+}
+
+// failedSnapshot returns the error of a request to a failed snapshot
+// (what says so, why): 503 with Retry-After, the failure logged once per
+// snapshot (log).
+func (a *API) failedSnapshot(c *call, err error, log, why string) error {
 	c.out.w.Header()["Retry-After"] = retryLoading
 	w := weak.Make(c.ds)
 	if old := a.badBlockLogged.Swap(&w); old == nil || *old != w {
-		a.log.Error("snapshot block failed its checksum: answering 503", "as_of", c.ds.AsOf(), "error", err)
+		a.log.Error(log, "as_of", c.ds.AsOf(), "error", err)
 	}
-	return errorf(http.StatusServiceUnavailable, "the snapshot is damaged (%v): not answered; retry shortly", err)
+	return errorf(http.StatusServiceUnavailable, "%s (%v): not answered; retry shortly", why, err)
 }
 
 // readsDeferred reports whether c's answer may read a deferred kind of
@@ -252,16 +260,25 @@ func readsDeferred(c *call, r *http.Request) bool {
 	return bytes.Contains(c.body, []byte("as_of")) || bytes.IndexByte(c.body, '\\') >= 0
 }
 
+// deferredWaitMax bounds a request's wait for its snapshot's deferred
+// kinds (awaitDeferred): they take about 1 to 3 s at scale 10, longer
+// while requests keep every core busy (a reload's are decoded at the
+// lowest priority).
+var deferredWaitMax = 10 * time.Second
+
 // awaitDeferred waits until c's Dataset has its deferred kinds: 0 once
 // they are in; 503 when they could not be loaded (the snapshot is
-// failed, as for a bad block) or the request ended first.
+// failed, as for a bad block), or are not in within deferredWaitMax, or
+// the request ended first (with Retry-After: they are coming).
 func (a *API) awaitDeferred(c *call, r *http.Request) int {
 	a.m.deferredWaits.Inc()
-	err := c.ds.WaitDeferred(r.Context())
+	ctx, cancel := context.WithTimeout(r.Context(), deferredWaitMax)
+	defer cancel()
+	err := c.ds.WaitDeferred(ctx)
 	switch {
 	case err == nil:
 		return 0
-	case r.Context().Err() != nil:
+	case ctx.Err() != nil:
 		c.out.w.Header()["Retry-After"] = retryLoading
 		return c.out.fail(http.StatusServiceUnavailable, "the snapshot's cash actions, fund data, insider reports and documents are still loading: retry shortly")
 	}
@@ -269,15 +286,10 @@ func (a *API) awaitDeferred(c *call, r *http.Request) int {
 }
 
 // failedDeferred returns the error of a request to a snapshot whose
-// deferred kinds could not be loaded (a failed snapshot, as one with a
-// bad block: 503 with Retry-After, logged once per snapshot).
+// deferred kinds could not be loaded: a failed snapshot, as one with a
+// bad block.
 func (a *API) failedDeferred(c *call, err error) error {
-	c.out.w.Header()["Retry-After"] = retryLoading
-	w := weak.Make(c.ds)
-	if old := a.badBlockLogged.Swap(&w); old == nil || *old != w {
-		a.log.Error("snapshot's deferred kinds failed to load: answering 503", "as_of", c.ds.AsOf(), "error", err)
-	}
-	return errorf(http.StatusServiceUnavailable, "the snapshot could not be loaded whole (%v): not answered; retry shortly", err)
+	return a.failedSnapshot(c, err, "snapshot's deferred kinds failed to load: answering 503", "the snapshot could not be loaded whole")
 }
 
 // readBody reads the request body into c.body, up to the route's cap.
