@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pregao/pregao/snapshot"
+)
+
+// benchW4 is the side-by-side harness's small answer (../shared/perf, w4).
+const benchW4 = "/v2/indexes/IBOV/highs?limit=10"
+
+// benchServe starts serve as pregao serve runs it (its flags' defaults:
+// the access log on, the answer cache, the admission, the metrics, the
+// connection tracking) on a loopback port, serving PREGAO_BENCH_SNAPSHOT
+// or, when unset, the small bundle's snapshot, with one delayed key. The
+// access log goes to io.Discard.
+func benchServe(b *testing.B) (m *Main, key string) {
+	b.Helper()
+	dir := b.TempDir()
+	snap := os.Getenv("PREGAO_BENCH_SNAPSHOT")
+	if snap == "" {
+		snap = filepath.Join(dir, "small.snap")
+		if _, err := snapshot.BuildFromBundle("../../snapshot/bundle/testdata/small", snap, snapshot.WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	keys := filepath.Join(dir, "keys.json")
+	var out, errb bytes.Buffer
+	if err := runKeys(context.Background(), []string{"add", "--file", keys, "--name", "bench", "--plan", "delayed"}, &out, &errb); err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.FilesDir = snap, keys, "127.0.0.1:0", "off"
+	m, err := NewMain(cfg, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Open(); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	b.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return m, strings.TrimSpace(out.String())
+}
+
+// BenchmarkServeW4 serves the harness's small answer (w4) through the
+// whole of serve's stack, its answer kept in the answer cache after the
+// first request:
+//
+//   - handler: the API's ServeHTTP called in process, with a fresh header
+//     map per request as net/http gives (the router, the access log, the
+//     metrics, the key, the admission, the answer cache, the headers);
+//   - wire/pregao and wire/static: over 8 loopback HTTP/1.1 connections
+//     kept alive, to serve's own server and to a static server sending
+//     the same bytes with the same headers (captured once, Date aside),
+//     as ../shared/perf's static server does. cpu-ns/op is the
+//     process's CPU time (servers and client) per request.
+//
+// PREGAO_BENCH_SNAPSHOT names the snapshot (default: the small bundle's).
+func BenchmarkServeW4(b *testing.B) {
+	m, key := benchServe(b)
+	url := "http://" + m.Addr() + benchW4
+	body, hdr := captureAnswer(b, url, key)
+	b.Run("handler", func(b *testing.B) {
+		req, err := http.NewRequest("GET", benchW4, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.RemoteAddr = "127.0.0.1:40000"
+		w := &benchSink{}
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			w.h, w.n, w.status = make(http.Header), 0, 0
+			m.API.ServeHTTP(w, req)
+		}
+		b.StopTimer()
+		if w.status != http.StatusOK || w.n != len(body) {
+			b.Fatalf("status %d, %d bytes; want 200, %d", w.status, w.n, len(body))
+		}
+	})
+	static := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		h := rw.Header()
+		for k, v := range hdr {
+			h[k] = v
+		}
+		rw.Write(body)
+	}), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
+	sl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go static.Serve(sl)
+	defer static.Close()
+	for _, s := range []struct{ name, addr string }{{"pregao", m.Addr()}, {"static", sl.Addr().String()}} {
+		b.Run("wire/"+s.name, func(b *testing.B) { benchWire(b, s.addr, key, len(body)) })
+	}
+}
+
+type benchSink struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (s *benchSink) Header() http.Header { return s.h }
+func (s *benchSink) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+}
+func (s *benchSink) Write(p []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	s.n += len(p)
+	return len(p), nil
+}
+
+// captureAnswer returns the body of a GET of url and its headers, Date
+// and the framing headers aside (Content-Length set as the harness's
+// static server sets it).
+func captureAnswer(b *testing.B, url, key string) ([]byte, http.Header) {
+	b.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		b.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
+	}
+	h := res.Header.Clone()
+	h.Del("Date")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	return body, h
+}
+
+// benchWire sends GET benchW4 over 8 loopback connections kept alive and
+// reads each answer (framed by Content-Length) before the next.
+func benchWire(b *testing.B, addr, key string, size int) {
+	req := []byte("GET " + benchW4 + " HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + key + "\r\n\r\n")
+	b.SetBytes(int64(size))
+	b.SetParallelism(4) // 8 connections on 2 cores
+	b.ResetTimer()
+	cpu := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op") }()
+	b.RunParallel(func(pb *testing.PB) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer conn.Close()
+		br := bufio.NewReaderSize(conn, 64<<10)
+		for pb.Next() {
+			if _, err := conn.Write(req); err != nil {
+				b.Error(err)
+				return
+			}
+			if n, err := readHTTPAnswer(br); err != nil || n != size {
+				b.Errorf("answer of %d bytes (want %d): %v", n, size, err)
+				return
+			}
+		}
+	})
+}
+
+// processCPU returns the process's user and system CPU time, in ns.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// readHTTPAnswer reads one HTTP/1.1 200 answer framed by Content-Length
+// and returns its body's length.
+func readHTTPAnswer(br *bufio.Reader) (int, error) {
+	n, ok := -1, false
+	for first := true; ; first = false {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return 0, err
+		}
+		if first {
+			ok = bytes.HasPrefix(line, []byte("HTTP/1.1 200 "))
+			continue
+		}
+		if len(line) <= 2 {
+			break
+		}
+		if k, v, found := bytes.Cut(line, []byte(":")); found && bytes.EqualFold(k, []byte("Content-Length")) {
+			if n, err = strconv.Atoi(string(bytes.TrimSpace(v))); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if !ok || n < 0 {
+		return 0, fmt.Errorf("not a 200 with a length")
+	}
+	_, err := br.Discard(n)
+	return n, err
+}
