@@ -191,11 +191,11 @@ func (e *entry) appendText(b []byte, l *AccessLog) []byte {
 	b = append(b, " path="...)
 	b = appendLogfmt(b, cutPath(e.path))
 	b = append(b, " status="...)
-	b = strconv.AppendInt(b, int64(e.status), 10)
+	b = appendStatus(b, e.status)
 	b = append(b, " bytes="...)
 	b = strconv.AppendInt(b, e.bytes, 10)
 	b = append(b, " duration="...)
-	b = strconv.AppendFloat(b, e.duration.Seconds(), 'f', 6, 64)
+	b = appendSeconds(b, e.duration)
 	b = append(b, " key="...)
 	b = appendLogfmt(b, e.key)
 	b = append(b, " request_id="...)
@@ -215,11 +215,11 @@ func (e *entry) appendJSON(b []byte, l *AccessLog) []byte {
 	b = append(b, `,"path":`...)
 	b = appendString(b, cutPath(e.path))
 	b = append(b, `,"status":`...)
-	b = strconv.AppendInt(b, int64(e.status), 10)
+	b = appendStatus(b, e.status)
 	b = append(b, `,"bytes":`...)
 	b = strconv.AppendInt(b, e.bytes, 10)
 	b = append(b, `,"duration":`...)
-	b = strconv.AppendFloat(b, e.duration.Seconds(), 'f', 6, 64)
+	b = appendSeconds(b, e.duration)
 	b = append(b, `,"key":`...)
 	b = appendString(b, e.key)
 	b = append(b, `,"request_id":`...)
@@ -228,6 +228,45 @@ func (e *entry) appendJSON(b []byte, l *AccessLog) []byte {
 	b = appendString(b, e.remote)
 	return append(b, "}\n"...)
 }
+
+// appendStatus appends the status code st in decimal, as
+// strconv.AppendInt does, the three digits of an HTTP status without it.
+func appendStatus(b []byte, st int) []byte {
+	if st < 100 || st > 999 {
+		return strconv.AppendInt(b, int64(st), 10)
+	}
+	return append(b, byte('0'+st/100), byte('0'+st/10%10), byte('0'+st%10))
+}
+
+// maxExactDuration bounds the durations appendSeconds formats with
+// integers: below it, float64(d)/1e9 is within a nanosecond of d, so
+// that it rounds to the microsecond as d does, but on an exact tie.
+const maxExactDuration = 1e6 * time.Second
+
+// appendSeconds appends d in seconds with six decimals, the bytes
+// strconv.AppendFloat(b, d.Seconds(), 'f', 6, 64) appends: rounded to
+// the microsecond in integers, except where the float's rounding may
+// differ (a duration of exactly half a microsecond past one, a negative
+// or very long one), which AppendFloat formats.
+func appendSeconds(b []byte, d time.Duration) []byte {
+	if d < 0 || d >= maxExactDuration || d%1000 == 500 {
+		return strconv.AppendFloat(b, d.Seconds(), 'f', 6, 64)
+	}
+	us := (int64(d) + 500) / 1000
+	b = strconv.AppendInt(b, us/1e6, 10)
+	f := us % 1e6
+	return append(b, '.', byte('0'+f/1e5), byte('0'+f/1e4%10), byte('0'+f/1e3%10),
+		byte('0'+f/100%10), byte('0'+f/10%10), byte('0'+f%10))
+}
+
+// logfmtQuoted marks the bytes that make appendLogfmt quote a value:
+// space and controls, '"', '=', DEL and every byte past ASCII.
+var logfmtQuoted = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c <= ' ' || c >= 0x7f || c == '"' || c == '='
+	}
+	return t
+}()
 
 // cutPath cuts a path to maxLogPath bytes on a rune boundary.
 func cutPath(p string) string {
@@ -246,7 +285,7 @@ func cutPath(p string) string {
 // for the empty string.
 func appendLogfmt(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '=' {
+		if logfmtQuoted[s[i]] {
 			return strconv.AppendQuote(b, s)
 		}
 	}

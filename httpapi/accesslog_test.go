@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
+	"math/rand/v2"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
@@ -314,4 +316,83 @@ func TestAccessLogDurationIsTheMetric(t *testing.T) {
 	if want := strconv.FormatFloat(sum, 'f', 6, 64); m[1] != want || sum <= 0 {
 		t.Errorf("logged duration %s s, histogram observed %s s", m[1], want)
 	}
+}
+
+// A line's duration and status are the bytes strconv formats: the
+// integer forms are checked against AppendFloat and AppendInt around
+// every rounding edge, at the bound and past it, and on random
+// durations.
+func TestAppendSecondsAndStatus(t *testing.T) {
+	float := func(d time.Duration) string { return string(strconv.AppendFloat(nil, d.Seconds(), 'f', 6, 64)) }
+	check := func(d time.Duration) {
+		t.Helper()
+		if got, want := string(appendSeconds(nil, d)), float(d); got != want {
+			t.Fatalf("%d ns: %s, want %s", int64(d), got, want)
+		}
+	}
+	for _, base := range []time.Duration{0, time.Microsecond, time.Millisecond, 123456789, time.Second, 59 * time.Second, time.Hour, maxExactDuration - time.Second, maxExactDuration, 30 * 24 * time.Hour, 1 << 62} {
+		for off := time.Duration(-1001); off <= 1001; off++ {
+			check(base + off)
+		}
+	}
+	check(math.MaxInt64)
+	check(math.MinInt64)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		check(time.Duration(rng.Int64N(int64(2 * maxExactDuration))))
+		check(time.Duration(rng.Int64N(int64(10 * time.Millisecond))))
+	}
+	for _, st := range []int{-1, 0, 7, 42, 99, 100, 200, 304, 404, 503, 999, 1000, 12345} {
+		if got, want := string(appendStatus(nil, st)), strconv.Itoa(st); got != want {
+			t.Errorf("status %d: %s, want %s", st, got, want)
+		}
+	}
+}
+
+func FuzzAppendSeconds(f *testing.F) {
+	for _, d := range []int64{0, 500, 1500, 999999500, int64(maxExactDuration) - 500, int64(maxExactDuration), -1} {
+		f.Add(d)
+	}
+	f.Fuzz(func(t *testing.T, ns int64) {
+		d := time.Duration(ns)
+		if got, want := string(appendSeconds(nil, d)), string(strconv.AppendFloat(nil, d.Seconds(), 'f', 6, 64)); got != want {
+			t.Fatalf("%d ns: %s, want %s", ns, got, want)
+		}
+	})
+}
+
+// appendLogfmt quotes exactly the values with a byte its table marks.
+func TestAppendLogfmtQuotes(t *testing.T) {
+	for c := range 256 {
+		s := "a" + string([]byte{byte(c)}) + "b"
+		want := s
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '=' {
+			want = strconv.Quote(s)
+		}
+		if got := string(appendLogfmt(nil, s)); got != want {
+			t.Errorf("byte %#x: %s, want %s", c, got, want)
+		}
+	}
+	if got := string(appendLogfmt(nil, "")); got != `""` {
+		t.Errorf("empty: %s", got)
+	}
+}
+
+// The cost of one access-log line, as text and as JSON.
+func BenchmarkAccessLogLine(b *testing.B) {
+	l := &AccessLog{}
+	e := entry{start: time.Date(2026, 11, 26, 1, 2, 3, 456e6, time.UTC), method: "GET", route: "/indexes/:symbol/highs",
+		path: "/v2/indexes/IBOV/highs", status: 200, bytes: 2207, duration: 38123 * time.Nanosecond,
+		key: "perf", id: "cd8757f15c638407", remote: "127.0.0.1:40312"}
+	var buf []byte
+	b.Run("text", func(b *testing.B) {
+		for b.Loop() {
+			buf = e.appendText(buf[:0], l)
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		for b.Loop() {
+			buf = e.appendJSON(buf[:0], l)
+		}
+	})
 }
