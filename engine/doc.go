@@ -150,11 +150,13 @@
 // figures; it is repriced when one of the company's classes has a close
 // within MaxPriceAge days of the session (the derivation makes that
 // point then), and keeps its value otherwise, as does an ANNUAL point.
-// Not recomputed: the twelve months of cash per share end on the point's
-// date, not the session's (a distribution whose last day with is the
-// session itself, or one that leaves the window that day, shows from the
-// next snapshot); the share count is the one in effect on the point's
-// date; RatioPublished stays the point's publish date.
+// A repriced by-class point dated before the session counts, as that
+// valuation does, the declared cash of the twelve months before the
+// session, not before the point (a distribution whose last day with is
+// the session itself counts, one a year old that day no longer does),
+// computed once per session. Not recomputed: the share count is the one
+// in effect on the point's date; RatioPublished stays the point's
+// publish date.
 //
 // # Adjustment factors
 //

@@ -180,6 +180,7 @@ func (c *priceCtx) ratios(stored [][]Num) [][]Num {
 		out[k] = slices.Clone(stored[k])
 	}
 	mcs := c.marketCaps()
+	var cash []Num // the twelve months before the session, when read
 	for i := range p.cells {
 		cl := &p.cells[i]
 		if !c.repriced(cl.ref, cl.freq, cl.comp) {
@@ -189,6 +190,15 @@ func (c *priceCtx) ratios(stored [][]Num) [][]Num {
 		in := cl.in
 		if rule.ByClass() {
 			in.Price = c.price(cl.asset, max(c.session, cl.ref))
+			if cl.cash >= 0 && cl.ref < c.session {
+				// A point dated before the session stands for the
+				// valuation at the session: the cash of the twelve
+				// months before it, not before the point.
+				if cash == nil {
+					cash = p.sessionCash(c.session)
+				}
+				in.Cash = cash[cl.cash]
+			}
 		} else {
 			in.MarketCap = mcs[cl.mc]
 		}

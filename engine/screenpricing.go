@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // What Screener.Priced reads of the Dataset, gathered once on its first
@@ -14,8 +16,9 @@ import (
 // the volumes.
 
 // screenPricing is what Priced needs of the Dataset, gathered once (on
-// the first call) and immutable.
+// the first call) and immutable but for sessionCash's memo.
 type screenPricing struct {
+	d     *Dataset
 	rules []PriceRule // per catalog indicator (the Dataset's)
 	// assets are the assets whose quotes Priced reads: the rows (asset r
 	// is row r), then the other priced tickers and Primary candidates.
@@ -25,6 +28,29 @@ type screenPricing struct {
 	cells  []priceCell
 	ties   []primaryTie
 	last   Date // the Dataset's last session
+	// cash are the cells of the rules that count the cash of twelve
+	// months (PriceRule.CountsCash), for sessionCash; cashMemo holds the
+	// last session's column.
+	cash     []cashCell
+	cashMemo atomic.Pointer[sessionCash]
+}
+
+// cashCell is one repriced cell of a rule that counts the cash of twelve
+// months: the class it divides, matched as the derivation matches it
+// (by the security of the ticker the point was priced with, or a ticker
+// of its rename chain).
+type cashCell struct {
+	is     *Issuer
+	class  ShareClass
+	sec    *Security
+	ticker string
+}
+
+// sessionCash is the cash per share of every cashCell (same order) of
+// the twelve months before session.
+type sessionCash struct {
+	session Date
+	cash    []Num
 }
 
 // compPricing is one company of the rows.
@@ -57,6 +83,9 @@ type priceCell struct {
 	// valuation; Priced sets the price (by-class rules) or the market
 	// capitalization (company rules).
 	in PriceInputs
+	// cash is the cell's index in screenPricing.cash (-1: its rule
+	// counts no cash).
+	cash int32
 }
 
 // primaryTie is a company whose most liquid row depends on the volumes:
@@ -109,7 +138,7 @@ func newScreenPricing(s *Screener) *screenPricing {
 	if d == nil {
 		return p
 	}
-	p.last, p.rules = d.lastSession, d.rules.of
+	p.d, p.last, p.rules = d, d.lastSession, d.rules.of
 	b := &pricingBuilder{p: p, d: d, rules: &d.rules, idx: make(map[*Asset]int32, s.Len()),
 		comps: map[*Issuer]int32{}, mcs: map[mcKey]int32{}}
 	p.assets = append(p.assets, s.Assets...)
@@ -182,9 +211,16 @@ func (b *pricingBuilder) addCells(row int32, a *Asset, comp int32) {
 		if pt == nil {
 			continue
 		}
-		if c, ok := b.cell(row, comp, uint16(k), a.Issuer, pt); ok {
-			b.p.cells = append(b.p.cells, c)
+		c, ok := b.cell(row, comp, uint16(k), a.Issuer, pt)
+		if !ok {
+			continue
 		}
+		if rule.CountsCash() {
+			c.cash = int32(len(b.p.cash))
+			t := b.d.RatioTicker(pt).String()
+			b.p.cash = append(b.p.cash, cashCell{is: a.Issuer, class: pt.Class, sec: securityOf(b.d, t), ticker: t})
+		}
+		b.p.cells = append(b.p.cells, c)
 	}
 }
 
@@ -194,7 +230,7 @@ func (b *pricingBuilder) addCells(row int32, a *Asset, comp int32) {
 // the same valuation).
 func (b *pricingBuilder) cell(row, comp int32, k uint16, is *Issuer, pt *RatioPoint) (priceCell, bool) {
 	rule := b.rules.of[k]
-	c := priceCell{row: row, k: k, freq: pt.Frequency, ref: pt.ReferenceDate, comp: comp, asset: -1, mc: -1, in: nullInputs}
+	c := priceCell{row: row, k: k, freq: pt.Frequency, ref: pt.ReferenceDate, comp: comp, asset: -1, mc: -1, in: nullInputs, cash: -1}
 	vs := b.vars(pt)
 	if rule.ByClass() {
 		if !rule.read(vs, &c.in) {
@@ -306,6 +342,30 @@ func (b *pricingBuilder) mcClasses(is *Issuer, m *mcPricing) {
 			}
 		}
 	}
+}
+
+// allVersions is an instant after every publication: the cash versions
+// current then are the current ones (CashEvent.Current) and every share
+// action is known, as the derivation counts them.
+var allVersions = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// sessionCash returns the cash per share of every cashCell of the twelve
+// months before session (Dataset.cashAt: the derivation's count, of the
+// current version of each event, divided by the share actions between it
+// and the session), computed once per session: a live session's cut-offs
+// share it.
+func (p *screenPricing) sessionCash(session Date) []Num {
+	if m := p.cashMemo.Load(); m != nil && m.session == session {
+		return m.cash
+	}
+	out := make([]Num, len(p.cash))
+	for i := range p.cash {
+		x := &p.cash[i]
+		p.d.cashAt(x.is, allVersions, session, func(ShareClass) (*Security, string) { return x.sec, x.ticker },
+			func(_ ShareClass, v Num) { out[i] = v }, []ShareClass{x.class})
+	}
+	p.cashMemo.Store(&sessionCash{session: session, cash: out})
+	return out
 }
 
 // addTies adds the companies of the rows whose first candidates for the
