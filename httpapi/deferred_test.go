@@ -175,6 +175,25 @@ var snapshotID = regexp.MustCompile(`"snapshot":"[0-9a-f]+"`)
 // sameID returns body with its snapshot id, if any, left out.
 func sameID(body string) string { return snapshotID.ReplaceAllString(body, `"snapshot":""`) }
 
+// TestReadsDeferredLiveScreener: beside a live session the screener
+// reprices the dividend yield with the session's cash, a deferred kind:
+// it waits for them; without one it does not.
+func TestReadsDeferredLiveScreener(t *testing.T) {
+	var rt *Route
+	for i := range routeTable {
+		if routeTable[i].Path == routeScreener {
+			rt = &routeTable[i]
+		}
+	}
+	r := httptest.NewRequest(http.MethodPost, "/v2/screener", nil)
+	if readsDeferred(&call{route: rt, body: []byte(`{}`)}, r) {
+		t.Error("the screener without a live session waits for the deferred kinds")
+	}
+	if !readsDeferred(&call{route: rt, body: []byte(`{}`), live: &engine.Live{}}, r) {
+		t.Error("the screener beside a live session does not wait for the deferred kinds")
+	}
+}
+
 // TestDeferredKindsFailed: a Dataset whose deferred kinds could not be
 // loaded answers no request (503 with Retry-After, as a damaged
 // snapshot), and /readyz says why.

@@ -245,13 +245,18 @@ func (a *API) failedSnapshot(c *call, err error, log, why string) error {
 }
 
 // readsDeferred reports whether c's answer may read a deferred kind of
-// its Dataset (Route.Deferred): its route's declaration, or a request
-// that names an earlier time (as_of, in its query or its body; a
+// its Dataset (Route.Deferred): its route's declaration, the screener
+// beside a live session, or a request that names an earlier time (as_of, in its query or its body; a
 // percent-encoded query or an escaped body is not read here, so it
 // counts as naming one). Called only while the kinds are awaited.
 func readsDeferred(c *call, r *http.Request) bool {
 	rt := c.route
 	if rt.Deferred {
+		return true
+	}
+	if c.live != nil && rt.Path == routeScreener {
+		// Repriced at a live session, the dividend yield counts the
+		// cash of the session's twelve months (Screener.Priced).
 		return true
 	}
 	if q := r.URL.RawQuery; strings.Contains(q, "as_of") || strings.IndexByte(q, '%') >= 0 {
