@@ -1424,18 +1424,7 @@ func shareFundSources(u *engine.Universe, ls *loadState) {
 	if len(d.FundSources) == 0 || len(u.FundReports) == 0 {
 		return
 	}
-	type span struct{ lo, hi int }
-	runs := map[string]span{}
-	for lo := 0; lo < len(u.FundReports); {
-		id, hi := u.FundReports[lo].FundID, lo+1
-		for hi < len(u.FundReports) && u.FundReports[hi].FundID == id {
-			hi++
-		}
-		if _, ok := runs[id]; !ok {
-			runs[id] = span{lo, hi}
-		}
-		lo = hi
-	}
+	runs := fundReportRuns(u.FundReports)
 	seen := make([]bool, len(d.FundSources))
 	var run []engine.FundReport
 	fund, cur := engine.Sym(0), 0
@@ -1467,6 +1456,26 @@ func shareFundSources(u *engine.Universe, ls *loadState) {
 			}
 		}
 	}
+}
+
+// span is a run of items [lo, hi).
+type span struct{ lo, hi int }
+
+// fundReportRuns returns each fund's first run of reports (reports are
+// grouped by fund).
+func fundReportRuns(reports []engine.FundReport) map[string]span {
+	runs := map[string]span{}
+	for lo := 0; lo < len(reports); {
+		id, hi := reports[lo].FundID, lo+1
+		for hi < len(reports) && reports[hi].FundID == id {
+			hi++
+		}
+		if _, ok := runs[id]; !ok {
+			runs[id] = span{lo, hi}
+		}
+		lo = hi
+	}
+	return runs
 }
 
 // addFundSources appends a part's source lists to u.Derived.FundSources

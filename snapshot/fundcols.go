@@ -530,18 +530,7 @@ func shareFundLists(u *engine.Universe, funds []fundLists) {
 	if len(d.FundSources) == 0 || len(u.FundReports) == 0 {
 		return
 	}
-	type span struct{ lo, hi int }
-	runs := map[string]span{}
-	for lo := 0; lo < len(u.FundReports); {
-		id, hi := u.FundReports[lo].FundID, lo+1
-		for hi < len(u.FundReports) && u.FundReports[hi].FundID == id {
-			hi++
-		}
-		if _, ok := runs[id]; !ok {
-			runs[id] = span{lo, hi}
-		}
-		lo = hi
-	}
+	runs := fundReportRuns(u.FundReports)
 	for _, f := range funds {
 		sp, ok := runs[f.id]
 		if !ok {
