@@ -3,10 +3,12 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -261,7 +263,7 @@ func (o *answer) sendCached() int {
 		hd["Content-Length"] = ca.length()
 		allowWrite(o.w, o.writeTimeout, ca.size())
 		o.w.WriteHeader(http.StatusOK)
-		ca.each(func(b []byte) { o.w.Write(b) })
+		writeParts(o.w, ca.parts)
 		return http.StatusOK
 	}
 	b, length := ca.encoded(enc)
@@ -378,4 +380,38 @@ func (a *API) plainError(w http.ResponseWriter, status int, msg string) {
 	hd["X-Content-Type-Options"] = noSniff
 	w.WriteHeader(status)
 	w.Write(appendError(nil, status, msg))
+}
+
+// partsBatch is the most of a kept answer's parts writeParts joins into
+// one write.
+const partsBatch = 256 << 10
+
+// partsBufs holds the buffers writeParts joins parts in.
+var partsBufs = sync.Pool{New: func() any { b := make([]byte, 0, partsBatch); return &b }}
+
+// writeParts writes the parts of a kept answer to w in as few writes as
+// it can: joined into writes of up to partsBatch bytes. Each write of a
+// response goes to the connection whole when it is larger than the
+// server's buffer, a system call and a send each: a 169 KB answer kept
+// in 16 KiB pages was 11 of them, against one for the same bytes in one
+// slice.
+func writeParts(w io.Writer, parts [][]byte) {
+	bp := partsBufs.Get().(*[]byte)
+	buf := (*bp)[:0]
+	for _, p := range parts {
+		if len(buf)+len(p) > partsBatch && len(buf) > 0 {
+			w.Write(buf)
+			buf = buf[:0]
+		}
+		if len(p) >= partsBatch {
+			w.Write(p)
+			continue
+		}
+		buf = append(buf, p...)
+	}
+	if len(buf) > 0 {
+		w.Write(buf)
+	}
+	*bp = buf[:0]
+	partsBufs.Put(bp)
 }
