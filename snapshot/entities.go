@@ -1194,19 +1194,9 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 			return p.last
 		}
 	}
-	n, isNil := d.slen()
-	if isNil {
-		return nil
-	}
-	if n > p.total-p.used {
-		if d.err == nil {
-			d.fail("sources: %d items beyond the declared total %d", p.used+n, p.total)
-		}
-		return nil
-	}
-	p.used += n
-	if n == 0 {
-		return []engine.Source{}
+	n, list, done := p.claim(d)
+	if done {
+		return list
 	}
 	if cap(p.scratch) < n {
 		p.scratch = make([]engine.Source, n)
@@ -1224,11 +1214,7 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 		p.last = s
 		return s
 	}
-	if len(p.free) < n {
-		p.free = make([]engine.Source, max(n, min(sourceBlock, p.total-p.used+n)))
-	}
-	s := p.free[:n:n]
-	p.free = p.free[n:]
+	s := p.carve(n)
 	copy(s, sc)
 	if _, ok := p.seen[h]; !ok { // a hash collision keeps the first list
 		p.seen[h] = s
@@ -1237,29 +1223,47 @@ func (p *sourcePool) take(d *pdec) []engine.Source {
 	return s
 }
 
-// takeDistinct is take for a part whose lists are distinct (a writer
-// wrote each once): each is decoded into the pool's blocks, with no
-// lookup of the lists before.
-func (p *sourcePool) takeDistinct(d *pdec) []engine.Source {
+// claim reads a list's length and counts it against the pool's total:
+// done, with list (nil: absent, or past the total, which fails d; empty),
+// when there is nothing to decode; else the n items to decode.
+func (p *sourcePool) claim(d *pdec) (n int, list []engine.Source, done bool) {
 	n, isNil := d.slen()
 	if isNil {
-		return nil
+		return 0, nil, true
 	}
 	if n > p.total-p.used {
 		if d.err == nil {
 			d.fail("sources: %d items beyond the declared total %d", p.used+n, p.total)
 		}
-		return nil
+		return 0, nil, true
 	}
 	p.used += n
 	if n == 0 {
-		return []engine.Source{}
+		return 0, []engine.Source{}, true
 	}
+	return n, nil, false
+}
+
+// carve returns n items of the pool's current block, starting a new
+// block (sized for what the total still holds) when it is short.
+func (p *sourcePool) carve(n int) []engine.Source {
 	if len(p.free) < n {
 		p.free = make([]engine.Source, max(n, min(sourceBlock, p.total-p.used+n)))
 	}
 	s := p.free[:n:n]
 	p.free = p.free[n:]
+	return s
+}
+
+// takeDistinct is take for a part whose lists are distinct (a writer
+// wrote each once): each is decoded into the pool's blocks, with no
+// lookup of the lists before.
+func (p *sourcePool) takeDistinct(d *pdec) []engine.Source {
+	n, list, done := p.claim(d)
+	if done {
+		return list
+	}
+	s := p.carve(n)
 	for j := range s {
 		decSource(d, &s[j])
 	}
