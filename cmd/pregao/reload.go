@@ -65,6 +65,10 @@ var beforeFirstLoad func()
 // deferred kinds start to decode.
 var deferredReloadStarts func()
 
+// loadRefused, when set (tests), runs in loadSnapshot once a load has
+// failed, before the refusal is recorded.
+var loadRefused func()
+
 // loadFirst fetches (for a remote --snapshot) and loads the first
 // snapshot, reporting its progress to /readyz. A remote snapshot whose
 // fetch fails is served from the cached copy when there is one. ctx ends
@@ -95,7 +99,10 @@ func (m *Main) loadFirst(ctx context.Context) error {
 }
 
 // loadSnapshot reads, verifies and indexes the snapshot file and publishes
-// it; on error the current Dataset is kept. The caller holds m.snapMu.
+// it; on error the current Dataset is kept. Either way the file's
+// signature taken before the load is recorded (m.snapSig): a file put in
+// place during a load that failed is another file, loaded at the next
+// reload. The caller holds m.snapMu.
 func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	start := time.Now()
 	sig := sigOf(m.snapPath)
@@ -173,6 +180,10 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	}
 	if err != nil {
 		restore()
+		if loadRefused != nil {
+			loadRefused()
+		}
+		m.snapSig = sig // this file is not tried again
 		return fmt.Errorf("serve: snapshot %s: %w", remote.Redact(m.cfg.Snapshot), err)
 	}
 	old := m.Store.Current()
@@ -254,7 +265,6 @@ func (m *Main) reloadSnapshot(ctx context.Context) error {
 		if err := m.loadSnapshot(m.reloadOpts); err != nil {
 			m.log.Error("snapshot reload refused; keeping the previous snapshot", "err", err.Error())
 			m.API.RecordReload(false)
-			m.snapSig = sigOf(m.snapPath)
 			errs = append(errs, err)
 		} else {
 			m.API.RecordReload(true)
