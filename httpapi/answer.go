@@ -206,7 +206,7 @@ func (o *answer) endStream(body []byte, err error) int {
 // fail answers status with the JSON error msg. An error carries no
 // validators: a later If-None-Match must not turn it into a 304.
 func (o *answer) fail(status int, msg string) int {
-	o.buf = appendError(o.buf[:0], status, msg)
+	o.buf = appendError(o.buf[:0], status, capMessage(msg))
 	hd := o.w.Header()
 	delete(hd, "Etag")
 	delete(hd, "Last-Modified")
@@ -379,7 +379,7 @@ func (a *API) plainError(w http.ResponseWriter, status int, msg string) {
 	hd["Content-Type"] = ctJSON
 	hd["X-Content-Type-Options"] = noSniff
 	w.WriteHeader(status)
-	w.Write(appendError(nil, status, msg))
+	w.Write(appendError(nil, status, capMessage(msg)))
 }
 
 // partsBatch is the most of a kept answer's parts writeParts joins into

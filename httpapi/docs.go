@@ -68,7 +68,7 @@ func (a *API) docsFile() httprouter.Handle {
 		name := ps.ByName("file")
 		h := files[name]
 		if h == nil {
-			a.plainError(w, http.StatusNotFound, "no file "+name+" in the docs page (try "+docsPath+")")
+			a.plainError(w, http.StatusNotFound, "no file "+echo(name)+" in the docs page (try "+docsPath+")")
 			return
 		}
 		h(w, r, ps)

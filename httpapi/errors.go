@@ -86,6 +86,16 @@ func truncateEcho(s string) string {
 	return s[:cut] + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }
 
+// echo is s as an error message quotes the client's input: s itself, or
+// its truncation when longer than maxEcho bytes (for messages built
+// without errorf).
+func echo(s string) string {
+	if len(s) > maxEcho {
+		return truncateEcho(s)
+	}
+	return s
+}
+
 // capMessage cuts msg to maxMessage bytes on a rune boundary.
 func capMessage(msg string) string {
 	if len(msg) <= maxMessage {

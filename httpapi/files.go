@@ -197,7 +197,7 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 		return c.out.failErr(eodFiles(c))
 	}
 	if f == nil {
-		return c.out.fail(http.StatusNotFound, fmt.Sprintf("no file %q for this key's plan: GET %s%s lists them", truncate(name), a.cfg.Prefix, routeFiles))
+		return c.out.fail(http.StatusNotFound, fmt.Sprintf("no file %q for this key's plan: GET %s%s lists them", echo(name), a.cfg.Prefix, routeFiles))
 	}
 	fh, err := os.Open(filepath.Join(dir, f.Name))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -215,7 +215,7 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 	hd := c.out.w.Header()
 	if unsatisfiable(r.Header.Get("Range"), f.Bytes) && r.Header.Get("If-Range") == "" {
 		hd["Content-Range"] = []string{"bytes */" + strconv.FormatInt(f.Bytes, 10)}
-		return c.out.fail(http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range %q is beyond the file's %d bytes", truncate(r.Header.Get("Range")), f.Bytes))
+		return c.out.fail(http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range %q is beyond the file's %d bytes", echo(r.Header.Get("Range")), f.Bytes))
 	}
 	hd["Etag"] = []string{`"` + f.SHA256 + `"`}
 	hd["Cache-Control"] = []string{"private, no-cache"} // the same name in the next snapshot is another file: revalidate
@@ -233,13 +233,6 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 	sw := &statusWriter{ResponseWriter: c.out.w, status: http.StatusOK}
 	http.ServeContent(sw, r, "", mod, fh)
 	return sw.status
-}
-
-func truncate(s string) string {
-	if len(s) > maxEcho {
-		return s[:maxEcho] + "…"
-	}
-	return s
 }
 
 // unsatisfiable reports whether the Range header h asks only for byte
