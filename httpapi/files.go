@@ -230,9 +230,53 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 	if lm := a.info(c.ds).lastModified; len(lm) > 0 {
 		mod, _ = http.ParseTime(lm[0])
 	}
-	sw := &statusWriter{ResponseWriter: c.out.w, status: http.StatusOK}
-	http.ServeContent(sw, r, "", mod, fh)
-	return sw.status
+	fw := &fileWriter{ResponseWriter: c.out.w, status: http.StatusOK}
+	http.ServeContent(fw, r, "", mod, fh)
+	switch {
+	case !fw.held:
+		return fw.status
+	case fw.status == http.StatusPreconditionFailed:
+		delete(hd, "Content-Disposition")
+		if im := r.Header.Get("If-Match"); im != "" { // decides alone (RFC 9110 §13.2.2)
+			return c.out.fail(fw.status, fmt.Sprintf("precondition failed: If-Match %q does not list the file's ETag %s", echo(im), hd["Etag"][0]))
+		}
+		return c.out.fail(fw.status, fmt.Sprintf("precondition failed: If-Unmodified-Since %q is before the file's Last-Modified (%s)",
+			echo(r.Header.Get("If-Unmodified-Since")), mod.UTC().Format(http.TimeFormat)))
+	case fw.status == http.StatusRequestedRangeNotSatisfiable:
+		delete(hd, "Content-Disposition")
+		hd["Content-Range"] = []string{"bytes */" + strconv.FormatInt(f.Bytes, 10)}
+		return c.out.fail(fw.status, fmt.Sprintf("range %q: want bytes=FIRST-LAST, bytes=FIRST- or bytes=-SUFFIX (comma-separated) within the file's %d bytes", echo(r.Header.Get("Range")), f.Bytes))
+	default:
+		delete(hd, "Content-Disposition")
+		return c.out.fail(fw.status, strings.ToLower(http.StatusText(fw.status)))
+	}
+}
+
+// fileWriter passes http.ServeContent's answer to the client, but for
+// the error answers ServeContent writes itself (412 on a failed If-Match
+// or If-Unmodified-Since, with no body; 416 on a Range it cannot parse,
+// in plain text), which it holds back (held) so that fileServe answers
+// them as the API's JSON errors.
+type fileWriter struct {
+	http.ResponseWriter
+	status int
+	held   bool
+}
+
+func (f *fileWriter) WriteHeader(code int) {
+	f.status = code
+	if code >= 400 {
+		f.held = true
+		return
+	}
+	f.ResponseWriter.WriteHeader(code)
+}
+
+func (f *fileWriter) Write(b []byte) (int, error) {
+	if f.held {
+		return len(b), nil
+	}
+	return f.ResponseWriter.Write(b)
 }
 
 // unsatisfiable reports whether the Range header h asks only for byte
