@@ -74,3 +74,36 @@ func TestFileServeErrorsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestCompressedBodyRefused: a request body with a Content-Encoding is a
+// 415 that says so (with Accept-Encoding: identity), not a JSON syntax
+// error at byte 0; identity is a body as any other.
+func TestCompressedBodyRefused(t *testing.T) {
+	ts := newAdminTestServer(t, DefaultConfig())
+	ts.api.SetLiveSink(newFakeSink())
+	gz := "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+	for _, tc := range []struct{ path, key, enc, body string }{
+		{"/v2/quotes", testKeyDelayed, "gzip", gz},
+		{"/v2/screener", testKeyDelayed, "br", gz},
+		{"/v2/quotes/total-return", testKeyDelayed, "zstd", gz},
+		{"/v2/admin/live/trades?seq=1", testKeyAdmin, "gzip", gz},
+	} {
+		r := httptest.NewRequest("POST", tc.path, strings.NewReader(tc.body))
+		r.Header.Set("Authorization", "Bearer "+tc.key)
+		r.Header.Set("Content-Encoding", tc.enc)
+		w := httptest.NewRecorder()
+		ts.api.ServeHTTP(w, r)
+		checkError(t, w, 415, `Content-Encoding "`+tc.enc+`" is not accepted`)
+		if got := w.Header().Get("Accept-Encoding"); got != "identity" {
+			t.Errorf("%s: Accept-Encoding %q", tc.path, got)
+		}
+	}
+	r := httptest.NewRequest("POST", "/v2/quotes", strings.NewReader(`{"tickers":["ENHZ3"]}`))
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	r.Header.Set("Content-Encoding", "Identity")
+	w := httptest.NewRecorder()
+	ts.api.ServeHTTP(w, r)
+	if w.Code != 200 {
+		t.Errorf("Content-Encoding identity: %d %s", w.Code, w.Body)
+	}
+}

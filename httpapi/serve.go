@@ -299,6 +299,12 @@ func (a *API) failedDeferred(c *call, err error) error {
 
 // readBody reads the request body into c.body, up to the route's cap.
 func (a *API) readBody(c *call, r *http.Request) error {
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(strings.TrimSpace(ce), "identity") {
+		// A compressed body would be read as JSON and fail at its first
+		// byte: say what is wrong (RFC 9110 §15.5.16, RFC 7694).
+		c.out.w.Header()["Accept-Encoding"] = []string{"identity"}
+		return errorf(http.StatusUnsupportedMediaType, "request body: Content-Encoding %q is not accepted: send the body uncompressed", ce)
+	}
 	limit := a.bodyCap(c.route)
 	if r.ContentLength > limit {
 		return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", limit)
