@@ -260,6 +260,7 @@ func operation(rt *Route) map[string]any {
 		resp["503"] = errorRef("NotReady")
 		if rt.Media == mediaFile {
 			resp["206"] = map[string]any{"description": "Partial Content: the byte ranges the Range header asked (several as multipart/byteranges)"}
+			resp["412"] = errorRef("PreconditionFailed")
 			resp["416"] = errorRef("RangeNotSatisfiable")
 		}
 		if rt.Method == http.MethodGet && !rt.Stream {
@@ -267,6 +268,7 @@ func operation(rt *Route) map[string]any {
 		}
 		if rt.Method == http.MethodPost {
 			resp["413"] = errorRef("TooLarge")
+			resp["415"] = errorRef("UnsupportedMediaType")
 		}
 		if rt.Admin {
 			resp["409"] = map[string]any{
@@ -274,7 +276,6 @@ func operation(rt *Route) map[string]any {
 				"headers":     map[string]any{"X-Live-Next-Seq": map[string]any{"$ref": "#/components/headers/X-Live-Next-Seq"}},
 				"content":     map[string]any{"application/json": map[string]any{"schema": schemaRef("Error")}},
 			}
-			resp["415"] = errorRef("UnsupportedMediaType")
 			resp["503"] = errorRef("NoFeed")
 		}
 		for _, p := range rt.Params {
@@ -335,10 +336,11 @@ func errorResponses() map[string]any {
 		"NotFound":             "The company, ticker, index or fund of the path is unknown (or, for funds, has no indicator)",
 		"TooManyRequests":      "The key's request-rate limit is reached, or its requests already compute on its share of the cores; Retry-After says when to retry",
 		"TooLarge":             "The request body is over the server's cap",
-		"UnsupportedMediaType": "The request body's Content-Type is not one the operation reads",
+		"UnsupportedMediaType": "The request body is sent compressed (a Content-Encoding but identity: Accept-Encoding says identity), or, on the push routes, its Content-Type is not NDJSON or CSV",
+		"PreconditionFailed":   "If-Match does not list the file's ETag, or If-Unmodified-Since is before its Last-Modified",
 		"NoFeed":               "The server has no push feed (serve without --feed push), or no snapshot loaded yet",
 		"NotReady":             "No snapshot is loaded yet (the message says how far the load has gone), or the server is shutting down",
-		"RangeNotSatisfiable":  "Every range of the Range header starts at or past the file's end; Content-Range gives its size (bytes */SIZE)",
+		"RangeNotSatisfiable":  "Every range of the Range header starts at or past the file's end, or the header is not a byte range set; Content-Range gives the file's size (bytes */SIZE)",
 	} {
 		out[name] = map[string]any{
 			"description": desc,
