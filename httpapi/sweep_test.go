@@ -436,6 +436,8 @@ func TestHostileInputSweep(t *testing.T) {
 	reqs = append(reqs, sweepRequests(routeTable, prefix, eod, false)...)
 	t.Logf("%d requests", len(reqs))
 	bad := 0
+	pid := os.Getenv("PREGAO_SWEEP_PID") // the server's: log the requests that raise its peak RSS
+	hwm := peakRSS(pid)
 	for _, q := range reqs {
 		var a sweepAnswer
 		var skip bool
@@ -446,6 +448,12 @@ func TestHostileInputSweep(t *testing.T) {
 		}
 		if skip {
 			continue
+		}
+		if pid != "" {
+			if h := peakRSS(pid); h > hwm+32<<20 {
+				t.Logf("%s: the server's peak RSS grew from %d to %d MiB", q, hwm>>20, h>>20)
+				hwm = h
+			}
 		}
 		if msg := sweepCheck(q, a); msg != "" {
 			bad++
@@ -528,10 +536,11 @@ func sweepTCP(t *testing.T, addr string, q sweepReq) (sweepAnswer, bool) {
 		return sweepAnswer{}, true // net/http's own answer ("400 Bad Request: …")
 	}
 	if err != nil {
-		if len(q.body) > 256<<10 {
+		if len(q.body) > 0 {
 			// Answered before the body was read (an error, or a GET that
-			// ignores it), then closed: the reset cut the answer; its
-			// status and headers are checked.
+			// ignores it), then closed (Connection: close) with the body
+			// unread: the reset cut the answer; its status and headers
+			// are checked.
 			if resp.StatusCode < 400 {
 				resp.Header.Del("Content-Type")
 			}
@@ -540,4 +549,22 @@ func sweepTCP(t *testing.T, addr string, q sweepReq) (sweepAnswer, bool) {
 		t.Errorf("%s: reading the answer: %v", q, err)
 	}
 	return sweepAnswer{resp.StatusCode, resp.Header, body}, false
+}
+
+// peakRSS is VmHWM of process pid in bytes (0 when unknown).
+func peakRSS(pid string) int64 {
+	if pid == "" {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n << 10
+		}
+	}
+	return 0
 }
