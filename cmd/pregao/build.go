@@ -193,8 +193,8 @@ func inspect(ctx context.Context, name string, args []string, verify bool, stdou
 		prog, stop := startMeter(stderr, name)
 		err = untilDone(ctx, name, "not verified", 0, stderr, func(context.Context) (err error) {
 			_, h, err = snapshot.Load(pos[0], snapshot.LoadOptions{PauseGC: true, Progress: prog})
-			if err != nil && !errors.Is(err, snapshot.ErrNotRegular) {
-				err = fmt.Errorf("%s: %w", pos[0], err)
+			if err != nil && !errors.Is(err, snapshot.ErrNotRegular) && !strings.HasPrefix(err.Error(), pos[0]+": ") {
+				err = fmt.Errorf("%s: %w", pos[0], err) // the loader names the file in some errors only
 			}
 			return err
 		})

@@ -192,8 +192,11 @@ func TestVerify(t *testing.T) {
 		t.Errorf("inspect reads only the header, yet failed: %v", err)
 	}
 	for _, args := range [][]string{{"verify", out}, {"inspect", "--verify", out}} {
-		if err := run(context.Background(), args, &stdout, &stderr); err == nil {
+		err := run(context.Background(), args, &stdout, &stderr)
+		if err == nil {
 			t.Errorf("%v accepted a corrupt section", args)
+		} else if n := strings.Count(err.Error(), out); n != 1 {
+			t.Errorf("%v: %v: the file named %d times", args, err, n)
 		}
 	}
 }
