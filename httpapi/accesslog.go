@@ -319,6 +319,24 @@ func (w *logWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// ReadFrom sends what r holds through the server's ResponseWriter's
+// ReadFrom when it has one (a kept answer's parts, gathered: writeParts),
+// and counts it.
+func (w *logWriter) ReadFrom(r io.Reader) (int64, error) {
+	if w.e.status == 0 {
+		w.e.status = http.StatusOK
+	}
+	var n int64
+	var err error
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(r)
+	} else {
+		n, err = io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
+	}
+	w.e.bytes += n
+	return n, err
+}
+
 // Unwrap returns the server's ResponseWriter (http.ResponseController).
 func (w *logWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 

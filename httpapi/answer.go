@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -390,28 +391,120 @@ const partsBatch = 256 << 10
 var partsBufs = sync.Pool{New: func() any { b := make([]byte, 0, partsBatch); return &b }}
 
 // writeParts writes the parts of a kept answer to w in as few writes as
-// it can: joined into writes of up to partsBatch bytes. Each write of a
-// response goes to the connection whole when it is larger than the
-// server's buffer, a system call and a send each: a 169 KB answer kept
-// in 16 KiB pages was 11 of them, against one for the same bytes in one
-// slice.
+// it can. Each write of a response goes to the connection whole when it
+// is larger than the server's buffer, a system call and a send each: a
+// 169 KB answer kept in 16 KiB pages was 11 of them, against one for
+// the same bytes in one slice. So the first write joins the parts into
+// up to partsBatch bytes (the server sends them with the headers, in one
+// send), a part that large on its own going alone; what is left goes to
+// w's ReadFrom, when it has one, as the parts as they lie (gathered), and
+// is otherwise joined the same way.
 func writeParts(w io.Writer, parts [][]byte) {
 	bp := partsBufs.Get().(*[]byte)
 	buf := (*bp)[:0]
-	for _, p := range parts {
-		if len(buf)+len(p) > partsBatch && len(buf) > 0 {
-			w.Write(buf)
-			buf = buf[:0]
+	for i := 0; i < len(parts); {
+		if rf, ok := w.(io.ReaderFrom); ok && i > 0 {
+			g := gatheredParts{parts: parts[i:], buf: buf}
+			rf.ReadFrom(&g)
+			break
 		}
-		if len(p) >= partsBatch {
-			w.Write(p)
-			continue
-		}
-		buf = append(buf, p...)
-	}
-	if len(buf) > 0 {
-		w.Write(buf)
+		i, buf = writeBatch(w, parts, i, buf)
 	}
 	*bp = buf[:0]
 	partsBufs.Put(bp)
 }
+
+// writeBatch writes parts from i on to w in one write: the parts joined
+// in buf up to partsBatch bytes, or parts[i] alone when it is that large.
+// It returns the next part's index and buf.
+func writeBatch(w io.Writer, parts [][]byte, i int, buf []byte) (int, []byte) {
+	if len(parts[i]) >= partsBatch {
+		w.Write(parts[i])
+		return i + 1, buf
+	}
+	buf = buf[:0]
+	for ; i < len(parts) && len(buf)+len(parts[i]) <= partsBatch; i++ {
+		buf = append(buf, parts[i]...)
+	}
+	w.Write(buf)
+	return i, buf
+}
+
+// gatheredParts is the rest of a kept answer handed to a ResponseWriter's
+// ReadFrom. The server's ResponseWriter passes it, once the headers are
+// sent, to its connection's ReadFrom; the connection of pregao serve
+// (cmd/pregao's serverConn) gives it its TCP connection, to which
+// WriteTo sends every part in one gathered write (writev, as
+// net.Buffers does for a connection), without copying them. To any
+// other writer WriteTo writes them joined, as writeParts does. It owns
+// neither the parts (shared by every request the answer is sent to,
+// never modified) nor buf (writeParts's).
+type gatheredParts struct {
+	parts [][]byte
+	buf   []byte
+	read  int // bytes of parts[0] given by Read
+}
+
+// WriteTo writes the parts to w and returns the bytes written.
+func (g *gatheredParts) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	if _, ok := w.(net.Conn); ok {
+		for len(g.parts) > 0 {
+			bp := gatherBufs.Get().(*net.Buffers)
+			all := (*bp)[:0]
+			k := min(len(g.parts), cap(all))
+			all = append(all, g.parts[:k]...)
+			all[0] = all[0][g.read:]
+			g.read = 0
+			v := all
+			m, err := v.WriteTo(w) // consumes v: all holds the headers of the parts, copied
+			clear(all)
+			*bp = all[:0]
+			gatherBufs.Put(bp)
+			n += m
+			g.parts = g.parts[k:]
+			if err != nil {
+				return n, err
+			}
+		}
+		return n, nil
+	}
+	if g.read > 0 {
+		m, err := w.Write(g.parts[0][g.read:])
+		n += int64(m)
+		g.parts, g.read = g.parts[1:], 0
+		if err != nil {
+			return n, err
+		}
+	}
+	for i := 0; i < len(g.parts); {
+		before := i
+		i, g.buf = writeBatch(w, g.parts, i, g.buf)
+		for _, p := range g.parts[before:i] {
+			n += int64(len(p))
+		}
+	}
+	g.parts = nil
+	return n, nil
+}
+
+// Read copies the parts into p (for a reader that does not use WriteTo).
+func (g *gatheredParts) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && len(g.parts) > 0 {
+		c := copy(p[n:], g.parts[0][g.read:])
+		n += c
+		g.read += c
+		if g.read == len(g.parts[0]) {
+			g.parts, g.read = g.parts[1:], 0
+		}
+	}
+	if n == 0 && len(g.parts) == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// gatherBufs holds the slice headers of a gathered write: as many parts
+// as one writev takes (IOV_MAX on Linux).
+var gatherBufs = sync.Pool{New: func() any { b := make(net.Buffers, 0, 1024); return &b }}

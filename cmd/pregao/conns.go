@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -107,6 +108,25 @@ func (c *serverConn) SetWriteDeadline(t time.Time) error {
 	}
 	c.writeUntil = t
 	return c.Conn.SetWriteDeadline(t)
+}
+
+// ReadFrom sends what r holds, after what Write holds: a reader that
+// writes itself (io.WriterTo) is given the TCP connection itself, so that
+// a kept answer's parts go out in one gathered write (httpapi's
+// gatheredParts; net/http's ResponseWriter hands its ReadFrom here once
+// the headers are sent), and any other reader goes to the connection's
+// own ReadFrom (sendfile for a file).
+func (c *serverConn) ReadFrom(r io.Reader) (int64, error) {
+	if err := c.flushHeld(); err != nil {
+		return 0, err
+	}
+	if wt, ok := r.(io.WriterTo); ok {
+		return wt.WriteTo(c.Conn)
+	}
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
 }
 
 // CloseWrite half-closes a TCP connection, as net/http does before it
