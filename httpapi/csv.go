@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // CSV answers (addition): the quote routes, the total-return routes, the
@@ -76,79 +77,282 @@ func wantsCSV(r *http.Request) bool {
 	return best == "text/csv" && bestQ > 0
 }
 
-// node is a JSON value with its object keys in order.
-type node struct {
-	obj    bool
-	arr    bool
-	keys   []string
-	vals   []*node
-	scalar string // the JSON text of a number, the string, "" for null
-	null   bool
-	num    bool // scalar is a JSON number
+// jv is a JSON value, an object's keys kept in order. A scalar's text
+// (a number as written, a string unescaped, true or false) is in s, a
+// slice of the source when it needs no unescaping; an object's or an
+// array's members are in n. The zero jv is no value (a key not there).
+type jv struct {
+	s    string
+	kind byte
+	n    *jmembers
 }
 
-func (n *node) get(key string) *node {
-	for i, k := range n.keys {
+// Kinds of jv.
+const (
+	jNone byte = iota
+	jNull
+	jBool
+	jNum
+	jStr
+	jObj
+	jArr
+)
+
+// jmembers are an object's keys and values, or an array's values (keys
+// nil).
+type jmembers struct {
+	keys []string
+	vals []jv
+}
+
+// members returns v's keys (nil for an array) and values; none for a
+// scalar.
+func (v jv) members() ([]string, []jv) {
+	if v.n == nil {
+		return nil, nil
+	}
+	return v.n.keys, v.n.vals
+}
+
+// get returns the value of key in object v, or no value.
+func (v jv) get(key string) jv {
+	if v.kind != jObj {
+		return jv{}
+	}
+	for i, k := range v.n.keys {
 		if k == key {
-			return n.vals[i]
+			return v.n.vals[i]
 		}
 	}
-	return nil
+	return jv{}
 }
 
-// parseOrdered parses JSON keeping the order of object keys.
-func parseOrdered(b []byte) (*node, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var parse func() (*node, error)
-	parse = func() (*node, error) {
-		t, err := d.Token()
-		if err != nil {
-			return nil, err
+// jsonMaxDepth bounds the nesting parseOrdered follows, as encoding/json
+// bounds it (the answers it reads nest four deep).
+const jsonMaxDepth = 10000
+
+// parseOrdered parses the first JSON value of b, keeping the order of
+// object keys. It allocates a copy of b (whose slices the scalars are),
+// and per object or array its two member slices, exactly sized: no
+// allocation per scalar but for a string with escapes or that is not
+// valid UTF-8 (decoded as encoding/json decodes it).
+func parseOrdered(b []byte) (jv, error) {
+	v, _, err := parseCounted(b)
+	return v, err
+}
+
+// parseCounted is parseOrdered, and returns an upper bound of the cells
+// of a table made of the value: a row's cells are its object's scalars
+// and at most three more (its fixed cells, a cash action's source_url),
+// so at most the values read and two more per object.
+func parseCounted(b []byte) (jv, int, error) {
+	p := jparser{s: string(b)}
+	v, err := p.value(0)
+	return v, p.count + 2*p.objects, err
+}
+
+// jparser parses JSON text s from i on; keys and vals are the members of
+// the objects and arrays open, innermost last.
+type jparser struct {
+	s       string
+	i       int
+	keys    []string
+	vals    []jv
+	count   int // values read
+	objects int // objects read
+}
+
+var errJSONSyntax = errors.New("JSON syntax error")
+
+func (p *jparser) fail() error {
+	return fmt.Errorf("%w at byte %d", errJSONSyntax, p.i)
+}
+
+func (p *jparser) ws() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
 		}
-		switch v := t.(type) {
-		case json.Delim:
-			n := &node{obj: v == '{', arr: v == '['}
-			for d.More() {
-				if n.obj {
-					kt, err := d.Token()
-					if err != nil {
-						return nil, err
-					}
-					n.keys = append(n.keys, kt.(string))
-				}
-				c, err := parse()
-				if err != nil {
-					return nil, err
-				}
-				n.vals = append(n.vals, c)
-			}
-			if _, err := d.Token(); err != nil { // the closing delimiter
-				return nil, err
-			}
-			return n, nil
-		case json.Number:
-			return &node{scalar: v.String(), num: true}, nil
-		case string:
-			return &node{scalar: v}, nil
-		case bool:
-			if v {
-				return &node{scalar: "true"}, nil
-			}
-			return &node{scalar: "false"}, nil
-		case nil:
-			return &node{null: true}, nil
-		}
-		return nil, fmt.Errorf("unexpected token %v", t)
 	}
-	return parse()
+}
+
+func (p *jparser) value(depth int) (jv, error) {
+	p.count++
+	p.ws()
+	if p.i >= len(p.s) {
+		return jv{}, p.fail()
+	}
+	switch c := p.s[p.i]; {
+	case c == '{' || c == '[':
+		if depth >= jsonMaxDepth {
+			return jv{}, p.fail()
+		}
+		return p.composite(c == '{', depth)
+	case c == '"':
+		s, err := p.str()
+		return jv{s: s, kind: jStr}, err
+	case c == 't':
+		return p.literal("true", jv{s: "true", kind: jBool})
+	case c == 'f':
+		return p.literal("false", jv{s: "false", kind: jBool})
+	case c == 'n':
+		return p.literal("null", jv{kind: jNull})
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	}
+	return jv{}, p.fail()
+}
+
+func (p *jparser) literal(word string, v jv) (jv, error) {
+	if !strings.HasPrefix(p.s[p.i:], word) {
+		return jv{}, p.fail()
+	}
+	p.i += len(word)
+	return v, nil
+}
+
+// number scans a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (p *jparser) number() (jv, error) {
+	start := p.i
+	if p.s[p.i] == '-' {
+		p.i++
+	}
+	digits := func() int {
+		n := 0
+		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	if p.i < len(p.s) && p.s[p.i] == '0' {
+		p.i++
+	} else if digits() == 0 {
+		return jv{}, p.fail()
+	}
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			return jv{}, p.fail()
+		}
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return jv{}, p.fail()
+		}
+	}
+	return jv{s: p.s[start:p.i], kind: jNum}, nil
+}
+
+// str scans a JSON string at p.i and returns its value.
+func (p *jparser) str() (string, error) {
+	start := p.i
+	p.i++
+	plain := true
+	for p.i < len(p.s) {
+		switch c := p.s[p.i]; {
+		case c == '"':
+			p.i++
+			lit := p.s[start:p.i]
+			if plain && utf8.ValidString(lit) {
+				return lit[1 : len(lit)-1], nil
+			}
+			var out string
+			if err := json.Unmarshal([]byte(lit), &out); err != nil {
+				return "", fmt.Errorf("%w at byte %d: %v", errJSONSyntax, start, err)
+			}
+			return out, nil
+		case c == '\\':
+			plain = false
+			p.i += 2
+		case c < 0x20:
+			return "", p.fail()
+		default:
+			p.i++
+		}
+	}
+	return "", p.fail()
+}
+
+// composite parses an object (obj) or an array at p.i.
+func (p *jparser) composite(obj bool, depth int) (jv, error) {
+	closer, kind := byte(']'), jArr
+	if obj {
+		closer, kind = '}', jObj
+		p.objects++
+	}
+	p.i++
+	k0, v0 := len(p.keys), len(p.vals)
+	p.ws()
+	if p.i < len(p.s) && p.s[p.i] == closer {
+		p.i++
+	} else {
+		for {
+			if obj {
+				p.ws()
+				if p.i >= len(p.s) || p.s[p.i] != '"' {
+					return jv{}, p.fail()
+				}
+				k, err := p.str()
+				if err != nil {
+					return jv{}, err
+				}
+				p.ws()
+				if p.i >= len(p.s) || p.s[p.i] != ':' {
+					return jv{}, p.fail()
+				}
+				p.i++
+				p.keys = append(p.keys, k)
+			}
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return jv{}, err
+			}
+			p.vals = append(p.vals, v)
+			p.ws()
+			if p.i >= len(p.s) {
+				return jv{}, p.fail()
+			}
+			if c := p.s[p.i]; c == ',' {
+				p.i++
+				continue
+			} else if c == closer {
+				p.i++
+				break
+			}
+			return jv{}, p.fail()
+		}
+	}
+	m := &jmembers{vals: append([]jv(nil), p.vals[v0:]...)}
+	if obj {
+		m.keys = append([]string(nil), p.keys[k0:]...)
+	}
+	clear(p.vals[v0:])
+	p.keys, p.vals = p.keys[:k0], p.vals[:v0]
+	return jv{kind: kind, n: m}, nil
 }
 
 // table collects rows under a header made of the columns seen, in order.
+// A row's cells lie in cells, row after row (ends: where each row ends);
+// a later cell of a row for a column wins over an earlier one.
 type table struct {
 	cols  []string
 	index map[string]int
-	rows  []map[int]string
+	cells []tcell
+	ends  []int
+}
+
+// tcell is a cell of a table row: its column and text.
+type tcell struct {
+	col int
+	val string
 }
 
 func (t *table) col(name string) int {
@@ -163,23 +367,35 @@ func (t *table) col(name string) int {
 	return t.index[name]
 }
 
-// row adds a row: the fixed cells first, then the scalar fields of obj.
-func (t *table) row(fixed [][2]string, obj *node) map[int]string {
-	r := map[int]string{}
+// cell adds a cell to the row being made.
+func (t *table) cell(col string, val string) {
+	t.cells = append(t.cells, tcell{t.col(col), val})
+}
+
+// fields adds the fixed cells, then the scalar fields of obj, to the row
+// being made.
+func (t *table) fields(fixed [][2]string, obj jv) {
 	for _, f := range fixed {
-		r[t.col(f[0])] = safeCell(f[1])
+		t.cell(f[0], safeCell(f[1]))
 	}
-	if obj != nil && obj.obj {
-		for i, k := range obj.keys {
-			v := obj.vals[i]
-			if v.obj || v.arr {
-				continue
-			}
-			r[t.col(k)] = cellOf(v)
+	keys, vals := obj.members()
+	if obj.kind != jObj {
+		return
+	}
+	for i, k := range keys {
+		if v := vals[i]; v.kind != jObj && v.kind != jArr {
+			t.cell(k, cellOf(v))
 		}
 	}
-	t.rows = append(t.rows, r)
-	return r
+}
+
+// end ends the row being made.
+func (t *table) end() { t.ends = append(t.ends, len(t.cells)) }
+
+// row adds a row: the fixed cells first, then the scalar fields of obj.
+func (t *table) row(fixed [][2]string, obj jv) {
+	t.fields(fixed, obj)
+	t.end()
 }
 
 func (t *table) write(w io.Writer) error {
@@ -188,10 +404,13 @@ func (t *table) write(w io.Writer) error {
 		return err
 	}
 	rec := make([]string, len(t.cols))
-	for _, r := range t.rows {
-		for i := range rec {
-			rec[i] = r[i]
+	start := 0
+	for _, end := range t.ends {
+		clear(rec)
+		for _, c := range t.cells[start:end] {
+			rec[c.col] = c.val
 		}
+		start = end
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -202,11 +421,11 @@ func (t *table) write(w io.Writer) error {
 
 // toCSV turns the JSON answer src of a route of CSV form kind into CSV.
 func toCSV(kind string, src []byte) ([]byte, error) {
-	root, err := parseOrdered(src)
+	root, cells, err := parseCounted(src)
 	if err != nil {
 		return nil, err
 	}
-	var t table
+	t := table{cells: make([]tcell, 0, cells)} // made once, not grown
 	switch kind {
 	case csvQuotes:
 		quoteRows(&t, nil, root)
@@ -219,10 +438,12 @@ func toCSV(kind string, src []byte) ([]byte, error) {
 			t.cols = []string{"date", "close_price", "total_return_index", "cash_value"}
 		}
 	case csvRatios:
-		for i, id := range root.keys {
-			byFreq := root.vals[i]
-			for j, freq := range byFreq.keys {
-				for _, p := range byFreq.vals[j].vals {
+		ids, byFreqs := root.members()
+		for i, id := range ids {
+			freqs, series := byFreqs[i].members()
+			for j, freq := range freqs {
+				_, points := series[j].members()
+				for _, p := range points {
 					t.row([][2]string{{"indicator", id}, {"frequency", freq}}, p)
 				}
 			}
@@ -231,13 +452,13 @@ func toCSV(kind string, src []byte) ([]byte, error) {
 			t.cols = []string{"indicator", "frequency", "value", "reference_date", "publish_date", "retrieval_date"}
 		}
 	case csvCash:
-		for _, a := range root.vals {
-			r := t.row(nil, a)
-			if s := a.get("source"); s != nil {
-				if u := s.get("visualization_url"); u != nil {
-					r[t.col("source_url")] = cellOf(u)
-				}
+		_, actions := root.members()
+		for _, a := range actions {
+			t.fields(nil, a)
+			if u := a.get("source").get("visualization_url"); u.kind != jNone {
+				t.cell("source_url", cellOf(u))
 			}
+			t.end()
 		}
 		if len(t.cols) == 0 {
 			t.cols = []string{"id", "company_id", "ticker", "stock_type", "prior_ex_date", "payment_date", "value"}
@@ -246,6 +467,7 @@ func toCSV(kind string, src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("no CSV form %q", kind)
 	}
 	var b bytes.Buffer
+	b.Grow(len(src) / 2) // a CSV form is a third to a half of its JSON
 	err = t.write(&b)
 	return b.Bytes(), err
 }
@@ -253,39 +475,36 @@ func toCSV(kind string, src []byte) ([]byte, error) {
 // quoteRows adds the rows of a quote answer: a point, a series, a chart
 // ({"chart":{preset: series}}) or, at the top, a batch keyed by ticker
 // (fixed is nil only at the top).
-func quoteRows(t *table, fixed [][2]string, n *node) {
+func quoteRows(t *table, fixed [][2]string, n jv) {
+	keys, vals := n.members()
 	switch {
-	case n.arr:
-		for _, p := range n.vals {
+	case n.kind == jArr:
+		for _, p := range vals {
 			t.row(fixed, p)
 		}
-	case n.obj && n.get("chart") != nil:
-		ch := n.get("chart")
-		for i, preset := range ch.keys {
-			quoteRows(t, append(fixed[:len(fixed):len(fixed)], [2]string{"preset", preset}), ch.vals[i])
+	case n.get("chart").kind != jNone:
+		presets, series := n.get("chart").members()
+		for i, preset := range presets {
+			quoteRows(t, append(fixed[:len(fixed):len(fixed)], [2]string{"preset", preset}), series[i])
 		}
-	case n.obj && n.get("error") != nil:
-		msg := ""
-		if m := n.get("error").get("message"); m != nil {
-			msg = m.scalar
-		}
-		t.row(append(fixed[:len(fixed):len(fixed)], [2]string{"error", msg}), nil)
-	case n.obj && (n.get("date") != nil || fixed != nil):
+	case n.get("error").kind != jNone:
+		t.row(append(fixed[:len(fixed):len(fixed)], [2]string{"error", n.get("error").get("message").s}), jv{})
+	case n.kind == jObj && (n.get("date").kind != jNone || fixed != nil):
 		t.row(fixed, n)
-	case n.obj: // a batch: keyed by ticker
-		for i, tk := range n.keys {
-			quoteRows(t, [][2]string{{"ticker", tk}}, n.vals[i])
+	case n.kind == jObj: // a batch: keyed by ticker
+		for i, tk := range keys {
+			quoteRows(t, [][2]string{{"ticker", tk}}, vals[i])
 		}
 	}
 }
 
 // cellOf returns the CSV cell of a scalar: a JSON number as written, text
 // through safeCell.
-func cellOf(n *node) string {
-	if n.num {
-		return n.scalar
+func cellOf(v jv) string {
+	if v.kind == jNum {
+		return v.s
 	}
-	return safeCell(n.scalar)
+	return safeCell(v.s)
 }
 
 // safeCell returns s as a CSV cell that no spreadsheet reads as a formula:
