@@ -182,40 +182,16 @@ func (s *jsonScanner) hex4() (rune, bool) {
 func (s *jsonScanner) number() (float64, error) {
 	s.ws()
 	start := s.i
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		s.i++
-	}
-	digits := func() int {
-		n := 0
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
-			n++
-		}
-		return n
-	}
-	if s.i < len(s.b) && s.b[s.i] == '0' {
-		s.i++
-		if s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			return 0, s.errorf("malformed number (leading zero)")
-		}
-	} else if digits() == 0 {
+	end, fault := numberSpan(s.b, s.i)
+	s.i = end
+	switch fault {
+	case numNoDigit:
 		s.i = start
 		return 0, errWantNumber
-	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		s.i++
-		if digits() == 0 {
-			return 0, s.errorf("malformed number")
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		if digits() == 0 {
-			return 0, s.errorf("malformed number")
-		}
+	case numLeadingZero:
+		return 0, s.errorf("malformed number (leading zero)")
+	case numMalformed:
+		return 0, s.errorf("malformed number")
 	}
 	// string(b) of a short number does not allocate: ParseFloat does not
 	// keep its argument (TestNumberZeroAlloc).
@@ -224,6 +200,63 @@ func (s *jsonScanner) number() (float64, error) {
 		return 0, s.errorf("number out of range")
 	}
 	return f, nil
+}
+
+// numFault is why numberSpan found no JSON number.
+type numFault int
+
+const (
+	numOK          numFault = iota
+	numNoDigit              // no digit begins it
+	numLeadingZero          // a 0 followed by a digit
+	numMalformed            // a fraction or an exponent without a digit
+)
+
+// numberSpan scans the JSON number that starts at s[i]
+// (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) and returns where it
+// ends, or where it stops being one and why. A request body's scanner
+// (bytes) and the CSV form's parser (a string) share it.
+func numberSpan[T string | []byte](s T, i int) (int, numFault) {
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	if i < len(s) && s[i] == '0' {
+		i++
+		if i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			return i, numLeadingZero
+		}
+	} else if j := digitsEnd(s, i); j == i {
+		return i, numNoDigit
+	} else {
+		i = j
+	}
+	if i < len(s) && s[i] == '.' {
+		j := digitsEnd(s, i+1)
+		if j == i+1 {
+			return j, numMalformed
+		}
+		i = j
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := digitsEnd(s, i)
+		if j == i {
+			return j, numMalformed
+		}
+		i = j
+	}
+	return i, numOK
+}
+
+// digitsEnd returns the end of the decimal digits at s[i:].
+func digitsEnd[T string | []byte](s T, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 var errWantNumber = errors.New("want a number")

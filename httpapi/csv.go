@@ -214,41 +214,16 @@ func (p *jparser) literal(word string, v jv) (jv, error) {
 	return v, nil
 }
 
-// number scans a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number scans a JSON number (numberSpan).
 func (p *jparser) number() (jv, error) {
-	start := p.i
-	if p.s[p.i] == '-' {
-		p.i++
-	}
-	digits := func() int {
-		n := 0
-		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-			p.i++
-			n++
-		}
-		return n
-	}
-	if p.i < len(p.s) && p.s[p.i] == '0' {
-		p.i++
-	} else if digits() == 0 {
+	end, fault := numberSpan(p.s, p.i)
+	if fault != numOK {
+		p.i = end
 		return jv{}, p.fail()
 	}
-	if p.i < len(p.s) && p.s[p.i] == '.' {
-		p.i++
-		if digits() == 0 {
-			return jv{}, p.fail()
-		}
-	}
-	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
-			p.i++
-		}
-		if digits() == 0 {
-			return jv{}, p.fail()
-		}
-	}
-	return jv{s: p.s[start:p.i], kind: jNum}, nil
+	v := jv{s: p.s[p.i:end], kind: jNum}
+	p.i = end
+	return v, nil
 }
 
 // str scans a JSON string at p.i and returns its value.

@@ -186,3 +186,25 @@ func BenchmarkToCSVCash(b *testing.B) {
 		}
 	}
 }
+
+// TestNumberSpan: the JSON number grammar, the same on a string and on
+// bytes: where a number ends, or where and why it is not one.
+func TestNumberSpan(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		end   int
+		fault numFault
+	}{
+		{"0", 1, numOK}, {"-0", 2, numOK}, {"12.50,", 5, numOK}, {"1e9]", 3, numOK},
+		{"-1.5E-3}", 7, numOK}, {"2e+10", 5, numOK}, {"0.0", 3, numOK},
+		{"", 0, numNoDigit}, {"-", 1, numNoDigit}, {"x", 0, numNoDigit}, {".5", 0, numNoDigit},
+		{"01", 1, numLeadingZero}, {"-00", 2, numLeadingZero},
+		{"1.", 2, numMalformed}, {"1.e5", 2, numMalformed}, {"1e", 2, numMalformed}, {"1e+", 3, numMalformed},
+	} {
+		se, sf := numberSpan(c.in, 0)
+		be, bf := numberSpan([]byte(c.in), 0)
+		if se != c.end || sf != c.fault || be != se || bf != sf {
+			t.Errorf("%q: string %d %d, bytes %d %d; want %d %d", c.in, se, sf, be, bf, c.end, c.fault)
+		}
+	}
+}
