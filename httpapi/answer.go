@@ -435,8 +435,10 @@ func writeBatch(w io.Writer, parts [][]byte, i int, buf []byte) (int, []byte) {
 // sent, to its connection's ReadFrom; the connection of pregao serve
 // (cmd/pregao's serverConn) gives it its TCP connection, to which
 // WriteTo sends every part in one gathered write (writev, as
-// net.Buffers does for a connection), without copying them. To any
-// other writer WriteTo writes them joined, as writeParts does. It owns
+// net.Buffers does for a TCP or Unix connection), without copying them.
+// To any other writer (another net.Conn, such as a TLS one, included:
+// net.Buffers would write it a part at a time) WriteTo writes them
+// joined, as writeParts does. It owns
 // neither the parts (shared by every request the answer is sent to,
 // never modified) nor buf (writeParts's).
 type gatheredParts struct {
@@ -448,7 +450,7 @@ type gatheredParts struct {
 // WriteTo writes the parts to w and returns the bytes written.
 func (g *gatheredParts) WriteTo(w io.Writer) (int64, error) {
 	var n int64
-	if _, ok := w.(net.Conn); ok {
+	if gathers(w) {
 		for len(g.parts) > 0 {
 			bp := gatherBufs.Get().(*net.Buffers)
 			all := (*bp)[:0]
@@ -486,6 +488,16 @@ func (g *gatheredParts) WriteTo(w io.Writer) (int64, error) {
 	}
 	g.parts = nil
 	return n, nil
+}
+
+// gathers reports whether net.Buffers writes to w with writev: a TCP or
+// Unix connection.
+func gathers(w io.Writer) bool {
+	switch w.(type) {
+	case *net.TCPConn, *net.UnixConn:
+		return true
+	}
+	return false
 }
 
 // Read copies the parts into p (for a reader that does not use WriteTo).

@@ -178,3 +178,38 @@ func TestLogWriterReadFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestGatheredPartsToOtherConn: a connection that net.Buffers would
+// write a part at a time (not TCP or Unix: a pipe here, a TLS connection
+// in use) gets the parts joined, as any writer does.
+func TestGatheredPartsToOtherConn(t *testing.T) {
+	parts, want := testParts(40)
+	server, client := net.Pipe()
+	defer client.Close()
+	got := make(chan []int)
+	var out bytes.Buffer
+	go func() {
+		var reads []int
+		buf := make([]byte, 1<<20)
+		for {
+			n, err := client.Read(buf)
+			if n > 0 {
+				reads = append(reads, n)
+				out.Write(buf[:n])
+			}
+			if err != nil {
+				got <- reads
+				return
+			}
+		}
+	}()
+	n, err := (&gatheredParts{parts: parts}).WriteTo(server)
+	server.Close()
+	reads := <-got
+	if err != nil || n != int64(len(want)) || !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("WriteTo = %d, %v; %d bytes received, want %d", n, err, out.Len(), len(want))
+	}
+	if len(reads) >= len(parts) {
+		t.Errorf("%d writes for %d parts: not joined", len(reads), len(parts))
+	}
+}
