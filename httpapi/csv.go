@@ -353,10 +353,10 @@ func (t *table) fields(fixed [][2]string, obj jv) {
 	for _, f := range fixed {
 		t.cell(f[0], safeCell(f[1]))
 	}
-	keys, vals := obj.members()
 	if obj.kind != jObj {
 		return
 	}
+	keys, vals := obj.members()
 	for i, k := range keys {
 		if v := vals[i]; v.kind != jObj && v.kind != jArr {
 			t.cell(k, cellOf(v))

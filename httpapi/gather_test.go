@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 )
 
@@ -58,7 +59,7 @@ func TestWritePartsGathersTheRest(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := &readerFromWriter{}
 			writeParts(w, c.parts)
-			if !equalInts(w.writes, c.writes) || w.froms != c.froms {
+			if !slices.Equal(w.writes, c.writes) || w.froms != c.froms {
 				t.Errorf("writes %v and %d ReadFrom, want %v and %d", w.writes, w.froms, c.writes, c.froms)
 			}
 			if !bytes.Equal(w.out.Bytes(), bytes.Join(c.parts, nil)) {

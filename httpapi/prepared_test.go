@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,7 +57,7 @@ func TestPreparedAnswersFollowTheView(t *testing.T) {
 						if h == "Etag" { // each server seeds its ETags: the answer's part follows
 							g, w = etagTails(g), etagTails(w)
 						}
-						if !equalStrings(g, w) {
+						if !slices.Equal(g, w) {
 							t.Errorf("at %v %s %s: %s %q, a cold server %q", now, key, p, h, g, w)
 						}
 					}
@@ -75,18 +76,6 @@ func TestPreparedAnswersFollowTheView(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func etagTails(v []string) []string {

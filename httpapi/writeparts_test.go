@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 )
 
@@ -62,7 +63,7 @@ func TestWriteParts(t *testing.T) {
 			var got []int
 			var out bytes.Buffer
 			writeParts(writerFunc(func(p []byte) (int, error) { got = append(got, len(p)); return out.Write(p) }), c.parts)
-			if !equalInts(got, c.writes) || !bytes.Equal(out.Bytes(), bytes.Join(c.parts, nil)) {
+			if !slices.Equal(got, c.writes) || !bytes.Equal(out.Bytes(), bytes.Join(c.parts, nil)) {
 				t.Errorf("writes %v, want %v (bytes equal: %v)", got, c.writes, bytes.Equal(out.Bytes(), bytes.Join(c.parts, nil)))
 			}
 		})
@@ -72,15 +73,3 @@ func TestWriteParts(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
