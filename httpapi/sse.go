@@ -224,15 +224,17 @@ func (hub *sseHub) loop(stop chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			hub.step()
+			hub.step(stop)
 		}
 	}
 }
 
 // step makes the step from the last view to the published one, if the
 // plan's cursor moved, and hands it to every subscriber; one whose queue
-// is full is cut.
-func (hub *sseHub) step() {
+// is full is cut. stop is the running loop's: a step that finds the loop
+// stopped meanwhile (its last subscriber left while the step waited for
+// the lock) does nothing, so that a stopped hub keeps only its cursor.
+func (hub *sseHub) step(stop chan struct{}) {
 	v := hub.a.store.View()
 	if v == nil {
 		return
@@ -240,6 +242,9 @@ func (hub *sseHub) step() {
 	now := hub.a.clock.Now()
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
+	if hub.stop != stop {
+		return
+	}
 	last := hub.last
 	sv := hub.a.sseViewOf(hub.plan, *v, now, hubCursor(last))
 	hub.ran = now

@@ -601,11 +601,14 @@ func TestStreamBounds(t *testing.T) {
 	hub := api.streams.hubs[PlanDelayed]
 	slow := &sseSub{steps: make(chan *sseStep, 1), cut: make(chan struct{})}
 	hub.subscribe(slow, "")
+	hub.mu.Lock()
+	running := hub.stop
+	hub.mu.Unlock()
 	store.StartLive(ld.day)
 	for i := 1; i <= 3; i++ {
 		store.ApplyLive(&engine.LiveBatch{Seq: uint64(i), Session: ld.day, Bars: []engine.LiveBar{}})
 		clock.set(clock.Now().Add(time.Minute))
-		hub.step()
+		hub.step(running)
 	}
 	select {
 	case <-slow.cut:
@@ -695,4 +698,37 @@ func labelled(tb testing.TB, reg *prometheus.Registry, name, label, value string
 	}
 	tb.Fatalf("no series %s{%s=%q}", name, label, value)
 	return 0
+}
+
+// A step of a hub's loop that waited for the lock while the last
+// subscriber left leaves the stopped hub as unsubscribe left it: its
+// cursor, no view (a view would hold its Dataset and live session past
+// the next publish).
+func TestStreamHubStoppedKeepsCursor(t *testing.T) {
+	ld := newLiveDemo(t)
+	store := &engine.Store{}
+	store.Publish(ld.base)
+	clock := &movingClock{}
+	clock.set(ld.day.Time().Add(14 * time.Hour))
+	cfg := DefaultConfig()
+	cfg.StreamStep = time.Hour // the loop makes no step of its own
+	api := New(cfg, store, testKeys(t), clock, nil, nil)
+	store.StartLive(ld.day)
+	store.ApplyLive(&engine.LiveBatch{Seq: 1, Session: ld.day, Bars: []engine.LiveBar{}})
+	hub := api.streams.hubs[PlanDelayed]
+	sub := &sseSub{steps: make(chan *sseStep, 8), cut: make(chan struct{})}
+	hub.subscribe(sub, "")
+	hub.mu.Lock()
+	running := hub.stop
+	hub.mu.Unlock()
+	hub.unsubscribe(sub, "")
+	store.ApplyLive(&engine.LiveBatch{Seq: 2, Session: ld.day, Bars: []engine.LiveBar{}})
+	clock.set(clock.Now().Add(time.Minute))
+	hub.step(running) // the stopped loop's step, late
+	hub.mu.Lock()
+	last, stopped := hub.last, hub.stop == nil
+	hub.mu.Unlock()
+	if !stopped || last.ev.Base != nil || last.ev.Live != nil || !last.cur.session.Valid() {
+		t.Errorf("stopped %v, the hub keeps %+v (cursor %+v), want only its cursor", stopped, last.ev, last.cur)
+	}
 }
