@@ -31,8 +31,9 @@ import (
 // served among that key's requests, for one of them to finish; after
 // Admission.MaxWait (default 1 s), or when Admission.MaxQueue of its
 // requests already wait, it is answered 429 with Retry-After (the key's
-// mean slot time times the requests ahead of it, divided by its share),
-// never a 5xx. Other keys never wait behind it: each key waits only for
+// mean slot time times the requests still ahead of it plus one, divided
+// by its share), never a 5xx. One whose client leaves while it waits is
+// sent nothing and counted as 499 (answer.clientLeft). Other keys never wait behind it: each key waits only for
 // its own slots.
 //
 // The cost of a small request is two atomic operations on its key (take
@@ -158,7 +159,8 @@ func epochOf(t time.Time) int64 { return t.UnixNano() >> activeEpochShift }
 // acquire takes a slot of k for a request at now, waiting (until ctx is
 // done, or MaxWait) when k holds its share. It returns how long it
 // waited and ok; not ok: no slot was taken, and retry is the Retry-After
-// to send.
+// to send (counted from the requests still ahead of it then), or 0 when
+// ctx ended first (the client left: not counted as a refusal).
 func (ad *admission) acquire(ctx context.Context, k *keyAdmission, now time.Time) (waited time.Duration, retry int, ok bool) {
 	ep := epochOf(now)
 	ad.touch(k, ep)
@@ -192,7 +194,7 @@ func (ad *admission) acquire(ctx context.Context, k *keyAdmission, now time.Time
 	}
 	ch := make(chan struct{}, 1)
 	k.queue = append(k.queue, ch)
-	ahead := len(k.queue)
+	ahead := 0 // set when it leaves the queue unserved
 	k.mu.Unlock()
 
 	t := time.NewTimer(ad.cfg.MaxWait)
@@ -209,6 +211,7 @@ func (ad *admission) acquire(ctx context.Context, k *keyAdmission, now time.Time
 		if q == ch { // still queued: not granted
 			k.queue = append(k.queue[:i], k.queue[i+1:]...)
 			granted = false
+			ahead = i // those still waiting before it, not those at its arrival
 			break
 		}
 	}
@@ -217,6 +220,9 @@ func (ad *admission) acquire(ctx context.Context, k *keyAdmission, now time.Time
 	k.waited.Add(1)
 	k.waitNs.Add(int64(waited))
 	if !granted {
+		if ctx.Err() != nil { // the client left: not a refusal
+			return waited, 0, false
+		}
 		k.refused.Add(1)
 		return waited, ad.retryAfter(k, ahead, share), false
 	}
@@ -272,6 +278,9 @@ func (a *API) admit(c *call, r *http.Request) int {
 		c.admitted = true
 		yieldpoint.Begin()
 		return 0
+	}
+	if r.Context().Err() != nil {
+		return c.out.clientLeft()
 	}
 	share := a.adm.share(epochOf(now))
 	c.out.w.Header()["Retry-After"] = []string{strconv.Itoa(retry)}

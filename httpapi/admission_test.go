@@ -126,12 +126,60 @@ func TestAdmissionClientGone(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
-	if _, _, ok := ad.acquire(ctx, k, time.Now()); ok {
-		t.Error("a request whose client left was admitted")
+	if _, retry, ok := ad.acquire(ctx, k, time.Now()); ok || retry != 0 {
+		t.Errorf("a request whose client left: admitted %v, Retry-After %d", ok, retry)
 	}
 	if k.waiting.Load() != 0 || len(k.queue) != 0 {
 		t.Error("its place was kept")
 	}
+	if k.refused.Load() != 0 || k.waited.Load() != 1 {
+		t.Errorf("refused %d, waited %d; want 0 and 1 (a client that left is not refused)", k.refused.Load(), k.waited.Load())
+	}
+}
+
+// A request refused after waiting gets a Retry-After for the requests
+// still ahead of it when it leaves the queue, not those ahead when it came:
+// two requests that came one after the other and both waited past MaxWait
+// are told the same (the first has left by then).
+func TestAdmissionRetryAfterFromQueueNow(t *testing.T) {
+	ad := newAdmission(Admission{Cores: 1, MaxWait: 300 * time.Millisecond})
+	k := &keyAdmission{}
+	if _, _, ok := ad.acquire(context.Background(), k, time.Now()); !ok {
+		t.Fatal("refused")
+	}
+	k.meanNs.Store(int64(2 * time.Second))
+	retries := make(chan int, 2)
+	for i := range 2 {
+		go func() {
+			_, retry, ok := ad.acquire(context.Background(), k, time.Now())
+			if ok {
+				t.Error("admitted over the share")
+			}
+			retries <- retry
+		}()
+		for k.waiting.Load() < int32(i+1) {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Each had no one left ahead of it when refused: one mean slot time
+	// (2 s) for a share of 1. Counted from their arrival, the second
+	// would have been told 6 s and the first 4 s.
+	for range 2 {
+		if r := <-retries; r != 2 {
+			t.Errorf("Retry-After %d, want 2", r)
+		}
+	}
+	// Refused at once past the queue's cap, the count is the queue then.
+	ad.cfg.MaxQueue = 1
+	go ad.acquire(context.Background(), k, time.Now())
+	for k.waiting.Load() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	if _, retry, ok := ad.acquire(context.Background(), k, time.Now()); ok || retry != 4 {
+		t.Errorf("past the cap behind one: ok %v, Retry-After %d, want 4", ok, retry)
+	}
+	ad.release(k, time.Millisecond, 0)
 }
 
 // Many goroutines of several keys: slots never exceed the share, every

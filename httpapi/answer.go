@@ -221,6 +221,23 @@ func (o *answer) fail(status int, msg string) int {
 	return status
 }
 
+// statusClientClosed is the status logged and counted (access log,
+// pregao_http_requests_total) for a request whose client left before its
+// answer was made: nginx's 499 "client closed request". It is never
+// sent: no one is there to read it.
+const statusClientClosed = 499
+
+// clientLeft records that the request's client left while the request waited
+// (for a slot of its key, for its snapshot's deferred kinds): nothing is
+// written, and the access log and the metrics count a 499, not a 5xx or
+// a 429 no client saw.
+func (o *answer) clientLeft() int {
+	if o.log != nil && o.log.status == 0 {
+		o.log.status = statusClientClosed
+	}
+	return statusClientClosed
+}
+
 // failErr answers the error a handler (or a request check) returned,
 // logging the server's own failures.
 func (o *answer) failErr(err error) int {

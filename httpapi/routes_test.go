@@ -102,6 +102,13 @@ func sampleValue(rt *Route, p *Param) string {
 // requestsOf returns the requests counted for a route label.
 func requestsOf(tb testing.TB, reg *prometheus.Registry, route string) float64 {
 	tb.Helper()
+	return requestsWith(tb, reg, route, "")
+}
+
+// requestsWith returns the requests counted for a route label and a
+// status code ("": every code).
+func requestsWith(tb testing.TB, reg *prometheus.Registry, route, code string) float64 {
+	tb.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		tb.Fatal(err)
@@ -112,10 +119,17 @@ func requestsOf(tb testing.TB, reg *prometheus.Registry, route string) float64 {
 			continue
 		}
 		for _, m := range mf.Metric {
+			var r, c string
 			for _, l := range m.Label {
-				if l.GetName() == "route" && l.GetValue() == route {
-					n += m.GetCounter().GetValue()
+				switch l.GetName() {
+				case "route":
+					r = l.GetValue()
+				case "code":
+					c = l.GetValue()
 				}
+			}
+			if r == route && (code == "" || c == code) {
+				n += m.GetCounter().GetValue()
 			}
 		}
 	}

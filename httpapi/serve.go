@@ -273,8 +273,9 @@ var deferredWaitMax = 10 * time.Second
 
 // awaitDeferred waits until c's Dataset has its deferred kinds: 0 once
 // they are in; 503 when they could not be loaded (the snapshot is
-// failed, as for a bad block), or are not in within deferredWaitMax, or
-// the request ended first (with Retry-After: they are coming).
+// failed, as for a bad block), or are not in within deferredWaitMax
+// (with Retry-After: they are coming); 499, sending nothing, when the
+// client left first.
 func (a *API) awaitDeferred(c *call, r *http.Request) int {
 	a.m.deferredWaits.Inc()
 	ctx, cancel := context.WithTimeout(r.Context(), deferredWaitMax)
@@ -283,6 +284,8 @@ func (a *API) awaitDeferred(c *call, r *http.Request) int {
 	switch {
 	case err == nil:
 		return 0
+	case r.Context().Err() != nil:
+		return c.out.clientLeft()
 	case ctx.Err() != nil:
 		c.out.w.Header()["Retry-After"] = retryLoading
 		return c.out.fail(http.StatusServiceUnavailable, "the snapshot's cash actions, fund data, insider reports and documents are still loading: retry shortly")
