@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -151,13 +152,42 @@ http {
 	}
 }
 
+// freeAddr returns a loopback address free now, for a server the test
+// starts on it (and may stop and start again on the same address). Its
+// port is below the kernel's ephemeral range, where no other listener
+// asking for any port (another package's test server) and no outgoing
+// connection is given it meanwhile. (A port from the ephemeral range,
+// closed here and bound again at a restart, can be: a restarted
+// embedded stream server that cannot listen leaves its session retrying
+// the stream, disconnected, for the rest of the test, the way
+// TestServeLiveEmbedded failed once under a full parallel run.)
 func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	t.Helper()
+	low := ephemeralLow()
+	for range 200 {
+		port := 20000 + rand.IntN(max(low-20000, 1))
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			continue // taken
+		}
+		l.Close()
+		return l.Addr().String()
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("no free port below the ephemeral range")
+	return ""
+}
+
+// ephemeralLow returns the first port of the kernel's ephemeral range
+// (Linux's ip_local_port_range; 32768, its default, elsewhere).
+func ephemeralLow() int {
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 21000 {
+				return n
+			}
+		}
+	}
+	return 32768
 }
 
 func getStatus(url, key string) (int, error) {
