@@ -257,7 +257,7 @@ files-test:
 # snapshot/flatfiles/duckdbtest/testdata/polars), every value it reads
 # checked against the API's answers. Needs Node.js 20 or later and npm
 # (Debian 12 packages Node.js 18: nodejs-polars needs a newer one), so
-# neither make test nor .ci/run calls it.
+# make test does not call it; .ci/run does when Node.js is 20 or later.
 files-polars-test:
 	cd snapshot/flatfiles/duckdbtest && PREGAO_POLARS_TEST=1 CGO_ENABLED=1 $(GO) test -count=1 -run TestPolarsExample -v ./...
 
