@@ -527,6 +527,34 @@ func TestReleaseInTree(t *testing.T) {
 	}
 }
 
+// scratchGitEnv returns the environment for git and make in a scratch
+// repository: the process's, without any GIT_ variable (a GIT_DIR,
+// GIT_WORK_TREE or GIT_INDEX_FILE exported by whatever runs the tests,
+// such as git rebase --exec, would point every git command at that
+// repository instead of the scratch one), with a fixed author and no
+// user or system configuration.
+func scratchGitEnv() []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") })
+	return append(env, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t",
+		"GIT_COMMITTER_EMAIL=t@example.invalid", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+}
+
+// scratchGitEnv leaves out the git variables of the caller's environment.
+func TestScratchGitEnv(t *testing.T) {
+	t.Setenv("GIT_DIR", "/elsewhere/.git")
+	t.Setenv("GIT_WORK_TREE", "/elsewhere")
+	t.Setenv("GIT_INDEX_FILE", "/elsewhere/.git/index")
+	env := scratchGitEnv()
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_INDEX_FILE" {
+			t.Errorf("the scratch repository's environment has %s", kv)
+		}
+	}
+	if !slices.Contains(env, "GIT_CONFIG_NOSYSTEM=1") || !slices.Contains(env, "PATH="+os.Getenv("PATH")) {
+		t.Errorf("environment %v lacks its own settings or the caller's PATH", env)
+	}
+}
+
 // The version make stamps comes from the tree, not the tags: in a
 // repository without any tag, the commit whose CHANGELOG.md gained the
 // release's section is that release, later commits are past it
@@ -542,8 +570,7 @@ func TestReleaseVersionFromTree(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	env := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t",
-		"GIT_COMMITTER_EMAIL=t@example.invalid", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	env := scratchGitEnv()
 	run := func(name string, args ...string) (string, error) {
 		t.Helper()
 		cmd := exec.Command(name, args...)
