@@ -468,8 +468,9 @@ func checkSeries(s *Series) error {
 // value a time each.
 func checkIntradayLengths(s *Intraday) error {
 	n := len(s.Times)
-	if len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
-		len(s.Volume) != n || len(s.Quantity) != n {
+	// A compact series (CompactIntradayOf) shares its times with its bars.
+	if s.bars == nil && (len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
+		len(s.Volume) != n || len(s.Quantity) != n) {
 		return invalid("intraday series %s: columns of different lengths (times %d, open %d, high %d, low %d, close %d, volume %d, quantity %d)",
 			s.Ticker, n, len(s.Open), len(s.High), len(s.Low), len(s.Close), len(s.Volume), len(s.Quantity))
 	}
@@ -642,9 +643,23 @@ func (b *builder) buildIntraday() error {
 		return err
 	}
 	h, memo := b.intradayHistory(), make(map[string]*Intraday)
+	joined := make([]*Intraday, len(d.assets))
 	for i := range d.assets {
-		a := &d.assets[i]
-		a.Intraday = joinHistory(b, h, a.Ticker, memo)
+		joined[i] = joinHistory(b, h, d.assets[i].Ticker, memo)
+	}
+	// Each distinct joined series once into its compact form.
+	pos := make(map[*Intraday]int, len(joined))
+	var uniq []*Intraday
+	for _, s := range joined {
+		if _, ok := pos[s]; !ok {
+			pos[s] = len(uniq)
+			uniq = append(uniq, s)
+		}
+	}
+	bars := make([]*IntradayBars, len(uniq))
+	b.parallelFor(len(uniq), func(i int) { bars[i] = NewIntradayBars(uniq[i]) })
+	for i, s := range joined {
+		d.assets[i].Intraday = bars[pos[s]]
 	}
 	return nil
 }
@@ -664,7 +679,7 @@ func (b *builder) intradayHistory() *history[int64, Intraday] {
 				Volume: make([]Num, 0, rows), Quantity: make([]int64, 0, rows),
 			}
 			for _, g := range parts {
-				s := g.s
+				s := g.s.wide()
 				out.Times = append(out.Times, s.Times[g.lo:g.hi]...)
 				out.Open = append(out.Open, s.Open[g.lo:g.hi]...)
 				out.High = append(out.High, s.High[g.lo:g.hi]...)

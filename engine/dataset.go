@@ -160,7 +160,7 @@ type Asset struct {
 	// held compactly.
 	Daily *DailyBars
 	// Intraday is the continuous 1-minute history (never nil; may be empty).
-	Intraday *Intraday
+	Intraday *IntradayBars
 	// Latest is the quote of the last session (daily or intraday,
 	// whichever is newer); Latest.Valid() is false without data.
 	Latest Quote

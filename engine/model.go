@@ -213,6 +213,10 @@ type Intraday struct {
 
 	// sum is the summary a loader gave (SetSummary), or nil.
 	sum *IntradaySummary
+	// bars is the compact form when the series was given in it
+	// (CompactIntradayOf: the wide columns are then nil) or kept wide
+	// (KeepWideIntraday), else nil.
+	bars *IntradayBars
 }
 
 // Len returns the number of rows.

@@ -89,24 +89,28 @@ type runAcc struct {
 }
 
 // start begins a session at bar i of s.
-func (r *runAcc) start(s *Intraday, i int) {
-	r.open, r.high, r.low, r.close = s.Open[i], s.High[i], s.Low[i], s.Close[i]
-	r.vol.start(s.Volume[i])
-	r.qty = Num(s.Quantity[i])
+func (r *runAcc) start(s *IntradayBars, i int) {
+	var b Bar
+	s.bar(&b, i)
+	r.open, r.high, r.low, r.close = b.Open, b.High, b.Low, b.Close
+	r.vol.start(b.Volume)
+	r.qty = b.Quantity
 }
 
 // add adds bar i of s to the session.
-func (r *runAcc) add(s *Intraday, i int) {
+func (r *runAcc) add(s *IntradayBars, i int) {
+	var b Bar
+	s.bar(&b, i)
 	if !r.open.Valid() {
-		r.open = s.Open[i]
+		r.open = b.Open
 	}
-	r.high = maxNum(r.high, s.High[i])
-	r.low = minNum(r.low, s.Low[i])
-	if s.Close[i].Valid() {
-		r.close = s.Close[i]
+	r.high = maxNum(r.high, b.High)
+	r.low = minNum(r.low, b.Low)
+	if b.Close.Valid() {
+		r.close = b.Close
 	}
-	r.vol.add(s.Volume[i])
-	r.qty = addNum(r.qty, Num(s.Quantity[i]))
+	r.vol.add(b.Volume)
+	r.qty = addNum(r.qty, b.Quantity)
 }
 
 // buildRunAgg computes the running aggregates of every bar.

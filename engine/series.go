@@ -109,12 +109,8 @@ func (a *Asset) AppendIntraday(dst []Bar, lo, hi int, adjusted bool) []Bar {
 	for i := lo; i < hi; i++ {
 		t := s.Times[i]
 		d := dateOfUnix(t)
-		b := Bar{
-			Time: t, Date: d,
-			Open: s.Open[i], High: s.High[i], Low: s.Low[i], Close: s.Close[i],
-			Volume: s.Volume[i], Quantity: Num(s.Quantity[i]),
-			Factor: a.adj.at(d),
-		}
+		b := Bar{Time: t, Date: d, Factor: a.adj.at(d)}
+		s.bar(&b, i)
 		if adjusted {
 			b.adjust()
 		}

@@ -100,7 +100,12 @@ type IntradaySummary struct {
 
 // SummarizeIntraday returns the summary of s, and false when s has no
 // bar.
-func SummarizeIntraday(s *Intraday) (IntradaySummary, bool) {
+func SummarizeIntraday(s *Intraday) (IntradaySummary, bool) { return summarizeIntraday(s.Bars()) }
+
+// SummarizeIntradayBars is SummarizeIntraday of a Dataset's form.
+func SummarizeIntradayBars(s *IntradayBars) (IntradaySummary, bool) { return summarizeIntraday(s) }
+
+func summarizeIntraday(s *IntradayBars) (IntradaySummary, bool) {
 	n := s.Len()
 	if n == 0 {
 		return IntradaySummary{}, false
@@ -112,11 +117,16 @@ func SummarizeIntraday(s *Intraday) (IntradaySummary, bool) {
 
 // SetSummary gives s its summary (see IntradaySummary). It must be s's
 // (see SummarizeIntraday).
-func (s *Intraday) SetSummary(sm IntradaySummary) { s.sum = &sm }
+func (s *Intraday) SetSummary(sm IntradaySummary) {
+	s.sum = &sm
+	if s.bars != nil {
+		s.bars.sum = s.sum
+	}
+}
 
 // sessionAgg aggregates the bars of s from the first of session day sd
 // up to bar i.
-func sessionAgg(s *Intraday, i int, sd Date) runAcc {
+func sessionAgg(s *IntradayBars, i int, sd Date) runAcc {
 	k := index.FirstGE(s.Times[:i], int64(sd)*86400)
 	var acc runAcc
 	acc.start(s, k)

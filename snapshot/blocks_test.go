@@ -73,7 +73,7 @@ func flipTargets(t *testing.T, path string) []flipTarget {
 			if cols, ok := a.Daily.Columns(); c.kind == "daily" && ok && len(cols.Open) > 0 {
 				p = unsafe.Pointer(&cols.Open[0])
 			} else if c.kind == "intraday" && a.Intraday.Len() > 0 {
-				p = unsafe.Pointer(&a.Intraday.Open[0])
+				p = unsafe.Pointer(&a.Intraday.Wide().Open[0])
 			} else {
 				continue
 			}

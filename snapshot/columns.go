@@ -842,6 +842,7 @@ func decIntradayColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		for i, c := range ix.Series {
 			if c.Rows > 0 {
 				ss[i].SetSummary(readIntradayTail(c.Tail))
+				engine.KeepWideIntraday(&ss[i])
 			}
 		}
 	}

@@ -155,8 +155,8 @@ func TestFormat6Load(t *testing.T) {
 		}
 		intraday += x.Len()
 		for r := range x.Len() {
-			if x.Times[r] != y.Times[r] || !eq(x.Open[r], y.Open[r]) || !eq(x.High[r], y.High[r]) || !eq(x.Low[r], y.Low[r]) ||
-				!eq(x.Close[r], y.Close[r]) || !eq(x.Volume[r], y.Volume[r]) || x.Quantity[r] != y.Quantity[r] {
+			if x.Times[r] != y.Times[r] || !eq(x.Open(r), y.Open(r)) || !eq(x.High(r), y.High(r)) || !eq(x.Low(r), y.Low(r)) ||
+				!eq(x.Close(r), y.Close(r)) || !eq(x.Volume(r), y.Volume(r)) || x.Quantity(r) != y.Quantity(r) {
 				t.Fatalf("%s intraday bar %d differs", a.Ticker, r)
 			}
 		}

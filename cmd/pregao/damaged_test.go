@@ -77,7 +77,7 @@ func TestDamagedBlockAnswers503(t *testing.T) {
 			continue
 		}
 		if a.Intraday.Len() >= 8 && offs["intraday"] == 0 {
-			for _, v := range a.Intraday.Open[:8] {
+			for _, v := range a.Intraday.Wide().Open[:8] {
 				pat = binary.LittleEndian.AppendUint64(pat, math.Float64bits(float64(v)))
 			}
 			if i := bytes.Index(file, pat); i > 0 && bytes.LastIndex(file, pat) == i {

@@ -101,7 +101,7 @@ func TestUpdateSessionLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, ok := ds.Asset("PETR4")
-	if !ok || !slices.Equal(a.Intraday.Times, []int64{m, m + 60, m + 120}) || a.Intraday.Close[2] != 31 {
+	if !ok || !slices.Equal(a.Intraday.Times, []int64{m, m + 60, m + 120}) || a.Intraday.Close(2) != 31 {
 		t.Errorf("PETR4's minutes: %+v", a.Intraday)
 	}
 }
