@@ -170,22 +170,9 @@ func NewIntradayBars(s *Intraday) *IntradayBars {
 	}
 	// One allocation for the four price columns.
 	px := make([]int32, 4*n)
-	out.open, out.high, out.low, out.close = px[:n:n], px[n:2*n:2*n], px[2*n:3*n:3*n], px[3*n:]
-	out.volume = make([]int64, n)
-	out.quantity = make([]uint32, n)
-	ok := true
-	for i := 0; i < n && ok; i++ {
-		var okO, okH, okL, okC, okV bool
-		out.open[i], okO = toCents(s.Open[i])
-		out.high[i], okH = toCents(s.High[i])
-		out.low[i], okL = toCents(s.Low[i])
-		out.close[i], okC = toCents(s.Close[i])
-		out.volume[i], okV = toVolume(s.Volume[i])
-		q := s.Quantity[i]
-		ok = okO && okH && okL && okC && okV && q >= 0 && q <= math.MaxUint32
-		out.quantity[i] = uint32(q)
-	}
-	if !ok {
+	c := IntradayColumns{Open: px[:n:n], High: px[n : 2*n : 2*n], Low: px[2*n : 3*n : 3*n], Close: px[3*n:],
+		Volume: make([]int64, n), Quantity: make([]uint32, n)}
+	if !s.compactInto(&c) {
 		// Copy the columns: s's may be windows on a block shared with
 		// other series, which must not be kept alive by this one.
 		w := &Intraday{Ticker: s.Ticker, Times: s.Times,
@@ -193,7 +180,71 @@ func NewIntradayBars(s *Intraday) *IntradayBars {
 			Volume: slices.Clone(s.Volume), Quantity: slices.Clone(s.Quantity)}
 		return &IntradayBars{Ticker: s.Ticker, Times: s.Times, wide: w, sum: s.sum}
 	}
+	out.open, out.high, out.low, out.close, out.volume, out.quantity = c.Open, c.High, c.Low, c.Close, c.Volume, c.Quantity
 	return out
+}
+
+// CompactColumns returns s's values in the compact form (see
+// IntradayBars) and true, or false when a value does not fit it: the
+// columns s holds when it was given compact (CompactIntradayOf), else
+// made in buf's columns (grown when short; buf is the caller's scratch
+// and the result is valid until its next use). A writer of columns
+// makes every series' compact form in one buffer this way instead of an
+// IntradayBars a series.
+func (s *Intraday) CompactColumns(buf *IntradayColumns) (IntradayColumns, bool) {
+	if s.bars != nil {
+		if c, ok := s.bars.Columns(); ok {
+			return c, true
+		}
+		s = s.bars.wide
+	}
+	n := s.Len()
+	grow := func(col []int32) []int32 {
+		if cap(col) < n {
+			return make([]int32, n)
+		}
+		return col[:n]
+	}
+	buf.Open, buf.High, buf.Low, buf.Close = grow(buf.Open), grow(buf.High), grow(buf.Low), grow(buf.Close)
+	if cap(buf.Volume) < n {
+		buf.Volume = make([]int64, n)
+	}
+	if cap(buf.Quantity) < n {
+		buf.Quantity = make([]uint32, n)
+	}
+	buf.Volume, buf.Quantity = buf.Volume[:n], buf.Quantity[:n]
+	ok := s.compactInto(buf)
+	return *buf, ok
+}
+
+// compactInto fills c's columns (of s.Len() values each) with s's values
+// in the compact form and reports whether every value fits.
+func (s *Intraday) compactInto(c *IntradayColumns) bool {
+	c.Times = s.Times
+	n := s.Len()
+	for i := range n {
+		var okO, okH, okL, okC, okV bool
+		c.Open[i], okO = toCents(s.Open[i])
+		c.High[i], okH = toCents(s.High[i])
+		c.Low[i], okL = toCents(s.Low[i])
+		c.Close[i], okC = toCents(s.Close[i])
+		c.Volume[i], okV = toVolume(s.Volume[i])
+		q := s.Quantity[i]
+		if !(okO && okH && okL && okC && okV && q >= 0 && q <= math.MaxUint32) {
+			return false
+		}
+		c.Quantity[i] = uint32(q)
+	}
+	return true
+}
+
+// view returns s as an IntradayBars without a copy: its own when it has
+// one, else one holding s's wide columns (for a summary of its bars).
+func (s *Intraday) view() *IntradayBars {
+	if s.bars != nil {
+		return s.bars
+	}
+	return &IntradayBars{Ticker: s.Ticker, Times: s.Times, wide: s, sum: s.sum}
 }
 
 // KeepWideIntraday has Build hold s's wide columns as they are, without
@@ -229,3 +280,9 @@ func (s *Intraday) wide() *Intraday {
 	}
 	return w
 }
+
+// Expanded returns s with its wide columns filled: s itself when they
+// are, else its values expanded from the compact form (a series a
+// loader gave by CompactIntradayOf), for writers of a Universe's
+// columns.
+func (s *Intraday) Expanded() *Intraday { return s.wide() }

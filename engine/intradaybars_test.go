@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -102,4 +103,28 @@ func FuzzIntradayBars(f *testing.F) {
 		s := minutes([]Num{Num(p), Num(p / 3)}, []Num{Num(v), Num(v * 7)}, []int64{q, q / 2})
 		sameMinutes(t, NewIntradayBars(s), s)
 	})
+}
+
+// CompactColumns gives NewIntradayBars' columns, made in the caller's
+// buffer (reused, never the series' own) or the columns a compact
+// series was given; it reports a series that does not fit.
+func TestCompactColumns(t *testing.T) {
+	var buf IntradayColumns
+	fits := minutes([]Num{12.34, Null, 0.01}, []Num{1, Null, 99.99}, []int64{1, 2, math.MaxUint32})
+	c, ok := fits.CompactColumns(&buf)
+	want, _ := NewIntradayBars(fits).Columns()
+	if !ok || !slices.Equal(c.Open, want.Open) || !slices.Equal(c.Close, want.Close) || !slices.Equal(c.Volume, want.Volume) ||
+		!slices.Equal(c.Quantity, want.Quantity) || &c.Times[0] != &fits.Times[0] || &c.Open[0] != &buf.Open[0] {
+		t.Fatalf("CompactColumns = %+v, %v; want %+v in the buffer", c, ok, want)
+	}
+	if _, ok := minutes([]Num{12.345}, []Num{1}, []int64{1}).CompactColumns(&buf); ok {
+		t.Error("a 3-decimal price fits")
+	}
+	given := CompactIntradayOf("T", want.Times, want.Open, want.High, want.Low, want.Close, want.Volume, want.Quantity)
+	if c, ok := given.CompactColumns(&buf); !ok || &c.Open[0] != &want.Open[0] {
+		t.Error("a compact series' columns are not its own")
+	}
+	if n := testing.AllocsPerRun(100, func() { fits.CompactColumns(&buf) }); n > 0 {
+		t.Errorf("%v allocations with a buffer of room", n)
+	}
 }

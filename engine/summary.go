@@ -100,7 +100,7 @@ type IntradaySummary struct {
 
 // SummarizeIntraday returns the summary of s, and false when s has no
 // bar.
-func SummarizeIntraday(s *Intraday) (IntradaySummary, bool) { return summarizeIntraday(s.Bars()) }
+func SummarizeIntraday(s *Intraday) (IntradaySummary, bool) { return summarizeIntraday(s.view()) }
 
 // SummarizeIntradayBars is SummarizeIntraday of a Dataset's form.
 func SummarizeIntradayBars(s *IntradayBars) (IntradaySummary, bool) { return summarizeIntraday(s) }

@@ -72,8 +72,8 @@ func flipTargets(t *testing.T, path string) []flipTarget {
 			var p unsafe.Pointer
 			if cols, ok := a.Daily.Columns(); c.kind == "daily" && ok && len(cols.Open) > 0 {
 				p = unsafe.Pointer(&cols.Open[0])
-			} else if c.kind == "intraday" && a.Intraday.Len() > 0 {
-				p = unsafe.Pointer(&a.Intraday.Wide().Open[0])
+			} else if ic, ok := a.Intraday.Columns(); c.kind == "intraday" && ok && len(ic.Open) > 0 {
+				p = unsafe.Pointer(&ic.Open[0])
 			} else {
 				continue
 			}

@@ -353,6 +353,7 @@ type loadState struct {
 	// cols (8-aligned), whose parts and blocks colChecks verifies
 	// (addColumns, checkColumns).
 	version   uint16
+	layout    int // format 6's layout revision
 	cols      []byte
 	colsAt    int64 // cols' offset in the file
 	colMu     sync.Mutex

@@ -677,6 +677,17 @@ func (d *pdec) columnPart(kind string, n int) (sec []byte, ix dailyIndex, total 
 		d.fail("%s index of %d series, the part holds %d", kind, len(ix.Series), n)
 		return nil, ix, 0, false
 	}
+	if kind == "intraday" && d.ls.layout < 3 {
+		// Layout revision 2: every intraday series is wide (56 bytes a
+		// bar), its index flag unset.
+		for i := range ix.Series {
+			if ix.Series[i].Wide {
+				d.fail("intraday series %d (%q) flagged wide in a layout revision %d file", i, ix.Series[i].Ticker, d.ls.layout)
+				return nil, ix, 0, false
+			}
+			ix.Series[i].Wide = true
+		}
+	}
 	rows := uint64(0)
 	for _, c := range ix.Series {
 		rows += uint64(c.Rows)
@@ -760,31 +771,63 @@ func alignedBytes(n int64) []byte {
 }
 
 // Intraday column sections hold, series after series, each series'
-// times (int64 unix seconds), open, high, low, close, volume (float64)
-// and quantity (int64): 56 bytes a bar, the engine's columns as they
-// are (engine.Intraday), with the daily sections' blocks and index
-// (every series compact: Wide is false).
+// columns, every column starting at a multiple of 8 bytes from the
+// section's start: compact series (engine.IntradayColumns) as times
+// (int64 unix seconds), open, high, low, close (int32 cents), volume
+// (int64 cents) and quantity (uint32), 36 bytes a bar; wide ones (values
+// that do not fit cents) as times, open, high, low, close, volume
+// (float64) and quantity (int64), 56 bytes a bar. Blocks and index are
+// the daily sections'. In a file of layout revision 2 every series is
+// wide and its index says compact (Wide false): columnPart reads it so.
 
-// intradayColBytes returns the bytes a series of n bars takes.
-func intradayColBytes(n int) int64 { return 7 * 8 * int64(n) }
+// intradayColBytes returns the bytes a series of n bars takes, wide or
+// compact.
+func intradayColBytes(n int, wide bool) int64 {
+	k := int64(n)
+	if wide {
+		return 7 * 8 * k
+	}
+	return 8*k + 4*pad8(4*k) + 8*k + pad8(4*k)
+}
 
 // appendIntradayColumns appends the column section of series to dst
 // (empty or ending at a multiple of 8) and returns it with its index,
 // whose offsets count from the section's start.
 func appendIntradayColumns(dst []byte, series []engine.Intraday) ([]byte, dailyIndex) {
 	k := blocker{base: int64(len(dst))}
+	buf := intradayScratch.Get().(*engine.IntradayColumns)
+	defer intradayScratch.Put(buf)
 	for i := range series {
 		s := &series[i]
 		off := k.series(dst)
-		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Off: off, Block: len(k.ix.Blocks), Tail: writeTails.intraday(s)})
+		c, compact := s.CompactColumns(buf)
+		if writeLayout < 3 {
+			compact = false // every series wide, flagged compact
+		}
+		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Wide: !compact && writeLayout >= 3, Off: off,
+			Block: len(k.ix.Blocks), Tail: writeTails.intraday(s)})
 		dst = appendCol(dst, s.Times)
-		for _, col := range [...][]engine.Num{s.Open, s.High, s.Low, s.Close, s.Volume} {
+		if compact {
+			for _, col := range [...][]int32{c.Open, c.High, c.Low, c.Close} {
+				dst = appendCol(dst, col)
+			}
+			dst = appendCol(dst, c.Volume)
+			dst = appendCol(dst, c.Quantity)
+			continue
+		}
+		w := s.Expanded()
+		for _, col := range [...][]engine.Num{w.Open, w.High, w.Low, w.Close, w.Volume} {
 			dst = appendCol(dst, col)
 		}
-		dst = appendCol(dst, s.Quantity)
+		dst = appendCol(dst, w.Quantity)
 	}
 	return k.finish(dst, len(series))
 }
+
+// intradayScratch holds the buffers appendIntradayColumns makes a
+// series' compact columns in (engine.Intraday.CompactColumns), so that
+// a build does not allocate them once a series.
+var intradayScratch = sync.Pool{New: func() any { return new(engine.IntradayColumns) }}
 
 // openIntradayColumns returns the series of an intraday column section
 // sec (8-aligned) described by ix, their columns used in place (copied
@@ -799,31 +842,40 @@ func openIntradayColumns(sec []byte, ix dailyIndex) ([]engine.Intraday, error) {
 	out := make([]engine.Intraday, len(ix.Series))
 	next := int64(0)
 	for i, c := range ix.Series {
-		if c.Rows < 0 || c.Wide || c.Block < 0 || c.Block >= len(ix.Blocks) || c.Off < next || c.Off%8 != 0 {
-			return nil, fmt.Errorf("%w: intraday series %d (%q): rows %d, wide %v, block %d, at %d (the previous ends at %d)", errColumns, i, c.Ticker, c.Rows, c.Wide, c.Block, c.Off, next)
+		if c.Rows < 0 || c.Block < 0 || c.Block >= len(ix.Blocks) || c.Off < next || c.Off%8 != 0 {
+			return nil, fmt.Errorf("%w: intraday series %d (%q): rows %d, block %d, at %d (the previous ends at %d)", errColumns, i, c.Ticker, c.Rows, c.Block, c.Off, next)
 		}
 		b := ix.Blocks[c.Block]
-		if c.Off < b.Off || intradayColBytes(c.Rows) > b.Off+b.N-c.Off {
+		if int64(c.Rows) > math.MaxInt32 || c.Off < b.Off || intradayColBytes(c.Rows, c.Wide) > b.Off+b.N-c.Off {
 			return nil, fmt.Errorf("%w: intraday series %d (%q): %d rows at %d leave block %d (%d+%d)", errColumns, i, c.Ticker, c.Rows, c.Off, c.Block, b.Off, b.N)
 		}
 		out[i] = intradaySeriesAt(sec, c)
-		next = c.Off + intradayColBytes(c.Rows)
+		next = c.Off + intradayColBytes(c.Rows, c.Wide)
 	}
 	return out, nil
 }
 
 // intradaySeriesAt returns the series c of an intraday column section
-// sec, its columns used in place (c lies within sec).
+// sec, its columns used in place (c lies within sec): compact series as
+// engine.CompactIntradayOf, wide ones with their wide columns.
 func intradaySeriesAt(sec []byte, c dailyCol) engine.Intraday {
-	n, p := c.Rows, c.Off
-	take := func() []byte {
+	n, k := c.Rows, int64(c.Rows)
+	p := c.Off
+	take := func(width int64) []byte {
 		col := sec[p:]
-		p += 8 * int64(n)
+		p += pad8(width * k)
 		return col
 	}
-	return engine.Intraday{Ticker: c.Ticker, Times: view[int64](take(), n),
-		Open: view[engine.Num](take(), n), High: view[engine.Num](take(), n), Low: view[engine.Num](take(), n),
-		Close: view[engine.Num](take(), n), Volume: view[engine.Num](take(), n), Quantity: view[int64](take(), n)}
+	times := view[int64](take(8), n)
+	if c.Wide {
+		return engine.Intraday{Ticker: c.Ticker, Times: times,
+			Open: view[engine.Num](take(8), n), High: view[engine.Num](take(8), n), Low: view[engine.Num](take(8), n),
+			Close: view[engine.Num](take(8), n), Volume: view[engine.Num](take(8), n), Quantity: view[int64](take(8), n)}
+	}
+	open, high, low, close := view[int32](take(4), n), view[int32](take(4), n), view[int32](take(4), n), view[int32](take(4), n)
+	vol := view[int64](take(8), n)
+	qty := view[uint32](take(4), n)
+	return engine.CompactIntradayOf(c.Ticker, times, open, high, low, close, vol, qty)
 }
 
 // decIntradayColumns decodes the intraday part of a format 6 file: as
@@ -838,7 +890,18 @@ func decIntradayColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		d.fail("%v", err)
 		return partStats{}
 	}
+	if !d.ls.compactDaily {
+		// Outside a load the Universe's readers take the wide columns:
+		// compact series are expanded.
+		for i, c := range ix.Series {
+			if !c.Wide {
+				ss[i] = *ss[i].Bars().Wide()
+			}
+		}
+	}
 	if d.ls.compactDaily {
+		// Build reads the summaries instead of the bars; wide series stay
+		// wide without a look at their values.
 		for i, c := range ix.Series {
 			if c.Rows > 0 {
 				ss[i].SetSummary(readIntradayTail(c.Tail))

@@ -1719,7 +1719,7 @@ func encIntraday(e *penc, u *engine.Universe, lo, hi int) {
 		e.slen(s.Len(), s.Times == nil, 0)
 	}
 	for i := lo; i < hi; i++ {
-		s := &u.Intraday[i]
+		s := u.Intraday[i].Expanded()
 		if s.Times == nil {
 			continue
 		}
@@ -1769,7 +1769,7 @@ func checkSeries(u *engine.Universe) error {
 		}
 	}
 	for i := range u.Intraday {
-		s := &u.Intraday[i]
+		s := u.Intraday[i].Expanded()
 		n := len(s.Times)
 		if len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
 			len(s.Volume) != n || len(s.Quantity) != n {

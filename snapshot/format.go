@@ -42,8 +42,18 @@ const columnsVersion uint16 = 6
 // a change of format 6's layout bumps it, so that a file written before
 // is refused with ErrVersion instead of misread. Files without one (0)
 // predate the revisions. 1: sources' addresses packed (engine.URL).
-// 2: fund ratio points in the column area (fundcols.go).
-const columnsLayout = 2
+// 2: fund ratio points in the column area (fundcols.go). 3: intraday
+// bars compact (whole cents, engine.IntradayBars) or wide per series; a
+// revision 2 file, whose intraday series are all in the wide form, still
+// loads (minLayout).
+const columnsLayout = 3
+
+// minLayout is the oldest revision of format 6's layout read.
+const minLayout = 2
+
+// writeLayout is the revision written: columnsLayout, or minLayout for
+// the tests that make a file of the revision before.
+var writeLayout uint64 = columnsLayout
 
 // maxReadVersion is the newest version read.
 const maxReadVersion = columnsVersion
@@ -118,6 +128,8 @@ type Header struct {
 	// 0 and 0 when there is none).
 	Columns       int64 `json:"columns,omitempty"`
 	ColumnsOffset int64 `json:"columns_offset,omitempty"`
+	// Layout is format 6's layout revision (0 for other formats).
+	Layout int `json:"-"`
 }
 
 // Section is one compressed part of a kind's entities.
@@ -229,7 +241,7 @@ func encodeHeader(h *Header) ([]byte, error) {
 	}
 	if h.FormatVersion >= columnsVersion {
 		b.uv(uint64(h.Columns))
-		b.uv(columnsLayout)
+		b.uv(uint64(h.Layout))
 	}
 	return b.b, nil
 }
@@ -401,9 +413,10 @@ func parseHeader(b []byte, size int64) (Header, error) {
 			if d.remaining() > 0 {
 				rev = d.uv()
 			}
-			if d.err == nil && rev != columnsLayout {
-				return Header{}, fmt.Errorf("%w: format 6 layout revision %d, this build reads %d: build the snapshot again (pregao build --format 6)", ErrVersion, rev, columnsLayout)
+			if d.err == nil && (rev < minLayout || rev > columnsLayout) {
+				return Header{}, fmt.Errorf("%w: format 6 layout revision %d, this build reads %d to %d: build the snapshot again (pregao build --format 6)", ErrVersion, rev, minLayout, columnsLayout)
 			}
+			h.Layout = int(rev)
 		}
 	}
 	if d.err == nil && d.remaining() != 0 {

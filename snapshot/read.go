@@ -510,7 +510,7 @@ func decodeSections(h Header, cols []byte, size int64, pause, compact bool, work
 	}
 	// Every ratio point's variables share one array, sized from the
 	// header; each variable takes at least one raw byte of a ratios part.
-	ls := loadState{compactDaily: compact, version: h.FormatVersion, cols: cols, colsAt: h.ColumnsOffset, lazy: lazy}
+	ls := loadState{compactDaily: compact, version: h.FormatVersion, layout: h.Layout, cols: cols, colsAt: h.ColumnsOffset, lazy: lazy}
 	nvars, ratioRaw := int64(h.Counts[countRatioVars]), int64(0)
 	for _, s := range secs {
 		if s.Name == "ratios" {

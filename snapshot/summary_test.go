@@ -281,7 +281,7 @@ func TestLoadReadsNoColumnPage(t *testing.T) {
 	for _, c := range iix.Series {
 		if renamed[c.Ticker] {
 			base := int64(len(dcols))
-			keep = append(keep, [2]int64{base + c.Off, base + c.Off + intradayColBytes(c.Rows)})
+			keep = append(keep, [2]int64{base + c.Off, base + c.Off + intradayColBytes(c.Rows, c.Wide)})
 		}
 	}
 	bars := int64(len(dcols) + len(icols))

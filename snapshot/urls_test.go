@@ -186,9 +186,9 @@ func TestColumnsLayoutRefused(t *testing.T) {
 		body func([]byte) []byte
 		want string
 	}{
-		{"none", func(body []byte) []byte { return body[:len(body)-1] }, fmt.Sprintf("layout revision 0, this build reads %d", columnsLayout)},
-		{"earlier", func(body []byte) []byte { return append(body[:len(body)-1], columnsLayout-1) }, fmt.Sprintf("layout revision %d, this build reads %d", columnsLayout-1, columnsLayout)},
-		{"later", func(body []byte) []byte { return append(body[:len(body)-1], columnsLayout+1) }, fmt.Sprintf("layout revision %d, this build reads %d", columnsLayout+1, columnsLayout)},
+		{"none", func(body []byte) []byte { return body[:len(body)-1] }, fmt.Sprintf("layout revision 0, this build reads %d to %d", minLayout, columnsLayout)},
+		{"earlier", func(body []byte) []byte { return append(body[:len(body)-1], minLayout-1) }, fmt.Sprintf("layout revision %d, this build reads %d to %d", minLayout-1, minLayout, columnsLayout)},
+		{"later", func(body []byte) []byte { return append(body[:len(body)-1], columnsLayout+1) }, fmt.Sprintf("layout revision %d, this build reads %d to %d", columnsLayout+1, minLayout, columnsLayout)},
 	} {
 		body := c.body(bytes.Clone(b[prefixLen : hl-8]))
 		h := assembleHeader(columnsVersion, body)

@@ -732,6 +732,9 @@ func assemble(meta engine.Meta, opt WriteOptions, version uint16, level int, cou
 		Sections:      secs,
 		Columns:       ncols,
 	}
+	if version >= columnsVersion {
+		h.Layout = int(writeLayout)
+	}
 	var rel int64
 	for i := range h.Sections {
 		h.Sections[i].Offset = rel

@@ -76,9 +76,9 @@ func TestDamagedBlockAnswers503(t *testing.T) {
 			}
 			continue
 		}
-		if a.Intraday.Len() >= 8 && offs["intraday"] == 0 {
-			for _, v := range a.Intraday.Wide().Open[:8] {
-				pat = binary.LittleEndian.AppendUint64(pat, math.Float64bits(float64(v)))
+		if ic, ok := a.Intraday.Columns(); ok && len(ic.Open) >= 8 && offs["intraday"] == 0 {
+			for _, v := range ic.Open[:8] {
+				pat = binary.LittleEndian.AppendUint32(pat, uint32(v))
 			}
 			if i := bytes.Index(file, pat); i > 0 && bytes.LastIndex(file, pat) == i {
 				offs["intraday"] = i
