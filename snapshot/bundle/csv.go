@@ -851,6 +851,7 @@ func (d *IntradayWriter) WriteIntraday(s *engine.Intraday) error {
 	if d.err != nil {
 		return d.err
 	}
+	s = s.Expanded() // a loaded series may hold only its compact form
 	if err := checkSeries(s.Ticker, d.seen, len(s.Times), len(s.Open), len(s.High), len(s.Low), len(s.Close), len(s.Volume), len(s.Quantity)); err != nil {
 		return err
 	}

@@ -98,6 +98,34 @@ func TestDailyWriterChecks(t *testing.T) {
 	}
 }
 
+// A series held compact (a loaded snapshot's) is written as the same
+// CSV rows as its wide columns.
+func TestWriteIntradayCompact(t *testing.T) {
+	wide := engine.Intraday{Ticker: "PETR4", Times: []int64{60, 120}, Open: []engine.Num{10.01, engine.Null}, High: []engine.Num{10.5, 11},
+		Low: []engine.Num{9.99, 10}, Close: []engine.Num{10.2, 10.9}, Volume: []engine.Num{1234.56, 0}, Quantity: []int64{100, 4294967295}}
+	c, ok := wide.Bars().Columns()
+	if !ok {
+		t.Fatal("not compact")
+	}
+	compact := engine.CompactIntradayOf("PETR4", c.Times, c.Open, c.High, c.Low, c.Close, c.Volume, c.Quantity)
+	var a, b bytes.Buffer
+	for _, x := range []struct {
+		buf *bytes.Buffer
+		s   *engine.Intraday
+	}{{&a, &wide}, {&b, &compact}} {
+		w := NewIntradayWriter(x.buf)
+		if err := w.WriteIntraday(x.s); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.String() != b.String() || a.Len() == 0 {
+		t.Errorf("compact series written as\n%s\nwant\n%s", b.String(), a.String())
+	}
+}
+
 // TestNilAndEmptyArrays checks that nested arrays keep the difference
 // between nil (written null) and empty (written []).
 func TestNilAndEmptyArrays(t *testing.T) {

@@ -198,6 +198,7 @@ func AddIntraday(u *engine.Universe, paths []string, asOf engine.Date) (Intraday
 // mergeIntraday returns old's bars with those of the sessions in add
 // replacing old's of the same days, ascending.
 func mergeIntraday(ticker string, old *engine.Intraday, add map[engine.Date][]engine.LiveBar) engine.Intraday {
+	old = old.Expanded() // a loaded series may hold only its compact form
 	out := engine.Intraday{Ticker: ticker}
 	push := func(tm int64, o, h, l, c, v engine.Num, q int64) {
 		out.Times = append(out.Times, tm)

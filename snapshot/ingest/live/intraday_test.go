@@ -1,6 +1,7 @@
 package live
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -56,5 +57,40 @@ func TestAddIntraday(t *testing.T) {
 	files, _ := LogFiles([]string{dir})
 	if len(files) != 2 || filepath.Base(files[0]) != "session-2026-11-19.log" {
 		t.Errorf("log files %v", files)
+	}
+}
+
+// A base series held compact (whole cents, as a snapshot load gives it)
+// merges with the live session's bars exactly: a live price that is not
+// whole cents makes the merged series wide, never rounded.
+func TestAddIntradayCompactBase(t *testing.T) {
+	dir := t.TempDir()
+	b := []byte(header(sd))
+	rec := Record{Seq: 1, Bars: []engine.LiveBar{{Ticker: "PETR4", Time: minute(13, 1), Open: 12.345, High: 12.5, Low: 12.3, Close: 12.4,
+		Volume: 1234.567, Quantity: 100, Trades: 1}}}
+	os.WriteFile(filepath.Join(dir, LogName(sd)), AppendRecord(b, &rec), 0o644)
+	prev := minute(13, 0) - 86400
+	base := engine.CompactIntradayOf("PETR4", []int64{prev}, []int32{1000}, []int32{1100}, []int32{900}, []int32{1050},
+		[]int64{engine.NullVolumeCents}, []uint32{7})
+	u := &engine.Universe{Securities: []engine.Security{{Ticker: "PETR4"}}, Intraday: []engine.Intraday{base}}
+	if _, err := AddIntraday(u, []string{dir}, sd); err != nil {
+		t.Fatal(err)
+	}
+	want := engine.Intraday{Ticker: "PETR4", Times: []int64{prev, minute(13, 1)}, Open: []engine.Num{10, 12.345}, High: []engine.Num{11, 12.5},
+		Low: []engine.Num{9, 12.3}, Close: []engine.Num{10.5, 12.4}, Volume: []engine.Num{engine.Null, 1234.567}, Quantity: []int64{7, 100}}
+	got := u.Intraday[0]
+	if !reflect.DeepEqual(got.Times, want.Times) || !reflect.DeepEqual(got.Quantity, want.Quantity) {
+		t.Fatalf("intraday %+v, want %+v", got, want)
+	}
+	bits := func(v engine.Num) uint64 { return math.Float64bits(float64(v)) }
+	for i := range want.Times {
+		for _, c := range [][2][]engine.Num{{got.Open, want.Open}, {got.High, want.High}, {got.Low, want.Low}, {got.Close, want.Close}, {got.Volume, want.Volume}} {
+			if bits(c[0][i]) != bits(c[1][i]) {
+				t.Fatalf("bar %d: %v, want %v", i, c[0][i], c[1][i])
+			}
+		}
+	}
+	if bars := got.Bars(); bars.Compact() || bits(bars.Open(1)) != bits(12.345) {
+		t.Errorf("merged series compact %v, open %v: want it wide and exact", bars.Compact(), bars.Open(1))
 	}
 }
