@@ -1738,6 +1738,11 @@ func decIntraday(d *pdec, u *engine.Universe, lo, hi int) partStats {
 	if d.err != nil {
 		return partStats{}
 	}
+	if d.ls != nil && d.ls.compactDaily {
+		dirs := readRowDir(d, "intraday", total, lo, hi, func(i int, t string) { u.Intraday[i].Ticker = t })
+		decIntradayCompact(d, u, lo, hi, make([]int64, total), dirs)
+		return partStats{intradayRows: total}
+	}
 	ints := make([]int64, 2*total)
 	nums := make([]engine.Num, 5*total)
 	dirs := readRowDir(d, "intraday", total, lo, hi, func(i int, t string) { u.Intraday[i].Ticker = t })
@@ -1755,6 +1760,78 @@ func decIntraday(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		off += n
 	}
 	return partStats{intradayRows: total}
+}
+
+// decIntradayCompact decodes the series of an intraday part one by one
+// into reused scratch columns and keeps each in its compact form
+// (engine.Intraday.CompactColumns), or a copy of its wide columns when
+// it does not fit, so that a load never holds the wide columns of every
+// series beside the compact ones. The times, which both forms share, go
+// to one block per part.
+func decIntradayCompact(d *pdec, u *engine.Universe, lo, hi int, times []int64, dirs []rowDir) {
+	sc := dailyScratchPool.Get().(*dailyScratch)
+	defer dailyScratchPool.Put(sc)
+	var buf engine.IntradayColumns
+	off := 0
+	for i := lo; i < hi && d.err == nil; i++ {
+		s := &u.Intraday[i]
+		dr := dirs[i-lo]
+		if dr.isNil {
+			continue
+		}
+		n := dr.n
+		s.Times = times[off : off+n : off+n]
+		off += n
+		d.intCol(s.Times, true)
+		if d.err != nil {
+			break
+		}
+		if cs, ok := decIntradayCents(d, s.Ticker, s.Times); ok {
+			*s = cs
+			continue
+		}
+		if cap(sc.nums) < 5*n {
+			sc.nums, sc.ints = make([]engine.Num, 5*n), make([]int64, 2*n)
+		}
+		s.Open, s.High, s.Low, s.Close, s.Volume, s.Quantity = d.bars(sc.nums[:5*n], sc.ints[:2*n], n, 0, n)
+		if d.err != nil {
+			break
+		}
+		px := make([]int32, 4*n)
+		buf = engine.IntradayColumns{Open: px[:n:n], High: px[n : 2*n : 2*n], Low: px[2*n : 3*n : 3*n], Close: px[3*n:],
+			Volume: make([]int64, n), Quantity: make([]uint32, n)}
+		if c, ok := s.CompactColumns(&buf); ok {
+			*s = engine.CompactIntradayOf(s.Ticker, s.Times, c.Open, c.High, c.Low, c.Close, c.Volume, c.Quantity)
+			continue
+		}
+		// Did not fit: keep its own columns.
+		s.Open, s.High, s.Low, s.Close = slices.Clone(s.Open), slices.Clone(s.High), slices.Clone(s.Low), slices.Clone(s.Close)
+		s.Volume, s.Quantity = slices.Clone(s.Volume), slices.Clone(s.Quantity)
+		engine.KeepWideIntraday(s)
+	}
+}
+
+// decIntradayCents is decCents for a 1-minute series: its bars (what
+// penc.bars wrote) straight into the compact form when every column is
+// of whole cents and every value fits it; otherwise it consumes nothing
+// and reports false.
+func decIntradayCents(d *pdec, ticker string, times []int64) (engine.Intraday, bool) {
+	n := len(times)
+	start := d.i
+	px := make([]int32, 4*n)
+	vol := make([]int64, n)
+	qty := make([]uint32, n)
+	for k := 0; k < 4; k++ {
+		if !centsCol(d, px[k*n:(k+1)*n], engine.NullCents, math.MinInt32+1, math.MaxInt32) {
+			d.i = start
+			return engine.Intraday{}, false
+		}
+	}
+	if !centsCol(d, vol, engine.NullVolumeCents, -maxExactInt, maxExactInt) || !d.countCol(qty) {
+		d.i = start
+		return engine.Intraday{}, false
+	}
+	return engine.CompactIntradayOf(ticker, times, px[:n:n], px[n:2*n:2*n], px[2*n:3*n:3*n], px[3*n:], vol, qty), true
 }
 
 // checkSeries reports column length mismatches, which the format cannot

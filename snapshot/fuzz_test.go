@@ -128,8 +128,11 @@ func FuzzSection(f *testing.F) {
 		if _, err := decodePart(b[2:], ki, u, 0, n, nil); err != nil {
 			return
 		}
-		if k.name == "daily" {
+		switch k.name {
+		case "daily":
 			sameCompact(t, b[2:], ki, u, n)
+		case "intraday":
+			sameCompactIntraday(t, b[2:], ki, u, n)
 		}
 		e := newPenc(len(k.nests))
 		k.enc(e, u, 0, n)
@@ -174,6 +177,21 @@ func sameCompact(t *testing.T, raw []byte, ki int, wide *engine.Universe, n int)
 				a.Quantity(r) != b.Quantity(r) || a.Trades(r) != b.Trades(r) {
 				t.Fatalf("series %s row %d differs between the wide and the compact decode", a.Ticker, r)
 			}
+		}
+	}
+}
+
+// sameCompactIntraday is sameCompact for an intraday part.
+func sameCompactIntraday(t *testing.T, raw []byte, ki int, wide *engine.Universe, n int) {
+	t.Helper()
+	uc := &engine.Universe{}
+	kinds[ki].alloc(uc, n)
+	if _, err := decodePart(raw, ki, uc, 0, n, &loadState{compactDaily: true}); err != nil {
+		t.Fatalf("intraday part decodes wide but not compact: %v", err)
+	}
+	for i := 0; i < n; i++ {
+		if d := sameMinutes(wide.Intraday[i].Bars(), uc.Intraday[i].Bars()); d != "" {
+			t.Fatalf("series %d differs between the wide and the compact decode: %s", i, d)
 		}
 	}
 }

@@ -58,7 +58,8 @@ func sameMinutes(a, b *engine.IntradayBars) string {
 // 1-minute series go through a format 6 file compact (whole cents) or
 // wide (anything else), flagged so in the index, and come back bit for
 // bit: Decode gives the wide columns as written, Load the same bars as
-// format 5, used in place in their form.
+// format 5, used in place in their form. A format 5 load keeps each
+// series in the same form as it decodes.
 func TestIntradayColumnsForms(t *testing.T) {
 	u := intradayForms(t)
 	sec, ix := appendIntradayColumns(nil, u.Intraday)
@@ -104,8 +105,8 @@ func TestIntradayColumnsForms(t *testing.T) {
 		if b.Intraday.Len() == 0 {
 			continue
 		}
-		if b.Intraday.Compact() == wantWide[b.Ticker] {
-			t.Errorf("%s: compact %v", b.Ticker, b.Intraday.Compact())
+		if b.Intraday.Compact() == wantWide[b.Ticker] || a.Intraday.Compact() == wantWide[b.Ticker] {
+			t.Errorf("%s: compact %v, from format 5 %v", b.Ticker, b.Intraday.Compact(), a.Intraday.Compact())
 		}
 		if b.Intraday.Compact() {
 			compact++
