@@ -60,7 +60,8 @@
 // IsFund.
 //
 // Per ticker (Asset fields and methods): Daily and Intraday (joined
-// histories), Former, Latest (Quote of the last session); DayIndex(d),
+// histories, DailyBars and IntradayBars: whole-cent columns with
+// accessors, or the given columns when a series does not fit), Former, Latest (Quote of the last session); DayIndex(d),
 // DayRange(from, to), MinuteRange(from, to) (allocation-free searches);
 // DailyBar(i, adjusted), AppendDaily(dst, lo, hi, adjusted),
 // AppendIntraday(dst, lo, hi, adjusted), AppendDailyBuckets and
