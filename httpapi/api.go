@@ -311,6 +311,7 @@ func (a *API) SetKeys(k *Keys) {
 	a.keys.Store(k)
 	a.m.keysLoaded.Set(float64(k.Len()))
 	a.m.exportKeys(k)
+	a.streams.recheck(k) // a revoked key's streams end, a changed plan's reconnect to it
 }
 
 // RecordLoad records a published snapshot in the metrics.

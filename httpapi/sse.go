@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"runtime"
 	"slices"
@@ -73,10 +75,14 @@ type sseHub struct {
 
 // sseSub is one stream.
 type sseSub struct {
-	steps chan *sseStep
-	cut   chan struct{} // closed by the hub: too far behind, or draining
-	once  sync.Once
-	why   atomic.Pointer[string]
+	// The key's digest and plan when the stream began: a keys reload that
+	// revokes the key or changes its plan ends the stream (recheck).
+	digest [sha256.Size]byte
+	plan   string
+	steps  chan *sseStep
+	cut    chan struct{} // closed by the hub: too far behind, draining, or the key changed
+	once   sync.Once
+	why    atomic.Pointer[string]
 }
 
 func (s *sseSub) close(why string) {
@@ -110,7 +116,7 @@ func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_stream_events_total",
 			Help: "Events sent on the streams of the live session, by event: bar, correction, quote, session."}, []string{"event"}),
 		cut: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_stream_cut_total",
-			Help: "Streams the server ended, by reason: slow (too far behind the steps), write (a write did not go through within the write timeout), drain (shutdown)."}, []string{"reason"}),
+			Help: "Streams the server ended, by reason: slow (too far behind the steps), write (a write did not go through within the write timeout), drain (shutdown), key (a keys reload revoked the stream's key or changed its plan)."}, []string{"reason"}),
 	}}
 	for _, p := range []string{PlanDelayed, PlanEOD} {
 		h.hubs[p] = &sseHub{a: a, plan: p, subs: map[*sseSub]struct{}{}, wants: map[string]int{}}
@@ -120,7 +126,7 @@ func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
 	for _, e := range []string{"bar", "correction", "quote", "session"} {
 		h.m.byKind[e] = h.m.events.WithLabelValues(e)
 	}
-	for _, r := range []string{"slow", "write", "drain"} {
+	for _, r := range []string{"slow", "write", "drain", "key"} {
 		h.m.cut.WithLabelValues(r)
 	}
 	if reg != nil {
@@ -165,6 +171,25 @@ func (h *sseHubs) closeAll() {
 		hub.mu.Lock()
 		for s := range hub.subs {
 			s.close("drain")
+		}
+		hub.mu.Unlock()
+	}
+}
+
+// recheck ends the streams whose key keys no longer has, or has with
+// another plan: a revoked key stops receiving the session, and a key
+// moved to another plan reconnects to that plan's stream.
+func (h *sseHubs) recheck(keys *Keys) {
+	for _, hub := range h.hubs {
+		hub.mu.Lock()
+		for s := range hub.subs {
+			var st *keyState
+			if keys != nil {
+				st = keys.byDigest[s.digest]
+			}
+			if st == nil || st.Plan != s.plan {
+				s.close("key")
+			}
 		}
 		hub.mu.Unlock()
 	}
@@ -434,7 +459,8 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 		return nil, nil
 	}
 	hub := a.streams.hubs[c.key.Plan]
-	sub := &sseSub{steps: make(chan *sseStep, streamQueue), cut: make(chan struct{})}
+	sub := &sseSub{plan: c.key.Plan, steps: make(chan *sseStep, streamQueue), cut: make(chan struct{})}
+	_, _ = hex.Decode(sub.digest[:], []byte(c.key.SHA256)) // checked by NewKeys
 	sv := hub.subscribe(sub, want.index)
 	defer hub.unsubscribe(sub, want.index)
 	gauge := a.streams.m.subscribers.WithLabelValues(c.key.Plan)
@@ -477,8 +503,11 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 		case <-sub.cut:
 			reason := *sub.why.Load()
 			a.streams.m.cut.WithLabelValues(reason).Inc()
-			if reason == "drain" {
+			switch reason {
+			case "drain":
 				out.write([]byte(": the server is shutting down: reconnect with Last-Event-ID\n\n"))
+			case "key":
+				out.write([]byte(": the API key was revoked or its plan changed\n\n"))
 			}
 			return nil, nil
 		case <-beat.C:

@@ -732,3 +732,89 @@ func TestStreamHubStoppedKeepsCursor(t *testing.T) {
 		t.Errorf("stopped %v, the hub keeps %+v (cursor %+v), want only its cursor", stopped, last.ev, last.cur)
 	}
 }
+
+// TestStreamKeysReload: a keys reload that revokes a key ends its
+// streams (a reconnection gets the 401), one that changes a key's plan
+// ends its streams (the reconnection gets the new plan's), with a
+// comment saying why; a key the reload keeps as it was keeps its stream.
+func TestStreamKeysReload(t *testing.T) {
+	ld := newLiveDemo(t)
+	store := &engine.Store{}
+	store.Publish(ld.base)
+	clock := &movingClock{}
+	clock.set(ld.day.Time().Add(14 * time.Hour))
+	cfg := DefaultConfig()
+	cfg.StreamStep = 2 * time.Millisecond
+	reg := prometheus.NewRegistry()
+	const kept = "pg_00000000000000000000000000000003"
+	keysWith := func(plans map[string]string) *Keys {
+		var f KeysFile
+		for _, k := range []struct{ key, name string }{{testKeyDelayed, "delayed"}, {testKeyEOD, "eod"}, {kept, "kept"}} {
+			if plans[k.name] == "" {
+				continue // revoked
+			}
+			_, e, err := NewKey(k.name, plans[k.name], time.Unix(0, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.SHA256 = sha256Hex(k.key)
+			f.Keys = append(f.Keys, e)
+		}
+		keys, err := NewKeys(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return keys
+	}
+	api := New(cfg, store, keysWith(map[string]string{"delayed": PlanDelayed, "eod": PlanEOD, "kept": PlanDelayed}), clock, reg, nil)
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	defer api.SetDraining(true)
+	path := srv.URL + "/v2/stream/quotes?tickers=" + ld.tickers[0]
+	revoked, moved, same := rawStream(t, path, testKeyDelayed), rawStream(t, path, testKeyEOD), rawStream(t, path, kept)
+	defer same.close()
+	for deadline := time.Now().Add(time.Minute); api.streams.total < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the streams did not start")
+		}
+	}
+	// The same keys again: nothing ends.
+	api.SetKeys(keysWith(map[string]string{"delayed": PlanDelayed, "eod": PlanEOD, "kept": PlanDelayed}))
+	// The delayed key revoked, the eod key moved to the delayed plan.
+	api.SetKeys(keysWith(map[string]string{"eod": PlanDelayed, "kept": PlanDelayed}))
+	for _, c := range []struct {
+		name string
+		r    *rawStreamReader
+	}{{"revoked", revoked}, {"moved", moved}} {
+		select {
+		case <-c.r.done:
+		case <-time.After(time.Minute):
+			t.Fatalf("the %s key's stream still open after the keys reload", c.name)
+		}
+		if txt := c.r.text(); !strings.HasSuffix(txt, ": the API key was revoked or its plan changed\n\n") {
+			t.Errorf("the %s key's stream ends %q", c.name, txt[max(0, len(txt)-80):])
+		}
+	}
+	select {
+	case <-same.done:
+		t.Fatal("a stream of a key the reload kept as it was ended")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if n := labelled(t, reg, "pregao_stream_cut_total", "reason", "key"); n != 2 {
+		t.Errorf("streams cut by the keys reload: %v, want 2", n)
+	}
+	// Reconnecting: the revoked key is refused, the moved one streams its
+	// new plan.
+	r := httptest.NewRequest("GET", "/v2/stream/quotes?tickers="+ld.tickers[0], nil)
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	w := httptest.NewRecorder()
+	api.ServeHTTP(w, r)
+	checkError(t, w, 401, "unknown API key")
+	again := rawStream(t, path, testKeyEOD)
+	defer again.close()
+	for deadline := time.Now().Add(time.Minute); labelled(t, reg, "pregao_stream_subscribers", "plan", PlanDelayed) != 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("delayed subscribers %v, want 2 (the kept key's and the moved key's)", labelled(t, reg, "pregao_stream_subscribers", "plan", PlanDelayed))
+		}
+	}
+}
