@@ -9,13 +9,15 @@ import (
 // the API. Every answer to a request with an allowed Origin carries
 // Access-Control-Allow-Origin (errors included, so that the page can read
 // them); a preflight (OPTIONS with Access-Control-Request-Method) is
-// answered 204 with the methods and headers the API takes. With no origin
+// answered 204 with the methods and headers the API takes (Last-Event-ID:
+// a stream's client resuming, GET /stream/quotes, which an EventSource or
+// a fetch-based reader sends on a reconnection). With no origin
 // configured (the default) no CORS header is sent and browsers keep the
 // same-origin rule.
 
 var (
 	corsMethods  = []string{"GET, HEAD, POST, OPTIONS"}
-	corsHeaders  = []string{"Authorization, Content-Type, If-None-Match, If-Modified-Since, X-Request-Id"}
+	corsHeaders  = []string{"Authorization, Content-Type, If-None-Match, If-Modified-Since, Last-Event-ID, X-Request-Id"}
 	corsExpose   = []string{"ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, X-Total-Count, Link"}
 	corsMaxAge   = []string{"600"}
 	corsWildcard = []string{"*"}

@@ -82,6 +82,12 @@ func TestCORS(t *testing.T) {
 		!strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Authorization") || resp.Header.Get("Access-Control-Allow-Origin") != "https://other.example" {
 		t.Errorf("preflight: %d %v", resp.StatusCode, resp.Header)
 	}
+	// A stream's reader resuming from another origin (a fetch-based
+	// EventSource sends Last-Event-ID on a reconnection).
+	resp, _ = send(t, srv, "OPTIONS", "/v2/stream/quotes?tickers=ENHZ3", "Origin", "https://app.example.com", "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "authorization,last-event-id")
+	if resp.StatusCode != 204 || !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Last-Event-ID") {
+		t.Errorf("preflight of a stream's reconnection: %d %v", resp.StatusCode, resp.Header)
+	}
 	any := newSrv("*")
 	defer any.Close()
 	if resp, _ := send(t, any, "GET", "/healthz", "Origin", "https://x.example"); resp.Header.Get("Access-Control-Allow-Origin") != "*" {
