@@ -254,13 +254,20 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 
 // SetDraining makes /readyz answer 503 ("shutting down") while the API
 // keeps answering, each answer closing its connection, so that load
-// balancers and clients move away before the server stops. Safe for
-// concurrent use.
+// balancers and clients move away before the server stops. The streams
+// of the live session go on (and new ones are served) until EndStreams:
+// a stream ended now would reconnect to this server, which its load
+// balancer has not left yet. Safe for concurrent use.
 func (a *API) SetDraining(on bool) {
 	a.draining.Store(on)
-	if on {
-		a.streams.closeAll() // streams end: their clients reconnect elsewhere
-	}
+}
+
+// EndStreams ends every stream of the live session (GET /stream/quotes)
+// with a comment asking its client to reconnect elsewhere, and refuses
+// new ones (503): the server shuts down, after its drain (SetDraining).
+// Safe for concurrent use.
+func (a *API) EndStreams() {
+	a.streams.closeAll()
 }
 
 // LoadStatus describes the load of the first snapshot while none is

@@ -36,8 +36,8 @@ import (
 //
 // Bounds: StreamConnsPerKey streams per key (429 past it), MaxStreams in
 // all (503); a write that does not go through within the write timeout
-// cuts the stream; draining (SetDraining) ends every stream, the client
-// reconnecting elsewhere with its Last-Event-ID.
+// cuts the stream; the shutdown, after the drain (EndStreams), ends
+// every stream, the client reconnecting elsewhere with its Last-Event-ID.
 
 // Stream defaults (Config).
 const (

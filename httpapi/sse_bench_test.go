@@ -72,7 +72,7 @@ func BenchmarkStreamSubscribers(b *testing.B) {
 			api := New(DefaultConfig(), store, ks, clock, prometheus.NewRegistry(), nil)
 			srv := httptest.NewServer(api)
 			defer srv.Close()
-			defer api.SetDraining(true)
+			defer api.EndStreams()
 			mem0 := inUse()
 			for i := range subs {
 				c, err := net.Dial("tcp", srv.Listener.Addr().String())

@@ -199,7 +199,7 @@ func newSSEFixture(t *testing.T) *sseFixture {
 		f.apis[i] = New(cfg, f.stores[i], f.keys, f.clock, prometheus.NewRegistry(), nil)
 		f.srvs[i] = httptest.NewServer(f.apis[i])
 		api, srv := f.apis[i], f.srvs[i]
-		t.Cleanup(func() { api.SetDraining(true); srv.Close() })
+		t.Cleanup(func() { api.EndStreams(); srv.Close() })
 	}
 	var fullStore engine.Store
 	fullStore.Publish(ld.full)
@@ -330,7 +330,7 @@ func TestStreamSession(t *testing.T) {
 			if hops == 2 {
 				api := New(f.apis[0].cfg, f.stores[0], f.keys, f.clock, prometheus.NewRegistry(), nil)
 				s := httptest.NewServer(api)
-				t.Cleanup(func() { api.SetDraining(true); s.Close() })
+				t.Cleanup(func() { api.EndStreams(); s.Close() })
 				srv = s
 				f.apis[0] = api // its hub is waited for from now on
 			}
@@ -619,16 +619,27 @@ func TestStreamBounds(t *testing.T) {
 		t.Error("a subscriber 2 steps behind a queue of 1 is not cut")
 	}
 	hub.unsubscribe(slow, "")
-	// Draining ends the streams and refuses new ones.
+	// Draining (readyz 503 until the load balancer notices) keeps the
+	// streams and serves new ones: one ended now would reconnect here and
+	// get a 503, on which a browser's EventSource gives up.
 	api.SetDraining(true)
+	during := openStream(t, path, testKeyEOD, "")
+	select {
+	case <-s1.done:
+		t.Fatal("a stream ended by the drain's start")
+	case <-time.After(50 * time.Millisecond):
+	}
+	// The shutdown, after the drain, ends the streams and refuses new ones.
+	api.EndStreams()
 	<-s1.done // the server ended it
+	<-during.done
 	r = httptest.NewRequest("GET", "/v2/stream/quotes?tickers="+tk, nil)
 	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
 	w = httptest.NewRecorder()
 	api.ServeHTTP(w, r)
 	checkError(t, w, 503, "shutting down")
-	if n := labelled(t, reg, "pregao_stream_cut_total", "reason", "drain"); n != 1 {
-		t.Errorf("streams cut by the drain: %v, want 1", n)
+	if n := labelled(t, reg, "pregao_stream_cut_total", "reason", "drain"); n != 2 {
+		t.Errorf("streams cut by the drain: %v, want 2", n)
 	}
 	if n := labelled(t, reg, "pregao_stream_events_total", "event", "session"); n < 3 {
 		t.Errorf("session events counted: %v", n)
@@ -769,7 +780,7 @@ func TestStreamKeysReload(t *testing.T) {
 	api := New(cfg, store, keysWith(map[string]string{"delayed": PlanDelayed, "eod": PlanEOD, "kept": PlanDelayed}), clock, reg, nil)
 	srv := httptest.NewServer(api)
 	defer srv.Close()
-	defer api.SetDraining(true)
+	defer api.EndStreams()
 	path := srv.URL + "/v2/stream/quotes?tickers=" + ld.tickers[0]
 	revoked, moved, same := rawStream(t, path, testKeyDelayed), rawStream(t, path, testKeyEOD), rawStream(t, path, kept)
 	defer same.close()

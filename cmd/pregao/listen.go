@@ -136,8 +136,9 @@ func (m *Main) startLive(ctx context.Context, wg *sync.WaitGroup) {
 }
 
 // Close shuts the server down: /readyz turns 503 first and, for Drain,
-// the API keeps answering (each answer closing its connection) so that
-// load balancers notice. Then the listener closes (a new connection is
+// the API keeps answering (each answer closing its connection, the
+// live session's streams going on) so that load balancers notice. Then
+// the streams end and the listener closes (a new connection is
 // refused: its client has sent nothing and may send it elsewhere) and,
 // for up to CloseGrace, the connections left are served on, each answer
 // closing its own, so that clients close them: a client never sends a
@@ -156,6 +157,10 @@ func (m *Main) Close() error {
 		m.log.Info("draining: /readyz answers 503, answers close their connections", "drain", m.cfg.Drain.String())
 		time.Sleep(m.cfg.Drain)
 	}
+	// The streams of the live session end now, not with the drain's
+	// start: their clients reconnect after the load balancer has left
+	// this server (a browser's EventSource gives up on a 503).
+	m.API.EndStreams()
 	m.ln.stopAccepting()
 	if open := m.conns.openCount(); open > 0 && m.cfg.CloseGrace > 0 {
 		m.log.Info("closing: new connections refused, answers close their connections", "open_connections", open, "grace", m.cfg.CloseGrace.String())

@@ -18,7 +18,10 @@ import (
 // TestShutdownDrains: on shutdown /readyz turns 503 while the API keeps
 // answering for the drain, each answer closing its connection; a request
 // in flight when the shutdown starts, and still running after the drain
-// (the listener closed), is answered whole.
+// (the listener closed), is answered whole. The live session's streams
+// go on through the drain, and new ones are served (a stream ended then
+// would reconnect to this server and get a 503, on which a browser's
+// EventSource gives up); after it they end with the shutdown's comment.
 func TestShutdownDrains(t *testing.T) {
 	snap, keys, key := serveFixture(t)
 	cfg := DefaultServeConfig()
@@ -65,12 +68,45 @@ func TestShutdownDrains(t *testing.T) {
 		}
 		inflight <- resp.StatusCode
 	}()
+	// A stream of the live session, read to its end.
+	stream := func() (chan string, error) {
+		req, _ := http.NewRequest("GET", base+"/v2/stream/quotes?tickers=ENHZ3", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != 200 {
+			resp.Body.Close()
+			return nil, fmt.Errorf("stream: %d", resp.StatusCode)
+		}
+		end := make(chan string, 1)
+		go func() {
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			end <- string(b)
+		}()
+		return end, nil
+	}
+	before, err := stream()
+	if err != nil {
+		t.Fatal(err)
+	}
 	<-slow
 	cancel()
 	waitUntil(t, "readyz 503 once the shutdown began", func() bool {
 		code, _ := get(t, base+"/readyz", "")
 		return code == 503
 	})
+	during, err := stream()
+	if err != nil {
+		t.Errorf("a stream opened while draining: %v", err)
+	}
+	select {
+	case txt := <-before:
+		t.Errorf("a stream ended by the drain's start: %q", txt)
+	default:
+	}
 	req, _ := http.NewRequest("GET", base+"/v2/ratios/catalog", nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	resp, err := http.DefaultClient.Do(req)
@@ -88,6 +124,19 @@ func TestShutdownDrains(t *testing.T) {
 		}
 		return err != nil
 	})
+	for _, end := range []chan string{before, during} {
+		if end == nil {
+			continue
+		}
+		select {
+		case txt := <-end:
+			if !strings.HasSuffix(txt, ": the server is shutting down: reconnect with Last-Event-ID\n\n") {
+				t.Errorf("a stream at the shutdown ends %q", txt[max(0, len(txt)-80):])
+			}
+		case <-time.After(waitBound):
+			t.Fatal("a stream not ended by the shutdown")
+		}
+	}
 	close(release)
 	if code := <-inflight; code != 200 {
 		t.Errorf("request in flight: %d", code)
