@@ -829,3 +829,68 @@ func TestStreamKeysReload(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseEventID: a Last-Event-ID is read without a panic; one that is
+// accepted names a step whose start is not after its end, and reads back
+// as itself once written (the id the stream would send for it).
+func FuzzParseEventID(f *testing.F) {
+	for _, s := range []string{
+		"0.0.0.0/0.0.0.0//s0",
+		"20261119.1.1795096680.94/20261119.1.1795096740.95/MERI3/1795096680",
+		"20261119.1.1795096680.94/20261119.1.1795096740.95/MERI3/q",
+		"20261119.1.1795096680.94/20261119.2.1795118400.487//s2",
+		"20261118.3.1795000020.4/20261119.1.1795114620.415/IBOV/q",
+		"20260231.1.60.1/20260231.1.120.2/ABCD3/60",
+		"yesterday", "", "////", "0.0.0.0/0.0.0.0/X/-60",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := parseID(s)
+		if err != nil {
+			return
+		}
+		if m.from.after(m.to) {
+			t.Fatalf("%q: a step from %+v to %+v", s, m.from, m.to)
+		}
+		id := string(appendID(nil, &m))
+		again, err := parseID(id)
+		if err != nil {
+			t.Fatalf("%q read as %+v, written %q: %v", s, m, id, err)
+		}
+		if again != m {
+			t.Fatalf("%q read as %+v, written %q, read back as %+v", s, m, id, again)
+		}
+	})
+}
+
+// TestStreamResumeBeforeSession: the id of the state "none" (a stream
+// opened before any session, or by the eod plan before it sees the
+// session) is one the stream takes back as Last-Event-ID: a client that
+// reconnects with it is served, not refused with a 400 (on which a
+// browser's EventSource stops for good).
+func TestStreamResumeBeforeSession(t *testing.T) {
+	ld := newLiveDemo(t)
+	store := &engine.Store{}
+	store.Publish(ld.base)
+	clock := &movingClock{}
+	clock.set(ld.day.Time().Add(14 * time.Hour))
+	cfg := DefaultConfig()
+	cfg.StreamStep = 2 * time.Millisecond
+	api := New(cfg, store, testKeys(t), clock, prometheus.NewRegistry(), nil)
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	defer api.EndStreams()
+	path := srv.URL + "/v2/stream/quotes?tickers=" + ld.tickers[0]
+	for _, key := range []string{testKeyDelayed, testKeyEOD} {
+		c := openStream(t, path, key, "")
+		c.waitEvents(t, 1)
+		c.close()
+		first := c.got()[0]
+		if first.event != "session" || first.data != `{"session":null,"state":"none"}` {
+			t.Fatalf("first event %+v, want the state none", first)
+		}
+		again := openStream(t, path, key, first.id) // fails the test unless a 200 stream
+		again.close()
+	}
+}

@@ -128,7 +128,8 @@ func appendID(dst []byte, m *sseMark) []byte {
 	dst = append(dst, m.ticker...)
 	dst = append(dst, '/')
 	switch {
-	case m.part < 0:
+	case m.ticker == "":
+		// The session's event: sSTATE (s0 is the state none's, part 0).
 		dst = append(dst, 's')
 		return strconv.AppendInt(dst, -m.part, 10)
 	case m.part == partQuote:
