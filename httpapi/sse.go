@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"net/http"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -529,7 +531,12 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 			}
 		}
 	}
-	a.streams.m.cut.WithLabelValues("write").Inc()
+	if errors.Is(out.err, os.ErrDeadlineExceeded) {
+		// A write that did not go through in time: the server cuts the
+		// stream. Any other error is the client's leaving (a closed or
+		// reset connection), not a cut.
+		a.streams.m.cut.WithLabelValues("write").Inc()
+	}
 	return nil, nil
 }
 

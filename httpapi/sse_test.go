@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -892,5 +894,55 @@ func TestStreamResumeBeforeSession(t *testing.T) {
 		}
 		again := openStream(t, path, key, first.id) // fails the test unless a 200 stream
 		again.close()
+	}
+}
+
+// failingWriter is a stream's connection whose writes fail with err.
+type failingWriter struct {
+	hd  http.Header
+	err error
+}
+
+func (w *failingWriter) Header() http.Header         { return w.hd }
+func (w *failingWriter) WriteHeader(int)             {}
+func (w *failingWriter) Write(b []byte) (int, error) { return 0, w.err }
+func (w *failingWriter) Flush()                      {}
+
+// TestStreamWriteCut: a stream whose write times out is cut and counted
+// (pregao_stream_cut_total{reason="write"}); one whose client left (the
+// connection closed or reset) ends without counting a cut.
+func TestStreamWriteCut(t *testing.T) {
+	ld := newLiveDemo(t)
+	store := &engine.Store{}
+	store.Publish(ld.base)
+	clock := &movingClock{}
+	clock.set(ld.day.Time().Add(14 * time.Hour))
+	reg := prometheus.NewRegistry()
+	api := New(DefaultConfig(), store, testKeys(t), clock, reg, nil)
+	defer api.EndStreams()
+	for _, c := range []struct {
+		err  error
+		cuts float64
+	}{
+		{syscall.EPIPE, 0},
+		{syscall.ECONNRESET, 0},
+		{&net.OpError{Op: "write", Net: "tcp", Err: os.ErrDeadlineExceeded}, 1},
+		{syscall.EPIPE, 1},
+	} {
+		r := httptest.NewRequest("GET", "/v2/stream/quotes?tickers="+ld.tickers[0], nil)
+		r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			api.ServeHTTP(&failingWriter{hd: http.Header{}, err: c.err}, r)
+		}()
+		select {
+		case <-ended:
+		case <-time.After(time.Minute):
+			t.Fatalf("%v: the stream did not end", c.err)
+		}
+		if n := labelled(t, reg, "pregao_stream_cut_total", "reason", "write"); n != c.cuts {
+			t.Errorf("after a write failing with %v: write cuts %v, want %v", c.err, n, c.cuts)
+		}
 	}
 }
