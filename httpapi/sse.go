@@ -480,9 +480,17 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 
 	// Where the client is: its last event's place, or, new, the hub's
 	// last step (it gets what comes after, and the session's state).
-	if resume {
+	// A client ahead of this server's view (a replica behind the one it
+	// came from, or an id made up) has the rest of its step once the
+	// view reaches it: never from a view without the step's batches (the
+	// minutes missing there would be lost), nor past what the plan sees.
+	ahead := resume && mark.to.after(sv.cur)
+	switch {
+	case ahead:
+		// Nothing yet: the hub's steps below.
+	case resume:
 		out.events(a.streamDiff(&mark, sv, &want), nil)
-	} else {
+	default:
 		// A new client: the session's state now, its id the client's
 		// place; then what comes.
 		mark = sseMark{from: sv.cur, to: sv.cur, part: -int64(sv.cur.state)}
@@ -516,6 +524,11 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 			out.write([]byte(": keep-alive\n\n"))
 		case st := <-sub.steps:
 			switch {
+			case ahead:
+				if !mark.to.after(st.to) {
+					out.events(a.streamDiff(&mark, st.sv, &want), nil)
+					ahead = false
+				}
 			case !st.to.after(mine):
 				// Seen already.
 			case st.from == mine:
