@@ -343,7 +343,12 @@ func TestServeReplay(t *testing.T) {
 	m, stop := serveLive(t, f, f.base, func(c *ServeConfig) {
 		c.Live.Feed, c.Live.FeedSpeed, c.Live.Dir = "replay:"+f.session, "max", liveDir
 	})
-	defer stop()
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
 	waitComplete(t, m)
 	lv := readyzLive(t, m)
 	st := m.Live.State()
@@ -370,6 +375,20 @@ func TestServeReplay(t *testing.T) {
 		if !strings.Contains(metrics, want+"\n") {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+	// Served again over the same session log (a restart): the session
+	// restored complete, the clock is the replay's as it was, not back at
+	// the recording's start, where the delayed plan saw none of the
+	// session while the session's stream had it all.
+	stop()
+	stopped = true
+	m2, stop2 := serveLive(t, f, f.base, func(c *ServeConfig) {
+		c.Live.Feed, c.Live.FeedSpeed, c.Live.Dir = "replay:"+f.session, "max", liveDir
+	})
+	defer stop2()
+	waitComplete(t, m2)
+	if again := m2.clock.Now(); !again.Equal(now) {
+		t.Errorf("after a restart the API's clock is %v, was %v", again, now)
 	}
 }
 

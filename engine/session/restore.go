@@ -71,6 +71,12 @@ func (l *local) restoreFile(sd engine.Date) error {
 	l.seq, l.complete = lg.Last(), h.complete
 	if l.seq > 0 {
 		l.lastAt = time.UnixMilli(lastAt)
+		if l.virtual {
+			// The feed's own clock (a replay's) is where the last batch
+			// restored left it, not at the recording's start: a replay
+			// already complete sends no batch to move it on.
+			l.clock.set(l.lastAt, true)
+		}
 	}
 	h.seq = lg.Last()
 	if info.Cut > 0 {
