@@ -54,6 +54,14 @@ const (
 
 const routeStreamQuotes = "/stream/quotes"
 
+// streamAheadWait is how long a stream resumed with an id ahead of this
+// server's view waits for the view to reach it: a replica behind the one
+// the client came from gets there within seconds (a restarted one within
+// its restore). An id no step reaches by then is of another timeline (a
+// made-up id, a deployment whose stream was reset): the client starts at
+// the present, as a new one does, with the session's state.
+var streamAheadWait = 30 * time.Second
+
 // sseStep is the events between two cursors, with the view at the
 // second.
 type sseStep struct {
@@ -222,6 +230,13 @@ func hubCursor(sv *sseView) sseCursor {
 		return sseCursor{session: engine.NoDate}
 	}
 	return sv.cur
+}
+
+// view returns the view of the hub's last step.
+func (hub *sseHub) view() *sseView {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	return hub.last
 }
 
 func (hub *sseHub) unsubscribe(s *sseSub, index string) {
@@ -485,18 +500,25 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	// view reaches it: never from a view without the step's batches (the
 	// minutes missing there would be lost), nor past what the plan sees.
 	ahead := resume && mark.to.after(sv.cur)
+	// present starts the client at v, as a new one: the session's state
+	// now, its id the client's place; then what comes.
+	present := func(v *sseView) {
+		mark = sseMark{from: v.cur, to: v.cur, part: -int64(v.cur.state)}
+		st := stepper{mark: mark}
+		st.emit("", "session", mark.part, appendSessionEvent(nil, v.cur.session, v.cur.state))
+		out.events(st.dst, nil)
+	}
+	var aheadWait <-chan time.Time
 	switch {
 	case ahead:
-		// Nothing yet: the hub's steps below.
+		// Nothing yet: the hub's steps below, for streamAheadWait.
+		t := time.NewTimer(streamAheadWait)
+		defer t.Stop()
+		aheadWait = t.C
 	case resume:
 		out.events(a.streamDiff(&mark, sv, &want), nil)
 	default:
-		// A new client: the session's state now, its id the client's
-		// place; then what comes.
-		mark = sseMark{from: sv.cur, to: sv.cur, part: -int64(sv.cur.state)}
-		st := stepper{mark: mark}
-		st.emit("", "session", mark.part, appendSessionEvent(nil, sv.cur.session, sv.cur.state))
-		out.events(st.dst, nil)
+		present(sv)
 	}
 	// Then the hub's steps.
 	mine := sv.cur
@@ -510,6 +532,13 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 		select {
 		case <-ctx.Done():
 			return nil, nil
+		case <-aheadWait:
+			aheadWait = nil
+			if ahead { // no step reached the client's id: another timeline
+				now := hub.view()
+				present(now)
+				mine, ahead = now.cur, false
+			}
 		case <-sub.cut:
 			reason := *sub.why.Load()
 			a.streams.m.cut.WithLabelValues(reason).Inc()

@@ -1062,3 +1062,39 @@ func TestStreamResumeAhead(t *testing.T) {
 		}
 	}
 }
+
+// A stream resumed with an id no step of this server reaches within
+// streamAheadWait (another timeline: a made-up id, a deployment whose
+// stream was reset) starts at the present, as a new stream: the
+// session's state, then the steps that come. It does not wait forever
+// with nothing but keep-alives.
+func TestStreamResumeFarAhead(t *testing.T) {
+	defer func(d time.Duration) { streamAheadWait = d }(streamAheadWait)
+	streamAheadWait = 100 * time.Millisecond
+	f := newSSEFixture(t)
+	tickers := f.ld.tickers[:20]
+	path := "/v2/stream/quotes?tickers=" + strings.Join(tickers, ",")
+	at := f.open.Add(2 * time.Hour)
+	for t0 := f.open.Add(time.Minute); !t0.After(at); t0 = t0.Add(5 * time.Minute) {
+		f.step(t, t0, false)
+	}
+	tomorrow := f.ld.day + 1
+	forged := sseMark{
+		from: sseCursor{session: tomorrow, state: sseOpen, at: sessionStart(tomorrow) + 13*3600, seq: 1},
+		to:   sseCursor{session: tomorrow, state: sseOpen, at: sessionStart(tomorrow) + 14*3600, seq: 9},
+		part: -sseOpen,
+	}
+	c := openStream(t, f.srvs[0].URL+path, testKeyDelayed, string(appendID(nil, &forged)))
+	defer c.close()
+	c.waitEvents(t, 1)
+	first := c.got()[0]
+	if m, err := parseID(first.id); first.event != "session" || err != nil || m.to.session != f.ld.day {
+		t.Fatalf("first event %+v (%v), want the state of the present session, %s", first, err, f.ld.day)
+	}
+	f.step(t, at.Add(10*time.Minute), false) // the next step reaches the stream
+	for deadline := time.Now().Add(time.Minute); !slices.ContainsFunc(c.got(), func(e sseMsg) bool { return e.event == "bar" }); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no bar after the present: %d events", len(c.got()))
+		}
+	}
+}
