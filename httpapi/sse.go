@@ -193,17 +193,26 @@ func (h *sseHubs) recheck(keys *Keys) {
 	for _, hub := range h.hubs {
 		hub.mu.Lock()
 		for s := range hub.subs {
-			var st *keyState
-			if keys != nil {
-				st = keys.byDigest[s.digest]
-			}
-			if st == nil || st.Plan != s.plan {
+			if !s.keyHolds(keys) {
 				s.close("key")
 			}
 		}
 		hub.mu.Unlock()
 	}
 }
+
+// keyHolds reports whether keys still has s's key, with s's plan.
+func (s *sseSub) keyHolds(keys *Keys) bool {
+	var st *keyState
+	if keys != nil {
+		st = keys.byDigest[s.digest]
+	}
+	return st != nil && st.Plan == s.plan
+}
+
+// beforeStreamSubscribe runs between a stream's key check and its
+// subscription (tests: a keys reload right there).
+var beforeStreamSubscribe = func() {}
 
 // subscribe registers s and returns the view of the hub's last step,
 // which the subscriber catches up to (the hub's steps after it come
@@ -478,8 +487,15 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	hub := a.streams.hubs[c.key.Plan]
 	sub := &sseSub{plan: c.key.Plan, steps: make(chan *sseStep, streamQueue), cut: make(chan struct{})}
 	_, _ = hex.Decode(sub.digest[:], []byte(c.key.SHA256)) // checked by NewKeys
+	beforeStreamSubscribe()
 	sv := hub.subscribe(sub, want.index)
 	defer hub.unsubscribe(sub, want.index)
+	// A keys reload between the request's key check and the subscription
+	// found no stream to end: its keys (stored before its check of the
+	// hubs) are read here.
+	if !sub.keyHolds(a.keys.Load()) {
+		sub.close("key")
+	}
 	gauge := a.streams.m.subscribers.WithLabelValues(c.key.Plan)
 	gauge.Inc()
 	defer gauge.Dec()

@@ -833,6 +833,40 @@ func TestStreamKeysReload(t *testing.T) {
 	}
 }
 
+// A keys reload that comes between a stream's key check and its
+// subscription ends that stream too: the recheck of the hubs did not
+// see it yet, the stream reads the keys once subscribed.
+func TestStreamKeysReloadWhileSubscribing(t *testing.T) {
+	ld := newLiveDemo(t)
+	store := &engine.Store{}
+	store.Publish(ld.base)
+	clock := &movingClock{}
+	clock.set(ld.day.Time().Add(14 * time.Hour))
+	cfg := DefaultConfig()
+	cfg.StreamStep = 2 * time.Millisecond
+	api := New(cfg, store, testKeys(t), clock, nil, nil)
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	defer api.EndStreams()
+	var f KeysFile // every key revoked
+	none, err := NewKeys(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(h func()) { beforeStreamSubscribe = h }(beforeStreamSubscribe)
+	beforeStreamSubscribe = func() { api.SetKeys(none) }
+	r := rawStream(t, srv.URL+"/v2/stream/quotes?tickers="+ld.tickers[0], testKeyDelayed)
+	defer r.close()
+	select {
+	case <-r.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the stream of a key revoked as it subscribed is still open")
+	}
+	if txt := r.text(); !strings.HasSuffix(txt, ": the API key was revoked or its plan changed\n\n") {
+		t.Errorf("the stream ends %q", txt[max(0, len(txt)-80):])
+	}
+}
+
 // FuzzParseEventID: a Last-Event-ID is read without a panic; one that is
 // accepted names a step whose start is not after its end, and reads back
 // as itself once written (the id the stream would send for it).
