@@ -491,16 +491,12 @@ func TestStreamIndexAndEOD(t *testing.T) {
 // every stream (drain) and refuses new ones; the gauge and counters say
 // so.
 func TestStreamBounds(t *testing.T) {
-	ld := newLiveDemo(t)
-	store := &engine.Store{}
-	store.Publish(ld.base)
-	clock := &movingClock{}
-	clock.set(ld.day.Time().Add(14 * time.Hour))
-	cfg := DefaultConfig()
-	cfg.StreamConnsPerKey, cfg.StreamHeartbeat, cfg.StreamStep = 2, 20*time.Millisecond, 2*time.Millisecond
-	cfg.MaxStreams = 3
+	ls := newLiveStreamSetup(t)
+	ld, store, clock := ls.ld, ls.store, ls.clock
+	ls.cfg.StreamConnsPerKey, ls.cfg.StreamHeartbeat = 2, 20*time.Millisecond
+	ls.cfg.MaxStreams = 3
 	reg := prometheus.NewRegistry()
-	api := New(cfg, store, testKeys(t), clock, reg, nil)
+	api := ls.api(testKeys(t), reg)
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	tk := ld.tickers[0]
@@ -719,14 +715,10 @@ func labelled(tb testing.TB, reg *prometheus.Registry, name, label, value string
 // cursor, no view (a view would hold its Dataset and live session past
 // the next publish).
 func TestStreamHubStoppedKeepsCursor(t *testing.T) {
-	ld := newLiveDemo(t)
-	store := &engine.Store{}
-	store.Publish(ld.base)
-	clock := &movingClock{}
-	clock.set(ld.day.Time().Add(14 * time.Hour))
-	cfg := DefaultConfig()
-	cfg.StreamStep = time.Hour // the loop makes no step of its own
-	api := New(cfg, store, testKeys(t), clock, nil, nil)
+	ls := newLiveStreamSetup(t)
+	ld, store, clock := ls.ld, ls.store, ls.clock
+	ls.cfg.StreamStep = time.Hour // the loop makes no step of its own
+	api := ls.api(testKeys(t), nil)
 	store.StartLive(ld.day)
 	store.ApplyLive(&engine.LiveBatch{Seq: 1, Session: ld.day, Bars: []engine.LiveBar{}})
 	hub := api.streams.hubs[PlanDelayed]
@@ -752,13 +744,8 @@ func TestStreamHubStoppedKeepsCursor(t *testing.T) {
 // ends its streams (the reconnection gets the new plan's), with a
 // comment saying why; a key the reload keeps as it was keeps its stream.
 func TestStreamKeysReload(t *testing.T) {
-	ld := newLiveDemo(t)
-	store := &engine.Store{}
-	store.Publish(ld.base)
-	clock := &movingClock{}
-	clock.set(ld.day.Time().Add(14 * time.Hour))
-	cfg := DefaultConfig()
-	cfg.StreamStep = 2 * time.Millisecond
+	ls := newLiveStreamSetup(t)
+	ld := ls.ld
 	reg := prometheus.NewRegistry()
 	const kept = "pg_00000000000000000000000000000003"
 	keysWith := func(plans map[string]string) *Keys {
@@ -780,7 +767,7 @@ func TestStreamKeysReload(t *testing.T) {
 		}
 		return keys
 	}
-	api := New(cfg, store, keysWith(map[string]string{"delayed": PlanDelayed, "eod": PlanEOD, "kept": PlanDelayed}), clock, reg, nil)
+	api := ls.api(keysWith(map[string]string{"delayed": PlanDelayed, "eod": PlanEOD, "kept": PlanDelayed}), reg)
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	defer api.EndStreams()
@@ -837,14 +824,9 @@ func TestStreamKeysReload(t *testing.T) {
 // subscription ends that stream too: the recheck of the hubs did not
 // see it yet, the stream reads the keys once subscribed.
 func TestStreamKeysReloadWhileSubscribing(t *testing.T) {
-	ld := newLiveDemo(t)
-	store := &engine.Store{}
-	store.Publish(ld.base)
-	clock := &movingClock{}
-	clock.set(ld.day.Time().Add(14 * time.Hour))
-	cfg := DefaultConfig()
-	cfg.StreamStep = 2 * time.Millisecond
-	api := New(cfg, store, testKeys(t), clock, nil, nil)
+	ls := newLiveStreamSetup(t)
+	ld := ls.ld
+	api := ls.api(testKeys(t), nil)
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	defer api.EndStreams()
@@ -907,14 +889,9 @@ func FuzzParseEventID(f *testing.F) {
 // reconnects with it is served, not refused with a 400 (on which a
 // browser's EventSource stops for good).
 func TestStreamResumeBeforeSession(t *testing.T) {
-	ld := newLiveDemo(t)
-	store := &engine.Store{}
-	store.Publish(ld.base)
-	clock := &movingClock{}
-	clock.set(ld.day.Time().Add(14 * time.Hour))
-	cfg := DefaultConfig()
-	cfg.StreamStep = 2 * time.Millisecond
-	api := New(cfg, store, testKeys(t), clock, prometheus.NewRegistry(), nil)
+	ls := newLiveStreamSetup(t)
+	ld := ls.ld
+	api := ls.api(testKeys(t), prometheus.NewRegistry())
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	defer api.EndStreams()
@@ -1131,4 +1108,29 @@ func TestStreamResumeFarAhead(t *testing.T) {
 			t.Fatalf("no bar after the present: %d events", len(c.got()))
 		}
 	}
+}
+
+// liveStreamSetup is what the stream tests serve: a live demo's base
+// snapshot in a Store, a clock at 14:00 of the demo's session day, and a
+// Config stepping the streams every 2 ms (a test may change it before
+// api).
+type liveStreamSetup struct {
+	ld    *liveDemo
+	store *engine.Store
+	clock *movingClock
+	cfg   Config
+}
+
+func newLiveStreamSetup(t *testing.T) *liveStreamSetup {
+	ls := &liveStreamSetup{ld: newLiveDemo(t), store: &engine.Store{}, clock: &movingClock{}, cfg: DefaultConfig()}
+	ls.store.Publish(ls.ld.base)
+	ls.clock.set(ls.ld.day.Time().Add(14 * time.Hour))
+	ls.cfg.StreamStep = 2 * time.Millisecond
+	return ls
+}
+
+// api returns an API over the setup with keys, its metrics on reg (nil:
+// none).
+func (ls *liveStreamSetup) api(keys *Keys, reg prometheus.Registerer) *API {
+	return New(ls.cfg, ls.store, keys, ls.clock, reg, nil)
 }
