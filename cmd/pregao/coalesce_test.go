@@ -26,7 +26,7 @@ func tcpPair(t *testing.T) (*serverConn, net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := newConnListener(ln).Accept()
+	sc, err := newConnListener(ln, 0).Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestAnswersAroundTheBuffer(t *testing.T) {
 			body = body[k:]
 		}
 	})}
-	go srv.Serve(newConnListener(ln))
+	go srv.Serve(newConnListener(ln, 0))
 	defer srv.Close()
 	client := &http.Client{Timeout: 5 * time.Second}
 	for n := 3500; n <= 9000; n++ {

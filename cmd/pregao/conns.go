@@ -149,11 +149,19 @@ type connListener struct {
 	stopOnce, closeOnce sync.Once
 	stopped, closed     chan struct{}
 	stopErr             error
+	userTimeout         time.Duration // TCP user timeout of accepted connections (0: the system's)
 }
 
-// newConnListener returns a connListener accepting from ln.
-func newConnListener(ln net.Listener) *connListener {
-	return &connListener{Listener: ln, stopped: make(chan struct{}), closed: make(chan struct{})}
+// newConnListener returns a connListener accepting from ln. A TCP
+// connection it accepts gets userTimeout as its TCP user timeout (when
+// above 0, where the system has one: Linux): data sent and not
+// acknowledged for that long closes the connection. A client whose
+// machine vanished then frees its connection (and, on a stream, one of
+// its key's stream slots) in about that time, not after the kernel's
+// retransmissions give up (about 15 minutes): a stream's keep-alives fit
+// in the send buffer, so its writes never reach their deadline.
+func newConnListener(ln net.Listener, userTimeout time.Duration) *connListener {
+	return &connListener{Listener: ln, userTimeout: userTimeout, stopped: make(chan struct{}), closed: make(chan struct{})}
 }
 
 func (l *connListener) Accept() (net.Conn, error) {
@@ -166,6 +174,9 @@ func (l *connListener) Accept() (net.Conn, error) {
 		default:
 		}
 		return nil, err
+	}
+	if tc, ok := c.(*net.TCPConn); ok && l.userTimeout > 0 {
+		setUserTimeout(tc, l.userTimeout) // best effort: the deadlines still hold without it
 	}
 	return &serverConn{Conn: c}, nil
 }

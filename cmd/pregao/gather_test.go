@@ -61,7 +61,7 @@ func TestReadFromReachesTheConnection(t *testing.T) {
 		mu.Unlock()
 		w.(io.ReaderFrom).ReadFrom(wt)
 	})}
-	go srv.Serve(newConnListener(ln))
+	go srv.Serve(newConnListener(ln, 0))
 	defer srv.Close()
 	client := &http.Client{Timeout: 5 * time.Second}
 	for range 3 { // kept alive: the held write of one answer never leaks into the next

@@ -25,7 +25,7 @@ func (m *Main) Open() error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	m.conns.writeTimeout = m.cfg.WriteTimeout
-	m.ln = newConnListener(ln)
+	m.ln = newConnListener(ln, m.cfg.WriteTimeout)
 	m.srv = &http.Server{
 		Handler:           m.API,
 		ReadHeaderTimeout: m.cfg.ReadHeaderTimeout,
