@@ -99,6 +99,14 @@ func fromCents(c int32) Num {
 	return Num(float64(c) / 100)
 }
 
+// fromVolume returns the volume of v cents (nullVolume: Null).
+func fromVolume(v int64) Num {
+	if v == nullVolume {
+		return Null
+	}
+	return Num(float64(v) / 100)
+}
+
 // Open returns row i's opening price (BRL per share, unadjusted).
 func (s *DailyBars) Open(i int) Num {
 	if s.wide != nil {
@@ -136,11 +144,7 @@ func (s *DailyBars) Volume(i int) Num {
 	if s.wide != nil {
 		return s.wide.Volume[i]
 	}
-	v := s.volume[i]
-	if v == nullVolume {
-		return Null
-	}
-	return Num(float64(v) / 100)
+	return fromVolume(s.volume[i])
 }
 
 // Quantity returns row i's shares traded.
@@ -168,10 +172,7 @@ func (s *DailyBars) bar(b *Bar, r int) {
 		return
 	}
 	b.Open, b.High, b.Low, b.Close = fromCents(s.open[r]), fromCents(s.high[r]), fromCents(s.low[r]), fromCents(s.close[r])
-	b.Volume = Null
-	if v := s.volume[r]; v != nullVolume {
-		b.Volume = Num(float64(v) / 100)
-	}
+	b.Volume = fromVolume(s.volume[r])
 	b.Quantity, b.Trades = Num(s.quantity[r]), int64(s.trades[r])
 }
 

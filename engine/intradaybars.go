@@ -149,13 +149,6 @@ func (s *IntradayBars) Bytes() int {
 	return s.Len() * (8 + 4*4 + 8 + 4)
 }
 
-func fromVolume(v int64) Num {
-	if v == nullVolume {
-		return Null
-	}
-	return Num(float64(v) / 100)
-}
-
 // NewIntradayBars returns s as an IntradayBars: compact when every value
 // fits (see IntradayBars), else holding a copy of s's columns. The
 // result shares s's Times; s must not be modified afterwards.

@@ -102,9 +102,6 @@ type IntradaySummary struct {
 // bar.
 func SummarizeIntraday(s *Intraday) (IntradaySummary, bool) { return summarizeIntraday(s.view()) }
 
-// SummarizeIntradayBars is SummarizeIntraday of a Dataset's form.
-func SummarizeIntradayBars(s *IntradayBars) (IntradaySummary, bool) { return summarizeIntraday(s) }
-
 func summarizeIntraday(s *IntradayBars) (IntradaySummary, bool) {
 	n := s.Len()
 	if n == 0 {

@@ -677,7 +677,7 @@ func (d *pdec) columnPart(kind string, n int) (sec []byte, ix dailyIndex, total 
 		d.fail("%s index of %d series, the part holds %d", kind, len(ix.Series), n)
 		return nil, ix, 0, false
 	}
-	if kind == "intraday" && d.ls.layout < 3 {
+	if kind == "intraday" && d.ls.layout < compactIntradayLayout {
 		// Layout revision 2: every intraday series is wide (56 bytes a
 		// bar), its index flag unset.
 		for i := range ix.Series {
@@ -801,10 +801,9 @@ func appendIntradayColumns(dst []byte, series []engine.Intraday) ([]byte, dailyI
 		s := &series[i]
 		off := k.series(dst)
 		c, compact := s.CompactColumns(buf)
-		if writeLayout < 3 {
-			compact = false // every series wide, flagged compact
-		}
-		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Wide: !compact && writeLayout >= 3, Off: off,
+		legacy := writeLayout < compactIntradayLayout // every series wide, flagged compact
+		compact = compact && !legacy
+		k.ix.Series = append(k.ix.Series, dailyCol{Ticker: s.Ticker, Rows: s.Len(), Wide: !compact && !legacy, Off: off,
 			Block: len(k.ix.Blocks), Tail: writeTails.intraday(s)})
 		dst = appendCol(dst, s.Times)
 		if compact {
@@ -890,15 +889,6 @@ func decIntradayColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 		d.fail("%v", err)
 		return partStats{}
 	}
-	if !d.ls.compactDaily {
-		// Outside a load the Universe's readers take the wide columns:
-		// compact series are expanded.
-		for i, c := range ix.Series {
-			if !c.Wide {
-				ss[i] = *ss[i].Bars().Wide()
-			}
-		}
-	}
 	if d.ls.compactDaily {
 		// Build reads the summaries instead of the bars; wide series stay
 		// wide without a look at their values.
@@ -906,6 +896,14 @@ func decIntradayColumns(d *pdec, u *engine.Universe, lo, hi int) partStats {
 			if c.Rows > 0 {
 				ss[i].SetSummary(readIntradayTail(c.Tail))
 				engine.KeepWideIntraday(&ss[i])
+			}
+		}
+	} else {
+		// Outside a load the Universe's readers take the wide columns:
+		// compact series are expanded.
+		for i, c := range ix.Series {
+			if !c.Wide {
+				ss[i] = *ss[i].Expanded()
 			}
 		}
 	}

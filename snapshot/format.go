@@ -51,6 +51,11 @@ const columnsLayout = 3
 // minLayout is the oldest revision of format 6's layout read.
 const minLayout = 2
 
+// compactIntradayLayout is the first revision whose intraday series may
+// be compact (flagged wide in the index when not); before it every one
+// is wide and flagged compact.
+const compactIntradayLayout = 3
+
 // writeLayout is the revision written: columnsLayout, or minLayout for
 // the tests that make a file of the revision before.
 var writeLayout uint64 = columnsLayout
