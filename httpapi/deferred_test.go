@@ -106,17 +106,7 @@ func TestDeferredKindsOnlyTheirRoutesWait(t *testing.T) {
 			declared[s.rt] = true
 			continue
 		}
-		want := whole.do(s.method, s.path, s.key, s.body)
-		got := make(chan *httptest.ResponseRecorder, 1)
-		go func() { got <- part.do(s.method, s.path, s.key, s.body) }()
-		select {
-		case w := <-got:
-			if w.Code != want.Code || sameID(w.Body.String()) != sameID(want.Body.String()) {
-				t.Errorf("%s %s before the deferred kinds: %d %.300s\nwant %d %.300s", s.method, s.path, w.Code, w.Body, want.Code, want.Body)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%s %s waits for the deferred kinds, but is not declared to read them (Route.Deferred)", s.method, s.path)
-		}
+		answersAtOnce(t, whole, part, s)
 	}
 	for i := range routeTable {
 		if rt := &routeTable[i]; rt.Deferred && !declared[rt] {
@@ -172,6 +162,24 @@ func TestDeferredKindsOnlyTheirRoutesWait(t *testing.T) {
 // snapshotID is the files list's snapshot id, which names a Dataset (the
 // two servers' differ).
 var snapshotID = regexp.MustCompile(`"snapshot":"[0-9a-f]+"`)
+
+// answersAtOnce checks that s, a request not declared to read the
+// deferred kinds, is answered by part (its kinds held back) at once and
+// as whole (the Dataset with them) answers it.
+func answersAtOnce(t *testing.T, whole, part *testServer, s deferredSample) {
+	t.Helper()
+	want := whole.do(s.method, s.path, s.key, s.body)
+	got := make(chan *httptest.ResponseRecorder, 1)
+	go func() { got <- part.do(s.method, s.path, s.key, s.body) }()
+	select {
+	case w := <-got:
+		if w.Code != want.Code || sameID(w.Body.String()) != sameID(want.Body.String()) {
+			t.Errorf("%s %s (key %s) before the deferred kinds: %d %.300s\nwant %d %.300s", s.method, s.path, s.key, w.Code, w.Body, want.Code, want.Body)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s %s (key %s) waits for the deferred kinds, but is not declared to read them (Route.Deferred)", s.method, s.path, s.key)
+	}
+}
 
 // sameID returns body with its snapshot id, if any, left out.
 func sameID(body string) string { return snapshotID.ReplaceAllString(body, `"snapshot":""`) }

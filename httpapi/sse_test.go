@@ -599,10 +599,7 @@ func TestStreamBounds(t *testing.T) {
 	// A subscriber whose steps pile up is cut.
 	hub := api.streams.hubs[PlanDelayed]
 	slow := &sseSub{steps: make(chan *sseStep, 1), cut: make(chan struct{})}
-	hub.subscribe(slow, "")
-	hub.mu.Lock()
-	running := hub.stop
-	hub.mu.Unlock()
+	running := subscribeLoop(hub, slow)
 	store.StartLive(ld.day)
 	for i := 1; i <= 3; i++ {
 		store.ApplyLive(&engine.LiveBatch{Seq: uint64(i), Session: ld.day, Bars: []engine.LiveBar{}})
@@ -723,10 +720,7 @@ func TestStreamHubStoppedKeepsCursor(t *testing.T) {
 	store.ApplyLive(&engine.LiveBatch{Seq: 1, Session: ld.day, Bars: []engine.LiveBar{}})
 	hub := api.streams.hubs[PlanDelayed]
 	sub := &sseSub{steps: make(chan *sseStep, 8), cut: make(chan struct{})}
-	hub.subscribe(sub, "")
-	hub.mu.Lock()
-	running := hub.stop
-	hub.mu.Unlock()
+	running := subscribeLoop(hub, sub)
 	hub.unsubscribe(sub, "")
 	store.ApplyLive(&engine.LiveBatch{Seq: 2, Session: ld.day, Bars: []engine.LiveBar{}})
 	clock.set(clock.Now().Add(time.Minute))
@@ -969,10 +963,7 @@ func TestStreamResumeAhead(t *testing.T) {
 	f := newSSEFixture(t)
 	tickers := f.ld.tickers[:20]
 	path := "/v2/stream/quotes?tickers=" + strings.Join(tickers, ",")
-	at := f.open.Add(2 * time.Hour)
-	for t0 := f.open.Add(time.Minute); !t0.After(at); t0 = t0.Add(5 * time.Minute) {
-		f.step(t, t0, false)
-	}
+	at := f.stepTwoHours(t)
 	day := sessionStart(f.ld.day)
 	cut := at.Add(-QuoteDelay).Unix() / 60 * 60 // minutes before it are visible
 	forged := sseMark{
@@ -1085,10 +1076,7 @@ func TestStreamResumeFarAhead(t *testing.T) {
 	f := newSSEFixture(t)
 	tickers := f.ld.tickers[:20]
 	path := "/v2/stream/quotes?tickers=" + strings.Join(tickers, ",")
-	at := f.open.Add(2 * time.Hour)
-	for t0 := f.open.Add(time.Minute); !t0.After(at); t0 = t0.Add(5 * time.Minute) {
-		f.step(t, t0, false)
-	}
+	at := f.stepTwoHours(t)
 	tomorrow := f.ld.day + 1
 	forged := sseMark{
 		from: sseCursor{session: tomorrow, state: sseOpen, at: sessionStart(tomorrow) + 13*3600, seq: 1},
@@ -1133,4 +1121,24 @@ func newLiveStreamSetup(t *testing.T) *liveStreamSetup {
 // none).
 func (ls *liveStreamSetup) api(keys *Keys, reg prometheus.Registerer) *API {
 	return New(ls.cfg, ls.store, keys, ls.clock, reg, nil)
+}
+
+// subscribeLoop subscribes s to hub (every ticker, no index) and returns
+// the stop channel of the hub's running loop, which a test passes to the
+// steps it makes by hand.
+func subscribeLoop(hub *sseHub, s *sseSub) chan struct{} {
+	hub.subscribe(s, "")
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	return hub.stop
+}
+
+// stepTwoHours applies the session's first two hours to f, a step every
+// 5 minutes from the open, and returns the last step's time.
+func (f *sseFixture) stepTwoHours(t *testing.T) time.Time {
+	at := f.open.Add(2 * time.Hour)
+	for t0 := f.open.Add(time.Minute); !t0.After(at); t0 = t0.Add(5 * time.Minute) {
+		f.step(t, t0, false)
+	}
+	return at
 }
