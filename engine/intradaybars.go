@@ -274,6 +274,21 @@ func (s *Intraday) wide() *Intraday {
 	return w
 }
 
+// Consistent reports whether every column of s has one row per time, in
+// the form s holds (compact or wide), without expanding a compact one.
+func (s *Intraday) Consistent() bool {
+	n := len(s.Times)
+	if b := s.bars; b != nil {
+		if b.wide != nil {
+			return b.wide.Consistent()
+		}
+		return len(b.Times) == n && len(b.open) == n && len(b.high) == n && len(b.low) == n &&
+			len(b.close) == n && len(b.volume) == n && len(b.quantity) == n
+	}
+	return len(s.Open) == n && len(s.High) == n && len(s.Low) == n && len(s.Close) == n &&
+		len(s.Volume) == n && len(s.Quantity) == n
+}
+
 // Expanded returns s with its wide columns filled: s itself when they
 // are, else its values expanded from the compact form (a series a
 // loader gave by CompactIntradayOf), for writers of a Universe's

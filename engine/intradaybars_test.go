@@ -128,3 +128,38 @@ func TestCompactColumns(t *testing.T) {
 		t.Errorf("%v allocations with a buffer of room", n)
 	}
 }
+
+// Consistent checks the form a series holds: a compact one without
+// expanding it.
+func TestIntradayConsistent(t *testing.T) {
+	times := []int64{60, 120}
+	px := []int32{100, 101}
+	compact := func(q []uint32) Intraday {
+		return CompactIntradayOf("T", times, px, px, px, px, []int64{1, 2}, q)
+	}
+	wide := minutes([]Num{1, 2}, []Num{1, 2}, []int64{1, 2})
+	short := minutes([]Num{1, 2}, []Num{1, 2}, []int64{1, 2})
+	short.Close = short.Close[:1]
+	kept := minutes([]Num{1, 2}, []Num{1, 2}, []int64{1, 2})
+	kept.Volume = kept.Volume[:1]
+	KeepWideIntraday(kept)
+	ok, bad := compact([]uint32{1, 2}), compact([]uint32{1})
+	for _, c := range []struct {
+		name string
+		s    *Intraday
+		want bool
+	}{
+		{"wide", wide, true},
+		{"wide, a short column", short, false},
+		{"kept wide, a short column", kept, false},
+		{"compact", &ok, true},
+		{"compact, a short column", &bad, false},
+	} {
+		if got := c.s.Consistent(); got != c.want {
+			t.Errorf("%s: Consistent = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { ok.Consistent() }); n != 0 {
+		t.Errorf("a compact series was expanded: %v allocations", n)
+	}
+}

@@ -1846,10 +1846,7 @@ func checkSeries(u *engine.Universe) error {
 		}
 	}
 	for i := range u.Intraday {
-		s := u.Intraday[i].Expanded()
-		n := len(s.Times)
-		if len(s.Open) != n || len(s.High) != n || len(s.Low) != n || len(s.Close) != n ||
-			len(s.Volume) != n || len(s.Quantity) != n {
+		if s := &u.Intraday[i]; !s.Consistent() {
 			return fmt.Errorf("intraday series %d (%q): columns have different lengths", i, s.Ticker)
 		}
 	}

@@ -195,3 +195,24 @@ func TestIntradayLayout2WideRefused(t *testing.T) {
 		t.Errorf("err %v, want ErrFormat naming the wide series", err)
 	}
 }
+
+// checkSeries reads a compact 1-minute series' columns as they are (a
+// loaded series written again), without expanding them, and refuses one
+// whose columns are short.
+func TestCheckSeriesCompactIntraday(t *testing.T) {
+	times := []int64{60, 120, 180}
+	px := []int32{100, 101, 102}
+	u := &engine.Universe{Intraday: []engine.Intraday{
+		engine.CompactIntradayOf("T", times, px, px, px, px, []int64{1, 2, 3}, []uint32{1, 2, 3}),
+	}}
+	if err := checkSeries(u); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(10, func() { checkSeries(u) }); n != 0 {
+		t.Errorf("checkSeries made %v allocations: it expanded the compact series", n)
+	}
+	u.Intraday[0] = engine.CompactIntradayOf("T", times, px, px, px[:2], px, []int64{1, 2, 3}, []uint32{1, 2, 3})
+	if err := checkSeries(u); err == nil {
+		t.Error("a short compact column was accepted")
+	}
+}
