@@ -55,14 +55,19 @@ type Admission struct {
 	// before it is answered 429 (default 1 s).
 	MaxWait time.Duration
 	// MaxQueue is how many requests of one key may wait at once; one more
-	// is answered 429 at once (default 64).
+	// is answered 429 at once (default 1024). A waiting request costs
+	// little beyond its connection, which is open anyway (a channel and
+	// a place in the queue), and a burst of cheap requests drains in
+	// milliseconds: the bound is against a runaway client, not a pool of
+	// a few hundred connections asking at once (MaxWait bounds costly
+	// requests).
 	MaxQueue int
 }
 
 // DefaultAdmission returns the default admission: on, the cores of the
-// process, 1 s of wait, 64 requests waiting per key.
+// process, 1 s of wait, 1024 requests waiting per key.
 func DefaultAdmission() Admission {
-	return Admission{Cores: runtime.GOMAXPROCS(0), MaxWait: time.Second, MaxQueue: 64}
+	return Admission{Cores: runtime.GOMAXPROCS(0), MaxWait: time.Second, MaxQueue: 1024}
 }
 
 // activeEpoch is the unit of time (ns, a power of two: about 1.07 s) over

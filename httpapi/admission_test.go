@@ -325,3 +325,49 @@ func TestAdmissionCountsComputing(t *testing.T) {
 		t.Errorf("%d computing after the answers, want %d", got, base)
 	}
 }
+
+// A burst of cheap requests of one key, more than a few dozen at once (a
+// client's connection pool asking together), waits for the key's slots
+// and is answered whole, not refused by the queue's bound: with the
+// former bound of 64 waiting, 236 of these 300 were answered 429 at once.
+func TestAdmissionBurstOfCheapRequests(t *testing.T) {
+	store := &engine.Store{}
+	store.Publish(mustSmall(t))
+	cfg := DefaultConfig()
+	cfg.AnswerCacheBytes = -1 // every request computes, in a slot
+	cfg.Admission = &Admission{Cores: 2}
+	keys := testKeys(t)
+	api := New(cfg, store, keys, nil, prometheus.NewRegistry(), nil)
+	k := keys.find(testKeyDelayed).adm
+	// The key's two slots held: every request of the burst queues.
+	for range 2 {
+		if _, _, ok := api.adm.acquire(context.Background(), k, time.Now()); !ok {
+			t.Fatal("slot refused")
+		}
+	}
+	const burst = 300
+	codes := make(chan int, burst)
+	for range burst {
+		go func() {
+			r := httptest.NewRequest("GET", "/v2/companies/ENHZ", nil)
+			r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+			w := httptest.NewRecorder()
+			api.ServeHTTP(w, r)
+			codes <- w.Code
+		}()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	// Every request queued (or answered) before the slots are back.
+	for int(k.waiting.Load())+len(codes) < burst && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	api.adm.release(k, time.Millisecond, 0)
+	api.adm.release(k, time.Millisecond, 0)
+	got := map[int]int{}
+	for range burst {
+		got[<-codes]++
+	}
+	if got[200] != burst {
+		t.Errorf("answers by status %v, want %d × 200", got, burst)
+	}
+}
