@@ -31,6 +31,10 @@ type answer struct {
 	logger       *slog.Logger  // where failures are logged
 	writeTimeout time.Duration // Config.WriteTimeout
 	route        string        // the route template, for logs
+	// events marks the answer of a Stream route: a temporary refusal
+	// to a client that accepts text/event-stream is sent as events
+	// (refuseEvents).
+	events bool
 
 	// buf is the output buffer handlers append to (dst); kept, emptied,
 	// across requests.
@@ -205,12 +209,22 @@ func (o *answer) endStream(body []byte, err error) int {
 }
 
 // fail answers status with the JSON error msg. An error carries no
-// validators: a later If-None-Match must not turn it into a 304.
+// validators: a later If-None-Match must not turn it into a 304. A
+// stream's temporary refusal to an EventSource is sent as events
+// (refuseEvents).
 func (o *answer) fail(status int, msg string) int {
 	o.buf = appendError(o.buf[:0], status, capMessage(msg))
 	hd := o.w.Header()
 	delete(hd, "Etag")
 	delete(hd, "Last-Modified")
+	if o.events && temporaryRefusal(status) {
+		// Its form depends on Accept (sserefuse.go).
+		v := hd["Vary"]
+		hd["Vary"] = append(v[:len(v):len(v)], "Accept")
+		if acceptsEventStream(o.r) {
+			return o.refuseEvents(status)
+		}
+	}
 	if _, ok := hd["Cache-Control"]; ok {
 		hd["Cache-Control"] = noStore
 	}

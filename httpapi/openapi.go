@@ -205,10 +205,11 @@ func operation(rt *Route) map[string]any {
 		// Server-Sent Events: the body is a stream of text events; the
 		// data of each event kind has its schema (x-events).
 		ok["content"] = map[string]any{"text/event-stream": map[string]any{
-			"schema": map[string]any{"type": "string", "description": "Server-Sent Events: `id`, `event` (bar, correction, quote, session) and `data` (JSON) lines, a blank line after each; comments (`: keep-alive`) every 15 s"},
+			"schema": map[string]any{"type": "string", "description": "Server-Sent Events: `id`, `event` (bar, correction, quote, session) and `data` (JSON) lines, a blank line after each; comments (`: keep-alive`) every 15 s. A temporary refusal (429, 503) to a request whose Accept lists text/event-stream is this answer too: `retry:` (its Retry-After in milliseconds), one `error` event without id whose data is the JSON error, then the end"},
 			"x-events": map[string]any{
 				"bar": schemaRef("StreamBar"), "correction": schemaRef("StreamCorrection"),
 				"quote": schemaRef("StreamQuote"), "session": schemaRef("StreamSession"),
+				"error": schemaRef("Error"),
 			},
 		}}
 	case rt.Media == mediaFile:

@@ -76,6 +76,7 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) int {
 	c.route = rt
 	o := &c.out
+	o.events = rt.Stream
 	if !rt.Root {
 		if st := a.authenticate(c, r); st != 0 {
 			return st

@@ -37,9 +37,11 @@ import (
 // waits for the stream: the hubs only read what the Store published.
 //
 // Bounds: StreamConnsPerKey streams per key (429 past it), MaxStreams in
-// all (503); a write that does not go through within the write timeout
-// cuts the stream; the shutdown, after the drain (EndStreams), ends
-// every stream, the client reconnecting elsewhere with its Last-Event-ID.
+// all (503), each refusal sent to an EventSource as events that ask it
+// to retry (sserefuse.go); a write that does not go through within the
+// write timeout cuts the stream; the shutdown, after the drain
+// (EndStreams), ends every stream, the client reconnecting elsewhere
+// with its Last-Event-ID.
 
 // Stream defaults (Config).
 const (
@@ -51,6 +53,10 @@ const (
 	// sseRetry is the reconnection delay the stream asks of clients.
 	sseRetry = 3000 // milliseconds
 )
+
+// retryStreams is the Retry-After, in seconds, of a stream refused for
+// its key's or the server's count of streams.
+var retryStreams = []string{"10"}
 
 const routeStreamQuotes = "/stream/quotes"
 
@@ -462,19 +468,20 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	}
 	hd := c.out.w.Header()
 	if ok, what := a.streams.admit(c.key.Name, a.cfg.StreamConnsPerKey, a.cfg.MaxStreams); !ok {
-		hd["Retry-After"] = []string{"10"}
+		hd["Retry-After"] = retryStreams
 		switch what {
 		case "key":
 			return nil, errorf(http.StatusTooManyRequests, "too many streams for this key: %d are open, the most a key may hold; close one, or retry in 10 s", a.cfg.StreamConnsPerKey)
 		case "draining":
+			hd["Retry-After"] = retryDraining
 			return nil, errorf(http.StatusServiceUnavailable, "the server is shutting down: reconnect (with Last-Event-ID) to another")
 		}
 		return nil, errorf(http.StatusServiceUnavailable, "too many streams on this server: retry in 10 s")
 	}
 	defer a.streams.release(c.key.Name)
 	w := c.out.w
-	hd["Content-Type"] = []string{"text/event-stream; charset=utf-8"}
-	hd["Cache-Control"] = []string{"no-cache"}
+	hd["Content-Type"] = ctEventStream
+	hd["Cache-Control"] = noCache
 	hd["X-Accel-Buffering"] = []string{"no"} // proxies: do not hold the events back
 	hd["X-Content-Type-Options"] = noSniff
 	if r.Method == http.MethodHead {

@@ -616,8 +616,8 @@ func TestStreamBounds(t *testing.T) {
 	}
 	hub.unsubscribe(slow, "")
 	// Draining (readyz 503 until the load balancer notices) keeps the
-	// streams and serves new ones: one ended now would reconnect here and
-	// get a 503, on which a browser's EventSource gives up.
+	// streams and serves new ones: one ended now would reconnect here,
+	// which the load balancer has not left yet.
 	api.SetDraining(true)
 	during := openStream(t, path, testKeyEOD, "")
 	select {

@@ -159,7 +159,7 @@ func (m *Main) Close() error {
 	}
 	// The streams of the live session end now, not with the drain's
 	// start: their clients reconnect after the load balancer has left
-	// this server (a browser's EventSource gives up on a 503).
+	// this server (a stream refused here is asked to retry in 1 s).
 	m.API.EndStreams()
 	m.ln.stopAccepting()
 	if open := m.conns.openCount(); open > 0 && m.cfg.CloseGrace > 0 {

@@ -20,8 +20,8 @@ import (
 // in flight when the shutdown starts, and still running after the drain
 // (the listener closed), is answered whole. The live session's streams
 // go on through the drain, and new ones are served (a stream ended then
-// would reconnect to this server and get a 503, on which a browser's
-// EventSource gives up); after it they end with the shutdown's comment.
+// would reconnect to this server, which the load balancer has not left
+// yet); after it they end with the shutdown's comment.
 func TestShutdownDrains(t *testing.T) {
 	snap, keys, key := serveFixture(t)
 	cfg := DefaultServeConfig()
