@@ -359,10 +359,12 @@ replica-test: build demo
 # The docs page (/docs) in a real browser: headless Chromium (Debian:
 # apt-get install chromium) opens it, checks every operation is listed,
 # authorizes with a key and runs Try it out on the demo snapshot; it also
-# checks the page asks no other host for anything. Outside make test (it
-# needs Chromium). SCREENSHOT=FILE.png keeps a picture of the page.
+# checks the page asks no other host for anything. A page's EventSource
+# refused for its key's streams reconnects by itself once one closes.
+# Outside make test (it needs Chromium). SCREENSHOT=FILE.png keeps a
+# picture of the page.
 test-browser: demo
-	PREGAO_BROWSER_SNAPSHOT=$(abspath $(DEMO_SNAP)) PREGAO_BROWSER_SCREENSHOT=$(SCREENSHOT) $(GO) test -tags browser -count=1 -run TestDocsInBrowser -v ./cmd/pregao
+	PREGAO_BROWSER_SNAPSHOT=$(abspath $(DEMO_SNAP)) PREGAO_BROWSER_SCREENSHOT=$(SCREENSHOT) $(GO) test -tags browser -count=1 -run 'TestDocsInBrowser|TestEventSourceInBrowser' -v ./cmd/pregao
 
 # The live session's figures (docs/api.md, "Benchmarks"): the demo of
 # SCALE with its last session held back (generated and built once, in

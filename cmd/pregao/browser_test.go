@@ -4,9 +4,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -150,4 +154,112 @@ func TestDocsInBrowser(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests, all to %s", len(requested), base)
+}
+
+// TestEventSourceInBrowser: a page's EventSource refused because its key
+// holds all its streams (--stream-conns-per-key 1, one stream open) is
+// not stopped by the refusal: it gets it as an error event with the
+// JSON error, stays CONNECTING, and once the open stream closes it
+// reconnects by itself (after the 10 s the refusal asked) and gets the
+// stream. Headless Chromium (make test-browser); skipped without one.
+func TestEventSourceInBrowser(t *testing.T) {
+	found := false
+	for _, b := range []string{"headless-shell", "headless_shell", "chromium", "chromium-browser", "google-chrome"} {
+		if _, err := exec.LookPath(b); err == nil {
+			found = true
+		}
+	}
+	if !found {
+		t.Skip("no Chromium (make test-browser: apt-get install chromium)")
+	}
+	snap, keys, key := serveFixture(t)
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.AccessLog = snap, keys, "off"
+	cfg.QueryToken, cfg.StreamConnsPerKey = true, 1
+	m, stop := startServe(t, cfg, nil)
+	defer stop()
+	base := "http://" + m.Addr()
+	waitUntil(t, "ready", func() bool { st, _ := get(t, base+"/readyz", ""); return st == 200 })
+
+	// The key's one stream, open until the page was refused.
+	sctx, closeFirst := context.WithCancel(context.Background())
+	defer closeFirst()
+	req, _ := http.NewRequestWithContext(sctx, "GET", base+"/v2/stream/quotes?tickers=ENHZ3", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the first stream: %v %v", resp, err)
+	}
+	defer resp.Body.Close()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.NoSandbox)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/healthz")); err != nil {
+		t.Fatalf("open a page of the server: %v", err)
+	}
+	script := `window.got = [];
+window.es = new EventSource("/v2/stream/quotes?tickers=ENHZ3&token=" + ` + strconv.Quote(key) + `);
+es.addEventListener("error", e => got.push({type: "error", data: e.data ?? null, state: es.readyState}));
+es.addEventListener("session", e => got.push({type: "session", data: e.data, state: es.readyState}));
+true`
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](script)); err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		Type, Data string
+		State      int
+	}
+	// page returns the events the page got and its EventSource's state.
+	page := func() ([]seen, int) {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({got: got, state: es.readyState})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct {
+			Got   []seen
+			State int
+		}
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v.Got, v.State
+	}
+	has := func(got []seen, typ, data string) bool {
+		for _, e := range got {
+			if e.Type == typ && strings.Contains(e.Data, data) {
+				return true
+			}
+		}
+		return false
+	}
+	var got []seen
+	var state int
+	waitUntil(t, "the page's refusal", func() bool {
+		got, state = page()
+		return len(got) >= 2 || state == 2
+	})
+	// The refusal's event, then the browser's own error as the answer
+	// ends: reconnecting (0), not closed (2).
+	if !has(got, "error", "too many streams for this key") || state == 2 {
+		t.Fatalf("refused: the page got %+v, readyState %d, want the refusal's error event and CONNECTING", got, state)
+	}
+	closeFirst()
+	start := time.Now()
+	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if got, state = page(); has(got, "session", `"state"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not reconnected in 40 s: the page got %+v, readyState %d", got, state)
+		}
+	}
+	t.Logf("the page reconnected by itself %.1f s after the first stream closed: %+v, readyState %d", time.Since(start).Seconds(), got, state)
+	if state != 1 {
+		t.Errorf("readyState %d after the reconnection, want OPEN (1)", state)
+	}
 }
