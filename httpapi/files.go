@@ -37,7 +37,9 @@ type FileSource interface {
 	// Files returns the folder and the files of ds, the Dataset of the
 	// snapshot id, with the priced datasets cut at through (NoDate:
 	// whole), building them when missing. When ctx ends before they are
-	// built it returns ErrFilesBuilding.
+	// built it returns ErrFilesBuilding; another error is a failed build
+	// (the server's disk), which it answers for a minute before it tries
+	// again.
 	Files(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (dir string, files []FileInfo, err error)
 }
 
@@ -73,6 +75,11 @@ const filesWait = 2 * time.Second
 
 // filesRetry is the Retry-After of that 503, in seconds.
 var filesRetry = []string{"10"}
+
+// filesFailRetry is the Retry-After of the 503 of a failed build, in
+// seconds: the minute the FileSource answers with the failure before it
+// tries again (snapshot/flatfiles' DefaultRetryFailed).
+var filesFailRetry = []string{"60"}
 
 // filesThrough returns the last session the priced files hold: whole
 // sessions the delayed plan sees complete, NoDate for every session of
@@ -117,8 +124,8 @@ func (a *API) filesOf(c *call, r *http.Request) (string, []FileInfo, engine.Date
 		// The server's disk, not the request: logged, and a 503 to retry
 		// (the next request tries the build again).
 		a.log.Error("files: build failed", "err", err.Error())
-		c.out.w.Header()["Retry-After"] = filesRetry
-		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot could not be built; retry in %s s", filesRetry[0])
+		c.out.w.Header()["Retry-After"] = filesFailRetry
+		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot could not be built; retry in %s s", filesFailRetry[0])
 	}
 	return dir, files, through, nil
 }

@@ -9,12 +9,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/atomicfile"
 )
 
 // DefaultCacheBytes is CacheConfig.MaxBytes's default: 8 GiB, about 20
@@ -37,7 +40,15 @@ type CacheConfig struct {
 	// pregao serve runs it on a thread of the lowest priority, as a
 	// reload's load, so that a build takes the cores requests leave.
 	Run func(build func())
+	// RetryFailed is how long a failed build's error is the answer
+	// before a Get tries the build again (0: DefaultRetryFailed), so
+	// that clients retrying against a full disk do not rebuild the files
+	// back to back.
+	RetryFailed time.Duration
 }
+
+// DefaultRetryFailed is CacheConfig.RetryFailed's default.
+const DefaultRetryFailed = time.Minute
 
 // ErrBuilding is Cache.Get's error while the files asked are being
 // built (the caller's context ended first).
@@ -61,8 +72,10 @@ type cacheSet struct {
 	done  chan struct{} // closed when the build ends
 	m     *Manifest     // the manifest, once built
 	err   error         // the build's error
+	retry time.Time     // when a failed build may be tried again
 	bytes int64
 	used  uint64
+	built time.Time // when its manifest was written: the order of the folders of an earlier run
 }
 
 type cacheMetrics struct {
@@ -74,16 +87,24 @@ type cacheMetrics struct {
 }
 
 // NewCache returns a Cache of the folder cfg.Dir (created by the first
-// build), with the folders it holds from an earlier run, and registers its
-// metrics on reg (nil: none): pregao_files_builds_total{result},
-// pregao_files_build_seconds_total, pregao_files_bytes,
-// pregao_files_folders and pregao_files_evictions_total.
+// build; an error when it cannot be written), with the folders it holds
+// from an earlier run (those an interrupted build or removal left are
+// removed), and registers its metrics on reg (nil: none):
+// pregao_files_builds_total{result}, pregao_files_build_seconds_total,
+// pregao_files_bytes, pregao_files_folders and
+// pregao_files_evictions_total.
 func NewCache(cfg CacheConfig, reg prometheus.Registerer) (*Cache, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("files: no folder")
 	}
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultCacheBytes
+	}
+	if cfg.RetryFailed <= 0 {
+		cfg.RetryFailed = DefaultRetryFailed
+	}
+	if err := writable(cfg.Dir); err != nil {
+		return nil, fmt.Errorf("files: %w", err)
 	}
 	c := &Cache{cfg: cfg, sets: map[string]*cacheSet{}}
 	c.m = cacheMetrics{
@@ -110,15 +131,35 @@ func NewCache(cfg CacheConfig, reg prometheus.Registerer) (*Cache, error) {
 		return nil, fmt.Errorf("files: %w", err)
 	}
 	for _, e := range ents {
+		if base, pid, ok := tempBase(e.Name()); ok {
+			// A killed build's folder. One named with this process's id
+			// is an earlier process's (no build has started yet): in a
+			// container the server is process 1 at every start.
+			if pid == os.Getpid() {
+				os.RemoveAll(filepath.Join(cfg.Dir, e.Name()))
+			} else {
+				atomicfile.RemoveStale(cfg.Dir, base)
+			}
+			continue
+		}
 		if !e.IsDir() || !folderName.MatchString(e.Name()) {
 			continue
 		}
 		m, err := ReadManifest(filepath.Join(cfg.Dir, e.Name()))
+		if err == nil {
+			err = checkFiles(filepath.Join(cfg.Dir, e.Name()), m)
+		}
 		if err != nil {
-			os.RemoveAll(filepath.Join(cfg.Dir, e.Name())) // a build cut short
+			// A build cut short by an earlier version, a removal (an
+			// eviction) cut short, or files removed by hand: built again
+			// on demand.
+			os.RemoveAll(filepath.Join(cfg.Dir, e.Name()))
 			continue
 		}
 		s := &cacheSet{name: e.Name(), done: make(chan struct{}), m: m, bytes: manifestBytes(m)}
+		if st, err := os.Stat(filepath.Join(cfg.Dir, e.Name(), ManifestName)); err == nil {
+			s.built = st.ModTime()
+		}
 		close(s.done)
 		c.sets[s.name] = s
 	}
@@ -128,11 +169,66 @@ func NewCache(cfg CacheConfig, reg prometheus.Registerer) (*Cache, error) {
 	return c, nil
 }
 
+// writable returns an error when dir, or its nearest existing parent
+// when it is missing (the first build creates it), cannot be written: a
+// read-only file system, another owner. It leaves nothing behind.
+func writable(dir string) error {
+	d := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(d)
+		if err == nil && !st.IsDir() {
+			return fmt.Errorf("%s is not a folder", d)
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(d) == d {
+			return err
+		}
+		d = filepath.Dir(d)
+	}
+	f, err := os.CreateTemp(d, ".pregao-probe-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
 // folderName is the form of a cache folder's name: the snapshot id and
 // the cut ("all" or a date).
 var folderName = regexp.MustCompile(`^[0-9A-Za-z_]{1,64}-(all|\d{4}-\d{2}-\d{2})$`)
 
 var idChars = regexp.MustCompile(`[^0-9A-Za-z_]`)
+
+// tempBase returns the folder name whose build a temporary folder
+// (atomicfile.TempPattern: ".NAME.tmp-PID-…") is, the id of the process
+// that made it, and whether name is one.
+func tempBase(name string) (base string, pid int, ok bool) {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return "", 0, false
+	}
+	base, rest, ok = strings.Cut(rest, ".tmp-")
+	pidText, _, _ := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	return base, pid, ok && err == nil && folderName.MatchString(base)
+}
+
+// checkFiles returns an error when a file m lists is not in dir with its
+// size.
+func checkFiles(dir string, m *Manifest) error {
+	for _, e := range m.Files {
+		st, err := os.Stat(filepath.Join(dir, e.File))
+		if err != nil {
+			return err
+		}
+		if st.Size() != e.Bytes {
+			return fmt.Errorf("%s: %d bytes, the manifest says %d", e.File, st.Size(), e.Bytes)
+		}
+	}
+	return nil
+}
 
 func manifestBytes(m *Manifest) int64 {
 	var n int64
@@ -146,7 +242,8 @@ func manifestBytes(m *Manifest) int64 {
 // Dataset of the snapshot id, cut at through (NoDate: whole), building
 // them when they are not on disk. It waits for the build until ctx
 // ends, then returns ErrBuilding (the build goes on); a failed build is
-// returned as its error and tried again by the next Get.
+// returned as its error until CacheConfig.RetryFailed has passed, then
+// tried again by the next Get.
 func (c *Cache) Get(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (string, *Manifest, error) {
 	id = idChars.ReplaceAllString(id, "_")
 	if len(id) > 64 {
@@ -160,9 +257,19 @@ func (c *Cache) Get(ctx context.Context, ds *engine.Dataset, id string, through 
 		cut = through.String()
 	}
 	name := id + "-" + cut
+	dir := filepath.Join(c.cfg.Dir, name)
 	c.mu.Lock()
 	c.clock++
 	s := c.sets[name]
+	switch {
+	case s != nil && s.m != nil && !exists(filepath.Join(dir, ManifestName)):
+		// Removed from the disk by hand since it was built: built again.
+		delete(c.sets, name)
+		s = nil
+	case s != nil && s.err != nil && !time.Now().Before(s.retry):
+		delete(c.sets, name) // a failed build, tried again
+		s = nil
+	}
 	if s == nil {
 		s = &cacheSet{name: name, done: make(chan struct{})}
 		c.sets[name] = s
@@ -178,20 +285,43 @@ func (c *Cache) Get(ctx context.Context, ds *engine.Dataset, id string, through 
 	if s.err != nil {
 		return "", nil, s.err
 	}
-	return filepath.Join(c.cfg.Dir, name), s.m, nil
+	return dir, s.m, nil
 }
 
-// run builds s's files, then keeps the cache within its bound.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// run builds s's files, then keeps the cache within its bound. The
+// files are written into a temporary folder of their own, which takes
+// the folder's name once complete (atomicfile.SwapDir): the folder is
+// whole or absent, whether the build fails, the process is killed, or
+// another process sharing the folder builds the same one meanwhile (the
+// same bytes: a reader of either sees them).
 func (c *Cache) run(s *cacheSet, ds *engine.Dataset, id string, through engine.Date) {
 	c.build.Lock()
 	defer c.build.Unlock()
 	start := time.Now()
 	dir := filepath.Join(c.cfg.Dir, s.name)
-	os.RemoveAll(dir) // what a killed build left
 	var m *Manifest
 	var err error
 	build := func() {
-		m, err = Export(context.Background(), ds, dir, Options{Formats: c.cfg.Formats, Datasets: c.cfg.Datasets, Through: through, Snapshot: id})
+		var tmp string
+		if err = os.MkdirAll(c.cfg.Dir, 0o755); err != nil {
+			return
+		}
+		atomicfile.RemoveStale(c.cfg.Dir, s.name)
+		if tmp, err = os.MkdirTemp(c.cfg.Dir, atomicfile.TempPattern(s.name)); err != nil {
+			return
+		}
+		m, err = Export(context.Background(), ds, tmp, Options{Formats: c.cfg.Formats, Datasets: c.cfg.Datasets, Through: through, Snapshot: id})
+		if err == nil {
+			err = atomicfile.SwapDir(tmp, dir)
+		}
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
 	}
 	if c.cfg.Run != nil {
 		c.cfg.Run(build)
@@ -203,9 +333,8 @@ func (c *Cache) run(s *cacheSet, ds *engine.Dataset, id string, through engine.D
 	defer c.mu.Unlock()
 	if err != nil {
 		c.m.builds.WithLabelValues("error").Inc()
-		os.RemoveAll(dir)
 		s.err = fmt.Errorf("files: %w", err)
-		delete(c.sets, s.name)
+		s.retry = time.Now().Add(c.cfg.RetryFailed) // kept as the answer until then
 		close(s.done)
 		return
 	}
@@ -230,7 +359,15 @@ func (c *Cache) evict(keep string) {
 			done = append(done, s)
 		}
 	}
-	slices.SortFunc(done, func(a, b *cacheSet) int { return compareUint(a.used, b.used) })
+	// The least recently asked first; among the folders of an earlier
+	// run not asked since (used 0), the oldest built first, so that a
+	// restart over the bound keeps the latest snapshot's.
+	slices.SortFunc(done, func(a, b *cacheSet) int {
+		if c := compareUint(a.used, b.used); c != 0 {
+			return c
+		}
+		return a.built.Compare(b.built)
+	})
 	for _, s := range done {
 		if total <= c.cfg.MaxBytes {
 			break

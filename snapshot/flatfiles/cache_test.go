@@ -2,8 +2,12 @@ package flatfiles
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -111,5 +115,216 @@ func TestCacheRun(t *testing.T) {
 	}
 	if runs != 1 {
 		t.Errorf("builds run through Run: %d, want 1", runs)
+	}
+}
+
+// haveFiles returns an error when a file m lists is not in dir, whole.
+func haveFiles(dir string, m *Manifest) error {
+	for _, e := range m.Files {
+		b, err := os.ReadFile(filepath.Join(dir, e.File))
+		if err != nil {
+			return err
+		}
+		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != e.SHA256 {
+			return fmt.Errorf("%s: not the bytes the manifest lists", e.File)
+		}
+	}
+	return nil
+}
+
+func deadPid(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("cannot run true:", err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestCacheStartsClean: a new Cache removes what an interrupted run
+// left in its folder (a killed build's temporary folder, a folder without
+// its manifest, a folder missing a file its manifest lists: a removal
+// cut short) and keeps what is not its own.
+func TestCacheStartsClean(t *testing.T) {
+	ds := small(t)
+	dir := t.TempDir()
+	c, err := NewCache(CacheConfig{Dir: dir, Formats: []string{CSV}, Datasets: []string{"companies", "securities"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, m, err := c.Get(context.Background(), ds, "whole", engine.NoDate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Get(context.Background(), ds, "cut", engine.NoDate); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "cut-all", m.Files[1].File))
+	killed := filepath.Join(dir, fmt.Sprintf(".other-all.tmp-%d-123", deadPid(t)))
+	// A container's server is process 1 at every start: a killed build
+	// of the previous one has this process's id.
+	killedSamePid := filepath.Join(dir, fmt.Sprintf(".other-all.tmp-%d-456", os.Getpid()))
+	for _, d := range []string{killed, killedSamePid, filepath.Join(dir, "nomanifest-all"), filepath.Join(dir, "notes")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, "companies.csv.gz"), []byte("half"), 0o644)
+	}
+
+	c2, err := NewCache(CacheConfig{Dir: dir, Formats: []string{CSV}, Datasets: []string{"companies", "securities"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{"notes", "whole-all"}; fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Errorf("folders after the restart: %v, want %v", names, want)
+	}
+	if d, m2, err := c2.Get(context.Background(), ds, "cut", engine.NoDate); err != nil || haveFiles(d, m2) != nil {
+		t.Errorf("the folder missing a file is not built again: %v", err)
+	}
+	if d, m2, err := c2.Get(context.Background(), ds, "whole", engine.NoDate); err != nil || d != whole || m2.Files[0].SHA256 != m.Files[0].SHA256 {
+		t.Errorf("the whole folder is not kept: %s %v", d, err)
+	}
+}
+
+// TestCacheFolderRemoved: a folder removed from the disk while the Cache
+// runs (by hand, to free space) is built again by the next Get, not
+// listed from memory with files that are gone.
+func TestCacheFolderRemoved(t *testing.T) {
+	ds := small(t)
+	c, err := NewCache(CacheConfig{Dir: t.TempDir(), Formats: []string{CSV}, Datasets: []string{"companies"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := c.Get(context.Background(), ds, "s", engine.NoDate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(d); err != nil {
+		t.Fatal(err)
+	}
+	d2, m, err := c.Get(context.Background(), ds, "s", engine.NoDate)
+	if err != nil || d2 != d {
+		t.Fatalf("Get after the removal: %s %v", d2, err)
+	}
+	if err := haveFiles(d2, m); err != nil {
+		t.Errorf("not built again: %v", err)
+	}
+}
+
+// TestCacheSharedFolder: two servers sharing one folder (two Caches here)
+// building the same files never take each other's away: a build writes
+// into a folder of its own and swaps it in whole, so the first server's
+// files stay readable while the second builds, and after.
+func TestCacheSharedFolder(t *testing.T) {
+	ds := small(t)
+	dir := t.TempDir()
+	cfg := CacheConfig{Dir: dir, Formats: []string{CSV}, Datasets: []string{"companies", "securities"}}
+	c1, err := NewCache(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := cfg
+	var during error
+	cfg2.Run = func(build func()) {
+		// The first server's folder, as it reads it, while this one builds.
+		d, m, err := c1.Get(context.Background(), ds, "s", engine.NoDate)
+		if err == nil {
+			err = haveFiles(d, m)
+		}
+		during = err
+		build()
+	}
+	c2, err := NewCache(cfg2, nil) // started before c1's build: it knows no folder
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c1.Get(context.Background(), ds, "s", engine.NoDate); err != nil {
+		t.Fatal(err)
+	}
+	d, m, err := c2.Get(context.Background(), ds, "s", engine.NoDate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during != nil {
+		t.Errorf("the first server's files while the second built: %v", during)
+	}
+	if err := haveFiles(d, m); err != nil {
+		t.Errorf("after both builds: %v", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("entries left: %v", ents)
+	}
+}
+
+// TestCacheBuildFails: a build that cannot write (here the folder has
+// become a file; a full disk alike) is an error that leaves nothing
+// behind, the answer until RetryFailed has passed (not a build per
+// request), then tried again.
+func TestCacheBuildFails(t *testing.T) {
+	ds := small(t)
+	dir := filepath.Join(t.TempDir(), "files")
+	const retry = 200 * time.Millisecond
+	c, err := NewCache(CacheConfig{Dir: dir, Formats: []string{CSV}, Datasets: []string{"companies"}, RetryFailed: retry}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dir)
+	os.WriteFile(dir, []byte("not a folder"), 0o644)
+	failed := time.Now()
+	if _, _, err = c.Get(context.Background(), ds, "s", engine.NoDate); err == nil {
+		t.Fatal("a build into a file: no error")
+	}
+	os.Remove(dir)
+	if _, _, err = c.Get(context.Background(), ds, "s", engine.NoDate); err == nil && time.Since(failed) < retry {
+		t.Error("a Get right after a failed build built again")
+	}
+	if got := testutil.ToFloat64(c.m.builds.WithLabelValues("error")); got != 1 {
+		t.Errorf("failed builds %v, want 1", got)
+	}
+	time.Sleep(time.Until(failed.Add(retry)))
+	if _, m, err := c.Get(context.Background(), ds, "s", engine.NoDate); err != nil || len(m.Files) == 0 {
+		t.Fatalf("a Get after RetryFailed: %v", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("entries: %v, want the folder built", ents)
+	}
+}
+
+// TestCacheRestartKeepsNewest: a restart over the bound (lowered, or a
+// folder larger than it) removes the folders of the oldest builds first,
+// keeping the latest snapshot's, not any of them.
+func TestCacheRestartKeepsNewest(t *testing.T) {
+	ds := small(t)
+	dir := t.TempDir()
+	cfg := CacheConfig{Dir: dir, Formats: []string{CSV}, Datasets: []string{"companies"}}
+	c, err := NewCache(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"a", "b", "c", "d", "e", "f"}
+	var bound int64
+	for i, id := range names {
+		d, m, err := c.Get(context.Background(), ds, id, engine.NoDate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound = manifestBytes(m)
+		at := time.Now().Add(time.Duration(i-len(names)) * time.Hour) // built in this order
+		os.Chtimes(filepath.Join(d, ManifestName), at, at)
+	}
+	cfg.MaxBytes = bound // one folder
+	if _, err := NewCache(cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != "f-all" {
+		t.Errorf("after a restart bounded to one folder: %v, want the last built, f-all", ents)
 	}
 }
