@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,7 +167,20 @@ func TestKubernetesManifestsConsistent(t *testing.T) {
 						Resources struct {
 							Requests, Limits map[string]string
 						} `json:"resources"`
+						SecurityContext struct {
+							ReadOnlyRootFilesystem bool `json:"readOnlyRootFilesystem"`
+						} `json:"securityContext"`
+						VolumeMounts []struct {
+							Name      string `json:"name"`
+							MountPath string `json:"mountPath"`
+						} `json:"volumeMounts"`
 					} `json:"containers"`
+					Volumes []struct {
+						Name     string `json:"name"`
+						EmptyDir *struct {
+							SizeLimit string `json:"sizeLimit"`
+						} `json:"emptyDir"`
+					} `json:"volumes"`
 				} `json:"spec"`
 			} `json:"template"`
 		} `json:"spec"`
@@ -217,6 +231,32 @@ func TestKubernetesManifestsConsistent(t *testing.T) {
 		t.Errorf("memory request %q, limit %q: want equal", c.Resources.Requests["memory"], c.Resources.Limits["memory"])
 	}
 
+	// The flat files (GET /files) go to a writable volume: with a
+	// read-only root the default folder (the user's cache) cannot be
+	// written and every request would answer 503. Its size limit holds
+	// the bound and one cut being built (356 MiB at demo scale 1): past
+	// it the kubelet evicts the pod.
+	if c.SecurityContext.ReadOnlyRootFilesystem {
+		dir := env["PREGAO_FILES_DIR"]
+		var vol string
+		for _, m := range c.VolumeMounts {
+			if dir == m.MountPath || strings.HasPrefix(dir, strings.TrimSuffix(m.MountPath, "/")+"/") {
+				vol = m.Name
+			}
+		}
+		limit := int64(-1)
+		for _, v := range dep.Spec.Template.Spec.Volumes {
+			if v.Name == vol && v.EmptyDir != nil {
+				limit = quantity(t, v.EmptyDir.SizeLimit)
+			}
+		}
+		bound, err := strconv.ParseInt(env["PREGAO_FILES_MAX_BYTES"], 10, 64)
+		if vol == "" || err != nil || limit < bound+512<<20 {
+			t.Errorf("PREGAO_FILES_DIR %q on volume %q of size limit %d, PREGAO_FILES_MAX_BYTES %q: want a folder of a mounted emptyDir holding the bound and 512 MiB more",
+				dir, vol, limit, env["PREGAO_FILES_MAX_BYTES"])
+		}
+	}
+
 	var svc, pdb, hpa manifest
 	readManifest(t, "service.yaml", &svc)
 	readManifest(t, "pdb.yaml", &pdb)
@@ -233,6 +273,27 @@ func TestKubernetesManifestsConsistent(t *testing.T) {
 	if ports, _ := svc.Spec["ports"].([]any); len(ports) != 1 || ports[0].(map[string]any)["targetPort"] != "http" {
 		t.Errorf("Service ports %v: want one, targetPort http", svc.Spec["ports"])
 	}
+}
+
+// quantity reads a Kubernetes quantity of bytes (3Gi, 512Mi, 1000);
+// none is 0.
+func quantity(t *testing.T, q string) int64 {
+	t.Helper()
+	if q == "" {
+		return 0
+	}
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12} {
+		if n, ok := strings.CutSuffix(q, suffix); ok {
+			q, mult = n, m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(q, 10, 64)
+	if err != nil {
+		t.Fatalf("quantity %q: %v", q, err)
+	}
+	return n * mult
 }
 
 func sameLabels(got any, want map[string]string) bool {

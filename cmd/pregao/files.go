@@ -27,6 +27,12 @@ func (m *Main) serveFiles(cfg ServeConfig) error {
 		dir = filepath.Join(d, "pregao", "files")
 	}
 	c, err := flatfiles.NewCache(flatfiles.CacheConfig{Dir: dir, MaxBytes: cfg.FilesMaxBytes, Run: loadInBackground}, m.Registry)
+	if err != nil && cfg.FilesDir == "" {
+		// The default folder (a service's home is often read-only): the
+		// routes answer 404 "serves no files", not 503 at every request.
+		m.log.Warn("no flat files: the user cache folder cannot be written (set --files-dir)", "dir", dir, "err", err.Error())
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("serve: --files-dir: %w", err)
 	}

@@ -451,6 +451,11 @@ func TestSystemdUnit(t *testing.T) {
 	if cache := one("CacheDirectory"); cache == "(unset)" || env["PREGAO_SNAPSHOT_CACHE"] != "/var/cache/"+cache {
 		t.Errorf("CacheDirectory=%s, PREGAO_SNAPSHOT_CACHE=%q: want the cache folder systemd makes writable", cache, env["PREGAO_SNAPSHOT_CACHE"])
 	}
+	// So do the flat files: the default, the user's home, is read-only
+	// (ProtectSystem=strict), and GET /files would answer 503 forever.
+	if cache := one("CacheDirectory"); !strings.HasPrefix(env["PREGAO_FILES_DIR"], "/var/cache/"+cache+"/") {
+		t.Errorf("PREGAO_FILES_DIR=%q: want a folder in the CacheDirectory (/var/cache/%s/)", env["PREGAO_FILES_DIR"], cache)
+	}
 	if len(u["Unit"]["Description"]) == 0 || !slices.Contains(u["Install"]["WantedBy"], "multi-user.target") {
 		t.Errorf("[Unit] Description and [Install] WantedBy=multi-user.target: %v %v", u["Unit"], u["Install"])
 	}

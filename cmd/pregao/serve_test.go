@@ -324,3 +324,34 @@ func TestServeAuthFailureLimit(t *testing.T) {
 		stop()
 	}
 }
+
+// TestServeFilesDir: a --files-dir that cannot be written stops serve at
+// once, naming it; the default folder (the user's cache, read-only for a
+// hardened service) that cannot be written leaves the server without
+// files, which the routes say (404), not a 503 at every request.
+func TestServeFilesDir(t *testing.T) {
+	snap, keys, key := serveFixture(t)
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.FilesDir = snap, keys, filepath.Join(file, "files")
+	if _, err := NewMain(cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "--files-dir") {
+		t.Errorf("a --files-dir under a file: %v, want an error naming --files-dir", err)
+	}
+
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(file, "cache"))
+	t.Setenv("HOME", file)
+	cfg.FilesDir, cfg.Addr = "", "127.0.0.1:0"
+	var log bytes.Buffer
+	m, stop := startServe(t, cfg, &log)
+	code, body := get(t, "http://"+m.Addr()+"/v2/files", key)
+	stop()
+	if code != 404 || !strings.Contains(body, "serves no files") {
+		t.Errorf("GET /files without a writable cache folder: %d %s, want 404", code, body)
+	}
+	if !strings.Contains(log.String(), "no flat files") {
+		t.Errorf("no warning logged: %s", log.String())
+	}
+}
