@@ -222,7 +222,7 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 	hd := c.out.w.Header()
 	if unsatisfiable(r.Header.Get("Range"), f.Bytes) && r.Header.Get("If-Range") == "" {
 		hd["Content-Range"] = []string{"bytes */" + strconv.FormatInt(f.Bytes, 10)}
-		return c.out.fail(http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range %q is beyond the file's %d bytes", echo(r.Header.Get("Range")), f.Bytes))
+		return c.out.fail(http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range %q selects no byte of the file's %d bytes: each range starts at or past its end, or asks for its last 0 bytes", echo(r.Header.Get("Range")), f.Bytes))
 	}
 	hd["Etag"] = []string{`"` + f.SHA256 + `"`}
 	hd["Cache-Control"] = []string{"private, no-cache"} // the same name in the next snapshot is another file: revalidate
@@ -237,7 +237,7 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 	if lm := a.info(c.ds).lastModified; len(lm) > 0 {
 		mod, _ = http.ParseTime(lm[0])
 	}
-	fw := &fileWriter{ResponseWriter: c.out.w, status: http.StatusOK}
+	fw := &fileWriter{ResponseWriter: c.out.w, status: http.StatusOK, rc: http.NewResponseController(c.out.w), timeout: a.cfg.WriteTimeout}
 	http.ServeContent(fw, r, "", mod, fh)
 	switch {
 	case !fw.held:
@@ -264,10 +264,22 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 // or If-Unmodified-Since, with no body; 416 on a Range it cannot parse,
 // in plain text), which it holds back (held) so that fileServe answers
 // them as the API's JSON errors.
+//
+// A file takes as long to send as the client takes to read it (35 MB at
+// scale 1 is 30 s at 9.4 Mbit/s): its write deadline follows the writes
+// (Config.WriteTimeout from the last one that went through, renewed once
+// less than half of it is left), so that a client reading slowly gets
+// the whole file and one that stops reading is cut within the timeout,
+// as a stream's (sseOut). A fixed deadline cut every download slower
+// than the file's size per WriteTimeout, the client seeing a
+// truncated body.
 type fileWriter struct {
 	http.ResponseWriter
-	status int
-	held   bool
+	status  int
+	held    bool
+	rc      *http.ResponseController
+	timeout time.Duration // Config.WriteTimeout; 0: none
+	until   time.Time     // the write deadline set last
 }
 
 func (f *fileWriter) WriteHeader(code int) {
@@ -283,12 +295,20 @@ func (f *fileWriter) Write(b []byte) (int, error) {
 	if f.held {
 		return len(b), nil
 	}
+	if f.timeout > 0 {
+		if now := time.Now(); f.until.Sub(now) < f.timeout/2 {
+			// An error means a writer without deadlines (tests): nothing to do.
+			f.until = now.Add(f.timeout)
+			_ = f.rc.SetWriteDeadline(f.until)
+		}
+	}
 	return f.ResponseWriter.Write(b)
 }
 
 // unsatisfiable reports whether the Range header h asks only for byte
-// ranges that start at or past size (RFC 9110 §14.1.2: 416); a header
-// that is not a byte range set is left to http.ServeContent.
+// ranges that start at or past size, or for the last 0 bytes (RFC 9110
+// §14.1.2: 416); a header that is not a byte range set is left to
+// http.ServeContent.
 func unsatisfiable(h string, size int64) bool {
 	spec, ok := strings.CutPrefix(h, "bytes=")
 	if !ok {
@@ -296,12 +316,15 @@ func unsatisfiable(h string, size int64) bool {
 	}
 	for _, r := range strings.Split(spec, ",") {
 		r = strings.TrimSpace(r)
-		first, _, ok := strings.Cut(r, "-")
+		first, last, ok := strings.Cut(r, "-")
 		if !ok {
 			return false
 		}
-		if first == "" { // a suffix: the last N bytes
-			return false
+		if first == "" { // a suffix: the last N bytes, none when N is 0
+			if n, err := strconv.ParseInt(last, 10, 64); err != nil || n > 0 {
+				return false
+			}
+			continue
 		}
 		n, err := strconv.ParseInt(first, 10, 64)
 		if err != nil || n < size {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -17,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pregao/pregao/engine"
 )
@@ -233,10 +237,12 @@ func TestFileServe(t *testing.T) {
 	if w := ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": "bytes=0-3", "If-Range": `"other"`}); w.Code != 200 || w.Body.String() != body {
 		t.Errorf("If-Range of another ETag: %d", w.Code)
 	}
-	w = ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": fmt.Sprintf("bytes=%d-", len(body))})
-	checkError(t, w, 416, "beyond the file's")
-	if w.Header().Get("Content-Range") != fmt.Sprintf("bytes */%d", len(body)) {
-		t.Errorf("416 Content-Range %q", w.Header().Get("Content-Range"))
+	for _, rng := range []string{fmt.Sprintf("bytes=%d-", len(body)), "bytes=-0"} {
+		w = ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": rng})
+		checkError(t, w, 416, "selects no byte of the file's")
+		if w.Header().Get("Content-Range") != fmt.Sprintf("bytes */%d", len(body)) {
+			t.Errorf("%s: 416 Content-Range %q", rng, w.Header().Get("Content-Range"))
+		}
 	}
 	checkError(t, ts.do("GET", "/v2/files/daily_bars-1999.parquet", testKeyDelayed, ""), 404, `no file "daily_bars-1999.parquet" for this key's plan: GET /v2/files lists them`)
 	checkError(t, ts.do("GET", path, "", ""), 401, "unauthorized")
@@ -258,7 +264,83 @@ func TestUnsatisfiable(t *testing.T) {
 	f("bytes=10-20,30-40", 10, true)
 	f("bytes=10-20,0-1", 10, false)
 	f("bytes=-5", 10, false)
+	f("bytes=-0", 10, true) // the last 0 bytes: none (http.ServeContent sent 206 "bytes 10-9/10")
+	f("bytes=-0,0-1", 10, false)
+	f("bytes=-0,10-", 10, true)
 	f("bytes=abc", 10, false)
 	f("items=10-", 10, false)
 	f("", 10, false)
+}
+
+// oneFile is a FileSource of one file.
+type oneFile struct {
+	dir  string
+	info FileInfo
+}
+
+func (o *oneFile) Files(context.Context, *engine.Dataset, string, engine.Date) (string, []FileInfo, error) {
+	return o.dir, []FileInfo{o.info}, nil
+}
+
+// TestFileServeSlowClient: a file takes as long as its client takes to
+// read it. A client reading 16 MiB at about 8 MB/s, four times the
+// write timeout, through a server that gives every request the write
+// timeout (as pregao serve's connections have), gets the whole file; a
+// fixed deadline cut it after the timeout.
+func TestFileServeSlowClient(t *testing.T) {
+	ts := newTestServer(t, true)
+	cfg := DefaultConfig()
+	cfg.WriteTimeout = 500 * time.Millisecond
+	api := New(cfg, ts.store, testKeys(t), nil, prometheus.NewRegistry(), nil)
+	dir := t.TempDir()
+	data := make([]byte, 16<<20)
+	for i := range data {
+		data[i] = byte(i * 7 / 3)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "reports.csv.gz"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	api.SetFiles(&oneFile{dir, FileInfo{Dataset: "reports", Name: "reports.csv.gz", Format: "csv", Rows: 1, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), MinDate: engine.NoDate, MaxDate: engine.NoDate}})
+	srv := httptest.NewUnstartedServer(api)
+	srv.Config.WriteTimeout = cfg.WriteTimeout
+	srv.Start()
+	defer srv.Close()
+
+	// A small receive buffer, so that the kernel's buffers hold a few
+	// MiB at most and the server's writes wait for the reader.
+	var d net.Dialer
+	tr := &http.Transport{DisableCompression: true, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetReadBuffer(64 << 10)
+		}
+		return c, err
+	}}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest("GET", srv.URL+"/v2/files/reports.csv.gz", nil)
+	req.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	start := time.Now()
+	var got []byte
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := io.ReadFull(resp.Body, buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			break
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	took := time.Since(start)
+	if resp.StatusCode != 200 || len(got) != len(data) || sha256.Sum256(got) != sum {
+		t.Fatalf("%d: %d bytes of %d read in %s (write timeout %s)", resp.StatusCode, len(got), len(data), took, cfg.WriteTimeout)
+	}
+	if took < 2*cfg.WriteTimeout {
+		t.Errorf("read in %s: not slower than the write timeout (%s), the test tests nothing", took, cfg.WriteTimeout)
+	}
 }
