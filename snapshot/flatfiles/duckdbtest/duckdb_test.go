@@ -3,6 +3,7 @@ package duckdbtest
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,12 +11,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
@@ -59,11 +61,11 @@ func setup(t *testing.T) *fixture {
 	t.Logf("demo scale %d built in %s", scale(), time.Since(start).Round(time.Millisecond))
 	f := &fixture{ds: ds, dir: t.TempDir()}
 	start = time.Now()
-	f.m, err = flatfiles.Export(context.Background(), ds, f.dir, flatfiles.Options{Formats: []string{flatfiles.Parquet}, NoSync: true})
+	f.m, err = flatfiles.Export(context.Background(), ds, f.dir, flatfiles.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d Parquet files exported in %s", len(f.m.Files), time.Since(start).Round(time.Millisecond))
+	t.Logf("%d Parquet and CSV files exported in %s", len(f.m.Files), time.Since(start).Round(time.Millisecond))
 	store := &engine.Store{}
 	store.Publish(ds)
 	key, e, err := httpapi.NewKey("test", httpapi.PlanDelayed, ds.AsOf())
@@ -76,10 +78,18 @@ func setup(t *testing.T) *fixture {
 	}
 	f.api = httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, nil, nil)
 	f.key = key
-	f.db, err = sql.Open("duckdb", "")
+	// Instants are compared in UTC, whatever the machine's zone: DuckDB
+	// shows and formats a TIMESTAMP WITH TIME ZONE in the session's zone,
+	// the machine's by default (TZ=America/Sao_Paulo wrote 00:01 UTC as
+	// 21:01).
+	conn, err := duckdb.NewConnector("", func(ex driver.ExecerContext) error {
+		_, err := ex.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.db = sql.OpenDB(conn)
 	t.Cleanup(func() { f.db.Close() })
 	return f
 }
@@ -101,11 +111,11 @@ func (f *fixture) get(t *testing.T, path string, v any) {
 	}
 }
 
-// files returns the DuckDB list literal of a dataset's files.
+// files returns the DuckDB list literal of a dataset's Parquet files.
 func (f *fixture) files(dataset string) string {
 	var q []string
 	for _, e := range f.m.Files {
-		if e.Dataset == dataset {
+		if e.Dataset == dataset && e.Format == flatfiles.Parquet {
 			q = append(q, "'"+filepath.Join(f.dir, e.File)+"'")
 		}
 	}
@@ -150,6 +160,55 @@ func TestDuckDB(t *testing.T) {
 	f := setup(t)
 	t.Run("api", func(t *testing.T) { f.readsTheAPIsNumbers(t) })
 	t.Run("researcher example", func(t *testing.T) { f.researcherExample(t) })
+	t.Run("csv", func(t *testing.T) { f.csvEqualsParquet(t) })
+}
+
+// csvEqualsParquet reads every CSV file with DuckDB, each column as the
+// type of the Parquet file's (DESCRIBE), and checks that it holds the
+// Parquet file's rows, value for value (nulls as nulls).
+func (f *fixture) csvEqualsParquet(t *testing.T) {
+	start := time.Now()
+	n := 0
+	for _, e := range f.m.Files {
+		if e.Format != flatfiles.CSV {
+			continue
+		}
+		pq := filepath.Join(f.dir, strings.TrimSuffix(e.File, ".csv.gz")+".parquet")
+		rows, err := f.db.Query("DESCRIBE SELECT * FROM read_parquet('" + pq + "')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cols []string
+		for rows.Next() {
+			var name, typ string
+			var null, key, def, extra sql.NullString
+			if err := rows.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
+				t.Fatal(err)
+			}
+			cols = append(cols, fmt.Sprintf("'%s': '%s'", name, typ))
+		}
+		rows.Close()
+		csv := fmt.Sprintf("read_csv('%s', header = true, auto_detect = false, delim = ',', quote = '\"', escape = '\"', columns = {%s})",
+			filepath.Join(f.dir, e.File), strings.Join(cols, ", "))
+		// The same rows, as multisets (the order is TestExportParquetEqualsCSV's):
+		// the count and the sum of the rows' hashes, one scan of each.
+		var rowsCSV, rowsParquet int64
+		var sumCSV, sumParquet string
+		if err := f.db.QueryRow("SELECT count(*), sum(hash(t))::VARCHAR FROM "+csv+" t").Scan(&rowsCSV, &sumCSV); err != nil {
+			t.Fatalf("%s: %v", e.File, err)
+		}
+		if err := f.db.QueryRow("SELECT count(*), sum(hash(t))::VARCHAR FROM read_parquet('"+pq+"') t").Scan(&rowsParquet, &sumParquet); err != nil {
+			t.Fatalf("%s: %v", pq, err)
+		}
+		if rowsCSV != e.Rows || rowsParquet != e.Rows || sumCSV != sumParquet {
+			t.Errorf("%s: %d rows (manifest %d), their hashes summing to %s; %s: %d rows, %s", e.File, rowsCSV, e.Rows, sumCSV, filepath.Base(pq), rowsParquet, sumParquet)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no CSV file")
+	}
+	t.Logf("%d CSV files equal to their Parquet files in %s", n, time.Since(start).Round(time.Millisecond))
 }
 
 func (f *fixture) readsTheAPIsNumbers(t *testing.T) {
@@ -157,6 +216,9 @@ func (f *fixture) readsTheAPIsNumbers(t *testing.T) {
 
 	// Every file opens, with the manifest's rows.
 	for _, e := range f.m.Files {
+		if e.Format != flatfiles.Parquet {
+			continue // csvEqualsParquet
+		}
 		var n int64
 		if err := f.db.QueryRow("SELECT count(*) FROM read_parquet('" + filepath.Join(f.dir, e.File) + "')").Scan(&n); err != nil || n != e.Rows {
 			t.Fatalf("%s: %d rows (%v), manifest %d", e.File, n, err, e.Rows)
@@ -194,7 +256,8 @@ func (f *fixture) readsTheAPIsNumbers(t *testing.T) {
 	// A sample of tickers, every value.
 	step := max(1, len(traded)/40)
 	year := f.ds.AsOf().Year() - 1
-	checked := 0
+	checked, shareActions := 0, 0
+	companies := map[string]bool{}
 	for i := 0; i < len(traded); i += step {
 		a := traded[i]
 		if a.Daily.Len() == 0 {
@@ -203,12 +266,52 @@ func (f *fixture) readsTheAPIsNumbers(t *testing.T) {
 		f.checkQuotes(t, a.Ticker, year)
 		f.checkTotalReturn(t, a)
 		f.checkCash(t, a.Ticker)
-		if a.CompanyID != "" {
+		if a.CompanyID != "" && !companies[a.CompanyID] {
+			companies[a.CompanyID] = true
 			f.checkRatios(t, a.CompanyID)
+			f.checkValuation(t, a.CompanyID)
+			shareActions += f.checkShareActions(t, a.CompanyID)
 		}
 		checked++
 	}
-	t.Logf("%d files, %d tickers counted, %d checked value by value in %s", len(f.m.Files), len(traded), checked, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d files, %d tickers counted, %d checked value by value (%d companies' ratios, %d share action rows) in %s",
+		len(f.m.Files), len(traded), checked, len(companies), shareActions, time.Since(start).Round(time.Millisecond))
+
+	// The first and the last session's 1-minute bars of a sample of
+	// tickers, and every macro series.
+	start = time.Now()
+	var minutes []string
+	for _, e := range f.m.Files {
+		if e.Dataset == "minute_bars" && e.Format == flatfiles.Parquet {
+			minutes = append(minutes, e.File)
+		}
+	}
+	if len(minutes) == 0 {
+		t.Fatal("no minute_bars file")
+	}
+	for _, file := range []string{minutes[0], minutes[len(minutes)-1]} {
+		rows, err := f.db.Query(`SELECT DISTINCT ticker FROM read_parquet(?) ORDER BY ticker`, filepath.Join(f.dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tickers []string
+		for rows.Next() {
+			var tk string
+			rows.Scan(&tk)
+			tickers = append(tickers, tk)
+		}
+		rows.Close()
+		for i := 0; i < len(tickers); i += max(1, len(tickers)/5) {
+			f.checkMinutes(t, file, tickers[i])
+		}
+	}
+	macro := 0
+	for i := range as {
+		if as[i].StockType == engine.ClassMacro {
+			macro += f.checkMacro(t, as[i].Ticker)
+		}
+	}
+	t.Logf("%d minute files, their first and last checked; %d macro values checked in %s", len(minutes), macro, time.Since(start).Round(time.Millisecond))
 
 	// Every index with a level, every session.
 	start = time.Now()
@@ -318,63 +421,92 @@ func (f *fixture) checkQuotes(t *testing.T, ticker string, year int) {
 	}
 }
 
-// checkTotalReturn compares the whole total-return series, gross.
+// checkTotalReturn compares the whole total-return series, gross and net
+// (method=net).
 func (f *fixture) checkTotalReturn(t *testing.T, a *engine.Asset) {
 	t.Helper()
 	first, last := a.Daily.Dates[0], a.Daily.Dates[a.Daily.Len()-1]
-	var api []map[string]any
-	f.get(t, fmt.Sprintf("/v2/quotes/%s/total-return?start_date=%s&end_date=%s", a.Ticker, first, last), &api)
-	rows, err := f.db.Query(`SELECT strftime(date, '%Y-%m-%d'), close::DOUBLE, cash_gross::DOUBLE, index_gross
-		FROM read_parquet(`+f.files("total_return")+`) WHERE ticker = ? ORDER BY date`, a.Ticker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var d string
-		var c, cash, ix sql.NullFloat64
-		rows.Scan(&d, &c, &cash, &ix)
-		if n < len(api) {
-			p := api[n]
-			if !strings.HasPrefix(p["date"].(string), d) || !same(nullable(c), num(t, p["close_price"])) ||
-				!same(nullable(cash), num(t, p["cash_value"])) || !same(nullable(ix), num(t, p["total_return_index"])) {
-				t.Fatalf("%s %s: files %v %v %v, API %v", a.Ticker, d, nullable(c), nullable(cash), nullable(ix), p)
-			}
+	for _, method := range []string{"gross", "net"} {
+		var api []map[string]any
+		f.get(t, fmt.Sprintf("/v2/quotes/%s/total-return?start_date=%s&end_date=%s&method=%s", a.Ticker, first, last, method), &api)
+		rows, err := f.db.Query(`SELECT strftime(date, '%Y-%m-%d'), close::DOUBLE, cash_`+method+`::DOUBLE, index_`+method+`
+			FROM read_parquet(`+f.files("total_return")+`) WHERE ticker = ? ORDER BY date`, a.Ticker)
+		if err != nil {
+			t.Fatal(err)
 		}
-		n++
-	}
-	if n != len(api) {
-		t.Fatalf("%s: %d total-return rows in the files, %d answered", a.Ticker, n, len(api))
+		n := 0
+		for rows.Next() {
+			var d string
+			var c, cash, ix sql.NullFloat64
+			rows.Scan(&d, &c, &cash, &ix)
+			if n < len(api) {
+				p := api[n]
+				if !strings.HasPrefix(p["date"].(string), d) || !same(nullable(c), num(t, p["close_price"])) ||
+					!same(nullable(cash), num(t, p["cash_value"])) || !same(nullable(ix), num(t, p["total_return_index"])) {
+					t.Fatalf("%s %s %s: files %v %v %v, API %v", a.Ticker, method, d, nullable(c), nullable(cash), nullable(ix), p)
+				}
+			}
+			n++
+		}
+		rows.Close()
+		if n != len(api) {
+			t.Fatalf("%s %s: %d total-return rows in the files, %d answered", a.Ticker, method, n, len(api))
+		}
 	}
 }
 
-// checkCash compares every version of the ticker's class's cash actions.
+// checkCash compares every version of the ticker's class's cash actions:
+// amounts, dates, publication instant, adjustment factor and which
+// version is current.
 func (f *fixture) checkCash(t *testing.T, ticker string) {
 	t.Helper()
-	var api []map[string]any
+	var api, current []map[string]any
 	f.get(t, "/v2/companies/"+ticker+"/cash-corporate-actions?current=false&limit=1000", &api)
-	type row struct{ declared, net, correction float64 }
+	f.get(t, "/v2/companies/"+ticker+"/cash-corporate-actions?limit=1000", &current)
+	isCurrent := map[string]bool{}
+	for _, p := range current {
+		isCurrent[p["id"].(string)] = true
+	}
+	type row struct {
+		declared, net, correction, factor float64
+		priorEx, payment, approval, pub   string
+		current                           bool
+	}
 	files := map[string]row{}
-	rows, err := f.db.Query(`SELECT id, declared_value::DOUBLE, net_value::DOUBLE, monetary_correction::DOUBLE
+	rows, err := f.db.Query(`SELECT id, declared_value::DOUBLE, net_value::DOUBLE, monetary_correction::DOUBLE, adjustment_factor,
+			coalesce(strftime(prior_ex_date, '%Y-%m-%d'), ''), coalesce(strftime(payment_date, '%Y-%m-%d'), ''),
+			coalesce(strftime(approval_date, '%Y-%m-%d'), ''), strftime(publish_date, '%Y-%m-%dT%H:%M:%SZ'), "current"
 		FROM read_parquet(`+f.files("cash_actions")+`) WHERE ticker = ?`, ticker)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for rows.Next() {
 		var id string
-		var d, n, c sql.NullFloat64
-		rows.Scan(&id, &d, &n, &c)
-		files[id] = row{nullable(d), nullable(n), nullable(c)}
+		var d, n, c, fac sql.NullFloat64
+		var r row
+		if err := rows.Scan(&id, &d, &n, &c, &fac, &r.priorEx, &r.payment, &r.approval, &r.pub, &r.current); err != nil {
+			t.Fatal(err)
+		}
+		r.declared, r.net, r.correction, r.factor = nullable(d), nullable(n), nullable(c), nullable(fac)
+		files[id] = r
 	}
 	rows.Close()
 	if len(api) >= 1000 {
 		return // more than a page: the counts are not comparable
 	}
+	day := func(v any) string {
+		if s, ok := v.(string); ok && len(s) >= 10 {
+			return s[:10]
+		}
+		return ""
+	}
 	for _, p := range api {
-		r, ok := files[p["id"].(string)]
-		if !ok || !same(r.declared, num(t, p["declared_value"])) || !same(r.net, num(t, p["net_value"])) || !same(r.correction, num(t, p["monetary_correction"])) {
-			t.Fatalf("%s cash action %s: files %+v (%v), API %v", ticker, p["id"], r, ok, p)
+		id := p["id"].(string)
+		r, ok := files[id]
+		if !ok || !same(r.declared, num(t, p["declared_value"])) || !same(r.net, num(t, p["net_value"])) || !same(r.correction, num(t, p["monetary_correction"])) ||
+			!same(r.factor, num(t, p["adjustment_factor"])) || r.priorEx != day(p["prior_ex_date"]) || r.payment != day(p["payment_date"]) ||
+			r.approval != day(p["approval_date"]) || r.pub != p["publish_date"] || r.current != isCurrent[id] {
+			t.Fatalf("%s cash action %s: files %+v (%v), API %v (current %v)", ticker, id, r, ok, p, isCurrent[id])
 		}
 	}
 	if len(files) != len(api) {
@@ -423,6 +555,168 @@ func (f *fixture) checkRatios(t *testing.T, company string) {
 	if len(got) != len(api) {
 		t.Fatalf("%s: %d annual fundamental indicators in the files, %d answered", company, len(got), len(api))
 	}
+}
+
+// checkValuation compares every point of every valuation indicator of a
+// company, every frequency, per class (the API's id suffix), with its
+// publication instant.
+func (f *fixture) checkValuation(t *testing.T, company string) {
+	t.Helper()
+	var api map[string]map[string][]map[string]any
+	f.get(t, "/v2/companies/"+company+"/ratios/valuation", &api)
+	rows, err := f.db.Query(`SELECT indicator || coalesce('_' || class, ''), frequency, strftime(reference_date, '%Y-%m-%d'), strftime(publish_date, '%Y-%m-%dT%H:%M:%SZ'), value
+		FROM read_parquet(`+f.files("ratios")+`) WHERE company_id = ? AND kind = 'VALUATION'
+		ORDER BY 1, 2, reference_date, publish_date`, company)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string][]string{}
+	for rows.Next() {
+		var ind, freq, ref, pub string
+		var v sql.NullFloat64
+		rows.Scan(&ind, &freq, &ref, &pub, &v)
+		got[ind+" "+freq] = append(got[ind+" "+freq], fmt.Sprint(ref, " ", pub, " ", math.Float64bits(nullable(v))))
+	}
+	want := map[string][]string{}
+	for ind, freqs := range api {
+		for freq, ps := range freqs {
+			for _, p := range ps {
+				want[ind+" "+freq] = append(want[ind+" "+freq], fmt.Sprint(p["reference_date"].(string)[:10], " ", p["publish_date"], " ", math.Float64bits(num(t, p["value"]))))
+			}
+		}
+	}
+	for k, w := range want {
+		if fmt.Sprint(got[k]) != fmt.Sprint(w) {
+			g := got[k]
+			i := 0
+			for i < len(g) && i < len(w) && g[i] == w[i] {
+				i++
+			}
+			t.Fatalf("%s %s: %d points in the files, %d answered; first difference at %d: files %v, API %v",
+				company, k, len(g), len(w), i, g[i:min(i+2, len(g))], w[i:min(i+2, len(w))])
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d valuation series in the files, %d answered", company, len(got), len(want))
+	}
+}
+
+// checkMinutes compares a session's 1-minute bars of a ticker, raw, with
+// the instants in UTC, with the API's 60-second series of that day.
+func (f *fixture) checkMinutes(t *testing.T, file, ticker string) {
+	t.Helper()
+	day := strings.TrimSuffix(strings.TrimPrefix(file, "minute_bars-"), ".parquet")
+	var api []map[string]any
+	f.get(t, fmt.Sprintf("/v2/quotes/%s/historical?interval=60&start_date=%s&end_date=%s", ticker, day, day), &api)
+	rows, err := f.db.Query(`SELECT epoch_ms(time), open::DOUBLE, high::DOUBLE, low::DOUBLE, close::DOUBLE, volume::DOUBLE, adjustment_factor
+		FROM read_parquet(?) WHERE ticker = ? ORDER BY time`, filepath.Join(f.dir, file), ticker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var ms int64
+		var o, h, l, c, v sql.NullFloat64
+		var fac float64
+		if err := rows.Scan(&ms, &o, &h, &l, &c, &v, &fac); err != nil {
+			t.Fatal(err)
+		}
+		if n < len(api) {
+			p := api[n]
+			at, err := time.Parse(time.RFC3339, p["date"].(string))
+			got := []float64{nullable(o), nullable(h), nullable(l), nullable(c), nullable(v), fac}
+			want := []float64{num(t, p["open_price"]), num(t, p["highest_price"]), num(t, p["lowest_price"]), num(t, p["close_price"]), num(t, p["volume"]), num(t, p["adjustment_factor"])}
+			if err != nil || at.UnixMilli() != ms || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%s %s bar %d: files %s %v, API %v", ticker, day, n, time.UnixMilli(ms).UTC().Format(time.RFC3339), got, p)
+			}
+		}
+		n++
+	}
+	if n != len(api) || n == 0 {
+		t.Fatalf("%s %s: %d minute bars in the files, %d answered", ticker, day, n, len(api))
+	}
+}
+
+// checkMacro compares every value of a macro series with the API's
+// daily quotes, asked year by year.
+func (f *fixture) checkMacro(t *testing.T, series string) int {
+	t.Helper()
+	rows, err := f.db.Query(`SELECT strftime(date, '%Y-%m-%d'), value::DOUBLE FROM read_parquet(`+f.files("macro_series")+`) WHERE series = ? ORDER BY date`, series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dates []string
+	var values []float64
+	for rows.Next() {
+		var d string
+		var v sql.NullFloat64
+		rows.Scan(&d, &v)
+		dates, values = append(dates, d), append(values, nullable(v))
+	}
+	rows.Close()
+	if len(dates) == 0 {
+		t.Fatalf("%s: no row", series)
+	}
+	var api []map[string]any
+	y0, _ := strconv.Atoi(dates[0][:4])
+	y1, _ := strconv.Atoi(dates[len(dates)-1][:4])
+	for y := y0; y <= y1; y++ {
+		var part []map[string]any
+		f.get(t, fmt.Sprintf("/v2/quotes/%s/historical?start_date=%d-01-01&end_date=%d-12-31", series, y, y), &part)
+		api = append(api, part...)
+	}
+	if len(api) != len(dates) {
+		t.Fatalf("%s: %d values in the files, %d answered", series, len(dates), len(api))
+	}
+	for i, p := range api {
+		if !strings.HasPrefix(p["date"].(string), dates[i]) || !same(values[i], num(t, p["close_price"])) {
+			t.Fatalf("%s %s: files %v, API %v", series, dates[i], values[i], p)
+		}
+	}
+	return len(api)
+}
+
+// checkShareActions compares a company's share actions, leg by leg.
+func (f *fixture) checkShareActions(t *testing.T, company string) int {
+	t.Helper()
+	var api []map[string]any
+	f.get(t, "/v2/companies/"+company+"/corporate-actions", &api)
+	var want []string
+	for _, p := range api {
+		legs, _ := p["legs"].([]any)
+		if len(legs) == 0 {
+			want = append(want, fmt.Sprint(p["prior_ex_date"].(string)[:10], " ", p["type"], " ", math.Float64bits(num(t, p["factor"])), " - -"))
+		}
+		for _, l := range legs {
+			l := l.(map[string]any)
+			want = append(want, fmt.Sprint(p["prior_ex_date"].(string)[:10], " ", p["type"], " ", math.Float64bits(math.NaN()), " ", l["ticker"], " ", math.Float64bits(num(t, l["factor"]))))
+		}
+	}
+	rows, err := f.db.Query(`SELECT strftime(prior_ex_date, '%Y-%m-%d'), type, factor, coalesce(leg_ticker, '-'), leg_factor
+		FROM read_parquet(`+f.files("share_actions")+`) WHERE company_id = ?`, company)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var d, typ, leg string
+		var fac, legFac sql.NullFloat64
+		rows.Scan(&d, &typ, &fac, &leg, &legFac)
+		lf := "-"
+		if legFac.Valid {
+			lf = fmt.Sprint(math.Float64bits(legFac.Float64))
+		}
+		got = append(got, fmt.Sprint(d, " ", typ, " ", math.Float64bits(nullable(fac)), " ", leg, " ", lf))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s share actions: files %v, API %v", company, got, want)
+	}
+	return len(got)
 }
 
 // researcherExample returns docs/files.md's DuckDB example: its first
