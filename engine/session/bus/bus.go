@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -645,11 +646,20 @@ func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn fu
 		return fmt.Errorf("bus: consumer: %w", err)
 	}
 	defer it.Stop()
+	w := &stallWatch{delivered: *next - 1}
+	w.at.Store(time.Now().UnixNano())
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go w.watch(wctx, s, it)
 	for {
 		m, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
+			if head := w.stalled.Load(); head != 0 {
+				return fmt.Errorf("bus: consumer delivered nothing for %v after stream sequence %d, the stream holding %d: made again", stallAfter, w.lastDelivered(), head)
+			}
 			return fmt.Errorf("bus: consumer: %w", err)
 		}
+		w.at.Store(time.Now().UnixNano())
 		md, err := m.Metadata()
 		if err != nil {
 			continue // not a stream message
@@ -667,5 +677,68 @@ func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn fu
 		}
 		*next, *strict = d.StreamSeq+1, true
 		fn(d)
+		w.deliveredNow(d.StreamSeq)
 	}
 }
+
+// stallWatch makes a consumer that stopped delivering be made again. A
+// consumer can stop while the stream goes on: when the NATS node that
+// held it dies, the client library waits for it (it rebuilds a consumer
+// only on missing heartbeats, and retries that without a word), and the
+// replica, its last delivery saying nothing is pending, looks caught up
+// while it applies nothing. watch asks the stream for its last sequence
+// whenever nothing was delivered for stallAfter; when the stream holds
+// messages past the last delivered, it stops the iterator, and
+// consumeFrom returns the stall as its error (Consume reports it and
+// makes a consumer again from the next sequence).
+type stallWatch struct {
+	mu        sync.Mutex
+	delivered uint64        // the stream sequence last handed over
+	at        atomic.Int64  // unix ns of the last message received (or the start)
+	stalled   atomic.Uint64 // the stream's last sequence when watch stopped the iterator
+}
+
+func (w *stallWatch) deliveredNow(seq uint64) {
+	w.mu.Lock()
+	w.delivered = seq
+	w.mu.Unlock()
+	w.at.Store(time.Now().UnixNano())
+}
+
+func (w *stallWatch) lastDelivered() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.delivered
+}
+
+func (w *stallWatch) watch(ctx context.Context, s jetstream.Stream, it jetstream.MessagesContext) {
+	t := time.NewTicker(max(stallAfter/4, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if time.Since(time.Unix(0, w.at.Load())) < stallAfter {
+			continue
+		}
+		ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		info, err := s.Info(ictx)
+		cancel()
+		if err != nil || info.State.LastSeq <= w.lastDelivered() {
+			continue // unreachable (the consumer's own errors say so), or nothing to deliver
+		}
+		if time.Since(time.Unix(0, w.at.Load())) < stallAfter {
+			continue // delivered meanwhile
+		}
+		w.stalled.Store(info.State.LastSeq)
+		it.Stop()
+		return
+	}
+}
+
+// stallAfter is how long a consumer may deliver nothing while the stream
+// holds messages past the last it delivered before it is made again
+// (consumeFrom).
+var stallAfter = 10 * time.Second

@@ -368,3 +368,70 @@ func TestMessageBoundsStreamSequences(t *testing.T) {
 		t.Fatalf("delivery %d with record stream %d", d.StreamSeq, d.Batch.Record.Stream)
 	}
 }
+
+// A consumer that stops delivering while the stream holds messages past
+// the last it delivered (here: paused on the server, which still sends
+// it heartbeats, so that the client library sees nothing wrong) is made
+// again from the next sequence, and the stall is reported.
+func TestConsumeRemakesAStalledConsumer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := openEmbedded(t, t.TempDir())
+	defer b.Close()
+	old := stallAfter
+	stallAfter = 300 * time.Millisecond
+	t.Cleanup(func() { stallAfter = old })
+	for i := uint64(1); i <= 2; i++ {
+		if _, _, err := b.Publish(ctx, sd, record(i, bar("PETR4", 13, int(i), 10)), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make(chan *Delivery, 8)
+	errs := make(chan error, 8)
+	cctx, ccancel := context.WithCancel(ctx)
+	defer ccancel()
+	go b.Consume(cctx, 1, func(d *Delivery) { got <- d }, func(err error) { errs <- err })
+	next := func(want uint64) {
+		t.Helper()
+		select {
+		case d := <-got:
+			if d.StreamSeq != want {
+				t.Fatalf("delivery %d, want %d", d.StreamSeq, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no delivery %d", want)
+		}
+	}
+	next(1)
+	next(2)
+	s, err := b.EnsureStream(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := s.ConsumerNames(ctx)
+	paused := 0
+	for n := range names.Name() {
+		if _, err := b.js.PauseConsumer(ctx, StreamName, n, time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		paused++
+	}
+	if paused == 0 {
+		t.Fatal("no consumer to pause")
+	}
+	for i := uint64(3); i <= 4; i++ {
+		if _, _, err := b.Publish(ctx, sd, record(i, bar("PETR4", 13, int(i), 10)), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next(3)
+	next(4)
+	select {
+	case err := <-errs:
+		if !strings.Contains(err.Error(), "delivered nothing") {
+			t.Errorf("reported %v, want the stall", err)
+		}
+	default:
+		t.Error("the stall was not reported")
+	}
+}
