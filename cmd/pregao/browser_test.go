@@ -51,13 +51,7 @@ func TestDocsInBrowser(t *testing.T) {
 		}
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.NoSandbox, chromedp.WindowSize(1280, 1600))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := browserContext(t, chromedp.WindowSize(1280, 1600))
 
 	var mu sync.Mutex
 	var requested []string
@@ -192,13 +186,7 @@ func TestEventSourceInBrowser(t *testing.T) {
 	}
 	defer resp.Body.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.NoSandbox)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := browserContext(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/healthz")); err != nil {
 		t.Fatalf("open a page of the server: %v", err)
 	}
@@ -262,4 +250,17 @@ true`
 	if state != 1 {
 		t.Errorf("readyState %d after the reconnection, want OPEN (1)", state)
 	}
+}
+
+// browserContext starts a headless Chromium (with opts beside the
+// defaults) for the test, its tab's context ending after 90 s or with
+// the test.
+func browserContext(t *testing.T, opts ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	all := append(append(chromedp.DefaultExecAllocatorOptions[:], chromedp.NoSandbox), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), all...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancel(); cancelTab(); cancelAlloc() })
+	return ctx
 }
