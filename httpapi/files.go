@@ -122,7 +122,8 @@ func (a *API) filesOf(c *call, r *http.Request) (string, []FileInfo, engine.Date
 		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot are being built; retry in %s s", filesRetry[0])
 	case err != nil:
 		// The server's disk, not the request: logged, and a 503 to retry
-		// (the next request tries the build again).
+		// (the FileSource answers the failure for a minute, then builds
+		// again).
 		a.log.Error("files: build failed", "err", err.Error())
 		c.out.w.Header()["Retry-After"] = filesFailRetry
 		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot could not be built; retry in %s s", filesFailRetry[0])
