@@ -268,19 +268,19 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 //
 // A file takes as long to send as the client takes to read it (35 MB at
 // scale 1 is 30 s at 9.4 Mbit/s): its write deadline follows the writes
-// (Config.WriteTimeout from the last one that went through, renewed once
-// less than half of it is left), so that a client reading slowly gets
-// the whole file and one that stops reading is cut within the timeout,
-// as a stream's (sseOut). A fixed deadline cut every download slower
-// than the file's size per WriteTimeout, the client seeing a
-// truncated body.
+// (each write of http.ServeContent's 32 KiB gets Config.WriteTimeout
+// from its start), so that a client reading slowly gets the whole file
+// and one that stops reading is cut within the timeout, as a stream's
+// (sseOut). A fixed deadline cut every download slower than the file's
+// size per WriteTimeout, the client seeing a truncated body; renewing it
+// only once half of it was left gave a write that began then half the
+// timeout, and cut a client whose reads paused that long.
 type fileWriter struct {
 	http.ResponseWriter
 	status  int
 	held    bool
 	rc      *http.ResponseController
 	timeout time.Duration // Config.WriteTimeout; 0: none
-	until   time.Time     // the write deadline set last
 }
 
 func (f *fileWriter) WriteHeader(code int) {
@@ -297,11 +297,8 @@ func (f *fileWriter) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	if f.timeout > 0 {
-		if now := time.Now(); f.until.Sub(now) < f.timeout/2 {
-			// An error means a writer without deadlines (tests): nothing to do.
-			f.until = now.Add(f.timeout)
-			_ = f.rc.SetWriteDeadline(f.until)
-		}
+		// An error means a writer without deadlines (tests): nothing to do.
+		_ = f.rc.SetWriteDeadline(time.Now().Add(f.timeout))
 	}
 	return f.ResponseWriter.Write(b)
 }

@@ -283,14 +283,44 @@ func (o *oneFile) Files(context.Context, *engine.Dataset, string, engine.Date) (
 }
 
 // TestFileServeSlowClient: a file takes as long as its client takes to
-// read it. A client reading 16 MiB at about 8 MB/s, four times the
+// read it. A client reading 16 MiB at about 5 MB/s, three times the
 // write timeout, through a server that gives every request the write
 // timeout (as pregao serve's connections have), gets the whole file; a
 // fixed deadline cut it after the timeout.
 func TestFileServeSlowClient(t *testing.T) {
+	got, took, sum, want := slowFileRead(t, time.Second, func(int) time.Duration { return 50 * time.Millisecond })
+	if len(got) != want || sha256.Sum256(got) != sum {
+		t.Fatalf("%d bytes of %d read in %s (write timeout 1s)", len(got), want, took)
+	}
+	if took < 2*time.Second {
+		t.Errorf("read in %s: not slower than twice the write timeout (1s), the test tests nothing", took)
+	}
+}
+
+// TestFileServeStoppedClient: a client that stops reading is cut once a
+// write has waited the write timeout, and the rest of the file is not
+// sent when it reads again.
+func TestFileServeStoppedClient(t *testing.T) {
+	got, took, _, want := slowFileRead(t, 300*time.Millisecond, func(i int) time.Duration {
+		if i == 0 {
+			return 2 * time.Second
+		}
+		return 0
+	})
+	if len(got) >= want {
+		t.Fatalf("the whole file (%d bytes) read in %s with a 2 s pause: a client that stops reading is not cut (write timeout 300ms)", len(got), took)
+	}
+}
+
+// slowFileRead serves a 16 MiB file through a server with write timeout
+// timeout and reads it in 256 KiB reads, pausing pause(i) after read i.
+// It returns what was read until the body ended or failed, how long that
+// took, the file's SHA-256 and its size.
+func slowFileRead(t *testing.T, timeout time.Duration, pause func(i int) time.Duration) (got []byte, took time.Duration, sum [32]byte, size int) {
+	t.Helper()
 	ts := newTestServer(t, true)
 	cfg := DefaultConfig()
-	cfg.WriteTimeout = 500 * time.Millisecond
+	cfg.WriteTimeout = timeout
 	api := New(cfg, ts.store, testKeys(t), nil, prometheus.NewRegistry(), nil)
 	dir := t.TempDir()
 	data := make([]byte, 16<<20)
@@ -300,7 +330,7 @@ func TestFileServeSlowClient(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "reports.csv.gz"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(data)
+	sum = sha256.Sum256(data)
 	api.SetFiles(&oneFile{dir, FileInfo{Dataset: "reports", Name: "reports.csv.gz", Format: "csv", Rows: 1, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), MinDate: engine.NoDate, MaxDate: engine.NoDate}})
 	srv := httptest.NewUnstartedServer(api)
 	srv.Config.WriteTimeout = cfg.WriteTimeout
@@ -325,22 +355,18 @@ func TestFileServeSlowClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d, want 200", resp.StatusCode)
+	}
 	start := time.Now()
-	var got []byte
 	buf := make([]byte, 256<<10)
-	for {
+	for i := 0; ; i++ {
 		n, err := io.ReadFull(resp.Body, buf)
 		got = append(got, buf[:n]...)
 		if err != nil {
 			break
 		}
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(pause(i))
 	}
-	took := time.Since(start)
-	if resp.StatusCode != 200 || len(got) != len(data) || sha256.Sum256(got) != sum {
-		t.Fatalf("%d: %d bytes of %d read in %s (write timeout %s)", resp.StatusCode, len(got), len(data), took, cfg.WriteTimeout)
-	}
-	if took < 2*cfg.WriteTimeout {
-		t.Errorf("read in %s: not slower than the write timeout (%s), the test tests nothing", took, cfg.WriteTimeout)
-	}
+	return got, time.Since(start), sum, len(data)
 }
