@@ -39,7 +39,7 @@ type FileSource interface {
 	// whole), building them when missing. When ctx ends before they are
 	// built it returns ErrFilesBuilding; another error is a failed build
 	// (the server's disk), which it answers for a minute before it tries
-	// again.
+	// again; it logs the failure (the API does not).
 	Files(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (dir string, files []FileInfo, err error)
 }
 
@@ -121,10 +121,10 @@ func (a *API) filesOf(c *call, r *http.Request) (string, []FileInfo, engine.Date
 		c.out.w.Header()["Retry-After"] = filesRetry
 		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot are being built; retry in %s s", filesRetry[0])
 	case err != nil:
-		// The server's disk, not the request: logged, and a 503 to retry
-		// (the FileSource answers the failure for a minute, then builds
-		// again).
-		a.log.Error("files: build failed", "err", err.Error())
+		// The server's disk, not the request: a 503 to retry (the
+		// FileSource answers the failure for a minute, then builds
+		// again, and logs each failed build once, not each request it
+		// answers).
 		c.out.w.Header()["Retry-After"] = filesFailRetry
 		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot could not be built; retry in %s s", filesFailRetry[0])
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"mime/multipart"
 	"net"
@@ -150,12 +152,19 @@ func TestFilesList(t *testing.T) {
 	// after the minute the cache keeps the failure (flatfiles'
 	// DefaultRetryFailed).
 	f.building, f.fail = false, errors.New("write /files/x: no space left on device")
+	var logs bytes.Buffer
+	ts.api.log = slog.New(slog.NewTextHandler(&logs, nil))
 	w = ts.do("GET", "/v2/files", testKeyDelayed, "")
 	checkError(t, w, 503, "could not be built; retry in 60 s")
 	if w.Header().Get("Retry-After") != "60" {
 		t.Errorf("Retry-After %q", w.Header().Get("Retry-After"))
 	}
 	checkError(t, ts.do("GET", "/v2/files/companies.csv.gz", testKeyDelayed, ""), 503, "could not be built")
+	// The FileSource logs its failed build once; the requests it answers
+	// are not each an error record (a client retrying for the minute).
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("the failed build's answers logged as errors:\n%s", logs.String())
+	}
 }
 
 // TestFilesThrough: the plans' cuts against the clock.

@@ -26,7 +26,7 @@ func (m *Main) serveFiles(cfg ServeConfig) error {
 		}
 		dir = filepath.Join(d, "pregao", "files")
 	}
-	c, err := flatfiles.NewCache(flatfiles.CacheConfig{Dir: dir, MaxBytes: cfg.FilesMaxBytes, Run: loadInBackground}, m.Registry)
+	c, err := flatfiles.NewCache(flatfiles.CacheConfig{Dir: dir, MaxBytes: cfg.FilesMaxBytes, Run: loadInBackground, Log: m.log}, m.Registry)
 	if err != nil && cfg.FilesDir == "" {
 		// The default folder (a service's home is often read-only): the
 		// routes answer 404 "serves no files", not 503 at every request.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,6 +46,10 @@ type CacheConfig struct {
 	// that clients retrying against a full disk do not rebuild the files
 	// back to back.
 	RetryFailed time.Duration
+	// Log, when set, is told of each build once it ends: Info for the
+	// files built, Error for a failed build (once, not per Get that the
+	// failure answers meanwhile).
+	Log *slog.Logger
 }
 
 // DefaultRetryFailed is CacheConfig.RetryFailed's default.
@@ -328,18 +333,25 @@ func (c *Cache) run(s *cacheSet, ds *engine.Dataset, id string, through engine.D
 	} else {
 		build()
 	}
-	c.m.seconds.Add(time.Since(start).Seconds())
+	took := time.Since(start)
+	c.m.seconds.Add(took.Seconds())
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
 		c.m.builds.WithLabelValues("error").Inc()
 		s.err = fmt.Errorf("files: %w", err)
 		s.retry = time.Now().Add(c.cfg.RetryFailed) // kept as the answer until then
+		if c.cfg.Log != nil {
+			c.cfg.Log.Error("files: build failed", "folder", s.name, "seconds", took.Seconds(), "retry_in", c.cfg.RetryFailed.String(), "err", s.err.Error())
+		}
 		close(s.done)
 		return
 	}
 	c.m.builds.WithLabelValues("ok").Inc()
 	s.m, s.bytes = m, manifestBytes(m)
+	if c.cfg.Log != nil {
+		c.cfg.Log.Info("files: built", "folder", s.name, "files", len(m.Files), "bytes", s.bytes, "seconds", took.Seconds())
+	}
 	c.evict(s.name)
 	close(s.done)
 }

@@ -1,14 +1,17 @@
 package flatfiles
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -270,7 +273,8 @@ func TestCacheBuildFails(t *testing.T) {
 	ds := small(t)
 	dir := filepath.Join(t.TempDir(), "files")
 	const retry = 200 * time.Millisecond
-	c, err := NewCache(CacheConfig{Dir: dir, Formats: []string{CSV}, Datasets: []string{"companies"}, RetryFailed: retry}, nil)
+	var logs bytes.Buffer
+	c, err := NewCache(CacheConfig{Dir: dir, Formats: []string{CSV}, Datasets: []string{"companies"}, RetryFailed: retry, Log: slog.New(slog.NewTextHandler(&logs, nil))}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,9 +291,16 @@ func TestCacheBuildFails(t *testing.T) {
 	if got := testutil.ToFloat64(c.m.builds.WithLabelValues("error")); got != 1 {
 		t.Errorf("failed builds %v, want 1", got)
 	}
+	// The failure is logged once, not once per Get it answers.
+	if n := strings.Count(logs.String(), "level=ERROR msg=\"files: build failed\" folder=s-all"); n != 1 {
+		t.Errorf("%d failure records, want 1:\n%s", n, logs.String())
+	}
 	time.Sleep(time.Until(failed.Add(retry)))
 	if _, m, err := c.Get(context.Background(), ds, "s", engine.NoDate); err != nil || len(m.Files) == 0 {
 		t.Fatalf("a Get after RetryFailed: %v", err)
+	}
+	if !strings.Contains(logs.String(), "level=INFO msg=\"files: built\" folder=s-all files=1") {
+		t.Errorf("no record of the build:\n%s", logs.String())
 	}
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
