@@ -225,6 +225,11 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 		hd["Content-Range"] = []string{"bytes */" + strconv.FormatInt(f.Bytes, 10)}
 		return c.out.fail(http.StatusRequestedRangeNotSatisfiable, fmt.Sprintf("range %q selects no byte of the file's %d bytes: each range starts at or past its end, or asks for its last 0 bytes", echo(r.Header.Get("Range")), f.Bytes))
 	}
+	if h := r.Header.Get("Range"); h != "" {
+		if c := clampRange(h, f.Bytes); c != h {
+			r.Header.Set("Range", c)
+		}
+	}
 	hd["Etag"] = []string{`"` + f.SHA256 + `"`}
 	hd["Cache-Control"] = []string{"private, no-cache"} // the same name in the next snapshot is another file: revalidate
 	hd["X-Content-Type-Options"] = noSniff
@@ -324,10 +329,50 @@ func unsatisfiable(h string, size int64) bool {
 			}
 			continue
 		}
-		n, err := strconv.ParseInt(first, 10, 64)
-		if err != nil || n < size {
-			return false
+		if n, err := strconv.ParseInt(first, 10, 64); err != nil && !overflows(first) || err == nil && n < size {
+			return false // a first byte too large for int64 is past the end
 		}
 	}
 	return true
+}
+
+// clampRange returns the Range header h with each last position or
+// suffix length too large for an int64 (bytes=0-99999999999999999999)
+// replaced by the file's last byte or its size, which it means (RFC 9110
+// §14.1.2: a last position at or past the end selects the rest, a
+// suffix longer than the file the whole file); http.ServeContent cannot
+// parse such a number and answered 416. Any other header is h.
+func clampRange(h string, size int64) string {
+	spec, ok := strings.CutPrefix(h, "bytes=")
+	if !ok || len(spec) < 19 { // no number of 19 digits or more: nothing overflows
+		return h
+	}
+	parts := strings.Split(spec, ",")
+	changed := false
+	for i, r := range parts {
+		first, last, ok := strings.Cut(strings.TrimSpace(r), "-")
+		if !ok || !overflows(last) {
+			continue
+		}
+		if first == "" {
+			last = strconv.FormatInt(size, 10)
+		} else {
+			last = strconv.FormatInt(max(size-1, 0), 10)
+		}
+		parts[i], changed = first+"-"+last, true
+	}
+	if !changed {
+		return h
+	}
+	return "bytes=" + strings.Join(parts, ",")
+}
+
+// overflows reports whether s is all decimal digits and too large for
+// an int64.
+func overflows(s string) bool {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return false
+	}
+	_, err := strconv.ParseInt(s, 10, 64)
+	return errors.Is(err, strconv.ErrRange)
 }

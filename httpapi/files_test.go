@@ -246,7 +246,19 @@ func TestFileServe(t *testing.T) {
 	if w := ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": "bytes=0-3", "If-Range": `"other"`}); w.Code != 200 || w.Body.String() != body {
 		t.Errorf("If-Range of another ETag: %d", w.Code)
 	}
-	for _, rng := range []string{fmt.Sprintf("bytes=%d-", len(body)), "bytes=-0"} {
+	// A last position or suffix too large for an int64 selects the rest,
+	// or the whole file (RFC 9110 §14.1.2), as any past the end does.
+	for _, rng := range []string{"bytes=2-99999999999999999999", "bytes=-99999999999999999999"} {
+		w = ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": rng})
+		want, first := body[2:], 2
+		if rng[6] == '-' {
+			want, first = body, 0
+		}
+		if w.Code != 206 || w.Body.String() != want || w.Header().Get("Content-Range") != fmt.Sprintf("bytes %d-%d/%d", first, len(body)-1, len(body)) {
+			t.Errorf("Range %s: %d %q %q", rng, w.Code, w.Header().Get("Content-Range"), w.Body.String())
+		}
+	}
+	for _, rng := range []string{fmt.Sprintf("bytes=%d-", len(body)), "bytes=-0", "bytes=99999999999999999999-"} {
 		w = ts.doHeaders("GET", path, testKeyDelayed, map[string]string{"Range": rng})
 		checkError(t, w, 416, "selects no byte of the file's")
 		if w.Header().Get("Content-Range") != fmt.Sprintf("bytes */%d", len(body)) {
@@ -279,6 +291,33 @@ func TestUnsatisfiable(t *testing.T) {
 	f("bytes=abc", 10, false)
 	f("items=10-", 10, false)
 	f("", 10, false)
+	f("bytes=99999999999999999999-", 10, true) // past the end, however large
+	f("bytes=99999999999999999999-,0-1", 10, false)
+	f("bytes=0-99999999999999999999", 10, false)
+	f("bytes=-99999999999999999999", 10, false)
+	f("bytes=+99999999999999999999-", 10, false) // not a number of the grammar: ServeContent's to refuse
+}
+
+func TestClampRange(t *testing.T) {
+	for _, tc := range []struct {
+		h    string
+		size int64
+		want string
+	}{
+		{"bytes=0-99999999999999999999", 10, "bytes=0-9"},
+		{"bytes=-99999999999999999999", 10, "bytes=-10"},
+		{"bytes=0-1, 5-99999999999999999999", 10, "bytes=0-1,5-9"},
+		{"bytes=0-9223372036854775807", 10, "bytes=0-9223372036854775807"}, // fits: ServeContent's
+		{"bytes=0-99999999999999999999", 0, "bytes=0-0"},                   // no byte: unsatisfiable decides first
+		{"bytes=0-1", 10, "bytes=0-1"},
+		{"bytes=0-+99999999999999999999", 10, "bytes=0-+99999999999999999999"},
+		{"items=0-99999999999999999999", 10, "items=0-99999999999999999999"},
+		{"bytes=99999999999999999999-", 10, "bytes=99999999999999999999-"},
+	} {
+		if got := clampRange(tc.h, tc.size); got != tc.want {
+			t.Errorf("clampRange(%q, %d) = %q, want %q", tc.h, tc.size, got, tc.want)
+		}
+	}
 }
 
 // oneFile is a FileSource of one file.
