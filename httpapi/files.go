@@ -244,6 +244,8 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 		mod, _ = http.ParseTime(lm[0])
 	}
 	fw := &fileWriter{ResponseWriter: c.out.w, status: http.StatusOK, rc: http.NewResponseController(c.out.w), timeout: a.cfg.WriteTimeout}
+	watch := watchWrites(ContextConn(r.Context()), a.cfg.WriteTimeout)
+	defer watch.stop()
 	http.ServeContent(fw, r, "", mod, fh)
 	switch {
 	case !fw.held:
@@ -274,12 +276,14 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 // A file takes as long to send as the client takes to read it (35 MB at
 // scale 1 is 30 s at 9.4 Mbit/s): its write deadline follows the writes
 // (each write of http.ServeContent's 32 KiB gets Config.WriteTimeout
-// from its start), so that a client reading slowly gets the whole file
-// and one that stops reading is cut within the timeout, as a stream's
-// (sseOut). A fixed deadline cut every download slower than the file's
-// size per WriteTimeout, the client seeing a truncated body; renewing it
-// only once half of it was left gave a write that began then half the
-// timeout, and cut a client whose reads paused that long.
+// from its start) and, while a write waits, what the client
+// acknowledges (writeWatch), so that a client reading slowly gets the
+// whole file and one that stops reading is cut within the timeout (and
+// a quarter), as a stream's (sseOut). A fixed deadline cut every
+// download slower than the file's size per WriteTimeout, the client
+// seeing a truncated body; renewing it only once half of it was left
+// gave a write that began then half the timeout, and cut a client whose
+// reads paused that long.
 type fileWriter struct {
 	http.ResponseWriter
 	status  int

@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -336,42 +337,83 @@ func (o *oneFile) Files(context.Context, *engine.Dataset, string, engine.Date) (
 // timeout (as pregao serve's connections have), gets the whole file; a
 // fixed deadline cut it after the timeout.
 func TestFileServeSlowClient(t *testing.T) {
-	got, took, sum, want := slowFileRead(t, time.Second, func(int) time.Duration { return 50 * time.Millisecond })
-	if len(got) != want || sha256.Sum256(got) != sum {
-		t.Fatalf("%d bytes of %d read in %s (write timeout 1s)", len(got), want, took)
+	got, took, sum := slowRead{timeout: time.Second, size: 16 << 20, chunk: 256 << 10, pause: every(50 * time.Millisecond)}.run(t)
+	if len(got) != 16<<20 || sha256.Sum256(got) != sum {
+		t.Fatalf("%d bytes of %d read in %s (write timeout 1s)", len(got), 16<<20, took)
 	}
 	if took < 2*time.Second {
 		t.Errorf("read in %s: not slower than twice the write timeout (1s), the test tests nothing", took)
 	}
 }
 
+// TestFileServeSteadyClient: a client that reads steadily but slowly
+// gets the whole file even when one write waits longer than the write
+// timeout. The kernel wakes a blocked writer once half of the send
+// buffer is free (here a 512 KiB SO_SNDBUF, which it doubles), so at
+// about 250 KB/s each write waits about 2 s, twice the 1 s timeout: the
+// watch of what the client acknowledges (writeWatch, given the
+// connection by ConnContext) keeps the deadline ahead. Without the watch
+// the same download is cut.
+func TestFileServeSteadyClient(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("no acknowledged bytes on this system: each write keeps its own deadline")
+	}
+	const size = 3 << 19
+	steady := slowRead{timeout: time.Second, size: size, sndbuf: 512 << 10, chunk: 32 << 10, pause: every(130 * time.Millisecond)}
+	got, took, sum := steady.run(t)
+	if len(got) != size || sha256.Sum256(got) != sum {
+		t.Fatalf("%d bytes of %d read in %s at about 250 KB/s (write timeout 1s): a client reading steadily was cut", len(got), size, took)
+	}
+	t.Logf("read in %s", took)
+	steady.noWatch = true
+	got, took, _ = steady.run(t)
+	if len(got) == size {
+		t.Errorf("without the watch the whole file was read in %s: no write waited past the timeout, the test tests nothing", took)
+	}
+	t.Logf("without the watch: %d bytes in %s", len(got), took)
+}
+
 // TestFileServeStoppedClient: a client that stops reading is cut once a
-// write has waited the write timeout, and the rest of the file is not
-// sent when it reads again.
+// write has waited the write timeout (and the watch's quarter), and the
+// rest of the file is not sent when it reads again.
 func TestFileServeStoppedClient(t *testing.T) {
-	got, took, _, want := slowFileRead(t, 300*time.Millisecond, func(i int) time.Duration {
+	got, took, _ := slowRead{timeout: 300 * time.Millisecond, size: 16 << 20, chunk: 256 << 10, pause: func(i int) time.Duration {
 		if i == 0 {
 			return 2 * time.Second
 		}
 		return 0
-	})
-	if len(got) >= want {
+	}}.run(t)
+	if len(got) >= 16<<20 {
 		t.Fatalf("the whole file (%d bytes) read in %s with a 2 s pause: a client that stops reading is not cut (write timeout 300ms)", len(got), took)
 	}
 }
 
-// slowFileRead serves a 16 MiB file through a server with write timeout
-// timeout and reads it in 256 KiB reads, pausing pause(i) after read i.
-// It returns what was read until the body ended or failed, how long that
-// took, the file's SHA-256 and its size.
-func slowFileRead(t *testing.T, timeout time.Duration, pause func(i int) time.Duration) (got []byte, took time.Duration, sum [32]byte, size int) {
+// every is a slowRead pause of d after every read.
+func every(d time.Duration) func(int) time.Duration { return func(int) time.Duration { return d } }
+
+// slowRead serves a file of size bytes through a server with write
+// timeout timeout (its connections given to the API by ConnContext
+// unless noWatch, their send buffer sndbuf bytes when above 0) and reads
+// it in reads of chunk bytes, pausing pause(i) after read i.
+type slowRead struct {
+	timeout time.Duration
+	size    int
+	sndbuf  int
+	noWatch bool
+	chunk   int
+	pause   func(i int) time.Duration
+}
+
+// run returns what was read until the body ended or failed, how long
+// that took and the file's SHA-256.
+func (o slowRead) run(t *testing.T) (got []byte, took time.Duration, sum [32]byte) {
 	t.Helper()
 	ts := newTestServer(t, true)
 	cfg := DefaultConfig()
-	cfg.WriteTimeout = timeout
+	cfg.WriteTimeout = o.timeout
 	api := New(cfg, ts.store, testKeys(t), nil, prometheus.NewRegistry(), nil)
 	dir := t.TempDir()
-	data := make([]byte, 16<<20)
+	data := make([]byte, o.size)
 	for i := range data {
 		data[i] = byte(i * 7 / 3)
 	}
@@ -382,6 +424,16 @@ func slowFileRead(t *testing.T, timeout time.Duration, pause func(i int) time.Du
 	api.SetFiles(&oneFile{dir, FileInfo{Dataset: "reports", Name: "reports.csv.gz", Format: "csv", Rows: 1, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), MinDate: engine.NoDate, MaxDate: engine.NoDate}})
 	srv := httptest.NewUnstartedServer(api)
 	srv.Config.WriteTimeout = cfg.WriteTimeout
+	if !o.noWatch {
+		srv.Config.ConnContext = ConnContext
+	}
+	if o.sndbuf > 0 {
+		srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+			if tc, ok := c.(*net.TCPConn); ok && st == http.StateNew {
+				tc.SetWriteBuffer(o.sndbuf)
+			}
+		}
+	}
 	srv.Start()
 	defer srv.Close()
 
@@ -407,14 +459,14 @@ func slowFileRead(t *testing.T, timeout time.Duration, pause func(i int) time.Du
 		t.Fatalf("status %d, want 200", resp.StatusCode)
 	}
 	start := time.Now()
-	buf := make([]byte, 256<<10)
+	buf := make([]byte, o.chunk)
 	for i := 0; ; i++ {
 		n, err := io.ReadFull(resp.Body, buf)
 		got = append(got, buf[:n]...)
 		if err != nil {
 			break
 		}
-		time.Sleep(pause(i))
+		time.Sleep(o.pause(i))
 	}
-	return got, time.Since(start), sum, len(data)
+	return got, time.Since(start), sum
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/pregao/pregao/httpapi"
 )
 
 // conns follows the server's connections from the http.Server's ConnState
@@ -226,6 +229,17 @@ func (cs *conns) track(conn net.Conn, st http.ConnState) {
 			c.SetWriteDeadline(now.Add(d))
 		}
 	}
+}
+
+// connContext is the server's ConnContext hook: the API is given the TCP
+// connection under a serverConn (httpapi.ConnContext), whose deadline a
+// download's watch may move from its own goroutine (serverConn's
+// writeUntil is its connection goroutine's alone).
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	if sc, ok := c.(*serverConn); ok {
+		c = sc.Conn
+	}
+	return httpapi.ConnContext(ctx, c)
 }
 
 // count returns the connections serving a request.

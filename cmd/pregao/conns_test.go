@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/pregao/pregao/httpapi"
 )
 
 // A client that sends requests and never reads the answers is cut once
@@ -77,6 +80,35 @@ func TestWriteTimeoutCutsStalledReader(t *testing.T) {
 	}
 	if code, _ := get(t, "http://"+m.Addr()+"/v2/companies", key); code != http.StatusOK {
 		t.Errorf("another client: status %d", code)
+	}
+}
+
+// TestServeKeepsTheTCPConn: serve's requests carry their TCP connection
+// itself, not the serverConn around it, for the API's download watch
+// (httpapi.ConnContext), which moves its write deadline from a goroutine
+// of its own (a serverConn's is its connection goroutine's alone).
+func TestServeKeepsTheTCPConn(t *testing.T) {
+	snap, keys, _ := serveFixture(t)
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys = snap, keys
+	cfg.AccessLog = "off"
+	m, stop := startServe(t, cfg, nil)
+	defer stop()
+	if m.srv.ConnContext == nil {
+		t.Fatal("the server keeps no connection in its requests' context")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := httpapi.ContextConn(m.srv.ConnContext(context.Background(), &serverConn{Conn: c})); got != c {
+		t.Errorf("the requests' connection is %T, want the %T under the serverConn", got, c)
 	}
 }
 

@@ -37,6 +37,7 @@ func (m *Main) Open() error {
 		IdleTimeout:    m.cfg.IdleTimeout,
 		MaxHeaderBytes: 64 << 10,
 		ConnState:      m.conns.track,
+		ConnContext:    connContext,
 		ErrorLog:       slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
 	}
 	return nil
