@@ -257,10 +257,23 @@ http {
 	if ownReadyIn > 10*time.Second {
 		t.Errorf("the restarted replica took %v to be ready once the stream answered again, want under 10 s", ownReadyIn)
 	}
-	// At the head: the stream moves on meanwhile (a batch and its copy
-	// without an id are 2 messages).
-	if seq, _ := rz["sequence"].(float64); herr != nil || uint64(seq)+2 < head || rz["pending"].(float64) > 2 {
-		t.Errorf("the restarted replica is not at the head of the stream: %v, head %d", rz, head)
+	// At the head: the head read once the replica said ready is reached
+	// within a few seconds. The stream moves on meanwhile (at 600× a
+	// second of the machine is 10 minutes of session, several batches,
+	// each and its copy without an id 2 messages), and the replica's
+	// pending is the one its last delivery carried, so a replica that
+	// follows may be a few messages behind when it is asked; one that
+	// stays behind does not follow.
+	followed := func() bool {
+		rz = readyzStream(t, "http://"+addrs[2])
+		seq, _ := rz["sequence"].(float64)
+		return uint64(seq)+2 >= head
+	}
+	for end := time.Now().Add(5 * time.Second); herr == nil && !followed() && time.Now().Before(end); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if herr != nil || !followed() {
+		t.Errorf("the restarted replica does not reach the stream's head of when it said ready within 5 s: %v, head %d (%v)", rz, head, herr)
 	}
 
 	// The end of the session: every replica complete, at the same
@@ -362,6 +375,12 @@ http {
 // (the stream must drop it: dropped, else notDropped) and one without
 // its deduplication id (stored: again). last is the stream sequence of
 // the last message it has read and handled.
+//
+// It reads the stream as the replicas do (engine/session/bus): an
+// ordered consumer that delivers nothing for 10 s while the stream holds
+// later messages is made again from the next one. The library's ordered
+// consumer can retry making itself for good after a node is killed (seen
+// here: the republisher stuck while the replicas went on).
 func republish(t *testing.T, ctx context.Context, url string, dropped, again, notDropped *atomic.Int64, last *atomic.Uint64) {
 	nc, err := nats.Connect(url, nats.MaxReconnects(-1))
 	if err != nil {
@@ -370,35 +389,54 @@ func republish(t *testing.T, ctx context.Context, url string, dropped, again, no
 	}
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
-	var c jetstream.Consumer
-	for c == nil && ctx.Err() == nil {
-		if c, err = js.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{}); err != nil {
-			c = nil
-			time.Sleep(500 * time.Millisecond)
-		}
+	next := uint64(1)
+	for ctx.Err() == nil {
+		next = republishFrom(t, ctx, js, next, dropped, again, notDropped, last)
 	}
-	if c == nil {
-		return
+}
+
+// republishFrom is republish's reading from stream sequence next, until
+// ctx ends or the consumer stalls; it returns the sequence to go on
+// from.
+func republishFrom(t *testing.T, ctx context.Context, js jetstream.JetStream, next uint64, dropped, again, notDropped *atomic.Int64, last *atomic.Uint64) uint64 {
+	c, err := js.OrderedConsumer(ctx, bus.StreamName, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: next})
+	if err != nil {
+		time.Sleep(500 * time.Millisecond)
+		return next
 	}
 	it, err := c.Messages()
 	if err != nil {
-		t.Error(err)
-		return
+		time.Sleep(500 * time.Millisecond)
+		return next
 	}
 	defer it.Stop()
+	quiet := time.Now()
 	for {
-		m, err := it.Next(jetstream.NextContext(ctx))
+		nctx, cancel := context.WithTimeout(ctx, time.Second)
+		m, err := it.Next(jetstream.NextContext(nctx))
+		cancel()
 		if ctx.Err() != nil {
-			return
+			return next
 		}
 		if err != nil {
+			if time.Since(quiet) > 10*time.Second {
+				ictx, icancel := context.WithTimeout(ctx, 2*time.Second)
+				st, serr := js.Stream(ictx, bus.StreamName)
+				icancel()
+				if serr == nil && st.CachedInfo().State.LastSeq >= next {
+					return next // stalled: made again from next
+				}
+				quiet = time.Now()
+			}
 			continue
 		}
+		quiet = time.Now()
 		md, err := m.Metadata()
 		if err != nil {
 			t.Error(err)
-			return
+			return next
 		}
+		next = md.Sequence.Stream + 1
 		if m.Headers().Get(nats.MsgIdHdr) == "" {
 			last.Store(md.Sequence.Stream)
 			continue // one of ours
