@@ -17,6 +17,24 @@ func TempPattern(base string) string {
 	return "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + "-*"
 }
 
+// TempOf returns the base name of a temporary entry named name
+// (TempPattern's form, ".base.tmp-PID-RANDOM", or an older version's
+// ".base.tmp-RANDOM", RANDOM then standing for the process id) and the
+// id of the process that made it; ok is false for any other name.
+func TempOf(name string) (base string, pid int, ok bool) {
+	rest, ok := strings.CutPrefix(name, ".")
+	i := strings.LastIndex(rest, ".tmp-")
+	if !ok || i < 1 {
+		return "", 0, false
+	}
+	pidText, _, _ := strings.Cut(rest[i+len(".tmp-"):], "-")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil {
+		return "", 0, false
+	}
+	return rest[:i], pid, true
+}
+
 // RemoveStale removes the temporary entries (files or folders) for
 // dir/base left by writers that are no longer running, and returns their
 // names. Entries of running processes, this one included, are kept.
@@ -28,16 +46,10 @@ func RemoveStale(dir, base string) []string {
 	if err != nil {
 		return nil
 	}
-	prefix := "." + base + ".tmp-"
 	var removed []string
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok {
-			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || alive(pid) {
+		b, pid, ok := TempOf(e.Name())
+		if !ok || b != base || pid <= 0 || alive(pid) {
 			continue
 		}
 		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {

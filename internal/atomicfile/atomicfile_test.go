@@ -16,6 +16,35 @@ func TestTempPattern(t *testing.T) {
 	}
 }
 
+// TestTempOf: TempPattern's names, and an older version's, give back
+// their base and process id; any other name is not a temporary entry.
+func TestTempOf(t *testing.T) {
+	for _, tc := range []struct {
+		name, base string
+		pid        int
+		ok         bool
+	}{
+		{".x.snap.tmp-123-456", "x.snap", 123, true},
+		{".x.snap.tmp-987654", "x.snap", 987654, true}, // an older version's: RANDOM stands for the pid
+		{".a.tmp-b.tmp-7-1", "a.tmp-b", 7, true},       // a base holding ".tmp-"
+		{".s1-all.tmp-42-99", "s1-all", 42, true},
+		{"x.snap.tmp-1-2", "", 0, false}, // no leading dot
+		{".x.snap.tmp-abc-2", "", 0, false},
+		{".x.snap", "", 0, false},
+		{"..tmp-1-2", "", 0, false}, // no base
+		{"", "", 0, false},
+	} {
+		base, pid, ok := TempOf(tc.name)
+		if base != tc.base || pid != tc.pid || ok != tc.ok {
+			t.Errorf("TempOf(%q) = %q, %d, %v; want %q, %d, %v", tc.name, base, pid, ok, tc.base, tc.pid, tc.ok)
+		}
+	}
+	name := strings.Replace(TempPattern("f"), "*", "55", 1)
+	if base, pid, ok := TempOf(name); base != "f" || pid != os.Getpid() || !ok {
+		t.Errorf("TempOf(%q) = %q, %d, %v: not TempPattern's inverse", name, base, pid, ok)
+	}
+}
+
 func deadPid(t *testing.T) int {
 	t.Helper()
 	cmd := exec.Command("true")

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -136,7 +134,7 @@ func NewCache(cfg CacheConfig, reg prometheus.Registerer) (*Cache, error) {
 		return nil, fmt.Errorf("files: %w", err)
 	}
 	for _, e := range ents {
-		if base, pid, ok := tempBase(e.Name()); ok {
+		if base, pid, ok := atomicfile.TempOf(e.Name()); ok && folderName.MatchString(base) {
 			// A killed build's folder. One named with this process's id
 			// is an earlier process's (no build has started yet): in a
 			// container the server is process 1 at every start.
@@ -205,20 +203,6 @@ func writable(dir string) error {
 var folderName = regexp.MustCompile(`^[0-9A-Za-z_]{1,64}-(all|\d{4}-\d{2}-\d{2})$`)
 
 var idChars = regexp.MustCompile(`[^0-9A-Za-z_]`)
-
-// tempBase returns the folder name whose build a temporary folder
-// (atomicfile.TempPattern: ".NAME.tmp-PID-…") is, the id of the process
-// that made it, and whether name is one.
-func tempBase(name string) (base string, pid int, ok bool) {
-	rest, ok := strings.CutPrefix(name, ".")
-	if !ok {
-		return "", 0, false
-	}
-	base, rest, ok = strings.Cut(rest, ".tmp-")
-	pidText, _, _ := strings.Cut(rest, "-")
-	pid, err := strconv.Atoi(pidText)
-	return base, pid, ok && err == nil && folderName.MatchString(base)
-}
 
 // checkFiles returns an error when a file m lists is not in dir with its
 // size.
