@@ -52,12 +52,20 @@ var formatParam = Param{Name: "format", In: InQuery, Type: TypeEnum, Enum: []str
 
 // wantsCSV reports whether r's Accept header prefers text/csv to JSON.
 func wantsCSV(r *http.Request) bool {
-	acc := r.Header["Accept"]
-	if len(acc) == 0 {
-		return false
-	}
 	best, bestQ := "", -1.0
-	for _, h := range acc {
+	acceptRanges(r, func(mt string, q float64) {
+		if (mt == "text/csv" || mt == "application/json") && q > bestQ {
+			best, bestQ = mt, q
+		}
+	})
+	return best == "text/csv" && bestQ > 0
+}
+
+// acceptRanges calls fn with each media range of r's Accept headers and
+// its q (1 when absent or unreadable); a range that does not parse is
+// skipped.
+func acceptRanges(r *http.Request, fn func(mt string, q float64)) {
+	for _, h := range r.Header["Accept"] {
 		for _, part := range strings.Split(h, ",") {
 			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 			if err != nil {
@@ -69,12 +77,9 @@ func wantsCSV(r *http.Request) bool {
 					q = f
 				}
 			}
-			if (mt == "text/csv" || mt == "application/json") && q > bestQ {
-				best, bestQ = mt, q
-			}
+			fn(mt, q)
 		}
 	}
-	return best == "text/csv" && bestQ > 0
 }
 
 // jv is a JSON value, an object's keys kept in order. A scalar's text

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,24 +47,14 @@ func temporaryRefusal(status int) bool {
 // acceptsEventStream reports whether r's Accept header lists
 // text/event-stream (with a q above 0).
 func acceptsEventStream(r *http.Request) bool {
+	found := false
 	for _, h := range r.Header["Accept"] {
-		if !strings.Contains(strings.ToLower(h), "text/event-stream") {
-			continue
-		}
-		for _, part := range strings.Split(h, ",") {
-			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil || mt != "text/event-stream" {
-				continue
-			}
-			if v, ok := params["q"]; ok {
-				if q, err := strconv.ParseFloat(v, 64); err == nil && q <= 0 {
-					continue
-				}
-			}
-			return true
+		if strings.Contains(strings.ToLower(h), "text/event-stream") { // most requests: no parsing
+			acceptRanges(r, func(mt string, q float64) { found = found || mt == "text/event-stream" && q > 0 })
+			break
 		}
 	}
-	return false
+	return found
 }
 
 // refuseEvents sends the refusal of status, whose JSON error is in
