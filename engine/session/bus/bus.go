@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -646,7 +645,8 @@ func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn fu
 		return fmt.Errorf("bus: consumer: %w", err)
 	}
 	defer it.Stop()
-	w := &stallWatch{delivered: *next - 1}
+	w := &stallWatch{}
+	w.delivered.Store(*next - 1)
 	w.at.Store(time.Now().UnixNano())
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
@@ -655,7 +655,7 @@ func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn fu
 		m, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
 			if head := w.stalled.Load(); head != 0 {
-				return fmt.Errorf("bus: consumer delivered nothing for %v after stream sequence %d, the stream holding %d: made again", stallAfter, w.lastDelivered(), head)
+				return fmt.Errorf("bus: consumer delivered nothing for %v after stream sequence %d, the stream holding %d: made again", stallAfter, w.delivered.Load(), head)
 			}
 			return fmt.Errorf("bus: consumer: %w", err)
 		}
@@ -677,7 +677,8 @@ func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn fu
 		}
 		*next, *strict = d.StreamSeq+1, true
 		fn(d)
-		w.deliveredNow(d.StreamSeq)
+		w.delivered.Store(d.StreamSeq)
+		w.at.Store(time.Now().UnixNano())
 	}
 }
 
@@ -692,23 +693,9 @@ func (b *Bus) consumeFrom(ctx context.Context, next *uint64, strict *bool, fn fu
 // consumeFrom returns the stall as its error (Consume reports it and
 // makes a consumer again from the next sequence).
 type stallWatch struct {
-	mu        sync.Mutex
-	delivered uint64        // the stream sequence last handed over
+	delivered atomic.Uint64 // the stream sequence last handed over
 	at        atomic.Int64  // unix ns of the last message received (or the start)
 	stalled   atomic.Uint64 // the stream's last sequence when watch stopped the iterator
-}
-
-func (w *stallWatch) deliveredNow(seq uint64) {
-	w.mu.Lock()
-	w.delivered = seq
-	w.mu.Unlock()
-	w.at.Store(time.Now().UnixNano())
-}
-
-func (w *stallWatch) lastDelivered() uint64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.delivered
 }
 
 func (w *stallWatch) watch(ctx context.Context, s jetstream.Stream, it jetstream.MessagesContext) {
@@ -726,7 +713,7 @@ func (w *stallWatch) watch(ctx context.Context, s jetstream.Stream, it jetstream
 		ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		info, err := s.Info(ictx)
 		cancel()
-		if err != nil || info.State.LastSeq <= w.lastDelivered() {
+		if err != nil || info.State.LastSeq <= w.delivered.Load() {
 			continue // unreachable (the consumer's own errors say so), or nothing to deliver
 		}
 		if time.Since(time.Unix(0, w.at.Load())) < stallAfter {
