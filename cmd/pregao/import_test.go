@@ -17,29 +17,20 @@ import (
 	"github.com/pregao/pregao/snapshot/ingest/datafile"
 )
 
-// TestImportReal imports every real sample file, writes the bundle and
-// reads it back with full validation.
+// TestImportReal imports every real sample file (the shared
+// realFixture), writes the bundle and reads it back with full validation.
 func TestImportReal(t *testing.T) {
-	out := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	dir, err := datafile.RealDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--out", out, "--real-testdata", dir}
-	if err := runImport(context.Background(), args, &stdout, &stderr); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	t.Log(stdout.String())
-	if strings.ContainsAny(stdout.String(), "\r\033") {
+	f := realFixtureOf(t)
+	t.Log(f.summary)
+	if strings.ContainsAny(f.summary, "\r\033") {
 		t.Error("progress written to a non-terminal")
 	}
 	// The summary fits a screen: its lists of tickers (430 linked by name
 	// alone) show their first entries; -v writes them whole.
-	if n := strings.Count(stdout.String(), "\n"); n > 60 || !strings.Contains(stdout.String(), "more (-v lists them)") {
+	if n := strings.Count(f.summary, "\n"); n > 60 || !strings.Contains(f.summary, "more (-v lists them)") {
 		t.Errorf("summary of %d lines, want 60 at most with its lists cut", n)
 	}
-	u, err := bundle.Read(out)
+	u, err := bundle.Read(f.bundle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,9 +105,13 @@ func TestImportReal(t *testing.T) {
 	checkRealDataset(t, u)
 	// The same files imported as of a day after the DFPs: their ratios are
 	// current then.
+	dir, err := datafile.RealDir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out2 := filepath.Join(t.TempDir(), "later")
-	var so bytes.Buffer
-	if err := runImport(context.Background(), append(args[2:], "--out", out2, "--as-of", "2023-06-30"), &so, &stderr); err != nil {
+	var so, stderr bytes.Buffer
+	if err := runImport(context.Background(), []string{"--real-testdata", dir, "--out", out2, "--as-of", "2023-06-30"}, &so, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	later, err := bundle.Read(out2)

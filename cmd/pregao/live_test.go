@@ -48,11 +48,15 @@ var liveDemo struct {
 	err error
 }
 
-// TestMain removes the live fixture the tests share.
+// TestMain removes the fixtures the tests share (the live demo's, the
+// real samples').
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if liveDemo.f != nil {
 		os.RemoveAll(liveDemo.f.dir)
+	}
+	if realShared.f != nil {
+		os.RemoveAll(realShared.f.dir)
 	}
 	os.Exit(code)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -194,30 +196,83 @@ func TestRealImportShareLegs(t *testing.T) {
 	}
 }
 
-// realDataset imports the real sample files (with the import flags extra),
-// builds and loads their snapshot, and returns the dataset and the import
-// summary.
+// realDataset loads the snapshot of the real sample files, imported with
+// the import flags extra (none: the shared realFixture's), and returns
+// the dataset and the import's summary.
 func realDataset(t *testing.T, extra ...string) (*engine.Dataset, string) {
 	t.Helper()
-	dir, err := datafile.RealDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	var so, se bytes.Buffer
-	if err := runImport(context.Background(), append([]string{"--out", filepath.Join(work, "bundle"), "--real-testdata", dir}, extra...), &so, &se); err != nil {
-		t.Fatalf("import: %v\n%s", err, se.String())
-	}
-	summary := so.String()
-	snap := filepath.Join(work, "real.snap")
-	if err := runBuild(context.Background(), []string{"--from", filepath.Join(work, "bundle"), "--out", snap}, &so, &se); err != nil {
-		t.Fatalf("build: %v", err)
+	var snap, summary string
+	if len(extra) == 0 {
+		f := realFixtureOf(t)
+		snap, summary = f.snap, f.summary
+	} else {
+		work := t.TempDir()
+		var err error
+		if snap, summary, err = importAndBuild(work, extra...); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ds, _, err := snapshot.Load(snap, snapshot.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ds, summary
+}
+
+// realFixture is the real sample files imported (pregao import
+// --real-testdata) into a bundle and built into a snapshot, once per test
+// binary: an import and a build take 15 to 25 s under the race detector,
+// and five tests read them.
+type realFixture struct {
+	dir, bundle, snap string
+	summary           string // the import's standard output
+}
+
+var realShared struct {
+	sync.Once
+	f   *realFixture
+	err error
+}
+
+// realFixtureOf makes the shared fixture on first use; TestMain removes
+// its folder.
+func realFixtureOf(t *testing.T) *realFixture {
+	t.Helper()
+	realShared.Do(func() {
+		dir, err := os.MkdirTemp("", "pregao-real-")
+		if err != nil {
+			realShared.err = err
+			return
+		}
+		f := &realFixture{dir: dir}
+		realShared.f = f
+		f.snap, f.summary, realShared.err = importAndBuild(dir)
+		f.bundle = filepath.Join(dir, "bundle")
+	})
+	if realShared.err != nil {
+		t.Fatal(realShared.err)
+	}
+	return realShared.f
+}
+
+// importAndBuild imports the real sample files into work/bundle (with
+// the import's extra arguments) and builds work/real.snap from it: the
+// snapshot's path and the import's standard output.
+func importAndBuild(work string, extra ...string) (snap, summary string, err error) {
+	dir, err := datafile.RealDir()
+	if err != nil {
+		return "", "", err
+	}
+	var so, se bytes.Buffer
+	if err := runImport(context.Background(), append([]string{"--out", filepath.Join(work, "bundle"), "--real-testdata", dir}, extra...), &so, &se); err != nil {
+		return "", "", fmt.Errorf("import: %v\n%s", err, se.String())
+	}
+	summary = so.String()
+	snap = filepath.Join(work, "real.snap")
+	if err := runBuild(context.Background(), []string{"--from", filepath.Join(work, "bundle"), "--out", snap}, &so, &se); err != nil {
+		return "", "", fmt.Errorf("build: %v", err)
+	}
+	return snap, summary, nil
 }
 
 // TestRealIBOVClose computes the IBOV level of 2021-03-26 from that day's
