@@ -235,10 +235,16 @@ run-real: build $(DEMO_KEY)
 # test's waits are bounded on their own): with -race on two shared cores
 # loaded as another make test loads them, cmd/pregao took 11 to 13
 # minutes.
+# The second pass, without -race, runs NORACE_TESTS: allocation counts
+# (the race detector drops pooled buffers), the pasted examples, and the
+# tests that walk whole demos or send thousands of requests on one
+# goroutine, 7 to 17 times slower under -race (which skips them or
+# runs them on a sample: their raceEnabled).
+NORACE_TESTS := Alloc|DocsExamples|StreamedAnswerMemory|DemoMoneyExact|Demo$$|HostileInputSweep|AsOfLookAhead|TotalReturnRecompute|RunNameRulesReal
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -run 'Alloc|DocsExamples|StreamedAnswerMemory|DemoMoneyExact' ./...
+	$(GO) test -count=1 -run '$(NORACE_TESTS)' ./...
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # DuckDB opens every flat file of the scale-1 demo (snapshot/flatfiles,

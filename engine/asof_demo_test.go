@@ -16,11 +16,29 @@ var (
 	asOfDemoErr  error
 )
 
-// mustAsOfDemo returns the scale-1 demo (without derived ratios), built
-// once.
+// raceDemoSize is the demo the demo tests walk under the race detector:
+// every kind of data of the scale-1 demo (splits, restatements, funds'
+// distributions, BDRs, 1-minute bars) for a tenth of its issuers and
+// ten years of history. Under -race the scale-1 demo takes these tests
+// minutes (TestBuildCashDemo 124 s against 7.4 s without); make test
+// runs them on the scale-1 demo in its pass without -race.
+var raceDemoSize = demo.Size{Companies: 45, SponsoredBDRs: 4, UnsponsoredBDRs: 4, FIIs: 30, ETFs: 8, IntradayTickers: 15, IntradaySessions: 3,
+	ReportsFrom: 2020, FundReportsFrom: 2020, EventsFrom: 2022, HistoryFrom: 2016}
+
+// demoUniverse returns the seed-1 demo: scale 1, or raceDemoSize under
+// the race detector.
+func demoUniverse() *engine.Universe {
+	if raceEnabled {
+		return demo.GenerateSize(1, raceDemoSize)
+	}
+	return demo.Generate(1, 1)
+}
+
+// mustAsOfDemo returns demoUniverse's Dataset (without derived ratios),
+// built once.
 func mustAsOfDemo(tb testing.TB) *engine.Dataset {
 	tb.Helper()
-	asOfDemoOnce.Do(func() { asOfDemo, asOfDemoErr = engine.Build(demo.Generate(1, 1)) })
+	asOfDemoOnce.Do(func() { asOfDemo, asOfDemoErr = engine.Build(demoUniverse()) })
 	if asOfDemoErr != nil {
 		tb.Fatal(asOfDemoErr)
 	}
@@ -39,7 +57,7 @@ func TestShareActionUniverseOrderDemo(t *testing.T) {
 // volume descending, missing last, then ticker: each row strictly before
 // the next.
 func TestScreenerAtByVolumeDemo(t *testing.T) {
-	u := demo.Generate(1, 1)
+	u := demoUniverse()
 	for i := range u.Daily {
 		vs := u.Daily[i].Volume
 		for j := range vs {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
 // On the demo, the cash steps that run beside each other (the issuers'
@@ -15,7 +14,7 @@ import (
 // sorted (a bundle's, a format 5 snapshot's), while with it they are
 // kept: the option skips the check.
 func TestBuildCashDemo(t *testing.T) {
-	u := demo.Generate(1, 1)
+	u := demoUniverse()
 	byRows := func(x, y engine.CashAction) int { return engine.CompareCashRows(&x, &y) }
 	if slices.IsSortedFunc(u.CashActions, byRows) {
 		t.Fatal("the demo's cash actions are in the engine's order already: the test proves nothing")

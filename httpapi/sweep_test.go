@@ -412,7 +412,9 @@ func sweepCheck(q sweepReq, a sweepAnswer) string {
 }
 
 // TestHostileInputSweep runs the sweep in process on the small bundle
-// (or over TCP against PREGAO_SWEEP_ADDR).
+// (or over TCP against PREGAO_SWEEP_ADDR). Under the race detector,
+// which makes it 7 times slower (94 s against 13 s), it sends every
+// fourth request: make test sends them all in its pass without -race.
 func TestHostileInputSweep(t *testing.T) {
 	addr := os.Getenv("PREGAO_SWEEP_ADDR")
 	ids := sweepIDs{ticker: "ENHZ3", company: "ENHZ", fund: "GSUL11", index: "IBOV", file: "companies.csv.gz",
@@ -438,7 +440,10 @@ func TestHostileInputSweep(t *testing.T) {
 	bad := 0
 	pid := os.Getenv("PREGAO_SWEEP_PID") // the server's: log the requests that raise its peak RSS
 	hwm := peakRSS(pid)
-	for _, q := range reqs {
+	for i, q := range reqs {
+		if raceEnabled && i%4 != 0 {
+			continue
+		}
 		var a sweepAnswer
 		var skip bool
 		if addr != "" {

@@ -123,6 +123,9 @@ func TestRunNameRulesReal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports the real registry seven times")
 	}
+	if raceEnabled {
+		t.Skip("47 s under the race detector against 9 s without: make test runs it in its pass without -race")
+	}
 	dir := realDir(t)
 	cfg := DefaultConfig()
 	cfg.Lenient = true
