@@ -38,8 +38,10 @@ type FileSource interface {
 	// snapshot id, with the priced datasets cut at through (NoDate:
 	// whole), building them when missing. When ctx ends before they are
 	// built it returns ErrFilesBuilding; another error is a failed build
-	// (the server's disk), which it answers for a minute before it tries
-	// again; it logs the failure (the API does not).
+	// (the server's disk), which it answers for a while before it tries
+	// again (a minute by default), and which says when through a method
+	// RetryAt() time.Time when it can (snapshot/flatfiles' BuildError);
+	// it logs the failure (the API does not).
 	Files(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (dir string, files []FileInfo, err error)
 }
 
@@ -76,10 +78,22 @@ const filesWait = 2 * time.Second
 // filesRetry is the Retry-After of that 503, in seconds.
 var filesRetry = []string{"10"}
 
-// filesFailRetry is the Retry-After of the 503 of a failed build, in
-// seconds: the minute the FileSource answers with the failure before it
-// tries again (snapshot/flatfiles' DefaultRetryFailed).
-var filesFailRetry = []string{"60"}
+// filesFailRetry is the Retry-After of the 503 of a failed build whose
+// error does not say when the FileSource tries again: the default
+// minute it answers with the failure (snapshot/flatfiles'
+// DefaultRetryFailed).
+const filesFailRetry = time.Minute
+
+// retryAfterFailure returns the seconds until the FileSource tries the
+// build that failed with err again: the time its error says (RetryAt),
+// at least 1, else filesFailRetry.
+func retryAfterFailure(err error, now time.Time) int {
+	var r interface{ RetryAt() time.Time }
+	if errors.As(err, &r) {
+		return max(1, secondsUp(r.RetryAt().Sub(now)))
+	}
+	return secondsUp(filesFailRetry)
+}
 
 // filesThrough returns the last session the priced files hold: whole
 // sessions the delayed plan sees complete, NoDate for every session of
@@ -121,12 +135,13 @@ func (a *API) filesOf(c *call, r *http.Request) (string, []FileInfo, engine.Date
 		c.out.w.Header()["Retry-After"] = filesRetry
 		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot are being built; retry in %s s", filesRetry[0])
 	case err != nil:
-		// The server's disk, not the request: a 503 to retry (the
-		// FileSource answers the failure for a minute, then builds
-		// again, and logs each failed build once, not each request it
+		// The server's disk, not the request: a 503 to retry when the
+		// FileSource builds again (it answers the failure until then,
+		// and logs each failed build once, not each request it
 		// answers).
-		c.out.w.Header()["Retry-After"] = filesFailRetry
-		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot could not be built; retry in %s s", filesFailRetry[0])
+		wait := strconv.Itoa(retryAfterFailure(err, time.Now()))
+		c.out.w.Header()["Retry-After"] = []string{wait}
+		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot could not be built; retry in %s s", wait)
 	}
 	return dir, files, through, nil
 }

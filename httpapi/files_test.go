@@ -150,8 +150,8 @@ func TestFilesList(t *testing.T) {
 	}
 	checkError(t, ts.do("GET", "/v2/files/companies.csv.gz", testKeyEOD, ""), 503, "being built")
 	// A build that fails (the server's disk): 503 to retry, never a 500,
-	// after the minute the cache keeps the failure (flatfiles'
-	// DefaultRetryFailed).
+	// when the FileSource builds again: a minute (flatfiles'
+	// DefaultRetryFailed) when its error does not say.
 	f.building, f.fail = false, errors.New("write /files/x: no space left on device")
 	var logs bytes.Buffer
 	ts.api.log = slog.New(slog.NewTextHandler(&logs, nil))
@@ -161,6 +161,14 @@ func TestFilesList(t *testing.T) {
 		t.Errorf("Retry-After %q", w.Header().Get("Retry-After"))
 	}
 	checkError(t, ts.do("GET", "/v2/files/companies.csv.gz", testKeyDelayed, ""), 503, "could not be built")
+	// An error that says when (flatfiles' BuildError): the seconds left,
+	// rounded up (4.9 s: 5 unless the request takes 0.9 s to arrive).
+	f.fail = retryError{errors.New("no space left on device"), time.Now().Add(4900 * time.Millisecond)}
+	w = ts.do("GET", "/v2/files", testKeyDelayed, "")
+	checkError(t, w, 503, "could not be built; retry in 5 s")
+	if w.Header().Get("Retry-After") != "5" {
+		t.Errorf("Retry-After %q, want 5", w.Header().Get("Retry-After"))
+	}
 	// The FileSource logs its failed build once; the requests it answers
 	// are not each an error record (a client retrying for the minute).
 	if strings.Contains(logs.String(), "level=ERROR") {
@@ -469,4 +477,32 @@ func (o slowRead) run(t *testing.T) (got []byte, took time.Duration, sum [32]byt
 		time.Sleep(o.pause(i))
 	}
 	return got, time.Since(start), sum
+}
+
+// retryError is a failed build's error that says when the build is
+// tried again, as flatfiles' BuildError does.
+type retryError struct {
+	error
+	at time.Time
+}
+
+func (e retryError) RetryAt() time.Time { return e.at }
+
+func TestRetryAfterFailure(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"plain error: the default minute", errors.New("disk full"), 60},
+		{"retried in 2.1 s", retryError{errors.New("disk full"), now.Add(2100 * time.Millisecond)}, 3},
+		{"retried in 90 s", retryError{errors.New("disk full"), now.Add(90 * time.Second)}, 90},
+		{"wrapped", fmt.Errorf("files: %w", retryError{errors.New("disk full"), now.Add(10 * time.Second)}), 10},
+		{"due already: at least 1", retryError{errors.New("disk full"), now.Add(-time.Second)}, 1},
+	} {
+		if got := retryAfterFailure(c.err, now); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
 }

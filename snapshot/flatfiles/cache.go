@@ -53,6 +53,19 @@ type CacheConfig struct {
 // DefaultRetryFailed is CacheConfig.RetryFailed's default.
 const DefaultRetryFailed = time.Minute
 
+// BuildError is Cache.Get's error for files whose build failed: the
+// build's error, and when a Get may try the build again.
+type BuildError struct {
+	Err   error
+	Retry time.Time
+}
+
+func (e *BuildError) Error() string { return e.Err.Error() }
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// RetryAt returns when a Get tries the build again (Retry).
+func (e *BuildError) RetryAt() time.Time { return e.Retry }
+
 // ErrBuilding is Cache.Get's error while the files asked are being
 // built (the caller's context ended first).
 var ErrBuilding = errors.New("the files are being built")
@@ -231,8 +244,8 @@ func manifestBytes(m *Manifest) int64 {
 // Dataset of the snapshot id, cut at through (NoDate: whole), building
 // them when they are not on disk. It waits for the build until ctx
 // ends, then returns ErrBuilding (the build goes on); a failed build is
-// returned as its error until CacheConfig.RetryFailed has passed, then
-// tried again by the next Get.
+// returned as a *BuildError until CacheConfig.RetryFailed has passed,
+// then tried again by the next Get.
 func (c *Cache) Get(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (string, *Manifest, error) {
 	id = idChars.ReplaceAllString(id, "_")
 	if len(id) > 64 {
@@ -272,7 +285,7 @@ func (c *Cache) Get(ctx context.Context, ds *engine.Dataset, id string, through 
 		return "", nil, ErrBuilding
 	}
 	if s.err != nil {
-		return "", nil, s.err
+		return "", nil, &BuildError{Err: s.err, Retry: s.retry}
 	}
 	return dir, s.m, nil
 }

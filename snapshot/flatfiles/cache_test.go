@@ -281,8 +281,15 @@ func TestCacheBuildFails(t *testing.T) {
 	os.Remove(dir)
 	os.WriteFile(dir, []byte("not a folder"), 0o644)
 	failed := time.Now()
-	if _, _, err = c.Get(context.Background(), ds, "s", engine.NoDate); err == nil {
+	_, _, err = c.Get(context.Background(), ds, "s", engine.NoDate)
+	if err == nil {
 		t.Fatal("a build into a file: no error")
+	}
+	// The error says when the build is tried again: RetryFailed after it
+	// failed.
+	var be *BuildError
+	if !errors.As(err, &be) || be.RetryAt().Before(failed.Add(retry)) || be.RetryAt().After(time.Now().Add(retry)) {
+		t.Errorf("error %v (%T): want a BuildError retried %v after the failure", err, err, retry)
 	}
 	os.Remove(dir)
 	if _, _, err = c.Get(context.Background(), ds, "s", engine.NoDate); err == nil && time.Since(failed) < retry {
