@@ -546,12 +546,15 @@ func appendBars(dst []byte, bars []engine.Bar, as *engine.Asset, o *quoteOpts) [
 	cur := appendStringOrNull(curBuf[:0], as.Currency) // encoded once per ticker
 	prev, prevF := engine.Null, engine.Null
 	if len(bars) > 0 {
-		// The session before the first datapoint (its bucket's start day).
-		first := engine.Date(bars[0].Time / 86400)
-		if bars[0].Time < 0 && bars[0].Time%86400 != 0 {
-			first--
+		// The session before the first datapoint: a daily series' last
+		// session dated before its bucket's start (a bucket of a width
+		// other than whole days may start within a day, after that day's
+		// session), an intraday series' last session before its day.
+		before := floorDay(bars[0].Time) - 1
+		if o.interval >= dailyInterval {
+			before = floorDay(bars[0].Time - 1)
 		}
-		if k := as.DayIndex(first - 1); k >= 0 {
+		if k := as.DayIndex(before); k >= 0 {
 			b := as.DailyBar(k, o.adjusted)
 			prev, prevF = b.Close, b.Factor
 		}
@@ -576,6 +579,15 @@ func appendBars(dst []byte, bars []engine.Bar, as *engine.Asset, o *quoteOpts) [
 		}
 	}
 	return append(dst, ']')
+}
+
+// floorDay returns the day of the unix time t (seconds).
+func floorDay(t int64) engine.Date {
+	d := t / 86400
+	if t < 0 && t%86400 != 0 {
+		d--
+	}
+	return engine.Date(d)
 }
 
 // appendBar appends one historical datapoint; ref is the reference close

@@ -1,8 +1,12 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pregao/pregao/engine"
 )
@@ -38,5 +42,72 @@ func TestAdjustedVariationValue(t *testing.T) {
 	raw := engine.Bar{Time: 1738800000, Close: 36.15, Factor: 1}
 	if got := string(appendBar(nil, &raw, 35.5, []byte(`"BRL"`), false)); !strings.Contains(got, `"variation_value":0.65`) {
 		t.Errorf("unadjusted: %s", got)
+	}
+}
+
+// A daily series' first datapoint compares with the last session dated
+// before its bucket's start, also when the bucket (a width other than
+// whole days) starts within the day of that session: the variation of a
+// bucket does not depend on where the window starts.
+func TestFirstBucketVariation(t *testing.T) {
+	ts := newTestServer(t, true)
+	type point struct {
+		Time      time.Time `json:"date"`
+		Date      int64     `json:"-"` // unix seconds
+		Close     *float64  `json:"close_price"`
+		Variation *float64  `json:"variation"`
+	}
+	series := func(body string) []point {
+		t.Helper()
+		w := ts.do("POST", "/v2/quotes", testKeyDelayed, body)
+		var out map[string][]point
+		if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &out) != nil {
+			t.Fatalf("%s: %d %s", body, w.Code, w.Body)
+		}
+		pts := out["ENHZ3"]
+		for i := range pts {
+			pts[i].Date = pts[i].Time.Unix()
+		}
+		return pts
+	}
+	const width = 100000
+	daily := series(`{"tickers":["ENHZ3"],"start_date":"2024-01-01","end_date":"2024-03-31"}`)
+	whole := series(fmt.Sprintf(`{"tickers":["ENHZ3"],"interval":%d,"start_date":"2024-01-01","end_date":"2024-03-31"}`, width))
+	checked := 0
+	for i, b := range whole {
+		if i == 0 || b.Date%86400 == 0 || b.Variation == nil {
+			continue // only buckets starting within a day, after the window's first
+		}
+		// The session dated on the bucket's start day comes before the
+		// bucket: it is the reference when there is one.
+		var ref *point
+		for j := range daily {
+			if daily[j].Date < b.Date {
+				ref = &daily[j]
+			}
+		}
+		if ref == nil || ref.Date != b.Date/86400*86400 || ref.Close == nil {
+			continue
+		}
+		first := ""
+		for _, d := range daily {
+			if d.Date >= b.Date {
+				first = time.Unix(d.Date, 0).UTC().Format(time.DateOnly)
+				break
+			}
+		}
+		cut := series(fmt.Sprintf(`{"tickers":["ENHZ3"],"interval":%d,"start_date":"%s","end_date":"2024-03-31"}`, width, first))
+		if len(cut) == 0 || cut[0].Date != b.Date || cut[0].Variation == nil {
+			t.Fatalf("window from %s: first bucket %+v, want the bucket of %d", first, cut, b.Date)
+		}
+		want := *b.Close / *ref.Close - 1
+		if math.Abs(*cut[0].Variation-want) > 1e-12 || math.Abs(*b.Variation-want) > 1e-12 {
+			t.Errorf("bucket %d: variation %v first in its window, %v within a longer one; want %v (close %v against the session of %d, close %v)",
+				b.Date, *cut[0].Variation, *b.Variation, want, *b.Close, ref.Date, *ref.Close)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no bucket starting within a day after a session of that day")
 	}
 }
