@@ -54,17 +54,17 @@ type CacheConfig struct {
 const DefaultRetryFailed = time.Minute
 
 // BuildError is Cache.Get's error for files whose build failed: the
-// build's error, and when a Get may try the build again.
+// build's error, and when a Get may try the build again (RetryAt).
 type BuildError struct {
 	Err   error
-	Retry time.Time
+	retry time.Time
 }
 
 func (e *BuildError) Error() string { return e.Err.Error() }
 func (e *BuildError) Unwrap() error { return e.Err }
 
-// RetryAt returns when a Get tries the build again (Retry).
-func (e *BuildError) RetryAt() time.Time { return e.Retry }
+// RetryAt returns when a Get tries the build again.
+func (e *BuildError) RetryAt() time.Time { return e.retry }
 
 // ErrBuilding is Cache.Get's error while the files asked are being
 // built (the caller's context ended first).
@@ -285,7 +285,7 @@ func (c *Cache) Get(ctx context.Context, ds *engine.Dataset, id string, through 
 		return "", nil, ErrBuilding
 	}
 	if s.err != nil {
-		return "", nil, &BuildError{Err: s.err, Retry: s.retry}
+		return "", nil, &BuildError{Err: s.err, retry: s.retry}
 	}
 	return dir, s.m, nil
 }
