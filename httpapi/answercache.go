@@ -130,12 +130,13 @@ func (ac *answerCache) tooLarge(key uint64) bool { return ac.seen[key%seenSlots]
 // the same inputs, so that two requests whose first hashes collide are
 // never given each other's answer.
 type answerEntry struct {
-	check  uint64
-	ans    cachedAnswer // with the X-Total-Count of a paginated list
-	size   int64        // entrySize, fixed when kept
-	owner  string       // the key whose request made it
-	shared atomic.Bool  // a second key asked for it
-	pos    int          // its place in owned[owner].keys (not shared)
+	check   uint64
+	csvKind string       // kept.csvKind
+	ans     cachedAnswer // with the X-Total-Count of a paginated list
+	size    int64        // entrySize, fixed when kept
+	owner   string       // the key whose request made it
+	shared  atomic.Bool  // a second key asked for it
+	pos     int          // its place in owned[owner].keys (not shared)
 	// refs counts the holders of a captured answer's chunks: the cache
 	// (1 while kept) and each request sending it; the last one gives the
 	// chunks back to the pool.
@@ -249,6 +250,10 @@ type kept struct {
 	raw   []byte
 	parts [][]byte
 	n     int
+	// csvKind is the CSV form of the JSON kept, as its handler chose it
+	// (csvQuotesCurrent for a current quote…): a later CSV request
+	// answered from the cache, its handler not run, gets the same columns.
+	csvKind string
 }
 
 // size returns the body's length.
@@ -269,7 +274,7 @@ func (ac *answerCache) put(key, check uint64, owner string, body kept, total []s
 		return false
 	}
 	large := isLarge(n)
-	e := &answerEntry{check: check, owner: owner}
+	e := &answerEntry{check: check, owner: owner, csvKind: body.csvKind}
 	e.ans.raw, e.ans.parts, e.ans.n, e.ans.total = body.raw, body.parts, body.n, total
 	e.size = entrySize(&e.ans)
 	e.ans.forms = &ac.forms
@@ -406,6 +411,9 @@ func (a *API) lookupKept(c *call) bool {
 		c.sendTotal(e.ans.total)
 	}
 	o.cached, o.held = &e.ans, e
+	if e.csvKind != "" {
+		o.csvKind = e.csvKind
+	}
 	a.m.answerHits.Inc()
 	return true
 }
@@ -427,6 +435,7 @@ func (o *answer) keep(body []byte) {
 		return
 	}
 	k := keptCopy(body, ac.pages)
+	k.csvKind = o.csvKind
 	if !ac.put(o.akey, o.acheck, o.owner, k, o.total()) {
 		for _, b := range k.parts {
 			ac.give(b)
@@ -492,7 +501,7 @@ func (o *answer) keepStreamed() {
 	switch k := &o.capt; {
 	case k.on:
 		parts, n := k.handOver()
-		if !ac.put(o.akey, o.acheck, o.owner, kept{parts: parts, n: n}, o.total()) {
+		if !ac.put(o.akey, o.acheck, o.owner, kept{parts: parts, n: n, csvKind: o.csvKind}, o.total()) {
 			for _, b := range parts {
 				ac.give(b)
 			}

@@ -23,20 +23,55 @@ import (
 // source over maxCSVSource is refused (400) rather than held, so a
 // request's memory stays bounded.
 //
+// The columns are fixed per form (csvColumns): the JSON fields of its
+// points in the JSON's order, whatever the data, so that an empty answer,
+// an error among a batch's tickers or the tickers' order do not change
+// them. A batch (keyed by ticker) has a ticker column first and an error
+// column last, a chart a preset column after the ticker; a field absent
+// from a row is an empty cell.
+//
 // A text cell that a spreadsheet would read as a formula (one that begins
 // with =, +, -, @, a tab or a carriage return) is sent with a leading
 // apostrophe (safeCell), as OWASP's advice on CSV injection has it; JSON
 // numbers, and text that is a plain decimal number, are sent as given.
 
-// CSV forms of a Route (Route.CSV).
+// CSV forms of a Route (Route.CSV), and those a handler chooses for its
+// answer (answer.csvKind) when the fields depend on the request.
 const (
-	csvQuotes = "quotes" // points: date, prices… (ticker and preset columns when needed)
-	csvRatios = "ratios" // indicator, frequency, then the point's fields
-	csvCash   = "cash"   // one row per action, source_url for its source
+	csvQuotes        = "quotes"         // historical and chart points: date, prices…, adjustment_factor
+	csvQuotesCurrent = "quotes-current" // current points: no adjustment_factor (type=current, the eod plan)
+	csvRatios        = "ratios"         // indicator, frequency, then the point's fields
+	csvRatiosCalc    = "ratios-calc"    // … and calculation (show_calculation)
+	csvFundRatios    = "fund-ratios"    // indicator, frequency, then a fund ratio point's fields
+	csvCash          = "cash"           // one row per action, source_url for its source
 	// csvTotalReturn: the points of a total-return series (a ticker column
 	// for a batch).
 	csvTotalReturn = "total-return"
 )
+
+// csvColumns are the columns of each form, after the fixed ones (ticker,
+// preset; indicator, frequency) and before error: a point's scalar fields
+// in the order the JSON writes them.
+var csvColumns = map[string][]string{
+	csvQuotes:        {"date", "open_price", "close_price", "highest_price", "lowest_price", "volume", "currency", "variation", "variation_value", "adjustment_factor"},
+	csvQuotesCurrent: {"date", "open_price", "close_price", "highest_price", "lowest_price", "volume", "currency", "variation", "variation_value"},
+	csvTotalReturn:   {"date", "close_price", "total_return_index", "cash_value"},
+	csvRatios:        {"value", "format", "reference_date", "publish_date", "retrieval_date"},
+	csvRatiosCalc:    {"value", "format", "reference_date", "publish_date", "retrieval_date", "calculation"},
+	csvFundRatios:    {"value", "reference_date", "publish_date", "retrieval_date"},
+	csvCash: {"id", "company_id", "ticker", "stock_type", "isin_code", "approval_date", "prior_ex_date", "publish_date", "payment_date",
+		"protocol", "name", "code", "declared_value", "monetary_correction", "monetary_correction_start_date", "monetary_correction_end_date",
+		"value", "net_value", "adjusted_declared_value", "adjusted_monetary_correction", "adjusted_value", "adjusted_net_value",
+		"adjustment_factor", "currency", "source_url"},
+}
+
+// setCSVForm sets the CSV form of c's answer to kind when its route's is
+// from (a handler's choice among the forms of its route: csvColumns).
+func setCSVForm(c *call, from, kind string) {
+	if c.out.csvKind == from {
+		c.out.csvKind = kind
+	}
+}
 
 // maxCSVSource bounds the JSON a CSV answer is made from (a variable for
 // the tests).
@@ -347,6 +382,13 @@ func (t *table) col(name string) int {
 	return t.index[name]
 }
 
+// addCols adds the columns names, in order, to those of the header.
+func (t *table) addCols(names []string) {
+	for _, n := range names {
+		t.col(n)
+	}
+}
+
 // cell adds a cell to the row being made.
 func (t *table) cell(col string, val string) {
 	t.cells = append(t.cells, tcell{t.col(col), val})
@@ -401,23 +443,33 @@ func (t *table) write(w io.Writer) error {
 
 // toCSV turns the JSON answer src of a route of CSV form kind into CSV.
 func toCSV(kind string, src []byte) ([]byte, error) {
+	cols, ok := csvColumns[kind]
+	if !ok {
+		return nil, fmt.Errorf("no CSV form %q", kind)
+	}
 	root, cells, err := parseCounted(src)
 	if err != nil {
 		return nil, err
 	}
 	t := table{cells: make([]tcell, 0, cells)} // made once, not grown
 	switch kind {
-	case csvQuotes:
-		quoteRows(&t, nil, root)
-		if len(t.cols) == 0 {
-			t.cols = []string{"date", "open_price", "close_price", "highest_price", "lowest_price", "volume", "currency", "variation", "variation_value"}
+	case csvQuotes, csvQuotesCurrent, csvTotalReturn:
+		batch := isBatch(root)
+		if batch {
+			t.col("ticker")
 		}
-	case csvTotalReturn:
-		quoteRows(&t, nil, root)
-		if len(t.cols) == 0 {
-			t.cols = []string{"date", "close_price", "total_return_index", "cash_value"}
+		if isChart(root, batch) {
+			t.col("preset")
 		}
-	case csvRatios:
+		t.addCols(cols)
+		if batch {
+			t.col("error")
+		}
+		quoteRows(&t, nil, root)
+	case csvRatios, csvRatiosCalc, csvFundRatios:
+		t.col("indicator")
+		t.col("frequency")
+		t.addCols(cols)
 		ids, byFreqs := root.members()
 		for i, id := range ids {
 			freqs, series := byFreqs[i].members()
@@ -428,10 +480,8 @@ func toCSV(kind string, src []byte) ([]byte, error) {
 				}
 			}
 		}
-		if len(t.cols) == 0 {
-			t.cols = []string{"indicator", "frequency", "value", "reference_date", "publish_date", "retrieval_date"}
-		}
 	case csvCash:
+		t.addCols(cols)
 		_, actions := root.members()
 		for _, a := range actions {
 			t.fields(nil, a)
@@ -440,16 +490,33 @@ func toCSV(kind string, src []byte) ([]byte, error) {
 			}
 			t.end()
 		}
-		if len(t.cols) == 0 {
-			t.cols = []string{"id", "company_id", "ticker", "stock_type", "prior_ex_date", "payment_date", "value"}
-		}
-	default:
-		return nil, fmt.Errorf("no CSV form %q", kind)
 	}
 	var b bytes.Buffer
 	b.Grow(len(src) / 2) // a CSV form is a third to a half of its JSON
 	err = t.write(&b)
 	return b.Bytes(), err
+}
+
+// isBatch reports whether a quote or total-return answer is a batch: an
+// object keyed by ticker, not a point, a chart or an error.
+func isBatch(n jv) bool {
+	return n.kind == jObj && n.get("date").kind == jNone && n.get("chart").kind == jNone && n.get("error").kind == jNone
+}
+
+// isChart reports whether a quote answer holds charts: it is one, or a
+// batch of them (a batch whose every ticker is an error has no preset
+// column).
+func isChart(n jv, batch bool) bool {
+	if !batch {
+		return n.get("chart").kind != jNone
+	}
+	_, vals := n.members()
+	for _, v := range vals {
+		if v.get("chart").kind != jNone {
+			return true
+		}
+	}
+	return false
 }
 
 // quoteRows adds the rows of a quote answer: a point, a series, a chart

@@ -222,3 +222,46 @@ func TestCSVFormulaCells(t *testing.T) {
 		t.Error("no negative number in the quote series: the check checks nothing")
 	}
 }
+
+// A CSV form's columns are its route's and request's, never the data's:
+// an empty answer, an error among a batch's tickers, the tickers' order
+// or an answer from the cache give the same header as a full answer.
+func TestCSVColumnsFixed(t *testing.T) {
+	ts := newTestServer(t, true)
+	hist := "date,open_price,close_price,highest_price,lowest_price,volume,currency,variation,variation_value,adjustment_factor"
+	cur := "date,open_price,close_price,highest_price,lowest_price,volume,currency,variation,variation_value"
+	ratio := "indicator,frequency,value,format,reference_date,publish_date,retrieval_date"
+	for _, c := range []struct {
+		name, method, path, body, key, want string
+	}{
+		{"current batch, error last", "POST", "/v2/quotes/current.csv", `{"tickers":["ENHZ3","XXXX3"]}`, testKeyDelayed, "ticker," + cur + ",error"},
+		{"current batch, error first", "POST", "/v2/quotes/current.csv", `{"tickers":["XXXX3","ENHZ3"]}`, testKeyDelayed, "ticker," + cur + ",error"},
+		{"current batch, no error", "POST", "/v2/quotes/current.csv", `{"tickers":["ENHZ3"]}`, testKeyDelayed, "ticker," + cur + ",error"},
+		{"current batch, again (cached)", "POST", "/v2/quotes/current.csv", `{"tickers":["ENHZ3"]}`, testKeyDelayed, "ticker," + cur + ",error"},
+		{"current by type", "POST", "/v2/quotes", `{"tickers":["ENHZ3"],"type":"current"}`, testKeyDelayed, "ticker," + cur + ",error"},
+		{"eod plan: current", "POST", "/v2/quotes", `{"tickers":["ENHZ3"]}`, testKeyEOD, "ticker," + cur + ",error"},
+		{"one current", "GET", "/v2/quotes/ENHZ3?type=current&format=csv", "", testKeyDelayed, cur},
+		{"historical batch, empty series", "POST", "/v2/quotes", `{"tickers":["ENHZ3","XXXX3"],"start_date":"2024-03-29","end_date":"2024-03-30"}`, testKeyDelayed, "ticker," + hist + ",error"},
+		{"one historical, empty", "GET", "/v2/quotes/ENHZ3?start_date=2024-03-29&end_date=2024-03-30&format=csv", "", testKeyDelayed, hist},
+		{"one historical", "GET", "/v2/quotes/ENHZ3?start_date=2024-03-20&end_date=2024-03-27&format=csv", "", testKeyDelayed, hist},
+		{"chart batch", "POST", "/v2/quotes/chart.csv", `{"tickers":["ENHZ3","XXXX3"]}`, testKeyDelayed, "ticker,preset," + hist + ",error"},
+		{"total return", "GET", "/v2/quotes/ENHZ3/total-return?format=csv", "", testKeyDelayed, "date,close_price,total_return_index,cash_value"},
+		{"total return, empty", "GET", "/v2/quotes/ENHZ3/total-return?format=csv&start_date=2024-03-29&end_date=2024-03-30", "", testKeyDelayed, "date,close_price,total_return_index,cash_value"},
+		{"ratios", "GET", "/v2/companies/ENHZ/ratios?frequency=ANNUAL&format=csv", "", testKeyDelayed, ratio},
+		{"ratios, empty", "GET", "/v2/companies/ENHZ/ratios?publish_date=1990-01-01&format=csv", "", testKeyDelayed, ratio},
+		{"ratios with calculation", "GET", "/v2/companies/ENHZ/ratios?frequency=ANNUAL&show_calculation=true&format=csv", "", testKeyDelayed, ratio + ",calculation"},
+		{"fund ratios", "GET", "/v2/traded-funds/GSUL11/ratios?format=csv", "", testKeyDelayed, "indicator,frequency,value,reference_date,publish_date,retrieval_date"},
+		{"cash", "GET", "/v2/companies/cash-corporate-actions?format=csv", "", testKeyDelayed, "id,company_id,ticker,stock_type,isin_code,approval_date,prior_ex_date,publish_date,payment_date,protocol,name,code,declared_value,monetary_correction,monetary_correction_start_date,monetary_correction_end_date,value,net_value,adjusted_declared_value,adjusted_monetary_correction,adjusted_value,adjusted_net_value,adjustment_factor,currency,source_url"},
+		{"cash, empty", "GET", "/v2/companies/ENHZ/cash-corporate-actions?format=csv&start_date=1990-01-01&end_date=1990-01-02", "", testKeyDelayed, "id,company_id,ticker,stock_type,isin_code,approval_date,prior_ex_date,publish_date,payment_date,protocol,name,code,declared_value,monetary_correction,monetary_correction_start_date,monetary_correction_end_date,value,net_value,adjusted_declared_value,adjusted_monetary_correction,adjusted_value,adjusted_net_value,adjustment_factor,currency,source_url"},
+	} {
+		r := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
+		r.Header.Set("Authorization", "Bearer "+c.key)
+		r.Header.Set("Accept", "text/csv") // the POST routes' way (format= is a query parameter of the GET ones)
+		w := httptest.NewRecorder()
+		ts.api.ServeHTTP(w, r)
+		recs := readCSV(t, w)
+		if got := strings.Join(recs[0], ","); got != c.want {
+			t.Errorf("%s: header\n%s\nwant\n%s", c.name, got, c.want)
+		}
+	}
+}

@@ -124,8 +124,8 @@ type Route struct {
 	// authentication and without a dataset.
 	Root bool
 	// CSV names the route's text/csv form (csvQuotes, csvTotalReturn,
-	// csvRatios, csvCash; see csv.go), "" for none; such a route declares
-	// formatParam, unless its Media is mediaCSV.
+	// csvRatios, csvFundRatios, csvCash; see csv.go), "" for none; such a
+	// route declares formatParam, unless its Media is mediaCSV.
 	CSV string
 	// Media is the media type of the route's answers when it is not
 	// negotiated: "" for JSON (or, on a route with a CSV form, JSON or

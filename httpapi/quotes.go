@@ -51,10 +51,14 @@ func (a *API) quoteOptions(c *call, typ string, interval int64, start, end engin
 		}
 		// eod: the previous session's quote.
 		o.typ = TypeCurrent
+		setCSVForm(c, csvQuotes, csvQuotesCurrent)
 		return o, nil
 	}
 	if o.typ == "" {
 		o.typ = TypeHistorical
+	}
+	if o.typ == TypeCurrent {
+		setCSVForm(c, csvQuotes, csvQuotesCurrent)
 	}
 	if o.typ == TypeChart || o.typ == TypeCurrent {
 		return o, nil

@@ -49,6 +49,9 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	if err := q.err(); err != nil {
 		return nil, err
 	}
+	if f.calc {
+		setCSVForm(c, csvRatios, csvRatiosCalc)
+	}
 	if ids != nil {
 		f.ids = map[uint16][]string{}
 		for _, id := range ids {

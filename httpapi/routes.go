@@ -264,7 +264,7 @@ var routeTable = csvRoutes([]Route{
 			latestByReference,
 			{Name: "limit", In: InQuery, Type: TypeInteger, Default: 500, Min: 1, Max: 500, Desc: "number of points, in answer order (indicator, frequency, reference date)"},
 			listOffset, formatParam, asOfParam,
-		}, Response: "FundRatios", CSV: csvRatios, Blocks: BlocksCompany, Deferred: true, serve: (*API).fundRatios},
+		}, Response: "FundRatios", CSV: csvFundRatios, Blocks: BlocksCompany, Deferred: true, serve: (*API).fundRatios},
 	{Method: http.MethodGet, Path: routeSectors, Summary: "The sector taxonomy: every node with its level, parent and number of issuers; the ids the screener's sector filter takes (addition)",
 		Params: []Param{
 			{Name: "level", In: InQuery, Type: TypeInteger, Min: 1, Max: 4, Desc: "keep one level: 1 sector, 2 industry group, 3 industry, 4 sub-industry (default every level)"},
