@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pregao/pregao/internal/csvcell"
 )
 
 // CSV answers (addition): the quote routes, the total-return routes, the
@@ -32,7 +34,7 @@ import (
 //
 // A text cell that a spreadsheet would read as a formula (one that begins
 // with =, +, -, @, a tab or a carriage return) is sent with a leading
-// apostrophe (safeCell), as OWASP's advice on CSV injection has it; JSON
+// apostrophe (csvcell.Safe), as OWASP's advice on CSV injection has it; JSON
 // numbers, and text that is a plain decimal number, are sent as given.
 
 // CSV forms of a Route (Route.CSV), and those a handler chooses for its
@@ -398,7 +400,7 @@ func (t *table) cell(col string, val string) {
 // being made.
 func (t *table) fields(fixed [][2]string, obj jv) {
 	for _, f := range fixed {
-		t.cell(f[0], safeCell(f[1]))
+		t.cell(f[0], csvcell.Safe(f[1]))
 	}
 	if obj.kind != jObj {
 		return
@@ -546,68 +548,10 @@ func quoteRows(t *table, fixed [][2]string, n jv) {
 }
 
 // cellOf returns the CSV cell of a scalar: a JSON number as written, text
-// through safeCell.
+// through csvcell.Safe.
 func cellOf(v jv) string {
 	if v.kind == jNum {
 		return v.s
 	}
-	return safeCell(v.s)
-}
-
-// safeCell returns s as a CSV cell that no spreadsheet reads as a formula:
-// text that begins with =, +, -, @, a tab or a carriage return gets a
-// leading apostrophe (=HYPERLINK(…) becomes '=HYPERLINK(…)), unless it
-// is a plain decimal number (-1.5, +2), which is sent as given. Other text
-// is returned as is, without allocating.
-func safeCell(s string) string {
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
-	default:
-		return s
-	}
-	if plainNumber(s) {
-		return s
-	}
-	return "'" + s
-}
-
-// plainNumber reports whether s is a decimal number: an optional sign,
-// digits, at most one point among them, an optional exponent (1e-5).
-func plainNumber(s string) bool {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
-	digits, dot := 0, false
-	for i := 0; i < len(mant); i++ {
-		switch c := mant[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' && !dot:
-			dot = true
-		default:
-			return false
-		}
-	}
-	if digits == 0 {
-		return false
-	}
-	if !hasExp {
-		return true
-	}
-	if exp != "" && (exp[0] == '+' || exp[0] == '-') {
-		exp = exp[1:]
-	}
-	if exp == "" {
-		return false
-	}
-	for i := 0; i < len(exp); i++ {
-		if exp[i] < '0' || exp[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return csvcell.Safe(v.s)
 }

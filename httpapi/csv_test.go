@@ -11,6 +11,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
+	"github.com/pregao/pregao/internal/csvcell"
 	"github.com/pregao/pregao/snapshot/bundle"
 )
 
@@ -115,34 +116,6 @@ func TestCSVRatiosAndCash(t *testing.T) {
 	checkError(t, ts.do("GET", "/v2/companies/cash-corporate-actions?format=csv&current=false", testKeyDelayed, ""), 400, "too large for a CSV form")
 }
 
-// A text cell a spreadsheet would take for a formula is sent with a
-// leading apostrophe; numbers, and text that is a plain number, as given.
-func TestSafeCell(t *testing.T) {
-	f := func(in, want string) {
-		t.Helper()
-		if got := safeCell(in); got != want {
-			t.Errorf("safeCell(%q) = %q, want %q", in, got, want)
-		}
-	}
-	f("", "")
-	f("DIVIDEND", "DIVIDEND")
-	f("=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")")
-	f("+55 11", "'+55 11")
-	f("-A1", "'-A1")
-	f("@SUM(A1)", "'@SUM(A1)")
-	f("\tx", "'\tx")
-	f("\rx", "'\rx")
-	f("-1.5", "-1.5")
-	f("+2", "+2")
-	f("-1e-5", "-1e-5")
-	f("-", "'-")
-	f("-.", "'-.")
-	f("-1e", "'-1e")
-	f("-1.2.3", "'-1.2.3")
-	f("a=1", "a=1")
-	f("'=x", "'=x")
-}
-
 // A cash action whose code is a formula reaches the CSV as text (the
 // JSON keeps it as given); numeric cells, negative ones included, stay
 // numbers.
@@ -196,7 +169,7 @@ func TestCSVFormulaCells(t *testing.T) {
 				}
 			}
 			for c, i := range col {
-				if v := r[i]; v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) && !plainNumber(v) {
+				if v := r[i]; v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) && !csvcell.PlainNumber(v) {
 					t.Errorf("%s: column %s: formula cell %q", path, c, v)
 				}
 			}

@@ -21,7 +21,7 @@
 // series, index levels) at a session: the files of a plan that may not
 // see the current session.
 //
-// flatfiles imports engine and internal/atomicfile only (besides Arrow
-// and the compression libraries); it must not import snapshot, httpapi
-// or cmd.
+// flatfiles imports engine, internal/atomicfile and internal/csvcell
+// only (besides Arrow and the compression libraries); it must not import
+// snapshot, httpapi or cmd.
 package flatfiles

@@ -163,6 +163,11 @@ func readCSV(tb testing.TB, path string) table {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// No name and no time (MTIME 0): the same rows, the same bytes, and
+	// gunzip -N stamps nothing.
+	if !zr.Header.ModTime.IsZero() || zr.Header.Name != "" {
+		tb.Errorf("%s: gzip header name %q, time %v; want none", path, zr.Header.Name, zr.Header.ModTime)
+	}
 	recs, err := csv.NewReader(zr).ReadAll()
 	if err != nil {
 		tb.Fatal(err)
@@ -649,6 +654,10 @@ func TestAppendCSVText(t *testing.T) {
 	f("two\nlines", "\"two\nlines\"")
 	f(" lead", `" lead"`)
 	f("", "")
+	// A formula's first byte: an apostrophe before it, as the API's CSV.
+	f(`=HYPERLINK("http://x","y")`, `"'=HYPERLINK(""http://x"",""y"")"`)
+	f("@SUM(A1)", "'@SUM(A1)")
+	f("-1.5", "-1.5")
 	// Read back by encoding/csv.
 	in := []string{"a,b", `q"q`, "l\r\nx", " s "}
 	var line []byte

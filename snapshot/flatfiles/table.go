@@ -24,6 +24,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/csvcell"
 )
 
 // colType is the type of a column, the same in both formats.
@@ -599,8 +600,11 @@ func (r *rows) csvHeader() []byte {
 }
 
 // appendCSVText appends s as a CSV field, quoted when it holds a comma, a
-// quote, a line break or leading or trailing space.
+// quote, a line break or leading or trailing space; text a spreadsheet
+// would read as a formula gets a leading apostrophe (csvcell.Safe), as
+// the API's CSV answers do.
 func appendCSVText(dst []byte, s string) []byte {
+	s = csvcell.Safe(s)
 	if !strings.ContainsAny(s, ",\"\r\n") && strings.TrimSpace(s) == s {
 		return append(dst, s...)
 	}
@@ -636,6 +640,9 @@ func (c *counter) sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
 // no time, so that the same rows give the same bytes.
 func gzipWriter(w io.Writer) *gzip.Writer {
 	zw, _ := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	// MTIME 0 is "no time" (RFC 1952); the zero time.Time would be
+	// written as its Unix seconds cut to 32 bits, a date in 2042.
+	zw.ModTime = time.Unix(0, 0)
 	return zw
 }
 
