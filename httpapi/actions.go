@@ -104,7 +104,7 @@ func (a *API) companyCash(c *call, dst []byte, r *http.Request, ps httprouter.Pa
 	return f.append(c, dst, res.Issuer.CashActions()), nil
 }
 
-// fundCash serves GET /traded-funds/{id}/cash-corporate-actions
+// fundCash serves GET /traded-funds/{fundIdentifier}/cash-corporate-actions
 // (addition): the distributions of a listed fund (FII, ETF), in the shape
 // of the companies' cash actions (stock_type FUND_UNIT).
 func (a *API) fundCash(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
@@ -113,7 +113,7 @@ func (a *API) fundCash(c *call, dst []byte, r *http.Request, ps httprouter.Param
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	res, err := resolveFund(c.ds, ps.ByName("id"))
+	res, err := resolveFund(c.ds, ps.ByName(pathFundID.Name))
 	if err != nil {
 		return nil, err
 	}

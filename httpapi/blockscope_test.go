@@ -127,7 +127,7 @@ func routeOf(path string) *Route {
 			return rt
 		}
 	}
-	param := regexp.MustCompile(`:[a-z]+`)
+	param := regexp.MustCompile(`:[A-Za-z]+`)
 	for i := range routeTable {
 		rt := &routeTable[i]
 		if rt.Method != http.MethodGet || rt.Root || !strings.Contains(rt.Path, ":") {

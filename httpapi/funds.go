@@ -11,12 +11,12 @@ import (
 )
 
 // Listed funds (additions): GET /traded-funds lists the FIIs and ETFs of
-// the snapshot, filtered and paged; GET /traded-funds/{id} is one fund's
+// the snapshot, filtered and paged; GET /traded-funds/{fundIdentifier} is one fund's
 // detail with the latest point of each of its indicators.
 
 const (
 	routeFunds = "/traded-funds"
-	routeFund  = "/traded-funds/:id"
+	routeFund  = "/traded-funds/:fundIdentifier"
 )
 
 var fundKinds = []string{engine.KindFII, engine.KindETF}
@@ -98,7 +98,7 @@ func appendFundItem(dst []byte, is *engine.Issuer, sec bool) []byte {
 	return append(dst, '}')
 }
 
-// fundDetail serves GET /traded-funds/:id: the fund's list item with its
+// fundDetail serves GET /traded-funds/:fundIdentifier: the fund's list item with its
 // taxonomy blocks, description and website, and the latest point (by
 // reference date, then publication) of each of its indicators and
 // frequencies, in catalog order.
@@ -106,7 +106,7 @@ func (a *API) fundDetail(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	if q := c.query(r); q.err() != nil {
 		return nil, q.err()
 	}
-	res, err := resolveFund(c.ds, ps.ByName("id"))
+	res, err := resolveFund(c.ds, ps.ByName(pathFundID.Name))
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // GET /traded-funds lists the listed funds, filtered and paged, each
-// answer valid against its schema; GET /traded-funds/{id} is one fund's
+// answer valid against its schema; GET /traded-funds/{fundIdentifier} is one fund's
 // detail; /companies?search= finds funds too.
 func TestTradedFunds(t *testing.T) {
 	ts := newTestServer(t, true)

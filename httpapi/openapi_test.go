@@ -628,3 +628,44 @@ func TestOpenAPIExamplesValidate(t *testing.T) {
 		validateAnswer(t, method, target, ex.Body, w)
 	}
 }
+
+// No operation has two parameters of one name (a path and a query
+// parameter both called id): a generated client names its arguments
+// after them, and two of one name collide.
+func TestOpenAPIParameterNamesUnique(t *testing.T) {
+	b, err := OpenAPI("/v2", "unversioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ops := 0
+	for path, methods := range doc.Paths {
+		for method, raw := range methods {
+			var op struct {
+				Parameters []struct {
+					Name string `json:"name"`
+					In   string `json:"in"`
+				} `json:"parameters"`
+			}
+			if json.Unmarshal(raw, &op) != nil {
+				continue // not an operation
+			}
+			ops++
+			seen := map[string]string{}
+			for _, p := range op.Parameters {
+				if in, ok := seen[p.Name]; ok {
+					t.Errorf("%s %s: parameter %q both in %s and in %s", method, path, p.Name, in, p.In)
+				}
+				seen[p.Name] = p.In
+			}
+		}
+	}
+	if ops == 0 {
+		t.Fatal("no operation read")
+	}
+}

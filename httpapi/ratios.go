@@ -251,7 +251,7 @@ func appendRatioPoint(dst []byte, p *engine.RatioPoint, vars []engine.Num, ind *
 
 var fundFreqs = []string{engine.FreqDaily, engine.FreqMonthly, engine.FreqQuarterly, engine.FreqAnnual, "TRIAL_BALANCE", "CDA"}
 
-// fundRatios serves GET /traded-funds/:id/ratios. limit and offset count
+// fundRatios serves GET /traded-funds/:fundIdentifier/ratios. limit and offset count
 // points (documents) in answer order: indicator, frequency, reference_date.
 func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	q := c.query(r)
@@ -273,7 +273,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	res, err := resolveFund(c.ds, ps.ByName("id"))
+	res, err := resolveFund(c.ds, ps.ByName(pathFundID.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +354,7 @@ func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Par
 		dst = append(dst, '}')
 	}
 	if n == 0 {
-		return nil, notFound("no indicator found for fund %q with these parameters", ps.ByName("id"))
+		return nil, notFound("no indicator found for fund %q with these parameters", ps.ByName(pathFundID.Name))
 	}
 	c.setTotal(seen) // the points of every page, in answer order
 	return append(dst, '}'), nil

@@ -43,7 +43,7 @@ const (
 	routeDocuments        = "/companies/:id/documents"
 	routeSharesHistory    = "/companies/:id/shares-history"
 	routeScreener         = "/screener"
-	routeFundRatios       = "/traded-funds/:id/ratios"
+	routeFundRatios       = "/traded-funds/:fundIdentifier/ratios"
 	routeCatalog          = "/ratios/catalog"
 	routeHealthz          = "/healthz"
 	routeReadyz           = "/readyz"
@@ -52,7 +52,7 @@ const (
 	routeDocsFile         = docsPath + "/:file"
 	routeCompanyCash      = "/companies/:id/cash-corporate-actions"
 	routeSectors          = "/sectors"
-	routeFundCash         = "/traded-funds/:id/cash-corporate-actions"
+	routeFundCash         = "/traded-funds/:fundIdentifier/cash-corporate-actions"
 	cashActionsSegment    = "cash-corporate-actions"
 )
 
@@ -60,7 +60,7 @@ const (
 var (
 	pathCompanyID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "LITA3",
 		Desc: "company identifier: a ticker (PETR4), a symbol (PETR), a company_id (CNPJ digits) or a CVM code, matched ignoring case"}
-	pathFundID = Param{Name: "id", In: InPath, Type: TypeString, Required: true, Example: "AILO11",
+	pathFundID = Param{Name: "fundIdentifier", In: InPath, Type: TypeString, Required: true, Example: "AILO11",
 		Desc: "fund identifier: a listed fund's ticker (AILO11), symbol or company_id, matched ignoring case"}
 	pathQuoteTicker = Param{Name: "ticker", In: InPath, Type: TypeString, Required: true, Pattern: `^[A-Za-z0-9]{3,6}$`, Example: "ITAG3",
 		Desc: "ticker (PETR4), macro series (SELIC, IPCA, CDI, or a currency's ISO code: USD, EUR...) or index with a portfolio (IBOV: its levels, addition), matched ignoring case"}

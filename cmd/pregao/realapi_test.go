@@ -61,11 +61,8 @@ func TestRealSnapshotEndpoints(t *testing.T) {
 		path = strings.ReplaceAll(path, ":symbol", "IBOV")
 		path = strings.ReplaceAll(path, ":ticker", "ABEV3")
 		path = strings.ReplaceAll(path, ":name", "companies.parquet")
-		if strings.HasPrefix(rt.Path, "/traded-funds/") {
-			path = strings.ReplaceAll(path, ":id", fund)
-		} else {
-			path = strings.ReplaceAll(path, ":id", "ABEV")
-		}
+		path = strings.ReplaceAll(path, ":fundIdentifier", fund)
+		path = strings.ReplaceAll(path, ":id", "ABEV")
 		body := ""
 		switch strings.TrimSuffix(rt.Path, ".csv") { // a CSV form's route takes its route's body
 		case "/quotes":

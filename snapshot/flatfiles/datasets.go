@@ -767,7 +767,7 @@ var fundReportsSet = &dataset{
 
 var fundRatiosSet = &dataset{
 	name: "fund_ratios",
-	doc:  "every point of every listed-fund indicator, every publication, as GET /traded-funds/{id}/ratios serves them",
+	doc:  "every point of every listed-fund indicator, every publication, as GET /traded-funds/{fundIdentifier}/ratios serves them",
 	schema: schema{cols: []column{
 		{"fund_id", tString, "the fund's company_id"},
 		{"indicator", tString, "the indicator id (GET /ratios/catalog?kind=FUND)"},
