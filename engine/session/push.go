@@ -86,8 +86,44 @@ func (l *local) PushBars(seq uint64, bars []engine.LiveBar) error {
 	if err := l.checkPush(seq); err != nil {
 		return err
 	}
-	return l.commit(&engine.LiveBatch{Seq: seq, Session: l.session, Bars: slices.Clone(bars)}, nil, l.now())
+	now := l.now()
+	for i := range bars {
+		if err := l.checkTime(int64(bars[i].Time)*1000, now); err != nil {
+			l.met.batches.WithLabelValues("refused").Inc()
+			l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
+			return fmt.Errorf("%w: bar %d (%s): minute %v", engine.ErrLiveBatch, i+1, bars[i].Ticker, err)
+		}
+	}
+	return l.commit(&engine.LiveBatch{Seq: seq, Session: l.session, Bars: slices.Clone(bars)}, nil, now)
 }
+
+// pushAhead is how far past the server's clock a pushed trade or minute
+// may lie: the feeder's clock and the server's are apart by less.
+const pushAhead = time.Minute
+
+// checkTime refuses the time ms (unix milliseconds) of a pushed trade or
+// minute outside the hours of the push session (live.SessionStart to
+// live.SessionEnd: 09:30 to 18:30 in São Paulo, within the session's
+// day both there and in UTC) or more than pushAhead past now: a minute
+// of another day, or a clock set wrong, would otherwise be taken into
+// the session (and a minute ahead would move its watermark on, hiding
+// the feed's lag). The caller holds l.mu.
+func (l *local) checkTime(ms int64, now time.Time) error {
+	t := time.UnixMilli(ms)
+	from, to := live.SessionStart(l.session), live.SessionEnd(l.session)
+	local := func(x time.Time) string { return x.In(saoPaulo).Format("15:04") }
+	switch {
+	case t.Before(from) || !t.Before(to):
+		return fmt.Errorf("%s is outside session %s's hours (%s to %s in São Paulo, %s to %s UTC)", t.UTC().Format(time.RFC3339), l.session,
+			local(from), local(to), from.UTC().Format("15:04"), to.UTC().Format("15:04"))
+	case t.After(now.Add(pushAhead)):
+		return fmt.Errorf("%s is ahead of the server's clock (%s) by more than %v", t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), pushAhead)
+	}
+	return nil
+}
+
+// saoPaulo is B3's local time, UTC−03:00, for messages.
+var saoPaulo = time.FixedZone("-03", -3*3600)
 
 // PushTrades aggregates a pushed batch of trades and applies the bars
 // that changed. A batch holding a trade no bar can come from is refused
@@ -105,8 +141,16 @@ func (l *local) PushTrades(seq uint64, trades []engine.LiveTrade) error {
 		l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
 		return err
 	}
+	now := l.now()
+	for i := range trades {
+		if err := l.checkTime(trades[i].Time, now); err != nil {
+			l.met.batches.WithLabelValues("refused").Inc()
+			l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
+			return fmt.Errorf("%w: trade %d (%s %s): time %v", engine.ErrLiveBatch, i+1, trades[i].Ticker, trades[i].ID, err)
+		}
+	}
 	bars := l.trades.Apply(trades)
-	err := l.commit(&engine.LiveBatch{Seq: seq, Session: l.session, Bars: bars}, trades, l.now())
+	err := l.commit(&engine.LiveBatch{Seq: seq, Session: l.session, Bars: bars}, trades, now)
 	l.countErrors(l.trades.Errors(), l.tradeErrs)
 	switch {
 	case err == nil || l.broken != nil:

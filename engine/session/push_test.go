@@ -379,3 +379,67 @@ func TestLogBroken(t *testing.T) {
 		t.Errorf("after the recovery: log %+v, %v", info, err)
 	}
 }
+
+// TestPushTimes: a pushed minute or trade lies within the session's
+// hours (09:30 to 18:30 in São Paulo) and at most a minute past the
+// server's clock; one that does not makes the batch a refusal
+// (engine.ErrLiveBatch, saying which line and why) that takes no number.
+func TestPushTimes(t *testing.T) {
+	f := fixtureOf(t)
+	day := f.day
+	at := func(h, m int) int64 { return int64(day)*86400 + int64(h*3600+m*60) } // UTC
+	var mu sync.Mutex
+	now := time.Unix(at(14, 0), 0) // 11:00 in São Paulo
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	_, store, r, stop := pushSession(t, f, t.TempDir(), clock)
+	defer stop()
+	bar := func(sec int64) engine.LiveBar {
+		b := minuteBar(f.ticker, day, 0)
+		b.Time = sec
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		bar  engine.LiveBar
+		want string
+	}{
+		{"22:00 the evening before, in São Paulo (01:00 UTC of the day)", bar(at(1, 0)), "outside session"},
+		{"09:00 in São Paulo, before the session's hours", bar(at(12, 0)), "outside session"},
+		{"18:30 in São Paulo, its end", bar(at(21, 30)), "outside session"},
+		{"the next day", bar(at(24+13, 0)), "outside session"},
+		{"two minutes past the server's clock", bar(at(14, 2)), "ahead of the server's clock"},
+	} {
+		err := r.PushBars(1, []engine.LiveBar{minuteBar(f.ticker, day, 1), c.bar})
+		if !errors.Is(err, engine.ErrLiveBatch) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bar 2 ("+f.ticker+")") {
+			t.Errorf("%s: %v, want a refusal of bar 2: %s", c.name, err, c.want)
+		}
+	}
+	// A trade at 23:30 in São Paulo is of the session's local day, but
+	// not of its hours.
+	late := engine.LiveTrade{Ticker: f.ticker, Time: (at(24+2, 30)) * 1000, Price: 11, Quantity: 10, ID: "late"}
+	if err := r.PushTrades(1, []engine.LiveTrade{late}); !errors.Is(err, engine.ErrLiveBatch) || !strings.Contains(err.Error(), "trade 1") || !strings.Contains(err.Error(), "outside session") {
+		t.Errorf("a trade at 23:30 in São Paulo: %v", err)
+	}
+	ahead := engine.LiveTrade{Ticker: f.ticker, Time: (at(14, 1)+30)*1000 + 1, Price: 11, Quantity: 10, ID: "ahead"}
+	if err := r.PushTrades(1, []engine.LiveTrade{ahead}); !errors.Is(err, engine.ErrLiveBatch) || !strings.Contains(err.Error(), "ahead") {
+		t.Errorf("a trade 90 s past the server's clock: %v", err)
+	}
+	if next := r.NextSeq(); next != 1 {
+		t.Fatalf("the refusals took numbers: next %d", next)
+	}
+	// A minute up to one past the clock (clocks apart), and the session's
+	// first and last minutes, are taken.
+	ok := []engine.LiveBar{bar(at(12, 30)), bar(at(14, 1)), bar(at(21, 29))}
+	if err := r.PushBars(1, ok[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if v := store.View(); v.Live.Seq != 1 || v.Live.Bars != 2 {
+		t.Errorf("after the batch: seq %d, %d bars", v.Live.Seq, v.Live.Bars)
+	}
+	mu.Lock()
+	now = time.Unix(at(21, 29), 0)
+	mu.Unlock()
+	if err := r.PushBars(2, ok[2:]); err != nil {
+		t.Errorf("the session's last minute: %v", err)
+	}
+}
