@@ -146,6 +146,9 @@ type API struct {
 	// liveStatus is what /readyz reports of the live session
 	// (SetLiveStatus, livestatus.go).
 	liveStatus atomic.Pointer[func() (engine.LiveStatus, bool)]
+	// liveRestoring reports whether the live session is being read back
+	// from its log (SetLiveRestoring; nil: no live session).
+	liveRestoring atomic.Pointer[func() bool]
 
 	// badBlockLogged is the last Dataset whose bad block was logged
 	// (badBlock).

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"strconv"
 
 	"github.com/pregao/pregao/engine"
@@ -15,6 +16,35 @@ func (a *API) SetLiveStatus(fn func() (engine.LiveStatus, bool)) {
 		return
 	}
 	a.liveStatus.Store(&fn)
+}
+
+// SetLiveRestoring makes the priced routes (quotes, rankings, the
+// screener, the live stream…) answer 503 with Retry-After while fn
+// reports true: the live session is being read back from its log, and
+// what it holds so far is part of it (a client of a lone server would
+// take a session half restored for the present). fn is called by each
+// priced request and must be cheap (an atomic load). nil: never.
+func (a *API) SetLiveRestoring(fn func() bool) {
+	if fn == nil {
+		a.liveRestoring.Store(nil)
+		return
+	}
+	a.liveRestoring.Store(&fn)
+}
+
+// retryRestoring is the Retry-After, in seconds, of the 503 of a priced
+// request while the live session is restored (a few seconds at most).
+var retryRestoring = []string{"2"}
+
+// restoring answers a priced request 503 while the live session is
+// restored (SetLiveRestoring); 0 otherwise.
+func (a *API) restoring(c *call) int {
+	fn := a.liveRestoring.Load()
+	if fn == nil || !(*fn)() {
+		return 0
+	}
+	c.out.w.Header()["Retry-After"] = retryRestoring
+	return c.out.fail(http.StatusServiceUnavailable, "restoring the live session from its log: prices are answered once it is whole, in a few seconds")
 }
 
 // appendLiveStatus appends `,"live":{...}` when a live session runs.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,5 +117,34 @@ func TestReadyzStream(t *testing.T) {
 				validateAnswer(t, "GET", "/readyz", "", w)
 			}
 		})
+	}
+}
+
+// TestPricedWhileRestoring: while the live session is read back from its
+// log, the priced routes and the stream answer 503 with Retry-After
+// (an event stream its refusal as events), not the session half
+// restored; the other routes answer, a request without a key is still a
+// 401, and once restored the priced routes answer again.
+func TestPricedWhileRestoring(t *testing.T) {
+	ts := newTestServer(t, true)
+	var restoring atomic.Bool
+	restoring.Store(true)
+	ts.api.SetLiveRestoring(restoring.Load)
+	for _, path := range []string{"/v2/quotes/ENHZ3?type=current", "/v2/indexes/IBOV/highs", "/v2/stocks/variations"} {
+		w := ts.do("GET", path, testKeyDelayed, "")
+		checkError(t, w, 503, "restoring the live session")
+		if w.Header().Get("Retry-After") != "2" || w.Header().Get("ETag") != "" {
+			t.Errorf("%s: Retry-After %q, ETag %q", path, w.Header().Get("Retry-After"), w.Header().Get("ETag"))
+		}
+	}
+	checkError(t, ts.do("POST", "/v2/screener", testKeyDelayed, `{}`), 503, "restoring")
+	checkError(t, ts.do("GET", "/v2/stream/quotes?tickers=ENHZ3", testKeyDelayed, ""), 503, "restoring")
+	checkError(t, ts.do("GET", "/v2/quotes/ENHZ3", "", ""), 401, "")
+	if w := ts.do("GET", "/v2/companies/ENHZ", testKeyDelayed, ""); w.Code != 200 {
+		t.Errorf("a route without prices while restoring: %d %s", w.Code, w.Body)
+	}
+	restoring.Store(false)
+	if w := ts.do("GET", "/v2/quotes/ENHZ3?type=current", testKeyDelayed, ""); w.Code != 200 {
+		t.Errorf("restored: %d %s", w.Code, w.Body)
 	}
 }

@@ -87,6 +87,11 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 		if st := a.limit(c); st != 0 {
 			return st
 		}
+		if rt.Priced || rt.Stream {
+			if st := a.restoring(c); st != 0 {
+				return st
+			}
+		}
 		if st := a.resolveView(c, r); st != 0 {
 			return st
 		}

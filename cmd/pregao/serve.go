@@ -336,6 +336,7 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		Admission:    &httpapi.Admission{Cores: cfg.AdmissionCores, MaxWait: cfg.AdmissionWait, MaxQueue: cfg.AdmissionQueue}}, m.Store, keys, clock, m.Registry, m.log)
 	if m.Live.Runs() {
 		m.API.SetLiveStatus(m.Live.Status)
+		m.API.SetLiveRestoring(m.Live.Restoring)
 	}
 	if err := m.serveFiles(cfg); err != nil {
 		return nil, err

@@ -187,6 +187,11 @@ func (s *Session) lag() time.Duration {
 	return lag(st, s.Clock().Now())
 }
 
+// Restoring reports whether the session is being read back from its
+// log (a restart), so that what it holds is not whole yet. It is an
+// atomic load.
+func (s *Session) Restoring() bool { return s.head != nil && s.head.restoring.Load() }
+
 // Status is /readyz's live object: false when there is none (no feed
 // and no stream, or a feed whose session is not open yet). A replica of
 // the stream always has one (a replica catching up answers 503).
