@@ -289,7 +289,7 @@ func TestCacheBuildFails(t *testing.T) {
 	// failed.
 	var be *BuildError
 	if !errors.As(err, &be) || be.RetryAt().Before(failed.Add(retry)) || be.RetryAt().After(time.Now().Add(retry)) {
-		t.Errorf("error %v (%T): want a BuildError retried %v after the failure", err, err, retry)
+		t.Fatalf("error %v (%T): want a BuildError retried %v after the failure", err, err, retry)
 	}
 	os.Remove(dir)
 	if _, _, err = c.Get(context.Background(), ds, "s", engine.NoDate); err == nil && time.Since(failed) < retry {
@@ -302,7 +302,9 @@ func TestCacheBuildFails(t *testing.T) {
 	if n := strings.Count(logs.String(), "level=ERROR msg=\"files: build failed\" folder=s-all"); n != 1 {
 		t.Errorf("%d failure records, want 1:\n%s", n, logs.String())
 	}
-	time.Sleep(time.Until(failed.Add(retry)))
+	// Until the time the error said (RetryFailed after the build failed,
+	// which is after failed): a Get before it is answered the failure.
+	time.Sleep(time.Until(be.RetryAt()))
 	if _, m, err := c.Get(context.Background(), ds, "s", engine.NoDate); err != nil || len(m.Files) == 0 {
 		t.Fatalf("a Get after RetryFailed: %v", err)
 	}
