@@ -83,10 +83,34 @@ func SelectRatioPoints[P any, PP ratioPoint[P]](points []P, f *RatioFilter) iter
 // knownAt reports whether point i, of reference date ref and publish
 // date pub, is known at t (see RatioFilter.KnownAt).
 func knownAt(ref Date, pub Stamp, knownFrom []Stamp, i int, t time.Time) bool {
+	return !knownFromOf(ref, pub, knownFrom, i).After(t)
+}
+
+// knownFromOf returns when point i, of reference date ref and publish
+// date pub, became known: its publication (knownFrom's when set: see
+// setKnownFrom), and for a point priced at a session (a valuation
+// point, whose reference date is that session) not before that session
+// closed (SessionClose).
+func knownFromOf(ref Date, pub Stamp, knownFrom []Stamp, i int) time.Time {
 	if i < len(knownFrom) {
 		pub = knownFrom[i]
 	}
-	return !pub.Time().After(t) && !SessionClose(ref).After(t)
+	t, c := pub.Time(), SessionClose(ref)
+	if c.After(t) {
+		return c
+	}
+	return t
+}
+
+// KnownAt returns when point i of s became known: the earliest as_of
+// (RatioFilter.KnownAt) that keeps it. A valuation point is priced at
+// its reference date's close, so it is not known before that session
+// closed, whatever the publish date of the filing it divides by; a
+// report-independent valuation point (market cap, dividend yield) not
+// before its period's other valuation points (KnownFrom).
+func (s *RatioSeries) KnownAt(i int) time.Time {
+	p := &s.Points[i]
+	return knownFromOf(p.ReferenceDate, p.PublishDate, s.KnownFrom, i)
 }
 
 // LatestKnown returns the position in points (one series as

@@ -663,7 +663,8 @@ var ratiosSet = &dataset{
 		{"class", tString, "the share class of a per-class indicator (CS, PS, UNIT…: the API's id suffix); null for company-level ones"},
 		{"frequency", tString, "ANNUAL, QUARTERLY, TTM, YTD or DAILY"},
 		{"reference_date", tDate, "the period's reference date"},
-		{"publish_date", tTime, "when the point became known"},
+		{"publish_date", tTime, "when the point's inputs were published (a valuation point's: the filing it divides by, published before the session that prices it)"},
+		{"known_at", tTime, "when the point became known, the earliest as_of that sees it: its publication, and for a valuation point not before the close of its reference date's session (18:00 in São Paulo); filter on it, not on publish_date, for a point-in-time view without look-ahead"},
 		{"kind", tString, "FUNDAMENTAL or VALUATION"},
 		{"ticker", tString, "the ticker priced, for per-class points"},
 		{"value", tFloat, "the value, in the indicator's format; null when undefined"},
@@ -689,6 +690,7 @@ var ratiosSet = &dataset{
 						r.str(s.Frequency)
 						r.date(p.ReferenceDate)
 						r.time(p.PublishDate.Time())
+						r.time(s.KnownAt(pi))
 						r.str(ind.Kind)
 						r.str(tickerOf(x.ds.RatioTicker(p), s.Class))
 						r.float(p.Value)

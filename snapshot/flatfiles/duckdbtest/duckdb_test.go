@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,6 +44,8 @@ type fixture struct {
 	api http.Handler
 	key string
 	db  *sql.DB
+
+	knownAtChecks int // companies whose known_at was checked (checkValuationKnownAt)
 }
 
 func setup(t *testing.T) *fixture {
@@ -599,6 +602,71 @@ func (f *fixture) checkValuation(t *testing.T, company string) {
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d valuation series in the files, %d answered", company, len(got), len(want))
+	}
+	if f.knownAtChecks < knownAtCompanies {
+		f.checkValuationKnownAt(t, company)
+	}
+}
+
+// knownAtCompanies is how many companies checkValuationKnownAt checks
+// (two queries over the whole ratios file each).
+const knownAtCompanies = 5
+
+// checkValuationKnownAt checks known_at as a point-in-time filter: just
+// after the last publication of a filing that valuation points priced at
+// later sessions divide by, the points published by then are in the
+// API's answer with as_of then exactly when their known_at is at or
+// before it (publish_date alone would let through the points priced at
+// sessions not closed yet).
+func (f *fixture) checkValuationKnownAt(t *testing.T, company string) {
+	t.Helper()
+	var last sql.NullTime
+	err := f.db.QueryRow(`SELECT max(publish_date) FROM read_parquet(`+f.files("ratios")+`) WHERE company_id = ? AND kind = 'VALUATION' AND known_at > publish_date`, company).Scan(&last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !last.Valid {
+		return // no point known after its publication
+	}
+	at := last.Time.Add(time.Second)
+	asOf := at.UTC().Format(time.RFC3339)
+	var api map[string]map[string][]map[string]any
+	f.get(t, "/v2/companies/"+company+"/ratios/valuation?as_of="+url.QueryEscape(asOf), &api)
+	answered := map[string]bool{}
+	for ind, freqs := range api {
+		for freq, ps := range freqs {
+			for _, p := range ps {
+				answered[fmt.Sprint(ind, " ", freq, " ", p["reference_date"].(string)[:10], " ", p["publish_date"])] = true
+			}
+		}
+	}
+	rows, err := f.db.Query(`SELECT indicator || coalesce('_' || class, ''), frequency, strftime(reference_date, '%Y-%m-%d'), strftime(publish_date, '%Y-%m-%dT%H:%M:%SZ'), known_at <= ?
+		FROM read_parquet(`+f.files("ratios")+`) WHERE company_id = ? AND kind = 'VALUATION' AND publish_date <= ?`, at, company, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	known, ahead := 0, 0
+	for rows.Next() {
+		var ind, freq, ref, pub string
+		var isKnown bool
+		rows.Scan(&ind, &freq, &ref, &pub, &isKnown)
+		k := fmt.Sprint(ind, " ", freq, " ", ref, " ", pub)
+		if isKnown != answered[k] {
+			t.Fatalf("%s at %s: %s: known_at says known %t, the API's as_of answers it %t", company, asOf, k, isKnown, answered[k])
+		}
+		if isKnown {
+			known++
+		} else {
+			ahead++
+		}
+	}
+	if ahead == 0 {
+		t.Errorf("%s at %s: no point published by then and priced later", company, asOf)
+	}
+	f.knownAtChecks++
+	if f.knownAtChecks == 1 {
+		t.Logf("%s at %s: %d valuation points published and known, %d published but priced at sessions closed later", company, asOf, known, ahead)
 	}
 }
 
