@@ -18,7 +18,7 @@ import (
 var (
 	corsMethods  = []string{"GET, HEAD, POST, OPTIONS"}
 	corsHeaders  = []string{"Authorization, Content-Type, If-None-Match, If-Modified-Since, Last-Event-ID, X-Request-Id"}
-	corsExpose   = []string{"ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, X-Total-Count, Link"}
+	corsExpose   = []string{"ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, X-Total-Count, Link, X-Live-Seq, X-Live-Next-Seq, X-Live-Batch-Digest"}
 	corsMaxAge   = []string{"600"}
 	corsWildcard = []string{"*"}
 )

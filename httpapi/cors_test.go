@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,13 @@ func TestCORS(t *testing.T) {
 	if resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" || !strings.Contains(strings.Join(resp.Header.Values("Vary"), ","), "Origin") ||
 		!strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "ETag") {
 		t.Errorf("allowed origin: %v", resp.Header)
+	}
+	// A page reads every header the API documents, the live session's
+	// and the push feed's too.
+	for _, h := range []string{"ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-Request-Id", "X-Total-Count", "Link", "X-Live-Seq", "X-Live-Next-Seq", "X-Live-Batch-Digest"} {
+		if !slices.Contains(strings.Split(resp.Header.Get("Access-Control-Expose-Headers"), ", "), h) {
+			t.Errorf("%s not exposed: %q", h, resp.Header.Get("Access-Control-Expose-Headers"))
+		}
 	}
 	resp, _ = send(t, srv, "GET", "/v2/companies/ENHZ", "Origin", "https://app.example.com") // no key: the 401 is readable
 	if resp.StatusCode != 401 || resp.Header.Get("Access-Control-Allow-Origin") == "" {
