@@ -71,7 +71,7 @@ func (a *API) quoteOptions(c *call, typ string, interval int64, start, end engin
 		// Intraday: the window is at most 5 days.
 		today := engine.Date(o.v.cutoff / 86400)
 		if !o.end.Valid() {
-			o.end = today
+			o.end = max(today, o.start) // a start_date ahead, end_date not sent: an empty series
 		}
 		if !o.start.Valid() {
 			o.start = o.end
@@ -85,7 +85,7 @@ func (a *API) quoteOptions(c *call, typ string, interval int64, start, end engin
 		return o, nil
 	}
 	if !o.end.Valid() {
-		o.end = last
+		o.end = max(last, o.start) // a start_date ahead, end_date not sent: an empty series
 	}
 	if !o.start.Valid() {
 		o.start = o.end - defaultDaysBack

@@ -111,3 +111,23 @@ func TestFirstBucketVariation(t *testing.T) {
 		t.Fatal("no bucket starting within a day after a session of that day")
 	}
 }
+
+// A start_date after the last session, without end_date, is an empty
+// series (as with both dates ahead), not a 400 about an end_date the
+// client did not send; after an end_date sent, it is still a 400.
+func TestStartDateAhead(t *testing.T) {
+	ts := newTestServer(t, true)
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/v2/quotes/ENHZ3?start_date=2030-01-01", ""},
+		{"GET", "/v2/quotes/ENHZ3?start_date=2030-01-01&interval=300", ""},
+		{"POST", "/v2/quotes", `{"tickers":["ENHZ3"],"start_date":"2030-01-01"}`},
+		{"GET", "/v2/quotes/ENHZ3/total-return?start_date=2030-01-01", ""},
+	} {
+		w := ts.do(c.method, c.path, testKeyDelayed, c.body)
+		if w.Code != 200 || strings.Contains(w.Body.String(), "close_price") {
+			t.Errorf("%s %s %s: %d %s", c.method, c.path, c.body, w.Code, w.Body)
+		}
+	}
+	checkError(t, ts.do("GET", "/v2/quotes/ENHZ3?start_date=2024-03-27&end_date=2024-03-26", testKeyDelayed, ""), 400, "start_date 2024-03-27 is after end_date 2024-03-26")
+	checkError(t, ts.do("GET", "/v2/quotes/ENHZ3/total-return?start_date=2030-01-01&end_date=2029-01-01", testKeyDelayed, ""), 400, "is after end_date")
+}

@@ -78,7 +78,7 @@ func (a *API) trOptions(c *call, start, end engine.Date, method string) (trOpts,
 		return o, eodHistory(c, sent)
 	}
 	if !o.end.Valid() {
-		o.end = o.v.lastDate()
+		o.end = max(o.v.lastDate(), o.start) // a start_date ahead, end_date not sent: an empty series
 	}
 	if !o.start.Valid() {
 		o.start = o.end - defaultDaysBack
