@@ -129,6 +129,10 @@ type LiveSink interface {
 	// PushTrades aggregates a batch of trades numbered seq into bars and
 	// applies them.
 	PushTrades(seq uint64, trades []LiveTrade) error
+	// Closed returns, when the session is over (complete, or handed over
+	// to the snapshot of its day), an error wrapping ErrLiveClosed that
+	// says so; nil while it takes batches.
+	Closed() error
 }
 
 // ErrLiveSeq is what a LiveSink's Push methods return (wrapped or not)

@@ -270,6 +270,13 @@ func outOfSequence(hd http.Header, seq, next uint64) error {
 func appliedAlready(hd http.Header, seq, next uint64, digest string, sink engine.LiveSink) error {
 	hd[hdrNextSeq] = []string{strconv.FormatUint(next, 10)}
 	had, ok := sink.Applied(seq)
+	if !ok || had != digest {
+		// Not a retry of the batch applied: were the session over, sending
+		// it again under the next seq would be refused too.
+		if err := sink.Closed(); err != nil {
+			return errorf(http.StatusConflict, "batch seq=%d refused: %v", seq, err)
+		}
+	}
 	switch {
 	case !ok:
 		return errorf(http.StatusConflict, "batch seq=%d is out of sequence: expected seq=%d; batch %d of this session is not known, so this body (digest %s) cannot be compared: it was not applied", seq, next, seq, digest)

@@ -26,6 +26,7 @@ type fakeSink struct {
 	bars    [][]engine.LiveBar
 	digests map[uint64]string
 	fail    error
+	closed  error // Closed's answer
 }
 
 func newFakeSink() *fakeSink { return &fakeSink{next: 1, digests: map[uint64]string{}} }
@@ -35,6 +36,12 @@ func (s *fakeSink) Applied(seq uint64) (string, bool) {
 	defer s.mu.Unlock()
 	d, ok := s.digests[seq]
 	return d, ok
+}
+
+func (s *fakeSink) Closed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 func (s *fakeSink) NextSeq() uint64 {
@@ -253,6 +260,18 @@ func TestPushSequence(t *testing.T) {
 	if sink.received() != 2 {
 		t.Errorf("the sink received %d batches, want 2", sink.received())
 	}
+	// Once the session is over, a batch under a number applied is still
+	// a retry done when its body is the one applied; another body is
+	// refused as closed, not invited under the next number.
+	sink.mu.Lock()
+	sink.closed = fmt.Errorf("%w: the live session 2026-11-27 is over (complete at batch 2)", engine.ErrLiveClosed)
+	sink.mu.Unlock()
+	conflict("1", "batch 1 was applied already with this body", "3")
+	w = ts.push(pushTradesPath+"?seq=1", testKeyAdmin, ndjson, other)
+	checkError(t, w, 409, "batch seq=1 refused: live session closed: the live session 2026-11-27 is over (complete at batch 2)")
+	sink.mu.Lock()
+	sink.closed = nil
+	sink.mu.Unlock()
 	// seq is required, a positive integer.
 	for _, q := range []string{"", "?seq=0", "?seq=-1", "?seq=x", "?seq=1&seq=2", "?sequence=3"} {
 		w := ts.push(pushTradesPath+q, testKeyAdmin, ndjson, sampleTradeLine)

@@ -174,6 +174,24 @@ func (l *local) PushTrades(seq uint64, trades []engine.LiveTrade) error {
 	return err
 }
 
+// Closed returns, when the push session is over, an error wrapping
+// engine.ErrLiveClosed that says so (nil while it takes batches).
+func (l *local) Closed() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rollPush()
+	if l.complete || l.slog == nil {
+		return fmt.Errorf("%w: %s", engine.ErrLiveClosed, l.over())
+	}
+	return nil
+}
+
+// over says why a push into the session that is over is refused. The
+// caller holds l.mu.
+func (l *local) over() string {
+	return fmt.Sprintf("the live session %s is over (complete at batch %d); a later batch belongs to the next session", l.session, l.seq)
+}
+
 // checkPush moves the push calendar on and refuses a push into a session
 // that is over (complete, or handed over to its snapshot:
 // engine.ErrLiveClosed) or numbered another way than the next
@@ -184,7 +202,7 @@ func (l *local) checkPush(seq uint64) error {
 	case l.broken != nil:
 		return fmt.Errorf("%w: batch %d not taken: the session log is unavailable (%v); it is reopened, send the batch again", engine.ErrLiveUnavailable, seq, l.broken)
 	case l.complete || l.slog == nil:
-		return fmt.Errorf("%w: batch %d: the live session %s is over (complete at batch %d); a later batch belongs to the next session", engine.ErrLiveClosed, seq, l.session, l.seq)
+		return fmt.Errorf("%w: batch %d: %s", engine.ErrLiveClosed, seq, l.over())
 	case seq != l.seq+1:
 		l.met.feedErrors.WithLabelValues(reasonSeq).Inc()
 		return fmt.Errorf("%w: batch %d, the next is %d", engine.ErrLiveSeq, seq, l.seq+1)

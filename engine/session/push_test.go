@@ -303,6 +303,9 @@ func TestPushRules(t *testing.T) {
 		}
 	}
 	check("applied")
+	if err := r.Closed(); err != nil {
+		t.Errorf("Closed while the session runs: %v", err)
+	}
 	stop()
 	s, store, r, stop := pushSession(t, f, dir, clock)
 	defer func() { stop() }()
@@ -313,6 +316,9 @@ func TestPushRules(t *testing.T) {
 	mu.Unlock()
 	if next := r.NextSeq(); next != 4 || !s.State().Complete {
 		t.Fatalf("after the end: next %d, state %+v", next, *s.State())
+	}
+	if err := r.Closed(); !errors.Is(err, engine.ErrLiveClosed) || !strings.Contains(err.Error(), "is over (complete at batch 3)") {
+		t.Errorf("Closed after the end: %v", err)
 	}
 	for _, err := range []error{r.PushBars(4, bars[:1]), r.PushTrades(4, trades)} {
 		if !errors.Is(err, engine.ErrLiveClosed) || !strings.Contains(err.Error(), "is over (complete at batch 3)") {
