@@ -83,6 +83,12 @@ func TestPagesTotalAndLinks(t *testing.T) {
 				}
 				seen += countItems(t, w.Body.Bytes())
 				links := parseLinks(w.Header().Get("Link"))
+				if total == 1 { // the first page is the whole list
+					if l := w.Header().Get("Link"); l != "" {
+						t.Errorf("GET %s: the whole list, Link %q", next, l)
+					}
+					break
+				}
 				if links["first"] == "" || links["last"] == "" {
 					t.Errorf("GET %s: Link %q", next, w.Header().Get("Link"))
 				}
@@ -96,6 +102,18 @@ func TestPagesTotalAndLinks(t *testing.T) {
 			}
 			if seen != total {
 				t.Errorf("the pages of %s hold %d items, X-Total-Count %d", target, seen, total)
+			}
+			// A first page holding every item is the whole list: no Link.
+			if l := get(target + sep + "limit=" + strconv.Itoa(max(total, 1))).Header().Get("Link"); l != "" {
+				t.Errorf("GET %s with limit=%d (every item): Link %q", target, total, l)
+			}
+			// Past the end, prev is the last page (a fund's ratios past
+			// their end are a 404: no point found).
+			if rt.Path != routeFundRatios {
+				w := get(target + sep + "limit=1&offset=" + strconv.Itoa(total+50))
+				if links := parseLinks(w.Header().Get("Link")); links["prev"] != links["last"] || links["next"] != "" {
+					t.Errorf("GET past the end: Link %q: want prev the last page", w.Header().Get("Link"))
+				}
 			}
 		})
 	}

@@ -107,7 +107,7 @@ var hdrLink = http.CanonicalHeaderKey("Link")
 // (RFC 8288): the request r's URL with offset moved, as rel="next" when
 // items follow the window, rel="prev" when some precede it, and
 // rel="first" and rel="last"; nil when the window is the whole list (no
-// limit and no offset). limit and offset are the request's, their
+// limit and no offset, or a first page holding every item). limit and offset are the request's, their
 // declared defaults when absent (route's declarations).
 func pageLinks(r *http.Request, rt *Route, totalText string) []string {
 	if r == nil || rt == nil || r.URL == nil {
@@ -125,22 +125,26 @@ func pageLinks(r *http.Request, rt *Route, totalText string) []string {
 		}
 		w.limit = max(total-w.offset, w.offset) // no limit: "prev" is the start, "next" none
 	}
+	if w.offset == 0 && w.limit >= total {
+		return nil // the whole list, in one page
+	}
 	link := func(offset int, rel string) string {
 		q.Set("offset", strconv.Itoa(offset))
 		return "<" + r.URL.EscapedPath() + "?" + q.Encode() + `>; rel="` + rel + `"`
+	}
+	last := 0
+	if total > 0 {
+		last = (total - 1) / w.limit * w.limit
 	}
 	var out []string
 	if next := w.offset + w.limit; next < total {
 		out = append(out, link(next, "next"))
 	}
 	if w.offset > 0 {
-		out = append(out, link(max(0, w.offset-w.limit), "prev"))
+		// Past the end, the page before is the last one.
+		out = append(out, link(min(max(0, w.offset-w.limit), last), "prev"))
 	}
 	out = append(out, link(0, "first"))
-	last := 0
-	if total > 0 {
-		last = (total - 1) / w.limit * w.limit
-	}
 	out = append(out, link(last, "last"))
 	return []string{strings.Join(out, ", ")}
 }
