@@ -292,7 +292,7 @@ func currencyOr(c string) string {
 	return c
 }
 
-var shareActionClasses = []string{engine.ClassCS, engine.ClassPS, engine.ClassPSB, engine.ClassPSC, engine.ClassPSD, engine.ClassUnit, engine.ClassBDR, engine.ClassFundUnit}
+var shareActionClasses = []string{engine.ClassCS, engine.ClassPS, engine.ClassPSA, engine.ClassPSB, engine.ClassPSC, engine.ClassPSD, engine.ClassUnit, engine.ClassBDR, engine.ClassFundUnit}
 
 // unitLike reports whether class is UNIT or FUND_UNIT (equivalent in the
 // corporate-actions filter).

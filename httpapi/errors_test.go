@@ -69,7 +69,7 @@ func TestErrorPaths(t *testing.T) {
 		{"GET", "/v2/companies/cash-corporate-actions?stock_type=FUND_UNIT", d, "", 400, "stock_type"},
 		{"GET", "/v2/companies/cash-corporate-actions?current=no", d, "", 400, "current"},
 		{"GET", "/v2/companies/cash-corporate-actions?start_date=2024-05-01&end_date=2024-04-01", d, "", 400, "after end_date"},
-		{"GET", "/v2/companies/ENHZ/corporate-actions?stock_type=PSA", d, "", 400, "stock_type"},
+		{"GET", "/v2/companies/ENHZ/corporate-actions?stock_type=PSE", d, "", 400, "stock_type"},
 		{"GET", "/v2/companies/ENHZ/corporate-actions?start_date=2024-05-01&end_date=2024-04-01", d, "", 400, "start_date 2024-05-01 is after end_date 2024-04-01"},
 		{"GET", "/v2/companies/ENHZ/insider-transactions?start_date=2024-05-01&end_date=2024-04-01", d, "", 400, "is after end_date"},
 		{"GET", "/v2/companies/ENHZ/insider-transactions?start_date=2024-05-01T00:00:00Z", d, "", 400, "YYYY-MM-DD"},

@@ -131,3 +131,23 @@ func TestStartDateAhead(t *testing.T) {
 	checkError(t, ts.do("GET", "/v2/quotes/ENHZ3?start_date=2024-03-27&end_date=2024-03-26", testKeyDelayed, ""), 400, "start_date 2024-03-27 is after end_date 2024-03-26")
 	checkError(t, ts.do("GET", "/v2/quotes/ENHZ3/total-return?start_date=2030-01-01&end_date=2029-01-01", testKeyDelayed, ""), 400, "is after end_date")
 }
+
+// A company-level indicator's id takes no class suffix: GROSS_MARGIN_CS
+// is a 400, not an empty answer.
+func TestRatioIDSuffix(t *testing.T) {
+	ts := newTestServer(t, true)
+	checkError(t, ts.do("GET", "/v2/companies/ENHZ/ratios?ids=GROSS_MARGIN_CS", testKeyDelayed, ""), 400, `indicator id "GROSS_MARGIN_CS": GROSS_MARGIN is a company-level indicator`)
+	if w := ts.do("GET", "/v2/companies/ENHZ/ratios?ids=GROSS_MARGIN", testKeyDelayed, ""); w.Code != 200 || !strings.Contains(w.Body.String(), "GROSS_MARGIN") {
+		t.Errorf("GROSS_MARGIN: %d %.200s", w.Code, w.Body)
+	}
+}
+
+// The corporate-actions filter takes PSA, a class of the spec's share
+// classes that events carry, beside the others.
+func TestShareActionsPSA(t *testing.T) {
+	ts := newTestServer(t, true)
+	if w := ts.do("GET", "/v2/companies/ENHZ/corporate-actions?stock_type=PSA", testKeyDelayed, ""); w.Code != 200 {
+		t.Errorf("stock_type=PSA: %d %s", w.Code, w.Body)
+	}
+	checkError(t, ts.do("GET", "/v2/companies/ENHZ/corporate-actions?stock_type=PSE", testKeyDelayed, ""), 400, "stock_type")
+}

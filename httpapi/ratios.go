@@ -63,6 +63,9 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 				}
 				return nil, badRequest("unknown %s indicator id %q (see /ratios/catalog)", strings.ToLower(kind), id)
 			}
+			if class != "" && !c.ds.Catalog()[k].ByClass {
+				return nil, badRequest("indicator id %q: %s is a company-level indicator, whose id takes no class suffix", id, base)
+			}
 			f.ids[uint16(k)] = append(f.ids[uint16(k)], class)
 		}
 	}
