@@ -163,8 +163,12 @@ func (o *answer) validators(r *http.Request, etag, cacheControl, lastModified []
 	return false
 }
 
-// notModified answers 304 with the validators set.
+// notModified answers 304 with the validators set, the ETag weak when
+// the request accepts a compressed form (as its 200 would carry it).
 func (o *answer) notModified() int {
+	if o.enc != encIdentity {
+		weakETag(o.w.Header())
+	}
 	o.w.WriteHeader(http.StatusNotModified)
 	return http.StatusNotModified
 }
@@ -400,6 +404,19 @@ func setEncoding(hd http.Header, enc int) {
 		hd["Content-Encoding"] = hdrGzip
 	case encZstd:
 		hd["Content-Encoding"] = hdrZstd
+	default:
+		return
+	}
+	weakETag(hd)
+}
+
+// weakETag makes the answer's ETag weak (W/"…"): a compressed form is
+// other bytes than the identity one, which a strong ETag names (RFC 9110
+// 8.8.3), and If-None-Match compares weakly, so that either form still
+// revalidates the other.
+func weakETag(hd http.Header) {
+	if e := hd["Etag"]; len(e) == 1 && !strings.HasPrefix(e[0], "W/") {
+		hd["Etag"] = []string{"W/" + e[0]}
 	}
 }
 

@@ -35,8 +35,10 @@ func TestHeadAndOptions(t *testing.T) {
 	defer srv.Close()
 	auth := "Bearer " + testKeyDelayed
 	for _, p := range []string{"/healthz", "/readyz", "/v2/companies/ENHZ", "/v2/companies", "/v2/quotes/ENHZ3?type=current", "/v2/companies/cash-corporate-actions"} {
-		get, gbody := send(t, srv, "GET", p, "Authorization", auth)
-		head, hbody := send(t, srv, "HEAD", p, "Authorization", auth)
+		// The same request but for its method (Go's client asks a GET for
+		// gzip on its own, not a HEAD).
+		get, gbody := send(t, srv, "GET", p, "Authorization", auth, "Accept-Encoding", "gzip")
+		head, hbody := send(t, srv, "HEAD", p, "Authorization", auth, "Accept-Encoding", "gzip")
 		if head.StatusCode != get.StatusCode || hbody != "" || gbody == "" || head.Header.Get("Content-Type") != get.Header.Get("Content-Type") || head.Header.Get("ETag") != get.Header.Get("ETag") {
 			t.Errorf("HEAD %s: %d %q %v; GET %d", p, head.StatusCode, hbody, head.Header, get.StatusCode)
 		}
@@ -186,4 +188,38 @@ func TestCompanySearch(t *testing.T) {
 		t.Errorf("no match: %v", got)
 	}
 	checkError(t, ts.do("GET", "/v2/companies?search="+strings.Repeat("a", 101), testKeyDelayed, ""), 400, "at most 100")
+}
+
+// A compressed answer's ETag is the weak form of the identity one's
+// (RFC 9110 8.8.3: a strong ETag names one representation's bytes), and
+// If-None-Match compares weakly, so each form revalidates the other; a
+// 304 carries the form its 200 would.
+func TestETagPerCoding(t *testing.T) {
+	ts := newTestServer(t, true)
+	const path = "/v2/companies/cash-corporate-actions?limit=50"
+	get := func(hd map[string]string) *httptest.ResponseRecorder {
+		return ts.doHeaders("GET", path, testKeyDelayed, hd)
+	}
+	id := get(nil)
+	strong := id.Header().Get("ETag")
+	if id.Code != 200 || id.Header().Get("Content-Encoding") != "" || strings.HasPrefix(strong, "W/") || len(id.Body.Bytes()) < compressMin {
+		t.Fatalf("identity: %d, Content-Encoding %q, ETag %q, %d bytes", id.Code, id.Header().Get("Content-Encoding"), strong, id.Body.Len())
+	}
+	for _, enc := range []string{"gzip", "zstd"} {
+		w := get(map[string]string{"Accept-Encoding": enc})
+		if w.Header().Get("Content-Encoding") != enc || w.Header().Get("ETag") != "W/"+strong {
+			t.Errorf("%s: Content-Encoding %q, ETag %q; want W/%s", enc, w.Header().Get("Content-Encoding"), w.Header().Get("ETag"), strong)
+		}
+		if w := get(map[string]string{"Accept-Encoding": enc, "If-None-Match": strong}); w.Code != 304 || w.Header().Get("ETag") != "W/"+strong {
+			t.Errorf("%s revalidated with the identity ETag: %d, ETag %q", enc, w.Code, w.Header().Get("ETag"))
+		}
+	}
+	if w := get(map[string]string{"If-None-Match": "W/" + strong}); w.Code != 304 || w.Header().Get("ETag") != strong {
+		t.Errorf("identity revalidated with the compressed form's ETag: %d, ETag %q", w.Code, w.Header().Get("ETag"))
+	}
+	// An answer too small to compress keeps its strong ETag.
+	w := ts.doHeaders("GET", "/v2/companies/ENHZ", testKeyDelayed, map[string]string{"Accept-Encoding": "gzip"})
+	if w.Body.Len() < compressMin && (w.Header().Get("Content-Encoding") != "" || strings.HasPrefix(w.Header().Get("ETag"), "W/")) {
+		t.Errorf("a small answer: Content-Encoding %q, ETag %q", w.Header().Get("Content-Encoding"), w.Header().Get("ETag"))
+	}
 }
