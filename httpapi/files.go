@@ -360,30 +360,39 @@ func unsatisfiable(h string, size int64) bool {
 // replaced by the file's last byte or its size, which it means (RFC 9110
 // §14.1.2: a last position at or past the end selects the rest, a
 // suffix longer than the file the whole file); http.ServeContent cannot
-// parse such a number and answered 416. Any other header is h.
+// parse such a number and answered 416. A suffix of 0 bytes (-0) among
+// other ranges selects nothing and is left out (RFC 9110 §14.1.1: an
+// unsatisfiable range of a set is ignored): http.ServeContent sent it as
+// an empty part whose Content-Range ends before it starts (alone, it is
+// unsatisfiable). Any other header is h.
 func clampRange(h string, size int64) string {
 	spec, ok := strings.CutPrefix(h, "bytes=")
-	if !ok || len(spec) < 19 { // no number of 19 digits or more: nothing overflows
+	if !ok || len(spec) < 19 && !strings.Contains(spec, "-0") { // nothing overflows, no empty suffix
 		return h
 	}
 	parts := strings.Split(spec, ",")
+	kept := parts[:0]
 	changed := false
-	for i, r := range parts {
+	for _, r := range parts {
 		first, last, ok := strings.Cut(strings.TrimSpace(r), "-")
-		if !ok || !overflows(last) {
+		switch {
+		case ok && first == "" && strings.Trim(last, "0") == "" && last != "" && len(parts) > 1:
+			changed = true // the last 0 bytes: none
 			continue
+		case ok && overflows(last):
+			if first == "" {
+				last = strconv.FormatInt(size, 10)
+			} else {
+				last = strconv.FormatInt(max(size-1, 0), 10)
+			}
+			r, changed = first+"-"+last, true
 		}
-		if first == "" {
-			last = strconv.FormatInt(size, 10)
-		} else {
-			last = strconv.FormatInt(max(size-1, 0), 10)
-		}
-		parts[i], changed = first+"-"+last, true
+		kept = append(kept, strings.TrimSpace(r))
 	}
 	if !changed {
 		return h
 	}
-	return "bytes=" + strings.Join(parts, ",")
+	return "bytes=" + strings.Join(kept, ",")
 }
 
 // overflows reports whether s is all decimal digits and too large for

@@ -316,6 +316,11 @@ func TestClampRange(t *testing.T) {
 		{"bytes=0-99999999999999999999", 10, "bytes=0-9"},
 		{"bytes=-99999999999999999999", 10, "bytes=-10"},
 		{"bytes=0-1, 5-99999999999999999999", 10, "bytes=0-1,5-9"},
+		{"bytes=0-0,-0", 10, "bytes=0-0"}, // the last 0 bytes of a set: none, left out
+		{"bytes=-0, 2-3", 10, "bytes=2-3"},
+		{"bytes=-000,0-1,-0", 10, "bytes=0-1"},
+		{"bytes=-0", 10, "bytes=-0"},                                       // alone: unsatisfiable decides first
+		{"bytes=0-05", 10, "bytes=0-05"},                                   // not a suffix
 		{"bytes=0-9223372036854775807", 10, "bytes=0-9223372036854775807"}, // fits: ServeContent's
 		{"bytes=0-99999999999999999999", 0, "bytes=0-0"},                   // no byte: unsatisfiable decides first
 		{"bytes=0-1", 10, "bytes=0-1"},
