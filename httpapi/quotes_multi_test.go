@@ -151,3 +151,15 @@ func TestShareActionsPSA(t *testing.T) {
 	}
 	checkError(t, ts.do("GET", "/v2/companies/ENHZ/corporate-actions?stock_type=PSE", testKeyDelayed, ""), 400, "stock_type")
 }
+
+// type=chart ignores interval, start_date and end_date: valid values
+// change nothing; a value no request could take is still a 400.
+func TestChartIgnoresWindow(t *testing.T) {
+	ts := newTestServer(t, true)
+	plain := ts.do("POST", "/v2/quotes", testKeyDelayed, `{"tickers":["ENHZ3"],"type":"chart"}`)
+	with := ts.do("POST", "/v2/quotes", testKeyDelayed, `{"tickers":["ENHZ3"],"type":"chart","interval":300,"start_date":"2024-03-26","end_date":"2024-03-26"}`)
+	if plain.Code != 200 || with.Body.String() != plain.Body.String() || !strings.Contains(plain.Body.String(), `"chart"`) {
+		t.Errorf("chart with a window: %d %.200s\nwithout: %d %.200s", with.Code, with.Body, plain.Code, plain.Body)
+	}
+	checkError(t, ts.do("POST", "/v2/quotes", testKeyDelayed, `{"tickers":["ENHZ3"],"type":"chart","interval":5}`), 400, "interval")
+}
