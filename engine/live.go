@@ -97,7 +97,7 @@ func (r *LiveBar) check(sd Date) error {
 		return fmt.Errorf("ticker %q is not a ticker", r.Ticker)
 	case r.Time%60 != 0:
 		return fmt.Errorf("time %d is not the start of a minute", r.Time)
-	case dateOfUnix(r.Time) != sd:
+	case DateOfUnix(r.Time) != sd:
 		return fmt.Errorf("time %s is not in session %s", time.Unix(r.Time, 0).UTC().Format(time.RFC3339), sd)
 	case r.Removed:
 		return nil

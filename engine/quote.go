@@ -125,7 +125,7 @@ func (a *Asset) buildRunAgg() *runAgg {
 	day := NoDate
 	var acc runAcc
 	for i := 0; i < n; i++ {
-		if d := dateOfUnix(s.Times[i]); d != day {
+		if d := DateOfUnix(s.Times[i]); d != day {
 			day = d
 			acc.start(s, i)
 		} else {
@@ -181,13 +181,13 @@ func (a *Asset) QuoteAt(t time.Time) Quote {
 // Latest).
 func (a *Asset) quoteAt(ts int64) Quote {
 	ts = min(max(ts, minUnix), maxUnix)
-	dt := dateOfUnix(ts)
+	dt := DateOfUnix(ts)
 	j := index.LastLE(a.Daily.Dates, dt)
 	if j >= 0 && a.Daily.Dates[j] == dt && ts < int64(dt)*86400+int64(SessionCloseUTC/time.Second) {
 		j--
 	}
 	if i := index.LastLE(a.Intraday.Times, ts-60); i >= 0 {
-		sd := dateOfUnix(a.Intraday.Times[i])
+		sd := DateOfUnix(a.Intraday.Times[i])
 		if j < 0 || sd > a.Daily.Dates[j] {
 			return a.intradayQuote(i, sd)
 		}

@@ -54,7 +54,7 @@ func TestRunAggLazy(t *testing.T) {
 		}
 		ref := a.buildRunAgg()
 		for j, tm := range a.Intraday.Times {
-			r := a.sessionAgg(j, dateOfUnix(tm))
+			r := a.sessionAgg(j, DateOfUnix(tm))
 			if !same(r.open, ref.open[j]) || !same(r.high, ref.high[j]) || !same(r.low, ref.low[j]) || !same(r.close, ref.close[j]) ||
 				!same(r.vol.value(), ref.vol[j]) || !same(r.qty, ref.qty[j]) {
 				t.Fatalf("%s bar %d: session aggregate %+v (volume %v), columns %v %v %v %v %v %v", a.Ticker, j, r, r.vol.value(),

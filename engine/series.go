@@ -108,7 +108,7 @@ func (a *Asset) AppendIntraday(dst []Bar, lo, hi int, adjusted bool) []Bar {
 	lo, hi = clamp(lo, hi, s.Len())
 	for i := lo; i < hi; i++ {
 		t := s.Times[i]
-		d := dateOfUnix(t)
+		d := DateOfUnix(t)
 		b := Bar{Time: t, Date: d, Factor: a.adj.at(d)}
 		s.bar(&b, i)
 		if adjusted {
@@ -187,7 +187,9 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func dateOfUnix(t int64) Date { return Date(floorDiv(t, 86400)) }
+// DateOfUnix returns the UTC day of the unix time t (seconds), rounding
+// down also before 1970.
+func DateOfUnix(t int64) Date { return Date(floorDiv(t, 86400)) }
 
 func clamp(lo, hi, n int) (int, int) {
 	if lo < 0 {

@@ -107,7 +107,7 @@ func summarizeIntraday(s *IntradayBars) (IntradaySummary, bool) {
 	if n == 0 {
 		return IntradaySummary{}, false
 	}
-	r := sessionAgg(s, n-1, dateOfUnix(s.Times[n-1]))
+	r := sessionAgg(s, n-1, DateOfUnix(s.Times[n-1]))
 	return IntradaySummary{First: s.Times[0], Last: s.Times[n-1], Open: r.open, High: r.high, Low: r.low, Close: r.close,
 		Volume: r.vol.value(), Quantity: r.qty}, true
 }
@@ -221,12 +221,12 @@ func (a *Asset) latestQuote() Quote {
 	ds := a.dailySum()
 	is := a.Intraday.sum
 	if n > 0 && ds == nil || m > 0 && is == nil || m > 0 && is.Last > maxUnix-60 ||
-		n > 0 && int64(ds.Last.Date) >= int64(dateOfUnix(maxUnix)) {
+		n > 0 && int64(ds.Last.Date) >= int64(DateOfUnix(maxUnix)) {
 		// No summary, or keys beyond quoteAt's bound (no valid data).
 		return a.quoteAt(maxUnix)
 	}
 	if m > 0 {
-		sd := dateOfUnix(is.Last)
+		sd := DateOfUnix(is.Last)
 		if n == 0 || sd > ds.Last.Date {
 			q := Quote{Time: is.Last, Date: sd, Factor: a.adj.at(sd), Intraday: true,
 				Open: is.Open, High: is.High, Low: is.Low, Close: is.Close, Volume: is.Volume, Quantity: is.Quantity}

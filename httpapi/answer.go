@@ -42,7 +42,7 @@ type answer struct {
 
 	enc     int    // the content coding (negotiate)
 	csv     bool   // the representation is text/csv (negotiate)
-	csvKind string // the CSV form: the route's (Route.CSV), or its handler's choice (csvFor)
+	csvKind string // the CSV form: the route's (Route.CSV), or its handler's choice (setCSVForm)
 	// csvSrc is the JSON a CSV answer is made from, as the handler
 	// streamed it; kept across requests up to 4 MiB.
 	csvSrc []byte

@@ -11,8 +11,8 @@ import (
 )
 
 // Listed funds (additions): GET /traded-funds lists the FIIs and ETFs of
-// the snapshot, filtered and paged; GET /traded-funds/{fundIdentifier} is one fund's
-// detail with the latest point of each of its indicators.
+// the snapshot, filtered and paged; GET /traded-funds/{fundIdentifier} is
+// one fund's detail with the latest point of each of its indicators.
 
 const (
 	routeFunds = "/traded-funds"
@@ -98,10 +98,10 @@ func appendFundItem(dst []byte, is *engine.Issuer, sec bool) []byte {
 	return append(dst, '}')
 }
 
-// fundDetail serves GET /traded-funds/:fundIdentifier: the fund's list item with its
-// taxonomy blocks, description and website, and the latest point (by
-// reference date, then publication) of each of its indicators and
-// frequencies, in catalog order.
+// fundDetail serves GET /traded-funds/:fundIdentifier: the fund's list
+// item with its taxonomy blocks, description and website, and the latest
+// point (by reference date, then publication) of each of its indicators
+// and frequencies, in catalog order.
 func (a *API) fundDetail(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	if q := c.query(r); q.err() != nil {
 		return nil, q.err()

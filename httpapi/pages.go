@@ -107,8 +107,9 @@ var hdrLink = http.CanonicalHeaderKey("Link")
 // (RFC 8288): the request r's URL with offset moved, as rel="next" when
 // items follow the window, rel="prev" when some precede it, and
 // rel="first" and rel="last"; nil when the window is the whole list (no
-// limit and no offset, or a first page holding every item). limit and offset are the request's, their
-// declared defaults when absent (route's declarations).
+// limit and no offset, or a first page holding every item). limit and
+// offset are the request's, their declared defaults when absent (route's
+// declarations).
 func pageLinks(r *http.Request, rt *Route, totalText string) []string {
 	if r == nil || rt == nil || r.URL == nil {
 		return nil

@@ -554,9 +554,9 @@ func appendBars(dst []byte, bars []engine.Bar, as *engine.Asset, o *quoteOpts) [
 		// session dated before its bucket's start (a bucket of a width
 		// other than whole days may start within a day, after that day's
 		// session), an intraday series' last session before its day.
-		before := floorDay(bars[0].Time) - 1
+		before := engine.DateOfUnix(bars[0].Time) - 1
 		if o.interval >= dailyInterval {
-			before = floorDay(bars[0].Time - 1)
+			before = engine.DateOfUnix(bars[0].Time - 1)
 		}
 		if k := as.DayIndex(before); k >= 0 {
 			b := as.DailyBar(k, o.adjusted)
@@ -583,15 +583,6 @@ func appendBars(dst []byte, bars []engine.Bar, as *engine.Asset, o *quoteOpts) [
 		}
 	}
 	return append(dst, ']')
-}
-
-// floorDay returns the day of the unix time t (seconds).
-func floorDay(t int64) engine.Date {
-	d := t / 86400
-	if t < 0 && t%86400 != 0 {
-		d--
-	}
-	return engine.Date(d)
 }
 
 // appendBar appends one historical datapoint; ref is the reference close

@@ -254,8 +254,9 @@ func appendRatioPoint(dst []byte, p *engine.RatioPoint, vars []engine.Num, ind *
 
 var fundFreqs = []string{engine.FreqDaily, engine.FreqMonthly, engine.FreqQuarterly, engine.FreqAnnual, "TRIAL_BALANCE", "CDA"}
 
-// fundRatios serves GET /traded-funds/:fundIdentifier/ratios. limit and offset count
-// points (documents) in answer order: indicator, frequency, reference_date.
+// fundRatios serves GET /traded-funds/:fundIdentifier/ratios. limit and
+// offset count points (documents) in answer order: indicator, frequency,
+// reference_date.
 func (a *API) fundRatios(c *call, dst []byte, r *http.Request, ps httprouter.Params) ([]byte, error) {
 	q := c.query(r)
 	ids := q.list("ids")
