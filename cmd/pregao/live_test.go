@@ -798,3 +798,49 @@ func rollSnapshot(t *testing.T, fullBundle string, day engine.Date, liveDir, out
 	}
 	return want
 }
+
+// TestServeRestoringWired: serve hands its live session's restore to the
+// API. Opened but not run yet, the session is still to be read back from
+// its log: serve's own handler answers a priced route 503 and a route
+// without prices 200; once run and restored, the priced route answers.
+func TestServeRestoringWired(t *testing.T) {
+	f := liveFixtureOf(t)
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.AccessLog = f.base, f.keys, "127.0.0.1:0", "off"
+	cfg.Live.Feed, cfg.Live.Dir, cfg.Live.Day = "push", t.TempDir(), f.day.String()
+	m, err := NewMain(cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(); err != nil {
+		t.Fatal(err)
+	}
+	do := func(path string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", path, nil)
+		req.Header.Set("Authorization", "Bearer "+f.key)
+		w := httptest.NewRecorder()
+		m.API.ServeHTTP(w, req)
+		return w
+	}
+	if !m.Live.Restoring() {
+		t.Fatal("the session is not restoring before it runs")
+	}
+	if w := do("/v2/indexes/IBOV/highs"); w.Code != 503 || w.Header().Get("Retry-After") != "2" || !strings.Contains(w.Body.String(), "restoring the live session") {
+		t.Errorf("a priced route while restoring: %d %s", w.Code, w.Body)
+	}
+	if w := do("/v2/sectors"); w.Code != 200 {
+		t.Errorf("a route without prices while restoring: %d %.200s", w.Code, w.Body)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	for deadline := time.Now().Add(10 * time.Second); m.Live.Restoring(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("still restoring")
+		}
+	}
+	if w := do("/v2/indexes/IBOV/highs"); w.Code != 200 {
+		t.Errorf("a priced route once restored: %d %.200s", w.Code, w.Body)
+	}
+}
