@@ -272,10 +272,7 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	sec := q.boolean("show_sector")
 	mc := q.boolean("show_market_cap")
 	st := statusIndex(q.enum("status"))
-	search := q.str("search")
-	if len(search) > maxSearchText {
-		q.fail(badRequest("query parameter search: %d bytes, at most %d", len(search), maxSearchText))
-	}
+	search := searchText(&q)
 	w := readWindow(&q)
 	if err := q.err(); err != nil {
 		return nil, err

@@ -188,6 +188,16 @@ func TestCompanySearch(t *testing.T) {
 		t.Errorf("no match: %v", got)
 	}
 	checkError(t, ts.do("GET", "/v2/companies?search="+strings.Repeat("a", 101), testKeyDelayed, ""), 400, "at most 100")
+	// Nothing to search for once folded (spaces, a lone accent) is no
+	// search, as an empty value is: the plain list, on both list routes.
+	for _, route := range []string{"/v2/companies", "/v2/traded-funds"} {
+		plain := ts.do("GET", route, testKeyDelayed, "").Body.String()
+		for _, q := range []string{"%20", "%20%20%09", "%CC%81", ""} {
+			if w := ts.do("GET", route+"?search="+q, testKeyDelayed, ""); w.Code != 200 || w.Body.String() != plain {
+				t.Errorf("%s?search=%s: %d, not the plain list: %.200s", route, q, w.Code, w.Body)
+			}
+		}
+	}
 }
 
 // A compressed answer's ETag is the weak form of the identity one's

@@ -40,10 +40,7 @@ func (a *API) fundsList(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	kind := q.enum("kind")
 	sector := strings.ToUpper(strings.TrimSpace(q.str("sector")))
 	st := statusIndex(q.enum("status"))
-	search := q.str("search")
-	if len(search) > maxSearchText {
-		q.fail(badRequest("query parameter search: %d bytes, at most %d", len(search), maxSearchText))
-	}
+	search := searchText(&q)
 	sec := q.boolean("show_sector")
 	w := readWindow(&q)
 	if err := q.err(); err != nil {

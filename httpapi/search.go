@@ -37,6 +37,22 @@ const (
 	noMatch
 )
 
+// searchText returns the search query parameter: at most maxSearchText
+// bytes (else a 400 through q), and "" (no search: the plain list) when
+// nothing is left of it once folded, such as spaces alone, as an empty
+// value is (decision, docs/api.md).
+func searchText(q *query) string {
+	s := q.str("search")
+	if len(s) > maxSearchText {
+		q.fail(badRequest("query parameter search: %d bytes, at most %d", len(s), maxSearchText))
+		return ""
+	}
+	if s != "" && fold(s) == "" {
+		return ""
+	}
+	return s
+}
+
 // fold upper-cases s and removes its accents ("Petróleo" -> "PETROLEO").
 func fold(s string) string {
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
