@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -254,6 +257,38 @@ func TestRankingsLeaveStaleMembersOut(t *testing.T) {
 					t.Errorf("%s %s at %s: stale GONE3 ranked", side, tc.key, tc.at)
 				}
 			}
+		}
+	}
+}
+
+// TestFoldedEnumsDocumented: the enumerated parameters matched ignoring
+// case are the ones docs/api.md names (Parameters); every other
+// enumeration is matched exactly.
+func TestFoldedEnumsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(doc, []byte("- The spec's enumerations are upper case"))
+	if i < 0 {
+		t.Fatal("docs/api.md: the enumerations' case rule is missing")
+	}
+	rule := string(doc[i:])
+	rule = rule[:strings.Index(rule, "\n- ")]
+	folded := map[string]bool{}
+	for _, rt := range Routes() {
+		for _, p := range rt.Params {
+			if p.Fold {
+				folded[p.Name] = true
+				if !strings.Contains(rule, "`"+p.Name+"`") {
+					t.Errorf("%s %s: %s matches ignoring case, the rule does not name it", rt.Method, rt.Path, p.Name)
+				}
+			}
+		}
+	}
+	for _, name := range []string{"format", "status", "kind", "trade", "frequency"} {
+		if !folded[name] {
+			t.Errorf("the rule names %s, which no operation matches ignoring case", name)
 		}
 	}
 }
