@@ -320,8 +320,9 @@ const maxDepth = 4
 //	request body: field "limit": 0: want 1 to 500
 //	request body: want , or } (at byte 12)
 //
-// null is the same as an absent field; the last of repeated fields wins;
-// trailing data is refused. Errors are sticky: the first is kept and the
+// null is the same as an absent field; a field given twice in one object
+// is refused (as a query parameter given twice is); trailing data is
+// refused. Errors are sticky: the first is kept and the
 // reads after it return zero values. Callers loop over the fields:
 //
 //	d := bodyDecoder{s: jsonScanner{b: body}}
@@ -345,6 +346,7 @@ type bodyFrame struct {
 	decl  *Param // the object's declaration
 	field *Param // the field being decoded
 	n     int    // fields read so far
+	seen  uint64 // bit i: decl.Fields[i] was read (at most 64 fields)
 	item  int    // index of the item being decoded in an array field; -1 outside
 }
 
@@ -513,6 +515,11 @@ func (d *bodyDecoder) next() bool {
 	f.item = -1
 	for i := range f.decl.Fields {
 		if string(key) == f.decl.Fields[i].Name {
+			if f.seen&(1<<i) != 0 {
+				d.fail(badRequest("request body: field %q is given more than once", d.path(string(key))))
+				return false
+			}
+			f.seen |= 1 << i
 			f.field = &f.decl.Fields[i]
 			return true
 		}

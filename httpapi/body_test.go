@@ -61,6 +61,8 @@ func TestParseQuotesRequest(t *testing.T) {
 	bad(`{"tickers":["PE4"]}`, "PE4")
 	bad(`{"tickers":["PETR456"]}`, "PETR456")
 	bad(`{"tickers":["PETR4"],"typo":1}`, `unknown field "typo"`)
+	bad(`{"tickers":["PETR4"],"type":"current","type":"historical"}`, `request body: field "type" is given more than once`)
+	bad(`{"tickers":["PETR4"],"adjusted":null,"adjusted":true}`, `field "adjusted" is given more than once`)
 	bad(`{"tickers":["PETR4"],"type":"spot"}`, `"type"`)
 	bad(`{"tickers":["PETR4"],"type":1}`, `"type": want a string`)
 	bad(`{"tickers":["PETR4"],"interval":59}`, "at least 60")
@@ -203,6 +205,8 @@ func TestParseScreenerRequest(t *testing.T) {
 	bad(`{"filters":[{},7]}`, `request body: field "filters[1]": want an object, got a number`)
 	bad(`{"filters":[{"in":"10"}]}`, `request body: field "filters[0].in": want an array of strings, got a string`)
 	bad(`{"filters":[{"in":["10",1]}]}`, `request body: field "filters[0].in[1]": want a string, got a number`)
+	bad(`{"filters":[{"type":"volume","op":">","op":"<"}]}`, `request body: field "filters[0].op" is given more than once`)
+	bad(`{"limit":5,"sort":[],"limit":6}`, `request body: field "limit" is given more than once`)
 	bad(`{"filters":[{"type":"volume","valor":1}]}`, `request body: unknown field "filters[0].valor" (accepted: type, op, value, min, max, in, id)`)
 	bad(`{"sort":[{"by":"volume","order":true}]}`, `request body: field "sort[0].order": want a string, got a boolean`)
 	bad(`{"limit":5} {}`, "request body: unexpected data after the JSON object (at byte 12)")
@@ -288,7 +292,6 @@ func TestScreenerDecodeMatchesEncodingJSON(t *testing.T) {
 		`{"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS","op":">","value":0}],"sort":[{"by":"droplet:PRICE_TO_EARNINGS","order":"desc"}]}`,
 		`{"filters":[{"type":"sector","in":[]},{"type":"x","in":null,"value":-0.5e-3}]}`,
 		`{"sort":[{"by":"a\"b\\c\u00e9\n"}], "limit" : 3 }`,
-		`{"limit":1,"limit":2}`,
 	} {
 		var want request
 		if err := json.Unmarshal([]byte(body), &want); err != nil {

@@ -373,6 +373,9 @@ func checkParam(p *Param) string {
 	if (p.Type == TypeObject) != (p.Fields != nil) {
 		return "Fields go with TypeObject"
 	}
+	if len(p.Fields) > 64 {
+		return "at most 64 Fields (the body decoder marks each field read in a uint64)"
+	}
 	if p.In != "" && (p.Type == TypeArray || p.Type == TypeObject || p.Type == TypeNumber || p.Type == TypeTime) {
 		return fmt.Sprintf("a %v is a body type", p.Type)
 	}

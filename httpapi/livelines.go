@@ -131,8 +131,7 @@ func parseLines(body []byte, csvForm bool, p lineParser) error {
 }
 
 // parseNDJSON reads one JSON object per line. A field given twice in a
-// line is refused (a JSON body keeps the last; a line has no reason to
-// repeat one).
+// line is refused, as in any JSON body.
 func parseNDJSON(body []byte, p lineParser) error {
 	decl := p.decl()
 	for line := 1; len(body) > 0; line++ {
@@ -146,15 +145,11 @@ func parseNDJSON(body []byte, p lineParser) error {
 			continue
 		}
 		p.reset()
-		var has, seen uint32
+		var has uint32
 		d := bodyDecoder{s: jsonScanner{b: b}}
 		d.begin(decl)
 		for d.next() {
 			i := fieldIndex(decl, d.stack[0].field)
-			if seen&(1<<i) != 0 {
-				return lineError(line, decl.Fields[i].Name, "given more than once")
-			}
-			seen |= 1 << i
 			v, ok := scalar(&d)
 			if !ok || v.text == nil { // an error, or null: absent
 				continue

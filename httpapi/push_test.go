@@ -344,7 +344,7 @@ func TestPushBadLines(t *testing.T) {
 		{pushTradesPath, ndjson, with(tr, `}`, `,"action":"delete"}`), `line 1: field "action": "delete": want new or cancel`},
 		{pushTradesPath, ndjson, with(tr, `}`, `,"session":"AFTER"}`), `line 1: field "session": "AFTER": want regular or after`},
 		{pushTradesPath, ndjson, with(tr, `}`, `,"side":"buy"}`), `line 1: unknown field "side" (accepted: ticker, time, price, quantity, id, action, session)`},
-		{pushTradesPath, ndjson, with(tr, `}`, `,"price":1}`), `line 1: field "price": given more than once`},
+		{pushTradesPath, ndjson, with(tr, `}`, `,"price":1}`), `line 1: field "price" is given more than once`},
 		{pushTradesPath, ndjson, with(tr, `"quantity":100`, `"quantity":[100]`), `line 1: field "quantity": want a number, got an array`},
 		{pushTradesPath, ndjson, tr + `{"ticker":"ENHZ3",` + "\n", `line 2: want a field name`},
 		{pushTradesPath, ndjson, tr + "[" + tr, `line 2: want a JSON object`},
