@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -132,7 +133,7 @@ func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_stream_events_total",
 			Help: "Events sent on the streams of the live session, by event: bar, correction, quote, session."}, []string{"event"}),
 		cut: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_stream_cut_total",
-			Help: "Streams the server ended, by reason: slow (too far behind the steps), write (a write did not go through within the write timeout), drain (shutdown), key (a keys reload revoked the stream's key or changed its plan)."}, []string{"reason"}),
+			Help: "Streams the server ended, by reason: slow (too far behind the steps), write (a write did not go through in time: the write timeout or the TCP user timeout), drain (shutdown), key (a keys reload revoked the stream's key or changed its plan)."}, []string{"reason"}),
 	}}
 	for _, p := range []string{PlanDelayed, PlanEOD} {
 		h.hubs[p] = &sseHub{a: a, plan: p, subs: map[*sseSub]struct{}{}, wants: map[string]int{}}
@@ -596,13 +597,27 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 			}
 		}
 	}
-	if errors.Is(out.err, os.ErrDeadlineExceeded) {
-		// A write that did not go through in time: the server cuts the
-		// stream. Any other error is the client's leaving (a closed or
-		// reset connection), not a cut.
-		a.streams.m.cut.WithLabelValues("write").Inc()
+	if reason := writeCut(out.err, sub); reason != "" {
+		a.streams.m.cut.WithLabelValues(reason).Inc()
 	}
 	return nil, nil
+}
+
+// writeCut names why a stream whose write failed with err was cut by the
+// server, or "" when its client left (a closed or reset connection). A
+// write blocked when the hub cut sub (slow, drain, key) fails at its
+// deadline: the hub's reason. Otherwise a write that did not go through in
+// time is "write": the write deadline (os.ErrDeadlineExceeded), or the
+// listener's TCP user timeout, which gives up on unacknowledged data
+// first on Linux (ETIMEDOUT).
+func writeCut(err error, sub *sseSub) string {
+	if why := sub.why.Load(); why != nil {
+		return *why
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, syscall.ETIMEDOUT) {
+		return "write"
+	}
+	return ""
 }
 
 // sseOut writes a stream's events, each write given the write timeout.

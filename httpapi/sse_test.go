@@ -903,16 +903,24 @@ func TestStreamResumeBeforeSession(t *testing.T) {
 	}
 }
 
-// failingWriter is a stream's connection whose writes fail with err.
+// failingWriter is a stream's connection whose writes fail with err;
+// with block set, each write first sends on blocked and waits for block.
 type failingWriter struct {
-	hd  http.Header
-	err error
+	hd             http.Header
+	err            error
+	blocked, block chan struct{}
 }
 
-func (w *failingWriter) Header() http.Header         { return w.hd }
-func (w *failingWriter) WriteHeader(int)             {}
-func (w *failingWriter) Write(b []byte) (int, error) { return 0, w.err }
-func (w *failingWriter) Flush()                      {}
+func (w *failingWriter) Header() http.Header { return w.hd }
+func (w *failingWriter) WriteHeader(int)     {}
+func (w *failingWriter) Flush()              {}
+func (w *failingWriter) Write(b []byte) (int, error) {
+	if w.block != nil {
+		w.blocked <- struct{}{}
+		<-w.block
+	}
+	return 0, w.err
+}
 
 // TestStreamWriteCut: a stream whose write times out is cut and counted
 // (pregao_stream_cut_total{reason="write"}); one whose client left (the
@@ -934,6 +942,8 @@ func TestStreamWriteCut(t *testing.T) {
 		{syscall.ECONNRESET, 0},
 		{&net.OpError{Op: "write", Net: "tcp", Err: os.ErrDeadlineExceeded}, 1},
 		{syscall.EPIPE, 1},
+		// The listener's TCP user timeout gives up before the deadline.
+		{&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.ETIMEDOUT)}, 2},
 	} {
 		r := httptest.NewRequest("GET", "/v2/stream/quotes?tickers="+ld.tickers[0], nil)
 		r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
@@ -950,6 +960,31 @@ func TestStreamWriteCut(t *testing.T) {
 		if n := labelled(t, reg, "pregao_stream_cut_total", "reason", "write"); n != c.cuts {
 			t.Errorf("after a write failing with %v: write cuts %v, want %v", c.err, n, c.cuts)
 		}
+	}
+	// A stream the hub cuts as slow while its write is blocked ends when
+	// that write times out: counted as slow, not as write.
+	r := httptest.NewRequest("GET", "/v2/stream/quotes?tickers="+ld.tickers[0], nil)
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	fw := &failingWriter{hd: http.Header{}, err: os.ErrDeadlineExceeded, blocked: make(chan struct{}), block: make(chan struct{})}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		api.ServeHTTP(fw, r)
+	}()
+	<-fw.blocked
+	hub := api.streams.hubs[PlanDelayed]
+	hub.mu.Lock()
+	for sub := range hub.subs {
+		sub.close("slow")
+	}
+	hub.mu.Unlock()
+	close(fw.block)
+	<-ended
+	if n := labelled(t, reg, "pregao_stream_cut_total", "reason", "slow"); n != 1 {
+		t.Errorf("slow cuts %v, want 1", n)
+	}
+	if n := labelled(t, reg, "pregao_stream_cut_total", "reason", "write"); n != 2 {
+		t.Errorf("write cuts %v after a slow cut, want still 2", n)
 	}
 }
 
