@@ -524,6 +524,12 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	// view reaches it: never from a view without the step's batches (the
 	// minutes missing there would be lost), nor past what the plan sees.
 	ahead := resume && mark.to.after(sv.cur)
+	if ahead && c.key.Plan == PlanEOD && (mark.to.at != 0 || mark.from.at != 0) {
+		// A cut-off minute is an id of the delayed plan's stream (the
+		// key's plan changed since): no eod step will reach it, so the
+		// client starts at the present now rather than after the wait.
+		ahead, resume = false, false
+	}
 	// present starts the client at v, as a new one: the session's state
 	// now, its id the client's place; then what comes.
 	present := func(v *sseView) {

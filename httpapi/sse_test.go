@@ -1133,6 +1133,34 @@ func TestStreamResumeFarAhead(t *testing.T) {
 	}
 }
 
+// A client whose key moved from the delayed plan to eod reconnects with
+// the delayed stream's last id, a cut-off minute the eod plan never has:
+// it starts at the eod plan's present at once, not after streamAheadWait.
+func TestStreamResumeOtherPlan(t *testing.T) {
+	f := newSSEFixture(t)
+	tickers := f.ld.tickers[:5]
+	path := "/v2/stream/quotes?tickers=" + strings.Join(tickers, ",")
+	f.stepTwoHours(t)
+	c := openStream(t, f.srvs[0].URL+path, testKeyDelayed, "")
+	c.waitEvents(t, 1)
+	c.close()
+	last := c.got()[len(c.got())-1]
+	if m, err := parseID(last.id); err != nil || m.to.at == 0 {
+		t.Fatalf("delayed id %q (%v): want a cut-off minute", last.id, err)
+	}
+	start := time.Now()
+	e := openStream(t, f.srvs[0].URL+path, testKeyEOD, last.id)
+	defer e.close()
+	e.waitEvents(t, 1)
+	if d := time.Since(start); d > streamAheadWait/2 {
+		t.Errorf("first event after %v: the eod stream waited for the delayed id", d)
+	}
+	first := e.got()[0]
+	if m, err := parseID(first.id); first.event != "session" || err != nil || m.to.at != 0 {
+		t.Errorf("first event %+v (%v), want the eod plan's session state", first, err)
+	}
+}
+
 // liveStreamSetup is what the stream tests serve: a live demo's base
 // snapshot in a Store, a clock at 14:00 of the demo's session day, and a
 // Config stepping the streams every 2 ms (a test may change it before
