@@ -205,6 +205,41 @@ func (x *colBlocks) All() error {
 	return x.finished()
 }
 
+// verifyFile verifies every block not yet verified on workers
+// goroutines (0: GOMAXPROCS), unpaced, each read from the file kept for
+// the pass (pread: the mapping's pages stay untouched, as the pass
+// leaves them) or through the mapping when there is none, and returns
+// the first bad block's error. The file stays open.
+func (x *colBlocks) verifyFile(workers int) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var most int64
+	for _, c := range x.kinds {
+		for _, b := range c.blocks {
+			most = max(most, b.N)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf []byte
+			if x.file != nil {
+				buf = alignedBytes(most)
+			}
+			for _, c := range x.kinds {
+				for i := w; i < len(c.blocks); i += workers {
+					if c.state[i].Load() == blockUnknown && !x.readVerify(c, i, x.file, buf) {
+						c.verify(i)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return x.finished()
+}
+
 // finished returns the first bad block's error once every block is
 // verified, and marks them all good when none is bad.
 func (x *colBlocks) finished() error {

@@ -190,6 +190,19 @@ func TestLazyVerifyFindsFlippedByte(t *testing.T) {
 			if _, _, err := Load(bad, LoadOptions{}); !errors.Is(err, ErrChecksum) {
 				t.Errorf("Load verifying everything: %v", err)
 			}
+			// A reload's load (VerifyFirst), which must refuse the file
+			// before it replaces the snapshot serving, and VerifyFile, a
+			// download's check before it replaces the local copy.
+			var told engine.BlockStatus
+			if _, _, err := Load(bad, LoadOptions{LazyVerify: true, VerifyFirst: true, Verified: func(s engine.BlockStatus) { told = s }}); !errors.Is(err, ErrChecksum) {
+				t.Errorf("Load with VerifyFirst: %v, want ErrChecksum", err)
+			}
+			if told != (engine.BlockStatus{}) {
+				t.Errorf("Verified called for a refused file: %+v", told)
+			}
+			if err := VerifyFile(bad); !errors.Is(err, ErrChecksum) {
+				t.Errorf("VerifyFile: %v, want ErrChecksum", err)
+			}
 			if _, _, err := ReadFile(bad); !errors.Is(err, ErrChecksum) {
 				t.Errorf("ReadFile: %v", err)
 			}
@@ -202,6 +215,19 @@ func TestLazyVerifyFindsFlippedByte(t *testing.T) {
 // asset's blocks once, under concurrent callers (run with -race).
 func TestLazyVerifyGood(t *testing.T) {
 	path := lazyFile(t)
+	// VerifyFirst: every block verified from the file before Load returns,
+	// the mapping's pages untouched by it, and no pass after.
+	var told engine.BlockStatus
+	first, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyFirst: true, Verified: func(s engine.BlockStatus) { told = s }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := first.Blocks().(*colBlocks); !told.Complete() || told.Bad != 0 || x.fromFile.Load() != x.blocks || x.passEnded != nil {
+		t.Errorf("VerifyFirst: told %+v, %d of %d blocks read from the file, pass started %v", told, x.fromFile.Load(), x.blocks, x.passEnded != nil)
+	}
+	if err := VerifyFile(path); err != nil {
+		t.Errorf("VerifyFile of a good file: %v", err)
+	}
 	ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
 	if err != nil {
 		t.Fatal(err)

@@ -215,6 +215,14 @@ type LoadOptions struct {
 	// Load returns (docs/snapshot-format.md). Without it every block is
 	// verified before Load returns. Other formats are verified whole.
 	LazyVerify bool
+	// VerifyFirst, with LazyVerify, verifies every block before Load
+	// returns, each read from the file rather than through the mapping
+	// (whose pages stay untouched), unpaced on Workers goroutines: a
+	// bad block refuses the file. A reload does this: the snapshot
+	// serving keeps serving meanwhile, and a damaged file never replaces
+	// it. No background pass follows; Verified is called before Load
+	// returns.
+	VerifyFirst bool
 	// VerifyRate is the background pass's pace, bytes a second (0:
 	// DefaultVerifyRate; negative: no pass, blocks are verified on use
 	// only).
@@ -288,6 +296,19 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 		}
 		return nil, Header{}, err
 	}
+	if lazy != nil && opt.VerifyFirst && lazy.blocks > 0 {
+		opt.Progress.Begin("verify blocks", "", 0)
+		if verr := lazy.verifyFile(opt.Workers); verr != nil {
+			if mf != nil {
+				mf.Close()
+			}
+			lazy.closeFile()
+			return nil, Header{}, fmt.Errorf("%s: %w", path, verr)
+		}
+		if opt.Verified != nil {
+			opt.Verified(lazy.Status())
+		}
+	}
 	if mf != nil {
 		// The Dataset holds the columns: the mapping goes when it does.
 		mapfile.ReleaseWith(mf, ds)
@@ -295,7 +316,7 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	if lazy != nil {
 		if lazy.blocks > 0 {
 			ds.SetBlocks(lazy)
-			if opt.VerifyRate >= 0 {
+			if opt.VerifyRate >= 0 && !opt.VerifyFirst {
 				lazy.background(ds, opt.VerifyRate, opt.Verified)
 			}
 		}
@@ -323,6 +344,32 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 	}
 	opt.Progress.Begin("done", "", 0)
 	return ds, h, nil
+}
+
+// VerifyFile verifies the snapshot at path whole without indexing it:
+// its header, every section's checksum and contents, and every column
+// block of a format 6 file (checksum, then its series' order and
+// summaries), the blocks read from the file, not mapped. It is what a
+// file must pass before it may replace a snapshot that serves (a
+// download's local copy); Load verifies the same and more (the indexes
+// engine.Build makes).
+func VerifyFile(path string) error {
+	lazy := newColBlocks()
+	_, _, mf, err := openAndRead(path, false, true, true, 1, nil, lazy, nil)
+	if err != nil {
+		return err
+	}
+	if mf != nil {
+		defer mf.Close()
+	}
+	defer lazy.closeFile()
+	if lazy.blocks == 0 {
+		return nil
+	}
+	if err := lazy.verifyFile(0); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // beforeDeferred, when set (tests), runs first in a load's goroutine of

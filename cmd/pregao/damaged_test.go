@@ -191,6 +191,44 @@ func TestDamagedBlockAnswers503(t *testing.T) {
 				}
 				m.Close()
 			}
+
+			// A reload to the damaged file, with blocks verified lazily at
+			// the first load: refused before it is published (every block
+			// read first), the previous snapshot serving on, counted as a
+			// refused reload.
+			served := filepath.Join(t.TempDir(), "served.snap")
+			if err := os.WriteFile(served, file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := DefaultServeConfig()
+			cfg.Snapshot, cfg.Keys, cfg.Addr = served, keysFile, "127.0.0.1:0"
+			m, err := newMain(cfg, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if err := m.loadFirst(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			before := m.Store.Current()
+			next := served + ".next"
+			if err := os.WriteFile(next, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(next, served); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Reload(); !errors.Is(err, snapshot.ErrChecksum) {
+				t.Errorf("reload to a damaged file: %v, want ErrChecksum", err)
+			}
+			if m.Store.Current() != before || before.BlockErr() != nil {
+				t.Error("the damaged file replaced the snapshot serving")
+			}
+			rec := httptest.NewRecorder()
+			m.API.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+			if !strings.Contains(rec.Body.String(), `pregao_snapshot_reloads_total{result="error"} 1`) {
+				t.Errorf("refused reload not counted:\n%s", grepLines(rec.Body.String(), "pregao_snapshot_reloads_total"))
+			}
 		})
 	}
 }

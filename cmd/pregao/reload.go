@@ -106,9 +106,14 @@ func (m *Main) loadFirst(ctx context.Context) error {
 func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	start := time.Now()
 	sig := sigOf(m.snapPath)
+	first := m.Store.Current() == nil
 	// A format 6 file's bars are verified on first use and by a pass
-	// after the load (docs/snapshot-format.md), unless --verify-rate 0.
+	// after the first load (docs/snapshot-format.md), unless --verify-rate
+	// 0. A reload verifies every block before it publishes, reading the
+	// file: the snapshot serving keeps serving meanwhile, and a damaged
+	// file is refused instead of replacing it.
 	opt.LazyVerify, opt.VerifyRate = m.cfg.VerifyRateMB > 0, m.cfg.VerifyRateMB<<20
+	opt.VerifyFirst = !first
 	path := m.snapPath
 	opt.Verified = func(s engine.BlockStatus) {
 		if s.Err != nil {
@@ -129,7 +134,6 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	var ds *engine.Dataset
 	var hdr snapshot.Header
 	var err error
-	first := m.Store.Current() == nil
 	load := func() {
 		if ds, hdr, err = snapshot.Load(m.snapPath, opt); err == nil {
 			if first {

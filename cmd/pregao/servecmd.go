@@ -57,7 +57,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.Var(newEnum(&cfg.AccessLog, "stderr", "stdout", "off"), "access-log", "`where` the access log goes (a line per request): stderr, stdout or off")
 	fs.Float64Var(&cfg.AccessLogSample, "access-log-sample", cfg.AccessLogSample, "fraction of requests the access log keeps, 0 to 1 (answers 5xx are always logged)")
 	fs.Int64Var(&cfg.AnswerCacheMB, "answer-cache", cfg.AnswerCacheMB, "MiB of answers kept per snapshot to be sent again without encoding (0: off)")
-	fs.Int64Var(&cfg.VerifyRateMB, "verify-rate", cfg.VerifyRateMB, "MiB a second of the background pass verifying a format 6 snapshot's blocks (bars, report accounts, ratio points) after it is published, each verified on first use meanwhile (0: every block before publishing)")
+	fs.Int64Var(&cfg.VerifyRateMB, "verify-rate", cfg.VerifyRateMB, "MiB a second of the background pass verifying a format 6 snapshot's blocks (bars, report accounts, ratio points) after the first load publishes it, each verified on first use meanwhile (0: every block before publishing); a reload verifies every block before publishing")
 	fs.Float64Var(&cfg.AuthFailureRate, "auth-failure-rate", cfg.AuthFailureRate, "requests without a valid API key allowed per client address, a second, after the burst (past it: 401 with Retry-After; 0: no limit)")
 	fs.IntVar(&cfg.AuthFailureBurst, "auth-failure-burst", cfg.AuthFailureBurst, "requests without a valid API key a client address may send at once before --auth-failure-rate applies")
 	fs.IntVar(&cfg.AdmissionCores, "admission-cores", cfg.AdmissionCores, "slots of computing shared fairly among the API keys making requests: each key holds at most this divided by the active keys (0: GOMAXPROCS; -1: off)")

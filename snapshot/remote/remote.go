@@ -2,8 +2,8 @@
 // a local file that a server loads: conditionally (If-None-Match with the
 // ETag of the local copy, so an unchanged snapshot costs one 304),
 // resumably (a partial download continues with Range and If-Range after a
-// failure or a restart), verified (header and every section's checksum)
-// before it replaces the local copy, and atomically (rename; the local copy
+// failure or a restart), verified whole (header, sections and column
+// blocks: Verify) before it replaces the local copy, and atomically (rename; the local copy
 // is either the old file or the new one, whole).
 //
 // Downloads are bounded: in size (Fetcher.MaxBytes, by default four times
@@ -38,8 +38,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/cespare/xxhash/v2"
 
 	"github.com/pregao/pregao/internal/atomicfile"
 	"github.com/pregao/pregao/snapshot"
@@ -472,29 +470,14 @@ func writeTagErr(path, tag string) error {
 	return nil
 }
 
-// Verify checks the snapshot file at path without decoding it: its header
-// (checksum, format, section table matching the file's size) and the
-// checksum of every section's bytes.
+// Verify checks the snapshot file at path whole, as a server's reload
+// does before it publishes one, but without indexing it: its header,
+// every section (checksum and contents) and, in a format 6 file, every
+// column block, read from the file (snapshot.VerifyFile). A damaged
+// block found only once the file served would have replaced the good
+// local copy.
 func Verify(path string) error {
-	h, err := snapshot.ReadHeader(path)
-	if err != nil {
-		return err
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	for _, s := range h.Sections {
-		d := xxhash.New()
-		if _, err := io.Copy(d, io.NewSectionReader(fh, s.Offset, s.Compressed)); err != nil {
-			return err
-		}
-		if got := d.Sum64(); got != s.Checksum {
-			return fmt.Errorf("section %s: checksum %016x, stored %016x", s.Name, got, s.Checksum)
-		}
-	}
-	return nil
+	return snapshot.VerifyFile(path)
 }
 
 // contentRange parses "bytes START-END/SIZE": START, and SIZE (-1 for

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -154,6 +156,41 @@ func TestFetchConditional(t *testing.T) {
 	f2 := &Fetcher{URL: f.URL, Path: f.Path}
 	if changed, err := f2.Fetch(ctx); err != nil || changed {
 		t.Fatalf("after a restart: %v %v", changed, err)
+	}
+}
+
+// A format 6 file whose sections are sound but one of whose column
+// blocks is damaged is refused too, and the local copy is kept: a reload
+// would refuse it, and a restart must not find it in the copy's place.
+func TestFetchRefusesDamagedBlock(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "v6.snap")
+	if _, err := snapshot.BuildFromBundle("../bundle/testdata/small", p, snapshot.WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := snapshot.ReadHeader(p)
+	if err != nil || h.Columns == 0 {
+		t.Fatalf("header %+v, %v: want a column area", h, err)
+	}
+	o := &origin{}
+	o.set(good, `"v1"`)
+	f, stop := newFetcher(t, o)
+	defer stop()
+	ctx := context.Background()
+	if _, err := f.Fetch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(good)
+	bad[h.ColumnsOffset+h.Columns/2] ^= 0x10 // inside a block: the area is all blocks
+	o.set(bad, `"v2"`)
+	if changed, err := f.Fetch(ctx); !errors.Is(err, ErrVerify) || !strings.Contains(fmt.Sprint(err), "block checksum mismatch") || changed {
+		t.Fatalf("damaged block: %v %v, want ErrVerify naming the block", changed, err)
+	}
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, good) {
+		t.Fatal("the local copy was replaced")
 	}
 }
 
