@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/yannh/kubeconform/pkg/resource"
 	"github.com/yannh/kubeconform/pkg/validator"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
 
@@ -309,14 +312,14 @@ func sameLabels(got any, want map[string]string) bool {
 	return true
 }
 
-// The live overlay (kubernetes/live): the feed's Deployment validates
+// The live overlay (kubernetes-live): the feed's Deployment validates
 // strictly and runs one pregao feed at a time; the API replicas' patch
 // names the base Deployment and its container, and the patched
 // Deployment validates; both read the same live stream; the overlay
 // lists every file of its folder.
 func TestKubernetesLiveOverlay(t *testing.T) {
 	v := newValidator(t)
-	b, err := os.ReadFile("kubernetes/live/kustomization.yaml")
+	b, err := os.ReadFile("kubernetes-live/kustomization.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,14 +332,14 @@ func TestKubernetesLiveOverlay(t *testing.T) {
 	if err := yaml.Unmarshal(b, &k); err != nil {
 		t.Fatal(err)
 	}
-	if len(k.Resources) != 2 || k.Resources[0] != "../" || k.Resources[1] != "feed.yaml" || len(k.Patches) != 1 || k.Patches[0].Path != "api-live.yaml" {
+	if len(k.Resources) != 2 || k.Resources[0] != "../kubernetes" || k.Resources[1] != "feed.yaml" || len(k.Patches) != 1 || k.Patches[0].Path != "api-live.yaml" {
 		t.Fatalf("live kustomization: resources %v, patches %v", k.Resources, k.Patches)
 	}
-	all, _ := filepath.Glob("kubernetes/live/*.yaml")
+	all, _ := filepath.Glob("kubernetes-live/*.yaml")
 	if len(all) != 3 {
-		t.Errorf("kubernetes/live holds %v: want kustomization.yaml, feed.yaml, api-live.yaml", all)
+		t.Errorf("kubernetes-live holds %v: want kustomization.yaml, feed.yaml, api-live.yaml", all)
 	}
-	fh, err := os.Open("kubernetes/live/feed.yaml")
+	fh, err := os.Open("kubernetes-live/feed.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,8 +382,8 @@ func TestKubernetesLiveOverlay(t *testing.T) {
 		} `json:"spec"`
 	}
 	var feed, patch, base deployment
-	readManifest(t, "live/feed.yaml", &feed)
-	readManifest(t, "live/api-live.yaml", &patch)
+	readManifest(t, "../kubernetes-live/feed.yaml", &feed)
+	readManifest(t, "../kubernetes-live/api-live.yaml", &patch)
 	readManifest(t, "deployment.yaml", &base)
 	envOf := func(d deployment) map[string]string {
 		m := map[string]string{}
@@ -431,5 +434,44 @@ func TestKubernetesLiveOverlay(t *testing.T) {
 	}
 	if rs := v.Validate("patched", io.NopCloser(strings.NewReader(y))); len(rs) != 1 || rs[0].Status != validator.Valid {
 		t.Errorf("the patched Deployment: %+v", rs)
+	}
+}
+
+// kubectl apply -k builds each kustomization as kustomize does: the base
+// and the live overlay build (an overlay inside its base's folder is a
+// cycle kustomize refuses), and every resource they render validates
+// strictly; the overlay's API Deployment carries the patch's live stream.
+func TestKustomizeBuilds(t *testing.T) {
+	v := newValidator(t)
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	for _, dir := range []string{"kubernetes", "kubernetes-live"} {
+		rm, err := k.Run(filesys.MakeFsOnDisk(), dir)
+		if err != nil {
+			t.Errorf("kustomize build %s: %v", dir, err)
+			continue
+		}
+		out, err := rm.AsYaml()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[string]int{}
+		for _, r := range v.Validate(dir, io.NopCloser(bytes.NewReader(out))) {
+			if r.Status != validator.Valid {
+				t.Errorf("%s: %v: status %d, err %v, %v", dir, r.Resource.Path, r.Status, r.Err, r.ValidationErrors)
+			}
+			if sig, err := r.Resource.Signature(); err == nil {
+				kinds[sig.Kind]++
+			}
+		}
+		want := map[string]int{"ServiceAccount": 1, "Deployment": 1, "Service": 1, "PodDisruptionBudget": 1, "HorizontalPodAutoscaler": 1}
+		if dir == "kubernetes-live" {
+			want["Deployment"] = 2
+			if !bytes.Contains(out, []byte("name: PREGAO_LIVE\n")) || bytes.Count(out, []byte("name: PREGAO_LIVE\n")) != 2 {
+				t.Errorf("%s: PREGAO_LIVE set %d times, want in the feed and the API replicas", dir, bytes.Count(out, []byte("name: PREGAO_LIVE\n")))
+			}
+		}
+		if !maps.Equal(kinds, want) {
+			t.Errorf("%s renders %v, want %v", dir, kinds, want)
+		}
 	}
 }

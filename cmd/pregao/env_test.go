@@ -263,7 +263,7 @@ func TestKubernetesLiveEnv(t *testing.T) {
 		}
 		return env
 	}
-	feed, patch, base := read("live/feed.yaml"), read("live/api-live.yaml"), read("deployment.yaml")
+	feed, patch, base := read("../kubernetes-live/feed.yaml"), read("../kubernetes-live/api-live.yaml"), read("deployment.yaml")
 	if feed["PREGAO_LIVE"] == "" || patch["PREGAO_LIVE"] == "" {
 		t.Fatalf("no PREGAO_LIVE: feed %v, patch %v", feed, patch)
 	}
