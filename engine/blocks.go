@@ -129,12 +129,23 @@ func (d *Dataset) CheckAll() error {
 }
 
 // BlockErr returns the error of the first bad block found in d so far
-// (by a request or the background pass), nil while none is: a Dataset
-// with a bad block answers no request.
+// (by a request or the background pass), or of Fail, nil while none is:
+// a Dataset with a bad block answers no request.
 func (d *Dataset) BlockErr() error {
+	if p := d.fault.Load(); p != nil {
+		return *p
+	}
 	bs := d.blocks
 	if bs == nil {
 		return nil
 	}
 	return bs.b.Err()
+}
+
+// Fail marks d as unusable from now on: BlockErr returns err (the first
+// one given is kept). A server calls it when a read of d's mapped file
+// faulted (the file was truncated or changed in place under the
+// mapping): no answer is made from d again.
+func (d *Dataset) Fail(err error) {
+	d.fault.CompareAndSwap(nil, &err)
 }

@@ -56,7 +56,8 @@ type Dataset struct {
 
 	sessionsState // see SessionAt
 
-	blocks *blockState // SetBlocks (nil: the bars are verified)
+	blocks *blockState           // SetBlocks (nil: the bars are verified)
+	fault  atomic.Pointer[error] // Fail's first error (nil: none)
 
 	deferred *deferredState // BuildOptions.Deferred (nil: none; see FinishDeferred)
 }

@@ -209,7 +209,8 @@ func protect(tb testing.TB, addr, n uintptr, prot int) {
 // end-of-day view of the evening of its last session, of the next day),
 // with no block verified; each answer is that of the same file loaded
 // with every block verified. A read of a column page faults: a panic
-// (SetPanicOnFault) that the server answers 500.
+// (SetPanicOnFault) that the server answers 503 and that fails the
+// Dataset (mapfile.Fault).
 func TestNoneRoutesReadNoColumn(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "lazy.snap")
@@ -326,7 +327,8 @@ func fundPaths(fund, ticker, asOf string) []string {
 // plans' keys, at the snapshot's clock and the next day, verifying that
 // company's blocks only; each answer is that of the same file loaded
 // with every block verified. A read of another page faults: a panic
-// (SetPanicOnFault) that the server answers 500.
+// (SetPanicOnFault) that the server answers 503 and that fails the
+// Dataset (mapfile.Fault).
 func TestCompanyRoutesReadTheirCompany(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "lazy.snap")

@@ -436,6 +436,9 @@ func (a *API) readyz(c *call, dst []byte, r *http.Request, _ httprouter.Params) 
 	if why := a.liveNotReady(); why != "" {
 		return nil, errorf(http.StatusServiceUnavailable, "not ready: %s", why)
 	}
+	if err := ds.BlockErr(); err != nil {
+		return nil, errorf(http.StatusServiceUnavailable, "not ready: the snapshot is damaged: %v", err)
+	}
 	bl := ds.Blocks()
 	var bs engine.BlockStatus
 	if bl != nil {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/mapfile"
 )
 
 // The way in, in phases: wrap (metrics, the pooled call, panics), then
@@ -42,6 +44,10 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 			start = time.Now()
 		}
 		a.m.inflight.Inc()
+		// A read of the snapshot's mapped file that faults (the file was
+		// truncated or rewritten in place) panics instead of ending the
+		// process; the recovery below answers it (mappedFault).
+		debug.SetPanicOnFault(true)
 		status := 0
 		defer func() {
 			if p := recover(); p != nil {
@@ -51,9 +57,16 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 					c.out.reset() // the call is not reused: give back what its answer holds
 					panic(p)
 				}
-				a.m.panics.Inc()
-				a.log.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
-				status = c.out.fail(http.StatusInternalServerError, "internal server error")
+				if err := mapfile.Fault(p); err != nil && c.ds != nil {
+					// The snapshot's file changed under its mapping: the
+					// Dataset answers nothing more (503 until a reload).
+					c.ds.Fail(err)
+					status = c.out.failErr(a.badBlock(c, err))
+				} else {
+					a.m.panics.Inc()
+					a.log.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
+					status = c.out.fail(http.StatusInternalServerError, "internal server error")
+				}
 				c.out.reset()
 				c = newCall() // do not reuse a call left in an unknown state
 			}

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 	"weak"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/mapfile"
 )
 
 // colBlocks are the column blocks of a format 6 file loaded with
@@ -223,6 +225,8 @@ func (x *colBlocks) verifyFile(workers int) error {
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			defer func() { x.catchFault(recover()) }()
+			debug.SetPanicOnFault(true)
 			var buf []byte
 			if x.file != nil {
 				buf = alignedBytes(most)
@@ -238,6 +242,23 @@ func (x *colBlocks) verifyFile(workers int) error {
 	}
 	wg.Wait()
 	return x.finished()
+}
+
+// catchFault takes p, what a goroutine of x's that set
+// debug.SetPanicOnFault recovered (nil: none), and reports whether it
+// was a fault reading the mapping (the file was cut or changed in
+// place), which it records as x's error: the snapshot is failed rather
+// than the process ended. Any other panic goes on.
+func (x *colBlocks) catchFault(p any) bool {
+	if p == nil {
+		return false
+	}
+	err := mapfile.Fault(p)
+	if err == nil {
+		panic(p)
+	}
+	x.noteBad(err)
+	return true
 }
 
 // finished returns the first bad block's error once every block is
@@ -337,6 +358,12 @@ func (x *colBlocks) background(ds *engine.Dataset, rate int64, done func(engine.
 		if f != nil {
 			defer f.Close()
 		}
+		defer func() {
+			if x.catchFault(recover()) && done != nil {
+				done(x.Status())
+			}
+		}()
+		debug.SetPanicOnFault(true)
 		var wait *time.Timer
 		var buf []byte
 		if f != nil {

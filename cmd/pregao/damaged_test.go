@@ -21,6 +21,7 @@ import (
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/engine/ratios"
 	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/internal/mapfile"
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
@@ -629,4 +630,103 @@ func damagedReportBlock(t *testing.T, what string, at func(start, accounts int, 
 	if err := run(context.Background(), []string{"verify", bad}, io.Discard, &out); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Errorf("pregao verify of a damaged file: %v", err)
 	}
+}
+
+// A served format 6 snapshot cut in place (as cp or truncate over the
+// served file do first: the docs say to rename a new file over it) does
+// not end the process: the request whose read faults on the mapping
+// answers 503 naming the cause, every later request and /readyz answer
+// 503 (never a 500, never a price from the cut file), and the background
+// pass, its reads failing, reports the fault instead of crashing.
+func TestCutInPlaceAnswers503(t *testing.T) {
+	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 2, IntradaySessions: 2})
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	good := filepath.Join(t.TempDir(), "good.snap")
+	if err := snapshot.WriteFile(good, u, snapshot.WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := snapshot.ReadHeader(good)
+	if err != nil || h.Columns == 0 {
+		t.Fatalf("header %+v, %v: want a column area", h, err)
+	}
+	ds, _, err := snapshot.Load(good, snapshot.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, key := delayedKey(t, ds)
+	var tickers []string
+	for _, a := range ds.Assets() {
+		tickers = append(tickers, a.Ticker)
+	}
+	ds = nil
+	cut := func(t *testing.T, path string) {
+		t.Helper()
+		// The header and the small sections stay; the column area goes.
+		if err := os.Truncate(path, h.ColumnsOffset); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("requests", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "served.snap")
+		if err := copyFileForTest(path, good); err != nil {
+			t.Fatal(err)
+		}
+		get := serveLazy(t, path, keys, key, snapshot.LoadOptions{VerifyRate: -1})
+		cut(t, path)
+		faulted := false
+		for _, tk := range tickers {
+			code, retry, body := get("/v2/quotes/" + tk + "?type=historical&start_date=2000-01-01&end_date=2100-01-01")
+			switch {
+			case code == 503 && retry != "" && strings.Contains(body, "changed in place"):
+				faulted = true
+			case code == 503 && faulted && strings.Contains(body, "damaged"):
+			default:
+				t.Fatalf("GET history of %s from a cut file: %d %.300s", tk, code, body)
+			}
+		}
+		if !faulted {
+			t.Fatal("no request read the cut column area")
+		}
+		if code, _, body := get("/readyz"); code != 503 || !strings.Contains(body, "changed in place") {
+			t.Errorf("/readyz after the fault: %d %s", code, body)
+		}
+		if code, _, body := get("/v2/indexes/IBOV/highs?limit=10"); code != 503 {
+			t.Errorf("a route reading no block after the fault: %d %.200s", code, body)
+		}
+	})
+
+	t.Run("background pass", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "served.snap")
+		if err := copyFileForTest(path, good); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan engine.BlockStatus, 1)
+		ds, _, err := snapshot.Load(path, snapshot.LoadOptions{LazyVerify: true, VerifyRate: 64 << 10, Verified: func(s engine.BlockStatus) { done <- s }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut(t, path)
+		select {
+		case s := <-done:
+			if s.Err == nil || !errors.Is(ds.BlockErr(), mapfile.ErrFault) {
+				t.Errorf("the pass over a cut file: %+v, snapshot error %v", s, ds.BlockErr())
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the background pass did not end")
+		}
+	})
+}
+
+// copyFileForTest copies src to dst.
+func copyFileForTest(dst, src string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o644)
 }

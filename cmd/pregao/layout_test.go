@@ -37,7 +37,7 @@ var allowedImports = []struct {
 }{
 	{"cmd/...", []string{"..."}, nil},
 	{"bench", nil, nil},
-	{"httpapi", []string{"engine", "internal/atomicfile", "internal/csvcell", "internal/yieldpoint"}, nil},
+	{"httpapi", []string{"engine", "internal/atomicfile", "internal/csvcell", "internal/mapfile", "internal/yieldpoint"}, nil},
 	{"snapshot", []string{"engine", "engine/ratios", "snapshot/bundle", "internal/atomicfile", "internal/mapfile", "index"}, nil},
 	{"snapshot/bundle", []string{"engine", "internal/atomicfile"}, nil},
 	{"internal/atomicfile", nil, nil},
@@ -46,7 +46,7 @@ var allowedImports = []struct {
 	{"internal/natstest", nil, nil},
 	{"internal/yieldpoint", nil, nil},
 	{"snapshot/remote", []string{"snapshot", "internal/atomicfile"}, nil},
-	{"snapshot/flatfiles", []string{"engine", "internal/atomicfile", "internal/csvcell"}, nil},
+	{"snapshot/flatfiles", []string{"engine", "internal/atomicfile", "internal/csvcell", "internal/mapfile"}, nil},
 	{"snapshot/ingest/...", []string{"engine", "internal/atomicfile", "snapshot/ingest/..."}, []string{"snapshot/ingest/official"}},
 	{"engine/ratios", []string{"engine"}, nil},
 	{"engine/session", []string{"engine", "engine/session/bus", "snapshot/ingest/live", "snapshot/ingest/negocios"}, nil},

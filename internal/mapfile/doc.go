@@ -11,6 +11,13 @@
 // a request pays nothing to keep its bytes alive. Every value that keeps
 // a slice of the bytes must keep their owner too.
 //
+// A mapping's file cut in place (truncated under it) makes a read past
+// the new end fault. A goroutine that reads mapped bytes with
+// debug.SetPanicOnFault(true) gets a panic instead of the process's
+// end; Fault tells such a fault (inside a mapping this package holds
+// open) from any other panic, and Catch hands it to the reader's owner
+// (the server fails that snapshot).
+//
 // It imports only the standard library and golang.org/x/sys; it must not
 // import any package of this module.
 package mapfile
