@@ -146,7 +146,8 @@ func TestKubernetesManifestsConsistent(t *testing.T) {
 			} `json:"selector"`
 			Template struct {
 				Metadata struct {
-					Labels map[string]string `json:"labels"`
+					Labels      map[string]string `json:"labels"`
+					Annotations map[string]string `json:"annotations"`
 				} `json:"metadata"`
 				Spec struct {
 					TerminationGracePeriodSeconds int `json:"terminationGracePeriodSeconds"`
@@ -199,12 +200,16 @@ func TestKubernetesManifestsConsistent(t *testing.T) {
 		t.Fatalf("%d containers", len(dep.Spec.Template.Spec.Containers))
 	}
 	c := dep.Spec.Template.Spec.Containers[0]
-	if len(c.Ports) != 1 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 8080 {
-		t.Errorf("ports %+v, want http 8080", c.Ports)
+	if len(c.Ports) != 2 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 8080 || c.Ports[1].Name != "metrics" || c.Ports[1].ContainerPort != 9090 {
+		t.Errorf("ports %+v, want http 8080 and metrics 9090", c.Ports)
 	}
 	env := map[string]string{}
 	for _, e := range c.Env {
 		env[e.Name] = e.Value
+	}
+	// /metrics apart from the port the Service exposes, and scraped there.
+	if env["PREGAO_METRICS_ADDR"] != ":9090" || dep.Spec.Template.Metadata.Annotations["prometheus.io/port"] != "9090" {
+		t.Errorf("PREGAO_METRICS_ADDR %q, scrape port %q: want both 9090", env["PREGAO_METRICS_ADDR"], dep.Spec.Template.Metadata.Annotations["prometheus.io/port"])
 	}
 	if env["PREGAO_ADDR"] != ":8080" || !strings.HasPrefix(env["PREGAO_SNAPSHOT"], "s3://") || env["PREGAO_WATCH"] == "" {
 		t.Errorf("env %v: want PREGAO_ADDR :8080, an s3:// PREGAO_SNAPSHOT, PREGAO_WATCH", env)

@@ -61,6 +61,11 @@ type Config struct {
 	// (admission.go): nil is DefaultAdmission (on); Cores < 0 turns it
 	// off.
 	Admission *Admission
+	// MetricsApart leaves /metrics out of the API's routes (a 404 there):
+	// the server serves MetricsHandler on a listener of its own (serve
+	// --metrics-addr), so that the API's port, the one exposed to
+	// clients, does not list the keys' names and use.
+	MetricsApart bool
 	// AccessLog, when not nil, receives one line per request, and every
 	// answer carries an X-Request-Id (the client's, or a new one); see
 	// accesslog.go. nil: no access log, no request ids.
@@ -132,7 +137,8 @@ type API struct {
 	log        *slog.Logger
 	m          *metrics
 	router     *httprouter.Router
-	calls      sync.Pool // *call
+	metrics    http.Handler // /metrics (nil: no gatherer)
+	calls      sync.Pool    // *call
 	dsinfo     atomic.Pointer[dsInfo]
 	dsnext     atomic.Pointer[dsInfo] // prepared for a Dataset about to be published (Prepare)
 	// patterns are the method and pattern of every route registered
@@ -254,6 +260,12 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 	a.m.keysLoaded.Set(float64(keys.Len()))
 	return a
 }
+
+// MetricsHandler returns the handler of /metrics (Prometheus's text
+// format of the registry New was given, its requests counted under the
+// route /metrics), nil when that registry cannot be gathered. It serves
+// on the API's router unless Config.MetricsApart.
+func (a *API) MetricsHandler() http.Handler { return a.metrics }
 
 // SetDraining makes /readyz answer 503 ("shutting down") while the API
 // keeps answering, each answer closing its connection, so that load

@@ -361,11 +361,15 @@ func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 			}
 			mh := promhttp.HandlerFor(g, promhttp.HandlerOpts{})
 			rm := a.m.route(routeMetricsPath)
-			h = func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+			a.metrics = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 				sw := &statusWriter{ResponseWriter: w, status: 200}
 				mh.ServeHTTP(sw, req)
 				rm.observe(sw.status, 0)
+			})
+			if a.cfg.MetricsApart {
+				continue
 			}
+			h = func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { a.metrics.ServeHTTP(w, req) }
 		default:
 			h = a.wrap(rt)
 		}

@@ -40,7 +40,38 @@ func (m *Main) Open() error {
 		ConnContext:    connContext,
 		ErrorLog:       slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
 	}
+	if m.cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", m.cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			m.ln, m.srv = nil, nil // nothing opened
+			return fmt.Errorf("serve: --metrics-addr: %w", err)
+		}
+		mux := http.NewServeMux()
+		if h := m.API.MetricsHandler(); h != nil {
+			mux.Handle("GET /metrics", h)
+		}
+		m.mln = mln
+		m.msrv = &http.Server{
+			Handler:           mux,
+			ReadHeaderTimeout: m.cfg.ReadHeaderTimeout,
+			ReadTimeout:       m.cfg.ReadTimeout,
+			WriteTimeout:      m.cfg.WriteTimeout,
+			IdleTimeout:       m.cfg.IdleTimeout,
+			MaxHeaderBytes:    16 << 10,
+			ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
+		}
+	}
 	return nil
+}
+
+// MetricsAddr returns the address /metrics listens on apart (after Open;
+// "" without --metrics-addr).
+func (m *Main) MetricsAddr() string {
+	if m.mln == nil {
+		return ""
+	}
+	return m.mln.Addr().String()
 }
 
 // Addr returns the listening address (after Open).
@@ -55,8 +86,15 @@ func (m *Main) Addr() string { return m.ln.Addr().String() }
 // progress) and returns the error when it cannot be loaded. A fetch
 // under way when ctx is done is abandoned.
 func (m *Main) Run(ctx context.Context) error {
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- m.srv.Serve(m.ln) }()
+	if m.msrv != nil {
+		go func() {
+			if err := m.msrv.Serve(m.mln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("serve: --metrics-addr: %w", err)
+			}
+		}()
+	}
 	bg, stopBg := context.WithCancel(context.Background())
 	bgDone := &m.background
 	defer func() {
@@ -98,11 +136,17 @@ func (m *Main) Run(ctx context.Context) error {
 	for {
 		select {
 		case err := <-errc:
-			return err
+			// A listener failed: the other is shut down too (and the
+			// access log written) before the error is returned.
+			stopBg()
+			return errors.Join(err, m.Close())
 		case err := <-loaded:
 			if err != nil {
 				m.log.Error("no snapshot to serve: stopping", "err", err.Error())
 				m.srv.Close()
+				if m.msrv != nil {
+					m.msrv.Close()
+				}
 				m.closeAccessLog()
 				return err
 			}
@@ -153,6 +197,10 @@ func (m *Main) Close() error {
 		return nil
 	}
 	defer m.closeAccessLog()
+	if m.msrv != nil {
+		// Scraped until the end: closed last, at once (a scrape is short).
+		defer m.msrv.Close()
+	}
 	m.API.SetDraining(true)
 	if m.cfg.Drain > 0 {
 		m.log.Info("draining: /readyz answers 503, answers close their connections", "drain", m.cfg.Drain.String())

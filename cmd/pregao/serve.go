@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -46,6 +47,7 @@ type ServeConfig struct {
 	SnapshotStallTimeout       time.Duration
 	SnapshotCrossHostRedirects bool
 	Addr                       string        // listen address, default 127.0.0.1:8080
+	MetricsAddr                string        // "": /metrics on Addr; else served here only, Addr's answering 404
 	Keys                       string        // keys file (required)
 	Clock                      string        // "snapshot" (default: now = the snapshot's as_of) or "wall"
 	Prefix                     string        // API path prefix, default /v2
@@ -160,6 +162,10 @@ type Main struct {
 
 	srv *http.Server
 	ln  *connListener
+	// msrv serves /metrics on its own listener, mln (serve
+	// --metrics-addr); nil without one.
+	msrv *http.Server
+	mln  net.Listener
 	// background counts Run's background work (the first load, the
 	// reloads, the live session); what is still running when Run
 	// returns was left behind, and tests wait for it before the next.
@@ -331,7 +337,7 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 		}
 	}
 	m.clock = clock
-	m.API = httpapi.New(httpapi.Config{Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout, StreamConnsPerKey: cfg.StreamConnsPerKey, MaxStreams: cfg.MaxStreams,
+	m.API = httpapi.New(httpapi.Config{MetricsApart: cfg.MetricsAddr != "", Prefix: cfg.Prefix, MaxBodyBytes: cfg.MaxBodyBytes, MaxPushBytes: cfg.MaxPushBytes, Version: build.Version, CORSOrigins: origins, QueryToken: cfg.QueryToken, AccessLog: m.accessLog, AnswerCacheBytes: answerCacheBytes(cfg.AnswerCacheMB), WriteTimeout: cfg.WriteTimeout, StreamConnsPerKey: cfg.StreamConnsPerKey, MaxStreams: cfg.MaxStreams,
 		AuthFailures: &httpapi.Limit{PerSecond: cfg.AuthFailureRate, Burst: cfg.AuthFailureBurst},
 		Admission:    &httpapi.Admission{Cores: cfg.AdmissionCores, MaxWait: cfg.AdmissionWait, MaxQueue: cfg.AdmissionQueue}}, m.Store, keys, clock, m.Registry, m.log)
 	if m.Live.Runs() {

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -353,5 +355,48 @@ func TestServeFilesDir(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "no flat files") {
 		t.Errorf("no warning logged: %s", log.String())
+	}
+}
+
+// With --metrics-addr, /metrics is served there (the keys' series with
+// it) and the API's port answers it 404 with the API's JSON error; the
+// API is unchanged. Both listeners close with the server.
+func TestServeMetricsApart(t *testing.T) {
+	snap, keys, key := serveFixture(t)
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.MetricsAddr = snap, keys, "127.0.0.1:0", "127.0.0.1:0"
+	m, err := NewMain(cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	base, mbase := "http://"+m.Addr(), "http://"+m.MetricsAddr()
+	if code, body := get(t, base+"/v2/companies/ENHZ", key); code != 200 {
+		t.Fatalf("API: %d %s", code, body)
+	}
+	if code, body := get(t, base+"/metrics", ""); code != 404 || !json.Valid([]byte(body)) {
+		t.Errorf("/metrics on the API's port: %d %s, want a 404 JSON error", code, body)
+	}
+	code, metrics := get(t, mbase+"/metrics", "")
+	if code != 200 || !strings.Contains(metrics, "pregao_http_requests_total{code=\"200\",route=\"/companies/:id\"}") || !strings.Contains(metrics, `key="`) {
+		t.Errorf("/metrics apart: %d, want the API's and the keys' series:\n%s", code, grepLines(metrics, "pregao_http_requests_total"))
+	}
+	if code, _ := get(t, mbase+"/v2/companies/ENHZ", key); code != 404 {
+		t.Errorf("the API on the metrics port: %d, want 404", code)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{m.Addr(), m.MetricsAddr()} {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			t.Errorf("%s still listens after the shutdown", addr)
+		}
 	}
 }

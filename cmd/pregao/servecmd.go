@@ -48,6 +48,7 @@ func serveFlags(cfg *ServeConfig) *flag.FlagSet {
 	fs.BoolVar(&cfg.SnapshotCrossHostRedirects, "snapshot-cross-host-redirects", cfg.SnapshotCrossHostRedirects, "follow a remote snapshot's redirects to other hosts (default: only its own host's)")
 	fs.StringVar(&cfg.Keys, "keys", cfg.Keys, "API keys file (required; see pregao keys)")
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
+	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", cfg.MetricsAddr, "serve /metrics on this address instead of --addr, e.g. :9090, whose /metrics then answers 404: the API's port, the one clients reach, lists neither the keys' names nor their use (default: on --addr)")
 	fs.Var(newEnum(&cfg.Clock, "snapshot", "wall"), "clock", "`source` of \"now\" for plan cut-offs: snapshot (the snapshot's as_of, reproducible) or wall")
 	fs.StringVar(&cfg.Prefix, "prefix", cfg.Prefix, "path prefix of the API routes")
 	fs.DurationVar(&cfg.Watch, "watch", cfg.Watch, "reload when the snapshot or keys file changes, checking at this interval (0: only on SIGHUP)")
