@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -59,6 +60,25 @@ func TestHealthcheck(t *testing.T) {
 	} {
 		if got := defaultHealthURL(addr); got != want {
 			t.Errorf("defaultHealthURL(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}
+
+// The exit statuses README.md states: 0 for -h (the usage asked for and
+// printed), 2 for a bad flag and for a snapshot that cannot be loaded.
+func TestExitStatus(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"serve", "-h"}, 0},
+		{[]string{"verify", "-h"}, 0},
+		{[]string{"serve", "--no-such-flag"}, 2},
+		{[]string{"verify", filepath.Join(t.TempDir(), "missing.snap")}, 2},
+	} {
+		var out, errOut bytes.Buffer
+		if got := mainStatus(c.args, &out, &errOut); got != c.want {
+			t.Errorf("pregao %v: status %d, want %d (%s%s)", c.args, got, c.want, out.String(), errOut.String())
 		}
 	}
 }

@@ -51,7 +51,8 @@ func main() {
 }
 
 // mainStatus runs the command of args as main does and returns the exit
-// status: 0, or 2 after printing the error. SIGINT and SIGTERM end the
+// status: 0 (also for -h, which prints the usage), a command's own
+// (exitStatus: healthcheck's 1), or 2 after printing the error. SIGINT and SIGTERM end the
 // command's context; for commands but serve, the first signal also
 // gives the signals back to their default (ending the process), so that
 // a second one ends a command that does not stop.
@@ -65,9 +66,10 @@ func mainStatus(args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 	if err := run(ctx, args, stdout, stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "pregao:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // -h: the usage was asked for and printed
 		}
+		fmt.Fprintln(stderr, "pregao:", err)
 		if es := (*exitStatus)(nil); errors.As(err, &es) {
 			return es.status
 		}
