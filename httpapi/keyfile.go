@@ -35,6 +35,11 @@ func UpdateKeysFile(path string, change func(f *KeysFile) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	path = target
+	// Anything but a regular file (a folder, a device) is refused before
+	// the lock beside it is made: a refused update leaves nothing behind.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
 	unlock, err := atomicfile.Lock(path + ".lock")
 	if err != nil {
 		return fmt.Errorf("%s: lock: %w", path, err)

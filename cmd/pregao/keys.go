@@ -21,6 +21,14 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errors.New("keys: want a subcommand: add, list, remove or limit")
 	}
 	sub := args[0]
+	switch sub {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stderr, "usage: pregao keys add|list|remove|limit [flags]  (pregao keys add -h for the flags)")
+		return flag.ErrHelp
+	case "add", "list", "remove", "limit":
+	default:
+		return fmt.Errorf("keys: unknown subcommand %q (want add, list, remove or limit)", sub)
+	}
 	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	file := fs.String("file", "keys.json", "keys file (holds only SHA-256 digests of the keys)")
@@ -35,11 +43,15 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() > 0 {
 		return fmt.Errorf("keys %s: unexpected argument %q", sub, fs.Arg(0))
 	}
-	rateSet, planSet := false, false
+	rateSet, planSet, burstSet := false, false, false
 	fs.Visit(func(f *flag.Flag) {
 		rateSet = rateSet || f.Name == "rate"
 		planSet = planSet || f.Name == "plan"
+		burstSet = burstSet || f.Name == "burst"
 	})
+	if burstSet && !rateSet {
+		return fmt.Errorf("keys %s: --burst goes with --rate (a burst without a rate limits nothing)", sub)
+	}
 	switch sub {
 	case "add":
 		if *name == "" {

@@ -203,3 +203,34 @@ func TestKeysThroughSymlink(t *testing.T) {
 		t.Errorf("folder of the links holds %v", n)
 	}
 }
+
+// The keys command's refusals: -h prints its usage (status 0), an
+// unknown subcommand is named before any flag is read, a --burst
+// without --rate is refused rather than dropped, and a --file that is a
+// folder is refused without leaving a lock file beside it.
+func TestKeysRefusals(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "keys.json")
+	for _, c := range []struct {
+		args []string
+		want int
+		msg  string
+	}{
+		{[]string{"keys", "-h"}, 0, "usage: pregao keys"},
+		{[]string{"keys", "revoke", "-h"}, 2, `unknown subcommand "revoke"`},
+		{[]string{"keys", "add", "--name", "x", "--burst", "5", "--file", file}, 2, "--burst goes with --rate"},
+		{[]string{"keys", "add", "--name", "x", "--file", dir}, 2, "not a regular file"},
+	} {
+		var out, errOut bytes.Buffer
+		got := mainStatus(c.args, &out, &errOut)
+		if got != c.want || !strings.Contains(errOut.String(), c.msg) {
+			t.Errorf("pregao %v: status %d, %q; want %d and %q", c.args, got, errOut.String(), c.want, c.msg)
+		}
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Error("a refused --burst wrote the keys file")
+	}
+	if _, err := os.Stat(dir + ".lock"); !os.IsNotExist(err) {
+		t.Error("a refused folder left a lock file beside it")
+	}
+}
