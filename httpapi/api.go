@@ -329,9 +329,11 @@ func loadingMessage(s LoadStatus) string {
 
 // SetKeys replaces the keys (e.g. after the keys file changed).
 func (a *API) SetKeys(k *Keys) {
-	k.inherit(a.keys.Load())
+	old := a.keys.Load()
+	k.inherit(old)
 	a.keys.Store(k)
 	a.m.keysLoaded.Set(float64(k.Len()))
+	a.m.dropKeys(old, k)
 	a.m.exportKeys(k)
 	a.streams.recheck(k) // a revoked key's streams end, a changed plan's reconnect to it
 }

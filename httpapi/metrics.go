@@ -221,9 +221,29 @@ func (m *metrics) recordLoad(info LoadInfo) {
 	}
 }
 
+// dropKeys deletes the pregao_rate_limited_total series of the keys of
+// old that next no longer holds, as the admission's per-key series are:
+// the series a server exports follow its keys, however many come and go
+// (a request of a removed key answered 429 just after the reload may
+// count its series once more).
+func (m *metrics) dropKeys(old, next *Keys) {
+	if old == nil {
+		return
+	}
+	kept := map[string]bool{}
+	for _, name := range next.names() {
+		kept[name] = true
+	}
+	for _, name := range old.names() {
+		if !kept[name] {
+			m.rateLimited.DeleteLabelValues(name)
+		}
+	}
+}
+
 // exportKeys makes pregao_rate_limited_total{key} exist at 0 for every key
 // of k, so that a fresh server's dashboard reads 0 rejections instead of
-// "No data" (a removed key's series stays, with its count).
+// "No data" (a removed key's series goes: dropKeys).
 func (m *metrics) exportKeys(k *Keys) {
 	if k == nil {
 		return

@@ -66,6 +66,16 @@ func TestRateLimit(t *testing.T) {
 	if w := ts.do("GET", "/v2/companies", testKeyDelayed, ""); w.Code != 429 {
 		t.Errorf("after a reload: %d, want the bucket kept (429)", w.Code)
 	}
+	// The series follow the keys: the removed keys' go, as the
+	// admission's per-key series do, so key churn does not grow them.
+	if n := testutil.CollectAndCount(ts.api.m.rateLimited); n != 2 {
+		t.Errorf("pregao_rate_limited_total: %d series for 2 keys", n)
+	}
+	ts.api.SetKeys(testKeys(t))
+	if n, want := testutil.CollectAndCount(ts.api.m.rateLimited), testKeys(t).Len(); n != want {
+		t.Errorf("pregao_rate_limited_total after the keys changed: %d series, want %d (app-one's and app-two's gone)", n, want)
+	}
+	ts.api.SetKeys(limitedKeys(t, nil))
 	// Public routes are never limited.
 	if w := ts.do("GET", "/healthz", "", ""); w.Code != 200 {
 		t.Errorf("healthz: %d", w.Code)
