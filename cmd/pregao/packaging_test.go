@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -455,6 +456,16 @@ func TestSystemdUnit(t *testing.T) {
 	// (ProtectSystem=strict), and GET /files would answer 503 forever.
 	if cache := one("CacheDirectory"); !strings.HasPrefix(env["PREGAO_FILES_DIR"], "/var/cache/"+cache+"/") {
 		t.Errorf("PREGAO_FILES_DIR=%q: want a folder in the CacheDirectory (/var/cache/%s/)", env["PREGAO_FILES_DIR"], cache)
+	}
+	// A live session's logs too: the docs' --live-dir for the unit is
+	// its StateDirectory, writable and kept, outside the read-only paths.
+	doc, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := one("StateDirectory")
+	if !bytes.Contains(doc, []byte("PREGAO_LIVE_DIR=/var/lib/"+state+"`")) || slices.ContainsFunc(readOnly, func(p string) bool { return strings.HasPrefix("/var/lib/"+state+"/", strings.TrimSuffix(p, "/")+"/") }) {
+		t.Errorf("StateDirectory=%s: want the docs' PREGAO_LIVE_DIR for the unit, outside ReadOnlyPaths %v", state, readOnly)
 	}
 	if len(u["Unit"]["Description"]) == 0 || !slices.Contains(u["Install"]["WantedBy"], "multi-user.target") {
 		t.Errorf("[Unit] Description and [Install] WantedBy=multi-user.target: %v %v", u["Unit"], u["Install"])
