@@ -186,8 +186,12 @@ run: demo $(DEMO_KEY)
 	if ! $(BIN) healthcheck --quiet --wait 300s --url http://$(ADDR)/readyz || ! kill -0 $$pid 2>/dev/null; then \
 		kill -TERM $$pid 2>/dev/null; wait $$pid; $(if $(V),,tail -20 $(SERVE_LOG);) exit 1; \
 	fi; \
-	$(MAKE) -s --no-print-directory run-banner; \
+	$(RUN_BANNER); \
 	wait $$pid
+
+# Through a variable: a recipe line naming $(MAKE) directly runs even
+# under make -n, and this one would start the server.
+RUN_BANNER = $(MAKE) -s --no-print-directory run-banner
 
 # What make run prints once the server answers. Every command runs as
 # pasted in bash and zsh (TestRunPrintedCommands runs them).
