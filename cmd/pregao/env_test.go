@@ -292,3 +292,19 @@ func TestKubernetesLiveEnv(t *testing.T) {
 		t.Errorf("the API replicas' --live: %v", err)
 	}
 }
+
+// --prefix is taken as the API takes it, so that the banner prints the
+// paths served: "v2" and "/v2/" are "/v2", "/" no prefix, "" the default
+// (/v2).
+func TestParseServePrefix(t *testing.T) {
+	for in, want := range map[string]string{"v2": "/v2", "/v2/": "/v2", "api/v3": "/api/v3", "/": "/", "": "/v2"} {
+		cfg, err := parseServe([]string{"--prefix", in}, envMap(nil), io.Discard)
+		if err != nil || cfg.Prefix != want {
+			t.Errorf("--prefix %q: %q, %v; want %q", in, cfg.Prefix, err, want)
+		}
+		// Printed before a path, never as "//".
+		if shown := shownPrefix(cfg.Prefix) + "/indexes"; strings.HasPrefix(shown, "//") || !strings.HasSuffix(shown, strings.TrimSuffix(want, "/")+"/indexes") {
+			t.Errorf("--prefix %q printed as %q", in, shown)
+		}
+	}
+}

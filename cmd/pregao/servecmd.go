@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pregao/pregao/engine/session"
+	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/snapshot/remote"
 )
 
@@ -27,9 +28,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := m.Open(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, remote.Redact(cfg.Snapshot), m.Addr(), cfg.Prefix, m.cfg.Clock)
+	prefix := shownPrefix(cfg.Prefix)
+	fmt.Fprintf(stdout, "pregao %s: serving %s on http://%s%s (clock %s)\n", currentBuild().Version, remote.Redact(cfg.Snapshot), m.Addr(), prefix, m.cfg.Clock)
 	if cfg.PrintKey != "" {
-		if err := printKey(stdout, cfg.PrintKey, m.Addr(), cfg.Prefix); err != nil {
+		if err := printKey(stdout, cfg.PrintKey, m.Addr(), prefix); err != nil {
 			m.Close()
 			return err
 		}
@@ -94,8 +96,20 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stderr io.
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
+	// As the API takes it (httpapi.New): one leading slash, none
+	// trailing ("v2/" is "/v2"; "/" is no prefix, "" the default); the
+	// banner and --print-key's request print it ("/" as nothing).
+	if cfg.Prefix == "" {
+		cfg.Prefix = httpapi.DefaultConfig().Prefix
+	}
+	cfg.Prefix = "/" + strings.Trim(cfg.Prefix, "/")
 	return cfg, nil
 }
+
+// shownPrefix is the API's path prefix p (parseServe's) as the banner and
+// --print-key's request print it before a path: "/" (no prefix) as
+// nothing, so that no path starts with "//".
+func shownPrefix(p string) string { return strings.TrimSuffix(p, "/") }
 
 // printKey writes the API key held in file (the demo's) and a request to
 // try it with, for a user who reads the server's output (the demo
