@@ -98,7 +98,7 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 		}),
 		loadSeconds: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pregao_snapshot_load_duration_seconds",
-			Help: "Time taken to read, verify and index the served snapshot, in seconds.",
+			Help: "Seconds from the start of the served snapshot's load to its publish: the header and sections read and verified, the index built (and, on a reload, every block verified); a first load's deferred kinds and background block pass come after.",
 		}),
 		loadedAt: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pregao_snapshot_loaded_at_seconds",
@@ -204,7 +204,7 @@ func (m *metrics) route(route string) *routeMetrics {
 type LoadInfo struct {
 	ID       string           // snapshot id (e.g. its checksum or build id)
 	AsOf     time.Time        // the data's as_of
-	Duration time.Duration    // read + verify + build time
+	Duration time.Duration    // from the load's start to the publish
 	Counts   map[string]int64 // entity counts by kind
 	At       time.Time        // when it was published (wall clock)
 }
