@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,6 +29,7 @@ type slowOrigin struct {
 	once    sync.Once
 	sent    atomic.Int64
 	whole   atomic.Bool
+	length  bool // send Content-Length with the slow body
 }
 
 func (o *slowOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -36,6 +40,9 @@ func (o *slowOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rate == 0 || r.Header.Get("If-None-Match") == etag {
 		http.ServeContent(w, r, "s.snap", time.Unix(0, 0), bytes.NewReader(body))
 		return
+	}
+	if o.length {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	w.WriteHeader(200)
 	o.once.Do(func() { close(o.started) })
@@ -117,21 +124,23 @@ func TestKeysRevokedDuringSlowFetch(t *testing.T) {
 	}
 }
 
-// TestShutdownDuringFirstFetch: a shutdown while the first snapshot
-// crawls in stops the download (nothing is left writing in the cache)
-// and returns at once.
+// TestShutdownDuringFirstFetch: while the first snapshot crawls in,
+// /readyz says how many of its bytes are in; a shutdown then stops the
+// download (nothing is left writing in the cache), returns at once and
+// logs the stop as such, not as a failure to keep a copy it never had.
 func TestShutdownDuringFirstFetch(t *testing.T) {
 	snap, keys, _ := serveFixture(t)
 	good, err := os.ReadFile(snap)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &slowOrigin{body: good, etag: `"v1"`, rate: 1024, started: make(chan struct{})}
+	o := &slowOrigin{body: good, etag: `"v1"`, rate: 1024, started: make(chan struct{}), length: true}
 	srv := httptest.NewServer(o)
 	defer srv.Close()
 	cfg := DefaultServeConfig()
 	cfg.Snapshot, cfg.Keys, cfg.SnapshotCache, cfg.Addr = srv.URL+"/s.snap", keys, t.TempDir(), "127.0.0.1:0"
-	m, err := newMain(cfg, io.Discard)
+	var log syncBuffer
+	m, err := newMain(cfg, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +149,16 @@ func TestShutdownDuringFirstFetch(t *testing.T) {
 	case <-o.started:
 	case <-time.After(waitBound):
 		t.Fatal("the first fetch did not start")
+	}
+	want := fmt.Sprintf("of %.1f MB)", float64(len(good))/1e6)
+	for deadline := time.Now().Add(waitBound); ; time.Sleep(10 * time.Millisecond) {
+		code, body := get(t, "http://"+m.Addr()+"/readyz", "")
+		if code == 503 && strings.Contains(body, "loading the snapshot: fetch ") && strings.Contains(body, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz during the fetch: %d %s, want the fetch's bytes (%s)", code, body, want)
+		}
 	}
 	start := time.Now()
 	if err := stop(); err != nil {
@@ -150,5 +169,8 @@ func TestShutdownDuringFirstFetch(t *testing.T) {
 	}
 	if m.Store.Current() != nil {
 		t.Error("a snapshot was loaded after the shutdown")
+	}
+	if l := log.String(); !strings.Contains(l, "snapshot fetch stopped: shutting down") || strings.Contains(l, "keeping the local copy") || strings.Contains(l, "reason=canceled") {
+		t.Errorf("the log of a fetch stopped by the shutdown:\n%s", l)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/remote"
 )
 
@@ -86,13 +87,39 @@ func (m *Main) fetchSnapshot(ctx context.Context) error {
 		if reason != remote.ReasonCanceled {
 			m.fetchFailures.WithLabelValues(reason).Inc()
 		}
-		m.log.Error("snapshot fetch failed; keeping the local copy", "url", where, "reason", reason, "err", err.Error())
+		switch _, serr := os.Stat(m.snapPath); {
+		case reason == remote.ReasonCanceled:
+			m.log.Info("snapshot fetch stopped: shutting down", "url", where)
+		case serr != nil:
+			m.log.Error("snapshot fetch failed; no local copy to serve yet", "url", where, "reason", reason, "err", err.Error())
+		default:
+			m.log.Error("snapshot fetch failed; keeping the local copy", "url", where, "reason", reason, "err", err.Error())
+		}
 		return fmt.Errorf("serve: fetching %s: %w", where, err)
 	}
 	if changed {
 		m.log.Info("snapshot fetched", "url", where, "file", m.snapPath, "seconds", time.Since(start).Seconds())
 	}
 	return nil
+}
+
+// fetchProgress returns a remote.Fetcher's Progress that moves p, the
+// first load's progress (/readyz's message), through a download: the
+// phase "fetch" in bytes, done and to do ("fetch 45% (120.3 of 265.0
+// MB)"), begun again by each attempt.
+func fetchProgress(p *snapshot.Progress) func(done, total int64) {
+	var last int64
+	began := false
+	return func(done, total int64) {
+		if !began || done < last {
+			// The first attempt's start, or one that starts over (a
+			// resumed one goes on from the bytes it holds).
+			p.Begin("fetch", "bytes", max(total, 0))
+			began, last = true, 0
+		}
+		p.Add(done - last)
+		last = done
+	}
 }
 
 // registerFetchFailures registers pregao_snapshot_fetch_failures_total

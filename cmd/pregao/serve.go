@@ -364,7 +364,8 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 			return nil, fmt.Errorf("serve: --snapshot-max-bytes %d, --snapshot-stall-timeout %s: want 0 (the default) or more", cfg.SnapshotMaxBytes, cfg.SnapshotStallTimeout)
 		}
 		m.fetcher = &remote.Fetcher{URL: cfg.Snapshot, Path: m.snapPath, RetryDelay: fetchRetryDelay,
-			MaxBytes: cfg.SnapshotMaxBytes, StallTimeout: cfg.SnapshotStallTimeout, CrossHostRedirects: cfg.SnapshotCrossHostRedirects}
+			MaxBytes: cfg.SnapshotMaxBytes, StallTimeout: cfg.SnapshotStallTimeout, CrossHostRedirects: cfg.SnapshotCrossHostRedirects,
+			Progress: fetchProgress(&m.progress)}
 		m.fetchFailures = registerFetchFailures(m.Registry)
 	}
 	return m, nil

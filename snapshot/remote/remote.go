@@ -85,6 +85,12 @@ type Fetcher struct {
 	// URL's; without it such a redirect is refused (ReasonRedirect). A
 	// redirect on the same host is followed; one from https to http never.
 	CrossHostRedirects bool
+	// Progress, when not nil, is told how far a download is: once when
+	// its body starts (done: the bytes held already, a resumed part's;
+	// total: the whole file's size, -1 when the answer does not say),
+	// then after each read (done only; total as before). It is called
+	// from Fetch's goroutine.
+	Progress func(done, total int64)
 }
 
 // Defaults of the Fetcher's bounds.
@@ -336,7 +342,10 @@ func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 			return false, permanent(ReasonLocal, err)
 		}
 	}
-	n, err := f.copyBody(out, digest, resp.Body, have, maxBytes, watchdog, stall)
+	if f.Progress != nil {
+		f.Progress(have, total)
+	}
+	n, err := f.copyBody(out, digest, resp.Body, have, maxBytes, watchdog, stall, total)
 	if err == nil {
 		err = out.Sync()
 		if err != nil {
@@ -409,7 +418,7 @@ func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 // free space falls under MinFree (ReasonNoSpace), on a write error
 // (ReasonLocal, or ReasonNoSpace) and on a read error (returned as it
 // is); each byte received renews watchdog. It returns the bytes copied.
-func (f *Fetcher) copyBody(out io.Writer, digest hash.Hash, body io.Reader, have, maxBytes int64, watchdog *time.Timer, stall time.Duration) (int64, error) {
+func (f *Fetcher) copyBody(out io.Writer, digest hash.Hash, body io.Reader, have, maxBytes int64, watchdog *time.Timer, stall time.Duration, total int64) (int64, error) {
 	buf := make([]byte, 64<<10)
 	var n int64
 	nextCheck := int64(freeCheckEvery)
@@ -428,6 +437,9 @@ func (f *Fetcher) copyBody(out io.Writer, digest hash.Hash, body io.Reader, have
 			}
 			digest.Write(buf[:k])
 			n += int64(k)
+			if f.Progress != nil {
+				f.Progress(have+n, total)
+			}
 			if n >= nextCheck {
 				nextCheck += freeCheckEvery
 				if free, ok := f.free(); ok && free < f.minFree() {
