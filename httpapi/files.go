@@ -95,8 +95,9 @@ func retryAfterFailure(err error, now time.Time) int {
 	return secondsUp(filesFailRetry)
 }
 
-// filesThrough returns the last session the priced files hold: whole
-// sessions the delayed plan sees complete, NoDate for every session of
+// filesThrough returns the last session the priced files hold (a
+// session's date, never a day without one): whole sessions the delayed
+// plan sees complete, NoDate for every session of
 // the Dataset: every session once the cut-off (now − 15 min) is past the
 // Dataset's last data, else the sessions before the cut-off's market
 // date. The eod plan gets no priced file (eodFiles), and its other files
@@ -109,6 +110,12 @@ func (a *API) filesThrough(c *call) engine.Date {
 		return engine.NoDate
 	}
 	if through := sessionDate(cutoff) - 1; through < last {
+		// The last session on or before that day: a cut on a weekend or
+		// a holiday is the session before it (one name and one build for
+		// the days between), kept as it is when no session precedes it.
+		if s := c.ds.SessionAt(engine.SessionClose(through)); s.Valid() {
+			return s
+		}
 		return through
 	}
 	return engine.NoDate

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -193,6 +194,26 @@ func TestFilesThrough(t *testing.T) {
 	f(PlanDelayed, lastClose.Add(QuoteDelay).Format("2006-01-02T15:04:05Z"), engine.NoDate)
 	f(PlanDelayed, lastClose.Add(QuoteDelay-60e9).Format("2006-01-02T15:04:05Z"), last-1)
 	f(PlanEOD, lastClose.Add(QuoteDelay).Format("2006-01-02T15:04:05Z"), engine.NoDate) // the delayed plan's cut
+	// A cut whose day before has no session (a Monday's: the Sunday) is
+	// the session before it, so that the weekend's cuts share one name.
+	var sessions []engine.Date
+	for _, a := range ds.Assets() {
+		sessions = append(sessions, a.Daily.Dates...)
+	}
+	slices.Sort(sessions)
+	sessions = slices.Compact(sessions)
+	found := false
+	for i := 1; i < len(sessions); i++ {
+		if s := sessions[i]; s < last && sessions[i-1] < s-1 {
+			at := engine.SessionClose(s).Add(-time.Hour).Format("2006-01-02T15:04:05Z")
+			f(PlanDelayed, at, sessions[i-1])
+			found = true
+			break
+		}
+	}
+	if !found {
+		t.Fatal("no session after a day without one: the fixture does not cover the case")
+	}
 }
 
 // TestFilesEOD: the eod plan's one rule on the files (eodHistory): a
