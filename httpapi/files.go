@@ -166,6 +166,8 @@ func (a *API) filesList(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	}
 	dst = append(dst, `{"snapshot":`...)
 	dst = appendString(dst, a.info(c.ds).seed)
+	dst = append(dst, `,"as_of":`...)
+	dst = appendTime(dst, c.ds.AsOf())
 	dst = append(dst, `,"through":`...)
 	dst = appendDate(dst, through)
 	dst = append(dst, `,"files":[`...)
