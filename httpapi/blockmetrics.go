@@ -32,4 +32,12 @@ func registerBlockMetrics(reg prometheus.Registerer, store *engine.Store) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: g.name, Help: g.help},
 			func() float64 { return float64(g.v(status())) }))
 	}
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pregao_snapshot_failed",
+		Help: "1 while the served snapshot answers 503 to every API request: a block found bad, a read of its mapped file that faulted (the file cut in place), or deferred kinds that could not be loaded; 0 otherwise."},
+		func() float64 {
+			if ds := store.Current(); ds != nil && (ds.BlockErr() != nil || ds.DeferredErr() != nil) {
+				return 1
+			}
+			return 0
+		}))
 }

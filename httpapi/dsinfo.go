@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/mapfile"
 )
 
 // dsInfo is what the API derives once per Dataset (on the first request
@@ -146,7 +148,16 @@ func (a *API) Prepare(ds *engine.Dataset, id string, built time.Time) {
 // A request that needs one of those views before it is made waits for it
 // (dsInfo.viewsMade), so answers are those of Prepare's.
 func (a *API) PrepareLater(ds *engine.Dataset, id string, built time.Time) {
-	go a.prepare(ds, id, built)()
+	views := a.prepare(ds, id, built)
+	go func() {
+		// A fault reading the snapshot's mapped file (cut in place)
+		// fails the Dataset instead of ending the process; the requests
+		// waiting for the views are let go (prepare's views close its
+		// channel however they end).
+		debug.SetPanicOnFault(true)
+		defer func() { mapfile.Catch(recover(), ds.Fail) }()
+		views()
+	}()
 }
 
 // prepare records what Prepare records and returns the function that

@@ -3,11 +3,13 @@ package httpapi
 import (
 	"net/http"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/mapfile"
 )
 
 // Quote options.
@@ -197,12 +199,26 @@ const roundBytes = 1 << 20
 func (a *API) appendItemsParallel(c *call, dst []byte, items []quoteItem, o *quoteOpts) []byte {
 	o2 := *o // only this path pays for the copy escaping
 	done := make(chan int, 1)
+	var helperFault any // a fault of the helper goroutine, sent as -1
 	g := seriesGroup
 	for lo := 0; lo < len(items) && !c.gone(); {
 		mid := min(lo+g, len(items))
 		hi := min(mid+g, len(items))
 		if mid < hi {
 			go func() {
+				// A fault reading the snapshot's mapped file (cut in
+				// place) goes back to the request's goroutine, whose
+				// recovery answers it (wrap), as its own would.
+				debug.SetPanicOnFault(true)
+				defer func() {
+					if p := recover(); p != nil {
+						if mapfile.Fault(p) == nil {
+							panic(p)
+						}
+						helperFault = p
+						done <- -1
+					}
+				}()
 				var k int
 				c.s.buf2, k = a.appendItemsUpTo(&c.s.bars2, append(c.s.buf2[:0], ','), items[mid:hi], &o2, roundBytes)
 				done <- k
@@ -222,6 +238,9 @@ func (a *API) appendItemsParallel(c *call, dst []byte, items []quoteItem, o *quo
 		next := mid
 		if mid < hi {
 			k := <-done
+			if k < 0 {
+				panic(helperFault) // the helper's fault, answered by wrap
+			}
 			full = full || k < hi-mid
 			next = mid + k
 			if len(dst)+len(c.s.buf2) >= streamChunk && c.out.streams() {

@@ -45,9 +45,10 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 		}
 		a.m.inflight.Inc()
 		// A read of the snapshot's mapped file that faults (the file was
-		// truncated or rewritten in place) panics instead of ending the
-		// process; the recovery below answers it (mappedFault).
-		debug.SetPanicOnFault(true)
+		// cut in place) panics instead of ending the process; the
+		// recovery below answers it (mapfile.Fault). The goroutine's
+		// setting is restored after it.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		status := 0
 		defer func() {
 			if p := recover(); p != nil {
@@ -61,7 +62,7 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 					// The snapshot's file changed under its mapping: the
 					// Dataset answers nothing more (503 until a reload).
 					c.ds.Fail(err)
-					status = c.out.failErr(a.badBlock(c, err))
+					status = c.out.failErr(a.failedSnapshot(c, err, "a read of the snapshot's mapped file faulted: answering 503", "the snapshot is damaged"))
 				} else {
 					a.m.panics.Inc()
 					a.log.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))

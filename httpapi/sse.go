@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/internal/mapfile"
 )
 
 // The session stream (addition): GET /stream/quotes sends the live
@@ -277,14 +279,31 @@ func (hub *sseHub) unsubscribe(s *sseSub, index string) {
 func (hub *sseHub) loop(stop chan struct{}) {
 	t := time.NewTicker(hub.a.cfg.StreamStep)
 	defer t.Stop()
+	debug.SetPanicOnFault(true)
 	for {
 		select {
 		case <-stop:
 			return
 		case <-t.C:
-			hub.step(stop)
+			hub.guardedStep(stop)
 		}
 	}
+}
+
+// guardedStep is step, a fault reading the snapshot's mapped file (cut
+// in place) failing the published Dataset (its requests then answer
+// 503) instead of ending the process; the loop goes on with the next
+// snapshot a reload publishes.
+func (hub *sseHub) guardedStep(stop chan struct{}) {
+	defer func() {
+		mapfile.Catch(recover(), func(err error) {
+			if v := hub.a.store.View(); v != nil {
+				v.Base.Fail(err)
+			}
+			hub.a.log.Error("a read of the snapshot's mapped file faulted in a stream's step: the snapshot answers 503", "error", err)
+		})
+	}()
+	hub.step(stop)
 }
 
 // step makes the step from the last view to the published one, if the

@@ -196,6 +196,10 @@ func (x *colBlocks) All() error {
 	n := runtime.GOMAXPROCS(0)
 	for w := range n {
 		wg.Go(func() {
+			// A fault reading the mapping (its file cut in place) is
+			// the snapshot's error, not the process's end.
+			defer func() { x.catchFault(recover()) }()
+			debug.SetPanicOnFault(true)
 			for _, c := range x.kinds {
 				for i := w; i < len(c.blocks); i += n {
 					c.verify(i)
@@ -208,10 +212,11 @@ func (x *colBlocks) All() error {
 }
 
 // verifyFile verifies every block not yet verified on workers
-// goroutines (0: GOMAXPROCS), unpaced, each read from the file kept for
-// the pass (pread: the mapping's pages stay untouched, as the pass
-// leaves them) or through the mapping when there is none, and returns
-// the first bad block's error. The file stays open.
+// goroutines (0: GOMAXPROCS; 1: the calling goroutine alone, so that a
+// reload's low-priority thread does it), unpaced, each read from the file
+// kept for the pass (pread: the mapping's pages stay untouched, as the
+// pass leaves them) or through the mapping when there is none, and
+// returns the first bad block's error. The file stays open.
 func (x *colBlocks) verifyFile(workers int) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -222,26 +227,36 @@ func (x *colBlocks) verifyFile(workers int) error {
 			most = max(most, b.N)
 		}
 	}
+	if workers == 1 {
+		x.verifyShare(0, 1, most)
+		return x.finished()
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Go(func() {
-			defer func() { x.catchFault(recover()) }()
-			debug.SetPanicOnFault(true)
-			var buf []byte
-			if x.file != nil {
-				buf = alignedBytes(most)
-			}
-			for _, c := range x.kinds {
-				for i := w; i < len(c.blocks); i += workers {
-					if c.state[i].Load() == blockUnknown && !x.readVerify(c, i, x.file, buf) {
-						c.verify(i)
-					}
-				}
-			}
-		})
+		wg.Go(func() { x.verifyShare(w, workers, most) })
 	}
 	wg.Wait()
 	return x.finished()
+}
+
+// verifyShare verifies blocks w, w+n, w+2n… of each kind not yet
+// verified, read into a buffer of most bytes (verifyFile). A fault
+// reading the mapping is recorded as the snapshot's error; the calling
+// goroutine's fault setting is restored.
+func (x *colBlocks) verifyShare(w, n int, most int64) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() { x.catchFault(recover()) }()
+	var buf []byte
+	if x.file != nil {
+		buf = alignedBytes(most)
+	}
+	for _, c := range x.kinds {
+		for i := w; i < len(c.blocks); i += n {
+			if c.state[i].Load() == blockUnknown && !x.readVerify(c, i, x.file, buf) {
+				c.verify(i)
+			}
+		}
+	}
 }
 
 // catchFault takes p, what a goroutine of x's that set
@@ -250,15 +265,12 @@ func (x *colBlocks) verifyFile(workers int) error {
 // place), which it records as x's error: the snapshot is failed rather
 // than the process ended. Any other panic goes on.
 func (x *colBlocks) catchFault(p any) bool {
-	if p == nil {
-		return false
-	}
-	err := mapfile.Fault(p)
-	if err == nil {
-		panic(p)
-	}
-	x.noteBad(err)
-	return true
+	caught := false
+	mapfile.Catch(p, func(err error) {
+		x.noteBad(err)
+		caught = true
+	})
+	return caught
 }
 
 // finished returns the first bad block's error once every block is

@@ -471,6 +471,13 @@ func TestDamagedFundBlockAnswers503(t *testing.T) {
 // key: its status, Retry-After and body.
 func serveLazy(t *testing.T, bad string, keys *httpapi.Keys, key string, opt snapshot.LoadOptions) func(string) (int, string, string) {
 	t.Helper()
+	do := serveLazyDo(t, bad, keys, key, opt)
+	return func(p string) (int, string, string) { return do("GET", p, "") }
+}
+
+// serveLazyDo is serveLazy for any method, with a body (POST).
+func serveLazyDo(t *testing.T, bad string, keys *httpapi.Keys, key string, opt snapshot.LoadOptions) func(method, path, body string) (int, string, string) {
+	t.Helper()
 	opt.LazyVerify = true
 	ds, h, err := snapshot.Load(bad, opt)
 	if err != nil {
@@ -480,9 +487,9 @@ func serveLazy(t *testing.T, bad string, keys *httpapi.Keys, key string, opt sna
 	api := httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
 	api.Prepare(ds, h.ID, h.BuildTime)
 	store.Publish(ds)
-	return func(p string) (int, string, string) {
+	return func(method, p, body string) (int, string, string) {
 		w := httptest.NewRecorder()
-		r := httptest.NewRequest("GET", p, nil)
+		r := httptest.NewRequest(method, p, strings.NewReader(body))
 		r.Header.Set("Authorization", "Bearer "+key)
 		api.ServeHTTP(w, r)
 		return w.Code, w.Header().Get("Retry-After"), w.Body.String()
@@ -639,7 +646,7 @@ func damagedReportBlock(t *testing.T, what string, at func(start, accounts int, 
 // 503 (never a 500, never a price from the cut file), and the background
 // pass, its reads failing, reports the fault instead of crashing.
 func TestCutInPlaceAnswers503(t *testing.T) {
-	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 2, IntradaySessions: 2})
+	u := demo.GenerateSize(5, demo.Size{Companies: 40, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 2, IntradaySessions: 2})
 	d, err := ratios.Derive(u)
 	if err != nil {
 		t.Fatal(err)
@@ -699,6 +706,38 @@ func TestCutInPlaceAnswers503(t *testing.T) {
 			t.Errorf("a route reading no block after the fault: %d %.200s", code, body)
 		}
 	})
+
+	// A route that reads every block (the screener: CheckAll's workers
+	// verify through the mapping), and a batch of 60 histories whose
+	// blocks were all verified before the cut (a helper goroutine reads
+	// half of them): 503s, then /metrics says the snapshot failed.
+	for _, c := range []struct{ name, first, path, body string }{
+		{"every block", "", "/v2/screener", `{"limit":5}`},
+		{"batch", "/v2/screener", "/v2/quotes", `{"tickers":["` + strings.Join(tickers[:min(60, len(tickers))], `","`) + `"],"type":"historical","start_date":"2000-01-01","end_date":"2100-01-01"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if len(tickers) < 40 { // parallelMin, 32, and more
+				t.Fatalf("%d tickers: the batch does not reach the helper goroutine", len(tickers))
+			}
+			path := filepath.Join(t.TempDir(), "served.snap")
+			if err := copyFileForTest(path, good); err != nil {
+				t.Fatal(err)
+			}
+			do := serveLazyDo(t, path, keys, key, snapshot.LoadOptions{VerifyRate: -1})
+			if c.first != "" {
+				if code, _, body := do("POST", c.first, `{"limit":5}`); code != 200 {
+					t.Fatalf("before the cut: %d %.200s", code, body)
+				}
+			}
+			cut(t, path)
+			if code, retry, body := do("POST", c.path, c.body); code != 503 || retry == "" || !strings.Contains(body, "changed in place") {
+				t.Errorf("POST %s from a cut file: %d %.300s", c.path, code, body)
+			}
+			if code, _, body := do("GET", "/readyz", ""); code != 503 {
+				t.Errorf("/readyz: %d %s", code, body)
+			}
+		})
+	}
 
 	t.Run("background pass", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "served.snap")

@@ -13,11 +13,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 	"weak"
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/httpapi"
+	"github.com/pregao/pregao/internal/mapfile"
 	"github.com/pregao/pregao/snapshot"
 	"github.com/pregao/pregao/snapshot/remote"
 )
@@ -135,6 +137,12 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	var hdr snapshot.Header
 	var err error
 	load := func() {
+		// A fault reading the file's mapping (the file cut in place while
+		// it loads) refuses it instead of ending the process.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			mapfile.Catch(recover(), func(e error) { ds, err = nil, fmt.Errorf("%s: %w", path, e) })
+		}()
 		if ds, hdr, err = snapshot.Load(m.snapPath, opt); err == nil {
 			if first {
 				// Nothing is served yet: the quote views are made after

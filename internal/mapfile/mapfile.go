@@ -102,6 +102,9 @@ func readAt(f io.ReaderAt, size int64, path string) (*File, error) {
 func newFile(b []byte, mapped bool) *File {
 	held.files.Add(1)
 	held.bytes.Add(int64(len(b)))
+	if mapped && len(b) > 0 {
+		regions.add(b)
+	}
 	return &File{data: b, mapped: mapped}
 }
 
@@ -123,6 +126,7 @@ func (f *File) Close() error {
 		held.files.Add(-1)
 		held.bytes.Add(-int64(len(f.data)))
 		if f.mapped && len(f.data) > 0 {
+			regions.remove(f.data)
 			f.err = unmap(f.data)
 		}
 		f.data = nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/internal/atomicfile"
+	"github.com/pregao/pregao/internal/mapfile"
 )
 
 // DefaultCacheBytes is CacheConfig.MaxBytes's default: 8 GiB, about 20
@@ -310,6 +312,21 @@ func (c *Cache) run(s *cacheSet, ds *engine.Dataset, id string, through engine.D
 	var err error
 	build := func() {
 		var tmp string
+		defer func() {
+			if err != nil && tmp != "" {
+				os.RemoveAll(tmp)
+			}
+		}()
+		// A fault reading the snapshot's mapped file (cut in place) is
+		// the build's error and fails the Dataset (its requests answer
+		// 503), instead of ending the process.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			mapfile.Catch(recover(), func(e error) {
+				err = e
+				ds.Fail(e)
+			})
+		}()
 		if err = os.MkdirAll(c.cfg.Dir, 0o755); err != nil {
 			return
 		}
@@ -320,9 +337,6 @@ func (c *Cache) run(s *cacheSet, ds *engine.Dataset, id string, through engine.D
 		m, err = Export(context.Background(), ds, tmp, Options{Formats: c.cfg.Formats, Datasets: c.cfg.Datasets, Through: through, Snapshot: id})
 		if err == nil {
 			err = atomicfile.SwapDir(tmp, dir)
-		}
-		if err != nil {
-			os.RemoveAll(tmp)
 		}
 	}
 	if c.cfg.Run != nil {
