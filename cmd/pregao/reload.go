@@ -71,6 +71,10 @@ var deferredReloadStarts func()
 // failed, before the refusal is recorded.
 var loadRefused func()
 
+// loadStarts, when set (tests), is called by loadSnapshot with the
+// options it loads with.
+var loadStarts func(snapshot.LoadOptions)
+
 // loadFirst fetches (for a remote --snapshot) and loads the first
 // snapshot, reporting its progress to /readyz. A remote snapshot whose
 // fetch fails is served from the cached copy when there is one. ctx ends
@@ -115,7 +119,13 @@ func (m *Main) loadSnapshot(opt snapshot.LoadOptions) error {
 	// file: the snapshot serving keeps serving meanwhile, and a damaged
 	// file is refused instead of replacing it.
 	opt.LazyVerify, opt.VerifyRate = m.cfg.VerifyRateMB > 0, m.cfg.VerifyRateMB<<20
-	opt.VerifyFirst = !first
+	// A file the fetcher has just verified whole (remote.Verify) is not
+	// verified again before it is published: its blocks are verified on
+	// use and by the pass, as a first load's.
+	opt.VerifyFirst = !first && sig != m.fetchedSig
+	if loadStarts != nil {
+		loadStarts(opt)
+	}
 	path := m.snapPath
 	opt.Verified = func(s engine.BlockStatus) {
 		if s.Err != nil {

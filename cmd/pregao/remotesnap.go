@@ -98,6 +98,7 @@ func (m *Main) fetchSnapshot(ctx context.Context) error {
 		return fmt.Errorf("serve: fetching %s: %w", where, err)
 	}
 	if changed {
+		m.fetchedSig = sigOf(m.snapPath) // verified whole by the fetch
 		m.log.Info("snapshot fetched", "url", where, "file", m.snapPath, "seconds", time.Since(start).Seconds())
 	}
 	return nil

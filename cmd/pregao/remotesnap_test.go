@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -57,8 +58,16 @@ func TestServeRemoteSnapshot(t *testing.T) {
 	}
 	good = otherSnapshot(t)
 	publish(good, `"v2"`)
+	// The download was verified whole before it replaced the local copy:
+	// its reload does not verify its blocks again before publishing.
+	var verifyFirst []bool
+	loadStarts = func(opt snapshot.LoadOptions) { verifyFirst = append(verifyFirst, opt.VerifyFirst) }
+	defer func() { loadStarts = nil }()
 	if err := m.Reload(); err != nil || m.Store.Current() == first {
 		t.Fatalf("a new publication: %v, dataset replaced %v", err, m.Store.Current() != first)
+	}
+	if !slices.Equal(verifyFirst, []bool{false}) {
+		t.Errorf("the reload of a fetched copy verified its blocks first: %v", verifyFirst)
 	}
 	second := m.Store.Current()
 	if err := m.Reload(); err != nil || m.Store.Current() != second {

@@ -166,6 +166,10 @@ type Main struct {
 	// --metrics-addr); nil without one.
 	msrv *http.Server
 	mln  net.Listener
+	// fetchedSig is the signature of the local copy a remote fetch last
+	// wrote, verified whole (remote.Verify): a reload of it does not
+	// verify its blocks again before it publishes. Guarded by snapMu.
+	fetchedSig fileSig
 	// background counts Run's background work (the first load, the
 	// reloads, the live session); what is still running when Run
 	// returns was left behind, and tests wait for it before the next.
