@@ -37,16 +37,7 @@ import (
 // the snapshot the same way; pregao verify refuses the file, and so does
 // serve with --verify-rate 0.
 func TestDamagedBlockAnswers503(t *testing.T) {
-	u := demo.GenerateSize(5, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 2, IntradaySessions: 2})
-	d, err := ratios.Derive(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Derived = d
-	good := filepath.Join(t.TempDir(), "good.snap")
-	if err := snapshot.WriteFile(good, u, snapshot.WriteOptions{Version: 6}); err != nil {
-		t.Fatal(err)
-	}
+	good := demoV6(t, 4)
 	file, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
@@ -646,16 +637,7 @@ func damagedReportBlock(t *testing.T, what string, at func(start, accounts int, 
 // 503 (never a 500, never a price from the cut file), and the background
 // pass, its reads failing, reports the fault instead of crashing.
 func TestCutInPlaceAnswers503(t *testing.T) {
-	u := demo.GenerateSize(5, demo.Size{Companies: 40, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 2, IntradaySessions: 2})
-	d, err := ratios.Derive(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Derived = d
-	good := filepath.Join(t.TempDir(), "good.snap")
-	if err := snapshot.WriteFile(good, u, snapshot.WriteOptions{Version: 6}); err != nil {
-		t.Fatal(err)
-	}
+	good := demoV6(t, 40)
 	h, err := snapshot.ReadHeader(good)
 	if err != nil || h.Columns == 0 {
 		t.Fatalf("header %+v, %v: want a column area", h, err)
@@ -759,6 +741,24 @@ func TestCutInPlaceAnswers503(t *testing.T) {
 			t.Fatal("the background pass did not end")
 		}
 	})
+}
+
+// demoV6 writes a demo market of companies companies (seed 5, from 2022,
+// with 1-minute bars of 2 tickers over 2 sessions) as a format 6
+// snapshot and returns its path.
+func demoV6(t *testing.T, companies int) string {
+	t.Helper()
+	u := demo.GenerateSize(5, demo.Size{Companies: companies, FIIs: 1, ETFs: 1, HistoryFrom: 2022, IntradayTickers: 2, IntradaySessions: 2})
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	path := filepath.Join(t.TempDir(), "good.snap")
+	if err := snapshot.WriteFile(path, u, snapshot.WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // copyFileForTest copies src to dst.

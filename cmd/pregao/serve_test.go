@@ -364,17 +364,8 @@ func TestServeFilesDir(t *testing.T) {
 func TestServeMetricsApart(t *testing.T) {
 	snap, keys, key := serveFixture(t)
 	cfg := DefaultServeConfig()
-	cfg.Snapshot, cfg.Keys, cfg.Addr, cfg.MetricsAddr = snap, keys, "127.0.0.1:0", "127.0.0.1:0"
-	m, err := NewMain(cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Open(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
+	cfg.Snapshot, cfg.Keys, cfg.MetricsAddr = snap, keys, "127.0.0.1:0"
+	m, stop := startServe(t, cfg, nil)
 	base, mbase := "http://"+m.Addr(), "http://"+m.MetricsAddr()
 	if code, body := get(t, base+"/v2/companies/ENHZ", key); code != 200 {
 		t.Fatalf("API: %d %s", code, body)
@@ -389,8 +380,7 @@ func TestServeMetricsApart(t *testing.T) {
 	if code, _ := get(t, mbase+"/v2/companies/ENHZ", key); code != 404 {
 		t.Errorf("the API on the metrics port: %d, want 404", code)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	for _, addr := range []string{m.Addr(), m.MetricsAddr()} {
