@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -174,13 +175,19 @@ func (b *builder) beside(step func(*builder) error) (wait func() error) {
 				done <- fmt.Errorf("build: BUG: %v: %w", r, ErrInvalid)
 			}
 		}()
+		// A fault reading a mapped file (its snapshot cut in place
+		// while it loads) is an error of the build, not the process's
+		// end.
+		debug.SetPanicOnFault(true)
 		done <- step(&cb)
 	}()
 	return func() error { return <-done }
 }
 
 // parallelFor runs f(0..n-1) on up to GOMAXPROCS goroutines (one, the
-// caller's, for a serial builder) and returns when every call has.
+// caller's, for a serial builder) and returns when every call has. A
+// panic of f (a fault reading a mapped file among them) stops the others
+// and is raised again in the caller's goroutine.
 func (b *builder) parallelFor(n int, f func(i int)) {
 	w := min(runtime.GOMAXPROCS(0), n)
 	if b.serial {
@@ -194,16 +201,27 @@ func (b *builder) parallelFor(n int, f func(i int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var failed atomic.Pointer[any] // the first panic of a goroutine
 	for range w {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					failed.CompareAndSwap(nil, &r)
+					next.Store(int64(n)) // the others stop
+				}
+			}()
+			debug.SetPanicOnFault(true) // a fault reading a mapped file panics
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				f(i)
 			}
 		}()
 	}
 	wg.Wait()
+	if p := failed.Load(); p != nil {
+		panic(*p) // in the caller's goroutine: Build's recover makes it an error
+	}
 }
 
 type builder struct {
