@@ -107,11 +107,16 @@ func (m *Main) fetchSnapshot(ctx context.Context) error {
 // fetchProgress returns a remote.Fetcher's Progress that moves p, the
 // first load's progress (/readyz's message), through a download: the
 // phase "fetch" in bytes, done and to do ("fetch 45% (120.3 of 265.0
-// MB)"), begun again by each attempt.
+// MB)"), begun again by each attempt, then "verify download".
 func fetchProgress(p *snapshot.Progress) func(done, total int64) {
 	var last int64
 	began := false
 	return func(done, total int64) {
+		if done < 0 { // whole: verified before it replaces the local copy
+			p.Begin("verify download", "", 0)
+			began, last = false, 0
+			return
+		}
 		if !began || done < last {
 			// The first attempt's start, or one that starts over (a
 			// resumed one goes on from the bytes it holds).

@@ -112,3 +112,32 @@ func otherSnapshot(t testing.TB) []byte {
 	}
 	return b
 }
+
+// fetchProgress moves /readyz's progress through a download's attempts
+// (one cut short, one resumed from its bytes, one started over) and then
+// its verification.
+func TestFetchProgress(t *testing.T) {
+	var p snapshot.Progress
+	f := fetchProgress(&p)
+	check := func(phase string, done, total int64) {
+		t.Helper()
+		if s := p.State(); s.Phase != phase || s.Done != done || s.Total != total {
+			t.Errorf("progress %+v, want %s %d of %d", s, phase, done, total)
+		}
+	}
+	f(0, 1000)
+	f(400, 1000)
+	check("fetch", 400, 1000)
+	f(400, 1000) // resumed where it stopped
+	f(700, 1000)
+	check("fetch", 700, 1000)
+	f(0, 1000) // started over
+	f(100, 1000)
+	check("fetch", 100, 1000)
+	f(1000, 1000)
+	f(-1, 1000)
+	check("verify download", 0, 0)
+	f(0, -1) // the next fetch, of unknown size
+	f(10, -1)
+	check("fetch", 10, 0)
+}

@@ -88,8 +88,9 @@ type Fetcher struct {
 	// Progress, when not nil, is told how far a download is: once when
 	// its body starts (done: the bytes held already, a resumed part's;
 	// total: the whole file's size, -1 when the answer does not say),
-	// then after each read (done only; total as before). It is called
-	// from Fetch's goroutine.
+	// then after each read (done only; total as before), and with done
+	// -1 once the download is whole and being verified (Verify). It is
+	// called from Fetch's goroutine.
 	Progress func(done, total int64)
 }
 
@@ -392,6 +393,9 @@ func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 		removeAll(part, partTag)
 		f.remember(refusal{ETag: tag, LastModified: resp.Header.Get("Last-Modified"), Size: size, SHA256: sum, Reason: refused.Reason})
 		return false, permanent(ReasonVerify, fmt.Errorf("%w: %s: the same bytes as the publication refused before (%s)", ErrVerify, where, refused.Reason))
+	}
+	if f.Progress != nil {
+		f.Progress(-1, size)
 	}
 	if err := Verify(part); err != nil {
 		removeAll(part, partTag)
