@@ -7,28 +7,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/engine/ratios"
-	"github.com/pregao/pregao/snapshot/bundle"
 )
 
 // pregao_snapshot_failed is 1 once the served snapshot fails (Fail: a
 // read of its mapped file faulted), which PregaoSnapshotDamaged reads,
 // and 0 again once another snapshot is published.
 func TestSnapshotFailedMetric(t *testing.T) {
-	fresh := func() *engine.Dataset {
-		u, err := bundle.Read(smallBundle)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if u.Derived, err = ratios.Derive(u); err != nil {
-			t.Fatal(err)
-		}
-		ds, err := engine.Build(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ds
-	}
 	store := &engine.Store{}
 	reg := prometheus.NewRegistry()
 	New(DefaultConfig(), store, testKeys(t), nil, reg, nil)
@@ -46,7 +30,7 @@ func TestSnapshotFailedMetric(t *testing.T) {
 		t.Fatal("no pregao_snapshot_failed")
 		return 0
 	}
-	ds := fresh()
+	ds := freshSmall(t)
 	store.Publish(ds)
 	if v := value(); v != 0 {
 		t.Errorf("a sound snapshot: %v", v)
@@ -55,7 +39,7 @@ func TestSnapshotFailedMetric(t *testing.T) {
 	if v := value(); v != 1 {
 		t.Errorf("after Fail: %v", v)
 	}
-	store.Publish(fresh())
+	store.Publish(freshSmall(t))
 	if v := value(); v != 0 {
 		t.Errorf("after the next publish: %v", v)
 	}

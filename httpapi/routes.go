@@ -399,6 +399,12 @@ func (a *API) routes(g prometheus.Gatherer) *httprouter.Router {
 		unmatched.observe(http.StatusMethodNotAllowed, 0)
 	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, v any) {
+		if v == http.ErrAbortHandler {
+			// A deliberate cut (wrap, endStream): the server closes the
+			// connection, so that the client cannot take the part of the
+			// answer it got for a whole one.
+			panic(v)
+		}
 		a.m.panics.Inc()
 		a.log.Error("panic outside a handler", "method", req.Method, "path", req.URL.Path, "panic", fmt.Sprint(v))
 		a.plainError(w, http.StatusInternalServerError, "internal server error")

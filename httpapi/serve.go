@@ -52,20 +52,37 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 		status := 0
 		defer func() {
 			if p := recover(); p != nil {
-				if p == http.ErrAbortHandler { // a deliberate cut (endStream)
+				cut := p == http.ErrAbortHandler // a deliberate cut (endStream)
+				fault := mapfile.Fault(p)
+				switch {
+				case fault != nil:
+					// The snapshot's file changed under its mapping: the
+					// Dataset answers nothing more (503 until a reload).
+					// A stream holds no Dataset in its call (c.ds is nil):
+					// its reads fail their view's (catchFault); a fault
+					// left there is still a fault, not an internal error.
+					if c.ds != nil {
+						c.ds.Fail(fault)
+					}
+				case !cut:
+					a.m.panics.Inc()
+					a.log.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
+				}
+				if cut || c.out.streamed {
+					// Part of a 200 answer went out: the connection is
+					// cut, so that the client cannot take a truncated
+					// body for a complete one (nor read an error in it).
+					if fault != nil {
+						a.log.Error("a read of the snapshot's mapped file faulted after the answer started: the connection is cut", "route", route, "error", fault)
+					}
 					rm.observe(http.StatusOK, time.Since(start))
 					a.m.inflight.Dec()
 					c.out.reset() // the call is not reused: give back what its answer holds
-					panic(p)
+					panic(http.ErrAbortHandler)
 				}
-				if err := mapfile.Fault(p); err != nil && c.ds != nil {
-					// The snapshot's file changed under its mapping: the
-					// Dataset answers nothing more (503 until a reload).
-					c.ds.Fail(err)
-					status = c.out.failErr(a.failedSnapshot(c, err, "a read of the snapshot's mapped file faulted: answering 503", "the snapshot is damaged"))
+				if fault != nil {
+					status = c.out.failErr(a.failedSnapshot(c, c.ds, fault, faultLog, faultWhy))
 				} else {
-					a.m.panics.Inc()
-					a.log.Error("panic in handler", "route", route, "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
 					status = c.out.fail(http.StatusInternalServerError, "internal server error")
 				}
 				c.out.reset()
@@ -249,19 +266,46 @@ func (a *API) blockScope(c *call, r *http.Request) BlockScope {
 // Retry-After (another replica, or the next snapshot, answers), logged
 // once per snapshot. No answer is made from the snapshot.
 func (a *API) badBlock(c *call, err error) error {
-	return a.failedSnapshot(c, err, "snapshot block failed its checksum: answering 503", "the snapshot is damaged")
+	return a.failedSnapshot(c, c.ds, err, "snapshot block failed its checksum: answering 503", "the snapshot is damaged")
 }
 
-// failedSnapshot returns the error of a request to a failed snapshot
+// failedSnapshot returns the error of a request to failed snapshot ds
 // (what says so, why): 503 with Retry-After, the failure logged once per
-// snapshot (log).
-func (a *API) failedSnapshot(c *call, err error, log, why string) error {
+// snapshot (log), or each time when ds is not known (nil).
+func (a *API) failedSnapshot(c *call, ds *engine.Dataset, err error, log, why string) error {
 	c.out.w.Header()["Retry-After"] = retryLoading
-	w := weak.Make(c.ds)
+	if ds == nil {
+		a.log.Error(log, "error", err)
+		return errorf(http.StatusServiceUnavailable, "%s (%v): not answered; retry shortly", why, err)
+	}
+	w := weak.Make(ds)
 	if old := a.badBlockLogged.Swap(&w); old == nil || *old != w {
-		a.log.Error(log, "as_of", c.ds.AsOf(), "error", err)
+		a.log.Error(log, "as_of", ds.AsOf(), "error", err)
 	}
 	return errorf(http.StatusServiceUnavailable, "%s (%v): not answered; retry shortly", why, err)
+}
+
+// The log line and the answer's reason of a fault reading a snapshot's
+// mapped file.
+const (
+	faultLog = "a read of the snapshot's mapped file faulted: answering 503"
+	faultWhy = "the snapshot is damaged"
+)
+
+// catchFault runs f, which reads ds, on a goroutine with
+// debug.SetPanicOnFault set: a fault reading a mapped file there
+// (mapfile.Fault) fails ds and is returned; any other panic goes on.
+func catchFault(ds *engine.Dataset, f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if err = mapfile.Fault(p); err == nil {
+				panic(p)
+			}
+			ds.Fail(err)
+		}
+	}()
+	f()
+	return nil
 }
 
 // readsDeferred reports whether c's answer may read a deferred kind of
@@ -317,7 +361,7 @@ func (a *API) awaitDeferred(c *call, r *http.Request) int {
 // deferred kinds could not be loaded: a failed snapshot, as one with a
 // bad block.
 func (a *API) failedDeferred(c *call, err error) error {
-	return a.failedSnapshot(c, err, "snapshot's deferred kinds failed to load: answering 503", "the snapshot could not be loaded whole")
+	return a.failedSnapshot(c, c.ds, err, "snapshot's deferred kinds failed to load: answering 503", "the snapshot could not be loaded whole")
 }
 
 // readBody reads the request body into c.body, up to the route's cap.

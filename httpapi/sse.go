@@ -223,24 +223,37 @@ func (s *sseSub) keyHolds(keys *Keys) bool {
 // subscription (tests: a keys reload right there).
 var beforeStreamSubscribe = func() {}
 
+// beforeStreamDiff runs in a stream's diff, where it reads its view's
+// Dataset (tests: a read that faults right there).
+var beforeStreamDiff = func() {}
+
 // subscribe registers s and returns the view of the hub's last step,
 // which the subscriber catches up to (the hub's steps after it come
 // through s.steps); the loop starts with the first subscriber.
-func (hub *sseHub) subscribe(s *sseSub, index string) *sseView {
+func (hub *sseHub) subscribe(s *sseSub, index string) (*sseView, error) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
+	if hub.last == nil || hub.stop == nil {
+		// The view reads its Dataset: a fault there (the snapshot's file
+		// cut in place) fails it, and the stream is refused unsubscribed.
+		v := *hub.a.store.View()
+		var sv *sseView
+		if err := catchFault(v.Base, func() {
+			sv = hub.a.sseViewOf(hub.plan, v, hub.a.clock.Now(), hubCursor(hub.last))
+		}); err != nil {
+			return nil, err
+		}
+		hub.last = sv
+	}
 	hub.subs[s] = struct{}{}
 	if index != "" {
 		hub.wants[index]++
-	}
-	if hub.last == nil || hub.stop == nil {
-		hub.last = hub.a.sseViewOf(hub.plan, *hub.a.store.View(), hub.a.clock.Now(), hubCursor(hub.last))
 	}
 	if hub.stop == nil {
 		hub.stop = make(chan struct{})
 		go hub.loop(hub.stop)
 	}
-	return hub.last
+	return hub.last, nil
 }
 
 func hubCursor(sv *sseView) sseCursor {
@@ -415,12 +428,20 @@ func (w *sseWant) resolve(ds *engine.Dataset) sseAssets {
 }
 
 // diff is API.diff of the stream's assets in sv's Dataset, which it
-// holds until the events are made.
-func (a *API) streamDiff(m *sseMark, sv *sseView, w *sseWant) []sseEvent {
-	r := w.resolve(sv.ev.Base)
-	evs := a.diff(nil, m, sv, r.assets, r.index)
-	runtime.KeepAlive(r.ds)
-	return evs
+// holds until the events are made. A fault reading the Dataset's mapped
+// file (cut in place) fails it and is returned: the stream ends, and its
+// client, reconnecting, is answered 503 until a reload.
+func (a *API) streamDiff(m *sseMark, sv *sseView, w *sseWant) (evs []sseEvent, err error) {
+	err = catchFault(sv.ev.Base, func() {
+		beforeStreamDiff()
+		r := w.resolve(sv.ev.Base)
+		evs = a.diff(nil, m, sv, r.assets, r.index)
+		runtime.KeepAlive(r.ds)
+	})
+	if err != nil {
+		a.log.Error("a read of the snapshot's mapped file faulted in a stream: the stream ends, the snapshot answers 503", "as_of", sv.ev.Base.AsOf(), "error", err)
+	}
+	return evs, err
 }
 
 // streamWant reads the stream's subscription: tickers (up to
@@ -515,7 +536,10 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	sub := &sseSub{plan: c.key.Plan, steps: make(chan *sseStep, streamQueue), cut: make(chan struct{})}
 	_, _ = hex.Decode(sub.digest[:], []byte(c.key.SHA256)) // checked by NewKeys
 	beforeStreamSubscribe()
-	sv := hub.subscribe(sub, want.index)
+	sv, err := hub.subscribe(sub, want.index)
+	if err != nil {
+		return nil, a.failedSnapshot(c, nil, err, faultLog, faultWhy)
+	}
 	defer hub.unsubscribe(sub, want.index)
 	// A keys reload between the request's key check and the subscription
 	// found no stream to end: its keys (stored before its check of the
@@ -557,6 +581,17 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 		st.emit("", "session", mark.part, appendSessionEvent(nil, v.cur.session, v.cur.state))
 		out.events(st.dst, nil)
 	}
+	// diff sends the events from m to sv; false: a fault ended the stream
+	// (streamDiff), which says so to the client.
+	diff := func(m *sseMark, sv *sseView) bool {
+		evs, err := a.streamDiff(m, sv, &want)
+		if err != nil {
+			out.write([]byte(": the snapshot is damaged: reconnect (with Last-Event-ID) later\n\n"))
+			return false
+		}
+		out.events(evs, nil)
+		return true
+	}
 	var aheadWait <-chan time.Time
 	switch {
 	case ahead:
@@ -565,7 +600,9 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 		defer t.Stop()
 		aheadWait = t.C
 	case resume:
-		out.events(a.streamDiff(&mark, sv, &want), nil)
+		if !diff(&mark, sv) {
+			return nil, nil
+		}
 	default:
 		present(sv)
 	}
@@ -604,7 +641,9 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 			switch {
 			case ahead:
 				if !mark.to.after(st.to) {
-					out.events(a.streamDiff(&mark, st.sv, &want), nil)
+					if !diff(&mark, st.sv) {
+						return nil, nil
+					}
 					ahead = false
 				}
 			case !st.to.after(mine):
@@ -615,7 +654,9 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 				// Behind or ahead of the hub: the events from mine, of the
 				// assets of the step's Dataset (a reload may have come).
 				m := markAt(mine)
-				out.events(a.streamDiff(&m, st.sv, &want), nil)
+				if !diff(&m, st.sv) {
+					return nil, nil
+				}
 			}
 			if st.to.after(mine) {
 				mine = st.to
