@@ -82,7 +82,10 @@ func (a *API) lookup(c *call, r *http.Request) int {
 	if get {
 		p := &prepared{route: c.route, plan: c.key.Plan, csv: o.csv, live: c.live, path: r.URL.Path, query: r.URL.RawQuery,
 			vk: vk, sum: sum, check: o.acheck, checked: kept, etag: in.etag(sum), lm: in.lastModified}
-		if t := pricedModified(c, in, vk); t > in.lastMod {
+		switch t, part := pricedModified(c, in, vk); {
+		case part:
+			p.lm = nil
+		case t > in.lastMod:
 			p.lm = []string{time.Unix(t, 0).UTC().Format(http.TimeFormat)}
 		}
 		in.prepared[p.slot()].Store(p)
@@ -406,21 +409,38 @@ func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum 
 // Last-Modified of an answer is the later of it and the snapshot's
 // build time, so that it never moves back while the answer changes
 // (the live session completing, a correction, a reload).
-func pricedModified(c *call, in *dsInfo, k viewKey) int64 {
+//
+// part reports a view that holds less than the snapshot: the delayed
+// plan's cut-off short of the snapshot's last data without a live
+// session (a snapshot served within QuoteDelay of its data's end; with
+// one, the cut-off's minute dates the answer), the eod plan's market
+// date not past the snapshot's last session (the evening its snapshot
+// is built).
+// Such an answer changes with the clock while the snapshot's build time
+// stays: it carries no Last-Modified, so that a client revalidating by
+// date alone (If-Modified-Since) is never answered 304 on what changed
+// since; its ETag names its view.
+func pricedModified(c *call, in *dsInfo, k viewKey) (t int64, part bool) {
 	switch {
 	case !c.route.Priced:
-		return 0
+		return 0, false
 	case c.key.Plan == PlanEOD:
-		if k.session.Valid() && c.live != nil {
-			return c.live.At / 1000
+		if engine.Date(k.at) <= c.ds.LastSession() {
+			return 0, true
 		}
-		return 0
+		if k.session.Valid() && c.live != nil {
+			return c.live.At / 1000, false
+		}
+		return 0, false
 	}
-	t := k.at
+	if c.live == nil && k.at < in.latestVisible {
+		return 0, true
+	}
+	t = k.at
 	if c.live != nil {
 		t = max(t, c.live.RevTime(k.at)/1000)
 	}
-	return t
+	return t, false
 }
 
 // notModifiedSince reports whether r's If-Modified-Since is at or after

@@ -8,9 +8,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pregao/pregao/engine"
 )
 
 func doH(ts *testServer, method, path, key, body string, hdr ...string) *httptest.ResponseRecorder {
@@ -193,5 +197,51 @@ func TestCompaniesStatus(t *testing.T) {
 	}
 	if w := doH(ts, "GET", "/v2/companies?status=GONE", testKeyDelayed, ""); w.Code != 400 {
 		t.Errorf("status=GONE: %d", w.Code)
+	}
+}
+
+// TestPartialViewNoLastModified: a priced answer whose view holds less
+// than its snapshot changes with the clock under the snapshot's build
+// time: the eod plan on the evening its snapshot's last session closed
+// (that session is still "the current one"), the delayed plan within
+// QuoteDelay of the snapshot's last data. It carries no Last-Modified, so
+// that If-Modified-Since the build time is a 200, not a 304 on a quote
+// that changed since; once the view holds the whole snapshot, the build
+// time is back and answers 304.
+func TestPartialViewNoLastModified(t *testing.T) {
+	ds := mustSmall(t)
+	store := &engine.Store{}
+	store.Publish(ds)
+	clk := &movingClock{}
+	api := New(DefaultConfig(), store, testKeys(t), clk, prometheus.NewRegistry(), nil)
+	in := api.info(ds)
+	built := in.lastModified[0]
+	ticker := ds.Assets()[0].Ticker
+	ts := &testServer{api: api, store: store}
+	get := func(key, ims string) *httptest.ResponseRecorder {
+		return doH(ts, "GET", "/v2/quotes/"+ticker, key, "", "If-Modified-Since", ims)
+	}
+	last := ds.LastSession()
+	lastClose := timeUnix(in.latestVisible)
+	for _, c := range []struct {
+		name, key      string
+		partial, whole time.Time
+	}{
+		{"eod", testKeyEOD, engine.SessionClose(last).Add(time.Hour), engine.SessionClose(last).Add(14 * time.Hour)},
+		{"delayed", testKeyDelayed, lastClose.Add(QuoteDelay - 5*time.Minute), lastClose.Add(QuoteDelay)},
+	} {
+		clk.set(c.partial)
+		early := get(c.key, "")
+		if w := get(c.key, built); w.Code != 200 || w.Header().Get("Last-Modified") != "" {
+			t.Errorf("%s, a partial view, If-Modified-Since the build time: %d, Last-Modified %q", c.name, w.Code, w.Header().Get("Last-Modified"))
+		}
+		clk.set(c.whole)
+		w := get(c.key, "")
+		if w.Code != 200 || w.Header().Get("Last-Modified") != built || w.Body.String() == early.Body.String() {
+			t.Errorf("%s, the whole view: %d, Last-Modified %q (want %q), the partial view's body: %v", c.name, w.Code, w.Header().Get("Last-Modified"), built, w.Body.String() == early.Body.String())
+		}
+		if w := get(c.key, built); w.Code != 304 {
+			t.Errorf("%s, the whole view, If-Modified-Since the build time: %d", c.name, w.Code)
+		}
 	}
 }

@@ -214,7 +214,7 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 		return c.out.failErr(err)
 	}
 	name := ps.ByName("name")
-	dir, files, _, err := a.filesOf(c, r)
+	dir, files, through, err := a.filesOf(c, r)
 	if err != nil {
 		return c.out.failErr(err)
 	}
@@ -266,6 +266,14 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 	var mod time.Time
 	if lm := a.info(c.ds).lastModified; len(lm) > 0 {
 		mod, _ = http.ParseTime(lm[0])
+	}
+	if through.Valid() {
+		// A cut short of the snapshot: the same name holds more once the
+		// clock moves past its data, while the snapshot's date stays. No
+		// Last-Modified (its priced listing has none either), so that a
+		// client revalidating by date alone (If-Modified-Since) is never
+		// answered 304 on other bytes: the ETag names them.
+		mod = time.Time{}
 	}
 	fw := &fileWriter{ResponseWriter: c.out.w, status: http.StatusOK, rc: http.NewResponseController(c.out.w), timeout: a.cfg.WriteTimeout}
 	watch := watchWrites(ContextConn(r.Context()), a.cfg.WriteTimeout)

@@ -532,3 +532,46 @@ func TestRetryAfterFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestFileServeCutValidators: a file's name in a cut short of the
+// snapshot holds more once the clock moves past its data, under the
+// snapshot's date: the file and the listing carry no Last-Modified
+// there, so that a client that revalidates by date alone
+// (If-Modified-Since, as wget -N and curl -z do) never gets a 304 on
+// other bytes; the whole cut carries the snapshot's and answers 304 to
+// it.
+func TestFileServeCutValidators(t *testing.T) {
+	ds := mustSmall(t)
+	store := &engine.Store{}
+	store.Publish(ds)
+	clk := &movingClock{}
+	api := New(DefaultConfig(), store, testKeys(t), clk, prometheus.NewRegistry(), nil)
+	api.SetFiles(&fakeFiles{dir: t.TempDir()})
+	ts := &testServer{api: api, store: store}
+	get := func(path, ims string) *httptest.ResponseRecorder {
+		return doH(ts, "GET", path, testKeyDelayed, "", "If-Modified-Since", ims)
+	}
+	const file = "/v2/files/daily_bars-2025.parquet"
+	built := api.info(ds).lastModified[0]
+	lastClose := timeUnix(api.info(ds).latestVisible)
+	clk.set(lastClose.Add(QuoteDelay - time.Minute)) // the cut ends the session before
+	for _, path := range []string{file, "/v2/files"} {
+		w := get(path, built)
+		if w.Code != 200 || w.Header().Get("Last-Modified") != "" {
+			t.Errorf("%s, the early cut, If-Modified-Since the snapshot's date: %d, Last-Modified %q", path, w.Code, w.Header().Get("Last-Modified"))
+		}
+	}
+	if w := get(file, ""); strings.Contains(w.Body.String(), " all\n") {
+		t.Fatalf("the early cut: %.40q", w.Body.String())
+	}
+	clk.set(lastClose.Add(QuoteDelay)) // whole
+	for _, path := range []string{file, "/v2/files"} {
+		w := get(path, "")
+		if w.Code != 200 || w.Header().Get("Last-Modified") != built {
+			t.Errorf("%s, whole: %d, Last-Modified %q, want %q", path, w.Code, w.Header().Get("Last-Modified"), built)
+		}
+		if w := get(path, built); w.Code != 304 {
+			t.Errorf("%s, whole, If-Modified-Since its date: %d", path, w.Code)
+		}
+	}
+}
