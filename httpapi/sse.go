@@ -670,20 +670,21 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 }
 
 // writeCut names why a stream whose write failed with err was cut by the
-// server, or "" when its client left (a closed or reset connection). A
-// write blocked when the hub cut sub (slow, drain, key) fails at its
-// deadline: the hub's reason. Otherwise a write that did not go through in
-// time is "write": the write deadline (os.ErrDeadlineExceeded), or the
-// listener's TCP user timeout, which gives up on unacknowledged data
-// first on Linux (ETIMEDOUT).
+// server, or "" when its client left (a closed or reset connection, even
+// as the hub cut sub: the client went first). Only a write that did not
+// go through in time was cut: the write deadline
+// (os.ErrDeadlineExceeded), or the listener's TCP user timeout, which
+// gives up on unacknowledged data first on Linux (ETIMEDOUT). A write
+// blocked when the hub cut sub (slow, drain, key) fails so: the hub's
+// reason; any other, "write".
 func writeCut(err error, sub *sseSub) string {
+	if !errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, syscall.ETIMEDOUT) {
+		return ""
+	}
 	if why := sub.why.Load(); why != nil {
 		return *why
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, syscall.ETIMEDOUT) {
-		return "write"
-	}
-	return ""
+	return "write"
 }
 
 // sseOut writes a stream's events, each write given the write timeout.
