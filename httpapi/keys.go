@@ -197,6 +197,19 @@ func (k *Keys) Len() int {
 	return len(k.byDigest)
 }
 
+// holds reports whether k still has the key of entry e, under its name.
+func (k *Keys) holds(e KeyEntry) bool {
+	var d [sha256.Size]byte
+	if k == nil || hex.DecodedLen(len(e.SHA256)) != len(d) {
+		return false
+	}
+	if _, err := hex.Decode(d[:], []byte(e.SHA256)); err != nil {
+		return false
+	}
+	st := k.byDigest[d]
+	return st != nil && st.Name == e.Name
+}
+
 func validPlan(p string) error {
 	if p != PlanDelayed && p != PlanEOD {
 		return fmt.Errorf("plan %q: want %s or %s", p, PlanDelayed, PlanEOD)

@@ -224,8 +224,8 @@ func (m *metrics) recordLoad(info LoadInfo) {
 // dropKeys deletes the pregao_rate_limited_total series of the keys of
 // old that next no longer holds, as the admission's per-key series are:
 // the series a server exports follow its keys, however many come and go
-// (a request of a removed key answered 429 just after the reload may
-// count its series once more).
+// (a request of a removed key answered 429 just after the reload deletes
+// the series it counted: API.limit).
 func (m *metrics) dropKeys(old, next *Keys) {
 	if old == nil {
 		return

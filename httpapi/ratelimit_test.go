@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,4 +142,31 @@ func FuzzKeysFile(f *testing.F) {
 			t.Fatalf("%d keys indexed of %d", k.Len(), len(kf.Keys))
 		}
 	})
+}
+
+// TestRateLimitedRemovedKey: a request past its key check when a keys
+// reload removes its key, then answered 429, does not bring the removed
+// key's pregao_rate_limited_total series back.
+func TestRateLimitedRemovedKey(t *testing.T) {
+	ts := newTestServer(t, true)
+	ts.api.SetKeys(limitedKeys(t, nil))
+	for range 2 { // app-one's burst
+		if w := ts.do("GET", "/v2/companies", testKeyDelayed, ""); w.Code != 200 {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+	r := httptest.NewRequest("GET", "/v2/companies", nil)
+	r.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+	c := newCall()
+	c.out.begin(httptest.NewRecorder(), r, routeCompanies, ts.api)
+	if st := ts.api.authenticate(c, r); st != 0 {
+		t.Fatalf("key check: %d", st)
+	}
+	ts.api.SetKeys(testKeys(t)) // app-one and app-two go
+	if st := ts.api.limit(c); st != 429 {
+		t.Fatalf("limit: %d, want 429", st)
+	}
+	if n, want := testutil.CollectAndCount(ts.api.m.rateLimited), testKeys(t).Len(); n != want {
+		t.Errorf("pregao_rate_limited_total: %d series, want %d (the removed key's counted back)", n, want)
+	}
 }

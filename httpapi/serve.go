@@ -210,6 +210,11 @@ func (a *API) limit(c *call) int {
 		return 0
 	}
 	a.m.rateLimited.WithLabelValues(c.key.Name).Inc()
+	if !a.keys.Load().holds(c.key) {
+		// Removed by a keys reload since this request's key check: its
+		// series went with it (dropKeys), and goes again.
+		a.m.rateLimited.DeleteLabelValues(c.key.Name)
+	}
 	s := secondsUp(wait)
 	c.out.w.Header()["Retry-After"] = []string{strconv.Itoa(s)}
 	return c.out.fail(http.StatusTooManyRequests, fmt.Sprintf("too many requests: this key may send %g a second (bursts of %d); retry in %d s", lim.limit.PerSecond, lim.limit.Burst, s))
