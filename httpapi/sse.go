@@ -347,10 +347,10 @@ func (hub *sseHub) step(stop chan struct{}) {
 	// Every index some subscriber wants, in order of symbol, computed
 	// along with the tickers.
 	m := markAt(last.cur)
-	events := hub.a.diff(nil, &m, sv, nil, nil)
+	events := hub.a.diff(nil, &m, sv, nil, nil, nil)
 	for symbol := range hub.wants {
 		if bx, ok := sv.ev.Base.Index(symbol); ok {
-			events = hub.a.diff(events, &m, sv, []*engine.Asset{}, bx)
+			events = hub.a.diff(events, &m, sv, []*engine.Asset{}, bx, nil)
 		}
 	}
 	slices.SortStableFunc(events, func(x, y sseEvent) int {
@@ -427,21 +427,24 @@ func (w *sseWant) resolve(ds *engine.Dataset) sseAssets {
 	return r
 }
 
-// diff is API.diff of the stream's assets in sv's Dataset, which it
-// holds until the events are made. A fault reading the Dataset's mapped
-// file (cut in place) fails it and is returned: the stream ends, and its
-// client, reconnecting, is answered 503 until a reload.
-func (a *API) streamDiff(m *sseMark, sv *sseView, w *sseWant) (evs []sseEvent, err error) {
-	err = catchFault(sv.ev.Base, func() {
+// streamDiff sends out the events of API.diff of the stream's assets in
+// sv's Dataset, which it holds until they are made, as they are made (a
+// catch-up of a whole session is not held whole). A fault reading the
+// Dataset's mapped file (cut in place) fails it and is returned: the
+// stream ends, and its client, reconnecting, is answered 503 until a
+// reload.
+func (a *API) streamDiff(out *sseOut, m *sseMark, sv *sseView, w *sseWant) error {
+	err := catchFault(sv.ev.Base, func() {
 		beforeStreamDiff()
 		r := w.resolve(sv.ev.Base)
-		evs = a.diff(nil, m, sv, r.assets, r.index)
+		send := func(evs []sseEvent) { out.events(evs, nil) }
+		send(a.diff(nil, m, sv, r.assets, r.index, send))
 		runtime.KeepAlive(r.ds)
 	})
 	if err != nil {
 		a.log.Error("a read of the snapshot's mapped file faulted in a stream: the stream ends, the snapshot answers 503", "as_of", sv.ev.Base.AsOf(), "error", err)
 	}
-	return evs, err
+	return err
 }
 
 // streamWant reads the stream's subscription: tickers (up to
@@ -584,12 +587,10 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	// diff sends the events from m to sv; false: a fault ended the stream
 	// (streamDiff), which says so to the client.
 	diff := func(m *sseMark, sv *sseView) bool {
-		evs, err := a.streamDiff(m, sv, &want)
-		if err != nil {
+		if err := a.streamDiff(out, m, sv, &want); err != nil {
 			out.write([]byte(": the snapshot is damaged: reconnect (with Last-Event-ID) later\n\n"))
 			return false
 		}
-		out.events(evs, nil)
 		return true
 	}
 	var aheadWait <-chan time.Time

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -1207,4 +1208,44 @@ func (f *sseFixture) stepTwoHours(t *testing.T) time.Time {
 		f.step(t, t0, false)
 	}
 	return at
+}
+
+// TestStreamDiffSink: a catch-up's events go to the sink as they are
+// made, in batches of at most sinkEvents (what a stream holds at once,
+// however long the catch-up), and in order they are the events made
+// whole.
+func TestStreamDiffSink(t *testing.T) {
+	f := newSSEFixture(t)
+	f.stepTwoHours(t)
+	a := f.apis[0]
+	sv := a.sseViewOf(PlanDelayed, *f.stores[0].View(), f.clock.Now(), sseCursor{session: engine.NoDate})
+	from, err := parseID("0.0.0.0/0.0.0.0//s0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := from
+	whole := a.diff(nil, &m, sv, nil, nil, nil)
+	if len(whole) <= 2*sinkEvents {
+		t.Fatalf("%d events: the fixture's catch-up does not reach the sink", len(whole))
+	}
+	var got []sseEvent
+	batches, most := 0, 0
+	m = from
+	rest := a.diff(nil, &m, sv, nil, nil, func(evs []sseEvent) {
+		batches++
+		most = max(most, len(evs))
+		got = append(got, evs...)
+	})
+	got = append(got, rest...)
+	if batches < len(whole)/sinkEvents || most > sinkEvents {
+		t.Errorf("%d events in %d batches of at most %d, want batches of at most %d", len(whole), batches, most, sinkEvents)
+	}
+	if len(got) != len(whole) {
+		t.Fatalf("%d events through the sink, %d made whole", len(got), len(whole))
+	}
+	for i := range got {
+		if got[i].ticker != whole[i].ticker || got[i].kind != whole[i].kind || !bytes.Equal(got[i].msg, whole[i].msg) {
+			t.Fatalf("event %d: %s %s %q, made whole %s %s %q", i, got[i].ticker, got[i].kind, got[i].msg, whole[i].ticker, whole[i].kind, whole[i].msg)
+		}
+	}
 }

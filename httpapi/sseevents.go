@@ -262,7 +262,16 @@ type stepper struct {
 	mark sseMark
 	buf  []byte
 	data []byte
+	// sink, when set, takes the events made so far each time they reach
+	// sinkEvents, and dst starts again: a catch-up of a whole session
+	// (500 tickers' minutes: some 200,000 events, tens of MB) is sent as
+	// it is made instead of held whole.
+	sink func([]sseEvent)
 }
+
+// sinkEvents is how many events a stepper with a sink holds at most
+// (about 170 KB of a session's bars).
+const sinkEvents = 512
 
 // emit appends an event of ticker (part: its place, sseMark.part).
 func (s *stepper) emit(ticker, kind string, part int64, data []byte) {
@@ -276,6 +285,11 @@ func (s *stepper) emit(ticker, kind string, part int64, data []byte) {
 	b = append(b, "\n\n"...)
 	s.buf = b
 	s.dst = append(s.dst, sseEvent{ticker: ticker, kind: kind, msg: slices.Clone(b)})
+	if s.sink != nil && len(s.dst) >= sinkEvents {
+		s.sink(s.dst)
+		clear(s.dst) // the messages go with the collector
+		s.dst = s.dst[:0]
+	}
 }
 
 // diff appends to dst the events a client at mark m has not seen of the
@@ -286,25 +300,28 @@ func (s *stepper) emit(ticker, kind string, part int64, data []byte) {
 // corrections by minute and the quote, and the levels of index ix (nil:
 // none) in its place among them. The bars are sv's: a minute changed
 // since its step shows as it is now, and as a correction in the next.
-func (a *API) diff(dst []sseEvent, m *sseMark, sv *sseView, assets []*engine.Asset, ix *engine.IndexData) []sseEvent {
+// With sink set, the events are handed to it in order as they are made,
+// at most sinkEvents at a time, and what is returned is the rest.
+func (a *API) diff(dst []sseEvent, m *sseMark, sv *sseView, assets []*engine.Asset, ix *engine.IndexData, sink func([]sseEvent)) []sseEvent {
 	if assets == nil {
 		assets = viewAssets(sv.ev.Base)
 	}
 	if m.ticker != "\xff" {
-		dst = a.step(dst, m, m.to, sv, assets, ix)
+		dst = a.step(dst, m, m.to, sv, assets, ix, sink)
 		end := markAt(m.to)
 		m = &end
 	}
 	if !sv.cur.after(m.to) {
 		return dst // nothing new: a step the client has seen whole, or ahead of sv
 	}
-	return a.step(dst, m, sv.cur, sv, assets, ix)
+	return a.step(dst, m, sv.cur, sv, assets, ix, sink)
 }
 
 // step appends the events of the step to `to` that a client at mark m
-// has not seen (m is within the step m.from..to, or at its start).
-func (a *API) step(dst []sseEvent, m *sseMark, to sseCursor, sv *sseView, assets []*engine.Asset, ix *engine.IndexData) []sseEvent {
-	s := &stepper{dst: dst, mark: sseMark{from: m.to, to: to}}
+// has not seen (m is within the step m.from..to, or at its start); with
+// sink set, as diff does.
+func (a *API) step(dst []sseEvent, m *sseMark, to sseCursor, sv *sseView, assets []*engine.Asset, ix *engine.IndexData, sink func([]sseEvent)) []sseEvent {
+	s := &stepper{dst: dst, mark: sseMark{from: m.to, to: to}, sink: sink}
 	if m.ticker != "\xff" {
 		s.mark.from = m.from
 	}
