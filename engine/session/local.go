@@ -58,8 +58,12 @@ type local struct {
 	// it can), for /readyz.
 	degraded atomic.Pointer[string]
 
-	mu       sync.Mutex
-	started  bool // the first session was opened
+	mu      sync.Mutex
+	started bool // the first session was opened
+	// stopped says the driver's loop ended (the process shuts down): the
+	// session log is closed, and a push is refused as unavailable (send
+	// it again, to this server restarted or another), never as closed.
+	stopped  bool
 	session  engine.Date
 	slog     sessionLog // nil: no session open (or the log is broken)
 	seq      uint64     // the last batch made durable
@@ -156,6 +160,7 @@ func (l *local) loop(ctx context.Context) {
 		l.runPushCalendar(ctx)
 	}
 	l.mu.Lock()
+	l.stopped = true
 	if l.slog != nil {
 		l.slog.Close()
 		l.slog = nil

@@ -45,6 +45,9 @@ func (l *local) runPushCalendar(ctx context.Context) {
 // starts the session of the calendar when it is a later one. The caller
 // holds l.mu.
 func (l *local) rollPush() {
+	if l.stopped {
+		return
+	}
 	now := l.now()
 	if l.slog != nil && !l.complete && !now.Before(live.SessionEnd(l.session)) {
 		b := &engine.LiveBatch{Seq: l.seq + 1, Session: l.session, Bars: []engine.LiveBar{}, Complete: true}
@@ -175,15 +178,25 @@ func (l *local) PushTrades(seq uint64, trades []engine.LiveTrade) error {
 }
 
 // Closed returns, when the push session is over, an error wrapping
-// engine.ErrLiveClosed that says so (nil while it takes batches).
+// engine.ErrLiveClosed that says so (nil while it takes batches, or
+// will once its log is writable again or the server restarted: a
+// broken log, a shutdown).
 func (l *local) Closed() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.rollPush()
-	if l.complete || l.slog == nil {
+	if l.closed() {
 		return fmt.Errorf("%w: %s", engine.ErrLiveClosed, l.over())
 	}
 	return nil
+}
+
+// closed reports whether the push session is over: complete, or its log
+// closed once the snapshot of its day took it over; not a log that is
+// broken (reopened with backoff) or closed by a shutdown. The caller
+// holds l.mu.
+func (l *local) closed() bool {
+	return !l.stopped && l.broken == nil && (l.complete || l.slog == nil)
 }
 
 // over says why a push into the session that is over is refused. The
@@ -199,9 +212,11 @@ func (l *local) over() string {
 func (l *local) checkPush(seq uint64) error {
 	l.rollPush()
 	switch {
+	case l.stopped:
+		return fmt.Errorf("%w: batch %d not taken: the server is shutting down; send it again", engine.ErrLiveUnavailable, seq)
 	case l.broken != nil:
 		return fmt.Errorf("%w: batch %d not taken: the session log is unavailable (%v); it is reopened, send the batch again", engine.ErrLiveUnavailable, seq, l.broken)
-	case l.complete || l.slog == nil:
+	case l.closed():
 		return fmt.Errorf("%w: batch %d: %s", engine.ErrLiveClosed, seq, l.over())
 	case seq != l.seq+1:
 		l.met.feedErrors.WithLabelValues(reasonSeq).Inc()

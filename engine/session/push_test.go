@@ -449,3 +449,87 @@ func TestPushTimes(t *testing.T) {
 		t.Errorf("the session's last minute: %v", err)
 	}
 }
+
+// TestPushNotClosed: a push session is told closed (engine.ErrLiveClosed,
+// a 409 its pusher takes as the session's end) only when it is over. A
+// session whose log cannot be written for now, and one whose server is
+// shutting down, refuse a batch as unavailable (a 503: send it again),
+// and Closed says nil, so that the 409 of a conflicting body names the
+// next seq instead of the session's end; after the shutdown the
+// calendar starts no session.
+func TestPushNotClosed(t *testing.T) {
+	f := fixtureOf(t)
+	dir := t.TempDir()
+	t0 := int64(f.day)*86400 + 13*3600
+	var mu sync.Mutex
+	now := time.Unix(t0+3600, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	// The calendar's session (no Config.Day): the day's, from f.day's
+	// wall clock.
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir = "push", dir
+	s, err := New(cfg, storeOf(f.base), Options{Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := runSession(t, s)
+	r := s.local
+	if st := s.State(); st.Session != f.day {
+		t.Fatalf("session %s, want %s", st.Session, f.day)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
+	if err := r.PushBars(1, []engine.LiveBar{minuteBar(f.ticker, f.day, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	notClosed := func(when string, err error) {
+		t.Helper()
+		if !errors.Is(err, engine.ErrLiveUnavailable) || errors.Is(err, engine.ErrLiveClosed) {
+			t.Errorf("%s: a push: %v, want ErrLiveUnavailable", when, err)
+		}
+		if err := r.Closed(); err != nil {
+			t.Errorf("%s: Closed: %v, want nil", when, err)
+		}
+		if next := r.NextSeq(); next != 2 {
+			t.Errorf("%s: next %d, want 2", when, next)
+		}
+	}
+	// The log cannot be written: its file gone, a folder in its place.
+	path := filepath.Join(dir, live.LogName(f.day))
+	r.mu.Lock()
+	r.slog.(*live.Log).Close()
+	r.mu.Unlock()
+	if err := os.Rename(path, path+".saved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.PushBars(2, []engine.LiveBar{minuteBar(f.ticker, f.day, 2)}); !errors.Is(err, engine.ErrLiveUnavailable) {
+		t.Fatalf("a push to a broken log: %v", err)
+	}
+	notClosed("the log broken", r.PushBars(2, []engine.LiveBar{minuteBar(f.ticker, f.day, 2)}))
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".saved", path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the log to reopen", func() bool { st, _ := s.Status(); return st.Degraded == "" })
+	// The server shuts down: the session's Run ends, its log closed.
+	stop()
+	stopped = true
+	notClosed("after the shutdown", r.PushBars(2, []engine.LiveBar{minuteBar(f.ticker, f.day, 2)}))
+	// The calendar starts no session after the shutdown.
+	mu.Lock()
+	now = live.SessionStart(live.NextWeekday(f.day)).Add(time.Second)
+	mu.Unlock()
+	notClosed("the next day, after the shutdown", r.PushBars(2, []engine.LiveBar{minuteBar(f.ticker, f.day, 2)}))
+	if _, err := os.Stat(filepath.Join(dir, live.LogName(live.NextWeekday(f.day)))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a session log opened after the shutdown: %v", err)
+	}
+}
