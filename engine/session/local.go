@@ -74,6 +74,10 @@ type local struct {
 	// the log is closed and reopened with backoff (recoverLog); batches
 	// are refused meanwhile with engine.ErrLiveUnavailable.
 	broken error
+	// unopened says the session's log could not be opened (broken says
+	// why): it is opened again, the session read back from it, with
+	// backoff (openWaiting for a feed, recoverLog for pushes).
+	unopened bool
 	// digests holds the digest (engine.LiveDigest) of each batch of a
 	// push session made durable, by seq.
 	digests map[uint64]string
@@ -139,14 +143,44 @@ func (l *local) firstSession() engine.Date {
 }
 
 // start opens the first session: the snapshot is published by then. A
-// push feed becomes the push endpoints' sink.
+// push feed becomes the push endpoints' sink. A session log that cannot
+// be opened (a folder not writable, a full disk) is opened again with
+// backoff while the snapshot serves: a feed waits for it; a push session
+// takes pushes meanwhile, refusing them as unavailable (503).
 func (l *local) start() error {
 	l.mu.Lock()
-	err := l.openSession(l.firstSession())
+	sd := l.firstSession()
+	var err error
+	if l.feed != nil {
+		err = l.openWaiting(l.ctx, sd)
+	} else if err = l.openSession(sd); err != nil && l.unopened && l.ctx != nil && l.ctx.Err() == nil {
+		l.log.Error("session log could not be opened: pushes are refused (503) until it opens; trying again", "session", sd.String(), "err", err.Error())
+		go l.recoverLog(l.ctx, sd)
+		err = nil
+	}
 	l.started = true
 	l.mu.Unlock()
 	if err == nil && l.feed == nil && l.setSink != nil {
 		l.setSink(l)
+	}
+	return err
+}
+
+// openWaiting opens session sd for a feed, trying again while its log
+// cannot be opened (1 s, doubling up to 30 s) until ctx ends: the feed
+// waits, so that it numbers no batch before the session is read back.
+// The caller holds l.mu, released while it waits.
+func (l *local) openWaiting(ctx context.Context, sd engine.Date) error {
+	err := l.openSession(sd)
+	for wait := time.Second; err != nil && l.unopened && ctx != nil && ctx.Err() == nil; wait = min(2*wait, 30*time.Second) {
+		l.log.Error("session log could not be opened: the feed waits; trying again", "session", sd.String(), "err", err.Error(), "retry", wait.String())
+		l.mu.Unlock()
+		live.Sleep(ctx, wait)
+		l.mu.Lock()
+		if ctx.Err() != nil {
+			break
+		}
+		err = l.openSession(sd)
 	}
 	return err
 }
@@ -187,14 +221,31 @@ func (l *local) openSession(sd engine.Date) error {
 		err = l.restoreFile(sd)
 	}
 	if err != nil {
+		l.openFailed(err)
 		return err
 	}
+	l.unopened = false
 	if l.feed != nil {
 		l.feed.Resume(l.seq, l.lastAt)
 	}
 	l.closeIfRolled()
 	l.publishState()
 	return nil
+}
+
+// openFailed notes that the session's log could not be opened (err): the
+// session is degraded (/readyz) and refuses batches as unavailable until
+// it is opened again. The caller holds l.mu.
+func (l *local) openFailed(err error) {
+	l.met.feedErrors.WithLabelValues(reasonLog).Inc()
+	l.unopened = true
+	l.setBroken(err)
+	if l.head != nil {
+		l.head.mu.Lock()
+		l.head.publishState()
+		l.head.mu.Unlock()
+	}
+	l.publishState()
 }
 
 // newTrades starts the push session's aggregation of trades (and its
@@ -314,7 +365,12 @@ func (l *local) recoverLog(ctx context.Context, sd engine.Date) {
 			l.mu.Unlock()
 			return
 		}
-		err := l.reopen()
+		var err error
+		if l.unopened {
+			err = l.openSession(sd)
+		} else {
+			err = l.reopen()
+		}
 		if err == nil {
 			l.log.Info("session log reopened: the session takes batches again", "session", sd.String(), "seq", l.seq)
 		} else {
@@ -423,7 +479,7 @@ func (l *local) runFeed(ctx context.Context) {
 // step takes one step of the feed. The caller holds l.mu.
 func (l *local) step(ctx context.Context, st *live.Step) {
 	if st.Session.Valid() && st.Session != l.session && !l.cfg.session.Valid() {
-		if err := l.openSession(st.Session); err != nil {
+		if err := l.openWaiting(ctx, st.Session); err != nil {
 			l.log.Error("live session not started", "session", st.Session.String(), "err", err.Error())
 		}
 	}

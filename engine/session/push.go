@@ -60,7 +60,10 @@ func (l *local) rollPush() {
 	}
 	if sd := live.CurrentSession(now); sd > l.session {
 		if err := l.openSession(sd); err != nil {
-			l.log.Error("live session not started", "session", sd.String(), "err", err.Error())
+			l.log.Error("live session not started: pushes are refused (503) until its log opens; trying again", "session", sd.String(), "err", err.Error())
+			if l.unopened && l.ctx != nil {
+				go l.recoverLog(l.ctx, sd)
+			}
 		}
 	}
 }
@@ -162,7 +165,10 @@ func (l *local) PushTrades(seq uint64, trades []engine.LiveTrade) error {
 		// The stream did not take the batch: the session is read back
 		// from it.
 		if oerr := l.openSession(l.session); oerr != nil {
-			l.log.Error("live session could not be started again after a failed push", "err", oerr.Error())
+			l.log.Error("live session could not be started again after a failed push; trying again", "err", oerr.Error())
+			if l.unopened && l.ctx != nil {
+				go l.recoverLog(l.ctx, l.session)
+			}
 		}
 	case l.slog != nil:
 		// The engine refused the bars: the aggregation took trades that

@@ -533,3 +533,176 @@ func TestPushNotClosed(t *testing.T) {
 		t.Errorf("a session log opened after the shutdown: %v", err)
 	}
 }
+
+// writeLog writes session day's log in dir holding batches 1 to n of
+// ticker (minuteBar's).
+func writeLog(t *testing.T, dir string, f *fixture, n int) {
+	t.Helper()
+	lg, _, err := live.OpenLog(filepath.Join(dir, live.LogName(f.day)), f.day, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lg.Close()
+	for i := 1; i <= n; i++ {
+		b := minuteBar(f.ticker, f.day, i)
+		if err := lg.Append(&live.Record{Seq: uint64(i), At: (b.Time + 61) * 1000, Bars: []engine.LiveBar{b}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLogOpenedLater: a session log that cannot be opened when the push
+// session starts (here: the live folder is a file) leaves the session
+// degraded, its pushes refused as unavailable (503: send again), and is
+// opened again with backoff: once the folder is back, the session is
+// read back from its log and takes pushes after its last batch.
+func TestLogOpenedLater(t *testing.T) {
+	f := fixtureOf(t)
+	dir := filepath.Join(t.TempDir(), "live")
+	t0 := int64(f.day)*86400 + 13*3600
+	store := storeOf(f.base)
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir, cfg.Day = "push", dir, f.day.String()
+	var sinkMu sync.Mutex
+	var sink engine.LiveSink
+	s, err := New(cfg, store, Options{Now: func() time.Time { return time.Unix(t0+3600, 0) },
+		SetSink: func(x engine.LiveSink) { sinkMu.Lock(); sink = x; sinkMu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := filepath.Join(t.TempDir(), "live")
+	if err := os.Rename(dir, ready); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, []byte("not a folder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	waitFor(t, "the session to report its log", func() bool { st, ok := s.Status(); return ok && st.Degraded != "" })
+	var r engine.LiveSink
+	waitFor(t, "the push sink", func() bool { sinkMu.Lock(); defer sinkMu.Unlock(); r = sink; return r != nil })
+	if err := r.PushBars(1, []engine.LiveBar{minuteBar(f.ticker, f.day, 1)}); !errors.Is(err, engine.ErrLiveUnavailable) {
+		t.Fatalf("a push while the log cannot be opened: %v, want ErrLiveUnavailable", err)
+	}
+	if err := r.Closed(); err != nil {
+		t.Errorf("Closed while the log cannot be opened: %v", err)
+	}
+	// The folder is back, with the log of batches 1 and 2.
+	writeLog(t, ready, f, 2)
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(ready, dir); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the log to open", func() bool { st, _ := s.Status(); return st.Degraded == "" && st.Seq == 2 })
+	if next, v := r.NextSeq(), store.View(); next != 3 || v.Live == nil || v.Live.Seq != 2 || s.Restoring() {
+		t.Fatalf("after the open: next %d, live %+v, restoring %t", next, v.Live, s.Restoring())
+	}
+	if err := r.PushBars(3, []engine.LiveBar{minuteBar(f.ticker, f.day, 3)}); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := readLog(filepath.Join(dir, live.LogName(f.day))); err != nil || info.Records != 3 {
+		t.Errorf("the log: %+v, %v", info, err)
+	}
+}
+
+// TestNextSessionOpenedLater: at the next weekday's start, a session log
+// that cannot be opened (the live folder gone, a file in its place)
+// leaves the new session degraded, its pushes refused as unavailable
+// rather than closed, and is opened again with backoff.
+func TestNextSessionOpenedLater(t *testing.T) {
+	f := fixtureOf(t)
+	dir := filepath.Join(t.TempDir(), "live")
+	t0 := int64(f.day)*86400 + 13*3600
+	var mu sync.Mutex
+	now := time.Unix(t0+3600, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir = "push", dir // the calendar's sessions
+	s, err := New(cfg, storeOf(f.base), Options{Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runSession(t, s)()
+	r := s.local
+	if err := r.PushBars(1, []engine.LiveBar{minuteBar(f.ticker, f.day, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir, dir+".saved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, []byte("not a folder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	next := live.NextWeekday(f.day)
+	mu.Lock()
+	now = live.SessionStart(next).Add(time.Second)
+	mu.Unlock()
+	if n := r.NextSeq(); n != 1 || s.State().Session != next {
+		t.Fatalf("the next session: next seq %d, state %+v", n, *s.State())
+	}
+	nb := minuteBar(f.ticker, next, -30) // 09:30 in São Paulo
+	if err := r.PushBars(1, []engine.LiveBar{nb}); !errors.Is(err, engine.ErrLiveUnavailable) {
+		t.Fatalf("a push while the next session's log cannot be opened: %v, want ErrLiveUnavailable", err)
+	}
+	if st, ok := s.Status(); !ok || st.Degraded == "" || st.Session != next {
+		t.Errorf("status %+v, %t; want the next session, degraded", st, ok)
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir+".saved", dir); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the log to open", func() bool { st, _ := s.Status(); return st.Degraded == "" })
+	if err := r.PushBars(1, []engine.LiveBar{nb}); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := readLog(filepath.Join(dir, live.LogName(next))); err != nil || info.Records != 1 {
+		t.Errorf("the next session's log: %+v, %v", info, err)
+	}
+}
+
+// TestLogKeptOnOpenError: a session log that cannot be opened for
+// another reason than not being this session's log (a full disk as its
+// damaged records are set aside, a read error; here: a folder at its
+// path) is left where it is, with its records, and opened again with
+// backoff; only a file that is not a session log, or another session's,
+// is moved aside (TestLiveBadLogMovedAside in cmd/pregao).
+func TestLogKeptOnOpenError(t *testing.T) {
+	f := fixtureOf(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, live.LogName(f.day))
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t0 := int64(f.day)*86400 + 13*3600
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir, cfg.Day = "push", dir, f.day.String()
+	s, err := New(cfg, storeOf(f.base), Options{Now: func() time.Time { return time.Unix(t0+3600, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runSession(t, s)()
+	if aside, _ := filepath.Glob(path + ".bad-*"); len(aside) > 0 {
+		t.Fatalf("moved aside: %v", aside)
+	}
+	waitFor(t, "the session to report its log", func() bool { st, ok := s.Status(); return ok && st.Degraded != "" })
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		t.Fatalf("the entry at the log's path: %v", err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the log to open", func() bool { st, _ := s.Status(); return st.Degraded == "" })
+	if err := s.local.PushBars(1, []engine.LiveBar{minuteBar(f.ticker, f.day, 1)}); err != nil {
+		t.Fatal(err)
+	}
+}

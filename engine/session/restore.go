@@ -19,8 +19,9 @@ import (
 
 // restoreFile opens session sd's log in the live folder (created when
 // absent) and applies its records to the head again (a restart), a torn
-// tail cut and counted. A log that cannot be read as sd's is moved aside
-// (counted) and a new one started. The caller holds l.mu.
+// tail cut and counted. A file that is not a session log, or is another
+// session's, is moved aside (counted) and a new one started; on any
+// other error it is left as it is. The caller holds l.mu.
 func (l *local) restoreFile(sd engine.Date) error {
 	h := l.head
 	h.restoring.Store(true)
@@ -50,7 +51,10 @@ func (l *local) restoreFile(sd engine.Date) error {
 		return nil
 	}
 	lg, info, err := live.OpenLog(path, sd, apply)
-	if err != nil && !errors.Is(err, os.ErrPermission) {
+	if errors.Is(err, live.ErrLogHeader) || errors.Is(err, live.ErrOtherSession) {
+		// Not this session's log: set aside whole. Any other failure
+		// (a full disk rewriting a damaged log, a read error) keeps the
+		// log where it is, and its records, for the next try.
 		aside := fmt.Sprintf("%s.bad-%d", path, time.Now().Unix())
 		l.met.feedErrors.WithLabelValues(reasonLog).Inc()
 		l.log.Error("session log unreadable: moved aside, the session starts empty", "file", path, "moved_to", aside, "err", err.Error())

@@ -382,9 +382,9 @@ func ReadLog(r io.Reader, fn func(*Record) error) (LogInfo, error) {
 	return readLog(r, engine.NoDate, fn)
 }
 
-// errOtherSession is wrapped by the error of a log of another session
-// than the one asked.
-var errOtherSession = errors.New("the log of another session")
+// ErrOtherSession is wrapped by the error of a log of another session
+// than the one asked (OpenLog).
+var ErrOtherSession = errors.New("the log of another session")
 
 // readLog is ReadLog; when want is a valid date, a log of another
 // session is an error before any record is read.
@@ -402,7 +402,7 @@ func readLog(r io.Reader, want engine.Date, fn func(*Record) error) (LogInfo, er
 		return info, err
 	}
 	if want.Valid() && info.Session != want {
-		return info, fmt.Errorf("%w: %s, not %s", errOtherSession, info.Session, want)
+		return info, fmt.Errorf("%w: %s, not %s", ErrOtherSession, info.Session, want)
 	}
 	info.Kept = int64(len(line))
 	off := info.Kept // the next line's offset
