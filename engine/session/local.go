@@ -497,6 +497,12 @@ func (l *local) step(ctx context.Context, st *live.Step) {
 				l.mu.Unlock()
 				live.Sleep(ctx, min(l.cfg.retry, time.Second))
 				l.mu.Lock()
+				if b.Seq <= l.seq {
+					// Taken meanwhile: the reopened log held it (its
+					// write failed after it reached the file).
+					l.met.batches.WithLabelValues("redelivered").Inc()
+					break
+				}
 			}
 		}
 	}

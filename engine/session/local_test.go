@@ -1,9 +1,13 @@
 package session
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/pregao/pregao/engine"
 	"github.com/pregao/pregao/snapshot/ingest/live"
 )
 
@@ -55,5 +59,93 @@ func TestNeverBlocksReload(t *testing.T) {
 	}
 	if v := store.View(); v.Live == nil || v.Live.Seq != 1 || v.Base != store.Current() || v.Base != f.full {
 		t.Error("the live session did not go on over the new snapshot")
+	}
+}
+
+// stepFeed is a live.Feed whose steps a test sends.
+type stepFeed struct {
+	day   engine.Date
+	steps chan live.Step
+}
+
+func (f *stepFeed) Session() engine.Date     { return f.day }
+func (f *stepFeed) Clock() (time.Time, bool) { return time.Time{}, false }
+func (f *stepFeed) Resume(uint64, time.Time) {}
+func (f *stepFeed) Errors() map[string]int64 { return nil }
+func (f *stepFeed) Next(ctx context.Context) (live.Step, error) {
+	select {
+	case st := <-f.steps:
+		return st, nil
+	case <-ctx.Done():
+		return live.Step{}, ctx.Err()
+	}
+}
+
+// TestFeedBatchFoundOnReopen: a feed's batch whose append failed is
+// committed again once the log reopens, unless the reopened log holds
+// it already (the write failed after it reached the file: the reopen
+// applies it): then it is done, and the feed goes on with its next
+// batch, instead of breaking the log again on every try.
+func TestFeedBatchFoundOnReopen(t *testing.T) {
+	f := fixtureOf(t)
+	dir := t.TempDir()
+	t0 := int64(f.day)*86400 + 13*3600
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir, cfg.Day = "push", dir, f.day.String()
+	s, err := New(cfg, storeOf(f.base), Options{Now: func() time.Time { return time.Unix(t0+3600, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := &stepFeed{day: f.day, steps: make(chan live.Step)}
+	s.local.feed = feed // the local driver runs it as it runs a replay
+	defer runSession(t, s)()
+	batch := func(seq int) *engine.LiveBatch {
+		return &engine.LiveBatch{Seq: uint64(seq), Session: f.day, Bars: []engine.LiveBar{minuteBar(f.ticker, f.day, seq)}}
+	}
+	send := func(seq int) {
+		t.Helper()
+		select {
+		case feed.steps <- live.Step{Session: f.day, Batch: batch(seq), At: time.Unix(t0+3600, 0)}:
+		case <-time.After(time.Minute):
+			t.Fatalf("the feed waited a minute to take batch %d", seq)
+		}
+	}
+	for seq := 1; seq <= 3; seq++ {
+		send(seq)
+	}
+	waitFor(t, "batch 3", func() bool { return s.State().Seq == 3 })
+	// The log cannot be written: its file gone, a folder in its place.
+	path := filepath.Join(dir, live.LogName(f.day))
+	s.local.mu.Lock()
+	s.local.slog.(*live.Log).Close()
+	s.local.mu.Unlock()
+	if err := os.Rename(path, path+".saved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	send(4)
+	waitFor(t, "the log to break", func() bool { st, _ := s.Status(); return st.Degraded != "" })
+	// Batch 4 reached the file after all; the file is back.
+	lg, _, err := live.OpenLog(path+".saved", f.day, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b4 := batch(4)
+	if err := lg.Append(&live.Record{Seq: 4, At: (t0 + 3600) * 1000, Bars: b4.Bars}); err != nil {
+		t.Fatal(err)
+	}
+	lg.Close()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".saved", path); err != nil {
+		t.Fatal(err)
+	}
+	send(5)
+	waitFor(t, "batch 5", func() bool { st, _ := s.Status(); return st.Seq == 5 && st.Degraded == "" })
+	if info, err := readLog(path); err != nil || info.Records != 5 || info.Last != 5 {
+		t.Errorf("the log: %+v, %v", info, err)
 	}
 }
