@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -704,5 +705,46 @@ func TestLogKeptOnOpenError(t *testing.T) {
 	waitFor(t, "the log to open", func() bool { st, _ := s.Status(); return st.Degraded == "" })
 	if err := s.local.PushBars(1, []engine.LiveBar{minuteBar(f.ticker, f.day, 1)}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDamagedLastRecordIsAGap: a damaged last record (a whole line, its
+// checksum wrong) costs that batch, as one in the middle does, and is
+// reported the same way: a gap of kind log naming the batch after the
+// last record kept, counted in the session's gaps; the next push takes
+// that number again.
+func TestDamagedLastRecordIsAGap(t *testing.T) {
+	f := fixtureOf(t)
+	dir := t.TempDir()
+	writeLog(t, dir, f, 5)
+	path := filepath.Join(dir, live.LogName(f.day))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+	b[last+20] ^= 1 // in record 5's JSON: its checksum no longer matches
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir, cfg.Day = "push", dir, f.day.String()
+	t0 := int64(f.day)*86400 + 13*3600
+	s, err := New(cfg, storeOf(f.base), Options{Registerer: reg, Now: func() time.Time { return time.Unix(t0+3600, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runSession(t, s)()
+	st, _ := s.Status()
+	want := &engine.LiveGap{Kind: "log", Session: f.day, First: 5, Last: 5}
+	if st.Seq != 4 || st.SessionGaps != 1 || st.LastGap == nil || *st.LastGap != *want {
+		t.Errorf("seq %d, session gaps %d, last gap %+v; want 4, 1, %+v", st.Seq, st.SessionGaps, st.LastGap, want)
+	}
+	if g := gaugeValue(t, reg, "pregao_live_session_gaps"); g != 1 {
+		t.Errorf("pregao_live_session_gaps %v", g)
+	}
+	if next := s.local.NextSeq(); next != 5 {
+		t.Errorf("next push %d, want 5", next)
 	}
 }

@@ -109,14 +109,34 @@ func (l *local) noteDamage(sd engine.Date, path string, info *live.LogInfo) {
 	for i, d := range info.Damaged {
 		reasons[i] = d.Reason.Error()
 	}
-	missing := make([]string, len(info.Missing))
-	for i, m := range info.Missing {
+	gaps := info.Missing
+	if n := trailingDamage(info); n > 0 {
+		// Damaged lines after the last record kept: the batch after it
+		// (one a line, at least) was made durable and is lost; the next
+		// batches take its number again.
+		gaps = append(gaps[:len(gaps):len(gaps)], live.SeqRange{First: info.Last + 1, Last: info.Last + uint64(n)})
+	}
+	missing := make([]string, len(gaps))
+	for i, m := range gaps {
 		missing[i] = fmt.Sprintf("%d-%d", m.First, m.Last)
 		l.head.noteGap(&engine.LiveGap{Kind: "log", Session: sd, First: m.First, Last: m.Last})
 	}
 	l.log.Error("session log: damaged records set aside, every valid record kept; the batches they held are missing", "file", path,
 		"set_aside_in", info.Aside, "records", len(info.Damaged), "bytes", info.DamagedBytes(), "missing_batches", strings.Join(missing, ","),
 		"reasons", strings.Join(reasons, "; "))
+}
+
+// trailingDamage returns how many of info's damaged lines lie after its
+// last record kept (every one when none was kept).
+func trailingDamage(info *live.LogInfo) int {
+	var before int64 // the bytes of the damaged lines before d
+	for i, d := range info.Damaged {
+		if d.Offset-before >= info.Kept {
+			return len(info.Damaged) - i
+		}
+		before += d.Length
+	}
+	return 0
 }
 
 // errBus wraps a failure to reach the stream (the batch may be published
