@@ -295,6 +295,14 @@ func (l *local) commit(b *engine.LiveBatch, trades []live.Trade, at time.Time) e
 	rec := live.Record{Seq: b.Seq, At: b.At, Complete: b.Complete, Bars: b.Bars, Trades: trades}
 	t0 := time.Now()
 	if err := l.slog.Append(&rec); err != nil {
+		if l.head == nil && errors.Is(err, bus.ErrMessage) {
+			// Larger than a message of the stream may be: as the
+			// engine's refusals, whole (a push's 400, not a 500).
+			l.met.batches.WithLabelValues("refused").Inc()
+			l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
+			l.log.Warn("live batch refused", "seq", b.Seq, "bars", len(b.Bars), "trades", len(trades), "err", err.Error())
+			return fmt.Errorf("%w: batch %d cannot go through the live stream (%v): send its lines in smaller batches", engine.ErrLiveBatch, b.Seq, err)
+		}
 		if l.head == nil {
 			l.met.feedErrors.WithLabelValues(reasonBus).Inc()
 			l.log.Error("live stream: batch not published", "seq", b.Seq, "err", err.Error())

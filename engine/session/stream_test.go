@@ -1,7 +1,9 @@
 package session
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -111,5 +113,42 @@ func TestStreamLogUnavailable(t *testing.T) {
 	err = s.Append(&live.Record{Seq: 1, Bars: []engine.LiveBar{}})
 	if !errors.Is(err, engine.ErrLiveUnavailable) || !errors.Is(err, errBus) || s.Last() != 0 {
 		t.Fatalf("Append to an unreachable stream: %v (last %d)", err, s.Last())
+	}
+}
+
+// TestStreamPushTooLarge: a pushed batch larger than a message of the
+// live stream may be (bus.MaxMessage) is refused whole as a bad batch
+// (engine.ErrLiveBatch: the push endpoints' 400, never a 500), and the
+// session takes the next batch under the same seq.
+func TestStreamPushTooLarge(t *testing.T) {
+	f := fixtureOf(t)
+	t0 := int64(f.day)*86400 + 13*3600
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Stream, cfg.Dir, cfg.Day = "push", bus.Embedded, t.TempDir(), f.day.String()
+	s, err := New(cfg, storeOf(f.base), Options{Log: testLog(nil), Now: func() time.Time { return time.Unix(t0+3600, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	r := s.local
+	waitFor(t, "the push session", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.slog != nil })
+	trades := make([]engine.LiveTrade, bus.MaxMessage/90)
+	for i := range trades {
+		trades[i] = engine.LiveTrade{Ticker: f.ticker, Time: (t0 + int64(i%3600)) * 1000, Price: 20, Quantity: 10, ID: fmt.Sprintf("%060d", i)}
+	}
+	if err := r.PushTrades(1, trades); !errors.Is(err, engine.ErrLiveBatch) {
+		t.Fatalf("a batch of %d trades: %v, want ErrLiveBatch", len(trades), err)
+	}
+	if err := r.PushTrades(1, trades[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if next := r.NextSeq(); next != 2 {
+		t.Errorf("next %d, want 2", next)
 	}
 }
