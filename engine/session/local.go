@@ -268,14 +268,14 @@ func (l *local) noteDurable(rec *live.Record) {
 }
 
 // commit makes batch b durable and applies it (with the trades it came
-// from, for a push; at is the feed's clock): appended to the session log
-// and applied to the head, a batch the engine refuses taken out of the
-// log again; or, with a stream, checked as every replica will check it
-// (a batch they would refuse is refused here, never published) and
-// published. A log that cannot be written is broken: closed, reopened
-// with backoff, and the batch refused meanwhile (engine.ErrLiveUnavailable:
-// send it again). The caller holds l.mu and has checked b.Seq is l.seq+1
-// or above.
+// from, for a push; at is the feed's clock): checked as the engine (and,
+// with a stream, every replica) will check it, a batch it would refuse
+// refused here, never logged or published; then appended to the session
+// log and applied to the head (a batch the head still refuses taken out
+// of the log again), or, with a stream, published. A log that cannot be
+// written is broken: closed, reopened with backoff, and the batch
+// refused meanwhile (engine.ErrLiveUnavailable: send it again). The
+// caller holds l.mu and has checked b.Seq is l.seq+1 or above.
 func (l *local) commit(b *engine.LiveBatch, trades []live.Trade, at time.Time) error {
 	if l.broken != nil {
 		return fmt.Errorf("%w: batch %d not taken: the session log is unavailable (%v); it is reopened, send the batch again", engine.ErrLiveUnavailable, b.Seq, l.broken)
@@ -283,13 +283,14 @@ func (l *local) commit(b *engine.LiveBatch, trades []live.Trade, at time.Time) e
 	if l.slog == nil {
 		return fmt.Errorf("%w: batch %d: the live session %s is over (the snapshot of its day serves it)", engine.ErrLiveClosed, b.Seq, l.session)
 	}
-	if l.head == nil {
-		if err := b.Check(l.session); err != nil {
-			l.met.batches.WithLabelValues("refused").Inc()
-			l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
-			l.log.Warn("live batch refused", "seq", b.Seq, "bars", len(b.Bars), "err", err.Error())
-			return err
-		}
+	// A batch the engine would refuse is refused before it is logged:
+	// a crash before a logged batch is taken out of the log again would
+	// restore it as one applied.
+	if err := b.Check(l.session); err != nil {
+		l.met.batches.WithLabelValues("refused").Inc()
+		l.met.feedErrors.WithLabelValues(reasonRefused).Inc()
+		l.log.Warn("live batch refused", "seq", b.Seq, "bars", len(b.Bars), "err", err.Error())
+		return err
 	}
 	b.At = at.UnixMilli()
 	rec := live.Record{Seq: b.Seq, At: b.At, Complete: b.Complete, Bars: b.Bars, Trades: trades}

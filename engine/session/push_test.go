@@ -748,3 +748,62 @@ func TestDamagedLastRecordIsAGap(t *testing.T) {
 		t.Errorf("next push %d, want 5", next)
 	}
 }
+
+// TestRefusedBatchNotRestored: a batch the engine refuses is refused
+// before it is logged (nothing appended: a crash cannot leave it in the
+// log); and a refused batch a log holds anyway (an older version's
+// crash between its append and its removal) is not restored as applied:
+// its retry is not told "applied already with this body".
+func TestRefusedBatchNotRestored(t *testing.T) {
+	f := fixtureOf(t)
+	dir := t.TempDir()
+	t0 := int64(f.day)*86400 + 13*3600
+	bad := minuteBar(f.ticker, f.day, 2)
+	bad.High = bad.Low - 1
+	reg := prometheus.NewRegistry()
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir, cfg.Day = "push", dir, f.day.String()
+	now := func() time.Time { return time.Unix(t0+3600, 0) }
+	s, err := New(cfg, storeOf(f.base), Options{Registerer: reg, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := runSession(t, s)
+	r := s.local
+	if err := r.PushBars(1, []engine.LiveBar{minuteBar(f.ticker, f.day, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.PushBars(2, []engine.LiveBar{bad}); !errors.Is(err, engine.ErrLiveBatch) {
+		t.Fatalf("a bad bar: %v", err)
+	}
+	mfs, _ := reg.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() == "pregao_live_log_append_duration_seconds" {
+			if n := mf.GetMetric()[0].GetHistogram().GetSampleCount(); n != 1 {
+				t.Errorf("%d appends to the log, want 1 (the refused batch appended)", n)
+			}
+		}
+	}
+	stop()
+	// The log holds the refused batch after all.
+	path := filepath.Join(dir, live.LogName(f.day))
+	lg, _, err := live.OpenLog(path, f.day, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lg.Append(&live.Record{Seq: 2, At: (t0 + 3600) * 1000, Bars: []engine.LiveBar{bad}}); err != nil {
+		t.Fatal(err)
+	}
+	lg.Close()
+	_, store, r, stop := pushSession(t, f, dir, now)
+	defer stop()
+	if d, ok := r.Applied(2); ok {
+		t.Errorf("the refused batch 2 restored as applied (digest %s)", d)
+	}
+	if _, ok := r.Applied(1); !ok {
+		t.Error("batch 1 not restored")
+	}
+	if v := store.View(); v.Live == nil || v.Live.Seq != 1 {
+		t.Errorf("live %+v, want batch 1 applied", v.Live)
+	}
+}

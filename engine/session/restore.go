@@ -37,15 +37,18 @@ func (l *local) restoreFile(sd engine.Date) error {
 	var lastAt int64
 	apply := func(rec *live.Record) error {
 		lastAt = rec.At
+		if _, err := h.apply(&engine.LiveBatch{Seq: rec.Seq, Session: sd, Bars: rec.Bars, Complete: rec.Complete, At: rec.At}, true); err != nil {
+			// A batch refused (logged by an older version, or by a crash
+			// before it was taken out): neither its trades nor its
+			// digest, so that its retry is not told "applied already".
+			refused++
+			return nil
+		}
 		if rec.Trades != nil && l.trades != nil {
 			l.trades.Apply(rec.Trades)
 		}
 		if l.digests != nil {
 			l.digests[rec.Seq] = engine.LiveDigest(rec.Bars, rec.Trades)
-		}
-		if _, err := h.apply(&engine.LiveBatch{Seq: rec.Seq, Session: sd, Bars: rec.Bars, Complete: rec.Complete, At: rec.At}, true); err != nil {
-			refused++
-			return nil
 		}
 		restored++
 		return nil
