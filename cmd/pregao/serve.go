@@ -253,6 +253,12 @@ func NewMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 // newMain loads the keys and builds the API, without a snapshot: its
 // routes answer 503 with the progress of the load (loadFirst, which Run
 // starts) until one is published.
+//
+// maxPushBody is the most --max-push-body may be, bytes: half of the
+// session log's cap on a record (live.MaxRecord, 256 MiB; a test holds
+// them together).
+const maxPushBody = 128 << 20
+
 func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	if cfg.Snapshot == "" || cfg.Keys == "" {
 		return nil, errors.New("serve: --snapshot and --keys (or PREGAO_SNAPSHOT and PREGAO_KEYS) are required (create a key with: pregao keys add --file FILE --name NAME --plan delayed)")
@@ -277,6 +283,15 @@ func newMain(cfg ServeConfig, logw io.Writer) (*Main, error) {
 	}
 	if cfg.AdmissionCores < -1 || cfg.AdmissionWait <= 0 || cfg.AdmissionQueue < 1 {
 		return nil, fmt.Errorf("serve: --admission-cores %d, --admission-wait %v, --admission-queue %d: want cores ≥ 0 (0: GOMAXPROCS) or -1 (off), a wait > 0 and a queue ≥ 1", cfg.AdmissionCores, cfg.AdmissionWait, cfg.AdmissionQueue)
+	}
+	if cfg.MaxBodyBytes < 1 {
+		return nil, fmt.Errorf("serve: --max-body %d: want bytes, 1 or more", cfg.MaxBodyBytes)
+	}
+	if cfg.MaxPushBytes < 1 || cfg.MaxPushBytes > maxPushBody {
+		// Above it, a batch's record could pass the session log's cap
+		// (live.MaxRecord, 256 MiB: about 1.6 bytes of record a byte of
+		// body at worst), and a push of it would break the log.
+		return nil, fmt.Errorf("serve: --max-push-body %d: want bytes from 1 to %d (128 MiB)", cfg.MaxPushBytes, maxPushBody)
 	}
 	if cfg.AccessLogSample < 0 || cfg.AccessLogSample > 1 {
 		return nil, fmt.Errorf("serve: --access-log-sample %g: want a fraction from 0 to 1", cfg.AccessLogSample)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pregao/pregao/snapshot"
+	"github.com/pregao/pregao/snapshot/ingest/live"
 )
 
 // serveFixture builds a snapshot of the small bundle and a keys file with
@@ -167,6 +168,9 @@ func TestServeRefusesBadStart(t *testing.T) {
 		{func(c *ServeConfig) { c.AdmissionCores = -2 }, "--admission-cores -2"},
 		{func(c *ServeConfig) { c.AdmissionWait = 0 }, "--admission-wait 0s"},
 		{func(c *ServeConfig) { c.AdmissionQueue = 0 }, "--admission-queue 0"},
+		{func(c *ServeConfig) { c.MaxBodyBytes = 0 }, "--max-body 0"},
+		{func(c *ServeConfig) { c.MaxPushBytes = 0 }, "--max-push-body 0"},
+		{func(c *ServeConfig) { c.MaxPushBytes = maxPushBody + 1 }, "--max-push-body 134217729"},
 	} {
 		cfg := DefaultServeConfig()
 		cfg.Snapshot, cfg.Keys = snap, keys
@@ -178,6 +182,11 @@ func TestServeRefusesBadStart(t *testing.T) {
 	var out bytes.Buffer
 	if err := runServe(context.Background(), []string{"--snapshot", snap}, &out, &out); err == nil {
 		t.Error("serve without --keys accepted")
+	}
+	// A push body at the cap makes a record within the session log's
+	// (about 1.6 bytes of record a byte of body at worst).
+	if maxPushBody*2 > live.MaxRecord {
+		t.Errorf("--max-push-body's cap %d is over half the session log's record cap %d", maxPushBody, live.MaxRecord)
 	}
 }
 
