@@ -78,6 +78,11 @@ type local struct {
 	// why): it is opened again, the session read back from it, with
 	// backoff (openWaiting for a feed, recoverLog for pushes).
 	unopened bool
+	// unrestored says the first session's log has not been opened yet:
+	// its batches, if it has any, are not read back, so the session is
+	// still restoring (/readyz 503, priced routes 503) until recoverLog
+	// opens it, rather than serving the snapshot's prices as the day's.
+	unrestored bool
 	// digests holds the digest (engine.LiveDigest) of each batch of a
 	// push session made durable, by seq.
 	digests map[uint64]string
@@ -145,34 +150,45 @@ func (l *local) firstSession() engine.Date {
 // start opens the first session: the snapshot is published by then. A
 // push feed becomes the push endpoints' sink. A session log that cannot
 // be opened (a folder not writable, a full disk) is opened again with
-// backoff while the snapshot serves: a feed waits for it; a push session
-// takes pushes meanwhile, refusing them as unavailable (503).
-func (l *local) start() error {
+// backoff, the session restoring (not ready) meanwhile, as its batches
+// are not read back: a feed waits for it; a push session takes pushes
+// meanwhile, refusing them as unavailable (503). It reports whether the
+// session is restored (or given up) when it returns.
+func (l *local) start() (restored bool, err error) {
 	l.mu.Lock()
 	sd := l.firstSession()
-	var err error
 	if l.feed != nil {
-		err = l.openWaiting(l.ctx, sd)
+		err = l.openWaiting(l.ctx, sd, true)
 	} else if err = l.openSession(sd); err != nil && l.unopened && l.ctx != nil && l.ctx.Err() == nil {
-		l.log.Error("session log could not be opened: pushes are refused (503) until it opens; trying again", "session", sd.String(), "err", err.Error())
+		l.log.Error("session log could not be opened: the session is not restored (not ready) and pushes are refused (503) until it opens; trying again", "session", sd.String(), "err", err.Error())
+		l.unrestored = true
+		if l.head != nil {
+			l.head.restoring.Store(true) // restoreFile's failure cleared it
+		}
 		go l.recoverLog(l.ctx, sd)
 		err = nil
 	}
 	l.started = true
+	restored = !l.unrestored
 	l.mu.Unlock()
 	if err == nil && l.feed == nil && l.setSink != nil {
 		l.setSink(l)
 	}
-	return err
+	return restored, err
 }
 
 // openWaiting opens session sd for a feed, trying again while its log
 // cannot be opened (1 s, doubling up to 30 s) until ctx ends: the feed
 // waits, so that it numbers no batch before the session is read back.
+// first says sd is the process's first session, whose log may hold the
+// day's batches: the session is restoring (not ready) while it waits.
 // The caller holds l.mu, released while it waits.
-func (l *local) openWaiting(ctx context.Context, sd engine.Date) error {
+func (l *local) openWaiting(ctx context.Context, sd engine.Date, first bool) error {
 	err := l.openSession(sd)
 	for wait := time.Second; err != nil && l.unopened && ctx != nil && ctx.Err() == nil; wait = min(2*wait, 30*time.Second) {
+		if first && l.head != nil {
+			l.head.restoring.Store(true) // restoreFile's failure cleared it
+		}
 		l.log.Error("session log could not be opened: the feed waits; trying again", "session", sd.String(), "err", err.Error(), "retry", wait.String())
 		l.mu.Unlock()
 		live.Sleep(ctx, wait)
@@ -382,6 +398,12 @@ func (l *local) recoverLog(ctx context.Context, sd engine.Date) {
 		}
 		if err == nil {
 			l.log.Info("session log reopened: the session takes batches again", "session", sd.String(), "seq", l.seq)
+			if l.unrestored {
+				l.unrestored = false
+				if l.head != nil {
+					l.head.restoring.Store(false) // read back: ready
+				}
+			}
 		} else {
 			l.log.Warn("session log still cannot be opened; retrying", "err", err.Error(), "retry", min(2*wait, 30*time.Second).String())
 		}
@@ -488,7 +510,7 @@ func (l *local) runFeed(ctx context.Context) {
 // step takes one step of the feed. The caller holds l.mu.
 func (l *local) step(ctx context.Context, st *live.Step) {
 	if st.Session.Valid() && st.Session != l.session && !l.cfg.session.Valid() {
-		if err := l.openWaiting(ctx, st.Session); err != nil {
+		if err := l.openWaiting(ctx, st.Session, false); err != nil {
 			l.log.Error("live session not started", "session", st.Session.String(), "err", err.Error())
 		}
 	}

@@ -149,3 +149,44 @@ func TestFeedBatchFoundOnReopen(t *testing.T) {
 		t.Errorf("the log: %+v, %v", info, err)
 	}
 }
+
+// TestFeedStartRestoring: a feed's first session whose log cannot be
+// opened at start (the live folder a file) may hold the day's batches
+// not read back: the session stays restoring (not ready, the priced
+// routes 503) while the feed waits, rather than the snapshot's prices
+// served as the day's; once the log opens, it is ready.
+func TestFeedStartRestoring(t *testing.T) {
+	f := fixtureOf(t)
+	dir := filepath.Join(t.TempDir(), "live")
+	t0 := int64(f.day)*86400 + 13*3600
+	cfg := DefaultConfig()
+	cfg.Feed, cfg.Dir, cfg.Day = "push", dir, f.day.String()
+	s, err := New(cfg, storeOf(f.base), Options{Now: func() time.Time { return time.Unix(t0+3600, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.local.feed = &stepFeed{day: f.day, steps: make(chan live.Step)}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, []byte("not a folder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer runSession(t, s)()
+	waitFor(t, "a failed open", func() bool {
+		s.local.mu.Lock()
+		defer s.local.mu.Unlock()
+		return s.local.unopened
+	})
+	time.Sleep(50 * time.Millisecond) // the first failure's aftermath
+	if !s.Restoring() {
+		t.Error("not restoring while the first session's log cannot be opened")
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the log to open and the session to be ready", func() bool { return !s.Restoring() })
+}

@@ -594,6 +594,11 @@ func TestLogOpenedLater(t *testing.T) {
 	if err := r.Closed(); err != nil {
 		t.Errorf("Closed while the log cannot be opened: %v", err)
 	}
+	// Its batches (if any) are not read back: the session is restoring
+	// (not ready), not the snapshot's prices served as the day's.
+	if !s.Restoring() {
+		t.Error("not restoring while the log cannot be opened")
+	}
 	// The folder is back, with the log of batches 1 and 2.
 	writeLog(t, ready, f, 2)
 	if err := os.Remove(dir); err != nil {

@@ -298,9 +298,12 @@ func (s *Session) runLocal(ctx context.Context) error {
 		return nil
 	}
 	l.bus, l.ctx = s.bus, ctx
-	err := l.start()
-	if l.head != nil {
-		l.head.restoring.Store(false) // restored, or given up: the snapshot serves alone
+	restored, err := l.start()
+	if l.head != nil && restored {
+		// Restored, or given up (the snapshot serves alone). A log not
+		// opened yet keeps the session restoring until recoverLog opens
+		// it.
+		l.head.restoring.Store(false)
 	}
 	if err != nil {
 		return err
