@@ -235,6 +235,35 @@ func TestReloadKeys(t *testing.T) {
 	}
 }
 
+// TestRemoveLastKeyRevokes: removing the last key of a keys file (what
+// `pregao keys remove` does) is a revocation the running server applies:
+// the file says it is meant to be empty, so the reload is not refused as
+// an accidental truncation, and the removed key gets 401.
+func TestRemoveLastKeyRevokes(t *testing.T) {
+	ts := newTestServer(t, true)
+	path := filepath.Join(t.TempDir(), "keys.json")
+	var key string
+	if err := UpdateKeysFile(path, func(f *KeysFile) (err error) {
+		key, err = f.AddKey("last", PlanDelayed, time.Now())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ts.api.ReloadKeys(path); err != nil || n != 1 {
+		t.Fatalf("ReloadKeys = %d, %v", n, err)
+	}
+	if w := ts.do("GET", "/v2/companies", key, ""); w.Code != 200 {
+		t.Fatalf("before the removal: %d %s", w.Code, w.Body)
+	}
+	if err := UpdateKeysFile(path, func(f *KeysFile) error { return f.RemoveKey("last") }); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ts.api.ReloadKeys(path); err != nil || n != 0 {
+		t.Errorf("reload after removing the last key = %d, %v; want 0 keys served", n, err)
+	}
+	checkError(t, ts.do("GET", "/v2/companies", key, ""), 401, "unknown API key")
+}
+
 // An update killed midway leaves its temporary file; the next update
 // removes it (its writer is gone) and keeps a live writer's.
 func TestUpdateKeysFileRemovesStaleTemp(t *testing.T) {

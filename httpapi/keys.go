@@ -355,10 +355,17 @@ func (f *KeysFile) AddKey(name, plan string, now time.Time, scopes ...string) (s
 }
 
 // RemoveKey removes the key named name; it fails when there is none.
+// Removing the last key sets AllowEmpty: the file is meant to hold no
+// key, so that a running server applies the revocation instead of
+// refusing the file as an accidental truncation (ErrKeysDropped) and
+// going on accepting the removed key.
 func (f *KeysFile) RemoveKey(name string) error {
 	for i, e := range f.Keys {
 		if e.Name == name {
 			f.Keys = append(f.Keys[:i], f.Keys[i+1:]...)
+			if len(f.Keys) == 0 {
+				f.AllowEmpty = true
+			}
 			return nil
 		}
 	}

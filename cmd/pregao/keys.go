@@ -129,11 +129,19 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if *name == "" {
 			return errors.New("keys remove: --name is required")
 		}
-		err := httpapi.UpdateKeysFile(*file, func(f *httpapi.KeysFile) error { return f.RemoveKey(*name) })
+		last := false
+		err := httpapi.UpdateKeysFile(*file, func(f *httpapi.KeysFile) error {
+			err := f.RemoveKey(*name)
+			last = len(f.Keys) == 0
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("keys remove: %w", err)
 		}
 		fmt.Fprintf(stderr, "key %q removed from %s\n", *name, *file)
+		if last {
+			fmt.Fprintf(stderr, "%s holds no key now (allow_empty): a server reading it accepts no key\n", *file)
+		}
 		return nil
 	case "limit":
 		if !rateSet {

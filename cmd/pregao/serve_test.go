@@ -103,28 +103,35 @@ func TestServeReloadRefusesCorruptSnapshot(t *testing.T) {
 		}
 	}
 
-	// Keys are reloaded too. Removing the only key is refused (the file
-	// does not say allow_empty): the key keeps working, the refusal is
-	// counted. With another key added, a removed key stops working.
-	var out bytes.Buffer
-	if err := runKeys(context.Background(), []string{"remove", "--file", keys, "--name", "test"}, &out, &out); err != nil {
+	// Keys are reloaded too. A file that drops every key without saying
+	// allow_empty (truncated, or written by hand) is refused: the key
+	// keeps working, the refusal is counted. Removing the only key with
+	// keys remove is a revocation (it sets allow_empty): the key stops
+	// working.
+	orig, err := os.ReadFile(keys)
+	if err != nil {
 		t.Fatal(err)
 	}
+	os.WriteFile(keys, []byte(`{"keys":[]}`), 0o600)
 	if err := m.Reload(); err == nil || !strings.Contains(err.Error(), "allow_empty") {
 		t.Errorf("reload of a keys file with no key: %v", err)
 	}
 	if code, _ := get(t, base+"/v2/companies/ENHZ", key); code != 200 {
 		t.Errorf("key after a refused keys reload: %d", code)
 	}
-	os.WriteFile(keys, []byte(`{"keys":[{"name":"other","plan":"eod","sha256":"`+strings.Repeat("ab", 32)+`"}]}`), 0o600)
-	if err := m.Reload(); err != nil {
+	os.WriteFile(keys, orig, 0o600)
+	var out bytes.Buffer
+	if err := runKeys(context.Background(), []string{"remove", "--file", keys, "--name", "test"}, &out, &out); err != nil {
 		t.Fatal(err)
+	}
+	if err := m.Reload(); err != nil {
+		t.Errorf("reload after keys remove of the only key: %v", err)
 	}
 	if code, _ := get(t, base+"/v2/companies/ENHZ", key); code != 401 {
 		t.Errorf("removed key: %d", code)
 	}
 	_, metrics = get(t, base+"/metrics", "")
-	for _, want := range []string{`pregao_keys_reloads_total{result="refused"} 1`, `pregao_keys_reloads_total{result="ok"} 1`, "pregao_keys_loaded 1"} {
+	for _, want := range []string{`pregao_keys_reloads_total{result="refused"} 1`, `pregao_keys_reloads_total{result="ok"} 1`, "pregao_keys_loaded 0"} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %s", want)
 		}
