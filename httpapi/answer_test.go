@@ -189,6 +189,35 @@ func TestAuthFailuresOneLogPerTrip(t *testing.T) {
 	}
 }
 
+// An IPv6 client holds a whole /64 (a host picks its addresses in it at
+// will): its addresses share one bucket, so that stepping through them
+// does not give it a fresh burst each. Another /64, and IPv4 addresses
+// (also written as IPv4-mapped IPv6), keep buckets of their own.
+func TestAuthFailuresIPv6Prefix(t *testing.T) {
+	al := newAuthLimiter(Limit{PerSecond: 0.001, Burst: 20}, slog.New(slog.DiscardHandler))
+	now := time.Unix(1e9, 0)
+	refused := 0
+	for i := range 1000 {
+		if _, ok := al.fail("[2001:db8:1:2:"+strconv.FormatInt(int64(i), 16)+"::1]:4000", now); ok {
+			refused++
+		}
+	}
+	if refused != 20 {
+		t.Errorf("1000 addresses of one /64: %d refused unlimited, want the burst of 20", refused)
+	}
+	for _, remote := range []string{"[2001:db8:1:3::1]:4000", "198.51.100.7:4000", "[::ffff:198.51.100.8]:4000"} {
+		if _, ok := al.fail(remote, now); !ok {
+			t.Errorf("%s: limited by another prefix's failures", remote)
+		}
+	}
+	for range 19 {
+		al.fail("198.51.100.7:4001", now)
+	}
+	if _, ok := al.fail("[::ffff:198.51.100.7]:4000", now); ok {
+		t.Error("an IPv4 address written as IPv4-mapped IPv6 has a bucket of its own")
+	}
+}
+
 // The buckets' table is bounded whatever the number of addresses.
 func TestAuthLimiterBounded(t *testing.T) {
 	al := newAuthLimiter(Limit{PerSecond: 1, Burst: 1}, slog.New(slog.DiscardHandler))

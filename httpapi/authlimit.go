@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -21,7 +22,8 @@ import (
 // PerSecond seconds), and the next empty bucket is a new trip. Requests
 // with a valid key never touch the buckets: they are not slowed, whatever
 // their address's failures. The address is the connection's (behind a
-// proxy, the proxy's: put the limit in the proxy there).
+// proxy, the proxy's: put the limit in the proxy there); an IPv6
+// address counts as its /64 (clientOf).
 //
 // The buckets live in a fixed table (authSlots), so that their memory is
 // bounded whatever the number of addresses; an address whose slot another
@@ -53,6 +55,26 @@ type authBucket struct {
 	tripped bool      // a trip is under way: found empty, not full since (logged once)
 }
 
+// clientOf returns the client a connection's "host:port" counts as: its
+// IPv4 address (also when written as IPv4-mapped IPv6), or the /64 of its
+// IPv6 address, which a host is given whole and picks addresses in at
+// will (one bucket an address would give it a fresh burst with each).
+func clientOf(remote string) string {
+	host := remote
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		host = h
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap().WithZone("")
+	if ip.Is4() {
+		return ip.String()
+	}
+	return netip.PrefixFrom(ip, 64).Masked().String()
+}
+
 func newAuthLimiter(l Limit, log *slog.Logger) *authLimiter {
 	return &authLimiter{limit: l, log: log, seed: maphash.MakeSeed()}
 }
@@ -64,10 +86,7 @@ func (al *authLimiter) fail(remote string, now time.Time) (wait time.Duration, o
 	if al == nil || al.limit.PerSecond <= 0 {
 		return 0, true
 	}
-	addr := remote
-	if host, _, err := net.SplitHostPort(remote); err == nil {
-		addr = host
-	}
+	addr := clientOf(remote)
 	al.mu.Lock()
 	defer al.mu.Unlock()
 	if al.slots == nil {
