@@ -79,15 +79,30 @@ type readCloser struct {
 
 func (r *readCloser) Close() error { return r.close() }
 
+// MaxReadFile is the most bytes ReadFile returns: the official files it
+// is for (B3's JSON answers, index portfolios) are a few MB at most, and
+// a compressed file is refused once its content passes it, so that a
+// small .zst or .gz (a compression bomb: 1 MB of zstd is 1 GB of zeros)
+// cannot take the memory of the import.
+var MaxReadFile int64 = 256 << 20
+
 // ReadFile returns the whole (decompressed) content of path, opened as Open
-// does. Use it only for small files (JSON responses, index portfolios).
+// does. Use it only for small files (JSON responses, index portfolios):
+// content over MaxReadFile bytes is an error.
 func ReadFile(path string) ([]byte, error) {
 	rc, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return io.ReadAll(rc)
+	b, err := io.ReadAll(io.LimitReader(rc, MaxReadFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > MaxReadFile {
+		return nil, fmt.Errorf("%s: over %d MiB (decompressed): too large for this kind of file", path, MaxReadFile>>20)
+	}
+	return b, nil
 }
 
 // BaseName returns the base name of path without a trailing .zst or .gz:

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -77,5 +78,44 @@ func TestRealDir(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte(`"cnpj":"07526557000100"`)) {
 		t.Errorf("unexpected content %q", b[:60])
+	}
+}
+
+// TestReadFileBounded: ReadFile refuses a file whose content passes
+// MaxReadFile, compressed or not, having read no more than that (a
+// compression bomb of a few KB would otherwise fill the memory), and
+// reads one at the bound whole.
+func TestReadFileBounded(t *testing.T) {
+	defer func(n int64) { MaxReadFile = n }(MaxReadFile)
+	MaxReadFile = 1 << 20
+	dir := t.TempDir()
+	write := func(name string, n int) string {
+		var buf bytes.Buffer
+		p := filepath.Join(dir, name)
+		switch filepath.Ext(name) {
+		case ".zst":
+			zw, _ := zstd.NewWriter(&buf)
+			zw.Write(make([]byte, n))
+			zw.Close()
+		case ".gz":
+			gw := gzip.NewWriter(&buf)
+			gw.Write(make([]byte, n))
+			gw.Close()
+		default:
+			buf.Write(make([]byte, n))
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, name := range []string{"bomb.json.zst", "bomb.json.gz", "big.json"} {
+		p := write(name, 8<<20)
+		if b, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("%s (8 MiB of content, bound 1 MiB): %d bytes, %v; want a too-large error", name, len(b), err)
+		}
+	}
+	if b, err := ReadFile(write("edge.json.zst", 1<<20)); err != nil || len(b) != 1<<20 {
+		t.Errorf("content at the bound: %d bytes, %v", len(b), err)
 	}
 }
