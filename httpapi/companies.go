@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -98,7 +99,7 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		if err := a.checkCompany(c, is); err != nil {
 			return nil, err
 		}
-		dst = appendMarketCap(dst, c.ds, is, asOf)
+		dst = appendMarketCap(dst, c.ds, is, asOf, eodValuationCut(c))
 	}
 	if logo {
 		dst = append(dst, `,"logo":`...)
@@ -193,8 +194,10 @@ func appendSectorBlocks(dst []byte, is *engine.Issuer) []byte {
 // (engine.LatestKnown).
 //
 // sv, with asOf, is the valuation at the last session before it: its
-// point stands for the TTM series' (SessionValuation.Latest).
-func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Time, sv *engine.SessionValuation) engine.Num {
+// point stands for the TTM series' (SessionValuation.Latest). A cut
+// other than 0 leaves out the points of that session and later ones
+// (eodValuationCut).
+func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Time, sv *engine.SessionValuation, cut engine.Date) engine.Num {
 	i, ok := ds.IndicatorIndex(engine.IndValuation, id)
 	if !ok {
 		return engine.Null
@@ -214,9 +217,17 @@ func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Tim
 				continue
 			}
 		}
+		for cut != 0 && last >= 0 && g.Points[last].ReferenceDate >= cut {
+			last--
+		}
+		if last < 0 {
+			continue
+		}
 		p := &g.Points[last]
 		if f == engine.FreqTTM && sv != nil {
-			p = sv.Latest(p, k, "")
+			if q := sv.Latest(p, k, ""); cut == 0 || q.ReferenceDate < cut {
+				p = q
+			}
 		}
 		if best == nil || p.ReferenceDate > best.ReferenceDate || (p.ReferenceDate == best.ReferenceDate && p.PublishDate.Compare(best.PublishDate) > 0) {
 			best = p
@@ -228,16 +239,17 @@ func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Tim
 	return best.Value
 }
 
-// appendMarketCap appends market_cap and enterprise_value {value, format}.
-func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer, asOf time.Time) []byte {
+// appendMarketCap appends market_cap and enterprise_value {value, format},
+// of a session before cut when it is not 0 (eodValuationCut).
+func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer, asOf time.Time, cut engine.Date) []byte {
 	var sv *engine.SessionValuation
 	if !asOf.IsZero() {
 		sv = ds.SessionValuationAt(is, asOf)
 	}
 	dst = append(dst, `,"market_cap":{"value":`...)
-	dst = appendNum(dst, latestValue(ds, is, "MARKET_CAP", asOf, sv))
+	dst = appendNum(dst, latestValue(ds, is, "MARKET_CAP", asOf, sv, cut))
 	dst = append(dst, `,"format":"BRL"},"enterprise_value":{"value":`...)
-	dst = appendNum(dst, latestValue(ds, is, "ENTERPRISE_VALUE", asOf, sv))
+	dst = appendNum(dst, latestValue(ds, is, "ENTERPRISE_VALUE", asOf, sv, cut))
 	return append(dst, `,"format":"BRL"}`...)
 }
 
@@ -277,12 +289,16 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	if err := q.err(); err != nil {
 		return nil, err
 	}
+	var mcCut engine.Date // the eod plan's cut of the market caps (0: none)
+	if mc {
+		mcCut = eodValuationCut(c)
+	}
 	if search != "" {
 		found := searchCompanies(c.ds, a.info(c.ds), search, func(is *engine.Issuer) bool {
 			return (is.Kind == engine.KindCompany || is.Kind == engine.KindBDR || is.IsFund()) && listed(is.Status, st)
 		})
 		return appendWindow(c, dst, slices.Values(found), func(*engine.Issuer) bool { return true }, w,
-			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc) }), nil
+			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc, mcCut) }), nil
 	}
 	if !w.all() {
 		keep := companyFilter(bdr, st)
@@ -295,10 +311,19 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 			}
 		}
 		return appendWindow(c, dst, seq, keep, w,
-			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc) }), nil
+			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc, mcCut) }), nil
+	}
+	if mcCut != 0 {
+		// Not the list every key shares: made for this request (the
+		// answer cache keeps it).
+		dst, n := appendCompanies(dst, c.ds, companyFilter(bdr, st), sec, mc, mcCut)
+		c.sendTotal([]string{strconv.Itoa(n)})
+		return dst, nil
 	}
 	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)+st]
-	return cachedList(c, dst, slot, func(dst []byte) ([]byte, int) { return appendCompanies(dst, c.ds, companyFilter(bdr, st), sec, mc) }), nil
+	return cachedList(c, dst, slot, func(dst []byte) ([]byte, int) {
+		return appendCompanies(dst, c.ds, companyFilter(bdr, st), sec, mc, 0)
+	}), nil
 }
 
 // companyFilter keeps the issuers GET /companies lists: Brazilian
@@ -351,8 +376,9 @@ func companiesSlot(bdr, sec, mc bool) int {
 
 // appendCompanies appends the companies list: Brazilian companies, plus
 // BDR issuers when bdr is set, with the sector blocks when sec is set and
-// market_cap/enterprise_value when mc is set.
-func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) bool, sec, mc bool) ([]byte, int) {
+// market_cap/enterprise_value when mc is set (of a session before cut,
+// eodValuationCut; 0: the latest).
+func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) bool, sec, mc bool, cut engine.Date) ([]byte, int) {
 	dst = append(dst, '[')
 	n := 0
 	iss := ds.Issuers()
@@ -365,13 +391,13 @@ func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) b
 			dst = append(dst, ',')
 		}
 		n++
-		dst = appendCompanyItem(dst, ds, is, sec, mc)
+		dst = appendCompanyItem(dst, ds, is, sec, mc, cut)
 	}
 	return append(dst, ']'), n
 }
 
 // appendCompanyItem appends one item of the companies list.
-func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, mc bool) []byte {
+func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, mc bool, cut engine.Date) []byte {
 	dst = append(dst, '{')
 	dst = appendCompanyCore(dst, is)
 	dst = append(dst, `,"kind":`...)
@@ -381,7 +407,7 @@ func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, m
 		dst = appendSectorBlocks(dst, is)
 	}
 	if mc {
-		dst = appendMarketCap(dst, ds, is, time.Time{})
+		dst = appendMarketCap(dst, ds, is, time.Time{}, cut)
 	}
 	return append(dst, '}')
 }

@@ -204,6 +204,9 @@ func (a *API) findPrepared(c *call, r *http.Request, in *dsInfo) (p *prepared, m
 	var vk viewKey
 	switch {
 	case !c.route.Priced:
+		if c.route.eodValued && c.key.Plan == PlanEOD {
+			vk = eodKey(c)
+		}
 	case c.key.Plan == PlanEOD:
 		vk = eodKey(c)
 	default:
@@ -368,6 +371,9 @@ func (c *call) canonicalBody() []byte {
 func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum uint64, live bool, k viewKey) {
 	switch {
 	case !c.route.Priced: // the Dataset and the request only
+		if c.route.eodValued && c.key.Plan == PlanEOD { // but an eod key's valuations: its view
+			k = eodKey(c)
+		}
 	case c.key.Plan == PlanEOD:
 		k = eodKey(c)
 	default:

@@ -280,6 +280,25 @@ func eodKey(c *call) viewKey {
 	return k
 }
 
+// eodValuationCut returns, for an eod key, the first session date whose
+// valuation points (market cap, enterprise value, the price multiples:
+// each priced at that session's close) its answers leave out: the
+// market date of now, when the Dataset holds a session of that date or
+// a later one, which the plan does not show (a multiple at the session
+// of D, times its per-share figure, is D's close; the plan's quotes stop
+// at D-1). 0 (no cut) for the other plans and when the Dataset ends
+// before today.
+func eodValuationCut(c *call) engine.Date {
+	if c.key.Plan != PlanEOD {
+		return 0
+	}
+	today := sessionDate(c.now)
+	if c.ds.LastSession() < today {
+		return 0
+	}
+	return today
+}
+
 // quoteView is the current quote of every asset as seen at one cut-off,
 // with the encoded datapoints and the index rankings. Immutable.
 type quoteView struct {

@@ -234,3 +234,93 @@ func doAcceptKey(ts *testServer, method, path, body, accept, key string) *httpte
 	ts.api.ServeHTTP(w, r)
 	return w
 }
+
+// TestEODValuationBeforeItsCut: the valuation ratios are priced at a
+// session's close (MARKET_CAP ÷ the share count, a multiple × its
+// per-share figure), so an eod key, whose quotes stop at D-1, gets none
+// priced at the snapshot's last session D (with or without as_of): the
+// ratio route and its CSV form, the company's and the list's
+// market_cap show the points before it. The delayed key keeps D's.
+func TestEODValuationBeforeItsCut(t *testing.T) {
+	ts := newTestServer(t, true)
+	last := ts.store.Current().LastSession().String() // D: 2024-03-28
+	var quote struct{ Date string }
+	if err := json.Unmarshal(ts.do("GET", "/v2/quotes/ENHZ3", testKeyEOD, "").Body.Bytes(), &quote); err != nil {
+		t.Fatal(err)
+	}
+	if quote.Date[:10] >= last {
+		t.Fatalf("the eod quote is dated %s, the snapshot's last session %s: the fixture shows no cut", quote.Date, last)
+	}
+	type point struct {
+		Value         *float64 `json:"value"`
+		ReferenceDate string   `json:"reference_date"`
+	}
+	marketCaps := func(key, query string) []point {
+		w := ts.do("GET", "/v2/companies/ENHZ/ratios/valuation?frequency=TTM&ids=MARKET_CAP"+query, key, "")
+		var v map[string]map[string][]point
+		if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil || w.Code != 200 {
+			t.Fatalf("%s: %d %s", query, w.Code, w.Body)
+		}
+		return v["MARKET_CAP"]["TTM"]
+	}
+	delayed := marketCaps(testKeyDelayed, "")
+	if got := delayed[len(delayed)-1].ReferenceDate[:10]; got != last {
+		t.Fatalf("delayed: last MARKET_CAP point at %s, want %s", got, last)
+	}
+	var before []point
+	for _, p := range delayed {
+		if p.ReferenceDate[:10] < last {
+			before = append(before, p)
+		}
+	}
+	if len(before) == 0 || delayed[len(delayed)-1].Value == nil {
+		t.Fatalf("no MARKET_CAP point before %s, or none at it: %+v", last, delayed)
+	}
+	eod := marketCaps(testKeyEOD, "")
+	if len(eod) != len(before) || eod[len(eod)-1] != before[len(before)-1] {
+		t.Errorf("eod: MARKET_CAP points %+v, want the delayed key's before %s: %+v", eod, last, before)
+	}
+	for _, p := range marketCaps(testKeyEOD, "&as_of="+last) {
+		if p.ReferenceDate[:10] >= last {
+			t.Errorf("eod with as_of=%s: a MARKET_CAP point at %s", last, p.ReferenceDate)
+		}
+	}
+	if w := ts.do("GET", "/v2/companies/ENHZ/ratios/valuation.csv?frequency=TTM", testKeyEOD, ""); w.Code != 200 || strings.Contains(w.Body.String(), ","+last+"T00:00:00Z,") {
+		t.Errorf("eod: the CSV form holds a point of %s: %d\n%s", last, w.Code, w.Body)
+	}
+	same := func(a, b *float64) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+	for _, key := range []string{testKeyEOD, testKeyDelayed} {
+		want := before[len(before)-1].Value // null in the fixture: the period's price is unknown
+		if key == testKeyDelayed {
+			want = delayed[len(delayed)-1].Value
+		}
+		var detail struct {
+			MarketCap struct{ Value *float64 } `json:"market_cap"`
+		}
+		if err := json.Unmarshal(ts.do("GET", "/v2/companies/ENHZ?show_market_cap=true", key, "").Body.Bytes(), &detail); err != nil {
+			t.Fatal(err)
+		}
+		if !same(detail.MarketCap.Value, want) {
+			t.Errorf("key %s: the company's market_cap %v, want %v", key[len(key)-1:], detail.MarketCap.Value, want)
+		}
+		var list []struct {
+			Symbol    string
+			MarketCap struct{ Value *float64 } `json:"market_cap"`
+		}
+		if err := json.Unmarshal(ts.do("GET", "/v2/companies?show_market_cap=true", key, "").Body.Bytes(), &list); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, c := range list {
+			if c.Symbol == "ENHZ" {
+				found = true
+				if !same(c.MarketCap.Value, want) {
+					t.Errorf("key %s: the list's market_cap of ENHZ %v, want %v", key[len(key)-1:], c.MarketCap.Value, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("key %s: ENHZ not in the list", key[len(key)-1:])
+		}
+	}
+}

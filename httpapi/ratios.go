@@ -86,6 +86,10 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		sv = c.ds.SessionValuationAt(res.Issuer, asOf)
 		staticRet = c.ds.StaticRetrievalAt(asOf)
 	}
+	var cut engine.Date // an eod key's: no valuation at a session it does not see
+	if kind == engine.IndValuation {
+		cut = eodValuationCut(c)
+	}
 	dst = append(dst, '{')
 	curKey := ""
 	open := false // an id object is open
@@ -135,11 +139,14 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		// stamped with the snapshot's as-of time: at as_of, with the one
 		// of a snapshot of then.
 		static := !asOf.IsZero() && ind.Kind == engine.IndValuation && rule.Static()
-		if sp != nil && !sel.Keeps(sp) {
+		if sp != nil && (!sel.Keeps(sp) || cut != 0 && sp.ReferenceDate >= cut) {
 			sp = nil
 		}
 		for pi := range engine.SelectRatioPoints(s.Points, &sel) {
 			p := &s.Points[pi]
+			if cut != 0 && p.ReferenceDate >= cut {
+				continue
+			}
 			if sp != nil && p.ReferenceDate > sv.Base {
 				if p.ReferenceDate <= sv.Session {
 					continue
