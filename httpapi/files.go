@@ -121,6 +121,14 @@ func (a *API) filesThrough(c *call) engine.Date {
 	return engine.NoDate
 }
 
+// eodValuationsHidden reports whether file f holds what c's eod key may
+// not see yet: the ratios file's valuation points of the session of the
+// market date of now (eodValuationCut), which the plan's routes leave out
+// until the next market day. The files are one build for both plans.
+func eodValuationsHidden(c *call, f *FileInfo) bool {
+	return f.Dataset == "ratios" && eodValuationCut(c) != 0 // 0: no cut
+}
+
 // eodFiles is what an eod key is told of a priced file: the eod plan's
 // one rule (eodHistory), a whole history of prices being other sessions.
 func eodFiles(c *call) error {
@@ -174,8 +182,8 @@ func (a *API) filesList(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	n := 0
 	for i := range files {
 		f := &files[i]
-		if f.Priced && c.key.Plan == PlanEOD {
-			continue // eodFiles
+		if f.Priced && c.key.Plan == PlanEOD || eodValuationsHidden(c, f) {
+			continue // eodFiles, eodValuationsHidden
 		}
 		if n > 0 {
 			dst = append(dst, ',')
@@ -227,6 +235,9 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 	}
 	if f != nil && f.Priced && c.key.Plan == PlanEOD {
 		return c.out.failErr(eodFiles(c))
+	}
+	if f != nil && eodValuationsHidden(c, f) {
+		return c.out.fail(http.StatusForbidden, fmt.Sprintf("your plan (%s) does not show the session of %s yet, whose valuations (each priced at that session's close) the file %s holds: it is served from the next market day", PlanEOD, eodValuationCut(c), f.Name))
 	}
 	if f == nil {
 		return c.out.fail(http.StatusNotFound, fmt.Sprintf("no file %q for this key's plan: GET %s%s lists them", echo(name), a.cfg.Prefix, routeFiles))

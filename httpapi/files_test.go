@@ -575,3 +575,52 @@ func TestFileServeCutValidators(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesEODValuations: the ratios file holds the valuation points of
+// the snapshot's last session, priced at its close, which the eod plan
+// does not show on the evening of that session (eodValuationCut): an eod
+// key is not given it then (not listed, 403 by name), and is from the
+// next market day; the delayed plan always is.
+func TestFilesEODValuations(t *testing.T) {
+	ds := mustSmall(t)
+	store := &engine.Store{}
+	store.Publish(ds)
+	clk := &movingClock{}
+	api := New(DefaultConfig(), store, testKeys(t), clk, prometheus.NewRegistry(), nil)
+	dir := t.TempDir()
+	api.SetFiles(ratiosFiles{dir: dir})
+	ts := &testServer{api: api, store: store}
+	last := ds.LastSession()
+	for _, c := range []struct {
+		name, key string
+		at        time.Time
+		served    bool
+	}{
+		{"eod, the evening of the last session", testKeyEOD, engine.SessionClose(last).Add(time.Hour), false},
+		{"eod, the next day", testKeyEOD, engine.SessionClose(last).Add(14 * time.Hour), true},
+		{"delayed, the evening", testKeyDelayed, engine.SessionClose(last).Add(time.Hour), true},
+	} {
+		clk.set(c.at)
+		list := doH(ts, "GET", "/v2/files", c.key, "")
+		listed := strings.Contains(list.Body.String(), `"ratios.parquet"`)
+		w := doH(ts, "GET", "/v2/files/ratios.parquet", c.key, "")
+		if list.Code != 200 || listed != c.served || (w.Code == 200) != c.served {
+			t.Errorf("%s: listing %d (ratios listed %t), file %d %.200s; want served %t", c.name, list.Code, listed, w.Code, w.Body, c.served)
+		}
+		if !c.served {
+			checkError(t, w, 403, "does not show the session of "+last.String()+" yet")
+		}
+	}
+}
+
+// ratiosFiles is a FileSource of one ratios file.
+type ratiosFiles struct{ dir string }
+
+func (f ratiosFiles) Files(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (string, []FileInfo, error) {
+	b := []byte("ratios\n")
+	if err := os.WriteFile(filepath.Join(f.dir, "ratios.parquet"), b, 0o644); err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256(b)
+	return f.dir, []FileInfo{{Dataset: "ratios", Name: "ratios.parquet", Format: "parquet", Rows: 1, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:]), MinDate: engine.NoDate, MaxDate: engine.NoDate}}, nil
+}
