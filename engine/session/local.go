@@ -158,13 +158,10 @@ func (l *local) start() (restored bool, err error) {
 	l.mu.Lock()
 	sd := l.firstSession()
 	if l.feed != nil {
-		err = l.openWaiting(l.ctx, sd, true)
+		err = l.openWaiting(l.ctx, sd)
 	} else if err = l.openSession(sd); err != nil && l.unopened && l.ctx != nil && l.ctx.Err() == nil {
 		l.log.Error("session log could not be opened: the session is not restored (not ready) and pushes are refused (503) until it opens; trying again", "session", sd.String(), "err", err.Error())
 		l.unrestored = true
-		if l.head != nil {
-			l.head.restoring.Store(true) // restoreFile's failure cleared it
-		}
 		go l.recoverLog(l.ctx, sd)
 		err = nil
 	}
@@ -180,15 +177,12 @@ func (l *local) start() (restored bool, err error) {
 // openWaiting opens session sd for a feed, trying again while its log
 // cannot be opened (1 s, doubling up to 30 s) until ctx ends: the feed
 // waits, so that it numbers no batch before the session is read back.
-// first says sd is the process's first session, whose log may hold the
-// day's batches: the session is restoring (not ready) while it waits.
+// At the process's first session the session is restoring (not ready)
+// while it waits: its log may hold the day's batches (restoreFile).
 // The caller holds l.mu, released while it waits.
-func (l *local) openWaiting(ctx context.Context, sd engine.Date, first bool) error {
+func (l *local) openWaiting(ctx context.Context, sd engine.Date) error {
 	err := l.openSession(sd)
 	for wait := time.Second; err != nil && l.unopened && ctx != nil && ctx.Err() == nil; wait = min(2*wait, 30*time.Second) {
-		if first && l.head != nil {
-			l.head.restoring.Store(true) // restoreFile's failure cleared it
-		}
 		l.log.Error("session log could not be opened: the feed waits; trying again", "session", sd.String(), "err", err.Error(), "retry", wait.String())
 		l.mu.Unlock()
 		live.Sleep(ctx, wait)
@@ -401,7 +395,7 @@ func (l *local) recoverLog(ctx context.Context, sd engine.Date) {
 			if l.unrestored {
 				l.unrestored = false
 				if l.head != nil {
-					l.head.restoring.Store(false) // read back: ready
+					l.head.restoring.Store(false) // read back (a stream's restore leaves it): ready
 				}
 			}
 		} else {
@@ -510,7 +504,7 @@ func (l *local) runFeed(ctx context.Context) {
 // step takes one step of the feed. The caller holds l.mu.
 func (l *local) step(ctx context.Context, st *live.Step) {
 	if st.Session.Valid() && st.Session != l.session && !l.cfg.session.Valid() {
-		if err := l.openWaiting(ctx, st.Session, false); err != nil {
+		if err := l.openWaiting(ctx, st.Session); err != nil {
 			l.log.Error("live session not started", "session", st.Session.String(), "err", err.Error())
 		}
 	}

@@ -21,11 +21,18 @@ import (
 // absent) and applies its records to the head again (a restart), a torn
 // tail cut and counted. A file that is not a session log, or is another
 // session's, is moved aside (counted) and a new one started; on any
-// other error it is left as it is. The caller holds l.mu.
-func (l *local) restoreFile(sd engine.Date) error {
+// other error it is left as it is. The session is restoring meanwhile,
+// and stays so when the process's first session cannot be read back
+// (its log may hold the day's batches: not ready until it opens, at a
+// retry). The caller holds l.mu.
+func (l *local) restoreFile(sd engine.Date) (err error) {
 	h := l.head
 	h.restoring.Store(true)
-	defer h.restoring.Store(false)
+	defer func() {
+		if err == nil || l.started && !l.unrestored {
+			h.restoring.Store(false)
+		}
+	}()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err := h.start(sd); err != nil {
