@@ -431,7 +431,7 @@ func pricedModified(c *call, in *dsInfo, k viewKey) (t int64, part bool) {
 	case !c.route.Priced:
 		return 0, false
 	case c.key.Plan == PlanEOD:
-		if engine.Date(k.at) <= c.ds.LastSession() {
+		if eodValuationCut(c) != 0 { // the snapshot's last session is today's: hidden
 			return 0, true
 		}
 		if k.session.Valid() && c.live != nil {
