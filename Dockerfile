@@ -64,9 +64,12 @@ LABEL org.opencontainers.image.title="pregao" \
       org.opencontainers.image.created="${CREATED}"
 COPY --from=build /out/pregao /usr/local/bin/pregao
 USER 65532:65532
+# /metrics (the keys' names and their use) on a port of its own: a
+# published 8080 gives clients the API, never the metrics.
 ENV PREGAO_ADDR=:8080 \
+    PREGAO_METRICS_ADDR=:9090 \
     PREGAO_LOG=json
-EXPOSE 8080
+EXPOSE 8080 9090
 # /readyz on PREGAO_ADDR: 0 when a snapshot is served, 1 otherwise.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["/usr/local/bin/pregao", "healthcheck", "--quiet"]
 ENTRYPOINT ["/usr/local/bin/pregao", "serve"]

@@ -303,9 +303,21 @@ func TestDockerfile(t *testing.T) {
 				}
 			}
 			expose, ok := last(ch, "EXPOSE")
+			var ports []string
+			if ok {
+				for _, p := range strings.Fields(expose.args) {
+					ports = append(ports, strings.TrimSuffix(p, "/tcp"))
+				}
+			}
 			_, port, _ := strings.Cut(env["PREGAO_ADDR"], ":")
-			if !ok || strings.TrimSuffix(expose.args, "/tcp") != port || strings.HasPrefix(env["PREGAO_ADDR"], "127.") {
-				t.Errorf("EXPOSE %q and PREGAO_ADDR=%q: want the exposed port on every interface", expose.args, env["PREGAO_ADDR"])
+			_, mport, _ := strings.Cut(env["PREGAO_METRICS_ADDR"], ":")
+			if !slices.Equal(ports, []string{port, mport}) || strings.HasPrefix(env["PREGAO_ADDR"], "127.") || strings.HasPrefix(env["PREGAO_METRICS_ADDR"], "127.") {
+				t.Errorf("EXPOSE %q, PREGAO_ADDR=%q, PREGAO_METRICS_ADDR=%q: want both ports exposed, on every interface", expose.args, env["PREGAO_ADDR"], env["PREGAO_METRICS_ADDR"])
+			}
+			// /metrics lists the keys' names and their use: never on the
+			// port published for clients.
+			if mport == "" || mport == port {
+				t.Errorf("PREGAO_METRICS_ADDR=%q: want /metrics on a port apart from the API's %q", env["PREGAO_METRICS_ADDR"], port)
 			}
 		})
 	}
@@ -424,6 +436,11 @@ func TestSystemdUnit(t *testing.T) {
 				t.Errorf("Environment=%s names no serve flag", kv)
 			}
 		}
+	}
+	// /metrics lists the keys' names and their use: on a port of its own,
+	// never behind a proxy in front of the API's.
+	if _, port, _ := strings.Cut(env["PREGAO_ADDR"], ":"); env["PREGAO_METRICS_ADDR"] == "" || strings.HasSuffix(env["PREGAO_METRICS_ADDR"], ":"+port) {
+		t.Errorf("PREGAO_METRICS_ADDR=%q: want /metrics apart from PREGAO_ADDR=%q", env["PREGAO_METRICS_ADDR"], env["PREGAO_ADDR"])
 	}
 	readOnly := strings.Fields(strings.Join(svc["ReadOnlyPaths"], " "))
 	for _, k := range []string{"PREGAO_SNAPSHOT", "PREGAO_KEYS"} {
