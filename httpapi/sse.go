@@ -437,7 +437,9 @@ func (a *API) streamDiff(out *sseOut, m *sseMark, sv *sseView, w *sseWant) error
 	err := catchFault(sv.ev.Base, func() {
 		beforeStreamDiff()
 		r := w.resolve(sv.ev.Base)
-		send := func(evs []sseEvent) { out.events(evs, nil) }
+		// A client gone (a failed write) stops the catch-up: nothing more
+		// is made for it.
+		send := func(evs []sseEvent) bool { out.events(evs, nil); return out.err == nil }
 		send(a.diff(nil, m, sv, r.assets, r.index, send))
 		runtime.KeepAlive(r.ds)
 	})

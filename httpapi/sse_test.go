@@ -1231,10 +1231,11 @@ func TestStreamDiffSink(t *testing.T) {
 	var got []sseEvent
 	batches, most := 0, 0
 	m = from
-	rest := a.diff(nil, &m, sv, nil, nil, func(evs []sseEvent) {
+	rest := a.diff(nil, &m, sv, nil, nil, func(evs []sseEvent) bool {
 		batches++
 		most = max(most, len(evs))
 		got = append(got, evs...)
+		return true
 	})
 	got = append(got, rest...)
 	if batches < len(whole)/sinkEvents || most > sinkEvents {
@@ -1246,6 +1247,39 @@ func TestStreamDiffSink(t *testing.T) {
 	for i := range got {
 		if got[i].ticker != whole[i].ticker || got[i].kind != whole[i].kind || !bytes.Equal(got[i].msg, whole[i].msg) {
 			t.Fatalf("event %d: %s %s %q, made whole %s %s %q", i, got[i].ticker, got[i].kind, got[i].msg, whole[i].ticker, whole[i].kind, whole[i].msg)
+		}
+	}
+}
+
+// TestStreamDiffSinkGone: once the sink wants no more (the client left),
+// the catch-up stops at the ticker it is making: it is never handed
+// another batch, and what it returns is the rest of that ticker.
+func TestStreamDiffSinkGone(t *testing.T) {
+	f := newSSEFixture(t)
+	f.stepTwoHours(t)
+	a := f.apis[0]
+	sv := a.sseViewOf(PlanDelayed, *f.stores[0].View(), f.clock.Now(), sseCursor{session: engine.NoDate})
+	m, err := parseID("0.0.0.0/0.0.0.0//s0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole := a.diff(nil, &m, sv, nil, nil, nil); len(whole) <= 3*sinkEvents {
+		t.Fatalf("%d events: the fixture's catch-up is too short", len(whole))
+	}
+	m, _ = parseID("0.0.0.0/0.0.0.0//s0")
+	batches := 0
+	var last string
+	rest := a.diff(nil, &m, sv, nil, nil, func(evs []sseEvent) bool {
+		batches++
+		last = evs[len(evs)-1].ticker
+		return false
+	})
+	if batches != 1 {
+		t.Errorf("the sink was handed %d batches after it said it wanted none", batches)
+	}
+	for _, e := range rest {
+		if e.ticker != last {
+			t.Fatalf("after the sink left at %s, events of %s were made (%d in all)", last, e.ticker, len(rest))
 		}
 	}
 }

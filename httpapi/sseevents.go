@@ -265,8 +265,11 @@ type stepper struct {
 	// sink, when set, takes the events made so far each time they reach
 	// sinkEvents, and dst starts again: a catch-up of a whole session
 	// (500 tickers' minutes: some 200,000 events, tens of MB) is sent as
-	// it is made instead of held whole.
-	sink func([]sseEvent)
+	// it is made instead of held whole. It returns false when no more
+	// are wanted (the client left): gone is set, and the step ends at
+	// its next ticker instead of making the rest for nobody.
+	sink func([]sseEvent) bool
+	gone bool
 }
 
 // sinkEvents is how many events a stepper with a sink holds at most
@@ -285,8 +288,8 @@ func (s *stepper) emit(ticker, kind string, part int64, data []byte) {
 	b = append(b, "\n\n"...)
 	s.buf = b
 	s.dst = append(s.dst, sseEvent{ticker: ticker, kind: kind, msg: slices.Clone(b)})
-	if s.sink != nil && len(s.dst) >= sinkEvents {
-		s.sink(s.dst)
+	if s.sink != nil && len(s.dst) >= sinkEvents && !s.gone {
+		s.gone = !s.sink(s.dst)
 		clear(s.dst) // the messages go with the collector
 		s.dst = s.dst[:0]
 	}
@@ -301,26 +304,31 @@ func (s *stepper) emit(ticker, kind string, part int64, data []byte) {
 // none) in its place among them. The bars are sv's: a minute changed
 // since its step shows as it is now, and as a correction in the next.
 // With sink set, the events are handed to it in order as they are made,
-// at most sinkEvents at a time, and what is returned is the rest.
-func (a *API) diff(dst []sseEvent, m *sseMark, sv *sseView, assets []*engine.Asset, ix *engine.IndexData, sink func([]sseEvent)) []sseEvent {
+// at most sinkEvents at a time, and what is returned is the rest; once
+// the sink returns false, the events not made yet are left unmade.
+func (a *API) diff(dst []sseEvent, m *sseMark, sv *sseView, assets []*engine.Asset, ix *engine.IndexData, sink func([]sseEvent) bool) []sseEvent {
 	if assets == nil {
 		assets = viewAssets(sv.ev.Base)
 	}
 	if m.ticker != "\xff" {
-		dst = a.step(dst, m, m.to, sv, assets, ix, sink)
+		var gone bool
+		if dst, gone = a.step(dst, m, m.to, sv, assets, ix, sink); gone {
+			return dst
+		}
 		end := markAt(m.to)
 		m = &end
 	}
 	if !sv.cur.after(m.to) {
 		return dst // nothing new: a step the client has seen whole, or ahead of sv
 	}
-	return a.step(dst, m, sv.cur, sv, assets, ix, sink)
+	dst, _ = a.step(dst, m, sv.cur, sv, assets, ix, sink)
+	return dst
 }
 
 // step appends the events of the step to `to` that a client at mark m
 // has not seen (m is within the step m.from..to, or at its start); with
-// sink set, as diff does.
-func (a *API) step(dst []sseEvent, m *sseMark, to sseCursor, sv *sseView, assets []*engine.Asset, ix *engine.IndexData, sink func([]sseEvent)) []sseEvent {
+// sink set, as diff does, and reports whether the sink wants no more.
+func (a *API) step(dst []sseEvent, m *sseMark, to sseCursor, sv *sseView, assets []*engine.Asset, ix *engine.IndexData, sink func([]sseEvent) bool) ([]sseEvent, bool) {
 	s := &stepper{dst: dst, mark: sseMark{from: m.to, to: to}, sink: sink}
 	if m.ticker != "\xff" {
 		s.mark.from = m.from
@@ -345,7 +353,7 @@ func (a *API) step(dst []sseEvent, m *sseMark, to sseCursor, sv *sseView, assets
 		}
 	}
 	if !to.session.Valid() || to.state == sseNone {
-		return s.dst
+		return s.dst, s.gone
 	}
 	symbol := ""
 	if ix != nil {
@@ -353,16 +361,19 @@ func (a *API) step(dst []sseEvent, m *sseMark, to sseCursor, sv *sseView, assets
 	}
 	done := false
 	for _, as := range assets {
+		if s.gone {
+			return s.dst, true
+		}
 		if !done && symbol != "" && symbol < as.Ticker {
 			a.levelEvents(s, m, to, sv, ix)
 			done = true
 		}
 		a.tickerEvents(s, to, sv, as, knowledgeOf(m, as.Ticker))
 	}
-	if !done && symbol != "" {
+	if !done && symbol != "" && !s.gone {
 		a.levelEvents(s, m, to, sv, ix)
 	}
-	return s.dst
+	return s.dst, s.gone
 }
 
 // viewAssets returns the assets of ds that trade (no macro series), by
