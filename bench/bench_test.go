@@ -29,6 +29,9 @@ const benchKeyLight = "pg_light000000000000000000000000000"
 // PREGAO_FAIR_HEAVY_KEYS=2: a second heavy key).
 const benchKeyHeavy2 = "pg_heavy200000000000000000000000000"
 
+// benchKeyEOD is a key of the eod plan (BenchmarkCompaniesEOD).
+const benchKeyEOD = "pg_eod00000000000000000000000000000"
+
 var (
 	once    sync.Once
 	api     *httpapi.API // answer cache off: every request runs its handler
@@ -57,6 +60,9 @@ func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 		_, e3, _ := httpapi.NewKey("heavy2", httpapi.PlanDelayed, ds.AsOf())
 		e3.SHA256 = hexSHA(benchKeyHeavy2)
 		f.Keys = append(f.Keys, e3)
+		_, e4, _ := httpapi.NewKey("eod", httpapi.PlanEOD, ds.AsOf())
+		e4.SHA256 = hexSHA(benchKeyEOD)
+		f.Keys = append(f.Keys, e4)
 		keys, err := httpapi.NewKeys(f)
 		if err != nil {
 			loadErr = err
@@ -278,6 +284,24 @@ func BenchmarkQuoteSingleChart(b *testing.B) {
 func BenchmarkCompanies(b *testing.B) {
 	for _, q := range []string{"", "?bdr=true&show_sector=true&show_market_cap=true"} {
 		b.Run("query="+q, func(b *testing.B) { run(b, "GET", "/v2/companies"+q, "") })
+	}
+}
+
+// BenchmarkCompaniesEOD: the companies with their market caps, as a
+// delayed key and an eod key see them (answer cache off). With the
+// snapshot's clock the eod plan does not show the last session: its
+// market caps are priced at the session before, one valuation per
+// company (the answer cache keeps the list once made).
+func BenchmarkCompaniesEOD(b *testing.B) {
+	_, d := setup(b)
+	one := d.Screener().Assets[d.Screener().ByVolume[0]].Ticker
+	for _, k := range []struct{ name, key string }{{"delayed", benchKey}, {"eod", benchKeyEOD}} {
+		b.Run(k.name, func(b *testing.B) {
+			run(b, "GET", "/v2/companies?show_market_cap=true", "", "Authorization", "Bearer "+k.key)
+		})
+		b.Run(k.name+"/one", func(b *testing.B) {
+			run(b, "GET", "/v2/companies/"+one+"?show_market_cap=true&show_sector=true", "", "Authorization", "Bearer "+k.key)
+		})
 	}
 }
 

@@ -130,8 +130,52 @@ func (d *Dataset) SessionValuationAt(is *Issuer, t time.Time) *SessionValuation 
 // when SessionValuationAt has it: whether the valuation exists, its
 // publication and its prices still read every series.
 func (d *Dataset) sessionValuation(is *Issuer, t time.Time, need []bool, out *SessionValuation) bool {
+	return d.sessionValuationOn(is, d.SessionAt(t), t, need, nil, out)
+}
+
+// SessionValuationOn returns the TTM valuation of is at session L from
+// everything the Dataset holds: the point its derivation would end each
+// TTM valuation series with were L its last session (the figures of the
+// newest period on or before L, the share count dated by L, each class's
+// last close within MaxPriceAge days of it, the cash of the twelve months
+// before it at each event's highest version), stamped as that point
+// would be (the report-independent points with the Dataset's as-of
+// time); nil when the Dataset has no such point. It is the valuation of
+// a session before the last, priced as the quotes of that session are
+// (the eod plan's, while it does not show the last session yet), where
+// SessionValuationAt is one as known at an earlier instant.
+//
+// closeOf, when not nil, gives a class's close at L by its ticker (Null:
+// none within MaxPriceAge days), in place of a read of its daily bars:
+// a caller that holds the session's quotes prices without reading a bar
+// block. ids, when not empty, are the catalog indicators whose points
+// are made (the others are left out; whether there is a valuation does
+// not change): the market cap and enterprise value count no cash.
+func (d *Dataset) SessionValuationOn(is *Issuer, L Date, closeOf func(ticker string) Num, ids ...uint16) *SessionValuation {
+	var need []bool
+	if len(ids) > 0 {
+		need = make([]bool, len(d.Catalog()))
+		for _, k := range ids {
+			if int(k) < len(need) {
+				need[k] = true
+			}
+		}
+	}
+	out := new(SessionValuation)
+	if !d.sessionValuationOn(is, L, knownAll, need, closeOf, out) {
+		return nil
+	}
+	return out
+}
+
+// knownAll is an instant after every publication a Dataset holds.
+var knownAll = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// sessionValuationOn is sessionValuation at session L (a session of the
+// Dataset), from the data published by t, the closes from closeOf when
+// it is not nil (SessionValuationOn).
+func (d *Dataset) sessionValuationOn(is *Issuer, L Date, t time.Time, need []bool, closeOf func(string) Num, out *SessionValuation) bool {
 	out.Points, out.Series, out.vars = out.Points[:0], out.Series[:0], out.vars[:0]
-	L := d.SessionAt(t)
 	if !L.Valid() || is == nil {
 		return false
 	}
@@ -143,7 +187,7 @@ func (d *Dataset) sessionValuation(is *Issuer, t time.Time, need []bool, out *Se
 	// the classes priced (a handful): on the stack.
 	var basesBuf [48]basePt
 	var classesBuf [4]classIn
-	sv := sessionIn{t: t, L: L, base: base}
+	sv := sessionIn{t: t, L: L, base: base, closeOf: closeOf}
 	bases, classes, ok := d.sessionBases(is, &sv, need, basesBuf[:0], classesBuf[:0])
 	if !ok {
 		return false
@@ -171,10 +215,11 @@ func (d *Dataset) sessionValuation(is *Issuer, t time.Time, need []bool, out *Se
 // points and classes.
 type sessionIn struct {
 	t         time.Time
-	L         Date  // the session priced
-	base      Date  // the reference date of the period whose figures are used
-	pub, ret  Stamp // the publication of the newest report-dependent base point
-	staticRet Stamp // the retrieval date of the report-independent points
+	L         Date             // the session priced
+	closeOf   func(string) Num // a class's close at L by ticker; nil: closeOn
+	base      Date             // the reference date of the period whose figures are used
+	pub, ret  Stamp            // the publication of the newest report-dependent base point
+	staticRet Stamp            // the retrieval date of the report-independent points
 	// mc holds the share counts at L (net of treasury, Null without a
 	// count) and the classes' closes; marketCap is MarketCap(mc).
 	mc        MarketCapInputs
@@ -254,7 +299,7 @@ func (d *Dataset) sessionBases(is *Issuer, sv *sessionIn, need []bool, bases []b
 		}
 		if bp.Class != ShareClassNone {
 			var x *classIn
-			classes, x = d.classAt(classes, bp.Class, d.RatioTicker(bp), sv.L)
+			classes, x = d.classAt(classes, bp.Class, d.RatioTicker(bp), sv)
 			if f, ok := rule.stored(d.RatioVars(bp), pvFactor); ok {
 				x.factor = f
 			}
@@ -277,9 +322,9 @@ func knownPointOn(g *RatioSeries, ref Date, t time.Time) *RatioPoint {
 }
 
 // classAt returns classes with share class c (priced by ticker tk, its
-// close the last on or before L) and a pointer to it: appended when
-// classes has none.
-func (d *Dataset) classAt(classes []classIn, c ShareClass, tk Sym, L Date) ([]classIn, *classIn) {
+// close the last on or before sv.L, or sv.closeOf's) and a pointer to
+// it: appended when classes has none.
+func (d *Dataset) classAt(classes []classIn, c ShareClass, tk Sym, sv *sessionIn) ([]classIn, *classIn) {
 	for i := range classes {
 		if classes[i].class == c {
 			return classes, &classes[i]
@@ -287,7 +332,11 @@ func (d *Dataset) classAt(classes []classIn, c ShareClass, tk Sym, L Date) ([]cl
 	}
 	x := classIn{class: c, ticker: tk, price: Null, cash: Null, factor: Null}
 	x.sec = securityOf(d, tk.String())
-	x.price = closeOn(d, tk.String(), L)
+	if sv.closeOf != nil {
+		x.price = sv.closeOf(tk.String())
+	} else {
+		x.price = closeOn(d, tk.String(), sv.L)
+	}
 	classes = append(classes, x)
 	return classes, &classes[len(classes)-1]
 }

@@ -58,8 +58,9 @@ func rename(vs []string, is func(string) bool, to string) []string {
 // a distribution): the derivation makes a point with a value at the last
 // session; the screener reprices it (at the build's closes to the stored
 // bits, at new closes to another value); the valuation at the last
-// session as of an instant after its close is the derivation's point, bit
-// for bit. Every VALUATION entry has a rule. A new valuation ratio is one
+// session as of an instant after its close, and the valuation on the
+// last session from everything the Dataset holds, are the derivation's
+// point, bit for bit. Every VALUATION entry has a rule. A new valuation ratio is one
 // catalog entry: this test fails if any path cannot price it.
 func TestPriceRulesEveryPath(t *testing.T) {
 	ds := derivedDataset(t, handMarket())
@@ -75,6 +76,29 @@ func TestPriceRulesEveryPath(t *testing.T) {
 	sv := ds.SessionValuationAt(is, engine.SessionClose(last).Add(time.Hour))
 	if sv == nil || sv.Session != last {
 		t.Fatalf("as_of: no valuation at the last session %v: %+v", last, sv)
+	}
+	on := ds.SessionValuationOn(is, last, nil)
+	if on == nil || on.Session != last {
+		t.Fatalf("on: no valuation at the last session %v: %+v", last, on)
+	}
+	// Priced at the session's quotes instead of its bars: the same; at
+	// other closes, other values.
+	quoted := ds.SessionValuationOn(is, last, func(tk string) engine.Num {
+		a, ok := ds.Asset(tk)
+		if !ok {
+			return engine.Null
+		}
+		return a.Latest.Close
+	})
+	doubled := ds.SessionValuationOn(is, last, func(tk string) engine.Num {
+		a, ok := ds.Asset(tk)
+		if !ok {
+			return engine.Null
+		}
+		return 2 * a.Latest.Close
+	})
+	if quoted == nil || doubled == nil {
+		t.Fatalf("on, priced at quotes: %+v, %+v", quoted, doubled)
 	}
 	priced := 0
 	for k, ind := range ds.Catalog() {
@@ -111,6 +135,16 @@ func TestPriceRulesEveryPath(t *testing.T) {
 			}
 			if sp, _ := sv.Point(uint16(k), class); sp == nil || !sameBits(sp.Value, p.Value) {
 				t.Errorf("as_of: %+v, derivation %v", sp, p.Value)
+			}
+			if sp, _ := on.Point(uint16(k), class); sp == nil || !sameBits(sp.Value, p.Value) || sp.ReferenceDate != p.ReferenceDate ||
+				sp.PublishDate != p.PublishDate || sp.RetrievalDate != p.RetrievalDate {
+				t.Errorf("on: %+v, derivation %+v", sp, p)
+			}
+			if sp, _ := quoted.Point(uint16(k), class); sp == nil || !sameBits(sp.Value, p.Value) {
+				t.Errorf("on, at the quotes: %+v, derivation %v", sp, p.Value)
+			}
+			if sp, _ := doubled.Point(uint16(k), class); sp == nil || !sp.Value.Valid() || sameBits(sp.Value, p.Value) {
+				t.Errorf("on, at twice the quotes: %+v, derivation %v", sp, p.Value)
 			}
 		})
 	}

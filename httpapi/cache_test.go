@@ -27,7 +27,7 @@ func TestCachedBodies(t *testing.T) {
 				path := "/v2/companies?bdr=" + fmtBool(bdr) + "&show_sector=" + fmtBool(sec) + "&show_market_cap=" + fmtBool(mc)
 				want, _ := appendCompanies(nil, ds, func(is *engine.Issuer) bool {
 					return (is.Kind == engine.KindCompany || bdr && is.Kind == engine.KindBDR) && listed(is.Status, 0)
-				}, sec, mc, 0)
+				}, sec, mc, nil)
 				slot := &ts.api.info(ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)]
 				if slot.Load() != nil {
 					t.Fatalf("%s: cached before the first request", path)

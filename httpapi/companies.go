@@ -99,7 +99,7 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		if err := a.checkCompany(c, is); err != nil {
 			return nil, err
 		}
-		dst = appendMarketCap(dst, c.ds, is, asOf, eodValuationCut(c))
+		dst = appendMarketCap(dst, c.ds, is, asOf, a.eodValuer(c))
 	}
 	if logo {
 		dst = append(dst, `,"logo":`...)
@@ -240,12 +240,15 @@ func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Tim
 }
 
 // appendMarketCap appends market_cap and enterprise_value {value, format},
-// of a session before cut when it is not 0 (eodValuationCut).
-func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer, asOf time.Time, cut engine.Date) []byte {
+// at the session the eod plan shows when ev is not nil (eodValuer).
+func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer, asOf time.Time, ev *eodValuer) []byte {
 	var sv *engine.SessionValuation
 	if !asOf.IsZero() {
 		sv = ds.SessionValuationAt(is, asOf)
+	} else {
+		sv = ev.marketCap(ds, is)
 	}
+	cut := ev.cutDate()
 	dst = append(dst, `,"market_cap":{"value":`...)
 	dst = appendNum(dst, latestValue(ds, is, "MARKET_CAP", asOf, sv, cut))
 	dst = append(dst, `,"format":"BRL"},"enterprise_value":{"value":`...)
@@ -289,9 +292,9 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	var mcCut engine.Date // the eod plan's cut of the market caps (0: none)
+	var mcCut *eodValuer // the eod plan's market caps (nil: the Dataset's)
 	if mc {
-		mcCut = eodValuationCut(c)
+		mcCut = a.eodValuer(c)
 	}
 	if search != "" {
 		found := searchCompanies(c.ds, a.info(c.ds), search, func(is *engine.Issuer) bool {
@@ -313,7 +316,7 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 		return appendWindow(c, dst, seq, keep, w,
 			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc, mcCut) }), nil
 	}
-	if mcCut != 0 {
+	if mcCut != nil {
 		// Not the list every key shares: made for this request (the
 		// answer cache keeps it).
 		dst, n := appendCompanies(dst, c.ds, companyFilter(bdr, st), sec, mc, mcCut)
@@ -322,7 +325,7 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	}
 	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)+st]
 	return cachedList(c, dst, slot, func(dst []byte) ([]byte, int) {
-		return appendCompanies(dst, c.ds, companyFilter(bdr, st), sec, mc, 0)
+		return appendCompanies(dst, c.ds, companyFilter(bdr, st), sec, mc, nil)
 	}), nil
 }
 
@@ -376,9 +379,9 @@ func companiesSlot(bdr, sec, mc bool) int {
 
 // appendCompanies appends the companies list: Brazilian companies, plus
 // BDR issuers when bdr is set, with the sector blocks when sec is set and
-// market_cap/enterprise_value when mc is set (of a session before cut,
-// eodValuationCut; 0: the latest).
-func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) bool, sec, mc bool, cut engine.Date) ([]byte, int) {
+// market_cap/enterprise_value when mc is set (at the eod plan's session
+// with ev, eodValuer; nil: the latest).
+func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) bool, sec, mc bool, ev *eodValuer) ([]byte, int) {
 	dst = append(dst, '[')
 	n := 0
 	iss := ds.Issuers()
@@ -391,13 +394,13 @@ func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) b
 			dst = append(dst, ',')
 		}
 		n++
-		dst = appendCompanyItem(dst, ds, is, sec, mc, cut)
+		dst = appendCompanyItem(dst, ds, is, sec, mc, ev)
 	}
 	return append(dst, ']'), n
 }
 
 // appendCompanyItem appends one item of the companies list.
-func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, mc bool, cut engine.Date) []byte {
+func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, mc bool, ev *eodValuer) []byte {
 	dst = append(dst, '{')
 	dst = appendCompanyCore(dst, is)
 	dst = append(dst, `,"kind":`...)
@@ -407,7 +410,7 @@ func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, m
 		dst = appendSectorBlocks(dst, is)
 	}
 	if mc {
-		dst = appendMarketCap(dst, ds, is, time.Time{}, cut)
+		dst = appendMarketCap(dst, ds, is, time.Time{}, ev)
 	}
 	return append(dst, '}')
 }

@@ -152,7 +152,7 @@ type Route struct {
 	blocksFor func(a *API, c *call, r *http.Request) BlockScope
 	// eodValued marks a route that is not Priced but shows valuation
 	// ratios (market cap, the price multiples), which an eod key sees at
-	// its session (eodValuationAsOf): that answer's key names the eod
+	// its session (eodValuation): that answer's key names the eod
 	// plan's view, as a priced answer's does.
 	eodValued bool
 	// Deferred marks a route whose answer reads a deferred kind of the

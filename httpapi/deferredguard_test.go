@@ -15,27 +15,49 @@ import (
 // key: its view is an earlier session than the delayed plan's, and no
 // request that is not declared to read the deferred kinds may read them
 // there either (one that did would wait in the engine, unbounded, and
-// answer from empty lists if the kinds then failed to load).
+// answer from empty lists if the kinds then failed to load). Those it
+// declares beyond the delayed key's (the valuations of the session the
+// plan shows, whose dividend yield counts cash: eodValuing) wait, and
+// once the kinds are in answer what the whole Dataset answers.
 func TestDeferredKindsOnlyTheirRoutesWaitEOD(t *testing.T) {
 	whole := newTestServer(t, true)
 	ds, late := smallDeferred(t)
 	part := deferredServer(t, ds)
 	samples := deferredSamples(t, part)
 	deferredSamples(t, whole)
+	eod, ok := part.api.keys.Load().Lookup(testKeyEOD)
+	if !ok || eod.Plan != PlanEOD {
+		t.Fatalf("the eod test key: %+v", eod)
+	}
 	n := 0
+	var waiting []deferredSample
 	for _, s := range samples {
 		if s.key != testKeyDelayed || s.waits() {
 			continue
 		}
-		n++
 		s.key = testKeyEOD
+		c := &call{route: s.rt, body: []byte(s.body), key: eod, ds: ds, now: part.api.clock.Now()}
+		if readsDeferred(c, httptest.NewRequest(s.method, s.path, nil)) {
+			if !s.rt.eodValued {
+				t.Errorf("%s %s: the eod key waits on a route that shows no valuation", s.method, s.path)
+			}
+			waiting = append(waiting, s)
+			continue
+		}
+		n++
 		answersAtOnce(t, whole, part, s)
 	}
-	if n < 50 {
-		t.Fatalf("only %d samples sent", n)
+	if n < 50 || len(waiting) < 3 {
+		t.Fatalf("only %d samples sent at once, %d waiting", n, len(waiting))
 	}
 	if err := ds.FinishDeferred(late, nil); err != nil {
 		t.Fatal(err)
+	}
+	for _, s := range waiting {
+		w, want := part.do(s.method, s.path, s.key, s.body), whole.do(s.method, s.path, s.key, s.body)
+		if w.Code != want.Code || sameID(w.Body.String()) != sameID(want.Body.String()) {
+			t.Errorf("%s %s (key %s) once the deferred kinds are in: %d %.300s\nwant %d %.300s", s.method, s.path, s.key, w.Code, w.Body, want.Code, want.Body)
+		}
 	}
 	if w := part.do(http.MethodGet, "/readyz", "", ""); w.Code != 200 {
 		t.Fatalf("/readyz: %d %s", w.Code, w.Body)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -297,6 +298,96 @@ func eodValuationCut(c *call) engine.Date {
 		return 0
 	}
 	return today
+}
+
+// eodValuer prices an eod key's valuations while its answers leave out
+// the Dataset's last session (eodValuationCut): at the session before,
+// the one the plan's quotes show. nil: no cut (the Dataset's own points).
+type eodValuer struct {
+	cut     engine.Date // the first session left out
+	session engine.Date // the session priced: the last before cut
+	closeOf func(ticker string) engine.Num
+}
+
+// eodValuer returns c's eodValuer, nil when its answers leave nothing
+// out.
+func (a *API) eodValuer(c *call) *eodValuer {
+	cut := eodValuationCut(c)
+	if cut == 0 {
+		return nil
+	}
+	// The plan's quotes, as made from the series' summaries (Prepare
+	// makes them before the snapshot is served): a company route reads
+	// no bar block. Without them (a view made from the bars, none made
+	// yet), the points before cut. The session priced is the view's last
+	// (its movers'); the Dataset's calendar would read every ticker's
+	// dates.
+	in := a.info(c.ds)
+	in.viewsMade()
+	qv := in.eod.Load()
+	if qv == nil || qv.key != eodKey(c) || !qv.noBlock || !qv.session.Valid() || qv.session >= cut {
+		return &eodValuer{cut: cut}
+	}
+	ds, L := c.ds, qv.session
+	return &eodValuer{cut: cut, session: L, closeOf: func(tk string) engine.Num {
+		as, ok := ds.Asset(tk)
+		if !ok {
+			return engine.Null
+		}
+		q := qv.quotes[qv.index(as)]
+		if !q.Valid() || q.Date > L || q.Date < L-engine.MaxPriceAge {
+			return engine.Null
+		}
+		return q.Close
+	}}
+}
+
+// cutDate returns the first session e leaves out, 0 for none.
+func (e *eodValuer) cutDate() engine.Date {
+	if e == nil {
+		return 0
+	}
+	return e.cut
+}
+
+// valuation returns the TTM valuation of is that an eod key's answers
+// end its valuation series with (nil when e is nil or there is none):
+// the company's valuation at e's session from everything the Dataset
+// holds, priced at the plan's quotes (engine.Dataset.SessionValuationOn),
+// as the eod plan's screener prices it. Its dividend yield counts the
+// cash actions: the route that calls it waits for the deferred kinds
+// (readsDeferred, eodValuing).
+func (e *eodValuer) valuation(ds *engine.Dataset, is *engine.Issuer) *engine.SessionValuation {
+	if e == nil || e.closeOf == nil {
+		return nil
+	}
+	return ds.SessionValuationOn(is, e.session, e.closeOf)
+}
+
+// marketCap is valuation with the MARKET_CAP and ENTERPRISE_VALUE
+// points only (show_market_cap): no cash counted, no deferred kind read.
+func (e *eodValuer) marketCap(ds *engine.Dataset, is *engine.Issuer) *engine.SessionValuation {
+	if e == nil || e.closeOf == nil {
+		return nil
+	}
+	var ids []uint16
+	for _, id := range []string{"MARKET_CAP", "ENTERPRISE_VALUE"} {
+		if k, ok := ds.IndicatorIndex(engine.IndValuation, id); ok {
+			ids = append(ids, uint16(k))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return ds.SessionValuationOn(is, e.session, e.closeOf, ids...)
+}
+
+// eodValuing reports whether c's answer may count cash actions in an eod
+// key's valuation (eodValuer.valuation): the valuation ratios, while its
+// key's plan leaves out the Dataset's last session. (show_market_cap's
+// points count none: eodValuer.marketCap.)
+func eodValuing(c *call) bool {
+	return strings.HasPrefix(c.route.Path, routeValuation) && eodValuationCut(c) != 0
 }
 
 // quoteView is the current quote of every asset as seen at one cut-off,

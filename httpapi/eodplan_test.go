@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -238,9 +239,11 @@ func doAcceptKey(ts *testServer, method, path, body, accept, key string) *httpte
 // TestEODValuationBeforeItsCut: the valuation ratios are priced at a
 // session's close (MARKET_CAP ÷ the share count, a multiple × its
 // per-share figure), so an eod key, whose quotes stop at D-1, gets none
-// priced at the snapshot's last session D (with or without as_of): the
-// ratio route and its CSV form, the company's and the list's
-// market_cap show the points before it. The delayed key keeps D's.
+// priced at the snapshot's last session D (with or without as_of): its
+// TTM series end at D-1 instead, priced at the closes its quotes show,
+// the point the delayed key gets with as_of D-1; the ratio route and its
+// CSV form, the company's and the list's market_cap agree. The delayed
+// key keeps D's.
 func TestEODValuationBeforeItsCut(t *testing.T) {
 	ts := newTestServer(t, true)
 	last := ts.store.Current().LastSession().String() // D: 2024-03-28
@@ -248,49 +251,95 @@ func TestEODValuationBeforeItsCut(t *testing.T) {
 	if err := json.Unmarshal(ts.do("GET", "/v2/quotes/ENHZ3", testKeyEOD, "").Body.Bytes(), &quote); err != nil {
 		t.Fatal(err)
 	}
-	if quote.Date[:10] >= last {
+	prev := quote.Date[:10] // D-1, the eod key's session
+	if prev >= last {
 		t.Fatalf("the eod quote is dated %s, the snapshot's last session %s: the fixture shows no cut", quote.Date, last)
 	}
 	type point struct {
 		Value         *float64 `json:"value"`
 		ReferenceDate string   `json:"reference_date"`
 	}
-	marketCaps := func(key, query string) []point {
-		w := ts.do("GET", "/v2/companies/ENHZ/ratios/valuation?frequency=TTM&ids=MARKET_CAP"+query, key, "")
+	valuation := func(key, query string) map[string]map[string][]point {
+		w := ts.do("GET", "/v2/companies/ENHZ/ratios/valuation?"+query, key, "")
 		var v map[string]map[string][]point
 		if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil || w.Code != 200 {
 			t.Fatalf("%s: %d %s", query, w.Code, w.Body)
 		}
-		return v["MARKET_CAP"]["TTM"]
+		return v
 	}
-	delayed := marketCaps(testKeyDelayed, "")
-	if got := delayed[len(delayed)-1].ReferenceDate[:10]; got != last {
-		t.Fatalf("delayed: last MARKET_CAP point at %s, want %s", got, last)
+	same := func(a, b *float64) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+	delayed := valuation(testKeyDelayed, "frequency=TTM")["MARKET_CAP"]["TTM"]
+	if got := delayed[len(delayed)-1]; got.ReferenceDate[:10] != last || got.Value == nil {
+		t.Fatalf("delayed: last MARKET_CAP point %+v, want a value at %s", got, last)
 	}
-	var before []point
-	for _, p := range delayed {
-		if p.ReferenceDate[:10] < last {
-			before = append(before, p)
+	// Every TTM valuation series: the eod key's ends at D-1 with the
+	// delayed key's point as of D-1, the earlier points as they are.
+	asOfPrev := valuation(testKeyDelayed, "frequency=TTM&as_of="+prev)
+	eodAll := valuation(testKeyEOD, "frequency=TTM")
+	checked := 0
+	for id, byFreq := range valuation(testKeyDelayed, "frequency=TTM") {
+		eod, old := eodAll[id]["TTM"], asOfPrev[id]["TTM"]
+		if len(old) == 0 || old[len(old)-1].ReferenceDate[:10] != prev {
+			continue
+		}
+		checked++
+		all := byFreq["TTM"]
+		if len(eod) == 0 || eod[len(eod)-1].ReferenceDate[:10] != prev || !same(eod[len(eod)-1].Value, old[len(old)-1].Value) {
+			t.Errorf("%s: the eod key's last point %+v, want the delayed key's as of %s %+v", id, eod[len(eod)-1:], prev, old[len(old)-1])
+		}
+		for _, p := range eod[:len(eod)-1] {
+			if p.ReferenceDate[:10] >= prev || !slices.ContainsFunc(all, func(q point) bool { return q.ReferenceDate == p.ReferenceDate && same(q.Value, p.Value) }) {
+				t.Errorf("%s: the eod key's point %+v is not one of the delayed key's before %s", id, p, prev)
+			}
 		}
 	}
-	if len(before) == 0 || delayed[len(delayed)-1].Value == nil {
-		t.Fatalf("no MARKET_CAP point before %s, or none at it: %+v", last, delayed)
+	if checked < 3 {
+		t.Fatalf("%d TTM valuation series with a point at %s as of it", checked, prev)
 	}
-	eod := marketCaps(testKeyEOD, "")
-	if len(eod) != len(before) || eod[len(eod)-1] != before[len(before)-1] {
-		t.Errorf("eod: MARKET_CAP points %+v, want the delayed key's before %s: %+v", eod, last, before)
+	// The eod plan's screener prices its columns at the same session:
+	// its multiples are the series' last points.
+	var screened struct {
+		Data []struct {
+			Ticker string
+			Sort   []struct{ Value *float64 }
+		}
 	}
-	for _, p := range marketCaps(testKeyEOD, "&as_of="+last) {
+	body := `{"primaryOnly":false,"filters":[{"type":"droplet","id":"PRICE_TO_EARNINGS","op":">","value":-1e9}],"sort":[{"by":"droplet:PRICE_TO_EARNINGS","order":"desc"}],"limit":500}`
+	if err := json.Unmarshal(ts.do("POST", "/v2/screener", testKeyEOD, body).Body.Bytes(), &screened); err != nil {
+		t.Fatal(err)
+	}
+	classOf := map[string]string{"ENHZ3": "CS", "ENHZ4": "PS", "ENHZ11": "UNIT"}
+	matched := 0
+	for _, r := range screened.Data {
+		class, ok := classOf[r.Ticker]
+		if !ok {
+			continue
+		}
+		pe := eodAll["PRICE_TO_EARNINGS_"+class]["TTM"]
+		if len(pe) == 0 || len(r.Sort) != 1 || !same(pe[len(pe)-1].Value, r.Sort[0].Value) || pe[len(pe)-1].ReferenceDate[:10] != prev {
+			t.Errorf("%s: the eod screener's PRICE_TO_EARNINGS %+v, the valuation route's last point %+v", r.Ticker, r.Sort, pe[len(pe)-1:])
+		}
+		matched++
+	}
+	if matched != len(classOf) {
+		t.Errorf("%d of ENHZ's classes in the eod screener", matched)
+	}
+	eod := valuation(testKeyEOD, "frequency=TTM&ids=MARKET_CAP")["MARKET_CAP"]["TTM"]
+	want := eod[len(eod)-1]
+	if want.ReferenceDate[:10] != prev || want.Value == nil || *want.Value == *delayed[len(delayed)-1].Value {
+		t.Fatalf("eod: last MARKET_CAP point %+v, want a value at %s other than D's", want, prev)
+	}
+	for _, p := range valuation(testKeyEOD, "frequency=TTM&ids=MARKET_CAP&as_of="+last)["MARKET_CAP"]["TTM"] {
 		if p.ReferenceDate[:10] >= last {
 			t.Errorf("eod with as_of=%s: a MARKET_CAP point at %s", last, p.ReferenceDate)
 		}
 	}
-	if w := ts.do("GET", "/v2/companies/ENHZ/ratios/valuation.csv?frequency=TTM", testKeyEOD, ""); w.Code != 200 || strings.Contains(w.Body.String(), ","+last+"T00:00:00Z,") {
-		t.Errorf("eod: the CSV form holds a point of %s: %d\n%s", last, w.Code, w.Body)
+	if w := ts.do("GET", "/v2/companies/ENHZ/ratios/valuation.csv?frequency=TTM", testKeyEOD, ""); w.Code != 200 || strings.Contains(w.Body.String(), ","+last+"T00:00:00Z,") ||
+		!strings.Contains(w.Body.String(), ","+prev+"T00:00:00Z,") {
+		t.Errorf("eod: the CSV form holds a point of %s, or none of %s: %d\n%s", last, prev, w.Code, w.Body)
 	}
-	same := func(a, b *float64) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 	for _, key := range []string{testKeyEOD, testKeyDelayed} {
-		want := before[len(before)-1].Value // null in the fixture: the period's price is unknown
+		want := want.Value
 		if key == testKeyDelayed {
 			want = delayed[len(delayed)-1].Value
 		}

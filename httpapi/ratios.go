@@ -89,6 +89,10 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 	var cut engine.Date // an eod key's: no valuation at a session it does not see
 	if kind == engine.IndValuation {
 		cut = eodValuationCut(c)
+		if cut != 0 && asOf.IsZero() {
+			// The TTM series end at the session the plan shows instead.
+			sv = a.eodValuer(c).valuation(c.ds, res.Issuer)
+		}
 	}
 	dst = append(dst, '{')
 	curKey := ""

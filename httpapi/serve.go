@@ -331,6 +331,9 @@ func readsDeferred(c *call, r *http.Request) bool {
 	if q := r.URL.RawQuery; strings.Contains(q, "as_of") || strings.IndexByte(q, '%') >= 0 {
 		return true
 	}
+	if eodValuing(c) { // the dividend yield of the session before counts cash
+		return true
+	}
 	return bytes.Contains(c.body, []byte("as_of")) || bytes.IndexByte(c.body, '\\') >= 0
 }
 
@@ -423,7 +426,9 @@ func (a *API) readBody(c *call, r *http.Request) error {
 // accounts) of the company they name (BlocksCompany),
 // unless the request asks for an earlier time (as_of: the valuation at
 // a session reads bars) or its query is percent-encoded (whose names
-// are not read here): then they may read any.
+// are not read here): then they may read any. (An eod key's valuation
+// at the session its plan shows reads no bar: eodValuer prices it at
+// the plan's quotes.)
 func companyBlocks(_ *API, _ *call, r *http.Request) BlockScope {
 	q := r.URL.RawQuery
 	if strings.IndexByte(q, '%') >= 0 || strings.Contains(q, "as_of") {
