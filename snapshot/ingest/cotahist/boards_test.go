@@ -107,3 +107,41 @@ func TestBoardsOfRecentFiles(t *testing.T) {
 		t.Errorf("boards 02: %v", got)
 	}
 }
+
+// TestSpecStatusGlued: ESPECI writes the type in columns 1-3 (FIDC fills
+// column 4), '*' or a blank in column 4, then the status (EJ ex-interest,
+// ED ex-dividend, ER ex-income, EA ex-amortization) from column 5. A
+// four-letter type or a '*' leaves no blank before the status: the infra
+// FIDC quotas of the 2022-02-03 file read "FIDCER" and "FIDCEA" where
+// 2021's read "FIDC", and a starred class on its ex-date reads "PNA*EJ".
+// Those days are bars of the same security, not skipped records.
+func TestSpecStatusGlued(t *testing.T) {
+	recs := []string{
+		layoutRecord("20220202", 14, "KDIF11", 10, "KINEA INFRAF", "FIDC", "BRKDIFCTF003", 13448),
+		layoutRecord("20220203", 14, "KDIF11", 10, "KINEA INFRAF", "FIDCER", "BRKDIFCTF003", 13448),
+		layoutRecord("20220204", 14, "KDIF11", 10, "KINEA INFRAF", "FIDCEA", "BRKDIFCTF003", 13675),
+		layoutRecord("20220202", 2, "ABCD5", 10, "ABCD", "PNA*", "BRABCDACNPA1", 1000),
+		layoutRecord("20220203", 2, "ABCD5", 10, "ABCD", "PNA*EJ", "BRABCDACNPA1", 990),
+		layoutRecord("20220202", 2, "ABCD11", 10, "ABCD", "UNT*    N2", "BRABCDCDAM00", 3000),
+		layoutRecord("20220203", 2, "ABCD11", 10, "ABCD", "UNT*EJ  N2", "BRABCDCDAM00", 2970),
+	}
+	im := NewImporter(Options{})
+	if err := im.Import(bytes.NewReader(layoutFile("20220204", recs...)), "f"); err != nil {
+		t.Fatal(err)
+	}
+	res := im.Result()
+	want := map[string]struct {
+		class string
+		days  int
+	}{"KDIF11": {engine.ClassFundUnit, 3}, "ABCD5": {engine.ClassPSA, 2}, "ABCD11": {engine.ClassUnit, 2}}
+	for i, s := range res.Securities {
+		w, ok := want[s.Ticker]
+		if !ok || s.StockType != w.class || len(res.Series[i].Dates) != w.days {
+			t.Errorf("%s: class %q, %d days; want %+v", s.Ticker, s.StockType, len(res.Series[i].Dates), w)
+		}
+		delete(want, s.Ticker)
+	}
+	if len(want) != 0 || len(res.Stats.SkippedSpec) != 0 {
+		t.Errorf("missing %v, skipped specs %v", want, res.Stats.SkippedSpec)
+	}
+}

@@ -322,7 +322,11 @@ func TestStockType(t *testing.T) {
 		"PNB": engine.ClassPSB, "PNC": engine.ClassPSC, "PND": engine.ClassPSD, "PNE": engine.ClassPSE, "UNT     N2": engine.ClassUnit,
 		"CI": engine.ClassFundUnit, "CI *": engine.ClassFundUnit, "DR3": engine.ClassBDR, "DRN": engine.ClassBDR, "DRN  ED": engine.ClassBDR,
 		"PNA*": engine.ClassPSA, "UNT*    N2": engine.ClassUnit, "ON*": engine.ClassCS, "DRE": engine.ClassBDR, "FIDC": engine.ClassFundUnit,
-		"DIR": "", "PNF": "", "TPR": "", "BNS": "", "": "", "REC": "", "R42*EJ": "", "*": "",
+		// A status (EJ, ED, ER, EA...) follows a '*' in column 4, or a
+		// four-letter type, with no blank: "FIDCER", "RON*EJ".
+		"FIDCER": engine.ClassFundUnit, "FIDCEA": engine.ClassFundUnit, "PNA*EJ": engine.ClassPSA, "PNB*ED  N1": engine.ClassPSB,
+		"UNT*EJ  N2": engine.ClassUnit, "ON *EJ  N1": engine.ClassCS,
+		"DIR": "", "PNF": "", "TPR": "", "BNS": "", "": "", "REC": "", "R42*EJ": "", "RON*EJ": "", "DIR*ORD N1": "", "*": "", "*EJ": "",
 	} {
 		got, sponsored, ok := StockType([]byte(spec))
 		if got != want || ok != (want != "") {

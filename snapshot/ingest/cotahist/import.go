@@ -246,21 +246,26 @@ func specWord(spec []byte) string {
 	return string(spec)
 }
 
-// StockType maps ESPECI (its first word, a trailing '*' removed: "PNA*",
-// "UNT*") to an engine.Class* constant and,
-// for BDRs, whether the program is sponsored (DR1, DR2, DR3) or not (DRN).
-// ok is false for specifications that are not shares, units, fund quotas
-// or BDRs (rights, receipts, warrants, debentures...).
+// StockType maps ESPECI to an engine.Class* constant and, for BDRs,
+// whether the program is sponsored (DR1, DR2, DR3) or not (DRN). ok is
+// false for specifications that are not shares, units, fund quotas or
+// BDRs (rights, receipts, warrants, debentures...).
+//
+// ESPECI writes the type in columns 1-3, a '*' or a blank in column 4 and
+// the security's status (EJ, ED, ER, EA...) from column 5, then the
+// listing segment in columns 9-10 ("ON  EJ  NM"). The type is the first
+// word up to a '*' ("PNA*", "PNA*EJ", "UNT*EJ  N2"); the four-letter FIDC
+// fills column 4, so its status follows with no blank ("FIDCER").
 func StockType(spec []byte) (class string, sponsored, ok bool) {
 	w := spec
 	for i, c := range spec {
-		if c == ' ' {
+		if c == ' ' || c == '*' {
 			w = spec[:i]
 			break
 		}
 	}
-	for len(w) > 0 && w[len(w)-1] == '*' {
-		w = w[:len(w)-1]
+	if len(w) > 4 && string(w[:4]) == "FIDC" {
+		w = w[:4]
 	}
 	switch string(w) {
 	case "ON":
