@@ -190,6 +190,16 @@ func TestParseNum(t *testing.T) {
 		{"0x10", 0, false},
 		{"1_000", 0, false},
 		{"--1", 0, false},
+		// '.' groups thousands only before the decimal comma, by threes:
+		// anything else is another convention or a typo, not a number.
+		{"1,234.56", 0, false},  // English: would read 1.23456
+		{"1.234,5.6", 0, false}, // would read 1234.56
+		{"1.23,4", 0, false},    // would read 123.4
+		{"1.2.3", 0, false},     // would read 123
+		{"12.34.567", 0, false}, // would read 1234567
+		{"1234.567.890", 0, false},
+		{"-1.234,5", -1234.5, true},
+		{"+1.234.567", 1234567, true},
 	}
 	for _, c := range cases {
 		got, err := ParseNum([]byte(c.in))

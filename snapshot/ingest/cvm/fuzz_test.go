@@ -62,13 +62,16 @@ func FuzzCSVLine(f *testing.F) {
 }
 
 func FuzzParseNum(f *testing.F) {
-	for _, s := range []string{"1977997.0000000000", "1.234,56", "-4E-06", "1.234.567", "", "x", "1e999"} {
+	for _, s := range []string{"1977997.0000000000", "1.234,56", "-4E-06", "1.234.567", "", "x", "1e999", "1,234.56", "1.23,4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		n, err := ParseNum([]byte(s))
 		if err == nil && strings.TrimSpace(s) != "" && !n.Valid() {
 			t.Fatalf("%q parsed to %v", s, n)
+		}
+		if c := strings.IndexByte(s, ','); err == nil && c >= 0 && strings.LastIndexByte(s, '.') > c {
+			t.Fatalf("%q: a '.' after the decimal comma, parsed to %v", s, n)
 		}
 	})
 }

@@ -25,7 +25,9 @@ var (
 //	1.234.567            several '.' and no ',': '.' groups thousands
 //
 // A single '.' without ',' is a decimal point: "1.234" is 1.234, not 1234.
-// NaN and infinities are rejected.
+// Where '.' groups thousands it must do so by threes and before the
+// comma: "1,234.56" (English), "1.23,4" and "1.2.3" are errors, not
+// 1.23456, 123.4 and 123. NaN and infinities are rejected.
 func ParseNum(b []byte) (engine.Num, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
@@ -49,7 +51,7 @@ func ParseNum(b []byte) (engine.Num, error) {
 		return engine.Null, errNumber
 	}
 	if commas == 1 || dots > 1 {
-		if len(b) > len(buf) {
+		if len(b) > len(buf) || dots > 0 && !thousands(b) {
 			return engine.Null, errNumber
 		}
 		n := 0
@@ -77,6 +79,34 @@ func ParseNum(b []byte) (engine.Num, error) {
 		return engine.Null, errNumber
 	}
 	return engine.Num(f), nil
+}
+
+// thousands reports whether the '.' of b group the digits before its
+// decimal comma (or before its end, without one) by threes: an optional
+// sign, one to three digits, then groups of '.' and three digits, and no
+// '.' after the comma.
+func thousands(b []byte) bool {
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		b = b[1:]
+	}
+	if i := bytes.IndexByte(b, ','); i >= 0 {
+		if bytes.IndexByte(b[i+1:], '.') >= 0 {
+			return false
+		}
+		b = b[:i]
+	}
+	n, first := 0, true // digits in the current group; whether it is the head
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			n++
+		case c == '.' && (first && n >= 1 && n <= 3 || !first && n == 3):
+			n, first = 0, false
+		default:
+			return false
+		}
+	}
+	return first || n == 3
 }
 
 // ParseInt parses an optionally signed decimal integer; a trailing
