@@ -132,7 +132,12 @@
 // rank of a ticker is its place by BRL volume over the last 21 sessions
 // of the data (1 = most traded; ties by ticker; no trade then: no rank).
 // Reports and share counts of companies absent from the registry are
-// dropped and counted. Companies without a sector hang from a four-level
+// dropped and counted. CVM's yearly DFP and ITR files hold the latest
+// version of each filing only, so the versions of a restated filing are
+// kept by importing every download of the year: a filing version two
+// inputs repeat is imported once and counted, the share count of a
+// company and date is the highest version's, and one version given with
+// two sets of figures is an error. Companies without a sector hang from a four-level
 // "unclassified" chain (UNCLASSIFIED...). FII monthly money and rates keep
 // their sign as filed (negative dividend yields, returns, net and total
 // assets are real data); a negative share or investor count, which the

@@ -1,9 +1,11 @@
 package assemble
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pregao/pregao/engine"
@@ -15,6 +17,7 @@ import (
 // filing indexes, and keeps what refers to a known company.
 func (a *assembler) readReports(ctx context.Context, prog Progress) error {
 	var docs []cvm.DocEntry
+	var caps []cvm.CapitalPoint
 	for _, set := range []struct {
 		flag, kind string
 		vals       []string
@@ -35,7 +38,9 @@ func (a *assembler) readReports(ctx context.Context, prog Progress) error {
 					return err
 				}
 				a.u.Reports = append(a.u.Reports, fl.Reports...)
-				a.u.Shares = append(a.u.Shares, fl.Shares...)
+				for i, p := range fl.Shares {
+					caps = append(caps, cvm.CapitalPoint{SharesPoint: p, Version: fl.ShareVersions[i]})
+				}
 				continue
 			}
 			name := plainName(f)
@@ -53,9 +58,9 @@ func (a *assembler) readReports(ctx context.Context, prog Progress) error {
 				rs, err = cvm.ReadStatements(rc, name, opt)
 				a.u.Reports = append(a.u.Reports, rs...)
 			case cvm.KindCapital:
-				var sh []engine.SharesPoint
-				sh, err = cvm.ReadCapital(rc, name, opt)
-				a.u.Shares = append(a.u.Shares, sh...)
+				var cp []cvm.CapitalPoint
+				cp, err = cvm.ReadCapitalVersions(rc, name, opt)
+				caps = append(caps, cp...)
 			case cvm.KindIndex:
 				var d []cvm.DocEntry
 				d, err = cvm.ReadDocIndex(rc, name, opt)
@@ -69,6 +74,11 @@ func (a *assembler) readReports(ctx context.Context, prog Progress) error {
 			}
 		}
 	}
+	shares, err := oneCountPerDay(caps)
+	if err != nil {
+		return err
+	}
+	a.u.Shares = append(a.u.Shares, shares...)
 	if len(docs) > 0 {
 		if n := cvm.AttachIndex(a.u.Reports, docs); n > 0 {
 			a.rep.notef("%d reports have no filing-index entry (no publish date)", n)
@@ -98,5 +108,87 @@ func (a *assembler) readReports(ctx context.Context, prog Progress) error {
 		a.rep.notef("%d reports and share counts of companies absent from the registry were dropped (give --cad)", drop)
 	}
 	cvm.SortReports(a.u.Reports)
+	n, err := oncePerVersion(&a.u.Reports)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		a.rep.notef("%d reports repeated by another input imported once (two downloads of a year's DFP or ITR: each holds the latest version of each filing then)", n)
+	}
 	return nil
+}
+
+// oncePerVersion keeps one report of each filing version in *rs (sorted
+// by cvm.SortReports): CVM's yearly DFP and ITR files hold only the
+// latest version of each filing, so the versions of a restated filing
+// are kept by importing every download of a year, and the downloads
+// repeat the filings that did not change. A repeat is dropped (the copy
+// with a publish date kept) and counted; one version with other figures
+// is an error, not a choice to make.
+func oncePerVersion(rs *[]engine.Report) (repeated int, err error) {
+	in := *rs
+	out := in[:0]
+	for i := range in {
+		r := &in[i]
+		if len(out) == 0 || !sameFiling(&out[len(out)-1], r) {
+			out = append(out, *r)
+			continue
+		}
+		k := &out[len(out)-1]
+		if code, ok := sameFigures(k, r); !ok {
+			return 0, fmt.Errorf("--dfp/--itr: %s %s %s of %s, reference date %s (%s to %s), version %d: two inputs give account %s different values",
+				r.Form, r.Statement, r.Aggregation, r.CompanyID, r.ReferenceDate, r.StartDate, r.EndDate, r.Version, code)
+		}
+		if k.PublishDate.IsZero() && !r.PublishDate.IsZero() {
+			k.PublishDate, k.Sources = r.PublishDate, r.Sources
+		}
+		repeated++
+	}
+	clear(in[len(out):])
+	*rs = out
+	return repeated, nil
+}
+
+// sameFiling reports whether a and b are the same version of the same
+// statement of one filing.
+func sameFiling(a, b *engine.Report) bool {
+	return a.CompanyID == b.CompanyID && a.Form == b.Form && a.Statement == b.Statement && a.Aggregation == b.Aggregation &&
+		a.ReferenceDate == b.ReferenceDate && a.StartDate == b.StartDate && a.EndDate == b.EndDate && a.Version == b.Version
+}
+
+// sameFigures reports whether a and b hold the same accounts with the
+// same values (null equal to null); when not, code names the first
+// account that differs.
+func sameFigures(a, b *engine.Report) (code string, ok bool) {
+	if len(a.Accounts) != len(b.Accounts) {
+		return "count", false
+	}
+	for i, x := range a.Accounts {
+		y := b.Accounts[i]
+		if x.Line != y.Line || x.Value != y.Value && (x.Value.Valid() || y.Value.Valid()) {
+			return x.Code(), false
+		}
+	}
+	return "", true
+}
+
+// oneCountPerDay keeps one share count per company and date of the
+// capital tables read (several downloads of a year repeat them): the
+// count of the highest version, sorted by company and date. One version
+// with two different counts is an error.
+func oneCountPerDay(caps []cvm.CapitalPoint) ([]engine.SharesPoint, error) {
+	slices.SortStableFunc(caps, func(a, b cvm.CapitalPoint) int {
+		return cmp.Or(strings.Compare(a.CompanyID, b.CompanyID), cmp.Compare(a.Date, b.Date), cmp.Compare(a.Version, b.Version))
+	})
+	var out []engine.SharesPoint
+	for i, p := range caps {
+		if i+1 < len(caps) && caps[i+1].CompanyID == p.CompanyID && caps[i+1].Date == p.Date {
+			if caps[i+1].Version == p.Version && caps[i+1].SharesPoint != p.SharesPoint {
+				return nil, fmt.Errorf("--dfp/--itr: composicao_capital of %s, reference date %s, version %d: two inputs give different share counts", p.CompanyID, p.Date, p.Version)
+			}
+			continue // a later version, or the same again, follows
+		}
+		out = append(out, p.SharesPoint)
+	}
+	return out, nil
 }

@@ -154,6 +154,28 @@ func AttachIndex(reports []engine.Report, idx []DocEntry) (unmatched int) {
 // are accepted too). Required columns: CNPJ_CIA, DT_REFER, VERSAO and those
 // three.
 func ReadCapital(r io.Reader, name string, opt Options) ([]engine.SharesPoint, error) {
+	cp, err := ReadCapitalVersions(r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]engine.SharesPoint, len(cp))
+	for i := range cp {
+		out[i] = cp[i].SharesPoint
+	}
+	return out, nil
+}
+
+// CapitalPoint is a share count and the VERSAO of the filing it comes
+// from.
+type CapitalPoint struct {
+	engine.SharesPoint
+	Version int
+}
+
+// ReadCapitalVersions is ReadCapital keeping each point's VERSAO: an
+// import of several downloads of one year (each holding the latest
+// version of each filing then) keeps the count of the highest.
+func ReadCapitalVersions(r io.Reader, name string, opt Options) ([]CapitalPoint, error) {
 	rd, err := opt.Open(r, name)
 	if err != nil {
 		return nil, err
@@ -172,11 +194,7 @@ func ReadCapital(r io.Reader, name string, opt Options) ([]engine.SharesPoint, e
 		id  string
 		ref engine.Date
 	}
-	type point struct {
-		p       engine.SharesPoint
-		version int
-	}
-	best := map[key]point{}
+	best := map[key]CapitalPoint{}
 	err = opt.EachRow(rd, func() error {
 		var p engine.SharesPoint
 		id, ref, v, err := filingKey(rd, c)
@@ -197,17 +215,17 @@ func ReadCapital(r io.Reader, name string, opt Options) ([]engine.SharesPoint, e
 			*d = n
 		}
 		k := key{p.CompanyID, p.Date}
-		if old, ok := best[k]; !ok || v > old.version {
-			best[k] = point{p, v}
+		if old, ok := best[k]; !ok || v > old.Version {
+			best[k] = CapitalPoint{p, v}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]engine.SharesPoint, 0, len(best))
+	out := make([]CapitalPoint, 0, len(best))
 	for _, p := range best {
-		out = append(out, p.p)
+		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].CompanyID != out[j].CompanyID {

@@ -446,6 +446,10 @@ func TestReadStatementsZip(t *testing.T) {
 	if len(fl.Reports) != 33 || len(fl.Shares) != 3 || len(fl.Index) != 3 || st.Unused != 2 {
 		t.Fatalf("reports %d shares %d index %d stats %+v", len(fl.Reports), len(fl.Shares), len(fl.Index), st)
 	}
+	// Jalles Machado's count is of its version 2, the others' of version 1.
+	if v := fl.ShareVersions; len(v) != 3 || v[0] != 2 || v[1] != 1 || v[2] != 1 {
+		t.Errorf("share versions %v", v)
+	}
 	// Jalles v2 (BPA, BPP, DRE) and Raízen v1 (3 statements) are matched.
 	if fl.Unmatched != 33-6 {
 		t.Errorf("unmatched %d", fl.Unmatched)

@@ -14,7 +14,9 @@ import (
 type Filing struct {
 	Reports []engine.Report      // every statement but DMPL, index attached, sorted (SortReports)
 	Shares  []engine.SharesPoint // composicao_capital
-	Index   []DocEntry           // the archive's filing index
+	// ShareVersions is the VERSAO of the filing of each of Shares.
+	ShareVersions []int
+	Index         []DocEntry // the archive's filing index
 	// Unmatched counts reports that found no index entry (PublishDate
 	// left zero).
 	Unmatched int
@@ -81,11 +83,14 @@ func readMember(zf *zip.File, member string, fi FileInfo, opt Options, out *Fili
 		}
 		out.Reports = append(out.Reports, rs...)
 	case KindCapital:
-		sp, err := ReadCapital(rc, member, opt)
+		cp, err := ReadCapitalVersions(rc, member, opt)
 		if err != nil {
 			return err
 		}
-		out.Shares = append(out.Shares, sp...)
+		for _, p := range cp {
+			out.Shares = append(out.Shares, p.SharesPoint)
+			out.ShareVersions = append(out.ShareVersions, p.Version)
+		}
 	case KindIndex:
 		idx, err := ReadDocIndex(rc, member, opt)
 		if err != nil {
