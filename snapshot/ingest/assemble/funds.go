@@ -81,6 +81,9 @@ func (a *assembler) readFII(_ context.Context, prog Progress) error {
 		a.rep.notef("FII: %d monthly reports with a negative %s (as filed) imported as null", neg[k], k)
 	}
 	a.u.FundReports = m.Reports
+	if m.Repeated > 0 {
+		a.rep.notef("FII: %d monthly-report rows repeated by another input read once (two downloads of a year: each holds the latest version of each month then)", m.Repeated)
+	}
 	if m.Orphans > 0 {
 		a.rep.notef("FII: %d complement rows without a general row", m.Orphans)
 	}

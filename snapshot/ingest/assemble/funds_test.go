@@ -105,3 +105,24 @@ func TestRunFIIArchive(t *testing.T) {
 			len(fromZip.FundReports), len(fromZip.Companies), len(fromTables.FundReports), len(fromTables.Companies))
 	}
 }
+
+// TestRunFIITwoDownloads imports the real FII tables of 2022 twice, as
+// two downloads of the year would give them: the same reports as once,
+// and the summary counts the rows read once.
+func TestRunFIITwoDownloads(t *testing.T) {
+	dir := realDir(t)
+	cfg := DefaultConfig()
+	cfg.Cotahist = []string{filepath.Join(dir, lastDay)}
+	one := filepath.Join(dir, "cvm-fii/inf_mensal_fii_geral_2022.csv.zst")
+	two := filepath.Join(dir, "cvm-fii/inf_mensal_fii_complemento_2022.csv.zst")
+	cfg.FII = []string{one, two}
+	once, _ := run(t, cfg)
+	cfg.FII = []string{one, two, one, two}
+	u, rep := run(t, cfg)
+	if len(u.FundReports) != len(once.FundReports) || len(u.FundReports) != 5851 {
+		t.Errorf("%d fund reports from two downloads, %d from one", len(u.FundReports), len(once.FundReports))
+	}
+	if want := "FII: 11702 monthly-report rows repeated by another input read once"; !strings.Contains(strings.Join(rep.Notes, "\n"), want) {
+		t.Errorf("notes %s", strings.Join(rep.Notes, "\n"))
+	}
+}

@@ -72,6 +72,11 @@ type Monthly struct {
 	// no general row: their report has no publish date and the fund no
 	// name.
 	Orphans int
+	// Repeated counts general and complement rows of a (fund, month,
+	// version) an earlier file gave, with the same figures: two
+	// downloads of a year's tables (each holds the latest version of each
+	// month then) repeat what did not change.
+	Repeated int
 }
 
 type key struct {
@@ -84,6 +89,7 @@ type key struct {
 type entry struct {
 	rep                      engine.FundReport
 	general, complement, any bool // rows seen: general, complement, any table
+	genFile, compFile        int  // the file (joiner.file) of the general and complement rows
 }
 
 // joiner accumulates the three tables.
@@ -96,6 +102,9 @@ type joiner struct {
 
 	lastRaw []byte // CNPJ field of the previous row, and its digits
 	lastID  string
+
+	file     int // files read so far: the number of the current one
+	repeated int // rows an earlier file gave alike (Monthly.Repeated)
 }
 
 func newJoiner(opt cvm.Options) *joiner {
@@ -163,6 +172,7 @@ func (j *joiner) read(r io.Reader, name, table string) error {
 	if err != nil {
 		return err
 	}
+	j.file++
 	var kc [3]int
 	if kc[0], err = rd.Require(colCNPJ...); err != nil {
 		return err
@@ -223,14 +233,23 @@ func (j *joiner) generalRow(rd *cvm.Reader) (func(key) error, error) {
 			return rd.Errorf(cFunc, "bad date %q", rd.Field(cFunc))
 		}
 		e := j.entry(k)
-		if e.general {
-			return rd.Errorf(-1, "fund %s month %s version %d repeated", k.id, k.ref, k.version)
-		}
-		e.general, e.any = true, true
-		rep := &e.rep
+		var pub time.Time
 		if ent.Valid() {
-			rep.PublishDate = cvm.SaoPauloDay(ent)
+			pub = cvm.SaoPauloDay(ent)
 		}
+		if e.general {
+			if e.genFile == j.file {
+				return rd.Errorf(-1, "fund %s month %s version %d repeated", k.id, k.ref, k.version)
+			}
+			if !pub.Equal(e.rep.PublishDate) {
+				return rd.Errorf(cEnt, "fund %s month %s version %d delivered %s in an earlier file", k.id, k.ref, k.version, dayOf(e.rep.PublishDate))
+			}
+			j.repeated++ // another download's copy
+			return nil
+		}
+		e.general, e.any, e.genFile = true, true, j.file
+		rep := &e.rep
+		rep.PublishDate = pub
 		prev, ok := j.fundKey[k.id]
 		if ok && (k.ref < prev.ref || (k.ref == prev.ref && k.version < prev.version)) {
 			return nil
@@ -254,6 +273,15 @@ func (j *joiner) generalRow(rd *cvm.Reader) (func(key) error, error) {
 		}
 		return nil
 	}, nil
+}
+
+// dayOf is the São Paulo day of a publish time (cvm.SaoPauloDay), "none"
+// when zero.
+func dayOf(t time.Time) string {
+	if t.IsZero() {
+		return "none"
+	}
+	return t.Format(time.DateOnly)
 }
 
 func join(a, b string) string {
@@ -286,11 +314,21 @@ func (j *joiner) complementRow(rd *cvm.Reader) (func(key) error, error) {
 			v[i] = n
 		}
 		e := j.entry(k)
-		if e.complement {
-			return rd.Errorf(-1, "fund %s month %s version %d repeated", k.id, k.ref, k.version)
-		}
-		e.complement, e.any = true, true
 		r := &e.rep
+		if e.complement {
+			if e.compFile == j.file {
+				return rd.Errorf(-1, "fund %s month %s version %d repeated", k.id, k.ref, k.version)
+			}
+			old := [7]engine.Num{r.NetAssets, r.SharesOut, r.NAVPerShare, r.Investors, r.DividendYield, r.MonthlyReturn, r.TotalAssets}
+			for i := range v {
+				if v[i] != old[i] && (v[i].Valid() || old[i].Valid()) {
+					return rd.Errorf(c[i], "fund %s month %s version %d: other figures than an earlier file's (%v)", k.id, k.ref, k.version, old[i])
+				}
+			}
+			j.repeated++ // another download's copy
+			return nil
+		}
+		e.complement, e.any, e.compFile = true, true, j.file
 		r.NetAssets, r.SharesOut, r.NAVPerShare, r.Investors = v[0], v[1], v[2], v[3]
 		r.DividendYield, r.MonthlyReturn, r.TotalAssets = v[4], v[5], v[6]
 		return nil
@@ -298,7 +336,7 @@ func (j *joiner) complementRow(rd *cvm.Reader) (func(key) error, error) {
 }
 
 func (j *joiner) result() *Monthly {
-	m := &Monthly{ISIN: map[string]string{}, Details: map[string]Fund{}}
+	m := &Monthly{ISIN: map[string]string{}, Details: map[string]Fund{}, Repeated: j.repeated}
 	for _, e := range j.entries {
 		if !e.general {
 			m.Orphans++
@@ -423,7 +461,13 @@ func ReadMonthly(paths []string, opt cvm.Options) (*Monthly, error) {
 }
 
 // ReadMonthlyFiles reads the given tables and joins them on (CNPJ,
-// Data_Referencia, Versao); every version is its own FundReport.
+// Data_Referencia, Versao); every version is its own FundReport. CVM's
+// yearly tables hold the latest version of each fund's month only, so
+// the versions are kept by reading every download of a year: a general
+// or complement row of a key an earlier file gave is skipped and counted
+// (Monthly.Repeated) when it says the same (delivery date; the
+// complement's figures), an error when it does not; within one file a
+// repeated key is an error.
 //
 // From the general table (geral): the fund (name, ISIN, start of
 // operations as FoundingDate, address, site) as of its latest report, and

@@ -295,3 +295,48 @@ func TestTableOf(t *testing.T) {
 		}
 	}
 }
+
+// TestMonthlyTwoDownloads: CVM's yearly files hold the latest version of
+// each fund's month only (the real 2020-2022 files: one Versao per fund
+// and month), so its versions are kept by reading every download of the
+// year. The rows two downloads repeat are read once and counted; a
+// version the later download adds is a report of its own; one version
+// with other figures is an error. In one file a repeated key stays an
+// error (TestMonthlyOrphansAndErrors).
+func TestMonthlyTwoDownloads(t *testing.T) {
+	v1 := func(s string) string { // the first download: version 1 only
+		lines := strings.SplitAfter(s, "\r\n")
+		return lines[0] + lines[1]
+	}
+	m, err := ReadMonthlyFiles([]File{
+		memFile("2025-02/inf_mensal_fii_geral_2025.csv", []byte(v1(geral2024))),
+		memFile("2025-02/inf_mensal_fii_complemento_2025.csv", []byte(v1(complemento2024))),
+		memFile("2025-03/inf_mensal_fii_geral_2025.csv", []byte(geral2024)),
+		memFile("2025-03/inf_mensal_fii_complemento_2025.csv", []byte(complemento2024)),
+	}, cvm.Options{Retrieved: retrieved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Reports) != 2 || m.Reports[0].Version != 1 || m.Reports[1].Version != 2 || m.Repeated != 2 || len(m.Funds) != 1 {
+		t.Fatalf("reports %+v, repeated %d", m.Reports, m.Repeated)
+	}
+	if v := m.Reports[0]; v.NAVPerShare != 115.42 || v.DividendYield != 0.0079 {
+		t.Errorf("version 1 %+v", v)
+	}
+	changed := strings.Replace(complemento2024, ";115.42;", ";115.43;", 1)
+	_, err = ReadMonthlyFiles([]File{
+		memFile("2025-02/inf_mensal_fii_complemento_2025.csv", []byte(complemento2024)),
+		memFile("2025-03/inf_mensal_fii_complemento_2025.csv", []byte(changed)),
+	}, cvm.Options{})
+	if err == nil || !strings.Contains(err.Error(), "2025-03/inf_mensal_fii_complemento_2025.csv:2") || !strings.Contains(err.Error(), "other figures") {
+		t.Errorf("one version, two sets of figures: %v", err)
+	}
+	redelivered := strings.Replace(geral2024, ";2025-02-14;", ";2025-02-15;", 1)
+	_, err = ReadMonthlyFiles([]File{
+		memFile("2025-02/inf_mensal_fii_geral_2025.csv", []byte(geral2024)),
+		memFile("2025-03/inf_mensal_fii_geral_2025.csv", []byte(redelivered)),
+	}, cvm.Options{})
+	if err == nil || !strings.Contains(err.Error(), "Data_Entrega") {
+		t.Errorf("one version, two delivery dates: %v", err)
+	}
+}
