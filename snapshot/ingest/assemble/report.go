@@ -117,6 +117,9 @@ func (r *Report) WriteSummary(w io.Writer, u *engine.Universe) {
 		for _, sp := range specs {
 			fmt.Fprintf(w, "    skipped: %s rows of ESPECI %q (not a share, unit, BDR or fund quota class Pregão serves)\n", commas(q.SkippedSpec[sp]), sp)
 		}
+		for _, c := range slices.Sorted(maps.Keys(q.SkippedCurrency)) {
+			fmt.Fprintf(w, "    skipped: %s rows priced in %q (MODREF), not reais (R$): no BRL price\n", commas(q.SkippedCurrency[c]), c)
+		}
 		if q.Malformed > 0 {
 			fmt.Fprintf(w, "    skipped: %s malformed records (--lenient)\n", commas(q.Malformed))
 		}

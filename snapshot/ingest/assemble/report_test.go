@@ -17,7 +17,7 @@ func TestWriteSummary(t *testing.T) {
 	u.Companies[0].Status, u.Companies[1].Status = "ACTIVE", "CANCELLED"
 	r := &Report{
 		Quotes: cotahist.Stats{Files: 1, Lines: 2512034, Records: 8, Kept: 6, SkippedMarket: map[int]int64{70: 14738, 20: 3},
-			SkippedBoard: map[int]int64{10: 4}, SkippedSpec: map[string]int64{"PNF": 1}, KeptOtherBoard: map[int]int64{34: 5}, Malformed: 2,
+			SkippedBoard: map[int]int64{10: 4}, SkippedSpec: map[string]int64{"PNF": 1}, SkippedCurrency: map[string]int64{"CR$": 9}, KeptOtherBoard: map[int]int64{34: 5}, Malformed: 2,
 			TrailerProblems: []string{"a.TXT: trailer counts 11 records, file has 10"}},
 		CVM:    cvm.Stats{Files: 2, Rows: 1100, Skipped: 1, Previous: 3, Ignored: 4, Unused: 1},
 		Linked: [byCount]int{byNone: 6, byFCA: 1, byISIN: 2, byB3: 3, byListing: 9, byCode: 7, byName: 4}, Minimal: 5,
@@ -42,6 +42,7 @@ func TestWriteSummary(t *testing.T) {
     skipped: 14,738 call-option rows (TPMERC 070)
     skipped: 4 cash-market rows on BDI 10 (rights and receipts)
     skipped: 1 rows of ESPECI "PNF" (not a share, unit, BDR or fund quota class Pregão serves)
+    skipped: 9 rows priced in "CR$" (MODREF), not reais (R$): no BRL price
     skipped: 2 malformed records (--lenient)
     hint: --odd-lot also imports the odd-lot market (tickers ending in F)
   COTAHIST trailer: a.TXT: trailer counts 11 records, file has 10

@@ -145,3 +145,28 @@ func TestSpecStatusGlued(t *testing.T) {
 		t.Errorf("missing %v, skipped specs %v", want, res.Stats.SkippedSpec)
 	}
 }
+
+// TestCurrencyOtherThanReal: MODREF (columns 53-56) is the currency of
+// the record's prices, "the currency in use on the session's day": the
+// annual files of sessions before 1 July 1994 quote cruzeiros reais,
+// cruzeiros or cruzados. Such prices are no BRL: those records are
+// skipped and counted by currency, never kept as BRL bars.
+func TestCurrencyOtherThanReal(t *testing.T) {
+	modref := func(rec, cur string) string { return rec[:52] + fmt.Sprintf("%-4s", cur) + rec[56:] }
+	recs := []string{
+		modref(layoutRecord("19940630", 2, "PETR4", 10, "PETROBRAS", "PN", "BRPETRACNPR6", 16200000), "CR$"),
+		layoutRecord("19940701", 2, "PETR4", 10, "PETROBRAS", "PN", "BRPETRACNPR6", 5900),
+		modref(layoutRecord("19940701", 2, "VALE3", 10, "VALE R DOCE", "ON", "BRVALEACNOR0", 1000), "US$"),
+	}
+	im := NewImporter(Options{})
+	if err := im.Import(bytes.NewReader(layoutFile("19940701", recs...)), "f"); err != nil {
+		t.Fatal(err)
+	}
+	res := im.Result()
+	if len(res.Series) != 1 || res.Series[0].Ticker != "PETR4" || len(res.Series[0].Dates) != 1 || res.Series[0].Close[0] != 59 {
+		t.Errorf("series %+v", res.Series)
+	}
+	if st := res.Stats; st.SkippedCurrency["CR$"] != 1 || st.SkippedCurrency["US$"] != 1 || st.Kept != 1 {
+		t.Errorf("skipped currencies %v, kept %d", st.SkippedCurrency, st.Kept)
+	}
+}

@@ -16,7 +16,9 @@
 // quota (keptCategories: B3 gives BDRs and new fund kinds boards of their
 // own); odd lots (BDI 96, TPMERC 020) on request; options, forwards,
 // auctions, rights and the rest are counted and skipped. Options.Boards
-// replaces the rule with an exact board list.
+// replaces the rule with an exact board list. Prices are BRL: a record
+// whose MODREF is not R$ (the cruzeiros and cruzados of the files before
+// July 1994) is counted and skipped.
 //
 // It imports engine and snapshot/ingest/datafile only; it must not import the
 // snapshot format, the bundle package or other importers.

@@ -22,6 +22,13 @@ import (
 // other board is counted in Stats.SkippedBoard.
 var DefaultBoards = []int{2, 5, 7, 8, 12, 13, 14}
 
+// Real is MODREF of prices in reais (BRL), the only currency kept: MODREF
+// is the currency in use on the session's day, and the files of sessions
+// before 1 July 1994 quote cruzeiros reais, cruzeiros or cruzados, which
+// are not BRL (a CR$ 2,750 is R$ 1). Their records are counted in
+// Stats.SkippedCurrency.
+const Real = "R$"
+
 // By default (Options.Boards nil) a cash-market record on any other board
 // is kept too when its ISIN's security category (CODISI characters 7-9)
 // says it is a share (ACN), a unit (UNT, CDA), a BDR (BDR) or a fund quota
@@ -83,6 +90,7 @@ type Stats struct {
 	SkippedBoard    map[int]int64    // cash-market records by BDI outside Boards
 	KeptOtherBoard  map[int]int64    // cash-market records kept by ISIN category on a board outside Boards
 	SkippedSpec     map[string]int64 // by ESPECI's first word: no stock type (rights, receipts...)
+	SkippedCurrency map[string]int64 // by MODREF: prices in a currency other than the real (before July 1994: CR$, Cr$...)
 	Replaced        int64            // rows of a ticker and day already read (the later file wins)
 	Malformed       int64            // lenient mode: malformed records skipped
 	TrailerProblems []string         // lenient mode: "file: problem"
@@ -143,6 +151,7 @@ func NewImporter(opt Options) *Importer {
 	im.stats.SkippedBoard = map[int]int64{}
 	im.stats.KeptOtherBoard = map[int]int64{}
 	im.stats.SkippedSpec = map[string]int64{}
+	im.stats.SkippedCurrency = map[string]int64{}
 	return im
 }
 
@@ -212,6 +221,10 @@ func (im *Importer) Import(r io.Reader, name string) error {
 		case rec.Market == MarketOddLot && im.opt.OddLot:
 		default:
 			st.SkippedMarket[rec.Market]++
+			continue
+		}
+		if string(rec.Currency) != Real {
+			st.SkippedCurrency[string(rec.Currency)]++
 			continue
 		}
 		typ, sponsored, ok := StockType(rec.Spec)
