@@ -28,7 +28,10 @@ func (a *assembler) readCash(context.Context, Progress) error {
 			byISIN[s.ISIN] = s
 		}
 	}
-	seen := map[string]bool{}
+	// seen holds each event taken, by id, and its value: an event given
+	// again (two fetches of one company) is taken once, and noted when its
+	// value differs.
+	seen := map[string]engine.Num{}
 	for _, v := range a.cfg.Cash {
 		sym, p := symbolPath(v)
 		if sym == "" {
@@ -62,10 +65,15 @@ func (a *assembler) readCash(context.Context, Progress) error {
 			a.rep.notef("%s: %d events labelled %q skipped", p, st.UnknownLabel[k], k)
 		}
 		for _, c := range cas {
-			if !seen[c.ID] {
-				seen[c.ID] = true
-				a.u.CashActions = append(a.u.CashActions, c)
+			if prev, dup := seen[c.ID]; dup {
+				if prev != c.DeclaredValue {
+					a.rep.notef("%s: %s of %s with prior-ex date %s (%s) given again with the value %v BRL a share; the first answer's %v kept",
+						p, c.Name, c.Ticker, c.PriorExDate, c.EventID, float64(c.DeclaredValue), float64(prev))
+				}
+				continue
 			}
+			seen[c.ID] = c.DeclaredValue
+			a.u.CashActions = append(a.u.CashActions, c)
 		}
 	}
 	files, err := expand(a.cfg.Supplement, isJSON)

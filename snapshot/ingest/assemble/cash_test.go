@@ -231,3 +231,39 @@ func TestRunSupplementTreasury(t *testing.T) {
 		}
 	}
 }
+
+// TestCashGivenTwice: two answers of one company's cash dividends (two
+// fetches) give each event once; an event the second gives with another
+// value (B3 corrected it, or the first answer was of another day) is
+// noted, the first value kept, never dropped in silence.
+func TestCashGivenTwice(t *testing.T) {
+	ev := func(value string) string {
+		return `{"typeStock":"ON","dateApproval":"09/12/2021","valueCash":"` + value + `","ratio":"1","corporateAction":"DIVIDENDO","lastDatePriorEx":"17/12/2021","quotedPerShares":"1"}`
+	}
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := write("a.json", `{"results":[`+ev("0,1334")+`]}`)
+	same := write("b.json", `{"results":[`+ev("0,1334")+`]}`)
+	other := write("c.json", `{"results":[`+ev("0,1434")+`]}`)
+	cfg := DefaultConfig()
+	cfg.Cash = []string{"ABEV=" + first, "ABEV=" + same, "ABEV=" + other}
+	a := newAssembler(cfg)
+	a.asOf = engine.MakeDate(2022, 2, 4)
+	a.u.Securities = []engine.Security{{Ticker: "ABEV3", CompanyID: "07526557000100", StockType: engine.ClassCS, ISIN: "BRABEVACNOR1"}}
+	if err := a.readCash(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.u.CashActions) != 1 || a.u.CashActions[0].DeclaredValue != 0.1334 {
+		t.Fatalf("cash actions %+v", a.u.CashActions)
+	}
+	want := []string{other + ": DIVIDEND of ABEV3 with prior-ex date 2021-12-17 (B3-ABEV-CS-DIV-20211209-20211217) given again with the value 0.1434 BRL a share; the first answer's 0.1334 kept"}
+	if !slices.Equal(a.rep.Notes, want) {
+		t.Errorf("notes %q\nwant  %q", a.rep.Notes, want)
+	}
+}
