@@ -288,7 +288,7 @@ var cashSet = &dataset{
 		{"declared_value", tDecimal, "BRL per share, unadjusted"},
 		{"monetary_correction", tDecimal, "BRL per share; 0 when not applicable"},
 		{"net_value", tDecimal, "BRL per share after the income tax withheld"},
-		{"currency", tString, "BRL"},
+		{"currency", tString, "the currency of the amounts (ISO 4217): BRL when the source names none, as the API answers"},
 		{"adjustment_factor", tFloat, "F(prior_ex_date) of the ticker: adjusted value = value / adjustment_factor (as the API's adjusted values); null without a prior_ex_date"},
 		{"source_url", tString, "the document at the source"},
 	}, sortBy: []string{"ticker", "prior_ex_date", "event_id", "version"}, date: "prior_ex_date"},
@@ -337,13 +337,33 @@ var cashSet = &dataset{
 				r.decimal(e.DeclaredValue)
 				r.decimal(e.MonetaryCorrection)
 				r.decimal(e.NetValue)
-				r.str(e.Currency.String())
+				r.str(currencyOr(e.Currency.String()))
 				r.float(e.Factor)
 				r.str(sourceURL(e.SourceOrZero()))
 				r.end()
 			}
 		}}}
 	},
+}
+
+// knownCount returns n as a count, null when it is below least: the
+// sentinel the engine keeps for an unknown count (employees -1,
+// liquidity rank 0), which a reader would take for a value.
+func knownCount(n, least int64) engine.Num {
+	if n < least {
+		return engine.Null
+	}
+	return engine.Num(n)
+}
+
+// currencyOr returns c, or BRL when the source names no currency: the
+// API's currency of a cash action (money is BRL unless a currency says
+// otherwise, docs/data-format.md).
+func currencyOr(c string) string {
+	if c == "" {
+		return "BRL"
+	}
+	return c
 }
 
 func sourceURL(s *engine.Source) string {
@@ -433,7 +453,7 @@ var companiesSet = &dataset{
 		{"sub_industry_id", tString, "level 4"},
 		{"sub_industry", tString, "its name"},
 		{"free_float", tFloat, "fraction 0..1; null when unknown"},
-		{"employees", tInt, "-1 when unknown"},
+		{"employees", tCount, "the employee count; null when unknown (the API's employee_count)"},
 		{"founding_date", tDate, "null when unknown"},
 		{"ipo_date", tDate, "null when unknown"},
 		{"website", tString, "the company's site"},
@@ -465,7 +485,7 @@ var companiesSet = &dataset{
 					r.str(s.Name)
 				}
 				r.float(is.FreeFloat)
-				r.int(is.Employees)
+				r.count(knownCount(int64(is.Employees), 0))
 				r.date(is.FoundingDate)
 				r.date(is.IPODate)
 				r.str(is.Website)
@@ -487,7 +507,7 @@ var securitiesSet = &dataset{
 		{"unit_factor", tFloat, "units: shares per unit; else null"},
 		{"listed_from", tDate, "the first listed day; null when unknown"},
 		{"listed_to", tDate, "the last listed day; null while listed"},
-		{"liquidity_rank", tInt, "1 = the most liquid of the market; 0 unknown"},
+		{"liquidity_rank", tCount, "1 = the most liquid of the market; null when unknown"},
 		{"former_tickers", tString, "the tickers renamed into this one, oldest first, comma-separated; null when none"},
 	}, sortBy: []string{"ticker"}},
 	files: func(x *exporter) []file {
@@ -506,7 +526,7 @@ var securitiesSet = &dataset{
 				r.float(a.UnitFactor)
 				r.date(a.ListedFrom)
 				r.date(a.ListedTo)
-				r.int(int64(a.LiquidityRank))
+				r.count(knownCount(int64(a.LiquidityRank), 1))
 				r.str(strings.Join(a.Former, ","))
 				r.end()
 			}

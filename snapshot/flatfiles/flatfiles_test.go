@@ -177,8 +177,9 @@ func readCSV(tb testing.TB, path string) table {
 
 // TestExportParquetEqualsCSV exports every dataset of the small market
 // and reads every file back: the Parquet and CSV forms hold the same
-// rows cell by cell, in the schema's columns and sort order, as many as
-// the manifest says, with its date range.
+// rows cell by cell, in the schema's columns and sort order (the one
+// the footer records), as many as the manifest says, with its date
+// range.
 func TestExportParquetEqualsCSV(t *testing.T) {
 	ds := small(t)
 	dir := t.TempDir()
@@ -215,6 +216,7 @@ func TestExportParquetEqualsCSV(t *testing.T) {
 			}
 		}
 		checkSorted(t, pe.File, &set.schema, cs)
+		checkSortingColumns(t, filepath.Join(dir, pe.File), &set.schema)
 		checkRange(t, pe, &set.schema, cs)
 		if pe.MinDate != ce.MinDate || pe.MaxDate != ce.MaxDate {
 			t.Errorf("%s: date ranges differ between formats", pe.File)
@@ -769,4 +771,116 @@ func TestIndexLevelsAreTheEngines(t *testing.T) {
 		t.Fatal("no index checked")
 	}
 	t.Logf("%d indexes, %d rows checked", checked, m.Files[0].Rows)
+}
+
+// TestExportWhatTheSourceLeavesOut exports the small market with what a
+// source may leave out (docs/data-format.md): a cash action without
+// currency or prior_ex_date, a company whose employee count is unknown,
+// a ticker without liquidity rank. Unknowns are nulls, not the engine's
+// sentinels (-1 employees, rank 0) a reader would count as values; the
+// currency is the API's (BRL when none is named); and every Parquet
+// footer records the order the rows are in, a null first (the cash
+// action without prior_ex_date is its ticker's first row).
+func TestExportWhatTheSourceLeavesOut(t *testing.T) {
+	u := demo.GenerateSize(3, smallSize)
+	per := map[string]int{}
+	for i := range u.CashActions {
+		per[u.CashActions[i].Ticker.String()]++
+	}
+	k := slices.IndexFunc(u.CashActions, func(c engine.CashAction) bool { return per[c.Ticker.String()] > 1 })
+	if k < 0 {
+		t.Fatal("no ticker with two cash actions")
+	}
+	u.CashActions[k].Currency = engine.LabelNone
+	u.CashActions[k].PriorExDate = engine.NoDate
+	cashID, cashTicker := u.CashActions[k].ID, u.CashActions[k].Ticker.String()
+	u.Companies[0].Employees = -1
+	company := u.Companies[0].ID
+	u.Securities[0].LiquidityRank = 0
+	ticker := u.Securities[0].Ticker
+	d, err := ratios.Derive(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Derived = d
+	ds, err := engine.Build(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	m := mustExport(t, ds, dir, Options{Datasets: []string{"cash_actions", "companies", "securities"}})
+	// want: per file's dataset, the row (its first cell, the column to
+	// match) and the cells it must hold.
+	type check struct {
+		key, keyCol string
+		cells       map[string]string
+	}
+	want := map[string]check{
+		"cash_actions": {cashID, "id", map[string]string{"currency": "BRL", "prior_ex_date": "", "adjustment_factor": ""}},
+		"companies":    {company, "company_id", map[string]string{"employees": ""}},
+		"securities":   {ticker, "ticker", map[string]string{"liquidity_rank": ""}},
+	}
+	for _, e := range m.Files {
+		w := want[e.Dataset]
+		var tb table
+		if e.Format == Parquet {
+			tb = readParquet(t, filepath.Join(dir, e.File))
+		} else {
+			tb = readCSV(t, filepath.Join(dir, e.File))
+		}
+		col := func(name string) int { return slices.Index(tb.header, name) }
+		found := false
+		for r, row := range tb.rows {
+			if row[col(w.keyCol)] != w.key {
+				continue
+			}
+			found = true
+			for c, v := range w.cells {
+				if row[col(c)] != v {
+					t.Errorf("%s: %s %s: %s is %q, want %q", e.File, w.keyCol, w.key, c, row[col(c)], v)
+				}
+			}
+			if e.Dataset == "cash_actions" && (r > 0 && tb.rows[r-1][0] == cashTicker) {
+				t.Errorf("%s: the action without prior_ex_date is not its ticker's first row", e.File)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no row of %s %s", e.File, w.keyCol, w.key)
+		}
+		if e.Format == Parquet {
+			for c := range w.cells {
+				if typ := tb.types[col(c)]; c != "adjustment_factor" && c != "currency" && c != "prior_ex_date" && typ.ID() != arrow.INT64 {
+					t.Errorf("%s: %s is %s, want int64 (BIGINT)", e.File, c, typ)
+				}
+			}
+			checkSortingColumns(t, filepath.Join(dir, e.File), &findSet(t, e.Dataset).schema)
+		}
+	}
+}
+
+// checkSortingColumns checks that each row group of the Parquet file at
+// path records the schema's sort order, ascending, a null first: the
+// order the rows are in (checkSorted).
+func checkSortingColumns(tb testing.TB, path string, s *schema) {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	pf, err := pqfile.NewParquetReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer pf.Close()
+	var want []parquet.SortingColumn
+	for _, name := range s.sortBy {
+		want = append(want, parquet.SortingColumn{ColumnIdx: int32(s.index(name)), NullsFirst: true})
+	}
+	md := pf.MetaData()
+	for g := range md.NumRowGroups() {
+		if got := md.RowGroup(g).SortingColumns(); !slices.Equal(got, want) {
+			tb.Errorf("%s: row group %d records the order %+v, want %+v (ascending, a null first)", filepath.Base(path), g, got, want)
+		}
+	}
 }

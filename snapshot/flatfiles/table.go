@@ -545,9 +545,14 @@ func (r *rows) parquetProps(sc *arrow.Schema) *parquet.WriterProperties {
 			opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
 		}
 	}
+	// A null sorts first: the rows are ordered by the engine's values, in
+	// which a missing date (NoDate) is the least and a missing text ""
+	// (cash_actions' prior_ex_date). The footer says so, or a reader
+	// that trusts it (a merge, an as-of join, a binary search) would look
+	// for the nulls at the end.
 	var sorting []parquet.SortingColumn
 	for _, name := range r.s.sortBy {
-		sorting = append(sorting, parquet.SortingColumn{ColumnIdx: int32(r.s.index(name))})
+		sorting = append(sorting, parquet.SortingColumn{ColumnIdx: int32(r.s.index(name)), NullsFirst: true})
 	}
 	return parquet.NewWriterProperties(append(opts, parquet.WithSortingColumns(sorting))...)
 }
