@@ -75,7 +75,8 @@ var ErrBuilding = errors.New("the files are being built")
 // Cache builds the files of a Dataset on first demand, one folder per
 // snapshot id and cut (Options.Through), at most one build at a time,
 // and keeps them on disk within a bound. Folders of an earlier run are
-// found again. Its methods are safe for concurrent use.
+// found again, but for those of another Version (an earlier build of
+// the server), removed. Its methods are safe for concurrent use.
 type Cache struct {
 	cfg   CacheConfig
 	mu    sync.Mutex
@@ -164,13 +165,17 @@ func NewCache(cfg CacheConfig, reg prometheus.Registerer) (*Cache, error) {
 			continue
 		}
 		m, err := ReadManifest(filepath.Join(cfg.Dir, e.Name()))
+		if err == nil && m.Version != Version {
+			err = fmt.Errorf("files of version %d, this build writes %d", m.Version, Version)
+		}
 		if err == nil {
 			err = checkFiles(filepath.Join(cfg.Dir, e.Name()), m)
 		}
 		if err != nil {
 			// A build cut short by an earlier version, a removal (an
-			// eviction) cut short, or files removed by hand: built again
-			// on demand.
+			// eviction) cut short, files removed by hand, or files an
+			// earlier build of the server wrote otherwise (Version):
+			// built again on demand.
 			os.RemoveAll(filepath.Join(cfg.Dir, e.Name()))
 			continue
 		}

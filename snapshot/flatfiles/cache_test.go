@@ -348,3 +348,48 @@ func TestCacheRestartKeepsNewest(t *testing.T) {
 		t.Errorf("after a restart bounded to one folder: %v, want the last built, f-all", ents)
 	}
 }
+
+// TestCacheDropsOtherVersions: a folder an earlier build of the server
+// wrote (its manifest of another Version, or of none) is not served as
+// this build's files after a restart: it is removed and built again.
+func TestCacheDropsOtherVersions(t *testing.T) {
+	ds := small(t)
+	dir := t.TempDir()
+	cfg := CacheConfig{Dir: dir, Formats: []string{CSV}, Datasets: []string{"companies"}}
+	c, err := NewCache(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, m, err := c.Get(context.Background(), ds, "s", engine.NoDate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Version != Version {
+		t.Fatalf("manifest version %d, want %d", m.Version, Version)
+	}
+	// The earlier build's: the same names, other bytes, no version.
+	old := *m
+	old.Version = 0
+	old.Files = append([]Entry(nil), m.Files...)
+	for i := range old.Files {
+		b := []byte("earlier")
+		if err := os.WriteFile(filepath.Join(d, old.Files[i].File), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old.Files[i].Bytes, old.Files[i].SHA256 = int64(len(b)), "earlier"
+	}
+	if err := writeManifest(d, &old, true); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := NewCache(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, m2, err := c2.Get(context.Background(), ds, "s", engine.NoDate)
+	if err != nil || d2 != d {
+		t.Fatalf("Get after the restart: %s %v", d2, err)
+	}
+	if m2.Version != Version || m2.Files[0].SHA256 != m.Files[0].SHA256 || haveFiles(d2, m2) != nil {
+		t.Errorf("after the restart: version %d, %s; want the files built again (%s)", m2.Version, m2.Files[0].SHA256, m.Files[0].SHA256)
+	}
+}

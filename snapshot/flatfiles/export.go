@@ -84,9 +84,19 @@ type Progress struct {
 	File        string
 }
 
+// Version is the version of what the files hold (their schemas, values
+// and layout), recorded in each manifest (Manifest.Version). It is
+// raised with every change to the bytes a snapshot gives, so that a
+// Cache drops the folders an earlier build of the server wrote instead
+// of serving them as this one's: 2 since unknown counts are nulls
+// (employees, liquidity_rank) and the footers record nulls first; the
+// manifests of earlier builds have none (0).
+const Version = 2
+
 // Manifest is the content of manifest.json: what an export's folder
 // holds.
 type Manifest struct {
+	Version  int       `json:"version"`            // the files' Version
 	Snapshot string    `json:"snapshot,omitempty"` // the snapshot's id
 	AsOf     time.Time `json:"as_of"`              // the Dataset's as_of
 	// Through is the last session of the priced datasets (null: every
@@ -278,7 +288,7 @@ func Export(ctx context.Context, ds *engine.Dataset, dir string, opt Options) (*
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	m := &Manifest{Snapshot: opt.Snapshot, AsOf: ds.AsOf(), Through: engine.NoDate, Files: []Entry{}}
+	m := &Manifest{Version: Version, Snapshot: opt.Snapshot, AsOf: ds.AsOf(), Through: engine.NoDate, Files: []Entry{}}
 	if opt.Through.Valid() {
 		m.Through = opt.Through
 	}
