@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -151,7 +152,11 @@ func (e *ForeignError) Error() string {
 }
 
 // ownName reports whether name is one an export writes: the manifest or
-// a dataset's file in a format.
+// a dataset's file in a format, named as the dataset's files are (its
+// name, then a year or a session's date when it is split so). Another
+// name that merely starts as a dataset's (a researcher's
+// daily_bars-2025-adjusted.parquet) is not an export's: CheckDir refuses
+// it, and an export never removes it.
 func ownName(name string) bool {
 	if name == ManifestName {
 		return true
@@ -164,12 +169,31 @@ func ownName(name string) bool {
 		return false
 	}
 	for _, d := range ourDatasets {
-		if base == d.name || strings.HasPrefix(base, d.name+"-") {
+		rest, ok := strings.CutPrefix(base, d.name)
+		if !ok {
+			continue
+		}
+		switch d.split {
+		case "year":
+			ok = yearSuffix.MatchString(rest)
+		case "session":
+			ok = sessionSuffix.MatchString(rest)
+		default:
+			ok = rest == ""
+		}
+		if ok {
 			return true
 		}
 	}
 	return false
 }
+
+// The suffixes of a split dataset's file names: -YYYY (fmt's %d of a
+// year), -YYYY-MM-DD (engine.Date's String).
+var (
+	yearSuffix    = regexp.MustCompile(`^-[0-9]+$`)
+	sessionSuffix = regexp.MustCompile(`^-[0-9]{4,}-[0-9]{2}-[0-9]{2}$`)
+)
 
 // CheckDir returns nil when Export may write into dir: it does not
 // exist, or it is a folder holding only an export's files (those of an

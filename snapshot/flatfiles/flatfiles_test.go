@@ -884,3 +884,34 @@ func checkSortingColumns(tb testing.TB, path string, s *schema) {
 		}
 	}
 }
+
+// TestExportKeepsOtherFiles: a file whose name starts as a dataset's but
+// is not one an export writes (a researcher's
+// daily_bars-2025-adjusted.parquet next to the files) is refused as any
+// other file, and never removed.
+func TestExportKeepsOtherFiles(t *testing.T) {
+	ds := small(t)
+	dir := t.TempDir()
+	mustExport(t, ds, dir, Options{Datasets: []string{"companies", "daily_bars"}, Formats: []string{CSV}})
+	mine := []string{"companies-mine.csv.gz", "daily_bars-2025-adjusted.parquet", "minute_bars-2026.parquet"}
+	for _, n := range mine {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Export(context.Background(), ds, dir, Options{Datasets: []string{"companies"}, Formats: []string{CSV}, NoSync: true})
+	var fe *ForeignError
+	if !errors.As(err, &fe) || !slices.Equal(fe.Names, mine) {
+		t.Errorf("err = %v, want a ForeignError naming %v", err, mine)
+	}
+	for _, n := range mine {
+		if b, err := os.ReadFile(filepath.Join(dir, n)); err != nil || string(b) != "mine" {
+			t.Errorf("%s: %q, %v: the export removed or changed it", n, b, err)
+		}
+	}
+	for _, n := range []string{"daily_bars-2025.csv.gz", "minute_bars-2026-01-05.parquet", "companies.parquet", ManifestName} {
+		if !ownName(n) {
+			t.Errorf("ownName(%q) = false, an export's name", n)
+		}
+	}
+}
