@@ -135,20 +135,33 @@ func eodFiles(c *call) error {
 	return eodHistory(c, []string{"price files (daily_bars, minute_bars, total_return, index_levels, macro_series)"})
 }
 
-// filesOf returns the request's files: its plan's cut of the Dataset.
-func (a *API) filesOf(c *call, r *http.Request) (string, []FileInfo, engine.Date, error) {
+// filesOf returns the request's files: its plan's cut of the Dataset,
+// and the Dataset's info, read once (its snapshot's id names the files;
+// its build time is their Last-Modified).
+//
+// A request whose Dataset a reload replaced since it began is answered
+// 503, to retry: the replaced Dataset's info is gone (a.info makes one
+// with a random id for it), and its files built under that id would
+// take the one build at a time from the new snapshot's for a minute,
+// for a folder nobody asks again.
+func (a *API) filesOf(c *call, r *http.Request) (*dsInfo, string, []FileInfo, engine.Date, error) {
 	p := a.files.Load()
 	if p == nil {
-		return "", nil, engine.NoDate, errorf(http.StatusNotFound, "this server serves no files (pregao serve --files-dir)")
+		return nil, "", nil, engine.NoDate, errorf(http.StatusNotFound, "this server serves no files (pregao serve --files-dir)")
+	}
+	in := a.info(c.ds)
+	if a.store.Current() != c.ds {
+		c.out.w.Header()["Retry-After"] = filesReplacedRetry
+		return nil, "", nil, engine.NoDate, errorf(http.StatusServiceUnavailable, "the snapshot was replaced by a reload during the request; retry in %s s", filesReplacedRetry[0])
 	}
 	through := a.filesThrough(c)
 	ctx, cancel := context.WithTimeout(r.Context(), filesWait)
 	defer cancel()
-	dir, files, err := (*p).Files(ctx, c.ds, a.info(c.ds).seed, through)
+	dir, files, err := (*p).Files(ctx, c.ds, in.seed, through)
 	switch {
 	case errors.Is(err, ErrFilesBuilding):
 		c.out.w.Header()["Retry-After"] = filesRetry
-		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot are being built; retry in %s s", filesRetry[0])
+		return nil, "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot are being built; retry in %s s", filesRetry[0])
 	case err != nil:
 		// The server's disk, not the request: a 503 to retry when the
 		// FileSource builds again (it answers the failure until then,
@@ -156,10 +169,14 @@ func (a *API) filesOf(c *call, r *http.Request) (string, []FileInfo, engine.Date
 		// answers).
 		wait := strconv.Itoa(retryAfterFailure(err, time.Now()))
 		c.out.w.Header()["Retry-After"] = []string{wait}
-		return "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot could not be built; retry in %s s", wait)
+		return nil, "", nil, through, errorf(http.StatusServiceUnavailable, "the files of this snapshot could not be built; retry in %s s", wait)
 	}
-	return dir, files, through, nil
+	return in, dir, files, through, nil
 }
+
+// filesReplacedRetry is the Retry-After of the 503 of a request whose
+// Dataset a reload replaced: the next request sees the new one.
+var filesReplacedRetry = []string{"1"}
 
 // filesList serves GET /files: the manifest of the plan's files, each
 // with its url.
@@ -168,12 +185,12 @@ func (a *API) filesList(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	_, files, through, err := a.filesOf(c, r)
+	in, _, files, through, err := a.filesOf(c, r)
 	if err != nil {
 		return nil, err
 	}
 	dst = append(dst, `{"snapshot":`...)
-	dst = appendString(dst, a.info(c.ds).seed)
+	dst = appendString(dst, in.seed)
 	dst = append(dst, `,"as_of":`...)
 	dst = appendTime(dst, c.ds.AsOf())
 	dst = append(dst, `,"through":`...)
@@ -222,7 +239,7 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 		return c.out.failErr(err)
 	}
 	name := ps.ByName("name")
-	dir, files, through, err := a.filesOf(c, r)
+	in, dir, files, through, err := a.filesOf(c, r)
 	if err != nil {
 		return c.out.failErr(err)
 	}
@@ -275,7 +292,7 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 	}
 	hd["Content-Disposition"] = []string{`attachment; filename="` + f.Name + `"`}
 	var mod time.Time
-	if lm := a.info(c.ds).lastModified; len(lm) > 0 {
+	if lm := in.lastModified; len(lm) > 0 {
 		mod, _ = http.ParseTime(lm[0])
 	}
 	if through.Valid() {

@@ -38,12 +38,14 @@ type fakeFiles struct {
 	building bool
 	fail     error // returned by Files when set (a full disk)
 	asked    []engine.Date
+	ids      []string // the snapshot ids asked
 }
 
 func (f *fakeFiles) Files(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (string, []FileInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, through)
+	f.ids = append(f.ids, id)
 	if f.building {
 		return "", nil, ErrFilesBuilding
 	}
@@ -623,4 +625,68 @@ func (f ratiosFiles) Files(ctx context.Context, ds *engine.Dataset, id string, t
 	}
 	sum := sha256.Sum256(b)
 	return f.dir, []FileInfo{{Dataset: "ratios", Name: "ratios.parquet", Format: "parquet", Rows: 1, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:]), MinDate: engine.NoDate, MaxDate: engine.NoDate}}, nil
+}
+
+// reloadingFiles is fakeFiles whose first Files call runs reload first:
+// a reload published while a request waits for its files.
+type reloadingFiles struct {
+	*fakeFiles
+	once   sync.Once
+	reload func()
+}
+
+func (f *reloadingFiles) Files(ctx context.Context, ds *engine.Dataset, id string, through engine.Date) (string, []FileInfo, error) {
+	f.once.Do(f.reload)
+	return f.fakeFiles.Files(ctx, ds, id, through)
+}
+
+// TestFilesReplacedDataset: the files of a request are those of its
+// snapshot's id, whatever a reload publishes meanwhile. A reload while
+// the request waits for its files leaves the listing naming the
+// snapshot they were built from; a request whose Dataset was replaced
+// before it asked for its files is a 503 to retry, not a build of the
+// replaced snapshot's files under an id made up for it (which took the
+// one build at a time from the new snapshot's).
+func TestFilesReplacedDataset(t *testing.T) {
+	ts := newTestServer(t, true)
+	old := ts.store.Current()
+	ts.api.Prepare(old, "snapold", time.Unix(1e9, 0))
+	ts.api.Published()
+	neu := freshSmall(t)
+	src := &reloadingFiles{fakeFiles: &fakeFiles{dir: t.TempDir()}, reload: func() {
+		ts.api.Prepare(neu, "snapnew", time.Unix(2e9, 0))
+		ts.store.Publish(neu)
+		ts.api.Published()
+	}}
+	ts.api.SetFiles(src)
+
+	w := ts.do("GET", "/v2/files", testKeyDelayed, "")
+	var l struct {
+		Snapshot string `json:"snapshot"`
+	}
+	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &l) != nil {
+		t.Fatalf("GET /v2/files: %d %s", w.Code, w.Body)
+	}
+	if l.Snapshot != "snapold" || !slices.Equal(src.ids, []string{"snapold"}) {
+		t.Errorf("listing of snapshot %q, files asked of %q; want snapold, reloaded during the wait", l.Snapshot, src.ids)
+	}
+
+	// A request that began on the replaced Dataset.
+	c := &call{ds: old, now: ts.api.clock.Now(), key: KeyEntry{Plan: PlanDelayed}}
+	rec := httptest.NewRecorder()
+	c.out.w = rec
+	_, _, _, _, err := ts.api.filesOf(c, httptest.NewRequest("GET", "/v2/files", nil))
+	var e *Error
+	if !errors.As(err, &e) || e.Status != http.StatusServiceUnavailable || !strings.Contains(e.Message, "replaced") {
+		t.Errorf("files of a replaced Dataset: %v, want a 503 saying it was replaced", err)
+	}
+	if got := rec.Header().Get("Retry-After"); got == "" {
+		t.Error("the 503 has no Retry-After")
+	}
+	if !slices.Equal(src.ids, []string{"snapold"}) {
+		t.Errorf("files asked of %q: the replaced Dataset's asked again", src.ids)
+	}
+	if w := ts.do("GET", "/v2/files", testKeyDelayed, ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"snapshot":"snapnew"`) {
+		t.Errorf("GET /v2/files after the reload: %d %s", w.Code, w.Body)
+	}
 }
