@@ -453,3 +453,71 @@ func TestBackgroundPassHoldsNoDataset(t *testing.T) {
 		t.Error("the background pass of a collected Dataset did not end")
 	}
 }
+
+// A file that cannot be mapped is read into the heap (mapfile's ReadAt
+// fallback), and that copy is what requests read: its blocks are
+// verified in the copy, not in the file, which may hold other bytes by
+// then. A byte flipped when the file was read stays bad though the file
+// is mended in place before the blocks are verified: by a reload's
+// verification (VerifyFirst) and by the background pass.
+func TestLazyVerifyReadsTheHeapCopy(t *testing.T) {
+	path := lazyFile(t)
+	f := flipTargets(t, path)[0]
+	old := mapColumns
+	mapColumns = func(fh *os.File) (*mapfile.File, error) { return mapfile.Read(fh.Name()) }
+	defer func() { mapColumns = old }()
+	// mendAt returns a Progress that flips the byte back in the file, in
+	// place, when the load begins phase.
+	mendAt := func(bad, phase string) *Progress {
+		return &Progress{onBegin: func(p, _ string, _ int64) {
+			if p != phase {
+				return
+			}
+			fh, err := os.OpenFile(bad, os.O_RDWR, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer fh.Close()
+			b := make([]byte, 1)
+			if _, err := fh.ReadAt(b, f.off); err != nil {
+				t.Error(err)
+			}
+			b[0] ^= 1
+			if _, err := fh.WriteAt(b, f.off); err != nil {
+				t.Error(err)
+			}
+		}}
+	}
+
+	bad := flipped(t, path, f.off)
+	ds, _, err := Load(bad, LoadOptions{LazyVerify: true, VerifyFirst: true, Workers: 1, Progress: mendAt(bad, "verify blocks")})
+	if err == nil {
+		a, _ := ds.Asset(f.ticker)
+		t.Errorf("VerifyFirst, file mended after it was read: published, CheckAsset(%s) %v; want ErrChecksum", f.ticker, ds.CheckAsset(a))
+	} else if !errors.Is(err, ErrChecksum) {
+		t.Errorf("VerifyFirst, file mended after it was read: %v, want ErrChecksum", err)
+	}
+
+	bad = flipped(t, path, f.off)
+	done := make(chan engine.BlockStatus, 1)
+	ds, _, err = Load(bad, LoadOptions{LazyVerify: true, VerifyRate: 1 << 40, Progress: mendAt(bad, "index"), Verified: func(s engine.BlockStatus) { done <- s }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Blocks() == nil {
+		t.Fatal("no blocks to verify")
+	}
+	select {
+	case st := <-done:
+		if st.Bad != 1 || !errors.Is(st.Err, ErrChecksum) {
+			t.Errorf("background pass, file mended after it was read: %+v, want the block bad", st)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the background pass did not end")
+	}
+	a, _ := ds.Asset(f.ticker)
+	if err := ds.CheckAsset(a); !errors.Is(err, ErrChecksum) {
+		t.Errorf("CheckAsset(%s) after the pass: %v, want ErrChecksum", f.ticker, err)
+	}
+}

@@ -70,7 +70,7 @@ func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *P
 		if !mapCols {
 			return readAligned(f, h.ColumnsOffset, h.Columns)
 		}
-		m, err := mapfile.OpenFile(f)
+		m, err := mapColumns(f)
 		if err != nil {
 			return nil, err
 		}
@@ -79,10 +79,13 @@ func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *P
 			return nil, fmt.Errorf("%w: the file changed while it was opened (%d bytes, then %d)", ErrTruncated, size, m.Len())
 		}
 		mf = m
-		if lazy != nil {
+		if lazy != nil && m.Mapped() {
 			// The background pass reads the blocks from the file (its
 			// own handle on the same file, which this one's Close does
-			// not close).
+			// not close). Not when the file was read into the heap
+			// (mapfile's ReadAt fallback): the copy read is what
+			// requests read, and what must be verified; the file may
+			// hold other bytes by then.
 			lazy.file = reopen(path, f)
 		}
 		return m.Bytes()[h.ColumnsOffset : h.ColumnsOffset+h.Columns], nil
@@ -99,6 +102,11 @@ func openAndRead(path string, pause, compact, mapCols bool, workers int, prog *P
 	}
 	return u, h, mf, nil
 }
+
+// mapColumns maps the snapshot file f, or reads it into the heap where
+// it cannot be mapped (mapfile.OpenFile); tests replace it to take the
+// heap path.
+var mapColumns = mapfile.OpenFile
 
 // reopen opens path again for reading and returns it when it is still
 // the file f (not replaced meanwhile), else nil.
