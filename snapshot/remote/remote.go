@@ -296,6 +296,13 @@ func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 	case http.StatusNotModified:
 		return false, nil
 	case http.StatusOK:
+		if have > 0 {
+			// The part held is another publication's: it goes before the
+			// new one's ETag is written beside it, so that a crash
+			// between the two never leaves its bytes under that ETag (a
+			// resume would append the new publication's to them).
+			removeAll(part)
+		}
 		have = 0
 		total = resp.ContentLength
 	case http.StatusPartialContent:
@@ -330,6 +337,9 @@ func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 	}
 	if err := writeTag(partTag, tag); err != nil {
 		return false, permanent(ReasonLocal, err)
+	}
+	if partTagged != nil {
+		partTagged(part)
 	}
 	out, err := os.OpenFile(part, flags, 0o644)
 	if err != nil {
@@ -399,6 +409,13 @@ func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 	}
 	if err := Verify(part); err != nil {
 		removeAll(part, partTag)
+		if have > 0 {
+			// Resumed: the bytes held before may not be this
+			// publication's (a part left by a crash, or an origin that
+			// kept an ETag for new bytes). Downloaded whole by the next
+			// attempt before the publication is refused.
+			return false, failure(ReasonVerify, fmt.Errorf("%w: %s: resumed after %d bytes: %v; downloading it whole", ErrVerify, where, have, err))
+		}
 		f.remember(refusal{ETag: tag, LastModified: resp.Header.Get("Last-Modified"), Size: size, SHA256: sum, Reason: ReasonVerify})
 		return false, permanent(ReasonVerify, fmt.Errorf("%w: %s: %v", ErrVerify, where, err))
 	}
@@ -416,6 +433,10 @@ func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 	}
 	return true, nil
 }
+
+// partTagged, when set (tests), is called with the part's path once the
+// ETag of the download is written beside it, before the part is opened.
+var partTagged func(part string)
 
 // copyBody copies body to out and digest, have bytes being held already:
 // it stops the body at maxBytes (ReasonTooLarge), when the file system's

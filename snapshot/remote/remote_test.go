@@ -269,3 +269,74 @@ func TestFetchRetries(t *testing.T) {
 		t.Error("ftp accepted")
 	}
 }
+
+// A resumed download that does not verify is downloaded again whole
+// before the publication is refused: the bytes held before may be
+// another publication's (a part left beside this one's ETag by a
+// crash, or an origin that kept the ETag for new bytes), and a good
+// publication refused would not be fetched again while it is served.
+func TestFetchResumedDamageRefetchedWhole(t *testing.T) {
+	o := &origin{}
+	o.set(snapBytes(t), `"v1"`)
+	f, stop := newFetcher(t, o)
+	defer stop()
+	ctx := context.Background()
+	if _, err := f.Fetch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// v2 is published; the part holds other bytes under v2's ETag.
+	next := snapBytes2(t)
+	o.set(next, `"v2"`)
+	if err := os.WriteFile(f.side(".part"), bytes.Repeat([]byte{0xab}, len(next)/2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.side(".part.etag"), []byte(`"v2"`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ranges := o.ranges.Load()
+	if changed, err := f.Fetch(ctx); err != nil || !changed {
+		t.Fatalf("resumed onto another publication's bytes: %v %v, want v2 fetched", changed, err)
+	}
+	if o.ranges.Load() != ranges+1 {
+		t.Errorf("%d range requests, want 1 (the resume)", o.ranges.Load()-ranges)
+	}
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, next) {
+		t.Error("the local copy is not v2")
+	}
+	if _, err := os.Stat(f.side(".refused")); !os.IsNotExist(err) {
+		t.Errorf("a refusal is remembered: %v", err)
+	}
+}
+
+// A download that starts over (the origin answers 200 to a resume) lets
+// go of the part held before the new ETag is written beside it: a crash
+// between the two must not leave another publication's bytes under it.
+func TestFetchRestartDropsPartFirst(t *testing.T) {
+	o := &origin{}
+	o.set(snapBytes(t), `"v1"`)
+	o.cutOnce.Store(true)
+	f, stop := newFetcher(t, o)
+	defer stop()
+	f.Retries = -1 // the cut leaves half of v1 in the part
+	if _, err := f.Fetch(context.Background()); err == nil {
+		t.Fatal("cut download succeeded")
+	}
+	if st, err := os.Stat(f.side(".part")); err != nil || st.Size() == 0 {
+		t.Fatalf("no part left by the cut: %v", err)
+	}
+	o.set(snapBytes2(t), `"v2"`) // If-Range fails: a 200
+	var held int64 = -1
+	partTagged = func(part string) {
+		held = 0
+		if st, err := os.Stat(part); err == nil {
+			held = st.Size()
+		}
+	}
+	defer func() { partTagged = nil }()
+	if changed, err := f.Fetch(context.Background()); err != nil || !changed {
+		t.Fatalf("%v %v", changed, err)
+	}
+	if held != 0 {
+		t.Errorf("the part held %d bytes of v1 when v2's ETag was written beside it, want none", held)
+	}
+}
