@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/pregao/pregao/engine"
@@ -216,5 +217,67 @@ func FuzzAccountIndex(f *testing.F) {
 			t.Fatalf("read %x, wrote back %x", b, got)
 		}
 		_ = checkBlocks(x.Blocks, accountBytes*x.Accounts)
+	})
+}
+
+// FuzzLoadLazy feeds arbitrary files to Load as pregao serve loads a
+// format 6 file (mapped, blocks verified on use): it must never panic; a
+// file it accepts whose blocks all verify (CheckAll) reads whole (every
+// bar, report account and ratio point), and is what a load verifying
+// everything at open (pregao verify) accepts, and the reverse.
+func FuzzLoadLazy(f *testing.F) {
+	small := mustWrite(f, synthUniverse(3, 40, 1, 5, 2), WriteOptions{Version: columnsVersion})
+	f.Add(small)
+	h, err := parseHeader(small, int64(len(small)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	bad := bytes.Clone(small)
+	bad[h.ColumnsOffset+h.Columns/2] ^= 1 // a byte of a block
+	f.Add(bad)
+	f.Add(small[:len(small)-1])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), "f.snap")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, eager := Load(path, LoadOptions{Workers: 1})
+		ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1, Workers: 1})
+		if err == nil {
+			err = ds.CheckAll()
+			if err != nil && ds.BlockErr() == nil {
+				t.Fatalf("CheckAll: %v, but BlockErr nil", err)
+			}
+		}
+		if (err == nil) != (eager == nil) {
+			t.Fatalf("lazily, every block verified: %v; verifying everything at open: %v", err, eager)
+		}
+		if err != nil {
+			return
+		}
+		for i := range ds.Assets() {
+			a := &ds.Assets()[i]
+			for r := range a.Daily.Len() {
+				a.DailyBar(r, true)
+			}
+			for r := range a.Intraday.Len() {
+				a.Intraday.Close(r)
+			}
+		}
+		for i := range ds.Issuers() {
+			is := &ds.Issuers()[i]
+			for _, r := range is.Reports() {
+				acc := r.AccountList()
+				for j := range acc.Len() {
+					acc.At(j)
+				}
+			}
+			for _, s := range is.Ratios() {
+				for k := range s.Points {
+					ds.RatioVars(&s.Points[k])
+				}
+			}
+			is.FundRatios()
+		}
 	})
 }
