@@ -407,8 +407,14 @@ func (f *Fetcher) attempt(ctx context.Context) (bool, error) {
 	if f.Progress != nil {
 		f.Progress(-1, size)
 	}
-	if err := Verify(part); err != nil {
+	if err := verify(part); err != nil {
 		removeAll(part, partTag)
+		if !badFile(err) {
+			// The download could not be read here (no file descriptor
+			// or memory left, an I/O error): not the publication's
+			// fault, so it is not remembered as refused.
+			return false, permanent(ReasonLocal, fmt.Errorf("remote: %s: verifying the download: %w", where, err))
+		}
 		if have > 0 {
 			// Resumed: the bytes held before may not be this
 			// publication's (a part left by a crash, or an origin that
@@ -515,6 +521,17 @@ func writeTagErr(path, tag string) error {
 // local copy.
 func Verify(path string) error {
 	return snapshot.VerifyFile(path)
+}
+
+// verify is Verify (tests replace it).
+var verify = Verify
+
+// badFile reports whether err, Verify's, says that the file is not a
+// valid snapshot (its bytes: checksums, format, version, length), rather
+// than that it could not be read.
+func badFile(err error) bool {
+	return errors.Is(err, snapshot.ErrChecksum) || errors.Is(err, snapshot.ErrFormat) ||
+		errors.Is(err, snapshot.ErrVersion) || errors.Is(err, snapshot.ErrTruncated)
 }
 
 // contentRange parses "bytes START-END/SIZE": START, and SIZE (-1 for

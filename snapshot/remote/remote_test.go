@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -338,5 +339,34 @@ func TestFetchRestartDropsPartFirst(t *testing.T) {
 	}
 	if held != 0 {
 		t.Errorf("the part held %d bytes of v1 when v2's ETag was written beside it, want none", held)
+	}
+}
+
+// A download that cannot be verified for a local reason (no file
+// descriptor left, an I/O error) is not a refused publication: it is
+// not remembered, and the next fetch downloads it again.
+func TestFetchLocalVerifyFailureNotRefused(t *testing.T) {
+	o := &origin{}
+	o.set(snapBytes(t), `"v1"`)
+	f, stop := newFetcher(t, o)
+	defer stop()
+	ctx := context.Background()
+	if _, err := f.Fetch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o.set(snapBytes2(t), `"v2"`)
+	verify = func(path string) error {
+		return fmt.Errorf("%s: %w", path, &os.PathError{Op: "open", Path: path, Err: syscall.EMFILE})
+	}
+	changed, err := f.Fetch(ctx)
+	verify = Verify
+	if changed || err == nil || ReasonOf(err) != ReasonLocal {
+		t.Errorf("verification failing for want of descriptors: %v %v, want a local failure", changed, err)
+	}
+	if changed, err := f.Fetch(ctx); !changed || err != nil {
+		t.Fatalf("the next fetch: %v %v, want v2 fetched", changed, err)
+	}
+	if got, _ := os.ReadFile(f.Path); !bytes.Equal(got, snapBytes2(t)) {
+		t.Error("the local copy is not v2")
 	}
 }
