@@ -87,7 +87,38 @@ func (a *assembler) readFII(_ context.Context, prog Progress) error {
 	if m.Orphans > 0 {
 		a.rep.notef("FII: %d complement rows without a general row", m.Orphans)
 	}
+	if n, ex := fundVersionsMissing(m.Reports); n > 0 {
+		a.rep.notef("FII: %d monthly reports were restated and no input holds their earlier versions (%s): as_of before a restatement answers without the month; import every download of the year (pregao fetch keeps them)", n, ex)
+	}
 	return nil
+}
+
+// fundVersionsMissing counts the (fund, month) reports of rs whose
+// versions below the highest are not all there, and names the first.
+func fundVersionsMissing(rs []engine.FundReport) (n int, first string) {
+	type key struct {
+		fund string
+		ref  engine.Date
+	}
+	count, hi := map[key]int{}, map[key]int{}
+	var order []key
+	for i := range rs {
+		k := key{rs[i].FundID, rs[i].ReferenceDate}
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+		hi[k] = max(hi[k], rs[i].Version)
+	}
+	for _, k := range order {
+		if count[k] < hi[k] {
+			if n == 0 {
+				first = fmt.Sprintf("fund %s, month %s, version %d", k.fund, k.ref, hi[k])
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // isinOwners maps each ISIN of isins (fund ID -> the ISIN of its latest

@@ -115,7 +115,46 @@ func (a *assembler) readReports(ctx context.Context, prog Progress) error {
 	if n > 0 {
 		a.rep.notef("%d reports repeated by another input imported once (two downloads of a year's DFP or ITR: each holds the latest version of each filing then)", n)
 	}
+	if n, ex := earlierVersionsMissing(a.u.Reports); n > 0 {
+		a.rep.notef("%d DFP/ITR filings were restated and no input holds their earlier versions (%s): as_of before a restatement answers without the filing; import every download of the year (pregao fetch keeps them)", n, ex)
+	}
 	return nil
+}
+
+// earlierVersionsMissing counts the filings (company, form, reference
+// date) of rs (sorted by cvm.SortReports, one report per version) whose
+// versions below the highest are not all there, and names the first: a
+// restated filing imported from one download only (each holds the latest
+// version of each filing).
+func earlierVersionsMissing(rs []engine.Report) (n int, first string) {
+	type key struct {
+		company, form string
+		ref           engine.Date
+	}
+	versions := map[key]map[int]bool{}
+	var order []key
+	for i := range rs {
+		r := &rs[i]
+		k := key{r.CompanyID, r.Form.String(), r.ReferenceDate}
+		if versions[k] == nil {
+			versions[k] = map[int]bool{}
+			order = append(order, k)
+		}
+		versions[k][r.Version] = true
+	}
+	for _, k := range order {
+		hi := 0
+		for v := range versions[k] {
+			hi = max(hi, v)
+		}
+		if len(versions[k]) < hi {
+			if n == 0 {
+				first = fmt.Sprintf("%s %s of %s, version %d", k.form, k.ref, k.company, hi)
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // oncePerVersion keeps one report of each filing version in *rs (sorted
