@@ -89,7 +89,8 @@ func runFetch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // latest weekday before it B3 has published one for). It writes its summary lines to stdout, and its progress when
 // stdout is a terminal. It stops at ctx's end (a signal): files are
 // renamed into place only when complete, and a download cut short is
-// kept as FILE.part, which the next fetch resumes.
+// kept as FILE.part, which the next fetch resumes. CVM's yearly archives
+// keep every download of other content (fetch.Item.Keep).
 func (c fetchConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 	plan, err := fetch.Plan(c.Sources, c.From, c.To, c.Annual)
 	if err != nil {
@@ -122,6 +123,9 @@ func (c fetchConfig) run(ctx context.Context, stdout, stderr io.Writer) error {
 			fmt.Fprint(stdout, "\r\033[K")
 		}
 		fmt.Fprintf(stdout, "fetch: %d downloaded, %d already complete, %d absent (404: no session or not published)\n", res.Downloaded, res.Skipped, res.Missing)
+		if res.Kept > 0 || res.Unchanged > 0 {
+			fmt.Fprintf(stdout, "fetch: CVM yearly files republished: %d with other content (the earlier download kept beside, as NAME.<UTC time>.zip: import reads both), %d with the same content (not kept twice)\n", res.Kept, res.Unchanged)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return interrupted(ctx, "fetch", fetchStopped)

@@ -15,8 +15,9 @@ import (
 )
 
 // expand turns an input list into sorted file paths: files as given,
-// directories searched recursively for files accepted by keep, glob
-// patterns expanded.
+// directories searched recursively for files accepted by keep (in name
+// order: the downloads of a yearly CVM archive pregao fetch keeps,
+// NAME.<time>.zip, before NAME.zip, the newest), glob patterns expanded.
 func expand(vals []string, keep func(base string) bool) ([]string, error) {
 	var out []string
 	for _, v := range vals {
@@ -48,7 +49,9 @@ func expand(vals []string, keep func(base string) bool) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && keep(strings.ToLower(datafile.BaseName(p))) {
+			// A download pregao fetch has not finished (NAME.part) is no
+			// input.
+			if !d.IsDir() && !strings.HasSuffix(p, ".part") && keep(strings.ToLower(datafile.BaseName(p))) {
 				found = append(found, p)
 			}
 			return nil

@@ -27,7 +27,11 @@ func TestSymbolPath(t *testing.T) {
 
 func TestExpand(t *testing.T) {
 	dir := t.TempDir()
-	for _, p := range []string{"a/dfp_cia_aberta_2022.zip", "a/b/dfp_cia_aberta_2021.csv.zst", "a/other.csv", "c/x.TXT.gz"} {
+	// d: the downloads pregao fetch keeps of a republished year (the
+	// earlier ones named by the time they were stored), and one cut short.
+	for _, p := range []string{"a/dfp_cia_aberta_2022.zip", "a/b/dfp_cia_aberta_2021.csv.zst", "a/other.csv", "c/x.TXT.gz",
+		"d/dfp_cia_aberta_2023.zip", "d/dfp_cia_aberta_2023.20261130T220619Z.zip", "d/dfp_cia_aberta_2023.20260915T080000Z.zip",
+		"d/dfp_cia_aberta_2024.zip.part"} {
 		p = filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -48,6 +52,8 @@ func TestExpand(t *testing.T) {
 		err  string
 	}{
 		{in: []string{j("a")}, want: []string{j("a/b/dfp_cia_aberta_2021.csv.zst"), j("a/dfp_cia_aberta_2022.zip")}},
+		{in: []string{j("d")}, want: []string{j("d/dfp_cia_aberta_2023.20260915T080000Z.zip"), j("d/dfp_cia_aberta_2023.20261130T220619Z.zip"),
+			j("d/dfp_cia_aberta_2023.zip")}}, // in the order stored, the newest last; no partial download
 		{in: []string{j("a/other.csv")}, want: []string{j("a/other.csv")}}, // a file as given, whatever its name
 		{in: []string{j("c/x.TXT")}, want: []string{j("c/x.TXT")}},         // x.TXT.gz exists
 		{in: []string{j("a/*.zip")}, want: []string{j("a/dfp_cia_aberta_2022.zip")}},

@@ -11,6 +11,16 @@
 // backoff on network errors and 5xx/429 answers. A daily COTAHIST file that
 // answers 404 is a day without a session, not an error.
 //
+// CVM's yearly archives (DFP, ITR, FCA, FII monthly reports) are
+// republished under one name with the latest version of each filing of
+// the day, so the earlier version of a restated filing is only in an
+// earlier download. Their downloads are all kept (Item.Keep): the newest
+// under the official name, each earlier one of other content beside it
+// as KeptName (dfp_cia_aberta_2023.20261130T220619Z.zip, the time it was
+// stored), and a download of the content already held (a ZIP of the same
+// members) is dropped. Every file is complete and synced before a link
+// or rename gives it a name the import reads (keep.go, settle).
+//
 // FetchSGS stores the Banco Central's SGS series (SGSCodes: Selic
 // target, IPCA, CDI) in windows of at most 10 years, the service's cap
 // on a daily series since March 2025: one answer per series and decade

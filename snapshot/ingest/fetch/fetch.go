@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,8 +28,8 @@ type Entry struct {
 	Size         int64  `json:"size"`
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
-	// Fetched is when a service answer was stored (RFC 3339, UTC);
-	// Absent records that the service answered "unknown" then.
+	// Fetched is when a file or service answer was stored (RFC 3339,
+	// UTC); Absent records that the service answered "unknown" then.
 	Fetched string `json:"fetched,omitempty"`
 	Absent  bool   `json:"absent,omitempty"`
 }
@@ -41,9 +42,14 @@ type Progress struct {
 
 // Result counts what FetchAll did.
 type Result struct {
-	Downloaded int // files (re)downloaded
+	Downloaded int // files (re)downloaded and stored
 	Skipped    int // files already complete
 	Missing    int // optional files that answered 404
+	// Kept counts the earlier downloads of Item.Keep files kept beside a
+	// new one of other content (KeptName); Unchanged, the downloads of
+	// such files (a new ETag) whose content was the one held, dropped.
+	Kept      int
+	Unchanged int
 }
 
 // Client downloads Items. The zero value uses http.DefaultClient, the
@@ -127,8 +133,15 @@ func (c *Client) FetchAll(ctx context.Context, dir string, items []Item) (Result
 			return res, err
 		}
 		switch st {
-		case stDownloaded:
-			res.Downloaded++
+		case stDownloaded, stKept, stUnchanged:
+			if st == stUnchanged {
+				res.Unchanged++
+			} else {
+				res.Downloaded++
+			}
+			if st == stKept {
+				res.Kept++
+			}
 			if err := writeManifest(dir, man); err != nil {
 				return res, err
 			}
@@ -147,6 +160,8 @@ const (
 	stDownloaded status = iota
 	stSkipped
 	stMissing
+	stKept      // downloaded, the earlier content kept beside it
+	stUnchanged // downloaded, the content held already: dropped
 )
 
 // openDir takes dir's lock (lockDir) and reads its manifest; unlock
@@ -300,7 +315,7 @@ func (c *Client) try(ctx context.Context, dst, u string, it Item, old Entry, kno
 			os.Remove(part)
 			return 0, fmt.Errorf("%s: bad Content-Range %q for a resume at %d", u, resp.Header.Get("Content-Range"), have), true
 		}
-		f, err = os.OpenFile(part, os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err = openPart(part, os.O_WRONLY|os.O_APPEND)
 		if err != nil {
 			return 0, err, false
 		}
@@ -309,7 +324,7 @@ func (c *Client) try(ctx context.Context, dst, u string, it Item, old Entry, kno
 		os.Remove(part) // the file changed or shrank: start again
 		return 0, &statusError{resp.StatusCode, u}, true
 	case resp.StatusCode == http.StatusOK:
-		f, err = os.Create(part)
+		f, err = openPart(part, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 		if err != nil {
 			return 0, err, false
 		}
@@ -340,6 +355,9 @@ func (c *Client) try(ctx context.Context, dst, u string, it Item, old Entry, kno
 		os.Remove(part)
 		return 0, cerr, false
 	}
+	if cerr == nil {
+		cerr = f.Sync() // complete before any rename makes it a download
+	}
 	if err := f.Close(); err != nil && cerr == nil {
 		cerr = err
 	}
@@ -350,12 +368,49 @@ func (c *Client) try(ctx context.Context, dst, u string, it Item, old Entry, kno
 	if pending.Size >= 0 && size != pending.Size {
 		return 0, fmt.Errorf("got %d bytes, want %d", size, pending.Size), true
 	}
-	if err := os.Rename(part, dst); err != nil {
+	var stored time.Time // when dst's content was stored, if the manifest knows
+	if known {
+		stored, _ = time.Parse(time.RFC3339, old.Fetched)
+	}
+	same, keptAs, err := settle(part, dst, it.Keep, stored)
+	if err != nil {
 		return 0, err, false
 	}
 	delete(man, it.Path+".part")
-	man[it.Path] = Entry{URL: it.URL, Size: size, ETag: pending.ETag, LastModified: pending.LastModified}
-	return stDownloaded, nil, false
+	now := c.now().UTC().Format(time.RFC3339)
+	if same {
+		// The content held: the new validators, and the time it was
+		// first stored.
+		e := Entry{URL: it.URL, ETag: pending.ETag, LastModified: pending.LastModified, Fetched: old.Fetched}
+		if fi, err := os.Stat(dst); err == nil {
+			e.Size = fi.Size()
+			if !known || e.Fetched == "" {
+				e.Fetched = fi.ModTime().UTC().Format(time.RFC3339)
+			}
+		}
+		man[it.Path] = e
+		return stUnchanged, nil, false
+	}
+	man[it.Path] = Entry{URL: it.URL, Size: size, ETag: pending.ETag, LastModified: pending.LastModified, Fetched: now}
+	if keptAs == "" {
+		return stDownloaded, nil, false
+	}
+	k := Entry{URL: it.URL}
+	if fi, err := os.Stat(keptAs); err == nil {
+		k.Size = fi.Size()
+		k.Fetched = fi.ModTime().UTC().Format(time.RFC3339)
+	}
+	if known {
+		k.ETag, k.LastModified, k.Fetched = old.ETag, old.LastModified, cmp.Or(old.Fetched, k.Fetched)
+	}
+	man[path.Join(path.Dir(it.Path), filepath.Base(keptAs))] = k
+	return stKept, nil, false
+}
+
+// openPart opens a download's partial file (a variable: tests write to
+// a full disk).
+var openPart = func(name string, flag int) (*os.File, error) {
+	return os.OpenFile(name, flag, 0o644)
 }
 
 func copyProgress(w io.Writer, r io.Reader, have int64, p string, prog func(Progress)) (int64, error) {

@@ -48,13 +48,21 @@ type Item struct {
 	// Immutable items never change once published (past quote files): a
 	// complete copy is skipped without asking the server.
 	Immutable bool
+	// Keep items keep every download of other content: CVM republishes
+	// its yearly archives with the latest version of each filing of the
+	// day, so a restated filing's earlier version is only in an earlier
+	// download. The newest stays under Path; the one it replaces is kept
+	// beside it as KeptName(Path, when it was stored), and a download of
+	// the content held is dropped (see settle).
+	Keep bool
 }
 
 // Plan returns the files of sources for the days from..to (inclusive).
 // cotahist: one daily file per weekday (or, when annual, one file per
 // year; the current and future years are not immutable); cad: the current
 // registry; dfp, itr, fca (the reference form: tickers of each company's
-// securities), fii: one yearly archive per year of the range; bcb: the
+// securities), fii: one yearly archive per year of the range, each
+// download of other content kept (Item.Keep); bcb: the
 // PTAX closing-rates file of every weekday (a holiday answers 404,
 // counted; its SGS series are FetchSGS's).
 func Plan(sources []string, from, to engine.Date, annual bool) ([]Item, error) {
@@ -101,11 +109,11 @@ func Plan(sources []string, from, to engine.Date, annual bool) ([]Item, error) {
 			items = append(items, cvmItem("dados/CIA_ABERTA/CAD/DADOS/cad_cia_aberta.csv", false))
 		case "dfp", "itr", "fca":
 			for y := fy; y <= ty; y++ {
-				items = append(items, cvmItem(fmt.Sprintf("dados/CIA_ABERTA/DOC/%s/DADOS/%s_cia_aberta_%d.zip", strings.ToUpper(s), s, y), false))
+				items = append(items, cvmItem(fmt.Sprintf("dados/CIA_ABERTA/DOC/%s/DADOS/%s_cia_aberta_%d.zip", strings.ToUpper(s), s, y), true))
 			}
 		case "fii":
 			for y := fy; y <= ty; y++ {
-				items = append(items, cvmItem(fmt.Sprintf("dados/FII/DOC/INF_MENSAL/DADOS/inf_mensal_fii_%d.zip", y), false))
+				items = append(items, cvmItem(fmt.Sprintf("dados/FII/DOC/INF_MENSAL/DADOS/inf_mensal_fii_%d.zip", y), true))
 			}
 		default:
 			return nil, fmt.Errorf("unknown source %q (want %s)", s, strings.Join(Sources, ", "))
@@ -119,6 +127,8 @@ func b3Item(name string, optional, immutable bool) Item {
 	return Item{URL: B3Host + "/" + p, Path: p, Optional: optional, Immutable: immutable}
 }
 
-func cvmItem(p string, immutable bool) Item {
-	return Item{URL: CVMHost + "/" + p, Path: p, Immutable: immutable}
+// cvmItem is a CVM file; keep: a yearly archive, whose every download of
+// other content is kept (Item.Keep).
+func cvmItem(p string, keep bool) Item {
+	return Item{URL: CVMHost + "/" + p, Path: p, Keep: keep}
 }
