@@ -216,12 +216,12 @@ func perShare(stmt, code string) bool {
 }
 
 // writeFilings writes the yearly archive of form (DFP or ITR) for
-// reference year y: one table per statement and aggregation (con, ind),
-// the capital table and the filing index. Every report is written as
-// filed (ÚLTIMO), followed by its figures again as the next period's
-// comparatives (PENÚLTIMO, one year earlier), which import skips.
+// reference year y as the CVM publishes it: each download holds the
+// latest version of each filing of its day, so a year with restated
+// filings is written as the downloads pregao fetch keeps
+// (publications): the newest under the official name, each earlier one
+// that holds a version restated since beside it (fetch.KeptName).
 func (w *writer) writeFilings(form string, y int) error {
-	lower := strings.ToLower(form)
 	var reps []*engine.Report
 	for i := range w.u.Reports {
 		r := &w.u.Reports[i]
@@ -229,6 +229,66 @@ func (w *writer) writeFilings(form string, y int) error {
 			reps = append(reps, r)
 		}
 	}
+	// The filings: one per (company, reference date, version).
+	seen := map[string]bool{}
+	var fs []*engine.Report
+	for _, r := range reps {
+		k := fmt.Sprint(r.CompanyID, r.ReferenceDate, r.Version)
+		if !seen[k] {
+			seen[k] = true
+			fs = append(fs, r)
+		}
+	}
+	sort.Slice(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.CompanyID != b.CompanyID {
+			return a.CompanyID < b.CompanyID
+		}
+		if a.ReferenceDate != b.ReferenceDate {
+			return a.ReferenceDate < b.ReferenceDate
+		}
+		return a.Version < b.Version
+	})
+	vs := make([]filingVersion, len(fs))
+	docID := make(map[*engine.Report]int, len(fs)) // ID_DOC, one per filing whatever the download
+	for i, r := range fs {
+		docID[r] = 100000 + i
+		vs[i] = filingVersion{key: fmt.Sprint(r.CompanyID, r.ReferenceDate), version: r.Version, day: localDate(r.PublishDate.Time())}
+	}
+	w.add(func(s *Stats) { s.Reports += len(reps) })
+	rel := fmt.Sprintf("%s/%s_cia_aberta_%d.zip", map[string]string{"DFP": DFPDir, "ITR": ITRDir}[form], strings.ToLower(form), y)
+	for _, p := range publications(vs) {
+		held := map[string]bool{}
+		var pfs []*engine.Report
+		for i, r := range fs {
+			if p.hold[i] {
+				held[fmt.Sprint(r.CompanyID, r.ReferenceDate, r.Version)] = true
+				pfs = append(pfs, r)
+			}
+		}
+		var preps []*engine.Report
+		for _, r := range reps {
+			if held[fmt.Sprint(r.CompanyID, r.ReferenceDate, r.Version)] {
+				preps = append(preps, r)
+			}
+		}
+		if err := w.writeFilingZip(publicationPath(rel, p), form, y, preps, pfs, docID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFilingZip writes one download of the yearly archive of form for
+// reference year y, at rel: reps, one table per statement and
+// aggregation (con, ind); the capital table and the filing index of fs,
+// the filings of reps (sorted by company, reference date and version;
+// docID gives each its ID_DOC).
+// Every report is written as filed (ÚLTIMO), followed by its figures
+// again as the next period's comparatives (PENÚLTIMO, one year earlier),
+// which import skips.
+func (w *writer) writeFilingZip(rel, form string, y int, reps, fs []*engine.Report, docID map[*engine.Report]int) error {
+	lower := strings.ToLower(form)
 	var ms []member
 	for _, stmt := range engine.Statements {
 		for _, agg := range []string{engine.AggConsolidated, engine.AggIndividual} {
@@ -291,44 +351,25 @@ func (w *writer) writeFilings(form string, y int) error {
 						}
 					}
 				}
-				w.add(func(s *Stats) { s.StatementRows += n; s.Reports += len(sel) })
+				w.add(func(s *Stats) { s.StatementRows += n })
 				return nil
 			}})
 		}
 	}
 	// Filing index and capital: one row per (company, reference date, version).
-	seen := map[string]bool{}
-	var fs []*engine.Report
-	for _, r := range reps {
-		k := fmt.Sprint(r.CompanyID, r.ReferenceDate, r.Version)
-		if !seen[k] {
-			seen[k] = true
-			fs = append(fs, r)
-		}
-	}
-	sort.Slice(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.CompanyID != b.CompanyID {
-			return a.CompanyID < b.CompanyID
-		}
-		if a.ReferenceDate != b.ReferenceDate {
-			return a.ReferenceDate < b.ReferenceDate
-		}
-		return a.Version < b.Version
-	})
 	ms = append(ms, member{fmt.Sprintf("%s_cia_aberta_%d.csv", lower, y), func(out io.Writer) error {
 		r := &csvRow{w: out}
 		if err := r.write("CNPJ_CIA", "DT_REFER", "VERSAO", "DENOM_CIA", "CD_CVM", "CATEG_DOC", "ID_DOC", "DT_RECEB", "LINK_DOC"); err != nil {
 			return err
 		}
-		for i, rep := range fs {
+		for _, rep := range fs {
 			c := w.company[rep.CompanyID]
 			link := ""
 			if len(rep.Sources.All()) > 0 {
 				link = rep.Sources.All()[0].VisualizationURL.String()
 			}
 			if err := r.write(cnpjText(rep.CompanyID), isoDate(rep.ReferenceDate), fmt.Sprint(rep.Version), c.Name, c.CVMCode,
-				form, fmt.Sprint(100000+i), isoDate(localDate(rep.PublishDate.Time())), link); err != nil {
+				form, fmt.Sprint(docID[rep]), isoDate(localDate(rep.PublishDate.Time())), link); err != nil {
 				return err
 			}
 		}
@@ -353,7 +394,7 @@ func (w *writer) writeFilings(form string, y int) error {
 		}
 		return nil
 	}})
-	return w.writeZip(fmt.Sprintf("%s/%s_cia_aberta_%d.zip", map[string]string{"DFP": DFPDir, "ITR": ITRDir}[form], lower, y), ms)
+	return w.writeZip(rel, ms)
 }
 
 // yearBefore is d one year earlier (Feb 29 becomes Feb 28).

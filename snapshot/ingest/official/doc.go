@@ -14,6 +14,7 @@
 //	dados/CIA_ABERTA/DOC/ITR/DADOS/itr_cia_aberta_YYYY.zip
 //	dados/CIA_ABERTA/DOC/FCA/DADOS/fca_cia_aberta_YYYY.zip   (the as-of year)
 //	dados/FII/DOC/INF_MENSAL/DADOS/inf_mensal_fii_YYYY.zip
+//	.../dfp_cia_aberta_YYYY.YYYYMMDDT230000Z.zip, ...      earlier downloads (below)
 //	indexProxy/indexCall/GetPortfolioDay/SYMBOL/YYYY-MM-DD.json        one portfolio per index
 //	listedCompaniesProxy/CompanyCall/GetListedCashDividends/SYMBOL.json per issuer root
 //	listedCompaniesProxy/CompanyCall/GetListedSupplementCompany/SYMBOL.json
@@ -29,6 +30,15 @@
 // skips (odd lot, options, forwards, rights: Stats counts them) and the
 // DFP/ITR tables carry the previous period's comparatives (PENÚLTIMO),
 // as the official files do.
+//
+// The yearly DFP, ITR and FII archives are written as the CVM publishes
+// them and pregao fetch keeps them: each download holds, of each filing,
+// the latest version published by its day, so a restated filing's
+// earlier version is only in an earlier download. A year with
+// restatements is written as several downloads (publications): one the
+// day before each restatement (named as fetch keeps an earlier download,
+// fetch.KeptName, at 20:00 in São Paulo that day) and the newest under
+// the official name, holding the latest version of every filing.
 //
 // What the formats cannot carry is listed, with the reason, in
 // docs/data-format.md ("Official files of the demo universe"); the

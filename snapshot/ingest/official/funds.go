@@ -50,8 +50,36 @@ const (
 	fiiAtivoHeader       = "CNPJ_Fundo;Data_Referencia;Versao;Total_Necessidades_Liquidez;Disponibilidades"
 )
 
-// writeFII writes the monthly reports of year y (rs, every version).
+// writeFII writes the monthly reports of year y (rs, every version) as
+// the CVM publishes them: each download holds the latest version of each
+// fund's month of its day, so a year with restated reports is written as
+// the downloads pregao fetch keeps (publications): the newest under the
+// official name, each earlier one that holds a version restated since
+// beside it (fetch.KeptName).
 func (w *writer) writeFII(y int, rs []*engine.FundReport) error {
+	vs := make([]filingVersion, len(rs))
+	for i, fr := range rs {
+		vs[i] = filingVersion{key: fmt.Sprint(fr.FundID, fr.ReferenceDate), version: fr.Version, day: localDate(fr.PublishDate)}
+	}
+	w.add(func(s *Stats) { s.FundReports += len(rs) })
+	rel := fmt.Sprintf("%s/inf_mensal_fii_%d.zip", FIIDir, y)
+	for _, p := range publications(vs) {
+		var held []*engine.FundReport
+		for i, fr := range rs {
+			if p.hold[i] {
+				held = append(held, fr)
+			}
+		}
+		if err := w.writeFIIZip(publicationPath(rel, p), y, held); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFIIZip writes one download of the monthly reports of year y, at
+// rel: the tables of rs.
+func (w *writer) writeFIIZip(rel string, y int, rs []*engine.FundReport) error {
 	tbl := func(name, header string, row func(r *csvRow, fr *engine.FundReport) error) member {
 		return member{fmt.Sprintf("inf_mensal_fii_%s_%d.csv", name, y), func(out io.Writer) error {
 			r := &csvRow{w: out}
@@ -93,6 +121,5 @@ func (w *writer) writeFII(y int, rs []*engine.FundReport) error {
 			return r.write(append(key(fr), "0", "0")...)
 		}),
 	}
-	w.add(func(s *Stats) { s.FundReports += len(rs) })
-	return w.writeZip(fmt.Sprintf("%s/inf_mensal_fii_%d.zip", FIIDir, y), ms)
+	return w.writeZip(rel, ms)
 }
