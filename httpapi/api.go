@@ -361,7 +361,8 @@ func (a *API) Warm() {
 }
 
 // RecordReload counts a reload attempt (ok false: the new snapshot was
-// refused and the previous one kept).
+// refused and the previous one kept). A caller does not count a reload
+// it stopped itself (a fetch abandoned at shutdown).
 func (a *API) RecordReload(ok bool) {
 	if ok {
 		a.m.reloads.WithLabelValues("ok").Inc()

@@ -110,7 +110,7 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 		}, []string{"kind"}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pregao_snapshot_reloads_total",
-			Help: "Snapshot reload attempts by result (ok or error).",
+			Help: "Snapshot reload attempts by result (ok or error; a fetch stopped by a shutdown is neither).",
 		}, []string{"result"}),
 		keysLoaded: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pregao_keys_loaded",

@@ -174,3 +174,61 @@ func TestShutdownDuringFirstFetch(t *testing.T) {
 		t.Errorf("the log of a fetch stopped by the shutdown:\n%s", l)
 	}
 }
+
+// TestShutdownDuringReloadFetch: a shutdown that stops the download of a
+// new publication is no failed reload: neither
+// pregao_snapshot_reloads_total{result="error"} (which
+// PregaoSnapshotReloadFailing alerts on) nor
+// pregao_snapshot_fetch_failures_total counts it, and it is logged as a
+// stop.
+func TestShutdownDuringReloadFetch(t *testing.T) {
+	snap, keys, _ := serveFixture(t)
+	good, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &slowOrigin{body: good, etag: `"v1"`, started: make(chan struct{})}
+	srv := httptest.NewServer(o)
+	defer srv.Close()
+	cfg := DefaultServeConfig()
+	cfg.Snapshot, cfg.Keys, cfg.SnapshotCache, cfg.Watch = srv.URL+"/s.snap", keys, t.TempDir(), 50*time.Millisecond
+	var log syncBuffer
+	m, stop := startServe(t, cfg, &log)
+	o.mu.Lock()
+	o.etag, o.rate = `"v2"`, 1024
+	o.mu.Unlock()
+	select {
+	case <-o.started:
+	case <-time.After(waitBound):
+		t.Fatal("the watch did not start the download")
+	}
+	if err := stop(); err != nil { // Run returns once the reload's goroutine has
+		t.Errorf("Run: %v", err)
+	}
+	if o.whole.Load() {
+		t.Fatal("the shutdown waited for the download: nothing was stopped")
+	}
+	if n := counterValue(t, m.Registry, "pregao_snapshot_reloads_total", "result", "error"); n != 0 {
+		t.Errorf(`pregao_snapshot_reloads_total{result="error"} = %v after a shutdown during a fetch, want 0`, n)
+	}
+	if n := counterValue(t, m.Registry, "pregao_snapshot_reloads_total", "result", "ok"); n != 0 {
+		t.Errorf(`pregao_snapshot_reloads_total{result="ok"} = %v, want 0`, n)
+	}
+	mf, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range mf {
+		if f.GetName() != "pregao_snapshot_fetch_failures_total" {
+			continue
+		}
+		for _, c := range f.GetMetric() {
+			if v := c.GetCounter().GetValue(); v != 0 {
+				t.Errorf("pregao_snapshot_fetch_failures_total%v = %v, want 0", c.GetLabel(), v)
+			}
+		}
+	}
+	if l := log.String(); !strings.Contains(l, "snapshot fetch stopped: shutting down") || strings.Contains(l, "snapshot fetch failed") {
+		t.Errorf("the log of a fetch stopped by the shutdown:\n%s", l)
+	}
+}

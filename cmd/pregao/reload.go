@@ -273,14 +273,19 @@ func (m *Main) reloadKeys() error {
 // reloadSnapshot brings a remote snapshot's local copy up to date (a
 // conditional request: one 304 when it has not changed) and loads the
 // snapshot file if it changed since it was last loaded. Every failure,
-// fetch or load, is counted as a refused reload. It holds m.snapMu for
-// the fetch and the load; ctx ends the fetch (not a load under way).
+// fetch or load, is counted as a refused reload, but a fetch stopped by
+// ctx (a shutdown), which refuses nothing: it is not counted at all, as
+// pregao_snapshot_fetch_failures_total does not count it. It holds
+// m.snapMu for the fetch and the load; ctx ends the fetch (not a load
+// under way).
 func (m *Main) reloadSnapshot(ctx context.Context) error {
 	m.snapMu.Lock()
 	defer m.snapMu.Unlock()
 	var errs []error
 	if err := m.fetchSnapshot(ctx); err != nil {
-		m.API.RecordReload(false)
+		if remote.ReasonOf(err) != remote.ReasonCanceled {
+			m.API.RecordReload(false)
+		}
 		errs = append(errs, err)
 	}
 	if sigOf(m.snapPath) != m.snapSig {
