@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/pregao/pregao/index"
@@ -141,6 +142,7 @@ func (b *builder) rootFactor(sa *ShareAction, ai int32) (Num, error) {
 // notes), and the newest session of the P_i used (NoDate when the value
 // is 1).
 func (b *builder) receivedValue(sa *ShareAction, a *Asset) (Num, Date) {
+	b.readAtOpen(a)
 	j := index.LastLE(a.Daily.Dates, sa.PriorExDate)
 	if j < 0 {
 		return 1, NoDate
@@ -162,6 +164,7 @@ func (b *builder) receivedValue(sa *ShareAction, a *Asset) (Num, Date) {
 			return 1, NoDate
 		}
 		r := &b.d.assets[ri]
+		b.readAtOpen(r)
 		i := index.FirstGT(r.Daily.Dates, sa.PriorExDate)
 		if i >= r.Daily.Len() || !r.Daily.Close(i).Valid() {
 			return 1, NoDate
@@ -176,8 +179,54 @@ func (b *builder) receivedValue(sa *ShareAction, a *Asset) (Num, Date) {
 	return p / (p - sum), at
 }
 
+// readAtOpen notes that Build reads a's daily bars (beyond their
+// summaries): see Dataset.OpenReads.
+func (b *builder) readAtOpen(a *Asset) {
+	if b.openRead == nil {
+		b.openRead = make(map[int32]bool)
+	}
+	b.openRead[a.pos] = true
+}
+
+// OpenReads returns the tickers whose bars Build read at open, beyond
+// their summaries, each sorted, each ticker once: daily, those of every
+// asset whose history was joined with its former tickers' (its own and
+// theirs: the joined rows, and the latest quote made from them) and
+// those whose daily closes an adjustment factor took the value of
+// received shares from (the adjusted asset's and each received asset's,
+// with their former tickers); intraday, those of the joined histories
+// (1-minute bars enter no factor). What Build derived from them
+// (adjustment factors, the cash actions' factors, joined histories and
+// their latest quotes) is served by routes that verify none of their
+// blocks, and enters other tickers' adjusted prices: a loader that
+// verifies blocks on first use (SetBlocks) verifies these tickers'
+// blocks before the Dataset is published. A few tickers for each
+// rename and each share action with received shares.
+func (d *Dataset) OpenReads() (daily, intraday []string) {
+	return d.openDaily, d.openIntraday
+}
+
+// setOpenReads makes Dataset.OpenReads from the assets noted by
+// readAtOpen and those with former tickers.
+func (b *builder) setOpenReads() {
+	var daily, intraday []string
+	for i := range b.d.assets {
+		a := &b.d.assets[i]
+		if len(a.Former) > 0 {
+			intraday = append(append(intraday, a.Ticker), a.Former...)
+		}
+		if len(a.Former) > 0 || b.openRead[a.pos] {
+			daily = append(append(daily, a.Ticker), a.Former...)
+		}
+	}
+	slices.Sort(daily)
+	slices.Sort(intraday)
+	b.d.openDaily, b.d.openIntraday = slices.Compact(daily), slices.Compact(intraday)
+}
+
 // buildAdjust computes every asset's events and step function.
 func (b *builder) buildAdjust() error {
+	defer b.setOpenReads()
 	u := b.u
 	per := make([][]AdjEvent, len(b.d.assets))
 	for i := range u.ShareActions {

@@ -230,6 +230,7 @@ type builder struct {
 
 	renameTo map[string]*TickerRename // former ticker -> its rename
 	preds    map[string][]*TickerRename
+	openRead map[int32]bool // assets whose daily bars Build read (readAtOpen)
 	dailyOf  map[string]*Series
 	intraOf  map[string]*Intraday
 

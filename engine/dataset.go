@@ -56,6 +56,8 @@ type Dataset struct {
 
 	sessionsState // see SessionAt
 
+	openDaily, openIntraday []string // tickers whose bars Build read (OpenReads)
+
 	blocks *blockState           // SetBlocks (nil: the bars are verified)
 	fault  atomic.Pointer[error] // Fail's first error (nil: none)
 

@@ -166,6 +166,48 @@ func BenchmarkLoadFile(b *testing.B) {
 	b.ReportMetric(float64(m.HeapInuse)/(1<<20), "heap-inuse-MiB")
 }
 
+// BenchmarkLoadFileLazy loads the format 6 snapshot named by -snapshot
+// as pregao serve's first load does (Load with PauseGC and LazyVerify,
+// no background pass): its blocks are left to their first use, but those
+// of the bars the index build reads (engine.Dataset.OpenReads), verified
+// before Load returns. It reports the load's CPU time and the blocks
+// verified by then (open-blocks, open-KiB), e.g. for the scale-1 demo:
+//
+//	go test -run '^$' -bench 'LoadFileLazy' -benchtime 4x -count 6 ./snapshot/ -snapshot $PWD/.cache/demo-s1-x1/demo.snap
+func BenchmarkLoadFileLazy(b *testing.B) {
+	if *snapFile == "" {
+		b.Skip("no -snapshot FILE")
+	}
+	var blocks, bytes int64
+	var cpu int64
+	for b.Loop() {
+		cpu0 := cpuTime()
+		ds, _, err := Load(*snapFile, LoadOptions{PauseGC: true, LazyVerify: true, VerifyRate: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpu += cpuTime() - cpu0
+		b.StopTimer()
+		blocks, bytes = 0, 0
+		if x, ok := ds.Blocks().(*colBlocks); ok {
+			for _, c := range x.kinds {
+				for i := range c.blocks {
+					if c.state[i].Load() != blockUnknown {
+						blocks++
+						bytes += c.blocks[i].N
+					}
+				}
+			}
+		}
+		ds = nil
+		runtime.GC()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(blocks), "open-blocks")
+	b.ReportMetric(float64(bytes)/1024, "open-KiB")
+}
+
 // benchDecode decodes data b.N times (Decode, with collection paused for
 // a large snapshot, as LoadOptions.PauseGC does) and reports the file
 // size, the Universe's own bytes (columns, structs, strings) and the heap

@@ -177,6 +177,50 @@ func (x *colBlocks) Ticker(t string) error {
 	return nil
 }
 
+// verifyOpenReads verifies the blocks of the daily series of tickers
+// daily and of the intraday series of tickers intraday
+// (engine.Dataset.OpenReads: the bars the index build read at open),
+// each read from the file kept for the pass (pread: the mapping's pages
+// stay as they are), through the mapping where there is none or the
+// read fails, and returns the first bad block's error. A bad block
+// fails the snapshot as on a request's first use. A fault reading the
+// mapping is recorded as the snapshot's error.
+func (x *colBlocks) verifyOpenReads(daily, intraday []string) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if x.catchFault(recover()) {
+			err = x.Err()
+		}
+	}()
+	var buf []byte
+	verify := func(r blockRef) {
+		if r.kind < 0 {
+			return
+		}
+		c, i := x.kinds[r.kind], int(r.block)
+		if c.state[i].Load() != blockUnknown {
+			return
+		}
+		if n := c.blocks[i].N; x.file != nil && int64(len(buf)) < n {
+			buf = alignedBytes(n)
+		}
+		if !x.readVerify(c, i, x.file, buf) {
+			c.verify(i)
+		}
+	}
+	for _, t := range daily {
+		if tb, ok := x.byTicker[t]; ok {
+			verify(tb.daily)
+		}
+	}
+	for _, t := range intraday {
+		if tb, ok := x.byTicker[t]; ok {
+			verify(tb.intraday)
+		}
+	}
+	return x.Err()
+}
+
 // All verifies every block not yet verified, in parallel, and returns
 // the first bad block's error. Concurrent callers wait for one
 // verification instead of each hashing the blocks.

@@ -20,10 +20,23 @@ import (
 	"github.com/pregao/pregao/snapshot/ingest/demo"
 )
 
+// smallBlocks makes the format 6 files t writes cut their column
+// sections into blocks of about 4 KiB (256 KiB in a real file) until t
+// ends: each series of a small demo market lies in blocks of its own (a
+// daily series of 2021 on is about 45 KB), as in a large one, where
+// the blocks of the few tickers a lazy load verifies at open
+// (engine.Dataset.OpenReads) hold no other ticker's bars.
+func smallBlocks(t *testing.T) {
+	old := blockTarget
+	blockTarget = 4 << 10
+	t.Cleanup(func() { blockTarget = old })
+}
+
 // lazyFile writes a demo market with daily and intraday bars as format 6
-// and returns its path.
+// (small blocks: smallBlocks) and returns its path.
 func lazyFile(t *testing.T) string {
 	t.Helper()
+	smallBlocks(t)
 	u := demo.GenerateSize(3, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, SponsoredBDRs: 1, HistoryFrom: 2021, IntradayTickers: 3, IntradaySessions: 3})
 	d, err := ratios.Derive(u)
 	if err != nil {
@@ -48,7 +61,9 @@ type flipTarget struct {
 
 // flipTargets finds, in the format 6 file at path, one ticker of each
 // kind of bars (daily, intraday) held where the file lies, and where its
-// first opening price is.
+// first opening price is: a ticker whose blocks a lazy load leaves
+// unverified (not one of engine.Dataset.OpenReads', whose blocks it
+// verifies at open, nor one sharing a block with them).
 func flipTargets(t *testing.T, path string) []flipTarget {
 	t.Helper()
 	ds, h, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
@@ -56,41 +71,61 @@ func flipTargets(t *testing.T, path string) []flipTarget {
 		t.Fatal(err)
 	}
 	x := ds.Blocks().(*colBlocks)
-	kinds := slices.Clone(x.kinds) // in the area's order
-	slices.SortFunc(kinds, func(a, b *blockChecks) int {
-		return int(uintptr(unsafe.Pointer(&a.sec[0])) - uintptr(unsafe.Pointer(&b.sec[0])))
-	})
 	var out []flipTarget
-	start := h.ColumnsOffset
-	for _, c := range kinds {
-		base := uintptr(unsafe.Pointer(&c.sec[0]))
+	for _, kind := range []string{"daily", "intraday"} {
 		for i := range ds.Assets() {
 			a := &ds.Assets()[i]
 			if len(a.Former) > 0 {
 				continue
 			}
 			var p unsafe.Pointer
-			if cols, ok := a.Daily.Columns(); c.kind == "daily" && ok && len(cols.Open) > 0 {
+			if cols, ok := a.Daily.Columns(); kind == "daily" && ok && len(cols.Open) > 0 {
 				p = unsafe.Pointer(&cols.Open[0])
-			} else if ic, ok := a.Intraday.Columns(); c.kind == "intraday" && ok && len(ic.Open) > 0 {
+			} else if ic, ok := a.Intraday.Columns(); kind == "intraday" && ok && len(ic.Open) > 0 {
 				p = unsafe.Pointer(&ic.Open[0])
 			} else {
 				continue
 			}
-			off := int64(uintptr(p) - base)
-			blk := slices.IndexFunc(c.blocks, func(b colBlock) bool { return off >= b.Off && off < b.Off+b.N })
-			if off < 0 || off >= int64(len(c.sec)) || blk < 0 {
-				t.Fatalf("%s %s: open at %d, outside its columns (%d bytes)", c.kind, a.Ticker, off, len(c.sec))
+			off, c, blk := columnPlace(t, x, h, p)
+			if c.kind != kind {
+				t.Fatalf("%s %s: its open lies in the %s columns", kind, a.Ticker, c.kind)
 			}
-			out = append(out, flipTarget{kind: c.kind, ticker: a.Ticker, off: start + off, block: blk})
+			if c.state[blk].Load() != blockUnknown {
+				continue // verified at open
+			}
+			out = append(out, flipTarget{kind: kind, ticker: a.Ticker, off: off, block: blk})
 			break
+		}
+	}
+	if len(out) != 2 {
+		t.Fatalf("found %d kinds of bars in blocks left unverified at open, want daily and intraday: %+v", len(out), out)
+	}
+	return out
+}
+
+// columnPlace returns where p, a value in the column area of x's
+// Dataset (loaded from a file whose header is h), lies: its offset in
+// the file, its columns and their block holding it.
+func columnPlace(t *testing.T, x *colBlocks, h Header, p unsafe.Pointer) (int64, *blockChecks, int) {
+	t.Helper()
+	kinds := slices.Clone(x.kinds) // in the area's order
+	slices.SortFunc(kinds, func(a, b *blockChecks) int {
+		return int(uintptr(unsafe.Pointer(&a.sec[0])) - uintptr(unsafe.Pointer(&b.sec[0])))
+	})
+	start := h.ColumnsOffset
+	for _, c := range kinds {
+		off := int64(uintptr(p) - uintptr(unsafe.Pointer(&c.sec[0])))
+		if uintptr(p) >= uintptr(unsafe.Pointer(&c.sec[0])) && off < int64(len(c.sec)) {
+			blk := slices.IndexFunc(c.blocks, func(b colBlock) bool { return off >= b.Off && off < b.Off+b.N })
+			if blk < 0 {
+				t.Fatalf("%s columns: byte %d in no block", c.kind, off)
+			}
+			return start + off, c, blk
 		}
 		start += int64(len(c.sec))
 	}
-	if len(out) != 2 {
-		t.Fatalf("found %d kinds of bars, want daily and intraday: %+v", len(out), out)
-	}
-	return out
+	t.Fatal("a value outside the column area")
+	return 0, nil, 0
 }
 
 // flipped writes a copy of the file at path with bit 0 of byte off
@@ -109,7 +144,27 @@ func flipped(t *testing.T, path string, off int64) string {
 	return bad
 }
 
-// A format 6 file loaded with LazyVerify reads no block at open; a byte
+// openBlocks returns how many blocks hold the bars of ds's OpenReads
+// tickers: those a lazy load verifies at open.
+func openBlocks(ds *engine.Dataset) int64 {
+	x := ds.Blocks().(*colBlocks)
+	seen := map[blockRef]bool{}
+	daily, intraday := ds.OpenReads()
+	for _, t := range daily {
+		if tb, ok := x.byTicker[t]; ok && tb.daily.kind >= 0 {
+			seen[tb.daily] = true
+		}
+	}
+	for _, t := range intraday {
+		if tb, ok := x.byTicker[t]; ok && tb.intraday.kind >= 0 {
+			seen[tb.intraday] = true
+		}
+	}
+	return int64(len(seen))
+}
+
+// A format 6 file loaded with LazyVerify verifies at open only the
+// blocks of the bars the index build read (OpenReads); a byte
 // flipped in a price of each kind of bars (daily, intraday) is found by
 // the first request for its ticker (CheckAsset: ErrChecksum, and the
 // Dataset is failed from then on), by a request that reads every block
@@ -126,12 +181,12 @@ func TestLazyVerifyFindsFlippedByte(t *testing.T) {
 				t.Fatalf("lazy load of a file with a bad %s block: %v", f.kind, err)
 			}
 			st := ds.Blocks().Status()
-			if st.Verified != 0 || st.Blocks == 0 || ds.BlockErr() != nil {
-				t.Fatalf("after open: %+v, err %v: want nothing verified", st, ds.BlockErr())
-			}
 			x := ds.Blocks().(*colBlocks)
 			k := slices.IndexFunc(x.kinds, func(c *blockChecks) bool { return c.kind == f.kind })
 			badRef := blockRef{kind: int16(k), block: int32(f.block)}
+			if st.Verified != openBlocks(ds) || st.Verified >= st.Blocks || x.kinds[k].state[f.block].Load() != blockUnknown || ds.BlockErr() != nil {
+				t.Fatalf("after open: %+v, err %v: want only the %d blocks of the bars read at open verified", st, ds.BlockErr(), openBlocks(ds))
+			}
 			good := ""
 			for i := range ds.Assets() {
 				a := &ds.Assets()[i]
@@ -387,17 +442,35 @@ func TestLazyVerifyReloadUnderReaders(t *testing.T) {
 // the block bad (ErrFormat) and fails the Dataset; a load that verifies
 // every block refuses it.
 func TestLazyVerifyFindsDatesOutOfOrder(t *testing.T) {
+	smallBlocks(t)
 	u := demo.GenerateSize(3, demo.Size{Companies: 4, FIIs: 1, ETFs: 1, SponsoredBDRs: 1, HistoryFrom: 2021, IntradayTickers: 3, IntradaySessions: 3})
 	d, err := ratios.Derive(u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.Derived = d
-	k := slices.IndexFunc(u.Daily, func(s engine.Series) bool { return s.Len() > 100 })
+	path := filepath.Join(t.TempDir(), "v6.snap")
+	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	// A series whose block a lazy load leaves unverified at open (see
+	// OpenReads): swapping two of its dates moves no byte to another block.
+	good, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazyBlock := func(ds *engine.Dataset, ticker string) bool {
+		x := ds.Blocks().(*colBlocks)
+		r := x.byTicker[ticker].daily
+		return r.kind >= 0 && x.kinds[r.kind].state[r.block].Load() == blockUnknown
+	}
+	k := slices.IndexFunc(u.Daily, func(s engine.Series) bool { return s.Len() > 100 && lazyBlock(good, s.Ticker) })
+	if k < 0 {
+		t.Fatal("no series of over 100 days in a block left unverified at open")
+	}
 	s := &u.Daily[k]
 	n := s.Len()
 	s.Dates[n-60], s.Dates[n-59] = s.Dates[n-59], s.Dates[n-60]
-	path := filepath.Join(t.TempDir(), "v6.snap")
 	if err := WriteFile(path, u, WriteOptions{Version: 6}); err != nil {
 		t.Skipf("the writer refuses the dates: %v", err)
 	}
@@ -407,6 +480,9 @@ func TestLazyVerifyFindsDatesOutOfOrder(t *testing.T) {
 	ds, _, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
 	if err != nil {
 		t.Fatalf("lazy load: %v", err)
+	}
+	if !lazyBlock(ds, s.Ticker) || ds.BlockErr() != nil {
+		t.Fatalf("%s's block verified at open (Dataset error %v)", s.Ticker, ds.BlockErr())
 	}
 	a, _ := ds.Asset(s.Ticker)
 	if err := ds.CheckAsset(a); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "block out of order") {
@@ -519,5 +595,106 @@ func TestLazyVerifyReadsTheHeapCopy(t *testing.T) {
 	a, _ := ds.Asset(f.ticker)
 	if err := ds.CheckAsset(a); !errors.Is(err, ErrChecksum) {
 		t.Errorf("CheckAsset(%s) after the pass: %v, want ErrChecksum", f.ticker, err)
+	}
+}
+
+// spunOffClose finds in ds a share action whose factor takes the value of
+// received shares (a spin-off's), its asset (parent), a received asset
+// (child) whose daily bars lie compact in the file, and the row of the
+// child's close the factor is made from (its first session after the
+// prior_ex_date); ok false when there is none.
+func spunOffClose(ds *engine.Dataset) (parent, child *engine.Asset, ev engine.AdjEvent, row int, ok bool) {
+	for i := range ds.Assets() {
+		a := &ds.Assets()[i]
+		for _, e := range a.AdjustmentEvents() {
+			sa := e.Action
+			if sa.Type != engine.ActSpinOff && sa.Type != engine.ActSpinOffQuantity && sa.Type != engine.ActRestitutionInShares {
+				continue
+			}
+			for _, l := range sa.Legs {
+				r, found := ds.Asset(l.Ticker)
+				if l.LegType != engine.LegReceived || !found || len(r.Former) > 0 {
+					continue
+				}
+				cols, compact := r.Daily.Columns()
+				if !compact {
+					continue
+				}
+				k, _ := slices.BinarySearch(cols.Dates, sa.PriorExDate+1)
+				if k < len(cols.Dates) && r.Daily.Close(k).Valid() {
+					return a, r, e, k, true
+				}
+			}
+		}
+	}
+	return nil, nil, engine.AdjEvent{}, 0, false
+}
+
+// The bars engine.Build reads at open (OpenReads: the closes an
+// adjustment factor takes the value of received shares from, renamed
+// tickers' joined histories) feed answers of routes that verify no
+// block (the cash actions' factors, the corporate actions, the latest
+// quotes of the rankings) and other tickers' adjusted prices. A lazy
+// load verifies their blocks before it returns, and no other: a byte
+// flipped in a spin-off child's close fails the Dataset at once
+// (ErrChecksum, before any request), where the parent's factor made
+// from it differs from the good file's.
+func TestLazyVerifyOpenReads(t *testing.T) {
+	path := lazyFile(t)
+	good, h, err := Load(path, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, child, ev, row, ok := spunOffClose(good)
+	if !ok {
+		t.Fatal("the demo market has no spin-off with a listed child: the test covers nothing")
+	}
+	reads, intraday := good.OpenReads()
+	renamed := ""
+	for i := range good.Assets() {
+		if a := &good.Assets()[i]; len(a.Former) > 0 {
+			renamed = a.Ticker
+			for _, f := range append([]string{a.Ticker}, a.Former...) {
+				if !slices.Contains(reads, f) || !slices.Contains(intraday, f) {
+					t.Errorf("OpenReads %q, %q: no %s, of the renamed %s's joined histories", reads, intraday, f, a.Ticker)
+				}
+			}
+		}
+	}
+	if renamed == "" {
+		t.Error("the demo market has no renamed ticker: the test covers it not")
+	}
+	if !slices.Contains(reads, parent.Ticker) || !slices.Contains(reads, child.Ticker) {
+		t.Errorf("OpenReads %q: want %s and %s (the spin-off's factor)", reads, parent.Ticker, child.Ticker)
+	}
+	x := good.Blocks().(*colBlocks)
+	if st := good.Blocks().Status(); st.Verified != openBlocks(good) || st.Verified >= st.Blocks || st.Bad != 0 || good.BlockErr() != nil {
+		t.Errorf("after a lazy load: %+v (error %v), want the %d blocks of %q (daily) and %q (intraday) verified", st, good.BlockErr(), openBlocks(good), reads, intraday)
+	}
+	if n := x.fromFile.Load(); n != openBlocks(good) {
+		t.Errorf("%d blocks read from the file at open, want %d: the mapping's pages are left as they are", n, openBlocks(good))
+	}
+	cols, _ := child.Daily.Columns()
+	off, c, blk := columnPlace(t, x, h, unsafe.Pointer(&cols.Close[row]))
+	if c.state[blk].Load() != blockGood {
+		t.Fatalf("%s's daily block %d not verified at open", child.Ticker, blk)
+	}
+
+	bad := flipped(t, path, off+2) // the close's bit 16
+	ds, _, err := Load(bad, LoadOptions{LazyVerify: true, VerifyRate: -1})
+	if err != nil {
+		t.Fatalf("lazy load: %v, want the Dataset failed, not the load", err)
+	}
+	if err := ds.BlockErr(); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "daily block") {
+		t.Fatalf("BlockErr after a lazy load with %s's close flipped: %v, want ErrChecksum naming the block", child.Ticker, err)
+	}
+	if st := ds.Blocks().Status(); st.Bad != 1 {
+		t.Errorf("status: %+v, want the one bad block", st)
+	}
+	// What the check keeps from an answer: the factor made from the
+	// flipped close.
+	pa, _ := ds.Asset(parent.Ticker)
+	if f, g := pa.AdjustmentFactor(ev.Date), parent.AdjustmentFactor(ev.Date); f == g {
+		t.Errorf("%s's factor on %s is %v with the child's close flipped as without: the flip changes nothing", parent.Ticker, ev.Date, float64(f))
 	}
 }

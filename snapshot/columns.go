@@ -31,8 +31,10 @@ import (
 // own); its index (dailyIndex) gives each series its place and form and
 // each block its place and xxhash64.
 
-// blockTarget is the size a block of a column section is cut at.
-const blockTarget = 256 << 10
+// blockTarget is the size a block of a column section is cut at. Tests
+// set it lower (smallBlocks) so that a small file's series lie in
+// blocks of their own, as a large file's do.
+var blockTarget = 256 << 10
 
 // colBlock is one block of a column section: bytes [Off, Off+N) of the
 // section and their xxhash64.
@@ -115,7 +117,7 @@ type blocker struct {
 // start, closing the open block first once it holds blockTarget bytes.
 func (k *blocker) series(dst []byte) int64 {
 	off := int64(len(dst)) - k.base
-	if off-k.start >= blockTarget {
+	if off-k.start >= int64(blockTarget) {
 		k.flush(dst, off)
 	}
 	return off

@@ -58,7 +58,7 @@ func TestDailyColumnsRoundTrip(t *testing.T) {
 		t.Fatalf("%d blocks for %d bytes: want several", len(ix.Blocks), len(sec))
 	}
 	for i, b := range ix.Blocks[:len(ix.Blocks)-1] {
-		if b.N < blockTarget {
+		if b.N < int64(blockTarget) {
 			t.Errorf("block %d: %d bytes, under %d", i, b.N, blockTarget)
 		}
 	}

@@ -119,7 +119,7 @@ func (d *DailySpill) area(series []engine.Series) ([]piece, int64, dailyIndex, e
 		if !ok || sp.col.Rows != s.Len() {
 			return nil, 0, dailyIndex{}, fmt.Errorf("snapshot: daily series %q of %d rows not written ahead as such", s.Ticker, s.Len())
 		}
-		if off-start >= blockTarget { // as colStream.add cuts blocks
+		if off-start >= int64(blockTarget) { // as colStream.add cuts blocks
 			closeBlock()
 		}
 		c := sp.col

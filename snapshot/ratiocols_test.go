@@ -386,8 +386,8 @@ func TestLazyRatiosAsBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := lazy.Blocks().Status(); st.Verified != 0 {
-		t.Fatalf("%d blocks verified before any use", st.Verified)
+	if st := lazy.Blocks().Status(); st.Verified != openBlocks(lazy) {
+		t.Fatalf("%d blocks verified before any use, want the %d of the bars read at open", st.Verified, openBlocks(lazy))
 	}
 	n := 0
 	for i := range eager.Issuers() {

@@ -220,8 +220,12 @@ type LoadOptions struct {
 	// column blocks (the bars) unchecked at open: each block is verified
 	// on its first use by a request (engine.Dataset.CheckAsset and
 	// CheckAll) and by a background pass at VerifyRate that starts when
-	// Load returns (docs/snapshot-format.md). Without it every block is
-	// verified before Load returns. Other formats are verified whole.
+	// Load returns (docs/snapshot-format.md), but the blocks of the
+	// tickers whose bars the index build read (engine.Dataset.OpenReads),
+	// verified before Load returns: a bad one fails the Dataset
+	// (engine.Dataset.BlockErr), as a request finding it would. Without
+	// it every block is verified before Load returns. Other formats are
+	// verified whole.
 	LazyVerify bool
 	// VerifyFirst, with LazyVerify, verifies every block before Load
 	// returns, each read from the file rather than through the mapping
@@ -316,6 +320,14 @@ func Load(path string, opt LoadOptions) (*engine.Dataset, Header, error) {
 		if opt.Verified != nil {
 			opt.Verified(lazy.Status())
 		}
+	}
+	if lazy != nil && !opt.VerifyFirst && lazy.blocks > 0 {
+		// The bars the index build read (the adjustment factors' closes,
+		// renamed tickers' joined histories) feed answers of routes that
+		// verify no block: their blocks are verified now. A bad one fails
+		// the Dataset (every request answers its error), as a request
+		// finding it would.
+		lazy.verifyOpenReads(ds.OpenReads())
 	}
 	if mf != nil {
 		// The Dataset holds the columns: the mapping goes when it does.

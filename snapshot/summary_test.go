@@ -411,6 +411,7 @@ func TestSummaryMismatchIsABadBlock(t *testing.T) {
 	// In a file.
 	for _, kind := range []string{"daily", "intraday"} {
 		t.Run(kind, func(t *testing.T) {
+			smallBlocks(t) // tk's block holds no bars read at open
 			u, cases := summaryUniverse(t)
 			tk := cases["1-minute session after the daily"]
 			defer func(w tailWriters) { writeTails = w }(writeTails)
