@@ -579,6 +579,9 @@ func TestBlockScopeInResolveView(t *testing.T) {
 	asOf := probe.AsOf()
 	inSession := time.Unix(latest, 0).Add(QuoteDelay - 30*time.Minute) // cut-off half an hour before the last bar
 	old := asOf.AddDate(0, -6, 0)
+	// within: the delayed cut-off a minute before the last session's
+	// close, whose valuations the key's view does not show yet.
+	within := timeUnix(sessionComplete(probe.LastSession())).Add(QuoteDelay - time.Minute)
 
 	for _, tc := range []struct {
 		name, method, path, key, body string
@@ -600,6 +603,9 @@ func TestBlockScopeInResolveView(t *testing.T) {
 		{name: "ratios", method: "GET", path: "/companies/" + company + "/ratios", key: testKeyDelayed, want: BlocksCompany},
 		{name: "ratios by ticker, csv", method: "GET", path: "/companies/" + a + "/ratios?format=csv", key: testKeyDelayed, want: BlocksCompany},
 		{name: "valuation", method: "GET", path: "/companies/" + company + "/ratios/valuation?show_calculation=true", key: testKeyDelayed, want: BlocksCompany},
+		{name: "valuation, delayed, within the delay", method: "GET", path: "/companies/" + company + "/ratios/valuation", key: testKeyDelayed, prepared: within, now: within, want: BlocksCompany},
+		{name: "company with market cap, delayed, within the delay", method: "GET", path: "/companies/" + company + "?show_market_cap=true", key: testKeyDelayed, prepared: within, now: within, want: BlocksCompany},
+		{name: "valuation, delayed, within the delay, its view not made", method: "GET", path: "/companies/" + company + "/ratios/valuation", key: testKeyDelayed, prepared: old, now: within, want: BlocksAll},
 		{name: "valuation, as_of", method: "GET", path: "/companies/" + company + "/ratios/valuation?as_of=" + old.Format(time.RFC3339), key: testKeyDelayed, want: BlocksAll},
 		{name: "ratios, encoded", method: "GET", path: "/companies/" + company + "/ratios?show%5Fcalculation=true", key: testKeyDelayed, want: BlocksAll},
 		{name: "reports", method: "GET", path: "/companies/" + company + "/reports", key: testKeyDelayed, want: BlocksCompany},

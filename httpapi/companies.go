@@ -99,7 +99,7 @@ func (a *API) company(c *call, dst []byte, r *http.Request, ps httprouter.Params
 		if err := a.checkCompany(c, is); err != nil {
 			return nil, err
 		}
-		dst = appendMarketCap(dst, c.ds, is, asOf, a.eodValuer(c))
+		dst = appendMarketCap(dst, c.ds, is, asOf, a.valuer(c))
 	}
 	if logo {
 		dst = append(dst, `,"logo":`...)
@@ -196,7 +196,7 @@ func appendSectorBlocks(dst []byte, is *engine.Issuer) []byte {
 // sv, with asOf, is the valuation at the last session before it: its
 // point stands for the TTM series' (SessionValuation.Latest). A cut
 // other than 0 leaves out the points of that session and later ones
-// (eodValuationCut).
+// (valuationCut).
 func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Time, sv *engine.SessionValuation, cut engine.Date) engine.Num {
 	i, ok := ds.IndicatorIndex(engine.IndValuation, id)
 	if !ok {
@@ -240,8 +240,9 @@ func latestValue(ds *engine.Dataset, is *engine.Issuer, id string, asOf time.Tim
 }
 
 // appendMarketCap appends market_cap and enterprise_value {value, format},
-// at the session the eod plan shows when ev is not nil (eodValuer).
-func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer, asOf time.Time, ev *eodValuer) []byte {
+// at the session the key's quote view shows when ev is not nil (valuer:
+// while that view leaves out the Dataset's last session).
+func appendMarketCap(dst []byte, ds *engine.Dataset, is *engine.Issuer, asOf time.Time, ev *valuer) []byte {
 	var sv *engine.SessionValuation
 	if !asOf.IsZero() {
 		sv = ds.SessionValuationAt(is, asOf)
@@ -292,9 +293,9 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	if err := q.err(); err != nil {
 		return nil, err
 	}
-	var mcCut *eodValuer // the eod plan's market caps (nil: the Dataset's)
+	var mcCut *valuer // the market caps of the key's view (nil: the Dataset's)
 	if mc {
-		mcCut = a.eodValuer(c)
+		mcCut = a.valuer(c)
 	}
 	if search != "" {
 		found := searchCompanies(c.ds, a.info(c.ds), search, func(is *engine.Issuer) bool {
@@ -379,9 +380,9 @@ func companiesSlot(bdr, sec, mc bool) int {
 
 // appendCompanies appends the companies list: Brazilian companies, plus
 // BDR issuers when bdr is set, with the sector blocks when sec is set and
-// market_cap/enterprise_value when mc is set (at the eod plan's session
-// with ev, eodValuer; nil: the latest).
-func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) bool, sec, mc bool, ev *eodValuer) ([]byte, int) {
+// market_cap/enterprise_value when mc is set (at the session of the
+// key's view with ev, valuer; nil: the latest).
+func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) bool, sec, mc bool, ev *valuer) ([]byte, int) {
 	dst = append(dst, '[')
 	n := 0
 	iss := ds.Issuers()
@@ -400,7 +401,7 @@ func appendCompanies(dst []byte, ds *engine.Dataset, keep func(*engine.Issuer) b
 }
 
 // appendCompanyItem appends one item of the companies list.
-func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, mc bool, ev *eodValuer) []byte {
+func appendCompanyItem(dst []byte, ds *engine.Dataset, is *engine.Issuer, sec, mc bool, ev *valuer) []byte {
 	dst = append(dst, '{')
 	dst = appendCompanyCore(dst, is)
 	dst = append(dst, `,"kind":`...)

@@ -82,7 +82,7 @@ func (a *API) lookup(c *call, r *http.Request) int {
 	if get {
 		p := &prepared{route: c.route, plan: c.key.Plan, csv: o.csv, live: c.live, path: r.URL.Path, query: r.URL.RawQuery,
 			vk: vk, sum: sum, check: o.acheck, checked: kept, etag: in.etag(sum), lm: in.lastModified}
-		switch t, part := pricedModified(c, in, vk); {
+		switch t, part := a.pricedModified(c, in, vk); {
 		case part:
 			p.lm = nil
 		case t > in.lastMod:
@@ -204,8 +204,8 @@ func (a *API) findPrepared(c *call, r *http.Request, in *dsInfo) (p *prepared, m
 	var vk viewKey
 	switch {
 	case !c.route.Priced:
-		if c.route.eodValued && c.key.Plan == PlanEOD {
-			vk = eodKey(c)
+		if c.route.valued {
+			vk, moving = a.valuedKey(c)
 		}
 	case c.key.Plan == PlanEOD:
 		vk = eodKey(c)
@@ -371,8 +371,8 @@ func (c *call) canonicalBody() []byte {
 func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum uint64, live bool, k viewKey) {
 	switch {
 	case !c.route.Priced: // the Dataset and the request only
-		if c.route.eodValued && c.key.Plan == PlanEOD { // but an eod key's valuations: its view
-			k = eodKey(c)
+		if c.route.valued { // but valuations cut short of the Dataset: their view
+			k, live = a.valuedKey(c)
 		}
 	case c.key.Plan == PlanEOD:
 		k = eodKey(c)
@@ -421,17 +421,18 @@ func (a *API) answerKey(c *call, r *http.Request, in *dsInfo, body []byte) (sum 
 // session (a snapshot served within QuoteDelay of its data's end; with
 // one, the cut-off's minute dates the answer), the eod plan's market
 // date not past the snapshot's last session (the evening its snapshot
-// is built).
+// is built), and an answer of a route that shows valuations while its
+// key's view leaves out the Dataset's last session (valuationCut).
 // Such an answer changes with the clock while the snapshot's build time
 // stays: it carries no Last-Modified, so that a client revalidating by
 // date alone (If-Modified-Since) is never answered 304 on what changed
 // since; its ETag names its view.
-func pricedModified(c *call, in *dsInfo, k viewKey) (t int64, part bool) {
+func (a *API) pricedModified(c *call, in *dsInfo, k viewKey) (t int64, part bool) {
 	switch {
 	case !c.route.Priced:
-		return 0, false
+		return 0, c.route.valued && a.valuationCut(c) != 0
 	case c.key.Plan == PlanEOD:
-		if eodValuationCut(c) != 0 { // the snapshot's last session is today's: hidden
+		if a.valuationCut(c) != 0 { // the snapshot's last session is today's: hidden
 			return 0, true
 		}
 		if k.session.Valid() && c.live != nil {

@@ -150,11 +150,12 @@ type Route struct {
 	// is called after the key and the clock are known, before the body
 	// is read, and may pin on c what it found (see pricedBlocks).
 	blocksFor func(a *API, c *call, r *http.Request) BlockScope
-	// eodValued marks a route that is not Priced but shows valuation
-	// ratios (market cap, the price multiples), which an eod key sees at
-	// its session (eodValuation): that answer's key names the eod
-	// plan's view, as a priced answer's does.
-	eodValued bool
+	// valued marks a route that is not Priced but shows valuation
+	// ratios (market cap, the price multiples), which a key sees at the
+	// session its quote view shows while that view leaves out the
+	// Dataset's last session (valuationCut): that answer's key names
+	// the view (valuedKey), as a priced answer's does.
+	valued bool
 	// Deferred marks a route whose answer reads a deferred kind of the
 	// Dataset (cash actions, fund reports, insider reports, documents,
 	// and the fund ratio points' sources: engine.Dataset.FinishDeferred): while a

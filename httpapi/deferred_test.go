@@ -80,7 +80,7 @@ func deferredSamples(t *testing.T, ts *testServer) []deferredSample {
 // waits reports whether s waits for the deferred kinds (readsDeferred).
 func (s deferredSample) waits() bool {
 	r := httptest.NewRequest(s.method, s.path, nil)
-	return readsDeferred(&call{route: s.rt, body: []byte(s.body)}, r)
+	return readsDeferred(nil, &call{route: s.rt, body: []byte(s.body)}, r)
 }
 
 // TestDeferredKindsOnlyTheirRoutesWait serves the small Dataset with its
@@ -195,10 +195,10 @@ func TestReadsDeferredLiveScreener(t *testing.T) {
 		}
 	}
 	r := httptest.NewRequest(http.MethodPost, "/v2/screener", nil)
-	if readsDeferred(&call{route: rt, body: []byte(`{}`)}, r) {
+	if readsDeferred(nil, &call{route: rt, body: []byte(`{}`)}, r) {
 		t.Error("the screener without a live session waits for the deferred kinds")
 	}
-	if !readsDeferred(&call{route: rt, body: []byte(`{}`), live: &engine.Live{}}, r) {
+	if !readsDeferred(nil, &call{route: rt, body: []byte(`{}`), live: &engine.Live{}}, r) {
 		t.Error("the screener beside a live session does not wait for the deferred kinds")
 	}
 }

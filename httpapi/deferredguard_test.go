@@ -17,7 +17,7 @@ import (
 // there either (one that did would wait in the engine, unbounded, and
 // answer from empty lists if the kinds then failed to load). Those it
 // declares beyond the delayed key's (the valuations of the session the
-// plan shows, whose dividend yield counts cash: eodValuing) wait, and
+// plan shows, whose dividend yield counts cash: valuing) wait, and
 // once the kinds are in answer what the whole Dataset answers.
 func TestDeferredKindsOnlyTheirRoutesWaitEOD(t *testing.T) {
 	whole := newTestServer(t, true)
@@ -37,8 +37,8 @@ func TestDeferredKindsOnlyTheirRoutesWaitEOD(t *testing.T) {
 		}
 		s.key = testKeyEOD
 		c := &call{route: s.rt, body: []byte(s.body), key: eod, ds: ds, now: part.api.clock.Now()}
-		if readsDeferred(c, httptest.NewRequest(s.method, s.path, nil)) {
-			if !s.rt.eodValued {
+		if readsDeferred(part.api, c, httptest.NewRequest(s.method, s.path, nil)) {
+			if !s.rt.valued {
 				t.Errorf("%s %s: the eod key waits on a route that shows no valuation", s.method, s.path)
 			}
 			waiting = append(waiting, s)

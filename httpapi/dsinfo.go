@@ -74,7 +74,7 @@ func newDSInfo(ds *engine.Dataset) *dsInfo {
 		if !q.Valid() {
 			continue
 		}
-		v := int64(q.Date)*86400 + int64(engine.SessionCloseUTC/time.Second)
+		v := sessionComplete(q.Date)
 		if q.Intraday {
 			v = q.Time + 60
 		}
@@ -256,11 +256,7 @@ func (a *API) delayedKey(c *call, in *dsInfo) (k viewKey, moving bool) {
 	}
 	defer func() { c.vk, c.vkMoving, c.vkOK = k, moving, true }()
 	cutoff := c.now.Add(-QuoteDelay).Unix()
-	visible := in.latestVisible
-	if l := c.live; l != nil {
-		ev := engine.View{Base: c.ds, Live: l}
-		visible = ev.Visible(visible)
-	}
+	visible := in.visible(c)
 	at := min(cutoff, visible)
 	k.at = at - (at%60+60)%60 // its minute: the bars complete by then are the same
 	moving = cutoff < visible
@@ -274,62 +270,148 @@ func (a *API) delayedKey(c *call, in *dsInfo) (k viewKey, moving bool) {
 // eodKey returns the eod plan's view key: the market date of now, and a
 // complete live session dated before it (its revision: its last batch).
 func eodKey(c *call) viewKey {
-	k := viewKey{at: int64(sessionDate(c.now))}
-	if l := c.live; l != nil && int64(l.Session) < k.at {
+	return cutKey(c, sessionDate(c.now))
+}
+
+// sessionComplete returns when session d's daily bar counts as complete
+// in a quote view (SessionCloseUTC of its date), unix seconds.
+func sessionComplete(d engine.Date) int64 {
+	return int64(d)*86400 + int64(engine.SessionCloseUTC/time.Second)
+}
+
+// visible returns the unix time from which a delayed cut-off sees
+// everything of c's view: the Dataset's latest quotes and the live
+// session's watermark and close (engine.View.Visible).
+func (in *dsInfo) visible(c *call) int64 {
+	v := in.latestVisible
+	if l := c.live; l != nil {
+		ev := engine.View{Base: c.ds, Live: l}
+		v = ev.Visible(v)
+	}
+	return v
+}
+
+// The valuations' cut: one rule for both plans.
+//
+// A valuation point (market cap, enterprise value, a price multiple,
+// the dividend yield) at the session of D is D's close times a
+// per-share figure: a key whose quote view does not show D's close yet
+// must not see it. valuationCut says when a key's view leaves out the
+// Dataset's last session; while it does, the valuation routes leave
+// out the points dated on or after the cut, and their TTM series end
+// at the session the view shows complete (the last before the cut),
+// priced at that view's closes (valuer): the eod plan's quotes before
+// the market date of now (the evening of the snapshot's last session),
+// the delayed plan's within 15 minutes of the snapshot's last data (or
+// of a live session's last trade, once the snapshot holds that
+// session), when its cut-off is before that session's close. The
+// routes that show valuations (Route.valued) name that view in their
+// answers' keys (valuedKey), and the ratios file is withheld while the
+// cut applies (valuationsHidden).
+
+// valuationCut returns the first session date whose valuation points
+// c's answers leave out, 0 (no cut) when its key's view shows the
+// Dataset's last session: for an eod key, the market date of now, when
+// the Dataset holds a session of that date or a later one; for a
+// delayed key, the Dataset's last session while its cut-off (now − 15
+// min) is before that session's close and short of the data. 0 for a
+// key without a plan.
+func (a *API) valuationCut(c *call) engine.Date {
+	switch c.key.Plan {
+	case PlanEOD:
+		today := sessionDate(c.now)
+		if c.ds.LastSession() < today {
+			return 0
+		}
+		return today
+	case PlanDelayed:
+		last := c.ds.LastSession()
+		if !last.Valid() {
+			return 0
+		}
+		cutoff := c.now.Add(-QuoteDelay).Unix()
+		if cutoff >= sessionComplete(last) || cutoff >= a.info(c.ds).visible(c) {
+			return 0
+		}
+		return last
+	}
+	return 0
+}
+
+// cutKey returns the key of the quote view of every ticker's last daily
+// session before the date cut (the eod plan's view of that market date,
+// eodKey; the view a valuation cut at cut is priced at, valuer): the
+// date, and a complete live session dated before it (its revision: its
+// last batch).
+func cutKey(c *call, cut engine.Date) viewKey {
+	k := viewKey{at: int64(cut)}
+	if l := c.live; l != nil && l.Session < cut {
 		k.session, k.rev = l.Session, l.Seq
 	}
 	return k
 }
 
-// eodValuationCut returns, for an eod key, the first session date whose
-// valuation points (market cap, enterprise value, the price multiples:
-// each priced at that session's close) its answers leave out: the
-// market date of now, when the Dataset holds a session of that date or
-// a later one, which the plan does not show (a multiple at the session
-// of D, times its per-share figure, is D's close; the plan's quotes stop
-// at D-1). 0 (no cut) for the other plans and when the Dataset ends
-// before today.
-func eodValuationCut(c *call) engine.Date {
-	if c.key.Plan != PlanEOD {
-		return 0
+// valuedKey returns the view key of an answer of a route that shows
+// valuations (Route.valued) for c's key, and whether it may change with
+// the clock at that key: an eod key's is its plan's (eodKey); a delayed
+// key's names the cut while one applies (the answer changes once the
+// cut-off passes the session's close), else none (the Dataset's
+// points).
+func (a *API) valuedKey(c *call) (k viewKey, moving bool) {
+	switch c.key.Plan {
+	case PlanEOD:
+		return eodKey(c), false
+	case PlanDelayed:
+		if cut := a.valuationCut(c); cut != 0 {
+			return cutKey(c, cut), true
+		}
 	}
-	today := sessionDate(c.now)
-	if c.ds.LastSession() < today {
-		return 0
-	}
-	return today
+	return viewKey{}, false
 }
 
-// eodValuer prices an eod key's valuations while its answers leave out
-// the Dataset's last session (eodValuationCut): at the session before,
-// the one the plan's quotes show. nil: no cut (the Dataset's own points).
-type eodValuer struct {
+// valuer prices a key's valuations while its answers leave out the
+// Dataset's last session (valuationCut): at the session before the cut,
+// the one its quote view shows complete. nil: no cut (the Dataset's own
+// points).
+type valuer struct {
 	cut     engine.Date // the first session left out
 	session engine.Date // the session priced: the last before cut
 	closeOf func(ticker string) engine.Num
 }
 
-// eodValuer returns c's eodValuer, nil when its answers leave nothing
-// out.
-func (a *API) eodValuer(c *call) *eodValuer {
-	cut := eodValuationCut(c)
+// cutView returns the quote view the valuations of c are priced at
+// while cut applies: every ticker's last daily session before cut, kept
+// in the eod plan's slot (for an eod key it is its plan's quote view;
+// for a delayed key within its delay, the same view of the market date
+// of the session cut). With build unset it is only looked up (nil when
+// not made); the one pinned on c (valuedBlocks) comes first.
+func (in *dsInfo) cutView(c *call, cut engine.Date, build bool) *quoteView {
+	ev := engine.View{Base: c.ds, Live: c.live}
+	return in.cached(c, &in.eod, cutKey(c, cut), build, func(as *engine.Asset) (engine.Quote, bool) {
+		return ev.QuoteBefore(as, cut), c.live == nil && as.QuoteBeforeReadsNoBar(cut)
+	})
+}
+
+// valuer returns c's valuer, nil when its answers leave nothing out.
+func (a *API) valuer(c *call) *valuer {
+	cut := a.valuationCut(c)
 	if cut == 0 {
 		return nil
 	}
-	// The plan's quotes, as made from the series' summaries (Prepare
-	// makes them before the snapshot is served): a company route reads
-	// no bar block. Without them (a view made from the bars, none made
-	// yet), the points before cut. The session priced is the view's last
-	// (its movers'); the Dataset's calendar would read every ticker's
-	// dates.
+	// The view's quotes: made from the series' summaries (Prepare makes
+	// the eod plan's before the snapshot is served), so that a company
+	// route reads no bar block, and pinned on c by valuedBlocks; else
+	// made here, the request having verified every block (valuedBlocks
+	// declared BlocksAll). The session priced is the view's last (its
+	// movers'); the Dataset's calendar would read every ticker's dates.
 	in := a.info(c.ds)
 	in.viewsMade()
-	qv := in.eod.Load()
-	if qv == nil || qv.key != eodKey(c) || !qv.noBlock || !qv.session.Valid() || qv.session >= cut {
-		return &eodValuer{cut: cut}
+	qv := in.cutView(c, cut, true)
+	if !qv.session.Valid() || qv.session >= cut {
+		return &valuer{cut: cut}
 	}
 	ds, L := c.ds, qv.session
-	return &eodValuer{cut: cut, session: L, closeOf: func(tk string) engine.Num {
+	return &valuer{cut: cut, session: L, closeOf: func(tk string) engine.Num {
 		as, ok := ds.Asset(tk)
 		if !ok {
 			return engine.Null
@@ -343,21 +425,21 @@ func (a *API) eodValuer(c *call) *eodValuer {
 }
 
 // cutDate returns the first session e leaves out, 0 for none.
-func (e *eodValuer) cutDate() engine.Date {
+func (e *valuer) cutDate() engine.Date {
 	if e == nil {
 		return 0
 	}
 	return e.cut
 }
 
-// valuation returns the TTM valuation of is that an eod key's answers
-// end its valuation series with (nil when e is nil or there is none):
-// the company's valuation at e's session from everything the Dataset
-// holds, priced at the plan's quotes (engine.Dataset.SessionValuationOn),
-// as the eod plan's screener prices it. Its dividend yield counts the
-// cash actions: the route that calls it waits for the deferred kinds
-// (readsDeferred, eodValuing).
-func (e *eodValuer) valuation(ds *engine.Dataset, is *engine.Issuer) *engine.SessionValuation {
+// valuation returns the TTM valuation of is that a key's answers end its
+// valuation series with while a cut applies (nil when e is nil or there
+// is none): the company's valuation at e's session from everything the
+// Dataset holds, priced at the view's quotes
+// (engine.Dataset.SessionValuationOn), as the eod plan's screener prices
+// it. Its dividend yield counts the cash actions: the route that calls
+// it waits for the deferred kinds (readsDeferred, valuing).
+func (e *valuer) valuation(ds *engine.Dataset, is *engine.Issuer) *engine.SessionValuation {
 	if e == nil || e.closeOf == nil {
 		return nil
 	}
@@ -366,7 +448,7 @@ func (e *eodValuer) valuation(ds *engine.Dataset, is *engine.Issuer) *engine.Ses
 
 // marketCap is valuation with the MARKET_CAP and ENTERPRISE_VALUE
 // points only (show_market_cap): no cash counted, no deferred kind read.
-func (e *eodValuer) marketCap(ds *engine.Dataset, is *engine.Issuer) *engine.SessionValuation {
+func (e *valuer) marketCap(ds *engine.Dataset, is *engine.Issuer) *engine.SessionValuation {
 	if e == nil || e.closeOf == nil {
 		return nil
 	}
@@ -382,12 +464,34 @@ func (e *eodValuer) marketCap(ds *engine.Dataset, is *engine.Issuer) *engine.Ses
 	return ds.SessionValuationOn(is, e.session, e.closeOf, ids...)
 }
 
-// eodValuing reports whether c's answer may count cash actions in an eod
-// key's valuation (eodValuer.valuation): the valuation ratios, while its
-// key's plan leaves out the Dataset's last session. (show_market_cap's
-// points count none: eodValuer.marketCap.)
-func eodValuing(c *call) bool {
-	return strings.HasPrefix(c.route.Path, routeValuation) && eodValuationCut(c) != 0
+// valuing reports whether c's answer may count cash actions in a
+// valuation of the session before a cut (valuer.valuation): the
+// valuation ratios, while its key's view leaves out the Dataset's last
+// session. (show_market_cap's points count none: valuer.marketCap.)
+func (a *API) valuing(c *call) bool {
+	return strings.HasPrefix(c.route.Path, routeValuation) && a.valuationCut(c) != 0
+}
+
+// valuedBlocks is what the valuations of a request of a route that
+// shows them (Route.valued) read of the column blocks beyond the
+// company's ratio points: none when no cut applies, or when the view
+// they are priced at (cutView) is made and was made reading no block
+// (then pinned on c, so that the handler prices at it though another
+// request may replace the kept one); else any (the view is made from
+// the bars, by the handler).
+func (a *API) valuedBlocks(c *call) BlockScope {
+	cut := a.valuationCut(c)
+	if cut == 0 {
+		return BlocksNone
+	}
+	in := a.info(c.ds)
+	in.viewsMade()
+	qv := in.cutView(c, cut, false)
+	if qv == nil || !qv.noBlock {
+		return BlocksAll
+	}
+	c.pin = qv
+	return BlocksNone
 }
 
 // quoteView is the current quote of every asset as seen at one cut-off,

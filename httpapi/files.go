@@ -121,12 +121,25 @@ func (a *API) filesThrough(c *call) engine.Date {
 	return engine.NoDate
 }
 
-// eodValuationsHidden reports whether file f holds what c's eod key may
-// not see yet: the ratios file's valuation points of the session of the
-// market date of now (eodValuationCut), which the plan's routes leave out
-// until the next market day. The files are one build for both plans.
-func eodValuationsHidden(c *call, f *FileInfo) bool {
-	return f.Dataset == "ratios" && eodValuationCut(c) != 0 // 0: no cut
+// valuationsHidden reports whether file f holds what c's key may not
+// see yet: the ratios file's valuation points of the Dataset's last
+// session, priced at its close, while the key's quote view leaves that
+// session out (valuationCut: an eod key on the evening of the session,
+// a delayed key within 15 minutes of its data), which the plan's routes
+// leave out until then. The files are one build for both plans.
+func (a *API) valuationsHidden(c *call, f *FileInfo) bool {
+	return f.Dataset == "ratios" && a.valuationCut(c) != 0 // 0: no cut
+}
+
+// valuationsHiddenError is the 403 of a request for a file that
+// valuationsHidden withholds: it says from when it is served.
+func (a *API) valuationsHiddenError(c *call, f *FileInfo) error {
+	cut := a.valuationCut(c)
+	when := "from the next market day"
+	if c.key.Plan == PlanDelayed {
+		when = "once the session's close (" + time.Unix(sessionComplete(cut), 0).UTC().Format("15:04 UTC") + ") is 15 minutes old"
+	}
+	return errorf(http.StatusForbidden, "your plan (%s) does not show the session of %s yet, whose valuations (each priced at that session's close) the file %s holds: it is served %s", c.key.Plan, cut, f.Name, when)
 }
 
 // eodFiles is what an eod key is told of a priced file: the eod plan's
@@ -199,8 +212,8 @@ func (a *API) filesList(c *call, dst []byte, r *http.Request, _ httprouter.Param
 	n := 0
 	for i := range files {
 		f := &files[i]
-		if f.Priced && c.key.Plan == PlanEOD || eodValuationsHidden(c, f) {
-			continue // eodFiles, eodValuationsHidden
+		if f.Priced && c.key.Plan == PlanEOD || a.valuationsHidden(c, f) {
+			continue // eodFiles, valuationsHidden
 		}
 		if n > 0 {
 			dst = append(dst, ',')
@@ -253,8 +266,8 @@ func (a *API) fileServe(c *call, r *http.Request, ps httprouter.Params) int {
 	if f != nil && f.Priced && c.key.Plan == PlanEOD {
 		return c.out.failErr(eodFiles(c))
 	}
-	if f != nil && eodValuationsHidden(c, f) {
-		return c.out.fail(http.StatusForbidden, fmt.Sprintf("your plan (%s) does not show the session of %s yet, whose valuations (each priced at that session's close) the file %s holds: it is served from the next market day", PlanEOD, eodValuationCut(c), f.Name))
+	if f != nil && a.valuationsHidden(c, f) {
+		return c.out.failErr(a.valuationsHiddenError(c, f))
 	}
 	if f == nil {
 		return c.out.fail(http.StatusNotFound, fmt.Sprintf("no file %q for this key's plan: GET %s%s lists them", echo(name), a.cfg.Prefix, routeFiles))

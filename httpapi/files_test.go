@@ -580,7 +580,7 @@ func TestFileServeCutValidators(t *testing.T) {
 
 // TestFilesEODValuations: the ratios file holds the valuation points of
 // the snapshot's last session, priced at its close, which the eod plan
-// does not show on the evening of that session (eodValuationCut): an eod
+// does not show on the evening of that session (valuationCut): an eod
 // key is not given it then (not listed, 403 by name), and is from the
 // next market day; the delayed plan always is.
 func TestFilesEODValuations(t *testing.T) {

@@ -86,12 +86,12 @@ func (a *API) companyRatios(c *call, dst []byte, r *http.Request, ps httprouter.
 		sv = c.ds.SessionValuationAt(res.Issuer, asOf)
 		staticRet = c.ds.StaticRetrievalAt(asOf)
 	}
-	var cut engine.Date // an eod key's: no valuation at a session it does not see
+	var cut engine.Date // no valuation at a session the key's view does not show
 	if kind == engine.IndValuation {
-		cut = eodValuationCut(c)
+		cut = a.valuationCut(c)
 		if cut != 0 && asOf.IsZero() {
-			// The TTM series end at the session the plan shows instead.
-			sv = a.eodValuer(c).valuation(c.ds, res.Issuer)
+			// The TTM series end at the session the view shows instead.
+			sv = a.valuer(c).valuation(c.ds, res.Issuer)
 		}
 	}
 	dst = append(dst, '{')

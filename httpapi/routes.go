@@ -170,7 +170,7 @@ var routeTable = csvRoutes([]Route{
 			{Name: "search", In: InQuery, Type: TypeString,
 				Desc: "find companies, BDR issuers and listed funds by ticker, symbol, trading name or name, ignoring case and accents; ranked, at most 50 (addition)"},
 			listLimit, listOffset,
-		}, Response: "CompanyList", blocksFor: noBlocksUnless("show_market_cap"), eodValued: true, serve: (*API).companies},
+		}, Response: "CompanyList", blocksFor: noBlocksUnless("show_market_cap"), valued: true, serve: (*API).companies},
 	{Method: http.MethodGet, Path: routeCompany, Summary: "One company's detail; optional blocks are absent unless asked for",
 		Params: []Param{
 			pathCompanyID,
@@ -178,7 +178,7 @@ var routeTable = csvRoutes([]Route{
 			{Name: "show_logo", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add logo and icon ({svg, png_1024 … png_64})"},
 			{Name: "show_company_details", In: InQuery, Type: TypeBoolean, Default: false, Desc: "add website, address, founding_date and ipo_date"},
 			showSector, asOfParam,
-		}, Response: "Company", blocksFor: marketCapBlocks, eodValued: true, serve: (*API).company},
+		}, Response: "Company", blocksFor: marketCapBlocks, valued: true, serve: (*API).company},
 	{Method: http.MethodGet, Path: routeCash, Summary: "Cash corporate actions of every Brazilian company, prior_ex_date descending",
 		Params: []Param{
 			{Name: "current", In: InQuery, Type: TypeBoolean, Default: true, Desc: "only the highest version of each event"},
@@ -195,7 +195,7 @@ var routeTable = csvRoutes([]Route{
 	{Method: http.MethodGet, Path: routeRatios, Summary: "A company's fundamental ratios, keyed by indicator id and frequency",
 		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, blocksFor: companyBlocks, serve: (*API).ratiosFundamental},
 	{Method: http.MethodGet, Path: routeValuation, Summary: "A company's valuation ratios, keyed by indicator id and frequency",
-		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, blocksFor: companyBlocks, eodValued: true, serve: (*API).ratiosValuation},
+		Params: ratiosParams, Response: "Ratios", CSV: csvRatios, blocksFor: companyBlocks, valued: true, serve: (*API).ratiosValuation},
 	{Method: http.MethodGet, Path: routeRawReports, Summary: "A company's financial statements as filed with the CVM, as trees or flat",
 		Params: []Param{
 			pathCompanyID,

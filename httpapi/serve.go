@@ -132,7 +132,7 @@ func (a *API) serve(c *call, r *http.Request, ps httprouter.Params, rt *Route) i
 			return o.failErr(err)
 		}
 	}
-	if c.ds != nil && c.ds.Deferred() && readsDeferred(c, r) {
+	if c.ds != nil && c.ds.Deferred() && readsDeferred(a, c, r) {
 		if st := a.awaitDeferred(c, r); st != 0 {
 			return st
 		}
@@ -317,8 +317,9 @@ func catchFault(ds *engine.Dataset, f func()) (err error) {
 // its Dataset (Route.Deferred): its route's declaration, the screener
 // beside a live session, or a request that names an earlier time (as_of, in its query or its body; a
 // percent-encoded query or an escaped body is not read here, so it
-// counts as naming one). Called only while the kinds are awaited.
-func readsDeferred(c *call, r *http.Request) bool {
+// counts as naming one), or a valuation whose dividend yield counts
+// them (valuing). Called only while the kinds are awaited.
+func readsDeferred(a *API, c *call, r *http.Request) bool {
 	rt := c.route
 	if rt.Deferred {
 		return true
@@ -331,7 +332,7 @@ func readsDeferred(c *call, r *http.Request) bool {
 	if q := r.URL.RawQuery; strings.Contains(q, "as_of") || strings.IndexByte(q, '%') >= 0 {
 		return true
 	}
-	if eodValuing(c) { // the dividend yield of the session before counts cash
+	if a.valuing(c) { // the dividend yield of the session before counts cash
 		return true
 	}
 	return bytes.Contains(c.body, []byte("as_of")) || bytes.IndexByte(c.body, '\\') >= 0
@@ -426,12 +427,17 @@ func (a *API) readBody(c *call, r *http.Request) error {
 // accounts) of the company they name (BlocksCompany),
 // unless the request asks for an earlier time (as_of: the valuation at
 // a session reads bars) or its query is percent-encoded (whose names
-// are not read here): then they may read any. (An eod key's valuation
-// at the session its plan shows reads no bar: eodValuer prices it at
-// the plan's quotes.)
-func companyBlocks(_ *API, _ *call, r *http.Request) BlockScope {
+// are not read here): then they may read any. A route that shows
+// valuations (Route.valued) prices them, while its key's view leaves
+// out the Dataset's last session, at the view of the session before
+// (valuer): it reads no bar when that view is made from the series'
+// summaries (valuedBlocks), else any.
+func companyBlocks(a *API, c *call, r *http.Request) BlockScope {
 	q := r.URL.RawQuery
 	if strings.IndexByte(q, '%') >= 0 || strings.Contains(q, "as_of") {
+		return BlocksAll
+	}
+	if c.route.valued && a.valuedBlocks(c) == BlocksAll {
 		return BlocksAll
 	}
 	return BlocksCompany
@@ -439,8 +445,9 @@ func companyBlocks(_ *API, _ *call, r *http.Request) BlockScope {
 
 // marketCapBlocks is Route.blocksFor of the company detail: no block
 // without show_market_cap; with it, the named company's ratio points
-// (BlocksCompany), or any block at an earlier time (as_of) or for a
-// percent-encoded query, as companyBlocks.
+// (BlocksCompany), or any block at an earlier time (as_of), for a
+// percent-encoded query or for a market cap priced at a view made from
+// the bars, as companyBlocks.
 func marketCapBlocks(a *API, c *call, r *http.Request) BlockScope {
 	if noBlocksUnless("show_market_cap")(a, c, r) == BlocksNone {
 		return BlocksNone
