@@ -291,7 +291,8 @@ func BenchmarkCompanies(b *testing.B) {
 // delayed key and an eod key see them (answer cache off). With the
 // snapshot's clock the eod plan does not show the last session: its
 // market caps are priced at the session before, one valuation per
-// company (the answer cache keeps the list once made).
+// company, the list made once per quote view (dsInfo.cutCompanies), as
+// the eod screener's columns are.
 func BenchmarkCompaniesEOD(b *testing.B) {
 	_, d := setup(b)
 	one := d.Screener().Assets[d.Screener().ByVolume[0]].Ticker

@@ -318,10 +318,19 @@ func (a *API) companies(c *call, dst []byte, r *http.Request, _ httprouter.Param
 			func(dst []byte, is *engine.Issuer) []byte { return appendCompanyItem(dst, c.ds, is, sec, mc, mcCut) }), nil
 	}
 	if mcCut != nil {
-		// Not the list every key shares: made for this request (the
-		// answer cache keeps it).
-		dst, n := appendCompanies(dst, c.ds, companyFilter(bdr, st), sec, mc, mcCut)
-		c.sendTotal([]string{strconv.Itoa(n)})
+		// Not the list every key shares: the list of the view the
+		// market caps are priced at, made once per view (one a day for
+		// the eod plan) and shared by the keys that see it.
+		slot := &a.info(c.ds).cutCompanies[companiesSlot(bdr, sec, mc)*len(companyStatuses)+st]
+		k := cutKey(c, mcCut.cut)
+		cl := slot.Load()
+		if cl == nil || cl.key != k {
+			raw, n := appendCompanies(nil, c.ds, companyFilter(bdr, st), sec, mc, mcCut)
+			cl = &cutList{key: k, a: &cachedAnswer{raw: raw, total: []string{strconv.Itoa(n)}}}
+			slot.Store(cl)
+		}
+		c.out.cached = cl.a
+		c.sendTotal(cl.a.total)
 		return dst, nil
 	}
 	slot := &a.info(c.ds).companies[companiesSlot(bdr, sec, mc)*len(companyStatuses)+st]

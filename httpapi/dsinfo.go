@@ -31,8 +31,13 @@ type dsInfo struct {
 	// catalogKinds).
 	companies   [8 * 4]atomic.Pointer[cachedAnswer] // flag set × status filter
 	catalogBody [4]atomic.Pointer[cachedAnswer]
-	cashAll     atomic.Pointer[cachedAnswer]    // the unfiltered cash-action list
-	sectorsBody [5]atomic.Pointer[cachedAnswer] // GET /sectors per level (0: all)
+	// cutCompanies are the companies lists with market caps priced at
+	// the quote view of a valuation cut (valuer), per flag set × status
+	// filter as companies: each the list of the last view seen, made
+	// once per view as the screener's columns are (screens).
+	cutCompanies [8 * 4]atomic.Pointer[cutList]
+	cashAll      atomic.Pointer[cachedAnswer]    // the unfiltered cash-action list
+	sectorsBody  [5]atomic.Pointer[cachedAnswer] // GET /sectors per level (0: all)
 
 	// seed starts the ETags of the Dataset's answers: its snapshot's id
 	// (Prepare), else random; lastModified is the snapshot's build time
@@ -697,6 +702,12 @@ func (v view) quote(as *engine.Asset) engine.Quote {
 		return v.ev.QuoteBefore(as, v.before)
 	}
 	return v.ev.QuoteAt(as, v.cutoff)
+}
+
+// cutList is a whole answer made at the quote view of key (cutKey).
+type cutList struct {
+	key viewKey
+	a   *cachedAnswer
 }
 
 // screenView is the screener at one plan's view: the prices it shows

@@ -288,3 +288,30 @@ func slicesMax(s []string) string {
 	}
 	return m
 }
+
+// TestCutCompaniesOncePerView: GET /companies?show_market_cap=true
+// while the valuations' cut applies is made once per quote view
+// (dsInfo.cutCompanies) and shared by the keys that see that view (an
+// eod key's evening, a delayed key's last 15 minutes of the same day):
+// the answer the per-request encoding gives, made once.
+func TestCutCompaniesOncePerView(t *testing.T) {
+	ds := mustSmall(t)
+	within := timeUnix(sessionComplete(ds.LastSession())).Add(QuoteDelay - time.Minute)
+	ts := planServer(t, fixedClock(within))
+	const path = "/v2/companies?show_market_cap=true"
+	first := ts.do("GET", path, testKeyEOD, "")
+	in := ts.api.info(ds)
+	slot := &in.cutCompanies[companiesSlot(false, false, true)*len(companyStatuses)+statusIndex("ACTIVE")]
+	made := slot.Load()
+	if first.Code != 200 || made == nil {
+		t.Fatalf("%d, list kept: %v", first.Code, made != nil)
+	}
+	c := &call{ds: ds, now: within, key: KeyEntry{Plan: PlanDelayed}}
+	want, _ := appendCompanies(nil, ds, companyFilter(false, statusIndex("ACTIVE")), false, true, ts.api.valuer(c))
+	for _, key := range []string{testKeyEOD, testKeyDelayed} {
+		w := ts.do("GET", path, key, "")
+		if w.Body.String() != string(want) || slot.Load() != made {
+			t.Errorf("key %s: %.200s (made again: %t), want %.200s", key[len(key)-1:], w.Body, slot.Load() != made, want)
+		}
+	}
+}
