@@ -271,23 +271,38 @@ func (a *API) blockScope(c *call, r *http.Request) BlockScope {
 // Retry-After (another replica, or the next snapshot, answers), logged
 // once per snapshot. No answer is made from the snapshot.
 func (a *API) badBlock(c *call, err error) error {
-	return a.failedSnapshot(c, c.ds, err, "snapshot block failed its checksum: answering 503", "the snapshot is damaged")
+	return a.failedSnapshot(c, c.ds, err, badBlockLog, badBlockWhy)
 }
+
+// The log line and the answer's reason of a bad block, and of deferred
+// kinds that failed to load.
+const (
+	badBlockLog = "snapshot block failed its checksum: answering 503"
+	badBlockWhy = "the snapshot is damaged"
+	deferredLog = "snapshot's deferred kinds failed to load: answering 503"
+	deferredWhy = "the snapshot could not be loaded whole"
+)
 
 // failedSnapshot returns the error of a request to failed snapshot ds
 // (what says so, why): 503 with Retry-After, the failure logged once per
 // snapshot (log), or each time when ds is not known (nil).
 func (a *API) failedSnapshot(c *call, ds *engine.Dataset, err error, log, why string) error {
 	c.out.w.Header()["Retry-After"] = retryLoading
+	a.logFailed(ds, err, log)
+	return errorf(http.StatusServiceUnavailable, "%s (%v): not answered; retry shortly", why, err)
+}
+
+// logFailed logs the failure err of Dataset ds (log says what is
+// answered), once per snapshot, or each time when ds is not known (nil).
+func (a *API) logFailed(ds *engine.Dataset, err error, log string) {
 	if ds == nil {
 		a.log.Error(log, "error", err)
-		return errorf(http.StatusServiceUnavailable, "%s (%v): not answered; retry shortly", why, err)
+		return
 	}
 	w := weak.Make(ds)
 	if old := a.badBlockLogged.Swap(&w); old == nil || *old != w {
 		a.log.Error(log, "as_of", ds.AsOf(), "error", err)
 	}
-	return errorf(http.StatusServiceUnavailable, "%s (%v): not answered; retry shortly", why, err)
 }
 
 // The log line and the answer's reason of a fault reading a snapshot's
@@ -370,7 +385,7 @@ func (a *API) awaitDeferred(c *call, r *http.Request) int {
 // deferred kinds could not be loaded: a failed snapshot, as one with a
 // bad block.
 func (a *API) failedDeferred(c *call, err error) error {
-	return a.failedSnapshot(c, c.ds, err, "snapshot's deferred kinds failed to load: answering 503", "the snapshot could not be loaded whole")
+	return a.failedSnapshot(c, c.ds, err, deferredLog, deferredWhy)
 }
 
 // readBody reads the request body into c.body, up to the route's cap.

@@ -55,6 +55,10 @@ const (
 	streamQueue              = 64
 	// sseRetry is the reconnection delay the stream asks of clients.
 	sseRetry = 3000 // milliseconds
+	// sseDamaged ends a stream whose snapshot failed (a bad block, a
+	// fault reading its file, its deferred kinds): its client's
+	// reconnection is answered 503 until a reload.
+	sseDamaged = ": the snapshot is damaged: reconnect (with Last-Event-ID) later\n\n"
 )
 
 // retryStreams is the Retry-After, in seconds, of a stream refused for
@@ -135,7 +139,7 @@ func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_stream_events_total",
 			Help: "Events sent on the streams of the live session, by event: bar, correction, quote, session."}, []string{"event"}),
 		cut: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pregao_stream_cut_total",
-			Help: "Streams the server ended, by reason: slow (too far behind the steps), write (a write did not go through in time: the write timeout or the TCP user timeout), drain (shutdown), key (a keys reload revoked the stream's key or changed its plan)."}, []string{"reason"}),
+			Help: "Streams the server ended, by reason: slow (too far behind the steps), write (a write did not go through in time: the write timeout or the TCP user timeout), drain (shutdown), key (a keys reload revoked the stream's key or changed its plan), damaged (its snapshot found damaged)."}, []string{"reason"}),
 	}}
 	for _, p := range []string{PlanDelayed, PlanEOD} {
 		h.hubs[p] = &sseHub{a: a, plan: p, subs: map[*sseSub]struct{}{}, wants: map[string]int{}}
@@ -145,7 +149,7 @@ func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
 	for _, e := range []string{"bar", "correction", "quote", "session"} {
 		h.m.byKind[e] = h.m.events.WithLabelValues(e)
 	}
-	for _, r := range []string{"slow", "write", "drain", "key"} {
+	for _, r := range []string{"slow", "write", "drain", "key", "damaged"} {
 		h.m.cut.WithLabelValues(r)
 	}
 	if reg != nil {
@@ -227,21 +231,56 @@ var beforeStreamSubscribe = func() {}
 // Dataset (tests: a read that faults right there).
 var beforeStreamDiff = func() {}
 
+// sseFailure is why a Dataset feeds no stream: its error, and the log
+// line and the answer's reason of a request refused for it.
+type sseFailure struct {
+	ds       *engine.Dataset
+	err      error
+	log, why string
+}
+
+// streamable returns why ds may not feed a stream (nil: it may), as
+// resolveView refuses a request to it: a bad block found (or a fault
+// that failed it, Dataset.Fail), or its deferred kinds failed. A stream
+// reads the bars of any ticker, so the blocks not yet verified are
+// verified first (Dataset.CheckAll; once they all are, an atomic load):
+// a reload of a fetched copy publishes it before its blocks are
+// verified, and no stream reads one before it is.
+func streamable(ds *engine.Dataset) *sseFailure {
+	if err := ds.BlockErr(); err != nil {
+		return &sseFailure{ds, err, badBlockLog, badBlockWhy}
+	}
+	if err := ds.DeferredErr(); err != nil {
+		return &sseFailure{ds, err, deferredLog, deferredWhy}
+	}
+	if err := ds.CheckAll(); err != nil {
+		return &sseFailure{ds, err, badBlockLog, badBlockWhy}
+	}
+	return nil
+}
+
 // subscribe registers s and returns the view of the hub's last step,
 // which the subscriber catches up to (the hub's steps after it come
-// through s.steps); the loop starts with the first subscriber.
-func (hub *sseHub) subscribe(s *sseSub, index string) (*sseView, error) {
+// through s.steps); the loop starts with the first subscriber. A stopped
+// hub's view is made from the published one, refused (s unsubscribed)
+// when its Dataset may not feed a stream (streamable); a running hub's
+// last step was made from one that could, and a catch-up checks it
+// again (streamDiff).
+func (hub *sseHub) subscribe(s *sseSub, index string) (*sseView, *sseFailure) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	if hub.last == nil || hub.stop == nil {
+		v := *hub.a.store.View()
+		if f := streamable(v.Base); f != nil {
+			return nil, f
+		}
 		// The view reads its Dataset: a fault there (the snapshot's file
 		// cut in place) fails it, and the stream is refused unsubscribed.
-		v := *hub.a.store.View()
 		var sv *sseView
 		if err := catchFault(v.Base, func() {
 			sv = hub.a.sseViewOf(hub.plan, v, hub.a.clock.Now(), hubCursor(hub.last))
 		}); err != nil {
-			return nil, err
+			return nil, &sseFailure{v.Base, err, faultLog, faultWhy}
 		}
 		hub.last = sv
 	}
@@ -324,15 +363,29 @@ func (hub *sseHub) guardedStep(stop chan struct{}) {
 // is full is cut. stop is the running loop's: a step that finds the loop
 // stopped meanwhile (its last subscriber left while the step waited for
 // the lock) does nothing, so that a stopped hub keeps only its cursor.
+// A published Dataset that may not feed a stream (streamable: a bad
+// block, verified here before anything is read, or a failure) ends
+// every stream instead, as "damaged": their clients' reconnections are
+// refused (503) until a reload publishes a good snapshot.
 func (hub *sseHub) step(stop chan struct{}) {
 	v := hub.a.store.View()
 	if v == nil {
 		return
 	}
+	failed := streamable(v.Base) // outside the lock: a first verification reads every block
 	now := hub.a.clock.Now()
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	if hub.stop != stop {
+		return
+	}
+	if failed != nil {
+		if len(hub.subs) > 0 {
+			hub.a.logFailed(failed.ds, failed.err, failed.log)
+		}
+		for s := range hub.subs {
+			s.close("damaged")
+		}
 		return
 	}
 	last := hub.last
@@ -434,6 +487,12 @@ func (w *sseWant) resolve(ds *engine.Dataset) sseAssets {
 // stream ends, and its client, reconnecting, is answered 503 until a
 // reload.
 func (a *API) streamDiff(out *sseOut, m *sseMark, sv *sseView, w *sseWant) error {
+	// The view's Dataset failed since its step (or the hub's last step's
+	// Dataset did, and a reload has come): nothing is read from it.
+	if f := streamable(sv.ev.Base); f != nil {
+		a.logFailed(f.ds, f.err, f.log)
+		return f.err
+	}
 	err := catchFault(sv.ev.Base, func() {
 		beforeStreamDiff()
 		r := w.resolve(sv.ev.Base)
@@ -541,9 +600,9 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	sub := &sseSub{plan: c.key.Plan, steps: make(chan *sseStep, streamQueue), cut: make(chan struct{})}
 	_, _ = hex.Decode(sub.digest[:], []byte(c.key.SHA256)) // checked by NewKeys
 	beforeStreamSubscribe()
-	sv, err := hub.subscribe(sub, want.index)
-	if err != nil {
-		return nil, a.failedSnapshot(c, nil, err, faultLog, faultWhy)
+	sv, failed := hub.subscribe(sub, want.index)
+	if failed != nil {
+		return nil, a.failedSnapshot(c, failed.ds, failed.err, failed.log, failed.why)
 	}
 	defer hub.unsubscribe(sub, want.index)
 	// A keys reload between the request's key check and the subscription
@@ -586,11 +645,13 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 		st.emit("", "session", mark.part, appendSessionEvent(nil, v.cur.session, v.cur.state))
 		out.events(st.dst, nil)
 	}
-	// diff sends the events from m to sv; false: a fault ended the stream
-	// (streamDiff), which says so to the client.
+	// diff sends the events from m to sv; false: sv's Dataset failed (a
+	// fault, a bad block: streamDiff), which ended the stream and says so
+	// to the client.
 	diff := func(m *sseMark, sv *sseView) bool {
 		if err := a.streamDiff(out, m, sv, &want); err != nil {
-			out.write([]byte(": the snapshot is damaged: reconnect (with Last-Event-ID) later\n\n"))
+			a.streams.m.cut.WithLabelValues("damaged").Inc()
+			out.write([]byte(sseDamaged))
 			return false
 		}
 		return true
@@ -636,6 +697,8 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 				out.write([]byte(": the server is shutting down: reconnect with Last-Event-ID\n\n"))
 			case "key":
 				out.write([]byte(": the API key was revoked or its plan changed\n\n"))
+			case "damaged":
+				out.write([]byte(sseDamaged))
 			}
 			return nil, nil
 		case <-beat.C:
