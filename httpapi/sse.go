@@ -199,6 +199,15 @@ func (h *sseHubs) closeAll() {
 	}
 }
 
+// ended reports whether closeAll ran. A stream that reads it after its
+// subscription is ended by closeAll or sees true: closeAll sets closed
+// before it looks at each hub's subscribers, under the hub's lock.
+func (h *sseHubs) ended() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
 // recheck ends the streams whose key keys no longer has, or has with
 // another plan: a revoked key stops receiving the session, and a key
 // moved to another plan reconnects to that plan's stream.
@@ -610,6 +619,12 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	// hubs) are read here.
 	if !sub.keyHolds(a.keys.Load()) {
 		sub.close("key")
+	}
+	// Likewise the shutdown (EndStreams) between the admission and the
+	// subscription: it ended the streams it found, not this one, which
+	// would have held the shutdown until its timeout cut it.
+	if a.streams.ended() {
+		sub.close("drain")
 	}
 	gauge := a.streams.m.subscribers.WithLabelValues(c.key.Plan)
 	gauge.Inc()

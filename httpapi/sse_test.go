@@ -844,6 +844,33 @@ func TestStreamKeysReloadWhileSubscribing(t *testing.T) {
 	}
 }
 
+// The shutdown (EndStreams) that comes between a stream's admission and
+// its subscription ends that stream too, with its comment: it found no
+// such stream to end, and before the fix the stream went on until the
+// shutdown's timeout cut its connection.
+func TestStreamEndWhileSubscribing(t *testing.T) {
+	ls := newLiveStreamSetup(t)
+	reg := prometheus.NewRegistry()
+	api := ls.api(testKeys(t), reg)
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	defer func(h func()) { beforeStreamSubscribe = h }(beforeStreamSubscribe)
+	beforeStreamSubscribe = func() { api.EndStreams() }
+	r := rawStream(t, srv.URL+"/v2/stream/quotes?tickers="+ls.ld.tickers[0], testKeyDelayed)
+	defer r.close()
+	select {
+	case <-r.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a stream subscribed as the server shut down is still open")
+	}
+	if txt := r.text(); !strings.HasSuffix(txt, ": the server is shutting down: reconnect with Last-Event-ID\n\n") {
+		t.Errorf("the stream ends %q", txt[max(0, len(txt)-80):])
+	}
+	if n := labelled(t, reg, "pregao_stream_cut_total", "reason", "drain"); n != 1 {
+		t.Errorf("streams cut by the shutdown: %v, want 1", n)
+	}
+}
+
 // FuzzParseEventID: a Last-Event-ID is read without a panic; one that is
 // accepted names a step whose start is not after its end, and reads back
 // as itself once written (the id the stream would send for it).
