@@ -261,3 +261,71 @@ func holds(data map[string]*float64, v float64) bool {
 	}
 	return false
 }
+
+// TestImportKeptFCADownload: pregao fetch keeps an earlier download of
+// the FCA's yearly archive beside the newest, and the import reads both.
+// The FCA's rows of one filing given twice (the same archive kept under
+// its earlier name) change nothing the API answers: the companies, their
+// securities and former names are the ones of one download.
+func TestImportKeptFCADownload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports and builds twice")
+	}
+	sz := demo.ScaleSize(1)
+	sz.Companies, sz.SponsoredBDRs, sz.UnsponsoredBDRs, sz.FIIs, sz.ETFs = 20, 2, 2, 4, 2
+	sz.IntradayTickers, sz.HistoryFrom, sz.ReportsFrom, sz.FundReportsFrom, sz.EventsFrom = 0, 2024, 2024, 2025, 2025
+	u := demo.GenerateSize(5, sz)
+	dir := t.TempDir()
+	if _, err := official.Write(dir, u, official.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	answers := func(api *httpapi.API, key string) map[string]string {
+		out := map[string]string{}
+		get := func(url string) string {
+			r := httptest.NewRequest("GET", url, nil)
+			r.Header.Set("Authorization", "Bearer "+key)
+			w := httptest.NewRecorder()
+			api.ServeHTTP(w, r)
+			return fmt.Sprintf("%d %s", w.Code, w.Body)
+		}
+		list := get("/v2/companies?bdr=true&show_sector=true")
+		out["list"] = list
+		var items []struct {
+			ID string `json:"company_id"`
+		}
+		if err := json.Unmarshal([]byte(list[4:]), &items); err != nil || len(items) == 0 {
+			t.Fatalf("companies: %v: %.200s", err, list)
+		}
+		for _, it := range items {
+			out[it.ID] = get("/v2/companies/" + it.ID)
+		}
+		return out
+	}
+	api, key, _ := updateAndServe(t, dir)
+	one := answers(api, key)
+
+	m, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(official.FCADir), "fca_cia_aberta_*.zip"))
+	if len(m) == 0 {
+		t.Fatal("no FCA archive written")
+	}
+	for _, f := range m {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := strings.TrimSuffix(f, ".zip") + ".20250102T030405Z.zip"
+		if err := os.WriteFile(kept, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	api, key, _ = updateAndServe(t, dir)
+	two := answers(api, key)
+	if len(one) != len(two) {
+		t.Fatalf("%d answers with one FCA download, %d with two", len(one), len(two))
+	}
+	for k, v := range one {
+		if two[k] != v {
+			t.Errorf("%s with the FCA kept twice:\n%.400s\nwant\n%.400s", k, two[k], v)
+		}
+	}
+}
