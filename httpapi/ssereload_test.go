@@ -249,7 +249,7 @@ func (f *sseFixture) waitHubs(t *testing.T, at time.Time) {
 	}
 }
 
-// settled returns c's events once no more come for 20 ms.
+// settled returns c's events once no more come for settleQuiet.
 func settled(c *sseClient) []sseMsg {
 	n := -1
 	for {
@@ -258,6 +258,12 @@ func settled(c *sseClient) []sseMsg {
 			return got
 		}
 		n = len(got)
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(settleQuiet)
 	}
 }
+
+// settleQuiet is how long settled waits for one more event: the hubs'
+// steps are made (waitHubs) when it starts, but their writes may still
+// be on their way to the client. 20 ms read too early with the machine
+// loaded (load average 20 on 2 cores: minutes said never sent).
+const settleQuiet = 200 * time.Millisecond
