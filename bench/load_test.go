@@ -130,6 +130,7 @@ func BenchmarkFairShare(b *testing.B) {
 			if c := os.Getenv("PREGAO_FAIR_CONFIGS"); c != "" {
 				names = strings.Split(c, ",")
 			}
+			sliced := false // a -slice configuration's slices are set
 			for round := range rounds {
 				for _, name := range names { // alternately, round by round
 					srv := api
@@ -140,6 +141,12 @@ func BenchmarkFairShare(b *testing.B) {
 						if err := processSlice(100 * time.Microsecond); err != nil {
 							b.Fatal("slice:", err)
 						}
+						sliced = true
+					} else if sliced { // the kernel's default again
+						if err := processSlice(0); err != nil {
+							b.Fatal("slice:", err)
+						}
+						sliced = false
 					}
 					if strings.HasSuffix(name, "-noyield") {
 						yieldpoint.SetProcs(1 << 30)
