@@ -142,6 +142,12 @@ func WriteFile(path string, perm fs.FileMode, write func(w io.Writer) error) err
 	return f.Commit()
 }
 
+// SyncDir makes the renames, links and removals in dir durable (the
+// folder's fsync): what a writer of several files, or of links, calls
+// once they are in place. A file system that cannot sync a folder
+// (EINVAL) is not an error.
+func SyncDir(dir string) error { return syncDir(dir) }
+
 // syncDir syncs the directory entry changes of dir. A file system that
 // cannot sync a folder (EINVAL) is not an error: it gives no stronger
 // guarantee to ask for. A variable, so that tests can see the call.

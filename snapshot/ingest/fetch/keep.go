@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pregao/pregao/internal/atomicfile"
@@ -71,7 +70,7 @@ func settle(part, dst string, keep bool, stored time.Time) (same bool, keptAs st
 	if err := os.Rename(part, dst); err != nil {
 		return false, "", err
 	}
-	return false, keptAs, syncDir(filepath.Dir(dst))
+	return false, keptAs, atomicfile.SyncDir(filepath.Dir(dst))
 }
 
 // keepAside gives dst's content a second name, KeptName(dst, stored): a
@@ -85,7 +84,7 @@ func keepAside(dst string, stored time.Time) (string, error) {
 		name := KeptName(dst, stored.Add(time.Duration(i)*time.Second))
 		err := os.Link(dst, name)
 		if err == nil {
-			return name, syncDir(filepath.Dir(dst))
+			return name, atomicfile.SyncDir(filepath.Dir(dst))
 		}
 		if _, serr := os.Lstat(name); serr == nil {
 			eq, cerr := sameContent(name, dst)
@@ -192,19 +191,4 @@ func sameBytes(a, b string) (bool, error) {
 			return false, eb
 		}
 	}
-}
-
-// syncDir makes the renames and links in dir durable. A file system that
-// cannot sync a folder (EINVAL) is not an error: it gives no stronger
-// guarantee to ask for.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return err
-	}
-	return nil
 }
