@@ -776,6 +776,10 @@ type sseOut struct {
 	timeout time.Duration
 	err     error
 	buf     []byte
+	// counted is the events in buf by kind, added to
+	// pregao_stream_events_total once buf is sent: an event a failed
+	// write did not send is not counted.
+	counted map[string]int
 }
 
 func (o *sseOut) write(b []byte) {
@@ -787,6 +791,19 @@ func (o *sseOut) write(b []byte) {
 	}
 	if _, o.err = o.w.Write(b); o.err == nil {
 		o.err = o.rc.Flush()
+	}
+}
+
+// writeEvents writes buf, the events counted in o.counted, and counts
+// them once they are sent.
+func (o *sseOut) writeEvents() {
+	o.write(o.buf)
+	o.buf = o.buf[:0]
+	for k, n := range o.counted {
+		if n > 0 && o.err == nil {
+			o.a.streams.m.byKind[k].Add(float64(n))
+		}
+		o.counted[k] = 0
 	}
 }
 
@@ -819,19 +836,20 @@ func (o *sseOut) events(evs []sseEvent, tickers []string) {
 		}
 	}
 	if len(o.buf) > 0 {
-		o.write(o.buf)
+		o.writeEvents()
 	}
-	o.buf = o.buf[:0]
 }
 
 // add appends evs to the output, writing every streamChunk bytes.
 func (o *sseOut) add(evs []sseEvent) {
 	for i := range evs {
 		o.buf = append(o.buf, evs[i].msg...)
-		o.a.streams.m.byKind[evs[i].kind].Inc()
+		if o.counted == nil {
+			o.counted = make(map[string]int, 4)
+		}
+		o.counted[evs[i].kind]++
 		if len(o.buf) >= streamChunk {
-			o.write(o.buf)
-			o.buf = o.buf[:0]
+			o.writeEvents()
 		}
 	}
 }
