@@ -100,23 +100,9 @@ func fundVersionsMissing(rs []engine.FundReport) (n int, first string) {
 		fund string
 		ref  engine.Date
 	}
-	count, hi := map[key]int{}, map[key]int{}
-	var order []key
-	for i := range rs {
-		k := key{rs[i].FundID, rs[i].ReferenceDate}
-		if count[k] == 0 {
-			order = append(order, k)
-		}
-		count[k]++
-		hi[k] = max(hi[k], rs[i].Version)
-	}
-	for _, k := range order {
-		if count[k] < hi[k] {
-			if n == 0 {
-				first = fmt.Sprintf("fund %s, month %s, version %d", k.fund, k.ref, hi[k])
-			}
-			n++
-		}
+	n, k, hi := versionGaps(len(rs), func(i int) (key, int) { return key{rs[i].FundID, rs[i].ReferenceDate}, rs[i].Version })
+	if n > 0 {
+		first = fmt.Sprintf("fund %s, month %s, version %d", k.fund, k.ref, hi)
 	}
 	return n, first
 }

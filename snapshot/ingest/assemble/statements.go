@@ -122,39 +122,53 @@ func (a *assembler) readReports(ctx context.Context, prog Progress) error {
 }
 
 // earlierVersionsMissing counts the filings (company, form, reference
-// date) of rs (sorted by cvm.SortReports, one report per version) whose
-// versions below the highest are not all there, and names the first: a
-// restated filing imported from one download only (each holds the latest
-// version of each filing).
+// date) of rs (one report per statement and version) whose versions
+// below the highest are not all there, and names the first: a restated
+// filing imported from one download only (each holds the latest version
+// of each filing).
 func earlierVersionsMissing(rs []engine.Report) (n int, first string) {
 	type key struct {
 		company, form string
 		ref           engine.Date
 	}
-	versions := map[key]map[int]bool{}
-	var order []key
-	for i := range rs {
+	n, k, hi := versionGaps(len(rs), func(i int) (key, int) {
 		r := &rs[i]
-		k := key{r.CompanyID, r.Form.String(), r.ReferenceDate}
+		return key{r.CompanyID, r.Form.String(), r.ReferenceDate}, r.Version
+	})
+	if n > 0 {
+		first = fmt.Sprintf("%s %s of %s, version %d", k.form, k.ref, k.company, hi)
+	}
+	return n, first
+}
+
+// versionGaps counts the keys of n rows (at: row i's key and version)
+// whose versions below the highest are not all there, and returns the
+// first such key, in the rows' order, with its highest version. Rows
+// repeating a key's version count once.
+func versionGaps[K comparable](n int, at func(i int) (K, int)) (gaps int, first K, hi int) {
+	versions := map[K]map[int]bool{}
+	var order []K
+	for i := range n {
+		k, v := at(i)
 		if versions[k] == nil {
 			versions[k] = map[int]bool{}
 			order = append(order, k)
 		}
-		versions[k][r.Version] = true
+		versions[k][v] = true
 	}
 	for _, k := range order {
-		hi := 0
+		top := 0
 		for v := range versions[k] {
-			hi = max(hi, v)
+			top = max(top, v)
 		}
-		if len(versions[k]) < hi {
-			if n == 0 {
-				first = fmt.Sprintf("%s %s of %s, version %d", k.form, k.ref, k.company, hi)
+		if len(versions[k]) < top {
+			if gaps == 0 {
+				first, hi = k, top
 			}
-			n++
+			gaps++
 		}
 	}
-	return n, first
+	return gaps, first, hi
 }
 
 // oncePerVersion keeps one report of each filing version in *rs (sorted
