@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/pregao/pregao/index"
 )
@@ -719,13 +718,9 @@ func (b *builder) buildQuotes() error {
 			a.cum = new(lazyAgg)
 		}
 		a.Latest = a.latestQuote()
-		switch {
-		case !a.Latest.Valid():
-			a.latestFrom = minUnix
-		case a.Latest.Intraday:
-			a.latestFrom = a.Latest.Time + 60
-		default:
-			a.latestFrom = int64(a.Latest.Date)*86400 + int64(SessionCloseUTC/time.Second)
+		a.latestFrom = minUnix
+		if a.Latest.Valid() {
+			a.latestFrom = a.Latest.VisibleFrom()
 		}
 		if a.StockType != ClassMacro && a.Latest.Valid() && a.Latest.Date > b.d.lastSession {
 			b.d.lastSession = a.Latest.Date

@@ -336,9 +336,6 @@ func (l *Live) RevTime(cutoff int64) int64 {
 	return l.revAt[i]
 }
 
-// closeTime returns when session sd's daily bar counts as complete.
-func closeTime(sd Date) int64 { return int64(sd)*86400 + int64(SessionCloseUTC/time.Second) }
-
 // quote returns a's quote as of unix time t from the live session, and
 // false when the session has no bar of a complete by t (the base answers
 // then). From the session's close (SessionCloseUTC) on, the quote of its
@@ -357,7 +354,7 @@ func (l *Live) quote(a *Asset, t int64) (Quote, bool) {
 	r := tl.row(i)
 	q := Quote{Time: tl.times[i], Date: sd, Factor: a.adj.at(sd), Intraday: true,
 		Open: tl.open, High: r.aHigh, Low: r.aLow, Close: r.aClose, Volume: r.aVol, Quantity: Num(r.aQty)}
-	if t >= closeTime(sd) && i == tl.Len()-1 {
+	if t >= SessionComplete(sd) && i == tl.Len()-1 {
 		q.Time, q.Intraday = int64(sd)*86400, false
 	}
 	k := index.LastLT(a.Daily.Dates, sd)

@@ -15,6 +15,20 @@ import (
 // complete (start + 60 s).
 const SessionCloseUTC = 20 * time.Hour
 
+// SessionComplete returns when the daily bar of session d counts as
+// complete (d + SessionCloseUTC), in unix seconds.
+func SessionComplete(d Date) int64 { return int64(d)*86400 + int64(SessionCloseUTC/time.Second) }
+
+// VisibleFrom returns when q becomes visible to a cut-off, in unix
+// seconds: a daily session's at its close (SessionComplete), a running
+// session's at the end of its last 1-minute bar.
+func (q *Quote) VisibleFrom() int64 {
+	if q.Intraday {
+		return q.Time + 60
+	}
+	return SessionComplete(q.Date)
+}
+
 // Quote is a ticker's quote at a point in time: the running aggregate of
 // the session so far (intraday) or a complete daily session. Prices are
 // BRL per share, unadjusted; Factor adjusts them like Bar.Factor.
@@ -183,7 +197,7 @@ func (a *Asset) quoteAt(ts int64) Quote {
 	ts = min(max(ts, minUnix), maxUnix)
 	dt := DateOfUnix(ts)
 	j := index.LastLE(a.Daily.Dates, dt)
-	if j >= 0 && a.Daily.Dates[j] == dt && ts < int64(dt)*86400+int64(SessionCloseUTC/time.Second) {
+	if j >= 0 && a.Daily.Dates[j] == dt && ts < SessionComplete(dt) {
 		j--
 	}
 	if i := index.LastLE(a.Intraday.Times, ts-60); i >= 0 {

@@ -92,5 +92,5 @@ func (v *View) Visible(baseVisible int64) int64 {
 	if l == nil || l.Watermark == 0 {
 		return baseVisible
 	}
-	return max(baseVisible, l.Watermark, closeTime(l.Session))
+	return max(baseVisible, l.Watermark, SessionComplete(l.Session))
 }

@@ -581,7 +581,7 @@ func TestBlockScopeInResolveView(t *testing.T) {
 	old := asOf.AddDate(0, -6, 0)
 	// within: the delayed cut-off a minute before the last session's
 	// close, whose valuations the key's view does not show yet.
-	within := timeUnix(sessionComplete(probe.LastSession())).Add(QuoteDelay - time.Minute)
+	within := timeUnix(engine.SessionComplete(probe.LastSession())).Add(QuoteDelay - time.Minute)
 
 	for _, tc := range []struct {
 		name, method, path, key, body string

@@ -79,11 +79,7 @@ func newDSInfo(ds *engine.Dataset) *dsInfo {
 		if !q.Valid() {
 			continue
 		}
-		v := sessionComplete(q.Date)
-		if q.Intraday {
-			v = q.Time + 60
-		}
-		in.latestVisible = max(in.latestVisible, v)
+		in.latestVisible = max(in.latestVisible, q.VisibleFrom())
 	}
 	return in
 }
@@ -278,12 +274,6 @@ func eodKey(c *call) viewKey {
 	return cutKey(c, sessionDate(c.now))
 }
 
-// sessionComplete returns when session d's daily bar counts as complete
-// in a quote view (SessionCloseUTC of its date), unix seconds.
-func sessionComplete(d engine.Date) int64 {
-	return int64(d)*86400 + int64(engine.SessionCloseUTC/time.Second)
-}
-
 // visible returns the unix time from which a delayed cut-off sees
 // everything of c's view: the Dataset's latest quotes and the live
 // session's watermark and close (engine.View.Visible).
@@ -335,7 +325,7 @@ func (a *API) valuationCut(c *call) engine.Date {
 			return 0
 		}
 		cutoff := c.now.Add(-QuoteDelay).Unix()
-		if cutoff >= sessionComplete(last) || cutoff >= a.info(c.ds).visible(c) {
+		if cutoff >= engine.SessionComplete(last) || cutoff >= a.info(c.ds).visible(c) {
 			return 0
 		}
 		return last
@@ -758,7 +748,7 @@ func (v view) lastDate() engine.Date {
 		return v.before - 1
 	}
 	d := engine.Date(v.cutoff / 86400)
-	if v.cutoff < int64(d)*86400+int64(engine.SessionCloseUTC/time.Second) {
+	if v.cutoff < engine.SessionComplete(d) {
 		d--
 	}
 	return d

@@ -46,7 +46,7 @@ var valuedPaths = []string{
 func TestDelayedValuationWithinItsDelay(t *testing.T) {
 	ds := mustSmall(t)
 	last := ds.LastSession()
-	closeD := timeUnix(sessionComplete(last))
+	closeD := timeUnix(engine.SessionComplete(last))
 	within := closeD.Add(QuoteDelay - time.Minute) // the cut-off a minute before D's close
 	clk := &movingClock{}
 	clk.set(within)
@@ -129,7 +129,7 @@ func TestDelayedValuationWithinItsDelay(t *testing.T) {
 func TestPlansAgreeWithTheirQuoteView(t *testing.T) {
 	ds := mustSmall(t)
 	last := ds.LastSession()
-	closeD := timeUnix(sessionComplete(last))
+	closeD := timeUnix(engine.SessionComplete(last))
 	nextDay := closeD.Add(20 * time.Hour)
 	for _, tc := range []struct {
 		name, key string
@@ -296,7 +296,7 @@ func slicesMax(s []string) string {
 // the answer the per-request encoding gives, made once.
 func TestCutCompaniesOncePerView(t *testing.T) {
 	ds := mustSmall(t)
-	within := timeUnix(sessionComplete(ds.LastSession())).Add(QuoteDelay - time.Minute)
+	within := timeUnix(engine.SessionComplete(ds.LastSession())).Add(QuoteDelay - time.Minute)
 	ts := planServer(t, fixedClock(within))
 	const path = "/v2/companies?show_market_cap=true"
 	first := ts.do("GET", path, testKeyEOD, "")

@@ -62,22 +62,13 @@ func (a *API) indexRanking(c *call, dst []byte, r *http.Request, ps httprouter.P
 	return append(dst, '}'), nil
 }
 
-// dataTime returns the unix time up to which q's data is complete: the
-// close of a daily session (SessionCloseUTC on its date), or the end of the
-// last 1-minute bar of a running session.
-func dataTime(q *engine.Quote) int64 {
-	if q.Intraday {
-		return q.Time + 60
-	}
-	return int64(q.Date)*86400 + int64(engine.SessionCloseUTC/time.Second)
-}
-
-// updatedAt returns the newest dataTime among entries (0 when none): the
+// updatedAt returns the newest time up to which the entries' quotes are
+// complete (engine.Quote.VisibleFrom) (0 when none): the
 // updated_at of rankings and variations.
 func updatedAt(es []engine.RankEntry) int64 {
 	var t int64
 	for i := range es {
-		t = max(t, dataTime(&es[i].Quote))
+		t = max(t, es[i].Quote.VisibleFrom())
 	}
 	return t
 }
