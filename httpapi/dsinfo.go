@@ -321,16 +321,22 @@ func (a *API) valuationCut(c *call) engine.Date {
 		return today
 	case PlanDelayed:
 		last := c.ds.LastSession()
-		if !last.Valid() {
-			return 0
-		}
-		cutoff := c.now.Add(-QuoteDelay).Unix()
-		if cutoff >= engine.SessionComplete(last) || cutoff >= a.info(c.ds).visible(c) {
+		if !last.Valid() || c.now.Unix() >= a.delayedCutEnds(c, last) {
 			return 0
 		}
 		return last
 	}
 	return 0
+}
+
+// delayedCutEnds returns when a delayed key's valuation cut at the
+// Dataset's last session (last) ends, in unix seconds: QuoteDelay after
+// the session's close (engine.SessionComplete) or after the end of the
+// view's data (visible), whichever comes first: a snapshot whose last
+// session holds 1-minute bars ending before the close shows that
+// session's quotes 15 minutes after its last bar.
+func (a *API) delayedCutEnds(c *call, last engine.Date) int64 {
+	return min(engine.SessionComplete(last), a.info(c.ds).visible(c)) + int64(QuoteDelay/time.Second)
 }
 
 // cutKey returns the key of the quote view of every ticker's last daily

@@ -137,7 +137,7 @@ func (a *API) valuationsHiddenError(c *call, f *FileInfo) error {
 	cut := a.valuationCut(c)
 	when := "from the next market day"
 	if c.key.Plan == PlanDelayed {
-		when = "once the session's close (" + time.Unix(engine.SessionComplete(cut), 0).UTC().Format("15:04 UTC") + ") is 15 minutes old"
+		when = "from " + time.Unix(a.delayedCutEnds(c, cut), 0).UTC().Format("15:04 UTC") + ", once the session's last quote is 15 minutes old"
 	}
 	return errorf(http.StatusForbidden, "your plan (%s) does not show the session of %s yet, whose valuations (each priced at that session's close) the file %s holds: it is served %s", c.key.Plan, cut, f.Name, when)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/snapshot/bundle"
 )
 
 // planServer returns a test server of the small Dataset whose clock is
@@ -108,10 +109,59 @@ func TestDelayedValuationWithinItsDelay(t *testing.T) {
 		t.Errorf("the listing within the delay: %d %s", list.Code, list.Body)
 	}
 	checkError(t, ts.do("GET", "/v2/files/ratios.parquet", testKeyDelayed, ""), 403,
-		"your plan (delayed) does not show the session of "+last.String()+" yet, whose valuations (each priced at that session's close) the file ratios.parquet holds: it is served once the session's close (20:00 UTC) is 15 minutes old")
+		"your plan (delayed) does not show the session of "+last.String()+" yet, whose valuations (each priced at that session's close) the file ratios.parquet holds: it is served from 20:15 UTC, once the session's last quote is 15 minutes old")
 	clk.set(closeD.Add(QuoteDelay))
 	if w := ts.do("GET", "/v2/files/ratios.parquet", testKeyDelayed, ""); w.Code != 200 {
 		t.Errorf("the ratios file past the delay: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestDelayedCutOfMinuteBarsOnly: a snapshot built while its last
+// session D ran holds D's 1-minute bars and no daily bar of D, so its
+// data end before D's close. A delayed key's view shows D's last bar 15
+// minutes after it: the valuation cut lifts then, not 15 minutes after
+// the close, and the ratios file's 403 names that time.
+func TestDelayedCutOfMinuteBarsOnly(t *testing.T) {
+	u, err := bundle.Read(smallBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := mustSmall(t).LastSession()
+	for i := range u.Daily {
+		s := &u.Daily[i]
+		if n := s.Len(); n > 0 && s.Dates[n-1] == last {
+			s.Dates, s.Open, s.High, s.Low, s.Close = s.Dates[:n-1], s.Open[:n-1], s.High[:n-1], s.Low[:n-1], s.Close[:n-1]
+			s.Volume, s.Quantity, s.Trades = s.Volume[:n-1], s.Quantity[:n-1], s.Trades[:n-1]
+		}
+	}
+	ds := buildDemoDS(t, u)
+	if ds.LastSession() != last {
+		t.Fatalf("last session %s, want %s (its 1-minute bars)", ds.LastSession(), last)
+	}
+	var end int64 // when the last 1-minute bar ends
+	for _, a := range ds.Assets() {
+		if a.Latest.Valid() && a.Latest.Date == last {
+			if !a.Latest.Intraday {
+				t.Fatalf("%s: a daily quote of %s left", a.Ticker, last)
+			}
+			end = max(end, a.Latest.VisibleFrom())
+		}
+	}
+	if end == 0 || end >= engine.SessionComplete(last) {
+		t.Fatalf("the last bar ends at %s, want before the close", timeUnix(end))
+	}
+	lifts := timeUnix(end).Add(QuoteDelay)
+	clk := &movingClock{}
+	clk.set(lifts.Add(-time.Minute))
+	store := &engine.Store{}
+	store.Publish(ds)
+	ts := &testServer{api: New(DefaultConfig(), store, testKeys(t), clk, prometheus.NewRegistry(), nil), store: store}
+	ts.api.SetFiles(ratiosFiles{dir: t.TempDir()})
+	checkError(t, ts.do("GET", "/v2/files/ratios.parquet", testKeyDelayed, ""), 403,
+		"your plan (delayed) does not show the session of "+last.String()+" yet, whose valuations (each priced at that session's close) the file ratios.parquet holds: it is served from "+lifts.Format("15:04")+" UTC, once the session's last quote is 15 minutes old")
+	clk.set(lifts)
+	if w := ts.do("GET", "/v2/files/ratios.parquet", testKeyDelayed, ""); w.Code != 200 {
+		t.Errorf("the ratios file at %s: %d %s", lifts, w.Code, w.Body)
 	}
 }
 
