@@ -129,7 +129,24 @@ type sseMetrics struct {
 	subscribers *prometheus.GaugeVec
 	events      *prometheus.CounterVec
 	cut         *prometheus.CounterVec
-	byKind      map[string]prometheus.Counter // events' series, made once
+	byKind      [len(eventKinds)]prometheus.Counter // events' series by eventKind, made once
+}
+
+// eventKinds are the kinds of the streams' events, in the order of
+// their counters (sseMetrics.byKind, sseOut.counted).
+var eventKinds = [...]string{"bar", "correction", "quote", "session"}
+
+// eventKind returns the index of kind in eventKinds.
+func eventKind(kind string) int {
+	switch kind {
+	case "bar":
+		return 0
+	case "correction":
+		return 1
+	case "quote":
+		return 2
+	}
+	return 3
 }
 
 func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
@@ -145,9 +162,8 @@ func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
 		h.hubs[p] = &sseHub{a: a, plan: p, subs: map[*sseSub]struct{}{}, wants: map[string]int{}}
 		h.m.subscribers.WithLabelValues(p)
 	}
-	h.m.byKind = map[string]prometheus.Counter{}
-	for _, e := range []string{"bar", "correction", "quote", "session"} {
-		h.m.byKind[e] = h.m.events.WithLabelValues(e)
+	for i, e := range eventKinds {
+		h.m.byKind[i] = h.m.events.WithLabelValues(e)
 	}
 	for _, r := range []string{"slow", "write", "drain", "key", "damaged"} {
 		h.m.cut.WithLabelValues(r)
@@ -776,10 +792,10 @@ type sseOut struct {
 	timeout time.Duration
 	err     error
 	buf     []byte
-	// counted is the events in buf by kind, added to
+	// counted is the events in buf by kind (eventKind), added to
 	// pregao_stream_events_total once buf is sent: an event a failed
 	// write did not send is not counted.
-	counted map[string]int
+	counted [len(eventKinds)]int
 }
 
 func (o *sseOut) write(b []byte) {
@@ -803,8 +819,8 @@ func (o *sseOut) writeEvents() {
 		if n > 0 && o.err == nil {
 			o.a.streams.m.byKind[k].Add(float64(n))
 		}
-		o.counted[k] = 0
 	}
+	o.counted = [len(eventKinds)]int{}
 }
 
 // events writes the events of tickers (sorted; nil: all) of evs (sorted
@@ -844,10 +860,7 @@ func (o *sseOut) events(evs []sseEvent, tickers []string) {
 func (o *sseOut) add(evs []sseEvent) {
 	for i := range evs {
 		o.buf = append(o.buf, evs[i].msg...)
-		if o.counted == nil {
-			o.counted = make(map[string]int, 4)
-		}
-		o.counted[evs[i].kind]++
+		o.counted[eventKind(evs[i].kind)]++
 		if len(o.buf) >= streamChunk {
 			o.writeEvents()
 		}

@@ -28,9 +28,14 @@ func TestStreamEventsCountedWhenSent(t *testing.T) {
 	count := func() map[string]float64 {
 		m := map[string]float64{}
 		for _, k := range []string{"bar", "correction", "quote", "session"} {
-			m[k] = testutil.ToFloat64(a.streams.m.byKind[k])
+			m[k] = testutil.ToFloat64(a.streams.m.events.WithLabelValues(k))
 		}
 		return m
+	}
+	for i, k := range eventKinds {
+		if eventKind(k) != i {
+			t.Errorf("eventKind(%q) = %d, want %d", k, eventKind(k), i)
+		}
 	}
 	before := count()
 	bad := eventsBrokenWriter{httptest.NewRecorder()}
