@@ -37,8 +37,14 @@ var (
 	api     *httpapi.API // answer cache off: every request runs its handler
 	apiKept *httpapi.API // answer cache on (the server's default)
 	apiFree *httpapi.API // answer cache off, admission off
-	ds      *engine.Dataset
-	loadErr error
+
+	// store0 and keys0 are the Dataset's store and the keys of the APIs
+	// above, for an API made for one benchmark.
+	store0   *engine.Store
+	keys0    *httpapi.Keys
+	apiSpare *httpapi.API // BenchmarkFairShare's -spare configuration
+	ds       *engine.Dataset
+	loadErr  error
 )
 
 // setup builds the scale-1 demo dataset and the API once.
@@ -74,6 +80,7 @@ func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 		apiKept = httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
 		cfg.Admission = &httpapi.Admission{Cores: -1}
 		apiFree = httpapi.New(cfg, store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
+		store0, keys0 = store, keys
 	})
 	if loadErr != nil {
 		b.Fatal(loadErr)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"sync"
@@ -28,6 +29,12 @@ type LoadConfig struct {
 	// request due while Concurrency are in flight waits for one) instead
 	// of each client sending its next request as its last is answered.
 	Rate float64
+	// Wire, where the kernel reports when a connection's data arrived
+	// (Linux), also measures each answer on the wire: from the request's
+	// start to the kernel's receipt of the answer's last byte, leaving
+	// out how long the client's own threads then waited for a CPU to
+	// read it (LoadResult.Wire).
+	Wire bool
 }
 
 // LoadResult summarizes a load run.
@@ -42,6 +49,9 @@ type LoadResult struct {
 	PerSecond float64
 	// Latencies are those of every answered request, ascending.
 	Latencies []time.Duration
+	// Wire are the answered requests' latencies on the wire
+	// (LoadConfig.Wire), ascending; nil when not measured.
+	Wire []time.Duration
 }
 
 func (r LoadResult) String() string {
@@ -77,12 +87,17 @@ func Load(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Concurrency}, Timeout: 30 * time.Second}
+	tr := &http.Transport{MaxIdleConnsPerHost: cfg.Concurrency}
+	wire := false
+	if cfg.Wire {
+		tr.DialContext, wire = rxStampDialer()
+	}
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
 
 	var (
 		mu                    sync.Mutex
-		lats                  []time.Duration
+		lats, wires           []time.Duration
 		errs, refused, failed int
 		next                  int
 		wg                    sync.WaitGroup
@@ -115,9 +130,15 @@ func Load(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 		go func() {
 			defer wg.Done()
 			local := make([]time.Duration, 0, 1024)
+			var localWire []time.Duration
 			bad, r429, r5xx := 0, 0, 0
+			var conn net.Conn // the connection of the request being made
+			reqCtx := ctx
+			if wire {
+				reqCtx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { conn = i.Conn }})
+			}
 			for take() {
-				req, _ := http.NewRequestWithContext(ctx, cfg.Method, cfg.URL, bytes.NewReader(cfg.Body))
+				req, _ := http.NewRequestWithContext(reqCtx, cfg.Method, cfg.URL, bytes.NewReader(cfg.Body))
 				if cfg.Key != "" {
 					req.Header.Set("Authorization", "Bearer "+cfg.Key)
 				}
@@ -132,6 +153,11 @@ func Load(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				local = append(local, time.Since(t0))
+				if rc, ok := conn.(*rxConn); ok {
+					if at, ok := rc.received(); ok {
+						localWire = append(localWire, at.Sub(t0))
+					}
+				}
 				switch {
 				case resp.StatusCode == http.StatusOK:
 				case resp.StatusCode == http.StatusTooManyRequests:
@@ -146,6 +172,7 @@ func Load(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 			}
 			mu.Lock()
 			lats = append(lats, local...)
+			wires = append(wires, localWire...)
 			errs, refused, failed = errs+bad, refused+r429, failed+r5xx
 			mu.Unlock()
 		}()
@@ -159,6 +186,10 @@ func Load(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 		res.Max = lats[len(lats)-1]
 		res.PerSecond = float64(len(lats)) / res.Elapsed.Seconds()
 		res.Latencies = lats
+	}
+	if wire {
+		slices.Sort(wires)
+		res.Wire = wires
 	}
 	return res, nil
 }

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/metrics"
 	"runtime/trace"
 	"slices"
@@ -20,13 +22,78 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/pregao/pregao/engine"
+	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/internal/yieldpoint"
 )
 
 func TestLoadRefusesRemote(t *testing.T) {
 	if _, err := Load(context.Background(), LoadConfig{URL: "http://example.com/", Requests: 1}); err == nil {
 		t.Error("a non-loopback address was accepted")
+	}
+}
+
+// The latency on the wire is the time to the kernel's receipt of the
+// answer's last byte: at least what the server took, at most what the
+// client saw. The server answers a first part, waits 30 ms, then the
+// rest; the client's threads are not delayed here, so the two figures
+// differ by the client's read alone.
+func TestLoadWire(t *testing.T) {
+	if _, ok := rxStampDialer(); !ok {
+		t.Skip("the kernel's receive times are read on Linux only")
+	}
+	const wait = 30 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("first part "))
+		w.(http.Flusher).Flush()
+		time.Sleep(wait)
+		w.Write(bytes.Repeat([]byte("x"), 64<<10))
+	}))
+	defer srv.Close()
+	res, err := Load(context.Background(), LoadConfig{URL: srv.URL + "/", Requests: 12, Concurrency: 3, Wire: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 0 || res.Requests != 12 || len(res.Wire) != 12 {
+		t.Fatalf("%v: %d on the wire", res, len(res.Wire))
+	}
+	for i, w := range res.Wire {
+		if w < wait || w > res.Latencies[i] {
+			t.Errorf("answer %d on the wire in %v: want from %v to %v (the client's)", i, w, wait, res.Latencies[i])
+		}
+	}
+	res, err = Load(context.Background(), LoadConfig{URL: srv.URL + "/", Requests: 2})
+	if err != nil || res.Wire != nil {
+		t.Errorf("without Wire: %v, %v on the wire", err, res.Wire)
+	}
+}
+
+// A request's arrival is when the kernel received its last segment: a
+// request whose head comes in two parts 30 ms apart waits from the
+// second, not the first.
+func TestTimedHandlerQueued(t *testing.T) {
+	if _, ok := rxStampDialer(); !ok {
+		t.Skip("the kernel's receive times are read on Linux only")
+	}
+	tw := &timedHandler{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})}
+	ts := rxServer(tw)
+	defer ts.Close()
+	c, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n"))
+	time.Sleep(30 * time.Millisecond)
+	c.Write([]byte("\r\n"))
+	if _, err := c.Read(make([]byte, 512)); err != nil {
+		t.Fatal(err)
+	}
+	light, queued := tw.take()
+	if len(light) != 1 || len(queued) != 1 || queued[0] < 0 || queued[0] >= 20*time.Millisecond {
+		t.Errorf("handled %v, queued %v: want one request queued from 0 to 20 ms", light, queued)
 	}
 }
 
@@ -67,7 +134,17 @@ func BenchmarkLoadIndexHighs(b *testing.B) {
 // the server's configurations (default admission,no-admission;
 // admission-slice is admission with the server's threads asking the
 // kernel for 0.1 ms time slices, Linux; admission-noyield is admission
-// with the computations' yield points off, see internal/yieldpoint).
+// with the computations' yield points off, see internal/yieldpoint;
+// admission-spare is admission with one Go processor more than its
+// slots, so that one is free to take the network's readiness).
+//
+// On Linux it also logs the light key's latency on the wire: from the
+// request's start to the kernel's receipt of the answer's last byte in
+// the light client's socket (LoadConfig.Wire), which leaves out the
+// light client's own wait for a CPU to read it, as a client on another
+// machine does not share the server's cores; and, per round, the light
+// requests' time from the kernel's receipt of the request at the
+// server's socket to the handler's start (timedHandler, rxServer).
 //
 // Each client runs in a session of its own, the heavy one's scheduling
 // group (Linux's autogroup) at the lowest priority too. On a host shared
@@ -122,8 +199,9 @@ func BenchmarkFairShare(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for _, h := range heavies {
 			type result struct {
-				alone, beside []time.Duration
-				heavy         LoadResult
+				alone, beside         []time.Duration
+				wireAlone, wireBeside []time.Duration // on the wire (LoadConfig.Wire)
+				heavy                 LoadResult
 			}
 			res := map[string]*result{}
 			names := []string{"admission", "no-admission"}
@@ -136,6 +214,20 @@ func BenchmarkFairShare(b *testing.B) {
 					srv := api
 					if strings.HasPrefix(name, "no-admission") {
 						srv = apiFree
+					}
+					procs := runtime.GOMAXPROCS(0)
+					if strings.HasSuffix(name, "-spare") {
+						// One Go processor more than the slots: one is
+						// free to take the network's readiness while the
+						// slots compute.
+						if apiSpare == nil {
+							cfg := httpapi.DefaultConfig()
+							cfg.AnswerCacheBytes = -1
+							cfg.Admission = &httpapi.Admission{Cores: procs}
+							apiSpare = httpapi.New(cfg, store0, keys0, httpapi.SnapshotClock{Store: store0}, prometheus.NewRegistry(), nil)
+						}
+						srv = apiSpare
+						runtime.GOMAXPROCS(procs + 1)
 					}
 					if strings.HasSuffix(name, "-slice") {
 						if err := processSlice(100 * time.Microsecond); err != nil {
@@ -157,11 +249,11 @@ func BenchmarkFairShare(b *testing.B) {
 						res[name] = r
 					}
 					tw := &timedHandler{h: srv}
-					ts := httptest.NewServer(tw)
+					ts := rxServer(tw)
 					s0, k0 := schedLatencies(), threadDelay()
-					a := runClient(b, clientConfig{URL: ts.URL + light, Key: benchKeyLight, Rate: 20, Concurrency: 4, Duration: phase, Group: lightGroup})
+					a := runClient(b, clientConfig{URL: ts.URL + light, Key: benchKeyLight, Rate: 20, Concurrency: 4, Duration: phase, Group: lightGroup, Wire: true})
 					sa, ka := schedLatencies().sub(s0), threadDelay().sub(k0)
-					la := tw.take()
+					la, qa := tw.take()
 					r.alone = append(r.alone, a.Latencies...)
 					heavyKeys := []string{benchKey, benchKeyHeavy2}[:envInt("PREGAO_FAIR_HEAVY_KEYS", 1)]
 					hc := make(chan clientResult, len(heavyKeys))
@@ -186,9 +278,9 @@ func BenchmarkFairShare(b *testing.B) {
 					}
 					tw.take()
 					s1, k1 := schedLatencies(), threadDelay()
-					w := runClient(b, clientConfig{URL: ts.URL + light, Key: benchKeyLight, Rate: 20, Concurrency: 4, Duration: phase, Group: lightGroup})
+					w := runClient(b, clientConfig{URL: ts.URL + light, Key: benchKeyLight, Rate: 20, Concurrency: 4, Duration: phase, Group: lightGroup, Wire: true})
 					sb, kb := schedLatencies().sub(s1), threadDelay().sub(k1)
-					lb := tw.take()
+					lb, qb := tw.take()
 					if tracing {
 						trace.Stop()
 						tw.tasks.Store(false)
@@ -206,11 +298,15 @@ func BenchmarkFairShare(b *testing.B) {
 						processSlice(0)
 					}
 					yieldpoint.SetProcs(0)
+					runtime.GOMAXPROCS(procs)
+					b.Logf("%s, %s, round: light from arrival to handler p50/p99 %v/%v alone, %v/%v beside", h.name, name, pct(qa, 50), pct(qa, 99), pct(qb, 50), pct(qb, 99))
 					b.Logf("%s, %s, round: light in handler p50/p99 %v/%v alone, %v/%v beside; Go scheduling latency p50/p99/p99.9 %v alone, %v beside; waiting for a CPU: the server's threads %v alone, %v beside, the light client's %v alone, %v beside",
 						h.name, name, pct(la, 50), pct(la, 99), pct(lb, 50), pct(lb, 99), sa, sb, ka, kb, a.Kernel, w.Kernel)
 					r.beside = append(r.beside, w.Latencies...)
-					b.Logf("%s, %s, round: light p99 %v alone, %v beside (%.2fx)", h.name, name,
-						pct(a.Latencies, 99), pct(w.Latencies, 99), float64(pct(w.Latencies, 99))/float64(max(pct(a.Latencies, 99), 1)))
+					r.wireAlone, r.wireBeside = append(r.wireAlone, a.Wire...), append(r.wireBeside, w.Wire...)
+					b.Logf("%s, %s, round: light p99 %v alone, %v beside (%.2fx); on the wire %v alone, %v beside (%.2fx)", h.name, name,
+						pct(a.Latencies, 99), pct(w.Latencies, 99), float64(pct(w.Latencies, 99))/float64(max(pct(a.Latencies, 99), 1)),
+						pct(a.Wire, 99), pct(w.Wire, 99), float64(pct(w.Wire, 99))/float64(max(pct(a.Wire, 99), 1)))
 					r.heavy.Requests += hr.Requests
 					r.heavy.Errors += hr.Errors
 					r.heavy.Refused += hr.Refused
@@ -227,6 +323,12 @@ func BenchmarkFairShare(b *testing.B) {
 				lo, hi := ratioInterval(r.alone, r.beside, 99)
 				b.Logf("%s, %s: light p50 %v alone, %v beside; p99 %v alone, %v beside (%.2fx; 90 %% bootstrap interval %.2f-%.2fx); heavy %d answers (%d 429, %d 5xx, %d other errors)",
 					h.name, name, pct(r.alone, 50), pct(r.beside, 50), pa, pb, ratio, lo, hi, r.heavy.Requests, r.heavy.Refused, r.heavy.Failed, r.heavy.Errors-r.heavy.Refused-r.heavy.Failed)
+				if len(r.wireAlone) > 0 && len(r.wireBeside) > 0 {
+					wa, wb := pct(r.wireAlone, 99), pct(r.wireBeside, 99)
+					wlo, whi := ratioInterval(r.wireAlone, r.wireBeside, 99)
+					b.Logf("%s, %s: light on the wire p50 %v alone, %v beside; p99 %v alone, %v beside (%.2fx; 90 %% bootstrap interval %.2f-%.2fx)",
+						h.name, name, pct(r.wireAlone, 50), pct(r.wireBeside, 50), wa, wb, float64(wb)/float64(wa), wlo, whi)
+				}
 				if !strings.HasPrefix(name, "no-admission") && (ratio > 1.5 || r.heavy.Failed > 0) {
 					b.Errorf("%s with admission: light p99 %.2fx alone (want ≤ 1.5), heavy 5xx %d", h.name, ratio, r.heavy.Failed)
 				}
@@ -245,6 +347,7 @@ type clientConfig struct {
 	Duration               time.Duration
 	Nice                   bool
 	Group                  int
+	Wire                   bool // measure the answers on the wire too (LoadConfig.Wire)
 }
 
 // runClient runs cfg in a process of its own (TestLoadClient) and returns
@@ -301,7 +404,7 @@ func TestLoadClient(t *testing.T) {
 		}
 	}
 	k0 := threadDelay()
-	r, err := Load(context.Background(), LoadConfig{URL: cfg.URL, Method: cfg.Method, Body: []byte(cfg.Body), Key: cfg.Key, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Duration: cfg.Duration})
+	r, err := Load(context.Background(), LoadConfig{URL: cfg.URL, Method: cfg.Method, Body: []byte(cfg.Body), Key: cfg.Key, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Duration: cfg.Duration, Wire: cfg.Wire})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,12 +478,40 @@ func envInt(name string, def int) int {
 }
 
 // timedHandler records the time its GET requests (the light key's) spend
-// in the handler and, when tasks is set, makes each request a trace task.
+// in the handler and, where the kernel's receive times are read
+// (rxServer), from the request's arrival to the handler's start; when
+// tasks is set, it makes each request a trace task.
 type timedHandler struct {
-	h     http.Handler
-	tasks atomic.Bool
-	mu    sync.Mutex
-	light []time.Duration
+	h      http.Handler
+	tasks  atomic.Bool
+	mu     sync.Mutex
+	light  []time.Duration
+	queued []time.Duration // from the kernel's receipt of the request to the handler's start
+}
+
+// connKey holds a request's connection in its context (rxServer).
+type connKey struct{}
+
+// rxServer starts an httptest server of h whose connections record the
+// kernel's receive times (rxStamped), each request's connection in its
+// context under connKey.
+func rxServer(h http.Handler) *httptest.Server {
+	ts := httptest.NewUnstartedServer(h)
+	ts.Listener = rxListener{ts.Listener}
+	ts.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }
+	ts.Start()
+	return ts
+}
+
+// rxListener accepts connections that record the kernel's receive times.
+type rxListener struct{ net.Listener }
+
+func (l rxListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return rxStamped(c), nil
 }
 
 func (t *timedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -398,20 +529,32 @@ func (t *timedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
+	var queued time.Duration
+	arrived := false
+	if c, ok := r.Context().Value(connKey{}).(*rxConn); ok {
+		var at time.Time
+		if at, arrived = c.received(); arrived {
+			queued = start.Sub(at)
+		}
+	}
 	t.h.ServeHTTP(w, r)
 	d := time.Since(start)
 	t.mu.Lock()
 	t.light = append(t.light, d)
+	if arrived {
+		t.queued = append(t.queued, queued)
+	}
 	t.mu.Unlock()
 }
 
-// take returns the durations recorded since the last take.
-func (t *timedHandler) take() []time.Duration {
+// take returns the durations recorded since the last take: in the
+// handler, and from arrival to the handler.
+func (t *timedHandler) take() (light, queued []time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	l := t.light
-	t.light = nil
-	return l
+	light, queued = t.light, t.queued
+	t.light, t.queued = nil, nil
+	return light, queued
 }
 
 // schedHist is the runtime's histogram of goroutine scheduling latencies.
