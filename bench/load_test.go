@@ -136,7 +136,11 @@ func BenchmarkLoadIndexHighs(b *testing.B) {
 // kernel for 0.1 ms time slices, Linux; admission-noyield is admission
 // with the computations' yield points off, see internal/yieldpoint;
 // admission-spare is admission with one Go processor more than its
-// slots, so that one is free to take the network's readiness).
+// slots, so that one is free to take the network's readiness;
+// admission-idle is admission with each heavy request served on a
+// thread of its own under Linux's SCHED_IDLE policy, which any waking
+// thread preempts). PREGAO_FAIR_CLIENT_CPUS runs both clients on those
+// CPUs only (taskset's list, Linux: "1").
 //
 // On Linux it also logs the light key's latency on the wire: from the
 // request's start to the kernel's receipt of the answer's last byte in
@@ -248,7 +252,7 @@ func BenchmarkFairShare(b *testing.B) {
 						r = &result{}
 						res[name] = r
 					}
-					tw := &timedHandler{h: srv}
+					tw := &timedHandler{h: srv, idle: strings.HasSuffix(name, "-idle")}
 					ts := rxServer(tw)
 					s0, k0 := schedLatencies(), threadDelay()
 					a := runClient(b, clientConfig{URL: ts.URL + light, Key: benchKeyLight, Rate: 20, Concurrency: 4, Duration: phase, Group: lightGroup, Wire: true})
@@ -364,6 +368,9 @@ func runClient(b *testing.B, cfg clientConfig) clientResult {
 	js, _ := json.Marshal(cfg)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLoadClient$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "PREGAO_LOAD_CLIENT="+string(js))
+	if cpus := os.Getenv("PREGAO_FAIR_CLIENT_CPUS"); cpus != "" {
+		cmd = pinned(cmd, cpus)
+	}
 	ownSession(cmd)
 	out, err := cmd.Output()
 	if err != nil {
@@ -487,6 +494,7 @@ type timedHandler struct {
 	mu     sync.Mutex
 	light  []time.Duration
 	queued []time.Duration // from the kernel's receipt of the request to the handler's start
+	idle   bool            // serve the heavy requests under SCHED_IDLE (idleThread)
 }
 
 // connKey holds a request's connection in its context (rxServer).
@@ -525,6 +533,12 @@ func (t *timedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(ctx)
 	}
 	if r.Method != http.MethodGet {
+		if t.idle {
+			if err := idleThread(func() { t.h.ServeHTTP(w, r) }); err != nil {
+				panic(err) // the heavy key's answers count it as a failure
+			}
+			return
+		}
 		t.h.ServeHTTP(w, r)
 		return
 	}

@@ -4,6 +4,8 @@ package bench
 
 import (
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -35,4 +37,32 @@ func processSlice(d time.Duration) error {
 		}
 	}
 	return first
+}
+
+// idleThread runs f on a thread of its own under the SCHED_IDLE policy
+// (which any other waking thread preempts at once), then restores the
+// thread's policy.
+func idleThread(f func()) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	a, err := unix.SchedGetAttr(0, 0)
+	if err != nil {
+		return err
+	}
+	old := *a
+	a.Policy, a.Priority = unix.SCHED_IDLE, 0
+	if err := unix.SchedSetAttr(0, a, 0); err != nil {
+		return err
+	}
+	defer unix.SchedSetAttr(0, &old, 0)
+	f()
+	return nil
+}
+
+// pinned returns cmd run on the CPUs cpus lists (taskset's form: "1",
+// "0,2-3").
+func pinned(cmd *exec.Cmd, cpus string) *exec.Cmd {
+	c := exec.Command("taskset", append([]string{"-c", cpus}, cmd.Args...)...)
+	c.Env, c.Stdout, c.Stderr = cmd.Env, cmd.Stdout, cmd.Stderr
+	return c
 }
