@@ -44,6 +44,7 @@ var allowedImports = []struct {
 	{"internal/csvcell", nil, nil},
 	{"internal/mapfile", nil, nil},
 	{"internal/natstest", nil, nil},
+	{"internal/wireload", nil, nil},
 	{"internal/yieldpoint", nil, nil},
 	{"snapshot/remote", []string{"snapshot", "internal/atomicfile"}, nil},
 	{"snapshot/flatfiles", []string{"engine", "internal/atomicfile", "internal/csvcell", "internal/mapfile"}, nil},

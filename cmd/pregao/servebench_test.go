@@ -1,21 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/pregao/pregao/internal/wireload"
 	"github.com/pregao/pregao/snapshot"
 )
 
@@ -71,14 +68,15 @@ func benchServe(b *testing.B) (m *Main, key string) {
 //   - wire/pregao and wire/static: over 8 loopback HTTP/1.1 connections
 //     kept alive, to serve's own server and to a static server sending
 //     the same bytes with the same headers (captured once, Date aside),
-//     as ../shared/perf's static server does. cpu-ns/op is the
-//     process's CPU time (servers and client) per request.
+//     as ../shared/perf's static server does (internal/wireload).
+//     cpu-ns/op is the process's CPU time (servers and client) per
+//     request.
 //
 // PREGAO_BENCH_SNAPSHOT names the snapshot (default: the small bundle's).
 func BenchmarkServeW4(b *testing.B) {
 	m, key := benchServe(b)
 	url := "http://" + m.Addr() + benchW4
-	body, hdr := captureAnswer(b, url, key)
+	body, hdr := wireload.Capture(b, url, key)
 	b.Run("handler", func(b *testing.B) {
 		req, err := http.NewRequest("GET", benchW4, nil)
 		if err != nil {
@@ -99,13 +97,7 @@ func BenchmarkServeW4(b *testing.B) {
 			b.Fatalf("status %d, %d bytes; want 200, %d", w.status, w.n, len(body))
 		}
 	})
-	static := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		h := rw.Header()
-		for k, v := range hdr {
-			h[k] = v
-		}
-		rw.Write(body)
-	}), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
+	static := &http.Server{Handler: wireload.Static(body, hdr), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
 	sl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -113,7 +105,7 @@ func BenchmarkServeW4(b *testing.B) {
 	go static.Serve(sl)
 	defer static.Close()
 	for _, s := range []struct{ name, addr string }{{"pregao", m.Addr()}, {"static", sl.Addr().String()}} {
-		b.Run("wire/"+s.name, func(b *testing.B) { benchWire(b, s.addr, key, len(body)) })
+		b.Run("wire/"+s.name, func(b *testing.B) { wireload.Run(b, s.addr, benchW4, key, len(body)) })
 	}
 }
 
@@ -135,94 +127,4 @@ func (s *benchSink) Write(p []byte) (int, error) {
 	}
 	s.n += len(p)
 	return len(p), nil
-}
-
-// captureAnswer returns the body of a GET of url and its headers, Date
-// and the framing headers aside (Content-Length set as the harness's
-// static server sets it).
-func captureAnswer(b *testing.B, url, key string) ([]byte, http.Header) {
-	b.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != http.StatusOK {
-		b.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
-	}
-	h := res.Header.Clone()
-	h.Del("Date")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	return body, h
-}
-
-// benchWire sends GET benchW4 over 8 loopback connections kept alive and
-// reads each answer (framed by Content-Length) before the next.
-func benchWire(b *testing.B, addr, key string, size int) {
-	req := []byte("GET " + benchW4 + " HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + key + "\r\n\r\n")
-	b.SetBytes(int64(size))
-	b.SetParallelism(4) // 8 connections on 2 cores
-	b.ResetTimer()
-	cpu := processCPU()
-	defer func() { b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op") }()
-	b.RunParallel(func(pb *testing.PB) {
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		defer conn.Close()
-		br := bufio.NewReaderSize(conn, 64<<10)
-		for pb.Next() {
-			if _, err := conn.Write(req); err != nil {
-				b.Error(err)
-				return
-			}
-			if n, err := readHTTPAnswer(br); err != nil || n != size {
-				b.Errorf("answer of %d bytes (want %d): %v", n, size, err)
-				return
-			}
-		}
-	})
-}
-
-// processCPU returns the process's user and system CPU time, in ns.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// readHTTPAnswer reads one HTTP/1.1 200 answer framed by Content-Length
-// and returns its body's length.
-func readHTTPAnswer(br *bufio.Reader) (int, error) {
-	n, ok := -1, false
-	for first := true; ; first = false {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return 0, err
-		}
-		if first {
-			ok = bytes.HasPrefix(line, []byte("HTTP/1.1 200 "))
-			continue
-		}
-		if len(line) <= 2 {
-			break
-		}
-		if k, v, found := bytes.Cut(line, []byte(":")); found && bytes.EqualFold(k, []byte("Content-Length")) {
-			if n, err = strconv.Atoi(string(bytes.TrimSpace(v))); err != nil {
-				return 0, err
-			}
-		}
-	}
-	if !ok || n < 0 {
-		return 0, fmt.Errorf("not a 200 with a length")
-	}
-	_, err := br.Discard(n)
-	return n, err
 }
