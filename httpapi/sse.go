@@ -132,22 +132,21 @@ type sseMetrics struct {
 	byKind      [len(eventKinds)]prometheus.Counter // events' series by eventKind, made once
 }
 
-// eventKinds are the kinds of the streams' events, in the order of
-// their counters (sseMetrics.byKind, sseOut.counted).
-var eventKinds = [...]string{"bar", "correction", "quote", "session"}
+// eventKind is the kind of a stream's event: its "event:" field and
+// its counter (sseMetrics.byKind, sseOut.counted).
+type eventKind uint8
 
-// eventKind returns the index of kind in eventKinds.
-func eventKind(kind string) int {
-	switch kind {
-	case "bar":
-		return 0
-	case "correction":
-		return 1
-	case "quote":
-		return 2
-	}
-	return 3
-}
+const (
+	kindBar eventKind = iota
+	kindCorrection
+	kindQuote
+	kindSession
+)
+
+// eventKinds are the kinds' names, by eventKind.
+var eventKinds = [...]string{kindBar: "bar", kindCorrection: "correction", kindQuote: "quote", kindSession: "session"}
+
+func (k eventKind) String() string { return eventKinds[k] }
 
 func newSSEHubs(a *API, reg prometheus.Registerer) *sseHubs {
 	h := &sseHubs{hubs: map[string]*sseHub{}, perKey: map[string]int{}, m: &sseMetrics{
@@ -673,7 +672,7 @@ func (a *API) streamQuotes(c *call, dst []byte, r *http.Request, _ httprouter.Pa
 	present := func(v *sseView) {
 		mark = sseMark{from: v.cur, to: v.cur, part: -int64(v.cur.state)}
 		st := stepper{mark: mark}
-		st.emit("", "session", mark.part, appendSessionEvent(nil, v.cur.session, v.cur.state))
+		st.emit("", kindSession, mark.part, appendSessionEvent(nil, v.cur.session, v.cur.state))
 		out.events(st.dst, nil)
 	}
 	// diff sends the events from m to sv; false: sv's Dataset failed (a
@@ -792,7 +791,7 @@ type sseOut struct {
 	timeout time.Duration
 	err     error
 	buf     []byte
-	// counted is the events in buf by kind (eventKind), added to
+	// counted is the events in buf by kind, added to
 	// pregao_stream_events_total once buf is sent: an event a failed
 	// write did not send is not counted.
 	counted [len(eventKinds)]int
@@ -860,7 +859,7 @@ func (o *sseOut) events(evs []sseEvent, tickers []string) {
 func (o *sseOut) add(evs []sseEvent) {
 	for i := range evs {
 		o.buf = append(o.buf, evs[i].msg...)
-		o.counted[eventKind(evs[i].kind)]++
+		o.counted[evs[i].kind]++
 		if len(o.buf) >= streamChunk {
 			o.writeEvents()
 		}

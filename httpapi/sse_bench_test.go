@@ -170,11 +170,11 @@ func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 //	go test ./httpapi -run '^$' -bench StreamCatchUp
 func BenchmarkStreamCatchUp(b *testing.B) {
 	a := New(DefaultConfig(), &engine.Store{}, nil, nil, prometheus.NewRegistry(), nil)
-	kinds := []string{"bar", "quote", "bar", "quote", "bar", "quote", "bar", "quote", "bar", "correction"}
+	kinds := []eventKind{kindBar, kindQuote, kindBar, kindQuote, kindBar, kindQuote, kindBar, kindQuote, kindBar, kindCorrection}
 	evs := make([]sseEvent, 0, 200_000)
 	for i := range cap(evs) {
 		k := kinds[i%len(kinds)]
-		evs = append(evs, sseEvent{ticker: fmt.Sprintf("T%04d3", i%1000), kind: k, msg: []byte("event: " + k + "\ndata: {}\n\n")})
+		evs = append(evs, sseEvent{ticker: fmt.Sprintf("T%04d3", i%1000), kind: k, msg: []byte("event: " + k.String() + "\ndata: {}\n\n")})
 	}
 	slices.SortStableFunc(evs, func(x, y sseEvent) int { return strings.Compare(x.ticker, y.ticker) })
 	w := discardWriter{httptest.NewRecorder()}

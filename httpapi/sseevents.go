@@ -190,7 +190,7 @@ func validSymbol(s string) bool {
 // …\ndata: …\n\n".
 type sseEvent struct {
 	ticker string // "" for the session's
-	kind   string // bar, correction, quote, session
+	kind   eventKind
 	msg    []byte
 }
 
@@ -277,12 +277,12 @@ type stepper struct {
 const sinkEvents = 512
 
 // emit appends an event of ticker (part: its place, sseMark.part).
-func (s *stepper) emit(ticker, kind string, part int64, data []byte) {
+func (s *stepper) emit(ticker string, kind eventKind, part int64, data []byte) {
 	s.mark.ticker, s.mark.part = ticker, part
 	b := append(s.buf[:0], "id: "...)
 	b = appendID(b, &s.mark)
 	b = append(b, "\nevent: "...)
-	b = append(b, kind...)
+	b = append(b, eventKinds[kind]...)
 	b = append(b, "\ndata: "...)
 	b = append(b, data...)
 	b = append(b, "\n\n"...)
@@ -349,7 +349,7 @@ func (a *API) step(dst []sseEvent, m *sseMark, to sseCursor, sv *sseView, assets
 	}
 	if to.session.Valid() {
 		for st := first; st <= to.state; st++ {
-			s.emit("", "session", -int64(st), appendSessionEvent(s.data[:0], to.session, st))
+			s.emit("", kindSession, -int64(st), appendSessionEvent(s.data[:0], to.session, st))
 		}
 	}
 	if !to.session.Valid() || to.state == sseNone {
@@ -480,9 +480,9 @@ func (a *API) tickerEvents(s *stepper, to sseCursor, sv *sseView, as *engine.Ass
 	curr := appendStringOrNull(cur[:0], as.Currency)
 	for _, m := range ms {
 		bs := sv.v.ev.AppendMinutes(nil, as, m.t, m.t, false)
-		kind := "bar"
+		kind := kindBar
 		if m.corr {
-			kind = "correction"
+			kind = kindCorrection
 		}
 		if len(bs) == 0 {
 			if !m.corr {
@@ -501,7 +501,7 @@ func (a *API) tickerEvents(s *stepper, to sseCursor, sv *sseView, as *engine.Ass
 	}
 	q := sv.v.quote(as)
 	s.data = appendTickerQuote(s.data[:0], as.Ticker, &q, as.Currency)
-	s.emit(as.Ticker, "quote", partQuote, s.data)
+	s.emit(as.Ticker, kindQuote, partQuote, s.data)
 }
 
 // eodEvents appends the eod plan's events of a session it sees whole: the
@@ -519,11 +519,11 @@ func (a *API) eodEvents(s *stepper, to sseCursor, sv *sseView, as *engine.Asset,
 		ref, _ := prevClose(as, to.session)
 		var cur [64]byte
 		s.data = appendTickerBar(s.data[:0], as.Ticker, &b, ref, appendStringOrNull(cur[:0], as.Currency))
-		s.emit(as.Ticker, "bar", day, s.data)
+		s.emit(as.Ticker, kindBar, day, s.data)
 	}
 	q := sv.v.quote(as)
 	s.data = appendTickerQuote(s.data[:0], as.Ticker, &q, as.Currency)
-	s.emit(as.Ticker, "quote", partQuote, s.data)
+	s.emit(as.Ticker, kindQuote, partQuote, s.data)
 }
 
 // prevClose returns as's close of the session before sd, unadjusted, and
@@ -574,18 +574,19 @@ func (a *API) levelEvents(s *stepper, m *sseMark, to sseCursor, sv *sseView, ix 
 		if sv.v.eod {
 			t = day
 		}
-		kind := ""
+		var kind eventKind
+		send := false
 		switch {
 		case sv.v.eod:
 			if k.k.session != to.session || k.k.state < sseClosed {
-				kind = "bar"
+				kind, send = kindBar, true
 			}
 		case t >= from.at && t < to.at:
-			kind = "bar"
+			kind, send = kindBar, true
 		case changed[t]:
-			kind = "correction"
+			kind, send = kindCorrection, true
 		}
-		if kind == "" || partial && t <= k.upTo && t < k.to.at {
+		if !send || partial && t <= k.upTo && t < k.to.at {
 			continue
 		}
 		s.data = appendTickerBar(s.data[:0], sym, b, ref, nullJSON)
@@ -599,7 +600,7 @@ func (a *API) levelEvents(s *stepper, m *sseMark, to sseCursor, sv *sseView, ix 
 		s.data = append(s.data, `,"quote":`...)
 		s.data = appendIndexCurrent(s.data, ix, &o)
 		s.data = append(s.data, '}')
-		s.emit(sym, "quote", partQuote, s.data)
+		s.emit(sym, kindQuote, partQuote, s.data)
 	}
 }
 
