@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -37,12 +38,9 @@ var (
 	api     *httpapi.API // answer cache off: every request runs its handler
 	apiKept *httpapi.API // answer cache on (the server's default)
 	apiFree *httpapi.API // answer cache off, admission off
-
-	// store0 and keys0 are the Dataset's store and the keys of the APIs
-	// above, for an API made for one benchmark.
-	store0   *engine.Store
-	keys0    *httpapi.Keys
-	apiSpare *httpapi.API // BenchmarkFairShare's -spare configuration
+	// apiSpare is api with its admission's slots fixed at GOMAXPROCS, for
+	// BenchmarkFairShare's -spare configuration (one Go processor more).
+	apiSpare *httpapi.API
 	ds       *engine.Dataset
 	loadErr  error
 )
@@ -80,7 +78,8 @@ func setup(b *testing.B) (*httpapi.API, *engine.Dataset) {
 		apiKept = httpapi.New(httpapi.DefaultConfig(), store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
 		cfg.Admission = &httpapi.Admission{Cores: -1}
 		apiFree = httpapi.New(cfg, store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
-		store0, keys0 = store, keys
+		cfg.Admission = &httpapi.Admission{Cores: runtime.GOMAXPROCS(0)}
+		apiSpare = httpapi.New(cfg, store, keys, httpapi.SnapshotClock{Store: store}, prometheus.NewRegistry(), nil)
 	})
 	if loadErr != nil {
 		b.Fatal(loadErr)

@@ -22,10 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/pregao/pregao/engine"
-	"github.com/pregao/pregao/httpapi"
 	"github.com/pregao/pregao/internal/yieldpoint"
 )
 
@@ -224,12 +221,6 @@ func BenchmarkFairShare(b *testing.B) {
 						// One Go processor more than the slots: one is
 						// free to take the network's readiness while the
 						// slots compute.
-						if apiSpare == nil {
-							cfg := httpapi.DefaultConfig()
-							cfg.AnswerCacheBytes = -1
-							cfg.Admission = &httpapi.Admission{Cores: procs}
-							apiSpare = httpapi.New(cfg, store0, keys0, httpapi.SnapshotClock{Store: store0}, prometheus.NewRegistry(), nil)
-						}
 						srv = apiSpare
 						runtime.GOMAXPROCS(procs + 1)
 					}
