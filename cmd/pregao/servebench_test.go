@@ -62,9 +62,13 @@ func benchServe(b *testing.B) (m *Main, key string) {
 // whole of serve's stack, its answer kept in the answer cache after the
 // first request:
 //
-//   - handler: the API's ServeHTTP called in process, with a fresh header
-//     map per request as net/http gives (the router, the access log, the
-//     metrics, the key, the admission, the answer cache, the headers);
+//   - handler/pregao: the API's ServeHTTP called in process, with a fresh
+//     header map per request as net/http gives (the router, the access
+//     log, the metrics, the key, the admission, the answer cache, the
+//     headers); handler/static: the static twin's handler the same way,
+//     so that the difference is what the API adds per request (cpu-ns/op:
+//     the process's CPU time, the access log's writer and the collector
+//     included);
 //   - wire/pregao and wire/static: over 8 loopback HTTP/1.1 connections
 //     kept alive, to serve's own server and to a static server sending
 //     the same bytes with the same headers (captured once, Date aside),
@@ -77,27 +81,35 @@ func BenchmarkServeW4(b *testing.B) {
 	m, key := benchServe(b)
 	url := "http://" + m.Addr() + benchW4
 	body, hdr := wireload.Capture(b, url, key)
-	b.Run("handler", func(b *testing.B) {
-		req, err := http.NewRequest("GET", benchW4, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.RemoteAddr = "127.0.0.1:40000"
-		w := &benchSink{}
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		b.ResetTimer()
-		for range b.N {
-			w.h, w.n, w.status = make(http.Header), 0, 0
-			m.API.ServeHTTP(w, req)
-		}
-		b.StopTimer()
-		if w.status != http.StatusOK || w.n != len(body) {
-			b.Fatalf("status %d, %d bytes; want 200, %d", w.status, w.n, len(body))
-		}
-	})
-	static := &http.Server{Handler: wireload.Static(body, hdr), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
+	handlers := []struct {
+		name string
+		h    http.Handler
+	}{{"pregao", m.API}, {"static", wireload.Static(body, hdr)}}
+	for _, h := range handlers {
+		b.Run("handler/"+h.name, func(b *testing.B) {
+			req, err := http.NewRequest("GET", benchW4, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.RemoteAddr = "127.0.0.1:40000"
+			w := &benchSink{}
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			report := wireload.ReportCPU(b)
+			for range b.N {
+				w.h, w.n, w.status = make(http.Header), 0, 0
+				h.h.ServeHTTP(w, req)
+			}
+			report()
+			b.StopTimer()
+			if w.status != http.StatusOK || w.n != len(body) {
+				b.Fatalf("status %d, %d bytes; want 200, %d", w.status, w.n, len(body))
+			}
+		})
+	}
+	static := &http.Server{Handler: handlers[1].h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
 	sl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

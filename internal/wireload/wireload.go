@@ -28,10 +28,7 @@ func Run(b *testing.B, addr, path, key string, size int) {
 	b.SetBytes(int64(size))
 	b.SetParallelism(4)
 	b.ResetTimer()
-	cpu := cpuTime()
-	defer func() {
-		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
-	}()
+	defer ReportCPU(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -118,6 +115,14 @@ func ReadAnswer(br *bufio.Reader) (int, error) {
 	}
 	_, err := br.Discard(n)
 	return n, err
+}
+
+// ReportCPU starts counting the process's CPU time; the function it
+// returns reports it per iteration of b (cpu-ns/op). Call it after
+// b.ResetTimer and the returned function when the loop ends.
+func ReportCPU(b *testing.B) func() {
+	cpu := cpuTime()
+	return func() { b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op") }
 }
 
 // cpuTime returns the process's user and system CPU time, in ns.
