@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"crypto/sha256"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -92,4 +95,93 @@ func TestKeysFileInvalid(t *testing.T) {
 	if _, err := LoadKeys(filepath.Join(dir, "missing")); err == nil {
 		t.Error("missing keys file accepted by LoadKeys")
 	}
+}
+
+// TestKeysRemembered checks find's remembered keys: a key found once is
+// found again from its slot, the slot's key is compared whole (a guess
+// placed in a key's slot, one byte off, is refused), a refused key is not
+// remembered, and a reload's Keys has forgotten a removed key.
+func TestKeysRemembered(t *testing.T) {
+	f := KeysFile{}
+	now := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	k1, err := f.AddKey("alice", PlanDelayed, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := NewKeys(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slotOf := func(k *Keys, key string) *atomic.Pointer[knownKey] {
+		return &k.seen[maphash.String(keySlotSeed, key)%keySlots]
+	}
+	if slotOf(keys, k1).Load() != nil {
+		t.Fatal("a key never presented is remembered")
+	}
+	st := keys.find(k1)
+	if st == nil || st.Name != "alice" {
+		t.Fatalf("find(k1) = %+v", st)
+	}
+	e := slotOf(keys, k1).Load()
+	if e == nil || e.key != k1 || e.st != st {
+		t.Fatalf("k1's slot holds %+v after find", e)
+	}
+	if again := keys.find(k1); again != st {
+		t.Fatalf("find(k1) again = %p, want %p", again, st)
+	}
+	// A guess one byte off, placed in alice's slot as if it hashed there:
+	// the slot is alice's, the guess is not, and the digest refuses it.
+	guess := k1[:len(k1)-1] + string(k1[len(k1)-1]^1)
+	slotOf(keys, guess).Store(e)
+	if got := keys.find(guess); got != nil {
+		t.Fatalf("find(guess) in alice's slot = %+v, want nil", got)
+	}
+	for _, bad := range []string{guess, "pg_" + strings.Repeat("0", 32), k1 + " "} {
+		if keys.find(bad) != nil {
+			t.Errorf("find(%q) accepted", bad)
+		}
+		if e := slotOf(keys, bad).Load(); e != nil && e.key == bad {
+			t.Errorf("refused key %q remembered", bad)
+		}
+	}
+	if err := f.RemoveKey("alice"); err != nil {
+		t.Fatal(err)
+	}
+	reloaded, err := NewKeys(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reloaded.find(k1) != nil {
+		t.Error("a removed key is found after the reload")
+	}
+}
+
+// BenchmarkKeysFind finds a key in use: from its slot (remembered), and
+// through SHA-256 as every request did before (digest).
+func BenchmarkKeysFind(b *testing.B) {
+	f := KeysFile{}
+	key, err := f.AddKey("alice", PlanDelayed, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys, err := NewKeys(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("remembered", func(b *testing.B) {
+		for range b.N {
+			if keys.find(key) == nil {
+				b.Fatal("not found")
+			}
+		}
+	})
+	b.Run("digest", func(b *testing.B) {
+		var buf [maxKeyLen]byte
+		for range b.N {
+			n := copy(buf[:], key)
+			if keys.byDigest[sha256.Sum256(buf[:n])] == nil {
+				b.Fatal("not found")
+			}
+		}
+	})
 }
