@@ -15,7 +15,7 @@ import (
 // path, status, bytes of the body written, duration, key name, request id
 // and client address, as logfmt ("text") or JSON. Lines are collected in
 // memory and written by one goroutine every FlushInterval (or sooner when
-// 64 KiB have gathered), so a request never waits for the log's writer;
+// 512 KiB have gathered), so a request never waits for the log's writer;
 // when the writer falls behind by more than maxPending bytes, lines are
 // dropped and counted (pregao_access_log_dropped_total). Create it with
 // NewAccessLog; Close writes what is pending.
@@ -63,9 +63,9 @@ func (l *AccessLog) appendStamp(b []byte, t time.Time) []byte {
 const FlushInterval = 100 * time.Millisecond
 
 const (
-	flushAt    = 64 << 10 // pending bytes that wake the writer early
-	maxPending = 4 << 20  // pending bytes beyond which lines are dropped
-	maxLogPath = 256      // bytes of a path logged; longer ones are cut
+	flushAt    = 512 << 10 // pending bytes that wake the writer early
+	maxPending = 4 << 20   // pending bytes beyond which lines are dropped
+	maxLogPath = 256       // bytes of a path logged; longer ones are cut
 )
 
 // NewAccessLog returns an AccessLog writing to w, as JSON when json is set
@@ -300,7 +300,8 @@ func appendLogfmt(b []byte, s string) []byte {
 // key) to the line. Pooled by the API.
 type logWriter struct {
 	http.ResponseWriter
-	e entry
+	e   entry
+	ids *idBatch // the request ids this writer gives out next
 }
 
 func (w *logWriter) WriteHeader(code int) {
@@ -386,13 +387,14 @@ type idBatch struct {
 
 const idsPerBatch = 64
 
-var idBatches = sync.Pool{New: func() any { return new(idBatch) }}
-
 // newRequestIDHeader returns a new X-Request-Id header value: 16 random
-// hex digits. The slice is shared: never to be modified.
-func newRequestIDHeader() []string {
-	b := idBatches.Get().(*idBatch)
-	if b.left == 0 {
+// hex digits, from *bp, which it replaces with a new batch when nil or
+// spent (a logWriter's own: no lock). The slice is shared: never to be
+// modified.
+func newRequestIDHeader(bp **idBatch) []string {
+	b := *bp
+	if b == nil || b.left == 0 {
+		b = new(idBatch)
 		const hex = "0123456789abcdef"
 		var text [idsPerBatch * 16]byte
 		for i := 0; i < len(text); i += 16 {
@@ -407,13 +409,10 @@ func newRequestIDHeader() []string {
 			b.ids[i] = all[16*i : 16*i+16]
 		}
 		b.left = idsPerBatch
+		*bp = b
 	}
 	b.left--
-	h := b.ids[b.left : b.left+1 : b.left+1]
-	if b.left > 0 {
-		idBatches.Put(b)
-	}
-	return h
+	return b.ids[b.left : b.left+1 : b.left+1]
 }
 
 var hdrRequestID = http.CanonicalHeaderKey("X-Request-Id")
@@ -429,7 +428,7 @@ func (a *API) serveLogged(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header[hdrRequestID]; len(v) == 1 && validRequestID(v[0]) {
 		idh = v
 	} else {
-		idh = newRequestIDHeader()
+		idh = newRequestIDHeader(&lw.ids)
 	}
 	lw.e.id = idh[0]
 	w.Header()[hdrRequestID] = idh

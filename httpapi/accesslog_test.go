@@ -205,13 +205,14 @@ func TestAccessLogAllocs(t *testing.T) {
 func TestRequestIDs(t *testing.T) {
 	const workers, each = 4, 1000
 	got := make([][][]string, workers)
+	batches := make([]*idBatch, workers) // each goroutine's, as a logWriter's
 	var wg sync.WaitGroup
 	for g := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for range each {
-				got[g] = append(got[g], newRequestIDHeader())
+				got[g] = append(got[g], newRequestIDHeader(&batches[g]))
 			}
 		}()
 	}
@@ -229,9 +230,12 @@ func TestRequestIDs(t *testing.T) {
 			seen[h[0]] = true
 		}
 	}
-	first := got[0][0][0]
+	first, last := got[0][0][0], got[0][each-1][0]
 	for range 3 * idsPerBatch {
-		newRequestIDHeader()
+		newRequestIDHeader(&batches[0])
+	}
+	if got[0][each-1][0] != last {
+		t.Errorf("a value given out changed from %s to %s", last, got[0][each-1][0])
 	}
 	if got[0][0][0] != first {
 		t.Errorf("a value given out changed from %s to %s", first, got[0][0][0])
