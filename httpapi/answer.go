@@ -62,6 +62,8 @@ type answer struct {
 	// per-Dataset slot (cachedList).
 	cached *cachedAnswer
 	held   *answerEntry
+	// weak is the weak form of the ETag the validators set (nil: none).
+	weak []string
 
 	// The answer cache: where a fresh answer may be kept (nil: it is not
 	// kept), by which key (name), under which hashes, and the capture of a
@@ -147,12 +149,14 @@ func (o *answer) negotiate(r *http.Request, rt *Route, c *call) {
 }
 
 // validators sets the answer's ETag, Cache-Control and Last-Modified
-// (shared header values, never modified) and reports whether the
+// (shared header values, never modified), keeps weak, the ETag's weak
+// form, for a compressed answer (weakETag), and reports whether the
 // request's If-None-Match lists the ETag: then the caller answers
 // notModified.
-func (o *answer) validators(r *http.Request, etag, cacheControl, lastModified []string) bool {
+func (o *answer) validators(r *http.Request, etag, weak, cacheControl, lastModified []string) bool {
 	hd := o.w.Header()
 	hd["Etag"] = etag
+	o.weak = weak
 	hd["Cache-Control"] = cacheControl
 	hd["Last-Modified"] = lastModified
 	for _, v := range r.Header["If-None-Match"] {
@@ -167,7 +171,7 @@ func (o *answer) validators(r *http.Request, etag, cacheControl, lastModified []
 // the request accepts a compressed form (as its 200 would carry it).
 func (o *answer) notModified() int {
 	if o.enc != encIdentity {
-		weakETag(o.w.Header())
+		weakETag(o.w.Header(), o.weak)
 	}
 	o.w.WriteHeader(http.StatusNotModified)
 	return http.StatusNotModified
@@ -286,7 +290,7 @@ func (o *answer) sendCached() int {
 	}
 	if enc != encIdentity && isLarge(ca.size()) {
 		// Compressed as it is sent, not kept.
-		setEncoding(hd, enc)
+		setEncoding(hd, enc, o.weak)
 		allowWrite(o.w, o.writeTimeout, -1)
 		o.w.WriteHeader(http.StatusOK)
 		z := getCompressor(enc, o.w)
@@ -303,7 +307,7 @@ func (o *answer) sendCached() int {
 		return http.StatusOK
 	}
 	b, length := ca.encoded(enc)
-	setEncoding(hd, enc)
+	setEncoding(hd, enc, o.weak)
 	hd["Content-Length"] = length
 	allowWrite(o.w, o.writeTimeout, len(b))
 	o.w.WriteHeader(http.StatusOK)
@@ -327,7 +331,7 @@ func (o *answer) sendBody(body []byte) int {
 		o.w.Write(body)
 		return http.StatusOK
 	}
-	setEncoding(hd, o.enc)
+	setEncoding(hd, o.enc, o.weak)
 	o.w.WriteHeader(http.StatusOK)
 	z := getCompressor(o.enc, o.w)
 	z.Write(body)
@@ -397,8 +401,9 @@ func failure(st int) bool {
 	return st >= 500 && st != http.StatusServiceUnavailable
 }
 
-// setEncoding sets Content-Encoding for coding enc.
-func setEncoding(hd http.Header, enc int) {
+// setEncoding sets Content-Encoding for coding enc, and makes the ETag
+// weak (weakETag).
+func setEncoding(hd http.Header, enc int, weak []string) {
 	switch enc {
 	case encGzip:
 		hd["Content-Encoding"] = hdrGzip
@@ -407,15 +412,20 @@ func setEncoding(hd http.Header, enc int) {
 	default:
 		return
 	}
-	weakETag(hd)
+	weakETag(hd, weak)
 }
 
 // weakETag makes the answer's ETag weak (W/"…"): a compressed form is
 // other bytes than the identity one, which a strong ETag names (RFC 9110
 // 8.8.3), and If-None-Match compares weakly, so that either form still
-// revalidates the other.
-func weakETag(hd http.Header) {
-	if e := hd["Etag"]; len(e) == 1 && !strings.HasPrefix(e[0], "W/") {
+// revalidates the other. weak is the ETag's weak form made with it
+// (shared, never modified; nil: none), set instead of a new one.
+func weakETag(hd http.Header, weak []string) {
+	switch e := hd["Etag"]; {
+	case len(e) != 1 || strings.HasPrefix(e[0], "W/"):
+	case len(weak) == 1 && weak[0][2:] == e[0]:
+		hd["Etag"] = weak
+	default:
 		hd["Etag"] = []string{"W/" + e[0]}
 	}
 }

@@ -81,7 +81,8 @@ func (a *API) lookup(c *call, r *http.Request) int {
 	}
 	if get {
 		p := &prepared{route: c.route, plan: c.key.Plan, csv: o.csv, live: c.live, path: r.URL.Path, query: r.URL.RawQuery,
-			vk: vk, sum: sum, check: o.acheck, checked: kept, etag: in.etag(sum), lm: in.lastModified}
+			vk: vk, sum: sum, check: o.acheck, checked: kept, lm: in.lastModified}
+		p.etag, p.weak = in.etag(sum)
 		switch t, part := a.pricedModified(c, in, vk); {
 		case part:
 			p.lm = nil
@@ -131,7 +132,7 @@ func (a *API) validate(c *call, r *http.Request, p *prepared, moving bool) int {
 	if moving {
 		cc = a.movingCacheControl(c.now)
 	}
-	if c.out.validators(r, p.etag, cc, p.lm) || notModifiedSince(r, p.lm) {
+	if c.out.validators(r, p.etag, p.weak, cc, p.lm) || notModifiedSince(r, p.lm) {
 		return c.out.notModified()
 	}
 	return 0
@@ -175,6 +176,7 @@ type prepared struct {
 	check   uint64 // checkOf (checked: made)
 	checked bool
 	etag    []string // shared header values
+	weak    []string // etag's weak form (weakETag)
 	lm      []string
 }
 
@@ -488,25 +490,28 @@ func etagListed(v, etag string) bool {
 // the ETags last computed, by hash, so that repeated requests build none.
 const etagSlots = 4096
 
-// etagEntry is one cached ETag header value.
+// etagEntry is one cached ETag header value, and its weak form.
 type etagEntry struct {
-	sum uint64
-	hdr []string // {`"seed-sum"`}; shared, never modified
+	sum  uint64
+	hdr  []string // {`"seed-sum"`}; shared, never modified
+	weak []string // {`W/"seed-sum"`}: a compressed answer's; the same
 }
 
-// etag returns the ETag header value of the request hash sum.
-func (in *dsInfo) etag(sum uint64) []string {
+// etag returns the ETag header value of the request hash sum, and its
+// weak form (weakETag).
+func (in *dsInfo) etag(sum uint64) (strong, weak []string) {
 	slot := &in.etags[sum%etagSlots]
 	if e := slot.Load(); e != nil && e.sum == sum {
-		return e.hdr
+		return e.hdr, e.weak
 	}
-	b := make([]byte, 0, len(in.seed)+20)
-	b = append(b, '"')
+	b := make([]byte, 0, len(in.seed)+22)
+	b = append(b, `W/"`...)
 	b = append(b, in.seed...)
 	b = append(b, '-')
 	b = strconv.AppendUint(b, sum, 16)
 	b = append(b, '"')
-	e := &etagEntry{sum: sum, hdr: []string{string(b)}}
+	w := string(b)
+	e := &etagEntry{sum: sum, hdr: []string{w[2:]}, weak: []string{w}}
 	slot.Store(e)
-	return e.hdr
+	return e.hdr, e.weak
 }

@@ -233,3 +233,47 @@ func TestETagPerCoding(t *testing.T) {
 		t.Errorf("a small answer: Content-Encoding %q, ETag %q", w.Header().Get("Content-Encoding"), w.Header().Get("ETag"))
 	}
 }
+
+// A kept answer sent compressed, and its 304, cost no allocation more
+// than the same answer in identity: the ETag's weak form is made with
+// the strong one, once, not per request.
+func TestWeakETagNoAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts need a build without -race (make test runs it in its second pass)")
+	}
+	ts := newTestServer(t, true)
+	const path = "/v2/companies/cash-corporate-actions?limit=50"
+	allocs := func(hd map[string]string) float64 {
+		req, _ := http.NewRequest("GET", path, nil)
+		req.Header.Set("Authorization", "Bearer "+testKeyDelayed)
+		for k, v := range hd {
+			req.Header.Set(k, v)
+		}
+		w := &discard{h: http.Header{}}
+		serve := func() {
+			w.body.Reset()
+			clear(w.h)
+			ts.api.ServeHTTP(w, req)
+		}
+		serve()
+		serve() // kept after the first
+		if w.status != 0 && w.status != 200 && w.status != 304 {
+			t.Fatalf("%v: status %d", hd, w.status)
+		}
+		if enc := hd["Accept-Encoding"]; enc != "" && !strings.HasPrefix(w.h.Get("ETag"), "W/") {
+			t.Fatalf("%v: ETag %q, want the weak form", hd, w.h.Get("ETag"))
+		}
+		return testing.AllocsPerRun(100, serve)
+	}
+	identity := allocs(nil)
+	strong := ts.doHeaders("GET", path, testKeyDelayed, nil).Header().Get("ETag")
+	for _, hd := range []map[string]string{
+		{"Accept-Encoding": "gzip"},
+		{"Accept-Encoding": "zstd"},
+		{"Accept-Encoding": "gzip", "If-None-Match": strong},
+	} {
+		if n := allocs(hd); n > identity {
+			t.Errorf("%v: %v allocations a request, identity %v", hd, n, identity)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 type staticAsset struct {
 	ctype []string
 	etag  []string
+	weak  []string // etag's weak form
 	cache []string
 	ans   cachedAnswer
 }
@@ -21,9 +22,11 @@ type staticAsset struct {
 // newStaticAsset holds b, served as content type ctype, cacheable for
 // maxAge seconds.
 func newStaticAsset(ctype string, b []byte, maxAge int) *staticAsset {
+	weak := `W/"` + strconv.FormatUint(xxhash.Sum64(b), 16) + `"`
 	return &staticAsset{
 		ctype: []string{ctype},
-		etag:  []string{`"` + strconv.FormatUint(xxhash.Sum64(b), 16) + `"`},
+		etag:  []string{weak[2:]},
+		weak:  []string{weak},
 		cache: []string{"public, max-age=" + strconv.Itoa(maxAge)},
 		ans:   cachedAnswer{raw: b},
 	}
@@ -56,7 +59,7 @@ func (a *API) serveStatic(s *staticAsset, route string, extra http.Header) httpr
 		}
 		b, length := s.ans.encoded(enc)
 		hd["Content-Type"] = s.ctype
-		setEncoding(hd, enc)
+		setEncoding(hd, enc, s.weak)
 		hd["Content-Length"] = length
 		allowWrite(w, a.cfg.WriteTimeout, len(b))
 		w.WriteHeader(http.StatusOK)

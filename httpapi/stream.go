@@ -82,7 +82,7 @@ func (o *answer) emit(b []byte) {
 	if !o.streamed {
 		o.streamed = true
 		o.jsonHeaders()
-		setEncoding(o.w.Header(), o.enc)
+		setEncoding(o.w.Header(), o.enc, o.weak)
 		allowWrite(o.w, o.writeTimeout, -1)
 		o.w.WriteHeader(http.StatusOK)
 		if o.enc != encIdentity {
