@@ -137,8 +137,9 @@ type API struct {
 	log        *slog.Logger
 	m          *metrics
 	router     *httprouter.Router
-	metrics    http.Handler // /metrics (nil: no gatherer)
-	calls      sync.Pool    // *call
+	routed     [routedSlots]atomic.Pointer[routed] // paths routed before (dispatch)
+	metrics    http.Handler                        // /metrics (nil: no gatherer)
+	calls      sync.Pool                           // *call
 	dsinfo     atomic.Pointer[dsInfo]
 	dsnext     atomic.Pointer[dsInfo] // prepared for a Dataset about to be published (Prepare)
 	// patterns are the method and pattern of every route registered
@@ -394,7 +395,7 @@ func (a *API) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	a.router.ServeHTTP(w, r)
+	a.dispatch(w, r)
 }
 
 // unslash drops the encoded slashes (%2F) of r's path, so that an
