@@ -3,6 +3,7 @@ package httpapi
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,7 +22,11 @@ var latencyBuckets = []float64{
 type metrics struct {
 	requests *prometheus.CounterVec   // route, code
 	latency  *prometheus.HistogramVec // route
-	inflight prometheus.Gauge
+	// inflight counts the requests being served (a Gauge's Inc and Dec
+	// are a compare-and-swap loop on a float each, retried while the
+	// cores contend; an atomic add is one instruction), exported as
+	// pregao_http_requests_in_flight.
+	inflight atomic.Int64
 	panics   prometheus.Counter
 
 	snapshotInfo *prometheus.GaugeVec // id
@@ -80,10 +85,6 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 			Help:    "HTTP request latency by route template, in seconds.",
 			Buckets: latencyBuckets,
 		}, []string{"route"}),
-		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "pregao_http_requests_in_flight",
-			Help: "HTTP requests being served.",
-		}),
 		panics: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "pregao_http_panics_total",
 			Help: "Handler panics recovered and answered 500.",
@@ -173,8 +174,12 @@ func newMetrics(reg prometheus.Registerer, asOfFn func() time.Time, now func() t
 		Name: "pregao_answer_cache_entries",
 		Help: "Answers the served snapshot's answer cache holds.",
 	}, func() float64 { _, n := cache(); return float64(n) })
+	inflight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "pregao_http_requests_in_flight",
+		Help: "HTTP requests being served.",
+	}, func() float64 { return float64(m.inflight.Load()) })
 	if reg != nil {
-		reg.MustRegister(m.requests, m.latency, m.inflight, m.panics, m.snapshotInfo, m.asOf,
+		reg.MustRegister(m.requests, m.latency, inflight, m.panics, m.snapshotInfo, m.asOf,
 			m.loadSeconds, m.loadedAt, m.entities, m.reloads, age, m.keysLoaded, m.keysReloads, m.rateLimited, m.logDropped, m.answerHits, m.deferredWaits,
 			m.answerEvict, m.authFailures, cacheBytes, cacheEntries,
 			collectors.NewGoCollector(),

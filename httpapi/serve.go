@@ -43,7 +43,7 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 		} else {
 			start = time.Now()
 		}
-		a.m.inflight.Inc()
+		a.m.inflight.Add(1)
 		// A read of the snapshot's mapped file that faults (the file was
 		// cut in place) panics instead of ending the process; the
 		// recovery below answers it (mapfile.Fault). The goroutine's
@@ -76,7 +76,7 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 						a.log.Error("a read of the snapshot's mapped file faulted after the answer started: the connection is cut", "route", route, "error", fault)
 					}
 					rm.observe(http.StatusOK, time.Since(start))
-					a.m.inflight.Dec()
+					a.m.inflight.Add(-1)
 					c.out.reset() // the call is not reused: give back what its answer holds
 					panic(http.ErrAbortHandler)
 				}
@@ -93,7 +93,7 @@ func (a *API) wrap(rt *Route) httprouter.Handle {
 				c.out.log.duration = d
 			}
 			rm.observe(status, d)
-			a.m.inflight.Dec()
+			a.m.inflight.Add(-1)
 			c.reset()
 			if cap(c.out.buf) <= 64<<20 {
 				a.calls.Put(c)
