@@ -24,8 +24,14 @@ import (
 // cut once its deadline passes, as with the server's WriteTimeout.
 type conns struct {
 	writeTimeout time.Duration
-	active       atomic.Int64 // serving a request
 	open         atomic.Int64 // accepted and not closed yet
+
+	// all are the connections open: count reads whether each serves a
+	// request (serverConn.active). A request changes its connection's
+	// flag only: a count of all the connections serving, kept by every
+	// request, was a write both cores contend for, twice a request.
+	mu  sync.Mutex
+	all map[*serverConn]struct{}
 }
 
 // serverConn is a connection accepted by connListener, with what conns
@@ -212,18 +218,23 @@ func (cs *conns) track(conn net.Conn, st http.ConnState) {
 	switch st {
 	case http.StateNew:
 		cs.open.Add(1)
+		cs.mu.Lock()
+		if cs.all == nil {
+			cs.all = make(map[*serverConn]struct{})
+		}
+		cs.all[c] = struct{}{}
+		cs.mu.Unlock()
 	case http.StateClosed, http.StateHijacked:
 		cs.open.Add(-1)
+		cs.mu.Lock()
+		delete(cs.all, c)
+		cs.mu.Unlock()
 	}
 	if st != http.StateActive {
-		if c.active.CompareAndSwap(true, false) {
-			cs.active.Add(-1)
-		}
+		c.active.Store(false)
 		return
 	}
-	if c.active.CompareAndSwap(false, true) {
-		cs.active.Add(1)
-	}
+	c.active.Store(true)
 	if d := cs.writeTimeout; d > 0 {
 		if now := time.Now(); c.writeUntil.Sub(now) < d/2 {
 			c.SetWriteDeadline(now.Add(d))
@@ -242,8 +253,19 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 	return httpapi.ConnContext(ctx, c)
 }
 
-// count returns the connections serving a request.
-func (cs *conns) count() int { return int(cs.active.Load()) }
+// count returns the connections serving a request (read at the
+// shutdown: it walks the open connections).
+func (cs *conns) count() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	n := 0
+	for c := range cs.all {
+		if c.active.Load() {
+			n++
+		}
+	}
+	return n
+}
 
 // openCount returns the connections accepted and not closed yet.
 func (cs *conns) openCount() int { return int(cs.open.Load()) }

@@ -130,6 +130,21 @@ func TestConnsTrack(t *testing.T) {
 	if cs.count() != 1 || first.IsZero() || time.Until(first) < 59*time.Second {
 		t.Fatalf("active: count %d, write deadline %v", cs.count(), first)
 	}
+	// A second connection: counted while it serves, not while idle.
+	a2, b2 := net.Pipe()
+	defer a2.Close()
+	defer b2.Close()
+	c2 := &serverConn{Conn: a2}
+	cs.track(c2, http.StateNew)
+	cs.track(c2, http.StateActive)
+	if n := cs.count(); n != 2 {
+		t.Errorf("two serving: count %d", n)
+	}
+	cs.track(c2, http.StateIdle)
+	if n := cs.count(); n != 1 {
+		t.Errorf("one serving, one idle: count %d", n)
+	}
+	cs.track(c2, http.StateClosed)
 	cs.track(c, http.StateIdle)
 	cs.track(c, http.StateActive) // half of it is left: not renewed
 	if cs.count() != 1 || c.writeUntil != first {
@@ -143,8 +158,8 @@ func TestConnsTrack(t *testing.T) {
 	}
 	cs.track(c, http.StateClosed)
 	cs.track(c, http.StateClosed)
-	if cs.count() != 0 {
-		t.Errorf("closed: count %d", cs.count())
+	if cs.count() != 0 || len(cs.all) != 0 {
+		t.Errorf("closed: count %d, %d connections kept", cs.count(), len(cs.all))
 	}
 	// The server's clear after a request keeps the deadline; one set by
 	// the API (ResponseController) is recorded.
@@ -158,4 +173,22 @@ func TestConnsTrack(t *testing.T) {
 	if c.writeUntil != later {
 		t.Error("a deadline set is not recorded")
 	}
+}
+
+// BenchmarkConnsTrack is the ConnState hook of one request (active, then
+// idle) on a connection of each core's own, from every core at once.
+func BenchmarkConnsTrack(b *testing.B) {
+	cs := conns{writeTimeout: time.Minute}
+	b.RunParallel(func(pb *testing.PB) {
+		a, p := net.Pipe()
+		defer a.Close()
+		defer p.Close()
+		c := &serverConn{Conn: a}
+		cs.track(c, http.StateNew)
+		for pb.Next() {
+			cs.track(c, http.StateActive)
+			cs.track(c, http.StateIdle)
+		}
+		cs.track(c, http.StateClosed)
+	})
 }
