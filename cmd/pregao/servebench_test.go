@@ -68,7 +68,8 @@ func benchServe(b *testing.B) (m *Main, key string) {
 //     headers); handler/static: the static twin's handler the same way,
 //     so that the difference is what the API adds per request (cpu-ns/op:
 //     the process's CPU time, the access log's writer and the collector
-//     included);
+//     included); handler-parallel: the same from every core at once, so
+//     that what the cores contend for (shared counters, locks) shows;
 //   - wire/pregao and wire/static: over 8 loopback HTTP/1.1 connections
 //     kept alive, to serve's own server and to a static server sending
 //     the same bytes with the same headers (captured once, Date aside),
@@ -107,6 +108,28 @@ func BenchmarkServeW4(b *testing.B) {
 			if w.status != http.StatusOK || w.n != len(body) {
 				b.Fatalf("status %d, %d bytes; want 200, %d", w.status, w.n, len(body))
 			}
+		})
+		b.Run("handler-parallel/"+h.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			defer wireload.ReportCPU(b)()
+			b.RunParallel(func(pb *testing.PB) {
+				req, err := http.NewRequest("GET", benchW4, nil)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				req.Header.Set("Authorization", "Bearer "+key)
+				req.RemoteAddr = "127.0.0.1:40000"
+				w := &benchSink{status: http.StatusOK, n: len(body)} // as if served, for a goroutine given none
+				for pb.Next() {
+					w.h, w.n, w.status = make(http.Header), 0, 0
+					h.h.ServeHTTP(w, req)
+				}
+				if w.status != http.StatusOK || w.n != len(body) {
+					b.Errorf("status %d, %d bytes; want 200, %d", w.status, w.n, len(body))
+				}
+			})
 		})
 	}
 	static := &http.Server{Handler: handlers[1].h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
