@@ -3,11 +3,13 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -162,9 +164,16 @@ func TestAccessLogDropsWhenBehind(t *testing.T) {
 		api.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", long, nil))
 	}
 	dropped := testutil.ToFloat64(api.m.logDropped)
-	al.mu.Lock()
-	pending := len(al.pending)
-	al.mu.Unlock()
+	pending := 0
+	for i := range al.shards {
+		s := &al.shards[i]
+		s.mu.Lock()
+		if len(s.pending) > al.shardMax {
+			t.Errorf("shard %d: %d bytes pending (cap %d)", i, len(s.pending), al.shardMax)
+		}
+		pending += len(s.pending)
+		s.mu.Unlock()
+	}
 	if dropped == 0 || pending > maxPending {
 		t.Errorf("dropped %v lines, %d bytes pending (cap %d)", dropped, pending, maxPending)
 	}
@@ -174,6 +183,55 @@ func TestAccessLogDropsWhenBehind(t *testing.T) {
 	api.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", long, nil))
 	if got := testutil.ToFloat64(api.m.logDropped); got != dropped+1 {
 		t.Errorf("after Close: dropped %v, want %v", got, dropped+1)
+	}
+}
+
+// Requests logged from many goroutines at once, over several shards,
+// with Close coming among them: every line is written once, whole, or
+// counted dropped; none is lost or torn, and none is written after Close.
+func TestAccessLogShardsUnderClose(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // four shards
+	ts, al, buf := loggedServer(t, false, 1)
+	if len(al.shards) != 4 {
+		t.Fatalf("%d shards, want 4", len(al.shards))
+	}
+	const workers, each = 8, 300
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if g == 0 && i == each/2 {
+					al.Close() // among the others' requests
+				}
+				w := httptest.NewRecorder()
+				ts.api.ServeHTTP(w, httptest.NewRequest("GET", fmt.Sprintf("/nowhere/%d/%d", g, i), nil))
+			}
+		}()
+	}
+	wg.Wait()
+	written := buf.String()
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSuffix(written, "\n"), "\n") {
+		m := regexp.MustCompile(` path=(/nowhere/\d+/\d+) status=404 `).FindStringSubmatch(line)
+		if m == nil || !strings.HasPrefix(line, "time=") || !strings.Contains(line, " remote=") {
+			t.Fatalf("a line torn or foreign: %q", line)
+		}
+		if seen[m[1]] {
+			t.Fatalf("%s written twice", m[1])
+		}
+		seen[m[1]] = true
+	}
+	dropped := testutil.ToFloat64(ts.api.m.logDropped)
+	if got := float64(len(seen)) + dropped; got != workers*each {
+		t.Errorf("%d lines written and %v dropped, want %d in all", len(seen), dropped, workers*each)
+	}
+	if dropped == 0 || len(seen) == 0 {
+		t.Errorf("%d written, %v dropped: Close did not fall among the requests", len(seen), dropped)
+	}
+	if buf.String() != written {
+		t.Error("a line written after Close returned")
 	}
 }
 
