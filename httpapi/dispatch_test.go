@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"hash/maphash"
 	"net/http"
 	"net/http/httptest"
@@ -118,4 +119,72 @@ func BenchmarkDispatch(b *testing.B) {
 	if n == 0 {
 		b.Fatal("the handle never ran")
 	}
+}
+
+// FuzzDispatch: dispatch finds the handle and parameters the router
+// finds, for any method and path, asked in any order (a path remembered,
+// another in its slot, the same path by another method).
+func FuzzDispatch(f *testing.F) {
+	methods := []string{"GET", "POST", "HEAD", "PUT", "OPTIONS"}
+	for _, s := range []struct {
+		m1, m2       uint8
+		path1, path2 string
+	}{
+		{0, 0, "/v2/indexes/IBOV/highs", "/v2/indexes/IBOV/highs"},
+		{0, 1, "/v2/companies/ENHZ", "/v2/companies/ENHZ"},
+		{0, 0, "/v2/companies/ENHZ", "/v2/companies/MSAZ"},
+		{1, 1, "/v2/quotes", "/v2/quotes/"},
+		{4, 0, "/v2/companies", "/v2/companies/cash-corporate-actions"},
+		{0, 2, "/v2/quotes/ENHZ3/total-return", "/v2/quotes/ENHZ3"},
+	} {
+		f.Add(s.m1, s.m2, s.path1, s.path2)
+	}
+	type found struct {
+		pattern string
+		ps      string
+		status  int
+	}
+	newRouter := func(got *found) *httprouter.Router {
+		r := httprouter.New()
+		r.RedirectTrailingSlash, r.RedirectFixedPath = false, false
+		r.HandleMethodNotAllowed, r.HandleOPTIONS = true, true
+		for _, rt := range routeTable {
+			if rt.Root || rt.Path == routeCash || rt.Path == routeCash+".csv" {
+				continue
+			}
+			pattern := rt.Method + " " + rt.Path
+			h := func(_ http.ResponseWriter, _ *http.Request, ps httprouter.Params) {
+				got.pattern, got.ps = pattern, fmt.Sprint(ps)
+			}
+			r.Handle(rt.Method, "/v2"+rt.Path, h)
+			if rt.Method == http.MethodGet {
+				r.Handle(http.MethodHead, "/v2"+rt.Path, h)
+			}
+		}
+		return r
+	}
+	var viaDispatch, viaRouter found
+	a := &API{router: newRouter(&viaDispatch)}
+	plain := newRouter(&viaRouter)
+	f.Fuzz(func(t *testing.T, m1, m2 uint8, path1, path2 string) {
+		for _, q := range []struct {
+			m    uint8
+			path string
+		}{{m1, path1}, {m2, path2}, {m1, path1}} {
+			if !strings.HasPrefix(q.path, "/") {
+				q.path = "/" + q.path
+			}
+			method := methods[int(q.m)%len(methods)]
+			req := httptest.NewRequest(method, "/", nil)
+			req.URL.Path = q.path
+			viaDispatch, viaRouter = found{}, found{}
+			wd, wr := httptest.NewRecorder(), httptest.NewRecorder()
+			a.dispatch(wd, req)
+			plain.ServeHTTP(wr, req)
+			viaDispatch.status, viaRouter.status = wd.Code, wr.Code
+			if viaDispatch != viaRouter {
+				t.Fatalf("%s %q: dispatch found %+v, the router %+v", method, q.path, viaDispatch, viaRouter)
+			}
+		}
+	})
 }
