@@ -24,12 +24,12 @@ import (
 // cut once its deadline passes, as with the server's WriteTimeout.
 type conns struct {
 	writeTimeout time.Duration
-	open         atomic.Int64 // accepted and not closed yet
 
-	// all are the connections open: count reads whether each serves a
-	// request (serverConn.active). A request changes its connection's
-	// flag only: a count of all the connections serving, kept by every
-	// request, was a write both cores contend for, twice a request.
+	// all are the connections accepted and not closed yet: count reads
+	// whether each serves a request (serverConn.active). A request
+	// changes its connection's flag only: a count of all the connections
+	// serving, kept by every request, was a write both cores contend
+	// for, twice a request.
 	mu  sync.Mutex
 	all map[*serverConn]struct{}
 }
@@ -217,7 +217,6 @@ func (cs *conns) track(conn net.Conn, st http.ConnState) {
 	}
 	switch st {
 	case http.StateNew:
-		cs.open.Add(1)
 		cs.mu.Lock()
 		if cs.all == nil {
 			cs.all = make(map[*serverConn]struct{})
@@ -225,7 +224,6 @@ func (cs *conns) track(conn net.Conn, st http.ConnState) {
 		cs.all[c] = struct{}{}
 		cs.mu.Unlock()
 	case http.StateClosed, http.StateHijacked:
-		cs.open.Add(-1)
 		cs.mu.Lock()
 		delete(cs.all, c)
 		cs.mu.Unlock()
@@ -268,4 +266,8 @@ func (cs *conns) count() int {
 }
 
 // openCount returns the connections accepted and not closed yet.
-func (cs *conns) openCount() int { return int(cs.open.Load()) }
+func (cs *conns) openCount() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return len(cs.all)
+}
