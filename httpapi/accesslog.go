@@ -38,7 +38,6 @@ type AccessLog struct {
 	next              atomic.Uint32 // the shard of the next writer (nextShard)
 	kick              chan struct{}
 	done              chan struct{}
-	closeMu           sync.Mutex               // Close's
 	dropped           func()                   // counts a dropped line (set by New)
 	stamp             atomic.Pointer[logStamp] // the formatted second last logged
 }
@@ -145,14 +144,12 @@ func (l *AccessLog) flush() bool {
 // Close writes the pending lines and stops the writer; later lines are
 // dropped. Safe to call more than once.
 func (l *AccessLog) Close() {
-	l.closeMu.Lock()
 	for i := range l.shards {
 		s := &l.shards[i]
 		s.mu.Lock()
 		s.closed = true
 		s.mu.Unlock()
 	}
-	l.closeMu.Unlock()
 	select {
 	case l.kick <- struct{}{}:
 	default:
