@@ -88,18 +88,36 @@ func TestDispatchPanicHandler(t *testing.T) {
 	}
 }
 
+// tableRouter returns a router set as the API's (routes) with every
+// route of routeTable under /v2, HEAD beside each GET, the handle of each
+// made by handle from its method and path ("GET /companies/:id"). The
+// cash routes, which the API dispatches inside /companies/:id, and the
+// root routes are left out.
+func tableRouter(handle func(pattern string) httprouter.Handle) *httprouter.Router {
+	r := httprouter.New()
+	r.RedirectTrailingSlash, r.RedirectFixedPath = false, false
+	r.HandleMethodNotAllowed, r.HandleOPTIONS = true, true
+	for _, rt := range routeTable {
+		if rt.Root || rt.Path == routeCash || rt.Path == routeCash+".csv" {
+			continue
+		}
+		h := handle(rt.Method + " " + rt.Path)
+		r.Handle(rt.Method, "/v2"+rt.Path, h)
+		if rt.Method == http.MethodGet {
+			r.Handle(http.MethodHead, "/v2"+rt.Path, h)
+		}
+	}
+	return r
+}
+
 // BenchmarkDispatch routes the small answer's path (w4) to a handle that
 // does nothing: through the router each time (router), and remembered
 // (dispatch).
 func BenchmarkDispatch(b *testing.B) {
-	r := httprouter.New()
 	n := 0
-	h := func(http.ResponseWriter, *http.Request, httprouter.Params) { n++ }
-	for _, rt := range routeTable { // the API's tree, every route on the same handle
-		if !rt.Root && rt.Path != routeCash && rt.Path != routeCash+".csv" { // inside /companies/:id (routes)
-			r.Handle(rt.Method, "/v2"+rt.Path, h)
-		}
-	}
+	r := tableRouter(func(string) httprouter.Handle {
+		return func(http.ResponseWriter, *http.Request, httprouter.Params) { n++ }
+	})
 	r.PanicHandler = func(http.ResponseWriter, *http.Request, any) {}
 	a := &API{router: r}
 	req := httptest.NewRequest("GET", "/v2/indexes/IBOV/highs?limit=10", nil)
@@ -145,23 +163,11 @@ func FuzzDispatch(f *testing.F) {
 		status  int
 	}
 	newRouter := func(got *found) *httprouter.Router {
-		r := httprouter.New()
-		r.RedirectTrailingSlash, r.RedirectFixedPath = false, false
-		r.HandleMethodNotAllowed, r.HandleOPTIONS = true, true
-		for _, rt := range routeTable {
-			if rt.Root || rt.Path == routeCash || rt.Path == routeCash+".csv" {
-				continue
-			}
-			pattern := rt.Method + " " + rt.Path
-			h := func(_ http.ResponseWriter, _ *http.Request, ps httprouter.Params) {
+		return tableRouter(func(pattern string) httprouter.Handle {
+			return func(_ http.ResponseWriter, _ *http.Request, ps httprouter.Params) {
 				got.pattern, got.ps = pattern, fmt.Sprint(ps)
 			}
-			r.Handle(rt.Method, "/v2"+rt.Path, h)
-			if rt.Method == http.MethodGet {
-				r.Handle(http.MethodHead, "/v2"+rt.Path, h)
-			}
-		}
-		return r
+		})
 	}
 	var viaDispatch, viaRouter found
 	a := &API{router: newRouter(&viaDispatch)}
