@@ -4,7 +4,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,41 +15,26 @@ import (
 // path, status, bytes of the body written, duration, key name, request id
 // and client address, as logfmt ("text") or JSON. Lines are collected in
 // memory and written by one goroutine every FlushInterval (or sooner when
-// a shard's flushAt have gathered), so a request never waits for the
-// log's writer; when the writer falls behind by more than maxPending
-// bytes, lines are dropped and counted (pregao_access_log_dropped_total).
-// Create it with NewAccessLog; Close writes what is pending.
-//
-// The lines gather in shards, one per core (up to maxShards), each
-// under a lock of its own: one shared buffer was a lock and a buffer
-// that every request took from the core that had them last. A
-// request's writer keeps one shard (logWriter.shard), and each flush
-// writes the shards one after the other: the lines of requests served
-// at once may come out of time order, by at most FlushInterval; each
-// line's time says when its request came.
+// 512 KiB have gathered), so a request never waits for the log's writer;
+// when the writer falls behind by more than maxPending bytes, lines are
+// dropped and counted (pregao_access_log_dropped_total). Create it with
+// NewAccessLog; Close writes what is pending.
 type AccessLog struct {
 	w      io.Writer
 	json   bool
 	sample float64 // fraction of requests logged; 5xx always are
 
-	shards            []logShard
-	shardMax, shardAt int           // a shard's share of maxPending, and when it wakes the writer
-	next              atomic.Uint32 // the shard of the next writer (nextShard)
-	kick              chan struct{}
-	done              chan struct{}
-	dropped           func()                   // counts a dropped line (set by New)
-	stamp             atomic.Pointer[logStamp] // the formatted second last logged
-}
-
-// logShard is one shard of an AccessLog's pending lines, on cache lines
-// of its own.
-type logShard struct {
-	_       [64]byte
 	mu      sync.Mutex
 	pending []byte // lines not yet written
 	spare   []byte // the other buffer, swapped in by the flusher
-	closed  bool   // set by Close under mu: a later line is dropped
-	_       [64]byte
+	kick    chan struct{}
+	done    chan struct{}
+	closed  bool
+	dropped func() // counts a dropped line (set by New)
+
+	lines sync.Pool // *[]byte: one line being assembled
+
+	stamp atomic.Pointer[logStamp] // the formatted second last logged
 }
 
 // logStamp is a second formatted once ("2026-11-26T01:02:03."), reused by
@@ -79,9 +63,8 @@ func (l *AccessLog) appendStamp(b []byte, t time.Time) []byte {
 const FlushInterval = 100 * time.Millisecond
 
 const (
-	flushAt    = 512 << 10 // a shard's pending bytes that wake the writer early (at most)
-	maxPending = 4 << 20   // pending bytes, all shards, beyond which lines are dropped
-	maxShards  = 16        // the most shards of lines (one per core)
+	flushAt    = 512 << 10 // pending bytes that wake the writer early
+	maxPending = 4 << 20   // pending bytes beyond which lines are dropped
 	maxLogPath = 256       // bytes of a path logged; longer ones are cut
 )
 
@@ -90,16 +73,11 @@ const (
 // requests answered 5xx are always logged). It starts its writer
 // goroutine; Close stops it.
 func NewAccessLog(w io.Writer, json bool, sample float64) *AccessLog {
-	n := min(max(runtime.GOMAXPROCS(0), 1), maxShards)
-	l := &AccessLog{w: w, json: json, sample: sample, kick: make(chan struct{}, 1), done: make(chan struct{}), dropped: func() {},
-		shards: make([]logShard, n), shardMax: maxPending / n}
-	l.shardAt = min(flushAt, l.shardMax/2)
+	l := &AccessLog{w: w, json: json, sample: sample, kick: make(chan struct{}, 1), done: make(chan struct{}), dropped: func() {}}
+	l.lines.New = func() any { b := make([]byte, 0, 512); return &b }
 	go l.run()
 	return l
 }
-
-// nextShard returns the shard of a new logWriter: each in turn.
-func (l *AccessLog) nextShard() int { return int(l.next.Add(1)-1) % len(l.shards) }
 
 func (l *AccessLog) run() {
 	defer close(l.done)
@@ -116,40 +94,38 @@ func (l *AccessLog) run() {
 	}
 }
 
-// flush writes the pending lines, shard by shard; it reports false once
-// the log is closed and empty.
+// flush writes the pending lines; it reports false once the log is
+// closed and empty.
 func (l *AccessLog) flush() bool {
-	done := true
-	for i := range l.shards {
-		s := &l.shards[i]
-		s.mu.Lock()
-		b := s.pending
-		s.pending = s.spare[:0]
-		closed := s.closed
-		s.mu.Unlock()
-		if len(b) > 0 {
-			l.w.Write(b)
-		}
-		s.mu.Lock()
-		s.spare = b[:0]
-		if cap(s.spare) > l.shardMax {
-			s.spare = nil
-		}
-		done = done && closed && len(s.pending) == 0
-		s.mu.Unlock()
+	l.mu.Lock()
+	b := l.pending
+	l.pending = l.spare[:0]
+	closed := l.closed
+	l.mu.Unlock()
+	if len(b) > 0 {
+		l.w.Write(b)
 	}
-	return !done
+	l.mu.Lock()
+	l.spare = b[:0]
+	if cap(l.spare) > maxPending {
+		l.spare = nil
+	}
+	empty := len(l.pending) == 0
+	l.mu.Unlock()
+	return !(closed && empty)
 }
 
 // Close writes the pending lines and stops the writer; later lines are
 // dropped. Safe to call more than once.
 func (l *AccessLog) Close() {
-	for i := range l.shards {
-		s := &l.shards[i]
-		s.mu.Lock()
-		s.closed = true
-		s.mu.Unlock()
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		<-l.done
+		return
 	}
+	l.closed = true
+	l.mu.Unlock()
 	select {
 	case l.kick <- struct{}{}:
 	default:
@@ -176,33 +152,24 @@ func (l *AccessLog) sampled(status int) bool {
 	return l.sample >= 1 || status >= 500 || rand.Float64() < l.sample
 }
 
-// log adds e's line to the pending lines of shard (nextShard), made in
-// *buf (the caller's, kept for its next line).
-func (l *AccessLog) log(e *entry, shard int, buf *[]byte) {
-	line := (*buf)[:0]
+// log adds e's line to the pending lines.
+func (l *AccessLog) log(e *entry) {
+	bp := l.lines.Get().(*[]byte)
+	line := (*bp)[:0]
 	if l.json {
 		line = e.appendJSON(line, l)
 	} else {
 		line = e.appendText(line, l)
 	}
-	*buf = line[:0]
-	s := &l.shards[shard]
-	s.mu.Lock()
+	l.mu.Lock()
 	switch {
-	case s.closed || len(s.pending)+len(line) > l.shardMax:
-		s.mu.Unlock()
+	case l.closed || len(l.pending)+len(line) > maxPending:
+		l.mu.Unlock()
 		l.dropped()
 	default:
-		if n := len(s.pending) + len(line); n > cap(s.pending) {
-			// Grown to at most shardMax, so that the flusher keeps it
-			// as the next spare (append's growth would pass it).
-			grown := make([]byte, len(s.pending), min(max(2*cap(s.pending), n, 4<<10), l.shardMax))
-			copy(grown, s.pending)
-			s.pending = grown
-		}
-		s.pending = append(s.pending, line...)
-		kick := len(s.pending) >= l.shardAt
-		s.mu.Unlock()
+		l.pending = append(l.pending, line...)
+		kick := len(l.pending) >= flushAt
+		l.mu.Unlock()
 		if kick {
 			select {
 			case l.kick <- struct{}{}:
@@ -210,6 +177,8 @@ func (l *AccessLog) log(e *entry, shard int, buf *[]byte) {
 			}
 		}
 	}
+	*bp = line[:0]
+	l.lines.Put(bp)
 }
 
 func (e *entry) appendText(b []byte, l *AccessLog) []byte {
@@ -331,10 +300,8 @@ func appendLogfmt(b []byte, s string) []byte {
 // key) to the line. Pooled by the API.
 type logWriter struct {
 	http.ResponseWriter
-	e     entry
-	ids   *idBatch // the request ids this writer gives out next
-	shard int      // its shard of the log's lines (AccessLog.nextShard)
-	line  []byte   // the line being made (AccessLog.log)
+	e   entry
+	ids *idBatch // the request ids this writer gives out next
 }
 
 func (w *logWriter) WriteHeader(code int) {
@@ -475,13 +442,10 @@ func (a *API) serveLogged(w http.ResponseWriter, r *http.Request) {
 			lw.e.status = http.StatusOK
 		}
 		if a.accessLog.sampled(lw.e.status) {
-			a.accessLog.log(&lw.e, lw.shard, &lw.line)
+			a.accessLog.log(&lw.e)
 		}
 		lw.ResponseWriter = nil
 		lw.e = entry{}
-		if cap(lw.line) > 4<<10 { // a long path's line: not kept
-			lw.line = nil
-		}
 		a.logWriters.Put(lw)
 	}()
 	a.serveHTTP(lw, r)

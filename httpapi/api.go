@@ -213,13 +213,7 @@ func New(cfg Config, store *engine.Store, keys *Keys, clock Clock, reg prometheu
 		cfg.StreamHeartbeat = defaultStreamHeartbeat
 	}
 	a := &API{cfg: cfg, store: store, clock: clock, log: log, corsAllow: newCORSOrigins(cfg.CORSOrigins), accessLog: cfg.AccessLog}
-	a.logWriters.New = func() any {
-		lw := new(logWriter)
-		if a.accessLog != nil {
-			lw.shard = a.accessLog.nextShard()
-		}
-		return lw
-	}
+	a.logWriters.New = func() any { return new(logWriter) }
 	a.keys.Store(keys)
 	a.calls.New = func() any { return newCall() }
 	a.authFails = newAuthLimiter(*cfg.AuthFailures, log)
